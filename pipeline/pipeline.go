@@ -1,0 +1,181 @@
+// Package pipeline runs Hark's voice turns: it listens when the button is
+// pressed, has the utterance transcribed, asks for a reply, and speaks the reply
+// sentence by sentence while it is still being written. A press in any busy
+// state cancels the turn (barge-in) and listens again.
+//
+// The pipeline owns no hardware and no model. It declares the small interfaces
+// it needs (Microphone, Transcriber, Replier, Synthesizer, Speaker) and the
+// cmd/hark wiring plugs in the device, speech and reply implementations. It
+// publishes its state one way, through Feeds that never block a turn, to
+// whatever shows or logs it.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+// Microphone captures one utterance.
+type Microphone interface {
+	// Record blocks until the utterance is over: when end is closed (the
+	// button ended it), when the source decides it is over (silence after
+	// speech, end of a file), or when ctx is done, in which case it returns
+	// ctx.Err(). It returns ErrNoSpeech when nothing was said.
+	Record(ctx context.Context, end <-chan struct{}) (Utterance, error)
+}
+
+// Utterance is what the microphone captured.
+type Utterance struct {
+	// Audio is the speech, 16 kHz mono.
+	Audio pcm.Buffer
+	// Typed is set instead of Audio when the user typed what they would have
+	// said (the desktop simulation without a speech-to-text engine).
+	Typed string
+}
+
+// Transcriber turns an utterance into text.
+type Transcriber interface {
+	// Transcribe returns the words of u. It returns ErrNoSpeech when u holds
+	// no speech, and ctx.Err() promptly when ctx is done. Calls never overlap.
+	Transcribe(ctx context.Context, u Utterance) (Transcript, error)
+}
+
+// Transcript is the text of an utterance.
+type Transcript struct {
+	Text     string
+	Language string // BCP 47 code when the engine detected or was told it; may be empty
+}
+
+// Query is one utterance handed to the Replier.
+type Query struct {
+	Turn     uint64
+	Text     string
+	Language string
+}
+
+// Replier answers a query.
+type Replier interface {
+	// Reply answers q. It calls say once per complete sentence, in order, as
+	// soon as each is ready, so that speech starts before the reply is
+	// finished; say never blocks for long. When the reply fails, Reply says a
+	// short sentence explaining it where it can and returns the error. It
+	// returns promptly with ctx.Err() when ctx is done.
+	Reply(ctx context.Context, q Query, say func(sentence string)) error
+}
+
+// ReplierFunc adapts a function to the Replier interface.
+type ReplierFunc func(ctx context.Context, q Query, say func(sentence string)) error
+
+// Reply calls f.
+func (f ReplierFunc) Reply(ctx context.Context, q Query, say func(string)) error {
+	return f(ctx, q, say)
+}
+
+// Synthesizer turns text into speech audio.
+type Synthesizer interface {
+	// Synthesize returns text spoken, at whatever rate and channel count the
+	// engine produces; the pipeline converts it for the speaker.
+	Synthesize(ctx context.Context, text string) (pcm.Buffer, error)
+}
+
+// Speaker plays replies.
+type Speaker interface {
+	// Open prepares the output for one reply.
+	Open(ctx context.Context) (Playback, error)
+}
+
+// Playback is one reply being played.
+type Playback interface {
+	// Rate and Channels are what Write expects.
+	Format() (rate, channels int)
+	// Write plays b, blocking while the output is full. When ctx is done it
+	// stops at once, drops what is queued and returns ctx.Err().
+	Write(ctx context.Context, b pcm.Buffer) error
+	// Close lets queued audio play out, or drops it at once when ctx is done,
+	// and releases the output.
+	Close(ctx context.Context) error
+}
+
+// ErrNoSpeech reports an utterance that held nothing to answer. The turn ends
+// quietly.
+var ErrNoSpeech = errors.New("no speech")
+
+// Options configure a Pipeline. Microphone, Transcriber and Replier are
+// required.
+type Options struct {
+	Microphone  Microphone
+	Transcriber Transcriber
+	Replier     Replier
+	// Synthesizer may be nil: replies are then published as text only.
+	Synthesizer Synthesizer
+	// Speaker may be nil: speech is then synthesized nowhere.
+	Speaker Speaker
+	// Log receives turn summaries at Info and state changes at Debug. It
+	// never receives what the user said. Nil discards.
+	Log *slog.Logger
+}
+
+// Pipeline runs voice turns. Create it with New and drive it with Run.
+type Pipeline struct {
+	opts  Options
+	log   *slog.Logger
+	feeds feedSet
+	turns uint64 // turn counter, owned by Run
+}
+
+// New returns a Pipeline for opts.
+func New(opts Options) (*Pipeline, error) {
+	switch {
+	case opts.Microphone == nil:
+		return nil, errors.New("pipeline: no microphone")
+	case opts.Transcriber == nil:
+		return nil, errors.New("pipeline: no transcriber")
+	case opts.Replier == nil:
+		return nil, errors.New("pipeline: no replier")
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline")}, nil
+}
+
+// Subscribe returns a Feed that receives every state the pipeline publishes
+// from now on. Call it before Run. Publishing to a Feed never blocks: a
+// reader that falls more than capacity updates behind loses the oldest.
+func (p *Pipeline) Subscribe(capacity int) *Feed {
+	f := newFeed(capacity)
+	p.feeds.add(f)
+	return f
+}
+
+func (p *Pipeline) publish(s Status) {
+	p.log.Debug("state", "turn_id", s.Turn, "state", s.State.String())
+	p.feeds.publish(s)
+}
+
+// Event is a button gesture that drives the pipeline.
+type Event int
+
+// The gestures the pipeline understands.
+const (
+	// Press starts listening when idle, ends the utterance while listening,
+	// and cancels the turn and listens again in any other state.
+	Press Event = iota + 1
+	// Stop cancels whatever the turn is doing and returns to idle.
+	Stop
+)
+
+func (e Event) String() string {
+	switch e {
+	case Press:
+		return "press"
+	case Stop:
+		return "stop"
+	}
+	return fmt.Sprintf("Event(%d)", int(e))
+}

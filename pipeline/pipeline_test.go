@@ -1,0 +1,422 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+// The fakes below are small real implementations of the pipeline's
+// interfaces whose timing runs on synctest's clock.
+
+// typedMic returns the next queued text once the button ends the utterance.
+type typedMic struct {
+	mu    sync.Mutex
+	lines []string
+	ends  int // utterances ended by the button
+}
+
+func (m *typedMic) Record(ctx context.Context, end <-chan struct{}) (Utterance, error) {
+	select {
+	case <-ctx.Done():
+		return Utterance{}, ctx.Err()
+	case <-end:
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ends++
+	if len(m.lines) == 0 {
+		return Utterance{}, ErrNoSpeech
+	}
+	line := m.lines[0]
+	m.lines = m.lines[1:]
+	return Utterance{Typed: line}, nil
+}
+
+type typedTranscriber struct{}
+
+func (typedTranscriber) Transcribe(ctx context.Context, u Utterance) (Transcript, error) {
+	return Transcript{Text: u.Typed, Language: "en"}, nil
+}
+
+// scriptReplier says each sentence after a delay and records how it ended.
+type scriptReplier struct {
+	sentences []string
+	delay     time.Duration
+	err       error
+
+	mu      sync.Mutex
+	queries []Query
+	ends    []error // ctx.Err() when each Reply returned
+}
+
+func (r *scriptReplier) Reply(ctx context.Context, q Query, say func(string)) error {
+	r.mu.Lock()
+	r.queries = append(r.queries, q)
+	r.mu.Unlock()
+	var err error
+	for _, s := range r.sentences {
+		select {
+		case <-time.After(r.delay):
+			say(s)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = r.err
+	}
+	r.mu.Lock()
+	r.ends = append(r.ends, ctx.Err())
+	r.mu.Unlock()
+	return err
+}
+
+// toneSynth makes 100 ms of 22.05 kHz mono audio per character.
+type toneSynth struct{}
+
+func (toneSynth) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
+	n := len(text) * 2205
+	b := pcm.Buffer{Rate: 22050, Channels: 1, Samples: make([]float32, n)}
+	for i := range b.Samples {
+		b.Samples[i] = 0.25
+	}
+	return b, nil
+}
+
+// clockSpeaker plays in real (synctest) time, 10 ms per write step, and
+// records what it played.
+type clockSpeaker struct {
+	mu      sync.Mutex
+	frames  int // frames played
+	rates   []int
+	opened  int
+	dropped int // playbacks closed with a cancelled context
+}
+
+func (s *clockSpeaker) Open(ctx context.Context) (Playback, error) {
+	s.mu.Lock()
+	s.opened++
+	s.mu.Unlock()
+	return &clockPlayback{s: s}, nil
+}
+
+type clockPlayback struct{ s *clockSpeaker }
+
+func (p *clockPlayback) Format() (int, int) { return 48000, 2 }
+
+func (p *clockPlayback) Write(ctx context.Context, b pcm.Buffer) error {
+	p.s.mu.Lock()
+	p.s.rates = append(p.s.rates, b.Rate*10+b.Channels)
+	p.s.mu.Unlock()
+	step := 480
+	for f := 0; f < b.Frames(); f += step {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+		p.s.mu.Lock()
+		p.s.frames += min(step, b.Frames()-f)
+		p.s.mu.Unlock()
+	}
+	return nil
+}
+
+func (p *clockPlayback) Close(ctx context.Context) error {
+	if ctx.Err() != nil {
+		p.s.mu.Lock()
+		p.s.dropped++
+		p.s.mu.Unlock()
+	}
+	return nil
+}
+
+type harness struct {
+	p      *Pipeline
+	feed   *Feed
+	events chan Event
+	mic    *typedMic
+	rep    *scriptReplier
+	spk    *clockSpeaker
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func newHarness(t *testing.T, rep *scriptReplier, lines ...string) *harness {
+	h := &harness{events: make(chan Event), mic: &typedMic{lines: lines}, rep: rep, spk: &clockSpeaker{}, done: make(chan error, 1)}
+	p, err := New(Options{Microphone: h.mic, Transcriber: typedTranscriber{}, Replier: rep, Synthesizer: toneSynth{}, Speaker: h.spk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.p = p
+	h.feed = p.Subscribe(256)
+	ctx, cancel := context.WithCancel(t.Context())
+	h.cancel = cancel
+	go func() { h.done <- p.Run(ctx, h.events) }()
+	return h
+}
+
+// states reads every state published until the pipeline is quiet.
+func (h *harness) states(t *testing.T) []string {
+	t.Helper()
+	synctest.Wait()
+	var got []string
+	for {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		s, err := h.feed.Next(ctx)
+		if err != nil {
+			return got
+		}
+		got = append(got, s.State.String())
+	}
+}
+
+func (h *harness) stop(t *testing.T) {
+	t.Helper()
+	h.cancel()
+	if err := <-h.done; err != nil {
+		t.Errorf("Run returned %v", err)
+	}
+	if d := h.feed.Dropped(); d != 0 {
+		t.Errorf("feed dropped %d states", d)
+	}
+}
+
+func TestFullTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep := &scriptReplier{sentences: []string{"Hello there.", "It is sunny."}, delay: 50 * time.Millisecond}
+		h := newHarness(t, rep, "what's the weather")
+		h.events <- Press // start listening
+		h.events <- Press // end the utterance
+		time.Sleep(10 * time.Second)
+		got := h.states(t)
+		want := []string{"idle", "listening", "transcribing", "thinking", "speaking", "speaking", "idle"}
+		if !slices.Equal(got, want) {
+			t.Errorf("states = %v, want %v", got, want)
+		}
+		if len(rep.queries) != 1 || rep.queries[0].Text != "what's the weather" || rep.queries[0].Language != "en" {
+			t.Errorf("replier got %+v, want one query with the typed text", rep.queries)
+		}
+		// 24 characters of tone at 100 ms each, converted to the speaker's 48 kHz stereo.
+		if want := 24 * 4800; h.spk.frames != want {
+			t.Errorf("speaker played %d frames, want %d", h.spk.frames, want)
+		}
+		if !slices.Equal(h.spk.rates, []int{480002, 480002}) {
+			t.Errorf("speaker got buffers %v, want two at 48000 Hz stereo", h.spk.rates)
+		}
+		if h.spk.opened != 1 || h.spk.dropped != 0 {
+			t.Errorf("speaker opened %d, dropped %d; want one playback, drained", h.spk.opened, h.spk.dropped)
+		}
+		h.stop(t)
+	})
+}
+
+func TestBargeInWhileSpeaking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Sentences come 2 s apart: the press lands while the first (2.6 s of
+		// audio) is playing and the model is still writing the second.
+		rep := &scriptReplier{sentences: []string{"A long answer begins here.", "More."}, delay: 2 * time.Second}
+		h := newHarness(t, rep, "tell me a story", "never mind")
+		h.events <- Press
+		h.events <- Press
+		time.Sleep(2100 * time.Millisecond)
+		synctest.Wait()
+		before := h.spk.frames
+		h.events <- Press // barge-in
+		synctest.Wait()
+		if h.spk.dropped != 1 {
+			t.Errorf("playbacks dropped = %d, want 1", h.spk.dropped)
+		}
+		if len(rep.ends) != 1 || !errors.Is(rep.ends[0], context.Canceled) {
+			t.Errorf("reply ended with %v, want the turn's context cancelled", rep.ends)
+		}
+		played := h.spk.frames
+		if played-before > 480 {
+			t.Errorf("%d frames played after the press, want playback stopped at once", played-before)
+		}
+		if full := 26 * 4800; played >= full {
+			t.Errorf("played %d frames, the whole sentence is %d: not interrupted", played, full)
+		}
+		// The box listens again: the next press ends the new utterance.
+		h.events <- Press
+		time.Sleep(10 * time.Second)
+		got := h.states(t)
+		want := []string{"idle", "listening", "transcribing", "thinking", "speaking",
+			"listening", "transcribing", "thinking", "speaking", "speaking", "idle"}
+		if !slices.Equal(got, want) {
+			t.Errorf("states = %v, want %v", got, want)
+		}
+		if len(rep.queries) != 2 || rep.queries[1].Text != "never mind" {
+			t.Errorf("second turn query = %+v", rep.queries)
+		}
+		h.stop(t)
+	})
+}
+
+func TestBargeInWhileThinkingCancelsReply(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep := &scriptReplier{sentences: []string{"Slow."}, delay: time.Minute}
+		h := newHarness(t, rep, "hello")
+		h.events <- Press
+		h.events <- Press
+		time.Sleep(time.Second)
+		h.events <- Stop
+		synctest.Wait()
+		if len(rep.ends) != 1 || !errors.Is(rep.ends[0], context.Canceled) {
+			t.Errorf("reply ended with %v, want cancelled", rep.ends)
+		}
+		got := h.states(t)
+		want := []string{"idle", "listening", "transcribing", "thinking", "idle"}
+		if !slices.Equal(got, want) {
+			t.Errorf("states = %v, want %v", got, want)
+		}
+		if h.spk.opened != 0 {
+			t.Errorf("speaker opened %d times for a cancelled reply", h.spk.opened)
+		}
+		h.stop(t)
+	})
+}
+
+func TestReplyErrorShowsErrorThenIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("model server unreachable")
+		rep := &scriptReplier{sentences: []string{"I can't reach the model."}, err: boom}
+		h := newHarness(t, rep, "hi")
+		var errs []error
+		h.events <- Press
+		h.events <- Press
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		var got []string
+		for {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			s, err := h.feed.Next(ctx)
+			if err != nil {
+				break
+			}
+			got = append(got, s.State.String())
+			if s.Err != nil {
+				errs = append(errs, s.Err)
+			}
+		}
+		want := []string{"idle", "listening", "transcribing", "thinking", "speaking", "error", "idle"}
+		if !slices.Equal(got, want) {
+			t.Errorf("states = %v, want %v", got, want)
+		}
+		if len(errs) != 1 || !errors.Is(errs[0], boom) {
+			t.Errorf("error states carried %v, want the reply's error", errs)
+		}
+		h.stop(t)
+	})
+}
+
+func TestNoSpeechEndsQuietly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep := &scriptReplier{}
+		h := newHarness(t, rep) // nothing typed
+		h.events <- Press
+		h.events <- Press
+		got := h.states(t)
+		want := []string{"idle", "listening", "idle"}
+		if !slices.Equal(got, want) {
+			t.Errorf("states = %v, want %v", got, want)
+		}
+		if len(rep.queries) != 0 {
+			t.Errorf("replier called for silence: %+v", rep.queries)
+		}
+		h.stop(t)
+	})
+}
+
+func TestClosedEventsLetTheTurnFinish(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep := &scriptReplier{sentences: []string{"Done."}, delay: time.Second}
+		h := newHarness(t, rep, "last words")
+		h.events <- Press
+		h.events <- Press
+		close(h.events)
+		if err := <-h.done; err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		if len(rep.ends) != 1 || rep.ends[0] != nil {
+			t.Errorf("reply ended with %v, want it to finish uncancelled", rep.ends)
+		}
+		if h.spk.frames != 5*4800 {
+			t.Errorf("played %d frames, want the whole sentence (%d)", h.spk.frames, 5*4800)
+		}
+	})
+}
+
+func TestFeedNeverBlocksAndDropsOldest(t *testing.T) {
+	f := newFeed(3)
+	for i := range 10 {
+		f.publish(Status{Turn: uint64(i)})
+	}
+	if got := f.Dropped(); got != 7 {
+		t.Errorf("Dropped = %d, want 7", got)
+	}
+	ctx := t.Context()
+	s, _ := f.Next(ctx)
+	if s.Turn != 7 {
+		t.Errorf("Next after overflow = turn %d, want 7 (oldest kept)", s.Turn)
+	}
+	s, _ = f.Latest(ctx)
+	if s.Turn != 9 {
+		t.Errorf("Latest = turn %d, want 9", s.Turn)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := f.Next(cctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Next on an empty feed with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestFeedWakesWaitingReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFeed(4)
+		got := make(chan Status, 1)
+		go func() {
+			s, _ := f.Latest(t.Context())
+			got <- s
+		}()
+		synctest.Wait()
+		f.publish(Status{State: Speaking})
+		if s := <-got; s.State != Speaking {
+			t.Errorf("reader woke with %v, want speaking", s.State)
+		}
+	})
+}
+
+func TestNewRequiresParts(t *testing.T) {
+	for i, o := range []Options{
+		{Transcriber: typedTranscriber{}, Replier: &scriptReplier{}},
+		{Microphone: &typedMic{}, Replier: &scriptReplier{}},
+		{Microphone: &typedMic{}, Transcriber: typedTranscriber{}},
+	} {
+		if _, err := New(o); err == nil {
+			t.Errorf("case %d: New accepted incomplete options", i)
+		}
+	}
+}
+
+func ExampleReplierFunc() {
+	r := ReplierFunc(func(ctx context.Context, q Query, say func(string)) error {
+		say("You said: " + q.Text)
+		return nil
+	})
+	_ = r.Reply(context.Background(), Query{Text: "hello"}, func(s string) { fmt.Println(s) })
+	// Output: You said: hello
+}

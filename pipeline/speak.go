@@ -1,0 +1,135 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+// voice speaks one reply: sentences arrive through say, a synthesis goroutine
+// turns each into audio while the previous one plays, and a playback goroutine
+// publishes Speaking and plays them in order.
+type voice struct {
+	p     *Pipeline
+	ctx   context.Context
+	turn  uint64
+	text  chan string
+	audio chan clip
+	wg    sync.WaitGroup
+
+	// Written by the playback goroutine, read after finish.
+	sentences  int
+	firstAudio time.Time
+}
+
+type clip struct {
+	text  string
+	audio pcm.Buffer // empty when speech is off or synthesis failed
+}
+
+// Queue sizes: sentences waiting for synthesis, and synthesized sentences
+// waiting to play (one plays while the next is made).
+const (
+	textQueue  = 64
+	audioQueue = 1
+)
+
+func (p *Pipeline) speak(ctx context.Context, t *turn) *voice {
+	v := &voice{p: p, ctx: ctx, turn: t.id, text: make(chan string, textQueue), audio: make(chan clip, audioQueue)}
+	v.wg.Add(2)
+	go v.synthesize()
+	go v.play()
+	return v
+}
+
+// say queues a sentence. It blocks only when textQueue sentences are waiting,
+// and never once the turn is cancelled.
+func (v *voice) say(sentence string) {
+	select {
+	case v.text <- sentence:
+	case <-v.ctx.Done():
+	}
+}
+
+// finish waits until everything said has been played, or dropped if the turn
+// was cancelled.
+func (v *voice) finish() {
+	close(v.text)
+	v.wg.Wait()
+}
+
+func (v *voice) synthesize() {
+	defer v.wg.Done()
+	defer close(v.audio)
+	synth := v.p.opts.Synthesizer
+	for {
+		var s string
+		select {
+		case <-v.ctx.Done():
+			return
+		case t, ok := <-v.text:
+			if !ok {
+				return
+			}
+			s = t
+		}
+		c := clip{text: s}
+		if synth != nil {
+			b, err := synth.Synthesize(v.ctx, s)
+			if err != nil && v.ctx.Err() == nil {
+				v.p.log.Warn("synthesize failed", "turn_id", v.turn, "err", err)
+			}
+			c.audio = b
+		}
+		select {
+		case v.audio <- c:
+		case <-v.ctx.Done():
+			return
+		}
+	}
+}
+
+func (v *voice) play() {
+	defer v.wg.Done()
+	var pb Playback
+	defer func() {
+		if pb != nil {
+			if err := pb.Close(v.ctx); err != nil && v.ctx.Err() == nil {
+				v.p.log.Warn("close playback failed", "turn_id", v.turn, "err", err)
+			}
+		}
+	}()
+	speaker := v.p.opts.Speaker
+	for c := range v.audio {
+		if v.ctx.Err() != nil {
+			return
+		}
+		if pb == nil && speaker != nil && len(c.audio.Samples) > 0 {
+			var err error
+			if pb, err = speaker.Open(v.ctx); err != nil {
+				v.p.log.Warn("open speaker failed", "turn_id", v.turn, "err", err)
+				speaker = nil // speak the rest as text only
+			}
+		}
+		v.sentences++
+		if v.firstAudio.IsZero() {
+			v.firstAudio = time.Now()
+		}
+		v.p.publish(Status{State: Speaking, Turn: v.turn, Text: c.text})
+		if pb == nil || len(c.audio.Samples) == 0 {
+			continue
+		}
+		rate, channels := pb.Format()
+		if err := pb.Write(v.ctx, pcm.Convert(c.audio, rate, channels)); err != nil {
+			if v.ctx.Err() != nil {
+				return
+			}
+			// A broken output must not stall the reply: say the rest as text.
+			v.p.log.Warn("playback failed", "turn_id", v.turn, "err", err)
+			pb.Close(v.ctx)
+			pb, speaker = nil, nil
+		}
+	}
+}

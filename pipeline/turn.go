@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+)
+
+// runTurn takes one turn from listening to the end of the reply's speech.
+func (p *Pipeline) runTurn(ctx context.Context, t *turn) {
+	began := time.Now()
+	log := p.log.With("turn_id", t.id)
+	p.publish(Status{State: Listening, Turn: t.id})
+	utt, err := p.opts.Microphone.Record(ctx, t.end)
+	t.listening.Store(false)
+	if err != nil {
+		p.fail(ctx, t, "record", err)
+		return
+	}
+	heard := time.Now()
+
+	p.publish(Status{State: Transcribing, Turn: t.id})
+	tr, err := p.opts.Transcriber.Transcribe(ctx, utt)
+	if err == nil && strings.TrimSpace(tr.Text) == "" {
+		err = ErrNoSpeech
+	}
+	if err != nil {
+		p.fail(ctx, t, "transcribe", err)
+		return
+	}
+	transcribed := time.Now()
+
+	p.publish(Status{State: Thinking, Turn: t.id, Text: tr.Text})
+	v := p.speak(ctx, t)
+	err = p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
+	v.finish()
+
+	attrs := []any{
+		"listen_ms", ms(heard.Sub(began)),
+		"transcribe_ms", ms(transcribed.Sub(heard)),
+		"dur_ms", ms(time.Since(heard)),
+		"sentences", v.sentences,
+	}
+	if !v.firstAudio.IsZero() {
+		attrs = append(attrs, "first_audio_ms", ms(v.firstAudio.Sub(heard)))
+	}
+	if err != nil {
+		p.fail(ctx, t, "reply", err)
+		return
+	}
+	log.Info("turn done", attrs...)
+}
+
+// fail ends a turn that did not complete: quietly when it was cancelled or
+// heard nothing, with the Error state otherwise.
+func (p *Pipeline) fail(ctx context.Context, t *turn, op string, err error) {
+	switch {
+	case ctx.Err() != nil:
+		p.log.Debug("turn cancelled", "turn_id", t.id, "during", op)
+	case errors.Is(err, ErrNoSpeech):
+		p.log.Info("turn heard no speech", "turn_id", t.id)
+	default:
+		p.log.Warn("turn failed", "turn_id", t.id, "during", op, "err", err)
+		p.publish(Status{State: Error, Turn: t.id, Err: err})
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,302 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/envconfig"
+)
+
+// Options configure a Client.
+type Options struct {
+	// Host is the server's base URL; nil means OLLAMA_HOST, read the way
+	// Ollama's own client reads it (default http://127.0.0.1:11434).
+	Host *url.URL
+	// Model is the model to chat with, such as "llama3.2:3b". Required.
+	Model string
+	// KeepAlive is how long the server keeps the model loaded after a
+	// request; 0 leaves the server's default, negative keeps it forever.
+	KeepAlive time.Duration
+	// NumCtx is the context window in tokens; 0 leaves the model's default.
+	NumCtx int
+	// HTTPClient carries the requests; nil uses one whose connection attempt
+	// gives up after DialTimeout, so a dead host on the LAN fails in seconds.
+	HTTPClient *http.Client
+}
+
+// DialTimeout bounds connecting to the server with the default HTTP client.
+const DialTimeout = 3 * time.Second
+
+// Client talks to one Ollama server about one model. It is safe for
+// concurrent use.
+type Client struct {
+	api  *api.Client
+	host *url.URL
+	o    Options
+}
+
+// New returns a Client for o.
+func New(o Options) (*Client, error) {
+	if o.Model == "" {
+		return nil, errors.New("llm: no model configured")
+	}
+	host := o.Host
+	if host == nil {
+		host = envconfig.Host()
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConnsPerHost: 4,
+			IdleConnTimeout:     90 * time.Second,
+		}}
+	}
+	return &Client{api: api.NewClient(host, hc), host: host, o: o}, nil
+}
+
+// Model is the model the client chats with by default.
+func (c *Client) Model() string { return c.o.Model }
+
+// Host is the server's base URL.
+func (c *Client) Host() *url.URL { return c.host }
+
+// Chat sends req. With onChunk set the answer streams: onChunk sees each
+// piece as it arrives, and an error it returns stops the answer. With onChunk
+// nil the answer comes whole. Either way Chat returns the whole answer.
+func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) error) (Response, error) {
+	areq, err := c.request(req, onChunk != nil)
+	if err != nil {
+		return Response{}, fmt.Errorf("llm: chat: %w", err)
+	}
+	var (
+		out      Response
+		content  strings.Builder
+		thinking strings.Builder
+		done     bool
+		cbErr    error
+	)
+	err = c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+		calls, err := toolCalls(r.Message.ToolCalls)
+		if err != nil {
+			return err
+		}
+		content.WriteString(r.Message.Content)
+		thinking.WriteString(r.Message.Thinking)
+		out.Message.ToolCalls = append(out.Message.ToolCalls, calls...)
+		if onChunk != nil && (r.Message.Content != "" || r.Message.Thinking != "" || len(calls) > 0) {
+			if err := onChunk(Chunk{Content: r.Message.Content, Thinking: r.Message.Thinking, ToolCalls: calls}); err != nil {
+				cbErr = err
+				return err
+			}
+		}
+		if r.Done {
+			done = true
+			out.DoneReason = r.DoneReason
+			out.PromptTokens = r.PromptEvalCount
+			out.OutputTokens = r.EvalCount
+			out.Duration = r.TotalDuration
+		}
+		return nil
+	})
+	out.Message.Role = RoleAssistant
+	out.Message.Content = content.String()
+	out.Message.Thinking = thinking.String()
+	switch {
+	case cbErr != nil:
+		return out, cbErr
+	case err != nil:
+		return out, classify("chat", err)
+	case !done:
+		// The official client stops quietly when the connection drops
+		// mid-stream; only the missing done chunk tells.
+		return out, fmt.Errorf("llm: chat: %w", ErrStreamCut)
+	}
+	return out, nil
+}
+
+func (c *Client) request(req Request, stream bool) (*api.ChatRequest, error) {
+	model := req.Model
+	if model == "" {
+		model = c.o.Model
+	}
+	msgs, err := apiMessages(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := apiTools(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	areq := &api.ChatRequest{Model: model, Messages: msgs, Stream: &stream, Tools: tools, Format: req.Format}
+	if c.o.NumCtx > 0 {
+		areq.Options = map[string]any{"num_ctx": c.o.NumCtx}
+	}
+	if c.o.KeepAlive != 0 {
+		areq.KeepAlive = &api.Duration{Duration: c.o.KeepAlive}
+	}
+	if req.Think != nil {
+		areq.Think = &api.ThinkValue{Value: *req.Think}
+	}
+	return areq, nil
+}
+
+// Show asks the server about a model ("" for the client's own).
+func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
+	if model == "" {
+		model = c.o.Model
+	}
+	r, err := c.api.Show(ctx, &api.ShowRequest{Model: model})
+	if err != nil {
+		return ModelInfo{}, classify("show "+model, err)
+	}
+	info := ModelInfo{
+		Name: model, Family: r.Details.Family, ParameterSize: r.Details.ParameterSize,
+		Quantization: r.Details.QuantizationLevel,
+	}
+	for _, cap := range r.Capabilities {
+		info.Capabilities = append(info.Capabilities, string(cap))
+	}
+	for k, v := range r.ModelInfo {
+		n, ok := v.(float64) // JSON numbers
+		switch {
+		case !ok:
+		case k == "general.parameter_count":
+			info.Parameters = int64(n)
+		case strings.HasSuffix(k, ".context_length"):
+			info.ContextLength = int(n)
+		}
+	}
+	return info, nil
+}
+
+// Version asks the server for its version; it doubles as a reachability check.
+func (c *Client) Version(ctx context.Context) (string, error) {
+	v, err := c.api.Version(ctx)
+	if err != nil {
+		return "", classify("version", err)
+	}
+	return v, nil
+}
+
+// classify maps a failure of the official client to this package's errors.
+func classify(op string, err error) error {
+	var se api.StatusError
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("llm: %s: %w", op, err)
+	case errors.As(err, &se):
+		switch {
+		case se.StatusCode == http.StatusNotFound:
+			return fmt.Errorf("llm: %s: %w: %s", op, ErrModelNotFound, se.ErrorMessage)
+		case se.StatusCode == http.StatusBadRequest && strings.Contains(se.ErrorMessage, "does not support tools"):
+			return fmt.Errorf("llm: %s: %w: %s", op, ErrNoTools, se.ErrorMessage)
+		}
+		return fmt.Errorf("llm: %s: server answered %d: %s", op, se.StatusCode, se.ErrorMessage)
+	case unreachable(err):
+		return fmt.Errorf("llm: %s: %w: %w", op, ErrUnreachable, err)
+	}
+	return fmt.Errorf("llm: %s: %w", op, err)
+}
+
+func unreachable(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) ||
+		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dns) ||
+		(errors.As(err, &op) && op.Op == "dial")
+}
+
+// The official client's message and tool types change between releases
+// (ordered maps, new fields); going through their JSON form, which is the
+// stable wire format, keeps Hark's types independent of them.
+
+type wireCall struct {
+	Function struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"function"`
+}
+
+type wireMessage struct {
+	Role      string     `json:"role"`
+	Content   string     `json:"content"`
+	Thinking  string     `json:"thinking,omitempty"`
+	ToolCalls []wireCall `json:"tool_calls,omitempty"`
+	ToolName  string     `json:"tool_name,omitempty"`
+}
+
+func apiMessages(msgs []Message) ([]api.Message, error) {
+	wire := make([]wireMessage, len(msgs))
+	for i, m := range msgs {
+		wire[i] = wireMessage{Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName}
+		for _, c := range m.ToolCalls {
+			var w wireCall
+			w.Function.Name, w.Function.Arguments = c.Name, c.Arguments
+			if w.Function.Arguments == nil {
+				w.Function.Arguments = map[string]any{}
+			}
+			wire[i].ToolCalls = append(wire[i].ToolCalls, w)
+		}
+	}
+	var out []api.Message
+	return out, roundTrip(wire, &out)
+}
+
+func apiTools(tools []Tool) (api.Tools, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	type fn struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	type tool struct {
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	wire := make([]tool, len(tools))
+	for i, t := range tools {
+		params := t.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		wire[i] = tool{Type: "function", Function: fn{Name: t.Name, Description: t.Description, Parameters: params}}
+	}
+	var out api.Tools
+	return out, roundTrip(wire, &out)
+}
+
+func toolCalls(calls []api.ToolCall) ([]ToolCall, error) {
+	if len(calls) == 0 {
+		return nil, nil
+	}
+	var wire []wireCall
+	if err := roundTrip(calls, &wire); err != nil {
+		return nil, err
+	}
+	out := make([]ToolCall, len(wire))
+	for i, w := range wire {
+		out[i] = ToolCall{Name: w.Function.Name, Arguments: w.Function.Arguments}
+	}
+	return out, nil
+}
+
+func roundTrip(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}

@@ -1,0 +1,51 @@
+package llm
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// ParseHost reads a server address written the way OLLAMA_HOST is: a bare
+// host ("box.lan"), host and port ("box.lan:11434"), or a URL
+// ("https://box.lan/ollama"). A missing scheme is http; a missing port is
+// 11434, or 80/443 when the scheme is written out; an empty string is
+// http://127.0.0.1:11434. Unlike Ollama, which falls back to the default port
+// with a warning, an invalid port is an error.
+func ParseHost(s string) (*url.URL, error) {
+	s = strings.TrimSpace(s)
+	scheme, hostport, explicit := strings.Cut(s, "://")
+	port := "11434"
+	switch {
+	case !explicit:
+		scheme, hostport = "http", s
+		if s == "ollama.com" {
+			scheme, hostport = "https", "ollama.com:443"
+		}
+	case scheme == "http":
+		port = "80"
+	case scheme == "https":
+		port = "443"
+	default:
+		return nil, fmt.Errorf("llm: host %q: scheme %q is not http or https", s, scheme)
+	}
+	hostport, path, _ := strings.Cut(hostport, "/")
+	host, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = "127.0.0.1"
+		if ip := net.ParseIP(strings.Trim(hostport, "[]")); ip != nil {
+			host = ip.String()
+		} else if hostport != "" {
+			host = hostport
+		}
+	} else {
+		n, err := strconv.ParseInt(p, 10, 32)
+		if err != nil || n < 0 || n > 65535 {
+			return nil, fmt.Errorf("llm: host %q: invalid port %q", s, p)
+		}
+		port = p
+	}
+	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}, nil
+}

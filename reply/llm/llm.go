@@ -1,0 +1,111 @@
+// Package llm is Hark's gateway to the language model: a small, stable
+// interface over the official Ollama client (github.com/ollama/ollama/api),
+// whose types change between releases. The reply engine talks to the model
+// only through this package, which turns the server's many failure shapes
+// into a few errors the engine can act on (ErrUnreachable, ErrModelNotFound,
+// ErrNoTools, ErrStreamCut).
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one message of a chat.
+type Message struct {
+	Role      string
+	Content   string
+	Thinking  string // the model's reasoning; kept in history, never spoken
+	ToolCalls []ToolCall
+	ToolName  string // for RoleTool: the tool whose result this is
+}
+
+// ToolCall is a call the model asked for.
+type ToolCall struct {
+	Name      string
+	Arguments map[string]any
+}
+
+// Tool is a function offered to the model.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is a JSON schema object describing the arguments.
+	Parameters json.RawMessage
+}
+
+// Request is one chat request. The model and its options come from the
+// Client.
+type Request struct {
+	Messages []Message
+	Tools    []Tool
+	// Format constrains the answer: "json" (as a JSON string) or a JSON schema.
+	Format json.RawMessage
+	// Think turns a thinking model's reasoning on or off; nil leaves the
+	// model's default.
+	Think *bool
+	// Model overrides the Client's model for this request.
+	Model string
+}
+
+// Chunk is a piece of a streamed answer.
+type Chunk struct {
+	Content   string
+	Thinking  string
+	ToolCalls []ToolCall
+}
+
+// Response is a whole answer.
+type Response struct {
+	Message      Message
+	DoneReason   string
+	PromptTokens int
+	OutputTokens int
+	// Duration is the server's own time for the answer, load included.
+	Duration time.Duration
+}
+
+// ModelInfo is what the server tells about a model.
+type ModelInfo struct {
+	Name          string
+	Family        string
+	ParameterSize string // as the server writes it: "1.2B", "270M"
+	Parameters    int64  // parameter count, 0 when the server does not say
+	Quantization  string
+	ContextLength int
+	Capabilities  []string // "completion", "tools", "thinking", ...
+}
+
+// Supports reports whether the model has a capability.
+func (m ModelInfo) Supports(capability string) bool {
+	for _, c := range m.Capabilities {
+		if c == capability {
+			return true
+		}
+	}
+	return false
+}
+
+// The failures callers branch on. Errors from this package wrap one of these
+// where it applies, along with the server's own message.
+var (
+	// ErrUnreachable: no connection to the server (refused, no route, no
+	// such host, dial timeout).
+	ErrUnreachable = errors.New("model server unreachable")
+	// ErrModelNotFound: the server does not have the model.
+	ErrModelNotFound = errors.New("model not found on the server")
+	// ErrNoTools: the model cannot take tools (HTTP 400 "does not support
+	// tools"); the caller may fall back to tools described in text.
+	ErrNoTools = errors.New("model does not support tools")
+	// ErrStreamCut: the answer stopped before the server said it was done.
+	ErrStreamCut = errors.New("model server ended the answer early")
+)

@@ -1,0 +1,318 @@
+package ollamatest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// modified is the fixed modification time reported for every model.
+var modified = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+
+func (m Model) details() details {
+	return details{Format: "gguf", Family: m.Family, Families: []string{m.Family}, ParameterSize: m.ParameterSize, QuantizationLevel: m.Quantization}
+}
+
+func (s *Server) tags(w http.ResponseWriter, r *http.Request, _ *Request) {
+	s.mu.Lock()
+	models := append([]Model(nil), s.models...)
+	s.mu.Unlock()
+	out := struct {
+		Models []tagsModel `json:"models"`
+	}{Models: []tagsModel{}}
+	for _, m := range models {
+		sum := sha256.Sum256([]byte(m.Name))
+		out.Models = append(out.Models, tagsModel{
+			Name: normalize(m.Name), Model: normalize(m.Name), ModifiedAt: modified,
+			Size: int64(parameterCount(m.ParameterSize)) / 2, Digest: hex.EncodeToString(sum[:]), Details: m.details(),
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) show(w http.ResponseWriter, r *http.Request, rec *Request) {
+	var req struct {
+		Model string `json:"model"`
+		Name  string `json:"name"`
+	}
+	if err := json.Unmarshal(rec.Body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	if name == "" {
+		writeError(w, http.StatusBadRequest, "model is required")
+		return
+	}
+	m, ok := s.model(name)
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", name))
+		return
+	}
+	ctxLen := m.ContextLength
+	if ctxLen == 0 {
+		ctxLen = 8192
+	}
+	writeJSON(w, http.StatusOK, showResponse{
+		Modelfile: "FROM " + normalize(m.Name) + "\n",
+		Template:  "{{ .Prompt }}",
+		Details:   m.details(),
+		ModelInfo: map[string]any{
+			"general.architecture":       m.Family,
+			"general.parameter_count":    parameterCount(m.ParameterSize),
+			m.Family + ".context_length": ctxLen,
+		},
+		Capabilities: m.Capabilities,
+		ModifiedAt:   modified,
+	})
+}
+
+// parameterCount reads Ollama's parameter size ("1.2B", "270M").
+func parameterCount(size string) int64 {
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(size, "B"):
+		mult = 1e9
+	case strings.HasSuffix(size, "M"):
+		mult = 1e6
+	}
+	f, _ := strconv.ParseFloat(strings.TrimRight(size, "BM"), 64)
+	return int64(f * mult)
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
+	var req ChatRequest
+	if len(rec.Body) == 0 {
+		writeError(w, http.StatusBadRequest, "missing request body")
+		return
+	}
+	if err := json.Unmarshal(rec.Body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.mu.Lock()
+	rec.Chat = &req
+	s.mu.Unlock()
+	if req.Model == "" {
+		writeError(w, http.StatusBadRequest, "model is required")
+		return
+	}
+	m, ok := s.model(req.Model)
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model))
+		return
+	}
+	if len(req.Tools) > 0 && !m.has("tools") {
+		writeError(w, http.StatusBadRequest, qualified(req.Model)+" does not support tools")
+		return
+	}
+	if think := string(req.Think); think != "" && think != "false" && !m.has("thinking") {
+		writeError(w, http.StatusBadRequest, qualified(req.Model)+" does not support thinking")
+		return
+	}
+	reply, ok := s.next(req)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "ollamatest: no scripted reply for this request")
+		return
+	}
+	switch reply.Fault {
+	case ServerError:
+		writeError(w, http.StatusInternalServerError, orDefault(reply.Error, "llama runner process has terminated"))
+		return
+	case NoTools:
+		writeError(w, http.StatusBadRequest, qualified(req.Model)+" does not support tools")
+		return
+	case ModelNotFound:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model))
+		return
+	}
+	if !s.wait(r, rec, reply.FirstTokenDelay) {
+		return
+	}
+	if req.Stream != nil && !*req.Stream {
+		s.whole(w, req, reply)
+		return
+	}
+	s.stream(w, r, rec, req, reply)
+}
+
+func (s *Server) next(req ChatRequest) (Reply, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.script) > 0 {
+		r := s.script[0]
+		s.script = s.script[1:]
+		return r, true
+	}
+	if s.responder != nil {
+		return s.responder(req), true
+	}
+	return Reply{}, false
+}
+
+// wait sleeps for d unless the client goes away first, which it records.
+func (s *Server) wait(r *http.Request, rec *Request, d time.Duration) bool {
+	if d <= 0 {
+		return s.alive(r, rec)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		s.cancelled(rec)
+		return false
+	}
+}
+
+func (s *Server) alive(r *http.Request, rec *Request) bool {
+	if r.Context().Err() != nil {
+		s.cancelled(rec)
+		return false
+	}
+	return true
+}
+
+func (s *Server) cancelled(rec *Request) {
+	s.mu.Lock()
+	rec.Cancelled = true
+	s.mu.Unlock()
+}
+
+// chunks is the scripted reply as the stream of messages Ollama would send:
+// thinking first, then content, then tool calls.
+func (rp Reply) chunks() []Message {
+	var out []Message
+	for _, t := range split(rp.Thinking) {
+		out = append(out, Message{Role: "assistant", Thinking: t})
+	}
+	tokens := rp.Tokens
+	if tokens == nil {
+		tokens = split(rp.Content)
+	}
+	for _, t := range tokens {
+		out = append(out, Message{Role: "assistant", Content: t})
+	}
+	if len(rp.ToolCalls) > 0 {
+		out = append(out, Message{Role: "assistant", ToolCalls: wireCalls(rp.ToolCalls)})
+	}
+	return out
+}
+
+func wireCalls(calls []ToolCall) []WireToolCall {
+	out := make([]WireToolCall, len(calls))
+	for i, c := range calls {
+		out[i].ID = fmt.Sprintf("call_%d", i)
+		out[i].Function.Index = i
+		out[i].Function.Name = c.Name
+		out[i].Function.Arguments = c.Arguments
+		if out[i].Function.Arguments == nil {
+			out[i].Function.Arguments = map[string]any{}
+		}
+	}
+	return out
+}
+
+// split breaks text into word-sized tokens, each carrying its leading space,
+// the way model tokenizers do.
+func split(text string) []string {
+	var out []string
+	start := 0
+	for i := 1; i < len(text); i++ {
+		if text[i] == ' ' && text[i-1] != ' ' {
+			out = append(out, text[start:i])
+			start = i
+		}
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+func (s *Server) metrics(req ChatRequest, chunks int) metrics {
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += len(m.Content)
+	}
+	return metrics{
+		TotalDuration: int64(50*time.Millisecond) + int64(chunks)*int64(20*time.Millisecond), LoadDuration: int64(5 * time.Millisecond),
+		PromptEvalCount: prompt/4 + 1, PromptEvalDuration: int64(30 * time.Millisecond),
+		EvalCount: chunks, EvalDuration: int64(chunks) * int64(20*time.Millisecond),
+	}
+}
+
+func (s *Server) whole(w http.ResponseWriter, req ChatRequest, rp Reply) {
+	msg := Message{Role: "assistant", Content: rp.Content, Thinking: rp.Thinking}
+	if rp.Tokens != nil {
+		msg.Content = strings.Join(rp.Tokens, "")
+	}
+	if len(rp.ToolCalls) > 0 {
+		msg.ToolCalls = wireCalls(rp.ToolCalls)
+	}
+	writeJSON(w, http.StatusOK, chatChunk{
+		Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg, Done: true, DoneReason: "stop",
+		metrics: s.metrics(req, len(rp.chunks())),
+	})
+}
+
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, req ChatRequest, rp Reply) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	chunks := rp.chunks()
+	for i, msg := range chunks {
+		if (rp.Fault == DropMidStream || rp.Fault == StreamError) && i == rp.DropAfter {
+			break
+		}
+		if i > 0 && !s.wait(r, rec, rp.TokenDelay) {
+			return
+		}
+		if rp.Gate != nil && i == rp.GateAfter {
+			select {
+			case <-rp.Gate:
+			case <-r.Context().Done():
+				s.cancelled(rec)
+				return
+			}
+		}
+		if enc.Encode(chatChunk{Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg}) != nil {
+			s.cancelled(rec)
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	switch rp.Fault {
+	case DropMidStream:
+		panic(http.ErrAbortHandler) // the server cuts the connection without ending the stream
+	case StreamError:
+		enc.Encode(map[string]string{"error": orDefault(rp.Error, "an error was encountered while running the model")})
+		return
+	}
+	if !s.alive(r, rec) {
+		return
+	}
+	enc.Encode(chatChunk{
+		Model: req.Model, CreatedAt: time.Now().UTC(), Message: Message{Role: "assistant"},
+		Done: true, DoneReason: "stop", metrics: s.metrics(req, len(chunks)),
+	})
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

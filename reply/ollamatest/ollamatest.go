@@ -1,0 +1,254 @@
+// Package ollamatest is an Ollama-compatible HTTP server for tests. It speaks
+// the wire format of Ollama's REST API (/api/chat as streaming NDJSON or one
+// JSON object, tool calls, thinking, /api/show, /api/tags, /api/version),
+// answers from a script, shows the faults a real server shows (a connection
+// dropped mid-stream, 400 "... does not support tools", 404 for a model that
+// is not pulled, 500, an error line mid-stream, a slow first token), and
+// records every request so that tests can check exactly what Hark sent.
+//
+// Hark's tests point the real Ollama client at it. Its wire structs are
+// written out here from Ollama's API documentation and server, not borrowed
+// from the client package, so a client that drifts from the wire format fails
+// against it.
+package ollamatest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Version is what /api/version reports.
+const Version = "0.17.4"
+
+// Model is a model the server pretends to have pulled.
+type Model struct {
+	Name          string   // "llama3.2:1b"; ":latest" is assumed when there is no tag
+	Family        string   // "llama"
+	ParameterSize string   // "1.2B"
+	Quantization  string   // "Q8_0"
+	Capabilities  []string // "completion", "tools", "thinking"
+	ContextLength int
+}
+
+// Fault is a failure the server shows instead of, or in the middle of, a reply.
+type Fault int
+
+// The scripted faults. Requests for a model the server does not have, tools
+// for a model without the "tools" capability and thinking for one without
+// "thinking" fail on their own, as on a real server.
+const (
+	NoFault Fault = iota
+	// DropMidStream sends Reply.DropAfter chunks, then cuts the connection
+	// without the final done chunk.
+	DropMidStream
+	// StreamError sends Reply.DropAfter chunks, then an error line, as Ollama
+	// does when the model runner fails mid-answer.
+	StreamError
+	// ServerError answers 500 with Reply.Error.
+	ServerError
+	// NoTools answers 400 "<model> does not support tools".
+	NoTools
+	// ModelNotFound answers 404 as for a model that was never pulled.
+	ModelNotFound
+)
+
+// Reply is one scripted answer to a chat request.
+type Reply struct {
+	Content   string
+	Thinking  string
+	ToolCalls []ToolCall
+	// Tokens, when set, are the content chunks to stream; otherwise Content
+	// streams a word at a time.
+	Tokens []string
+	// FirstTokenDelay passes before the first chunk, TokenDelay between
+	// chunks. Both end early when the client goes away.
+	FirstTokenDelay time.Duration
+	TokenDelay      time.Duration
+	Fault           Fault
+	DropAfter       int    // chunks before DropMidStream or StreamError
+	Error           string // message for ServerError and StreamError
+	// Gate, when set, holds the stream after GateAfter chunks until it is
+	// closed, so a test can act while an answer is half written.
+	Gate      <-chan struct{}
+	GateAfter int
+}
+
+// ToolCall is a tool call the scripted model makes.
+type ToolCall struct {
+	Name      string
+	Arguments map[string]any
+}
+
+// Request is one request the server received.
+type Request struct {
+	Method string
+	Path   string
+	Body   []byte
+	// Chat is the decoded body of a /api/chat request.
+	Chat *ChatRequest
+	// Cancelled is set when the client went away before the response ended.
+	Cancelled bool
+}
+
+// Server is a running test server. Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the server's base URL, for OLLAMA_HOST or a client.
+	URL string
+
+	srv       *httptest.Server
+	mu        sync.Mutex
+	models    []Model
+	script    []Reply
+	responder func(ChatRequest) Reply
+	requests  []*Request
+	inflight  int        // requests being answered, guarded by mu
+	settled   *sync.Cond // signalled when inflight drops to zero
+}
+
+// New starts a server that has the given models pulled.
+func New(models ...Model) *Server {
+	s := &Server{models: models}
+	s.settled = sync.NewCond(&s.mu)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", s.track(s.chat))
+	mux.HandleFunc("POST /api/show", s.track(s.show))
+	mux.HandleFunc("GET /api/tags", s.track(s.tags))
+	mux.HandleFunc("GET /api/version", s.track(func(w http.ResponseWriter, r *http.Request, _ *Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
+	}))
+	mux.HandleFunc("/{$}", s.track(func(w http.ResponseWriter, r *http.Request, _ *Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("Ollama is running"))
+	}))
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close shuts the server down, cutting open connections.
+func (s *Server) Close() {
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Enqueue adds replies to the script; each chat request takes the next one.
+func (s *Server) Enqueue(r ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = append(s.script, r...)
+}
+
+// Respond sets the function that answers chat requests when the script is
+// empty. Without one, an unscripted request gets a 500 that says so.
+func (s *Server) Respond(f func(ChatRequest) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responder = f
+}
+
+// Requests returns a copy of every request received so far, oldest first.
+// Call Quiet first to see the final state of requests still being answered.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = *r
+	}
+	return out
+}
+
+// Chats returns the decoded /api/chat requests received so far.
+func (s *Server) Chats() []ChatRequest {
+	var out []ChatRequest
+	for _, r := range s.Requests() {
+		if r.Chat != nil {
+			out = append(out, *r.Chat)
+		}
+	}
+	return out
+}
+
+// Quiet waits until no request is being answered.
+func (s *Server) Quiet() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.inflight > 0 {
+		s.settled.Wait()
+	}
+}
+
+// track records each request and counts it in flight while it is answered.
+func (s *Server) track(h func(http.ResponseWriter, *http.Request, *Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body) // a short body is the handler's to reject
+		rec := &Request{Method: r.Method, Path: r.URL.Path, Body: body}
+		s.mu.Lock()
+		s.requests = append(s.requests, rec)
+		s.inflight++
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			if s.inflight--; s.inflight == 0 {
+				s.settled.Broadcast()
+			}
+			s.mu.Unlock()
+		}()
+		h(w, r, rec)
+	}
+}
+
+func (s *Server) model(name string) (Model, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.models {
+		if normalize(m.Name) == normalize(name) {
+			return m, true
+		}
+	}
+	return Model{}, false
+}
+
+// normalize adds the ":latest" tag Ollama assumes for an untagged name.
+func normalize(name string) string {
+	if i := strings.LastIndex(name, "/"); !strings.Contains(name[i+1:], ":") {
+		return name + ":latest"
+	}
+	return name
+}
+
+// qualified is the full name Ollama uses in capability errors.
+func qualified(name string) string {
+	name = normalize(name)
+	switch strings.Count(name, "/") {
+	case 0:
+		return "registry.ollama.ai/library/" + name
+	case 1:
+		return "registry.ollama.ai/" + name
+	}
+	return name
+}
+
+func (m Model) has(capability string) bool {
+	for _, c := range m.Capabilities {
+		if c == capability {
+			return true
+		}
+	}
+	return false
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}

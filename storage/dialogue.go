@@ -1,0 +1,89 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Exchange is one turn of dialogue: what the user said and what Hark said.
+// Its text is stored as given; the reply engine redacts before it stores.
+type Exchange struct {
+	At           time.Time `json:"at"`
+	Conversation string    `json:"conversation"`
+	User         string    `json:"user"`
+	Assistant    string    `json:"assistant"`
+	Model        string    `json:"model,omitempty"`
+	// Failed marks an exchange whose reply was an apology for a failure; it is
+	// kept for the record but not offered to the model as history.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// Dialogue is the record of exchanges, oldest to newest.
+type Dialogue struct{ db *DB }
+
+const dialoguePrefix = "dialogue/"
+
+// Dialogue returns the dialogue record of db.
+func (db *DB) Dialogue() *Dialogue { return &Dialogue{db: db} }
+
+// key orders exchanges by time; the sequence number keeps two exchanges in
+// the same nanosecond apart.
+func (d *Dialogue) key(at time.Time) []byte {
+	k := make([]byte, 0, len(dialoguePrefix)+12)
+	k = append(k, dialoguePrefix...)
+	k = binary.BigEndian.AppendUint64(k, uint64(at.UnixNano()))
+	return binary.BigEndian.AppendUint32(k, d.db.seq.Add(1))
+}
+
+// Append stores e. It returns once e is on disk.
+func (d *Dialogue) Append(ctx context.Context, e Exchange) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("storage: append exchange: %w", err)
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("storage: append exchange: %w", err)
+	}
+	if err := d.db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(d.key(e.At), v) }); err != nil {
+		return fmt.Errorf("storage: append exchange: %w", err)
+	}
+	return nil
+}
+
+// Recent returns up to limit of the newest exchanges made at or after since,
+// oldest first.
+func (d *Dialogue) Recent(ctx context.Context, since time.Time, limit int) ([]Exchange, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("storage: read dialogue: %w", err)
+	}
+	var out []Exchange
+	err := d.db.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte(dialoguePrefix)})
+		defer it.Close()
+		seek := binary.BigEndian.AppendUint64([]byte(dialoguePrefix), ^uint64(0))
+		floor := binary.BigEndian.AppendUint64([]byte(dialoguePrefix), uint64(since.UnixNano()))
+		for it.Seek(seek); it.Valid() && len(out) < limit; it.Next() {
+			if string(it.Item().Key()[:len(floor)]) < string(floor) {
+				break
+			}
+			var e Exchange
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+				return fmt.Errorf("exchange %x: %w", it.Item().Key(), err)
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: read dialogue: %w", err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
