@@ -9,6 +9,7 @@ package reply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -128,13 +129,25 @@ type ToolUse struct {
 	Failed    bool           `json:"failed"`
 }
 
-// Timings of one reply, from the moment Reply was called.
+// Timings of one reply, from the moment Reply was called, and its cost in
+// model calls and prompt characters.
 type Timings struct {
-	FirstToken    time.Duration `json:"first_token_ns"`
-	FirstSentence time.Duration `json:"first_sentence_ns"`
-	Total         time.Duration `json:"total_ns"`
-	ModelCalls    int           `json:"model_calls"`
-	PromptChars   int           `json:"prompt_chars"`
+	FirstToken    time.Duration
+	FirstSentence time.Duration
+	Total         time.Duration
+	ModelCalls    int
+	PromptChars   int
+}
+
+// MarshalJSON writes the durations in milliseconds.
+func (t Timings) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		FirstToken    float64 `json:"first_token_ms"`
+		FirstSentence float64 `json:"first_sentence_ms"`
+		Total         float64 `json:"total_ms"`
+		ModelCalls    int     `json:"model_calls"`
+		PromptChars   int     `json:"prompt_chars"`
+	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), t.ModelCalls, t.PromptChars})
 }
 
 // Reply answers q, calling say with each sentence as soon as it is complete.

@@ -118,7 +118,7 @@ type budget struct {
 
 var budgets = map[Profile]budget{
 	LowMemory: {
-		memTable: 8 << 20, valueThreshold: 64 << 10, valueLogFile: 16 << 20, baseTable: 1 << 20,
+		memTable: 4 << 20, valueThreshold: 64 << 10, valueLogFile: 16 << 20, baseTable: 1 << 20,
 		blockCache: 4 << 20, indexCache: 2 << 20,
 		memTables: 2, level0: 2, level0Stall: 4, compactors: 2, goroutines: 2,
 	},

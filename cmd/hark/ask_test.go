@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+)
+
+func ask(t *testing.T, getenv func(string) string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut output
+	code := run(t.Context(), args, env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: getenv})
+	return code, out.String(), errOut.String()
+}
+
+func TestAskGlobalFlagsEitherSide(t *testing.T) {
+	srv := ollamatest.New(testModel)
+	defer srv.Close()
+	srv.Enqueue(ollamatest.Reply{Content: "Paris. It is lovely."}, ollamatest.Reply{Content: "About two million."})
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
+
+	code, out, errOut := ask(t, getenv, "ask", "--data", dir, "what is the capital of France")
+	if code != 0 || out != "Paris. It is lovely.\n" {
+		t.Fatalf("ask --data after: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = ask(t, getenv, "--data", dir, "ask", "how", "many", "people", "live", "there")
+	if code != 0 || out != "About two million.\n" {
+		t.Fatalf("--data before ask: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// Both used the same data directory: the second question carried the first as history.
+	msgs := srv.Chats()[1].Messages
+	if len(msgs) != 4 || msgs[1].Content != "what is the capital of France" || msgs[3].Content != "how many people live there" {
+		t.Errorf("second request's messages %+v", msgs)
+	}
+}
+
+func TestAskJSON(t *testing.T) {
+	srv := ollamatest.New(testModel)
+	defer srv.Close()
+	srv.Enqueue(ollamatest.Reply{Content: "Hello! How can I help?"})
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL}), "ask", "--json", "--data", t.TempDir(), "hi")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var got struct {
+		Reply     string   `json:"reply"`
+		Sentences []string `json:"sentences"`
+		Tools     []any    `json:"tools"`
+		Model     string   `json:"model"`
+		Timings   struct {
+			Total      float64 `json:"total_ms"`
+			ModelCalls int     `json:"model_calls"`
+		} `json:"timings"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if got.Reply != "Hello! How can I help?" || len(got.Sentences) != 2 || got.Tools == nil || got.Model != "llama3.2:3b" || got.Timings.ModelCalls != 1 || got.Timings.Total <= 0 {
+		t.Errorf("json = %+v", got)
+	}
+}
+
+func TestAskUnreachable(t *testing.T) {
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t)}), "ask", "--data", t.TempDir(), "hi")
+	if code != 1 || out != "I can't reach my language model right now.\n" || !strings.Contains(errOut, "model server unreachable") {
+		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{}, {"frobnicate"}, {"ask"}, {"ask", "--nope", "x"}, {"--data"}} {
+		if code, _, errOut := ask(t, vars(nil), args...); code != 2 || !strings.Contains(errOut, "usage") {
+			t.Errorf("%q: code %d, stderr %q; want 2 and the usage", args, code, errOut)
+		}
+	}
+}
+
+func TestConfigErrorsNameKeyAndFile(t *testing.T) {
+	cfg := writeConfig(t, "[ollama]\nmodle = \"x\"\n")
+	code, _, errOut := ask(t, vars(nil), "--config", cfg, "ask", "--data", t.TempDir(), "hi")
+	if code != 1 || !strings.Contains(errOut, cfg+":2: unknown key ollama.modle") {
+		t.Errorf("code %d, stderr %q", code, errOut)
+	}
+	cfg = writeConfig(t, "[tts]\npitch = 120\n")
+	code, _, errOut = ask(t, vars(nil), "run", "--sim", "--config", cfg, "--data", t.TempDir())
+	if code != 1 || !strings.Contains(errOut, cfg+": tts.pitch: 120 is outside 0..99") {
+		t.Errorf("code %d, stderr %q", code, errOut)
+	}
+}
+
+func TestConfigShowsSources(t *testing.T) {
+	cfg := writeConfig(t, "[assistant]\nname = \"Ada\"\n")
+	dir := t.TempDir()
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": "box.lan"}), "config", "--config", cfg, "--data", dir)
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"# configuration file: " + cfg,
+		"name = 'Ada'", "# file " + cfg,
+		"host = 'http://box.lan:11434'", "# env OLLAMA_HOST",
+		"data_dir = '" + dir + "'", "# flag --data",
+		"model = 'llama3.2:3b'", "# default",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("hark config output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = ask(t, vars(nil), "config", "--example")
+	if code != 0 || !strings.Contains(out, "[ollama]") {
+		t.Errorf("config --example: %d %q", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := ask(t, vars(nil), "version")
+	if code != 0 || !strings.HasPrefix(out, "hark ") || !strings.Contains(out, "speech-to-text:") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}

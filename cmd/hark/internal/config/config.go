@@ -1,0 +1,118 @@
+// Package config reads Hark's configuration file (TOML) and tells where each
+// effective value came from: its default, the file, the environment or a flag.
+// Only cmd/hark reads configuration; the libraries take Options structs.
+//
+// Unknown keys and bad values are errors that name the key and the file (or
+// variable, or flag) that set it. hark.example.toml, embedded as Example, lists
+// every key with its default.
+package config
+
+import (
+	_ "embed"
+	"fmt"
+	"time"
+)
+
+// Example is the commented example file with every key at its default.
+//
+//go:embed hark.example.toml
+var Example string
+
+// Config is the whole configuration. Field tags are the TOML keys.
+type Config struct {
+	// Board is the hardware profile; "sim" runs on a desktop.
+	Board string `toml:"board"`
+	// DataDir holds the database and reply files; empty picks the state
+	// directory for the platform (see Load).
+	DataDir   string    `toml:"data_dir"`
+	Log       Log       `toml:"log"`
+	Ollama    Ollama    `toml:"ollama"`
+	Assistant Assistant `toml:"assistant"`
+	TTS       TTS       `toml:"tts"`
+	Storage   Storage   `toml:"storage"`
+	Sim       Sim       `toml:"sim"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level string `toml:"level"`
+}
+
+// Ollama configures the model server.
+type Ollama struct {
+	Host        string   `toml:"host"`
+	Model       string   `toml:"model"`
+	KeepAlive   Duration `toml:"keep_alive"`
+	NumCtx      int      `toml:"num_ctx"`
+	ChatTimeout Duration `toml:"chat_timeout"`
+}
+
+// Assistant configures the persona and the conversation.
+type Assistant struct {
+	Name              string   `toml:"name"`
+	TimeZone          string   `toml:"time_zone"`
+	ConversationLapse Duration `toml:"conversation_lapse"`
+	HistoryTurns      int      `toml:"history_turns"`
+	HistoryChars      int      `toml:"history_chars"`
+}
+
+// TTS configures speech output.
+type TTS struct {
+	Engine string `toml:"engine"`
+	Voice  string `toml:"voice"`
+	Rate   int    `toml:"rate"`
+	Pitch  int    `toml:"pitch"`
+}
+
+// Storage configures the database.
+type Storage struct {
+	Profile string `toml:"profile"`
+}
+
+// Sim configures the desktop simulation.
+type Sim struct {
+	MicWAV          string `toml:"mic_wav"`
+	Realtime        bool   `toml:"realtime"`
+	SpeakerRate     int    `toml:"speaker_rate"`
+	SpeakerChannels int    `toml:"speaker_channels"`
+	KeepReplies     int    `toml:"keep_replies"`
+}
+
+// Default returns the built-in configuration.
+func Default() Config {
+	return Config{
+		Board: "sim",
+		Log:   Log{Level: "info"},
+		Ollama: Ollama{
+			Model:       "llama3.2:3b",
+			KeepAlive:   Duration{30 * time.Minute},
+			NumCtx:      4096,
+			ChatTimeout: Duration{60 * time.Second},
+		},
+		Assistant: Assistant{
+			Name:              "Jarvis",
+			ConversationLapse: Duration{5 * time.Minute},
+			HistoryTurns:      6,
+			HistoryChars:      4000,
+		},
+		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50},
+		Storage: Storage{Profile: "low-memory"},
+		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
+	}
+}
+
+// Duration is a time.Duration written as a string ("30s", "5m") in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q (write it like \"30s\" or \"5m\")", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }

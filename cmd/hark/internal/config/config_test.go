@@ -1,0 +1,187 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+func env(vars map[string]string) Env { return func(k string) string { return vars[k] } }
+
+func write(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hark.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func load(t *testing.T, text string, vars map[string]string) (*Loaded, Resolved, error) {
+	t.Helper()
+	if vars == nil {
+		vars = map[string]string{"HOME": "/home/u"}
+	}
+	l, err := Load(write(t, text), env(vars))
+	if err != nil {
+		return nil, Resolved{}, err
+	}
+	r, err := l.Resolve(env(vars))
+	return l, r, err
+}
+
+func TestExampleHasEveryKeyAtItsDefault(t *testing.T) {
+	var c Config
+	if err := toml.NewDecoder(strings.NewReader(Example)).DisallowUnknownFields().Decode(&c); err != nil {
+		t.Fatalf("the example does not parse strictly: %v", err)
+	}
+	if !reflect.DeepEqual(c, Default()) {
+		t.Errorf("the example's values differ from the defaults:\nexample %+v\ndefault %+v", c, Default())
+	}
+	var raw map[string]any
+	toml.Unmarshal([]byte(Example), &raw)
+	got := flatten(raw, "")
+	slices.Sort(got)
+	want := Keys()
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("example keys %v\nconfig keys  %v", got, want)
+	}
+}
+
+func TestFileValuesAndSources(t *testing.T) {
+	l, r, err := load(t, "board = \"sim\"\n[ollama]\nmodel = \"qwen3:1.7b\"\nkeep_alive = \"-1s\"\n[assistant]\ntime_zone = \"Europe/Berlin\"\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Ollama.Model != "qwen3:1.7b" || l.Ollama.KeepAlive.Duration != -time.Second || r.Location.String() != "Europe/Berlin" {
+		t.Errorf("config = %+v", l.Config)
+	}
+	if got := l.Sources["ollama.model"]; got != "file "+l.File {
+		t.Errorf("source of ollama.model = %q", got)
+	}
+	if got := l.Sources["tts.rate"]; got != "default" {
+		t.Errorf("source of tts.rate = %q", got)
+	}
+	if r.OllamaURL.String() != "http://127.0.0.1:11434" || l.Ollama.Host != "http://127.0.0.1:11434" {
+		t.Errorf("ollama URL = %v", r.OllamaURL)
+	}
+	if l.DataDir != "/home/u/.local/state/hark" {
+		t.Errorf("data dir = %q", l.DataDir)
+	}
+	if v := l.Value("ollama.keep_alive"); v != `'-1s'` && v != `"-1s"` {
+		t.Errorf("Value(keep_alive) = %s", v)
+	}
+}
+
+func TestUnknownKeysNamed(t *testing.T) {
+	_, _, err := load(t, "[ollama]\nmodle = \"x\"\n\n[ttts]\nrate = 1\n", nil)
+	if err == nil {
+		t.Fatal("unknown keys accepted")
+	}
+	for _, want := range []string{"hark.toml:2: unknown key ollama.modle", "hark.toml:4: unknown key ttts"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+func TestBadValuesNamed(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"[tts]\nrate = 1000\n", "hark.toml: tts.rate: 1000 is outside 80..450"},
+		{"[tts]\nrate = \"fast\"\n", "tts.rate"},
+		{"[ollama]\nchat_timeout = \"soon\"\n", `ollama.chat_timeout: invalid duration "soon"`},
+		{"[ollama]\nhost = \"box.lan:99999\"\n", `ollama.host: host "box.lan:99999": invalid port`},
+		{"board = \"pi9\"\n", `board: "pi9" is not one of sim, respeaker-2mic, generic-i2s, usb`},
+		{"[assistant]\ntime_zone = \"Mars/Olympus\"\n", `assistant.time_zone: unknown time zone "Mars/Olympus"`},
+		{"[storage]\nprofile = \"tiny\"\n", "storage.profile"},
+		{"[ollama]\nmodel = \"\"\n", "ollama.model: no model named"},
+		{"this is not toml", "hark.toml:1:"},
+	}
+	for _, tt := range tests {
+		_, _, err := load(t, tt.text, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "hark.toml") {
+			t.Errorf("%q: error %v, want one naming the file and containing %q", tt.text, err, tt.want)
+		}
+	}
+}
+
+func TestAllProblemsAtOnce(t *testing.T) {
+	_, _, err := load(t, "[tts]\nrate = 1\npitch = 200\n", nil)
+	if err == nil || !strings.Contains(err.Error(), "tts.rate") || !strings.Contains(err.Error(), "tts.pitch") {
+		t.Errorf("error %v, want both problems", err)
+	}
+}
+
+func TestEnvAndFlagsOverride(t *testing.T) {
+	vars := map[string]string{"HOME": "/home/u", "OLLAMA_HOST": "box.lan"}
+	l, err := Load(write(t, "[ollama]\nhost = \"other:1\"\n"), env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Override("data_dir", "/tmp/d", "flag --data"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Override("sim.realtime", "maybe", "flag --x"); err == nil || !strings.Contains(err.Error(), "flag --x: sim.realtime") {
+		t.Errorf("bad override error = %v", err)
+	}
+	r, err := l.Resolve(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OllamaURL.String() != "http://box.lan:11434" || l.Sources["ollama.host"] != "env OLLAMA_HOST" {
+		t.Errorf("host %v from %q, want OLLAMA_HOST's", r.OllamaURL, l.Sources["ollama.host"])
+	}
+	if l.DataDir != "/tmp/d" || l.Sources["data_dir"] != "flag --data" {
+		t.Errorf("data dir %q from %q", l.DataDir, l.Sources["data_dir"])
+	}
+	// A bad value from the environment names the variable.
+	vars["OLLAMA_HOST"] = "box:0x"
+	l, _ = Load("", env(map[string]string{"OLLAMA_HOST": "box:0x", "HOME": t.TempDir()}))
+	if _, err := l.Resolve(env(vars)); err == nil || !strings.Contains(err.Error(), "config env OLLAMA_HOST: ollama.host") {
+		t.Errorf("error %v, want it to name OLLAMA_HOST", err)
+	}
+}
+
+func TestDataDirDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		board string
+		vars  map[string]string
+		want  string
+	}{
+		{"sim", map[string]string{"STATE_DIRECTORY": "/var/lib/hark:/x", "HOME": "/h"}, "/var/lib/hark"},
+		{"respeaker-2mic", map[string]string{"HOME": "/h"}, "/var/lib/hark"},
+		{"sim", map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"}, "/s/hark"},
+		{"sim", map[string]string{"HOME": "/h"}, "/h/.local/state/hark"},
+	} {
+		if got := defaultDataDir(tt.board, env(tt.vars)); got != tt.want {
+			t.Errorf("board %s env %v: %q, want %q", tt.board, tt.vars, got, tt.want)
+		}
+	}
+}
+
+func TestMissingExplicitFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.toml"), env(nil))
+	if err == nil || !strings.Contains(err.Error(), "nope.toml") {
+		t.Errorf("error %v, want it to name the file", err)
+	}
+}
+
+func TestFindsUserFile(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".config", "hark"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "hark", "hark.toml"), []byte("[tts]\nrate = 200\n"), 0o644)
+	l, err := Load("", env(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.TTS.Rate != 200 || !strings.HasSuffix(l.File, ".config/hark/hark.toml") {
+		t.Errorf("rate %d from %q", l.TTS.Rate, l.File)
+	}
+}

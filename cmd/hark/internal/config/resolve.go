@@ -1,0 +1,131 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/gpio/board"
+	"github.com/harkbox/hark/reply/llm"
+)
+
+// Resolved holds values derived from the configuration by Resolve.
+type Resolved struct {
+	OllamaURL *url.URL
+	Location  *time.Location
+}
+
+// Resolve checks every value, reporting all problems at once, each naming
+// its key and where the value came from, and fills in derived values: the
+// data directory when none is set, the model server's URL, the time zone.
+//
+// The data directory defaults to $STATE_DIRECTORY (set by systemd's
+// StateDirectory=), else /var/lib/hark on a board, else
+// $XDG_STATE_HOME/hark or ~/.local/state/hark.
+func (l *Loaded) Resolve(env Env) (Resolved, error) {
+	var r Resolved
+	var problems []string
+	bad := func(key, format string, a ...any) {
+		problems = append(problems, fmt.Sprintf("config %s: %s: %s", l.where(key), key, fmt.Sprintf(format, a...)))
+	}
+	oneOf := func(key, v string, allowed []string) {
+		if !slices.Contains(allowed, v) {
+			bad(key, "%q is not one of %s", v, strings.Join(allowed, ", "))
+		}
+	}
+	between := func(key string, v, lo, hi int) {
+		if v < lo || v > hi {
+			bad(key, "%d is outside %d..%d", v, lo, hi)
+		}
+	}
+	positive := func(key string, d Duration) {
+		if d.Duration <= 0 {
+			bad(key, "%s must be longer than zero", d.Duration)
+		}
+	}
+	c := &l.Config
+
+	oneOf("board", c.Board, board.Names())
+	oneOf("log.level", c.Log.Level, []string{"debug", "info", "warn", "error"})
+
+	u, err := llm.ParseHost(c.Ollama.Host)
+	if err != nil {
+		bad("ollama.host", "%s", strings.TrimPrefix(err.Error(), "llm: "))
+	}
+	r.OllamaURL = u
+	if u != nil {
+		c.Ollama.Host = u.String()
+	}
+	if strings.TrimSpace(c.Ollama.Model) == "" {
+		bad("ollama.model", "no model named")
+	}
+	between("ollama.num_ctx", c.Ollama.NumCtx, 0, 1<<20)
+	positive("ollama.chat_timeout", c.Ollama.ChatTimeout)
+
+	if strings.TrimSpace(c.Assistant.Name) == "" {
+		bad("assistant.name", "the assistant needs a name")
+	}
+	r.Location = time.Local
+	if c.Assistant.TimeZone != "" {
+		loc, err := time.LoadLocation(c.Assistant.TimeZone)
+		if err != nil {
+			bad("assistant.time_zone", "unknown time zone %q", c.Assistant.TimeZone)
+		} else {
+			r.Location = loc
+		}
+	}
+	positive("assistant.conversation_lapse", c.Assistant.ConversationLapse)
+	between("assistant.history_turns", c.Assistant.HistoryTurns, 1, 50)
+	between("assistant.history_chars", c.Assistant.HistoryChars, 100, 100000)
+
+	oneOf("tts.engine", c.TTS.Engine, []string{"espeak-ng", "off"})
+	between("tts.rate", c.TTS.Rate, 80, 450)
+	between("tts.pitch", c.TTS.Pitch, 0, 99)
+
+	oneOf("storage.profile", c.Storage.Profile, []string{"low-memory", "standard"})
+
+	between("sim.speaker_rate", c.Sim.SpeakerRate, 8000, 192000)
+	between("sim.speaker_channels", c.Sim.SpeakerChannels, 1, 2)
+	between("sim.keep_replies", c.Sim.KeepReplies, 1, 1000)
+
+	if c.DataDir == "" {
+		c.DataDir = defaultDataDir(c.Board, env)
+	}
+	if c.DataDir == "" {
+		bad("data_dir", "no data directory set and neither $HOME nor $XDG_STATE_HOME to derive one")
+	}
+	if len(problems) > 0 {
+		return r, errors.New(strings.Join(problems, "\n"))
+	}
+	return r, nil
+}
+
+// where names the source of key for an error message: the file path, the
+// variable or the flag.
+func (l *Loaded) where(key string) string {
+	s := l.Sources[key]
+	if f, ok := strings.CutPrefix(s, "file "); ok {
+		return f
+	}
+	return s
+}
+
+func defaultDataDir(board string, env Env) string {
+	if s := env("STATE_DIRECTORY"); s != "" {
+		return strings.Split(s, ":")[0]
+	}
+	if board != "sim" {
+		return "/var/lib/hark"
+	}
+	if x := env("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "hark")
+	}
+	if h := env("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "hark")
+	}
+	return ""
+}

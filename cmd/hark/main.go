@@ -1,0 +1,28 @@
+// Command hark is the firmware of the Hark smart speaker: one binary whose
+// subcommands run the appliance (hark run), answer one typed question through
+// the same reply path (hark ask), and inspect it (hark config, hark version).
+// Only this package reads flags, files and the environment, and only it
+// imports every part; wire.go puts them together.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], env{
+		stdin:     os.Stdin,
+		stdout:    os.Stdout,
+		stderr:    os.Stderr,
+		getenv:    os.Getenv,
+		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+	})
+	stop()
+	os.Exit(code)
+}

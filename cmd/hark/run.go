@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"github.com/harkbox/hark/device/notify"
+	"github.com/harkbox/hark/device/sim"
+	"github.com/harkbox/hark/pipeline"
+)
+
+// cmdRun runs the appliance until SIGINT or SIGTERM (or, in simulation,
+// until standard input ends).
+func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
+	fs := flags("run", e, g)
+	simulate := fs.Bool("sim", false, "simulate the hardware on this computer (the default for board = \"sim\")")
+	micWAV := fs.String("mic-wav", "", "WAV `file` to use as the microphone in simulation")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var overrides []override
+	if *simulate {
+		overrides = append(overrides, override{"board", "sim", "--sim"})
+	}
+	if *micWAV != "" {
+		overrides = append(overrides, override{"sim.mic_wav", *micWAV, "--mic-wav"})
+	}
+	cfg, res, err := loadConfig(e, g, overrides...)
+	if err != nil {
+		return err
+	}
+	if cfg.Board != "sim" {
+		return fmt.Errorf("board %q: this build has no hardware drivers; run with --sim", cfg.Board)
+	}
+
+	screen := sim.NewScreen(e.stdout, e.stdoutTTY)
+	log := newLogger(screen, cfg.Log.Level, slog.LevelDebug)
+	a, err := openApp(cfg, res, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+
+	term := sim.NewTerminal(e.stdin, screen)
+	var mic pipeline.Microphone = term
+	var stt pipeline.Transcriber = sim.Typed{}
+	switch engine := a.transcriber(); {
+	case engine != nil && cfg.Sim.MicWAV != "":
+		m, err := sim.NewWAVMic(cfg.Sim.MicWAV, cfg.Sim.Realtime)
+		if err != nil {
+			return err
+		}
+		mic, stt = m, engine
+		screen.Println("microphone: " + cfg.Sim.MicWAV + " (played as if spoken at each press)")
+	case cfg.Sim.MicWAV != "":
+		screen.Println("no speech-to-text engine is built in (build with -tags whisper): ignoring --mic-wav; type what you would say")
+	default:
+		screen.Println("no speech-to-text engine is built in: type what you would say")
+	}
+	synth, why := a.synthesizer()
+	if why != "" {
+		log.Warn(why)
+	}
+	replies := filepath.Join(cfg.DataDir, "replies")
+	p, err := pipeline.New(pipeline.Options{
+		Microphone:  mic,
+		Transcriber: stt,
+		Replier:     a.replier(),
+		Synthesizer: synth,
+		Speaker: sim.NewWAVSpeaker(sim.SpeakerOptions{
+			Dir: replies, Rate: cfg.Sim.SpeakerRate, Channels: cfg.Sim.SpeakerChannels,
+			Realtime: cfg.Sim.Realtime, Keep: cfg.Sim.KeepReplies,
+		}),
+		Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	screen.Println("hark: simulation; replies are saved in " + replies + "; model " + cfg.Ollama.Model + " at " + cfg.Ollama.Host)
+	screen.Println("      Enter = button, /stop = long press, /quit or Ctrl-D = leave")
+
+	display, status := p.Subscribe(256), p.Subscribe(4)
+	octx, stopObservers := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { sim.Display(octx, display, screen) })
+	wg.Go(func() { notify.Run(octx, status, log) })
+	wg.Go(func() { term.Run(octx) })
+	wg.Go(func() { reportMemory(octx, log) })
+	err = p.Run(ctx, term.Events())
+	stopObservers()
+	wg.Wait()
+	screen.Println("")
+	log.Info("stopped")
+	return err
+}

@@ -1,0 +1,76 @@
+package notify
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/pipeline"
+)
+
+// A real unix datagram socket stands in for systemd's notify socket.
+func TestReadyThenStatus(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+
+	p, err := pipeline.New(pipeline.Options{Microphone: nopMic{}, Transcriber: nopTranscriber{}, Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) error { return nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := p.Subscribe(8)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go Run(ctx, feed, slog.New(slog.DiscardHandler))
+	events := make(chan pipeline.Event)
+	go p.Run(ctx, events)
+
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 512)
+	n, err := conn.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(buf[:n]); got != "READY=1\nSTATUS=idle" {
+		t.Errorf("first message %q, want READY=1 and the idle status", got)
+	}
+	events <- pipeline.Press
+	n, err = conn.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(buf[:n]); !strings.HasPrefix(got, "STATUS=") || strings.Contains(got, "READY") {
+		t.Errorf("second message %q, want a status only", got)
+	}
+	cancel()
+	for {
+		n, err = conn.Read(buf)
+		if err != nil {
+			t.Fatal("no STOPPING=1 after shutdown")
+		}
+		if string(buf[:n]) == "STOPPING=1" {
+			break
+		}
+	}
+}
+
+type nopMic struct{}
+
+func (nopMic) Record(ctx context.Context, end <-chan struct{}) (pipeline.Utterance, error) {
+	<-ctx.Done()
+	return pipeline.Utterance{}, ctx.Err()
+}
+
+type nopTranscriber struct{}
+
+func (nopTranscriber) Transcribe(context.Context, pipeline.Utterance) (pipeline.Transcript, error) {
+	return pipeline.Transcript{}, pipeline.ErrNoSpeech
+}

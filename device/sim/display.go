@@ -1,0 +1,46 @@
+package sim
+
+import (
+	"context"
+
+	"github.com/harkbox/hark/pipeline"
+)
+
+// lights is how each state looks on the simulated LED ring.
+var lights = map[pipeline.State]struct{ glyph, color, label string }{
+	pipeline.Idle:         {"○", "\033[2m", "idle: press Enter to talk, or type and press Enter"},
+	pipeline.Listening:    {"●", "\033[34m", "listening: type what you say, Enter ends it"},
+	pipeline.Transcribing: {"◐", "\033[36m", "transcribing"},
+	pipeline.Thinking:     {"◑", "\033[33m", "thinking: Enter cancels"},
+	pipeline.Speaking:     {"◉", "\033[32m", "speaking: Enter cancels"},
+	pipeline.Error:        {"✖", "\033[31m", "error"},
+}
+
+// Display shows the pipeline on the screen until ctx is done: the LED status
+// line, what was heard and what Hark says. It reads every state from feed,
+// which never holds the pipeline up.
+func Display(ctx context.Context, feed *pipeline.Feed, s *Screen) {
+	for {
+		st, err := feed.Next(ctx)
+		if err != nil {
+			return
+		}
+		switch {
+		case st.State == pipeline.Thinking && st.Text != "":
+			s.Println("you:  " + st.Text)
+		case st.State == pipeline.Speaking && st.Text != "":
+			s.Println("hark: " + st.Text)
+		case st.State == pipeline.Error && st.Err != nil:
+			s.Println("error: " + st.Err.Error())
+		}
+		s.Status(ledLine(st.State, s.tty))
+	}
+}
+
+func ledLine(st pipeline.State, color bool) string {
+	l := lights[st]
+	if !color {
+		return l.glyph + " " + l.label
+	}
+	return l.color + l.glyph + "\033[0m " + l.label
+}

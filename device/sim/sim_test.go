@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+func TestTerminalPressesAndTypedSpeech(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		term := NewTerminal(pr, NewScreen(io.Discard, false))
+		go term.Run(t.Context())
+
+		// Typed while idle: a press, and the text for the Record that follows.
+		io.WriteString(pw, "what time is it\n")
+		if ev := <-term.Events(); ev != pipeline.Press {
+			t.Fatalf("event %v, want press", ev)
+		}
+		u, err := term.Record(t.Context(), nil)
+		if err != nil || u.Typed != "what time is it" {
+			t.Fatalf("Record = %+v, %v", u, err)
+		}
+
+		// Enter alone is a press; the next line, typed while listening, is the
+		// utterance and ends it without another press.
+		io.WriteString(pw, "\n")
+		if ev := <-term.Events(); ev != pipeline.Press {
+			t.Fatalf("event %v, want press", ev)
+		}
+		got := make(chan pipeline.Utterance)
+		go func() {
+			u, _ := term.Record(t.Context(), nil)
+			got <- u
+		}()
+		synctest.Wait()
+		io.WriteString(pw, "set a timer\n")
+		if u := <-got; u.Typed != "set a timer" {
+			t.Errorf("utterance %q, want the typed line", u.Typed)
+		}
+		synctest.Wait()
+		select {
+		case ev := <-term.Events():
+			t.Errorf("the line that ended the utterance also sent %v", ev)
+		default:
+		}
+
+		io.WriteString(pw, "/stop\n")
+		if ev := <-term.Events(); ev != pipeline.Stop {
+			t.Errorf("/stop sent %v, want stop", ev)
+		}
+		pw.Close()
+		if _, ok := <-term.Events(); ok {
+			t.Error("events still open after input ended")
+		}
+	})
+}
+
+func TestTerminalRecordEndedByButton(t *testing.T) {
+	term := NewTerminal(strings.NewReader(""), NewScreen(io.Discard, false))
+	end := make(chan struct{})
+	close(end)
+	if _, err := term.Record(t.Context(), end); !errors.Is(err, pipeline.ErrNoSpeech) {
+		t.Errorf("Record ended before typing = %v, want ErrNoSpeech", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := term.Record(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Record cancelled = %v", err)
+	}
+}
+
+func TestTerminalQuit(t *testing.T) {
+	term := NewTerminal(strings.NewReader("/quit\nnever read\n"), NewScreen(io.Discard, false))
+	go term.Run(t.Context())
+	if _, ok := <-term.Events(); ok {
+		t.Error("/quit sent an event instead of closing")
+	}
+}
+
+func writeWAV(t *testing.T, path string, b pcm.Buffer) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := pcm.WriteWAV(f, b, 16); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tone(rate, ch int, d time.Duration) pcm.Buffer {
+	n := pcm.FramesIn(d, rate) * ch
+	b := pcm.Buffer{Rate: rate, Channels: ch, Samples: make([]float32, n)}
+	for i := range b.Samples {
+		b.Samples[i] = 0.3
+	}
+	return b
+}
+
+func TestWAVMicPlaysInRealTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "say.wav")
+	writeWAV(t, path, tone(44100, 2, 2*time.Second))
+	synctest.Test(t, func(t *testing.T) {
+		mic, err := NewWAVMic(path, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		u, err := mic.Record(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took != 2*time.Second {
+			t.Errorf("recording took %v, want the clip's 2s", took)
+		}
+		if u.Audio.Rate != 16000 || u.Audio.Channels != 1 || u.Audio.Frames() != 32000 {
+			t.Errorf("audio %d Hz %dch %d frames, want 16 kHz mono 32000 frames", u.Audio.Rate, u.Audio.Channels, u.Audio.Frames())
+		}
+
+		// The button ends it early with what was heard so far.
+		end := make(chan struct{})
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			close(end)
+		}()
+		u, err = mic.Record(t.Context(), end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := u.Audio.Duration(); d < 480*time.Millisecond || d > 520*time.Millisecond {
+			t.Errorf("ended after 500ms with %v of audio", d)
+		}
+	})
+}
+
+func TestWAVMicRejectsCorruptFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.wav")
+	os.WriteFile(path, []byte("RIFF....WAVEjunk"), 0o644)
+	_, err := NewWAVMic(path, false)
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("err = %v, want one naming the file", err)
+	}
+	if _, err := NewWAVMic(filepath.Join(t.TempDir(), "missing.wav"), false); err == nil {
+		t.Error("a missing file gave no error")
+	}
+}
+
+func TestWAVSpeakerWritesReplies(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	spk := NewWAVSpeaker(SpeakerOptions{Dir: dir, Keep: 2, Now: func() time.Time {
+		n++
+		return time.Date(2026, 11, 22, 10, 0, n, 0, time.UTC)
+	}})
+	for range 3 {
+		pb, err := spk.Open(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rate, ch := pb.Format()
+		if rate != 48000 || ch != 2 {
+			t.Fatalf("format %d/%d, want 48000 Hz stereo by default", rate, ch)
+		}
+		if err := pb.Write(t.Context(), tone(48000, 2, 100*time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		if err := pb.Write(t.Context(), tone(16000, 1, 10*time.Millisecond)); err == nil {
+			t.Error("a buffer in the wrong format was accepted")
+		}
+		if err := pb.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "reply-*.wav"))
+	if len(files) != 2 || !strings.HasSuffix(files[0], "100002.000.wav") {
+		t.Fatalf("files %v, want the newest two", files)
+	}
+	f, _ := os.Open(files[1])
+	defer f.Close()
+	b, err := pcm.ReadWAV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Rate != 48000 || b.Channels != 2 || b.Frames() != 4800 {
+		t.Errorf("reply file %d Hz %dch %d frames", b.Rate, b.Channels, b.Frames())
+	}
+}
+
+func TestWAVSpeakerStopsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		spk := NewWAVSpeaker(SpeakerOptions{Dir: dir, Realtime: true})
+		pb, _ := spk.Open(t.Context())
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			cancel()
+		}()
+		start := time.Now()
+		err := pb.Write(ctx, tone(48000, 2, 3*time.Second))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Write = %v, want cancelled", err)
+		}
+		if took := time.Since(start); took != 300*time.Millisecond {
+			t.Errorf("stopped after %v, want at the press (300ms)", took)
+		}
+		pb.Close(ctx)
+	})
+	files, _ := filepath.Glob(filepath.Join(dir, "reply-*.wav"))
+	f, _ := os.Open(files[0])
+	defer f.Close()
+	b, _ := pcm.ReadWAV(f)
+	if d := b.Duration(); d < 280*time.Millisecond || d > 320*time.Millisecond {
+		t.Errorf("file holds %v, want what played before the press", d)
+	}
+}
+
+func TestScreen(t *testing.T) {
+	var tty, plain bytes.Buffer
+	for _, s := range []*Screen{NewScreen(&tty, true), NewScreen(&plain, false)} {
+		s.Status("● listening")
+		s.Status("● listening") // unchanged: not redrawn
+		s.Println("hark: hi")
+	}
+	if got, want := tty.String(), "\r\033[K● listening\r\033[Khark: hi\n● listening"; got != want {
+		t.Errorf("tty output %q, want %q", got, want)
+	}
+	if got, want := plain.String(), "[leds] ● listening\nhark: hi\n"; got != want {
+		t.Errorf("plain output %q, want %q", got, want)
+	}
+}
+
+func TestTyped(t *testing.T) {
+	tr, err := Typed{}.Transcribe(t.Context(), pipeline.Utterance{Typed: "hi"})
+	if err != nil || tr.Text != "hi" {
+		t.Errorf("typed = %+v, %v", tr, err)
+	}
+	if _, err := (Typed{}).Transcribe(t.Context(), pipeline.Utterance{Audio: tone(16000, 1, time.Second)}); !errors.Is(err, ErrNoEngine) {
+		t.Errorf("audio without an engine = %v, want ErrNoEngine", err)
+	}
+	if _, err := (Typed{}).Transcribe(t.Context(), pipeline.Utterance{}); !errors.Is(err, pipeline.ErrNoSpeech) {
+		t.Errorf("nothing = %v, want ErrNoSpeech", err)
+	}
+}

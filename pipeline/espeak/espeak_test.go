@@ -1,0 +1,91 @@
+package espeak
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+func engine(t *testing.T, o Options) *Engine {
+	t.Helper()
+	e, err := New(o)
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skip("espeak-ng is not installed (apt-get install espeak-ng)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestSynthesizeMakesSpeech(t *testing.T) {
+	e := engine(t, Options{})
+	b, err := e.Synthesize(t.Context(), "The timer is set for five minutes.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Rate != 22050 || b.Channels != 1 {
+		t.Errorf("format %d Hz %dch, want 22050 Hz mono", b.Rate, b.Channels)
+	}
+	if d := b.Duration(); d < time.Second || d > 5*time.Second {
+		t.Errorf("a seven-word sentence lasts %v", d)
+	}
+	var sum float64
+	for _, v := range b.Samples {
+		sum += float64(v) * float64(v)
+	}
+	if rms := math.Sqrt(sum / float64(len(b.Samples))); rms < 0.01 {
+		t.Errorf("RMS %.4f: the audio is silent", rms)
+	}
+}
+
+func TestTextIsNotReadAsOptions(t *testing.T) {
+	e := engine(t, Options{})
+	b, err := e.Synthesize(t.Context(), "--version -5 degrees")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Duration() < 500*time.Millisecond {
+		t.Errorf("got %v of audio; the text was not spoken", b.Duration())
+	}
+}
+
+func TestRateChangesLength(t *testing.T) {
+	slow, fast := engine(t, Options{Rate: 100}), engine(t, Options{Rate: 300})
+	text := "This sentence is spoken twice at different speeds."
+	a, err := slow.Synthesize(t.Context(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fast.Synthesize(t.Context(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Duration() < 2*b.Duration() {
+		t.Errorf("100 wpm gave %v, 300 wpm gave %v; want the slow one at least twice as long", a.Duration(), b.Duration())
+	}
+}
+
+func TestBadVoiceIsAnError(t *testing.T) {
+	e := engine(t, Options{Voice: "xx-nonexistent"})
+	if _, err := e.Synthesize(t.Context(), "hello"); err == nil {
+		t.Error("an unknown voice gave no error")
+	}
+}
+
+func TestCancel(t *testing.T) {
+	e := engine(t, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := e.Synthesize(ctx, "hello"); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestMissingProgram(t *testing.T) {
+	if _, err := New(Options{Program: "espeak-ng-not-here"}); !errors.Is(err, ErrNotInstalled) {
+		t.Errorf("err = %v, want ErrNotInstalled", err)
+	}
+}
