@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -419,4 +421,44 @@ func ExampleReplierFunc() {
 	})
 	_ = r.Reply(context.Background(), Query{Text: "hello"}, func(s string) { fmt.Println(s) })
 	// Output: You said: hello
+}
+
+func TestBargeInAfterReplyWrittenCountsAsCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logged syncBuf
+		rep := &scriptReplier{sentences: []string{"A sentence of some length."}} // written at once, 2.6 s to say
+		mic := &typedMic{lines: []string{"hi"}}
+		p, _ := New(Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep, Synthesizer: toneSynth{}, Speaker: &clockSpeaker{},
+			Log: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		events := make(chan Event)
+		go p.Run(t.Context(), events)
+		events <- Press
+		events <- Press
+		time.Sleep(time.Second)
+		events <- Stop
+		synctest.Wait()
+		if got := logged.String(); strings.Contains(got, "turn done") || !strings.Contains(got, "turn cancelled") {
+			t.Errorf("log:\n%s\nwant the interrupted turn logged as cancelled", got)
+		}
+		if len(rep.ends) != 1 || rep.ends[0] != nil {
+			t.Errorf("reply ended %v; it had finished before the press", rep.ends)
+		}
+	})
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

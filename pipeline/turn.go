@@ -35,6 +35,9 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn) {
 	v := p.speak(ctx, t)
 	err = p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
 	v.finish()
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // the reply was written, but a press cut its speech short
+	}
 
 	attrs := []any{
 		"listen_ms", ms(heard.Sub(began)),

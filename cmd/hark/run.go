@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 
+	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/notify"
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/pipeline"
@@ -37,7 +39,12 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	}
 
 	screen := sim.NewScreen(e.stdout, e.stdoutTTY)
-	log := newLogger(screen, cfg.Log.Level, slog.LevelDebug)
+	defer screen.End()
+	log, closeLog, err := simLogger(cfg, screen, e.stdoutTTY)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	a, err := openApp(cfg, res, log)
 	if err != nil {
 		return err
@@ -92,7 +99,30 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	err = p.Run(ctx, term.Events())
 	stopObservers()
 	wg.Wait()
-	screen.Println("")
 	log.Info("stopped")
 	return err
+}
+
+// simLogger logs through the screen. On a terminal only warnings and errors
+// are shown there, so the conversation stays readable, and everything at the
+// configured level goes to hark.log in the data directory.
+func simLogger(cfg *config.Loaded, screen *sim.Screen, tty bool) (*slog.Logger, func() error, error) {
+	if !tty {
+		return newLogger(screen, cfg.Log.Level, slog.LevelDebug), func() error { return nil }, nil
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("data directory: %w", err)
+	}
+	path := filepath.Join(cfg.DataDir, "hark.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log file: %w", err)
+	}
+	var level slog.Level
+	level.UnmarshalText([]byte(cfg.Log.Level))
+	screen.Println("log: " + path)
+	return slog.New(slog.NewMultiHandler(
+		slog.NewTextHandler(screen, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)}),
+		slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}),
+	)), f.Close, nil
 }

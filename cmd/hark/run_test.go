@@ -134,3 +134,26 @@ func TestRunRefusesHardwareBoardWithoutDrivers(t *testing.T) {
 		t.Errorf("code %d, output %q", code, out.String())
 	}
 }
+
+func TestWithoutEspeakRepliesArePrinted(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no espeak-ng anywhere
+	srv := ollamatest.New(testModel)
+	defer srv.Close()
+	srv.Enqueue(ollamatest.Reply{Content: "Printed, not spoken."})
+	dir := t.TempDir()
+	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir}), "--sim", "--data", dir)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	s.typeLine(t, "say something")
+	s.out.waitFor(t, "hark: Printed, not spoken.", 1)
+	s.out.waitFor(t, "[leds] ○ idle", 2)
+	if code := s.quit(t); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	out := s.out.String()
+	if n := strings.Count(out, "speech is off"); n != 1 {
+		t.Errorf("%d warnings that speech is off, want exactly one:\n%s", n, out)
+	}
+	if files := replies(t, dir); len(files) != 0 {
+		t.Errorf("%d reply files written with speech off", len(files))
+	}
+}

@@ -21,7 +21,12 @@ type Screen struct {
 // NewScreen draws on w; tty says whether w is a terminal.
 func NewScreen(w io.Writer, tty bool) *Screen { return &Screen{w: w, tty: tty} }
 
-const clearLine = "\r\033[K"
+const (
+	clearLine = "\r\033[K"
+	// prompt ends the status line on a terminal, so that what the user
+	// types stands apart from it.
+	prompt = " › "
+)
 
 // Status replaces the status line.
 func (s *Screen) Status(line string) {
@@ -32,7 +37,7 @@ func (s *Screen) Status(line string) {
 	}
 	s.status = line
 	if s.tty {
-		io.WriteString(s.w, clearLine+line)
+		io.WriteString(s.w, clearLine+line+prompt)
 	} else {
 		io.WriteString(s.w, "[leds] "+line+"\n")
 	}
@@ -52,11 +57,22 @@ func (s *Screen) Write(p []byte) (int, error) {
 		b.WriteString(clearLine)
 	}
 	b.Write(p)
-	if s.tty {
-		b.WriteString(s.status)
+	if s.tty && s.status != "" {
+		b.WriteString(s.status + prompt)
 	}
 	if _, err := s.w.Write(b.Bytes()); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// End clears the status line, leaving the cursor at the start of an empty
+// line, for when the program stops.
+func (s *Screen) End() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tty && s.status != "" {
+		io.WriteString(s.w, clearLine)
+	}
+	s.status = ""
 }

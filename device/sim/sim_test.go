@@ -234,7 +234,7 @@ func TestScreen(t *testing.T) {
 		s.Status("● listening") // unchanged: not redrawn
 		s.Println("hark: hi")
 	}
-	if got, want := tty.String(), "\r\033[K● listening\r\033[Khark: hi\n● listening"; got != want {
+	if got, want := tty.String(), "\r\033[K● listening › \r\033[Khark: hi\n● listening › "; got != want {
 		t.Errorf("tty output %q, want %q", got, want)
 	}
 	if got, want := plain.String(), "[leds] ● listening\nhark: hi\n"; got != want {
