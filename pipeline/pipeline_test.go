@@ -169,20 +169,30 @@ func newHarness(t *testing.T, rep *scriptReplier, lines ...string) *harness {
 	return h
 }
 
-// states reads every state published until the pipeline is quiet.
-func (h *harness) states(t *testing.T) []string {
+// statuses reads every status published until the pipeline is quiet.
+func (h *harness) statuses(t *testing.T) []Status {
 	t.Helper()
 	synctest.Wait()
-	var got []string
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // Next returns what is queued, then the error
+	var got []Status
 	for {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		s, err := h.feed.Next(ctx)
+		s, err := h.feed.Next(done)
 		if err != nil {
 			return got
 		}
+		got = append(got, s)
+	}
+}
+
+// states is the names of the states statuses reads.
+func (h *harness) states(t *testing.T) []string {
+	t.Helper()
+	var got []string
+	for _, s := range h.statuses(t) {
 		got = append(got, s.State.String())
 	}
+	return got
 }
 
 func (h *harness) stop(t *testing.T) {
@@ -296,19 +306,12 @@ func TestReplyErrorShowsErrorThenIdle(t *testing.T) {
 		boom := errors.New("model server unreachable")
 		rep := &scriptReplier{sentences: []string{"I can't reach the model."}, err: boom}
 		h := newHarness(t, rep, "hi")
-		var errs []error
 		h.events <- Press
 		h.events <- Press
 		time.Sleep(10 * time.Second)
-		synctest.Wait()
 		var got []string
-		for {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			s, err := h.feed.Next(ctx)
-			if err != nil {
-				break
-			}
+		var errs []error
+		for _, s := range h.statuses(t) {
 			got = append(got, s.State.String())
 			if s.Err != nil {
 				errs = append(errs, s.Err)
