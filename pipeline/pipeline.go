@@ -15,17 +15,28 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
 )
 
 // Microphone captures one utterance.
 type Microphone interface {
-	// Record blocks until the utterance is over: when end is closed (the
+	// Record blocks until the utterance is over: when l.End is closed (the
 	// button ended it), when the source decides it is over (silence after
 	// speech, end of a file), or when ctx is done, in which case it returns
-	// ctx.Err(). It returns ErrNoSpeech when nothing was said.
-	Record(ctx context.Context, end <-chan struct{}) (Utterance, error)
+	// ctx.Err(). It returns ErrNoSpeech when nothing was said, including
+	// when l.StartTimeout passes before any speech begins.
+	Record(ctx context.Context, l Listen) (Utterance, error)
+}
+
+// Listen says how one recording ends.
+type Listen struct {
+	// End is closed when the button ends the utterance.
+	End <-chan struct{}
+	// StartTimeout, when set, ends the recording quietly if no speech has
+	// begun within it: the follow-up window after a reply.
+	StartTimeout time.Duration
 }
 
 // Utterance is what the microphone captured.
@@ -64,14 +75,21 @@ type Replier interface {
 	// finished; say never blocks for long. When the reply fails, Reply says a
 	// short sentence explaining it where it can and returns the error. It
 	// returns promptly with ctx.Err() when ctx is done.
-	Reply(ctx context.Context, q Query, say func(sentence string)) error
+	Reply(ctx context.Context, q Query, say func(sentence string)) (Outcome, error)
+}
+
+// Outcome is what a reply means for the turn after it.
+type Outcome struct {
+	// FollowUp asks for the microphone to reopen without a press: the reply
+	// waits for the user's answer.
+	FollowUp bool
 }
 
 // ReplierFunc adapts a function to the Replier interface.
-type ReplierFunc func(ctx context.Context, q Query, say func(sentence string)) error
+type ReplierFunc func(ctx context.Context, q Query, say func(sentence string)) (Outcome, error)
 
 // Reply calls f.
-func (f ReplierFunc) Reply(ctx context.Context, q Query, say func(string)) error {
+func (f ReplierFunc) Reply(ctx context.Context, q Query, say func(string)) (Outcome, error) {
 	return f(ctx, q, say)
 }
 
@@ -114,17 +132,45 @@ type Options struct {
 	Synthesizer Synthesizer
 	// Speaker may be nil: speech is then synthesized nowhere.
 	Speaker Speaker
+	// FollowUp decides when the microphone reopens after a reply.
+	FollowUp FollowUp
+	// RingFor bounds how long an alert rings; default 15 minutes.
+	RingFor time.Duration
 	// Log receives turn summaries at Info and state changes at Debug. It
 	// never receives what the user said. Nil discards.
 	Log *slog.Logger
 }
 
+// FollowUpPolicy says when the microphone reopens after a reply.
+type FollowUpPolicy string
+
+// The follow-up policies.
+const (
+	// FollowUpOff never reopens the microphone.
+	FollowUpOff FollowUpPolicy = "off"
+	// FollowUpWhenAsked reopens it when the reply ends in a question or the
+	// replier waits for input. It is the default.
+	FollowUpWhenAsked FollowUpPolicy = "when-asked"
+	// FollowUpAlways reopens it after every reply.
+	FollowUpAlways FollowUpPolicy = "always"
+)
+
+// FollowUp configures the follow-up window.
+type FollowUp struct {
+	Policy FollowUpPolicy
+	// Window is how long the reopened microphone waits for speech to
+	// begin; default 4 s.
+	Window time.Duration
+}
+
 // Pipeline runs voice turns. Create it with New and drive it with Run.
 type Pipeline struct {
-	opts  Options
-	log   *slog.Logger
-	feeds feedSet
-	turns uint64 // turn counter, owned by Run
+	opts    Options
+	log     *slog.Logger
+	feeds   feedSet
+	turns   uint64 // turn counter, owned by Run
+	alertCh chan Alert
+	alerts  alertState
 }
 
 // New returns a Pipeline for opts.
@@ -137,11 +183,24 @@ func New(opts Options) (*Pipeline, error) {
 	case opts.Replier == nil:
 		return nil, errors.New("pipeline: no replier")
 	}
+	switch opts.FollowUp.Policy {
+	case "":
+		opts.FollowUp.Policy = FollowUpWhenAsked
+	case FollowUpOff, FollowUpWhenAsked, FollowUpAlways:
+	default:
+		return nil, fmt.Errorf("pipeline: unknown follow-up policy %q", opts.FollowUp.Policy)
+	}
+	if opts.FollowUp.Window == 0 {
+		opts.FollowUp.Window = 4 * time.Second
+	}
+	if opts.RingFor == 0 {
+		opts.RingFor = 15 * time.Minute
+	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline")}, nil
+	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan Alert, 16)}, nil
 }
 
 // Subscribe returns a Feed that receives every state the pipeline publishes

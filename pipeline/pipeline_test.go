@@ -19,17 +19,38 @@ import (
 // interfaces whose timing runs on synctest's clock.
 
 // typedMic returns the next queued text once the button ends the utterance.
+// In a follow-up window it takes the next line with a "followup:" prefix, as
+// if the user spoke without pressing, and otherwise times out.
 type typedMic struct {
-	mu    sync.Mutex
-	lines []string
-	ends  int // utterances ended by the button
+	mu      sync.Mutex
+	lines   []string
+	ends    int // utterances ended by the button
+	windows int // follow-up windows opened
 }
 
-func (m *typedMic) Record(ctx context.Context, end <-chan struct{}) (Utterance, error) {
+func (m *typedMic) Record(ctx context.Context, l Listen) (Utterance, error) {
+	if l.StartTimeout > 0 {
+		m.mu.Lock()
+		m.windows++
+		if len(m.lines) > 0 && strings.HasPrefix(m.lines[0], "followup:") {
+			line := strings.TrimPrefix(m.lines[0], "followup:")
+			m.lines = m.lines[1:]
+			m.mu.Unlock()
+			return Utterance{Typed: line}, nil
+		}
+		m.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return Utterance{}, ctx.Err()
+		case <-l.End:
+		case <-time.After(l.StartTimeout):
+			return Utterance{}, ErrNoSpeech
+		}
+	}
 	select {
 	case <-ctx.Done():
 		return Utterance{}, ctx.Err()
-	case <-end:
+	case <-l.End:
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -53,13 +74,14 @@ type scriptReplier struct {
 	sentences []string
 	delay     time.Duration
 	err       error
+	outcome   Outcome
 
 	mu      sync.Mutex
 	queries []Query
 	ends    []error // ctx.Err() when each Reply returned
 }
 
-func (r *scriptReplier) Reply(ctx context.Context, q Query, say func(string)) error {
+func (r *scriptReplier) Reply(ctx context.Context, q Query, say func(string)) (Outcome, error) {
 	r.mu.Lock()
 	r.queries = append(r.queries, q)
 	r.mu.Unlock()
@@ -81,7 +103,7 @@ func (r *scriptReplier) Reply(ctx context.Context, q Query, say func(string)) er
 	r.mu.Lock()
 	r.ends = append(r.ends, ctx.Err())
 	r.mu.Unlock()
-	return err
+	return r.outcome, err
 }
 
 // toneSynth makes 100 ms of 22.05 kHz mono audio per character.
@@ -418,11 +440,11 @@ func TestNewRequiresParts(t *testing.T) {
 }
 
 func ExampleReplierFunc() {
-	r := ReplierFunc(func(ctx context.Context, q Query, say func(string)) error {
+	r := ReplierFunc(func(ctx context.Context, q Query, say func(string)) (Outcome, error) {
 		say("You said: " + q.Text)
-		return nil
+		return Outcome{}, nil
 	})
-	_ = r.Reply(context.Background(), Query{Text: "hello"}, func(s string) { fmt.Println(s) })
+	r.Reply(context.Background(), Query{Text: "hello"}, func(s string) { fmt.Println(s) })
 	// Output: You said: hello
 }
 

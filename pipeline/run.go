@@ -6,12 +6,18 @@ import (
 	"sync/atomic"
 )
 
-// Run drives turns from button events until ctx is done, which cancels the
-// turn under way, or until events is closed, which lets it finish. It
-// publishes Idle first and whenever a turn ends, and returns nil.
+// Run drives turns from button events until ctx is done, which cancels what
+// is under way, or until events is closed, which lets it finish. It
+// publishes Idle first and whenever the box has nothing to do, and returns
+// nil.
+//
+// A press starts listening when idle, ends the utterance while listening,
+// silences a ringing alert, and cancels a turn in any other state and
+// listens again (barge-in). Stop cancels everything.
 func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 	p.publish(Status{State: Idle})
 	var cur *turn
+	var ring *ringer
 	cancelTurn := func() {
 		if cur != nil {
 			cur.cancel()
@@ -19,44 +25,82 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 			cur = nil
 		}
 	}
+	stopRing := func() {
+		if ring != nil {
+			ring.cancel()
+			<-ring.done
+			ring = nil
+		}
+	}
+	// next starts what comes after a turn or a ring: a queued alert, the
+	// follow-up window, or idle.
+	next := func(followUp bool) {
+		if a, ok := p.alerts.pop(); ok {
+			ring = p.ring(ctx, a)
+			return
+		}
+		if followUp {
+			cur = p.start(ctx, true)
+			return
+		}
+		p.publish(Status{State: Idle, Turn: p.turns})
+	}
 	for {
-		var done <-chan struct{}
+		var turnDone, ringDone <-chan struct{}
 		if cur != nil {
-			done = cur.done
+			turnDone = cur.done
+		}
+		if ring != nil {
+			ringDone = ring.done
 		}
 		select {
 		case <-ctx.Done():
 			cancelTurn()
+			stopRing()
 			return nil
-		case <-done:
+		case <-turnDone:
+			followUp := cur.followUp.Load()
 			cur = nil
-			p.publish(Status{State: Idle, Turn: p.turns})
+			next(followUp)
+		case <-ringDone:
+			ring = nil
+			next(false)
+		case a := <-p.alertCh:
+			p.alerts.push(a)
+			if cur == nil && ring == nil {
+				next(false)
+			}
 		case ev, ok := <-events:
 			if !ok {
 				if cur != nil {
 					<-cur.done
-					p.publish(Status{State: Idle, Turn: p.turns})
+					cur = nil
 				}
+				stopRing()
+				p.publish(Status{State: Idle, Turn: p.turns})
 				return nil
 			}
-			switch ev {
-			case Press:
-				switch {
-				case cur == nil:
-					cur = p.start(ctx)
-				case cur.listening.Load():
-					cur.endUtterance()
-				default: // barge-in: drop the turn and listen again
-					p.log.Info("barge-in", "turn_id", cur.id)
+			switch {
+			case ev == Stop:
+				if cur != nil || ring != nil {
+					p.log.Info("stop", "turn_id", p.turns)
 					cancelTurn()
-					cur = p.start(ctx)
-				}
-			case Stop:
-				if cur != nil {
-					p.log.Info("stop", "turn_id", cur.id)
-					cancelTurn()
+					p.StopAlerts()
+					stopRing()
 					p.publish(Status{State: Idle, Turn: p.turns})
 				}
+			case ring != nil: // a press silences the alert, and only that
+				p.StopAlerts()
+				stopRing()
+				next(false)
+			case cur == nil:
+				cur = p.start(ctx, false)
+			case cur.listening.Load():
+				cur.endUtterance()
+			default: // barge-in: drop the turn and listen again
+				p.log.Info("barge-in", "turn_id", cur.id)
+				cancelTurn()
+				cur = p.start(ctx, false)
 			}
 		}
 	}
@@ -70,11 +114,14 @@ type turn struct {
 	end       chan struct{} // closed when the button ends the utterance
 	endOnce   sync.Once
 	listening atomic.Bool
+	followUp  atomic.Bool // the reply wants the microphone reopened
 }
 
 func (t *turn) endUtterance() { t.endOnce.Do(func() { close(t.end) }) }
 
-func (p *Pipeline) start(ctx context.Context) *turn {
+// start begins a turn; a follow-up turn listens only for the follow-up
+// window.
+func (p *Pipeline) start(ctx context.Context, followUp bool) *turn {
 	p.turns++
 	tctx, cancel := context.WithCancel(ctx)
 	t := &turn{id: p.turns, cancel: cancel, done: make(chan struct{}), end: make(chan struct{})}
@@ -82,7 +129,7 @@ func (p *Pipeline) start(ctx context.Context) *turn {
 	go func() {
 		defer close(t.done)
 		defer cancel()
-		p.runTurn(tctx, t)
+		p.runTurn(tctx, t, followUp)
 	}()
 	return t
 }

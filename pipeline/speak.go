@@ -22,6 +22,7 @@ type voice struct {
 	// Written by the playback goroutine, read after finish.
 	sentences  int
 	firstAudio time.Time
+	last       string // the last sentence said
 }
 
 type clip struct {
@@ -114,6 +115,7 @@ func (v *voice) play() {
 			}
 		}
 		v.sentences++
+		v.last = c.text
 		if v.firstAudio.IsZero() {
 			v.firstAudio = time.Now()
 		}

@@ -7,6 +7,7 @@ type State int
 
 // The states of a turn. A turn goes Idle → Listening → Transcribing →
 // Thinking → Speaking → Idle; Error is shown when a turn fails, before Idle.
+// Ringing is a timer, alarm or reminder going off.
 const (
 	Idle State = iota
 	Listening
@@ -14,9 +15,10 @@ const (
 	Thinking
 	Speaking
 	Error
+	Ringing
 )
 
-var stateNames = [...]string{"idle", "listening", "transcribing", "thinking", "speaking", "error"}
+var stateNames = [...]string{"idle", "listening", "transcribing", "thinking", "speaking", "error", "ringing"}
 
 func (s State) String() string {
 	if int(s) < len(stateNames) {
@@ -35,4 +37,6 @@ type Status struct {
 	Text string
 	// Err is why the turn failed (Error).
 	Err error
+	// FollowUp marks Listening in the follow-up window after a reply.
+	FollowUp bool
 }

@@ -8,11 +8,15 @@ import (
 )
 
 // runTurn takes one turn from listening to the end of the reply's speech.
-func (p *Pipeline) runTurn(ctx context.Context, t *turn) {
+func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	began := time.Now()
 	log := p.log.With("turn_id", t.id)
-	p.publish(Status{State: Listening, Turn: t.id})
-	utt, err := p.opts.Microphone.Record(ctx, t.end)
+	p.publish(Status{State: Listening, Turn: t.id, FollowUp: followUp})
+	l := Listen{End: t.end}
+	if followUp {
+		l.StartTimeout = p.opts.FollowUp.Window
+	}
+	utt, err := p.opts.Microphone.Record(ctx, l)
 	t.listening.Store(false)
 	if err != nil {
 		p.fail(ctx, t, "record", err)
@@ -33,10 +37,16 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn) {
 
 	p.publish(Status{State: Thinking, Turn: t.id, Text: tr.Text})
 	v := p.speak(ctx, t)
-	err = p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
+	out, err := p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
 	v.finish()
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // the reply was written, but a press cut its speech short
+	}
+	switch p.opts.FollowUp.Policy {
+	case FollowUpAlways:
+		t.followUp.Store(err == nil)
+	case FollowUpWhenAsked:
+		t.followUp.Store(err == nil && (out.FollowUp || strings.HasSuffix(v.last, "?")))
 	}
 
 	attrs := []any{

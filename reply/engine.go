@@ -1,7 +1,9 @@
 // Package reply turns what the user said into what Hark says. The Engine
-// builds the prompt (persona, the conversation so far, the question), streams
-// the model's answer through the llm gateway, hands each finished sentence to
-// the caller to be spoken, and records the exchange.
+// first offers the utterance to the commands' offline path, which answers
+// timers, the time, the volume and the like without a model; everything else
+// goes to the language model with the commands as tools, streaming the
+// answer sentence by sentence to the caller as it is written. Every exchange
+// is recorded.
 //
 // The voice pipeline and `hark ask` both call Engine.Reply: a typed question
 // and a spoken one take exactly the same path.
@@ -11,13 +13,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/llm"
-	"github.com/harkbox/hark/reply/speech"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -41,6 +43,8 @@ type Options struct {
 	Model Chatter
 	// ModelName is recorded with each exchange.
 	ModelName string
+	// Commands are offered as tools and tried first offline; nil for none.
+	Commands *command.Registry
 	// Dialogue keeps the conversation; nil remembers nothing.
 	Dialogue Dialogue
 	// Name is the assistant's name in its persona; default "Jarvis".
@@ -51,6 +55,8 @@ type Options struct {
 	Now func() time.Time
 	// ChatTimeout bounds one model answer; default 60 s.
 	ChatTimeout time.Duration
+	// MaxTurns bounds the model calls of one reply; default 8.
+	MaxTurns int
 	// ConversationLapse ends a conversation after this much quiet; default 5 min.
 	ConversationLapse time.Duration
 	// HistoryTurns and HistoryChars cap the earlier exchanges sent with a
@@ -74,6 +80,9 @@ func (o *Options) defaults() {
 	if o.ChatTimeout == 0 {
 		o.ChatTimeout = 60 * time.Second
 	}
+	if o.MaxTurns == 0 {
+		o.MaxTurns = 8
+	}
 	if o.ConversationLapse == 0 {
 		o.ConversationLapse = 5 * time.Minute
 	}
@@ -93,6 +102,9 @@ func (o *Options) defaults() {
 type Engine struct {
 	o   Options
 	log *slog.Logger
+
+	mu      sync.Mutex
+	noTools bool // the model refused tools; ask without them from now on
 }
 
 // New returns an Engine for o.
@@ -115,14 +127,19 @@ type Result struct {
 	// Text is everything said, sentence by sentence, joined by spaces.
 	Text      string   `json:"reply"`
 	Sentences []string `json:"sentences"`
-	// Tools lists the tools called on the way, in order.
+	// Tools lists the commands run on the way, in order.
 	Tools        []ToolUse `json:"tools"`
 	Model        string    `json:"model"`
 	Conversation string    `json:"conversation"`
-	Timings      Timings   `json:"timings"`
+	// Offline is set when a command answered without the model.
+	Offline bool `json:"offline"`
+	// FollowUp is set when the reply waits for the user: a command asked
+	// for input, or the user must choose.
+	FollowUp bool    `json:"follow_up"`
+	Timings  Timings `json:"timings"`
 }
 
-// ToolUse is one tool call made while replying.
+// ToolUse is one command run while replying.
 type ToolUse struct {
 	Name      string         `json:"name"`
 	Arguments map[string]any `json:"arguments"`
@@ -150,123 +167,93 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), t.ModelCalls, t.PromptChars})
 }
 
+// turn is the state of one reply under way.
+type turn struct {
+	e      *Engine
+	q      Query
+	now    time.Time
+	began  time.Time
+	say    func(string)
+	res    Result
+	closed bool // the user ended the conversation
+}
+
+func (t *turn) speak(s string) {
+	if t.res.Timings.FirstSentence == 0 {
+		t.res.Timings.FirstSentence = time.Since(t.began)
+	}
+	t.res.Sentences = append(t.res.Sentences, s)
+	t.say(s)
+}
+
 // Reply answers q, calling say with each sentence as soon as it is complete.
 // When the model fails, Reply says one short sentence about it and returns the
 // error; when ctx is done it stops at once and returns ctx.Err().
 func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) (Result, error) {
-	began := time.Now()
-	now := e.o.Now()
-	res := Result{Model: e.o.ModelName, Tools: []ToolUse{}}
-	speak := func(s string) {
-		if res.Timings.FirstSentence == 0 {
-			res.Timings.FirstSentence = time.Since(began)
-		}
-		res.Sentences = append(res.Sentences, s)
-		say(s)
+	t := &turn{e: e, q: q, now: e.o.Now(), began: time.Now(), say: say}
+	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}}
+	history, conv := e.history(ctx, t.now)
+	t.res.Conversation = conv
+
+	var err error
+	if !t.offline(ctx) {
+		err = t.converse(ctx, history)
 	}
-
-	history, conv := e.history(ctx, now)
-	res.Conversation = conv
-	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: e.systemPrompt(now, q.Language)}}, history...)
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: q.Text})
-	res.Timings.PromptChars = promptChars(msgs)
-	res.Timings.ModelCalls = 1
-
-	cctx, cancel := context.WithTimeout(ctx, e.o.ChatTimeout)
-	defer cancel()
-	var split speech.Splitter
-	_, err := e.o.Model.Chat(cctx, llm.Request{Messages: msgs}, func(c llm.Chunk) error {
-		if c.Content == "" {
-			return nil // thinking is kept by the model's history, never spoken
-		}
-		if res.Timings.FirstToken == 0 {
-			res.Timings.FirstToken = time.Since(began)
-		}
-		for _, s := range split.Write(c.Content) {
-			speak(s)
-		}
-		return nil
-	})
 	if ctx.Err() != nil {
-		return res, ctx.Err() // barge-in: say nothing more
+		return t.res, ctx.Err() // barge-in: say nothing more, record nothing
 	}
-	failed := err != nil
-	if !failed {
-		if rest := split.Flush(); rest != "" {
-			speak(rest)
-		}
-		if len(res.Sentences) == 0 {
-			failed = true
-			err = errors.New("reply: the model's answer was empty")
-			speak("Sorry, I have no answer to that.")
-		}
-	} else {
-		err = fmt.Errorf("reply: %w", err)
-		speak(apology(err))
-	}
-	res.Text = strings.Join(res.Sentences, " ")
-	res.Timings.Total = time.Since(began)
-	e.record(ctx, storage.Exchange{At: now, Conversation: conv, User: q.Text, Assistant: res.Text, Model: e.o.ModelName, Failed: failed})
-	e.log.Info("reply", "model", e.o.ModelName, "dur_ms", ms(res.Timings.Total), "first_sentence_ms", ms(res.Timings.FirstSentence),
-		"sentences", len(res.Sentences), "prompt_chars", res.Timings.PromptChars, "failed", failed)
-	return res, err
+	t.res.Text = strings.Join(t.res.Sentences, " ")
+	t.res.Timings.Total = time.Since(t.began)
+	e.record(ctx, storage.Exchange{At: t.now, Conversation: conv, User: q.Text, Assistant: t.res.Text,
+		Model: e.o.ModelName, Failed: err != nil, Closed: t.closed})
+	e.log.Info("reply", "model", e.o.ModelName, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
+		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),
+		"model_calls", t.res.Timings.ModelCalls, "prompt_chars", t.res.Timings.PromptChars, "tools", len(t.res.Tools), "failed", err != nil)
+	return t.res, err
 }
 
-// apology is the one sentence said when the model fails.
-func apology(err error) string {
-	switch {
-	case errors.Is(err, llm.ErrUnreachable):
-		return "I can't reach my language model right now."
-	case errors.Is(err, llm.ErrModelNotFound):
-		return "My language model isn't installed on the server."
-	case errors.Is(err, context.DeadlineExceeded):
-		return "My language model took too long to answer."
-	case errors.Is(err, llm.ErrStreamCut):
-		return "I lost the connection to my language model."
+// offline runs the utterance through the commands' deterministic path and
+// reports whether it was handled.
+func (t *turn) offline(ctx context.Context) bool {
+	reg := t.e.o.Commands
+	if reg == nil {
+		return false
 	}
-	return "Something went wrong with my language model."
+	rt, ok := reg.PreRoute(t.q.Text)
+	if !ok {
+		return false
+	}
+	resp := reg.RunRoute(ctx, rt, t.q.Text)
+	t.res.Offline = true
+	t.res.Tools = append(t.res.Tools, ToolUse{Name: rt.Command.Name, Arguments: rt.Claim.Arguments, Failed: resp.Kind == command.Failure || resp.Kind == command.Invalid})
+	t.settle(resp)
+	t.speakText(resp.Spoken)
+	t.res.FollowUp = t.res.FollowUp || resp.Kind == command.Invalid && resp.Spoken != ""
+	return true
 }
 
-// history returns the current conversation's earlier exchanges as messages,
-// newest kept when the caps bite, and the conversation's id: the one still
-// open, or a new one when it lapsed.
-func (e *Engine) history(ctx context.Context, now time.Time) ([]llm.Message, string) {
-	conv := "c" + now.UTC().Format("20060102T150405.000")
-	if e.o.Dialogue == nil {
-		return nil, conv
+// settle applies what a command's response means for the conversation.
+func (t *turn) settle(resp command.Response) {
+	if resp.Kind == command.FollowUp {
+		t.res.FollowUp = true
 	}
-	past, err := e.o.Dialogue.Recent(ctx, now.Add(-24*time.Hour), 4*e.o.HistoryTurns)
-	if err != nil {
-		e.log.Warn("read dialogue failed; answering without history", "err", err)
-		return nil, conv
-	}
-	// Walk back while each exchange is within the lapse of the one after it.
-	last := now
-	first := len(past)
-	for i := len(past) - 1; i >= 0 && last.Sub(past[i].At) <= e.o.ConversationLapse; i-- {
-		first, last = i, past[i].At
-	}
-	past = past[first:]
-	if len(past) == 0 {
-		return nil, conv
-	}
-	conv = past[len(past)-1].Conversation
-	var msgs []llm.Message
-	chars, turns := 0, 0
-	for i := len(past) - 1; i >= 0 && turns < e.o.HistoryTurns; i-- {
-		x := past[i]
-		if x.Failed || x.Conversation != conv {
-			continue
+	if resp.EndConversation {
+		t.closed = true
+		if t.e.o.Commands != nil {
+			t.e.o.Commands.Forget()
 		}
-		n := len(x.User) + len(x.Assistant)
-		if chars+n > e.o.HistoryChars {
-			break
-		}
-		chars += n
-		turns++
-		msgs = append([]llm.Message{{Role: llm.RoleUser, Content: x.User}, {Role: llm.RoleAssistant, Content: x.Assistant}}, msgs...)
 	}
-	return msgs, conv
+}
+
+// speakText says a complete text sentence by sentence.
+func (t *turn) speakText(text string) {
+	var sp splitter
+	for _, s := range sp.write(text) {
+		t.speak(s)
+	}
+	if rest := sp.flush(); rest != "" {
+		t.speak(rest)
+	}
 }
 
 // record stores the exchange. A failure is logged and never breaks the reply;
@@ -278,14 +265,6 @@ func (e *Engine) record(ctx context.Context, x storage.Exchange) {
 	if err := e.o.Dialogue.Append(context.WithoutCancel(ctx), x); err != nil {
 		e.log.Warn("store exchange failed", "err", err)
 	}
-}
-
-func promptChars(msgs []llm.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(m.Content)
-	}
-	return n
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

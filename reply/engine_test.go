@@ -320,3 +320,13 @@ func TestLanguageHint(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func deadHost(t *testing.T) *url.URL {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return &url.URL{Scheme: "http", Host: addr}
+}

@@ -21,6 +21,9 @@ type Exchange struct {
 	// Failed marks an exchange whose reply was an apology for a failure; it is
 	// kept for the record but not offered to the model as history.
 	Failed bool `json:"failed,omitempty"`
+	// Closed marks the last exchange of a conversation the user ended
+	// ("stop"); the next one starts afresh.
+	Closed bool `json:"closed,omitempty"`
 }
 
 // Dialogue is the record of exchanges, oldest to newest.

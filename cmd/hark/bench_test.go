@@ -115,9 +115,9 @@ func BenchmarkIdleMemory(b *testing.B) {
 // stampMic hands over a typed utterance and stamps the end of input.
 type stampMic struct{ end chan time.Time }
 
-func (m stampMic) Record(ctx context.Context, end <-chan struct{}) (pipeline.Utterance, error) {
+func (m stampMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
 	select {
-	case <-end:
+	case <-l.End:
 	case <-ctx.Done():
 		return pipeline.Utterance{}, ctx.Err()
 	}
@@ -176,7 +176,7 @@ func BenchmarkEndOfInputToFirstAudio(b *testing.B) {
 			srv := ollamatest.New(testModel)
 			defer srv.Close()
 			srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply {
-				return ollamatest.Reply{Content: "It is ten o'clock. Anything else?"}
+				return ollamatest.Reply{Content: "It is a fine day for it. Anything else?"}
 			})
 			l, err := config.Load(writeConfig(b, ""), vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": b.TempDir()}))
 			if err != nil {
@@ -192,7 +192,7 @@ func BenchmarkEndOfInputToFirstAudio(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer a.close()
-			mic := stampMic{end: make(chan time.Time, 1)}
+			mic := stampMic{end: make(chan time.Time, 2)}
 			spk := stampSpeaker{first: make(chan time.Time, 1)}
 			p, err := pipeline.New(pipeline.Options{Microphone: mic, Transcriber: sim.Typed{}, Replier: a.replier(), Synthesizer: synth, Speaker: spk})
 			if err != nil {
@@ -208,9 +208,14 @@ func BenchmarkEndOfInputToFirstAudio(b *testing.B) {
 				events <- pipeline.Press
 				events <- pipeline.Press
 				end := <-mic.end
+				// The reply ends in a question, so a follow-up window opens:
+				// the press here closes it, as a user's silence would.
 				total += (<-spk.first).Sub(end)
-				for { // wait for the turn to finish
+				for { // wait for the turn, and the follow-up window, to finish
 					st, _ := feed.Next(ctx)
+					if st.State == pipeline.Listening && st.FollowUp {
+						events <- pipeline.Press
+					}
 					if st.State == pipeline.Idle && st.Turn > 0 {
 						break
 					}

@@ -31,16 +31,19 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.data, "data", g.data, "state `dir`ectory: database and reply files")
 }
 
-type command struct {
+type subcommand struct {
 	summary string
 	run     func(ctx context.Context, e env, g *globals, args []string) error
 }
 
-var commands = map[string]command{
-	"run":     {"run the appliance (--sim: on this computer)", cmdRun},
-	"ask":     {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
-	"config":  {"print the effective configuration and where each value came from", cmdConfig},
-	"version": {"print the version and what was built in", cmdVersion},
+var subcommands = map[string]subcommand{
+	"run":      {"run the appliance (--sim: on this computer)", cmdRun},
+	"ask":      {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
+	"config":   {"print the effective configuration and where each value came from", cmdConfig},
+	"version":  {"print the version and what was built in", cmdVersion},
+	"timers":   {"list running timers (--all: alarms and reminders too)", cmdTimers},
+	"secrets":  {"set, list or unset the credentials commands need", cmdSecrets},
+	"commands": {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
 }
 
 // errUsage marks a command line that could not be understood; the message
@@ -62,7 +65,7 @@ func run(ctx context.Context, args []string, e env) int {
 		return 2
 	}
 	name := fs.Arg(0)
-	cmd, ok := commands[name]
+	cmd, ok := subcommands[name]
 	if !ok {
 		fmt.Fprintf(e.stderr, "hark: unknown command %q\n", name)
 		usage(e.stderr, fs)
@@ -82,12 +85,12 @@ func run(ctx context.Context, args []string, e env) int {
 func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: hark [--config FILE] [--data DIR] COMMAND [flags] [args]\n\ncommands:")
 	var names []string
-	for n := range commands {
+	for n := range subcommands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-8s %s\n", n, subcommands[n].summary)
 	}
 	fmt.Fprintln(w, "\nglobal flags (accepted before or after the command):")
 	fs.PrintDefaults()

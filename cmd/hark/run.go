@@ -79,13 +79,16 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 		Synthesizer: synth,
 		Speaker: sim.NewWAVSpeaker(sim.SpeakerOptions{
 			Dir: replies, Rate: cfg.Sim.SpeakerRate, Channels: cfg.Sim.SpeakerChannels,
-			Realtime: cfg.Sim.Realtime, Keep: cfg.Sim.KeepReplies,
+			Realtime: cfg.Sim.Realtime, Keep: cfg.Sim.KeepReplies, Gain: a.mixer.Gain,
 		}),
-		Log: log,
+		FollowUp: pipeline.FollowUp{Policy: pipeline.FollowUpPolicy(cfg.Pipeline.FollowUp), Window: cfg.Pipeline.FollowUpWindow.Duration},
+		RingFor:  cfg.Pipeline.RingFor.Duration,
+		Log:      log,
 	})
 	if err != nil {
 		return err
 	}
+	a.alerts.p.Store(p)
 	screen.Println("hark: simulation; replies are saved in " + replies + "; model " + cfg.Ollama.Model + " at " + cfg.Ollama.Host)
 	screen.Println("      Enter = button, /stop = long press, /quit or Ctrl-D = leave")
 
@@ -96,6 +99,11 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	wg.Go(func() { notify.Run(octx, status, log) })
 	wg.Go(func() { term.Run(octx) })
 	wg.Go(func() { reportMemory(octx, log) })
+	wg.Go(func() {
+		if err := a.schedule.Run(octx, ringer(p)); err != nil {
+			log.Error("timers, alarms and reminders stopped", "err", err)
+		}
+	})
 	err = p.Run(ctx, term.Events())
 	stopObservers()
 	wg.Wait()

@@ -15,7 +15,7 @@ func TestSimulatedTurn(t *testing.T) {
 	needEspeak(t)
 	srv := ollamatest.New(testModel)
 	defer srv.Close()
-	srv.Enqueue(ollamatest.Reply{Content: "It is ten past ten. Have a nice day."})
+	srv.Enqueue(ollamatest.Reply{Content: "It is Paris. Have a nice day."})
 	dir := t.TempDir()
 	cfg := writeConfig(t, "[sim]\nrealtime = false\n")
 	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir}), "--sim", "--data", dir, "--config", cfg)
@@ -23,7 +23,7 @@ func TestSimulatedTurn(t *testing.T) {
 	s.out.waitFor(t, "[leds] ○ idle", 1)
 	s.typeLine(t, "") // the button: start listening
 	s.out.waitFor(t, "[leds] ● listening", 1)
-	s.typeLine(t, "what time is it") // what the user says; Enter ends it
+	s.typeLine(t, "what is the capital of France") // what the user says; Enter ends it
 	s.out.waitFor(t, "hark: Have a nice day.", 1)
 	s.out.waitFor(t, "[leds] ○ idle", 2)
 	if code := s.quit(t); code != 0 {
@@ -33,12 +33,12 @@ func TestSimulatedTurn(t *testing.T) {
 	if got, want := s.out.leds(), []string{"idle", "listening", "transcribing", "thinking", "speaking", "idle"}; !slices.Equal(got, want) {
 		t.Errorf("LED states %v, want %v", got, want)
 	}
-	if !strings.Contains(s.out.String(), "you:  what time is it") || !strings.Contains(s.out.String(), "hark: It is ten past ten.") {
+	if !strings.Contains(s.out.String(), "you:  what is the capital of France") || !strings.Contains(s.out.String(), "hark: It is Paris.") {
 		t.Errorf("the conversation is not shown:\n%s", s.out.String())
 	}
 	// The model got the question; the reply was spoken into a file.
 	chats := srv.Chats()
-	if len(chats) != 1 || chats[0].Model != "llama3.2:3b" || chats[0].Messages[len(chats[0].Messages)-1].Content != "what time is it" {
+	if len(chats) != 1 || chats[0].Model != "llama3.2:3b" || chats[0].Messages[len(chats[0].Messages)-1].Content != "what is the capital of France" {
 		t.Errorf("model requests %+v", chats)
 	}
 	files := replies(t, dir)
@@ -55,7 +55,7 @@ func TestSimulatedTurn(t *testing.T) {
 	}
 	defer db.Close()
 	got, _ := db.Dialogue().Recent(t.Context(), time.Now().Add(-time.Hour), 5)
-	if len(got) != 1 || got[0].User != "what time is it" || got[0].Assistant != "It is ten past ten. Have a nice day." {
+	if len(got) != 1 || got[0].User != "what is the capital of France" || got[0].Assistant != "It is Paris. Have a nice day." {
 		t.Errorf("stored dialogue %+v", got)
 	}
 }
@@ -113,7 +113,7 @@ func TestUnreachableModelIsSpoken(t *testing.T) {
 	cfg := writeConfig(t, "[sim]\nrealtime = false\n")
 	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": dir}), "--data", dir, "--config", cfg)
 	s.out.waitFor(t, "[leds] ○ idle", 1)
-	s.typeLine(t, "hello")
+	s.typeLine(t, "who wrote Dune")
 	s.out.waitFor(t, "hark: I can't reach my language model right now.", 1)
 	s.out.waitFor(t, "[leds] ○ idle", 2)
 	if code := s.quit(t); code != 0 {

@@ -7,23 +7,35 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync/atomic"
+	"time"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
+	"github.com/harkbox/hark/reply/command/weather"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
 )
 
 // app is Hark's parts put together from the configuration. This file is the
 // one place that knows which concrete type fills each interface.
 type app struct {
-	cfg    *config.Loaded
-	log    *slog.Logger
-	db     *storage.DB
-	model  *llm.Client
-	engine *reply.Engine
+	cfg      *config.Loaded
+	res      config.Resolved
+	log      *slog.Logger
+	db       *storage.DB
+	model    *llm.Client
+	engine   *reply.Engine
+	commands *command.Registry
+	schedule *schedule.Scheduler
+	mixer    *mixer
+	alerts   *lateAlerts
+	started  time.Time
 }
 
 // newLogger writes text logs to w at the configured level, or at least at
@@ -34,54 +46,85 @@ func newLogger(w io.Writer, level string, floor slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(l, floor)}))
 }
 
-// openApp opens the store and connects the reply engine to the model server.
-func openApp(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*app, error) {
+// openDB opens the data directory's store.
+func openDB(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log})
+	if errors.Is(err, storage.ErrLocked) {
+		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
+	}
+	return db, err
+}
+
+// openApp opens the store, the schedule and the commands, and connects the
+// reply engine to the model server.
+func openApp(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*app, error) {
+	db, err := openDB(cfg, log)
 	if err != nil {
-		if errors.Is(err, storage.ErrLocked) {
-			return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
-		}
 		return nil, err
 	}
-	model, err := llm.New(llm.Options{
-		Host:      res.OllamaURL,
+	a := &app{cfg: cfg, res: res, log: log, db: db, started: time.Now(), alerts: &lateAlerts{}}
+	if err := a.wire(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *app) wire() error {
+	cfg, log := a.cfg, a.log
+	var err error
+	a.model, err = llm.New(llm.Options{
+		Host:      a.res.OllamaURL,
 		Model:     cfg.Ollama.Model,
 		KeepAlive: cfg.Ollama.KeepAlive.Duration,
 		NumCtx:    cfg.Ollama.NumCtx,
 	})
 	if err != nil {
-		db.Close()
-		return nil, err
+		return err
 	}
-	engine, err := reply.New(reply.Options{
-		Model:             model,
+	if a.schedule, err = schedule.New(schedule.Options{Store: a.db.Schedule(), Location: a.res.Location, Log: log}); err != nil {
+		return err
+	}
+	a.mixer = newMixer(a.db.Settings(), cfg.Audio.Volume)
+	a.commands = command.NewRegistry(command.Options{
+		Secrets:      a.db.Secrets(cfg.Commands.SecretsKey),
+		Location:     a.res.Location,
+		RefineWindow: cfg.Commands.RefineWindow.Duration,
+		Log:          log,
+	})
+	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
+	cmds := builtin.All(builtin.Deps{Schedule: a.schedule, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.Facts(), Status: a})
+	cmds = append(cmds[:len(cmds)-1], weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}), cmds[len(cmds)-1])
+	if err := a.commands.Register(cmds...); err != nil {
+		return err
+	}
+	a.engine, err = reply.New(reply.Options{
+		Model:             a.model,
 		ModelName:         cfg.Ollama.Model,
-		Dialogue:          db.Dialogue(),
+		Commands:          a.commands,
+		Dialogue:          a.db.Dialogue(),
 		Name:              cfg.Assistant.Name,
-		Location:          res.Location,
+		Location:          a.res.Location,
 		ChatTimeout:       cfg.Ollama.ChatTimeout.Duration,
+		MaxTurns:          cfg.Assistant.MaxTurns,
 		ConversationLapse: cfg.Assistant.ConversationLapse.Duration,
 		HistoryTurns:      cfg.Assistant.HistoryTurns,
 		HistoryChars:      cfg.Assistant.HistoryChars,
 		Log:               log,
 	})
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &app{cfg: cfg, log: log, db: db, model: model, engine: engine}, nil
+	return err
 }
 
 func (a *app) close() error { return a.db.Close() }
 
 // replier is the reply engine as the pipeline sees it.
 func (a *app) replier() pipeline.Replier {
-	return pipeline.ReplierFunc(func(ctx context.Context, q pipeline.Query, say func(string)) error {
-		_, err := a.engine.Reply(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
-		return err
+	return pipeline.ReplierFunc(func(ctx context.Context, q pipeline.Query, say func(string)) (pipeline.Outcome, error) {
+		res, err := a.engine.Reply(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
+		return pipeline.Outcome{FollowUp: res.FollowUp}, err
 	})
 }
 
@@ -101,3 +144,23 @@ func (a *app) synthesizer() (pipeline.Synthesizer, string) {
 // transcriber returns the built-in speech-to-text engine, or nil when this
 // build has none.
 func (a *app) transcriber() pipeline.Transcriber { return nil }
+
+// lateAlerts lets the stop commands reach the pipeline, which is built after
+// them; until it is (and in hark ask) nothing rings.
+type lateAlerts struct {
+	p atomic.Pointer[pipeline.Pipeline]
+}
+
+func (l *lateAlerts) StopAlerts() bool {
+	if p := l.p.Load(); p != nil {
+		return p.StopAlerts()
+	}
+	return false
+}
+
+// ringer turns the scheduler's alerts into the pipeline's.
+func ringer(p *pipeline.Pipeline) func(schedule.Alert) {
+	return func(a schedule.Alert) {
+		p.Ring(pipeline.Alert{ID: a.Item.ID, Announcement: a.Announcement()})
+	}
+}

@@ -22,7 +22,7 @@ func TestReadyThenStatus(t *testing.T) {
 	defer conn.Close()
 	t.Setenv("NOTIFY_SOCKET", sock)
 
-	p, err := pipeline.New(pipeline.Options{Microphone: nopMic{}, Transcriber: nopTranscriber{}, Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) error { return nil })})
+	p, err := pipeline.New(pipeline.Options{Microphone: nopMic{}, Transcriber: nopTranscriber{}, Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) (pipeline.Outcome, error) { return pipeline.Outcome{}, nil })})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestReadyThenStatus(t *testing.T) {
 
 type nopMic struct{}
 
-func (nopMic) Record(ctx context.Context, end <-chan struct{}) (pipeline.Utterance, error) {
+func (nopMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
 	<-ctx.Done()
 	return pipeline.Utterance{}, ctx.Err()
 }

@@ -14,6 +14,7 @@ var lights = map[pipeline.State]struct{ glyph, color, label string }{
 	pipeline.Thinking:     {"◑", "\033[33m", "thinking: Enter cancels"},
 	pipeline.Speaking:     {"◉", "\033[32m", "speaking: Enter cancels"},
 	pipeline.Error:        {"✖", "\033[31m", "error"},
+	pipeline.Ringing:      {"⏰", "\033[35m", "ringing: Enter stops it"},
 }
 
 // Display shows the pipeline on the screen until ctx is done: the LED status
@@ -28,12 +29,16 @@ func Display(ctx context.Context, feed *pipeline.Feed, s *Screen) {
 		switch {
 		case st.State == pipeline.Thinking && st.Text != "":
 			s.Println("you:  " + st.Text)
-		case st.State == pipeline.Speaking && st.Text != "":
+		case (st.State == pipeline.Speaking || st.State == pipeline.Ringing) && st.Text != "":
 			s.Println("hark: " + st.Text)
 		case st.State == pipeline.Error && st.Err != nil:
 			s.Println("error: " + st.Err.Error())
 		}
-		s.Status(ledLine(st.State, s.tty))
+		line := ledLine(st.State, s.tty)
+		if st.State == pipeline.Listening && st.FollowUp {
+			line += " (follow-up: answer, or wait)"
+		}
+		s.Status(line)
 	}
 }
 

@@ -27,7 +27,7 @@ func TestTerminalPressesAndTypedSpeech(t *testing.T) {
 		if ev := <-term.Events(); ev != pipeline.Press {
 			t.Fatalf("event %v, want press", ev)
 		}
-		u, err := term.Record(t.Context(), nil)
+		u, err := term.Record(t.Context(), pipeline.Listen{})
 		if err != nil || u.Typed != "what time is it" {
 			t.Fatalf("Record = %+v, %v", u, err)
 		}
@@ -40,7 +40,7 @@ func TestTerminalPressesAndTypedSpeech(t *testing.T) {
 		}
 		got := make(chan pipeline.Utterance)
 		go func() {
-			u, _ := term.Record(t.Context(), nil)
+			u, _ := term.Record(t.Context(), pipeline.Listen{})
 			got <- u
 		}()
 		synctest.Wait()
@@ -70,12 +70,12 @@ func TestTerminalRecordEndedByButton(t *testing.T) {
 	term := NewTerminal(strings.NewReader(""), NewScreen(io.Discard, false))
 	end := make(chan struct{})
 	close(end)
-	if _, err := term.Record(t.Context(), end); !errors.Is(err, pipeline.ErrNoSpeech) {
+	if _, err := term.Record(t.Context(), pipeline.Listen{End: end}); !errors.Is(err, pipeline.ErrNoSpeech) {
 		t.Errorf("Record ended before typing = %v, want ErrNoSpeech", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := term.Record(ctx, nil); !errors.Is(err, context.Canceled) {
+	if _, err := term.Record(ctx, pipeline.Listen{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Record cancelled = %v", err)
 	}
 }
@@ -118,7 +118,7 @@ func TestWAVMicPlaysInRealTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		u, err := mic.Record(t.Context(), nil)
+		u, err := mic.Record(t.Context(), pipeline.Listen{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestWAVMicPlaysInRealTime(t *testing.T) {
 			time.Sleep(500 * time.Millisecond)
 			close(end)
 		}()
-		u, err = mic.Record(t.Context(), end)
+		u, err = mic.Record(t.Context(), pipeline.Listen{End: end})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,4 +253,26 @@ func TestTyped(t *testing.T) {
 	if _, err := (Typed{}).Transcribe(t.Context(), pipeline.Utterance{}); !errors.Is(err, pipeline.ErrNoSpeech) {
 		t.Errorf("nothing = %v, want ErrNoSpeech", err)
 	}
+}
+
+func TestTerminalFollowUpWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		term := NewTerminal(strings.NewReader(""), NewScreen(io.Discard, false))
+		start := time.Now()
+		_, err := term.Record(t.Context(), pipeline.Listen{StartTimeout: 4 * time.Second})
+		if !errors.Is(err, pipeline.ErrNoSpeech) || time.Since(start) != TypingWindow {
+			t.Errorf("window closed after %v with %v, want ErrNoSpeech after the typing window", time.Since(start), err)
+		}
+	})
+}
+
+func TestWAVMicSaysNothingInAFollowUpWindow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "say.wav")
+	writeWAV(t, path, tone(16000, 1, time.Second))
+	synctest.Test(t, func(t *testing.T) {
+		mic, _ := NewWAVMic(path, true)
+		if _, err := mic.Record(t.Context(), pipeline.Listen{StartTimeout: 4 * time.Second}); !errors.Is(err, pipeline.ErrNoSpeech) {
+			t.Errorf("follow-up window: %v", err)
+		}
+	})
 }

@@ -33,6 +33,11 @@ type SpeakerOptions struct {
 	Keep int
 	// Now is the clock for file names; default time.Now.
 	Now func() time.Time
+	// Gain scales what is played: the volume. Nil plays at full scale.
+	Gain func() float32
+	// MaxLength caps what one file keeps (a ringing alert can play for 15
+	// minutes); playback goes on, unrecorded. Default 2 minutes.
+	MaxLength time.Duration
 }
 
 var _ pipeline.Speaker = (*WAVSpeaker)(nil)
@@ -50,6 +55,9 @@ func NewWAVSpeaker(o SpeakerOptions) *WAVSpeaker {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxLength == 0 {
+		o.MaxLength = 2 * time.Minute
 	}
 	return &WAVSpeaker{o: o}
 }
@@ -73,9 +81,10 @@ func (s *WAVSpeaker) Open(ctx context.Context) (pipeline.Playback, error) {
 }
 
 type wavPlayback struct {
-	s *WAVSpeaker
-	f *os.File
-	w *pcm.WAVWriter
+	s       *WAVSpeaker
+	f       *os.File
+	w       *pcm.WAVWriter
+	written int // frames in the file
 }
 
 func (p *wavPlayback) Format() (int, int) { return p.s.o.Rate, p.s.o.Channels }
@@ -87,18 +96,26 @@ func (p *wavPlayback) Write(ctx context.Context, b pcm.Buffer) error {
 	if b.Rate != p.s.o.Rate || b.Channels != p.s.o.Channels {
 		return fmt.Errorf("sim: speaker: got %d Hz %dch audio, plays %d Hz %dch", b.Rate, b.Channels, p.s.o.Rate, p.s.o.Channels)
 	}
+	if g := p.s.o.Gain; g != nil {
+		gain := g()
+		scaled := pcm.Buffer{Rate: b.Rate, Channels: b.Channels, Samples: make([]float32, len(b.Samples))}
+		for i, v := range b.Samples {
+			scaled.Samples[i] = v * gain
+		}
+		b = scaled
+	}
 	if !p.s.o.Realtime {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return p.w.Write(b)
+		return p.record(b)
 	}
 	step := pcm.FramesIn(chunk, b.Rate)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
 	for f := 0; f < b.Frames(); f += step {
-		if err := p.w.Write(b.Slice(f, min(f+step, b.Frames()))); err != nil {
+		if err := p.record(b.Slice(f, min(f+step, b.Frames()))); err != nil {
 			return err
 		}
 		timer.Reset(chunk)
@@ -109,6 +126,19 @@ func (p *wavPlayback) Write(ctx context.Context, b pcm.Buffer) error {
 		}
 	}
 	return nil
+}
+
+// record appends b to the file, up to MaxLength.
+func (p *wavPlayback) record(b pcm.Buffer) error {
+	room := pcm.FramesIn(p.s.o.MaxLength, b.Rate) - p.written
+	if room <= 0 {
+		return nil
+	}
+	if b.Frames() > room {
+		b = b.Slice(0, room)
+	}
+	p.written += b.Frames()
+	return p.w.Write(b)
 }
 
 // Close finishes the file, which holds what was played, and prunes old ones.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/harkbox/hark/pipeline"
 )
@@ -22,6 +23,9 @@ type Terminal struct {
 	in     io.Reader
 	screen *Screen
 	events chan pipeline.Event
+	// typing is the shortest follow-up window: typing takes longer than
+	// speaking.
+	typing time.Duration
 
 	mu      sync.Mutex
 	pending []string    // typed ahead of the Record that will take them
@@ -30,9 +34,13 @@ type Terminal struct {
 
 var _ pipeline.Microphone = (*Terminal)(nil)
 
+// TypingWindow is the shortest follow-up window the terminal keeps open:
+// typing an answer takes longer than saying it.
+const TypingWindow = 20 * time.Second
+
 // NewTerminal reads lines from in.
 func NewTerminal(in io.Reader, s *Screen) *Terminal {
-	return &Terminal{in: in, screen: s, events: make(chan pipeline.Event)}
+	return &Terminal{in: in, screen: s, events: make(chan pipeline.Event), typing: TypingWindow}
 }
 
 // Events delivers the button presses. It is closed when input ends or the
@@ -103,9 +111,10 @@ func (t *Terminal) deliver(line string) bool {
 }
 
 // Record returns the line the user typed: one typed together with the press,
-// or the next line. An empty line, or the button ending the utterance before
-// any line, is ErrNoSpeech.
-func (t *Terminal) Record(ctx context.Context, end <-chan struct{}) (pipeline.Utterance, error) {
+// or the next line. An empty line, the button ending the utterance before
+// any line, or no line within a follow-up window (at least TypingWindow) is
+// ErrNoSpeech.
+func (t *Terminal) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
 	t.mu.Lock()
 	if len(t.pending) > 0 {
 		line := t.pending[0]
@@ -123,13 +132,22 @@ func (t *Terminal) Record(ctx context.Context, end <-chan struct{}) (pipeline.Ut
 		}
 		t.mu.Unlock()
 	}
+	var window <-chan time.Time
+	if l.StartTimeout > 0 {
+		timer := time.NewTimer(max(l.StartTimeout, t.typing))
+		defer timer.Stop()
+		window = timer.C
+	}
 	select {
 	case line := <-ch:
 		if strings.TrimSpace(line) == "" {
 			return pipeline.Utterance{}, pipeline.ErrNoSpeech
 		}
 		return pipeline.Utterance{Typed: line}, nil
-	case <-end:
+	case <-l.End:
+		stopWaiting()
+		return pipeline.Utterance{}, pipeline.ErrNoSpeech
+	case <-window:
 		stopWaiting()
 		return pipeline.Utterance{}, pipeline.ErrNoSpeech
 	case <-ctx.Done():

@@ -38,8 +38,22 @@ func NewWAVMic(path string, realtime bool) (*WAVMic, error) {
 }
 
 // Record delivers the file from the start until it ends, the button ends the
-// utterance (returning what was heard so far), or ctx is done.
-func (m *WAVMic) Record(ctx context.Context, end <-chan struct{}) (pipeline.Utterance, error) {
+// utterance (returning what was heard so far), or ctx is done. In a
+// follow-up window the simulated user says nothing: the window passes
+// quietly.
+func (m *WAVMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
+	end := l.End
+	if l.StartTimeout > 0 {
+		timer := time.NewTimer(l.StartTimeout)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			return pipeline.Utterance{}, ctx.Err()
+		case <-end:
+		case <-timer.C:
+		}
+		return pipeline.Utterance{}, pipeline.ErrNoSpeech
+	}
 	total := m.audio.Frames()
 	if !m.realtime {
 		if err := ctx.Err(); err != nil {

@@ -28,7 +28,11 @@ type Config struct {
 	Log       Log       `toml:"log"`
 	Ollama    Ollama    `toml:"ollama"`
 	Assistant Assistant `toml:"assistant"`
+	Pipeline  Pipeline  `toml:"pipeline"`
+	Audio     Audio     `toml:"audio"`
 	TTS       TTS       `toml:"tts"`
+	Commands  Commands  `toml:"commands"`
+	Weather   Weather   `toml:"weather"`
 	Storage   Storage   `toml:"storage"`
 	Sim       Sim       `toml:"sim"`
 }
@@ -54,6 +58,36 @@ type Assistant struct {
 	ConversationLapse Duration `toml:"conversation_lapse"`
 	HistoryTurns      int      `toml:"history_turns"`
 	HistoryChars      int      `toml:"history_chars"`
+	MaxTurns          int      `toml:"max_turns"`
+}
+
+// Pipeline configures the turn: the follow-up window and ringing.
+type Pipeline struct {
+	FollowUp       string   `toml:"follow_up"`
+	FollowUpWindow Duration `toml:"follow_up_window"`
+	RingFor        Duration `toml:"ring_for"`
+}
+
+// Audio configures the speaker.
+type Audio struct {
+	// Volume is the level before the user first changes it.
+	Volume int `toml:"volume"`
+}
+
+// Commands configures the command framework.
+type Commands struct {
+	RefineWindow Duration `toml:"refine_window"`
+	// SecretsKey is the file holding the key secrets are encrypted with;
+	// empty for secrets.key in the data directory.
+	SecretsKey string `toml:"secrets_key"`
+}
+
+// Weather configures get_weather.
+type Weather struct {
+	Location    string `toml:"location"`
+	Units       string `toml:"units"`
+	ForecastURL string `toml:"forecast_url"`
+	GeocodeURL  string `toml:"geocode_url"`
 }
 
 // TTS configures speech output.
@@ -94,7 +128,13 @@ func Default() Config {
 			ConversationLapse: Duration{5 * time.Minute},
 			HistoryTurns:      6,
 			HistoryChars:      4000,
+			MaxTurns:          8,
 		},
+		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
+		Audio:    Audio{Volume: 70},
+		Commands: Commands{RefineWindow: Duration{30 * time.Second}},
+		Weather: Weather{Units: "metric", ForecastURL: "https://api.open-meteo.com/v1/forecast",
+			GeocodeURL: "https://geocoding-api.open-meteo.com/v1/search"},
 		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50},
 		Storage: Storage{Profile: "low-memory"},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},

@@ -82,6 +82,20 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	between("assistant.history_turns", c.Assistant.HistoryTurns, 1, 50)
 	between("assistant.history_chars", c.Assistant.HistoryChars, 100, 100000)
 
+	between("assistant.max_turns", c.Assistant.MaxTurns, 1, 20)
+
+	oneOf("pipeline.follow_up", c.Pipeline.FollowUp, []string{"off", "when-asked", "always"})
+	positive("pipeline.follow_up_window", c.Pipeline.FollowUpWindow)
+	positive("pipeline.ring_for", c.Pipeline.RingFor)
+	between("audio.volume", c.Audio.Volume, 0, 100)
+	positive("commands.refine_window", c.Commands.RefineWindow)
+	oneOf("weather.units", c.Weather.Units, []string{"metric", "imperial"})
+	for key, v := range map[string]string{"weather.forecast_url": c.Weather.ForecastURL, "weather.geocode_url": c.Weather.GeocodeURL} {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad(key, "%q is not an http or https URL", v)
+		}
+	}
+
 	oneOf("tts.engine", c.TTS.Engine, []string{"espeak-ng", "off"})
 	between("tts.rate", c.TTS.Rate, 80, 450)
 	between("tts.pitch", c.TTS.Pitch, 0, 99)

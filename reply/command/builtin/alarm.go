@@ -1,0 +1,510 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/reply/utterance"
+	"github.com/harkbox/hark/storage"
+)
+
+var hhmm = regexp.MustCompile(`^(\d{1,2}):(\d{2})$`)
+
+// parseClock reads a time of day as the model writes it ("07:30", "19:00",
+// both 24-hour) or as said ("7", "half past seven", "7 pm"). A spoken time
+// without morning or evening, or "7:30" with a one-digit hour, is
+// ambiguous.
+func parseClock(s string) (utterance.ClockTime, error) {
+	s = strings.TrimSpace(s)
+	if m := hhmm.FindStringSubmatch(s); m != nil {
+		h, _ := strconv.Atoi(m[1])
+		mm, _ := strconv.Atoi(m[2])
+		if h > 23 || mm > 59 {
+			return utterance.ClockTime{}, fmt.Errorf("%q is not a time of day", s)
+		}
+		return utterance.ClockTime{Hour: h, Minute: mm, Explicit: len(m[1]) == 2 || h > 12 || h == 0}, nil
+	}
+	words := utterance.Words(utterance.Normalize(s))
+	if c, n, ok := utterance.Clock(words); ok && n == len(words) {
+		return c, nil
+	}
+	return utterance.ClockTime{}, fmt.Errorf("%q is not a time of day", s)
+}
+
+func checkClock(v any) error { _, err := parseClock(v.(string)); return err }
+
+// parseDay reads "today", "tomorrow", a weekday ("friday": the next one) or
+// a date "2026-11-23", relative to now.
+func parseDay(s string, now time.Time) (time.Time, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "today", "tonight":
+		return now, nil
+	case "tomorrow":
+		return now.AddDate(0, 0, 1), nil
+	}
+	if d := utterance.FindDays([]string{s}); len(d.Days) == 1 {
+		for i := 1; i <= 7; i++ {
+			if t := now.AddDate(0, 0, i); t.Weekday() == d.Days[0] {
+				return t, nil
+			}
+		}
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, now.Location()); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a day", s)
+}
+
+// sayDays writes a repeating alarm's days.
+func sayDays(days []time.Weekday) string {
+	sorted := slices.Clone(days)
+	slices.Sort(sorted)
+	switch {
+	case slices.Equal(sorted, utterance.EveryDay):
+		return "every day"
+	case slices.Equal(sorted, utterance.Weekdays):
+		return "on weekdays"
+	case len(sorted) == 2 && sorted[0] == time.Sunday && sorted[1] == time.Saturday:
+		return "on weekends"
+	}
+	var names []string
+	for _, d := range sorted {
+		names = append(names, d.String())
+	}
+	return "every " + joinAnd(names)
+}
+
+// sayWhen writes when a one-off item is due, relative to now.
+func sayWhen(due, now time.Time) string {
+	clock := sayClock(due.Hour(), due.Minute())
+	y1, m1, d1 := now.Date()
+	y2, m2, d2 := due.Date()
+	today := time.Date(y1, m1, d1, 0, 0, 0, 0, now.Location())
+	day := time.Date(y2, m2, d2, 0, 0, 0, 0, now.Location())
+	switch days := int(day.Sub(today).Hours() / 24); {
+	case days == 0:
+		return clock + " today"
+	case days == 1:
+		return clock + " tomorrow"
+	case days < 7:
+		return clock + " on " + due.Weekday().String()
+	}
+	return fmt.Sprintf("%s on %s %s", clock, due.Month(), ordinal(due.Day()))
+}
+
+func describeAlarm(it storage.Item, now time.Time) string {
+	if len(it.Days) > 0 {
+		return sayClock(it.Hour, it.Minute) + " " + sayDays(it.Days)
+	}
+	return sayWhen(it.Due, now)
+}
+
+// SetAlarm is set_alarm.
+func SetAlarm(s *schedule.Scheduler) *command.Command {
+	return &command.Command{
+		Name:        "set_alarm",
+		Description: "Set an alarm at a time of day, once or repeating.",
+		Keywords:    []string{"alarm", "wake me"},
+		Parameters: []command.Parameter{
+			{Name: "time", Type: "string", Required: true, Refinable: true, Description: "HH:MM, 24-hour", Check: checkClock},
+			{Name: "repeat", Type: "string", Description: "daily, weekdays, weekends or day names; empty for once"},
+			{Name: "day", Type: "string", Description: "today, tomorrow, a weekday or YYYY-MM-DD, for a one-off"},
+			{Name: "label", Type: "string"},
+		},
+		Examples: []command.Example{{Utterance: "wake me up at 6:30 on weekdays", Arguments: map[string]any{"time": "06:30", "repeat": "weekdays"}}},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			if !hasPhrase(t, "alarm", "wake me", "wake me up") || hasPhrase(t, cancelVerbs...) || hasPhrase(t, "what", "when", "list", "any", "which", "show") {
+				return noClaim, false
+			}
+			words := utterance.Words(t)
+			_, at, n, ok := utterance.FindClock(words, "for", "at", "alarm", "to")
+			if !ok {
+				return noClaim, false
+			}
+			args := map[string]any{"time": strings.Join(words[at:at+n], " ")}
+			rest := append(slices.Clone(words[:at]), words[at+n:]...)
+			switch d := utterance.FindDays(rest); {
+			case d.Repeat:
+				args["repeat"] = dayNames(d.Days)
+			case d.Offset == 1:
+				args["day"] = "tomorrow"
+			case d.Offset == 0:
+				args["day"] = "today"
+			case len(d.Days) == 1:
+				args["day"] = strings.ToLower(d.Days[0].String())
+			}
+			return claim(args)
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			ct, err := parseClock(c.Args.String("time"))
+			if err != nil {
+				return command.Response{}, err
+			}
+			var days []time.Weekday
+			if r := c.Args.String("repeat"); r != "" {
+				if days = utterance.FindDays(utterance.Words(utterance.Normalize(r))).Days; len(days) == 0 {
+					return command.Response{Kind: command.Invalid, Spoken: "Which days should the alarm repeat on?",
+						Problems: []command.Problem{{Param: "repeat", Message: fmt.Sprintf("%q names no days", r), Valid: []string{"daily", "weekdays", "weekends", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}}}}, nil
+				}
+			}
+			var day time.Time
+			if d := c.Args.String("day"); d != "" {
+				if day, err = parseDay(d, c.Now); err != nil {
+					return command.Response{Kind: command.Invalid, Spoken: "Which day should the alarm be on?", Problems: []command.Problem{{Param: "day", Message: err.Error()}}}, nil
+				}
+			}
+			hour := ct.Hour
+			if !ct.Explicit && ct.Hour < 12 {
+				switch {
+				case len(days) > 0 || !day.IsZero():
+					// A repeating or dated alarm said without morning or
+					// evening is a wake-up: morning.
+				default:
+					hour = ct.Next(c.Now).Hour()
+				}
+			}
+			if id, ok := c.Refines["alarm_id"].(string); ok {
+				s.Cancel(ctx, id) // the refined alarm replaces it
+			}
+			it, err := s.AddAlarm(ctx, c.Args.String("label"), hour, ct.Minute, days, day)
+			if err != nil {
+				return command.Failed("That time has already passed."), nil
+			}
+			return command.Said(fmt.Sprintf("Alarm set for %s.", describeAlarm(it, c.Now)),
+				map[string]any{"alarm_id": it.ID, "due": it.Due.Format(time.RFC3339)}), nil
+		},
+	}
+}
+
+func dayNames(days []time.Weekday) string {
+	var names []string
+	for _, d := range days {
+		names = append(names, strings.ToLower(d.String()))
+	}
+	return strings.Join(names, " ")
+}
+
+// SetReminder is set_reminder.
+func SetReminder(s *schedule.Scheduler) *command.Command {
+	return &command.Command{
+		Name:        "set_reminder",
+		Description: "Remind the user of something at a time or after a while.",
+		Keywords:    []string{"remind", "reminder"},
+		Parameters: []command.Parameter{
+			{Name: "message", Type: "string", Required: true, Description: "what to remind of, e.g. call mom"},
+			{Name: "at", Type: "string", Description: "time of day, HH:MM 24-hour", Check: checkClock},
+			{Name: "day", Type: "string", Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
+			{Name: "in", Type: "timedelta", Description: "after this long, e.g. PT20M"},
+		},
+		Examples: []command.Example{{Utterance: "remind me to call mom at 5 pm", Arguments: map[string]any{"message": "call mom", "at": "17:00"}}},
+		Validate: func(ctx context.Context, a command.Args) []command.Problem {
+			if !a.Has("at") && !a.Has("in") && !a.Has("day") {
+				return []command.Problem{{Param: "at", Message: "say when: a time (at) or a delay (in)"}}
+			}
+			return nil
+		},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			var rest string
+			for _, lead := range []string{"remind me", "set a reminder", "create a reminder", "add a reminder", "make a reminder"} {
+				if r, ok := strings.CutPrefix(t, lead); ok {
+					rest = strings.TrimSpace(r)
+					break
+				}
+			}
+			if rest == "" {
+				return noClaim, false
+			}
+			words := utterance.Words(rest)
+			used := make([]bool, len(words))
+			args := map[string]any{}
+			for i := range words {
+				if words[i] != "in" || i+1 >= len(words) {
+					continue
+				}
+				if d, n, ok := utterance.Duration(words[i+1:]); ok {
+					args["in"] = d
+					for j := i; j <= i+n; j++ {
+						used[j] = true
+					}
+					break
+				}
+			}
+			if _, at, n, ok := utterance.FindClock(words, "at", "by"); ok {
+				args["at"] = strings.Join(words[at:at+n], " ")
+				for j := at - 1; j < at+n; j++ {
+					used[j] = true
+				}
+			}
+			for i, w := range words {
+				switch {
+				case w == "tomorrow" || w == "today" || w == "tonight":
+					args["day"], used[i] = w, true
+					if w == "tonight" && !args2has(args, "at") {
+						args["at"] = "20:00"
+					}
+				case i > 0 && words[i-1] == "on" && isWeekday(w):
+					args["day"], used[i], used[i-1] = w, true, true
+				}
+			}
+			var msg []string
+			for i, w := range words {
+				if !used[i] {
+					msg = append(msg, w)
+				}
+			}
+			message := strings.Join(msg, " ")
+			for _, c := range []string{"to ", "that ", "about ", "of "} {
+				message = strings.TrimPrefix(message, c)
+			}
+			message = strings.TrimSuffix(strings.TrimSuffix(message, " to"), " and")
+			if message == "" || len(args) == 0 {
+				return noClaim, false
+			}
+			args["message"] = message
+			return claim(args)
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			msg := swapPerson(c.Args.String("message"))
+			var due time.Time
+			switch {
+			case c.Args.Has("in"):
+				due = c.Now.Add(c.Args.Duration("in"))
+			default:
+				day := c.Now
+				if d := c.Args.String("day"); d != "" {
+					var err error
+					if day, err = parseDay(d, c.Now); err != nil {
+						return command.Response{Kind: command.Invalid, Spoken: "Which day should I remind you?", Problems: []command.Problem{{Param: "day", Message: err.Error()}}}, nil
+					}
+				}
+				ct := utterance.ClockTime{Hour: 9, Explicit: true} // a day without a time: the morning
+				if at := c.Args.String("at"); at != "" {
+					var err error
+					if ct, err = parseClock(at); err != nil {
+						return command.Response{}, err
+					}
+				}
+				due = reminderTime(ct, day, c.Args.String("day") != "", c.Now)
+			}
+			it, err := s.AddReminder(ctx, msg, due)
+			if err != nil {
+				return command.Failed("That time has already passed."), nil
+			}
+			when := "at " + sayWhen(due, c.Now)
+			if c.Args.Has("in") {
+				when = "in " + utterance.SayDuration(c.Args.Duration("in"))
+			}
+			return command.Said(fmt.Sprintf("OK, I'll remind you to %s %s.", strings.TrimPrefix(msg, "to "), when),
+				map[string]any{"reminder_id": it.ID, "due": due.Format(time.RFC3339), "message": msg}), nil
+		},
+	}
+}
+
+// reminderTime places a time of day on a day. A time said without morning
+// or evening is the sooner of the two when the day is today; on another day
+// 7 to 11 is the morning and 1 to 6 the afternoon. Without a day named, a
+// time already past today means tomorrow.
+func reminderTime(ct utterance.ClockTime, day time.Time, dayNamed bool, now time.Time) time.Time {
+	sameDay := day.YearDay() == now.YearDay() && day.Year() == now.Year()
+	if !ct.Explicit && ct.Hour < 12 && sameDay {
+		return ct.Next(now)
+	}
+	hour := ct.Hour
+	if !ct.Explicit && ct.Hour >= 1 && ct.Hour <= 6 {
+		hour += 12
+	}
+	due := time.Date(day.Year(), day.Month(), day.Day(), hour, ct.Minute, 0, 0, now.Location())
+	if !due.After(now) && !dayNamed {
+		due = due.AddDate(0, 0, 1)
+	}
+	return due
+}
+
+func args2has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+func isWeekday(w string) bool { return len(utterance.FindDays([]string{w}).Days) == 1 }
+
+// ListReminders is list_reminders: reminders and alarms still to come.
+func ListReminders(s *schedule.Scheduler) *command.Command {
+	return &command.Command{
+		Name:        "list_reminders",
+		Description: "List upcoming reminders and alarms.",
+		Keywords:    []string{"reminders", "alarms", "list"},
+		Parameters:  []command.Parameter{{Name: "kind", Type: "string", Enum: []string{"all", "reminders", "alarms"}, Default: "all"}},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			if !hasPhrase(t, "reminder", "reminders", "alarm", "alarms") || hasPhrase(t, cancelVerbs...) ||
+				!hasPhrase(t, "what", "list", "show", "any", "do i have", "when is", "which", "are there", "check") || hasPhrase(t, "remind me") {
+				return noClaim, false
+			}
+			kind := "all"
+			switch {
+			case hasPhrase(t, "alarm", "alarms") && !hasPhrase(t, "reminder", "reminders"):
+				kind = "alarms"
+			case hasPhrase(t, "reminder", "reminders") && !hasPhrase(t, "alarm", "alarms"):
+				kind = "reminders"
+			}
+			return claim(map[string]any{"kind": kind})
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			kinds := map[string][]storage.ItemKind{"all": {storage.Reminder, storage.Alarm}, "reminders": {storage.Reminder}, "alarms": {storage.Alarm}}[c.Args.String("kind")]
+			items, err := s.Pending(ctx, kinds...)
+			if err != nil {
+				return command.Response{}, err
+			}
+			var reminders, alarms []string
+			var list []map[string]any
+			for _, it := range items {
+				list = append(list, map[string]any{"kind": it.Kind, "name": it.Name, "due": it.Due.Format(time.RFC3339)})
+				if it.Kind == storage.Reminder {
+					reminders = append(reminders, fmt.Sprintf("%s at %s", it.Name, sayWhen(it.Due, c.Now)))
+				} else {
+					alarms = append(alarms, describeAlarm(it, c.Now))
+				}
+			}
+			var parts []string
+			if len(reminders) > 0 {
+				parts = append(parts, fmt.Sprintf("%s: %s", count(len(reminders), "reminder"), joinAnd(reminders)))
+			}
+			if len(alarms) > 0 {
+				parts = append(parts, fmt.Sprintf("%s: %s", count(len(alarms), "alarm"), joinAnd(alarms)))
+			}
+			data := map[string]any{"items": list}
+			if len(parts) == 0 {
+				return command.Said(map[string]string{"all": "You have no reminders or alarms.", "reminders": "You have no reminders.", "alarms": "You have no alarms."}[c.Args.String("kind")], data), nil
+			}
+			return command.Said("You have "+strings.Join(parts, ". And ")+".", data), nil
+		},
+	}
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// CancelReminder is cancel_reminder: a reminder or an alarm.
+func CancelReminder(s *schedule.Scheduler, alerts Alerts) *command.Command {
+	return &command.Command{
+		Name:        "cancel_reminder",
+		Description: "Cancel a reminder or an alarm.",
+		Keywords:    []string{"cancel", "reminder", "alarm"},
+		Parameters: []command.Parameter{
+			{Name: "kind", Type: "string", Enum: []string{"reminder", "alarm"}, Default: "reminder"},
+			{Name: "which", Type: "string", Description: "words of the reminder, or the alarm's time"},
+			{Name: "all", Type: "bool"},
+		},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			if !hasPhrase(t, "reminder", "reminders", "alarm", "alarms") || !hasPhrase(t, cancelVerbs...) || hasPhrase(t, "remind me") {
+				return noClaim, false
+			}
+			args := map[string]any{"kind": "reminder"}
+			words := utterance.Words(t)
+			if hasPhrase(t, "alarm", "alarms") {
+				args["kind"] = "alarm"
+				if _, at, n, ok := utterance.FindClock(words); ok {
+					args["which"] = strings.Join(words[at:at+n], " ")
+				}
+			} else {
+				for i, w := range words {
+					if (w == "to" || w == "about" || w == "for") && i+1 < len(words) {
+						args["which"] = strings.Join(words[i+1:], " ")
+						break
+					}
+				}
+			}
+			if hasPhrase(t, "all", "every") {
+				args["all"] = true
+			}
+			return claim(args)
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			kind := storage.ItemKind(c.Args.String("kind"))
+			items, err := s.Pending(ctx, kind)
+			if err != nil {
+				return command.Response{}, err
+			}
+			if which := c.Args.String("which"); which != "" && !c.Args.Bool("all") {
+				items = matching(items, which)
+			}
+			switch {
+			case len(items) == 0 && kind == storage.Alarm && alerts != nil && alerts.StopAlerts():
+				return command.Said("", map[string]any{"stopped_ringing": true}), nil
+			case len(items) == 0:
+				return command.Said(fmt.Sprintf("I couldn't find that %s.", kind), nil), nil
+			case len(items) > 1 && !c.Args.Bool("all"):
+				var names []string
+				for _, it := range items {
+					names = append(names, describeItem(it, c.Now))
+				}
+				return command.Response{Kind: command.Invalid, Spoken: fmt.Sprintf("Which %s: %s?", kind, joinOr(names)),
+					Problems: []command.Problem{{Param: "which", Message: "several match", Valid: names}}}, nil
+			}
+			for _, it := range items {
+				if _, err := s.Cancel(ctx, it.ID); err != nil {
+					return command.Response{}, err
+				}
+			}
+			if len(items) > 1 {
+				return command.Said(fmt.Sprintf("Cancelled %d %ss.", len(items), kind), map[string]any{"cancelled": len(items)}), nil
+			}
+			if kind == storage.Reminder {
+				return command.Said(fmt.Sprintf("Cancelled the reminder to %s.", describeItem(items[0], c.Now)), map[string]any{"cancelled": 1}), nil
+			}
+			return command.Said(fmt.Sprintf("Cancelled the alarm for %s.", describeItem(items[0], c.Now)), map[string]any{"cancelled": 1}), nil
+		},
+	}
+}
+
+func describeItem(it storage.Item, now time.Time) string {
+	if it.Kind == storage.Alarm {
+		return describeAlarm(it, now)
+	}
+	return fmt.Sprintf("%s at %s", it.Name, sayWhen(it.Due, now))
+}
+
+// matching keeps the items that which describes: an alarm by its time of
+// day, a reminder by the words of its message.
+func matching(items []storage.Item, which string) []storage.Item {
+	var out []storage.Item
+	ct, clockErr := parseClock(which)
+	want := storage.ContentWords(swapPerson(utterance.Normalize(which)))
+	for _, it := range items {
+		switch {
+		case it.Kind == storage.Alarm && clockErr == nil:
+			h := it.Hour
+			if it.Hour == ct.Hour || !ct.Explicit && h%12 == ct.Hour%12 {
+				if it.Minute == ct.Minute {
+					out = append(out, it)
+				}
+			}
+		case it.Kind == storage.Reminder:
+			have := storage.ContentWords(it.Name)
+			n := 0
+			for w := range want {
+				if have[w] {
+					n++
+				}
+			}
+			if n > 0 && 2*n >= len(want) {
+				out = append(out, it)
+			}
+		case clockErr != nil:
+			out = append(out, it)
+		}
+	}
+	return out
+}

@@ -1,0 +1,30 @@
+package builtin
+
+import (
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/schedule"
+)
+
+// Deps are what the built-in commands act on.
+type Deps struct {
+	Schedule *schedule.Scheduler
+	// Alerts may be nil where nothing rings (hark ask).
+	Alerts Alerts
+	Mixer  Mixer
+	Memory Memory
+	Status StatusSource
+}
+
+// All returns the built-in commands in pre-route order: specific phrasings
+// before general ones, stop last so that "cancel the timer" is not a stop.
+func All(d Deps) []*command.Command {
+	return []*command.Command{
+		SetTimer(d.Schedule), CheckTimers(d.Schedule), CancelTimer(d.Schedule, d.Alerts),
+		SetAlarm(d.Schedule), SetReminder(d.Schedule), ListReminders(d.Schedule), CancelReminder(d.Schedule, d.Alerts),
+		Volume(d.Mixer),
+		Time(), Calculate(), Convert(),
+		Remember(d.Memory), Forget(d.Memory), SearchMemory(d.Memory),
+		Status(d.Status),
+		Stop(d.Alerts),
+	}
+}

@@ -1,0 +1,97 @@
+// Package builtin holds the commands every Hark has: the time, arithmetic
+// and unit conversion, timers, alarms and reminders, the volume, stop, the
+// memory tools and the device's status. Each declares a deterministic
+// pre-route for the ordinary English phrasings, so the offline path answers
+// them without a model; the model reaches them as tools for everything else.
+package builtin
+
+import (
+	"strings"
+
+	"github.com/harkbox/hark/reply/command"
+)
+
+// padded wraps text in spaces so phrases match whole words.
+func padded(text string) string { return " " + text + " " }
+
+// hasPhrase reports whether text contains any of the phrases as whole words.
+func hasPhrase(text string, phrases ...string) bool {
+	p := padded(text)
+	for _, ph := range phrases {
+		if strings.Contains(p, " "+ph+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// politeness is trimmed from both ends of an utterance before matching.
+var (
+	leads = []string{
+		"hey", "ok", "okay", "so", "please", "can you", "could you", "would you", "will you",
+		"can i ask", "i want to know", "i would like to know", "tell me", "do you know",
+		"i want you to", "i would like you to", "i need you to", "go ahead and", "now", "and",
+	}
+	tails = []string{"please", "thanks", "thank you", "now", "for me", "right now"}
+)
+
+// trim removes politeness around a normalized utterance.
+func trim(text string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, l := range leads {
+			if rest, ok := strings.CutPrefix(text, l+" "); ok {
+				text, changed = rest, true
+			}
+		}
+		for _, t := range tails {
+			if rest, ok := strings.CutSuffix(text, " "+t); ok {
+				text, changed = rest, true
+			}
+		}
+	}
+	return text
+}
+
+// oneOf reports whether the trimmed text is exactly one of the phrases.
+func oneOf(text string, phrases ...string) bool {
+	t := trim(text)
+	for _, p := range phrases {
+		if t == p {
+			return true
+		}
+	}
+	return false
+}
+
+// claim is a pre-route result with arguments.
+func claim(args map[string]any) (command.Claim, bool) {
+	return command.Claim{Arguments: args}, true
+}
+
+var noClaim = command.Claim{}
+
+// swapPerson turns the user's words into how Hark says them back:
+// "call my mom" becomes "call your mom".
+func swapPerson(s string) string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		switch w {
+		case "my":
+			words[i] = "your"
+		case "me":
+			words[i] = "you"
+		case "i":
+			words[i] = "you"
+		case "mine":
+			words[i] = "yours"
+		case "myself":
+			words[i] = "yourself"
+		case "am":
+			if i > 0 && words[i-1] == "you" {
+				words[i] = "are"
+			}
+		}
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,100 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/harkbox/hark/reply/command"
+)
+
+// Time is get_current_time: the time, date and weekday in the user's zone.
+func Time() *command.Command {
+	return &command.Command{
+		Name:        "get_current_time",
+		Description: "Current local time, date and weekday.",
+		Keywords:    []string{"time", "clock", "date", "day", "today"},
+		Parameters: []command.Parameter{
+			{Name: "detail", Type: "string", Enum: []string{"time", "date", "day"}, Default: "time", Description: "What to tell."},
+		},
+		Examples: []command.Example{
+			{Utterance: "what time is it", Arguments: map[string]any{"detail": "time"}},
+			{Utterance: "what's the date today", Arguments: map[string]any{"detail": "date"}},
+		},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			switch {
+			case oneOf(t, "what time is it", "what is the time", "the time", "time", "what time is it now",
+				"what is the time now", "what is the current time", "current time", "what time is it right now", "do you have the time"):
+				return claim(map[string]any{"detail": "time"})
+			case oneOf(t, "what is the date", "what is today's date", "what is the date today", "what date is it",
+				"today's date", "the date", "what is the date today", "date", "what date is it today"):
+				return claim(map[string]any{"detail": "date"})
+			case oneOf(t, "what day is it", "what day is it today", "what day is today", "which day is it",
+				"what day of the week is it", "what is today", "which day is it today"):
+				return claim(map[string]any{"detail": "day"})
+			}
+			return noClaim, false
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			now := c.Now
+			data := map[string]any{
+				"time":     now.Format("15:04"),
+				"date":     now.Format("2006-01-02"),
+				"weekday":  now.Weekday().String(),
+				"timezone": now.Format("MST"),
+			}
+			var s string
+			switch c.Args.String("detail") {
+			case "date":
+				s = fmt.Sprintf("It's %s, %s %s, %d.", now.Weekday(), now.Month(), ordinal(now.Day()), now.Year())
+			case "day":
+				s = fmt.Sprintf("It's %s.", now.Weekday())
+			default:
+				s = "It's " + sayClock(now.Hour(), now.Minute()) + "."
+			}
+			return command.Said(s, data), nil
+		},
+	}
+}
+
+// sayClock writes a time of day for speech: "10:15 AM", "noon".
+func sayClock(h, m int) string {
+	switch {
+	case h == 12 && m == 0:
+		return "noon"
+	case h == 0 && m == 0:
+		return "midnight"
+	}
+	suffix := "AM"
+	if h >= 12 {
+		suffix = "PM"
+	}
+	h12 := h % 12
+	if h12 == 0 {
+		h12 = 12
+	}
+	return fmt.Sprintf("%d:%02d %s", h12, m, suffix)
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}
+
+// capitalize upper-cases the first letter.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

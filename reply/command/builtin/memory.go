@@ -1,0 +1,160 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/storage"
+)
+
+// Memory is the store of remembered facts; *storage.Facts is one.
+type Memory interface {
+	Add(ctx context.Context, text string, at time.Time) (storage.Fact, error)
+	Search(ctx context.Context, query string, limit int) ([]storage.Fact, error)
+	Delete(ctx context.Context, id string) error
+}
+
+// cut returns what follows the first of the leads that text starts with.
+func cut(text string, leads ...string) (string, bool) {
+	t := trim(text)
+	for _, l := range leads {
+		if rest, ok := strings.CutPrefix(t, l+" "); ok && rest != "" {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// Remember is remember: store a fact the user states.
+func Remember(m Memory) *command.Command {
+	return &command.Command{
+		Name:        "remember",
+		Description: "Store a fact the user asks to be remembered: about them, an instruction, or the world.",
+		Keywords:    []string{"remember", "note"},
+		Parameters:  []command.Parameter{{Name: "fact", Type: "string", Required: true, Description: "the fact, in the user's words"}},
+		PreRoute: func(text string) (command.Claim, bool) {
+			if fact, ok := cut(text, "remember that", "please remember that", "remember", "note that", "make a note that",
+				"do not forget that", "keep in mind that", "remember this"); ok && len(strings.Fields(fact)) >= 2 &&
+				!strings.HasPrefix(fact, "when ") && !strings.HasPrefix(fact, "what ") {
+				return claim(map[string]any{"fact": fact})
+			}
+			return noClaim, false
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			f, err := m.Add(ctx, c.Args.String("fact"), c.Now)
+			if err != nil {
+				return command.Response{}, err
+			}
+			return command.Said("OK, I'll remember that.", map[string]any{"fact_id": f.ID}), nil
+		},
+	}
+}
+
+// Forget is forget: remove a remembered fact.
+func Forget(m Memory) *command.Command {
+	return &command.Command{
+		Name:        "forget",
+		Description: "Remove a fact the user no longer wants remembered.",
+		Keywords:    []string{"forget"},
+		Parameters:  []command.Parameter{{Name: "fact", Type: "string", Required: true, Description: "words of the fact"}},
+		PreRoute: func(text string) (command.Claim, bool) {
+			if fact, ok := cut(text, "forget that", "forget what i said about", "forget what i told you about", "forget about"); ok {
+				return claim(map[string]any{"fact": fact})
+			}
+			return noClaim, false
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			q := c.Args.String("fact")
+			hits, err := m.Search(ctx, q, 1)
+			if err != nil {
+				return command.Response{}, err
+			}
+			if len(hits) == 0 || !covers(hits[0].Text, q) {
+				return command.Said("I don't remember anything like that.", map[string]any{"forgotten": 0}), nil
+			}
+			if err := m.Delete(ctx, hits[0].ID); err != nil {
+				return command.Response{}, err
+			}
+			return command.Said("OK, I've forgotten that.", map[string]any{"forgotten": 1, "fact": hits[0].Text}), nil
+		},
+	}
+}
+
+// covers reports whether fact shares at least half of query's content words.
+func covers(fact, query string) bool {
+	want, have := storage.ContentWords(query), storage.ContentWords(fact)
+	n := 0
+	for w := range want {
+		if have[w] {
+			n++
+		}
+	}
+	return n > 0 && 2*n >= len(want)
+}
+
+// SearchMemory is search_memory: what the user told Hark to remember.
+func SearchMemory(m Memory) *command.Command {
+	return &command.Command{
+		Name:        "search_memory",
+		Description: "Look up facts the user asked to be remembered.",
+		Keywords:    []string{"remember", "told you", "memory"},
+		Parameters:  []command.Parameter{{Name: "query", Type: "string", Required: true, Description: "keywords"}},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			if oneOf(t, "what do you know about me", "what have i told you", "what do you remember") {
+				return claim(map[string]any{"query": "me"})
+			}
+			if q, ok := cut(t, "what do you remember about", "what did i tell you about", "do you remember", "what did i say about"); ok {
+				return claim(map[string]any{"query": q})
+			}
+			return noClaim, false
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			q := c.Args.String("query")
+			aboutMe := oneOf(q, "me", "myself", "i", "you know about me")
+			limit := 3
+			if aboutMe {
+				limit = 20 // newest first, then keep those about the user
+			}
+			hits, err := m.Search(ctx, q, limit)
+			if err != nil {
+				return command.Response{}, err
+			}
+			if aboutMe {
+				hits = aboutUser(hits)
+				hits = hits[:min(3, len(hits))]
+			}
+			var facts []string
+			for _, h := range hits {
+				facts = append(facts, h.Text)
+			}
+			data := map[string]any{"facts": facts}
+			if len(facts) == 0 {
+				return command.Said("I don't remember anything about that.", data), nil
+			}
+			return command.Said(fmt.Sprintf("You told me: %s.", strings.Join(quoted(facts), ". And ")), data), nil
+		},
+	}
+}
+
+// aboutUser keeps facts the user stated about themselves.
+func aboutUser(facts []storage.Fact) []storage.Fact {
+	var out []storage.Fact
+	for _, f := range facts {
+		if hasPhrase(strings.ToLower(f.Text), "i", "my", "me", "i'm", "mine") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func quoted(facts []string) []string {
+	out := make([]string, len(facts))
+	for i, f := range facts {
+		out[i] = swapPerson(strings.TrimSuffix(strings.ToLower(f[:1])+f[1:], "."))
+	}
+	return out
+}

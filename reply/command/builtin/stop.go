@@ -1,0 +1,33 @@
+package builtin
+
+import (
+	"context"
+
+	"github.com/harkbox/hark/reply/command"
+)
+
+var stopPhrases = []string{
+	"stop", "cancel", "never mind", "nevermind", "forget it", "be quiet", "quiet", "shut up", "silence",
+	"that is all", "that is enough", "enough", "stop it", "stop talking", "ok stop", "stop that", "nothing",
+	"thanks that is all", "thank you that is all", "no thanks", "stop ringing", "stop the alarm", "dismiss",
+	"hush", "cancel that", "abort", "stop please", "never mind thanks",
+}
+
+// Stop is stop: silence speech or ringing and end the conversation.
+func Stop(alerts Alerts) *command.Command {
+	return &command.Command{
+		Name:        "stop",
+		Description: "Stop speaking or ringing and end the conversation.",
+		Keywords:    []string{"stop", "cancel", "never mind", "quiet"},
+		PreRoute: func(text string) (command.Claim, bool) {
+			if oneOf(text, stopPhrases...) {
+				return claim(nil)
+			}
+			return noClaim, false
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			stopped := alerts != nil && alerts.StopAlerts()
+			return command.Response{Kind: command.Success, EndConversation: true, Data: map[string]any{"stopped_ringing": stopped}}, nil
+		},
+	}
+}

@@ -1,0 +1,311 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/reply/utterance"
+	"github.com/harkbox/hark/storage"
+)
+
+// Alerts is whatever is ringing now; the pipeline is one.
+type Alerts interface {
+	// StopAlerts silences ringing timers, alarms and reminders and reports
+	// whether anything was ringing.
+	StopAlerts() bool
+}
+
+// MaxTimer is the longest timer.
+const MaxTimer = 24 * time.Hour
+
+var cancelVerbs = []string{"cancel", "stop", "delete", "remove", "clear", "turn off", "kill", "end", "reset", "get rid of"}
+
+// nameBefore returns the label said before a word such as "timer": "pasta"
+// in "set a pasta timer", skipping the duration's words; "" when none.
+func nameBefore(words []string, at int, skip func(i int) bool) string {
+	stop := map[string]bool{"a": true, "an": true, "the": true, "my": true, "set": true, "start": true, "create": true,
+		"new": true, "another": true, "cancel": true, "stop": true, "delete": true, "remove": true, "clear": true,
+		"all": true, "on": true, "for": true, "is": true, "of": true, "check": true, "any": true, "your": true, "off": true,
+		"turn": true, "and": true, "kill": true, "end": true, "reset": true, "what": true, "timer": true, "timers": true,
+		"alarm": true, "alarms": true, "up": true, "make": true, "put": true, "me": true, "minute": true, "second": true, "hour": true}
+	var name []string
+	for i := at - 1; i >= 0; i-- {
+		if stop[words[i]] || skip(i) {
+			break
+		}
+		if _, _, ok := utterance.Number(words[i : i+1]); ok {
+			break
+		}
+		name = append([]string{words[i]}, name...)
+	}
+	return strings.Join(name, " ")
+}
+
+// nameAfter reads "timer called tea", "timer named pasta for".
+func nameAfter(words []string, at int, skip func(i int) bool) string {
+	if at+2 >= len(words) || (words[at+1] != "called" && words[at+1] != "named" && words[at+1] != "for") {
+		return ""
+	}
+	var name []string
+	for i := at + 2; i < len(words) && !skip(i) && words[i] != "for" && words[i] != "and"; i++ {
+		if words[i] == "the" && len(name) == 0 {
+			continue
+		}
+		name = append(name, words[i])
+	}
+	if words[at+1] == "for" && len(name) > 2 { // "timer for the eggs" but not a sentence
+		return ""
+	}
+	return strings.Join(name, " ")
+}
+
+func timerWord(words []string) int {
+	for i, w := range words {
+		if w == "timer" || w == "timers" {
+			return i
+		}
+	}
+	return -1
+}
+
+// SetTimer is set_timer.
+func SetTimer(s *schedule.Scheduler) *command.Command {
+	return &command.Command{
+		Name:        "set_timer",
+		Description: "Start a countdown timer, optionally named.",
+		Keywords:    []string{"timer", "countdown", "minutes"},
+		Parameters: []command.Parameter{
+			{Name: "duration", Type: "timedelta", Required: true, Refinable: true, Description: "ISO 8601, e.g. PT5M",
+				Check: func(v any) error {
+					if v.(time.Duration) > MaxTimer {
+						return errors.New("timers go up to 24 hours")
+					}
+					return nil
+				}},
+			{Name: "name", Type: "string", Description: "e.g. pasta"},
+		},
+		Examples: []command.Example{{Utterance: "set a pasta timer for 8 minutes", Arguments: map[string]any{"duration": "PT8M", "name": "pasta"}}},
+		PreRoute: func(text string) (command.Claim, bool) {
+			words := utterance.Words(trim(text))
+			ti := timerWord(words)
+			d, at, n, ok := utterance.FindDuration(words)
+			if ti < 0 || !ok || hasPhrase(text, cancelVerbs...) || hasPhrase(text, "how", "what", "left", "check") {
+				return noClaim, false
+			}
+			inDur := func(i int) bool { return i >= at && i < at+n }
+			name := nameAfter(words, ti, inDur)
+			if name == "" {
+				name = nameBefore(words, ti, inDur)
+			}
+			args := map[string]any{"duration": d}
+			if name != "" {
+				args["name"] = name
+			}
+			return claim(args)
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			d, name := c.Args.Duration("duration"), c.Args.String("name")
+			if id, ok := c.Refines["timer_id"].(string); ok {
+				it, err := s.ChangeTimer(ctx, id, d)
+				if err == nil {
+					return command.Said(fmt.Sprintf("OK, %s now %s.", timerLabel(it, "the timer is", "timer is"), utterance.SayDuration(d)), timerData(it)), nil
+				}
+			}
+			it, err := s.AddTimer(ctx, name, d)
+			if err != nil {
+				return command.Response{}, err
+			}
+			label := "Timer"
+			if name != "" {
+				label = capitalize(name) + " timer"
+			}
+			return command.Said(fmt.Sprintf("%s set for %s.", label, utterance.SayDuration(d)), timerData(it)), nil
+		},
+	}
+}
+
+func timerLabel(it storage.Item, unnamed, named string) string {
+	if it.Name == "" {
+		return unnamed
+	}
+	return "the " + it.Name + " " + named
+}
+
+func timerData(it storage.Item) map[string]any {
+	return map[string]any{"timer_id": it.ID, "name": it.Name, "duration": it.Duration.String(), "due": it.Due.Format(time.RFC3339)}
+}
+
+// remaining says how long a timer has left, to the second under ten
+// minutes and to the minute above.
+func remaining(it storage.Item, now time.Time) string {
+	left := it.Due.Sub(now)
+	if left >= 10*time.Minute {
+		left = left.Round(time.Minute)
+	}
+	if left < time.Second {
+		return "less than a second"
+	}
+	return utterance.SayDuration(left)
+}
+
+// CheckTimers is check_timers.
+func CheckTimers(s *schedule.Scheduler) *command.Command {
+	return &command.Command{
+		Name:        "check_timers",
+		Description: "List running timers and the time left.",
+		Keywords:    []string{"timer", "left", "remaining"},
+		Parameters:  []command.Parameter{{Name: "name", Type: "string", Description: "only this timer"}},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			words := utterance.Words(t)
+			ti := timerWord(words)
+			if oneOf(t, "how much time is left", "how much time left", "how long is left", "how much longer", "time left", "how long left") {
+				return claim(map[string]any{})
+			}
+			if ti < 0 || hasPhrase(t, cancelVerbs...) {
+				return noClaim, false
+			}
+			if _, _, _, ok := utterance.FindDuration(words); ok {
+				return noClaim, false
+			}
+			if !hasPhrase(t, "what", "how", "check", "list", "any", "status", "left", "remaining", "show", "do i have", "are there") {
+				return noClaim, false
+			}
+			args := map[string]any{}
+			if name := nameBefore(words, ti, func(int) bool { return false }); name != "" && !hasPhrase(name, "much", "long", "many") {
+				args["name"] = name
+			}
+			return claim(args)
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			timers, err := s.Pending(ctx, storage.Timer)
+			if err != nil {
+				return command.Response{}, err
+			}
+			if name := c.Args.String("name"); name != "" {
+				timers = slices.DeleteFunc(timers, func(it storage.Item) bool { return !strings.EqualFold(it.Name, name) })
+			}
+			var list []map[string]any
+			var parts []string
+			for _, it := range timers {
+				left := remaining(it, c.Now)
+				list = append(list, map[string]any{"name": it.Name, "remaining": it.Due.Sub(c.Now).Round(time.Second).String()})
+				if it.Name != "" {
+					parts = append(parts, fmt.Sprintf("%s with %s left", it.Name, left))
+				} else {
+					parts = append(parts, left+" left")
+				}
+			}
+			data := map[string]any{"timers": list}
+			switch len(timers) {
+			case 0:
+				if name := c.Args.String("name"); name != "" {
+					return command.Said(fmt.Sprintf("You have no %s timer.", name), data), nil
+				}
+				return command.Said("You have no timers.", data), nil
+			case 1:
+				it := timers[0]
+				if it.Name != "" {
+					return command.Said(fmt.Sprintf("Your %s timer has %s left.", it.Name, remaining(it, c.Now)), data), nil
+				}
+				return command.Said(fmt.Sprintf("Your timer has %s left.", remaining(it, c.Now)), data), nil
+			}
+			return command.Said(fmt.Sprintf("You have %d timers: %s.", len(timers), joinAnd(parts)), data), nil
+		},
+	}
+}
+
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// CancelTimer is cancel_timer.
+func CancelTimer(s *schedule.Scheduler, alerts Alerts) *command.Command {
+	return &command.Command{
+		Name:        "cancel_timer",
+		Description: "Cancel a running timer, by name, or all of them.",
+		Keywords:    []string{"timer", "cancel", "stop"},
+		Parameters: []command.Parameter{
+			{Name: "name", Type: "string"},
+			{Name: "all", Type: "bool"},
+		},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			words := utterance.Words(t)
+			ti := timerWord(words)
+			if ti < 0 || !hasPhrase(t, cancelVerbs...) {
+				return noClaim, false
+			}
+			if _, _, _, ok := utterance.FindDuration(words); ok {
+				return noClaim, false
+			}
+			args := map[string]any{}
+			if hasPhrase(t, "all", "every", "all the", "all my") {
+				args["all"] = true
+			} else if name := nameBefore(words, ti, func(int) bool { return false }); name != "" {
+				args["name"] = name
+			}
+			return claim(args)
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			timers, err := s.Pending(ctx, storage.Timer)
+			if err != nil {
+				return command.Response{}, err
+			}
+			name := c.Args.String("name")
+			if name != "" {
+				timers = slices.DeleteFunc(timers, func(it storage.Item) bool { return !strings.EqualFold(it.Name, name) })
+			}
+			switch {
+			case len(timers) == 0 && alerts != nil && alerts.StopAlerts():
+				return command.Said("", map[string]any{"stopped_ringing": true}), nil
+			case len(timers) == 0 && name != "":
+				return command.Said(fmt.Sprintf("You have no %s timer.", name), nil), nil
+			case len(timers) == 0:
+				return command.Said("You have no timers.", nil), nil
+			case len(timers) > 1 && !c.Args.Bool("all"):
+				var names []string
+				for _, it := range timers {
+					if it.Name != "" {
+						names = append(names, it.Name)
+					} else {
+						names = append(names, "the "+utterance.SayDuration(it.Duration)+" timer")
+					}
+				}
+				return command.Response{Kind: command.Invalid, Spoken: fmt.Sprintf("You have %d timers. Which one: %s, or all of them?", len(timers), joinOr(names)),
+					Problems: []command.Problem{{Param: "name", Message: "several timers are running", Valid: names}}}, nil
+			}
+			for _, it := range timers {
+				if _, err := s.Cancel(ctx, it.ID); err != nil {
+					return command.Response{}, err
+				}
+			}
+			if len(timers) > 1 {
+				return command.Said(fmt.Sprintf("Cancelled all %d timers.", len(timers)), map[string]any{"cancelled": len(timers)}), nil
+			}
+			if timers[0].Name != "" {
+				return command.Said(fmt.Sprintf("Cancelled the %s timer.", timers[0].Name), map[string]any{"cancelled": 1}), nil
+			}
+			return command.Said("Timer cancelled.", map[string]any{"cancelled": 1}), nil
+		},
+	}
+}
+
+func joinOr(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}

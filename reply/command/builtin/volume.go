@@ -1,0 +1,176 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/utterance"
+)
+
+// Mixer is the speaker's volume, kept across reboots.
+type Mixer interface {
+	// Volume returns the level (0–100) and whether output is muted.
+	Volume(ctx context.Context) (level int, muted bool, err error)
+	// SetVolume sets both.
+	SetVolume(ctx context.Context, level int, muted bool) error
+}
+
+// VolumeStep is how much "louder" and "quieter" change the volume.
+const VolumeStep = 10
+
+var (
+	upPhrases   = []string{"louder", "turn it up", "turn up the volume", "turn the volume up", "volume up", "increase the volume", "raise the volume", "a bit louder", "speak up", "more volume", "turn up", "a little louder"}
+	downPhrases = []string{"quieter", "softer", "turn it down", "turn down the volume", "turn the volume down", "volume down", "lower the volume", "decrease the volume", "a bit quieter", "too loud", "less volume", "turn down", "a little quieter", "lower"}
+)
+
+// Volume is control_volume.
+func Volume(m Mixer) *command.Command {
+	return &command.Command{
+		Name:        "control_volume",
+		Description: "Set, raise, lower, mute or unmute the speaker volume (0-100).",
+		Keywords:    []string{"volume", "louder", "quieter", "mute"},
+		Parameters: []command.Parameter{
+			{Name: "action", Type: "string", Required: true, Enum: []string{"set", "up", "down", "mute", "unmute", "get"}},
+			{Name: "level", Type: "int", Refinable: true, Description: "0-100, for set", Check: func(v any) error {
+				if n := v.(int64); n < 0 || n > 100 {
+					return fmt.Errorf("volume %d is outside 0 to 100", n)
+				}
+				return nil
+			}},
+		},
+		Examples: []command.Example{{Utterance: "turn it up", Arguments: map[string]any{"action": "up"}}},
+		PreRoute: func(text string) (command.Claim, bool) {
+			t := trim(text)
+			switch {
+			case oneOf(t, upPhrases...):
+				return claim(map[string]any{"action": "up"})
+			case oneOf(t, downPhrases...):
+				return claim(map[string]any{"action": "down"})
+			case oneOf(t, "mute", "mute yourself", "mute the volume", "mute the sound", "mute sound"):
+				return claim(map[string]any{"action": "mute"})
+			case oneOf(t, "unmute", "unmute yourself", "sound on", "unmute the sound", "turn the sound on"):
+				return claim(map[string]any{"action": "unmute"})
+			case oneOf(t, "what is the volume", "what volume is it", "how loud are you", "what is the volume level", "what is the current volume"):
+				return claim(map[string]any{"action": "get"})
+			}
+			if level, ok := volumeLevel(t); ok {
+				return claim(map[string]any{"action": "set", "level": level})
+			}
+			return noClaim, false
+		},
+		Refine: func(text string, last command.Args) (command.Args, bool) {
+			t := trim(text)
+			switch {
+			case oneOf(t, append(upPhrases, "more", "a bit more", "even louder", "again", "still louder", "more please")...):
+				if oneOf(t, "again") && last.String("action") != "up" && last.String("action") != "down" {
+					return nil, false
+				}
+				if oneOf(t, "again") {
+					return command.Args{"action": last.String("action")}, true
+				}
+				return command.Args{"action": "up"}, true
+			case oneOf(t, append(downPhrases, "less", "a bit less", "even quieter", "still quieter")...):
+				return command.Args{"action": "down"}, true
+			}
+			for _, cue := range []string{"actually", "make it", "no", "change it to", "set it to"} {
+				if rest, ok := strings.CutPrefix(t, cue+" "); ok {
+					words := utterance.Words(rest)
+					if v, n, ok := utterance.Number(words); ok && (n == len(words) || n == len(words)-1 && words[n] == "percent") {
+						return command.Args{"action": "set", "level": scaleLevel(v, n < len(words))}, true
+					}
+				}
+			}
+			return nil, false
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			level, muted, err := m.Volume(ctx)
+			if err != nil {
+				return command.Response{}, err
+			}
+			switch c.Args.String("action") {
+			case "set":
+				if !c.Args.Has("level") {
+					return command.Response{Kind: command.Invalid, Spoken: "What volume, from 0 to 100?", Problems: []command.Problem{{Param: "level", Message: "set needs a level"}}}, nil
+				}
+				level, muted = int(c.Args.Int("level")), false
+			case "up":
+				if level >= 100 && !muted {
+					return command.Said("That's as loud as I go.", map[string]any{"level": level}), nil
+				}
+				level, muted = min(100, level+VolumeStep), false
+			case "down":
+				level = max(0, level-VolumeStep)
+			case "mute":
+				muted = true
+			case "unmute":
+				muted = false
+			case "get":
+				if muted {
+					return command.Said(fmt.Sprintf("I'm muted. The volume is set to %d.", level), map[string]any{"level": level, "muted": true}), nil
+				}
+				return command.Said(fmt.Sprintf("The volume is %d.", level), map[string]any{"level": level, "muted": false}), nil
+			}
+			if err := m.SetVolume(ctx, level, muted); err != nil {
+				return command.Response{}, err
+			}
+			data := map[string]any{"level": level, "muted": muted}
+			switch c.Args.String("action") {
+			case "mute":
+				return command.Said("", data), nil // a muted speaker says nothing
+			case "unmute":
+				return command.Said("Sound is back on.", data), nil
+			}
+			return command.Said(fmt.Sprintf("Volume %d.", level), data), nil
+		},
+	}
+}
+
+// volumeLevel reads "volume 50", "set the volume to 30", "volume to 7" and
+// "turn the volume to 40 percent". Levels up to 10 without "percent" are on
+// a 1–10 scale.
+func volumeLevel(t string) (int, bool) {
+	words := utterance.Words(t)
+	i := -1
+	for j, w := range words {
+		if w == "volume" {
+			i = j
+		}
+	}
+	if i < 0 || i+1 >= len(words) {
+		return 0, false
+	}
+	rest := words[i+1:]
+	if rest[0] == "to" || rest[0] == "at" {
+		rest = rest[1:]
+	}
+	v, n, ok := utterance.Number(rest)
+	if !ok || rest[0] == "a" || rest[0] == "an" {
+		return 0, false
+	}
+	pct := n < len(rest) && (rest[n] == "percent" || rest[n] == "%")
+	if n+boolInt(pct) != len(rest) || strings.HasSuffix(rest[0], "%") && n != 1 {
+		return 0, false
+	}
+	pct = pct || strings.HasSuffix(rest[0], "%")
+	head := strings.Join(words[:i], " ")
+	if head != "" && !oneOf(head, "set", "set the", "change the", "turn the", "put the", "set your", "change", "turn", "make the") {
+		return 0, false
+	}
+	return scaleLevel(v, pct), true
+}
+
+func scaleLevel(v float64, pct bool) int {
+	if !pct && v <= 10 {
+		v *= 10
+	}
+	return int(max(0, min(100, v)))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

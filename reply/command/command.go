@@ -1,0 +1,225 @@
+// Package command is Hark's command framework: typed commands that the reply
+// engine offers the model as tools and that the offline path runs without a
+// model. A command declares its parameters, secrets, examples and rules; the
+// framework renders it as a tool schema and takes every call through the
+// same steps: pre-route (a command may claim the raw utterance), argument
+// repair, secrets, required parameters, value validation, auto-correction,
+// and finally Run.
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Parameter is one argument of a command.
+type Parameter struct {
+	Name string
+	// Type is written as in ParseType: "int", "array<datetime>", "str[]".
+	Type        string
+	Required    bool
+	Description string
+	// Default is used when the argument is absent; nil for none.
+	Default any
+	// Enum lists the allowed values, compared as strings.
+	Enum []string
+	// Refinable marks a value the user may change right after the command
+	// ran ("make it louder", "actually ten minutes").
+	Refinable bool
+	// Check is custom validation of a present, well-typed value.
+	Check func(v any) error
+
+	typ Type
+}
+
+// Secret is a credential a command needs.
+type Secret struct {
+	Key         string
+	Description string
+	Required    bool
+}
+
+// Example is an utterance and the call it should make.
+type Example struct {
+	Utterance string
+	Arguments map[string]any
+}
+
+// Command is one command. Name, Description and Run are required; the
+// hooks are optional.
+type Command struct {
+	Name        string
+	Description string
+	Keywords    []string
+	Parameters  []Parameter
+	Secrets     []Secret
+	Examples    []Example
+	// Rules and Antipatterns guide the model: when to use the command and
+	// when not to.
+	Rules        []string
+	Antipatterns []string
+	// DirectAnswer allows the model to answer without calling the command.
+	DirectAnswer bool
+
+	// PreRoute claims an utterance deterministically, skipping the model.
+	// It receives the utterance normalized by utterance.Expand.
+	PreRoute func(text string) (Claim, bool)
+	// PostProcess repairs a model's arguments using the raw utterance.
+	PostProcess func(args Args, utterance string) Args
+	// Validate checks the arguments as a whole; a Problem with Suggest set
+	// corrects the argument instead of failing.
+	Validate func(ctx context.Context, args Args) []Problem
+	// Refine turns a follow-up utterance into new arguments for the last
+	// call of this command; without it, refinable parameters are read from
+	// the utterance by their type.
+	Refine func(text string, last Args) (Args, bool)
+	// Run carries the command out.
+	Run func(ctx context.Context, c Call) (Response, error)
+	// Setup runs an interactive first-time setup (hark commands setup NAME).
+	Setup func(ctx context.Context, io SetupIO) error
+}
+
+// Claim is a pre-route's decision to handle an utterance.
+type Claim struct {
+	Arguments map[string]any
+	// Spoken, when set, is said instead of the response's own sentence.
+	Spoken string
+}
+
+// Args are a call's arguments after validation: time kinds parsed into
+// time.Time and time.Duration, numbers as float64 or int64.
+type Args map[string]any
+
+// String returns a string argument, or "".
+func (a Args) String(name string) string { s, _ := a[name].(string); return s }
+
+// Int returns an integer argument, or 0.
+func (a Args) Int(name string) int64 {
+	switch v := a[name].(type) {
+	case int64:
+		return v
+	case float64:
+		return int64(v)
+	}
+	return 0
+}
+
+// Float returns a number argument, or 0.
+func (a Args) Float(name string) float64 {
+	switch v := a[name].(type) {
+	case int64:
+		return float64(v)
+	case float64:
+		return v
+	}
+	return 0
+}
+
+// Bool returns a boolean argument, or false.
+func (a Args) Bool(name string) bool { b, _ := a[name].(bool); return b }
+
+// Duration returns a timedelta argument, or 0.
+func (a Args) Duration(name string) time.Duration { d, _ := a[name].(time.Duration); return d }
+
+// Time returns a datetime, date or time argument, or the zero time.
+func (a Args) Time(name string) time.Time { t, _ := a[name].(time.Time); return t }
+
+// Has reports whether the argument is present.
+func (a Args) Has(name string) bool { _, ok := a[name]; return ok }
+
+// Call is one run of a command.
+type Call struct {
+	Args Args
+	// Utterance is what the user said, as transcribed.
+	Utterance string
+	// Now is the current time in the configured time zone.
+	Now time.Time
+	// Refines is the context of the call being refined, when this call
+	// changes the last one ("actually ten minutes"); nil otherwise.
+	Refines map[string]any
+}
+
+// Kind is what a response means for the conversation.
+type ResponseKind int
+
+// The response kinds.
+const (
+	Success ResponseKind = iota
+	// FollowUp succeeded and waits for the user: the microphone reopens.
+	FollowUp
+	// Failure could not be done; Spoken says why.
+	Failure
+	// Invalid had arguments that did not validate; Problems say which.
+	Invalid
+)
+
+// Response is a command's answer.
+type Response struct {
+	Kind ResponseKind
+	// Data is the context the model phrases its answer from.
+	Data map[string]any
+	// Spoken is a complete spoken answer, said as is on the offline path.
+	Spoken   string
+	Problems []Problem
+	// EndConversation closes the conversation: the next question starts
+	// afresh and nothing refines this call (the stop command).
+	EndConversation bool
+}
+
+// Problem is one argument that did not validate.
+type Problem struct {
+	Param   string
+	Message string
+	// Valid lists the values that would have been accepted.
+	Valid []string
+	// Suggest, when set, replaces the argument (auto-correction).
+	Suggest any
+}
+
+// Said returns a Success response that says s and gives the model data.
+func Said(s string, data map[string]any) Response {
+	return Response{Kind: Success, Spoken: s, Data: data}
+}
+
+// Failed returns a Failure response that says s.
+func Failed(s string) Response { return Response{Kind: Failure, Spoken: s} }
+
+// SetupIO is the terminal an interactive setup talks through.
+type SetupIO interface {
+	// Ask shows a question and returns the answer typed.
+	Ask(question string) (string, error)
+	// Say shows a line.
+	Say(line string)
+}
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// check validates a command at registration and parses its parameter types.
+func (c *Command) check() error {
+	if !nameRE.MatchString(c.Name) {
+		return fmt.Errorf("command: name %q must be lower snake case", c.Name)
+	}
+	if c.Description == "" || c.Run == nil {
+		return fmt.Errorf("command %s: needs a description and Run", c.Name)
+	}
+	seen := map[string]bool{}
+	for i := range c.Parameters {
+		p := &c.Parameters[i]
+		if !nameRE.MatchString(p.Name) || seen[p.Name] {
+			return fmt.Errorf("command %s: parameter name %q is not lower snake case or is repeated", c.Name, p.Name)
+		}
+		seen[p.Name] = true
+		t, err := ParseType(p.Type)
+		if err != nil {
+			return fmt.Errorf("command %s: parameter %s: %w", c.Name, p.Name, err)
+		}
+		p.typ = t
+	}
+	return nil
+}
+
+// ErrUnknown reports a call to a command that is not registered.
+var ErrUnknown = errors.New("no such command")

@@ -1,0 +1,276 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harkbox/hark/reply/utterance"
+)
+
+// Secrets is where commands' credentials are kept; *storage.Secrets is one.
+type Secrets interface {
+	// Get returns the secret's value, or "" when it is not set.
+	Get(ctx context.Context, key string) (string, error)
+}
+
+// Options configure a Registry.
+type Options struct {
+	Secrets Secrets
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// Location is the time zone of the user; default time.Local.
+	Location *time.Location
+	// RefineWindow is how long after a call a refinement of it is taken;
+	// default 30 s.
+	RefineWindow time.Duration
+	Log          *slog.Logger
+}
+
+// Registry holds the commands and runs calls to them. It is safe for
+// concurrent use.
+type Registry struct {
+	o      Options
+	log    *slog.Logger
+	cmds   []*Command
+	byName map[string]*Command
+
+	mu   sync.Mutex
+	last *lastCall
+}
+
+type lastCall struct {
+	cmd  *Command
+	args Args
+	data map[string]any
+	at   time.Time
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(o Options) *Registry {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.RefineWindow == 0 {
+		o.RefineWindow = 30 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Registry{o: o, log: o.Log.With("pkg", "command"), byName: map[string]*Command{}}
+}
+
+// Register adds commands. A malformed command (bad name, unknown parameter
+// type, missing Run) or a repeated name is an error.
+func (r *Registry) Register(cmds ...*Command) error {
+	for _, c := range cmds {
+		if err := c.check(); err != nil {
+			return err
+		}
+		if _, dup := r.byName[c.Name]; dup {
+			return fmt.Errorf("command: %s registered twice", c.Name)
+		}
+		r.cmds = append(r.cmds, c)
+		r.byName[c.Name] = c
+	}
+	return nil
+}
+
+// Commands lists the registered commands in registration order.
+func (r *Registry) Commands() []*Command { return r.cmds }
+
+// Lookup returns the command called name.
+func (r *Registry) Lookup(name string) (*Command, bool) {
+	c, ok := r.byName[name]
+	return c, ok
+}
+
+// Now is the registry's clock in the user's time zone.
+func (r *Registry) Now() time.Time { return r.o.Now().In(r.o.Location) }
+
+// Route is an utterance the offline path handles.
+type Route struct {
+	Command *Command
+	Claim   Claim
+	// Refine is set when the utterance changes the last call.
+	Refine bool
+}
+
+// PreRoute offers the utterance to every command in order and returns the
+// first claim: a refinement of the last call within the refine window, or
+// a command's deterministic pre-route.
+func (r *Registry) PreRoute(text string) (Route, bool) {
+	norm := utterance.Expand(text)
+	if rt, ok := r.refinement(norm); ok {
+		return rt, true
+	}
+	for _, c := range r.cmds {
+		if c.PreRoute == nil {
+			continue
+		}
+		if claim, ok := c.PreRoute(norm); ok {
+			return Route{Command: c, Claim: claim}, true
+		}
+	}
+	return Route{}, false
+}
+
+// RunRoute carries out a pre-routed utterance.
+func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response {
+	var refines map[string]any
+	if rt.Refine {
+		r.mu.Lock()
+		if r.last != nil {
+			refines = r.last.data
+		}
+		r.mu.Unlock()
+	}
+	resp := r.call(ctx, rt.Command, rt.Claim.Arguments, text, false, refines)
+	if rt.Claim.Spoken != "" && resp.Kind == Success {
+		resp.Spoken = rt.Claim.Spoken
+	}
+	return resp
+}
+
+// Call runs the command name with a model's arguments for the utterance.
+func (r *Registry) Call(ctx context.Context, name string, args map[string]any, text string) Response {
+	c, ok := r.byName[name]
+	if !ok {
+		return Response{Kind: Failure, Spoken: "I don't know how to do that.", Data: map[string]any{"error": fmt.Sprintf("%s: %v", name, ErrUnknown)}}
+	}
+	return r.call(ctx, c, args, text, true, nil)
+}
+
+// Forget drops the memory of the last call, so nothing refines it: the
+// conversation ended.
+func (r *Registry) Forget() {
+	r.mu.Lock()
+	r.last = nil
+	r.mu.Unlock()
+}
+
+// call takes one call through the whole lifecycle.
+func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, text string, fromModel bool, refines map[string]any) Response {
+	args := Args(maps.Clone(raw))
+	if args == nil {
+		args = Args{}
+	}
+	if fromModel && c.PostProcess != nil {
+		args = c.PostProcess(args, text)
+	}
+	for k, v := range args {
+		if isArtefact(v) {
+			delete(args, k)
+		}
+	}
+	if resp, ok := r.checkSecrets(ctx, c); !ok {
+		return resp
+	}
+	var problems []Problem
+	for _, p := range c.Parameters {
+		if p.Required && !args.Has(p.Name) {
+			problems = append(problems, Problem{Param: p.Name, Message: "missing required parameter " + p.Name, Valid: p.Enum})
+		}
+	}
+	if len(problems) > 0 {
+		return invalid(c, problems)
+	}
+	for _, p := range c.Parameters {
+		v, ok := args[p.Name]
+		if !ok {
+			continue
+		}
+		cv, prob := p.validate(v, r.o.Location)
+		if prob != nil {
+			problems = append(problems, *prob)
+			continue
+		}
+		args[p.Name] = cv
+	}
+	if len(problems) == 0 && c.Validate != nil {
+		for _, pr := range c.Validate(ctx, args) {
+			if pr.Suggest != nil {
+				r.log.Debug("argument corrected", "command", c.Name, "param", pr.Param)
+				args[pr.Param] = pr.Suggest
+				continue
+			}
+			problems = append(problems, pr)
+		}
+	}
+	if len(problems) > 0 {
+		return invalid(c, problems)
+	}
+	for _, p := range c.Parameters {
+		if !args.Has(p.Name) && p.Default != nil {
+			if v, prob := p.validate(p.Default, r.o.Location); prob == nil {
+				args[p.Name] = v
+			}
+		}
+	}
+	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Now: r.Now(), Refines: refines})
+	if err != nil {
+		r.log.Warn("command failed", "command", c.Name, "err", err)
+		return Response{Kind: Failure, Spoken: "Sorry, that didn't work.", Data: map[string]any{"error": err.Error()}}
+	}
+	if resp.Kind == Success || resp.Kind == FollowUp {
+		r.mu.Lock()
+		r.last = &lastCall{cmd: c, args: args, data: resp.Data, at: r.o.Now()}
+		r.mu.Unlock()
+	}
+	return resp
+}
+
+func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool) {
+	var missing []string
+	for _, s := range c.Secrets {
+		if !s.Required {
+			continue
+		}
+		v := ""
+		if r.o.Secrets != nil {
+			var err error
+			if v, err = r.o.Secrets.Get(ctx, s.Key); err != nil {
+				r.log.Warn("read secret failed", "command", c.Name, "secret", s.Key, "err", err)
+			}
+		}
+		if v == "" {
+			missing = append(missing, s.Key)
+		}
+	}
+	if len(missing) == 0 {
+		return Response{}, true
+	}
+	what := strings.ReplaceAll(c.Name, "_", " ")
+	return Response{
+		Kind:   Failure,
+		Spoken: fmt.Sprintf("%s isn't set up yet. To set it up, run: hark secrets set %s.", sentenceCase(what), missing[0]),
+		Data:   map[string]any{"error": "missing secrets", "missing_secrets": missing},
+	}, false
+}
+
+func invalid(c *Command, problems []Problem) Response {
+	var msgs []string
+	for _, p := range problems {
+		msgs = append(msgs, p.Message)
+	}
+	return Response{
+		Kind:     Invalid,
+		Problems: problems,
+		Spoken:   fmt.Sprintf("I couldn't do that: %s.", strings.Join(msgs, "; ")),
+		Data:     map[string]any{"error": "invalid arguments for " + c.Name, "problems": msgs},
+	}
+}
+
+func sentenceCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,200 @@
+package weather
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/utterance"
+)
+
+// Home is where the user lives, when known: from the configuration or set
+// up with `hark commands setup get_weather`.
+type Home interface {
+	Home(ctx context.Context) (Place, bool, error)
+	SetHome(ctx context.Context, p Place) error
+}
+
+// Command is get_weather.
+func Command(c *Client, home Home) *command.Command {
+	return &command.Command{
+		Name:        "get_weather",
+		Description: "Current weather or the forecast for up to a week, at home or a named place.",
+		Keywords:    []string{"weather", "rain", "temperature", "forecast", "cold", "hot"},
+		Parameters: []command.Parameter{
+			{Name: "location", Type: "string", Description: "city; omit for home"},
+			{Name: "day", Type: "string", Default: "today", Refinable: true, Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
+		},
+		Examples: []command.Example{{Utterance: "will it rain tomorrow in Paris", Arguments: map[string]any{"location": "Paris", "day": "tomorrow"}}},
+		PreRoute: preRoute,
+		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
+			var p Place
+			if loc := call.Args.String("location"); loc != "" {
+				var err error
+				if p, err = c.Geocode(ctx, loc); err != nil {
+					return failure(err, loc), nil
+				}
+			} else {
+				var ok bool
+				var err error
+				if p, ok, err = home.Home(ctx); err != nil {
+					return failure(err, ""), nil
+				} else if !ok {
+					return command.Response{Kind: command.Invalid, Spoken: "For which city? You can also set your home with: hark commands setup get_weather.",
+						Problems: []command.Problem{{Param: "location", Message: "no location said and no home set"}}}, nil
+				}
+			}
+			f, err := c.Forecast(ctx, p)
+			if err != nil {
+				return failure(err, ""), nil
+			}
+			return answer(f, call.Args.String("day"), call.Now)
+		},
+		Setup: func(ctx context.Context, io command.SetupIO) error {
+			name, err := io.Ask("Which city or town is this speaker in?")
+			if err != nil {
+				return err
+			}
+			p, err := c.Geocode(ctx, strings.TrimSpace(name))
+			if err != nil {
+				return err
+			}
+			if err := home.SetHome(ctx, p); err != nil {
+				return err
+			}
+			io.Say(fmt.Sprintf("Home set to %s, %s (%.2f, %.2f).", p.Name, p.Country, p.Latitude, p.Longitude))
+			return nil
+		},
+	}
+}
+
+func failure(err error, place string) command.Response {
+	if errors.Is(err, ErrNoPlace) {
+		return command.Response{Kind: command.Failure, Spoken: fmt.Sprintf("I couldn't find a place called %s.", place), Data: map[string]any{"error": err.Error()}}
+	}
+	return command.Response{Kind: command.Failure, Spoken: "I can't reach the weather service right now.", Data: map[string]any{"error": err.Error()}}
+}
+
+// answer describes the day asked about.
+func answer(f Forecast, day string, now time.Time) (command.Response, error) {
+	target := now
+	switch day {
+	case "", "today", "now", "tonight":
+	case "tomorrow":
+		target = now.AddDate(0, 0, 1)
+	default:
+		if t, err := time.Parse("2006-01-02", day); err == nil {
+			target = t
+		} else if d := utterance.FindDays([]string{strings.ToLower(day)}); len(d.Days) == 1 {
+			for i := 0; i < 7; i++ {
+				if t := now.AddDate(0, 0, i); t.Weekday() == d.Days[0] {
+					target = t
+					break
+				}
+			}
+		} else {
+			return command.Response{Kind: command.Invalid, Spoken: "For which day?", Problems: []command.Problem{{Param: "day", Message: fmt.Sprintf("%q is not a day", day)}}}, nil
+		}
+	}
+	var fd *Day
+	for i := range f.Days {
+		if f.Days[i].Date.Format("2006-01-02") == target.Format("2006-01-02") {
+			fd = &f.Days[i]
+		}
+	}
+	if fd == nil {
+		return command.Response{Kind: command.Failure, Spoken: "I only have the forecast for the coming week."}, nil
+	}
+	data := map[string]any{
+		"place": f.Place.Name, "country": f.Place.Country, "date": fd.Date.Format("2006-01-02"),
+		"high": fd.Max, "low": fd.Min, "conditions": Describe(fd.Code), "rain_chance_percent": fd.RainChance,
+		"temperature_unit": f.TemperatureUnit,
+	}
+	rain := ""
+	if fd.RainChance >= 20 {
+		rain = fmt.Sprintf(", with %s %d percent chance of rain", article(fd.RainChance), fd.RainChance)
+	}
+	var s string
+	if target.Equal(now) {
+		data["now_temperature"], data["now_conditions"], data["wind"] = f.Temperature, Describe(f.Code), f.Wind
+		s = fmt.Sprintf("In %s it's %s %s and %s. Today's high is %s and the low %s%s.", f.Place.Name,
+			round(f.Temperature), f.TemperatureUnit, Describe(f.Code), round(fd.Max), round(fd.Min), rain)
+	} else {
+		when := "Tomorrow"
+		if target.Sub(now) > 36*time.Hour {
+			when = "On " + target.Weekday().String()
+		}
+		s = fmt.Sprintf("%s in %s: %s, a high of %s %s and a low of %s%s.", when, f.Place.Name,
+			Describe(fd.Code), round(fd.Max), f.TemperatureUnit, round(fd.Min), rain)
+	}
+	return command.Said(s, data), nil
+}
+
+// preRoute reads "what's the weather (like) (tomorrow) (in Paris)", "will it
+// rain tomorrow", "how cold is it outside", "what's the forecast for friday".
+func preRoute(text string) (command.Claim, bool) {
+	t := text
+	for _, lead := range []string{"hey ", "ok ", "please ", "can you tell me ", "tell me "} {
+		t = strings.TrimPrefix(t, lead)
+	}
+	starts := []string{"what is the weather", "how is the weather", "what is the forecast", "weather", "forecast",
+		"will it rain", "is it going to rain", "will it snow", "is it going to snow", "how cold is it", "how hot is it",
+		"how warm is it", "what is the temperature", "do i need an umbrella", "what is the weather going to be", "what will the weather be"}
+	matched := ""
+	for _, s := range starts {
+		if t == s || strings.HasPrefix(t, s+" ") {
+			matched = s
+		}
+	}
+	if matched == "" {
+		return command.Claim{}, false
+	}
+	words := utterance.Words(strings.TrimPrefix(t, matched))
+	args := map[string]any{}
+	var rest []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "today" || w == "tomorrow" || w == "tonight":
+			args["day"] = w
+		case len(utterance.FindDays([]string{w}).Days) == 1 && !strings.HasSuffix(w, "s"):
+			args["day"] = w
+		case w == "like" || w == "outside" || w == "be" || w == "going" || w == "to" || w == "for" || w == "on" || w == "this" || w == "the" || w == "there" || w == "right" || w == "now" || w == "week" || w == "weekend":
+			if w == "weekend" {
+				args["day"] = "saturday"
+			}
+		case w == "in" || w == "at":
+			rest = append(rest, words[i+1:]...)
+			i = len(words)
+		default:
+			return command.Claim{}, false // a question about something else
+		}
+	}
+	var place []string
+	for _, w := range rest {
+		switch {
+		case w == "today" || w == "tomorrow" || w == "tonight":
+			args["day"] = w
+		case len(utterance.FindDays([]string{w}).Days) == 1:
+			args["day"] = w
+		case w == "on" || w == "for" || w == "the":
+		default:
+			place = append(place, w)
+		}
+	}
+	if len(place) > 0 {
+		args["location"] = title(strings.Join(place, " "))
+	}
+	return command.Claim{Arguments: args}, true
+}
+
+// article is "an" before numbers said with a vowel sound (8, 11, 18, 80-89).
+func article(n int) string {
+	if n == 8 || n == 11 || n == 18 || n >= 80 && n <= 89 {
+		return "an"
+	}
+	return "a"
+}

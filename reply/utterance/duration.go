@@ -1,0 +1,133 @@
+package utterance
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var durationUnits = map[string]time.Duration{
+	"second": time.Second, "seconds": time.Second, "sec": time.Second, "secs": time.Second, "s": time.Second,
+	"minute": time.Minute, "minutes": time.Minute, "min": time.Minute, "mins": time.Minute, "m": time.Minute,
+	"hour": time.Hour, "hours": time.Hour, "hr": time.Hour, "hrs": time.Hour, "h": time.Hour,
+	"day": 24 * time.Hour, "days": 24 * time.Hour,
+}
+
+var compact = regexp.MustCompile(`^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?:in)?)?(?:(\d+(?:\.\d+)?)s)?$`)
+
+// Duration reads a duration at the start of words: "five minutes", "an hour
+// and a half", "1 hour 30 minutes", "half an hour", "a quarter of an hour",
+// "two and a half hours", "90s", "1h30m". It returns the duration and the
+// number of words it took.
+func Duration(words []string) (time.Duration, int, bool) {
+	var total time.Duration
+	i := 0
+	for i < len(words) {
+		d, unit, n, ok := durationTerm(words[i:])
+		if !ok {
+			break
+		}
+		total += d
+		i += n
+		if i+2 < len(words) && words[i] == "and" && words[i+1] == "a" && words[i+2] == "half" && unit > 0 {
+			total += unit / 2 // "an hour and a half"
+			i += 3
+		}
+		if i+1 < len(words) && words[i] == "and" {
+			if _, _, _, ok := durationTerm(words[i+1:]); ok {
+				i++
+			}
+		}
+	}
+	if i == 0 || total <= 0 {
+		return 0, 0, false
+	}
+	return total, i, true
+}
+
+// durationTerm reads one "number unit" and returns its length, its unit and
+// the words it took.
+func durationTerm(words []string) (d, unit time.Duration, n int, ok bool) {
+	w := words[0]
+	if m := compact.FindStringSubmatch(w); m != nil && w != "" && strings.ContainsAny(w, "0123456789") {
+		for k, u := range []time.Duration{time.Hour, time.Minute, time.Second} {
+			if m[k+1] != "" {
+				f, _ := strconv.ParseFloat(m[k+1], 64)
+				d += time.Duration(f * float64(u))
+				unit = u
+			}
+		}
+		return d, unit, 1, d > 0
+	}
+	// "half an hour", "half a minute", "quarter of an hour", "a quarter hour"
+	start := 0
+	if w == "a" && len(words) > 1 && (words[1] == "half" || words[1] == "quarter") {
+		start = 1
+	}
+	if f, ok := map[string]float64{"half": 0.5, "quarter": 0.25}[words[start]]; ok {
+		j := start + 1
+		for j < len(words) && (words[j] == "of" || words[j] == "an" || words[j] == "a") {
+			j++
+		}
+		if j < len(words) {
+			if u, ok := durationUnits[words[j]]; ok && words[j] != "s" && words[j] != "m" && words[j] != "h" {
+				return time.Duration(f * float64(u)), u, j + 1, true
+			}
+		}
+		return 0, 0, 0, false
+	}
+	v, n, ok := Number(words)
+	if !ok || n >= len(words) || v <= 0 {
+		return 0, 0, 0, false
+	}
+	u, ok := durationUnits[words[n]]
+	if !ok {
+		return 0, 0, 0, false
+	}
+	return time.Duration(v * float64(u)), u, n + 1, true
+}
+
+// FindDuration returns the first duration in words, where it starts and how
+// many words it takes.
+func FindDuration(words []string) (d time.Duration, at, n int, ok bool) {
+	for i := range words {
+		if d, n, ok := Duration(words[i:]); ok {
+			return d, i, n, true
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// SayDuration writes d the way a person says it: "5 minutes", "1 hour and
+// 30 minutes", "45 seconds". Parts below a second are dropped.
+func SayDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d <= 0 {
+		return "0 seconds"
+	}
+	var parts []string
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}} {
+		if n := d / u.d; n > 0 {
+			parts = append(parts, plural(int(n), u.name))
+			d -= n * u.d
+		}
+	}
+	switch len(parts) {
+	case 1:
+		return parts[0]
+	default:
+		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,111 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Fact is something the user told Hark to remember: about themselves, a
+// standing instruction, or the world.
+type Fact struct {
+	ID   string    `json:"id"`
+	Text string    `json:"text"`
+	At   time.Time `json:"at"`
+}
+
+// Facts is the record of remembered facts.
+type Facts struct{ db *DB }
+
+// Facts returns the facts of db.
+func (db *DB) Facts() *Facts { return &Facts{db: db} }
+
+const factPrefix = "fact/"
+
+// Add stores a fact and returns it with its ID.
+func (f *Facts) Add(ctx context.Context, text string, at time.Time) (Fact, error) {
+	fact := Fact{ID: fmt.Sprintf("%016x%04x", uint64(at.UnixNano()), f.db.seq.Add(1)&0xffff), Text: text, At: at}
+	return fact, f.db.put(ctx, "remember fact", factPrefix+fact.ID, fact)
+}
+
+// Delete removes the fact with id.
+func (f *Facts) Delete(ctx context.Context, id string) error {
+	return f.db.del(ctx, "forget fact", factPrefix+id)
+}
+
+// All returns every fact, oldest first.
+func (f *Facts) All(ctx context.Context) ([]Fact, error) {
+	var out []Fact
+	err := f.db.scan(ctx, "read facts", factPrefix, func(key string, v []byte) error {
+		var fact Fact
+		if err := json.Unmarshal(v, &fact); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		out = append(out, fact)
+		return nil
+	})
+	return out, err
+}
+
+// Search returns up to limit facts sharing the most words (of three letters
+// or more) with query, best first, newest first among equals. A query with
+// no such words returns the newest facts.
+func (f *Facts) Search(ctx context.Context, query string, limit int) ([]Fact, error) {
+	all, err := f.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	want := ContentWords(query)
+	if len(want) == 0 {
+		slices.Reverse(all)
+		return all[:min(limit, len(all))], nil
+	}
+	type scored struct {
+		f Fact
+		n int
+	}
+	var hits []scored
+	for _, fact := range all {
+		n := 0
+		have := ContentWords(fact.Text)
+		for w := range want {
+			if have[w] {
+				n++
+			}
+		}
+		if n > 0 {
+			hits = append(hits, scored{fact, n})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b scored) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return b.f.At.Compare(a.f.At)
+	})
+	var out []Fact
+	for _, h := range hits[:min(limit, len(hits))] {
+		out = append(out, h.f)
+	}
+	return out, nil
+}
+
+// ContentWords returns the lower-cased words of s with three or more
+// letters, in any script, with a trailing plural "s" dropped.
+func ContentWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) < 3 {
+			continue
+		}
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		out[w] = true
+	}
+	return out
+}

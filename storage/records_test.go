@@ -1,0 +1,141 @@
+package storage
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSettings(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir)
+	var vol int
+	if ok, err := db.Settings().Get(t.Context(), "volume", &vol); ok || err != nil {
+		t.Fatalf("unset volume: %v %v", ok, err)
+	}
+	if err := db.Settings().Set(t.Context(), "volume", 65); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = open(t, dir)
+	defer db.Close()
+	if ok, _ := db.Settings().Get(t.Context(), "volume", &vol); !ok || vol != 65 {
+		t.Errorf("volume after reopen = %d, %v", vol, ok)
+	}
+}
+
+func TestScheduleRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := db.Schedule()
+	s.Put(t.Context(), Item{ID: "b", Kind: Timer, Name: "tea", Created: now, Due: now.Add(5 * time.Minute), Duration: 5 * time.Minute, State: Pending})
+	s.Put(t.Context(), Item{ID: "a", Kind: Alarm, Created: now, Due: now.Add(time.Hour), Hour: 11, Days: []time.Weekday{time.Monday}, State: Pending})
+	s.Put(t.Context(), Item{ID: "c", Kind: Reminder, Name: "call mom", Created: now, Due: now.Add(time.Minute), State: Pending})
+	db.Close()
+	db = open(t, dir)
+	defer db.Close()
+	all, err := db.Schedule().List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, it := range all {
+		ids = append(ids, it.ID)
+	}
+	if !slices.Equal(ids, []string{"c", "b", "a"}) {
+		t.Errorf("order by due = %v", ids)
+	}
+	timers, _ := db.Schedule().List(t.Context(), Timer)
+	if len(timers) != 1 || timers[0].Name != "tea" || timers[0].Duration != 5*time.Minute || !timers[0].Active() {
+		t.Errorf("timers = %+v", timers)
+	}
+	if err := db.Schedule().Put(t.Context(), Item{Kind: Timer}); err == nil {
+		t.Error("an item without an id was stored")
+	}
+}
+
+func TestFactsSearch(t *testing.T) {
+	db := open(t, t.TempDir())
+	defer db.Close()
+	f := db.Facts()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Add(t.Context(), "My sister's birthday is on March 3rd", base)
+	f.Add(t.Context(), "The spare key is under the blue flower pot", base.Add(time.Hour))
+	f.Add(t.Context(), "I like my coffee black", base.Add(2*time.Hour))
+	got, _ := f.Search(t.Context(), "where are the keys?", 5)
+	if len(got) != 1 || !strings.Contains(got[0].Text, "spare key") {
+		t.Errorf("search for keys = %+v", got)
+	}
+	got, _ = f.Search(t.Context(), "when is my sister's birthday", 5)
+	if len(got) != 1 || !strings.Contains(got[0].Text, "March") {
+		t.Errorf("search for birthday = %+v", got)
+	}
+	if got, _ = f.Search(t.Context(), "me", 2); len(got) != 2 || !strings.Contains(got[0].Text, "coffee") {
+		t.Errorf("search with no content words = %+v, want the newest two", got)
+	}
+	all, _ := f.All(t.Context())
+	f.Delete(t.Context(), all[0].ID)
+	if all, _ = f.All(t.Context()); len(all) != 2 {
+		t.Errorf("%d facts after one was forgotten", len(all))
+	}
+}
+
+func TestContentWordsUnicode(t *testing.T) {
+	got := ContentWords("Wo ist der Schlüssel? Les clés! 東京タワー")
+	for _, w := range []string{"schlüssel", "clé", "der", "東京タワー"} {
+		if !got[w] {
+			t.Errorf("ContentWords lacks %q: %v", w, got)
+		}
+	}
+	if got["wo"] {
+		t.Error("two-letter word kept")
+	}
+}
+
+func TestSecretsEncryptedAtRest(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir)
+	s := db.Secrets("")
+	const value = "sk-live-0123456789abcdef"
+	if err := s.Set(t.Context(), "WEATHER_KEY", value); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// Nothing in the data directory but the key file holds the value.
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(path)
+			if bytes.Contains(b, []byte(value)) {
+				t.Errorf("%s holds the secret in the clear", path)
+			}
+		}
+		return nil
+	})
+	if info, err := os.Stat(filepath.Join(dir, "secrets.key")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("key file: %v %v", info, err)
+	}
+	db = open(t, dir)
+	defer db.Close()
+	s = db.Secrets("")
+	if got, err := s.Get(t.Context(), "WEATHER_KEY"); err != nil || got != value {
+		t.Errorf("Get = %q, %v", got, err)
+	}
+	if names, _ := s.Names(t.Context()); !slices.Equal(names, []string{"WEATHER_KEY"}) {
+		t.Errorf("Names = %v", names)
+	}
+	// Another key cannot read it.
+	other := filepath.Join(t.TempDir(), "other.key")
+	os.WriteFile(other, bytes.Repeat([]byte{7}, 32), 0o600)
+	if _, err := db.Secrets(other).Get(t.Context(), "WEATHER_KEY"); err == nil || strings.Contains(err.Error(), value) {
+		t.Errorf("wrong key: %v", err)
+	}
+	s.Unset(t.Context(), "WEATHER_KEY")
+	if got, err := s.Get(t.Context(), "WEATHER_KEY"); got != "" || err != nil {
+		t.Errorf("after Unset: %q %v", got, err)
+	}
+}

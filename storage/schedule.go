@@ -1,0 +1,103 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// ItemKind is what a scheduled item is.
+type ItemKind string
+
+// The kinds of scheduled items.
+const (
+	Timer    ItemKind = "timer"
+	Alarm    ItemKind = "alarm"
+	Reminder ItemKind = "reminder"
+)
+
+// ItemState is where a scheduled item is in its life. An item goes
+// Pending → Ringing → Done; Cancelled ends it early. A repeating alarm goes
+// back to Pending with its next due time after it rang.
+type ItemState string
+
+// The item states.
+const (
+	Pending   ItemState = "pending"
+	Ringing   ItemState = "ringing"
+	Done      ItemState = "done"
+	Cancelled ItemState = "cancelled"
+)
+
+// Item is a timer, alarm or reminder.
+type Item struct {
+	ID      string    `json:"id"`
+	Kind    ItemKind  `json:"kind"`
+	Name    string    `json:"name,omitempty"` // a timer's or alarm's label; a reminder's message
+	Created time.Time `json:"created"`
+	Due     time.Time `json:"due"`
+	State   ItemState `json:"state"`
+	// Duration is a timer's length as set.
+	Duration time.Duration `json:"duration,omitempty"`
+	// Hour, Minute and Days describe an alarm: its time of day and, for a
+	// repeating alarm, its days.
+	Hour   int            `json:"hour,omitempty"`
+	Minute int            `json:"minute,omitempty"`
+	Days   []time.Weekday `json:"days,omitempty"`
+	// Rang is when the item last went off, and Late whether that was after
+	// its due time because the box was off.
+	Rang time.Time `json:"rang,omitzero"`
+	Late bool      `json:"late,omitempty"`
+}
+
+// Active reports whether the item is still to go off.
+func (it Item) Active() bool { return it.State == Pending }
+
+// Schedule is the record of timers, alarms and reminders.
+type Schedule struct{ db *DB }
+
+// Schedule returns the schedule of db.
+func (db *DB) Schedule() *Schedule { return &Schedule{db: db} }
+
+const schedulePrefix = "schedule/"
+
+// Put stores it, replacing an item with the same ID. It returns once the
+// item is on disk.
+func (s *Schedule) Put(ctx context.Context, it Item) error {
+	if it.ID == "" {
+		return fmt.Errorf("storage: write %s: no id", it.Kind)
+	}
+	return s.db.put(ctx, "write "+string(it.Kind), schedulePrefix+it.ID, it)
+}
+
+// Get returns the item with id.
+func (s *Schedule) Get(ctx context.Context, id string) (Item, bool, error) {
+	var it Item
+	ok, err := s.db.get(ctx, "read schedule", schedulePrefix+id, &it)
+	return it, ok, err
+}
+
+// List returns the items of the given kinds (all kinds when none are given),
+// sorted by due time.
+func (s *Schedule) List(ctx context.Context, kinds ...ItemKind) ([]Item, error) {
+	var out []Item
+	err := s.db.scan(ctx, "list schedule", schedulePrefix, func(key string, v []byte) error {
+		var it Item
+		if err := json.Unmarshal(v, &it); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		if len(kinds) == 0 || slices.Contains(kinds, it.Kind) {
+			out = append(out, it)
+		}
+		return nil
+	})
+	slices.SortStableFunc(out, func(a, b Item) int { return a.Due.Compare(b.Due) })
+	return out, err
+}
+
+// Delete removes the item with id.
+func (s *Schedule) Delete(ctx context.Context, id string) error {
+	return s.db.del(ctx, "delete schedule item", schedulePrefix+id)
+}
