@@ -35,7 +35,7 @@ type fixture struct {
 	eng *Engine
 }
 
-func newFixture(t *testing.T, o Options) *fixture {
+func newFixture(t testing.TB, o Options) *fixture {
 	t.Helper()
 	f := &fixture{srv: ollamatest.New(model)}
 	t.Cleanup(f.srv.Close)

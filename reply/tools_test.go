@@ -27,7 +27,7 @@ type noStatus struct{}
 func (noStatus) Status(context.Context) builtin.DeviceStatus { return builtin.DeviceStatus{Version: "test"} }
 
 // withCommands gives the fixture's engine the built-in commands.
-func withCommands(t *testing.T, f *fixture) *command.Registry {
+func withCommands(t testing.TB, f *fixture) *command.Registry {
 	t.Helper()
 	clock := func() time.Time { return clock }
 	sched, _ := schedule.New(schedule.Options{Store: f.db.Schedule(), Now: clock, Location: berlin})

@@ -56,7 +56,7 @@ func (fixedStatus) Status(context.Context) DeviceStatus {
 // Sunday 22 November 2026, 10:15 in Berlin.
 var berlin, _ = time.LoadLocation("Europe/Berlin")
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{mixer: &memMixer{level: 50}, stops: &countAlerts{}, now: time.Date(2026, 11, 22, 10, 15, 0, 0, berlin)}
 	db, err := storage.Open(t.TempDir(), storage.Options{})
@@ -146,6 +146,7 @@ var offline = []struct {
 	{"set volume to 40 percent", "control_volume", map[string]any{"action": "set", "level": 40}},
 	{"louder", "control_volume", map[string]any{"action": "up"}},
 	{"turn it up", "control_volume", map[string]any{"action": "up"}},
+	{"make it louder", "control_volume", map[string]any{"action": "up"}},
 	{"a bit quieter please", "control_volume", map[string]any{"action": "down"}},
 	{"turn down the volume", "control_volume", map[string]any{"action": "down"}},
 	{"mute", "control_volume", map[string]any{"action": "mute"}},
@@ -295,7 +296,7 @@ func TestRefiningByVoice(t *testing.T) {
 		t.Errorf("timers after the refinement: %+v, want the one timer changed", timers)
 	}
 	f.say(t, "volume 50")
-	for _, step := range []struct{ say, want string }{{"more", "Volume 60."}, {"a bit more", "Volume 70."}, {"less", "Volume 60."}, {"make it 20", "Volume 20."}} {
+	for _, step := range []struct{ say, want string }{{"more", "Volume 60."}, {"a bit more", "Volume 70."}, {"less", "Volume 60."}, {"make it 20", "Volume 20."}, {"make it louder", "Volume 30."}} {
 		if got, _ := f.say(t, step.say); got != step.want {
 			t.Errorf("%q after a volume change: %q, want %q", step.say, got, step.want)
 		}

@@ -21,8 +21,8 @@ type Mixer interface {
 const VolumeStep = 10
 
 var (
-	upPhrases   = []string{"louder", "turn it up", "turn up the volume", "turn the volume up", "volume up", "increase the volume", "raise the volume", "a bit louder", "speak up", "more volume", "turn up", "a little louder"}
-	downPhrases = []string{"quieter", "softer", "turn it down", "turn down the volume", "turn the volume down", "volume down", "lower the volume", "decrease the volume", "a bit quieter", "too loud", "less volume", "turn down", "a little quieter", "lower"}
+	upPhrases   = []string{"louder", "turn it up", "turn up the volume", "turn the volume up", "volume up", "increase the volume", "raise the volume", "a bit louder", "speak up", "more volume", "turn up", "a little louder", "make it louder", "make it a bit louder", "louder still"}
+	downPhrases = []string{"quieter", "softer", "turn it down", "turn down the volume", "turn the volume down", "volume down", "lower the volume", "decrease the volume", "a bit quieter", "too loud", "less volume", "turn down", "a little quieter", "lower", "make it quieter", "make it softer", "make it a bit quieter"}
 )
 
 // Volume is control_volume.
