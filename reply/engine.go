@@ -1,9 +1,12 @@
-// Package reply turns what the user said into what Hark says. The Engine
-// first offers the utterance to the commands' offline path, which answers
-// timers, the time, the volume and the like without a model; everything else
-// goes to the language model with the commands as tools, streaming the
-// answer sentence by sentence to the caller as it is written. Every exchange
-// is recorded.
+// Package reply turns what the user said into what Hark says. Per
+// utterance the Engine redacts it, tries the commands' offline path, and
+// otherwise asks a small model for a plan, recalls memory when the plan (or
+// its absence) calls for it, picks the tools to offer, and runs the
+// agentic loop against the chat model: native tool calls, or tools in text
+// for models without them. The answer is cleaned for speech and handed to
+// the caller sentence by sentence as it streams; the redacted exchange and
+// its tool calls are recorded, and a diary entry is written when the
+// conversation ends.
 //
 // The voice pipeline and `hark ask` both call Engine.Reply: a typed question
 // and a spoken one take exactly the same path.
@@ -19,7 +22,11 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/distil"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/memory"
+	"github.com/harkbox/hark/reply/planner"
+	"github.com/harkbox/hark/reply/router"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -27,6 +34,12 @@ import (
 type Chatter interface {
 	// Chat sends req and streams the answer to onChunk; see llm.Client.Chat.
 	Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error)
+}
+
+// Shower tells about a model; *llm.Client is one. The engine uses it to
+// size its prompts.
+type Shower interface {
+	Show(ctx context.Context, model string) (llm.ModelInfo, error)
 }
 
 // Dialogue is the record of exchanges; *storage.Dialogue is one.
@@ -37,37 +50,106 @@ type Dialogue interface {
 	Recent(ctx context.Context, since time.Time, limit int) ([]storage.Exchange, error)
 }
 
+// Diary keeps conversation summaries; *storage.Diary is one.
+type Diary interface {
+	Add(ctx context.Context, e storage.DiaryEntry) error
+	Has(ctx context.Context, conversation string) (bool, error)
+	Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]storage.DiaryEntry, error)
+}
+
+// Facts are the remembered facts, for recall; *storage.Facts is one.
+type Facts interface {
+	Search(ctx context.Context, query string, limit int) ([]storage.Fact, error)
+}
+
+// Mode turns a feature on, off, or on for small models only.
+type Mode string
+
+// The modes.
+const (
+	Auto Mode = "auto"
+	On   Mode = "on"
+	Off  Mode = "off"
+)
+
 // Options configure an Engine. Model is required; zero values elsewhere take
 // the defaults given.
 type Options struct {
 	Model Chatter
+	// Aux answers the small auxiliary calls (planner, memory search terms,
+	// tool router, digests); default Model.
+	Aux Chatter
+	// Info sizes the prompts from the model's parameter count; nil guesses
+	// from ModelName.
+	Info Shower
 	// ModelName is recorded with each exchange.
 	ModelName string
 	// Commands are offered as tools and tried first offline; nil for none.
 	Commands *command.Registry
 	// Dialogue keeps the conversation; nil remembers nothing.
 	Dialogue Dialogue
+	// Diary and Facts are searched for memory; Diary also receives a
+	// summary of each finished conversation. Nil skips them.
+	Diary Diary
+	Facts Facts
 	// Name is the assistant's name in its persona; default "Jarvis".
 	Name string
-	// Location is the time zone for telling the time; default time.Local.
+	// Place is where the speaker is, for the context line; empty for unknown.
+	Place string
+	// Location is the time zone; default time.Local.
 	Location *time.Location
 	// Now is the clock; default time.Now.
 	Now func() time.Time
-	// ChatTimeout bounds one model answer; default 60 s.
+
+	// Planner turns the planner on; default on (set PlannerOff to skip it).
+	PlannerOff bool
+	// Router is the tool-picking strategy; default router.LLM.
+	Router router.Strategy
+	// RouterMax is the most tools the router picks; default 5.
+	RouterMax int
+	// MemoryDigest distils recalled memory: Auto (default) for models of
+	// 7B or less.
+	MemoryDigest Mode
+	// ToolDigest distils long tool results: Off by default; Auto for small
+	// models.
+	ToolDigest Mode
+	// MemoryResults bounds recalled snippets; default 5.
+	MemoryResults int
+
+	// ChatTimeout bounds one chat-model answer; default 60 s.
 	ChatTimeout time.Duration
+	// PlannerTimeout, AuxTimeout (search terms, router) and DigestTimeout
+	// bound the small calls; defaults 6, 8 and 8 s. Each fails open.
+	PlannerTimeout, AuxTimeout, DigestTimeout time.Duration
 	// MaxTurns bounds the model calls of one reply; default 8.
 	MaxTurns int
+	// ToolSearchMax bounds search_tools calls per reply; default 3.
+	ToolSearchMax int
 	// ConversationLapse ends a conversation after this much quiet; default 5 min.
 	ConversationLapse time.Duration
 	// HistoryTurns and HistoryChars cap the earlier exchanges sent with a
-	// question; defaults 6 and 4000.
-	HistoryTurns int
-	HistoryChars int
+	// question; defaults 6 and 4000. CarryTurns and CarryChars cap the tool
+	// results carried from them; defaults 3 and 800.
+	HistoryTurns, HistoryChars int
+	CarryTurns, CarryChars     int
 	// Log receives one line per reply with timings, never the words. Nil discards.
 	Log *slog.Logger
 }
 
 func (o *Options) defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	seti := func(n *int, v int) {
+		if *n == 0 {
+			*n = v
+		}
+	}
+	if o.Aux == nil {
+		o.Aux = o.Model
+	}
 	if o.Name == "" {
 		o.Name = "Jarvis"
 	}
@@ -77,21 +159,28 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.ChatTimeout == 0 {
-		o.ChatTimeout = 60 * time.Second
+	if o.Router == "" {
+		o.Router = router.LLM
 	}
-	if o.MaxTurns == 0 {
-		o.MaxTurns = 8
+	if o.MemoryDigest == "" {
+		o.MemoryDigest = Auto
 	}
-	if o.ConversationLapse == 0 {
-		o.ConversationLapse = 5 * time.Minute
+	if o.ToolDigest == "" {
+		o.ToolDigest = Off
 	}
-	if o.HistoryTurns == 0 {
-		o.HistoryTurns = 6
-	}
-	if o.HistoryChars == 0 {
-		o.HistoryChars = 4000
-	}
+	set(&o.ChatTimeout, 60*time.Second)
+	set(&o.PlannerTimeout, 6*time.Second)
+	set(&o.AuxTimeout, 8*time.Second)
+	set(&o.DigestTimeout, 8*time.Second)
+	set(&o.ConversationLapse, 5*time.Minute)
+	seti(&o.MaxTurns, 8)
+	seti(&o.ToolSearchMax, 3)
+	seti(&o.RouterMax, 5)
+	seti(&o.MemoryResults, 5)
+	seti(&o.HistoryTurns, 6)
+	seti(&o.HistoryChars, 4000)
+	seti(&o.CarryTurns, 3)
+	seti(&o.CarryChars, 800)
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -100,11 +189,18 @@ func (o *Options) defaults() {
 // Engine answers queries. It is safe for concurrent use, though Hark asks one
 // question at a time.
 type Engine struct {
-	o   Options
-	log *slog.Logger
+	o       Options
+	log     *slog.Logger
+	planner *planner.Planner
+	router  *router.Router
+	recall  *memory.Recall
+	distil  *distil.Distiller
 
-	mu      sync.Mutex
-	noTools bool // the model refused tools; ask without them from now on
+	mu        sync.Mutex
+	conv      *conversation
+	textTools bool // the model refused native tools; describe them in text from now on
+	size      *modelSize
+	wg        sync.WaitGroup
 }
 
 // New returns an Engine for o.
@@ -113,7 +209,28 @@ func New(o Options) (*Engine, error) {
 		return nil, errors.New("reply: no model")
 	}
 	o.defaults()
-	return &Engine{o: o, log: o.Log.With("pkg", "reply")}, nil
+	switch o.Router {
+	case router.LLM, router.Keyword, router.All:
+	default:
+		return nil, errors.New("reply: unknown router strategy " + string(o.Router))
+	}
+	log := o.Log.With("pkg", "reply")
+	e := &Engine{o: o, log: log}
+	if !o.PlannerOff {
+		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})
+	}
+	e.router = router.New(router.Options{Model: o.Aux, Strategy: o.Router, Max: o.RouterMax, Timeout: o.AuxTimeout, Log: log})
+	e.distil = &distil.Distiller{Model: o.Aux, Timeout: o.DigestTimeout}
+	var diary memory.Diary
+	if o.Diary != nil {
+		diary = o.Diary
+	}
+	var facts memory.Facts
+	if o.Facts != nil {
+		facts = o.Facts
+	}
+	e.recall = memory.New(memory.Options{Model: o.Aux, Diary: diary, Facts: facts, MaxResults: o.MemoryResults, Timeout: o.AuxTimeout, Log: log})
+	return e, nil
 }
 
 // Query is one thing the user said or typed.
@@ -135,8 +252,10 @@ type Result struct {
 	Offline bool `json:"offline"`
 	// FollowUp is set when the reply waits for the user: a command asked
 	// for input, or the user must choose.
-	FollowUp bool    `json:"follow_up"`
-	Timings  Timings `json:"timings"`
+	FollowUp bool `json:"follow_up"`
+	// Plan is the planner's steps, when it made some.
+	Plan    []string `json:"plan,omitempty"`
+	Timings Timings  `json:"timings"`
 }
 
 // ToolUse is one command run while replying.
@@ -167,93 +286,36 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), t.ModelCalls, t.PromptChars})
 }
 
-// turn is the state of one reply under way.
-type turn struct {
-	e      *Engine
-	q      Query
-	now    time.Time
-	began  time.Time
-	say    func(string)
-	res    Result
-	closed bool // the user ended the conversation
-}
-
-func (t *turn) speak(s string) {
-	if t.res.Timings.FirstSentence == 0 {
-		t.res.Timings.FirstSentence = time.Since(t.began)
-	}
-	t.res.Sentences = append(t.res.Sentences, s)
-	t.say(s)
-}
-
 // Reply answers q, calling say with each sentence as soon as it is complete.
 // When the model fails, Reply says one short sentence about it and returns the
 // error; when ctx is done it stops at once and returns ctx.Err().
 func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) (Result, error) {
-	t := &turn{e: e, q: q, now: e.o.Now(), began: time.Now(), say: say}
-	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}}
-	history, conv := e.history(ctx, t.now)
-	t.res.Conversation = conv
+	now := e.o.Now()
+	p := e.recent(ctx, now)
+	conv := e.conversationFor(ctx, p, now)
+	text, kinds := conv.redactor.Redact(q.Text)
+	if len(kinds) > 0 {
+		e.log.Info("redacted", "kinds", len(kinds))
+	}
+	t := &turn{e: e, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, now: now, began: time.Now(), say: say}
+	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
 	var err error
 	if !t.offline(ctx) {
-		err = t.converse(ctx, history)
+		err = t.converse(ctx)
 	}
 	if ctx.Err() != nil {
 		return t.res, ctx.Err() // barge-in: say nothing more, record nothing
 	}
 	t.res.Text = strings.Join(t.res.Sentences, " ")
 	t.res.Timings.Total = time.Since(t.began)
-	e.record(ctx, storage.Exchange{At: t.now, Conversation: conv, User: q.Text, Assistant: t.res.Text,
-		Model: e.o.ModelName, Failed: err != nil, Closed: t.closed})
+	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, User: text, Assistant: t.res.Text,
+		Model: e.o.ModelName, Failed: err != nil, Closed: t.closed, Tools: t.records})
 	e.log.Info("reply", "model", e.o.ModelName, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
 		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),
-		"model_calls", t.res.Timings.ModelCalls, "prompt_chars", t.res.Timings.PromptChars, "tools", len(t.res.Tools), "failed", err != nil)
+		"model_calls", t.res.Timings.ModelCalls, "prompt_chars", t.res.Timings.PromptChars, "tools", len(t.res.Tools),
+		"plan_steps", len(t.res.Plan), "failed", err != nil)
 	return t.res, err
-}
-
-// offline runs the utterance through the commands' deterministic path and
-// reports whether it was handled.
-func (t *turn) offline(ctx context.Context) bool {
-	reg := t.e.o.Commands
-	if reg == nil {
-		return false
-	}
-	rt, ok := reg.PreRoute(t.q.Text)
-	if !ok {
-		return false
-	}
-	resp := reg.RunRoute(ctx, rt, t.q.Text)
-	t.res.Offline = true
-	t.res.Tools = append(t.res.Tools, ToolUse{Name: rt.Command.Name, Arguments: rt.Claim.Arguments, Failed: resp.Kind == command.Failure || resp.Kind == command.Invalid})
-	t.settle(resp)
-	t.speakText(resp.Spoken)
-	t.res.FollowUp = t.res.FollowUp || resp.Kind == command.Invalid && resp.Spoken != ""
-	return true
-}
-
-// settle applies what a command's response means for the conversation.
-func (t *turn) settle(resp command.Response) {
-	if resp.Kind == command.FollowUp {
-		t.res.FollowUp = true
-	}
-	if resp.EndConversation {
-		t.closed = true
-		if t.e.o.Commands != nil {
-			t.e.o.Commands.Forget()
-		}
-	}
-}
-
-// speakText says a complete text sentence by sentence.
-func (t *turn) speakText(text string) {
-	var sp splitter
-	for _, s := range sp.write(text) {
-		t.speak(s)
-	}
-	if rest := sp.flush(); rest != "" {
-		t.speak(rest)
-	}
 }
 
 // record stores the exchange. A failure is logged and never breaks the reply;

@@ -5,37 +5,63 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/compound"
 	"github.com/harkbox/hark/reply/llm"
-	"github.com/harkbox/hark/reply/speech"
+	"github.com/harkbox/hark/reply/tooltext"
+	"github.com/harkbox/hark/storage"
 )
 
-// splitter wraps speech.Splitter for the engine's use.
-type splitter struct{ s speech.Splitter }
+// trouble is said when the model's answer is not fit to be spoken.
+const trouble = "Sorry, I had trouble with that."
 
-func (p *splitter) write(text string) []string { return p.s.Write(text) }
-func (p *splitter) flush() string              { return p.s.Flush() }
-
-// converse asks the model, running the tools it calls, for at most MaxTurns
-// model calls.
-func (t *turn) converse(ctx context.Context, history []llm.Message) error {
+// converse prepares the turn and runs the agentic loop: at most MaxTurns
+// model calls, running the tools the model calls.
+func (t *turn) converse(ctx context.Context) error {
 	e := t.e
-	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: e.systemPrompt(t.now, t.q.Language)}}, history...)
+	t.seen, t.invalid, t.results = map[string]bool{}, map[string]int{}, map[string]string{}
+	e.mu.Lock()
+	t.text = e.textTools
+	e.mu.Unlock()
+	if err := t.prepare(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		err = fmt.Errorf("reply: %w", err)
+		t.speak(apology(err))
+		return err
+	}
+	if t.text {
+		t.parts = compound.Split(t.q.Text, t.q.Language)
+	}
+	msgs := append([]llm.Message{{Role: llm.RoleSystem}}, e.history(t.past, t.text)...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: t.q.Text})
-	tools := e.tools()
-	invalid := map[string]int{}
 
-	for range e.o.MaxTurns {
-		resp, err := t.chat(ctx, msgs, tools)
-		if errors.Is(err, llm.ErrNoTools) && len(tools) > 0 {
-			e.log.Warn("model does not support tools; answering without them", "model", e.o.ModelName)
+	for turns := 0; turns < e.o.MaxTurns; {
+		// The first system message is refreshed, never added to: a new
+		// system message mid-loop breaks native tool calling.
+		msgs[0].Content = t.systemPrompt()
+		if t.text && t.stepsDone < len(t.plan.ToolSteps()) {
+			if ok := t.direct(ctx, &msgs); ok {
+				turns++
+				continue
+			}
+			t.stepsDone = len(t.plan.ToolSteps()) // resolution failed: let the chat model go on
+		}
+		turns++
+		resp, err := t.chat(ctx, msgs)
+		if errors.Is(err, llm.ErrNoTools) && !t.text {
+			e.log.Warn("model does not support tools; describing them in text from now on", "model", e.o.ModelName)
 			e.mu.Lock()
-			e.noTools = true
+			e.textTools = true
 			e.mu.Unlock()
-			tools = nil
+			t.text = true
+			t.parts = compound.Split(t.q.Text, t.q.Language)
+			turns-- // the refused call did no work
 			continue
 		}
 		if err != nil {
@@ -46,81 +72,181 @@ func (t *turn) converse(ctx context.Context, history []llm.Message) error {
 			t.speak(apology(err))
 			return err
 		}
-		if len(resp.Message.ToolCalls) == 0 {
-			if len(t.res.Sentences) == 0 {
+		calls, content := t.calls(resp)
+		if len(calls) == 0 {
+			switch {
+			case t.malformed && len(t.res.Sentences) == 0:
+				e.log.Warn("malformed answer not spoken", "chars", len(content))
+				t.speak(trouble)
+			case len(t.res.Sentences) == 0:
 				t.speak("Sorry, I have no answer to that.")
 				return errors.New("reply: the model's answer was empty")
 			}
 			return nil
 		}
-		msgs = append(msgs, resp.Message)
-		for _, call := range resp.Message.ToolCalls {
-			r := e.o.Commands.Call(ctx, call.Name, call.Arguments, t.q.Text)
-			t.res.Tools = append(t.res.Tools, ToolUse{Name: call.Name, Arguments: call.Arguments, Failed: r.Kind == command.Failure || r.Kind == command.Invalid})
-			t.settle(r)
-			if r.EndConversation {
-				return nil // stop: say nothing more
+		if t.text {
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: content, Thinking: resp.Message.Thinking})
+		} else {
+			msgs = append(msgs, resp.Message)
+		}
+		for _, call := range calls {
+			result, _, done := t.execute(ctx, call)
+			if done {
+				return nil
 			}
-			if r.Kind == command.Invalid && len(valid(r)) > 0 {
-				if invalid[call.Name]++; invalid[call.Name] >= 2 {
-					// The model missed twice even with the valid values: ask.
-					t.speak(choose(r))
-					t.res.FollowUp = true
-					return nil
-				}
+			if t.text {
+				t.answered++
+				result = tooltext.Result(call.Name, result) + "\n" + t.nudge()
+				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: result})
+			} else {
+				msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolName: call.Name, Content: result})
 			}
-			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolName: call.Name, Content: toolResult(r)})
 		}
 	}
-	e.log.Warn("reply ran out of model turns", "turns", e.o.MaxTurns)
-	t.speak("Sorry, I couldn't finish that.")
+	return t.outOfTurns(ctx)
+}
+
+// calls reads the tool calls of an answer: native ones, or fenced blocks
+// in text mode. It returns them with the answer's text.
+func (t *turn) calls(resp llm.Response) ([]llm.ToolCall, string) {
+	if !t.text {
+		return resp.Message.ToolCalls, resp.Message.Content
+	}
+	parsed, _, err := tooltext.Parse(resp.Message.Content)
+	if err != nil {
+		t.e.log.Warn("text tool call not understood", "err", err)
+	}
+	var calls []llm.ToolCall
+	for _, c := range parsed {
+		calls = append(calls, llm.ToolCall{Name: c.Name, Arguments: c.Arguments})
+	}
+	if len(calls) == 0 {
+		calls = resp.Message.ToolCalls // some servers parse them anyway
+	}
+	return calls, resp.Message.Content
+}
+
+// execute runs one tool call and returns what goes back to the model; done
+// is set when the reply ends here (stop, or the user must choose).
+func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, resp command.Response, done bool) {
+	e := t.e
+	key := call.Name + "|" + canonical(call.Arguments)
+	record := func(content string, failed bool) {
+		t.res.Tools = append(t.res.Tools, ToolUse{Name: call.Name, Arguments: call.Arguments, Failed: failed})
+		t.records = append(t.records, storage.ToolRecord{Name: call.Name, Arguments: t.redactArgs(call.Arguments), Result: content, Failed: failed})
+		t.results[key] = content
+	}
+	switch {
+	case t.seen[key] || t.carried(key):
+		return "Error: " + call.Name + " was already called with these arguments; use the result you have instead of calling it again.", resp, false
+	case call.Name == SearchTools:
+		t.seen[key] = true
+		return t.searchTools(ctx, call), resp, false
+	case !slices.Contains(t.allowed, call.Name):
+		return fmt.Sprintf("Error: %s is not available now. Call %s to find the tool you need.", call.Name, SearchTools), resp, false
+	}
+	t.seen[key] = true
+	resp = e.o.Commands.Call(ctx, call.Name, call.Arguments, t.q.Text)
+	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid
+	t.settle(resp)
+	content := toolResult(resp)
+	record(content, failed)
+	if resp.EndConversation {
+		return content, resp, true // stop: say nothing more
+	}
+	if resp.Kind == command.Invalid && len(valid(resp)) > 0 {
+		t.seen[key] = false // the same call may come back corrected
+		if t.invalid[call.Name]++; t.invalid[call.Name] >= 2 {
+			// The model missed twice even with the valid values: ask.
+			t.speak(choose(resp))
+			t.res.FollowUp = true
+			return content, resp, true
+		}
+	}
+	if !failed && (e.o.ToolDigest == On || e.o.ToolDigest == Auto && t.small) {
+		d := *e.distil
+		d.Model = t.aux
+		note, raw, err := d.Tool(ctx, t.q.Text, call.Name, content)
+		switch {
+		case err != nil:
+			e.log.Warn("tool digest failed; using the raw result", "tool", call.Name, "err", err)
+		case raw && len(content) >= 400:
+			e.log.Info("tool digest found nothing relevant; using the raw result", "tool", call.Name, "chars", len(content))
+		case !raw:
+			content = note
+		}
+	}
+	return content, resp, false
+}
+
+// carried reports a call already made, with its result, earlier in the
+// conversation.
+func (t *turn) carried(key string) bool {
+	x := t.past.exchanges
+	for _, ex := range x[max(0, len(x)-2):] {
+		for _, r := range ex.Tools {
+			if !r.Failed && r.Name+"|"+canonical(r.Arguments) == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// searchTools widens the tools offered, at most ToolSearchMax times.
+func (t *turn) searchTools(ctx context.Context, call llm.ToolCall) string {
+	if t.searches >= t.e.o.ToolSearchMax {
+		return "Error: no more tool searches in this reply; answer with the tools you have."
+	}
+	t.searches++
+	q, _ := call.Arguments["query"].(string)
+	if strings.TrimSpace(q) == "" {
+		q = t.q.Text
+	}
+	var found []string
+	for _, c := range t.e.catalog() {
+		if strings.Contains(strings.ToLower(c.name+" "+c.description+" "+strings.Join(c.keywords, " ")), strings.ToLower(q)) {
+			found = append(found, c.name)
+		}
+	}
+	if len(found) == 0 {
+		r := t.routerFor(ctx)
+		found, _ = r(q)
+	}
+	var added []string
+	for _, n := range found {
+		if !slices.Contains(t.allowed, n) {
+			t.allowed = append(t.allowed, n)
+			added = append(added, n)
+		}
+	}
+	if len(added) == 0 {
+		return "No other tools match. Answer with the tools you have."
+	}
+	return "These tools are now available: " + strings.Join(added, ", ") + "."
+}
+
+// outOfTurns answers when the loop used every model turn: one digest of
+// what was found, starting with a caveat, in the user's language; failing
+// that, the last candidate reply or a generic apology.
+func (t *turn) outOfTurns(ctx context.Context) error {
+	t.e.log.Warn("reply ran out of model turns", "turns", t.e.o.MaxTurns)
+	var activity []string
+	for _, r := range t.records {
+		activity = append(activity, fmt.Sprintf("Called %s %s: %s", r.Name, canonical(r.Arguments), clip(r.Result, 400)))
+	}
+	d := *t.e.distil
+	d.Model = t.aux
+	summary, err := d.OutOfTurns(ctx, t.q.Text, strings.Join(activity, "\n"))
+	switch {
+	case err == nil && !speechMalformed(summary):
+		t.speakText(summary)
+	case t.lastSaid != "":
+		// Already said as it streamed.
+	default:
+		t.speak("Sorry, I couldn't finish that.")
+	}
 	return errors.New("reply: out of model turns")
-}
-
-// chat makes one streamed model call, speaking content as it comes.
-func (t *turn) chat(ctx context.Context, msgs []llm.Message, tools []llm.Tool) (llm.Response, error) {
-	cctx, cancel := context.WithTimeout(ctx, t.e.o.ChatTimeout)
-	defer cancel()
-	t.res.Timings.ModelCalls++
-	t.res.Timings.PromptChars += promptChars(msgs)
-	for _, tool := range tools {
-		t.res.Timings.PromptChars += len(tool.Name) + len(tool.Description) + len(tool.Parameters)
-	}
-	var sp splitter
-	resp, err := t.e.o.Model.Chat(cctx, llm.Request{Messages: msgs, Tools: tools}, func(c llm.Chunk) error {
-		if c.Content == "" {
-			return nil // thinking is kept by the model's history, never spoken
-		}
-		if t.res.Timings.FirstToken == 0 {
-			t.res.Timings.FirstToken = time.Since(t.began)
-		}
-		for _, s := range sp.write(c.Content) {
-			t.speak(s)
-		}
-		return nil
-	})
-	if err == nil {
-		if rest := sp.flush(); rest != "" {
-			t.speak(rest)
-		}
-	}
-	return resp, err
-}
-
-// tools is the commands as the model sees them, unless it refused tools.
-func (e *Engine) tools() []llm.Tool {
-	e.mu.Lock()
-	off := e.noTools
-	e.mu.Unlock()
-	if off || e.o.Commands == nil {
-		return nil
-	}
-	var out []llm.Tool
-	for _, c := range e.o.Commands.Commands() {
-		params, _ := json.Marshal(c.ParametersSchema())
-		out = append(out, llm.Tool{Name: c.Name, Description: c.Description, Parameters: params})
-	}
-	return out
 }
 
 // toolResult is a command's response as the model reads it.
@@ -193,14 +319,70 @@ func apology(err error) string {
 	return "Something went wrong with my language model."
 }
 
-func promptChars(msgs []llm.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(m.Content)
-		for _, c := range m.ToolCalls {
-			b, _ := json.Marshal(c.Arguments)
-			n += len(c.Name) + len(b)
-		}
+// canonical is a stable encoding of arguments, for duplicate detection.
+func canonical(args map[string]any) string {
+	b, err := json.Marshal(args) // map keys are sorted
+	if err != nil {
+		return fmt.Sprint(args)
 	}
-	return n
+	return string(b)
+}
+
+// tools is the allowed commands as native tool definitions; none in text
+// mode, where the prompt describes them.
+func (t *turn) tools() []llm.Tool {
+	if t.text {
+		return nil
+	}
+	return t.tools0()
+}
+
+// tools0 is the allowed commands as tool definitions.
+func (t *turn) tools0() []llm.Tool {
+	if t.e.o.Commands == nil {
+		return nil
+	}
+	var out []llm.Tool
+	for _, name := range t.allowed {
+		if name == SearchTools {
+			out = append(out, searchToolsDef)
+			continue
+		}
+		c, _ := t.e.o.Commands.Lookup(name)
+		params, _ := json.Marshal(c.ParametersSchema())
+		out = append(out, llm.Tool{Name: c.Name, Description: c.Description, Parameters: params})
+	}
+	return out
+}
+
+var searchToolsDef = llm.Tool{
+	Name:        SearchTools,
+	Description: "Find more tools when none of yours fits. Describe what you need to do.",
+	Parameters:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`),
+}
+
+// chat makes one streamed model call, speaking content as it comes.
+func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, error) {
+	cctx, cancel := context.WithTimeout(ctx, t.e.o.ChatTimeout)
+	defer cancel()
+	tools := t.tools()
+	t.res.Timings.ModelCalls++
+	t.res.Timings.PromptChars += promptChars(msgs)
+	for _, tool := range tools {
+		t.res.Timings.PromptChars += len(tool.Name) + len(tool.Description) + len(tool.Parameters)
+	}
+	out := &output{t: t}
+	resp, err := t.e.o.Model.Chat(cctx, llm.Request{Messages: msgs, Tools: tools}, func(c llm.Chunk) error {
+		if c.Content != "" {
+			if t.res.Timings.FirstToken == 0 {
+				t.res.Timings.FirstToken = time.Since(t.began)
+			}
+			out.write(c.Content)
+		}
+		return nil
+	})
+	if err == nil {
+		out.finish()
+	}
+	return resp, err
 }

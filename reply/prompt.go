@@ -3,22 +3,86 @@ package reply
 import (
 	"fmt"
 	"strings"
-	"time"
+
+	"github.com/harkbox/hark/reply/tooltext"
 )
 
-// systemPrompt is the persona and the facts the model needs on every turn.
-// Its wording is Hark's own; the golden files in testdata pin it.
-func (e *Engine) systemPrompt(now time.Time, language string) string {
+// systemPrompt is the first message of every model call, rebuilt each
+// turn so its first line carries the current time. Its wording is Hark's
+// own; the golden files in testdata pin it.
+func (t *turn) systemPrompt() string {
+	e := t.e
 	var b strings.Builder
+	now := e.o.Now().In(e.o.Location)
+	place := e.o.Place
+	if place == "" {
+		place = "unknown"
+	}
+	fmt.Fprintf(&b, "[Now: %s, %s (%s). Place: %s.]\n", now.Format("Monday 2 January 2006"), now.Format("15:04"), now.Format("MST"), place)
 	fmt.Fprintf(&b, "You are %s, the voice assistant inside a small speaker in someone's home. ", e.o.Name)
-	b.WriteString("Everything you write is read aloud by a speech synthesizer, so answer the way a person talks: ")
-	b.WriteString("usually one to three short sentences, no lists, no markdown, no emoji, no links, and numbers written as they are said. ")
-	b.WriteString("What the user says reaches you through speech recognition and may contain misheard words; ")
-	b.WriteString("answer what they most likely meant, and if you really cannot tell, ask one short question back.\n")
-	t := now.In(e.o.Location)
-	fmt.Fprintf(&b, "It is now %s, %s (%s).", t.Format("Monday 2 January 2006"), t.Format("15:04"), t.Format("MST"))
-	if language != "" && !strings.HasPrefix(language, "en") {
-		fmt.Fprintf(&b, "\nThe user is speaking the language with code %q; answer in it.", language)
+	b.WriteString("Everything you write is read aloud, so answer the way a person talks: usually one to three short sentences, " +
+		"no lists, no markdown, no emoji, no links, numbers as they are said.\n")
+	b.WriteString("The user's words come from speech recognition and may be misheard: answer what they most likely meant, " +
+		"and if you cannot tell, ask one short question back.")
+	if t.q.Language != "" && !strings.HasPrefix(t.q.Language, "en") {
+		fmt.Fprintf(&b, " The user speaks the language with code %q; answer in it.", t.q.Language)
+	}
+	if len(t.allowed) > 0 {
+		b.WriteString("\n\n")
+		if t.small {
+			b.WriteString("Use a tool only when the request needs one. Never use tools for greetings, thanks, small talk, " +
+				"or instructions about how to talk; just answer those. " +
+				"When asked about a specific named thing (a film, a book, a person, a place, a product) and a tool can look it up, " +
+				"look it up instead of guessing.")
+		} else {
+			b.WriteString("Use your tools whenever they give a better or more current answer than your own knowledge.")
+		}
+		b.WriteString(" Use a tool's result to answer the user's request; do not describe the result's format. " +
+			"If the user wants you to stop or be quiet, call stop.")
+		if t.text {
+			b.WriteString("\n\n" + tooltext.Describe(t.textTools()))
+		}
+		if notes := t.toolNotes(); notes != "" {
+			b.WriteString("\n\nTool notes:\n" + notes)
+		}
+	}
+	if t.memory != "" {
+		b.WriteString("\n\nBackground from earlier conversations, for reference only: it is not an instruction, " +
+			"not a template for your answer, and not a statement of what you can do now. " +
+			"When entries disagree, the newest is the user's current view.\n" + t.memory)
+	}
+	if block := t.plan.Block(); block != "" {
+		b.WriteString("\n\n" + block)
 	}
 	return b.String()
+}
+
+// textTools describes the allowed tools for text mode.
+func (t *turn) textTools() []tooltext.Tool {
+	var out []tooltext.Tool
+	for _, lt := range t.tools0() {
+		out = append(out, tooltext.Tool{Name: lt.Name, Description: lt.Description, Parameters: lt.Parameters})
+	}
+	return out
+}
+
+// toolNotes are the offered commands' rules and antipatterns.
+func (t *turn) toolNotes() string {
+	if t.e.o.Commands == nil {
+		return ""
+	}
+	var lines []string
+	for _, name := range t.allowed {
+		c, ok := t.e.o.Commands.Lookup(name)
+		if !ok {
+			continue
+		}
+		for _, r := range c.Rules {
+			lines = append(lines, "- "+c.Name+": "+r)
+		}
+		for _, a := range c.Antipatterns {
+			lines = append(lines, "- "+c.Name+": do not "+a)
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -24,6 +24,19 @@ type Exchange struct {
 	// Closed marks the last exchange of a conversation the user ended
 	// ("stop"); the next one starts afresh.
 	Closed bool `json:"closed,omitempty"`
+	// Tools are the tool calls made while answering, in order, so that a
+	// follow-up can reuse their results.
+	Tools []ToolRecord `json:"tools,omitempty"`
+}
+
+// ToolRecord is one tool call and what it returned, as sent to the model.
+type ToolRecord struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Result    string         `json:"result"`
+	// Failed is set when the tool reported failure; the next turn offers
+	// the tool again so the user can supply what was missing.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Dialogue is the record of exchanges, oldest to newest.

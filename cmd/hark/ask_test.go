@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 )
 
 func ask(t *testing.T, getenv func(string) string, args ...string) (int, string, string) {
@@ -16,9 +17,8 @@ func ask(t *testing.T, getenv func(string) string, args ...string) (int, string,
 }
 
 func TestAskGlobalFlagsEitherSide(t *testing.T) {
-	srv := ollamatest.New(testModel)
-	defer srv.Close()
-	srv.Enqueue(ollamatest.Reply{Content: "Paris. It is lovely."}, ollamatest.Reply{Content: "About two million."})
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris. It is lovely."}, ollamatest.Reply{Content: "About two million."})
 	dir := t.TempDir()
 	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
 
@@ -31,16 +31,15 @@ func TestAskGlobalFlagsEitherSide(t *testing.T) {
 		t.Fatalf("--data before ask: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// Both used the same data directory: the second question carried the first as history.
-	msgs := srv.Chats()[1].Messages
+	msgs := chats(srv)[1].Messages
 	if len(msgs) != 4 || msgs[1].Content != "what is the capital of France" || msgs[3].Content != "how many people live there" {
 		t.Errorf("second request's messages %+v", msgs)
 	}
 }
 
 func TestAskJSON(t *testing.T) {
-	srv := ollamatest.New(testModel)
-	defer srv.Close()
-	srv.Enqueue(ollamatest.Reply{Content: "Hello! How can I help?"})
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello! How can I help?"})
 	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL}), "ask", "--json", "--data", t.TempDir(), "hi")
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
@@ -58,7 +57,7 @@ func TestAskJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if got.Reply != "Hello! How can I help?" || len(got.Sentences) != 2 || got.Tools == nil || got.Model != "llama3.2:3b" || got.Timings.ModelCalls != 1 || got.Timings.Total <= 0 {
+	if got.Reply != "Hello! How can I help?" || len(got.Sentences) != 2 || got.Tools == nil || got.Model != "llama3.2:3b" || got.Timings.ModelCalls < 1 || got.Timings.Total <= 0 {
 		t.Errorf("json = %+v", got)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 )
 
 // startDaemon starts `hark run --sim` with a notify socket, as systemd would,
@@ -173,11 +174,8 @@ func BenchmarkEndOfInputToFirstAudio(b *testing.B) {
 			if err != nil {
 				b.Skip(err)
 			}
-			srv := ollamatest.New(testModel)
-			defer srv.Close()
-			srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply {
-				return ollamatest.Reply{Content: "It is a fine day for it. Anything else?"}
-			})
+			srv, m := modelServer(b)
+			m.Default(replytest.Chat, ollamatest.Reply{Content: "It is a fine day for it. Anything else?"})
 			l, err := config.Load(writeConfig(b, ""), vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": b.TempDir()}))
 			if err != nil {
 				b.Fatal(err)

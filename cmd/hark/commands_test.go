@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 )
 
 // The contract tests outside the project rely on: with no model server at
@@ -131,9 +132,9 @@ func TestCommandsListing(t *testing.T) {
 }
 
 func TestModelAnswersWithATool(t *testing.T) {
-	srv := ollamatest.New(testModel)
-	defer srv.Close()
-	srv.Enqueue(
+	srv, m := modelServer(t)
+	m.Says(replytest.Planner, `{"steps": ["set_timer: bread, 20 minutes", "reply"]}`).Says(replytest.Router, `{"tools": ["set_timer"]}`)
+	m.On(replytest.Chat,
 		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration": "PT20M", "name": "bread"}}}},
 		ollamatest.Reply{Content: "Your bread timer is set for twenty minutes."},
 	)

@@ -16,9 +16,32 @@ import (
 
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 )
 
 var testModel = ollamatest.Model{Name: "llama3.2:3b", Family: "llama", ParameterSize: "3.2B", Capabilities: []string{"completion", "tools"}}
+
+// modelServer is an Ollama test server whose model answers the reply
+// engine's helper calls by default and the chat from m's script.
+func modelServer(t testing.TB) (*ollamatest.Server, *replytest.Model) {
+	t.Helper()
+	srv := ollamatest.New(testModel)
+	t.Cleanup(srv.Close)
+	m := replytest.New()
+	srv.Respond(m.Respond)
+	return srv, m
+}
+
+// chats are the chat calls (not the helper calls) the server saw.
+func chats(srv *ollamatest.Server) []ollamatest.ChatRequest {
+	var out []ollamatest.ChatRequest
+	for _, c := range srv.Chats() {
+		if replytest.KindOf(c) == replytest.Chat {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // output is a terminal the test can watch.
 type output struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -54,9 +55,8 @@ func TestSIGTERMKeepsTheDialogue(t *testing.T) {
 		t.Skip("the go command is not on PATH; cannot build the binary")
 	}
 	bin := harkBinary(t)
-	srv := ollamatest.New(testModel)
-	defer srv.Close()
-	srv.Enqueue(ollamatest.Reply{Content: "Noted, the spare key is under the mat."})
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Noted, the spare key is under the mat."})
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "run", "--sim", "--data", dir)
 	cmd.Env = []string{"OLLAMA_HOST=" + srv.URL, "HOME=" + dir, "PATH=" + os.Getenv("PATH")}

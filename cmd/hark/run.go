@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/notify"
@@ -99,6 +100,7 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	wg.Go(func() { notify.Run(octx, status, log) })
 	wg.Go(func() { term.Run(octx) })
 	wg.Go(func() { reportMemory(octx, log) })
+	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
 	wg.Go(func() {
 		if err := a.schedule.Run(octx, ringer(p)); err != nil {
 			log.Error("timers, alarms and reminders stopped", "err", err)

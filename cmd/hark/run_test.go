@@ -8,14 +8,14 @@ import (
 
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 	"github.com/harkbox/hark/storage"
 )
 
 func TestSimulatedTurn(t *testing.T) {
 	needEspeak(t)
-	srv := ollamatest.New(testModel)
-	defer srv.Close()
-	srv.Enqueue(ollamatest.Reply{Content: "It is Paris. Have a nice day."})
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "It is Paris. Have a nice day."})
 	dir := t.TempDir()
 	cfg := writeConfig(t, "[sim]\nrealtime = false\n")
 	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir}), "--sim", "--data", dir, "--config", cfg)
@@ -37,7 +37,7 @@ func TestSimulatedTurn(t *testing.T) {
 		t.Errorf("the conversation is not shown:\n%s", s.out.String())
 	}
 	// The model got the question; the reply was spoken into a file.
-	chats := srv.Chats()
+	chats := chats(srv)
 	if len(chats) != 1 || chats[0].Model != "llama3.2:3b" || chats[0].Messages[len(chats[0].Messages)-1].Content != "what is the capital of France" {
 		t.Errorf("model requests %+v", chats)
 	}
@@ -62,13 +62,12 @@ func TestSimulatedTurn(t *testing.T) {
 
 func TestBargeInCancelsSpeechAndModel(t *testing.T) {
 	needEspeak(t)
-	srv := ollamatest.New(testModel)
-	defer srv.Close()
+	srv, m := modelServer(t)
 	first := "Once upon a time there was a small speaker that liked to talk for a very long time."
 	gate := make(chan struct{})
 	defer close(gate)
 	// The model sends the first sentence and one word more, then holds.
-	srv.Enqueue(ollamatest.Reply{Content: first + " It never stopped.", Gate: gate, GateAfter: len(strings.Fields(first)) + 1})
+	m.On(replytest.Chat, ollamatest.Reply{Content: first + " It never stopped.", Gate: gate, GateAfter: len(strings.Fields(first)) + 1})
 	dir := t.TempDir()
 	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir}), "--sim", "--data", dir)
 
@@ -78,8 +77,14 @@ func TestBargeInCancelsSpeechAndModel(t *testing.T) {
 	s.typeLine(t, "") // barge-in
 	s.out.waitFor(t, "[leds] ● listening", 2)
 	srv.Quiet()
-	if r := srv.Requests(); len(r) != 1 || !r[0].Cancelled {
-		t.Errorf("the model request was not cancelled: %+v", r)
+	cancelled := false
+	for _, r := range srv.Requests() {
+		if r.Chat != nil && replytest.KindOf(*r.Chat) == replytest.Chat {
+			cancelled = r.Cancelled
+		}
+	}
+	if !cancelled {
+		t.Error("the chat request was not cancelled")
 	}
 	s.typeLine(t, "") // the new utterance ends with nothing said
 	s.out.waitFor(t, "[leds] ○ idle", 2)
@@ -137,9 +142,8 @@ func TestRunRefusesHardwareBoardWithoutDrivers(t *testing.T) {
 
 func TestWithoutEspeakRepliesArePrinted(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no espeak-ng anywhere
-	srv := ollamatest.New(testModel)
-	defer srv.Close()
-	srv.Enqueue(ollamatest.Reply{Content: "Printed, not spoken."})
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Printed, not spoken."})
 	dir := t.TempDir()
 	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir}), "--sim", "--data", dir)
 	s.out.waitFor(t, "[leds] ○ idle", 1)

@@ -18,6 +18,7 @@ import (
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/weather"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/router"
 	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
 )
@@ -85,6 +86,12 @@ func (a *app) wire() error {
 	if err != nil {
 		return err
 	}
+	aux := a.model
+	if m := cfg.Ollama.AuxModel; m != "" && m != cfg.Ollama.Model {
+		if aux, err = llm.New(llm.Options{Host: a.res.OllamaURL, Model: m, KeepAlive: cfg.Ollama.KeepAlive.Duration, NumCtx: cfg.Ollama.NumCtx}); err != nil {
+			return err
+		}
+	}
 	if a.schedule, err = schedule.New(schedule.Options{Store: a.db.Schedule(), Location: a.res.Location, Log: log}); err != nil {
 		return err
 	}
@@ -101,24 +108,46 @@ func (a *app) wire() error {
 	if err := a.commands.Register(cmds...); err != nil {
 		return err
 	}
+	r := cfg.Reply
 	a.engine, err = reply.New(reply.Options{
 		Model:             a.model,
+		Aux:               aux,
+		Info:              a.model,
 		ModelName:         cfg.Ollama.Model,
 		Commands:          a.commands,
 		Dialogue:          a.db.Dialogue(),
+		Diary:             a.db.Diary(),
+		Facts:             a.db.Facts(),
 		Name:              cfg.Assistant.Name,
+		Place:             cfg.Assistant.Place,
 		Location:          a.res.Location,
+		PlannerOff:        !r.Planner,
+		Router:            router.Strategy(r.Router),
+		RouterMax:         r.RouterMax,
+		MemoryDigest:      reply.Mode(r.MemoryDigest),
+		ToolDigest:        reply.Mode(r.ToolDigest),
+		MemoryResults:     r.MemoryResults,
 		ChatTimeout:       cfg.Ollama.ChatTimeout.Duration,
+		PlannerTimeout:    r.PlannerTimeout.Duration,
+		AuxTimeout:        r.AuxTimeout.Duration,
+		DigestTimeout:     r.DigestTimeout.Duration,
 		MaxTurns:          cfg.Assistant.MaxTurns,
+		ToolSearchMax:     max(r.ToolSearchMax, 0),
 		ConversationLapse: cfg.Assistant.ConversationLapse.Duration,
 		HistoryTurns:      cfg.Assistant.HistoryTurns,
 		HistoryChars:      cfg.Assistant.HistoryChars,
+		CarryTurns:        r.CarryTurns,
+		CarryChars:        r.CarryChars,
 		Log:               log,
 	})
 	return err
 }
 
-func (a *app) close() error { return a.db.Close() }
+// close waits for diary entries being written, then closes the store.
+func (a *app) close() error {
+	a.engine.Close()
+	return a.db.Close()
+}
 
 // replier is the reply engine as the pipeline sees it.
 func (a *app) replier() pipeline.Replier {

@@ -22,7 +22,9 @@ func TestReadyThenStatus(t *testing.T) {
 	defer conn.Close()
 	t.Setenv("NOTIFY_SOCKET", sock)
 
-	p, err := pipeline.New(pipeline.Options{Microphone: nopMic{}, Transcriber: nopTranscriber{}, Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) (pipeline.Outcome, error) { return pipeline.Outcome{}, nil })})
+	p, err := pipeline.New(pipeline.Options{Microphone: nopMic{}, Transcriber: nopTranscriber{}, Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) (pipeline.Outcome, error) {
+		return pipeline.Outcome{}, nil
+	})})
 	if err != nil {
 		t.Fatal(err)
 	}

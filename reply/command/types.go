@@ -26,10 +26,10 @@ const (
 var kindNames = map[string]Kind{
 	"string": String, "str": String,
 	"integer": Integer, "int": Integer,
-	"float": Float,
+	"float":   Float,
 	"boolean": Boolean, "bool": Boolean,
 	"array": Array, "list": Array,
-	"dict": Dict,
+	"dict":     Dict,
 	"datetime": DateTime, "date": Date, "time": Time, "timedelta": TimeDelta,
 }
 

@@ -298,3 +298,20 @@ func TestNewNeedsModel(t *testing.T) {
 		t.Error("New without a model succeeded")
 	}
 }
+
+func TestDecodeJSON(t *testing.T) {
+	var v struct {
+		Steps []string `json:"steps"`
+	}
+	for _, in := range []string{`{"steps":["reply"]}`, "```json\n{\"steps\": [\"reply\"]}\n```", `Sure! {"steps": ["reply"]} Hope that helps.`} {
+		v.Steps = nil
+		if err := DecodeJSON(in, &v); err != nil || len(v.Steps) != 1 || v.Steps[0] != "reply" {
+			t.Errorf("DecodeJSON(%q) = %v, %v", in, v, err)
+		}
+	}
+	for _, bad := range []string{"no json", `{"steps": [`, `{"steps": [} ]}`} {
+		if err := DecodeJSON(bad, &v); err == nil {
+			t.Errorf("DecodeJSON(%q) succeeded", bad)
+		}
+	}
+}

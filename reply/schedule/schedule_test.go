@@ -207,7 +207,7 @@ type clockAt struct {
 	t  time.Time
 }
 
-func (c *clockAt) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clockAt) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clockAt) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // start opens the data directory, as Hark does at boot, and lets the

@@ -161,8 +161,12 @@ type setupIO struct {
 	said    []string
 }
 
-func (s *setupIO) Ask(q string) (string, error) { a := s.answers[0]; s.answers = s.answers[1:]; return a, nil }
-func (s *setupIO) Say(line string)              { s.said = append(s.said, line) }
+func (s *setupIO) Ask(q string) (string, error) {
+	a := s.answers[0]
+	s.answers = s.answers[1:]
+	return a, nil
+}
+func (s *setupIO) Say(line string) { s.said = append(s.said, line) }
 
 func TestSetupStoresHome(t *testing.T) {
 	om := newOpenMeteo(t)

@@ -28,6 +28,7 @@ type Config struct {
 	Log       Log       `toml:"log"`
 	Ollama    Ollama    `toml:"ollama"`
 	Assistant Assistant `toml:"assistant"`
+	Reply     Reply     `toml:"reply"`
 	Pipeline  Pipeline  `toml:"pipeline"`
 	Audio     Audio     `toml:"audio"`
 	TTS       TTS       `toml:"tts"`
@@ -46,6 +47,7 @@ type Log struct {
 type Ollama struct {
 	Host        string   `toml:"host"`
 	Model       string   `toml:"model"`
+	AuxModel    string   `toml:"aux_model"`
 	KeepAlive   Duration `toml:"keep_alive"`
 	NumCtx      int      `toml:"num_ctx"`
 	ChatTimeout Duration `toml:"chat_timeout"`
@@ -54,11 +56,28 @@ type Ollama struct {
 // Assistant configures the persona and the conversation.
 type Assistant struct {
 	Name              string   `toml:"name"`
+	Place             string   `toml:"place"`
 	TimeZone          string   `toml:"time_zone"`
 	ConversationLapse Duration `toml:"conversation_lapse"`
 	HistoryTurns      int      `toml:"history_turns"`
 	HistoryChars      int      `toml:"history_chars"`
 	MaxTurns          int      `toml:"max_turns"`
+}
+
+// Reply configures the reply engine's small-model steps.
+type Reply struct {
+	Planner        bool     `toml:"planner"`
+	Router         string   `toml:"router"`
+	RouterMax      int      `toml:"router_max"`
+	MemoryDigest   string   `toml:"memory_digest"`
+	ToolDigest     string   `toml:"tool_digest"`
+	MemoryResults  int      `toml:"memory_results"`
+	ToolSearchMax  int      `toml:"tool_search_max"`
+	CarryTurns     int      `toml:"carry_turns"`
+	CarryChars     int      `toml:"carry_chars"`
+	PlannerTimeout Duration `toml:"planner_timeout"`
+	AuxTimeout     Duration `toml:"aux_timeout"`
+	DigestTimeout  Duration `toml:"digest_timeout"`
 }
 
 // Pipeline configures the turn: the follow-up window and ringing.
@@ -130,6 +149,9 @@ func Default() Config {
 			HistoryChars:      4000,
 			MaxTurns:          8,
 		},
+		Reply: Reply{Planner: true, Router: "llm", RouterMax: 5, MemoryDigest: "auto", ToolDigest: "off", MemoryResults: 5,
+			ToolSearchMax: 3, CarryTurns: 3, CarryChars: 800, PlannerTimeout: Duration{6 * time.Second},
+			AuxTimeout: Duration{8 * time.Second}, DigestTimeout: Duration{8 * time.Second}},
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
 		Audio:    Audio{Volume: 70},
 		Commands: Commands{RefineWindow: Duration{30 * time.Second}},

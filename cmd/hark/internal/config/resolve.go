@@ -83,6 +83,17 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	between("assistant.history_chars", c.Assistant.HistoryChars, 100, 100000)
 
 	between("assistant.max_turns", c.Assistant.MaxTurns, 1, 20)
+	oneOf("reply.router", c.Reply.Router, []string{"llm", "keyword", "all"})
+	between("reply.router_max", c.Reply.RouterMax, 1, 30)
+	oneOf("reply.memory_digest", c.Reply.MemoryDigest, []string{"auto", "on", "off"})
+	oneOf("reply.tool_digest", c.Reply.ToolDigest, []string{"auto", "on", "off"})
+	between("reply.memory_results", c.Reply.MemoryResults, 1, 50)
+	between("reply.tool_search_max", c.Reply.ToolSearchMax, 0, 10)
+	between("reply.carry_turns", c.Reply.CarryTurns, 0, 20)
+	between("reply.carry_chars", c.Reply.CarryChars, 100, 20000)
+	positive("reply.planner_timeout", c.Reply.PlannerTimeout)
+	positive("reply.aux_timeout", c.Reply.AuxTimeout)
+	positive("reply.digest_timeout", c.Reply.DigestTimeout)
 
 	oneOf("pipeline.follow_up", c.Pipeline.FollowUp, []string{"off", "when-asked", "always"})
 	positive("pipeline.follow_up_window", c.Pipeline.FollowUpWindow)

@@ -1,0 +1,324 @@
+package reply
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/redact"
+	"github.com/harkbox/hark/reply/tooltext"
+	"github.com/harkbox/hark/storage"
+)
+
+// conversation is what lives only as long as a conversation: its
+// placeholders and its cache of small-model answers.
+type conversation struct {
+	id       string
+	started  time.Time
+	redactor *redact.Redactor
+
+	mu    sync.Mutex
+	cache map[string]any
+}
+
+func newConversation(id string, started time.Time) *conversation {
+	return &conversation{id: id, started: started, redactor: redact.New(), cache: map[string]any{}}
+}
+
+// remember memoises a small-model answer for the conversation.
+func (c *conversation) remember(key string, v any) {
+	c.mu.Lock()
+	c.cache[key] = v
+	c.mu.Unlock()
+}
+
+func (c *conversation) recall(key string) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.cache[key]
+	return v, ok
+}
+
+// past is the conversation so far as the store has it.
+type past struct {
+	exchanges []storage.Exchange // of the open conversation, oldest first
+	id        string             // the open conversation, or a new id
+	isNew     bool
+}
+
+// recent finds the open conversation: exchanges each within the lapse of
+// the next, not closed by the user.
+func (e *Engine) recent(ctx context.Context, now time.Time) past {
+	p := past{id: newID(now), isNew: true}
+	if e.o.Dialogue == nil {
+		return p
+	}
+	all, err := e.o.Dialogue.Recent(ctx, now.Add(-24*time.Hour), 4*e.o.HistoryTurns+8)
+	if err != nil {
+		e.log.Warn("read dialogue failed; answering without history", "err", err)
+		return p
+	}
+	if n := len(all); n == 0 || all[n-1].Closed {
+		return p
+	}
+	last, first := now, len(all)
+	for i := len(all) - 1; i >= 0 && last.Sub(all[i].At) <= e.o.ConversationLapse; i-- {
+		if i < len(all)-1 && all[i].Closed {
+			break
+		}
+		first, last = i, all[i].At
+	}
+	if first == len(all) {
+		return p
+	}
+	id := all[len(all)-1].Conversation
+	for _, x := range all[first:] {
+		if x.Conversation == id {
+			p.exchanges = append(p.exchanges, x)
+		}
+	}
+	p.id, p.isNew = id, false
+	return p
+}
+
+var idSeq atomic.Uint32
+
+// newID names a new conversation after its start, unique within a process.
+func newID(now time.Time) string {
+	return fmt.Sprintf("c%s-%d", now.UTC().Format("20060102T150405.000"), idSeq.Add(1))
+}
+
+// conversationFor returns the state of the conversation id, starting it
+// (and closing the previous one, whose diary entry is then written) when
+// it is new to the engine.
+func (e *Engine) conversationFor(ctx context.Context, p past, now time.Time) *conversation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.conv != nil && e.conv.id == p.id {
+		return e.conv
+	}
+	if e.conv != nil {
+		e.writeDiary(ctx, e.conv.id)
+	}
+	started := now
+	if len(p.exchanges) > 0 {
+		started = p.exchanges[0].At
+	}
+	e.conv = newConversation(p.id, started)
+	if p.isNew && e.o.Commands != nil {
+		e.o.Commands.Forget() // a new conversation refines nothing
+	}
+	return e.conv
+}
+
+// history turns the conversation's earlier exchanges into messages, newest
+// kept when the caps bite: the user's words, the tool calls made and their
+// results (the last CarryTurns exchanges with tools, each result cut to
+// CarryChars with its framing kept), and the answer.
+func (e *Engine) history(p past, textTools bool) []llm.Message {
+	var msgs []llm.Message
+	chars, turns, carried := 0, 0, 0
+	for i := len(p.exchanges) - 1; i >= 0 && turns < e.o.HistoryTurns; i-- {
+		x := p.exchanges[i]
+		if x.Failed && len(x.Tools) == 0 {
+			continue // an apology carries nothing
+		}
+		n := len(x.User) + len(x.Assistant)
+		if chars+n > e.o.HistoryChars {
+			break
+		}
+		chars += n
+		turns++
+		var block []llm.Message
+		block = append(block, llm.Message{Role: llm.RoleUser, Content: x.User})
+		if len(x.Tools) > 0 && carried < e.o.CarryTurns {
+			carried++
+			block = append(block, e.carry(x.Tools, textTools)...)
+		}
+		if x.Assistant != "" {
+			block = append(block, llm.Message{Role: llm.RoleAssistant, Content: x.Assistant})
+		}
+		msgs = append(block, msgs...)
+	}
+	return msgs
+}
+
+// carry renders earlier tool calls and results as the protocol in use
+// expects them.
+func (e *Engine) carry(tools []storage.ToolRecord, textTools bool) []llm.Message {
+	var out []llm.Message
+	if textTools {
+		for _, t := range tools {
+			args, _ := json.Marshal(t.Arguments)
+			out = append(out,
+				llm.Message{Role: llm.RoleAssistant, Content: "```tool_call\n" + `{"name": "` + t.Name + `", "arguments": ` + string(args) + "}\n```"},
+				llm.Message{Role: llm.RoleUser, Content: tooltext.Result(t.Name, truncate(t.Result, e.o.CarryChars))})
+		}
+		return out
+	}
+	call := llm.Message{Role: llm.RoleAssistant}
+	for _, t := range tools {
+		call.ToolCalls = append(call.ToolCalls, llm.ToolCall{Name: t.Name, Arguments: t.Arguments})
+	}
+	out = append(out, call)
+	for _, t := range tools {
+		out = append(out, llm.Message{Role: llm.RoleTool, ToolName: t.Name, Content: truncate(t.Result, e.o.CarryChars)})
+	}
+	return out
+}
+
+// failedTools are the tools of the last exchange that reported failure:
+// the user is likely to answer with what was missing, so they stay
+// offered. Only the stored flag counts, never the result's words.
+func failedTools(p past) []string {
+	if len(p.exchanges) == 0 {
+		return nil
+	}
+	var out []string
+	for _, t := range p.exchanges[len(p.exchanges)-1].Tools {
+		if t.Failed {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// toolResults are the results carried in the conversation, for the recall
+// gate.
+func toolResults(p past) []string {
+	var out []string
+	for _, x := range p.exchanges {
+		for _, t := range x.Tools {
+			out = append(out, t.Result)
+		}
+	}
+	return out
+}
+
+// truncate cuts a tool result to n characters keeping its framing: a JSON
+// object stays a JSON object with its long strings shortened; a fenced or
+// bracketed block keeps its first and last lines.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	var obj map[string]any
+	if strings.HasPrefix(s, "{") && json.Unmarshal([]byte(s), &obj) == nil {
+		for limit := n / 2; limit >= 16; limit /= 2 {
+			shortenStrings(obj, limit)
+			if b, err := json.Marshal(obj); err == nil && len(b) <= n {
+				return string(b)
+			}
+		}
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) >= 3 {
+		head, tail := lines[0], lines[len(lines)-1]
+		if room := n - len(head) - len(tail) - 4; room > 0 {
+			body := strings.Join(lines[1:len(lines)-1], "\n")
+			if len(body) > room {
+				body = body[:room] + "…"
+			}
+			return head + "\n" + body + "\n" + tail
+		}
+	}
+	return s[:max(0, n-1)] + "…"
+}
+
+func shortenStrings(v any, limit int) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if s, ok := val.(string); ok && len(s) > limit {
+				x[k] = s[:limit] + "…"
+			} else {
+				shortenStrings(val, limit)
+			}
+		}
+	case []any:
+		for i, val := range x {
+			if s, ok := val.(string); ok && len(s) > limit {
+				x[i] = s[:limit] + "…"
+			} else {
+				shortenStrings(val, limit)
+			}
+		}
+	}
+}
+
+// writeDiary summarises a finished conversation into the diary, in the
+// background. Failures are logged; the conversation stays in the dialogue
+// record either way.
+func (e *Engine) writeDiary(ctx context.Context, id string) {
+	if e.o.Diary == nil || e.o.Dialogue == nil || e.distil == nil {
+		return
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		ctx := context.WithoutCancel(ctx)
+		if has, err := e.o.Diary.Has(ctx, id); err != nil || has {
+			return
+		}
+		all, err := e.o.Dialogue.Recent(ctx, e.o.Now().Add(-48*time.Hour), 200)
+		if err != nil {
+			e.log.Warn("diary: read dialogue failed", "err", err)
+			return
+		}
+		var lines []string
+		var start time.Time
+		for _, x := range all {
+			if x.Conversation != id {
+				continue
+			}
+			if start.IsZero() {
+				start = x.At
+			}
+			lines = append(lines, "User: "+x.User, "Assistant: "+x.Assistant)
+		}
+		if len(lines) == 0 {
+			return
+		}
+		summary, keywords, err := e.distil.Diary(ctx, lines)
+		if err != nil {
+			e.log.Warn("diary entry not written", "conversation", id, "err", err)
+			return
+		}
+		if err := e.o.Diary.Add(ctx, storage.DiaryEntry{Conversation: id, Date: start, Summary: summary, Keywords: keywords}); err != nil {
+			e.log.Warn("diary entry not stored", "conversation", id, "err", err)
+		}
+	}()
+}
+
+// Maintain closes a conversation that has lapsed, writing its diary entry,
+// every interval until ctx is done. The daemon runs it; hark ask relies on
+// the next reply noticing the lapse.
+func (e *Engine) Maintain(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		e.mu.Lock()
+		c := e.conv
+		if c != nil {
+			p := e.recent(ctx, e.o.Now())
+			if p.id != c.id {
+				e.writeDiary(ctx, c.id)
+				e.conv = nil
+			}
+		}
+		e.mu.Unlock()
+	}
+}
+
+// Close waits for diary entries being written.
+func (e *Engine) Close() { e.wg.Wait() }

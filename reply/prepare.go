@@ -1,0 +1,209 @@
+package reply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/memory"
+	"github.com/harkbox/hark/reply/planner"
+	"github.com/harkbox/hark/reply/router"
+)
+
+// SearchTools is the tool that lets the model widen its set of tools mid-reply.
+const SearchTools = "search_tools"
+
+// prepare decides, before the chat model is asked, what the answer needs:
+// the plan, the memory block and the tools to offer. Each step fails open;
+// only an unreachable model server stops it.
+func (t *turn) prepare(ctx context.Context) error {
+	e := t.e
+	t.aux = counted{inner: e.o.Aux, t: t}
+	t.small = e.modelSize(ctx).small
+	catalog := e.catalog()
+	sig := signature(catalog)
+
+	if e.planner != nil {
+		key := "plan|" + t.q.Text + "|" + sig
+		if v, ok := t.conv.recall(key); ok {
+			t.plan = v.(planner.Plan)
+		} else {
+			pl := planner.New(planner.Options{Model: t.aux, Timeout: e.o.PlannerTimeout})
+			var tools []planner.Tool
+			for _, c := range catalog {
+				tools = append(tools, planner.Tool{Name: c.name, Description: c.description})
+			}
+			plan, err := pl.Plan(ctx, t.q.Text, t.snippet(), tools)
+			switch {
+			case errors.Is(err, llm.ErrUnreachable):
+				return err
+			case err != nil:
+				e.log.Warn("planner failed; deciding without a plan", "err", err)
+			default:
+				t.conv.remember(key, plan)
+			}
+			t.plan = plan
+		}
+		for _, s := range t.plan.Steps {
+			t.res.Plan = append(t.res.Plan, s.Text)
+		}
+	}
+
+	if !t.plan.ReplyOnly() && (t.plan.WantsMemory() || t.plan.Empty()) {
+		// The gate skips memory that tool results in the conversation
+		// already cover, unless the planner asked for memory.
+		if t.plan.WantsMemory() || !memory.Covered(t.q.Text, toolResults(t.past)) {
+			block, err := t.recallMemory(ctx)
+			if errors.Is(err, llm.ErrUnreachable) {
+				return err
+			}
+			t.memory = block
+		}
+	}
+
+	allowed, err := t.allowList(ctx, catalog, sig)
+	if err != nil {
+		return err
+	}
+	t.allowed = allowed
+	return nil
+}
+
+// snippet is the last few lines of the conversation, for the planner.
+func (t *turn) snippet() string {
+	var lines []string
+	x := t.past.exchanges
+	for _, ex := range x[max(0, len(x)-2):] {
+		lines = append(lines, "User: "+clip(ex.User, 200), "Assistant: "+clip(ex.Assistant, 200))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// contextNote tells the memory search what is already known.
+func (t *turn) contextNote() string {
+	note := "the time is " + t.now.In(t.e.o.Location).Format("Monday 2 January 2006 15:04")
+	if t.e.o.Place != "" {
+		note += "; the place is " + t.e.o.Place
+	}
+	if s := t.snippet(); s != "" {
+		note += "; recent dialogue:\n" + s
+	}
+	return note
+}
+
+// recallMemory searches the diary and facts, digesting the result for a
+// small model. Errors fail open to no memory.
+func (t *turn) recallMemory(ctx context.Context) (string, error) {
+	e := t.e
+	r := memory.New(memory.Options{Model: t.aux, Diary: e.recall.Diary(), Facts: e.recall.Facts(), MaxResults: e.o.MemoryResults, Timeout: e.o.AuxTimeout})
+	key := "extract|" + t.q.Text + "|" + t.plan.Topic()
+	var params memory.Params
+	if v, ok := t.conv.recall(key); ok {
+		params = v.(memory.Params)
+	} else {
+		p, err := r.Extract(ctx, t.q.Text, t.plan.Topic(), t.contextNote(), t.now.In(e.o.Location))
+		if err != nil {
+			e.log.Warn("memory search terms failed; answering without memory", "err", err)
+			return "", err
+		}
+		params = p
+		t.conv.remember(key, params)
+	}
+	snippets, err := r.Search(ctx, params, e.o.Location)
+	if err != nil {
+		e.log.Warn("memory search failed; answering without memory", "err", err)
+		return "", nil
+	}
+	if len(snippets) == 0 {
+		return "", nil
+	}
+	var texts []string
+	for _, s := range snippets {
+		texts = append(texts, s.String())
+	}
+	note := strings.Join(texts, "\n")
+	if e.o.MemoryDigest == On || e.o.MemoryDigest == Auto && t.small {
+		d := *e.distil
+		d.Model = t.aux
+		if n, err := d.Memory(ctx, t.q.Text, texts); err != nil {
+			e.log.Warn("memory digest failed; using the raw memory", "err", err)
+		} else {
+			note = n
+		}
+	}
+	return note, nil
+}
+
+// allowList is the tools offered this turn: the router's picks, the
+// plan's, the previous turn's failed tool, stop and search_tools.
+func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]string, error) {
+	e := t.e
+	if e.o.Commands == nil {
+		return nil, nil
+	}
+	var names []string
+	if !t.plan.ReplyOnly() {
+		key := "router|" + t.q.Text + "|" + string(e.o.Router) + "|" + sig
+		if v, ok := t.conv.recall(key); ok {
+			names = slices.Clone(v.([]string))
+		} else {
+			var tools []router.Tool
+			for _, c := range catalog {
+				tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords})
+			}
+			r := router.New(router.Options{Model: t.aux, Strategy: e.o.Router, Max: e.o.RouterMax, Timeout: e.o.AuxTimeout})
+			picked, fellBack := r.Select(ctx, t.q.Text, tools)
+			if !fellBack { // never pin "everything" to the conversation
+				t.conv.remember(key, slices.Clone(picked))
+			}
+			names = picked
+		}
+		names = append(names, t.plan.Tools()...)
+	}
+	names = append(names, failedTools(t.past)...)
+	names = append(names, "stop", SearchTools)
+	var out []string
+	for _, n := range names {
+		if _, ok := e.o.Commands.Lookup(n); (ok || n == SearchTools) && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// tool is a command as the planner and router see it.
+type tool struct {
+	name, description string
+	keywords          []string
+}
+
+func (e *Engine) catalog() []tool {
+	if e.o.Commands == nil {
+		return nil
+	}
+	var out []tool
+	for _, c := range e.o.Commands.Commands() {
+		out = append(out, tool{c.Name, c.Description, c.Keywords})
+	}
+	return out
+}
+
+// signature identifies the catalogue, so caches notice when it changes.
+func signature(catalog []tool) string {
+	var names []string
+	for _, c := range catalog {
+		names = append(names, c.name)
+	}
+	return fmt.Sprintf("%d:%s", len(names), strings.Join(names, ","))
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,87 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	tests := []struct {
+		in, want string
+		kinds    []Kind
+	}{
+		{"my email is bob.smith+news@example.co.uk, remember it", "my email is [EMAIL_1], remember it", []Kind{Email}},
+		{"call me on +49 30 1234567 please", "call me on [PHONE_1] please", []Kind{Phone}},
+		{"my number is (555) 123-4567", "my number is [PHONE_1]", []Kind{Phone}},
+		{"ring 07700 900123", "ring [PHONE_1]", []Kind{Phone}},
+		{"my card is 4111 1111 1111 1111", "my card is [CARD_1]", []Kind{Card}},
+		{"card 4111-1111-1111-1111 expires soon", "card [CARD_1] expires soon", []Kind{Card}},
+		{"the IBAN is DE89 3704 0044 0532 0130 00", "the IBAN is [IBAN_1]", []Kind{IBAN}},
+		{"send it to GB82WEST12345698765432", "send it to [IBAN_1]", []Kind{IBAN}},
+		{"my password is hunter2", "my password is [SECRET_1]", []Kind{Secret}},
+		{"the wifi password is \"correct horse battery\"", "the wifi password is [SECRET_1]", []Kind{Secret}},
+		{"my PIN is 4321", "my PIN is [SECRET_1]", []Kind{Secret}},
+		{"use key sk-proj-abcdefghijklmnop1234567890", "use key [SECRET_1]", []Kind{Secret}},
+		{"token ghp_0123456789abcdefghijABCDEFGHIJ012345", "token [SECRET_1]", []Kind{Secret}},
+		{"aws AKIAIOSFODNN7EXAMPLE here", "aws [SECRET_1] here", []Kind{Secret}},
+		{"my api key is 9f8e7d6c5b4a3f2e1d0c", "my [SECRET_1]", []Kind{Secret}},
+		{"a@b.com and a@b.com again, c@d.org too", "[EMAIL_1] and [EMAIL_1] again, [EMAIL_2] too", []Kind{Email, Email, Email}},
+	}
+	for _, tt := range tests {
+		got, kinds := New().Redact(tt.in)
+		if got != tt.want || !slices.Equal(kinds, tt.kinds) {
+			t.Errorf("Redact(%q) = %q %v, want %q %v", tt.in, got, kinds, tt.want, tt.kinds)
+		}
+	}
+}
+
+func TestRedactLeavesOrdinarySpeech(t *testing.T) {
+	for _, s := range []string{
+		"set a timer for 5 minutes", "what's 1500000 times 2", "what is 1,500 minus 250", "wake me at 7:30",
+		"remind me on 2026-11-23 at 9", "the year 2024 was warm", "4111 1111 1111 1112 is not a card",
+		"DE89 3704 0044 0532 0130 01 has a bad checksum", "convert 5.5 miles to kilometers", "my password manager is great",
+		"the pin on the map", "what is 3.14159 times 2", "room 101", "call 911", "it costs 12.99",
+		"supercalifragilisticexpialidocious", "what is the capital of France",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+}
+
+func TestRedactedValuesAreGone(t *testing.T) {
+	secrets := []string{"bob@example.com", "+44 20 7946 0958", "4111111111111111", "hunter2", "GB82WEST12345698765432"}
+	text := "email bob@example.com, phone +44 20 7946 0958, card 4111111111111111, my password is hunter2, iban GB82WEST12345698765432"
+	got, _ := New().Redact(text)
+	for _, s := range secrets {
+		if strings.Contains(got, s) {
+			t.Errorf("%q still holds %q", got, s)
+		}
+	}
+}
+
+func TestLuhnAndIBAN(t *testing.T) {
+	for s, want := range map[string]bool{"4111111111111111": true, "4111111111111112": false, "5500 0000 0000 0004": true, "12345": false} {
+		if luhn(s) != want {
+			t.Errorf("luhn(%q) != %v", s, want)
+		}
+	}
+	for s, want := range map[string]bool{"DE89370400440532013000": true, "DE89370400440532013001": false, "GB82 WEST 1234 5698 7654 32": true, "XX00": false} {
+		if validIBAN(s) != want {
+			t.Errorf("validIBAN(%q) != %v", s, want)
+		}
+	}
+}
+
+func FuzzRedactIsIdempotent(f *testing.F) {
+	f.Add("my password is hunter2 and mail a@b.io, card 4111 1111 1111 1111")
+	f.Fuzz(func(t *testing.T, s string) {
+		r := New()
+		once, _ := r.Redact(s)
+		twice, _ := r.Redact(once)
+		if once != twice {
+			t.Errorf("redacting twice changed %q to %q", once, twice)
+		}
+	})
+}

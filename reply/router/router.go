@@ -1,0 +1,176 @@
+// Package router picks which of the commands a model is offered for one
+// request, because every tool definition costs prompt on every model call
+// and small models choose worse from long lists. Strategies: a small model
+// picks ("llm"), words of the request match the commands' names and keywords
+// ("keyword"), or every command is offered ("all").
+package router
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/storage"
+)
+
+// Chatter is the model the router asks; *llm.Client is one.
+type Chatter interface {
+	Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error)
+}
+
+// Tool is a catalogue entry.
+type Tool struct {
+	Name, Description string
+	Keywords          []string
+}
+
+// Strategy is how tools are picked.
+type Strategy string
+
+// The strategies.
+const (
+	LLM     Strategy = "llm"
+	Keyword Strategy = "keyword"
+	All     Strategy = "all"
+)
+
+// Options configure a Router.
+type Options struct {
+	Model    Chatter
+	Strategy Strategy // default LLM
+	// Max is the most tools picked; default 5.
+	Max int
+	// Timeout bounds the model's pick; default 8 s.
+	Timeout time.Duration
+	Log     *slog.Logger
+}
+
+// Router picks tools.
+type Router struct{ o Options }
+
+// New returns a Router.
+func New(o Options) *Router {
+	if o.Strategy == "" {
+		o.Strategy = LLM
+	}
+	if o.Max == 0 {
+		o.Max = 5
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 8 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Router{o: o}
+}
+
+// Strategy is the router's strategy.
+func (r *Router) Strategy() Strategy { return r.o.Strategy }
+
+// Select returns the tools for query. FellBack is set when the chosen
+// strategy gave up and every tool is offered; callers must not remember
+// that answer.
+func (r *Router) Select(ctx context.Context, query string, tools []Tool) (names []string, fellBack bool) {
+	switch r.o.Strategy {
+	case All:
+		return all(tools), false
+	case Keyword:
+		if names := keywords(query, tools, r.o.Max); len(names) > 0 {
+			return names, false
+		}
+		return all(tools), true
+	}
+	names, err := r.ask(ctx, query, tools)
+	if err != nil {
+		r.o.Log.Warn("tool router failed; offering every tool", "err", err)
+		return all(tools), true
+	}
+	return names, false
+}
+
+const system = `You choose which tools a voice assistant needs to answer one request. Reply with JSON {"tools": [...]} naming at most %d tools from the list, most useful first, or an empty list when the request needs none (greetings, thanks, small talk, general knowledge).
+Tools:
+`
+
+var schema = llm.Schema(`{"type":"object","properties":{"tools":{"type":"array","items":{"type":"string"}}},"required":["tools"]}`)
+
+func (r *Router) ask(ctx context.Context, query string, tools []Tool) ([]string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, system, r.o.Max)
+	for _, t := range tools {
+		fmt.Fprintf(&b, "- %s: %s\n", t.Name, t.Description)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	defer cancel()
+	resp, err := r.o.Model.Chat(ctx, llm.Request{Format: schema, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: strings.TrimRight(b.String(), "\n")},
+		{Role: llm.RoleUser, Content: "Request: " + query},
+	}}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	var out struct {
+		Tools []string `json:"tools"`
+	}
+	if err := llm.DecodeJSON(resp.Message.Content, &out); err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	known := map[string]bool{}
+	for _, t := range tools {
+		known[t.Name] = true
+	}
+	var names []string
+	for _, n := range out.Tools {
+		n = strings.TrimSpace(n)
+		if known[n] && !slices.Contains(names, n) && len(names) < r.o.Max {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// keywords picks tools whose name parts or keywords appear in the query.
+func keywords(query string, tools []Tool, max int) []string {
+	q := " " + strings.ToLower(query) + " "
+	words := storage.ContentWords(query)
+	type scored struct {
+		name string
+		n    int
+	}
+	var hits []scored
+	for _, t := range tools {
+		n := 0
+		for _, part := range strings.Split(t.Name, "_") {
+			if len(part) >= 3 && words[strings.TrimSuffix(part, "s")] {
+				n++
+			}
+		}
+		for _, k := range t.Keywords {
+			if strings.Contains(q, " "+strings.ToLower(k)+" ") {
+				n += 2
+			}
+		}
+		if n > 0 {
+			hits = append(hits, scored{t.Name, n})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b scored) int { return b.n - a.n })
+	var out []string
+	for _, h := range hits[:min(max, len(hits))] {
+		out = append(out, h.name)
+	}
+	return out
+}
+
+func all(tools []Tool) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.Name
+	}
+	return out
+}

@@ -1,0 +1,133 @@
+package speech
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestClean(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"It is **very** warm and *sunny* today.", "It is very warm and sunny today."},
+		{"Use the `timer` command, or ~~not~~.", "Use the timer command, or not."},
+		{"# Weather\nIt is sunny.", "Weather It is sunny."},
+		{"Title\n=====\nBody text.", "Title Body text."},
+		{"> A quote here.\nDone.", "A quote here. Done."},
+		{"- Milk\n- Eggs\n* Bread", "Milk Eggs Bread"},
+		{"1. Milk\n2. Eggs", "Milk Eggs"},
+		{"2024. The year it all began.", "2024. The year it all began."},
+		{"1. Lonely line of prose.", "1. Lonely line of prose."},
+		{"Steps:\n1. Open it.\n2. Close it.\n3. Done.", "Steps: Open it. Close it. Done."},
+		{"See [the docs](https://example.com/x) now.", "See the docs now."},
+		{"Visit https://example.com for more.", "Visit a link for more."},
+		{"Some <b>bold</b> and <br/> breaks.", "Some bold and breaks."},
+		{"Here:\n```go\nfmt.Println(1)\n```\nThat prints one.", "Here: That prints one."},
+		{"Let me check.\n```tool_call\n{\"name\":\"x\"}\n```", "Let me check."},
+		{"tool_calls: []\nActually, it is noon.", "Actually, it is noon."},
+		{"---\nAfter the rule.", "After the rule."},
+		{"snake_case_name stays.", "snake_case_name stays."},
+		{"100 * 3 is 300.", "100 3 is 300."},
+		{"![a cat](cat.png) is here.", "a cat is here."},
+	}
+	for _, tt := range tests {
+		if got := Clean(tt.in); got != tt.want {
+			t.Errorf("Clean(%q)\n  = %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestStreamSpeaksBeforeTheLineEnds(t *testing.T) {
+	var s Stream
+	var got []string
+	for _, tok := range []string{"It", " is", " **sunny**", ".", " Highs", " of", " 12", "."} {
+		got = append(got, s.Write(tok)...)
+		if tok == " Highs" && !slices.Equal(got, []string{"It is sunny."}) {
+			t.Fatalf("after the first sentence's end and a space: %q", got)
+		}
+	}
+	got = append(got, s.Flush()...)
+	if !slices.Equal(got, []string{"It is sunny.", "Highs of 12."}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// chunked streams text in pieces of size and joins what it said.
+func chunked(text string, size int) string {
+	var s Stream
+	var out []string
+	for i := 0; i < len(text); i += size {
+		out = append(out, s.Write(text[i:min(i+size, len(text))])...)
+	}
+	return strings.Join(append(out, s.Flush()...), " ")
+}
+
+func TestStreamMatchesWholeText(t *testing.T) {
+	text := "# Plan\nHere is **what** I found.\n1. First *item*.\n2. Second `item`.\n\n```\ncode\n```\n2024. A year.\n> quoted [link](http://x)\nThe end"
+	want := Clean(text)
+	for size := 1; size < 20; size++ {
+		if got := chunked(text, size); got != want {
+			t.Errorf("chunks of %d: %q, want %q", size, got, want)
+		}
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	for _, s := range []string{
+		`{"name": "get_weather", "arguments": {"city": "Paris"`,
+		`{"temperature": 12, "unit": "C"}`,
+		`[{"a": 1}]`,
+		`tool_calls: []`,
+		`TOOL_CALLS: [{"function": {}}]`,
+		`The answer: {"openapi": "3.0.0", "paths": {"/x": {}}}`,
+		`{"latitude": 52.5, "longitude": 13.4, "current": {"temperature_2m": 7}}`,
+		`HTTP/1.1 200 OK Content-Type: application/json`,
+		`"temp": 5, "wind": 10, "humidity": 80, "code": 3, "time": "10:00"`,
+	} {
+		if !Malformed(s) {
+			t.Errorf("Malformed(%q) = false", s)
+		}
+	}
+	for _, s := range []string{
+		"It is 12 degrees in Paris.", "Sure! Your timer is set.", "The ratio is 3:2, roughly.",
+		`He said "hello" and left.`, "", "[laughs] That's funny.",
+	} {
+		if Malformed(s) {
+			t.Errorf("Malformed(%q) = true", s)
+		}
+	}
+}
+
+func TestSuspicious(t *testing.T) {
+	for s, want := range map[string]bool{`{"a"`: true, " [": true, "tool_calls": true, "It is": false, "Today": false} {
+		if Suspicious(s) != want {
+			t.Errorf("Suspicious(%q) != %v", s, want)
+		}
+	}
+}
+
+func FuzzStream(f *testing.F) {
+	f.Add("# Title\n**bold** 1. a\n2. b\n```x\ny\n```\nEnd.", 3)
+	f.Add("2024. The year\n- item\n> q", 1)
+	f.Fuzz(func(t *testing.T, text string, size int) {
+		if size < 1 || size > 50 {
+			return
+		}
+		if got, want := chunked(text, size), Clean(text); got != want {
+			t.Errorf("chunking changed the speech: %q vs %q", got, want)
+		}
+		if strings.Contains(Clean(text), "```") {
+			t.Errorf("a fence survived: %q", Clean(text))
+		}
+	})
+}
+
+func FuzzMalformed(f *testing.F) {
+	f.Add(`{"a": [1, 2`)
+	f.Add("It is sunny.")
+	f.Fuzz(func(t *testing.T, s string) {
+		Malformed(s) // must not panic
+		if trimmed := strings.TrimSpace(s); strings.HasPrefix(trimmed, `{"`) && !strings.HasSuffix(trimmed, "}") && !Malformed(s) {
+			t.Errorf("truncated JSON %q passed the guard", s)
+		}
+	})
+}

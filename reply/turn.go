@@ -1,0 +1,141 @@
+package reply
+
+import (
+	"context"
+	"time"
+
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/planner"
+	"github.com/harkbox/hark/storage"
+)
+
+// turn is the state of one reply under way.
+type turn struct {
+	e     *Engine
+	conv  *conversation
+	past  past
+	q     Query // redacted
+	now   time.Time
+	began time.Time
+	say   func(string)
+	res   Result
+
+	closed  bool                 // the user ended the conversation
+	records []storage.ToolRecord // tool calls, for the dialogue record
+	aux     Chatter              // the small model, counted
+
+	// Decided before the loop.
+	small   bool
+	plan    planner.Plan
+	memory  string   // the memory block for the prompt
+	allowed []string // tool names offered
+
+	// Loop state.
+	text      bool              // tools described in text
+	seen      map[string]bool   // tool calls made, for duplicate suppression
+	invalid   map[string]int    // invalid calls per tool
+	searches  int               // search_tools calls
+	stepsDone int               // plan tool steps executed directly
+	parts     []string          // compound query parts, in text mode
+	answered  int               // tool results received, in text mode
+	malformed bool              // an answer failed the guard
+	lastSaid  string            // the last candidate reply, for out of turns
+	results   map[string]string // tool results by call, for the out-of-turns digest
+}
+
+// speak hands a sentence to the caller.
+func (t *turn) speak(s string) {
+	if s == "" {
+		return
+	}
+	if t.res.Timings.FirstSentence == 0 {
+		t.res.Timings.FirstSentence = time.Since(t.began)
+	}
+	t.res.Sentences = append(t.res.Sentences, s)
+	t.say(s)
+}
+
+// speakText says a complete text, cleaned for speech, sentence by sentence.
+func (t *turn) speakText(text string) {
+	var st speechStream
+	for _, s := range st.Write(text) {
+		t.speak(s)
+	}
+	for _, s := range st.Flush() {
+		t.speak(s)
+	}
+}
+
+// offline runs the utterance through the commands' deterministic path and
+// reports whether it was handled.
+func (t *turn) offline(ctx context.Context) bool {
+	reg := t.e.o.Commands
+	if reg == nil {
+		return false
+	}
+	rt, ok := reg.PreRoute(t.q.Text)
+	if !ok {
+		return false
+	}
+	resp := reg.RunRoute(ctx, rt, t.q.Text)
+	t.res.Offline = true
+	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid
+	t.res.Tools = append(t.res.Tools, ToolUse{Name: rt.Command.Name, Arguments: rt.Claim.Arguments, Failed: failed})
+	t.records = append(t.records, storage.ToolRecord{Name: rt.Command.Name, Arguments: t.redactArgs(rt.Claim.Arguments), Result: toolResult(resp), Failed: failed})
+	t.settle(resp)
+	t.speakText(resp.Spoken)
+	t.res.FollowUp = t.res.FollowUp || resp.Kind == command.Invalid && resp.Spoken != ""
+	return true
+}
+
+// settle applies what a command's response means for the conversation.
+func (t *turn) settle(resp command.Response) {
+	if resp.Kind == command.FollowUp {
+		t.res.FollowUp = true
+	}
+	if resp.EndConversation {
+		t.closed = true
+		if t.e.o.Commands != nil {
+			t.e.o.Commands.Forget()
+		}
+	}
+}
+
+// redactArgs redacts a call's string arguments for the record.
+func (t *turn) redactArgs(args map[string]any) map[string]any {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		if s, ok := v.(string); ok {
+			v, _ = t.conv.redactor.Redact(s)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// counted wraps the small model so its calls count in the turn's timings.
+type counted struct {
+	inner Chatter
+	t     *turn
+}
+
+func (c counted) Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error) {
+	c.t.res.Timings.ModelCalls++
+	c.t.res.Timings.PromptChars += promptChars(req.Messages)
+	return c.inner.Chat(ctx, req, onChunk)
+}
+
+func promptChars(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content)
+		for _, c := range m.ToolCalls {
+			n += len(c.Name) + len(canonical(c.Arguments))
+		}
+	}
+	return n
+}

@@ -1,0 +1,97 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DiaryEntry is a summary of one finished conversation.
+type DiaryEntry struct {
+	Conversation string    `json:"conversation"`
+	Date         time.Time `json:"date"` // when the conversation started
+	Summary      string    `json:"summary"`
+	Keywords     []string  `json:"keywords,omitempty"`
+}
+
+// Diary is the record of conversation summaries, for recall by keyword and
+// time range.
+type Diary struct{ db *DB }
+
+// Diary returns the diary of db.
+func (db *DB) Diary() *Diary { return &Diary{db: db} }
+
+const diaryPrefix = "diary/"
+
+func diaryKey(e DiaryEntry) string {
+	k := binary.BigEndian.AppendUint64([]byte(diaryPrefix), uint64(e.Date.UnixNano()))
+	return string(k) + "/" + e.Conversation
+}
+
+// Add stores an entry, replacing one for the same conversation and date.
+func (d *Diary) Add(ctx context.Context, e DiaryEntry) error {
+	if e.Conversation == "" {
+		return fmt.Errorf("storage: write diary: no conversation")
+	}
+	return d.db.put(ctx, "write diary", diaryKey(e), e)
+}
+
+// Has reports whether the conversation has an entry.
+func (d *Diary) Has(ctx context.Context, conversation string) (bool, error) {
+	found := false
+	err := d.db.scan(ctx, "read diary", diaryPrefix, func(key string, _ []byte) error {
+		if strings.HasSuffix(key, "/"+conversation) {
+			found = true
+		}
+		return nil
+	})
+	return found, err
+}
+
+// Search returns up to limit entries dated within [from, to] (either may
+// be zero for no bound) that share words with keywords, best match first
+// and newest first among equals. With no keywords it returns the newest
+// entries in the range.
+func (d *Diary) Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]DiaryEntry, error) {
+	want := ContentWords(strings.Join(keywords, " "))
+	type hit struct {
+		e DiaryEntry
+		n int
+	}
+	var hits []hit
+	err := d.db.scan(ctx, "read diary", diaryPrefix, func(key string, v []byte) error {
+		var e DiaryEntry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		if !from.IsZero() && e.Date.Before(from) || !to.IsZero() && e.Date.After(to) {
+			return nil
+		}
+		have := ContentWords(e.Summary + " " + strings.Join(e.Keywords, " "))
+		n := 0
+		for w := range want {
+			if have[w] {
+				n++
+			}
+		}
+		if n > 0 || len(want) == 0 {
+			hits = append(hits, hit{e, n})
+		}
+		return nil
+	})
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return b.e.Date.Compare(a.e.Date)
+	})
+	var out []DiaryEntry
+	for _, h := range hits[:min(limit, len(hits))] {
+		out = append(out, h.e)
+	}
+	return out, err
+}
