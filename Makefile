@@ -6,6 +6,13 @@
 #   make cross  arm64 and armv7 binaries in bin/
 #   make lint   go vet and staticcheck
 #   make clean  remove build output and the test cache
+#
+# Speech to text (whisper.cpp, linked in with -tags whisper):
+#   make whisper                 build whisper.cpp for this computer
+#   make whisper-pi5|pi4|armv7   cross-build it for a Raspberry Pi
+#   make build-whisper           bin/hark with whisper.cpp, for this computer
+#   make cross-whisper-pi5 ...   bin/linux-<arch>-<pi>/hark with whisper.cpp
+#   make bench-whisper           Hark vs whisper-cli, audio context, memory
 
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -22,12 +29,49 @@ NOCGO_PKGS   = $(shell $(GO) list ./... | grep -v $(foreach l,$(CGO_LEAVES),-e '
 # The core packages whose arm64 test binaries run under qemu.
 CORE_PKGS   := ./pipeline/... ./reply/... ./storage/... ./device/... ./gpio/...
 
-.PHONY: run test deps vet unit nocgo cross qemu bench lint clean
+# whisper.cpp, pinned. The recipe downloads this release's source from
+# GitHub; with no network, point WHISPER_SRC at a whisper.cpp source tree
+# (a git checkout or an unpacked release) and it builds that instead.
+WHISPER_VERSION ?= v1.9.3
+WHISPER_URL     ?= https://github.com/ggml-org/whisper.cpp/archive/refs/tags/$(WHISPER_VERSION).tar.gz
+WHISPER_DIR     ?= build/whisper
+WHISPER_SRC     ?= $(WHISPER_DIR)/src-$(WHISPER_VERSION)
+# Where `make whisper` installs and what the tagged builds and tests link.
+WHISPER_PREFIX  ?= $(WHISPER_DIR)/host
+WHISPER_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+# Always Release, static, OpenMP, CPU only; tests and examples off except
+# whisper-cli and whisper-bench, which bench-whisper compares against.
+WHISPER_CMAKE   := -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=ON \
+	-DWHISPER_BUILD_TESTS=OFF -DWHISPER_BUILD_SERVER=OFF -DWHISPER_SDL2=OFF -DWHISPER_CURL=OFF \
+	-DGGML_CCACHE=OFF
+# The CPU of each Pi: Pi 5 is a Cortex-A76 (dot product and fp16
+# arithmetic), Pi 4 a Cortex-A72, Pi 3 / Zero 2 W in 32-bit mode armv7 NEON.
+WHISPER_ARCH_pi5   := armv8.2-a+dotprod+fp16
+WHISPER_ARCH_pi4   := armv8-a+crc
+WHISPER_ARCH_armv7 := armv7-a
+CROSS_pi5   := aarch64-linux-gnu
+CROSS_pi4   := aarch64-linux-gnu
+CROSS_armv7 := arm-linux-gnueabihf
+CPU_pi5     := aarch64
+CPU_pi4     := aarch64
+CPU_armv7   := armv7
+GOARCH_pi5  := arm64
+GOARCH_pi4  := arm64
+GOARCH_armv7 := arm
+QEMU_pi5    := qemu-aarch64-static
+QEMU_pi4    := qemu-aarch64-static
+QEMU_armv7  := qemu-arm-static
+# What hark links with -tags whisper (matches pipeline/whisper/engine.go).
+whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="-L$(abspath $(1))/lib"
+
+.PHONY: run test deps vet unit nocgo cross qemu bench lint clean \
+	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
+	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper
 
 run:
 	$(GO) run ./cmd/hark run --sim
 
-test: deps vet unit nocgo cross qemu
+test: deps vet unit nocgo cross qemu whisper-test
 
 # Debian packages the tests use (espeak-ng, cross compilers, qemu); installs
 # the missing ones when it can.
@@ -58,10 +102,72 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./cmd/hark
 	$(GO) test -run '^$$' -bench . -benchmem ./pipeline/... ./reply/...
 
+# The whisper.cpp tests run when libwhisper is at WHISPER_PREFIX; otherwise
+# they are skipped, and this says so.
+whisper-test:
+	@if [ -f $(WHISPER_PREFIX)/lib/libwhisper.a ]; then \
+		echo "whisper tests: linking $(WHISPER_PREFIX)"; \
+		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -tags whisper ./pipeline/whisper ./cmd/hark; \
+	else \
+		echo "whisper tests skipped: no libwhisper in $(WHISPER_PREFIX) (make whisper, or WHISPER_PREFIX=DIR)"; \
+	fi
+
+# whisper.cpp's source: WHISPER_SRC when it is a tree, else the pinned
+# release from GitHub.
+whisper-src:
+	@if [ -f $(WHISPER_SRC)/CMakeLists.txt ]; then \
+		echo "whisper.cpp source: $(WHISPER_SRC)"; \
+	else \
+		echo "downloading whisper.cpp $(WHISPER_VERSION) from $(WHISPER_URL)"; \
+		mkdir -p $(WHISPER_SRC) && \
+		{ curl -fsSL $(WHISPER_URL) | tar -xz --strip-components=1 -C $(WHISPER_SRC); } || { \
+			rm -rf $(WHISPER_SRC); \
+			echo "could not download whisper.cpp $(WHISPER_VERSION) (no network?)."; \
+			echo "Get its source another way and point the build at it:"; \
+			echo "  make $(or $(MAKECMDGOALS),whisper) WHISPER_SRC=/path/to/whisper.cpp"; \
+			exit 1; }; \
+	fi
+	@command -v cmake >/dev/null || { echo "cmake is missing: apt-get install cmake g++"; exit 1; }
+
+# whisper.cpp for this computer, tuned to its CPU (GGML_NATIVE).
+whisper: whisper-src
+	cmake -S $(WHISPER_SRC) -B $(WHISPER_DIR)/build-host $(WHISPER_CMAKE) -DGGML_NATIVE=ON \
+		-DCMAKE_INSTALL_PREFIX=$(abspath $(WHISPER_DIR)/host)
+	cmake --build $(WHISPER_DIR)/build-host -j $(WHISPER_JOBS)
+	cmake --install $(WHISPER_DIR)/build-host
+
+# whisper.cpp for a Pi, with the Debian cross compilers
+# (g++-aarch64-linux-gnu, g++-arm-linux-gnueabihf).
+whisper-pi5 whisper-pi4 whisper-armv7: whisper-%: whisper-src
+	cmake -S $(WHISPER_SRC) -B $(WHISPER_DIR)/build-$* $(WHISPER_CMAKE) -DGGML_NATIVE=OFF \
+		-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=$(CPU_$*) \
+		-DCMAKE_C_COMPILER=$(CROSS_$*)-gcc -DCMAKE_CXX_COMPILER=$(CROSS_$*)-g++ \
+		-DGGML_CPU_ARM_ARCH=$(WHISPER_ARCH_$*) \
+		$(if $(filter armv7,$*),-DCMAKE_C_FLAGS="-mfpu=neon-vfpv4 -mfloat-abi=hard" -DCMAKE_CXX_FLAGS="-mfpu=neon-vfpv4 -mfloat-abi=hard") \
+		-DWHISPER_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX=$(abspath $(WHISPER_DIR)/$*)
+	cmake --build $(WHISPER_DIR)/build-$* -j $(WHISPER_JOBS)
+	cmake --install $(WHISPER_DIR)/build-$*
+
+# Hark with whisper.cpp linked in.
+build-whisper:
+	$(call whisper_env,$(WHISPER_PREFIX)) $(GO) build -tags whisper -trimpath -ldflags '$(LDFLAGS)' -o bin/hark ./cmd/hark
+	bin/hark version
+
+cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7: cross-whisper-%:
+	$(call whisper_env,$(WHISPER_DIR)/$*) CC=$(CROSS_$*)-gcc CXX=$(CROSS_$*)-g++ GOOS=linux GOARCH=$(GOARCH_$*) GOARM=7 \
+		$(GO) build -tags whisper -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$*/hark ./cmd/hark
+	$(QEMU_$*) -L /usr/$(CROSS_$*) bin/linux-$*/hark version
+
+# Hark's transcription against whisper-cli built from the same source, the
+# encoder with a sized and a full audio context, memory and load time.
+bench-whisper:
+	$(call whisper_env,$(WHISPER_PREFIX)) WHISPER_CLI=$(abspath $(WHISPER_PREFIX))/bin/whisper-cli \
+		$(GO) test -tags whisper -run '^$$' -bench . -benchtime 5x ./pipeline/whisper
+
 lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin build/whisper/build-*
 	$(GO) clean -testcache

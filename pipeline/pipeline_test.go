@@ -487,3 +487,43 @@ func (s *syncBuf) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// langSynth records the language each sentence was synthesized in.
+type langSynth struct {
+	mu    sync.Mutex
+	langs []string
+}
+
+func (s *langSynth) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
+	s.mu.Lock()
+	s.langs = append(s.langs, Language(ctx))
+	s.mu.Unlock()
+	return toneSynth{}.Synthesize(ctx, text)
+}
+
+func TestReplySpokenInHeardLanguage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		synth := &langSynth{}
+		rep := &scriptReplier{sentences: []string{"Hallo.", "Es ist sonnig."}}
+		p, err := New(Options{Microphone: &typedMic{lines: []string{"wie ist das Wetter"}}, Transcriber: typedTranscriber{},
+			Replier: rep, Synthesizer: synth, Speaker: &clockSpeaker{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := make(chan Event)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- p.Run(ctx, events) }()
+		events <- Press
+		events <- Press
+		time.Sleep(10 * time.Second)
+		cancel()
+		<-done
+		if !slices.Equal(synth.langs, []string{"en", "en"}) {
+			t.Errorf("sentences synthesized in %q, want the transcriber's \"en\" for both", synth.langs)
+		}
+		if got := Language(WithLanguage(t.Context(), "")); got != "" {
+			t.Errorf("an empty language came back as %q", got)
+		}
+	})
+}

@@ -36,7 +36,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	transcribed := time.Now()
 
 	p.publish(Status{State: Thinking, Turn: t.id, Text: tr.Text})
-	v := p.speak(ctx, t)
+	v := p.speak(WithLanguage(ctx, tr.Language), t)
 	out, err := p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
 	v.finish()
 	if err == nil && ctx.Err() != nil {

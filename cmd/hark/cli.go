@@ -37,13 +37,14 @@ type subcommand struct {
 }
 
 var subcommands = map[string]subcommand{
-	"run":      {"run the appliance (--sim: on this computer)", cmdRun},
-	"ask":      {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
-	"config":   {"print the effective configuration and where each value came from", cmdConfig},
-	"version":  {"print the version and what was built in", cmdVersion},
-	"timers":   {"list running timers (--all: alarms and reminders too)", cmdTimers},
-	"secrets":  {"set, list or unset the credentials commands need", cmdSecrets},
-	"commands": {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
+	"run":        {"run the appliance (--sim: on this computer)", cmdRun},
+	"ask":        {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
+	"config":     {"print the effective configuration and where each value came from", cmdConfig},
+	"version":    {"print the version and what was built in", cmdVersion},
+	"timers":     {"list running timers (--all: alarms and reminders too)", cmdTimers},
+	"secrets":    {"set, list or unset the credentials commands need", cmdSecrets},
+	"commands":   {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
+	"transcribe": {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
 }
 
 // errUsage marks a command line that could not be understood; the message

@@ -52,21 +52,26 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	defer a.close()
 
+	sp := a.openSpeech()
+	defer sp.close()
 	term := sim.NewTerminal(e.stdin, screen)
 	var mic pipeline.Microphone = term
 	var stt pipeline.Transcriber = sim.Typed{}
-	switch engine := a.transcriber(); {
-	case engine != nil && cfg.Sim.MicWAV != "":
+	switch {
+	case sp.stt != nil && cfg.Sim.MicWAV != "":
 		m, err := sim.NewWAVMic(cfg.Sim.MicWAV, cfg.Sim.Realtime)
 		if err != nil {
 			return err
 		}
-		mic, stt = m, engine
+		mic, stt = m, sp.stt
+		screen.Println(sp.note)
 		screen.Println("microphone: " + cfg.Sim.MicWAV + " (played as if spoken at each press)")
+	case sp.stt != nil:
+		screen.Println(sp.note + "; with no --mic-wav, type what you would say")
 	case cfg.Sim.MicWAV != "":
-		screen.Println("no speech-to-text engine is built in (build with -tags whisper): ignoring --mic-wav; type what you would say")
+		screen.Println(sp.note + ": ignoring --mic-wav; type what you would say")
 	default:
-		screen.Println("no speech-to-text engine is built in: type what you would say")
+		screen.Println(sp.note + ": type what you would say")
 	}
 	synth, why := a.synthesizer()
 	if why != "" {

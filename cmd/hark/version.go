@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/harkbox/hark/pipeline/whisper"
 )
 
 // version is set at link time: -ldflags "-X main.version=1.2.3".
@@ -27,7 +29,7 @@ func cmdVersion(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "hark %s%s\n", version, rev)
 	fmt.Fprintf(e.stdout, "go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintln(e.stdout, "speech-to-text: none built in (build with -tags whisper)")
+	fmt.Fprintln(e.stdout, "speech-to-text: "+whisper.Version())
 	tts := "espeak-ng not installed"
 	if out, err := exec.CommandContext(ctx, "espeak-ng", "--version").Output(); err == nil {
 		tts = strings.TrimSpace(string(bytes.SplitN(out, []byte("  "), 2)[0]))

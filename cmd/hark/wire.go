@@ -13,6 +13,8 @@ import (
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
+	"github.com/harkbox/hark/pipeline/whisper"
+	"github.com/harkbox/hark/pipeline/wyoming"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
@@ -170,9 +172,88 @@ func (a *app) synthesizer() (pipeline.Synthesizer, string) {
 	return e, ""
 }
 
-// transcriber returns the built-in speech-to-text engine, or nil when this
-// build has none.
-func (a *app) transcriber() pipeline.Transcriber { return nil }
+// speech is speech-to-text as the configuration asks for it.
+type speech struct {
+	stt   pipeline.Transcriber // nil when there is none: the simulation takes typed input
+	local *whisper.Engine      // the warm whisper.cpp model, to close; nil without one
+	note  string               // for the user: what listens, or why nothing does
+}
+
+func (s speech) close() error {
+	if s.local != nil {
+		return s.local.Close()
+	}
+	return nil
+}
+
+// openSpeech loads the whisper.cpp model once (it stays warm until close)
+// and puts a Wyoming server in front of it when one is configured. A model
+// that will not load is reported, not fatal: typed and offline commands
+// still work.
+func (a *app) openSpeech() speech {
+	w := a.cfg.Whisper
+	var s speech
+	var why string
+	switch {
+	case w.Model == "":
+		why = "no speech-to-text model is set (whisper.model)"
+	case !whisper.Built():
+		why = "this build has no whisper.cpp (make build-whisper, or go build -tags whisper)"
+	default:
+		o := whisperOptions(a.cfg, a.commands.Commands(), a.log)
+		e, err := whisper.New(o)
+		if err != nil {
+			why = "speech-to-text is off: " + err.Error()
+			a.log.Error("speech-to-text model did not load", "model", w.Model, "err", err)
+			break
+		}
+		s.local, s.stt = e, e
+		s.note = fmt.Sprintf("speech-to-text: whisper.cpp, %s, loaded in %d ms", w.Model, e.LoadTime().Milliseconds())
+	}
+	if w.Remote != "" {
+		guard := whisperOptions(a.cfg, nil, a.log)
+		remote := &wyoming.Client{Addr: w.Remote, Timeout: w.RemoteTimeout.Duration,
+			Guard: func(text string) (string, error) { return guard.FilterText(text, pipeline.ErrNoSpeech) }}
+		if w.Language != "auto" {
+			remote.Language = w.Language
+		}
+		if s.local != nil {
+			s.stt = pipeline.Fallback{Primary: remote, Secondary: s.local, Log: a.log}
+			s.note = "speech-to-text: Wyoming server " + w.Remote + ", falling back to whisper.cpp on the box"
+		} else {
+			s.stt = remote
+			s.note = "speech-to-text: Wyoming server " + w.Remote + " (no local fallback: " + why + ")"
+		}
+	}
+	if s.stt == nil {
+		s.note = why
+	}
+	return s
+}
+
+// whisperOptions is the [whisper] configuration for the engine, with an
+// initial prompt from the assistant's name, the user's vocabulary and the
+// commands' keywords, most important first.
+func whisperOptions(cfg *config.Loaded, cmds []*command.Command, log *slog.Logger) whisper.Options {
+	w := cfg.Whisper
+	words := append([]string{cfg.Assistant.Name}, w.Vocabulary...)
+	for _, c := range cmds {
+		words = append(words, c.Keywords...)
+	}
+	return whisper.Options{
+		Model:          w.Model,
+		Threads:        w.Threads,
+		Language:       w.Language,
+		Prompt:         whisper.Prompt(words...),
+		FullWindow:     w.FullWindow,
+		BeamSize:       w.BeamSize,
+		FlashAttention: w.FlashAttention,
+		VADModel:       w.VADModel,
+		NoSpeech:       float32(w.NoSpeech),
+		MinConfidence:  float32(w.MinConfidence),
+		Log:            log,
+	}
+}
 
 // lateAlerts lets the stop commands reach the pipeline, which is built after
 // them; until it is (and in hark ask) nothing rings.

@@ -33,8 +33,9 @@ type Options struct {
 
 // Engine synthesizes speech by running espeak-ng once per sentence.
 type Engine struct {
-	path string
-	args []string
+	path  string
+	voice string
+	args  []string
 }
 
 var _ pipeline.Synthesizer = (*Engine)(nil)
@@ -57,17 +58,44 @@ func New(o Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("espeak: %w (%v)", ErrNotInstalled, err)
 	}
-	return &Engine{path: path, args: []string{
+	return &Engine{path: path, voice: o.Voice, args: []string{
 		"--stdout", "--stdin", "-z", "-b", "1",
-		"-v", o.Voice, "-s", strconv.Itoa(o.Rate), "-p", strconv.Itoa(o.Pitch),
+		"-s", strconv.Itoa(o.Rate), "-p", strconv.Itoa(o.Pitch),
 	}}, nil
 }
 
-// Synthesize returns text spoken, as espeak-ng makes it (22.05 kHz mono).
-// The text goes in on standard input, so nothing in it is read as an option.
+// voiceFor is the configured voice, or the language the turn was heard in
+// (pipeline.Language) when that is another language: a question asked in
+// German is answered in a German voice.
+func (e *Engine) voiceFor(ctx context.Context) string {
+	lang := strings.ToLower(pipeline.Language(ctx))
+	if lang == "" || primary(lang) == primary(e.voice) {
+		return e.voice
+	}
+	return lang
+}
+
+func primary(tag string) string {
+	p, _, _ := strings.Cut(strings.ToLower(tag), "-")
+	return p
+}
+
+// Synthesize returns text spoken, as espeak-ng makes it (22.05 kHz mono),
+// in the voice of the turn's language when espeak-ng has one and the
+// configured voice otherwise. The text goes in on standard input, so
+// nothing in it is read as an option.
 func (e *Engine) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
+	voice := e.voiceFor(ctx)
+	b, err := e.run(ctx, voice, text)
+	if err != nil && voice != e.voice && ctx.Err() == nil {
+		return e.run(ctx, e.voice, text) // espeak-ng has no voice for that language
+	}
+	return b, err
+}
+
+func (e *Engine) run(ctx context.Context, voice, text string) (pcm.Buffer, error) {
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, e.path, e.args...)
+	cmd := exec.CommandContext(ctx, e.path, append(e.args, "-v", voice)...)
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stdout = &out
 	cmd.Stderr = &errOut

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/pipeline"
 )
 
 func engine(t *testing.T, o Options) *Engine {
@@ -87,5 +90,29 @@ func TestCancel(t *testing.T) {
 func TestMissingProgram(t *testing.T) {
 	if _, err := New(Options{Program: "espeak-ng-not-here"}); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("err = %v, want ErrNotInstalled", err)
+	}
+}
+
+func TestSpeaksTheHeardLanguage(t *testing.T) {
+	e := engine(t, Options{Voice: "en"})
+	text := "Es ist zwanzig Grad und sonnig."
+	english, err := e.Synthesize(t.Context(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	german, err := e.Synthesize(pipeline.WithLanguage(t.Context(), "de"), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(english.Samples, german.Samples) {
+		t.Error("a turn heard in German was spoken in the English voice")
+	}
+	// espeak-ng has no voice "zz": the configured voice speaks instead.
+	fallback, err := e.Synthesize(pipeline.WithLanguage(t.Context(), "zz"), text)
+	if err != nil {
+		t.Fatalf("unknown language: %v", err)
+	}
+	if !slices.Equal(english.Samples, fallback.Samples) {
+		t.Error("an unknown language did not fall back to the configured voice")
 	}
 }

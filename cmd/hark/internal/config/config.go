@@ -30,6 +30,7 @@ type Config struct {
 	Assistant Assistant `toml:"assistant"`
 	Reply     Reply     `toml:"reply"`
 	Pipeline  Pipeline  `toml:"pipeline"`
+	Whisper   Whisper   `toml:"whisper"`
 	Audio     Audio     `toml:"audio"`
 	TTS       TTS       `toml:"tts"`
 	Commands  Commands  `toml:"commands"`
@@ -85,6 +86,22 @@ type Pipeline struct {
 	FollowUp       string   `toml:"follow_up"`
 	FollowUpWindow Duration `toml:"follow_up_window"`
 	RingFor        Duration `toml:"ring_for"`
+}
+
+// Whisper configures speech-to-text.
+type Whisper struct {
+	Model          string   `toml:"model"`
+	Threads        int      `toml:"threads"`
+	Language       string   `toml:"language"`
+	Vocabulary     []string `toml:"vocabulary"`
+	FullWindow     bool     `toml:"full_window"`
+	BeamSize       int      `toml:"beam_size"`
+	FlashAttention bool     `toml:"flash_attention"`
+	VADModel       string   `toml:"vad_model"`
+	NoSpeech       float64  `toml:"no_speech"`
+	MinConfidence  float64  `toml:"min_confidence"`
+	Remote         string   `toml:"remote"`
+	RemoteTimeout  Duration `toml:"remote_timeout"`
 }
 
 // Audio configures the speaker.
@@ -153,6 +170,8 @@ func Default() Config {
 			ToolSearchMax: 3, CarryTurns: 3, CarryChars: 800, PlannerTimeout: Duration{6 * time.Second},
 			AuxTimeout: Duration{8 * time.Second}, DigestTimeout: Duration{8 * time.Second}},
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
+		Whisper: Whisper{Language: "auto", Vocabulary: []string{}, BeamSize: 1, NoSpeech: 0.6, MinConfidence: 0.35,
+			RemoteTimeout: Duration{15 * time.Second}},
 		Audio:    Audio{Volume: 70},
 		Commands: Commands{RefineWindow: Duration{30 * time.Second}},
 		Weather: Weather{Units: "metric", ForecastURL: "https://api.open-meteo.com/v1/forecast",

@@ -3,8 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +20,8 @@ type Resolved struct {
 	OllamaURL *url.URL
 	Location  *time.Location
 }
+
+var langRE = regexp.MustCompile(`^[a-z]{2,3}$`)
 
 // Resolve checks every value, reporting all problems at once, each naming
 // its key and where the value came from, and fills in derived values: the
@@ -99,6 +103,23 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	positive("pipeline.follow_up_window", c.Pipeline.FollowUpWindow)
 	positive("pipeline.ring_for", c.Pipeline.RingFor)
 	between("audio.volume", c.Audio.Volume, 0, 100)
+	between("whisper.threads", c.Whisper.Threads, 0, 64)
+	between("whisper.beam_size", c.Whisper.BeamSize, 1, 16)
+	if c.Whisper.NoSpeech <= 0 || c.Whisper.NoSpeech > 1 {
+		bad("whisper.no_speech", "%v is outside (0, 1]", c.Whisper.NoSpeech)
+	}
+	if c.Whisper.MinConfidence < 0 || c.Whisper.MinConfidence >= 1 {
+		bad("whisper.min_confidence", "%v is outside [0, 1)", c.Whisper.MinConfidence)
+	}
+	if l := c.Whisper.Language; l != "auto" && !langRE.MatchString(l) {
+		bad("whisper.language", "%q is not \"auto\" or a language code such as \"en\"", l)
+	}
+	if r := c.Whisper.Remote; r != "" {
+		if _, _, err := net.SplitHostPort(r); err != nil {
+			bad("whisper.remote", "%q is not host:port", r)
+		}
+	}
+	positive("whisper.remote_timeout", c.Whisper.RemoteTimeout)
 	positive("commands.refine_window", c.Commands.RefineWindow)
 	oneOf("weather.units", c.Weather.Units, []string{"metric", "imperial"})
 	for key, v := range map[string]string{"weather.forecast_url": c.Weather.ForecastURL, "weather.geocode_url": c.Weather.GeocodeURL} {

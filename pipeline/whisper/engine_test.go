@@ -1,0 +1,211 @@
+//go:build whisper && cgo
+
+package whisper
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+// shared finds a file in ../shared beside the repository ($HARK_SHARED
+// overrides), or skips the test.
+func shared(t testing.TB, rel string) string {
+	t.Helper()
+	dir := os.Getenv("HARK_SHARED")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared")
+	}
+	path := filepath.Join(dir, rel)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s not available (%v): whisper test skipped", rel, err)
+	}
+	return path
+}
+
+func speech(t testing.TB, rel string) pcm.Buffer {
+	t.Helper()
+	f, err := os.Open(shared(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := pcm.ReadWAV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pcm.ToSpeech(b)
+}
+
+func engine(t testing.TB, o Options) *Engine {
+	t.Helper()
+	if o.Model == "" {
+		o.Model = shared(t, "models/for-tests-ggml-tiny.en.bin")
+	}
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestLoadAndTranscribeJFK(t *testing.T) {
+	e := engine(t, Options{Threads: 2})
+	if !Built() || e.LoadTime() <= 0 || !strings.Contains(Version(), "whisper.cpp ") {
+		t.Errorf("built %v, load %v, version %q", Built(), e.LoadTime(), Version())
+	}
+	jfk := speech(t, "testdata/speech/jfk.wav")
+	r, err := e.Run(t.Context(), jfk.Samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test model has whisper tiny's shape but no trained weights: it runs
+	// the whole path and transcribes nothing useful.
+	if r.Timings.Encode <= 0 || r.Timings.Total <= 0 {
+		t.Errorf("timings %+v", r.Timings)
+	}
+	if e.Multilingual() || r.Language != "en" {
+		t.Errorf("an English-only model: multilingual %v, language %q", e.Multilingual(), r.Language)
+	}
+	tr, err := e.Transcribe(t.Context(), pipeline.Utterance{Audio: jfk})
+	if err != nil && !errors.Is(err, pipeline.ErrNoSpeech) {
+		t.Errorf("Transcribe: %v", err)
+	}
+	t.Logf("untrained transcript %q (%v); encode %v decode %v", tr.Text, err, r.Timings.Encode, r.Timings.Decode)
+}
+
+func TestMultilingualModelDetectsLanguage(t *testing.T) {
+	e := engine(t, Options{Model: shared(t, "models/for-tests-ggml-tiny.bin"), Language: "auto"})
+	r, err := e.Run(t.Context(), speech(t, "testdata/speech/jfk.wav").Samples[:16000*3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Multilingual() || r.Language == "" {
+		t.Errorf("multilingual %v, detected %q", e.Multilingual(), r.Language)
+	}
+}
+
+func TestAbortMidTranscription(t *testing.T) {
+	// Beam search over the full window: a long transcription whose decoder
+	// steps the abort flag can stop between.
+	e := engine(t, Options{Threads: 1, FullWindow: true, BeamSize: 5})
+	jfk := speech(t, "testdata/speech/jfk.wav").Samples
+	start := time.Now()
+	base, err := e.Run(t.Context(), jfk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancelAt := base.Timings.Encode / 3 // during the encoder pass
+	time.AfterFunc(cancelAt, cancel)
+	start = time.Now()
+	_, err = e.Run(ctx, jfk)
+	took := time.Since(start)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want cancelled", err)
+	}
+	// whisper.cpp stops at the end of the encoder pass at the latest.
+	if after := took - cancelAt; after > base.Timings.Encode*3/2+200*time.Millisecond {
+		t.Errorf("stopped %v after the cancel; one encoder pass is %v", after, base.Timings.Encode)
+	}
+	t.Logf("a %v transcription (encoder %v) aborted %v after the cancel", whole, base.Timings.Encode, took-cancelAt)
+	// Cancelled before it starts: no work at all.
+	done, stop := context.WithCancel(t.Context())
+	stop()
+	if _, err := e.Run(done, jfk); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled context: %v", err)
+	}
+	// The engine is still usable afterwards.
+	if _, err := e.Run(t.Context(), jfk[:16000]); err != nil {
+		t.Errorf("after an abort: %v", err)
+	}
+}
+
+func TestRejectBadModels(t *testing.T) {
+	good := shared(t, "models/for-tests-ggml-tiny.en.bin")
+	dir := t.TempDir()
+	data, _ := os.ReadFile(good)
+	truncated := filepath.Join(dir, "truncated.bin")
+	os.WriteFile(truncated, data[:len(data)/3], 0o644)
+	notModel := filepath.Join(dir, "notes.bin")
+	os.WriteFile(notModel, []byte("these are not the weights you are looking for"), 0o644)
+	empty := filepath.Join(dir, "empty.bin")
+	os.WriteFile(empty, nil, 0o644)
+	for _, tt := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.bin"), "no such file"},
+		{truncated, "is truncated"},
+		{notModel, "is not a whisper.cpp ggml model"},
+		{empty, "is truncated"},
+	} {
+		_, err := New(Options{Model: tt.path})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("New(%s) = %v, want an error containing %q", filepath.Base(tt.path), err, tt.want)
+		}
+	}
+}
+
+func TestOneTranscriptionAtATime(t *testing.T) {
+	e := engine(t, Options{Threads: 1})
+	clip := speech(t, "testdata/speech/jfk.wav").Samples[:16000*2]
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for range 3 {
+		wg.Go(func() {
+			_, err := e.Run(t.Context(), clip)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestVADTrimming(t *testing.T) {
+	e := engine(t, Options{VADModel: shared(t, "models/ggml-silero-v6.2.0.bin")})
+	jfk := speech(t, "testdata/speech/jfk.wav").Samples
+	padded := append(append(make([]float32, 16000*3), jfk...), make([]float32, 16000*3)...)
+	r, err := e.Run(t.Context(), padded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 17 s went in; the 6 s of silence around the speech did not reach the
+	// encoder, and the audio context was sized to what did.
+	if r.Speech <= 5*time.Second || r.Speech > 11*time.Second || r.AudioContext != AudioContext(int(r.Speech.Seconds()*16000)) {
+		t.Errorf("VAD kept %v of 17 s, audio context %d", r.Speech, r.AudioContext)
+	}
+	// Silence alone never reaches the encoder, and is no speech.
+	r, err = e.Run(t.Context(), make([]float32, 16000*4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Speech != 0 || r.Timings.Encode != 0 {
+		t.Errorf("silence: kept %v, encoder %v", r.Speech, r.Timings.Encode)
+	}
+	if _, err := e.Transcribe(t.Context(), pipeline.Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 16000*4)}}); !errors.Is(err, pipeline.ErrNoSpeech) {
+		t.Errorf("silence transcribed: %v", err)
+	}
+}
+
+func TestBadVADModel(t *testing.T) {
+	model := shared(t, "models/for-tests-ggml-tiny.en.bin")
+	if _, err := New(Options{Model: model, VADModel: filepath.Join(t.TempDir(), "silero.bin")}); err == nil || !strings.Contains(err.Error(), "VAD model") {
+		t.Errorf("a missing VAD model: %v", err)
+	}
+	if _, err := New(Options{Model: model, VADModel: model}); err == nil || !strings.Contains(err.Error(), "is not a Silero VAD model") {
+		t.Errorf("a whisper model as the VAD model: %v", err)
+	}
+}

@@ -1,0 +1,43 @@
+//go:build !whisper || !cgo
+
+package whisper
+
+import (
+	"context"
+	"time"
+
+	"github.com/harkbox/hark/pipeline"
+)
+
+// Engine is unavailable in this build.
+type Engine struct{}
+
+var _ pipeline.Transcriber = (*Engine)(nil)
+
+// New returns ErrNotBuilt.
+func New(o Options) (*Engine, error) { return nil, ErrNotBuilt }
+
+// Multilingual is false.
+func (e *Engine) Multilingual() bool { return false }
+
+// Built reports whether whisper.cpp is linked in.
+func Built() bool { return false }
+
+// Version is whisper.cpp's version and CPU features, or why there is none.
+func Version() string { return "none built in (build with -tags whisper)" }
+
+// Transcribe returns ErrNotBuilt.
+func (e *Engine) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
+	return pipeline.Transcript{}, ErrNotBuilt
+}
+
+// Run returns ErrNotBuilt.
+func (e *Engine) Run(ctx context.Context, samples []float32) (Result, error) {
+	return Result{}, ErrNotBuilt
+}
+
+// Close does nothing.
+func (e *Engine) Close() error { return nil }
+
+// LoadTime is zero.
+func (e *Engine) LoadTime() time.Duration { return 0 }

@@ -1,0 +1,206 @@
+package wyoming
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+func TestEventRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	in := Event{Type: "audio-chunk", Data: map[string]any{"rate": 16000.0, "width": 2.0}, Payload: []byte{1, 2, 3, 4}}
+	if err := Write(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := bufio.NewReader(bytes.NewReader(buf.Bytes())).ReadLine()
+	if !strings.Contains(string(line), `"data_length":`) || !strings.Contains(string(line), `"payload_length":4`) {
+		t.Errorf("header %s", line)
+	}
+	out, err := Read(bufio.NewReader(&buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Type != in.Type || out.Data["rate"] != 16000.0 || !bytes.Equal(out.Payload, in.Payload) {
+		t.Errorf("read %+v", out)
+	}
+	// Older peers put the data inline in the header.
+	out, err = Read(bufio.NewReader(strings.NewReader(`{"type":"transcript","data":{"text":"hi"}}` + "\n")))
+	if err != nil || out.Data["text"] != "hi" {
+		t.Errorf("inline data: %+v %v", out, err)
+	}
+	for _, bad := range []string{"not json\n", `{"type":""}` + "\n", `{"type":"x","payload_length":5}` + "\nab", `{"type":"x","data_length":99999999}` + "\n"} {
+		if _, err := Read(bufio.NewReader(strings.NewReader(bad))); err == nil {
+			t.Errorf("Read(%q) accepted it", bad)
+		}
+	}
+}
+
+// server is a Wyoming speech-to-text peer for the tests: it checks the
+// event sequence and answers with the transcript for the audio it got.
+type server struct {
+	ln      net.Listener
+	got     chan []byte
+	answer  func(audio []byte) []Event
+	started []string
+}
+
+func newServer(t *testing.T, answer func(audio []byte) []Event) *server {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{ln: ln, got: make(chan []byte, 4), answer: answer}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(t, conn)
+		}
+	}()
+	return s
+}
+
+func (s *server) serve(t *testing.T, conn net.Conn) {
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	var audio []byte
+	var seq []string
+	for {
+		e, err := Read(r)
+		if err != nil {
+			return
+		}
+		seq = append(seq, e.Type)
+		switch e.Type {
+		case "audio-chunk":
+			if e.Data["rate"] != 16000.0 || e.Data["width"] != 2.0 || e.Data["channels"] != 1.0 {
+				t.Errorf("chunk format %v", e.Data)
+			}
+			audio = append(audio, e.Payload...)
+		case "audio-stop":
+			if seq[0] != "transcribe" || seq[1] != "audio-start" {
+				t.Errorf("event order %v", seq)
+			}
+			s.got <- audio
+			for _, ev := range s.answer(audio) {
+				Write(conn, ev)
+			}
+			return
+		}
+	}
+}
+
+func clip(t *testing.T) pcm.Buffer {
+	path := filepath.Join("..", "..", "..", "shared", "testdata", "speech", "wyoming-faster-whisper-tests", "turn_on_the_living_room_lamp.wav")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("speech clip not available: %v", err)
+	}
+	defer f.Close()
+	b, err := pcm.ReadWAV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestTranscribeSendsTheAudio(t *testing.T) {
+	speech := clip(t) // 44.1 kHz stereo: converted before sending
+	s := newServer(t, func(audio []byte) []Event {
+		return []Event{{Type: "transcript-start"}, {Type: "transcript", Data: map[string]any{"text": " turn on the living room lamp ", "language": "en"}}}
+	})
+	c := &Client{Addr: s.ln.Addr().String(), Language: "en"}
+	tr, err := c.Transcribe(t.Context(), pipeline.Utterance{Audio: speech})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Text != "turn on the living room lamp" || tr.Language != "en" {
+		t.Errorf("transcript %+v", tr)
+	}
+	sent := <-s.got
+	want := pcm.ToSpeech(speech)
+	if len(sent) != 2*want.Frames() {
+		t.Fatalf("sent %d bytes, want %d (16 kHz mono S16_LE)", len(sent), 2*want.Frames())
+	}
+	got, _ := pcm.Decode(nil, sent, pcm.S16LE)
+	for i := 0; i < len(got); i += 997 {
+		if math.Abs(float64(got[i]-want.Samples[i])) > 1.0/16000 {
+			t.Fatalf("sample %d: sent %v, want %v", i, got[i], want.Samples[i])
+		}
+	}
+}
+
+func TestGuard(t *testing.T) {
+	speech := pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 16000)}
+	s := newServer(t, func([]byte) []Event {
+		return []Event{{Type: "transcript", Data: map[string]any{"text": "[BLANK_AUDIO]"}}}
+	})
+	guard := func(text string) (string, error) {
+		if strings.HasPrefix(text, "[") {
+			return "", pipeline.ErrNoSpeech
+		}
+		return text, nil
+	}
+	if _, err := (&Client{Addr: s.ln.Addr().String(), Guard: guard}).Transcribe(t.Context(), pipeline.Utterance{Audio: speech}); !errors.Is(err, pipeline.ErrNoSpeech) {
+		t.Errorf("a blank-audio marker passed the guard: %v", err)
+	}
+}
+
+func TestTranscribeErrors(t *testing.T) {
+	speech := pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 16000)}
+	for name, answer := range map[string][]Event{
+		"empty":        {{Type: "transcript", Data: map[string]any{"text": "  "}}},
+		"server error": {{Type: "error", Data: map[string]any{"text": "model not loaded"}}},
+		"hang up":      nil,
+	} {
+		s := newServer(t, func([]byte) []Event { return answer })
+		_, err := (&Client{Addr: s.ln.Addr().String()}).Transcribe(t.Context(), pipeline.Utterance{Audio: speech})
+		switch name {
+		case "empty":
+			if !errors.Is(err, pipeline.ErrNoSpeech) {
+				t.Errorf("%s: %v", name, err)
+			}
+		case "server error":
+			if err == nil || !strings.Contains(err.Error(), "model not loaded") {
+				t.Errorf("%s: %v", name, err)
+			}
+		default:
+			if err == nil {
+				t.Errorf("%s: no error", name)
+			}
+		}
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	if _, err := (&Client{Addr: addr}).Transcribe(t.Context(), pipeline.Utterance{Audio: speech}); err == nil {
+		t.Error("no error from a dead server")
+	}
+}
+
+func TestTranscribeCancel(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	s := newServer(t, func([]byte) []Event { <-release; return nil })
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := (&Client{Addr: s.ln.Addr().String()}).Transcribe(ctx, pipeline.Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 1600)}})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
+		t.Errorf("err %v after %v", err, time.Since(start))
+	}
+}
