@@ -11,7 +11,8 @@
 #   make whisper                 build whisper.cpp for this computer
 #   make whisper-pi5|pi4|armv7   cross-build it for a Raspberry Pi
 #   make build-whisper           bin/hark with whisper.cpp, for this computer
-#   make cross-whisper-pi5 ...   bin/linux-<arch>-<pi>/hark with whisper.cpp
+#   make cross-whisper-pi5 ...   bin/linux-<pi>-whisper/hark with whisper.cpp
+#   make qemu-whisper-pi5 ...    the engine's tests for that Pi under qemu (slow)
 #   make bench-whisper           Hark vs whisper-cli, audio context, memory
 
 GO          ?= go
@@ -66,7 +67,8 @@ whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="
 
 .PHONY: run test deps vet unit nocgo cross qemu bench lint clean \
 	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
-	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper
+	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
+	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7
 
 run:
 	$(GO) run ./cmd/hark run --sim
@@ -155,8 +157,15 @@ build-whisper:
 
 cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7: cross-whisper-%:
 	$(call whisper_env,$(WHISPER_DIR)/$*) CC=$(CROSS_$*)-gcc CXX=$(CROSS_$*)-g++ GOOS=linux GOARCH=$(GOARCH_$*) GOARM=7 \
-		$(GO) build -tags whisper -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$*/hark ./cmd/hark
-	$(QEMU_$*) -L /usr/$(CROSS_$*) bin/linux-$*/hark version
+		$(GO) build -tags whisper -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$*-whisper/hark ./cmd/hark
+	$(QEMU_$*) -L /usr/$(CROSS_$*) bin/linux-$*-whisper/hark version
+
+# The engine's tests for a board, under qemu: emulation is a hundred times
+# slower than the board, so only the load, JFK, VAD and bad-model tests.
+qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7: qemu-whisper-%:
+	$(call whisper_env,$(WHISPER_DIR)/$*) CC=$(CROSS_$*)-gcc GOOS=linux GOARCH=$(GOARCH_$*) GOARM=7 \
+		$(GO) test -tags whisper -timeout 30m -exec '$(QEMU_$*) -L /usr/$(CROSS_$*)' \
+		-run 'JFK|VAD|Reject' ./pipeline/whisper
 
 # Hark's transcription against whisper-cli built from the same source, the
 # encoder with a sized and a full audio context, memory and load time.

@@ -222,4 +222,3 @@ func golden(t *testing.T, srv *ollamatest.Server, name string) {
 }
 
 var kinds = replytest.Kinds
-

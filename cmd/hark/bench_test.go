@@ -20,13 +20,14 @@ import (
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
 )
 
 // startDaemon starts `hark run --sim` with a notify socket, as systemd would,
 // and returns once it has sent READY=1, with how long that took.
-func startDaemon(b *testing.B, srvURL string) (*exec.Cmd, io.Reader, time.Duration) {
+func startDaemon(b *testing.B, srvURL string, args ...string) (*exec.Cmd, io.Reader, time.Duration) {
 	b.Helper()
 	bin := harkBinary(b)
 	dir := b.TempDir()
@@ -36,7 +37,7 @@ func startDaemon(b *testing.B, srvURL string) (*exec.Cmd, io.Reader, time.Durati
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	cmd := exec.Command(bin, "run", "--sim", "--data", filepath.Join(dir, "data"))
+	cmd := exec.Command(bin, append([]string{"run", "--sim", "--data", filepath.Join(dir, "data")}, args...)...)
 	cmd.Env = []string{"OLLAMA_HOST=" + srvURL, "HOME=" + dir, "PATH=" + os.Getenv("PATH"), "NOTIFY_SOCKET=" + sock}
 	stdin, _ := cmd.StdinPipe()
 	b.Cleanup(func() { stdin.Close() })
@@ -86,14 +87,31 @@ func BenchmarkStartToReady(b *testing.B) {
 var memLine = regexp.MustCompile(`msg=memory heap_alloc_bytes=(\d+) heap_sys_bytes=(\d+) go_sys_bytes=(\d+) rss_bytes=(\d+)`)
 
 // BenchmarkIdleMemory measures the Go heap and the resident set of `hark run
-// --sim` sitting idle for two seconds after it is ready.
+// --sim` sitting idle for two seconds after it is ready: typed input only,
+// and (in a build with whisper.cpp) with the whisper test model loaded.
 func BenchmarkIdleMemory(b *testing.B) {
 	srv := ollamatest.New(testModel)
 	defer srv.Close()
+	b.Run("typed", func(b *testing.B) { idleMemory(b, srv.URL) })
+	b.Run("whisper-tiny", func(b *testing.B) {
+		if !whisper.Built() {
+			b.Skip("built without whisper.cpp (-tags whisper)")
+		}
+		model, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "models", "for-tests-ggml-tiny.en.bin"))
+		if _, err2 := os.Stat(model); err != nil || err2 != nil {
+			b.Skip("the whisper test model is not in ../shared/models")
+		}
+		cfg := filepath.Join(b.TempDir(), "hark.toml")
+		os.WriteFile(cfg, []byte("[whisper]\nmodel = \""+model+"\"\n"), 0o644)
+		idleMemory(b, srv.URL, "--config", cfg)
+	})
+}
+
+func idleMemory(b *testing.B, srvURL string, args ...string) {
 	var heap, rss float64
 	for b.Loop() {
 		b.StopTimer()
-		cmd, out, _ := startDaemon(b, srv.URL)
+		cmd, out, _ := startDaemon(b, srvURL, args...)
 		time.Sleep(2 * time.Second)
 		cmd.Process.Signal(syscall.SIGUSR1)
 		sc := bufio.NewScanner(out)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
 	"github.com/harkbox/hark/storage"
@@ -33,7 +34,11 @@ func harkBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "hark")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		args := []string{"build", "-o", binPath}
+		if whisper.Built() { // the same build as this test binary
+			args = append(args, "-tags", "whisper")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
 			buildErr = &buildFailure{string(out)}
 		}

@@ -32,15 +32,17 @@ func BenchmarkJFK(b *testing.B) {
 		name := map[bool]string{false: "", true: "-flash"}[fa]
 		b.Run("hark"+name, func(b *testing.B) {
 			e := engine(b, Options{Model: model, Threads: threads(), FullWindow: true, FlashAttention: fa})
-			var full time.Duration
+			var full, enc time.Duration
 			for b.Loop() {
 				r, err := e.Run(b.Context(), jfk)
 				if err != nil {
 					b.Fatal(err)
 				}
 				full += r.Timings.Total
+				enc += r.Timings.Encode
 			}
 			b.ReportMetric(float64(full.Microseconds())/1000/float64(b.N), "ms/whisper_full")
+			b.ReportMetric(float64(enc.Microseconds())/1000/float64(b.N), "ms/encode")
 		})
 		b.Run("whisper-cli"+name, func(b *testing.B) {
 			cli := os.Getenv("WHISPER_CLI")
@@ -51,15 +53,19 @@ func BenchmarkJFK(b *testing.B) {
 			if !fa {
 				args = append(args, "-nfa")
 			}
-			var after time.Duration
+			// After loading, the CLI also sets up its state and warms up on
+			// its one transcription, which Hark does once at start.
+			var after, enc time.Duration
 			for b.Loop() {
 				out, err := exec.Command(cli, args...).CombinedOutput()
 				if err != nil {
 					b.Fatalf("%s: %v\n%s", cli, err, out)
 				}
 				after += cliTime(b, string(out), "total") - cliTime(b, string(out), "load")
+				enc += cliTime(b, string(out), "encode")
 			}
 			b.ReportMetric(float64(after.Microseconds())/1000/float64(b.N), "ms/whisper_full")
+			b.ReportMetric(float64(enc.Microseconds())/1000/float64(b.N), "ms/encode")
 		})
 	}
 }
@@ -155,28 +161,40 @@ func BenchmarkLoad(b *testing.B) {
 	b.ReportMetric(float64(after-before)/(1<<20), "MiB-model")
 }
 
-// BenchmarkAbort is how long a transcription takes to stop after its
-// context is cancelled a third of the way into the encoder pass.
+// BenchmarkAbort cancels a transcription a third of the way into its
+// encoder pass: how long Run takes to return after the cancel, and how long
+// until whisper.cpp has stopped and the engine takes the next request.
 func BenchmarkAbort(b *testing.B) {
-	e := engine(b, Options{Threads: threads(), FullWindow: true})
-	jfk := speech(b, "testdata/speech/jfk.wav").Samples
-	base, err := e.Run(b.Context(), jfk)
-	if err != nil {
-		b.Fatal(err)
+	for _, full := range []bool{false, true} {
+		name := map[bool]string{false: "sized", true: "full"}[full]
+		b.Run(name, func(b *testing.B) {
+			e := engine(b, Options{Threads: threads(), FullWindow: full})
+			jfk := speech(b, "testdata/speech/jfk.wav").Samples
+			base, err := e.Run(b.Context(), jfk)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var returned, free time.Duration
+			for b.Loop() {
+				ctx, cancel := context.WithCancel(b.Context())
+				at := base.Timings.Encode / 3
+				time.AfterFunc(at, cancel)
+				start := time.Now()
+				if _, err := e.Run(ctx, jfk); err == nil {
+					b.Fatal("not aborted")
+				}
+				returned += time.Since(start) - at
+				// An empty request: it runs once whisper.cpp has stopped.
+				if _, err := e.Run(b.Context(), nil); err != nil {
+					b.Fatal(err)
+				}
+				free += time.Since(start) - at
+			}
+			b.ReportMetric(float64(returned.Microseconds())/1000/float64(b.N), "ms-to-return")
+			b.ReportMetric(float64(free.Microseconds())/1000/float64(b.N), "ms-to-free")
+			b.ReportMetric(float64(base.Timings.Encode.Microseconds())/1000, "ms/encode")
+		})
 	}
-	var after time.Duration
-	for b.Loop() {
-		ctx, cancel := context.WithCancel(b.Context())
-		at := base.Timings.Encode / 3
-		time.AfterFunc(at, cancel)
-		start := time.Now()
-		if _, err := e.Run(ctx, jfk); err == nil {
-			b.Fatal("not aborted")
-		}
-		after += time.Since(start) - at
-	}
-	b.ReportMetric(float64(after.Microseconds())/1000/float64(b.N), "ms-after-cancel")
-	b.ReportMetric(float64(base.Timings.Encode.Microseconds())/1000, "ms/encode")
 }
 
 // rss is the process's resident memory, from /proc.

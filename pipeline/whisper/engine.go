@@ -5,16 +5,24 @@ package whisper
 /*
 #cgo LDFLAGS: -lwhisper -lggml -lggml-cpu -lggml-base -lstdc++ -lm -fopenmp
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <whisper.h>
 
-// hark_abort is whisper.cpp's abort callback: it reads the engine's flag,
-// which the Go side sets when a transcription's context is cancelled.
-static bool hark_abort(void *flag) { return *(volatile int *)flag != 0; }
+// hark_flags says which transcription is running and which one was
+// cancelled; the Go side writes them, whisper.cpp's threads read them.
+typedef struct { int64_t running, cancelled; } hark_flags;
 
-// hark_begin stops before the encoder when the flag is already set.
-static bool hark_begin(struct whisper_context *ctx, struct whisper_state *state, void *flag) {
-	return *(volatile int *)flag == 0;
+// hark_abort is whisper.cpp's abort callback: stop when the running
+// transcription is the cancelled one.
+static bool hark_abort(void *p) {
+	hark_flags *f = p;
+	return __atomic_load_n(&f->cancelled, __ATOMIC_SEQ_CST) == __atomic_load_n(&f->running, __ATOMIC_SEQ_CST);
+}
+
+// hark_begin stops before the encoder when it is already cancelled.
+static bool hark_begin(struct whisper_context *ctx, struct whisper_state *state, void *p) {
+	return !hark_abort(p);
 }
 
 static void hark_quiet(enum ggml_log_level level, const char *text, void *data) {}
@@ -28,7 +36,7 @@ static struct whisper_vad_context *hark_vad_init(const char *path, int threads) 
 	return whisper_vad_init_from_file_with_params(path, p);
 }
 
-static struct whisper_full_params hark_params(enum whisper_sampling_strategy strategy, int *flag) {
+static struct whisper_full_params hark_params(enum whisper_sampling_strategy strategy, hark_flags *flag) {
 	struct whisper_full_params p = whisper_full_default_params(strategy);
 	p.abort_callback = hark_abort;
 	p.abort_callback_user_data = flag;
@@ -64,7 +72,9 @@ type Engine struct {
 	log          *slog.Logger
 	ctx          *C.struct_whisper_context
 	vad          *C.struct_whisper_vad_context // nil without a VAD model
-	abort        *C.int                        // C memory: whisper.cpp reads it from its threads
+	flags        *C.hark_flags                 // C memory: whisper.cpp reads it from its threads
+	lastID       atomic.Int64                  // the last request's ID
+	aborted      atomic.Int64                  // transcriptions stopped by a cancel
 	reqs         chan request
 	done         chan struct{}
 	multilingual bool
@@ -75,6 +85,7 @@ type Engine struct {
 var _ pipeline.Transcriber = (*Engine)(nil)
 
 type request struct {
+	id      int64
 	samples []float32
 	reply   chan response
 }
@@ -98,6 +109,11 @@ func New(o Options) (*Engine, error) {
 	if err := CheckModel(o.Model); err != nil {
 		return nil, err
 	}
+	if o.VADModel != "" {
+		if err := CheckVADModel(o.VADModel); err != nil {
+			return nil, err
+		}
+	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.NumCPU()
 	}
@@ -105,11 +121,11 @@ func New(o Options) (*Engine, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{o: o, log: o.Log.With("pkg", "whisper"), reqs: make(chan request), done: make(chan struct{})}
-	e.abort = (*C.int)(C.calloc(1, C.size_t(unsafe.Sizeof(C.int(0)))))
+	e.flags = (*C.hark_flags)(C.calloc(1, C.size_t(unsafe.Sizeof(C.hark_flags{}))))
 	loaded := make(chan error, 1)
 	go e.run(loaded)
 	if err := <-loaded; err != nil {
-		C.free(unsafe.Pointer(e.abort))
+		C.free(unsafe.Pointer(e.flags))
 		return nil, err
 	}
 	return e, nil
@@ -135,10 +151,6 @@ func (e *Engine) run(loaded chan<- error) {
 	}
 	defer C.whisper_free(e.ctx)
 	if e.o.VADModel != "" {
-		if err := CheckVADModel(e.o.VADModel); err != nil {
-			loaded <- err
-			return
-		}
 		vpath := C.CString(e.o.VADModel)
 		e.vad = C.hark_vad_init(vpath, C.int(e.o.Threads))
 		C.free(unsafe.Pointer(vpath))
@@ -153,9 +165,12 @@ func (e *Engine) run(loaded chan<- error) {
 	e.log.Info("model loaded", "model", e.o.Model, "load_ms", e.loaded.Milliseconds(), "multilingual", e.multilingual, "threads", e.o.Threads)
 	loaded <- nil
 	for req := range e.reqs {
-		atomic.StoreInt32((*int32)(unsafe.Pointer(e.abort)), 0)
+		atomic.StoreInt64((*int64)(unsafe.Pointer(&e.flags.running)), req.id)
 		r, err := e.process(req.samples)
-		req.reply <- response{r, err}
+		if errors.Is(err, context.Canceled) {
+			e.aborted.Add(1)
+		}
+		req.reply <- response{r, err} // buffered: the caller may be gone
 	}
 }
 
@@ -171,7 +186,7 @@ func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		close(e.reqs)
 		<-e.done
-		C.free(unsafe.Pointer(e.abort))
+		C.free(unsafe.Pointer(e.flags))
 	})
 	return nil
 }
@@ -199,12 +214,12 @@ func (e *Engine) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline
 }
 
 // Run transcribes 16 kHz mono samples without the guards. When ctx is done
-// the transcription is aborted and Run returns ctx.Err() once whisper.cpp
-// has stopped: whisper.cpp looks at the abort flag before and after the
-// encoder pass and between decoder steps, so an abort waits at most for one
-// encoder pass, which the utterance-sized audio context keeps short.
+// Run returns ctx.Err() at once and whisper.cpp is told to stop. It checks
+// before and after the encoder pass and between decoder steps, so it is
+// still busy for at most one encoder pass (short, with the audio context
+// sized to the utterance); a transcription asked for meanwhile waits for it.
 func (e *Engine) Run(ctx context.Context, samples []float32) (Result, error) {
-	req := request{samples: samples, reply: make(chan response, 1)}
+	req := request{id: e.lastID.Add(1), samples: samples, reply: make(chan response, 1)}
 	select {
 	case e.reqs <- req:
 	case <-ctx.Done():
@@ -214,8 +229,7 @@ func (e *Engine) Run(ctx context.Context, samples []float32) (Result, error) {
 	case res := <-req.reply:
 		return res.r, res.err
 	case <-ctx.Done():
-		atomic.StoreInt32((*int32)(unsafe.Pointer(e.abort)), 1)
-		<-req.reply // whisper.cpp checks the flag between graph nodes
+		atomic.StoreInt64((*int64)(unsafe.Pointer(&e.flags.cancelled)), req.id)
 		return Result{}, ctx.Err()
 	}
 }
@@ -224,6 +238,9 @@ func (e *Engine) Run(ctx context.Context, samples []float32) (Result, error) {
 const minSamples = 16000 + 1600
 
 func (e *Engine) process(samples []float32) (Result, error) {
+	if len(samples) == 0 {
+		return Result{}, nil // nothing to hear
+	}
 	start := time.Now()
 	if e.vad != nil {
 		var err error
@@ -242,7 +259,7 @@ func (e *Engine) process(samples []float32) (Result, error) {
 	if e.o.BeamSize > 1 {
 		strategy = uint32(C.WHISPER_SAMPLING_BEAM_SEARCH)
 	}
-	p := C.hark_params(C.enum_whisper_sampling_strategy(strategy), e.abort)
+	p := C.hark_params(C.enum_whisper_sampling_strategy(strategy), e.flags)
 	p.n_threads = C.int(e.o.Threads)
 	p.no_context = true
 	p.no_timestamps = true
@@ -275,7 +292,7 @@ func (e *Engine) process(samples []float32) (Result, error) {
 	C.whisper_reset_timings(e.ctx)
 	rc := C.whisper_full(e.ctx, p, (*C.float)(unsafe.Pointer(&samples[0])), C.int(len(samples)))
 	total := time.Since(start)
-	if atomic.LoadInt32((*int32)(unsafe.Pointer(e.abort))) != 0 {
+	if atomic.LoadInt64((*int64)(unsafe.Pointer(&e.flags.cancelled))) == atomic.LoadInt64((*int64)(unsafe.Pointer(&e.flags.running))) {
 		return Result{}, context.Canceled
 	}
 	if rc != 0 {

@@ -49,10 +49,9 @@ func TestEventRoundTrip(t *testing.T) {
 // server is a Wyoming speech-to-text peer for the tests: it checks the
 // event sequence and answers with the transcript for the audio it got.
 type server struct {
-	ln      net.Listener
-	got     chan []byte
-	answer  func(audio []byte) []Event
-	started []string
+	ln     net.Listener
+	got    chan []byte
+	answer func(audio []byte) []Event
 }
 
 func newServer(t *testing.T, answer func(audio []byte) []Event) *server {

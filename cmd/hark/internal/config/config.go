@@ -170,7 +170,7 @@ func Default() Config {
 			ToolSearchMax: 3, CarryTurns: 3, CarryChars: 800, PlannerTimeout: Duration{6 * time.Second},
 			AuxTimeout: Duration{8 * time.Second}, DigestTimeout: Duration{8 * time.Second}},
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
-		Whisper: Whisper{Language: "auto", Vocabulary: []string{}, BeamSize: 1, NoSpeech: 0.6, MinConfidence: 0.35,
+		Whisper: Whisper{Language: "auto", Vocabulary: []string{}, BeamSize: 1, FlashAttention: true, NoSpeech: 0.6, MinConfidence: 0.35,
 			RemoteTimeout: Duration{15 * time.Second}},
 		Audio:    Audio{Volume: 70},
 		Commands: Commands{RefineWindow: Duration{30 * time.Second}},
