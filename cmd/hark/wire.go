@@ -208,6 +208,9 @@ func (a *app) openSpeech() speech {
 			break
 		}
 		s.local, s.stt = e, e
+		if len(whisper.Features()) == 0 {
+			a.log.Warn("whisper.cpp was built without SIMD or threading: transcription will be slow; rebuild it with make whisper")
+		}
 		s.note = fmt.Sprintf("speech-to-text: whisper.cpp, %s, loaded in %d ms", w.Model, e.LoadTime().Milliseconds())
 	}
 	if w.Remote != "" {

@@ -103,6 +103,10 @@ func Version() string {
 	return describe(C.GoString(C.whisper_version()), C.GoString(C.whisper_print_system_info()))
 }
 
+// Features are the CPU features whisper.cpp was built with (NEON, AVX2,
+// OPENMP...); none means a generic build, many times slower.
+func Features() []string { return features(C.GoString(C.whisper_print_system_info())) }
+
 // New checks and loads the model. A missing file, a file that is not a
 // whisper.cpp model, and a truncated or corrupt one are errors that say so.
 func New(o Options) (*Engine, error) {

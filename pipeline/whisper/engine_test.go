@@ -62,8 +62,8 @@ func engine(t testing.TB, o Options) *Engine {
 
 func TestLoadAndTranscribeJFK(t *testing.T) {
 	e := engine(t, Options{Threads: 2})
-	if !Built() || e.LoadTime() <= 0 || !strings.Contains(Version(), "whisper.cpp ") {
-		t.Errorf("built %v, load %v, version %q", Built(), e.LoadTime(), Version())
+	if !Built() || e.LoadTime() <= 0 || !strings.Contains(Version(), "whisper.cpp ") || len(Features()) == 0 {
+		t.Errorf("built %v, load %v, version %q, features %v", Built(), e.LoadTime(), Version(), Features())
 	}
 	jfk := speech(t, "testdata/speech/jfk.wav")
 	r, err := e.Run(t.Context(), jfk.Samples)

@@ -26,6 +26,9 @@ func Built() bool { return false }
 // Version is whisper.cpp's version and CPU features, or why there is none.
 func Version() string { return "none built in (build with -tags whisper)" }
 
+// Features is empty: there is no whisper.cpp.
+func Features() []string { return nil }
+
 // Transcribe returns ErrNotBuilt.
 func (e *Engine) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
 	return pipeline.Transcript{}, ErrNotBuilt

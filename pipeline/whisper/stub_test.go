@@ -16,6 +16,9 @@ func TestStubSaysItIsNotBuilt(t *testing.T) {
 	if _, err := New(Options{Model: "x"}); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("New = %v, want ErrNotBuilt", err)
 	}
+	if f := Features(); f != nil {
+		t.Errorf("Features = %v in a build without whisper.cpp", f)
+	}
 	var e *Engine
 	if _, err := e.Transcribe(t.Context(), pipeline.Utterance{}); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("Transcribe = %v", err)
