@@ -66,13 +66,14 @@ func cmdTranscribe(ctx context.Context, e env, g *globals, args []string) error 
 	if cfg.Whisper.Model == "" {
 		return errors.New("no model: set whisper.model in the configuration or pass --model FILE")
 	}
-	cmds := append(builtin.All(builtin.Deps{}), weather.Command(nil, nil))
-	eng, err := whisper.New(whisperOptions(cfg, cmds, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn)))
+	// The same initial prompt as hark run's: the commands' keywords.
+	cmds := allCommands(builtin.Deps{}, weather.Command(nil, nil))
+	o := whisperOptions(cfg, cmds, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn))
+	eng, err := whisper.New(o)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	o := whisperOptions(cfg, nil, nil)
 	r, err := eng.Run(ctx, audio.Samples)
 	if err != nil {
 		return err

@@ -105,8 +105,8 @@ func (a *app) wire() error {
 		Log:          log,
 	})
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
-	cmds := builtin.All(builtin.Deps{Schedule: a.schedule, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.Facts(), Status: a})
-	cmds = append(cmds[:len(cmds)-1], weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}), cmds[len(cmds)-1])
+	cmds := allCommands(builtin.Deps{Schedule: a.schedule, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.Facts(), Status: a},
+		weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}))
 	if err := a.commands.Register(cmds...); err != nil {
 		return err
 	}
@@ -143,6 +143,13 @@ func (a *app) wire() error {
 		Log:               log,
 	})
 	return err
+}
+
+// allCommands is every command the assistant has: the built-ins and the
+// weather, with stop last.
+func allCommands(d builtin.Deps, weather *command.Command) []*command.Command {
+	cmds := builtin.All(d)
+	return append(cmds[:len(cmds)-1], weather, cmds[len(cmds)-1])
 }
 
 // close waits for diary entries being written, then closes the store.
