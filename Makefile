@@ -17,10 +17,18 @@
 
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
-QEMU_ARM64  ?= qemu-aarch64-static -L /usr/aarch64-linux-gnu
+# qemu finds the arm64 C library in the Debian cross toolchain's sysroot,
+# or, once multiarch arm64 packages are installed (the alsa-lib the arm64
+# build links), at / itself: mixing the two hangs the program at start.
+ARM64_ROOT  := $(if $(wildcard /lib/ld-linux-aarch64.so.1),/,/usr/aarch64-linux-gnu)
+ARMHF_ROOT  := $(if $(wildcard /lib/ld-linux-armhf.so.3),/,/usr/arm-linux-gnueabihf)
+QEMU_ARM64  ?= qemu-aarch64-static -L $(ARM64_ROOT)
 CC_ARM64    ?= aarch64-linux-gnu-gcc
 CC_ARMV7    ?= arm-linux-gnueabihf-gcc
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# Build tags: alsa links alsa-lib (libasound2-dev) for the real microphone
+# and speaker; without it they are stubs and the simulation uses WAV files.
+TAGS        ?= alsa
 LDFLAGS     := -s -w -X main.version=$(VERSION)
 
 # cgo is allowed only in these leaf packages (see cmd/hark/deps_test.go);
@@ -59,9 +67,9 @@ CPU_armv7   := armv7
 GOARCH_pi5  := arm64
 GOARCH_pi4  := arm64
 GOARCH_armv7 := arm
-QEMU_pi5    := qemu-aarch64-static
-QEMU_pi4    := qemu-aarch64-static
-QEMU_armv7  := qemu-arm-static
+QEMU_pi5    := qemu-aarch64-static -L $(ARM64_ROOT)
+QEMU_pi4    := qemu-aarch64-static -L $(ARM64_ROOT)
+QEMU_armv7  := qemu-arm-static -L $(ARMHF_ROOT)
 # What hark links with -tags whisper (matches pipeline/whisper/engine.go).
 whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="-L$(abspath $(1))/lib"
 
@@ -70,8 +78,12 @@ whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="
 	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
 	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7
 
+# make run links alsa-lib when its headers are installed, so the
+# simulation can use this computer's sound card.
+RUN_TAGS    := $(shell test -e /usr/include/alsa/asoundlib.h && echo alsa)
+
 run:
-	$(GO) run ./cmd/hark run --sim
+	$(GO) run -tags '$(RUN_TAGS)' ./cmd/hark run --sim
 
 test: deps vet unit nocgo cross qemu whisper-test
 
@@ -81,24 +93,24 @@ deps:
 	@.ci/deps
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet -tags $(TAGS) ./...
 
 unit:
-	$(GO) test -race ./...
+	$(GO) test -race -tags $(TAGS) ./...
 
 nocgo:
 	CGO_ENABLED=0 $(GO) test $(NOCGO_PKGS)
 
 cross:
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
-		$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-arm64/hark ./cmd/hark
+		$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-arm64/hark ./cmd/hark
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm GOARM=7 CC=$(CC_ARMV7) \
-		$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-armv7/hark ./cmd/hark
+		$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-armv7/hark ./cmd/hark
 	@file bin/linux-arm64/hark bin/linux-armv7/hark 2>/dev/null || ls -l bin/linux-*/hark
 
 qemu:
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
-		$(GO) test -exec '$(QEMU_ARM64)' $(CORE_PKGS)
+		$(GO) test -tags $(TAGS) -exec '$(QEMU_ARM64)' $(CORE_PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./cmd/hark
@@ -109,7 +121,7 @@ bench:
 whisper-test:
 	@if [ -f $(WHISPER_PREFIX)/lib/libwhisper.a ]; then \
 		echo "whisper tests: linking $(WHISPER_PREFIX)"; \
-		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -tags whisper ./pipeline/whisper ./cmd/hark; \
+		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -tags whisper,$(TAGS) ./pipeline/whisper ./cmd/hark; \
 	else \
 		echo "whisper tests skipped: no libwhisper in $(WHISPER_PREFIX) (make whisper, or WHISPER_PREFIX=DIR)"; \
 	fi
@@ -152,19 +164,19 @@ whisper-pi5 whisper-pi4 whisper-armv7: whisper-%: whisper-src
 
 # Hark with whisper.cpp linked in.
 build-whisper:
-	$(call whisper_env,$(WHISPER_PREFIX)) $(GO) build -tags whisper -trimpath -ldflags '$(LDFLAGS)' -o bin/hark ./cmd/hark
+	$(call whisper_env,$(WHISPER_PREFIX)) $(GO) build -tags whisper,$(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/hark ./cmd/hark
 	bin/hark version
 
 cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7: cross-whisper-%:
 	$(call whisper_env,$(WHISPER_DIR)/$*) CC=$(CROSS_$*)-gcc CXX=$(CROSS_$*)-g++ GOOS=linux GOARCH=$(GOARCH_$*) GOARM=7 \
-		$(GO) build -tags whisper -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$*-whisper/hark ./cmd/hark
-	$(QEMU_$*) -L /usr/$(CROSS_$*) bin/linux-$*-whisper/hark version
+		$(GO) build -tags whisper,$(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$*-whisper/hark ./cmd/hark
+	$(QEMU_$*) bin/linux-$*-whisper/hark version
 
 # The engine's tests for a board, under qemu: emulation is a hundred times
 # slower than the board, so only the load, JFK, VAD and bad-model tests.
 qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7: qemu-whisper-%:
 	$(call whisper_env,$(WHISPER_DIR)/$*) CC=$(CROSS_$*)-gcc GOOS=linux GOARCH=$(GOARCH_$*) GOARM=7 \
-		$(GO) test -tags whisper -timeout 30m -exec '$(QEMU_$*) -L /usr/$(CROSS_$*)' \
+		$(GO) test -tags whisper -timeout 30m -exec '$(QEMU_$*)' \
 		-run 'JFK|VAD|Reject' ./pipeline/whisper
 
 # Hark's transcription against whisper-cli built from the same source, the
@@ -174,8 +186,8 @@ bench-whisper:
 		$(GO) test -tags whisper -run '^$$' -bench . -benchtime 5x ./pipeline/whisper
 
 lint:
-	$(GO) vet ./...
-	$(GO) run $(STATICCHECK) ./...
+	$(GO) vet -tags $(TAGS) ./...
+	$(GO) run $(STATICCHECK) -tags $(TAGS) ./...
 
 clean:
 	rm -rf bin build/whisper/build-*

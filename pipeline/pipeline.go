@@ -35,8 +35,16 @@ type Listen struct {
 	// End is closed when the button ends the utterance.
 	End <-chan struct{}
 	// StartTimeout, when set, ends the recording quietly if no speech has
-	// begun within it: the follow-up window after a reply.
+	// begun within it: the follow-up window after a reply, or the wait for
+	// speech after a tap.
 	StartTimeout time.Duration
+	// FollowUp marks the follow-up window after a reply: no press began
+	// this recording.
+	FollowUp bool
+	// EndOnSilence lets the microphone end the utterance on the silence
+	// after speech (tap mode and the follow-up window); otherwise only End
+	// does (hold mode: the release).
+	EndOnSilence bool
 }
 
 // Utterance is what the microphone captured.
@@ -46,6 +54,8 @@ type Utterance struct {
 	// Typed is set instead of Audio when the user typed what they would have
 	// said (the desktop simulation without a speech-to-text engine).
 	Typed string
+	// Cut reports an utterance that reached the microphone's length cap.
+	Cut bool
 }
 
 // Transcriber turns an utterance into text.
@@ -122,6 +132,10 @@ type Playback interface {
 // quietly.
 var ErrNoSpeech = errors.New("no speech")
 
+// ErrMuted reports a recording asked of a muted microphone. The box says
+// so and goes back to idle.
+var ErrMuted = errors.New("the microphone is muted")
+
 // Options configure a Pipeline. Microphone, Transcriber and Replier are
 // required.
 type Options struct {
@@ -136,6 +150,13 @@ type Options struct {
 	FollowUp FollowUp
 	// RingFor bounds how long an alert rings; default 15 minutes.
 	RingFor time.Duration
+	// Talk is how the button takes an utterance; default TalkTap.
+	Talk TalkMode
+	// NoSpeech ends a tapped turn in which no speech began; default 5 s.
+	NoSpeech time.Duration
+	// Earcons plays a short rising sound when listening starts and a
+	// falling one when it ends.
+	Earcons bool
 	// Log receives turn summaries at Info and state changes at Debug. It
 	// never receives what the user said. Nil discards.
 	Log *slog.Logger
@@ -153,6 +174,20 @@ const (
 	FollowUpWhenAsked FollowUpPolicy = "when-asked"
 	// FollowUpAlways reopens it after every reply.
 	FollowUpAlways FollowUpPolicy = "always"
+)
+
+// TalkMode is how the button takes an utterance.
+type TalkMode string
+
+// The talk modes.
+const (
+	// TalkTap: a press starts listening; the silence after speech ends the
+	// utterance, or a second press. It is the default.
+	TalkTap TalkMode = "tap"
+	// TalkHold: the user talks while holding the button; the release ends
+	// the utterance. A long press while talking is part of the talking,
+	// not a stop.
+	TalkHold TalkMode = "hold"
 )
 
 // FollowUp configures the follow-up window.
@@ -196,6 +231,16 @@ func New(opts Options) (*Pipeline, error) {
 	if opts.RingFor == 0 {
 		opts.RingFor = 15 * time.Minute
 	}
+	switch opts.Talk {
+	case "":
+		opts.Talk = TalkTap
+	case TalkTap, TalkHold:
+	default:
+		return nil, fmt.Errorf("pipeline: unknown talk mode %q", opts.Talk)
+	}
+	if opts.NoSpeech == 0 {
+		opts.NoSpeech = 5 * time.Second
+	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -227,6 +272,8 @@ const (
 	Press Event = iota + 1
 	// Stop cancels whatever the turn is doing and returns to idle.
 	Stop
+	// Release is the button let go: in hold mode it ends the utterance.
+	Release
 )
 
 func (e Event) String() string {
@@ -235,6 +282,8 @@ func (e Event) String() string {
 		return "press"
 	case Stop:
 		return "stop"
+	case Release:
+		return "release"
 	}
 	return fmt.Sprintf("Event(%d)", int(e))
 }

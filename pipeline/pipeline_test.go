@@ -29,7 +29,7 @@ type typedMic struct {
 }
 
 func (m *typedMic) Record(ctx context.Context, l Listen) (Utterance, error) {
-	if l.StartTimeout > 0 {
+	if l.FollowUp {
 		m.mu.Lock()
 		m.windows++
 		if len(m.lines) > 0 && strings.HasPrefix(m.lines[0], "followup:") {

@@ -13,7 +13,9 @@ import (
 //
 // A press starts listening when idle, ends the utterance while listening,
 // silences a ringing alert, and cancels a turn in any other state and
-// listens again (barge-in). Stop cancels everything.
+// listens again (barge-in). Stop cancels everything. In hold mode the
+// release ends the utterance, and a Stop (a long press) while talking is
+// ignored.
 func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 	p.publish(Status{State: Idle})
 	var cur *turn
@@ -80,7 +82,14 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 				p.publish(Status{State: Idle, Turn: p.turns})
 				return nil
 			}
+			holding := p.opts.Talk == TalkHold && cur != nil && cur.listening.Load() && !cur.followUpTurn
 			switch {
+			case ev == Release:
+				if holding {
+					cur.endUtterance()
+				}
+			case ev == Stop && holding:
+				// A long hold while talking is talking.
 			case ev == Stop:
 				if cur != nil || ring != nil {
 					p.log.Info("stop", "turn_id", p.turns)
@@ -108,13 +117,14 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 
 // turn is one turn under way, as Run sees it.
 type turn struct {
-	id        uint64
-	cancel    context.CancelFunc
-	done      chan struct{} // closed when the turn's goroutine has returned
-	end       chan struct{} // closed when the button ends the utterance
-	endOnce   sync.Once
-	listening atomic.Bool
-	followUp  atomic.Bool // the reply wants the microphone reopened
+	id           uint64
+	cancel       context.CancelFunc
+	done         chan struct{} // closed when the turn's goroutine has returned
+	end          chan struct{} // closed when the button ends the utterance
+	endOnce      sync.Once
+	listening    atomic.Bool
+	followUp     atomic.Bool // the reply wants the microphone reopened
+	followUpTurn bool        // this turn listens in the follow-up window
 }
 
 func (t *turn) endUtterance() { t.endOnce.Do(func() { close(t.end) }) }
@@ -124,7 +134,7 @@ func (t *turn) endUtterance() { t.endOnce.Do(func() { close(t.end) }) }
 func (p *Pipeline) start(ctx context.Context, followUp bool) *turn {
 	p.turns++
 	tctx, cancel := context.WithCancel(ctx)
-	t := &turn{id: p.turns, cancel: cancel, done: make(chan struct{}), end: make(chan struct{})}
+	t := &turn{id: p.turns, cancel: cancel, done: make(chan struct{}), end: make(chan struct{}), followUpTurn: followUp}
 	t.listening.Store(true)
 	go func() {
 		defer close(t.done)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/sim"
+	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/pipeline/pcm"
@@ -97,10 +98,7 @@ func BenchmarkIdleMemory(b *testing.B) {
 		if !whisper.Built() {
 			b.Skip("built without whisper.cpp (-tags whisper)")
 		}
-		model, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "models", "for-tests-ggml-tiny.en.bin"))
-		if _, err2 := os.Stat(model); err != nil || err2 != nil {
-			b.Skip("the whisper test model is not in ../shared/models")
-		}
+		model := sharedtest.Path(b, "models/for-tests-ggml-tiny.en.bin")
 		cfg := filepath.Join(b.TempDir(), "hark.toml")
 		os.WriteFile(cfg, []byte("[whisper]\nmodel = \""+model+"\"\n"), 0o644)
 		idleMemory(b, srv.URL, "--config", cfg)

@@ -8,19 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/pipeline/wyoming"
 )
 
 // sharedFile is a file in ../shared beside the repository, or a skip.
-func sharedFile(t *testing.T, rel string) string {
-	t.Helper()
-	path := filepath.Join("..", "..", "..", "shared", rel)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not available (%v)", rel, err)
-	}
-	return path
-}
+func sharedFile(t *testing.T, rel string) string { return sharedtest.Path(t, rel) }
 
 // wyomingServer answers every transcription with text and reports how many
 // bytes of audio it was sent.

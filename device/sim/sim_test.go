@@ -271,7 +271,7 @@ func TestWAVMicSaysNothingInAFollowUpWindow(t *testing.T) {
 	writeWAV(t, path, tone(16000, 1, time.Second))
 	synctest.Test(t, func(t *testing.T) {
 		mic, _ := NewWAVMic(path, true)
-		if _, err := mic.Record(t.Context(), pipeline.Listen{StartTimeout: 4 * time.Second}); !errors.Is(err, pipeline.ErrNoSpeech) {
+		if _, err := mic.Record(t.Context(), pipeline.Listen{StartTimeout: 4 * time.Second, FollowUp: true}); !errors.Is(err, pipeline.ErrNoSpeech) {
 			t.Errorf("follow-up window: %v", err)
 		}
 	})

@@ -43,7 +43,7 @@ func NewWAVMic(path string, realtime bool) (*WAVMic, error) {
 // quietly.
 func (m *WAVMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
 	end := l.End
-	if l.StartTimeout > 0 {
+	if l.FollowUp {
 		timer := time.NewTimer(l.StartTimeout)
 		defer timer.Stop()
 		select {

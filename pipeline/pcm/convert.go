@@ -39,3 +39,28 @@ func Convert(b Buffer, rate, channels int) Buffer {
 
 // ToSpeech converts b to what speech recognition wants: 16 kHz mono.
 func ToSpeech(b Buffer) Buffer { return Convert(b, SpeechRate, SpeechChannels) }
+
+// Converter changes a live stream's rate and channel count piece by piece,
+// keeping the resampler's history between pieces: what a capture device
+// delivers becomes 16 kHz mono speech as it arrives. Not safe for
+// concurrent use.
+type Converter struct {
+	fromCh, toCh int
+	rs           *Resampler
+}
+
+// NewConverter converts interleaved audio of from to rate and channels.
+func NewConverter(from Format, rate, channels int) *Converter {
+	return &Converter{fromCh: from.Channels, toCh: channels, rs: NewResampler(from.Rate, rate, min(from.Channels, channels))}
+}
+
+// Process returns the converted samples of in (interleaved, whole frames)
+// that are ready; the resampler holds back a few milliseconds until the
+// next piece.
+func (c *Converter) Process(in []float32) []float32 {
+	b := Buffer{Channels: c.fromCh, Samples: in}
+	if c.toCh <= c.fromCh {
+		return c.rs.Process(Mix(b, c.toCh).Samples)
+	}
+	return Mix(Buffer{Channels: c.fromCh, Samples: c.rs.Process(in)}, c.toCh).Samples
+}

@@ -14,38 +14,15 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
 
-// shared finds a file in ../shared beside the repository ($HARK_SHARED
-// overrides), or skips the test.
-func shared(t testing.TB, rel string) string {
-	t.Helper()
-	dir := os.Getenv("HARK_SHARED")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared")
-	}
-	path := filepath.Join(dir, rel)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not available (%v): whisper test skipped", rel, err)
-	}
-	return path
-}
+// shared is a file in ../shared beside the repository, or a skip.
+func shared(tb testing.TB, rel string) string { return sharedtest.Path(tb, rel) }
 
-func speech(t testing.TB, rel string) pcm.Buffer {
-	t.Helper()
-	f, err := os.Open(shared(t, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b, err := pcm.ReadWAV(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pcm.ToSpeech(b)
-}
+func speech(tb testing.TB, rel string) pcm.Buffer { return pcm.ToSpeech(sharedtest.WAV(tb, rel)) }
 
 func engine(t testing.TB, o Options) *Engine {
 	t.Helper()

@@ -7,12 +7,11 @@ import (
 	"errors"
 	"math"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
@@ -104,17 +103,7 @@ func (s *server) serve(t *testing.T, conn net.Conn) {
 }
 
 func clip(t *testing.T) pcm.Buffer {
-	path := filepath.Join("..", "..", "..", "shared", "testdata", "speech", "wyoming-faster-whisper-tests", "turn_on_the_living_room_lamp.wav")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("speech clip not available: %v", err)
-	}
-	defer f.Close()
-	b, err := pcm.ReadWAV(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return sharedtest.WAV(t, "testdata/speech/wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav")
 }
 
 func TestTranscribeSendsTheAudio(t *testing.T) {

@@ -1,0 +1,48 @@
+// Package sharedtest finds the test assets kept beside the repository in
+// ../shared (speech clips, whisper.cpp test models), which are never copied
+// into it. Tests that need one skip, saying so, when it is absent.
+package sharedtest
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+// Dir is the shared directory: $HARK_SHARED, or ../shared beside the
+// repository.
+func Dir() string {
+	if d := os.Getenv("HARK_SHARED"); d != "" {
+		return d
+	}
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
+}
+
+// Path is rel inside the shared directory, or a skip.
+func Path(tb testing.TB, rel string) string {
+	tb.Helper()
+	path := filepath.Join(Dir(), rel)
+	if _, err := os.Stat(path); err != nil {
+		tb.Skipf("%s is not available (%v): test skipped", rel, err)
+	}
+	return path
+}
+
+// WAV reads a shared WAV file, or skips.
+func WAV(tb testing.TB, rel string) pcm.Buffer {
+	tb.Helper()
+	f, err := os.Open(Path(tb, rel))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	b, err := pcm.ReadWAV(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", rel, err)
+	}
+	return b
+}

@@ -1,0 +1,320 @@
+package endpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+// Source opens the microphone. Opening starts the capture; closing the
+// stream stops it for real (the muted microphone records nothing).
+type Source interface {
+	Open() (Stream, error)
+}
+
+// Stream is a running capture of 16 kHz mono audio.
+type Stream interface {
+	// Read blocks until audio has been captured, fills p and returns how
+	// many samples it wrote; it returns ctx.Err() when ctx is done.
+	Read(ctx context.Context, p []float32) (int, error)
+	Close() error
+}
+
+// Options configure a Listener.
+type Options struct {
+	Source Source
+	// Detector scores speech; default an Energy detector.
+	Detector Detector
+	// PreRoll is the audio from before the press that starts each
+	// utterance, so the first syllable is not lost; default 300 ms.
+	PreRoll time.Duration
+	// Silence after speech ends an utterance that ends on silence;
+	// default 700 ms.
+	Silence time.Duration
+	// MaxLength caps an utterance; default 15 s.
+	MaxLength time.Duration
+	// Margin is the audio kept around the speech when the silence is
+	// trimmed; default 150 ms before and after.
+	Margin time.Duration
+	// Retry is how long to wait before reopening a microphone that
+	// failed; default 2 s.
+	Retry time.Duration
+	Log   *slog.Logger
+}
+
+// Listener is the pipeline's Microphone over a live capture: Run keeps the
+// capture going (and the pre-roll filled), Record takes one utterance.
+type Listener struct {
+	o   Options
+	log *slog.Logger
+
+	mu      sync.Mutex
+	ring    []float32 // the last PreRoll of audio
+	rec     *recording
+	muted   bool
+	running bool
+	openErr error // why the microphone is not capturing, when it is not
+	changed chan struct{}
+}
+
+var _ pipeline.Microphone = (*Listener)(nil)
+
+// recording receives the audio of one utterance.
+type recording struct {
+	audio chan []float32
+	err   chan error // the capture failed or was muted
+}
+
+// readSize is what Run asks of the stream each time: 20 ms.
+const readSize = pcm.SpeechRate / 50
+
+// New returns a Listener; start it with Run.
+func New(o Options) *Listener {
+	if o.Detector == nil {
+		o.Detector = &Energy{}
+	}
+	if o.PreRoll == 0 {
+		o.PreRoll = 300 * time.Millisecond
+	}
+	if o.Margin == 0 {
+		o.Margin = 150 * time.Millisecond
+	}
+	if o.Retry == 0 {
+		o.Retry = 2 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Listener{o: o, log: o.Log.With("pkg", "endpoint"), changed: make(chan struct{}, 1),
+		openErr: errors.New("endpoint: the microphone is not running")}
+}
+
+// Run captures until ctx is done: it opens the source, reads it
+// continuously, keeps the pre-roll, and hands audio to the recording under
+// way. A source that fails is reopened after Retry; muting closes it.
+func (l *Listener) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		l.mu.Lock()
+		muted := l.muted
+		l.mu.Unlock()
+		if muted {
+			l.setDown(pipeline.ErrMuted)
+			if !l.waitChange(ctx, 0) {
+				break
+			}
+			continue
+		}
+		s, err := l.o.Source.Open()
+		if err != nil {
+			l.log.Error("microphone did not open", "err", err)
+			l.setDown(fmt.Errorf("endpoint: the microphone is unavailable: %w", err))
+			l.waitChange(ctx, l.o.Retry)
+			continue
+		}
+		err = l.capture(ctx, s)
+		s.Close()
+		if err != nil && ctx.Err() == nil {
+			l.log.Error("microphone stopped", "err", err)
+			l.setDown(fmt.Errorf("endpoint: the microphone stopped: %w", err))
+			l.waitChange(ctx, l.o.Retry)
+		}
+	}
+	l.setDown(errors.New("endpoint: the microphone is not running"))
+	return nil
+}
+
+// capture reads s until ctx is done, the microphone is muted, or s fails.
+func (l *Listener) capture(ctx context.Context, s Stream) error {
+	l.mu.Lock()
+	l.running, l.openErr = true, nil
+	l.mu.Unlock()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { // muting ends the read at once
+		for {
+			if !l.waitChange(cctx, 0) {
+				return
+			}
+			l.mu.Lock()
+			muted := l.muted
+			l.mu.Unlock()
+			if muted {
+				cancel()
+				return
+			}
+		}
+	}()
+	keep := pcm.FramesIn(l.o.PreRoll, pcm.SpeechRate)
+	buf := make([]float32, readSize)
+	for {
+		n, err := s.Read(cctx, buf)
+		if err != nil {
+			if cctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		chunk := append([]float32(nil), buf[:n]...)
+		l.mu.Lock()
+		if l.rec != nil {
+			select {
+			case l.rec.audio <- chunk:
+			default:
+				l.log.Warn("utterance audio dropped: the recorder fell behind")
+			}
+		}
+		l.ring = append(l.ring, chunk...)
+		if over := len(l.ring) - keep; over > 0 {
+			l.ring = append(l.ring[:0], l.ring[over:]...)
+		}
+		l.mu.Unlock()
+	}
+}
+
+// setDown marks the capture stopped for reason and fails the recording
+// under way with it.
+func (l *Listener) setDown(reason error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.running, l.openErr, l.ring = false, reason, l.ring[:0]
+	if l.rec != nil {
+		select {
+		case l.rec.err <- reason:
+		default:
+		}
+	}
+}
+
+// waitChange waits for SetMuted, for d when it is positive, or for ctx; it
+// reports false when ctx is done.
+func (l *Listener) waitChange(ctx context.Context, d time.Duration) bool {
+	var timeout <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-l.changed:
+	case <-timeout:
+	}
+	return true
+}
+
+// SetMuted closes the capture (true) or opens it again (false).
+func (l *Listener) SetMuted(m bool) {
+	l.mu.Lock()
+	l.muted = m
+	l.mu.Unlock()
+	select {
+	case l.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Muted reports whether the microphone is muted.
+func (l *Listener) Muted() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.muted
+}
+
+// Record takes one utterance, starting with the pre-roll. It ends when
+// l.End is closed, when ctx is done, at MaxLength, and when l.EndOnSilence
+// is set, after Silence following speech. It returns ErrNoSpeech when no
+// speech was heard, including when none began within l.StartTimeout. The
+// audio returned is trimmed to the speech and a margin around it.
+func (l *Listener) Record(ctx context.Context, ls pipeline.Listen) (pipeline.Utterance, error) {
+	rec := &recording{audio: make(chan []float32, 1024), err: make(chan error, 1)}
+	l.mu.Lock()
+	if l.muted {
+		l.mu.Unlock()
+		return pipeline.Utterance{}, pipeline.ErrMuted
+	}
+	if !l.running {
+		err := l.openErr
+		l.mu.Unlock()
+		return pipeline.Utterance{}, err
+	}
+	pre := append([]float32(nil), l.ring...)
+	l.rec = rec
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.rec = nil
+		l.mu.Unlock()
+	}()
+
+	det := l.o.Detector
+	det.Reset()
+	ep := &Endpointer{Silence: l.o.Silence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength}
+	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin}
+	u.add(pre)
+	for {
+		select {
+		case <-ctx.Done():
+			return pipeline.Utterance{}, ctx.Err()
+		case err := <-rec.err:
+			return pipeline.Utterance{}, err
+		case <-ls.End:
+			return u.result(false)
+		case chunk := <-rec.audio:
+			switch d := u.add(chunk); {
+			case d == Ended && ls.EndOnSilence:
+				return u.result(false)
+			case d == NoSpeech:
+				return pipeline.Utterance{}, pipeline.ErrNoSpeech
+			case d == TooLong:
+				l.log.Warn("utterance cut at the maximum length", "max", ep.maxLength())
+				return u.result(true)
+			}
+		}
+	}
+}
+
+// utterance is the audio of a recording and the endpointing over it.
+type utterance struct {
+	det    Detector
+	ep     *Endpointer
+	frame  int
+	margin time.Duration // kept around the speech
+	audio  []float32
+	scored int // samples scored so far
+}
+
+// add appends audio, scores the whole frames it completes, and returns
+// the first decision other than Continue and Began, if any.
+func (u *utterance) add(chunk []float32) Decision {
+	u.audio = append(u.audio, chunk...)
+	for u.scored+u.frame <= len(u.audio) {
+		f := u.audio[u.scored : u.scored+u.frame]
+		u.scored += u.frame
+		d := u.ep.Push(u.det.Speech(f), time.Duration(u.frame)*time.Second/pcm.SpeechRate)
+		if d != Continue && d != Began {
+			return d
+		}
+	}
+	return Continue
+}
+
+// result is the utterance trimmed to its speech, or ErrNoSpeech.
+func (u *utterance) result(cut bool) (pipeline.Utterance, error) {
+	if !u.ep.HasBegun() {
+		return pipeline.Utterance{}, pipeline.ErrNoSpeech
+	}
+	from, to := u.ep.Speech()
+	a := pcm.FramesIn(max(from-u.margin, 0), pcm.SpeechRate)
+	b := min(pcm.FramesIn(to+u.margin, pcm.SpeechRate), len(u.audio))
+	return pipeline.Utterance{
+		Audio: pcm.Buffer{Rate: pcm.SpeechRate, Channels: 1, Samples: append([]float32(nil), u.audio[a:b]...)},
+		Cut:   cut,
+	}, nil
+}

@@ -1,0 +1,178 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// listenMic records how each recording was asked for and answers from a
+// script: an error, or an utterance once the recording ends.
+type listenMic struct {
+	mu      sync.Mutex
+	listens []Listen
+	answers []micAnswer
+}
+
+type micAnswer struct {
+	u   Utterance
+	err error
+}
+
+func (m *listenMic) Record(ctx context.Context, l Listen) (Utterance, error) {
+	m.mu.Lock()
+	m.listens = append(m.listens, l)
+	var a micAnswer
+	if len(m.answers) > 0 {
+		a, m.answers = m.answers[0], m.answers[1:]
+	}
+	m.mu.Unlock()
+	if a.err != nil {
+		return Utterance{}, a.err
+	}
+	select {
+	case <-ctx.Done():
+		return Utterance{}, ctx.Err()
+	case <-l.End:
+	}
+	return a.u, nil
+}
+
+func runPipeline(t *testing.T, o Options) (chan<- Event, *Feed) {
+	t.Helper()
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := p.Subscribe(256)
+	events := make(chan Event)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { p.Run(ctx, events); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return events, feed
+}
+
+func TestHoldMode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mic := &listenMic{answers: []micAnswer{{u: Utterance{Typed: "what time is it"}}}}
+		rep := &scriptReplier{sentences: []string{"Noon."}}
+		events, _ := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep, Talk: TalkHold})
+		events <- Press
+		time.Sleep(2 * time.Second)
+		events <- Stop // the long-press gesture fires while the user talks: ignored
+		events <- Release
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if len(rep.queries) != 1 || rep.queries[0].Text != "what time is it" {
+			t.Fatalf("queries %+v: the release did not end the held utterance", rep.queries)
+		}
+		if l := mic.listens[0]; l.EndOnSilence || l.StartTimeout != 0 || l.FollowUp {
+			t.Errorf("hold mode listened with %+v, want only the release to end it", l)
+		}
+	})
+}
+
+func TestTapModeEndsOnSilence(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mic := &listenMic{}
+		events, _ := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: &scriptReplier{}, NoSpeech: 3 * time.Second})
+		events <- Press
+		synctest.Wait()
+		if l := mic.listens[0]; !l.EndOnSilence || l.StartTimeout != 3*time.Second || l.FollowUp {
+			t.Errorf("tap mode listened with %+v, want silence to end it and 3 s to wait for speech", l)
+		}
+		events <- Release // ignored in tap mode
+		synctest.Wait()
+		mic.mu.Lock()
+		defer mic.mu.Unlock()
+		if len(mic.listens) != 1 {
+			t.Errorf("%d recordings", len(mic.listens))
+		}
+	})
+}
+
+func TestMutedPressIsExplained(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mic := &listenMic{answers: []micAnswer{{err: ErrMuted}}}
+		synth := &langSynth{}
+		rep := &scriptReplier{}
+		events, feed := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep, Synthesizer: synth, Speaker: &clockSpeaker{}})
+		events <- Press
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		states := readAll(feed)
+		if slices.ContainsFunc(states, func(s Status) bool { return s.State == Error }) {
+			t.Errorf("a muted press showed an error: %+v", states)
+		}
+		if said := spoken(states); !slices.Equal(said, []string{mutedNotice}) || len(rep.queries) != 0 {
+			t.Errorf("said %q, %d queries; want only %q", said, len(rep.queries), mutedNotice)
+		}
+	})
+}
+
+func TestCutUtteranceIsSaid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mic := &listenMic{answers: []micAnswer{{u: Utterance{Typed: "a very long story", Cut: true}}}}
+		rep := &scriptReplier{sentences: []string{"I see."}}
+		events, feed := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep})
+		events <- Press
+		events <- Press
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if said := spoken(readAll(feed)); !slices.Equal(said, []string{cutNotice, "I see."}) {
+			t.Errorf("said %q, want the cut noticed first", said)
+		}
+	})
+}
+
+func TestEarcons(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mic := &listenMic{answers: []micAnswer{{u: Utterance{Typed: "hello"}}}}
+		spk := &clockSpeaker{}
+		events, _ := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: &scriptReplier{}, Speaker: spk, Earcons: true})
+		events <- Press
+		events <- Press
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		spk.mu.Lock()
+		defer spk.mu.Unlock()
+		// Two notes of 60 ms at 48 kHz, once as listening starts and once
+		// as it ends.
+		if spk.opened != 2 || spk.frames != 2*2*2880 {
+			t.Errorf("speaker opened %d times, played %d frames; want two earcons of %d frames", spk.opened, spk.frames, 2*2880)
+		}
+	})
+	up, down := earconSound(16000, 1, true), earconSound(16000, 1, false)
+	if slices.Equal(up.Samples, down.Samples) || up.Frames() != 1920 {
+		t.Errorf("earcons: %d frames; rising and falling the same: %v", up.Frames(), slices.Equal(up.Samples, down.Samples))
+	}
+}
+
+// spoken is the sentences said, from the Speaking states.
+func spoken(states []Status) []string {
+	var out []string
+	for _, s := range states {
+		if s.State == Speaking {
+			out = append(out, s.Text)
+		}
+	}
+	return out
+}
+
+// readAll is what the feed holds now.
+func readAll(f *Feed) []Status {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	var got []Status
+	for {
+		s, err := f.Next(done)
+		if err != nil {
+			return got
+		}
+		got = append(got, s)
+	}
+}
