@@ -274,6 +274,9 @@ const (
 	Stop
 	// Release is the button let go: in hold mode it ends the utterance.
 	Release
+	// Abort is a Stop that is never ignored, not even while the user holds
+	// the button to talk: the box is about to do something else.
+	Abort
 )
 
 func (e Event) String() string {
@@ -284,6 +287,8 @@ func (e Event) String() string {
 		return "stop"
 	case Release:
 		return "release"
+	case Abort:
+		return "abort"
 	}
 	return fmt.Sprintf("Event(%d)", int(e))
 }

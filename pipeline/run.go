@@ -90,7 +90,7 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 				}
 			case ev == Stop && holding:
 				// A long hold while talking is talking.
-			case ev == Stop:
+			case ev == Stop || ev == Abort:
 				if cur != nil || ring != nil {
 					p.log.Info("stop", "turn_id", p.turns)
 					cancelTurn()

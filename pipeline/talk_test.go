@@ -73,6 +73,24 @@ func TestHoldMode(t *testing.T) {
 		if l := mic.listens[0]; l.EndOnSilence || l.StartTimeout != 0 || l.FollowUp {
 			t.Errorf("hold mode listened with %+v, want only the release to end it", l)
 		}
+		// Abort stops even a held turn.
+		events <- Press
+		time.Sleep(time.Second)
+		events <- Abort
+		synctest.Wait()
+		if len(rep.queries) != 1 {
+			t.Errorf("an aborted turn was answered: %+v", rep.queries)
+		}
+		mic.mu.Lock()
+		n := len(mic.listens)
+		mic.mu.Unlock()
+		events <- Press // listening again, so the abort ended the held turn
+		synctest.Wait()
+		mic.mu.Lock()
+		defer mic.mu.Unlock()
+		if len(mic.listens) != n+1 {
+			t.Errorf("after the abort, a press did not start listening: %d recordings", len(mic.listens))
+		}
 	})
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -35,10 +36,6 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Board != "sim" {
-		return fmt.Errorf("board %q: this build has no hardware drivers; run with --sim", cfg.Board)
-	}
-
 	screen := sim.NewScreen(e.stdout, e.stdoutTTY)
 	defer screen.End()
 	log, closeLog, err := simLogger(cfg, screen, e.stdoutTTY)
@@ -46,64 +43,91 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	defer closeLog()
+	for {
+		err := runBox(ctx, e, cfg, res, screen, log)
+		if !errors.Is(err, errFactoryReset) {
+			return err
+		}
+		if err := wipe(cfg.DataDir); err != nil {
+			return fmt.Errorf("factory reset: %w", err)
+		}
+		log.Warn("factory reset: everything the box remembered was erased; starting again", "data_dir", cfg.DataDir)
+	}
+}
+
+// errFactoryReset ends a runBox whose user held the button through the
+// factory-reset countdown.
+var errFactoryReset = errors.New("factory reset")
+
+// runBox runs the appliance once: the store, speech, the devices, the
+// pipeline and what follows it, until ctx is done or a factory reset.
+func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved, screen *sim.Screen, log *slog.Logger) error {
 	a, err := openApp(cfg, res, log)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-
 	sp := a.openSpeech()
 	defer sp.close()
-	term := sim.NewTerminal(e.stdin, screen)
-	var mic pipeline.Microphone = term
-	var stt pipeline.Transcriber = sim.Typed{}
-	switch {
-	case sp.stt != nil && cfg.Sim.MicWAV != "":
-		m, err := sim.NewWAVMic(cfg.Sim.MicWAV, cfg.Sim.Realtime)
-		if err != nil {
-			return err
-		}
-		mic, stt = m, sp.stt
-		screen.Println(sp.note)
-		screen.Println("microphone: " + cfg.Sim.MicWAV + " (played as if spoken at each press)")
-	case sp.stt != nil:
-		screen.Println(sp.note + "; with no --mic-wav, type what you would say")
-	case cfg.Sim.MicWAV != "":
-		screen.Println(sp.note + ": ignoring --mic-wav; type what you would say")
-	default:
-		screen.Println(sp.note + ": type what you would say")
+	var dev *devices
+	if cfg.Board == "sim" {
+		dev, err = a.openSim(e.stdin, screen, sp)
+	} else {
+		dev, err = a.openBoard(e.stdin, screen, sp)
 	}
+	if err != nil {
+		return err
+	}
+	defer dev.close()
 	synth, why := a.synthesizer()
 	if why != "" {
 		log.Warn(why)
 	}
-	replies := filepath.Join(cfg.DataDir, "replies")
 	p, err := pipeline.New(pipeline.Options{
-		Microphone:  mic,
-		Transcriber: stt,
+		Microphone:  dev.mic,
+		Transcriber: dev.stt,
 		Replier:     a.replier(),
 		Synthesizer: synth,
-		Speaker: sim.NewWAVSpeaker(sim.SpeakerOptions{
-			Dir: replies, Rate: cfg.Sim.SpeakerRate, Channels: cfg.Sim.SpeakerChannels,
-			Realtime: cfg.Sim.Realtime, Keep: cfg.Sim.KeepReplies, Gain: a.mixer.Gain,
-		}),
-		FollowUp: pipeline.FollowUp{Policy: pipeline.FollowUpPolicy(cfg.Pipeline.FollowUp), Window: cfg.Pipeline.FollowUpWindow.Duration},
-		RingFor:  cfg.Pipeline.RingFor.Duration,
-		Log:      log,
+		Speaker:     dev.speaker,
+		Earcons:     dev.earcons,
+		Talk:        pipeline.TalkMode(cfg.Listen.Mode),
+		NoSpeech:    cfg.Listen.NoSpeech.Duration,
+		FollowUp:    pipeline.FollowUp{Policy: pipeline.FollowUpPolicy(cfg.Pipeline.FollowUp), Window: cfg.Pipeline.FollowUpWindow.Duration},
+		RingFor:     cfg.Pipeline.RingFor.Duration,
+		Log:         log,
 	})
 	if err != nil {
 		return err
 	}
 	a.alerts.p.Store(p)
-	screen.Println("hark: simulation; replies are saved in " + replies + "; model " + cfg.Ollama.Model + " at " + cfg.Ollama.Host)
-	screen.Println("      Enter = button, /stop = long press, /quit or Ctrl-D = leave")
+	if dev.listener != nil {
+		a.setMuted(ctx, dev, a.muted(ctx), false)
+	}
+	if cfg.Board == "sim" {
+		screen.Println("hark: simulation; replies are saved in " + a.replyDir() + "; model " + cfg.Ollama.Model + " at " + cfg.Ollama.Host)
+		screen.Println("      Enter = button, /stop = long press, /quit or Ctrl-D = leave")
+	}
 
-	display, status := p.Subscribe(256), p.Subscribe(4)
-	octx, stopObservers := context.WithCancel(ctx)
+	rctx, reset := context.WithCancelCause(ctx)
+	defer reset(nil)
+	octx, stopObservers := context.WithCancel(rctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { sim.Display(octx, display, screen) })
+	events := dev.events
+	if dev.gestures != nil {
+		ev := make(chan pipeline.Event)
+		events = ev
+		wg.Go(func() { a.gestures(octx, dev, sayer(synth, dev.speaker), ev, reset) })
+	}
+	status := p.Subscribe(4)
+	if dev.display != nil {
+		f := p.Subscribe(16)
+		wg.Go(func() { dev.display.Follow(octx, f) })
+	}
+	if dev.onScreen {
+		f := p.Subscribe(256)
+		wg.Go(func() { sim.Display(octx, f, screen) })
+	}
 	wg.Go(func() { notify.Run(octx, status, log) })
-	wg.Go(func() { term.Run(octx) })
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
 	wg.Go(func() {
@@ -111,12 +135,20 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 			log.Error("timers, alarms and reminders stopped", "err", err)
 		}
 	})
-	err = p.Run(ctx, term.Events())
+	for _, t := range dev.tasks {
+		wg.Go(func() { t(octx) })
+	}
+	err = p.Run(rctx, events)
 	stopObservers()
 	wg.Wait()
+	if errors.Is(context.Cause(rctx), errFactoryReset) {
+		return errFactoryReset
+	}
 	log.Info("stopped")
 	return err
 }
+
+func (a *app) replyDir() string { return filepath.Join(a.cfg.DataDir, "replies") }
 
 // simLogger logs through the screen. On a terminal only warnings and errors
 // are shown there, so the conversation stays readable, and everything at the

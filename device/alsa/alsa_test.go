@@ -154,3 +154,23 @@ func TestOpenErrorsNameTheDevice(t *testing.T) {
 		t.Errorf("bad format: %v", err)
 	}
 }
+
+// The boards' asound.conf files parse, and define what Hark opens.
+func TestBoardConfigs(t *testing.T) {
+	for _, board := range []string{"respeaker-2mic", "generic-i2s"} {
+		path := filepath.Join("..", "..", "buildroot", "board", board, "asound.conf")
+		if err := CheckConfig(path, "hark_capture", "hark_playback", "default"); err != nil {
+			t.Errorf("%s: %v", board, err)
+		}
+	}
+	broken := filepath.Join(t.TempDir(), "asound.conf")
+	os.WriteFile(broken, []byte("pcm.hark_capture { type plug; slave.pcm \"x\"\n"), 0o644)
+	if err := CheckConfig(broken, "hark_capture"); err == nil {
+		t.Error("an unclosed brace parsed")
+	}
+	good := filepath.Join(t.TempDir(), "asound.conf")
+	os.WriteFile(good, []byte("pcm.hark_capture { type plug; slave.pcm \"x\" }\n"), 0o644)
+	if err := CheckConfig(good, "hark_capture", "hark_playback"); err == nil || !strings.Contains(err.Error(), `"hark_playback"`) {
+		t.Errorf("a missing PCM: %v", err)
+	}
+}

@@ -86,6 +86,22 @@ static int hark_wait(snd_pcm_t *pcm, int wake, int timeout_ms) {
 static void hark_quiet_handler(const char *file, int line, const char *function, int err, const char *fmt, ...) {}
 static void hark_quiet(void) { snd_lib_error_set_handler(hark_quiet_handler); }
 
+// hark_config_has loads an ALSA configuration file on its own and reports
+// whether it defines key (1) or not (0); a file alsa-lib cannot parse is a
+// negative error.
+static int hark_config_has(const char *path, const char *key) {
+	snd_config_t *top, *node;
+	snd_input_t *in;
+	int err = snd_config_top(&top);
+	if (err < 0) return err;
+	if ((err = snd_input_stdio_open(&in, path, "r")) < 0) { snd_config_delete(top); return err; }
+	err = snd_config_load(top, in);
+	snd_input_close(in);
+	if (err >= 0) err = snd_config_search(top, key, &node) == 0;
+	snd_config_delete(top);
+	return err;
+}
+
 static int hark_is_draining(snd_pcm_t *pcm) { return snd_pcm_state(pcm) == SND_PCM_STATE_DRAINING; }
 */
 import "C"
@@ -317,6 +333,25 @@ func (p *PCM) recover(code C.int) error {
 	}
 	if p.stream == Capture {
 		C.snd_pcm_start(p.h)
+	}
+	return nil
+}
+
+// CheckConfig parses an ALSA configuration file (a board's asound.conf)
+// with alsa-lib and checks that it defines each PCM in pcms.
+func CheckConfig(path string, pcms ...string) error {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	for _, name := range pcms {
+		ckey := C.CString("pcm." + name)
+		rc := C.hark_config_has(cpath, ckey)
+		C.free(unsafe.Pointer(ckey))
+		switch {
+		case rc < 0:
+			return fmt.Errorf("alsa: config %s: %s", path, strerror(rc))
+		case rc == 0:
+			return fmt.Errorf("alsa: config %s defines no PCM %q", path, name)
+		}
 	}
 	return nil
 }

@@ -40,3 +40,6 @@ func (p *PCM) Drop() error { return ErrNotBuilt }
 
 // Close does nothing.
 func (p *PCM) Close() error { return nil }
+
+// CheckConfig returns ErrNotBuilt.
+func CheckConfig(path string, pcms ...string) error { return ErrNotBuilt }

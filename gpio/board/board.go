@@ -7,6 +7,8 @@ package board
 import (
 	"fmt"
 	"strings"
+
+	"github.com/harkbox/hark/pipeline/pcm"
 )
 
 // LEDKind is how a board's LEDs are driven.
@@ -34,31 +36,46 @@ type Profile struct {
 	SPI      string
 	LEDPins  []string
 	// Capture and Playback are ALSA device names, defined by the board's
-	// asound.conf on the image.
+	// asound.conf on the image (buildroot/board/<name>/asound.conf).
 	Capture, Playback string
+	// CaptureFormat and PlaybackFormat are what the devices take natively:
+	// Hark asks for them and converts in pipeline/pcm, where ALSA's plug
+	// would convert with its simpler resampler.
+	CaptureFormat, PlaybackFormat pcm.Format
 }
 
 var profiles = []Profile{
 	{
-		Name: "sim", Description: "a desktop: Enter is the button, WAV files are the microphone and speaker",
+		Name: "sim", Description: "a desktop: Enter is the button, WAV files (or the sound card) are the microphone and speaker",
 		LEDs: Terminal, LEDCount: 1,
+		Capture: "default", Playback: "default", CaptureFormat: speech, PlaybackFormat: cd,
 	},
 	{
 		Name: "respeaker-2mic", Description: "Seeed ReSpeaker 2-Mics Pi HAT: WM8960 codec on I2S, 3 APA102 LEDs, button on GPIO17",
 		Button: "GPIO17", LEDs: APA102, LEDCount: 3, SPI: "/dev/spidev0.0",
 		Capture: "hark_capture", Playback: "hark_playback",
+		CaptureFormat:  pcm.Format{Rate: 16000, Channels: 2, Encoding: pcm.S16LE},
+		PlaybackFormat: cd,
 	},
 	{
 		Name: "generic-i2s", Description: "an I2S MEMS microphone (INMP441, googlevoicehat overlay), an I2S DAC, a button and plain GPIO LEDs",
 		Button: "GPIO17", LEDs: PlainLED, LEDCount: 3, LEDPins: []string{"GPIO22", "GPIO23", "GPIO24"},
 		Capture: "hark_capture", Playback: "hark_playback",
+		CaptureFormat:  pcm.Format{Rate: 48000, Channels: 2, Encoding: pcm.S32LE},
+		PlaybackFormat: pcm.Format{Rate: 48000, Channels: 2, Encoding: pcm.S32LE},
 	},
 	{
 		Name: "usb", Description: "USB microphone and speaker for development, button and LEDs optional",
 		Button: "GPIO17", LEDs: NoLEDs,
-		Capture: "default", Playback: "default",
+		Capture: "default", Playback: "default", CaptureFormat: speech, PlaybackFormat: cd,
 	},
 }
+
+// The usual formats: what speech recognition wants, and 48 kHz stereo.
+var (
+	speech = pcm.Format{Rate: pcm.SpeechRate, Channels: pcm.SpeechChannels, Encoding: pcm.S16LE}
+	cd     = pcm.Format{Rate: 48000, Channels: 2, Encoding: pcm.S16LE}
+)
 
 // Names lists the profiles.
 func Names() []string {

@@ -11,6 +11,12 @@ func TestProfilesAreComplete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := p.CaptureFormat.Validate(); err != nil {
+			t.Errorf("%s capture: %v", name, err)
+		}
+		if err := p.PlaybackFormat.Validate(); err != nil {
+			t.Errorf("%s playback: %v", name, err)
+		}
 		if p.Name == "sim" {
 			continue
 		}
@@ -33,5 +39,16 @@ func TestProfilesAreComplete(t *testing.T) {
 func TestLookupUnknown(t *testing.T) {
 	if _, err := Lookup("pi9"); err == nil || !strings.Contains(err.Error(), `"pi9"`) || !strings.Contains(err.Error(), "respeaker-2mic") {
 		t.Errorf("err = %v, want the name and the choices", err)
+	}
+}
+
+func TestOpenErrorsAreClear(t *testing.T) {
+	if _, err := SPI("spi0"); err == nil || !strings.Contains(err.Error(), "/dev/spidevB.C") {
+		t.Errorf("a bad SPI name: %v", err)
+	}
+	// This machine may have GPIO chips or not; a line that no chip has is
+	// an error either way, naming it.
+	if _, err := Pin("GPIO_NOT_A_LINE"); err == nil || !strings.Contains(err.Error(), "GPIO_NOT_A_LINE") {
+		t.Errorf("a missing line: %v", err)
 	}
 }

@@ -18,6 +18,18 @@ type Source interface {
 	Open() (Stream, error)
 }
 
+// SourceFunc adapts a function that opens a concrete stream to Source.
+type SourceFunc[S Stream] func() (S, error)
+
+// Open calls f.
+func (f SourceFunc[S]) Open() (Stream, error) {
+	s, err := f()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // Stream is a running capture of 16 kHz mono audio.
 type Stream interface {
 	// Read blocks until audio has been captured, fills p and returns how
@@ -59,7 +71,8 @@ type Listener struct {
 	rec     *recording
 	muted   bool
 	running bool
-	openErr error // why the microphone is not capturing, when it is not
+	openErr error         // why the microphone is not capturing, when it is not
+	state   chan struct{} // closed and replaced when running or openErr change
 	changed chan struct{}
 }
 
@@ -70,6 +83,12 @@ type recording struct {
 	audio chan []float32
 	err   chan error // the capture failed or was muted
 }
+
+// errStarting is the state before Run first opens the microphone.
+var errStarting = errors.New("endpoint: the microphone is not running")
+
+// startWait bounds how long a recording waits for a starting capture.
+const startWait = 2 * time.Second
 
 // readSize is what Run asks of the stream each time: 20 ms.
 const readSize = pcm.SpeechRate / 50
@@ -92,7 +111,7 @@ func New(o Options) *Listener {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Listener{o: o, log: o.Log.With("pkg", "endpoint"), changed: make(chan struct{}, 1),
-		openErr: errors.New("endpoint: the microphone is not running")}
+		openErr: errStarting, state: make(chan struct{})}
 }
 
 // Run captures until ctx is done: it opens the source, reads it
@@ -125,7 +144,7 @@ func (l *Listener) Run(ctx context.Context) error {
 			l.waitChange(ctx, l.o.Retry)
 		}
 	}
-	l.setDown(errors.New("endpoint: the microphone is not running"))
+	l.setDown(errStarting)
 	return nil
 }
 
@@ -133,6 +152,7 @@ func (l *Listener) Run(ctx context.Context) error {
 func (l *Listener) capture(ctx context.Context, s Stream) error {
 	l.mu.Lock()
 	l.running, l.openErr = true, nil
+	l.stateChanged()
 	l.mu.Unlock()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -183,12 +203,20 @@ func (l *Listener) setDown(reason error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.running, l.openErr, l.ring = false, reason, l.ring[:0]
+	l.stateChanged()
 	if l.rec != nil {
 		select {
 		case l.rec.err <- reason:
 		default:
 		}
 	}
+}
+
+// stateChanged wakes the recordings waiting for the capture to start.
+// Call with mu held.
+func (l *Listener) stateChanged() {
+	close(l.state)
+	l.state = make(chan struct{})
 }
 
 // waitChange waits for SetMuted, for d when it is positive, or for ctx; it
@@ -238,6 +266,18 @@ func (l *Listener) Record(ctx context.Context, ls pipeline.Listen) (pipeline.Utt
 	if l.muted {
 		l.mu.Unlock()
 		return pipeline.Utterance{}, pipeline.ErrMuted
+	}
+	if !l.running && errors.Is(l.openErr, errStarting) {
+		// The capture is starting: a press right at boot waits for it.
+		changed := l.state
+		l.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return pipeline.Utterance{}, ctx.Err()
+		case <-changed:
+		case <-time.After(startWait):
+		}
+		l.mu.Lock()
 	}
 	if !l.running {
 		err := l.openErr

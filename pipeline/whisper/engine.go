@@ -98,6 +98,9 @@ type response struct {
 // Built reports whether whisper.cpp is linked in.
 func Built() bool { return true }
 
+// whisper.cpp logs to stderr; Hark reports what matters itself.
+func init() { C.hark_silence() }
+
 // Version is whisper.cpp's version and the CPU features it was built with.
 func Version() string {
 	return describe(C.GoString(C.whisper_version()), C.GoString(C.whisper_print_system_info()))
@@ -141,7 +144,6 @@ func (e *Engine) run(loaded chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer close(e.done)
-	C.hark_silence()
 	start := time.Now()
 	path := C.CString(e.o.Model)
 	cp := C.whisper_context_default_params()

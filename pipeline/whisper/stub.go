@@ -44,3 +44,21 @@ func (e *Engine) Close() error { return nil }
 
 // LoadTime is zero.
 func (e *Engine) LoadTime() time.Duration { return 0 }
+
+// VAD is unavailable in this build.
+type VAD struct{}
+
+// NewVAD returns ErrNotBuilt.
+func NewVAD(path string, threads int) (*VAD, error) { return nil, ErrNotBuilt }
+
+// FrameSize is 512.
+func (d *VAD) FrameSize() int { return 512 }
+
+// Speech is 0.
+func (d *VAD) Speech(frame []float32) float32 { return 0 }
+
+// Reset does nothing.
+func (d *VAD) Reset() {}
+
+// Close does nothing.
+func (d *VAD) Close() error { return nil }

@@ -32,6 +32,9 @@ type Config struct {
 	Pipeline  Pipeline  `toml:"pipeline"`
 	Whisper   Whisper   `toml:"whisper"`
 	Audio     Audio     `toml:"audio"`
+	Listen    Listen    `toml:"listen"`
+	Button    Button    `toml:"button"`
+	LEDs      LEDs      `toml:"leds"`
 	TTS       TTS       `toml:"tts"`
 	Commands  Commands  `toml:"commands"`
 	Weather   Weather   `toml:"weather"`
@@ -104,10 +107,45 @@ type Whisper struct {
 	RemoteTimeout  Duration `toml:"remote_timeout"`
 }
 
-// Audio configures the speaker.
+// Audio configures the microphone and the speaker.
 type Audio struct {
 	// Volume is the level before the user first changes it.
 	Volume int `toml:"volume"`
+	// Capture and Playback are ALSA device names; empty takes the board's.
+	Capture  string `toml:"capture"`
+	Playback string `toml:"playback"`
+	// Earcons are the short sounds when listening starts and ends.
+	Earcons      bool     `toml:"earcons"`
+	PreRoll      Duration `toml:"pre_roll"`
+	MaxUtterance Duration `toml:"max_utterance"`
+}
+
+// Listen configures how an utterance begins and ends.
+type Listen struct {
+	Mode     string   `toml:"mode"`
+	Silence  Duration `toml:"silence"`
+	NoSpeech Duration `toml:"no_speech"`
+	VAD      string   `toml:"vad"`
+}
+
+// Button configures the push button and the mute switch.
+type Button struct {
+	Pin           string   `toml:"pin"`
+	ActiveHigh    bool     `toml:"active_high"`
+	Debounce      Duration `toml:"debounce"`
+	LongPress     Duration `toml:"long_press"`
+	DoublePress   Duration `toml:"double_press"`
+	DoubleAction  string   `toml:"double_action"`
+	VeryLongPress Duration `toml:"very_long_press"`
+	FactoryReset  bool     `toml:"factory_reset"`
+	MutePin       string   `toml:"mute_pin"`
+}
+
+// LEDs configures the status LEDs.
+type LEDs struct {
+	Brightness float64  `toml:"brightness"`
+	Idle       string   `toml:"idle"`
+	Pins       []string `toml:"pins"`
 }
 
 // Commands configures the command framework.
@@ -172,7 +210,11 @@ func Default() Config {
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
 		Whisper: Whisper{Language: "auto", Vocabulary: []string{}, BeamSize: 1, FlashAttention: true, NoSpeech: 0.6, MinConfidence: 0.35,
 			RemoteTimeout: Duration{15 * time.Second}},
-		Audio:    Audio{Volume: 70},
+		Audio:  Audio{Volume: 70, Earcons: true, PreRoll: Duration{300 * time.Millisecond}, MaxUtterance: Duration{15 * time.Second}},
+		Listen: Listen{Mode: "tap", Silence: Duration{700 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto"},
+		Button: Button{Debounce: Duration{30 * time.Millisecond}, LongPress: Duration{1500 * time.Millisecond},
+			DoublePress: Duration{400 * time.Millisecond}, DoubleAction: "mute", VeryLongPress: Duration{10 * time.Second}, FactoryReset: true},
+		LEDs:     LEDs{Brightness: 0.5, Idle: "off", Pins: []string{}},
 		Commands: Commands{RefineWindow: Duration{30 * time.Second}},
 		Weather: Weather{Units: "metric", ForecastURL: "https://api.open-meteo.com/v1/forecast",
 			GeocodeURL: "https://geocoding-api.open-meteo.com/v1/search"},

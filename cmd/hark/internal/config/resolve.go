@@ -103,6 +103,32 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	positive("pipeline.follow_up_window", c.Pipeline.FollowUpWindow)
 	positive("pipeline.ring_for", c.Pipeline.RingFor)
 	between("audio.volume", c.Audio.Volume, 0, 100)
+	if d := c.Audio.PreRoll.Duration; d < 0 || d > 2*time.Second {
+		bad("audio.pre_roll", "%v is outside 0s..2s", d)
+	}
+	if d := c.Audio.MaxUtterance.Duration; d < time.Second || d > 2*time.Minute {
+		bad("audio.max_utterance", "%v is outside 1s..2m", d)
+	}
+	oneOf("listen.mode", c.Listen.Mode, []string{"tap", "hold"})
+	if d := c.Listen.Silence.Duration; d < 200*time.Millisecond || d > 5*time.Second {
+		bad("listen.silence", "%v is outside 200ms..5s", d)
+	}
+	positive("listen.no_speech", c.Listen.NoSpeech)
+	oneOf("listen.vad", c.Listen.VAD, []string{"auto", "energy", "silero"})
+	if c.Listen.VAD == "silero" && c.Whisper.VADModel == "" {
+		bad("listen.vad", "\"silero\" needs whisper.vad_model, the Silero model file")
+	}
+	positive("button.debounce", c.Button.Debounce)
+	positive("button.long_press", c.Button.LongPress)
+	positive("button.double_press", c.Button.DoublePress)
+	oneOf("button.double_action", c.Button.DoubleAction, []string{"mute", "stop", "none"})
+	if c.Button.VeryLongPress.Duration <= c.Button.LongPress.Duration {
+		bad("button.very_long_press", "%v is not longer than button.long_press", c.Button.VeryLongPress.Duration)
+	}
+	if b := c.LEDs.Brightness; b <= 0 || b > 1 {
+		bad("leds.brightness", "%v is outside (0, 1]", b)
+	}
+	oneOf("leds.idle", c.LEDs.Idle, []string{"off", "dim"})
 	between("whisper.threads", c.Whisper.Threads, 0, 64)
 	between("whisper.beam_size", c.Whisper.BeamSize, 1, 16)
 	if c.Whisper.NoSpeech <= 0 || c.Whisper.NoSpeech > 1 {
