@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
 
@@ -125,5 +127,46 @@ remote = "`+addr+`"
 	b := pcm.Buffer{Rate: 48000, Channels: 2, Samples: played}
 	if b.Duration() < 500*time.Millisecond || !loud(b) {
 		t.Errorf("the speaker got %v of audio, loud %v", b.Duration(), loud(b))
+	}
+}
+
+// The smoke test on this machine: the microphone and the speaker through
+// alsa-lib's file plugin; no GPIO here, so the button and LEDs are skipped.
+func TestSmoketest(t *testing.T) {
+	dir := t.TempDir()
+	jfk := pcm.ToSpeech(sharedtest.WAV(t, "testdata/speech/jfk.wav"))
+	speech := filepath.Join(dir, "speech.raw")
+	os.WriteFile(speech, pcm.Encode(nil, jfk.Samples, pcm.S16LE), 0o644)
+	silent := filepath.Join(dir, "silent.raw")
+	os.WriteFile(silent, make([]byte, 2*16000*4), 0o644)
+	out := filepath.Join(dir, "speaker.raw")
+	conf := filepath.Join(dir, "asound.conf")
+	os.WriteFile(conf, []byte(`pcm.null { type null }
+pcm.speech_mic { type file; slave.pcm "null"; file "/dev/null"; infile "`+speech+`"; format "raw" }
+pcm.dead_mic { type file; slave.pcm "null"; file "/dev/null"; infile "`+silent+`"; format "raw" }
+pcm.test_speaker { type file; slave.pcm "null"; file "`+out+`"; format "raw" }
+`), 0o644)
+	t.Setenv("ALSA_CONFIG_PATH", conf)
+	getenv := vars(map[string]string{"HOME": dir})
+
+	cfg := writeConfig(t, "board = \"usb\"\n[audio]\ncapture = \"speech_mic\"\nplayback = \"test_speaker\"\n")
+	code, stdout, stderr := ask(t, getenv, "smoketest", "--config", cfg, "--listen", "2s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"PASS mic", "dBFS |#", "PASS speaker", "SKIP button", "SKIP leds"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	data, _ := os.ReadFile(out)
+	if tone, _ := pcm.Decode(nil, data, pcm.S16LE); len(tone) != 2*48000 {
+		t.Errorf("the speaker got %d samples, want a second of 48 kHz stereo", len(tone))
+	}
+
+	dead := writeConfig(t, "board = \"usb\"\n[audio]\ncapture = \"dead_mic\"\nplayback = \"test_speaker\"\n")
+	code, stdout, stderr = ask(t, getenv, "smoketest", "--config", dead, "--listen", "1s", "--skip", "speaker")
+	if code != 1 || !strings.Contains(stdout, "FAIL mic") || !strings.Contains(stdout, "digital silence") || !strings.Contains(stderr, "1 check(s) failed") {
+		t.Errorf("a dead microphone: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

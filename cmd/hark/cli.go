@@ -44,6 +44,7 @@ var subcommands = map[string]subcommand{
 	"timers":     {"list running timers (--all: alarms and reminders too)", cmdTimers},
 	"secrets":    {"set, list or unset the credentials commands need", cmdSecrets},
 	"commands":   {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
+	"smoketest":  {"check the board's microphone, speaker, button and LEDs, with a PASS or FAIL line each", cmdSmoketest},
 	"transcribe": {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
 }
 

@@ -15,8 +15,10 @@ import (
 )
 
 // clip reads a shared speech clip as 16 kHz mono, or skips.
-func clip(t *testing.T, rel string) []float32 {
-	return pcm.ToSpeech(sharedtest.WAV(t, "testdata/speech/"+rel)).Samples
+func clip(t *testing.T, rel string) []float32 { return clipB(t, rel) }
+
+func clipB(tb testing.TB, rel string) []float32 {
+	return pcm.ToSpeech(sharedtest.WAV(tb, "testdata/speech/"+rel)).Samples
 }
 
 // espeak says text, as 16 kHz mono, or skips.

@@ -212,3 +212,23 @@ func rss(b *testing.B) int64 {
 	b.Skip("no VmRSS in /proc/self/status")
 	return 0
 }
+
+// BenchmarkSileroVAD is the CPU the Silero model takes as the endpoint
+// detector while the box listens: the percentage of one core per second of
+// audio, one 32 ms window at a time.
+func BenchmarkSileroVAD(b *testing.B) {
+	v, err := NewVAD(shared(b, "models/ggml-silero-v6.2.0.bin"), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	audio := speech(b, "testdata/speech/jfk.wav").Samples
+	for b.Loop() {
+		v.Reset()
+		for i := 0; i+v.FrameSize() <= len(audio); i += v.FrameSize() {
+			v.Speech(audio[i : i+v.FrameSize()])
+		}
+	}
+	seconds := float64(len(audio)) / 16000
+	b.ReportMetric(100*b.Elapsed().Seconds()/(seconds*float64(b.N)), "%-of-a-core")
+}
