@@ -2,7 +2,8 @@
 #   make run    run the appliance on this computer, in simulation
 #   make test   everything CI checks: vet, race tests, cgo-free tests, ARM
 #               cross builds and the arm64 tests under qemu
-#   make bench  the figures: start-up, idle memory, turn overhead
+#   make bench  the figures: start-up, idle memory, turn overhead,
+#               endpointing, capture and barge-in
 #   make cross  arm64 and armv7 binaries in bin/
 #   make lint   go vet and staticcheck
 #   make clean  remove build output and the test cache
@@ -114,7 +115,7 @@ qemu:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./cmd/hark
-	$(GO) test -run '^$$' -bench . -benchmem ./pipeline/... ./reply/...
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./pipeline/... ./reply/... ./device/...
 
 # The whisper.cpp tests run when libwhisper is at WHISPER_PREFIX; otherwise
 # they are skipped, and this says so.

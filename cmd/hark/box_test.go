@@ -23,7 +23,6 @@ type mapRig struct {
 	mu     sync.Mutex
 	said   []string
 	mutes  int
-	cause  error
 	cancel context.CancelCauseFunc
 }
 
