@@ -45,6 +45,8 @@ var subcommands = map[string]subcommand{
 	"secrets":    {"set, list or unset the credentials commands need", cmdSecrets},
 	"commands":   {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
 	"smoketest":  {"check the board's microphone, speaker, button and LEDs, with a PASS or FAIL line each", cmdSmoketest},
+	"update":     {"check for, install and show firmware updates: hark update check|install [URL-or-FILE]|status", cmdUpdate},
+	"health":     {"the boot health check: wait for hark, run its self-test, --mark-good marks the RAUC slot good", cmdHealth},
 	"transcribe": {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/notify"
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/pipeline"
@@ -128,6 +129,15 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 		wg.Go(func() { sim.Display(octx, f, screen) })
 	}
 	wg.Go(func() { notify.Run(octx, status, log) })
+	wg.Go(func() { notify.Watchdog(octx, dev.audioAlive, log) })
+	ctl := newBoxControl(a, dev)
+	ctlFeed := p.Subscribe(4)
+	wg.Go(func() { ctl.follow(octx, ctlFeed) })
+	wg.Go(func() {
+		if err := control.Serve(octx, cfg.ControlSocket, ctl, log); err != nil {
+			log.Warn("no control socket: hark update and hark health cannot ask the box how it is", "err", err)
+		}
+	})
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
 	wg.Go(func() {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,4 +76,43 @@ type nopTranscriber struct{}
 
 func (nopTranscriber) Transcribe(context.Context, pipeline.Utterance) (pipeline.Transcript, error) {
 	return pipeline.Transcript{}, pipeline.ErrNoSpeech
+}
+
+// Pings go out while the audio loop is alive, and stop when it stalls.
+func TestWatchdogPingsOnlyWhileAlive(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+	t.Setenv("WATCHDOG_USEC", "30000") // 30 ms: a ping every 10 ms
+	var alive atomic.Bool
+	alive.Store(true)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { Watchdog(ctx, alive.Load, slog.New(slog.DiscardHandler)); close(done) }()
+	buf := make([]byte, 64)
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for range 3 {
+		n, err := conn.Read(buf)
+		if err != nil || string(buf[:n]) != "WATCHDOG=1" {
+			t.Fatalf("while alive: %q, %v; want WATCHDOG=1", buf[:n], err)
+		}
+	}
+	alive.Store(false)
+	time.Sleep(15 * time.Millisecond) // a ping already on its way may arrive
+	for {
+		conn.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+		if _, err := conn.Read(buf); err != nil {
+			break
+		}
+	}
+	conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, err := conn.Read(buf); err == nil {
+		t.Errorf("stalled loop: got %q; want no pings", buf[:n])
+	}
+	cancel()
+	<-done
 }

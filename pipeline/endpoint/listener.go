@@ -71,6 +71,7 @@ type Listener struct {
 	rec     *recording
 	muted   bool
 	running bool
+	beat    time.Time     // when the capture loop last made progress
 	openErr error         // why the microphone is not capturing, when it is not
 	state   chan struct{} // closed and replaced when running or openErr change
 	changed chan struct{}
@@ -122,9 +123,12 @@ func (l *Listener) Run(ctx context.Context) error {
 		l.mu.Lock()
 		muted := l.muted
 		l.mu.Unlock()
+		l.alive()
 		if muted {
-			l.setDown(pipeline.ErrMuted)
-			if !l.waitChange(ctx, 0) {
+			if _, down := l.Health(); down != pipeline.ErrMuted {
+				l.setDown(pipeline.ErrMuted)
+			}
+			if !l.waitChange(ctx, time.Second) { // a beat a second while muted
 				break
 			}
 			continue
@@ -182,6 +186,7 @@ func (l *Listener) capture(ctx context.Context, s Stream) error {
 		}
 		chunk := append([]float32(nil), buf[:n]...)
 		l.mu.Lock()
+		l.beat = time.Now()
 		if l.rec != nil {
 			select {
 			case l.rec.audio <- chunk:
@@ -195,6 +200,22 @@ func (l *Listener) capture(ctx context.Context, s Stream) error {
 		}
 		l.mu.Unlock()
 	}
+}
+
+// alive notes that the capture loop is making progress.
+func (l *Listener) alive() {
+	l.mu.Lock()
+	l.beat = time.Now()
+	l.mu.Unlock()
+}
+
+// Health reports when the capture loop last made progress (a read, a
+// retry, a second while muted) and why the microphone is not capturing:
+// nil while it captures, pipeline.ErrMuted while muted.
+func (l *Listener) Health() (last time.Time, down error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.beat, l.openErr
 }
 
 // setDown marks the capture stopped for reason and fails the recording

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -261,3 +262,61 @@ func TestBrokenMicrophoneIsRetried(t *testing.T) {
 		}
 	})
 }
+
+// Health is what the watchdog follows: the loop beats while it captures
+// and while it is muted, and stops beating when a read hangs.
+func TestHealthFollowsTheCaptureLoop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hang := make(chan struct{})
+		var reads atomic.Int32
+		src := SourceFunc[*hangingStream](func() (*hangingStream, error) {
+			return &hangingStream{hang: hang, reads: &reads}, nil
+		})
+		l := New(Options{Source: src})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go l.Run(ctx)
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait()
+		last, down := l.Health()
+		if down != nil || time.Since(last) > 20*time.Millisecond {
+			t.Fatalf("capturing: last beat %v ago, down %v", time.Since(last), down)
+		}
+		l.SetMuted(true)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		last, down = l.Health()
+		if down != pipeline.ErrMuted || time.Since(last) > time.Second {
+			t.Fatalf("muted: last beat %v ago, down %v; want ErrMuted and a beat a second", time.Since(last), down)
+		}
+		l.SetMuted(false)
+		time.Sleep(100 * time.Millisecond)
+		reads.Store(-1000) // from now on every read hangs
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if last, _ = l.Health(); time.Since(last) < 9*time.Second {
+			t.Errorf("a hung read still beats: last beat %v ago", time.Since(last))
+		}
+		close(hang)
+	})
+}
+
+type hangingStream struct {
+	hang  chan struct{}
+	reads *atomic.Int32
+}
+
+func (s *hangingStream) Read(ctx context.Context, p []float32) (int, error) {
+	if s.reads.Add(1) <= 0 {
+		<-s.hang // a driver that never returns
+		return 0, errors.New("hung")
+	}
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(20 * time.Millisecond):
+	}
+	return copy(p, make([]float32, 320)), nil
+}
+
+func (s *hangingStream) Close() error { return nil }

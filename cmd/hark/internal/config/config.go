@@ -24,22 +24,27 @@ type Config struct {
 	Board string `toml:"board"`
 	// DataDir holds the database and reply files; empty picks the state
 	// directory for the platform (see Load).
-	DataDir   string    `toml:"data_dir"`
-	Log       Log       `toml:"log"`
-	Ollama    Ollama    `toml:"ollama"`
-	Assistant Assistant `toml:"assistant"`
-	Reply     Reply     `toml:"reply"`
-	Pipeline  Pipeline  `toml:"pipeline"`
-	Whisper   Whisper   `toml:"whisper"`
-	Audio     Audio     `toml:"audio"`
-	Listen    Listen    `toml:"listen"`
-	Button    Button    `toml:"button"`
-	LEDs      LEDs      `toml:"leds"`
-	TTS       TTS       `toml:"tts"`
-	Commands  Commands  `toml:"commands"`
-	Weather   Weather   `toml:"weather"`
-	Storage   Storage   `toml:"storage"`
-	Sim       Sim       `toml:"sim"`
+	DataDir string `toml:"data_dir"`
+	// ControlSocket is the running daemon's local control socket; empty
+	// picks /run/hark/control.sock on a board, control.sock in the data
+	// directory in simulation.
+	ControlSocket string    `toml:"control_socket"`
+	Log           Log       `toml:"log"`
+	Ollama        Ollama    `toml:"ollama"`
+	Assistant     Assistant `toml:"assistant"`
+	Reply         Reply     `toml:"reply"`
+	Pipeline      Pipeline  `toml:"pipeline"`
+	Whisper       Whisper   `toml:"whisper"`
+	Audio         Audio     `toml:"audio"`
+	Listen        Listen    `toml:"listen"`
+	Button        Button    `toml:"button"`
+	LEDs          LEDs      `toml:"leds"`
+	TTS           TTS       `toml:"tts"`
+	Commands      Commands  `toml:"commands"`
+	Weather       Weather   `toml:"weather"`
+	Storage       Storage   `toml:"storage"`
+	Update        Update    `toml:"update"`
+	Sim           Sim       `toml:"sim"`
 }
 
 // Log configures logging.
@@ -177,6 +182,21 @@ type Storage struct {
 	Profile string `toml:"profile"`
 }
 
+// Update configures the over-the-air updates.
+type Update struct {
+	// Manifest is the update server's manifest URL; empty for none.
+	Manifest string `toml:"manifest"`
+	// Every is how often the update timer's check really asks the server
+	// (the timer fires hourly); 0 leaves updates to be asked for by hand.
+	Every Duration `toml:"every"`
+	// Dir keeps downloaded bundles; empty for "updates" in the data
+	// directory.
+	Dir string `toml:"dir"`
+	// RAUCBus is the D-Bus address of the RAUC service; empty for the
+	// system bus.
+	RAUCBus string `toml:"rauc_bus"`
+}
+
 // Sim configures the desktop simulation.
 type Sim struct {
 	MicWAV          string `toml:"mic_wav"`
@@ -220,6 +240,7 @@ func Default() Config {
 			GeocodeURL: "https://geocoding-api.open-meteo.com/v1/search"},
 		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50},
 		Storage: Storage{Profile: "low-memory"},
+		Update:  Update{Every: Duration{24 * time.Hour}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
 }

@@ -170,6 +170,23 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	if c.DataDir == "" {
 		bad("data_dir", "no data directory set and neither $HOME nor $XDG_STATE_HOME to derive one")
 	}
+	if c.ControlSocket == "" {
+		c.ControlSocket = "/run/hark/control.sock"
+		if c.Board == "sim" {
+			c.ControlSocket = filepath.Join(c.DataDir, "control.sock")
+		}
+	}
+	if m := c.Update.Manifest; m != "" {
+		if u, err := url.Parse(m); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("update.manifest", "%q is not an http or https URL", m)
+		}
+	}
+	if c.Update.Every.Duration < 0 {
+		bad("update.every", "%v is negative (0 leaves updates to be asked for by hand)", c.Update.Every.Duration)
+	}
+	if c.Update.Dir == "" {
+		c.Update.Dir = filepath.Join(c.DataDir, "updates")
+	}
 	if len(problems) > 0 {
 		return r, errors.New(strings.Join(problems, "\n"))
 	}

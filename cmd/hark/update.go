@@ -1,0 +1,368 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/update"
+)
+
+// cmdUpdate is `hark update check | install URL-or-FILE | status`.
+func cmdUpdate(ctx context.Context, e env, g *globals, args []string) error {
+	const use = "usage: hark update check [--install] [--scheduled] | install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE] | status"
+	if len(args) == 0 {
+		fmt.Fprintln(e.stderr, use)
+		return errUsage
+	}
+	switch args[0] {
+	case "check":
+		return updateCheck(ctx, e, g, args[1:])
+	case "install":
+		return updateInstall(ctx, e, g, args[1:])
+	case "status":
+		return updateStatus(ctx, e, g, args[1:])
+	}
+	fmt.Fprintf(e.stderr, "hark update: unknown step %q\n%s\n", args[0], use)
+	return errUsage
+}
+
+// updater is the agent wired to this box: RAUC on D-Bus, the download
+// directory, the running daemon's idle state, systemd's reboot.
+type updater struct {
+	*update.Agent
+	rauc *update.RAUC
+	ctl  *control.Client
+	cfg  *config.Loaded
+}
+
+func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
+	cfg, _, err := loadConfig(e, g)
+	if err != nil {
+		return nil, err
+	}
+	log := newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn)
+	r, err := update.DialRAUC(ctx, cfg.Update.RAUCBus)
+	if err != nil {
+		return nil, err
+	}
+	ctl := control.Dial(cfg.ControlSocket)
+	// No overall timeout: a bundle is hundreds of megabytes. A server that
+	// stops answering is caught by the header and idle timeouts.
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		ResponseHeaderTimeout: 30 * time.Second,
+		IdleConnTimeout:       30 * time.Second,
+	}
+	return &updater{
+		Agent: &update.Agent{
+			Manifest: cfg.Update.Manifest,
+			Download: update.Downloader{HTTP: &http.Client{Transport: tr}, Dir: cfg.Update.Dir},
+			RAUC:     r,
+			Running:  version,
+			Idle:     ctl.WaitIdle,
+			Reboot:   systemReboot,
+			Log:      log,
+		},
+		rauc: r, ctl: ctl, cfg: cfg,
+	}, nil
+}
+
+func (u *updater) close() { u.rauc.Close() }
+
+// systemReboot asks systemd to reboot.
+func systemReboot(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, "systemctl", "reboot").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("systemctl reboot: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
+	fs := flags("update check", e, g)
+	install := fs.Bool("install", false, "install an offered update, then reboot when the speaker is idle")
+	scheduled := fs.Bool("scheduled", false, "run as the update timer: only when update.every has passed since the last check")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	u, err := newUpdater(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer u.close()
+	stamp := filepath.Join(u.cfg.Update.Dir, "last-check")
+	if *scheduled {
+		every := u.cfg.Update.Every.Duration
+		if every == 0 {
+			fmt.Fprintln(e.stdout, "automatic update checks are off (update.every = 0)")
+			return nil
+		}
+		if st, err := os.Stat(stamp); err == nil && time.Since(st.ModTime()) < every {
+			fmt.Fprintf(e.stdout, "checked %s ago; the next check is due in %s\n",
+				time.Since(st.ModTime()).Round(time.Minute), (every - time.Since(st.ModTime())).Round(time.Minute))
+			return nil
+		}
+	}
+	c, err := u.Check(ctx)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(u.cfg.Update.Dir, 0o755); err == nil {
+		os.WriteFile(stamp, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
+	}
+	fmt.Fprintf(e.stdout, "running  %s\noffered  %s (%s, %s)\n", c.Current, c.Available.Version, mb(c.Available.Size), c.Available.URL)
+	if !c.Newer {
+		fmt.Fprintln(e.stdout, "the box is up to date")
+		return nil
+	}
+	if !*install {
+		fmt.Fprintln(e.stdout, "an update is available: hark update install")
+		return nil
+	}
+	return u.install(ctx, e, "", rebootWhenIdle)
+}
+
+type rebootPolicy int
+
+const (
+	rebootWhenIdle rebootPolicy = iota
+	rebootNow
+	rebootNever
+)
+
+func updateInstall(ctx context.Context, e env, g *globals, args []string) error {
+	fs := flags("update install", e, g)
+	now := fs.Bool("now", false, "reboot as soon as it is installed, even mid-conversation")
+	noReboot := fs.Bool("no-reboot", false, "install only; the new version runs after the next reboot")
+	downgrade := fs.Bool("allow-downgrade", false, "install a bundle that is not newer than the running system")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintln(e.stderr, "hark update install: one bundle file or URL at most")
+		return errUsage
+	}
+	if *now && *noReboot {
+		fmt.Fprintln(e.stderr, "hark update install: --now and --no-reboot contradict each other")
+		return errUsage
+	}
+	u, err := newUpdater(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer u.close()
+	u.AllowDowngrade = *downgrade
+	policy := rebootWhenIdle
+	switch {
+	case *now:
+		policy = rebootNow
+	case *noReboot:
+		policy = rebootNever
+	}
+	return u.install(ctx, e, fs.Arg(0), policy)
+}
+
+// lastResult is what the last install did, kept for `hark update status`.
+type lastResult struct {
+	Time    time.Time `json:"time"`
+	Source  string    `json:"source"`
+	Version string    `json:"version,omitempty"`
+	Error   string    `json:"error,omitempty"`
+}
+
+func (u *updater) install(ctx context.Context, e env, src string, policy rebootPolicy) error {
+	bar := newProgressBar(e.stdout, e.stdoutTTY)
+	lastPct := -1
+	show := func(p update.Progress) {
+		bar.show(p)
+		if p.Percent != lastPct { // the box's LEDs show it too
+			lastPct = p.Percent
+			u.ctl.SetUpdating(ctx, true, p.Percent)
+		}
+	}
+	res, err := u.Install(ctx, src, show)
+	bar.end()
+	u.ctl.SetUpdating(context.WithoutCancel(ctx), false, 100)
+	rec := lastResult{Time: time.Now().UTC(), Source: cmpOr(src, u.cfg.Update.Manifest), Version: res.Version}
+	if err != nil {
+		rec.Error = err.Error()
+	}
+	u.record(rec)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "installed %s; it runs after the next reboot\n", res.Version)
+	switch policy {
+	case rebootNever:
+		return nil
+	case rebootNow:
+		fmt.Fprintln(e.stdout, "rebooting now")
+		return u.Reboot(ctx)
+	}
+	fmt.Fprintln(e.stdout, "rebooting when the speaker is idle (not mid-conversation, no timer ringing)")
+	return u.RebootWhenIdle(ctx)
+}
+
+func (u *updater) record(r lastResult) {
+	b, _ := json.MarshalIndent(r, "", "  ")
+	if err := os.MkdirAll(u.cfg.Update.Dir, 0o755); err == nil {
+		os.WriteFile(filepath.Join(u.cfg.Update.Dir, "last-result.json"), append(b, '\n'), 0o644)
+	}
+}
+
+func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
+	fs := flags("update status", e, g)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	u, err := newUpdater(ctx, e, g)
+	if err != nil {
+		return err
+	}
+	defer u.close()
+	s, err := u.rauc.Status(ctx)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	booted := s.BootSlot
+	if b, ok := s.Booted(); ok {
+		booted += " (" + b.Name + ")"
+	}
+	fmt.Fprintf(w, "compatible\t%s\nbooted\t%s\nnext boot\t%s\nrunning\t%s\nrauc\t%s\n", s.Compatible, booted, dash(s.Primary), version, s.Operation)
+	if s.LastError != "" {
+		fmt.Fprintf(w, "rauc's last error\t%s\n", s.LastError)
+	}
+	var last lastResult
+	if b, err := os.ReadFile(filepath.Join(u.cfg.Update.Dir, "last-result.json")); err == nil && json.Unmarshal(b, &last) == nil {
+		result := "installed " + last.Version
+		if last.Error != "" {
+			result = "failed: " + last.Error
+		}
+		fmt.Fprintf(w, "last update\t%s, %s (%s)\n", last.Time.Local().Format("2006-01-02 15:04"), result, last.Source)
+	} else {
+		fmt.Fprintf(w, "last update\tnone recorded\n")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "SLOT\tBOOT\tSTATE\tBOOT-STATUS\tVERSION\tINSTALLED\tWRITE")
+	for _, sl := range s.Slots {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sl.Name, dash(sl.BootName), dash(sl.State), dash(sl.BootStatus), dash(sl.BundleVersion), dash(sl.Installed), dash(sl.Status))
+	}
+	return w.Flush()
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+// progressBar draws download and install progress: a bar redrawn in place
+// on a terminal, a line per tenth otherwise (a log, the journal).
+type progressBar struct {
+	w     io.Writer
+	tty   bool
+	stage string
+	tenth int
+	drawn bool
+}
+
+func newProgressBar(w io.Writer, tty bool) *progressBar {
+	return &progressBar{w: w, tty: tty, tenth: -1}
+}
+
+func (b *progressBar) show(p update.Progress) {
+	label := map[string]string{"download": "downloading", "install": "installing"}[p.Stage]
+	detail := p.Message
+	if p.Stage == "download" && p.Total > 0 {
+		detail = mb(p.Done) + " of " + mb(p.Total)
+	}
+	if b.tty {
+		const width = 30
+		fill := p.Percent * width / 100
+		fmt.Fprintf(b.w, "\r\033[K%-11s [%s%s] %3d%% %s", label, strings.Repeat("#", fill), strings.Repeat(" ", width-fill), p.Percent, detail)
+		b.drawn = true
+		return
+	}
+	if p.Stage != b.stage || p.Percent/10 != b.tenth {
+		b.stage, b.tenth = p.Stage, p.Percent/10
+		fmt.Fprintf(b.w, "%s %d%% %s\n", label, p.Percent, detail)
+	}
+}
+
+func (b *progressBar) end() {
+	if b.drawn {
+		fmt.Fprintln(b.w)
+	}
+}
+
+// cmdHealth is the boot health check: it waits for the daemon to report
+// ready, reads its self-test, and with --mark-good tells RAUC the booted
+// slot is good. Anything else leaves the slot unmarked, and the boot
+// loader's counter falls back to the other slot after its attempts.
+func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
+	fs := flags("health", e, g)
+	wait := fs.Duration("wait", 2*time.Minute, "how long to wait for hark to report ready")
+	mark := fs.Bool("mark-good", false, "mark the booted RAUC slot good when every check passes")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg, _, err := loadConfig(e, g)
+	if err != nil {
+		return err
+	}
+	ctl := control.Dial(cfg.ControlSocket)
+	wctx, cancel := context.WithTimeout(ctx, *wait)
+	defer cancel()
+	var s control.Status
+	for {
+		s, err = ctl.Status(wctx)
+		if err == nil && s.Ready {
+			break
+		}
+		select {
+		case <-wctx.Done():
+			if err == nil {
+				err = errors.New("hark never reported ready")
+			}
+			return fmt.Errorf("health: after %s: %w; the slot is not marked good", *wait, err)
+		case <-time.After(time.Second):
+		}
+	}
+	for _, c := range s.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(e.stdout, "%s %-15s %s\n", mark, c.Name, c.Detail)
+	}
+	if ok, why := s.Healthy(); !ok {
+		return fmt.Errorf("health: %s; the slot is not marked good", why)
+	}
+	if !*mark {
+		fmt.Fprintln(e.stdout, "healthy")
+		return nil
+	}
+	r, err := update.DialRAUC(ctx, cfg.Update.RAUCBus)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	msg, err := r.Mark(ctx, "good", "booted")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "healthy: %s\n", msg)
+	return nil
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/update/rauctest"
+)
+
+// raucDouble is RAUC on a private bus, booted from slot A at 1.0.0.
+func raucDouble(t *testing.T) (*rauctest.RAUC, string) {
+	addr := rauctest.Bus(t)
+	r := &rauctest.RAUC{
+		Compatible: "hark-rpi4-64",
+		BootSlot:   "A",
+		Slots: []rauctest.Slot{
+			{Name: "rootfs.0", BootName: "A", State: "booted", BundleVersion: "1.0.0", Status: "ok"},
+			{Name: "rootfs.1", BootName: "B", State: "inactive"},
+		},
+		Check: rauctest.FakeCheck,
+	}
+	r.Start(t, addr)
+	return r, addr
+}
+
+func hark(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out output
+	code := run(t.Context(), args, env{stdout: &out, stderr: &out, getenv: vars(map[string]string{"HOME": t.TempDir()})})
+	return code, out.String()
+}
+
+func TestUpdateCommands(t *testing.T) {
+	r, bus := raucDouble(t)
+	bundle := []byte("hark-rpi4-64 1.3.0")
+	h := sha256.Sum256(bundle)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `{"version":"1.3.0","url":"hark-1.3.0.raucb","size":%d,"sha256":"%s","compatible":"hark-rpi4-64"}`, len(bundle), hex.EncodeToString(h[:]))
+	})
+	mux.HandleFunc("/hark/hark-1.3.0.raucb", func(w http.ResponseWriter, _ *http.Request) { w.Write(bundle) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	data := t.TempDir()
+	cfg := writeConfig(t, fmt.Sprintf("[update]\nmanifest = %q\nrauc_bus = %q\n", srv.URL+"/hark/manifest.json", bus))
+	common := []string{"--config", cfg, "--data", data}
+
+	code, out := hark(t, append([]string{"update", "check"}, common...)...)
+	if code != 0 || !strings.Contains(out, "running  1.0.0") || !strings.Contains(out, "offered  1.3.0") || !strings.Contains(out, "an update is available") {
+		t.Fatalf("check: %d\n%s", code, out)
+	}
+	code, out = hark(t, append([]string{"update", "check", "--scheduled"}, common...)...)
+	if code != 0 || !strings.Contains(out, "checked 0s ago") {
+		t.Errorf("a scheduled check right after a check: %d\n%s", code, out)
+	}
+
+	code, out = hark(t, append([]string{"update", "install", "--no-reboot"}, common...)...)
+	if code != 0 || !strings.Contains(out, "downloading 100%") || !strings.Contains(out, "installing 100% Installing done.") || !strings.Contains(out, "installed 1.3.0") {
+		t.Fatalf("install: %d\n%s", code, out)
+	}
+	if got := r.Installed(); len(got) != 1 || filepath.Dir(got[0]) != filepath.Join(data, "updates") {
+		t.Errorf("RAUC installed %v, want the bundle downloaded into the data directory", got)
+	}
+
+	older := rauctest.FakeBundle(t, "hark-rpi4-64", "0.9.0")
+	code, out = hark(t, append(append([]string{"update", "install", "--no-reboot"}, common...), older)...)
+	if code == 0 || !strings.Contains(out, "is version 0.9.0, the box runs 1.0.0") {
+		t.Errorf("an older bundle: %d\n%s", code, out)
+	}
+	if len(r.Installed()) != 1 {
+		t.Error("the older bundle was installed")
+	}
+
+	code, out = hark(t, append([]string{"update", "status"}, common...)...)
+	for _, want := range []string{"compatible   hark-rpi4-64", "booted       A (rootfs.0)", "next boot    rootfs.1",
+		"failed: update: ", "rootfs.0  A     booted    -            1.0.0", "rootfs.1  B     inactive  -            1.3.0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("status exit %d", code)
+	}
+
+	code, out = hark(t, "update", "frobnicate")
+	if code != 2 || !strings.Contains(out, `unknown step "frobnicate"`) {
+		t.Errorf("bad step: %d %s", code, out)
+	}
+}
+
+func TestUpdateWithoutRAUC(t *testing.T) {
+	bus := rauctest.Bus(t)
+	cfg := writeConfig(t, fmt.Sprintf("[update]\nrauc_bus = %q\n", bus))
+	code, out := hark(t, "update", "status", "--config", cfg, "--data", t.TempDir())
+	if code == 0 || !strings.Contains(out, "the RAUC service is not running") {
+		t.Errorf("status without RAUC: %d %s", code, out)
+	}
+	code, out = hark(t, "update", "check", "--config", cfg, "--data", t.TempDir())
+	if code == 0 || !strings.Contains(out, "no update server is configured") {
+		t.Errorf("check without a server: %d %s", code, out)
+	}
+}
+
+// The health check marks the slot good only when the running daemon is
+// armed and its self-test passes.
+func TestHealthMarksTheSlotGoodOnlyWhenHealthy(t *testing.T) {
+	r, bus := raucDouble(t)
+	data := t.TempDir()
+	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[update]\nrauc_bus = %q\n", bus))
+	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": data}), "--sim", "--data", data, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+
+	code, out := hark(t, "health", "--mark-good", "--wait", "10s", "--config", cfg, "--data", data)
+	if code != 0 || !strings.Contains(out, "ok   storage") || !strings.Contains(out, "marked slot rootfs.0 as good") {
+		t.Fatalf("health of a running box: %d\n%s", code, out)
+	}
+	if got := r.Marks(); !slices.Equal(got, []string{"good rootfs.0"}) {
+		t.Errorf("marks %v", got)
+	}
+	s.quit(t)
+
+	// A box whose self-test fails: no mark.
+	sock := filepath.Join(t.TempDir(), "control.sock")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go control.Serve(ctx, sock, sickBox{}, slog.New(slog.DiscardHandler))
+	cfg2 := writeConfig(t, fmt.Sprintf("control_socket = %q\n[update]\nrauc_bus = %q\n", sock, bus))
+	code, out = hark(t, "health", "--mark-good", "--wait", "10s", "--config", cfg2, "--data", data)
+	if code == 0 || !strings.Contains(out, "FAIL speech-to-text") || !strings.Contains(out, "the slot is not marked good") {
+		t.Errorf("health of a sick box: %d\n%s", code, out)
+	}
+	// Nobody answering: no mark either.
+	cfg3 := writeConfig(t, fmt.Sprintf("control_socket = %q\n[update]\nrauc_bus = %q\n", filepath.Join(t.TempDir(), "none.sock"), bus))
+	code, out = hark(t, "health", "--mark-good", "--wait", "1500ms", "--config", cfg3, "--data", data)
+	if code == 0 || !strings.Contains(out, "hark is not running") {
+		t.Errorf("health with no daemon: %d\n%s", code, out)
+	}
+	if got := r.Marks(); len(got) != 1 {
+		t.Errorf("marks %v; an unhealthy box was marked", got)
+	}
+}
+
+type sickBox struct{}
+
+func (sickBox) Status(context.Context) control.Status {
+	return control.Status{State: "idle", Ready: true, Checks: []control.Check{
+		{Name: "storage", OK: true}, {Name: "speech-to-text", Detail: "model ggml-base.en.bin: truncated"}}}
+}
+func (sickBox) WaitIdle(context.Context) error { return nil }
+func (sickBox) SetUpdating(bool, int)          {}

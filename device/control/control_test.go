@@ -1,0 +1,112 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+type fakeBox struct {
+	mu       sync.Mutex
+	idle     chan struct{}
+	updating []Update
+	waiting  chan struct{}
+}
+
+func (b *fakeBox) Status(context.Context) Status {
+	return Status{State: "speaking", Ready: true, Version: "1.2.3", Checks: []Check{{Name: "storage", OK: true}, {Name: "speech-to-text", OK: false, Detail: "no model"}}}
+}
+
+func (b *fakeBox) WaitIdle(ctx context.Context) error {
+	b.waiting <- struct{}{}
+	select {
+	case <-b.idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *fakeBox) SetUpdating(active bool, pct int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.updating = append(b.updating, Update{active, pct})
+}
+
+func serve(t *testing.T, b Box) string {
+	path := filepath.Join(t.TempDir(), "run", "control.sock")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, path, b, slog.New(slog.DiscardHandler)) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	c := Dial(path)
+	for range 200 { // until it listens
+		if _, err := c.Status(t.Context()); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return path
+}
+
+func TestStatusAndUpdating(t *testing.T) {
+	b := &fakeBox{idle: make(chan struct{}), waiting: make(chan struct{}, 1)}
+	c := Dial(serve(t, b))
+	s, err := c.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.State != "speaking" || !s.Ready || s.Version != "1.2.3" || len(s.Checks) != 2 {
+		t.Fatalf("status %+v", s)
+	}
+	if ok, why := s.Healthy(); ok || why != "speech-to-text: no model" {
+		t.Errorf("healthy %v %q; want the failed check named", ok, why)
+	}
+	if err := c.SetUpdating(t.Context(), true, 42); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetUpdating(t.Context(), false, 100); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.updating) != 2 || b.updating[0] != (Update{true, 42}) || b.updating[1].Active {
+		t.Errorf("updating %v", b.updating)
+	}
+}
+
+func TestWaitIdleWaitsForTheBox(t *testing.T) {
+	b := &fakeBox{idle: make(chan struct{}), waiting: make(chan struct{}, 1)}
+	c := Dial(serve(t, b))
+	done := make(chan error, 1)
+	go func() { done <- c.WaitIdle(t.Context()) }()
+	<-b.waiting
+	select {
+	case err := <-done:
+		t.Fatalf("WaitIdle returned %v while the box was busy", err)
+	default:
+	}
+	close(b.idle)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNoDaemon(t *testing.T) {
+	c := Dial(filepath.Join(t.TempDir(), "control.sock"))
+	if _, err := c.Status(t.Context()); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("status without a daemon: %v, want ErrNotRunning", err)
+	}
+	if err := c.WaitIdle(t.Context()); err != nil {
+		t.Errorf("WaitIdle without a daemon: %v; nothing is talking, so it is idle", err)
+	}
+}

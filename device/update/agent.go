@@ -1,0 +1,221 @@
+package update
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+)
+
+// Installer is what the agent needs of RAUC; *RAUC is the real one.
+type Installer interface {
+	Status(ctx context.Context) (System, error)
+	Info(ctx context.Context, bundle string) (BundleInfo, error)
+	Install(ctx context.Context, bundle string, progress func(Progress)) error
+}
+
+// The agent's refusals. Each leaves the box as it was.
+var (
+	ErrBusy         = errors.New("an update is already being installed")
+	ErrNotNewer     = errors.New("the bundle is not newer than the running system")
+	ErrIncompatible = errors.New("the bundle is for another kind of box")
+	ErrNoServer     = errors.New("no update server is configured (set [update] manifest)")
+)
+
+// Agent checks for, downloads and installs updates.
+type Agent struct {
+	// Manifest is the update server's manifest URL.
+	Manifest string
+	Download Downloader
+	RAUC     Installer
+	// Running is the version of the running firmware, used when RAUC has
+	// no bundle version for the booted slot (an image flashed by hand).
+	Running string
+	// AllowDowngrade installs a bundle that is not newer (asked for by
+	// hand, never by the timer).
+	AllowDowngrade bool
+	// Idle returns once the speaker is idle (no conversation, no timer
+	// ringing); nil means there is nothing to wait for.
+	Idle func(ctx context.Context) error
+	// Reboot restarts the box into the new slot.
+	Reboot func(ctx context.Context) error
+	Log    *slog.Logger
+
+	mu   sync.Mutex
+	busy bool
+}
+
+// Check is what the update server offers against what runs.
+type Check struct {
+	Current   string
+	Available Manifest
+	Newer     bool
+}
+
+// Result is an installed update.
+type Result struct {
+	Version string
+	Bundle  string
+}
+
+// Current is the running system's version: the booted slot's bundle
+// version, else the running firmware's.
+func (a *Agent) current(s System) string {
+	if b, ok := s.Booted(); ok && b.BundleVersion != "" {
+		return b.BundleVersion
+	}
+	return a.Running
+}
+
+// Check asks the update server what it offers.
+func (a *Agent) Check(ctx context.Context) (Check, error) {
+	if a.Manifest == "" {
+		return Check{}, ErrNoServer
+	}
+	sys, err := a.RAUC.Status(ctx)
+	if err != nil {
+		return Check{}, err
+	}
+	m, err := FetchManifest(ctx, a.client(), a.Manifest)
+	if err != nil {
+		return Check{}, err
+	}
+	c := Check{Current: a.current(sys), Available: m}
+	if m.Compatible != "" && sys.Compatible != "" && m.Compatible != sys.Compatible {
+		return c, fmt.Errorf("update check: the server offers %q, this box is %q: %w", m.Compatible, sys.Compatible, ErrIncompatible)
+	}
+	c.Newer = newer(m.Version, c.Current)
+	return c, nil
+}
+
+// newer reports whether v is newer than cur; an unreadable current
+// version (a development build) counts as older than any release.
+func newer(v, cur string) bool {
+	nv, err := ParseVersion(v)
+	if err != nil {
+		return false
+	}
+	cv, err := ParseVersion(cur)
+	if err != nil {
+		return true
+	}
+	return nv.Compare(cv) > 0
+}
+
+// Install installs an update: src is a bundle file, a bundle URL, a
+// manifest URL (ending in .json), or empty for the configured server's
+// manifest. It refuses while another install runs, and a bundle that RAUC
+// will not verify, that is for another box, or that is not newer.
+func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)) (Result, error) {
+	a.mu.Lock()
+	if a.busy {
+		a.mu.Unlock()
+		return Result{}, ErrBusy
+	}
+	a.busy = true
+	a.mu.Unlock()
+	defer func() { a.mu.Lock(); a.busy = false; a.mu.Unlock() }()
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+
+	sys, err := a.RAUC.Status(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if sys.Operation != "" && sys.Operation != "idle" {
+		return Result{}, fmt.Errorf("update: RAUC is %s: %w", sys.Operation, ErrBusy)
+	}
+	cur := a.current(sys)
+	bundle, err := a.fetch(ctx, src, sys, cur, progress)
+	if err != nil {
+		return Result{}, err
+	}
+	info, err := a.RAUC.Info(ctx, bundle)
+	if err != nil {
+		return Result{}, fmt.Errorf("update: %s: %w", bundle, err)
+	}
+	if sys.Compatible != "" && info.Compatible != sys.Compatible {
+		return Result{}, fmt.Errorf("update: %s is for %q, this box is %q: %w", bundle, info.Compatible, sys.Compatible, ErrIncompatible)
+	}
+	if !a.AllowDowngrade && !newer(info.Version, cur) {
+		return Result{}, fmt.Errorf("update: %s is version %s, the box runs %s: %w", bundle, info.Version, cur, ErrNotNewer)
+	}
+	a.log().Info("installing update", "bundle", bundle, "version", info.Version, "from", cur)
+	if err := a.RAUC.Install(ctx, bundle, progress); err != nil {
+		return Result{}, err
+	}
+	a.log().Info("update installed; it runs after the next reboot", "version", info.Version)
+	return Result{Version: info.Version, Bundle: bundle}, nil
+}
+
+// fetch makes src a local bundle file.
+func (a *Agent) fetch(ctx context.Context, src string, sys System, cur string, progress func(Progress)) (string, error) {
+	u, err := url.Parse(src)
+	isURL := err == nil && (u.Scheme == "http" || u.Scheme == "https")
+	switch {
+	case src == "" || (isURL && strings.HasSuffix(u.Path, ".json")):
+		manifest := src
+		if manifest == "" {
+			if a.Manifest == "" {
+				return "", ErrNoServer
+			}
+			manifest = a.Manifest
+		}
+		m, err := FetchManifest(ctx, a.client(), manifest)
+		if err != nil {
+			return "", err
+		}
+		if m.Compatible != "" && sys.Compatible != "" && m.Compatible != sys.Compatible {
+			return "", fmt.Errorf("update: the server offers %q, this box is %q: %w", m.Compatible, sys.Compatible, ErrIncompatible)
+		}
+		if !a.AllowDowngrade && !newer(m.Version, cur) {
+			return "", fmt.Errorf("update: the server offers %s, the box runs %s: %w", m.Version, cur, ErrNotNewer)
+		}
+		return a.Download.Fetch(ctx, m, progress)
+	case isURL:
+		return a.Download.Fetch(ctx, Manifest{Version: "download", URL: src}, progress)
+	}
+	st, err := os.Stat(src)
+	if err != nil {
+		return "", fmt.Errorf("update: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("update: %s is not a bundle file", src)
+	}
+	return src, nil
+}
+
+// RebootWhenIdle waits until the speaker is idle, then reboots.
+func (a *Agent) RebootWhenIdle(ctx context.Context) error {
+	if a.Idle != nil {
+		a.log().Info("reboot waits until the speaker is idle")
+		if err := a.Idle(ctx); err != nil {
+			return fmt.Errorf("reboot: waiting for the speaker to be idle: %w", err)
+		}
+	}
+	if a.Reboot == nil {
+		return errors.New("reboot: no way to reboot configured")
+	}
+	a.log().Info("rebooting into the new version")
+	return a.Reboot(ctx)
+}
+
+func (a *Agent) client() *http.Client {
+	if a.Download.HTTP != nil {
+		return a.Download.HTTP
+	}
+	return http.DefaultClient
+}
+
+func (a *Agent) log() *slog.Logger {
+	if a.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return a.Log
+}

@@ -1,0 +1,268 @@
+package update_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/device/update"
+	"github.com/harkbox/hark/device/update/rauctest"
+)
+
+// rig is the agent talking D-Bus to the RAUC double on a private bus.
+type rig struct {
+	rauc   *rauctest.RAUC
+	client *update.RAUC
+	agent  *update.Agent
+}
+
+var fakeBundles = rauctest.FakeCheck
+
+func fakeBundle(t *testing.T, compat, version string) string {
+	return rauctest.FakeBundle(t, compat, version)
+}
+
+func newRig(t *testing.T, check func(string) (string, string, error), opts ...func(*rauctest.RAUC)) *rig {
+	addr := rauctest.Bus(t)
+	r := &rauctest.RAUC{
+		Compatible: "hark-rpi4-64",
+		BootSlot:   "A",
+		Slots: []rauctest.Slot{
+			{Name: "rootfs.0", BootName: "A", State: "booted", BundleVersion: "1.0.0", Status: "ok"},
+			{Name: "rootfs.1", BootName: "B", State: "inactive"},
+		},
+		Check: check,
+	}
+	for _, o := range opts {
+		o(r) // before Start: the double's goroutines read these
+	}
+	r.Start(t, addr)
+	c, err := update.DialRAUC(t.Context(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rig{rauc: r, client: c, agent: &update.Agent{RAUC: c, Running: "0.0.1", Download: update.Downloader{Dir: t.TempDir()}}}
+}
+
+func TestStatusReadsBothSlots(t *testing.T) {
+	g := newRig(t, fakeBundles)
+	s, err := g.client.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Compatible != "hark-rpi4-64" || s.BootSlot != "A" || s.Operation != "idle" || s.Primary != "rootfs.1" || len(s.Slots) != 2 {
+		t.Fatalf("status %+v", s)
+	}
+	b, ok := s.Booted()
+	if !ok || b.Name != "rootfs.0" || b.BundleVersion != "1.0.0" || b.Device != "/dev/mmcblk0p2" {
+		t.Errorf("booted slot %+v", b)
+	}
+}
+
+func TestInstallReportsProgress(t *testing.T) {
+	g := newRig(t, fakeBundles)
+	var seen []update.Progress
+	res, err := g.agent.Install(t.Context(), fakeBundle(t, "hark-rpi4-64", "1.1.0"), func(p update.Progress) { seen = append(seen, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != "1.1.0" || len(g.rauc.Installed()) != 1 {
+		t.Fatalf("result %+v, installed %v", res, g.rauc.Installed())
+	}
+	var pcts []int
+	for _, p := range seen {
+		if p.Stage != "install" {
+			t.Fatalf("progress %+v: want the install stage", p)
+		}
+		pcts = append(pcts, p.Percent)
+	}
+	if !slices.IsSorted(pcts) || len(pcts) < 4 || pcts[len(pcts)-1] != 100 || !strings.Contains(seen[len(seen)-1].Message, "done") {
+		t.Errorf("progress %v: want RAUC's steps rising to 100 %% and done", seen)
+	}
+	s, _ := g.client.Status(t.Context())
+	if s.Slots[1].BundleVersion != "1.1.0" || s.Primary != "rootfs.1" || s.Operation != "idle" {
+		t.Errorf("after install: %+v", s)
+	}
+}
+
+func TestInstallFailureIsReported(t *testing.T) {
+	g := newRig(t, fakeBundles, func(r *rauctest.RAUC) { r.Fail = "Failed updating slot rootfs.1: No space left on device" })
+	_, err := g.agent.Install(t.Context(), fakeBundle(t, "hark-rpi4-64", "1.1.0"), nil)
+	if err == nil || !strings.Contains(err.Error(), "No space left on device") {
+		t.Fatalf("error %v, want RAUC's LastError", err)
+	}
+	if len(g.rauc.Installed()) != 0 {
+		t.Error("a failed install counted as installed")
+	}
+	s, _ := g.client.Status(t.Context())
+	if s.LastError == "" || s.Slots[1].BundleVersion != "" {
+		t.Errorf("after failure: %+v", s)
+	}
+}
+
+func TestInstallRefusals(t *testing.T) {
+	g := newRig(t, fakeBundles)
+	garbage := filepath.Join(t.TempDir(), "garbage.raucb")
+	os.WriteFile(garbage, []byte("not a bundle at all"), 0o644)
+	for _, c := range []struct {
+		name, bundle string
+		want         error
+		says         string
+	}{
+		{"older", fakeBundle(t, "hark-rpi4-64", "0.9.0"), update.ErrNotNewer, "version 0.9.0, the box runs 1.0.0"},
+		{"same", fakeBundle(t, "hark-rpi4-64", "1.0.0"), update.ErrNotNewer, "the box runs 1.0.0"},
+		{"other board", fakeBundle(t, "hark-rpi5", "2.0.0"), update.ErrIncompatible, `is for "hark-rpi5"`},
+		{"unsigned", garbage, nil, "signature verification failed"},
+		{"missing", filepath.Join(t.TempDir(), "nope.raucb"), nil, "no such file"},
+	} {
+		_, err := g.agent.Install(t.Context(), c.bundle, nil)
+		if err == nil || (c.want != nil && !errors.Is(err, c.want)) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: error %v, want %v saying %q", c.name, err, c.want, c.says)
+		}
+	}
+	if got := g.rauc.Installed(); len(got) != 0 {
+		t.Errorf("installed %v; every bundle should have been refused", got)
+	}
+}
+
+func TestInstallRefusedWhileBusy(t *testing.T) {
+	hold := make(chan struct{})
+	g := newRig(t, fakeBundles, func(r *rauctest.RAUC) { r.Hold = hold })
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.agent.Install(t.Context(), fakeBundle(t, "hark-rpi4-64", "1.1.0"), nil)
+		done <- err
+	}()
+	<-g.rauc.Started()
+	// The same agent, asked again.
+	if _, err := g.agent.Install(t.Context(), fakeBundle(t, "hark-rpi4-64", "1.2.0"), nil); !errors.Is(err, update.ErrBusy) {
+		t.Errorf("second install on the same agent: %v, want ErrBusy", err)
+	}
+	// Another process's agent: RAUC itself is busy.
+	other := &update.Agent{RAUC: g.client, Running: "0.0.1", Download: update.Downloader{Dir: t.TempDir()}}
+	_, err := other.Install(t.Context(), fakeBundle(t, "hark-rpi4-64", "1.2.0"), nil)
+	if !errors.Is(err, update.ErrBusy) || !strings.Contains(err.Error(), "installing") {
+		t.Errorf("install while RAUC installs: %v, want ErrBusy", err)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := g.rauc.Installed(); len(got) != 1 || !strings.HasSuffix(got[0], "hark-1.1.0.raucb") {
+		t.Errorf("installed %v, want only the first bundle", got)
+	}
+}
+
+func TestRebootWaitsUntilIdle(t *testing.T) {
+	g := newRig(t, fakeBundles)
+	idle := make(chan struct{})
+	asked := make(chan struct{})
+	var reboots atomic.Int32
+	g.agent.Idle = func(ctx context.Context) error {
+		close(asked)
+		select {
+		case <-idle:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	g.agent.Reboot = func(context.Context) error { reboots.Add(1); return nil }
+	if _, err := g.agent.Install(t.Context(), fakeBundle(t, "hark-rpi4-64", "1.1.0"), nil); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.agent.RebootWhenIdle(t.Context()) }()
+	<-asked
+	if reboots.Load() != 0 {
+		t.Fatal("rebooted before the speaker was idle")
+	}
+	close(idle)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if reboots.Load() != 1 {
+		t.Errorf("%d reboots once idle, want 1", reboots.Load())
+	}
+
+	// Cancelled while waiting (the box was switched off, or the user said
+	// not now): no reboot.
+	g.agent.Idle = func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+	defer cancel()
+	if err := g.agent.RebootWhenIdle(ctx); err == nil || reboots.Load() != 1 {
+		t.Errorf("cancelled wait: %v, %d reboots", err, reboots.Load())
+	}
+}
+
+func TestInstallFromTheUpdateServer(t *testing.T) {
+	g := newRig(t, fakeBundles)
+	bundle := []byte("hark-rpi4-64 1.3.0")
+	h := sha256.Sum256(bundle)
+	var bundleGets atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"version":"1.3.0","url":"hark-1.3.0.raucb","size":%d,"sha256":"%s","compatible":"hark-rpi4-64"}`, len(bundle), hex.EncodeToString(h[:]))
+	})
+	mux.HandleFunc("/hark/hark-1.3.0.raucb", func(w http.ResponseWriter, r *http.Request) {
+		bundleGets.Add(1)
+		w.Write(bundle)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	g.agent.Manifest = srv.URL + "/hark/manifest.json"
+	g.agent.Download.HTTP = srv.Client()
+
+	c, err := g.agent.Check(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Newer || c.Current != "1.0.0" || c.Available.Version != "1.3.0" {
+		t.Fatalf("check %+v, want 1.3.0 offered over 1.0.0", c)
+	}
+	var stages []string
+	res, err := g.agent.Install(t.Context(), "", func(p update.Progress) {
+		if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
+			stages = append(stages, p.Stage)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != "1.3.0" || bundleGets.Load() != 1 || !slices.Equal(stages, []string{"download", "install"}) {
+		t.Errorf("result %+v, %d downloads, stages %v", res, bundleGets.Load(), stages)
+	}
+
+	// The server now offers what runs: nothing to do.
+	g.rauc.SetBundleVersion("rootfs.0", "1.3.0")
+	if c, err := g.agent.Check(t.Context()); err != nil || c.Newer {
+		t.Errorf("check against the same version: %+v, %v", c, err)
+	}
+	if _, err := g.agent.Install(t.Context(), "", nil); !errors.Is(err, update.ErrNotNewer) {
+		t.Errorf("install of the same version: %v, want ErrNotNewer", err)
+	}
+}
+
+func TestNoRAUCService(t *testing.T) {
+	addr := rauctest.Bus(t)
+	c, err := update.DialRAUC(t.Context(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Status(t.Context()); err == nil || !strings.Contains(err.Error(), "RAUC service is not running") {
+		t.Errorf("status without RAUC: %v", err)
+	}
+}

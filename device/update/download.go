@@ -1,0 +1,249 @@
+package update
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Progress is how far an update has come.
+type Progress struct {
+	Stage   string // "download" or "install"
+	Percent int    // 0 to 100
+	Done    int64  // bytes, while downloading
+	Total   int64
+	Message string // RAUC's step, while installing
+}
+
+// Downloader fetches a bundle into a directory, resuming where a broken
+// download stopped.
+type Downloader struct {
+	HTTP *http.Client
+	// Dir keeps the bundle and its partial download; on the box it is on
+	// the data partition, never the read-only root.
+	Dir string
+	// Attempts is how many times a dropped connection is retried (from
+	// where it stopped) before the download fails; 0 means 5.
+	Attempts int
+	// Backoff is the pause before a retry, growing with each; 0 means 1 s.
+	Backoff time.Duration
+}
+
+// ErrChecksum reports a download whose size or sha256 is not the
+// manifest's. The partial file is removed, so the next try starts over.
+var ErrChecksum = errors.New("the download does not match the manifest")
+
+// Fetch downloads m's bundle and returns its path. A bundle already there
+// with the right sha256 is not fetched again.
+func (d *Downloader) Fetch(ctx context.Context, m Manifest, progress func(Progress)) (string, error) {
+	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
+		return "", fmt.Errorf("download: %w", err)
+	}
+	final := filepath.Join(d.Dir, "hark-"+m.Version+".raucb")
+	part := final + ".part"
+	if m.SHA256 == "" {
+		os.Remove(part) // nothing to check a partial file against
+	} else if sum, err := fileSHA256(final); err == nil && sum == m.SHA256 {
+		return final, nil
+	}
+	attempts := orDefault(d.Attempts, 5)
+	backoff := time.Duration(orDefault(int(d.Backoff), int(time.Second)))
+	var last error
+	for i := range attempts {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return "", fmt.Errorf("download: %w", ctx.Err())
+			case <-time.After(time.Duration(i) * backoff):
+			}
+		}
+		done, err := d.once(ctx, m, part, progress)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, ErrChecksum) || ctx.Err() != nil || !retryable(err) {
+			return "", err
+		}
+		last = err
+		if m.Size > 0 && done >= m.Size {
+			break
+		}
+		if i == attempts-1 {
+			return "", fmt.Errorf("download %s: gave up after %d attempts: %w", m.URL, attempts, last)
+		}
+	}
+	sum, err := fileSHA256(part)
+	if err != nil {
+		return "", fmt.Errorf("download: %w", err)
+	}
+	if m.SHA256 != "" && sum != m.SHA256 {
+		os.Remove(part)
+		return "", fmt.Errorf("download %s: sha256 %s, the manifest says %s: %w", m.URL, sum, m.SHA256, ErrChecksum)
+	}
+	if err := os.Rename(part, final); err != nil {
+		return "", fmt.Errorf("download: %w", err)
+	}
+	return final, nil
+}
+
+// httpError is a server's refusal; a 5xx is worth another try.
+type httpError struct {
+	url    string
+	status int
+	text   string
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("download %s: the server answered %s", e.url, e.text)
+}
+
+func retryable(err error) bool {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.status >= 500
+	}
+	return true // a dropped connection, a reset, a timeout
+}
+
+// once makes one request, from where part ends, and appends to it. It
+// returns how many bytes part holds afterwards.
+func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress func(Progress)) (int64, error) {
+	f, err := os.OpenFile(part, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("download: %w", err)
+	}
+	defer f.Close()
+	have, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, fmt.Errorf("download: %w", err)
+	}
+	known := m.Size > 0 // a bundle URL given by hand has no manifest
+	if known && have > m.Size {
+		return 0, d.mismatch(part, m, fmt.Sprintf("%d bytes, the manifest says %d", have, m.Size))
+	}
+	if known && have == m.Size {
+		return have, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL, nil)
+	if err != nil {
+		return have, fmt.Errorf("download: %w", err)
+	}
+	if have > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
+	}
+	client := d.HTTP
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return have, fmt.Errorf("download %s: %w", m.URL, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && have > 0:
+	case resp.StatusCode == http.StatusOK:
+		// No range support, or a fresh start: from the top.
+		if err := f.Truncate(0); err != nil {
+			return 0, fmt.Errorf("download: %w", err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return 0, fmt.Errorf("download: %w", err)
+		}
+		have = 0
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+		// The file on the server is not the one begun: start again.
+		f.Truncate(0)
+		return 0, &httpError{m.URL, 503, resp.Status + " (starting again)"}
+	default:
+		return have, &httpError{m.URL, resp.StatusCode, resp.Status}
+	}
+	if known && resp.ContentLength >= 0 && have+resp.ContentLength != m.Size {
+		return have, d.mismatch(part, m, fmt.Sprintf("the server offers %d bytes, the manifest says %d", have+resp.ContentLength, m.Size))
+	}
+	total := m.Size
+	if !known && resp.ContentLength >= 0 {
+		total = have + resp.ContentLength
+	}
+	w := &counter{w: f, n: have, total: total, report: progress}
+	w.tell()
+	var body io.Reader = resp.Body
+	if known {
+		body = io.LimitReader(resp.Body, m.Size-have+1)
+	}
+	_, err = io.Copy(w, body)
+	if err != nil {
+		return w.n, fmt.Errorf("download %s: connection lost at %d of %d bytes: %w", m.URL, w.n, total, err)
+	}
+	if !known {
+		if total > 0 && w.n != total {
+			return w.n, fmt.Errorf("download %s: connection closed at %d of %d bytes", m.URL, w.n, total)
+		}
+		return w.n, f.Sync()
+	}
+	if w.n > m.Size {
+		return w.n, d.mismatch(part, m, fmt.Sprintf("more than the %d bytes the manifest says", m.Size))
+	}
+	if w.n < m.Size {
+		return w.n, fmt.Errorf("download %s: connection closed at %d of %d bytes", m.URL, w.n, m.Size)
+	}
+	return w.n, f.Sync()
+}
+
+func (d *Downloader) mismatch(part string, m Manifest, what string) error {
+	os.Remove(part)
+	return fmt.Errorf("download %s: %s: %w", m.URL, what, ErrChecksum)
+}
+
+// counter reports download progress at each whole percent.
+type counter struct {
+	w        io.Writer
+	n, total int64
+	last     int
+	report   func(Progress)
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	if pct := int(c.n * 100 / max(c.total, 1)); pct != c.last {
+		c.tell()
+	}
+	return n, err
+}
+
+func (c *counter) tell() {
+	c.last = int(c.n * 100 / max(c.total, 1))
+	if c.report != nil {
+		c.report(Progress{Stage: "download", Percent: c.last, Done: c.n, Total: c.total})
+	}
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var h hash.Hash = sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

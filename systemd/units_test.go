@@ -1,0 +1,154 @@
+// Package systemd holds Hark's systemd units; this test checks them with
+// systemd's own tools.
+package systemd
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var units = []string{"hark.service", "hark-health.service", "hark-update.service", "hark-update.timer", "hark-firstboot.service"}
+
+func need(t *testing.T, tool, pkg string) string {
+	p, err := exec.LookPath(tool)
+	if err != nil {
+		t.Skipf("%s is not installed (apt-get install %s): skipping", tool, pkg)
+	}
+	return p
+}
+
+// installed copies the units into dir as the image installs them, with the
+// programs they run pointed at stand-ins that exist on this machine.
+func installed(t *testing.T) string {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bin", "hark")
+	os.MkdirAll(filepath.Dir(fake), 0o755)
+	os.WriteFile(fake, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	script, _ := filepath.Abs("hark-format-data")
+	for _, u := range units {
+		b, err := os.ReadFile(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.ReplaceAll(string(b), "/usr/bin/hark", fake)
+		s = strings.ReplaceAll(s, "/usr/libexec/hark/hark-format-data", script)
+		if err := os.WriteFile(filepath.Join(dir, u), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// systemd-analyze verify prints every unknown key, bad value, missing
+// program and broken dependency; a clean unit prints nothing.
+func TestUnitsVerify(t *testing.T) {
+	sa := need(t, "systemd-analyze", "systemd")
+	dir := installed(t)
+	args := []string{"verify", "--man=no"}
+	for _, u := range units {
+		args = append(args, filepath.Join(dir, u))
+	}
+	out, err := exec.Command(sa, args...).CombinedOutput()
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+
+	// The check can fail: a typo is reported.
+	bad := filepath.Join(dir, "hark.service")
+	b, _ := os.ReadFile(bad)
+	os.WriteFile(bad, []byte(strings.Replace(string(b), "WatchdogSec=", "WatchdogSecs=", 1)), 0o644)
+	out, _ = exec.Command(sa, "verify", "--man=no", bad).CombinedOutput()
+	if !strings.Contains(string(out), "Unknown key 'WatchdogSecs'") {
+		t.Errorf("a misspelt key went unreported: %s", out)
+	}
+}
+
+var exposure = regexp.MustCompile(`Overall exposure level for hark\.service: ([0-9.]+) (\S+)`)
+
+// The issue's target: an exposure of 2.5 or lower, "OK".
+func TestHarkServiceSecurity(t *testing.T) {
+	sa := need(t, "systemd-analyze", "systemd")
+	dir := installed(t)
+	out, _ := exec.Command(sa, "security", "--offline=true", "--no-pager", filepath.Join(dir, "hark.service")).CombinedOutput()
+	m := exposure.FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("no exposure level in:\n%s", out)
+	}
+	score, _ := strconv.ParseFloat(m[1], 64)
+	t.Logf("systemd-analyze security hark.service: %s %s", m[1], m[2])
+	if score > 2.5 || m[2] != "OK" {
+		t.Errorf("exposure %v %s, want 2.5 or lower and OK", score, m[2])
+	}
+}
+
+// What the rest of the system relies on in hark.service.
+func TestHarkServiceContract(t *testing.T) {
+	keys := map[string][]string{}
+	f, err := os.Open("hark.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok && !strings.HasPrefix(k, "#") {
+			keys[k] = append(keys[k], v)
+		}
+	}
+	for k, want := range map[string]string{
+		"Type": "notify", "Restart": "on-failure", "StateDirectory": "hark", "RuntimeDirectory": "hark",
+		"User": "hark", "SupplementaryGroups": "audio gpio spi", "NoNewPrivileges": "yes",
+		"ProtectSystem": "strict", "DevicePolicy": "closed", "WatchdogSec": "30s", "ExecStart": "/usr/bin/hark run",
+	} {
+		if got := keys[k]; len(got) != 1 || got[0] != want {
+			t.Errorf("%s=%v, want %s", k, got, want)
+		}
+	}
+	allowed := strings.Join(keys["DeviceAllow"], ",")
+	for _, dev := range []string{"char-alsa rw", "char-gpiochip rw", "char-spi rw"} {
+		if !strings.Contains(allowed, dev) {
+			t.Errorf("DeviceAllow lacks %s (has %s)", dev, allowed)
+		}
+	}
+}
+
+func blkid(t *testing.T, dev, tag string) string {
+	out, _ := exec.Command("blkid", "-p", "-o", "value", "-s", tag, dev).Output()
+	return strings.TrimSpace(string(out))
+}
+
+// The first-boot script formats a blank partition once, and never again.
+func TestFormatDataOnlyWhenBlank(t *testing.T) {
+	need(t, "blkid", "util-linux")
+	need(t, "mkfs.ext4", "e2fsprogs")
+	img := filepath.Join(t.TempDir(), "data.img")
+	if err := os.WriteFile(img, make([]byte, 32<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("./hark-format-data", img).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "is blank") {
+		t.Fatalf("blank partition: %v\n%s", err, out)
+	}
+	if typ, label := blkid(t, img, "TYPE"), blkid(t, img, "LABEL"); typ != "ext4" || label != "hark-data" {
+		t.Fatalf("after formatting: type %q label %q", typ, label)
+	}
+	uuid := blkid(t, img, "UUID")
+
+	out, err = exec.Command("./hark-format-data", img).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "already holds ext4; left as it is") {
+		t.Errorf("second boot: %v\n%s", err, out)
+	}
+	if got := blkid(t, img, "UUID"); got != uuid {
+		t.Errorf("the filesystem was remade: UUID %s, was %s", got, uuid)
+	}
+	out, err = exec.Command("./hark-format-data", filepath.Join(t.TempDir(), "nope")).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "does not exist") {
+		t.Errorf("missing device: %v\n%s", err, out)
+	}
+}
