@@ -76,6 +76,7 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 			Running:  version,
 			Idle:     ctl.WaitIdle,
 			Reboot:   systemReboot,
+			Explain:  update.ExplainWithCLI(""),
 			Log:      log,
 		},
 		rauc: r, ctl: ctl, cfg: cfg,

@@ -44,7 +44,10 @@ type Agent struct {
 	Idle func(ctx context.Context) error
 	// Reboot restarts the box into the new slot.
 	Reboot func(ctx context.Context) error
-	Log    *slog.Logger
+	// Explain, when set, says why RAUC refused to read a bundle (see
+	// ExplainWithCLI).
+	Explain func(ctx context.Context, bundle string) string
+	Log     *slog.Logger
 
 	mu   sync.Mutex
 	busy bool
@@ -138,6 +141,11 @@ func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)
 	}
 	info, err := a.RAUC.Info(ctx, bundle)
 	if err != nil {
+		if a.Explain != nil {
+			if why := a.Explain(ctx, bundle); why != "" {
+				err = fmt.Errorf("%w: %s", err, why)
+			}
+		}
 		return Result{}, fmt.Errorf("update: %s: %w", bundle, err)
 	}
 	if sys.Compatible != "" && info.Compatible != sys.Compatible {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -225,4 +226,31 @@ func explain(err error) error {
 		}
 	}
 	return err
+}
+
+// ExplainWithCLI returns an Agent.Explain that asks the rauc command line
+// (with the system.conf at conf, or RAUC's default when empty) why it
+// refuses a bundle: RAUC 1.8's D-Bus Info answers only "rauc info error",
+// while `rauc info` names the cause (a bad signature, an unknown signer,
+// a corrupt file).
+func ExplainWithCLI(conf string) func(ctx context.Context, bundle string) string {
+	return func(ctx context.Context, bundle string) string {
+		args := []string{"info", bundle}
+		if conf != "" {
+			args = append([]string{"--conf=" + conf}, args...)
+		}
+		out, err := exec.CommandContext(ctx, "rauc", args...).CombinedOutput()
+		if err == nil {
+			return ""
+		}
+		var keep []string
+		for _, line := range strings.Split(string(out), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.Contains(line, "rauc-Message:") || strings.Contains(line, "rauc-DEBUG:") || strings.Contains(line, "rauc-INFO:") {
+				continue
+			}
+			keep = append(keep, line)
+		}
+		return strings.Join(keep, "; ")
+	}
 }
