@@ -68,6 +68,11 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 		return err
 	}
 	defer a.close()
+	if id, created, err := ensureIdentity(cfg.DataDir); err != nil {
+		log.Warn("no device identity", "err", err)
+	} else if created {
+		log.Info("first start: this box's identity is made", "device", id)
+	}
 	sp := a.openSpeech()
 	defer sp.close()
 	var dev *devices

@@ -68,10 +68,15 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 		ResponseHeaderTimeout: 30 * time.Second,
 		IdleConnTimeout:       30 * time.Second,
 	}
+	// The update server may log which box asked, by its identity.
+	agent := "hark/" + version
+	if id, err := readIdentity(cfg.DataDir); err == nil {
+		agent += " (device " + id + ")"
+	}
 	return &updater{
 		Agent: &update.Agent{
 			Manifest: cfg.Update.Manifest,
-			Download: update.Downloader{HTTP: &http.Client{Transport: tr}, Dir: cfg.Update.Dir},
+			Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir},
 			RAUC:     r,
 			Running:  version,
 			Idle:     ctl.WaitIdle,
@@ -84,6 +89,18 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 }
 
 func (u *updater) close() { u.rauc.Close() }
+
+// userAgent names Hark, its version and the box in every request.
+type userAgent struct {
+	rt    http.RoundTripper
+	agent string
+}
+
+func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", u.agent)
+	return u.rt.RoundTrip(r)
+}
 
 // systemReboot asks systemd to reboot.
 func systemReboot(ctx context.Context) error {

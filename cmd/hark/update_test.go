@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/harkbox/hark/device/control"
@@ -44,8 +45,10 @@ func TestUpdateCommands(t *testing.T) {
 	r, bus := raucDouble(t)
 	bundle := []byte("hark-rpi4-64 1.3.0")
 	h := sha256.Sum256(bundle)
+	var agent atomic.Value
 	mux := http.NewServeMux()
-	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, r *http.Request) {
+		agent.Store(r.UserAgent())
 		fmt.Fprintf(w, `{"version":"1.3.0","url":"hark-1.3.0.raucb","size":%d,"sha256":"%s","compatible":"hark-rpi4-64"}`, len(bundle), hex.EncodeToString(h[:]))
 	})
 	mux.HandleFunc("/hark/hark-1.3.0.raucb", func(w http.ResponseWriter, _ *http.Request) { w.Write(bundle) })
@@ -58,6 +61,9 @@ func TestUpdateCommands(t *testing.T) {
 	code, out := hark(t, append([]string{"update", "check"}, common...)...)
 	if code != 0 || !strings.Contains(out, "running  1.0.0") || !strings.Contains(out, "offered  1.3.0") || !strings.Contains(out, "an update is available") {
 		t.Fatalf("check: %d\n%s", code, out)
+	}
+	if ua, _ := agent.Load().(string); ua != "hark/dev" {
+		t.Errorf("User-Agent %q, want hark and its version", ua)
 	}
 	code, out = hark(t, append([]string{"update", "check", "--scheduled"}, common...)...)
 	if code != 0 || !strings.Contains(out, "checked 0s ago") {
