@@ -237,6 +237,7 @@ func (r *RAUC) install(bundle string) {
 		compat, version, err = r.Check(bundle)
 	}
 	if err == nil && compat != r.Compatible {
+		//lint:ignore ST1005 RAUC's own wording
 		err = fmt.Errorf("Compatible mismatch: Expected '%s' but bundle manifest has '%s'", r.Compatible, compat)
 	}
 	if err == nil && r.Fail != "" {
@@ -322,6 +323,7 @@ func (r *RAUC) Mark(state, slot string) (string, string, *dbus.Error) {
 func FakeCheck(bundle string) (string, string, error) {
 	b, err := os.ReadFile(bundle)
 	if err != nil {
+		//lint:ignore ST1005 RAUC's own wording
 		return "", "", fmt.Errorf("Failed opening bundle: %v", err)
 	}
 	f := strings.Fields(string(b))
