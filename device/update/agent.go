@@ -89,11 +89,19 @@ func (a *Agent) Check(ctx context.Context) (Check, error) {
 		return Check{}, err
 	}
 	c := Check{Current: a.current(sys), Available: m}
-	if m.Compatible != "" && sys.Compatible != "" && m.Compatible != sys.Compatible {
-		return c, fmt.Errorf("update check: the server offers %q, this box is %q: %w", m.Compatible, sys.Compatible, ErrIncompatible)
+	if err := fits(m, sys); err != nil {
+		return c, fmt.Errorf("update check: %w", err)
 	}
 	c.Newer = newer(m.Version, c.Current)
 	return c, nil
+}
+
+// fits checks that what a manifest offers is for this kind of box.
+func fits(m Manifest, sys System) error {
+	if m.Compatible != "" && sys.Compatible != "" && m.Compatible != sys.Compatible {
+		return fmt.Errorf("the server offers %q, this box is %q: %w", m.Compatible, sys.Compatible, ErrIncompatible)
+	}
+	return nil
 }
 
 // newer reports whether v is newer than cur; an unreadable current
@@ -179,8 +187,8 @@ func (a *Agent) fetch(ctx context.Context, src string, sys System, cur string, p
 		if err != nil {
 			return "", err
 		}
-		if m.Compatible != "" && sys.Compatible != "" && m.Compatible != sys.Compatible {
-			return "", fmt.Errorf("update: the server offers %q, this box is %q: %w", m.Compatible, sys.Compatible, ErrIncompatible)
+		if err := fits(m, sys); err != nil {
+			return "", fmt.Errorf("update: %w", err)
 		}
 		if !a.AllowDowngrade && !newer(m.Version, cur) {
 			return "", fmt.Errorf("update: the server offers %s, the box runs %s: %w", m.Version, cur, ErrNotNewer)

@@ -141,16 +141,16 @@ func (r *RAUC) Install(ctx context.Context, bundle string, progress func(Progres
 	sig := make(chan *dbus.Signal, 64)
 	r.conn.Signal(sig)
 	defer r.conn.RemoveSignal(sig)
-	matches := []dbus.MatchOption{dbus.WithMatchObjectPath(raucPath)}
-	if err := r.conn.AddMatchSignalContext(ctx, append(matches, dbus.WithMatchInterface(raucInstaller), dbus.WithMatchMember("Completed"))...); err != nil {
-		return fmt.Errorf("rauc install: %w", err)
+	at := dbus.WithMatchObjectPath(raucPath)
+	for _, m := range [][]dbus.MatchOption{
+		{at, dbus.WithMatchInterface(raucInstaller), dbus.WithMatchMember("Completed")},
+		{at, dbus.WithMatchInterface("org.freedesktop.DBus.Properties"), dbus.WithMatchMember("PropertiesChanged")},
+	} {
+		if err := r.conn.AddMatchSignalContext(ctx, m...); err != nil {
+			return fmt.Errorf("rauc install: %w", err)
+		}
+		defer r.conn.RemoveMatchSignalContext(context.WithoutCancel(ctx), m...)
 	}
-	defer r.conn.RemoveMatchSignalContext(context.WithoutCancel(ctx), append(matches, dbus.WithMatchInterface(raucInstaller), dbus.WithMatchMember("Completed"))...)
-	props := append(matches, dbus.WithMatchInterface("org.freedesktop.DBus.Properties"), dbus.WithMatchMember("PropertiesChanged"))
-	if err := r.conn.AddMatchSignalContext(ctx, props...); err != nil {
-		return fmt.Errorf("rauc install: %w", err)
-	}
-	defer r.conn.RemoveMatchSignalContext(context.WithoutCancel(ctx), props...)
 
 	if err := r.obj.CallWithContext(ctx, raucInstaller+".InstallBundle", 0, bundle, map[string]dbus.Variant{}).Err; err != nil {
 		if strings.Contains(err.Error(), "lready") { // "Already processing a different method"
