@@ -146,7 +146,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
 	wg.Go(func() {
-		if err := a.schedule.Run(octx, ringer(p)); err != nil {
+		if err := a.schedule.Run(octx, ringer(p)); err != nil && octx.Err() == nil {
 			log.Error("timers, alarms and reminders stopped", "err", err)
 		}
 	})
