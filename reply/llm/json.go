@@ -11,9 +11,26 @@ import (
 // asked for JSON.
 func DecodeJSON(content string, v any) error {
 	s := strings.TrimSpace(content)
-	start := strings.IndexByte(s, '{')
-	if start < 0 {
+	obj, start := FirstObject(s)
+	switch {
+	case start < 0:
 		return fmt.Errorf("llm: no JSON object in %q", clip(s))
+	case obj == "":
+		return fmt.Errorf("llm: truncated JSON %q", clip(s[start:]))
+	}
+	if err := json.Unmarshal([]byte(obj), v); err != nil {
+		return fmt.Errorf("llm: malformed JSON %q: %w", clip(obj), err)
+	}
+	return nil
+}
+
+// FirstObject returns the first balanced {...} in s, minding strings, and
+// the index where it starts: start is -1 when s has no '{', and obj is
+// empty when the object never closes.
+func FirstObject(s string) (obj string, start int) {
+	start = strings.IndexByte(s, '{')
+	if start < 0 {
+		return "", -1
 	}
 	depth, inStr, esc := 0, false, false
 	for i := start; i < len(s); i++ {
@@ -30,14 +47,11 @@ func DecodeJSON(content string, v any) error {
 			depth++
 		case c == '}':
 			if depth--; depth == 0 {
-				if err := json.Unmarshal([]byte(s[start:i+1]), v); err != nil {
-					return fmt.Errorf("llm: malformed JSON %q: %w", clip(s[start:i+1]), err)
-				}
-				return nil
+				return s[start : i+1], start
 			}
 		}
 	}
-	return fmt.Errorf("llm: truncated JSON %q", clip(s[start:]))
+	return "", start
 }
 
 func clip(s string) string {

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/harkbox/hark/reply/llm"
 )
 
 // Tool is a tool as the prompt describes it.
@@ -156,7 +158,7 @@ func decode(body string) (Call, bool, error) {
 	if body == "" {
 		return Call{}, false, fmt.Errorf("empty tool call")
 	}
-	obj := firstObject(body)
+	obj, _ := llm.FirstObject(body)
 	if obj == "" {
 		return Call{}, false, fmt.Errorf("tool call %q is not JSON", clip(body))
 	}
@@ -201,34 +203,6 @@ func decode(body string) (Call, bool, error) {
 		c.Arguments = map[string]any{}
 	}
 	return c, true, nil
-}
-
-// firstObject returns the first balanced {...} in s, minding strings.
-func firstObject(s string) string {
-	start := strings.IndexByte(s, '{')
-	if start < 0 {
-		return ""
-	}
-	depth, inStr, esc := 0, false, false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '{':
-			depth++
-		case c == '}':
-			if depth--; depth == 0 {
-				return s[start : i+1]
-			}
-		}
-	}
-	return ""
 }
 
 func clip(s string) string {
