@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/harkbox/hark/reply"
@@ -27,12 +26,7 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	cfg, res, err := loadConfig(e, g)
-	if err != nil {
-		return err
-	}
-	// Routine Info lines would drown a one-shot answer; warnings still show.
-	a, err := openApp(cfg, res, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn))
+	a, err := openOneShot(e, g)
 	if err != nil {
 		return err
 	}

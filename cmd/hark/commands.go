@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 	"text/tabwriter"
 
@@ -27,11 +26,7 @@ func cmdCommands(ctx context.Context, e env, g *globals, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	cfg, res, err := loadConfig(e, g)
-	if err != nil {
-		return err
-	}
-	a, err := openApp(cfg, res, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn))
+	a, err := openOneShot(e, g)
 	if err != nil {
 		return err
 	}
@@ -47,7 +42,7 @@ func cmdCommands(ctx context.Context, e env, g *globals, args []string) error {
 		}
 		return c.Setup(ctx, &terminalIO{in: bufio.NewReader(e.stdin), out: e.stdout})
 	}
-	secrets := a.db.Secrets(cfg.Commands.SecretsKey)
+	secrets := a.db.Secrets(a.cfg.Commands.SecretsKey)
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "COMMAND\tPARAMETERS\tSECRETS\tSETUP")
 	for _, c := range a.commands.Commands() {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 
@@ -28,16 +27,12 @@ func cmdSecrets(ctx context.Context, e env, g *globals, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	cfg, res, err := loadConfig(e, g)
-	if err != nil {
-		return err
-	}
-	a, err := openApp(cfg, res, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn))
+	a, err := openOneShot(e, g)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	secrets := a.db.Secrets(cfg.Commands.SecretsKey)
+	secrets := a.db.Secrets(a.cfg.Commands.SecretsKey)
 	switch rest[0] {
 	case "set":
 		value, err := readSecret(e, rest[1])

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"text/tabwriter"
 	"time"
 
@@ -18,11 +17,7 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cfg, res, err := loadConfig(e, g)
-	if err != nil {
-		return err
-	}
-	a, err := openApp(cfg, res, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn))
+	a, err := openOneShot(e, g)
 	if err != nil {
 		return err
 	}
@@ -43,7 +38,7 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 		}
 		return nil
 	}
-	now := time.Now().In(res.Location)
+	now := time.Now().In(a.res.Location)
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "KIND\tNAME\tLEFT\tDUE")
 	for _, it := range items {
@@ -55,7 +50,7 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 		if left < 0 {
 			left = 0 // due while Hark was not running; it rings when hark run starts
 		}
-		due := it.Due.In(res.Location).Format("Mon 15:04:05")
+		due := it.Due.In(a.res.Location).Format("Mon 15:04:05")
 		if it.Kind == storage.Alarm && len(it.Days) > 0 {
 			due += " (repeats)"
 		}

@@ -76,6 +76,17 @@ func openApp(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*app, e
 	return a, nil
 }
 
+// openOneShot loads the configuration and opens the app for a command that
+// answers once and exits: routine Info lines would drown its output, so
+// only warnings and errors are logged.
+func openOneShot(e env, g *globals) (*app, error) {
+	cfg, res, err := loadConfig(e, g)
+	if err != nil {
+		return nil, err
+	}
+	return openApp(cfg, res, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn))
+}
+
 func (a *app) wire() error {
 	cfg, log := a.cfg, a.log
 	var err error
