@@ -189,6 +189,14 @@ const busConf = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Confi
 // come up.
 const startTimeout = 10 * time.Second
 
+// Bus runs a private dbus-daemon until the test ends and returns its
+// address; it skips the test when dbus-daemon is not installed.
+func Bus(t testing.TB) string {
+	t.Helper()
+	requireTools(t, "dbus-daemon")
+	return startBus(t, t.TempDir())
+}
+
 // startBus runs dbus-daemon until the test ends and returns its address.
 func startBus(t testing.TB, dir string) string {
 	t.Helper()

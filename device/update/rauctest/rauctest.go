@@ -7,11 +7,9 @@
 package rauctest
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
+	"github.com/harkbox/hark/device/update/bundletest"
 )
 
 const iface = "de.pengutronix.rauc.Installer"
@@ -28,41 +27,7 @@ const iface = "de.pengutronix.rauc.Installer"
 // It skips the test when dbus-daemon is not installed.
 func Bus(t testing.TB) string {
 	t.Helper()
-	daemon, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		t.Skip("dbus-daemon is not installed (apt-get install dbus-daemon): skipping the D-Bus tests")
-	}
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "bus.conf")
-	os.WriteFile(conf, []byte(`<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=`+filepath.Join(dir, "bus")+`</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`), 0o644)
-	cmd := exec.Command(daemon, "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Its complaints (fd limits in a container) are not the test's.
-	cmd.Stderr = nil
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	return strings.TrimSpace(line)
+	return bundletest.Bus(t)
 }
 
 // Slot is a slot of the double's system.
