@@ -58,11 +58,7 @@ func (d *Diary) Has(ctx context.Context, conversation string) (bool, error) {
 // entries in the range.
 func (d *Diary) Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]DiaryEntry, error) {
 	want := ContentWords(strings.Join(keywords, " "))
-	type hit struct {
-		e DiaryEntry
-		n int
-	}
-	var hits []hit
+	var hits []hit[DiaryEntry]
 	err := d.db.scan(ctx, "read diary", diaryPrefix, func(key string, v []byte) error {
 		var e DiaryEntry
 		if err := json.Unmarshal(v, &e); err != nil {
@@ -79,19 +75,32 @@ func (d *Diary) Search(ctx context.Context, keywords []string, from, to time.Tim
 			}
 		}
 		if n > 0 || len(want) == 0 {
-			hits = append(hits, hit{e, n})
+			hits = append(hits, hit[DiaryEntry]{e, n, e.Date})
 		}
 		return nil
 	})
-	slices.SortStableFunc(hits, func(a, b hit) int {
+	return best(hits, limit), err
+}
+
+// hit is a search result with its score (matched words) and its time.
+type hit[T any] struct {
+	v  T
+	n  int
+	at time.Time
+}
+
+// best returns up to limit results, the highest scores first and, among
+// equal scores, the newest.
+func best[T any](hits []hit[T], limit int) []T {
+	slices.SortStableFunc(hits, func(a, b hit[T]) int {
 		if a.n != b.n {
 			return b.n - a.n
 		}
-		return b.e.Date.Compare(a.e.Date)
+		return b.at.Compare(a.at)
 	})
-	var out []DiaryEntry
+	var out []T
 	for _, h := range hits[:min(limit, len(hits))] {
-		out = append(out, h.e)
+		out = append(out, h.v)
 	}
-	return out, err
+	return out
 }

@@ -64,11 +64,7 @@ func (f *Facts) Search(ctx context.Context, query string, limit int) ([]Fact, er
 		slices.Reverse(all)
 		return all[:min(limit, len(all))], nil
 	}
-	type scored struct {
-		f Fact
-		n int
-	}
-	var hits []scored
+	var hits []hit[Fact]
 	for _, fact := range all {
 		n := 0
 		have := ContentWords(fact.Text)
@@ -78,20 +74,10 @@ func (f *Facts) Search(ctx context.Context, query string, limit int) ([]Fact, er
 			}
 		}
 		if n > 0 {
-			hits = append(hits, scored{fact, n})
+			hits = append(hits, hit[Fact]{fact, n, fact.At})
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b scored) int {
-		if a.n != b.n {
-			return b.n - a.n
-		}
-		return b.f.At.Compare(a.f.At)
-	})
-	var out []Fact
-	for _, h := range hits[:min(limit, len(hits))] {
-		out = append(out, h.f)
-	}
-	return out, nil
+	return best(hits, limit), nil
 }
 
 // ContentWords returns the lower-cased words of s with three or more
