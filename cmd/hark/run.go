@@ -139,7 +139,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	ctlFeed := p.Subscribe(4)
 	wg.Go(func() { ctl.follow(octx, ctlFeed) })
 	wg.Go(func() {
-		if err := control.Serve(octx, cfg.ControlSocket, ctl, log); err != nil {
+		if err := control.Serve(octx, cfg.ControlSocket, control.Handler(control.API{Box: ctl}), log); err != nil {
 			log.Warn("no control socket: hark update and hark health cannot ask the box how it is", "err", err)
 		}
 	})

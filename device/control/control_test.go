@@ -38,10 +38,17 @@ func (b *fakeBox) SetUpdating(active bool, pct int) {
 }
 
 func serve(t *testing.T, b Box) string {
-	path := filepath.Join(t.TempDir(), "run", "control.sock")
+	return serveAPI(t, API{Box: b})
+}
+
+func serveAPI(t *testing.T, a API) string {
+	return serveAt(t, filepath.Join(t.TempDir(), "run", "control.sock"), a)
+}
+
+func serveAt(t *testing.T, path string, a API) string {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, path, b, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- Serve(ctx, path, Handler(a), slog.New(slog.DiscardHandler)) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -1,0 +1,397 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Errors a resource returns (wrapped) to choose the HTTP status; the client
+// turns the status back into the same sentinel, so errors.Is works on both
+// sides of the socket.
+var (
+	ErrInvalid     = errors.New("control: invalid request")
+	ErrNotFound    = errors.New("control: not found")
+	ErrConflict    = errors.New("control: conflict")
+	ErrFull        = errors.New("control: storage is full")
+	ErrUnavailable = errors.New("control: unavailable")
+	ErrForbidden   = errors.New("control: forbidden")
+)
+
+// Alert is a timer, alarm or reminder, as listed.
+type Alert struct {
+	ID      string    `json:"id"`
+	Kind    string    `json:"kind"` // timer, alarm or reminder
+	Name    string    `json:"name,omitempty"`
+	Due     time.Time `json:"due"`
+	Repeats bool      `json:"repeats,omitempty"`
+}
+
+// Alerts are the running timers, alarms and reminders.
+type Alerts interface {
+	// List returns the pending timers, and with all the alarms and
+	// reminders too, soonest first.
+	List(ctx context.Context, all bool) ([]Alert, error)
+	// Cancel removes one; ErrNotFound when there is none with that id.
+	Cancel(ctx context.Context, id string) error
+}
+
+// SecretValue is what PUT /api/v1/secrets/{name} carries.
+type SecretValue struct {
+	Value string `json:"value"`
+}
+
+// Secrets are the credentials the commands need. Values go in, never out.
+type Secrets interface {
+	Names(ctx context.Context) ([]string, error)
+	Set(ctx context.Context, name, value string) error
+	Unset(ctx context.Context, name string) error
+}
+
+// Param is one parameter of a command.
+type Param struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Required bool   `json:"required,omitempty"`
+}
+
+// SecretState is whether a secret a command uses is set.
+type SecretState struct {
+	Key      string `json:"key"`
+	Required bool   `json:"required,omitempty"`
+	// State is "set", "not set" or "unreadable".
+	State string `json:"state"`
+}
+
+// CommandInfo describes one command the assistant can run.
+type CommandInfo struct {
+	Name       string        `json:"name"`
+	Parameters []Param       `json:"parameters,omitempty"`
+	Secrets    []SecretState `json:"secrets,omitempty"`
+	// Setup is set when the command has an interactive setup.
+	Setup bool `json:"setup,omitempty"`
+}
+
+// SetupIO is a command's setup conversation with the user.
+type SetupIO interface {
+	// Ask shows q and returns the user's answer.
+	Ask(q string) (string, error)
+	// Say shows a line.
+	Say(line string)
+}
+
+// Commands are the assistant's commands.
+type Commands interface {
+	List(ctx context.Context) ([]CommandInfo, error)
+	// Setup runs the named command's setup through io; ErrNotFound when
+	// there is no such command or it has no setup.
+	Setup(ctx context.Context, name string, io SetupIO) error
+}
+
+// Fact is one thing the assistant was asked to remember.
+type Fact struct {
+	ID   string    `json:"id"`
+	Text string    `json:"text"`
+	At   time.Time `json:"at"`
+}
+
+// Exchange is one question and its answer.
+type Exchange struct {
+	At        time.Time `json:"at"`
+	User      string    `json:"user"`
+	Assistant string    `json:"assistant"`
+}
+
+// Conversation is the exchanges of one conversation, oldest first.
+type Conversation struct {
+	ID        string     `json:"id"`
+	Exchanges []Exchange `json:"exchanges"`
+}
+
+// Memory is what the assistant remembers.
+type Memory interface {
+	Facts(ctx context.Context) ([]Fact, error)
+	// Forget deletes a fact; ErrNotFound when there is none with that id.
+	Forget(ctx context.Context, id string) error
+	// Conversations returns the conversations, newest first.
+	Conversations(ctx context.Context) ([]Conversation, error)
+	// DeleteConversation deletes every exchange of one; ErrNotFound when
+	// there is none with that id.
+	DeleteConversation(ctx context.Context, id string) error
+}
+
+// Question is what POST /api/v1/ask carries.
+type Question struct {
+	Text     string `json:"text"`
+	Language string `json:"language,omitempty"`
+}
+
+// AskEvent is one line of the ask stream: a sentence, or last the result.
+type AskEvent struct {
+	Sentence string          `json:"sentence,omitempty"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// Asker answers typed questions through the reply engine.
+type Asker interface {
+	// Ask answers q, calling say once per sentence as it is ready, and
+	// returns the engine's result (marshalled to JSON for the client).
+	Ask(ctx context.Context, q Question, say func(sentence string)) (any, error)
+}
+
+// LogLines is what GET /api/v1/logs returns.
+type LogLines struct {
+	Lines []string `json:"lines"`
+}
+
+// Logs are the daemon's recent log lines.
+type Logs interface {
+	Tail(n int) []string
+}
+
+// API is everything the handlers serve. Box is required; a nil resource
+// answers 404 saying this daemon does not serve it.
+type API struct {
+	Box      Box
+	Alerts   Alerts
+	Secrets  Secrets
+	Commands Commands
+	Memory   Memory
+	Asker    Asker
+	Logs     Logs
+}
+
+// Handler is the API's handler: every /api/v1 endpoint of the package
+// documentation, each refused unless the request's identity is the local
+// administrator.
+func Handler(a API) http.Handler {
+	mux := http.NewServeMux()
+	h := func(pattern string, f func(w http.ResponseWriter, r *http.Request) error) {
+		mux.Handle(pattern, admin(f))
+	}
+	h("GET /api/v1/status", func(w http.ResponseWriter, r *http.Request) error {
+		return writeJSON(w, a.Box.Status(r.Context()))
+	})
+	h("GET /api/v1/idle", func(w http.ResponseWriter, r *http.Request) error {
+		if err := a.Box.WaitIdle(r.Context()); err != nil {
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return writeJSON(w, map[string]string{"state": "idle"})
+	})
+	h("POST /api/v1/updating", func(w http.ResponseWriter, r *http.Request) error {
+		var u Update
+		if err := readJSON(w, r, &u); err != nil {
+			return err
+		}
+		a.Box.SetUpdating(u.Active, u.Percent)
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	})
+	h("GET /api/v1/alerts", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Alerts == nil {
+			return notServed("alerts")
+		}
+		all, _ := strconv.ParseBool(r.URL.Query().Get("all"))
+		l, err := a.Alerts.List(r.Context(), all)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(l))
+	})
+	h("DELETE /api/v1/alerts/{id}", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Alerts == nil {
+			return notServed("alerts")
+		}
+		return noContent(w, a.Alerts.Cancel(r.Context(), r.PathValue("id")))
+	})
+	h("GET /api/v1/secrets", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Secrets == nil {
+			return notServed("secrets")
+		}
+		names, err := a.Secrets.Names(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(names))
+	})
+	h("PUT /api/v1/secrets/{name}", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Secrets == nil {
+			return notServed("secrets")
+		}
+		var v SecretValue
+		if err := readJSON(w, r, &v); err != nil {
+			return err
+		}
+		if v.Value == "" {
+			return fmt.Errorf("%w: the value of %s is empty (DELETE removes a secret)", ErrInvalid, r.PathValue("name"))
+		}
+		return noContent(w, a.Secrets.Set(r.Context(), r.PathValue("name"), v.Value))
+	})
+	h("DELETE /api/v1/secrets/{name}", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Secrets == nil {
+			return notServed("secrets")
+		}
+		return noContent(w, a.Secrets.Unset(r.Context(), r.PathValue("name")))
+	})
+	h("GET /api/v1/commands", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Commands == nil {
+			return notServed("commands")
+		}
+		l, err := a.Commands.List(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(l))
+	})
+	h("POST /api/v1/commands/{name}/setup", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Commands == nil {
+			return notServed("commands")
+		}
+		return serveSetup(w, r, a.Commands)
+	})
+	h("GET /api/v1/facts", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Memory == nil {
+			return notServed("memory")
+		}
+		l, err := a.Memory.Facts(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(l))
+	})
+	h("DELETE /api/v1/facts/{id}", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Memory == nil {
+			return notServed("memory")
+		}
+		return noContent(w, a.Memory.Forget(r.Context(), r.PathValue("id")))
+	})
+	h("GET /api/v1/conversations", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Memory == nil {
+			return notServed("memory")
+		}
+		l, err := a.Memory.Conversations(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(l))
+	})
+	h("DELETE /api/v1/conversations/{id}", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Memory == nil {
+			return notServed("memory")
+		}
+		return noContent(w, a.Memory.DeleteConversation(r.Context(), r.PathValue("id")))
+	})
+	h("POST /api/v1/ask", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Asker == nil {
+			return notServed("ask")
+		}
+		return serveAsk(w, r, a.Asker)
+	})
+	h("GET /api/v1/logs", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Logs == nil {
+			return notServed("logs")
+		}
+		n := 100
+		if s := r.URL.Query().Get("lines"); s != "" {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < 1 {
+				return fmt.Errorf("%w: lines=%q is not a positive number", ErrInvalid, s)
+			}
+			n = v
+		}
+		return writeJSON(w, LogLines{Lines: nonNil(a.Logs.Tail(n))})
+	})
+	mux.Handle("/", admin(func(w http.ResponseWriter, r *http.Request) error {
+		return fmt.Errorf("%w: no endpoint %s %s", ErrNotFound, r.Method, r.URL.Path)
+	}))
+	return mux
+}
+
+func notServed(what string) error {
+	return fmt.Errorf("%w: this daemon does not serve %s", ErrNotFound, what)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// admin runs f for the local administrator and writes its error as JSON.
+func admin(f func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := IdentityFrom(r.Context())
+		switch {
+		case !ok:
+			writeError(w, http.StatusUnauthorized, "unauthenticated", "control: the request carries no identity")
+			return
+		case id.Role != Admin:
+			writeError(w, http.StatusForbidden, "forbidden", fmt.Sprintf("control: %s may not use the API (only root and the daemon's own user may)", id))
+			return
+		}
+		if err := f(w, r); err != nil {
+			status, code := classify(err)
+			writeError(w, status, code, err.Error())
+		}
+	})
+}
+
+// classify maps an error to its HTTP status and code.
+func classify(err error) (int, string) {
+	switch {
+	case errors.Is(err, ErrInvalid):
+		return http.StatusBadRequest, "bad_request"
+	case errors.Is(err, ErrNotFound):
+		return http.StatusNotFound, "not_found"
+	case errors.Is(err, ErrConflict):
+		return http.StatusConflict, "conflict"
+	case errors.Is(err, ErrFull):
+		return http.StatusInsufficientStorage, "storage_full"
+	case errors.Is(err, ErrForbidden):
+		return http.StatusForbidden, "forbidden"
+	case errors.Is(err, ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, "unavailable"
+	}
+	return http.StatusInternalServerError, "internal"
+}
+
+// apiError is the JSON body of every error.
+type apiError struct {
+	Error string `json:"error"`
+	Code  string `json:"code"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(apiError{Error: msg, Code: code})
+}
+
+func writeJSON(w http.ResponseWriter, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	return json.NewEncoder(w).Encode(v)
+}
+
+func noContent(w http.ResponseWriter, err error) error {
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// readJSON decodes a small JSON body strictly.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: the body is not the JSON expected: %v", ErrInvalid, err)
+	}
+	return nil
+}
