@@ -139,7 +139,7 @@ func TestHealthMarksTheSlotGoodOnlyWhenHealthy(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "control.sock")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	go control.Serve(ctx, sock, sickBox{}, slog.New(slog.DiscardHandler))
+	go control.Serve(ctx, sock, control.Handler(control.API{Box: sickBox{}}), slog.New(slog.DiscardHandler))
 	cfg2 := writeConfig(t, fmt.Sprintf("control_socket = %q\n[update]\nrauc_bus = %q\n", sock, bus))
 	code, out = hark(t, "health", "--mark-good", "--wait", "10s", "--config", cfg2, "--data", data)
 	if code == 0 || !strings.Contains(out, "FAIL speech-to-text") || !strings.Contains(out, "the slot is not marked good") {
