@@ -116,6 +116,12 @@ type Options struct {
 	// MemoryResults bounds recalled snippets; default 5.
 	MemoryResults int
 
+	// ReplyBudget bounds the silence before the first words of a reply;
+	// default 15 s. The auxiliary calls (planner, memory search terms,
+	// router, digests) share its first half and, after the first of them
+	// times out, the rest are skipped; when no sentence has been said by the
+	// end of it, the reply stops and says the model is taking too long.
+	ReplyBudget time.Duration
 	// ChatTimeout bounds one chat-model answer; default 60 s.
 	ChatTimeout time.Duration
 	// PlannerTimeout, AuxTimeout (search terms, router) and DigestTimeout
@@ -168,6 +174,7 @@ func (o *Options) defaults() {
 	if o.ToolDigest == "" {
 		o.ToolDigest = Off
 	}
+	set(&o.ReplyBudget, 15*time.Second)
 	set(&o.ChatTimeout, 60*time.Second)
 	set(&o.PlannerTimeout, 6*time.Second)
 	set(&o.AuxTimeout, 8*time.Second)
@@ -297,7 +304,9 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	if len(kinds) > 0 {
 		e.log.Info("redacted", "kinds", len(kinds))
 	}
-	t := &turn{e: e, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, now: now, began: time.Now(), say: say}
+	began := time.Now()
+	t := &turn{e: e, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, now: now, began: began, say: say,
+		deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
 	var err error

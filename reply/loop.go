@@ -307,6 +307,8 @@ func choose(r command.Response) string {
 // apology is the one sentence said when the model fails.
 func apology(err error) string {
 	switch {
+	case errors.Is(err, ErrTooSlow):
+		return "My language model is taking too long. Please try again in a moment."
 	case errors.Is(err, llm.ErrUnreachable):
 		return "I can't reach my language model right now."
 	case errors.Is(err, llm.ErrModelNotFound):
@@ -361,9 +363,25 @@ var searchToolsDef = llm.Tool{
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`),
 }
 
-// chat makes one streamed model call, speaking content as it comes.
+// chat makes one streamed model call, speaking content as it comes. Until
+// the reply's first sentence has been said, the call also ends at the
+// reply budget's deadline, with ErrTooSlow.
 func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, error) {
-	cctx, cancel := context.WithTimeout(ctx, t.e.o.ChatTimeout)
+	bctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if !t.spoke.Load() {
+		wait := time.Until(t.deadline)
+		if wait <= 0 {
+			return llm.Response{}, t.tooSlow()
+		}
+		timer := time.AfterFunc(wait, func() {
+			if !t.spoke.Load() {
+				stop(t.tooSlow())
+			}
+		})
+		defer timer.Stop()
+	}
+	cctx, cancel := context.WithTimeout(bctx, t.e.o.ChatTimeout)
 	defer cancel()
 	tools := t.tools()
 	t.res.Timings.ModelCalls++
@@ -384,5 +402,18 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	if err == nil {
 		out.finish()
 	}
+	if err != nil && ctx.Err() == nil {
+		if cause := context.Cause(bctx); errors.Is(cause, ErrTooSlow) {
+			return resp, cause
+		}
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+			return resp, fmt.Errorf("reply: the model's answer timed out after %v: %w", t.e.o.ChatTimeout, context.DeadlineExceeded)
+		}
+	}
 	return resp, err
+}
+
+// tooSlow names the spent budget.
+func (t *turn) tooSlow() error {
+	return fmt.Errorf("%w: nothing to say after the %v reply budget", ErrTooSlow, t.e.o.ReplyBudget)
 }

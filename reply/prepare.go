@@ -22,7 +22,12 @@ const SearchTools = "search_tools"
 func (t *turn) prepare(ctx context.Context) error {
 	e := t.e
 	t.aux = counted{inner: e.o.Aux, t: t}
-	t.small = e.modelSize(ctx).small
+	sctx, cancel := context.WithDeadline(ctx, t.auxDeadline)
+	t.small = e.modelSize(sctx).small
+	if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		t.auxTimedOut("model size")
+	}
+	cancel()
 	catalog := e.catalog()
 	sig := signature(catalog)
 

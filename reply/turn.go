@@ -2,6 +2,9 @@ package reply
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/reply/command"
@@ -20,6 +23,12 @@ type turn struct {
 	began time.Time
 	say   func(string)
 	res   Result
+
+	// The reply budget: the first words by deadline, the auxiliary calls
+	// done by auxDeadline; auxSpent once one of them timed out.
+	deadline, auxDeadline time.Time
+	auxSpent              bool
+	spoke                 atomic.Bool // a sentence was said; read by the budget's timer
 
 	closed  bool                 // the user ended the conversation
 	records []storage.ToolRecord // tool calls, for the dialogue record
@@ -53,6 +62,7 @@ func (t *turn) speak(s string) {
 		t.res.Timings.FirstSentence = time.Since(t.began)
 	}
 	t.res.Sentences = append(t.res.Sentences, s)
+	t.spoke.Store(true)
 	t.say(s)
 }
 
@@ -123,11 +133,40 @@ type counted struct {
 	t     *turn
 }
 
+// It also keeps the reply budget: every auxiliary call ends by the turn's
+// auxDeadline, and once one has timed out the others are skipped, so a
+// server that accepts and never answers costs one timeout, not one each.
 func (c counted) Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error) {
-	c.t.res.Timings.ModelCalls++
-	c.t.res.Timings.PromptChars += promptChars(req.Messages)
-	return c.inner.Chat(ctx, req, onChunk)
+	t := c.t
+	if t.auxSpent || !time.Now().Before(t.auxDeadline) {
+		return llm.Response{}, ErrAuxSkipped
+	}
+	t.res.Timings.ModelCalls++
+	t.res.Timings.PromptChars += promptChars(req.Messages)
+	actx, cancel := context.WithDeadline(ctx, t.auxDeadline)
+	defer cancel()
+	resp, err := c.inner.Chat(actx, req, onChunk)
+	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		t.auxTimedOut("auxiliary call")
+		return resp, fmt.Errorf("reply: auxiliary call timed out after the budget's %v: %w", t.e.o.ReplyBudget/2, context.DeadlineExceeded)
+	}
+	return resp, err
 }
+
+// auxTimedOut notes that an auxiliary request ran out of the budget's share:
+// the rest of them are skipped in this reply.
+func (t *turn) auxTimedOut(what string) {
+	t.auxSpent = true
+	t.e.log.Warn("model request timed out; skipping the other auxiliary calls of this reply",
+		"request", what, "budget_ms", t.e.o.ReplyBudget.Milliseconds()/2)
+}
+
+// ErrAuxSkipped is what an auxiliary call returns once the reply budget's
+// share for them is spent; each caller fails open, as on a timeout.
+var ErrAuxSkipped = errors.New("reply: auxiliary call skipped: the reply budget is spent")
+
+// ErrTooSlow reports a reply that said nothing within the reply budget.
+var ErrTooSlow = errors.New("reply: the model is taking too long")
 
 func promptChars(msgs []llm.Message) int {
 	n := 0

@@ -141,6 +141,7 @@ func (a *app) wire() error {
 		ToolDigest:        reply.Mode(r.ToolDigest),
 		MemoryResults:     r.MemoryResults,
 		ChatTimeout:       cfg.Ollama.ChatTimeout.Duration,
+		ReplyBudget:       cfg.Ollama.ReplyBudget.Duration,
 		PlannerTimeout:    r.PlannerTimeout.Duration,
 		AuxTimeout:        r.AuxTimeout.Duration,
 		DigestTimeout:     r.DigestTimeout.Duration,

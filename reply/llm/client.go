@@ -117,6 +117,9 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 		return out, cbErr
 	case err != nil:
 		return out, classify("chat", err)
+	case !done && ctx.Err() != nil:
+		// A deadline or cancel mid-stream is named as such, not as a cut.
+		return out, classify("chat", ctx.Err())
 	case !done:
 		// The official client stops quietly when the connection drops
 		// mid-stream; only the missing done chunk tells.

@@ -60,6 +60,7 @@ type Ollama struct {
 	KeepAlive   Duration `toml:"keep_alive"`
 	NumCtx      int      `toml:"num_ctx"`
 	ChatTimeout Duration `toml:"chat_timeout"`
+	ReplyBudget Duration `toml:"reply_budget"`
 }
 
 // Assistant configures the persona and the conversation.
@@ -216,6 +217,7 @@ func Default() Config {
 			KeepAlive:   Duration{30 * time.Minute},
 			NumCtx:      4096,
 			ChatTimeout: Duration{60 * time.Second},
+			ReplyBudget: Duration{15 * time.Second},
 		},
 		Assistant: Assistant{
 			Name:              "Jarvis",

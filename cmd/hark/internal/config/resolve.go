@@ -69,6 +69,7 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	}
 	between("ollama.num_ctx", c.Ollama.NumCtx, 0, 1<<20)
 	positive("ollama.chat_timeout", c.Ollama.ChatTimeout)
+	positive("ollama.reply_budget", c.Ollama.ReplyBudget)
 
 	if strings.TrimSpace(c.Assistant.Name) == "" {
 		bad("assistant.name", "the assistant needs a name")
