@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -102,4 +104,83 @@ func (d *Dialogue) Recent(ctx context.Context, since time.Time, limit int) ([]Ex
 		out[i], out[j] = out[j], out[i]
 	}
 	return out, nil
+}
+
+// Conversation is the exchanges of one conversation, oldest first.
+type Conversation struct {
+	ID        string
+	Exchanges []Exchange
+}
+
+// Conversations returns the dialogue grouped by conversation, the most
+// recently active first.
+func (d *Dialogue) Conversations(ctx context.Context) ([]Conversation, error) {
+	var out []Conversation
+	at := map[string]int{}
+	err := d.db.scan(ctx, "read dialogue", dialoguePrefix, func(_ string, v []byte) error {
+		var e Exchange
+		if err := json.Unmarshal(v, &e); err != nil {
+			return err
+		}
+		i, ok := at[e.Conversation]
+		if !ok {
+			i = len(out)
+			at[e.Conversation] = i
+			out = append(out, Conversation{ID: e.Conversation})
+		}
+		out[i].Exchanges = append(out[i].Exchanges, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b Conversation) int {
+		return b.Exchanges[len(b.Exchanges)-1].At.Compare(a.Exchanges[len(a.Exchanges)-1].At)
+	})
+	return out, nil
+}
+
+// DeleteConversation deletes every exchange of one conversation and its
+// diary summary, and returns how many exchanges there were.
+func (d *Dialogue) DeleteConversation(ctx context.Context, id string) (int, error) {
+	var keys []string
+	err := d.db.scan(ctx, "delete conversation", dialoguePrefix, func(key string, v []byte) error {
+		var e Exchange
+		if err := json.Unmarshal(v, &e); err != nil {
+			return err
+		}
+		if e.Conversation == id {
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	err = d.db.scan(ctx, "delete conversation", diaryPrefix, func(key string, _ []byte) error {
+		if strings.HasSuffix(key, "/"+id) {
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	if err != nil || len(keys) == 0 {
+		return 0, err
+	}
+	wb := d.db.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range keys {
+		if err := wb.Delete([]byte(k)); err != nil {
+			return 0, fmt.Errorf("storage: delete conversation: %w", err)
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		return 0, fmt.Errorf("storage: delete conversation: %w", err)
+	}
+	n := 0
+	for _, k := range keys {
+		if strings.HasPrefix(k, dialoguePrefix) {
+			n++
+		}
+	}
+	return n, nil
 }
