@@ -1,7 +1,10 @@
 # Hark: the firmware of a private push-to-talk smart speaker.
 #   make run    run the appliance on this computer, in simulation
-#   make test   everything CI checks: vet, race tests, cgo-free tests, ARM
-#               cross builds and the arm64 tests under qemu
+#   make test   everything CI checks: go.mod tidy, vet, race tests, cgo-free
+#               tests, ARM cross builds, the arm64 tests under qemu and the
+#               whisper.cpp tests; ends with what was skipped and why
+#   make fresh  make test's CI run (.ci/run) in a bare Debian bookworm chroot
+#   make soak   the slow suites (long kill -9 loops and the like)
 #   make bench  the figures: start-up, idle memory, turn overhead,
 #               endpointing, capture and barge-in
 #   make cross  arm64 and armv7 binaries in bin/
@@ -39,18 +42,22 @@ NOCGO_PKGS   = $(shell $(GO) list ./... | grep -v $(foreach l,$(CGO_LEAVES),-e '
 # The core packages whose arm64 test binaries run under qemu.
 CORE_PKGS   := ./pipeline/... ./reply/... ./storage/... ./device/... ./gpio/...
 
-# whisper.cpp, pinned. The recipe downloads this release's source from
-# GitHub; with no network, point WHISPER_SRC at a whisper.cpp source tree
-# (a git checkout or an unpacked release) and it builds that instead.
+# whisper.cpp, pinned. The recipe unpacks this release's source from
+# WHISPER_TARBALL when it is there (../shared/third_party holds it; no
+# network needed), else downloads it from GitHub; or point WHISPER_SRC at a
+# whisper.cpp source tree (a git checkout or an unpacked release).
 WHISPER_VERSION ?= v1.9.3
 WHISPER_URL     ?= https://github.com/ggml-org/whisper.cpp/archive/refs/tags/$(WHISPER_VERSION).tar.gz
+WHISPER_TARBALL ?= ../shared/third_party/whisper.cpp-$(WHISPER_VERSION).tar.gz
+WHISPER_SHA256  ?= bf00ef4a9370579de5f2f75b2174b58dc47ce1487d09a344f83b35cdcb303304
 WHISPER_DIR     ?= build/whisper
 WHISPER_SRC     ?= $(WHISPER_DIR)/src-$(WHISPER_VERSION)
 # Where `make whisper` installs and what the tagged builds and tests link.
 WHISPER_PREFIX  ?= $(WHISPER_DIR)/host
 WHISPER_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
-# Always Release, static, OpenMP, CPU only; tests and examples off except
-# whisper-cli and whisper-bench, which bench-whisper compares against.
+# Always Release, static, OpenMP, CPU only, no tests; of the examples only
+# whisper-cli and whisper-bench are built, which bench-whisper compares
+# against.
 WHISPER_CMAKE   := -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=ON \
 	-DWHISPER_BUILD_TESTS=OFF -DWHISPER_BUILD_SERVER=OFF -DWHISPER_SDL2=OFF -DWHISPER_CURL=OFF \
 	-DGGML_CCACHE=OFF
@@ -74,7 +81,7 @@ QEMU_armv7  := qemu-arm-static -L $(ARMHF_ROOT)
 # What hark links with -tags whisper (matches pipeline/whisper/engine.go).
 whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="-L$(abspath $(1))/lib"
 
-.PHONY: run test deps vet unit nocgo cross qemu bench lint clean \
+.PHONY: run test deps tidy vet unit nocgo cross qemu bench soak lint clean fresh test-steps \
 	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
 	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
 	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7
@@ -86,21 +93,40 @@ RUN_TAGS    := $(shell test -e /usr/include/alsa/asoundlib.h && echo alsa)
 run:
 	$(GO) run -tags '$(RUN_TAGS)' ./cmd/hark run --sim
 
-test: deps vet unit nocgo cross qemu whisper-test
+# Each test step writes go test's events to $(TEST_OUT)/STEP.json; the
+# report at the end shows the failures, one line per skipped test with its
+# reason, the slowest packages, and "N passed, N failed, N skipped".
+TEST_OUT    := build/test
 
-# Debian packages the tests use (espeak-ng, cross compilers, qemu); installs
-# the missing ones when it can.
+test: deps tidy vet
+	@rm -rf $(TEST_OUT); mkdir -p $(TEST_OUT)
+	@status=0; $(MAKE) --no-print-directory -k test-steps || status=1; \
+		$(GO) run ./internal/testreport $(TEST_OUT)/*.json || status=1; \
+		exit $$status
+
+test-steps: unit nocgo cross qemu whisper-test
+
+# Debian packages the tests use (compilers, cross C libraries, espeak-ng,
+# qemu, rauc...); installs the missing ones and checks that cgo builds for
+# this machine, arm64 and armv7.
 deps:
 	@.ci/deps
+
+# go.mod and go.sum say exactly what the code imports.
+tidy:
+	@$(GO) mod tidy -diff >/dev/null 2>&1 || { $(GO) mod tidy -diff; \
+		echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
 
 vet:
 	$(GO) vet -tags $(TAGS) ./...
 
 unit:
-	$(GO) test -race -tags $(TAGS) ./...
+	@mkdir -p $(TEST_OUT)
+	$(GO) test -race -json -tags $(TAGS) ./... > $(TEST_OUT)/unit.json
 
 nocgo:
-	CGO_ENABLED=0 $(GO) test $(NOCGO_PKGS)
+	@mkdir -p $(TEST_OUT)
+	CGO_ENABLED=0 $(GO) test -json $(NOCGO_PKGS) > $(TEST_OUT)/nocgo.json
 
 cross:
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
@@ -110,46 +136,72 @@ cross:
 	@file bin/linux-arm64/hark bin/linux-armv7/hark 2>/dev/null || ls -l bin/linux-*/hark
 
 qemu:
+	@mkdir -p $(TEST_OUT)
 	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
-		$(GO) test -tags $(TAGS) -exec '$(QEMU_ARM64)' $(CORE_PKGS)
+		$(GO) test -json -tags $(TAGS) -exec '$(QEMU_ARM64)' $(CORE_PKGS) > $(TEST_OUT)/qemu.json
+
+# The slow suites, at full count: not part of make test.
+soak:
+	HARK_SOAK=1 $(GO) test -race -tags $(TAGS) -timeout 60m -run 'Soak|KillLoop' ./...
+
+# make test's CI run in a bare Debian bookworm chroot made with debootstrap,
+# exactly as a new machine runs it (root, loop-free; see .ci/fresh).
+fresh:
+	.ci/fresh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./cmd/hark
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./pipeline/... ./reply/... ./device/...
 
-# The whisper.cpp tests run when libwhisper is at WHISPER_PREFIX; otherwise
-# they are skipped, and this says so.
+# The whisper.cpp tests: libwhisper is built once (cached in WHISPER_PREFIX)
+# when its pinned source is at hand, then every whisper-tagged test runs.
+# Without source or network they are skipped, and the report says so.
 whisper-test:
+	@mkdir -p $(TEST_OUT)
+	@if [ ! -f $(WHISPER_PREFIX)/lib/libwhisper.a ] && { [ -f $(WHISPER_SRC)/CMakeLists.txt ] || [ -f $(WHISPER_TARBALL) ]; }; then \
+		$(MAKE) --no-print-directory whisper; \
+	fi
 	@if [ -f $(WHISPER_PREFIX)/lib/libwhisper.a ]; then \
 		echo "whisper tests: linking $(WHISPER_PREFIX)"; \
-		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -tags whisper,$(TAGS) ./pipeline/whisper ./cmd/hark; \
+		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -json -tags whisper,$(TAGS) ./pipeline/whisper ./cmd/hark > $(TEST_OUT)/whisper.json; \
 	else \
-		echo "whisper tests skipped: no libwhisper in $(WHISPER_PREFIX) (make whisper, or WHISPER_PREFIX=DIR)"; \
+		why="no libwhisper in $(WHISPER_PREFIX) and no whisper.cpp source ($(WHISPER_TARBALL) or WHISPER_SRC)"; \
+		echo "whisper tests skipped: $$why"; \
+		printf '{"Action":"output","Package":"pipeline/whisper","Test":"(whisper-tagged tests)","Output":"%s\\n"}\n{"Action":"skip","Package":"pipeline/whisper","Test":"(whisper-tagged tests)"}\n' "$$why" > $(TEST_OUT)/whisper.json; \
 	fi
 
 # whisper.cpp's source: WHISPER_SRC when it is a tree, else the pinned
-# release from GitHub.
+# release's tarball (checked against its sha256), else GitHub.
 whisper-src:
 	@if [ -f $(WHISPER_SRC)/CMakeLists.txt ]; then \
 		echo "whisper.cpp source: $(WHISPER_SRC)"; \
+	elif [ -f $(WHISPER_TARBALL) ]; then \
+		echo "whisper.cpp source: $(WHISPER_TARBALL)"; \
+		echo "$(WHISPER_SHA256)  $(WHISPER_TARBALL)" | sha256sum -c --quiet || { \
+			echo "$(WHISPER_TARBALL) is not the pinned whisper.cpp $(WHISPER_VERSION) (sha256 differs)"; exit 1; }; \
+		mkdir -p $(WHISPER_SRC) && tar -xzf $(WHISPER_TARBALL) --strip-components=1 -C $(WHISPER_SRC); \
 	else \
 		echo "downloading whisper.cpp $(WHISPER_VERSION) from $(WHISPER_URL)"; \
 		mkdir -p $(WHISPER_SRC) && \
 		{ curl -fsSL $(WHISPER_URL) | tar -xz --strip-components=1 -C $(WHISPER_SRC); } || { \
 			rm -rf $(WHISPER_SRC); \
-			echo "could not download whisper.cpp $(WHISPER_VERSION) (no network?)."; \
+			echo "could not download whisper.cpp $(WHISPER_VERSION) (no network?), and $(WHISPER_TARBALL) is absent."; \
 			echo "Get its source another way and point the build at it:"; \
 			echo "  make $(or $(MAKECMDGOALS),whisper) WHISPER_SRC=/path/to/whisper.cpp"; \
 			exit 1; }; \
 	fi
 	@command -v cmake >/dev/null || { echo "cmake is missing: apt-get install cmake g++"; exit 1; }
 
-# whisper.cpp for this computer, tuned to its CPU (GGML_NATIVE).
+# whisper.cpp for this computer, tuned to its CPU (GGML_NATIVE): the
+# libraries, their headers, whisper-cli and whisper-bench into
+# $(WHISPER_DIR)/host.
 whisper: whisper-src
-	cmake -S $(WHISPER_SRC) -B $(WHISPER_DIR)/build-host $(WHISPER_CMAKE) -DGGML_NATIVE=ON \
-		-DCMAKE_INSTALL_PREFIX=$(abspath $(WHISPER_DIR)/host)
-	cmake --build $(WHISPER_DIR)/build-host -j $(WHISPER_JOBS)
-	cmake --install $(WHISPER_DIR)/build-host
+	cmake -S $(WHISPER_SRC) -B $(WHISPER_DIR)/build-host $(WHISPER_CMAKE) -DGGML_NATIVE=ON
+	cmake --build $(WHISPER_DIR)/build-host -j $(WHISPER_JOBS) --target whisper-cli whisper-bench
+	rm -rf $(WHISPER_DIR)/host && mkdir -p $(WHISPER_DIR)/host/lib $(WHISPER_DIR)/host/include $(WHISPER_DIR)/host/bin
+	find $(WHISPER_DIR)/build-host -name 'lib*.a' -exec cp {} $(WHISPER_DIR)/host/lib/ \;
+	cp $(WHISPER_SRC)/include/whisper.h $(WHISPER_SRC)/ggml/include/*.h $(WHISPER_DIR)/host/include/
+	cp $(WHISPER_DIR)/build-host/bin/whisper-cli $(WHISPER_DIR)/build-host/bin/whisper-bench $(WHISPER_DIR)/host/bin/
 
 # whisper.cpp for a Pi, with the Debian cross compilers
 # (g++-aarch64-linux-gnu, g++-arm-linux-gnueabihf).
