@@ -51,9 +51,6 @@ type Listen struct {
 type Utterance struct {
 	// Audio is the speech, 16 kHz mono.
 	Audio pcm.Buffer
-	// Typed is set instead of Audio when the user typed what they would have
-	// said (the desktop simulation without a speech-to-text engine).
-	Typed string
 	// Cut reports an utterance that reached the microphone's length cap.
 	Cut bool
 }
@@ -277,6 +274,11 @@ const (
 	// Abort is a Stop that is never ignored, not even while the user holds
 	// the button to talk: the box is about to do something else.
 	Abort
+	// Talk is a press that comes with the words already said: the
+	// simulation's line typed at any moment. It is a Press, except that
+	// while an alert rings it silences the alert and then listens, so the
+	// words are answered rather than left for the next press.
+	Talk
 )
 
 func (e Event) String() string {
@@ -289,6 +291,8 @@ func (e Event) String() string {
 		return "release"
 	case Abort:
 		return "abort"
+	case Talk:
+		return "talk"
 	}
 	return fmt.Sprintf("Event(%d)", int(e))
 }

@@ -36,7 +36,7 @@ func (m *typedMic) Record(ctx context.Context, l Listen) (Utterance, error) {
 			line := strings.TrimPrefix(m.lines[0], "followup:")
 			m.lines = m.lines[1:]
 			m.mu.Unlock()
-			return Utterance{Typed: line}, nil
+			return speech(line), nil
 		}
 		m.mu.Unlock()
 		select {
@@ -60,13 +60,33 @@ func (m *typedMic) Record(ctx context.Context, l Listen) (Utterance, error) {
 	}
 	line := m.lines[0]
 	m.lines = m.lines[1:]
-	return Utterance{Typed: line}, nil
+	return speech(line), nil
 }
 
 type typedTranscriber struct{}
 
 func (typedTranscriber) Transcribe(ctx context.Context, u Utterance) (Transcript, error) {
-	return Transcript{Text: u.Typed, Language: "en"}, nil
+	return Transcript{Text: textOf(u), Language: "en"}, nil
+}
+
+// words maps the audio of the test utterances to their words: the fakes'
+// microphone makes an utterance of one sample, and their transcriber looks
+// the words up by that sample's address.
+var words sync.Map
+
+func speech(text string) Utterance {
+	s := make([]float32, 1)
+	words.Store(&s[0], text)
+	return Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: s}}
+}
+
+func textOf(u Utterance) string {
+	if len(u.Audio.Samples) == 0 {
+		return ""
+	}
+	v, _ := words.Load(&u.Audio.Samples[0])
+	s, _ := v.(string)
+	return s
 }
 
 // scriptReplier says each sentence after a delay and records how it ended.

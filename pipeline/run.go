@@ -13,7 +13,8 @@ import (
 //
 // A press starts listening when idle, ends the utterance while listening,
 // silences a ringing alert, and cancels a turn in any other state and
-// listens again (barge-in). Stop cancels everything. In hold mode the
+// listens again (barge-in). Talk is a press, but while an alert rings it
+// silences the alert and listens. Stop cancels everything. In hold mode the
 // release ends the utterance, and a Stop (a long press) while talking is
 // ignored.
 func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
@@ -98,6 +99,10 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 					stopRing()
 					p.publish(Status{State: Idle, Turn: p.turns})
 				}
+			case ring != nil && ev == Talk: // silence the alert and hear the words
+				p.StopAlerts()
+				stopRing()
+				cur = p.start(ctx, false)
 			case ring != nil: // a press silences the alert, and only that
 				p.StopAlerts()
 				stopRing()

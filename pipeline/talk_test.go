@@ -58,7 +58,7 @@ func runPipeline(t *testing.T, o Options) (chan<- Event, *Feed) {
 
 func TestHoldMode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mic := &listenMic{answers: []micAnswer{{u: Utterance{Typed: "what time is it"}}}}
+		mic := &listenMic{answers: []micAnswer{{u: speech("what time is it")}}}
 		rep := &scriptReplier{sentences: []string{"Noon."}}
 		events, _ := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep, Talk: TalkHold})
 		events <- Press
@@ -134,7 +134,7 @@ func TestMutedPressIsExplained(t *testing.T) {
 
 func TestCutUtteranceIsSaid(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mic := &listenMic{answers: []micAnswer{{u: Utterance{Typed: "a very long story", Cut: true}}}}
+		mic := &listenMic{answers: []micAnswer{{u: cutShort(speech("a very long story"))}}}
 		rep := &scriptReplier{sentences: []string{"I see."}}
 		events, feed := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep})
 		events <- Press
@@ -149,7 +149,7 @@ func TestCutUtteranceIsSaid(t *testing.T) {
 
 func TestEarcons(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mic := &listenMic{answers: []micAnswer{{u: Utterance{Typed: "hello"}}}}
+		mic := &listenMic{answers: []micAnswer{{u: speech("hello")}}}
 		spk := &clockSpeaker{}
 		events, _ := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: &scriptReplier{}, Speaker: spk, Earcons: true})
 		events <- Press
@@ -193,4 +193,9 @@ func readAll(f *Feed) []Status {
 		}
 		got = append(got, s)
 	}
+}
+
+func cutShort(u Utterance) Utterance {
+	u.Cut = true
+	return u
 }

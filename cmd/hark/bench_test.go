@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
-	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
@@ -139,7 +138,14 @@ func (m stampMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utter
 		return pipeline.Utterance{}, ctx.Err()
 	}
 	m.end <- time.Now()
-	return pipeline.Utterance{Typed: "what time is it"}, nil
+	return pipeline.Utterance{}, nil
+}
+
+// fixedText hears every utterance as the same question.
+type fixedText string
+
+func (f fixedText) Transcribe(context.Context, pipeline.Utterance) (pipeline.Transcript, error) {
+	return pipeline.Transcript{Text: string(f)}, nil
 }
 
 // stampSpeaker stamps the first audio sample handed to the output.
@@ -208,7 +214,7 @@ func BenchmarkEndOfInputToFirstAudio(b *testing.B) {
 			defer a.close()
 			mic := stampMic{end: make(chan time.Time, 2)}
 			spk := stampSpeaker{first: make(chan time.Time, 1)}
-			p, err := pipeline.New(pipeline.Options{Microphone: mic, Transcriber: sim.Typed{}, Replier: a.replier(), Synthesizer: synth, Speaker: spk})
+			p, err := pipeline.New(pipeline.Options{Microphone: mic, Transcriber: fixedText("what time is it"), Replier: a.replier(), Synthesizer: synth, Speaker: spk})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -59,9 +59,6 @@ func (d *devices) close() error {
 type noSTT struct{ why string }
 
 func (n noSTT) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
-	if u.Typed != "" {
-		return pipeline.Transcript{Text: u.Typed}, nil
-	}
 	return pipeline.Transcript{}, errors.New(n.why)
 }
 
@@ -112,7 +109,7 @@ func (a *app) detector() (endpoint.Detector, func() error, error) {
 func (a *app) openSim(in io.Reader, screen *sim.Screen, sp speech) (*devices, error) {
 	cfg := a.cfg
 	term := sim.NewTerminal(in, screen)
-	d := &devices{mic: term, stt: sim.Typed{}, events: term.Events(), onScreen: true}
+	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), onScreen: true}
 	d.task(term.Run)
 	prof, _ := board.Lookup("sim")
 
@@ -237,7 +234,7 @@ func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, 
 		if prof.Name != "usb" {
 			return nil, fmt.Errorf("board %q: button: %w", prof.Name, err)
 		}
-		term := sim.NewTerminal(in, screen)
+		term := sim.NewButton(in, screen)
 		d.events, d.onScreen = term.Events(), true
 		d.task(term.Run)
 		screen.Println("no button (" + err.Error() + "): press Enter instead")

@@ -4,29 +4,7 @@
 // one line of the terminal shows the LEDs.
 package sim
 
-import (
-	"context"
-	"errors"
-
-	"github.com/harkbox/hark/pipeline"
-)
+import "errors"
 
 // ErrNoEngine reports recorded audio with no speech-to-text engine to hear it.
 var ErrNoEngine = errors.New("no speech-to-text engine is built in; type what you would say instead")
-
-// Typed is the transcriber of the simulation without a speech-to-text engine:
-// what the user typed is what they said.
-type Typed struct{}
-
-var _ pipeline.Transcriber = Typed{}
-
-// Transcribe returns the typed text of u.
-func (Typed) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
-	switch {
-	case u.Typed != "":
-		return pipeline.Transcript{Text: u.Typed}, nil
-	case len(u.Audio.Samples) > 0:
-		return pipeline.Transcript{}, ErrNoEngine
-	}
-	return pipeline.Transcript{}, pipeline.ErrNoSpeech
-}

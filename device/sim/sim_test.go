@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -22,13 +24,22 @@ func TestTerminalPressesAndTypedSpeech(t *testing.T) {
 		term := NewTerminal(pr, NewScreen(io.Discard, false))
 		go term.Run(t.Context())
 
-		// Typed while idle: a press, and the text for the Record that follows.
+		stt := term.Transcriber()
+		heard := func(u pipeline.Utterance) string {
+			tr, err := stt.Transcribe(t.Context(), u)
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return tr.Text
+		}
+		// Typed while idle: a press with words, and the text for the Record
+		// that follows.
 		io.WriteString(pw, "what time is it\n")
-		if ev := <-term.Events(); ev != pipeline.Press {
-			t.Fatalf("event %v, want press", ev)
+		if ev := <-term.Events(); ev != pipeline.Talk {
+			t.Fatalf("event %v, want talk", ev)
 		}
 		u, err := term.Record(t.Context(), pipeline.Listen{})
-		if err != nil || u.Typed != "what time is it" {
+		if err != nil || heard(u) != "what time is it" || len(u.Audio.Samples) != 0 {
 			t.Fatalf("Record = %+v, %v", u, err)
 		}
 
@@ -45,8 +56,8 @@ func TestTerminalPressesAndTypedSpeech(t *testing.T) {
 		}()
 		synctest.Wait()
 		io.WriteString(pw, "set a timer\n")
-		if u := <-got; u.Typed != "set a timer" {
-			t.Errorf("utterance %q, want the typed line", u.Typed)
+		if u := <-got; heard(u) != "set a timer" {
+			t.Errorf("utterance %q, want the typed line", heard(u))
 		}
 		synctest.Wait()
 		select {
@@ -242,17 +253,78 @@ func TestScreen(t *testing.T) {
 	}
 }
 
-func TestTyped(t *testing.T) {
-	tr, err := Typed{}.Transcribe(t.Context(), pipeline.Utterance{Typed: "hi"})
-	if err != nil || tr.Text != "hi" {
-		t.Errorf("typed = %+v, %v", tr, err)
-	}
-	if _, err := (Typed{}).Transcribe(t.Context(), pipeline.Utterance{Audio: tone(16000, 1, time.Second)}); !errors.Is(err, ErrNoEngine) {
+func TestTypedTranscriber(t *testing.T) {
+	term := NewTerminal(strings.NewReader(""), NewScreen(io.Discard, false))
+	stt := term.Transcriber()
+	if _, err := stt.Transcribe(t.Context(), pipeline.Utterance{Audio: tone(16000, 1, time.Second)}); !errors.Is(err, ErrNoEngine) {
 		t.Errorf("audio without an engine = %v, want ErrNoEngine", err)
 	}
-	if _, err := (Typed{}).Transcribe(t.Context(), pipeline.Utterance{}); !errors.Is(err, pipeline.ErrNoSpeech) {
+	if _, err := stt.Transcribe(t.Context(), pipeline.Utterance{}); !errors.Is(err, pipeline.ErrNoSpeech) {
 		t.Errorf("nothing = %v, want ErrNoSpeech", err)
 	}
+}
+
+// TestLineTypedWhileRinging is the regression for lines answered one
+// behind: a line typed while an alert rings silences it and is answered,
+// and the next line gets its own answer, each sent to the replier once.
+func TestLineTypedWhileRinging(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		term := NewTerminal(pr, NewScreen(io.Discard, false))
+		var mu sync.Mutex
+		var asked []string
+		p, err := pipeline.New(pipeline.Options{
+			Microphone:  term,
+			Transcriber: term.Transcriber(),
+			Replier: pipeline.ReplierFunc(func(ctx context.Context, q pipeline.Query, say func(string)) (pipeline.Outcome, error) {
+				mu.Lock()
+				asked = append(asked, q.Text)
+				mu.Unlock()
+				say("answer to " + q.Text)
+				return pipeline.Outcome{}, nil
+			}),
+			RingFor: time.Hour,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		feed := p.Subscribe(64)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go term.Run(ctx)
+		done := make(chan error, 1)
+		go func() { done <- p.Run(ctx, term.Events()) }()
+		synctest.Wait()
+
+		p.Ring(pipeline.Alert{ID: "t1", Announcement: "Your timer is done."})
+		synctest.Wait()
+		if st := latest(t, feed); st.State != pipeline.Ringing {
+			t.Fatalf("state %v, want ringing", st.State)
+		}
+		io.WriteString(pw, "what's 2 plus 2\n")
+		synctest.Wait()
+		io.WriteString(pw, "what time is it\n")
+		synctest.Wait()
+		pw.Close()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []string{"what's 2 plus 2", "what time is it"}; !slices.Equal(asked, want) {
+			t.Errorf("the replier was asked %q, want %q: every line once, in order", asked, want)
+		}
+	})
+}
+
+// latest is the newest state the feed holds.
+func latest(t *testing.T, f *pipeline.Feed) pipeline.Status {
+	t.Helper()
+	st, err := f.Latest(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 func TestTerminalFollowUpWindow(t *testing.T) {

@@ -12,13 +12,20 @@ import (
 )
 
 // Terminal turns lines typed on standard input into button presses and, when
-// there is no speech-to-text engine, into utterances:
+// there is no speech-to-text engine, into what the user said:
 //
 //   - Enter on an empty line is a press of the button.
 //   - While the pipeline is listening, the next line is what the user said,
 //     and its Enter ends the utterance.
-//   - A line typed while idle is a press and the utterance together.
+//   - A line typed at any other moment is a press and the utterance
+//     together (pipeline.Talk): while idle, while the box thinks or speaks
+//     (barge-in), and while an alert rings, which it silences. No line is
+//     lost or answered out of turn.
 //   - "/stop" is a long press (stop everything); "/quit" leaves.
+//
+// As a microphone, Record captures no audio: it takes the typed line, and
+// the terminal's Transcriber hands that line on as the transcript, so the
+// speech engines never see typed text.
 type Terminal struct {
 	in     io.Reader
 	screen *Screen
@@ -26,10 +33,14 @@ type Terminal struct {
 	// typing is the shortest follow-up window: typing takes longer than
 	// speaking.
 	typing time.Duration
+	// button is set when the terminal is only the button (a board whose
+	// microphone is real): a typed line is a press and nothing more.
+	button bool
 
 	mu      sync.Mutex
 	pending []string    // typed ahead of the Record that will take them
 	waiting chan string // set while Record waits for a line
+	heard   *string     // the line the last Record took, for the Transcriber
 }
 
 var _ pipeline.Microphone = (*Terminal)(nil)
@@ -38,9 +49,17 @@ var _ pipeline.Microphone = (*Terminal)(nil)
 // typing an answer takes longer than saying it.
 const TypingWindow = 20 * time.Second
 
-// NewTerminal reads lines from in.
+// NewTerminal reads lines from in: the button and the microphone.
 func NewTerminal(in io.Reader, s *Screen) *Terminal {
 	return &Terminal{in: in, screen: s, events: make(chan pipeline.Event), typing: TypingWindow}
+}
+
+// NewButton reads lines from in as the button only: every line is a press,
+// and what was typed on it is dropped.
+func NewButton(in io.Reader, s *Screen) *Terminal {
+	t := NewTerminal(in, s)
+	t.button = true
+	return t
 }
 
 // Events delivers the button presses. It is closed when input ends or the
@@ -86,9 +105,12 @@ func (t *Terminal) Run(ctx context.Context) {
 			ev = pipeline.Stop
 		case "":
 		default:
-			t.mu.Lock()
-			t.pending = append(t.pending, line)
-			t.mu.Unlock()
+			if !t.button {
+				ev = pipeline.Talk
+				t.mu.Lock()
+				t.pending = append(t.pending, line)
+				t.mu.Unlock()
+			}
 		}
 		select {
 		case t.events <- ev:
@@ -116,11 +138,13 @@ func (t *Terminal) deliver(line string) bool {
 // ErrNoSpeech.
 func (t *Terminal) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
 	t.mu.Lock()
+	t.heard = nil // a cancelled turn's line, never transcribed
 	if len(t.pending) > 0 {
 		line := t.pending[0]
 		t.pending = t.pending[1:]
+		t.heard = &line
 		t.mu.Unlock()
-		return pipeline.Utterance{Typed: line}, nil
+		return pipeline.Utterance{}, nil
 	}
 	ch := make(chan string, 1)
 	t.waiting = ch
@@ -143,7 +167,10 @@ func (t *Terminal) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utte
 		if strings.TrimSpace(line) == "" {
 			return pipeline.Utterance{}, pipeline.ErrNoSpeech
 		}
-		return pipeline.Utterance{Typed: line}, nil
+		t.mu.Lock()
+		t.heard = &line
+		t.mu.Unlock()
+		return pipeline.Utterance{}, nil
 	case <-l.End:
 		stopWaiting()
 		return pipeline.Utterance{}, pipeline.ErrNoSpeech
@@ -154,4 +181,28 @@ func (t *Terminal) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utte
 		stopWaiting()
 		return pipeline.Utterance{}, ctx.Err()
 	}
+}
+
+// Transcriber hands on the line the last Record took (once; a turn
+// cancelled before its transcription leaves nothing for the next one, whose
+// Record takes its own line): the simulation's speech-to-text without an
+// engine. An utterance with audio (there is none
+// from the terminal) is ErrNoEngine.
+func (t *Terminal) Transcriber() pipeline.Transcriber { return typed{t} }
+
+type typed struct{ t *Terminal }
+
+func (ty typed) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
+	if len(u.Audio.Samples) > 0 {
+		return pipeline.Transcript{}, ErrNoEngine
+	}
+	t := ty.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.heard == nil {
+		return pipeline.Transcript{}, pipeline.ErrNoSpeech
+	}
+	line := *t.heard
+	t.heard = nil
+	return pipeline.Transcript{Text: line}, nil
 }

@@ -200,9 +200,6 @@ func (e *Engine) Close() error {
 // Transcribe returns the words of u's audio, or ErrNoSpeech when the
 // guards judge it silence or noise.
 func (e *Engine) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
-	if u.Typed != "" {
-		return pipeline.Transcript{Text: u.Typed}, nil
-	}
 	audio := u.Audio
 	if audio.Rate != pcm.SpeechRate || audio.Channels != pcm.SpeechChannels {
 		audio = pcm.ToSpeech(audio)

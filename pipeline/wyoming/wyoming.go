@@ -127,9 +127,6 @@ const chunk = 1600
 
 // Transcribe sends the utterance's audio and returns the server's text.
 func (c *Client) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
-	if u.Typed != "" {
-		return pipeline.Transcript{Text: u.Typed}, nil
-	}
 	audio := pcm.ToSpeech(u.Audio)
 	if len(audio.Samples) == 0 {
 		return pipeline.Transcript{}, pipeline.ErrNoSpeech
