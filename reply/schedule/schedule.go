@@ -312,8 +312,9 @@ func (s *Scheduler) fire(ctx context.Context, ring func(Alert)) (time.Time, erro
 			continue
 		}
 		a := Alert{Item: it}
-		if late := now.Sub(it.Due); late > s.o.Grace {
-			a.LateBy = late
+		late := now.Sub(it.Due)
+		if late > s.o.Grace {
+			a.LateBy = late // said in the announcement
 		}
 		// On disk first: whatever happens next, this occurrence never goes
 		// off again.
@@ -329,7 +330,7 @@ func (s *Scheduler) fire(ctx context.Context, ring func(Alert)) (time.Time, erro
 		if err := s.o.Store.Put(ctx, it); err != nil {
 			return time.Time{}, err
 		}
-		s.log.Info("item due", "kind", it.Kind, "id", it.ID, "late_ms", a.LateBy.Milliseconds())
+		s.log.Info("item due", "kind", it.Kind, "id", it.ID, "late_ms", late.Milliseconds())
 		ring(a)
 		if it.State == storage.Ringing {
 			it.State = storage.Done

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -308,4 +309,32 @@ func TestRingingAtPowerCutIsNotRepeated(t *testing.T) {
 	if got.State != storage.Done {
 		t.Errorf("state %s, want done", got.State)
 	}
+}
+
+// TestLateMillisIsTheRealLateness: a timer that goes off 2.7 s late (the
+// box was off when it came due) logs late_ms=2700, though under the grace
+// its announcement does not call it late.
+func TestLateMillisIsTheRealLateness(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs strings.Builder
+		store := newMemStore()
+		s, _ := New(Options{Store: store, Location: time.UTC, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+		if _, err := s.AddTimer(t.Context(), "tea", 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(12700 * time.Millisecond) // the box is off past the due time
+		r := &ringer{}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { defer close(done); s.Run(ctx, r.ring) }()
+		synctest.Wait()
+		cancel()
+		<-done
+		if r.count() != 1 || r.alerts[0].LateBy != 0 {
+			t.Fatalf("alerts %+v, want one, within the grace", r.alerts)
+		}
+		if !strings.Contains(logs.String(), "late_ms=2700") {
+			t.Errorf("log %q, want late_ms=2700", logs.String())
+		}
+	})
 }
