@@ -1,39 +1,54 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
-	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/device/control"
 )
 
+// errorText is the reply's error for the JSON output.
+func errorText(hint *control.HintError, err error) string {
+	switch {
+	case hint != nil:
+		return hint.Err.Error()
+	case err != nil:
+		return err.Error()
+	}
+	return ""
+}
+
 // cmdAsk answers one typed question through the reply engine, exactly as a
-// spoken one is answered, and prints what would be said.
+// spoken one is answered, and prints what would be said: the running
+// daemon's engine, or this process's own when no daemon runs.
 func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("ask", e, g)
 	asJSON := fs.Bool("json", false, "print the reply, the tools called and the timings as JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: hark ask [--json] [--data DIR] [--config FILE] TEXT...")
-		fs.PrintDefaults()
-	}
-	if err := parse(fs, args); err != nil {
+	verbose := fs.Bool("verbose", false, "log warnings and more to standard error (only errors otherwise)")
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if text == "" {
-		fs.Usage()
-		return errUsage
+		return usageError(e, fs, "the question is empty: hark ask TEXT")
 	}
-	a, err := openOneShot(e, g)
+	floor := slog.LevelError
+	if *verbose {
+		floor = slog.LevelDebug
+	}
+	c, done, err := connect(ctx, e, g, floor)
 	if err != nil {
 		return err
 	}
-	defer a.close()
+	defer done()
 
 	first := true
-	result, replyErr := a.engine.Reply(ctx, reply.Query{Text: text}, func(s string) {
+	raw, replyErr := c.Ask(ctx, control.Question{Text: text}, func(s string) {
 		if *asJSON {
 			return
 		}
@@ -43,20 +58,37 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 		first = false
 		fmt.Fprint(e.stdout, s)
 	})
+	var hint *control.HintError
+	if errors.As(replyErr, &hint) && hint.Hint != "" {
+		// The spoken sentence said what went wrong; this says what to do.
+		defer fmt.Fprintln(e.stderr, "hint: "+hint.Hint)
+		replyErr = errReported
+	}
 	if !*asJSON {
 		fmt.Fprintln(e.stdout)
 		return replyErr
 	}
-	out := struct {
-		reply.Result
-		Error string `json:"error,omitempty"`
-	}{Result: result}
-	if replyErr != nil {
-		out.Error = replyErr.Error()
+	if raw == nil && replyErr != nil && !errors.Is(replyErr, errReported) {
+		return replyErr // the question never reached the engine
 	}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	// The engine's result as it sent it, with the error added.
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if msg := errorText(hint, replyErr); msg != "" {
+		m, _ := json.Marshal(msg)
+		body := bytes.TrimSuffix(bytes.TrimSpace(raw), []byte("}"))
+		if len(bytes.TrimSpace(body)) > 1 {
+			body = append(body, ',')
+		}
+		raw = append(append(body, `"error":`...), append(m, '}')...)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, raw, "", "  "); err != nil {
+		return fmt.Errorf("reading the reply: %w", err)
+	}
+	pretty.WriteByte('\n')
+	if _, err := e.stdout.Write(pretty.Bytes()); err != nil {
 		return err
 	}
 	return replyErr

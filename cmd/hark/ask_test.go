@@ -62,10 +62,18 @@ func TestAskJSON(t *testing.T) {
 	}
 }
 
+// An unreachable model: the spoken sentence, then one hint on what to do,
+// and neither a log line nor the error repeated.
 func TestAskUnreachable(t *testing.T) {
-	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t)}), "ask", "--data", t.TempDir(), "hi")
-	if code != 1 || out != "I can't reach my language model right now.\n" || !strings.Contains(errOut, "model server unreachable") {
-		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
+	host := deadPort(t)
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": host}), "ask", "--data", t.TempDir(), "hi")
+	if code != 1 || out != "I can't reach my language model right now.\n" {
+		t.Errorf("code %d, stdout %q; want 1 and the spoken sentence", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "hint: no model server answers at http://"+strings.TrimPrefix(host, "http://")) ||
+		!strings.Contains(lines[0], "OLLAMA_HOST") || !strings.Contains(lines[0], "[ollama] host") {
+		t.Errorf("stderr %q; want one hint line naming the URL, OLLAMA_HOST and [ollama] host", errOut)
 	}
 }
 

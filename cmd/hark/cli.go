@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 )
@@ -20,7 +21,7 @@ type env struct {
 	stdoutTTY      bool
 }
 
-// globals are the flags every command accepts, before or after its name.
+// globals are the flags every command accepts, anywhere on its command line.
 type globals struct {
 	config string
 	data   string
@@ -36,83 +37,218 @@ type subcommand struct {
 	run     func(ctx context.Context, e env, g *globals, args []string) error
 }
 
-var subcommands = map[string]subcommand{
-	"run":        {"run the appliance (--sim: on this computer)", cmdRun},
-	"ask":        {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
-	"config":     {"print the effective configuration and where each value came from", cmdConfig},
-	"version":    {"print the version and what was built in", cmdVersion},
-	"timers":     {"list running timers (--all: alarms and reminders too)", cmdTimers},
-	"secrets":    {"set, list or unset the credentials commands need", cmdSecrets},
-	"commands":   {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
-	"smoketest":  {"check the board's microphone, speaker, button and LEDs, with a PASS or FAIL line each", cmdSmoketest},
-	"update":     {"check for, install and show firmware updates: hark update check|install [URL-or-FILE]|status", cmdUpdate},
-	"health":     {"the boot health check: wait for hark, run its self-test, --mark-good marks the RAUC slot good", cmdHealth},
-	"transcribe": {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
+// subcommands are set in init: their functions use flags, which reads
+// their summaries.
+var subcommands map[string]subcommand
+
+func init() {
+	subcommands = map[string]subcommand{
+		"run":        {"run the appliance (--sim: on this computer)", cmdRun},
+		"ask":        {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
+		"config":     {"print the effective configuration and where each value came from", cmdConfig},
+		"version":    {"print the version and what was built in", cmdVersion},
+		"timers":     {"list running timers (--all: alarms and reminders too)", cmdTimers},
+		"secrets":    {"set, list or unset the credentials commands need", cmdSecrets},
+		"commands":   {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
+		"smoketest":  {"check the board's microphone, speaker, button and LEDs, with a PASS or FAIL line each", cmdSmoketest},
+		"update":     {"check for, install and show firmware updates: hark update check|install [URL-or-FILE]|status", cmdUpdate},
+		"health":     {"the boot health check: run hark's self-test, --mark-good marks the RAUC slot good", cmdHealth},
+		"transcribe": {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
+		"help":       {"show this list, or one command's flags: hark help COMMAND", nil},
+	}
+}
+
+// synopses are the usage lines of the commands and steps whose arguments
+// the flag list does not show.
+var synopses = map[string]string{
+	"ask":            "hark ask [--json] TEXT...",
+	"commands":       "hark commands                list the commands\n       hark commands setup NAME     run a command's first-time setup",
+	"secrets":        "hark secrets set NAME        (reads the value from standard input)\n       hark secrets list\n       hark secrets unset NAME",
+	"transcribe":     "hark transcribe [--json] [--model FILE] [--threads N] [--language L] ... FILE.wav",
+	"update":         "hark update check [--install] [--scheduled]\n       hark update install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE]\n       hark update status",
+	"update check":   "hark update check [--install] [--scheduled]",
+	"update install": "hark update install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE]",
+	"update status":  "hark update status",
 }
 
 // errUsage marks a command line that could not be understood; the message
 // has been printed with the usage.
 var errUsage = errors.New("usage")
 
+// errHelp marks a command line that asked for help, which was printed.
+var errHelp = errors.New("help")
+
+// errReported marks a failure the command has already explained: the exit
+// status is 1 and nothing more is printed.
+var errReported = errors.New("reported")
+
 // run is the whole program, given its arguments; it returns the exit code.
+// The global flags may stand anywhere on the command line.
 func run(ctx context.Context, args []string, e env) int {
 	var g globals
-	fs := flag.NewFlagSet("hark", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	g.register(fs)
-	fs.Usage = func() { usage(e.stderr, fs) }
-	if err := fs.Parse(args); err != nil {
+	args, err := hoistGlobals(args, &g)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hark: %v\n\n", err)
+		usage(e.stderr)
 		return 2
 	}
-	if fs.NArg() == 0 {
-		usage(e.stderr, fs)
+	if len(args) == 0 {
+		usage(e.stderr)
 		return 2
 	}
-	name := fs.Arg(0)
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		usage(e.stdout)
+		return 0
+	case "help":
+		if len(args) < 2 || args[1] == "help" {
+			usage(e.stdout)
+			return 0
+		}
+		name, args = args[1], []string{args[1], "-h"}
+	}
 	cmd, ok := subcommands[name]
-	if !ok {
-		fmt.Fprintf(e.stderr, "hark: unknown command %q\n", name)
-		usage(e.stderr, fs)
+	if !ok || cmd.run == nil {
+		if strings.HasPrefix(name, "-") {
+			fmt.Fprintf(e.stderr, "hark: unknown flag %s before the command\n\n", name)
+		} else {
+			fmt.Fprintf(e.stderr, "hark: unknown command %q\n\n", name)
+		}
+		usage(e.stderr)
 		return 2
 	}
-	err := cmd.run(ctx, e, &g, fs.Args()[1:])
+	err = cmd.run(ctx, e, &g, args[1:])
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case errors.Is(err, errReported):
+		return 1
 	}
 	fmt.Fprintf(e.stderr, "hark %s: %v\n", name, err)
 	return 1
 }
 
-func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: hark [--config FILE] [--data DIR] COMMAND [flags] [args]\n\ncommands:")
+// globalFlags are the flags every command takes, wherever they stand.
+var globalFlags = map[string]func(g *globals) *string{
+	"config": func(g *globals) *string { return &g.config },
+	"data":   func(g *globals) *string { return &g.data },
+}
+
+// hoistGlobals takes the global flags (--config FILE, --data=DIR, ...) out
+// of args, wherever they stand before a "--", and returns the rest.
+func hoistGlobals(args []string, g *globals) ([]string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), nil
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		set, ok := globalFlags[name]
+		if !ok || !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "---") {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasValue {
+			if i+1 == len(args) {
+				return nil, fmt.Errorf("flag --%s needs a value", name)
+			}
+			i++
+			value = args[i]
+		}
+		*set(g) = value
+	}
+	return rest, nil
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: hark COMMAND [flags] [args]\n\ncommands:")
 	var names []string
 	for n := range subcommands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, subcommands[n].summary)
+		fmt.Fprintf(tw, "  %s\t%s\n", n, subcommands[n].summary)
 	}
-	fmt.Fprintln(w, "\nglobal flags (accepted before or after the command):")
+	tw.Flush()
+	fmt.Fprintln(w, "\nglobal flags, anywhere on the command line:")
+	fs := flag.NewFlagSet("hark", flag.ContinueOnError)
+	fs.SetOutput(w)
+	(&globals{}).register(fs)
 	fs.PrintDefaults()
+	fmt.Fprintln(w, "\nhark help COMMAND (or hark COMMAND -h) shows a command's flags.")
 }
 
-// flags returns a FlagSet for a command that also takes the global flags.
+// flags returns a FlagSet for a command (or "command step") that also takes
+// the global flags; its usage shows the command's synopsis and flags.
 func flags(name string, e env, g *globals) *flag.FlagSet {
 	fs := flag.NewFlagSet("hark "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	g.register(fs)
+	fs.Usage = func() {
+		w := fs.Output()
+		syn, ok := synopses[name]
+		if !ok {
+			syn = "hark " + name + " [flags]"
+		}
+		fmt.Fprintln(w, "usage: "+syn)
+		if s, ok := subcommands[name]; ok {
+			fmt.Fprintln(w, "\n"+s.summary)
+		}
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+// parse parses a command's flags, which may come before, between or after
+// its arguments (a "--" ends the flags). -h prints the usage on standard
+// output and returns errHelp; a bad flag prints the problem and the usage
+// on standard error and returns errUsage.
+func parse(e env, fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(e.stdout)
+			fs.Usage()
+			return errHelp
+		}
+		if err != nil {
+			fs.SetOutput(e.stderr)
+			fmt.Fprintf(e.stderr, "%s: %v\n", fs.Name(), err)
+			fs.Usage()
+			return errUsage
+		}
+		rest := fs.Args()
+		used := len(args) - len(rest)
+		if len(rest) == 0 {
+			break
+		}
+		if used > 0 && args[used-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
-	return nil
+	fs.SetOutput(e.stderr)
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// usageError prints msg and the command's usage on standard error.
+func usageError(e env, fs *flag.FlagSet, msg string) error {
+	if msg != "" {
+		fmt.Fprintf(e.stderr, "%s: %s\n", fs.Name(), msg)
+	}
+	fs.SetOutput(e.stderr)
+	fs.Usage()
+	return errUsage
 }
 
 // loadConfig reads the configuration, applies the global flags and the
@@ -142,7 +278,7 @@ type override struct{ key, value, flag string }
 func cmdConfig(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("config", e, g)
 	example := fs.Bool("example", false, "print the commented example file with every key and its default")
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	if *example {

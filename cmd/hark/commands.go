@@ -5,49 +5,41 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/device/control"
 )
 
 // cmdCommands lists the commands with their parameters and whether their
 // secrets are set, or runs one's first-time setup.
 func cmdCommands(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("commands", e, g)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: hark commands            list the commands\n       hark commands setup NAME  run a command's first-time setup")
-	}
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	rest := fs.Args()
 	if len(rest) != 0 && !(len(rest) == 2 && rest[0] == "setup") {
-		fs.Usage()
-		return errUsage
+		return usageError(e, fs, "")
 	}
-	a, err := openOneShot(e, g)
+	c, done, err := connect(ctx, e, g, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
-	defer a.close()
+	defer done()
 	if len(rest) == 2 {
-		c, ok := a.commands.Lookup(rest[1])
-		if !ok {
-			return fmt.Errorf("no command called %q (hark commands lists them)", rest[1])
-		}
-		if c.Setup == nil {
-			fmt.Fprintf(e.stdout, "%s needs no setup\n", c.Name)
-			return nil
-		}
-		return c.Setup(ctx, &terminalIO{in: bufio.NewReader(e.stdin), out: e.stdout})
+		return c.Setup(ctx, rest[1], &terminalIO{in: bufio.NewReader(e.stdin), out: e.stdout})
 	}
-	secrets := a.db.Secrets(a.cfg.Commands.SecretsKey)
+	cmds, err := c.Commands(ctx)
+	if err != nil {
+		return err
+	}
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "COMMAND\tPARAMETERS\tSECRETS\tSETUP")
-	for _, c := range a.commands.Commands() {
+	for _, cmd := range cmds {
 		var params []string
-		for _, p := range c.Parameters {
+		for _, p := range cmd.Parameters {
 			s := p.Name + ":" + p.Type
 			if p.Required {
 				s += "*"
@@ -55,24 +47,18 @@ func cmdCommands(ctx context.Context, e env, g *globals, args []string) error {
 			params = append(params, s)
 		}
 		var secs []string
-		for _, s := range c.Secrets {
-			v, err := secrets.Get(ctx, s.Key)
-			state := "set"
-			switch {
-			case err != nil:
-				state = "unreadable"
-			case v == "" && s.Required:
+		for _, s := range cmd.Secrets {
+			state := s.State
+			if state == "not set" && s.Required {
 				state = "MISSING"
-			case v == "":
-				state = "not set"
 			}
 			secs = append(secs, s.Key+" ("+state+")")
 		}
 		setup := ""
-		if c.Setup != nil {
-			setup = "hark commands setup " + c.Name
+		if cmd.Setup {
+			setup = "hark commands setup " + cmd.Name
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, dash(strings.Join(params, " ")), dash(strings.Join(secs, ", ")), setup)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", cmd.Name, dash(strings.Join(params, " ")), dash(strings.Join(secs, ", ")), setup)
 	}
 	fmt.Fprintln(w, "\n* required")
 	return w.Flush()
@@ -91,7 +77,7 @@ type terminalIO struct {
 	out io.Writer
 }
 
-var _ command.SetupIO = (*terminalIO)(nil)
+var _ control.SetupIO = (*terminalIO)(nil)
 
 func (t *terminalIO) Ask(q string) (string, error) {
 	fmt.Fprint(t.out, q+" ")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -23,7 +24,8 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("run", e, g)
 	simulate := fs.Bool("sim", false, "simulate the hardware on this computer (the default for board = \"sim\")")
 	micWAV := fs.String("mic-wav", "", "WAV `file` to use as the microphone in simulation")
-	if err := parse(fs, args); err != nil {
+	verbose := fs.Bool("verbose", false, "in simulation, show the log on the terminal too (it always goes to hark.log in the data directory)")
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	var overrides []override
@@ -39,13 +41,14 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	screen := sim.NewScreen(e.stdout, e.stdoutTTY)
 	defer screen.End()
-	log, closeLog, err := simLogger(cfg, screen, e.stdoutTTY)
+	tail := control.NewLogTail(500)
+	log, closeLog, err := daemonLogger(cfg, e, screen, tail, *verbose)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 	for {
-		err := runBox(ctx, e, cfg, res, screen, log)
+		err := runBox(ctx, e, cfg, res, screen, log, tail)
 		if !errors.Is(err, errFactoryReset) {
 			return err
 		}
@@ -62,7 +65,7 @@ var errFactoryReset = errors.New("factory reset")
 
 // runBox runs the appliance once: the store, speech, the devices, the
 // pipeline and what follows it, until ctx is done or a factory reset.
-func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved, screen *sim.Screen, log *slog.Logger) error {
+func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved, screen *sim.Screen, log *slog.Logger, tail *control.LogTail) error {
 	a, err := openApp(cfg, res, log)
 	if err != nil {
 		return err
@@ -88,6 +91,9 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	synth, why := a.synthesizer()
 	if why != "" {
 		log.Warn(why)
+		if cfg.Board == "sim" {
+			screen.Println(why) // the log is not on the screen
+		}
 	}
 	p, err := pipeline.New(pipeline.Options{
 		Microphone:  dev.mic,
@@ -110,7 +116,10 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 		a.setMuted(ctx, dev, a.muted(ctx), false)
 	}
 	if cfg.Board == "sim" {
-		screen.Println("hark: simulation; replies are saved in " + a.replyDir() + "; model " + cfg.Ollama.Model + " at " + cfg.Ollama.Host)
+		var once sync.Once
+		a.notice = func(s string) { once.Do(func() { screen.Println("hint: " + s) }) }
+		screen.Println(fmt.Sprintf("hark: simulation; the last %d replies are saved in %s ([sim] keep_replies); model %s at %s",
+			cfg.Sim.KeepReplies, a.replyDir(), cfg.Ollama.Model, cfg.Ollama.Host))
 		screen.Println("      Enter = button, /stop = long press, /quit or Ctrl-D = leave")
 	}
 
@@ -139,8 +148,8 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	ctlFeed := p.Subscribe(4)
 	wg.Go(func() { ctl.follow(octx, ctlFeed) })
 	wg.Go(func() {
-		if err := control.Serve(octx, cfg.ControlSocket, control.Handler(control.API{Box: ctl}), log); err != nil {
-			log.Warn("no control socket: hark update and hark health cannot ask the box how it is", "err", err)
+		if err := control.Serve(octx, cfg.ControlSocket, control.Handler(a.api(ctl, tail)), log); err != nil {
+			log.Warn("no API socket: the hark commands cannot reach the running box", "err", err)
 		}
 	})
 	wg.Go(func() { reportMemory(octx, log) })
@@ -165,12 +174,16 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 
 func (a *app) replyDir() string { return filepath.Join(a.cfg.DataDir, "replies") }
 
-// simLogger logs through the screen. On a terminal only warnings and errors
-// are shown there, so the conversation stays readable, and everything at the
-// configured level goes to hark.log in the data directory.
-func simLogger(cfg *config.Loaded, screen *sim.Screen, tty bool) (*slog.Logger, func() error, error) {
-	if !tty {
-		return newLogger(screen, cfg.Log.Level, slog.LevelDebug), func() error { return nil }, nil
+// daemonLogger is the daemon's log. On a board it goes to standard error
+// (the journal). In simulation the terminal is the box's screen, so the log
+// goes to hark.log in the data directory and reaches the terminal only
+// with --verbose. Either way its last lines are kept for the API.
+func daemonLogger(cfg *config.Loaded, e env, screen *sim.Screen, tail *control.LogTail, verbose bool) (*slog.Logger, func() error, error) {
+	var level slog.Level
+	level.UnmarshalText([]byte(cfg.Log.Level)) // checked by config.Resolve
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Board != "sim" {
+		return slog.New(slog.NewTextHandler(io.MultiWriter(e.stderr, tail), opts)), func() error { return nil }, nil
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("data directory: %w", err)
@@ -180,11 +193,11 @@ func simLogger(cfg *config.Loaded, screen *sim.Screen, tty bool) (*slog.Logger, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("log file: %w", err)
 	}
-	var level slog.Level
-	level.UnmarshalText([]byte(cfg.Log.Level))
-	screen.Println("log: " + path)
-	return slog.New(slog.NewMultiHandler(
-		slog.NewTextHandler(screen, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)}),
-		slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}),
-	)), f.Close, nil
+	w := io.Writer(io.MultiWriter(f, tail))
+	if verbose {
+		w = io.MultiWriter(f, tail, screen)
+	} else {
+		screen.Println("log: " + path + " (--verbose shows it here)")
+	}
+	return slog.New(slog.NewTextHandler(w, opts)), f.Close, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -16,40 +17,35 @@ import (
 // printed or logged.
 func cmdSecrets(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("secrets", e, g)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: hark secrets set NAME   (reads the value from standard input)\n       hark secrets list\n       hark secrets unset NAME")
-	}
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 || (rest[0] == "set" || rest[0] == "unset") && len(rest) != 2 || rest[0] == "list" && len(rest) != 1 {
-		fs.Usage()
-		return errUsage
+		return usageError(e, fs, "")
 	}
-	a, err := openOneShot(e, g)
+	c, done, err := connect(ctx, e, g, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	secrets := a.db.Secrets(a.cfg.Commands.SecretsKey)
+	defer done()
 	switch rest[0] {
 	case "set":
 		value, err := readSecret(e, rest[1])
 		if err != nil {
 			return err
 		}
-		if err := secrets.Set(ctx, rest[1], value); err != nil {
+		if err := c.SetSecret(ctx, rest[1], value); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "%s set\n", rest[1])
 	case "unset":
-		if err := secrets.Unset(ctx, rest[1]); err != nil {
+		if err := c.UnsetSecret(ctx, rest[1]); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "%s removed\n", rest[1])
 	case "list":
-		names, err := secrets.Names(ctx)
+		names, err := c.SecretNames(ctx)
 		if err != nil {
 			return err
 		}
@@ -60,8 +56,7 @@ func cmdSecrets(ctx context.Context, e env, g *globals, args []string) error {
 			fmt.Fprintln(e.stdout, n)
 		}
 	default:
-		fs.Usage()
-		return errUsage
+		return usageError(e, fs, "")
 	}
 	return nil
 }

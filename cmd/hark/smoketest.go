@@ -27,12 +27,15 @@ func cmdSmoketest(ctx context.Context, e env, g *globals, args []string) error {
 	skip := fs.String("skip", "", "comma-separated checks to leave out: mic, speaker, button, leds")
 	listen := fs.Duration("listen", 3*time.Second, "how long the microphone check listens")
 	wait := fs.Duration("wait", 10*time.Second, "how long the button check waits for a press")
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	cfg, _, err := loadConfig(e, g)
 	if err != nil {
 		return err
+	}
+	if cfg.Board == "sim" {
+		return errors.New(`this needs a board: it checks the microphone, speaker, button and LEDs of the box; this computer runs board = "sim" (set board in the configuration on a box)`)
 	}
 	prof, err := board.Lookup(cfg.Board)
 	if err != nil {

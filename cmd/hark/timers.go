@@ -3,30 +3,26 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"text/tabwriter"
 	"time"
-
-	"github.com/harkbox/hark/storage"
 )
 
 // cmdTimers lists the running timers, and with --all the alarms and
-// reminders too.
+// reminders too: the running daemon's, or the data directory's when none
+// runs.
 func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("timers", e, g)
 	all := fs.Bool("all", false, "list alarms and reminders too")
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
-	a, err := openOneShot(e, g)
+	c, done, err := connect(ctx, e, g, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	kinds := []storage.ItemKind{storage.Timer}
-	if *all {
-		kinds = append(kinds, storage.Alarm, storage.Reminder)
-	}
-	items, err := a.schedule.Pending(ctx, kinds...)
+	defer done()
+	items, err := c.Alerts(ctx, *all)
 	if err != nil {
 		return err
 	}
@@ -38,23 +34,19 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 		}
 		return nil
 	}
-	now := time.Now().In(a.res.Location)
+	now := time.Now()
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "KIND\tNAME\tLEFT\tDUE")
 	for _, it := range items {
-		name := it.Name
-		if name == "" {
-			name = "-"
+		left := dueIn(it.Due, now)
+		if it.Due.Before(now) && !c.Remote() {
+			left += " (rings when hark run starts)"
 		}
-		left := it.Due.Sub(now).Round(time.Second)
-		if left < 0 {
-			left = 0 // due while Hark was not running; it rings when hark run starts
-		}
-		due := it.Due.In(a.res.Location).Format("Mon 15:04:05")
-		if it.Kind == storage.Alarm && len(it.Days) > 0 {
+		due := it.Due.Local().Format("Mon 15:04:05")
+		if it.Repeats {
 			due += " (repeats)"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.Kind, name, left, due)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.Kind, dash(it.Name), left, due)
 	}
 	return w.Flush()
 }

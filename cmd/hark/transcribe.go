@@ -35,16 +35,11 @@ func cmdTranscribe(ctx context.Context, e env, g *globals, args []string) error 
 	fs.String("full-window", "", "true to encode whisper's whole 30 s window (default: whisper.full_window)")
 	fs.String("flash-attention", "", "true for flash attention (default: whisper.flash_attention)")
 	fs.String("vad-model", "", "Silero VAD model `file` to trim silence (default: whisper.vad_model)")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: hark transcribe [--json] [--model FILE] [--threads N] [--language L] ... FILE.wav")
-		fs.PrintDefaults()
-	}
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errUsage
+		return usageError(e, fs, "one WAV file to transcribe")
 	}
 	var overrides []override
 	fs.Visit(func(f *flag.Flag) {

@@ -23,21 +23,35 @@ import (
 
 // cmdUpdate is `hark update check | install URL-or-FILE | status`.
 func cmdUpdate(ctx context.Context, e env, g *globals, args []string) error {
-	const use = "usage: hark update check [--install] [--scheduled] | install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE] | status"
-	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, use)
-		return errUsage
+	step := ""
+	if len(args) > 0 {
+		step = args[0]
 	}
-	switch args[0] {
+	switch step {
 	case "check":
-		return updateCheck(ctx, e, g, args[1:])
+		return boardOnly(updateCheck(ctx, e, g, args[1:]))
 	case "install":
-		return updateInstall(ctx, e, g, args[1:])
+		return boardOnly(updateInstall(ctx, e, g, args[1:]))
 	case "status":
-		return updateStatus(ctx, e, g, args[1:])
+		return boardOnly(updateStatus(ctx, e, g, args[1:]))
 	}
-	fmt.Fprintf(e.stderr, "hark update: unknown step %q\n%s\n", args[0], use)
-	return errUsage
+	fs := flags("update", e, g)
+	if err := parse(e, fs, args); err != nil {
+		return err // -h
+	}
+	if step == "" {
+		return usageError(e, fs, "which step: check, install or status?")
+	}
+	return usageError(e, fs, fmt.Sprintf("unknown step %q", step))
+}
+
+// boardOnly explains an error that comes from running a board's command on
+// a machine without RAUC.
+func boardOnly(err error) error {
+	if errors.Is(err, update.ErrNoRAUC) {
+		return fmt.Errorf("this needs a board running Hark's image, with RAUC for A/B updates; this machine has none (%w)", err)
+	}
+	return err
 }
 
 // updater is the agent wired to this box: RAUC on D-Bus, the download
@@ -115,7 +129,7 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("update check", e, g)
 	install := fs.Bool("install", false, "install an offered update, then reboot when the speaker is idle")
 	scheduled := fs.Bool("scheduled", false, "run as the update timer: only when update.every has passed since the last check")
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	u, err := newUpdater(ctx, e, g)
@@ -168,16 +182,14 @@ func updateInstall(ctx context.Context, e env, g *globals, args []string) error 
 	now := fs.Bool("now", false, "reboot as soon as it is installed, even mid-conversation")
 	noReboot := fs.Bool("no-reboot", false, "install only; the new version runs after the next reboot")
 	downgrade := fs.Bool("allow-downgrade", false, "install a bundle that is not newer than the running system")
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
-		fmt.Fprintln(e.stderr, "hark update install: one bundle file or URL at most")
-		return errUsage
+		return usageError(e, fs, "one bundle file or URL at most")
 	}
 	if *now && *noReboot {
-		fmt.Fprintln(e.stderr, "hark update install: --now and --no-reboot contradict each other")
-		return errUsage
+		return usageError(e, fs, "--now and --no-reboot contradict each other")
 	}
 	u, err := newUpdater(ctx, e, g)
 	if err != nil {
@@ -245,7 +257,7 @@ func (u *updater) record(r lastResult) {
 
 func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("update status", e, g)
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	u, err := newUpdater(ctx, e, g)
@@ -331,9 +343,9 @@ func (b *progressBar) end() {
 // loader's counter falls back to the other slot after its attempts.
 func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("health", e, g)
-	wait := fs.Duration("wait", 2*time.Minute, "how long to wait for hark to report ready")
+	wait := fs.Duration("wait", 0, "how long to wait for hark to start and report ready (the boot check); 0 answers at once")
 	mark := fs.Bool("mark-good", false, "mark the booted RAUC slot good when every check passes")
-	if err := parse(fs, args); err != nil {
+	if err := parse(e, fs, args); err != nil {
 		return err
 	}
 	cfg, _, err := loadConfig(e, g)
@@ -341,22 +353,29 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	ctl := control.Dial(cfg.ControlSocket)
-	wctx, cancel := context.WithTimeout(ctx, *wait)
-	defer cancel()
-	var s control.Status
-	for {
-		s, err = ctl.Status(wctx)
-		if err == nil && s.Ready {
-			break
-		}
-		select {
-		case <-wctx.Done():
-			if err == nil {
-				err = errors.New("hark never reported ready")
+	defer ctl.Close()
+	s, err := ctl.Status(ctx)
+	if *wait > 0 && (errors.Is(err, control.ErrNotRunning) || err == nil && !s.Ready) {
+		// At boot the daemon may still be starting: wait for it.
+		wctx, cancel := context.WithTimeout(ctx, *wait)
+		defer cancel()
+		for err == nil && !s.Ready || errors.Is(err, control.ErrNotRunning) {
+			select {
+			case <-wctx.Done():
+				if err == nil {
+					err = errors.New("hark never reported ready")
+				}
+				return fmt.Errorf("after %s: %w; the slot is not marked good", *wait, err)
+			case <-time.After(time.Second):
 			}
-			return fmt.Errorf("health: after %s: %w; the slot is not marked good", *wait, err)
-		case <-time.After(time.Second):
+			s, err = ctl.Status(wctx)
 		}
+	}
+	if errors.Is(err, control.ErrNotRunning) {
+		return fmt.Errorf("hark is not running: nothing answers on %s (start it with hark run, or systemctl start hark)", cfg.ControlSocket)
+	}
+	if err != nil {
+		return err
 	}
 	for _, c := range s.Checks {
 		mark := "ok  "
@@ -366,7 +385,10 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 		fmt.Fprintf(e.stdout, "%s %-15s %s\n", mark, c.Name, c.Detail)
 	}
 	if ok, why := s.Healthy(); !ok {
-		return fmt.Errorf("health: %s; the slot is not marked good", why)
+		if *mark {
+			return fmt.Errorf("%s; the slot is not marked good", why)
+		}
+		return errors.New(why)
 	}
 	if !*mark {
 		fmt.Fprintln(e.stdout, "healthy")
@@ -374,12 +396,12 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	r, err := update.DialRAUC(ctx, cfg.Update.RAUCBus)
 	if err != nil {
-		return err
+		return boardOnly(err)
 	}
 	defer r.Close()
 	msg, err := r.Mark(ctx, "good", "booted")
 	if err != nil {
-		return err
+		return boardOnly(err)
 	}
 	fmt.Fprintf(e.stdout, "healthy: %s\n", msg)
 	return nil

@@ -16,7 +16,7 @@ import (
 var version = "dev"
 
 func cmdVersion(ctx context.Context, e env, g *globals, args []string) error {
-	if err := parse(flags("version", e, g), args); err != nil {
+	if err := parse(e, flags("version", e, g), args); err != nil {
 		return err
 	}
 	rev := ""

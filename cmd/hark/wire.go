@@ -39,6 +39,9 @@ type app struct {
 	mixer    *mixer
 	alerts   *lateAlerts
 	started  time.Time
+	// notice shows the user one line outside the conversation (the
+	// simulation's hint on reaching a model); nil elsewhere.
+	notice func(string)
 }
 
 // newLogger writes text logs to w at the configured level, or at least at
@@ -174,6 +177,9 @@ func (a *app) close() error {
 func (a *app) replier() pipeline.Replier {
 	return pipeline.ReplierFunc(func(ctx context.Context, q pipeline.Query, say func(string)) (pipeline.Outcome, error) {
 		res, err := a.engine.Reply(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
+		if h := a.modelHint(err); h != "" && a.notice != nil {
+			a.notice(h)
+		}
 		return pipeline.Outcome{FollowUp: res.FollowUp}, err
 	})
 }

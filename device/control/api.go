@@ -135,7 +135,23 @@ type AskEvent struct {
 	Sentence string          `json:"sentence,omitempty"`
 	Result   json.RawMessage `json:"result,omitempty"`
 	Error    string          `json:"error,omitempty"`
+	// Hint says what the user can do about Error, when there is something.
+	Hint string `json:"hint,omitempty"`
 }
+
+// WithHint attaches to err a short line on what the user can do about it,
+// which the ask stream carries beside the error.
+func WithHint(err error, hint string) error { return &HintError{Err: err, Hint: hint} }
+
+// HintError is an error with a hint for the user: what WithHint returns,
+// and what Client.Ask returns for a failed reply.
+type HintError struct {
+	Err  error
+	Hint string
+}
+
+func (e *HintError) Error() string { return e.Err.Error() }
+func (e *HintError) Unwrap() error { return e.Err }
 
 // Asker answers typed questions through the reply engine.
 type Asker interface {

@@ -137,7 +137,7 @@ type fakeAsker struct{}
 func (fakeAsker) Ask(ctx context.Context, q Question, say func(string)) (any, error) {
 	if q.Text == "fail" {
 		say("I can't reach my language model.")
-		return map[string]string{"reply": "I can't reach my language model."}, errors.New("llm: connection refused")
+		return map[string]string{"reply": "I can't reach my language model."}, WithHint(errors.New("llm: connection refused"), "start Ollama")
 	}
 	say("Two plus two is four.")
 	say("Anything else?")
@@ -276,8 +276,9 @@ func TestAskStreamsSentences(t *testing.T) {
 			}
 			said = nil
 			_, err = c.Ask(t.Context(), Question{Text: "fail"}, func(s string) { said = append(said, s) })
-			if err == nil || err.Error() != "llm: connection refused" || len(said) != 1 {
-				t.Errorf("failed reply: %v after %q", err, said)
+			var h *HintError
+			if !errors.As(err, &h) || err.Error() != "llm: connection refused" || h.Hint != "start Ollama" || len(said) != 1 {
+				t.Errorf("failed reply: %v after %q, want the error and its hint", err, said)
 			}
 			if _, err := c.Ask(t.Context(), Question{Text: "  "}, func(string) {}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "empty") {
 				t.Errorf("empty question: %v", err)

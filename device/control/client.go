@@ -284,7 +284,7 @@ func (c *Client) Logs(ctx context.Context, n int) ([]string, error) {
 
 // Ask asks a typed question and calls say for each sentence as it
 // arrives. It returns the engine's result as JSON, and the reply's error,
-// if it failed, as an error.
+// if it failed, as a *HintError.
 func (c *Client) Ask(ctx context.Context, q Question, say func(string)) (json.RawMessage, error) {
 	b, err := json.Marshal(q)
 	if err != nil {
@@ -309,7 +309,7 @@ func (c *Client) Ask(ctx context.Context, q Question, say func(string)) (json.Ra
 			continue
 		}
 		if ev.Error != "" {
-			return ev.Result, errors.New(ev.Error)
+			return ev.Result, &HintError{Err: errors.New(ev.Error), Hint: ev.Hint}
 		}
 		return ev.Result, nil
 	}

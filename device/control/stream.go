@@ -69,6 +69,10 @@ func serveAsk(w http.ResponseWriter, r *http.Request, a Asker) error {
 	}
 	if err != nil {
 		last.Error = err.Error()
+		var h *HintError
+		if errors.As(err, &h) {
+			last.Hint = h.Hint
+		}
 	}
 	out.send(last)
 	return nil

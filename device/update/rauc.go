@@ -74,10 +74,14 @@ func DialRAUC(ctx context.Context, address string) (*RAUC, error) {
 		conn, err = dbus.Connect(address, dbus.WithContext(ctx))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("rauc: connecting to D-Bus: %w", err)
+		return nil, fmt.Errorf("rauc: connecting to D-Bus: %w: %w", ErrNoRAUC, err)
 	}
 	return &RAUC{conn: conn, obj: conn.Object(raucService, raucPath)}, nil
 }
+
+// ErrNoRAUC reports a machine without RAUC's D-Bus service (or without a
+// system bus at all): a desktop rather than a board running Hark's image.
+var ErrNoRAUC = errors.New("rauc: no RAUC service on this machine")
 
 // Close closes the D-Bus connection.
 func (r *RAUC) Close() error { return r.conn.Close() }
@@ -217,7 +221,7 @@ func explain(err error) error {
 	if errors.As(err, &de) {
 		switch de.Name {
 		case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-			return fmt.Errorf("the RAUC service is not running (%s)", de.Name)
+			return fmt.Errorf("%w: the RAUC service is not running (%s)", ErrNoRAUC, de.Name)
 		}
 		if len(de.Body) > 0 {
 			if s, ok := de.Body[0].(string); ok {
