@@ -14,7 +14,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/harkbox/hark/device/update"
-	"github.com/harkbox/hark/gpio/board"
+	"github.com/harkbox/hark/device/board"
 )
 
 // --- Boards and profiles ------------------------------------------------------------
@@ -196,7 +196,7 @@ func TestProfiles(t *testing.T) {
 				t.Errorf("Config.in has no choice BR2_HARK_PROFILE_%s", upper(p))
 			}
 			if !slices.Contains(known, p) {
-				t.Errorf("%q is not one of Hark's board profiles %v (gpio/board)", p, known)
+				t.Errorf("%q is not one of Hark's board profiles %v (device/board)", p, known)
 			}
 			dir := filepath.Join("board", p)
 

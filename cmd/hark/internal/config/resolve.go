@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harkbox/hark/gpio/board"
+	"github.com/harkbox/hark/device/board"
 	"github.com/harkbox/hark/reply/llm"
 )
 
