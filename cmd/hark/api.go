@@ -85,7 +85,7 @@ func (s alertsAPI) List(ctx context.Context, all bool) ([]control.Alert, error) 
 	if all {
 		kinds = append(kinds, storage.Alarm, storage.Reminder)
 	}
-	items, err := s.a.schedule.Pending(ctx, kinds...)
+	items, err := s.a.alerts.Pending(ctx, kinds...)
 	if err != nil {
 		return nil, apiError(err)
 	}
@@ -102,7 +102,7 @@ func (s alertsAPI) Cancel(ctx context.Context, id string) error {
 	} else if !ok {
 		return fmt.Errorf("%w: no timer, alarm or reminder %q", control.ErrNotFound, id)
 	}
-	if _, err := s.a.schedule.Cancel(ctx, id); err != nil {
+	if _, err := s.a.alerts.Cancel(ctx, id); err != nil {
 		return fmt.Errorf("%w: %w", control.ErrConflict, err)
 	}
 	return nil

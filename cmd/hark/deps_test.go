@@ -87,6 +87,26 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// alertService is the one place timers, alarms and reminders are scheduled
+// and rung; the rest of pipeline and reply reach it through interfaces of
+// their own (builtin.Schedule, builtin.Alerts), never its concrete type.
+const alertService = module + "/reply/alert"
+
+// TestAlertServiceOnlyWiredByCmd fails when a package under pipeline/ or
+// reply/ other than the service itself imports the alert service.
+func TestAlertServiceOnlyWiredByCmd(t *testing.T) {
+	for _, tags := range buildTags {
+		for _, p := range goList(t, "1", tags) {
+			if p.ImportPath == alertService || !under(p.ImportPath, "pipeline") && !under(p.ImportPath, "reply") {
+				continue
+			}
+			if slices.Contains(p.Imports, alertService) {
+				t.Errorf("tags %q: %s imports %s; use an interface declared where it is used", tags, p.ImportPath, alertService)
+			}
+		}
+	}
+}
+
 // TestCgoOnlyInLeaves fails when C code appears anywhere but the designated
 // leaf packages, or a leaf grows into the rest of Hark.
 func TestCgoOnlyInLeaves(t *testing.T) {

@@ -111,7 +111,6 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	if err != nil {
 		return err
 	}
-	a.alerts.p.Store(p)
 	if dev.listener != nil {
 		a.setMuted(ctx, dev, a.muted(ctx), false)
 	}
@@ -155,7 +154,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
 	wg.Go(func() {
-		if err := a.schedule.Run(octx, ringer(p)); err != nil && octx.Err() == nil {
+		if err := a.alerts.Run(octx, p); err != nil {
 			log.Error("timers, alarms and reminders stopped", "err", err)
 		}
 	})

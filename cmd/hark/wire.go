@@ -7,8 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sync/atomic"
-	"time"
+		"time"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/pipeline"
@@ -21,7 +20,7 @@ import (
 	"github.com/harkbox/hark/reply/command/weather"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/router"
-	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/reply/alert"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -35,9 +34,8 @@ type app struct {
 	model    *llm.Client
 	engine   *reply.Engine
 	commands *command.Registry
-	schedule *schedule.Scheduler
+	alerts   *alert.Service
 	mixer    *mixer
-	alerts   *lateAlerts
 	started  time.Time
 	// notice shows the user one line outside the conversation (the
 	// simulation's hint on reaching a model); nil elsewhere.
@@ -71,7 +69,7 @@ func openApp(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*app, e
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, res: res, log: log, db: db, started: time.Now(), alerts: &lateAlerts{}}
+	a := &app{cfg: cfg, res: res, log: log, db: db, started: time.Now()}
 	if err := a.wire(); err != nil {
 		db.Close()
 		return nil, err
@@ -108,7 +106,7 @@ func (a *app) wire() error {
 			return err
 		}
 	}
-	if a.schedule, err = schedule.New(schedule.Options{Store: a.db.Schedule(), Location: a.res.Location, Log: log}); err != nil {
+	if a.alerts, err = alert.New(alert.Options{Store: a.db.Schedule(), Location: a.res.Location, Log: log}); err != nil {
 		return err
 	}
 	a.mixer = newMixer(a.db.Settings(), cfg.Audio.Volume)
@@ -119,7 +117,7 @@ func (a *app) wire() error {
 		Log:          log,
 	})
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
-	cmds := allCommands(builtin.Deps{Schedule: a.schedule, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.Facts(), Status: a},
+	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.Facts(), Status: a},
 		weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}))
 	if err := a.commands.Register(cmds...); err != nil {
 		return err
@@ -280,25 +278,5 @@ func whisperOptions(cfg *config.Loaded, cmds []*command.Command, log *slog.Logge
 		NoSpeech:       float32(w.NoSpeech),
 		MinConfidence:  float32(w.MinConfidence),
 		Log:            log,
-	}
-}
-
-// lateAlerts lets the stop commands reach the pipeline, which is built after
-// them; until it is (and in hark ask) nothing rings.
-type lateAlerts struct {
-	p atomic.Pointer[pipeline.Pipeline]
-}
-
-func (l *lateAlerts) StopAlerts() bool {
-	if p := l.p.Load(); p != nil {
-		return p.StopAlerts()
-	}
-	return false
-}
-
-// ringer turns the scheduler's alerts into the pipeline's.
-func ringer(p *pipeline.Pipeline) func(schedule.Alert) {
-	return func(a schedule.Alert) {
-		p.Ring(pipeline.Alert{ID: a.Item.ID, Announcement: a.Announcement()})
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/command"
-	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/reply/utterance"
 	"github.com/harkbox/hark/storage"
 )
@@ -108,7 +107,7 @@ func describeAlarm(it storage.Item, now time.Time) string {
 }
 
 // SetAlarm is set_alarm.
-func SetAlarm(s *schedule.Scheduler) *command.Command {
+func SetAlarm(s Schedule) *command.Command {
 	return &command.Command{
 		Name:        "set_alarm",
 		Description: "Set an alarm at a time of day, once or repeating.",
@@ -194,7 +193,7 @@ func dayNames(days []time.Weekday) string {
 }
 
 // SetReminder is set_reminder.
-func SetReminder(s *schedule.Scheduler) *command.Command {
+func SetReminder(s Schedule) *command.Command {
 	return &command.Command{
 		Name:        "set_reminder",
 		Description: "Remind the user of something at a time or after a while.",
@@ -335,7 +334,7 @@ func args2has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 func isWeekday(w string) bool { return len(utterance.FindDays([]string{w}).Days) == 1 }
 
 // ListReminders is list_reminders: reminders and alarms still to come.
-func ListReminders(s *schedule.Scheduler) *command.Command {
+func ListReminders(s Schedule) *command.Command {
 	return &command.Command{
 		Name:        "list_reminders",
 		Description: "List upcoming reminders and alarms.",
@@ -396,7 +395,7 @@ func count(n int, what string) string {
 }
 
 // CancelReminder is cancel_reminder: a reminder or an alarm.
-func CancelReminder(s *schedule.Scheduler, alerts Alerts) *command.Command {
+func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 	return &command.Command{
 		Name:        "cancel_reminder",
 		Description: "Cancel a reminder or an alarm.",

@@ -2,12 +2,12 @@ package builtin
 
 import (
 	"github.com/harkbox/hark/reply/command"
-	"github.com/harkbox/hark/reply/schedule"
 )
 
 // Deps are what the built-in commands act on.
 type Deps struct {
-	Schedule *schedule.Scheduler
+	// Schedule keeps the timers, alarms and reminders: the alert service.
+	Schedule Schedule
 	// Alerts may be nil where nothing rings (hark ask).
 	Alerts Alerts
 	Mixer  Mixer

@@ -9,12 +9,23 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/command"
-	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/reply/utterance"
 	"github.com/harkbox/hark/storage"
 )
 
-// Alerts is whatever is ringing now; the pipeline is one.
+// Schedule keeps the timers, alarms and reminders; the alert service is
+// one. Each call is on disk before it returns.
+type Schedule interface {
+	AddTimer(ctx context.Context, name string, d time.Duration) (storage.Item, error)
+	ChangeTimer(ctx context.Context, id string, d time.Duration) (storage.Item, error)
+	AddAlarm(ctx context.Context, name string, hour, minute int, days []time.Weekday, day time.Time) (storage.Item, error)
+	AddReminder(ctx context.Context, message string, due time.Time) (storage.Item, error)
+	// Pending lists the items still to go off, soonest first.
+	Pending(ctx context.Context, kinds ...storage.ItemKind) ([]storage.Item, error)
+	Cancel(ctx context.Context, id string) (storage.Item, error)
+}
+
+// Alerts is whatever is ringing now; the alert service is one.
 type Alerts interface {
 	// StopAlerts silences ringing timers, alarms and reminders and reports
 	// whether anything was ringing.
@@ -75,7 +86,7 @@ func timerWord(words []string) int {
 }
 
 // SetTimer is set_timer.
-func SetTimer(s *schedule.Scheduler) *command.Command {
+func SetTimer(s Schedule) *command.Command {
 	return &command.Command{
 		Name:        "set_timer",
 		Description: "Start a countdown timer, optionally named.",
@@ -155,7 +166,7 @@ func remaining(it storage.Item, now time.Time) string {
 }
 
 // CheckTimers is check_timers.
-func CheckTimers(s *schedule.Scheduler) *command.Command {
+func CheckTimers(s Schedule) *command.Command {
 	return &command.Command{
 		Name:        "check_timers",
 		Description: "List running timers and the time left.",
@@ -232,7 +243,7 @@ func joinAnd(parts []string) string {
 }
 
 // CancelTimer is cancel_timer.
-func CancelTimer(s *schedule.Scheduler, alerts Alerts) *command.Command {
+func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 	return &command.Command{
 		Name:        "cancel_timer",
 		Description: "Cancel a running timer, by name, or all of them.",

@@ -1,0 +1,95 @@
+// Package alert is the box's one alert service: it owns the timers, alarms
+// and reminders (setting, changing, listing, cancelling, kept on disk by
+// reply/schedule) and their ringing. While Run runs, each item that comes
+// due is handed to a Ringer, and StopAlerts silences what rings, so neither
+// the ringing nor "stop" passes through the program's wiring. The built-in
+// commands use it through interfaces of their own.
+package alert
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/reply/schedule"
+)
+
+// Ringer rings alerts: the pipeline is one.
+type Ringer interface {
+	// Ring queues an alert to ring as soon as the box is free; it never
+	// blocks.
+	Ring(a pipeline.Alert)
+	// StopAlerts silences the ringing alert and drops those waiting,
+	// reporting whether there was any. It is safe from any goroutine.
+	StopAlerts() bool
+}
+
+var _ Ringer = (*pipeline.Pipeline)(nil)
+
+// Options configure a Service: the schedule's options (Store is required).
+type Options = schedule.Options
+
+// Service keeps the timers, alarms and reminders and rings them. Its
+// methods are safe for concurrent use.
+type Service struct {
+	*schedule.Scheduler
+	log *slog.Logger
+
+	mu     sync.Mutex
+	ringer Ringer // while Run runs
+}
+
+// New returns the service over o.Store. Nothing rings until Run.
+func New(o Options) (*Service, error) {
+	s, err := schedule.New(o)
+	if err != nil {
+		return nil, err
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{Scheduler: s, log: log.With("pkg", "alert")}, nil
+}
+
+// ErrRunning reports a second Run while one runs.
+var ErrRunning = errors.New("alert: the service is already running")
+
+// Run rings every item as it comes due through r until ctx is done; items
+// that came due while the box was off ring at once, marked late. It
+// returns nil when ctx is done.
+func (s *Service) Run(ctx context.Context, r Ringer) error {
+	s.mu.Lock()
+	if s.ringer != nil {
+		s.mu.Unlock()
+		return ErrRunning
+	}
+	s.ringer = r
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.ringer = nil
+		s.mu.Unlock()
+	}()
+	err := s.Scheduler.Run(ctx, func(a schedule.Alert) {
+		r.Ring(pipeline.Alert{ID: a.Item.ID, Announcement: a.Announcement()})
+	})
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// StopAlerts silences what rings, reporting whether anything did; nothing
+// rings while Run is not running (hark ask).
+func (s *Service) StopAlerts() bool {
+	s.mu.Lock()
+	r := s.ringer
+	s.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	return r.StopAlerts()
+}
