@@ -18,6 +18,42 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
+)
+
+// The values the engines and the turn state machine share live in
+// pipeline/voice, so that an engine can be read without this package;
+// they are named here too.
+type (
+	Listen     = voice.Listen
+	Utterance  = voice.Utterance
+	Transcript = voice.Transcript
+	Status     = voice.Status
+	State      = voice.State
+)
+
+// The states of a turn (see voice.State).
+const (
+	Idle         = voice.Idle
+	Listening    = voice.Listening
+	Transcribing = voice.Transcribing
+	Thinking     = voice.Thinking
+	Speaking     = voice.Speaking
+	Error        = voice.Error
+	Ringing      = voice.Ringing
+)
+
+// The errors engines return (see voice).
+var (
+	ErrNoSpeech = voice.ErrNoSpeech
+	ErrMuted    = voice.ErrMuted
+)
+
+// WithLanguage and Language carry a turn's language in its context (see
+// voice.WithLanguage).
+var (
+	WithLanguage = voice.WithLanguage
+	Language     = voice.Language
 )
 
 // Microphone captures one utterance.
@@ -30,42 +66,11 @@ type Microphone interface {
 	Record(ctx context.Context, l Listen) (Utterance, error)
 }
 
-// Listen says how one recording ends.
-type Listen struct {
-	// End is closed when the button ends the utterance.
-	End <-chan struct{}
-	// StartTimeout, when set, ends the recording quietly if no speech has
-	// begun within it: the follow-up window after a reply, or the wait for
-	// speech after a tap.
-	StartTimeout time.Duration
-	// FollowUp marks the follow-up window after a reply: no press began
-	// this recording.
-	FollowUp bool
-	// EndOnSilence lets the microphone end the utterance on the silence
-	// after speech (tap mode and the follow-up window); otherwise only End
-	// does (hold mode: the release).
-	EndOnSilence bool
-}
-
-// Utterance is what the microphone captured.
-type Utterance struct {
-	// Audio is the speech, 16 kHz mono.
-	Audio pcm.Buffer
-	// Cut reports an utterance that reached the microphone's length cap.
-	Cut bool
-}
-
 // Transcriber turns an utterance into text.
 type Transcriber interface {
 	// Transcribe returns the words of u. It returns ErrNoSpeech when u holds
 	// no speech, and ctx.Err() promptly when ctx is done. Calls never overlap.
 	Transcribe(ctx context.Context, u Utterance) (Transcript, error)
-}
-
-// Transcript is the text of an utterance.
-type Transcript struct {
-	Text     string
-	Language string // BCP 47 code when the engine detected or was told it; may be empty
 }
 
 // Query is one utterance handed to the Replier.
@@ -124,14 +129,6 @@ type Playback interface {
 	// and releases the output.
 	Close(ctx context.Context) error
 }
-
-// ErrNoSpeech reports an utterance that held nothing to answer. The turn ends
-// quietly.
-var ErrNoSpeech = errors.New("no speech")
-
-// ErrMuted reports a recording asked of a muted microphone. The box says
-// so and goes back to idle.
-var ErrMuted = errors.New("the microphone is muted")
 
 // Options configure a Pipeline. Microphone, Transcriber and Replier are
 // required.

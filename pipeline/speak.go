@@ -8,10 +8,10 @@ import (
 	"github.com/harkbox/hark/pipeline/pcm"
 )
 
-// voice speaks one reply: sentences arrive through say, a synthesis goroutine
+// reader speaks one reply: sentences arrive through say, a synthesis goroutine
 // turns each into audio while the previous one plays, and a playback goroutine
 // publishes Speaking and plays them in order.
-type voice struct {
+type reader struct {
 	p     *Pipeline
 	ctx   context.Context
 	turn  uint64
@@ -37,8 +37,8 @@ const (
 	audioQueue = 1
 )
 
-func (p *Pipeline) speak(ctx context.Context, t *turn) *voice {
-	v := &voice{p: p, ctx: ctx, turn: t.id, text: make(chan string, textQueue), audio: make(chan clip, audioQueue)}
+func (p *Pipeline) speak(ctx context.Context, t *turn) *reader {
+	v := &reader{p: p, ctx: ctx, turn: t.id, text: make(chan string, textQueue), audio: make(chan clip, audioQueue)}
 	v.wg.Add(2)
 	go v.synthesize()
 	go v.play()
@@ -47,7 +47,7 @@ func (p *Pipeline) speak(ctx context.Context, t *turn) *voice {
 
 // say queues a sentence. It blocks only when textQueue sentences are waiting,
 // and never once the turn is cancelled.
-func (v *voice) say(sentence string) {
+func (v *reader) say(sentence string) {
 	select {
 	case v.text <- sentence:
 	case <-v.ctx.Done():
@@ -56,12 +56,12 @@ func (v *voice) say(sentence string) {
 
 // finish waits until everything said has been played, or dropped if the turn
 // was cancelled.
-func (v *voice) finish() {
+func (v *reader) finish() {
 	close(v.text)
 	v.wg.Wait()
 }
 
-func (v *voice) synthesize() {
+func (v *reader) synthesize() {
 	defer v.wg.Done()
 	defer close(v.audio)
 	synth := v.p.opts.Synthesizer
@@ -92,7 +92,7 @@ func (v *voice) synthesize() {
 	}
 }
 
-func (v *voice) play() {
+func (v *reader) play() {
 	defer v.wg.Done()
 	var pb Playback
 	defer func() {

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/harkbox/hark/internal/atomicfile"
 )
 
 // Secrets keeps commands' credentials (API keys, tokens) encrypted at rest
@@ -37,20 +39,45 @@ func (db *DB) Secrets(keyPath string) *Secrets {
 
 const secretPrefix = "secret/"
 
+// ErrKeyMissing reports a secrets key that is gone or damaged while
+// secrets encrypted with it are stored: they cannot be read, and a new key
+// is not made silently.
+var ErrKeyMissing = errors.New("storage: the secrets key is missing or damaged")
+
+// count is how many secrets are stored.
+func (s *Secrets) count() (int, error) {
+	n := 0
+	err := s.db.scan(context.Background(), "count secrets", secretPrefix, func(string, []byte) error {
+		n++
+		return nil
+	})
+	return n, err
+}
+
 func (s *Secrets) cipher() (cipher.AEAD, error) {
 	s.once.Do(func() {
 		key, err := os.ReadFile(s.keyPath)
 		if errors.Is(err, os.ErrNotExist) {
-			key = make([]byte, 32)
-			rand.Read(key)
-			err = os.WriteFile(s.keyPath, key, 0o600)
+			// A new key only for a store without secrets: with secrets
+			// already stored, a new key would leave them undecryptable.
+			var n int
+			n, err = s.count()
+			if err == nil && n > 0 {
+				s.err = fmt.Errorf("storage: secrets key %s is missing but %d secrets are stored: %w (restore the key file, or hark secrets unset each and set them again)", s.keyPath, n, ErrKeyMissing)
+				return
+			}
+			if err == nil {
+				key = make([]byte, 32)
+				rand.Read(key)
+				err = atomicfile.Write(s.keyPath, key, 0o600)
+			}
 		}
 		if err != nil {
 			s.err = fmt.Errorf("storage: secrets key %s: %w", s.keyPath, err)
 			return
 		}
 		if len(key) != 32 {
-			s.err = fmt.Errorf("storage: secrets key %s: %d bytes, want 32", s.keyPath, len(key))
+			s.err = fmt.Errorf("storage: secrets key %s: %d bytes, want 32: %w", s.keyPath, len(key), ErrKeyMissing)
 			return
 		}
 		block, err := aes.NewCipher(key)

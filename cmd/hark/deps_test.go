@@ -21,7 +21,7 @@ var cgoLeaves = map[string]bool{
 }
 
 // leafMayImport is what a cgo leaf may import from Hark.
-var leafMayImport = []string{module + "/pipeline", module + "/pipeline/pcm"}
+var leafMayImport = []string{module + "/pipeline", module + "/pipeline/pcm", module + "/pipeline/voice", module + "/pipeline/guard"}
 
 // buildTags are the tag sets Hark is built with; each is checked.
 var buildTags = []string{"", "whisper", "alsa", "whisper,alsa"}

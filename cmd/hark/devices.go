@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/alsa"
-	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/device/board"
+	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/gpio/button"
 	"github.com/harkbox/hark/gpio/leds"
 	"github.com/harkbox/hark/pipeline"

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/harkbox/hark/internal/atomicfile"
 )
 
 // identityFile names the box: made on its first start, kept on the data
@@ -27,11 +29,7 @@ func ensureIdentity(dataDir string) (id string, created bool, err error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return "", false, fmt.Errorf("device identity: %w", err)
 	}
-	tmp := filepath.Join(dataDir, identityFile+".tmp")
-	if err := os.WriteFile(tmp, []byte(id+"\n"), 0o644); err != nil {
-		return "", false, fmt.Errorf("device identity: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dataDir, identityFile)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dataDir, identityFile), []byte(id+"\n"), 0o644); err != nil {
 		return "", false, fmt.Errorf("device identity: %w", err)
 	}
 	return id, true, nil

@@ -7,20 +7,21 @@ import (
 	"io"
 	"log/slog"
 	"os"
-		"time"
+	"time"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
+	"github.com/harkbox/hark/pipeline/guard"
 	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/pipeline/wyoming"
 	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/alert"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/weather"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/router"
-	"github.com/harkbox/hark/reply/alert"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -237,9 +238,7 @@ func (a *app) openSpeech() speech {
 		s.note = fmt.Sprintf("speech-to-text: whisper.cpp, %s, loaded in %d ms", w.Model, e.LoadTime().Milliseconds())
 	}
 	if w.Remote != "" {
-		guard := whisperOptions(a.cfg, nil, a.log)
-		remote := &wyoming.Client{Addr: w.Remote, Timeout: w.RemoteTimeout.Duration,
-			Guard: func(text string) (string, error) { return guard.FilterText(text, pipeline.ErrNoSpeech) }}
+		remote := &wyoming.Client{Addr: w.Remote, Timeout: w.RemoteTimeout.Duration}
 		if w.Language != "auto" {
 			remote.Language = w.Language
 		}
@@ -253,6 +252,8 @@ func (a *app) openSpeech() speech {
 	}
 	if s.stt == nil {
 		s.note = why
+	} else {
+		s.stt = guard.Transcriber{Engine: s.stt} // markers, sound descriptions and loops are no speech
 	}
 	return s
 }

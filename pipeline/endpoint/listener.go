@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Source opens the microphone. Opening starts the capture; closing the
@@ -77,8 +77,6 @@ type Listener struct {
 	changed chan struct{}
 }
 
-var _ pipeline.Microphone = (*Listener)(nil)
-
 // recording receives the audio of one utterance.
 type recording struct {
 	audio chan []float32
@@ -125,8 +123,8 @@ func (l *Listener) Run(ctx context.Context) error {
 		l.mu.Unlock()
 		l.alive()
 		if muted {
-			if _, down := l.Health(); down != pipeline.ErrMuted {
-				l.setDown(pipeline.ErrMuted)
+			if _, down := l.Health(); down != voice.ErrMuted {
+				l.setDown(voice.ErrMuted)
 			}
 			if !l.waitChange(ctx, time.Second) { // a beat a second while muted
 				break
@@ -211,7 +209,7 @@ func (l *Listener) alive() {
 
 // Health reports when the capture loop last made progress (a read, a
 // retry, a second while muted) and why the microphone is not capturing:
-// nil while it captures, pipeline.ErrMuted while muted.
+// nil while it captures, voice.ErrMuted while muted.
 func (l *Listener) Health() (last time.Time, down error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -281,12 +279,12 @@ func (l *Listener) Muted() bool {
 // is set, after Silence following speech. It returns ErrNoSpeech when no
 // speech was heard, including when none began within l.StartTimeout. The
 // audio returned is trimmed to the speech and a margin around it.
-func (l *Listener) Record(ctx context.Context, ls pipeline.Listen) (pipeline.Utterance, error) {
+func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance, error) {
 	rec := &recording{audio: make(chan []float32, 1024), err: make(chan error, 1)}
 	l.mu.Lock()
 	if l.muted {
 		l.mu.Unlock()
-		return pipeline.Utterance{}, pipeline.ErrMuted
+		return voice.Utterance{}, voice.ErrMuted
 	}
 	if !l.running && errors.Is(l.openErr, errStarting) {
 		// The capture is starting: a press right at boot waits for it.
@@ -294,7 +292,7 @@ func (l *Listener) Record(ctx context.Context, ls pipeline.Listen) (pipeline.Utt
 		l.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return pipeline.Utterance{}, ctx.Err()
+			return voice.Utterance{}, ctx.Err()
 		case <-changed:
 		case <-time.After(startWait):
 		}
@@ -303,7 +301,7 @@ func (l *Listener) Record(ctx context.Context, ls pipeline.Listen) (pipeline.Utt
 	if !l.running {
 		err := l.openErr
 		l.mu.Unlock()
-		return pipeline.Utterance{}, err
+		return voice.Utterance{}, err
 	}
 	pre := append([]float32(nil), l.ring...)
 	l.rec = rec
@@ -322,9 +320,9 @@ func (l *Listener) Record(ctx context.Context, ls pipeline.Listen) (pipeline.Utt
 	for {
 		select {
 		case <-ctx.Done():
-			return pipeline.Utterance{}, ctx.Err()
+			return voice.Utterance{}, ctx.Err()
 		case err := <-rec.err:
-			return pipeline.Utterance{}, err
+			return voice.Utterance{}, err
 		case <-ls.End:
 			return u.result(false)
 		case chunk := <-rec.audio:
@@ -332,7 +330,7 @@ func (l *Listener) Record(ctx context.Context, ls pipeline.Listen) (pipeline.Utt
 			case d == Ended && ls.EndOnSilence:
 				return u.result(false)
 			case d == NoSpeech:
-				return pipeline.Utterance{}, pipeline.ErrNoSpeech
+				return voice.Utterance{}, voice.ErrNoSpeech
 			case d == TooLong:
 				l.log.Warn("utterance cut at the maximum length", "max", ep.maxLength())
 				return u.result(true)
@@ -367,14 +365,14 @@ func (u *utterance) add(chunk []float32) Decision {
 }
 
 // result is the utterance trimmed to its speech, or ErrNoSpeech.
-func (u *utterance) result(cut bool) (pipeline.Utterance, error) {
+func (u *utterance) result(cut bool) (voice.Utterance, error) {
 	if !u.ep.HasBegun() {
-		return pipeline.Utterance{}, pipeline.ErrNoSpeech
+		return voice.Utterance{}, voice.ErrNoSpeech
 	}
 	from, to := u.ep.Speech()
 	a := pcm.FramesIn(max(from-u.margin, 0), pcm.SpeechRate)
 	b := min(pcm.FramesIn(to+u.margin, pcm.SpeechRate), len(u.audio))
-	return pipeline.Utterance{
+	return voice.Utterance{
 		Audio: pcm.Buffer{Rate: pcm.SpeechRate, Channels: 1, Samples: append([]float32(nil), u.audio[a:b]...)},
 		Cut:   cut,
 	}, nil

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // ErrNotInstalled reports that the espeak-ng program was not found.
@@ -37,8 +37,6 @@ type Engine struct {
 	voice string
 	args  []string
 }
-
-var _ pipeline.Synthesizer = (*Engine)(nil)
 
 // New finds espeak-ng and returns an Engine, or ErrNotInstalled.
 func New(o Options) (*Engine, error) {
@@ -65,10 +63,10 @@ func New(o Options) (*Engine, error) {
 }
 
 // voiceFor is the configured voice, or the language the turn was heard in
-// (pipeline.Language) when that is another language: a question asked in
+// (voice.Language) when that is another language: a question asked in
 // German is answered in a German voice.
 func (e *Engine) voiceFor(ctx context.Context) string {
-	lang := strings.ToLower(pipeline.Language(ctx))
+	lang := strings.ToLower(voice.Language(ctx))
 	if lang == "" || primary(lang) == primary(e.voice) {
 		return e.voice
 	}

@@ -62,8 +62,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Engine is a loaded model and the goroutine that owns it.
@@ -81,8 +81,6 @@ type Engine struct {
 	loaded       time.Duration
 	closeOnce    sync.Once
 }
-
-var _ pipeline.Transcriber = (*Engine)(nil)
 
 type request struct {
 	id      int64
@@ -199,21 +197,21 @@ func (e *Engine) Close() error {
 
 // Transcribe returns the words of u's audio, or ErrNoSpeech when the
 // guards judge it silence or noise.
-func (e *Engine) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
+func (e *Engine) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
 	audio := u.Audio
 	if audio.Rate != pcm.SpeechRate || audio.Channels != pcm.SpeechChannels {
 		audio = pcm.ToSpeech(audio)
 	}
 	if len(audio.Samples) == 0 {
-		return pipeline.Transcript{}, pipeline.ErrNoSpeech
+		return voice.Transcript{}, voice.ErrNoSpeech
 	}
 	r, err := e.Run(ctx, audio.Samples)
 	if err != nil {
-		return pipeline.Transcript{}, err
+		return voice.Transcript{}, err
 	}
-	text, err := e.o.Filter(r, pipeline.ErrNoSpeech)
+	text, err := e.o.Filter(r, voice.ErrNoSpeech)
 	e.log.Debug("transcribed", "encode_ms", r.Timings.Encode.Milliseconds(), "decode_ms", r.Timings.Decode.Milliseconds(), "language", r.Language, "no_speech", err != nil)
-	return pipeline.Transcript{Text: text, Language: r.Language}, err
+	return voice.Transcript{Text: text, Language: r.Language}, err
 }
 
 // Run transcribes 16 kHz mono samples without the guards. When ctx is done

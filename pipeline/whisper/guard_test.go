@@ -58,18 +58,6 @@ func TestAudioContext(t *testing.T) {
 	}
 }
 
-func TestFilterText(t *testing.T) {
-	var o Options
-	if got, err := o.FilterText(" What time is it?", pipeline.ErrNoSpeech); err != nil || got != "What time is it?" {
-		t.Errorf("speech: %q, %v", got, err)
-	}
-	for _, text := range []string{"[BLANK_AUDIO]", " (music)", "", "thanks thanks thanks thanks thanks thanks thanks thanks"} {
-		if _, err := o.FilterText(text, pipeline.ErrNoSpeech); !errors.Is(err, pipeline.ErrNoSpeech) {
-			t.Errorf("%q: err = %v, want ErrNoSpeech", text, err)
-		}
-	}
-}
-
 func TestPrompt(t *testing.T) {
 	if got, want := Prompt("Hark", " timer ", "Timer", "", "wake  me", "weather"), "Hark, timer, wake me, weather."; got != want {
 		t.Errorf("Prompt = %q, want %q", got, want)

@@ -6,13 +6,11 @@ import (
 	"context"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Engine is unavailable in this build.
 type Engine struct{}
-
-var _ pipeline.Transcriber = (*Engine)(nil)
 
 // New returns ErrNotBuilt.
 func New(o Options) (*Engine, error) { return nil, ErrNotBuilt }
@@ -30,8 +28,8 @@ func Version() string { return "none built in (build with -tags whisper)" }
 func Features() []string { return nil }
 
 // Transcribe returns ErrNotBuilt.
-func (e *Engine) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
-	return pipeline.Transcript{}, ErrNotBuilt
+func (e *Engine) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
+	return voice.Transcript{}, ErrNotBuilt
 }
 
 // Run returns ErrNotBuilt.

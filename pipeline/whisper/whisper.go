@@ -14,8 +14,8 @@ package whisper
 import (
 	"errors"
 	"fmt"
+	"github.com/harkbox/hark/pipeline/guard"
 	"log/slog"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -81,15 +81,6 @@ type Segment struct {
 	Confidence float32 // mean probability of its text tokens
 }
 
-var (
-	// blankRE matches the markers whisper writes for silence and noise.
-	blankRE = regexp.MustCompile(`(?i)^\s*[\[(*]?\s*(blank[_ ]audio|silence|no speech|inaudible|music|noise|applause|laughter|sound|wind)\s*[\])*]?\s*$`)
-	// bracketedRE matches text made only of bracketed descriptions:
-	// "[laughs]", "(wind blowing)", "*music plays*", "♪".
-	bracketedRE = regexp.MustCompile(`^(\s*(\[[^\]]*\]|\([^)]*\)|\*[^*]*\*|♪+|♫+|-+))+\s*$`)
-	wordRE      = regexp.MustCompile(`[\p{L}\p{N}']+`)
-)
-
 // Filter applies the hallucination guards to a result and returns the text
 // to use, or ErrNoSpeech (from the caller's pipeline package, passed in as
 // noSpeech) when the audio held nothing to answer.
@@ -99,7 +90,7 @@ func (o Options) Filter(r Result, noSpeech error) (string, error) {
 	for _, s := range r.Segments {
 		text := strings.TrimSpace(s.Text)
 		switch {
-		case text == "", blankRE.MatchString(text), bracketedRE.MatchString(text):
+		case guard.Blank(text):
 			continue
 		case s.NoSpeech > o.noSpeech() && s.Confidence < 0.6:
 			continue
@@ -114,7 +105,7 @@ func (o Options) Filter(r Result, noSpeech error) (string, error) {
 		return "", fmt.Errorf("whisper: %w: only silence or sound markers", noSpeech)
 	case n > 0 && conf/n < o.minConfidence():
 		return "", fmt.Errorf("whisper: %w: confidence %.2f too low", noSpeech, conf/n)
-	case looping(text):
+	case guard.Looping(text):
 		return "", fmt.Errorf("whisper: %w: repeated loop", noSpeech)
 	}
 	return text, nil
@@ -134,37 +125,6 @@ func (o Options) minConfidence() float32 {
 	return o.MinConfidence
 }
 
-// looping reports whisper's repetition failure: one word or phrase of up
-// to four words said over and over ("thank you thank you thank you ...").
-func looping(text string) bool {
-	words := wordRE.FindAllString(strings.ToLower(text), -1)
-	if len(words) < 8 {
-		return false
-	}
-	for size := 1; size <= 4; size++ {
-		for start := 0; start+size*4 <= len(words); start++ {
-			repeats := 1
-			for next := start + size; next+size <= len(words) && equal(words[start:start+size], words[next:next+size]); next += size {
-				repeats++
-			}
-			// Four repeats of a phrase covering most of the text.
-			if repeats >= 4 && repeats*size*2 >= len(words) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func equal(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // AudioContext is the encoder context for samples of 16 kHz audio: whisper
 // uses 1500 positions for its 30 s window, 50 a second; a short utterance
 // needs fewer. It rounds up to a multiple of 64 with a margin, and never
@@ -173,12 +133,6 @@ func AudioContext(samples int) int {
 	n := samples*50/16000 + 64
 	n = (n + 63) / 64 * 64
 	return min(n, 1500)
-}
-
-// FilterText applies the text guards to a transcript that came without
-// probabilities, from a speech-to-text server.
-func (o Options) FilterText(text string, noSpeech error) (string, error) {
-	return o.Filter(Result{Segments: []Segment{{Text: text, Confidence: 1}}}, noSpeech)
 }
 
 // promptMax bounds the initial prompt: whisper keeps at most half its text

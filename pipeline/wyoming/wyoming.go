@@ -18,8 +18,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Version is the protocol version Hark writes.
@@ -113,23 +113,19 @@ type Client struct {
 	Addr string
 	// Language is a language code to ask for; empty lets the server decide.
 	Language string
-	// Timeout bounds the whole exchange; default 15 s.
+	// Timeout bounds the whole exchange; default 15 s. Wrap the client in
+	// a guard.Transcriber to keep the server's noise from the reply.
 	Timeout time.Duration
-	// Guard, when set, checks the server's text for what recognizers write
-	// on noise and returns pipeline.ErrNoSpeech for it.
-	Guard func(text string) (string, error)
 }
-
-var _ pipeline.Transcriber = (*Client)(nil)
 
 // chunk is how much audio each audio-chunk event carries: 100 ms.
 const chunk = 1600
 
 // Transcribe sends the utterance's audio and returns the server's text.
-func (c *Client) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
+func (c *Client) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
 	audio := pcm.ToSpeech(u.Audio)
 	if len(audio.Samples) == 0 {
-		return pipeline.Transcript{}, pipeline.ErrNoSpeech
+		return voice.Transcript{}, voice.ErrNoSpeech
 	}
 	timeout := c.Timeout
 	if timeout == 0 {
@@ -139,7 +135,7 @@ func (c *Client) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline
 	defer cancel()
 	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", c.Addr)
 	if err != nil {
-		return pipeline.Transcript{}, fmt.Errorf("wyoming: %w", err)
+		return voice.Transcript{}, fmt.Errorf("wyoming: %w", err)
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() }) // releases blocked reads and writes
@@ -158,17 +154,17 @@ func (c *Client) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline
 	events = append(events, Event{Type: "audio-stop"})
 	for _, e := range events {
 		if err := Write(w, e); err != nil {
-			return pipeline.Transcript{}, c.fail(ctx, err)
+			return voice.Transcript{}, c.fail(ctx, err)
 		}
 	}
 	if err := w.Flush(); err != nil {
-		return pipeline.Transcript{}, c.fail(ctx, fmt.Errorf("wyoming: %w", err))
+		return voice.Transcript{}, c.fail(ctx, fmt.Errorf("wyoming: %w", err))
 	}
 	r := bufio.NewReader(conn)
 	for {
 		e, err := Read(r)
 		if err != nil {
-			return pipeline.Transcript{}, c.fail(ctx, err)
+			return voice.Transcript{}, c.fail(ctx, err)
 		}
 		switch e.Type {
 		case "transcript":
@@ -176,20 +172,15 @@ func (c *Client) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline
 			lang, _ := e.Data["language"].(string)
 			text = strings.TrimSpace(text)
 			if text == "" {
-				return pipeline.Transcript{}, pipeline.ErrNoSpeech
+				return voice.Transcript{}, voice.ErrNoSpeech
 			}
-			if c.Guard != nil {
-				if text, err = c.Guard(text); err != nil {
-					return pipeline.Transcript{}, err
-				}
-			}
-			return pipeline.Transcript{Text: text, Language: lang}, nil
+			return voice.Transcript{Text: text, Language: lang}, nil
 		case "error":
 			msg, _ := e.Data["text"].(string)
 			if msg == "" {
 				msg, _ = e.Data["message"].(string)
 			}
-			return pipeline.Transcript{}, fmt.Errorf("wyoming: server error: %s", msg)
+			return voice.Transcript{}, fmt.Errorf("wyoming: server error: %s", msg)
 		}
 		// Other events (transcript-start, transcript-chunk, info) are not
 		// needed: the final transcript carries the whole text.

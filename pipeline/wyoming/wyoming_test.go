@@ -13,6 +13,7 @@ import (
 
 	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/guard"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
 
@@ -137,13 +138,13 @@ func TestGuard(t *testing.T) {
 	s := newServer(t, func([]byte) []Event {
 		return []Event{{Type: "transcript", Data: map[string]any{"text": "[BLANK_AUDIO]"}}}
 	})
-	guard := func(text string) (string, error) {
-		if strings.HasPrefix(text, "[") {
-			return "", pipeline.ErrNoSpeech
-		}
-		return text, nil
+	// The client hands on what the server said; the guard, wrapped around
+	// it as around any engine, keeps the marker from the reply.
+	c := &Client{Addr: s.ln.Addr().String()}
+	if tr, err := c.Transcribe(t.Context(), pipeline.Utterance{Audio: speech}); err != nil || tr.Text != "[BLANK_AUDIO]" {
+		t.Errorf("client: %+v, %v", tr, err)
 	}
-	if _, err := (&Client{Addr: s.ln.Addr().String(), Guard: guard}).Transcribe(t.Context(), pipeline.Utterance{Audio: speech}); !errors.Is(err, pipeline.ErrNoSpeech) {
+	if _, err := (guard.Transcriber{Engine: c}).Transcribe(t.Context(), pipeline.Utterance{Audio: speech}); !errors.Is(err, pipeline.ErrNoSpeech) {
 		t.Errorf("a blank-audio marker passed the guard: %v", err)
 	}
 }

@@ -1,0 +1,80 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
+)
+
+var _ pipeline.Transcriber = Transcriber{}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		text, want string // want "" means ErrNoSpeech
+	}{
+		{" What time is it?", "What time is it?"},
+		{"[BLANK_AUDIO]", ""},
+		{"(blank audio)", ""},
+		{"[ Silence ]", ""},
+		{" [laughs] (wind blowing)", ""},
+		{"♪♪♪", ""},
+		{"*music plays*", ""},
+		{"", ""},
+		{"   ", ""},
+		{" Thank you. Thank you. Thank you. Thank you. Thank you. Thank you.", ""},
+		{" I'm going to go. I'm going to go. I'm going to go. I'm going to go.", ""},
+		{"thanks thanks thanks thanks thanks thanks thanks thanks", ""},
+		{" No, no, no, I said the blue one, not the red one.", "No, no, no, I said the blue one, not the red one."},
+		{"Set a timer for ten minutes.", "Set a timer for ten minutes."},
+	}
+	for _, tt := range tests {
+		got, err := Check(tt.text)
+		if tt.want == "" {
+			if !errors.Is(err, voice.ErrNoSpeech) {
+				t.Errorf("Check(%q) = %q, %v; want ErrNoSpeech", tt.text, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("Check(%q) = %q, %v; want %q", tt.text, got, err, tt.want)
+		}
+	}
+}
+
+type says struct {
+	text string
+	err  error
+}
+
+func (s says) Transcribe(context.Context, voice.Utterance) (voice.Transcript, error) {
+	return voice.Transcript{Text: s.text, Language: "en"}, s.err
+}
+
+func TestTranscriberWrapsAnyEngine(t *testing.T) {
+	down := errors.New("wyoming: connection refused")
+	tests := []struct {
+		engine  says
+		want    string
+		wantErr error
+	}{
+		{says{text: " Turn on the lights."}, "Turn on the lights.", nil},
+		{says{text: "[BLANK_AUDIO]"}, "", voice.ErrNoSpeech},
+		{says{text: "you you you you you you you you you"}, "", voice.ErrNoSpeech},
+		{says{err: down}, "", down},
+	}
+	for _, tt := range tests {
+		tr, err := Transcriber{Engine: tt.engine}.Transcribe(t.Context(), voice.Utterance{})
+		if tt.wantErr != nil {
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("%+v: err %v, want %v", tt.engine, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || tr.Text != tt.want || tr.Language != "en" {
+			t.Errorf("%+v: %+v, %v; want %q in English", tt.engine, tr, err, tt.want)
+		}
+	}
+}
