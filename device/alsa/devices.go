@@ -61,8 +61,6 @@ type Speaker struct {
 	Gain func() float32
 }
 
-var _ pipeline.Speaker = (*Speaker)(nil)
-
 // NewSpeaker plays on cfg's device.
 func NewSpeaker(cfg Config, gain func() float32) *Speaker {
 	return &Speaker{cfg: cfg, Gain: gain}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Strip shows colours on the LEDs, one per LED.
@@ -62,13 +63,13 @@ func (d *Display) update(f func(s *Status)) {
 }
 
 // SetState takes the pipeline's latest state. It never blocks.
-func (d *Display) SetState(s pipeline.Status) {
+func (d *Display) SetState(s voice.Status) {
 	d.update(func(st *Status) {
 		st.State, st.FollowUp = s.State, s.FollowUp
 		switch s.State {
-		case pipeline.Error:
+		case voice.Error:
 			st.Failed = true
-		case pipeline.Listening:
+		case voice.Listening:
 			st.Failed = false // a new press clears the error at once
 		}
 	})

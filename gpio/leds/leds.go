@@ -10,7 +10,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Color is an RGB colour at full brightness.
@@ -58,7 +58,7 @@ var (
 
 // Status is everything the LEDs reflect.
 type Status struct {
-	State    pipeline.State
+	State    voice.State
 	FollowUp bool // Listening in the follow-up window
 	Muted    bool // the microphone is off
 	Updating bool // an update is being installed
@@ -71,21 +71,21 @@ type Status struct {
 // updating, ringing, speaking, thinking, listening, idle.
 func Choose(s Status, dimIdle bool) Pattern {
 	switch {
-	case s.State == pipeline.Error || s.Failed:
+	case s.State == voice.Error || s.Failed:
 		return Error
 	case s.Muted:
 		return Muted
 	case s.Updating:
 		return Updating
-	case s.State == pipeline.Ringing:
+	case s.State == voice.Ringing:
 		return Ringing
-	case s.State == pipeline.Speaking:
+	case s.State == voice.Speaking:
 		return Speaking
-	case s.State == pipeline.Thinking || s.State == pipeline.Transcribing:
+	case s.State == voice.Thinking || s.State == voice.Transcribing:
 		return Thinking
-	case s.State == pipeline.Listening && s.FollowUp:
+	case s.State == voice.Listening && s.FollowUp:
 		return FollowUp
-	case s.State == pipeline.Listening:
+	case s.State == voice.Listening:
 		return Listening
 	case dimIdle:
 		return DimIdle
