@@ -135,3 +135,23 @@ func (v *reader) play() {
 		}
 	}
 }
+
+// Announce says text on spk outside any turn (the factory-reset
+// countdown), returning once it has been played; without a synthesizer or
+// a speaker it does nothing.
+func Announce(ctx context.Context, synth Synthesizer, spk Speaker, text string) {
+	if synth == nil || spk == nil {
+		return
+	}
+	b, err := synth.Synthesize(ctx, text)
+	if err != nil {
+		return
+	}
+	pb, err := spk.Open(ctx)
+	if err != nil {
+		return
+	}
+	rate, ch := pb.Format()
+	pb.Write(ctx, pcm.Convert(b, rate, ch))
+	pb.Close(ctx)
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/harkbox/hark/device/alsa"
 	"github.com/harkbox/hark/device/board"
+	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/gpio/button"
 	"github.com/harkbox/hark/gpio/leds"
@@ -41,7 +42,9 @@ type devices struct {
 	// board whose keyboard stands in for its button.
 	onScreen bool
 	tasks    []func(ctx context.Context) // run while the pipeline runs
-	closers  []func() error
+	// listening is what turns speech into text, for the self-test.
+	listening health.Listening
+	closers   []func() error
 }
 
 func (d *devices) task(f func(ctx context.Context)) { d.tasks = append(d.tasks, f) }
@@ -109,7 +112,8 @@ func (a *app) detector() (endpoint.Detector, func() error, error) {
 func (a *app) openSim(in io.Reader, screen *sim.Screen, sp speech) (*devices, error) {
 	cfg := a.cfg
 	term := sim.NewTerminal(in, screen)
-	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), onScreen: true}
+	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), onScreen: true,
+		listening: health.Listening{Engine: "typed input (simulation: " + sp.note + ")"}}
 	d.task(term.Run)
 	prof, _ := board.Lookup("sim")
 
@@ -129,7 +133,7 @@ func (a *app) openSim(in io.Reader, screen *sim.Screen, sp speech) (*devices, er
 		if err != nil {
 			return nil, err
 		}
-		d.mic, d.stt = m, sp.stt
+		d.mic, d.stt, d.listening = m, sp.stt, health.Listening{Engine: sp.engine + ", hearing " + cfg.Sim.MicWAV}
 		screen.Println(sp.note)
 		screen.Println("microphone: " + cfg.Sim.MicWAV + " (played as if spoken at each press)")
 	case sp.stt != nil && alsa.Built() && a.probeMic(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, a.log)):
@@ -139,7 +143,7 @@ func (a *app) openSim(in io.Reader, screen *sim.Screen, sp speech) (*devices, er
 		}
 		d.closers = append(d.closers, closeDet)
 		d.listener = a.listener(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, a.log), det)
-		d.mic, d.stt = d.listener, sp.stt
+		d.mic, d.stt, d.listening = d.listener, sp.stt, health.Listening{Engine: sp.engine}
 		d.task(func(ctx context.Context) { d.listener.Run(ctx) })
 		screen.Println(sp.note)
 		screen.Println("microphone: ALSA " + orDefault(cfg.Audio.Capture) + " (press Enter and speak)")
@@ -207,7 +211,7 @@ func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, 
 	d.listener = a.listener(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, a.log), det)
 	d.mic = d.listener
 	d.task(func(ctx context.Context) { d.listener.Run(ctx) })
-	d.stt = sp.stt
+	d.stt, d.listening = sp.stt, health.Listening{Engine: sp.engine, Why: sp.note}
 	if d.stt == nil {
 		d.stt = noSTT{why: sp.note}
 		a.log.Error("no speech-to-text: the box cannot understand speech", "why", sp.note)

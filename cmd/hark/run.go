@@ -13,8 +13,10 @@ import (
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/notify"
 	"github.com/harkbox/hark/device/sim"
+	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/pipeline"
 )
 
@@ -49,7 +51,7 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	defer closeLog()
 	for {
 		err := runBox(ctx, e, cfg, res, screen, log, tail)
-		if !errors.Is(err, errFactoryReset) {
+		if !errors.Is(err, gesture.ErrFactoryReset) {
 			return err
 		}
 		if err := wipe(cfg.DataDir); err != nil {
@@ -58,10 +60,6 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 		log.Warn("factory reset: everything the box remembered was erased; starting again", "data_dir", cfg.DataDir)
 	}
 }
-
-// errFactoryReset ends a runBox whose user held the button through the
-// factory-reset countdown.
-var errFactoryReset = errors.New("factory reset")
 
 // runBox runs the appliance once: the store, speech, the devices, the
 // pipeline and what follows it, until ctx is done or a factory reset.
@@ -130,7 +128,9 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	if dev.gestures != nil {
 		ev := make(chan pipeline.Event)
 		events = ev
-		wg.Go(func() { a.gestures(octx, dev, sayer(synth, dev.speaker), ev, reset) })
+		wg.Go(func() {
+			a.gestures(octx, dev, func(ctx context.Context, text string) { pipeline.Announce(ctx, synth, dev.speaker, text) }, ev, reset)
+		})
 	}
 	status := p.Subscribe(4)
 	if dev.display != nil {
@@ -142,10 +142,29 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 		wg.Go(func() { sim.Display(octx, f, screen) })
 	}
 	wg.Go(func() { notify.Run(octx, status, log) })
-	wg.Go(func() { notify.Watchdog(octx, dev.audioAlive, log) })
-	ctl := newBoxControl(a, dev)
+	var mic health.Mic
+	if dev.listener != nil {
+		mic = dev.listener
+	}
+	var updating func(bool)
+	if dev.display != nil {
+		updating = dev.display.SetUpdating
+	}
+	ctl := health.New(health.Options{
+		Version: version,
+		Storage: func(ctx context.Context) error {
+			var m bool
+			_, err := a.db.Settings().Get(ctx, mutedKey, &m)
+			return err
+		},
+		Mic:       mic,
+		Listening: dev.listening,
+		Updating:  updating,
+		Log:       log,
+	})
+	wg.Go(func() { notify.Watchdog(octx, ctl.Alive, log) })
 	ctlFeed := p.Subscribe(4)
-	wg.Go(func() { ctl.follow(octx, ctlFeed) })
+	wg.Go(func() { ctl.Follow(octx, ctlFeed) })
 	wg.Go(func() {
 		if err := control.Serve(octx, cfg.ControlSocket, control.Handler(a.api(ctl, tail)), log); err != nil {
 			log.Warn("no API socket: the hark commands cannot reach the running box", "err", err)
@@ -164,8 +183,8 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	err = p.Run(rctx, events)
 	stopObservers()
 	wg.Wait()
-	if errors.Is(context.Cause(rctx), errFactoryReset) {
-		return errFactoryReset
+	if errors.Is(context.Cause(rctx), gesture.ErrFactoryReset) {
+		return gesture.ErrFactoryReset
 	}
 	log.Info("stopped")
 	return err

@@ -201,6 +201,8 @@ type speech struct {
 	stt   pipeline.Transcriber // nil when there is none: the simulation takes typed input
 	local *whisper.Engine      // the warm whisper.cpp model, to close; nil without one
 	note  string               // for the user: what listens, or why nothing does
+	// engine names what listens, for the self-test; empty when nothing does.
+	engine string
 }
 
 func (s speech) close() error {
@@ -236,6 +238,7 @@ func (a *app) openSpeech() speech {
 			a.log.Warn("whisper.cpp was built without SIMD or threading: transcription will be slow; rebuild it with make whisper")
 		}
 		s.note = fmt.Sprintf("speech-to-text: whisper.cpp, %s, loaded in %d ms", w.Model, e.LoadTime().Milliseconds())
+		s.engine = "whisper.cpp, " + w.Model + " loaded"
 	}
 	if w.Remote != "" {
 		remote := &wyoming.Client{Addr: w.Remote, Timeout: w.RemoteTimeout.Duration}
@@ -245,9 +248,11 @@ func (a *app) openSpeech() speech {
 		if s.local != nil {
 			s.stt = pipeline.Fallback{Primary: remote, Secondary: s.local, Log: a.log}
 			s.note = "speech-to-text: Wyoming server " + w.Remote + ", falling back to whisper.cpp on the box"
+			s.engine = "Wyoming server " + w.Remote + ", else " + s.engine
 		} else {
 			s.stt = remote
 			s.note = "speech-to-text: Wyoming server " + w.Remote + " (no local fallback: " + why + ")"
+			s.engine = "Wyoming server " + w.Remote
 		}
 	}
 	if s.stt == nil {

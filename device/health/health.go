@@ -1,0 +1,180 @@
+// Package health is the box's self-test and its state as the daemon's API
+// reports it: whether the pipeline is armed, what it is doing, and whether
+// storage, the microphone and speech-to-text work. The boot health check
+// (hark health --mark-good) marks the booted slot good only when every
+// check passes; the systemd watchdog follows Alive.
+package health
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
+)
+
+// StallAfter is how long the capture loop may go without progress before
+// the microphone check fails and the watchdog stops vouching for it.
+const StallAfter = 5 * time.Second
+
+// Mic is a live microphone's heartbeat; the endpoint listener is one.
+type Mic interface {
+	// Health returns when the capture loop last made progress and why it
+	// is down (voice.ErrMuted while muted), if it is.
+	Health() (last time.Time, down error)
+}
+
+// Listening says what turns speech into text, for the self-test.
+type Listening struct {
+	// Engine describes it ("whisper.cpp, ggml-base.en.bin"); empty when
+	// nothing does.
+	Engine string
+	// Why nothing does, when Engine is empty.
+	Why string
+}
+
+// Options describe the box. Storage is required.
+type Options struct {
+	Version string
+	// Storage makes one real read of the store.
+	Storage func(ctx context.Context) error
+	// Mic is the live microphone; nil in simulation.
+	Mic Mic
+	// Listening is the speech-to-text check.
+	Listening Listening
+	// Updating shows the updating pattern on the LEDs; nil without LEDs.
+	Updating func(active bool)
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+// Box is the box's state and self-test, as the API serves them. Follow
+// must run for the state to be known.
+type Box struct {
+	o Options
+
+	mu      sync.Mutex
+	state   voice.State
+	ready   bool
+	changed chan struct{} // closed and replaced on every state
+}
+
+var _ control.Box = (*Box)(nil)
+
+// New returns the box of o.
+func New(o Options) *Box {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Box{o: o, changed: make(chan struct{})}
+}
+
+// Follow tracks the pipeline's state until ctx is done.
+func (b *Box) Follow(ctx context.Context, f *pipeline.Feed) {
+	for {
+		st, err := f.Latest(ctx)
+		if err != nil {
+			return
+		}
+		b.mu.Lock()
+		b.state = st.State
+		if st.State == voice.Idle {
+			b.ready = true // the pipeline is armed, as READY=1 tells systemd
+		}
+		close(b.changed)
+		b.changed = make(chan struct{})
+		b.mu.Unlock()
+	}
+}
+
+// Status is the self-test: storage, the microphone and speech-to-text.
+func (b *Box) Status(ctx context.Context) control.Status {
+	b.mu.Lock()
+	s := control.Status{State: b.state.String(), Ready: b.ready, Version: b.o.Version}
+	b.mu.Unlock()
+	s.Checks = []control.Check{
+		result("storage", b.o.Storage(ctx), "open"),
+		b.micCheck(),
+		b.listeningCheck(),
+	}
+	return s
+}
+
+func result(name string, err error, ok string) control.Check {
+	if err != nil {
+		return control.Check{Name: name, Detail: err.Error()}
+	}
+	return control.Check{Name: name, OK: true, Detail: ok}
+}
+
+func (b *Box) micCheck() control.Check {
+	const name = "microphone"
+	if b.o.Mic == nil {
+		return control.Check{Name: name, OK: true, Detail: "simulated"}
+	}
+	last, down := b.o.Mic.Health()
+	switch {
+	case errors.Is(down, voice.ErrMuted):
+		return control.Check{Name: name, OK: true, Detail: "muted"}
+	case down != nil:
+		return control.Check{Name: name, Detail: down.Error()}
+	case b.o.Now().Sub(last) > StallAfter:
+		return control.Check{Name: name, Detail: "capture stalled " + b.o.Now().Sub(last).Round(time.Second).String() + " ago"}
+	}
+	return control.Check{Name: name, OK: true, Detail: "capturing"}
+}
+
+func (b *Box) listeningCheck() control.Check {
+	l := b.o.Listening
+	if l.Engine == "" {
+		why := l.Why
+		if why == "" {
+			why = "no speech-to-text engine"
+		}
+		return control.Check{Name: "speech-to-text", Detail: why}
+	}
+	return control.Check{Name: "speech-to-text", OK: true, Detail: l.Engine}
+}
+
+// WaitIdle returns once the pipeline is idle: not in a conversation, not
+// ringing.
+func (b *Box) WaitIdle(ctx context.Context) error {
+	for {
+		b.mu.Lock()
+		idle, changed := b.ready && b.state == voice.Idle, b.changed
+		b.mu.Unlock()
+		if idle {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+// SetUpdating shows the updating pattern on the LEDs.
+func (b *Box) SetUpdating(active bool, percent int) {
+	if b.o.Updating != nil {
+		b.o.Updating(active)
+	}
+	b.o.Log.Info("update", "installing", active, "percent", percent)
+}
+
+// Alive is what the systemd watchdog follows: the capture loop's heartbeat
+// on a board; in simulation there is no loop to watch.
+func (b *Box) Alive() bool {
+	if b.o.Mic == nil {
+		return true
+	}
+	last, _ := b.o.Mic.Health()
+	return b.o.Now().Sub(last) < StallAfter
+}

@@ -1,0 +1,100 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/pipeline/voice"
+)
+
+type mic struct {
+	last time.Time
+	down error
+}
+
+func (m *mic) Health() (time.Time, error) { return m.last, m.down }
+
+func TestSelfTest(t *testing.T) {
+	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	broken := errors.New("storage: read settings: disk I/O error")
+	tests := []struct {
+		name      string
+		storage   error
+		mic       *mic
+		listening Listening
+		want      map[string]bool // check name → OK
+		detail    map[string]string
+	}{
+		{"all well on a board", nil, &mic{last: now.Add(-20 * time.Millisecond)}, Listening{Engine: "whisper.cpp, base.en loaded"},
+			map[string]bool{"storage": true, "microphone": true, "speech-to-text": true},
+			map[string]string{"microphone": "capturing", "speech-to-text": "whisper.cpp, base.en loaded"}},
+		{"storage fails", broken, &mic{last: now}, Listening{Engine: "x"},
+			map[string]bool{"storage": false, "microphone": true, "speech-to-text": true},
+			map[string]string{"storage": broken.Error()}},
+		{"muted is healthy", nil, &mic{last: now.Add(-time.Hour), down: voice.ErrMuted}, Listening{Engine: "x"},
+			map[string]bool{"storage": true, "microphone": true, "speech-to-text": true},
+			map[string]string{"microphone": "muted"}},
+		{"capture stalled", nil, &mic{last: now.Add(-7 * time.Second)}, Listening{Engine: "x"},
+			map[string]bool{"storage": true, "microphone": false, "speech-to-text": true},
+			map[string]string{"microphone": "capture stalled 7s ago"}},
+		{"no model on a board", nil, &mic{last: now}, Listening{Why: "no speech-to-text model is set (whisper.model)"},
+			map[string]bool{"storage": true, "microphone": true, "speech-to-text": false},
+			map[string]string{"speech-to-text": "no speech-to-text model is set (whisper.model)"}},
+		{"simulation without a model says what hears", nil, nil, Listening{Engine: "typed input (simulation: no speech-to-text model is set (whisper.model))"},
+			map[string]bool{"storage": true, "microphone": true, "speech-to-text": true},
+			map[string]string{"microphone": "simulated", "speech-to-text": "typed input (simulation: no speech-to-text model is set (whisper.model))"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Options{Version: "1.2", Storage: func(context.Context) error { return tt.storage }, Listening: tt.listening, Now: func() time.Time { return now }}
+			if tt.mic != nil {
+				o.Mic = tt.mic
+			}
+			s := New(o).Status(t.Context())
+			if len(s.Checks) != 3 {
+				t.Fatalf("checks %+v", s.Checks)
+			}
+			for _, c := range s.Checks {
+				if c.OK != tt.want[c.Name] {
+					t.Errorf("%s: ok %v (%s), want %v", c.Name, c.OK, c.Detail, tt.want[c.Name])
+				}
+				if d, ok := tt.detail[c.Name]; ok && c.Detail != d {
+					t.Errorf("%s: detail %q, want %q", c.Name, c.Detail, d)
+				}
+			}
+			if s.Ready {
+				t.Error("ready before the pipeline was followed")
+			}
+		})
+	}
+}
+
+func TestAliveFollowsTheCaptureLoop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := &mic{last: time.Now()}
+		b := New(Options{Storage: func(context.Context) error { return nil }, Mic: m})
+		if !b.Alive() {
+			t.Error("not alive with a fresh heartbeat")
+		}
+		time.Sleep(StallAfter + time.Second)
+		if b.Alive() {
+			t.Error("alive after the capture loop stalled")
+		}
+		if !New(Options{Storage: func(context.Context) error { return nil }}).Alive() {
+			t.Error("a simulation without a capture loop is not alive")
+		}
+	})
+}
+
+func TestSetUpdatingShowsOnTheLEDs(t *testing.T) {
+	var shown []bool
+	b := New(Options{Storage: func(context.Context) error { return nil }, Updating: func(on bool) { shown = append(shown, on) }})
+	b.SetUpdating(true, 10)
+	b.SetUpdating(false, 100)
+	if len(shown) != 2 || !shown[0] || shown[1] {
+		t.Errorf("LEDs shown %v, want on then off", shown)
+	}
+}

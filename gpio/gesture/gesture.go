@@ -1,0 +1,123 @@
+// Package gesture gives the button's gestures their meaning on the box: a
+// press and release drive the pipeline, a long press stops everything, a
+// double press runs the configured action (mute, stop or nothing), and a
+// very long hold starts a spoken factory-reset countdown that letting go
+// cancels. cmd/hark wires it between gpio/button and the pipeline.
+package gesture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/harkbox/hark/gpio/button"
+	"github.com/harkbox/hark/pipeline"
+)
+
+// ErrFactoryReset is the cause Reset is called with when the button was
+// held through the countdown: the box must erase what it remembers.
+var ErrFactoryReset = errors.New("gesture: factory reset")
+
+// Double-press actions.
+const (
+	DoubleMute = "mute"
+	DoubleStop = "stop"
+	DoubleNone = "none"
+)
+
+// Options say what the gestures do. Say and Reset are required.
+type Options struct {
+	// DoubleAction is DoubleMute, DoubleStop or DoubleNone.
+	DoubleAction string
+	// FactoryReset lets the very long hold start the countdown.
+	FactoryReset bool
+	// ToggleMute mutes or unmutes the microphone (the double press).
+	ToggleMute func(ctx context.Context)
+	// Say speaks a sentence and returns once it has been said.
+	Say func(ctx context.Context, text string)
+	// Reset is called with ErrFactoryReset when the countdown runs out.
+	Reset context.CancelCauseFunc
+	// Countdown is the countdown's length in seconds; default 5.
+	Countdown int
+	Log       *slog.Logger
+}
+
+// Run maps the gestures from in to the pipeline's events on out until ctx
+// is done or the factory reset is called.
+func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipeline.Event) {
+	if o.Countdown == 0 {
+		o.Countdown = 5
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	send := func(ev pipeline.Event) {
+		select {
+		case out <- ev:
+		case <-ctx.Done():
+		}
+	}
+	for {
+		var g button.Event
+		select {
+		case <-ctx.Done():
+			return
+		case g = <-in:
+		}
+		switch g.Gesture {
+		case button.Press:
+			send(pipeline.Press)
+		case button.Release:
+			send(pipeline.Release)
+		case button.LongPress:
+			send(pipeline.Stop)
+		case button.DoublePress:
+			switch o.DoubleAction {
+			case DoubleMute:
+				if o.ToggleMute != nil {
+					o.ToggleMute(ctx)
+				}
+			case DoubleStop:
+				send(pipeline.Stop)
+			}
+		case button.VeryLongPress:
+			if !o.FactoryReset {
+				continue
+			}
+			send(pipeline.Abort)
+			if Countdown(ctx, o.Say, in, o.Countdown) {
+				o.Log.Warn("factory reset: the button was held through the countdown")
+				o.Reset(ErrFactoryReset)
+				return
+			}
+		}
+	}
+}
+
+// Countdown says the factory-reset countdown, a number a second, and
+// reports whether it ran out; letting go of the button cancels it.
+func Countdown(ctx context.Context, say func(context.Context, string), gestures <-chan button.Event, seconds int) bool {
+	say(ctx, fmt.Sprintf("Factory reset in %d seconds. Let go of the button to cancel.", seconds))
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for n := seconds; n > 0; {
+		select {
+		case <-ctx.Done():
+			return false
+		case g := <-gestures:
+			if g.Gesture == button.Release {
+				say(ctx, "Factory reset cancelled.")
+				return false
+			}
+		case <-tick.C:
+			n--
+			if n > 0 {
+				say(ctx, fmt.Sprint(n))
+			}
+		}
+	}
+	say(ctx, "Resetting.")
+	return true
+}

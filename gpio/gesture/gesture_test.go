@@ -1,0 +1,111 @@
+package gesture
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/gpio/button"
+	"github.com/harkbox/hark/pipeline"
+)
+
+// mapRig runs the map and records what it did.
+type mapRig struct {
+	in     chan button.Event
+	out    chan pipeline.Event
+	mu     sync.Mutex
+	said   []string
+	mutes  int
+	cancel context.CancelCauseFunc
+}
+
+func newMapRig(t *testing.T, double string) (*mapRig, context.Context) {
+	r := &mapRig{in: make(chan button.Event), out: make(chan pipeline.Event, 16)}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	r.cancel = cancel
+	o := Options{
+		DoubleAction: double,
+		FactoryReset: true,
+		ToggleMute:   func(context.Context) { r.mu.Lock(); r.mutes++; r.mu.Unlock() },
+		Say: func(ctx context.Context, s string) {
+			r.mu.Lock()
+			r.said = append(r.said, s)
+			r.mu.Unlock()
+			time.Sleep(300 * time.Millisecond) // saying takes a while
+		},
+		Reset: cancel,
+		Log:   slog.New(slog.DiscardHandler),
+	}
+	go Run(ctx, o, r.in, r.out)
+	t.Cleanup(func() { cancel(nil) })
+	return r, ctx
+}
+
+func (r *mapRig) events() []pipeline.Event {
+	synctest.Wait()
+	var out []pipeline.Event
+	for {
+		select {
+		case ev := <-r.out:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+func TestMap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, _ := newMapRig(t, "mute")
+		for _, g := range []button.Gesture{button.Press, button.Release, button.ShortPress, button.Press, button.LongPress, button.Release, button.DoublePress} {
+			r.in <- button.Event{Gesture: g}
+		}
+		if got, want := r.events(), []pipeline.Event{pipeline.Press, pipeline.Release, pipeline.Press, pipeline.Stop, pipeline.Release}; !slices.Equal(got, want) {
+			t.Errorf("events %v, want %v", got, want)
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.mutes != 1 {
+			t.Errorf("the double press toggled the mute %d times", r.mutes)
+		}
+	})
+}
+
+func TestFactoryResetCountdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Let go during the countdown: cancelled.
+		r, ctx := newMapRig(t, "none")
+		r.in <- button.Event{Gesture: button.VeryLongPress}
+		time.Sleep(2500 * time.Millisecond)
+		r.in <- button.Event{Gesture: button.Release}
+		time.Sleep(time.Second)
+		if got := r.events(); !slices.Equal(got, []pipeline.Event{pipeline.Abort}) {
+			t.Errorf("events %v, want the turn aborted", got)
+		}
+		r.mu.Lock()
+		if last := r.said[len(r.said)-1]; last != "Factory reset cancelled." || ctx.Err() != nil {
+			t.Errorf("said %q, context %v", r.said, ctx.Err())
+		}
+		r.mu.Unlock()
+
+		// Held to the end: reset.
+		r2, ctx2 := newMapRig(t, "none")
+		r2.in <- button.Event{Gesture: button.VeryLongPress}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if !errors.Is(context.Cause(ctx2), ErrFactoryReset) {
+			t.Errorf("after the countdown: cause %v, want a factory reset", context.Cause(ctx2))
+		}
+		r2.mu.Lock()
+		defer r2.mu.Unlock()
+		if !slices.Equal(r2.said, []string{"Factory reset in 5 seconds. Let go of the button to cancel.", "4", "3", "2", "1", "Resetting."}) {
+			t.Errorf("said %q", r2.said)
+		}
+	})
+}
+
