@@ -3,74 +3,12 @@ package main
 import (
 	"context"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/weather"
 	"github.com/harkbox/hark/storage"
 )
-
-// mixer keeps the volume in the settings and tells the speaker the gain.
-type mixer struct {
-	settings *storage.Settings
-	initial  int
-
-	mu     sync.Mutex
-	loaded bool
-	v      volume
-}
-
-type volume struct {
-	Level int  `json:"level"`
-	Muted bool `json:"muted"`
-}
-
-func newMixer(s *storage.Settings, initial int) *mixer { return &mixer{settings: s, initial: initial} }
-
-func (m *mixer) load(ctx context.Context) (volume, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.loaded {
-		v := volume{Level: m.initial}
-		if _, err := m.settings.Get(ctx, "volume", &v); err != nil {
-			return v, err
-		}
-		m.v, m.loaded = v, true
-	}
-	return m.v, nil
-}
-
-// Volume returns the level and the mute.
-func (m *mixer) Volume(ctx context.Context) (int, bool, error) {
-	v, err := m.load(ctx)
-	return v.Level, v.Muted, err
-}
-
-// SetVolume stores both.
-func (m *mixer) SetVolume(ctx context.Context, level int, muted bool) error {
-	v := volume{Level: level, Muted: muted}
-	if err := m.settings.Set(ctx, "volume", v); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	m.v, m.loaded = v, true
-	m.mu.Unlock()
-	return nil
-}
-
-// Gain is the amplitude factor for the current volume: silent when muted,
-// and squared so that equal steps sound like equal steps.
-func (m *mixer) Gain() float32 {
-	v, err := m.load(context.Background())
-	if err != nil || v.Muted {
-		return 0
-	}
-	f := float32(v.Level) / 100
-	return f * f
-}
-
-var _ builtin.Mixer = (*mixer)(nil)
 
 // home is the weather command's home: set up by the user, else the
 // configured place name, geocoded once and kept.

@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -137,16 +133,15 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	defer u.close()
-	stamp := filepath.Join(u.cfg.Update.Dir, "last-check")
+	state := update.State{Dir: u.cfg.Update.Dir}
 	if *scheduled {
 		every := u.cfg.Update.Every.Duration
 		if every == 0 {
 			fmt.Fprintln(e.stdout, "automatic update checks are off (update.every = 0)")
 			return nil
 		}
-		if st, err := os.Stat(stamp); err == nil && time.Since(st.ModTime()) < every {
-			fmt.Fprintf(e.stdout, "checked %s ago; the next check is due in %s\n",
-				time.Since(st.ModTime()).Round(time.Minute), (every - time.Since(st.ModTime())).Round(time.Minute))
+		if due, ago, next := state.Due(every, time.Now()); !due {
+			fmt.Fprintf(e.stdout, "checked %s ago; the next check is due in %s\n", ago.Round(time.Minute), next.Round(time.Minute))
 			return nil
 		}
 	}
@@ -154,10 +149,10 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(u.cfg.Update.Dir, 0o755); err == nil {
-		os.WriteFile(stamp, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
+	if err := state.Checked(time.Now()); err != nil {
+		u.Log.Warn("could not record the check", "err", err)
 	}
-	fmt.Fprintf(e.stdout, "running  %s\noffered  %s (%s, %s)\n", c.Current, c.Available.Version, mb(c.Available.Size), c.Available.URL)
+	fmt.Fprintf(e.stdout, "running  %s\noffered  %s (%s, %s)\n", c.Current, c.Available.Version, update.MB(c.Available.Size), c.Available.URL)
 	if !c.Newer {
 		fmt.Fprintln(e.stdout, "the box is up to date")
 		return nil
@@ -166,16 +161,8 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 		fmt.Fprintln(e.stdout, "an update is available: hark update install")
 		return nil
 	}
-	return u.install(ctx, e, "", rebootWhenIdle)
+	return u.install(ctx, e, "", update.RebootWhenIdle)
 }
-
-type rebootPolicy int
-
-const (
-	rebootWhenIdle rebootPolicy = iota
-	rebootNow
-	rebootNever
-)
 
 func updateInstall(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("update install", e, g)
@@ -197,62 +184,47 @@ func updateInstall(ctx context.Context, e env, g *globals, args []string) error 
 	}
 	defer u.close()
 	u.AllowDowngrade = *downgrade
-	policy := rebootWhenIdle
+	policy := update.RebootWhenIdle
 	switch {
 	case *now:
-		policy = rebootNow
+		policy = update.RebootNow
 	case *noReboot:
-		policy = rebootNever
+		policy = update.RebootNever
 	}
 	return u.install(ctx, e, fs.Arg(0), policy)
 }
 
-// lastResult is what the last install did, kept for `hark update status`.
-type lastResult struct {
-	Time    time.Time `json:"time"`
-	Source  string    `json:"source"`
-	Version string    `json:"version,omitempty"`
-	Error   string    `json:"error,omitempty"`
-}
-
-func (u *updater) install(ctx context.Context, e env, src string, policy rebootPolicy) error {
-	bar := newProgressBar(e.stdout, e.stdoutTTY)
+func (u *updater) install(ctx context.Context, e env, src string, policy update.Reboot) error {
+	bar := update.NewBar(e.stdout, e.stdoutTTY)
 	lastPct := -1
 	show := func(p update.Progress) {
-		bar.show(p)
+		bar.Show(p)
 		if p.Percent != lastPct { // the box's LEDs show it too
 			lastPct = p.Percent
 			u.ctl.SetUpdating(ctx, true, p.Percent)
 		}
 	}
 	res, err := u.Install(ctx, src, show)
-	bar.end()
+	bar.End()
 	u.ctl.SetUpdating(context.WithoutCancel(ctx), false, 100)
-	rec := lastResult{Time: time.Now().UTC(), Source: cmpOr(src, u.cfg.Update.Manifest), Version: res.Version}
+	rec := update.Record{Time: time.Now().UTC(), Source: cmpOr(src, u.cfg.Update.Manifest), Version: res.Version}
 	if err != nil {
 		rec.Error = err.Error()
 	}
-	u.record(rec)
+	if err := (update.State{Dir: u.cfg.Update.Dir}).Keep(rec); err != nil {
+		u.Log.Warn("could not record the install", "err", err)
+	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "installed %s; it runs after the next reboot\n", res.Version)
 	switch policy {
-	case rebootNever:
-		return nil
-	case rebootNow:
+	case update.RebootNow:
 		fmt.Fprintln(e.stdout, "rebooting now")
-		return u.Reboot(ctx)
+	case update.RebootWhenIdle:
+		fmt.Fprintln(e.stdout, "rebooting when the speaker is idle (not mid-conversation, no timer ringing)")
 	}
-	fmt.Fprintln(e.stdout, "rebooting when the speaker is idle (not mid-conversation, no timer ringing)")
-	return u.RebootWhenIdle(ctx)
-}
-
-func (u *updater) record(r lastResult) {
-	b, _ := json.MarshalIndent(r, "", "  ")
-	if err := os.MkdirAll(u.cfg.Update.Dir, 0o755); err == nil {
-		os.WriteFile(filepath.Join(u.cfg.Update.Dir, "last-result.json"), append(b, '\n'), 0o644)
-	}
+	return u.Restart(ctx, policy)
 }
 
 func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
@@ -278,8 +250,7 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 	if s.LastError != "" {
 		fmt.Fprintf(w, "rauc's last error\t%s\n", s.LastError)
 	}
-	var last lastResult
-	if b, err := os.ReadFile(filepath.Join(u.cfg.Update.Dir, "last-result.json")); err == nil && json.Unmarshal(b, &last) == nil {
+	if last, ok := (update.State{Dir: u.cfg.Update.Dir}).Last(); ok {
 		result := "installed " + last.Version
 		if last.Error != "" {
 			result = "failed: " + last.Error
@@ -294,47 +265,6 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sl.Name, dash(sl.BootName), dash(sl.State), dash(sl.BootStatus), dash(sl.BundleVersion), dash(sl.Installed), dash(sl.Status))
 	}
 	return w.Flush()
-}
-
-func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
-
-// progressBar draws download and install progress: a bar redrawn in place
-// on a terminal, a line per tenth otherwise (a log, the journal).
-type progressBar struct {
-	w     io.Writer
-	tty   bool
-	stage string
-	tenth int
-	drawn bool
-}
-
-func newProgressBar(w io.Writer, tty bool) *progressBar {
-	return &progressBar{w: w, tty: tty, tenth: -1}
-}
-
-func (b *progressBar) show(p update.Progress) {
-	label := map[string]string{"download": "downloading", "install": "installing"}[p.Stage]
-	detail := p.Message
-	if p.Stage == "download" && p.Total > 0 {
-		detail = mb(p.Done) + " of " + mb(p.Total)
-	}
-	if b.tty {
-		const width = 30
-		fill := p.Percent * width / 100
-		fmt.Fprintf(b.w, "\r\033[K%-11s [%s%s] %3d%% %s", label, strings.Repeat("#", fill), strings.Repeat(" ", width-fill), p.Percent, detail)
-		b.drawn = true
-		return
-	}
-	if p.Stage != b.stage || p.Percent/10 != b.tenth {
-		b.stage, b.tenth = p.Stage, p.Percent/10
-		fmt.Fprintf(b.w, "%s %d%% %s\n", label, p.Percent, detail)
-	}
-}
-
-func (b *progressBar) end() {
-	if b.drawn {
-		fmt.Fprintln(b.w)
-	}
 }
 
 // cmdHealth is the boot health check: it waits for the daemon to report

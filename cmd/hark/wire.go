@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/mixer"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/pipeline/guard"
@@ -36,7 +37,7 @@ type app struct {
 	engine   *reply.Engine
 	commands *command.Registry
 	alerts   *alert.Service
-	mixer    *mixer
+	mixer    *mixer.Mixer
 	started  time.Time
 	// notice shows the user one line outside the conversation (the
 	// simulation's hint on reaching a model); nil elsewhere.
@@ -110,7 +111,7 @@ func (a *app) wire() error {
 	if a.alerts, err = alert.New(alert.Options{Store: a.db.Schedule(), Location: a.res.Location, Log: log}); err != nil {
 		return err
 	}
-	a.mixer = newMixer(a.db.Settings(), cfg.Audio.Volume)
+	a.mixer = mixer.New(a.db.Settings(), cfg.Audio.Volume)
 	a.commands = command.NewRegistry(command.Options{
 		Secrets:      a.db.Secrets(cfg.Commands.SecretsKey),
 		Location:     a.res.Location,

@@ -108,4 +108,3 @@ func TestFactoryResetCountdown(t *testing.T) {
 		}
 	})
 }
-

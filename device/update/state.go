@@ -1,0 +1,124 @@
+package update
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/harkbox/hark/internal/atomicfile"
+)
+
+// State is what the update agent remembers between runs, in its download
+// directory: when the server was last asked, and what the last install did.
+// Every write is atomic and durable: a power cut leaves the old record or
+// the new one.
+type State struct {
+	Dir string
+}
+
+const (
+	lastCheckFile  = "last-check"
+	lastResultFile = "last-result.json"
+)
+
+// Record is what an install did, for hark update status.
+type Record struct {
+	Time    time.Time `json:"time"`
+	Source  string    `json:"source"`
+	Version string    `json:"version,omitempty"`
+	Error   string    `json:"error,omitempty"`
+}
+
+// Due reports whether a scheduled check should ask the server now: every
+// is the interval (0: never automatically), and when it should not, how
+// long ago the last check was and how long until the next.
+func (s State) Due(every time.Duration, now time.Time) (due bool, ago, next time.Duration) {
+	if every == 0 {
+		return false, 0, 0
+	}
+	last, ok := s.LastCheck()
+	if !ok || now.Sub(last) >= every || now.Before(last) {
+		return true, 0, 0
+	}
+	return false, now.Sub(last), every - now.Sub(last)
+}
+
+// LastCheck is when the server was last asked.
+func (s State) LastCheck() (time.Time, bool) {
+	b, err := os.ReadFile(filepath.Join(s.Dir, lastCheckFile))
+	if err != nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339, string(trimNewline(b)))
+	return t, err == nil
+}
+
+// Checked records that the server was asked at now.
+func (s State) Checked(now time.Time) error {
+	return s.write(lastCheckFile, []byte(now.UTC().Format(time.RFC3339)+"\n"))
+}
+
+// Keep keeps the record of an install.
+func (s State) Keep(r Record) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("update: record result: %w", err)
+	}
+	return s.write(lastResultFile, append(b, '\n'))
+}
+
+// Last is the last install's result; false when none is recorded.
+func (s State) Last() (Record, bool) {
+	var r Record
+	b, err := os.ReadFile(filepath.Join(s.Dir, lastResultFile))
+	if err != nil || json.Unmarshal(b, &r) != nil {
+		return Record{}, false
+	}
+	return r, true
+}
+
+func (s State) write(name string, b []byte) error {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return fmt.Errorf("update: state: %w", err)
+	}
+	return atomicfile.Write(filepath.Join(s.Dir, name), b, 0o644)
+}
+
+func trimNewline(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// Reboot says when the box reboots into an installed update.
+type Reboot int
+
+// The reboot policies.
+const (
+	// RebootWhenIdle waits until the speaker is idle: no conversation, no
+	// alert ringing.
+	RebootWhenIdle Reboot = iota
+	// RebootNow reboots at once, even mid-conversation.
+	RebootNow
+	// RebootNever leaves the new version for the next boot.
+	RebootNever
+)
+
+// Restart reboots into an installed update as p says.
+func (a *Agent) Restart(ctx context.Context, p Reboot) error {
+	switch p {
+	case RebootNever:
+		return nil
+	case RebootNow:
+		if a.Reboot == nil {
+			return errors.New("update: reboot: no way to reboot configured")
+		}
+		return a.Reboot(ctx)
+	}
+	return a.RebootWhenIdle(ctx)
+}
