@@ -37,7 +37,7 @@ func startDaemon(b *testing.B, srvURL string, args ...string) (*exec.Cmd, io.Rea
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	cmd := exec.Command(bin, append([]string{"run", "--sim", "--data", filepath.Join(dir, "data")}, args...)...)
+	cmd := exec.Command(bin, append([]string{"run", "--sim", "--verbose", "--data", filepath.Join(dir, "data")}, args...)...)
 	cmd.Env = []string{"OLLAMA_HOST=" + srvURL, "HOME=" + dir, "PATH=" + os.Getenv("PATH"), "NOTIFY_SOCKET=" + sock}
 	stdin, _ := cmd.StdinPipe()
 	b.Cleanup(func() { stdin.Close() })

@@ -17,7 +17,7 @@ func TestLocalWhisperIsTheFallback(t *testing.T) {
 	dir := t.TempDir()
 	remote := deadPort(t)
 	cfg := writeConfig(t, "[sim]\nrealtime = false\n[whisper]\nthreads = 2\nmodel = \""+model+"\"\nremote = \""+remote+"\"\n")
-	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": dir}), "--sim", "--data", dir, "--config", cfg, "--mic-wav", jfk)
+	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": dir}), "--sim", "--verbose", "--data", dir, "--config", cfg, "--mic-wav", jfk)
 	s.out.waitFor(t, "speech-to-text: Wyoming server "+remote+", falling back to whisper.cpp on the box", 1)
 	s.out.waitFor(t, "[leds] ○ idle", 1)
 	s.typeLine(t, "")
