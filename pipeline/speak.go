@@ -13,7 +13,7 @@ import (
 // publishes Speaking and plays them in order.
 type reader struct {
 	p     *Pipeline
-	ctx   context.Context
+	done  <-chan struct{} // the turn's context's: say never blocks a cancelled turn
 	turn  uint64
 	text  chan string
 	audio chan clip
@@ -38,10 +38,10 @@ const (
 )
 
 func (p *Pipeline) speak(ctx context.Context, t *turn) *reader {
-	v := &reader{p: p, ctx: ctx, turn: t.id, text: make(chan string, textQueue), audio: make(chan clip, audioQueue)}
+	v := &reader{p: p, done: ctx.Done(), turn: t.id, text: make(chan string, textQueue), audio: make(chan clip, audioQueue)}
 	v.wg.Add(2)
-	go v.synthesize()
-	go v.play()
+	go v.synthesize(ctx)
+	go v.play(ctx)
 	return v
 }
 
@@ -50,7 +50,7 @@ func (p *Pipeline) speak(ctx context.Context, t *turn) *reader {
 func (v *reader) say(sentence string) {
 	select {
 	case v.text <- sentence:
-	case <-v.ctx.Done():
+	case <-v.done:
 	}
 }
 
@@ -61,14 +61,14 @@ func (v *reader) finish() {
 	v.wg.Wait()
 }
 
-func (v *reader) synthesize() {
+func (v *reader) synthesize(ctx context.Context) {
 	defer v.wg.Done()
 	defer close(v.audio)
 	synth := v.p.opts.Synthesizer
 	for {
 		var s string
 		select {
-		case <-v.ctx.Done():
+		case <-ctx.Done():
 			return
 		case t, ok := <-v.text:
 			if !ok {
@@ -78,38 +78,38 @@ func (v *reader) synthesize() {
 		}
 		c := clip{text: s}
 		if synth != nil {
-			b, err := synth.Synthesize(v.ctx, s)
-			if err != nil && v.ctx.Err() == nil {
+			b, err := synth.Synthesize(ctx, s)
+			if err != nil && ctx.Err() == nil {
 				v.p.log.Warn("synthesize failed", "turn_id", v.turn, "err", err)
 			}
 			c.audio = b
 		}
 		select {
 		case v.audio <- c:
-		case <-v.ctx.Done():
+		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-func (v *reader) play() {
+func (v *reader) play(ctx context.Context) {
 	defer v.wg.Done()
 	var pb Playback
 	defer func() {
 		if pb != nil {
-			if err := pb.Close(v.ctx); err != nil && v.ctx.Err() == nil {
+			if err := pb.Close(ctx); err != nil && ctx.Err() == nil {
 				v.p.log.Warn("close playback failed", "turn_id", v.turn, "err", err)
 			}
 		}
 	}()
 	speaker := v.p.opts.Speaker
 	for c := range v.audio {
-		if v.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return
 		}
 		if pb == nil && speaker != nil && len(c.audio.Samples) > 0 {
 			var err error
-			if pb, err = speaker.Open(v.ctx); err != nil {
+			if pb, err = speaker.Open(ctx); err != nil {
 				v.p.log.Warn("open speaker failed", "turn_id", v.turn, "err", err)
 				speaker = nil // speak the rest as text only
 			}
@@ -124,13 +124,13 @@ func (v *reader) play() {
 			continue
 		}
 		rate, channels := pb.Format()
-		if err := pb.Write(v.ctx, pcm.Convert(c.audio, rate, channels)); err != nil {
-			if v.ctx.Err() != nil {
+		if err := pb.Write(ctx, pcm.Convert(c.audio, rate, channels)); err != nil {
+			if ctx.Err() != nil {
 				return
 			}
 			// A broken output must not stall the reply: say the rest as text.
 			v.p.log.Warn("playback failed", "turn_id", v.turn, "err", err)
-			pb.Close(v.ctx)
+			pb.Close(ctx)
 			pb, speaker = nil, nil
 		}
 	}

@@ -43,7 +43,7 @@ const SchemaVersion = 1
 var schemaKey = []byte("meta/schema")
 
 // ErrLocked reports a data directory another process has open.
-var ErrLocked = errors.New("data directory is in use by another hark process")
+var ErrLocked = errors.New("storage: data directory is in use by another hark process")
 
 // DB is an open data directory.
 type DB struct {

@@ -7,4 +7,4 @@ package sim
 import "errors"
 
 // ErrNoEngine reports recorded audio with no speech-to-text engine to hear it.
-var ErrNoEngine = errors.New("no speech-to-text engine is built in; type what you would say instead")
+var ErrNoEngine = errors.New("sim: no speech-to-text engine is built in; type what you would say instead")

@@ -21,10 +21,10 @@ type Installer interface {
 
 // The agent's refusals. Each leaves the box as it was.
 var (
-	ErrBusy         = errors.New("an update is already being installed")
-	ErrNotNewer     = errors.New("the bundle is not newer than the running system")
-	ErrIncompatible = errors.New("the bundle is for another kind of box")
-	ErrNoServer     = errors.New("no update server is configured (set [update] manifest)")
+	ErrBusy         = errors.New("update: an update is already being installed")
+	ErrNotNewer     = errors.New("update: the bundle is not newer than the running system")
+	ErrIncompatible = errors.New("update: the bundle is for another kind of box")
+	ErrNoServer     = errors.New("update: no update server is configured (set [update] manifest)")
 )
 
 // Agent checks for, downloads and installs updates.

@@ -40,7 +40,7 @@ type Downloader struct {
 
 // ErrChecksum reports a download whose size or sha256 is not the
 // manifest's. The partial file is removed, so the next try starts over.
-var ErrChecksum = errors.New("the download does not match the manifest")
+var ErrChecksum = errors.New("update: the download does not match the manifest")
 
 // Fetch downloads m's bundle and returns its path. A bundle already there
 // with the right sha256 is not fetched again.

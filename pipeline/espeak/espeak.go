@@ -16,7 +16,7 @@ import (
 )
 
 // ErrNotInstalled reports that the espeak-ng program was not found.
-var ErrNotInstalled = errors.New("espeak-ng is not installed")
+var ErrNotInstalled = errors.New("espeak: espeak-ng is not installed")
 
 // Options configure an Engine. The zero value speaks English at the normal
 // rate and pitch.

@@ -222,4 +222,4 @@ func (c *Command) check() error {
 }
 
 // ErrUnknown reports a call to a command that is not registered.
-var ErrUnknown = errors.New("no such command")
+var ErrUnknown = errors.New("command: no such command")

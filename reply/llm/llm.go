@@ -100,12 +100,12 @@ func (m ModelInfo) Supports(capability string) bool {
 var (
 	// ErrUnreachable: no connection to the server (refused, no route, no
 	// such host, dial timeout).
-	ErrUnreachable = errors.New("model server unreachable")
+	ErrUnreachable = errors.New("llm: model server unreachable")
 	// ErrModelNotFound: the server does not have the model.
-	ErrModelNotFound = errors.New("model not found on the server")
+	ErrModelNotFound = errors.New("llm: model not found on the server")
 	// ErrNoTools: the model cannot take tools (HTTP 400 "does not support
 	// tools"); the caller may fall back to tools described in text.
-	ErrNoTools = errors.New("model does not support tools")
+	ErrNoTools = errors.New("llm: model does not support tools")
 	// ErrStreamCut: the answer stopped before the server said it was done.
-	ErrStreamCut = errors.New("model server ended the answer early")
+	ErrStreamCut = errors.New("llm: model server ended the answer early")
 )

@@ -15,7 +15,7 @@ import (
 // ErrRefused is wrapped by the errors of Info and Verify when rauc ran and
 // refused the bundle: a bad or missing signature, a corrupted payload, an
 // unreadable bundle. Other errors mean rauc could not be run.
-var ErrRefused = errors.New("rauc refused the bundle")
+var ErrRefused = errors.New("bundletest: rauc refused the bundle")
 
 // Manifest is what rauc info reads from a bundle it has accepted.
 type Manifest struct {

@@ -72,11 +72,11 @@ type Place struct {
 }
 
 // ErrNoPlace reports a place name the geocoder does not know.
-var ErrNoPlace = errors.New("no such place")
+var ErrNoPlace = errors.New("weather: no such place")
 
 // ErrUnavailable reports that the weather service could not be reached or
 // failed.
-var ErrUnavailable = errors.New("weather service unavailable")
+var ErrUnavailable = errors.New("weather: weather service unavailable")
 
 func (c *Client) get(ctx context.Context, base string, q url.Values, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
