@@ -13,8 +13,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/harkbox/hark/device/update"
 	"github.com/harkbox/hark/device/board"
+	"github.com/harkbox/hark/device/update"
 )
 
 // --- Boards and profiles ------------------------------------------------------------
