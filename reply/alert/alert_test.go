@@ -11,43 +11,10 @@ import (
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
-	"github.com/harkbox/hark/storage"
+	"github.com/harkbox/hark/reply/schedule/scheduletest"
 )
 
-// memStore keeps the items in memory.
-type memStore struct {
-	mu    sync.Mutex
-	items map[string]storage.Item
-}
-
-func newMemStore() *memStore { return &memStore{items: map[string]storage.Item{}} }
-
-func (m *memStore) Put(_ context.Context, it storage.Item) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.items[it.ID] = it
-	return nil
-}
-
-func (m *memStore) Get(_ context.Context, id string) (storage.Item, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	it, ok := m.items[id]
-	return it, ok, nil
-}
-
-func (m *memStore) List(_ context.Context, kinds ...storage.ItemKind) ([]storage.Item, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []storage.Item
-	for _, it := range m.items {
-		if len(kinds) == 0 || slices.Contains(kinds, it.Kind) {
-			out = append(out, it)
-		}
-	}
-	slices.SortFunc(out, func(a, b storage.Item) int { return a.Due.Compare(b.Due) })
-	return out, nil
-}
+func newMemStore() *scheduletest.Store { return scheduletest.New() }
 
 // bell is a Ringer that records what it was asked.
 type bell struct {
