@@ -54,6 +54,9 @@ func init() {
 		"update":     {"check for, install and show firmware updates: hark update check|install [URL-or-FILE]|status", cmdUpdate},
 		"health":     {"the boot health check: run hark's self-test, --mark-good marks the RAUC slot good", cmdHealth},
 		"transcribe": {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
+		"memory":     {"what the assistant remembers: hark memory [facts|forget ID|conversations|delete ID]", cmdMemory},
+		"status":     {"the box's state and self-test", cmdStatus},
+		"logs":       {"the running daemon's last log lines", cmdLogs},
 		"help":       {"show this list, or one command's flags: hark help COMMAND", nil},
 	}
 }
@@ -64,6 +67,7 @@ var synopses = map[string]string{
 	"ask":            "hark ask [--json] TEXT...",
 	"commands":       "hark commands                list the commands\n       hark commands setup NAME     run a command's first-time setup",
 	"secrets":        "hark secrets set NAME        (reads the value from standard input)\n       hark secrets list\n       hark secrets unset NAME",
+	"memory":         "hark memory [facts]            what the assistant was asked to remember\n       hark memory forget ID          forget one\n       hark memory conversations      the conversations, newest first\n       hark memory delete ID          delete one conversation",
 	"transcribe":     "hark transcribe [--json] [--model FILE] [--threads N] [--language L] ... FILE.wav",
 	"update":         "hark update check [--install] [--scheduled]\n       hark update install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE]\n       hark update status",
 	"update check":   "hark update check [--install] [--scheduled]",

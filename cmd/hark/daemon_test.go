@@ -1,0 +1,138 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCLIThroughTheDaemon: while hark run owns the data directory (Badger
+// lets one process open it), every command acts on the running daemon's
+// state through its API: a timer set by ask is listed by timers and rings
+// in the daemon; secrets, commands, memory, status and logs answer too.
+func TestCLIThroughTheDaemon(t *testing.T) {
+	srv, _ := modelServer(t)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n")
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	cli := func(stdin string, args ...string) string {
+		t.Helper()
+		return runIn(t, getenv, stdin, append(args, "--data", dir, "--config", cfg)...)
+	}
+
+	if out := cli("", "status"); !strings.HasPrefix(out, "running\n") || !strings.Contains(out, "state    idle") {
+		t.Fatalf("status through the daemon:\n%s", out)
+	}
+	if out := cli("", "ask", "set a pasta timer for 3 seconds"); !strings.Contains(strings.ToLower(out), "timer") {
+		t.Errorf("ask: %q", out)
+	}
+	if out := cli("", "timers"); !strings.Contains(out, "pasta") {
+		t.Errorf("timers does not list the daemon's timer:\n%s", out)
+	}
+	s.out.waitFor(t, "ringing", 1) // it rings in the daemon
+	if out := cli("", "ask", "stop"); out == "" {
+		t.Error("stop: no answer")
+	}
+
+	if out := cli("s3cret\n", "secrets", "set", "HA_TOKEN"); out != "HA_TOKEN set\n" {
+		t.Errorf("secrets set: %q", out)
+	}
+	if out := cli("", "secrets", "list"); out != "HA_TOKEN\n" {
+		t.Errorf("secrets list: %q", out)
+	}
+	if out := cli("", "commands"); !strings.Contains(out, "get_weather") {
+		t.Errorf("commands:\n%s", out)
+	}
+	if out := cli("", "commands", "setup", "get_current_time"); !strings.Contains(out, "needs no setup") {
+		t.Errorf("commands setup: %q", out)
+	}
+
+	cli("", "ask", "remember that the spare key is under the blue pot")
+	facts := cli("", "memory")
+	if !strings.Contains(facts, "spare key is under the blue pot") {
+		t.Fatalf("memory does not list the fact:\n%s", facts)
+	}
+	id := strings.Fields(strings.Split(facts, "\n")[1])[0]
+	if out := cli("", "memory", "forget", id); out != "forgot "+id+"\n" {
+		t.Errorf("forget: %q", out)
+	}
+	if out := cli("", "memory"); strings.Contains(out, "blue pot") {
+		t.Errorf("the fact is still there:\n%s", out)
+	}
+	convs := cli("", "memory", "conversations")
+	if !strings.Contains(convs, "you:  set a pasta timer for 3 seconds") {
+		t.Errorf("conversations:\n%s", convs)
+	}
+	if out := cli("", "logs", "-n", "5"); len(strings.Split(strings.TrimSpace(out), "\n")) != 5 {
+		t.Errorf("logs -n 5:\n%s", out)
+	}
+	if code := s.quit(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+
+	// With the daemon gone, the same commands open the directory themselves.
+	if out := cli("", "secrets", "list"); out != "HA_TOKEN\n" {
+		t.Errorf("secrets list without a daemon: %q", out)
+	}
+	if out := cli("", "status"); !strings.HasPrefix(out, "hark run is not running") {
+		t.Errorf("status without a daemon:\n%s", out)
+	}
+}
+
+// silentHost is a model server that accepts connections and never answers.
+func silentHost(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// TestReplyBudgetWithASilentServer: a server that accepts and never
+// answers costs [ollama] reply_budget of silence, then the spoken "taking
+// too long", through hark ask and through the simulation.
+func TestReplyBudgetWithASilentServer(t *testing.T) {
+	getenv := vars(map[string]string{"OLLAMA_HOST": silentHost(t), "HOME": t.TempDir()})
+	cfg := writeConfig(t, "[ollama]\nreply_budget = \"1s\"\n[tts]\nengine = \"off\"\n")
+	start := time.Now()
+	code, out, errOut := ask(t, getenv, "ask", "--config", cfg, "--data", t.TempDir(), "who wrote the novel Dune and when was it published")
+	took := time.Since(start)
+	if code != 1 || !strings.Contains(out, "taking too long") {
+		t.Errorf("ask: code %d, stdout %q, stderr %q; want the spoken sentence that the model is taking too long", code, out, errOut)
+	}
+	if took > 10*time.Second { // a bound on a loaded machine, not a speed target: the old path took 82 s
+		t.Errorf("ask took %v with a 1 s budget", took)
+	}
+
+	dir := t.TempDir()
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	s.typeLine(t, "who wrote the novel Dune")
+	s.out.waitFor(t, "hark: My language model is taking too long.", 1)
+	s.out.waitFor(t, "[leds] ○ idle", 2)
+	if code := s.quit(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
