@@ -59,8 +59,16 @@ func Open(dir string, o Options) (*DB, error) {
 		return nil, err
 	}
 	bdb, err := badger.Open(opts)
+	if err != nil && !locked(err) {
+		// Once, after removing only files proven empty that a crash left.
+		if healed, herr := heal(dir, err, logger(o)); herr != nil {
+			return nil, herr
+		} else if healed {
+			bdb, err = badger.Open(opts)
+		}
+	}
 	if err != nil {
-		if strings.Contains(err.Error(), "Another process is using this Badger database") {
+		if locked(err) {
 			return nil, fmt.Errorf("storage: open %s: %w", dir, ErrLocked)
 		}
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
@@ -71,6 +79,17 @@ func Open(dir string, o Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+func locked(err error) bool {
+	return strings.Contains(err.Error(), "Another process is using this Badger database")
+}
+
+func logger(o Options) *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log.With("pkg", "storage")
 }
 
 // Close flushes and closes the store. Call it on shutdown; what was written
