@@ -116,6 +116,24 @@ func TestGlobalFlagsAnywhere(t *testing.T) {
 		{[]string{"update", "check"}, nil, "", fails("needs a board")},
 		{[]string{"update", "install"}, []string{"/nonexistent.raucb"}, "", fails("needs a board")},
 		{[]string{"smoketest"}, nil, "", fails("needs a board")},
+		{[]string{"memory"}, nil, "", ok("nothing remembered")},
+		{[]string{"memory", "conversations"}, nil, "", ok("no conversations")},
+		{[]string{"status"}, nil, "", ok("hark run is not running")},
+		{[]string{"logs"}, []string{"-n", "5"}, "", fails("hark run is not running")},
+		{[]string{"transcribe"}, []string{"/nonexistent.wav"}, "", func(t *testing.T, dir string, code int, out, errOut string) {
+			if code != 1 || strings.Contains(errOut, "usage") {
+				t.Errorf("code %d, stderr %q; want 1 and the file's or model's problem, not a usage error", code, errOut)
+			}
+		}},
+		{[]string{"run"}, []string{"--sim"}, "", func(t *testing.T, dir string, code int, out, errOut string) {
+			// Standard input is empty: the simulation ends at once.
+			if code != 0 {
+				t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "hark.log")); err != nil {
+				t.Errorf("hark run did not use --data %s: %v", dir, err)
+			}
+		}},
 		{[]string{"ask"}, []string{""}, "", func(t *testing.T, dir string, code int, out, errOut string) {
 			if code != 2 || !strings.Contains(errOut, "the question is empty") {
 				t.Errorf("code %d, stderr %q; want 2 and that the question is empty", code, errOut)
