@@ -43,21 +43,22 @@ var subcommands map[string]subcommand
 
 func init() {
 	subcommands = map[string]subcommand{
-		"run":        {"run the appliance (--sim: on this computer)", cmdRun},
-		"ask":        {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
-		"config":     {"print the effective configuration and where each value came from", cmdConfig},
-		"version":    {"print the version and what was built in", cmdVersion},
-		"timers":     {"list running timers (--all: alarms and reminders too)", cmdTimers},
-		"secrets":    {"set, list or unset the credentials commands need", cmdSecrets},
-		"commands":   {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
-		"smoketest":  {"check the board's microphone, speaker, button and LEDs, with a PASS or FAIL line each", cmdSmoketest},
-		"update":     {"check for, install and show firmware updates: hark update check|install [URL-or-FILE]|status", cmdUpdate},
-		"health":     {"the boot health check: run hark's self-test, --mark-good marks the RAUC slot good", cmdHealth},
-		"transcribe": {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
-		"memory":     {"what the assistant remembers: hark memory [facts|forget ID|conversations|delete ID]", cmdMemory},
-		"status":     {"the box's state and self-test", cmdStatus},
-		"logs":       {"the running daemon's last log lines", cmdLogs},
-		"help":       {"show this list, or one command's flags: hark help COMMAND", nil},
+		"run":         {"run the appliance (--sim: on this computer)", cmdRun},
+		"ask":         {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
+		"config":      {"print the effective configuration and where each value came from", cmdConfig},
+		"version":     {"print the version and what was built in", cmdVersion},
+		"timers":      {"list running timers (--all: alarms and reminders too)", cmdTimers},
+		"secrets":     {"set, list or unset the credentials commands need", cmdSecrets},
+		"commands":    {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
+		"smoketest":   {"check the board's microphone, speaker, button and LEDs, with a PASS or FAIL line each", cmdSmoketest},
+		"update":      {"check for, install and show firmware updates: hark update check|install [URL-or-FILE]|status", cmdUpdate},
+		"health":      {"the boot health check: run hark's self-test, --mark-good marks the RAUC slot good", cmdHealth},
+		"transcribe":  {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
+		"memory":      {"what the assistant remembers: hark memory [facts|forget ID|conversations|delete ID]", cmdMemory},
+		"status":      {"the box's state and self-test", cmdStatus},
+		"logs":        {"the running daemon's last log lines", cmdLogs},
+		"probe-model": {"load a whisper model and transcribe silence, in a process of its own (hark run does this first)", cmdProbeModel},
+		"help":        {"show this list, or one command's flags: hark help COMMAND", nil},
 	}
 }
 

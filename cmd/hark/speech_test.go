@@ -136,3 +136,30 @@ func TestTranscribeCommand(t *testing.T) {
 		t.Errorf("a WAV as the model: exit %d, %q", code, errOut)
 	}
 }
+
+// A model with one corrupted header byte (a crash loop on a board, where
+// whisper.cpp aborted at start) is refused with the reason, and the box
+// keeps working with typed and offline commands.
+func TestCorruptSpeechModelKeepsTheBoxWorking(t *testing.T) {
+	if !whisper.Built() {
+		t.Skip("built without whisper.cpp (-tags whisper)")
+	}
+	needEspeak(t)
+	data, err := os.ReadFile(sharedFile(t, "models/for-tests-ggml-tiny.en.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "ggml-tiny.en.bin")
+	data[12] ^= 0x7f // n_audio_state
+	os.WriteFile(bad, data, 0o644)
+	cfg := writeConfig(t, "[sim]\nrealtime = false\n[whisper]\nmodel = \""+bad+"\"\n")
+	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": dir}), "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "speech-to-text is off: whisper: model "+bad+" is corrupt", 1)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	s.typeLine(t, "what's 12 times 4")
+	s.out.waitFor(t, "48", 1)
+	if code := s.quit(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

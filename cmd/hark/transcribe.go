@@ -137,3 +137,21 @@ func readSpeech(path string) (pcm.Buffer, error) {
 	}
 	return pcm.ToSpeech(b), nil
 }
+
+// cmdProbeModel loads a model and transcribes a second of silence: hark run
+// runs it as a child before loading the model itself, so that whisper.cpp
+// aborting on a corrupt model kills only the child.
+func cmdProbeModel(ctx context.Context, e env, g *globals, args []string) error {
+	fs := flags("probe-model", e, g)
+	if err := parse(e, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError(e, fs, "one model file")
+	}
+	if err := whisper.ProbeChild(ctx, fs.Arg(0)); err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return errReported
+	}
+	return nil
+}

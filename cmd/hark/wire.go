@@ -228,6 +228,11 @@ func (a *app) openSpeech() speech {
 		why = "this build has no whisper.cpp (make build-whisper, or go build -tags whisper)"
 	default:
 		o := whisperOptions(a.cfg, a.commands.Commands(), a.log)
+		// whisper.cpp aborts the process on some corrupt models: load it
+		// in a child first, so that costs the box nothing.
+		if exe, err := os.Executable(); err == nil {
+			o.Probe = whisper.ProbeCommand{Path: exe, Args: []string{"probe-model"}}.Probe
+		}
 		e, err := whisper.New(o)
 		if err != nil {
 			why = "speech-to-text is off: " + err.Error()

@@ -114,6 +114,11 @@ func New(o Options) (*Engine, error) {
 	if err := CheckModel(o.Model); err != nil {
 		return nil, err
 	}
+	if o.Probe != nil {
+		if err := o.Probe(context.Background(), o.Model); err != nil {
+			return nil, err
+		}
+	}
 	if o.VADModel != "" {
 		if err := CheckVADModel(o.VADModel); err != nil {
 			return nil, err

@@ -21,32 +21,186 @@ var tensorTypes = map[int32][2]int64{
 	10: {84, 256}, 11: {110, 256}, 12: {144, 256}, 13: {176, 256}, 14: {210, 256}, 15: {292, 256}, // K-quants
 }
 
-// CheckModel reads a whisper.cpp model file's structure (header, mel
-// filters, vocabulary, and each tensor's header and data) without loading
-// it, and says what is wrong: missing, not a ggml model, or truncated.
-// whisper.cpp itself accepts a file cut short in its vocabulary.
+// CheckModel reads a whisper.cpp model file through without loading it, and
+// says what is wrong, so that whisper.cpp, which aborts the process or
+// allocates without bound on many corruptions, never sees a bad file: the
+// header's hyperparameters in sane ranges and consistent with each other,
+// the mel filters, the vocabulary, and every tensor (a name whisper.cpp
+// expects for these hyperparameters, once, with the exact type and shape it
+// expects, its data inside the file), then the file's end. whisper.cpp
+// accepts a model with no tensors at all (its test models); so does this.
 func CheckModel(path string) error {
 	if path == "" {
 		return errors.New("whisper: no model file configured")
 	}
-	return check(path, "model", func(r *reader) error {
-		var hp [11]int32 // vocab, audio ctx/state/head/layer, text ctx/state/head/layer, mels, ftype
-		for i := range hp {
-			hp[i] = r.i32()
+	var hp hparams
+	var want map[string]tensorSpec
+	return checkFile(path, "model", func(r *reader) error {
+		for _, v := range []*int32{&hp.vocab, &hp.audioCtx, &hp.audioState, &hp.audioHead, &hp.audioLayer,
+			&hp.textCtx, &hp.textState, &hp.textHead, &hp.textLayer, &hp.mels, &hp.ftype} {
+			*v = r.i32()
+		}
+		if r.err != nil {
+			return nil
+		}
+		if err := hp.check(); err != nil {
+			return fmt.Errorf("whisper: model %s is corrupt: %w", path, err)
 		}
 		r.section = "mel filters"
 		nMel, nFFT := r.i32(), r.i32()
+		if r.err == nil && (nMel != hp.mels || nFFT < 1 || nFFT > 4096) {
+			return fmt.Errorf("whisper: model %s is corrupt: mel filters %d×%d for %d mel bands", path, nMel, nFFT, hp.mels)
+		}
 		r.skip(int64(nMel)*int64(nFFT)*4, "mel filters")
 		r.section = "vocabulary"
 		nVocab := r.i32()
-		for i := int32(0); i < nVocab && r.err == nil; i++ {
-			r.skip(int64(r.i32()), "vocabulary")
+		if r.err == nil && (nVocab < 0 || nVocab > hp.vocab) {
+			return fmt.Errorf("whisper: model %s is corrupt: %d vocabulary entries for a vocabulary of %d", path, nVocab, hp.vocab)
 		}
-		if r.err == nil && (hp[0] <= 0 || hp[9] <= 0) {
-			return fmt.Errorf("whisper: model %s is corrupt (vocabulary %d, mel bands %d)", path, hp[0], hp[9])
+		for i := int32(0); i < nVocab && r.err == nil; i++ {
+			n := r.i32()
+			if r.err == nil && (n < 0 || n > 256) {
+				return fmt.Errorf("whisper: model %s is corrupt: vocabulary entry %d is %d bytes long", path, i, n)
+			}
+			r.skip(int64(n), "vocabulary")
+		}
+		want = hp.tensors()
+		return nil
+	}, func(name string, typ int32, ne []int64) error {
+		spec, ok := want[name]
+		if !ok {
+			return fmt.Errorf("unknown or repeated tensor %q", name)
+		}
+		delete(want, name)
+		if typ != spec.typ {
+			return fmt.Errorf("tensor %q has type %d, want %d", name, typ, spec.typ)
+		}
+		for i := range 4 {
+			got := int64(1)
+			if i < len(ne) {
+				got = ne[i]
+			}
+			if got != spec.ne[i] {
+				return fmt.Errorf("tensor %q has shape %v, want %v", name, ne, spec.ne)
+			}
+		}
+		return nil
+	}, func(loaded int) error {
+		if loaded > 0 && len(want) > 0 {
+			return fmt.Errorf("whisper: model %s is incomplete: %d of its tensors are missing", path, len(want))
 		}
 		return nil
 	})
+}
+
+// hparams are a whisper model's hyperparameters, as the file stores them.
+type hparams struct {
+	vocab, audioCtx, audioState, audioHead, audioLayer int32
+	textCtx, textState, textHead, textLayer, mels      int32
+	ftype                                              int32
+}
+
+// ftypes maps a model's file type (modulo the quantization version) to the
+// ggml type of its weight matrices, as whisper.cpp does.
+var ftypes = map[int32]int32{0: 0, 1: 1, 2: 2, 3: 3, 7: 8, 8: 6, 9: 7, 10: 10, 11: 11, 12: 12, 13: 13, 14: 14}
+
+func (h hparams) check() error {
+	in := func(name string, v, lo, hi int32) error {
+		if v < lo || v > hi {
+			return fmt.Errorf("%s %d is outside %d..%d", name, v, lo, hi)
+		}
+		return nil
+	}
+	for _, err := range []error{
+		in("vocabulary size", h.vocab, 1, 1<<18),
+		in("audio context", h.audioCtx, 1, 1<<13),
+		in("audio state", h.audioState, 1, 1<<13),
+		in("audio heads", h.audioHead, 1, 128),
+		in("audio layers", h.audioLayer, 1, 128),
+		in("text context", h.textCtx, 1, 1<<13),
+		in("text state", h.textState, 1, 1<<13),
+		in("text heads", h.textHead, 1, 128),
+		in("text layers", h.textLayer, 1, 128),
+		in("mel bands", h.mels, 1, 512),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case h.textState != h.audioState:
+		return fmt.Errorf("text state %d differs from audio state %d", h.textState, h.audioState)
+	case h.audioState%h.audioHead != 0 || h.textState%h.textHead != 0:
+		return fmt.Errorf("state %d does not divide into %d/%d heads", h.audioState, h.audioHead, h.textHead)
+	}
+	if _, ok := ftypes[h.ftype%1000]; !ok || h.ftype < 0 {
+		return fmt.Errorf("file type %d is not one whisper.cpp knows", h.ftype)
+	}
+	return nil
+}
+
+// tensorSpec is the type and shape whisper.cpp expects of a tensor.
+type tensorSpec struct {
+	typ int32
+	ne  [4]int64
+}
+
+// tensors is every tensor whisper.cpp expects for h, by name.
+func (h hparams) tensors() map[string]tensorSpec {
+	const f32, f16 = 0, 1
+	w := ftypes[h.ftype%1000]
+	conv := int32(f16)
+	if w == f32 {
+		conv = f32
+	}
+	s, ts := int64(h.audioState), int64(h.textState)
+	m := map[string]tensorSpec{}
+	add := func(name string, typ int32, ne ...int64) {
+		spec := tensorSpec{typ: typ, ne: [4]int64{1, 1, 1, 1}}
+		copy(spec.ne[:], ne)
+		m[name] = spec
+	}
+	add("encoder.positional_embedding", f32, s, int64(h.audioCtx))
+	add("encoder.conv1.weight", conv, 3, int64(h.mels), s)
+	add("encoder.conv1.bias", f32, 1, s)
+	add("encoder.conv2.weight", conv, 3, s, s)
+	add("encoder.conv2.bias", f32, 1, s)
+	add("encoder.ln_post.weight", f32, s)
+	add("encoder.ln_post.bias", f32, s)
+	block := func(prefix string, n int64, cross bool) {
+		add(prefix+"mlp_ln.weight", f32, n)
+		add(prefix+"mlp_ln.bias", f32, n)
+		add(prefix+"mlp.0.weight", w, n, 4*n)
+		add(prefix+"mlp.0.bias", f32, 4*n)
+		add(prefix+"mlp.2.weight", w, 4*n, n)
+		add(prefix+"mlp.2.bias", f32, n)
+		attn := []string{"attn"}
+		if cross {
+			attn = append(attn, "cross_attn")
+		}
+		for _, a := range attn {
+			add(prefix+a+"_ln.weight", f32, n)
+			add(prefix+a+"_ln.bias", f32, n)
+			add(prefix+a+".query.weight", w, n, n)
+			add(prefix+a+".query.bias", f32, n)
+			add(prefix+a+".key.weight", w, n, n)
+			add(prefix+a+".value.weight", w, n, n)
+			add(prefix+a+".value.bias", f32, n)
+			add(prefix+a+".out.weight", w, n, n)
+			add(prefix+a+".out.bias", f32, n)
+		}
+	}
+	for i := range h.audioLayer {
+		block(fmt.Sprintf("encoder.blocks.%d.", i), s, false)
+	}
+	add("decoder.positional_embedding", f32, ts, int64(h.textCtx))
+	add("decoder.token_embedding.weight", w, ts, int64(h.vocab))
+	add("decoder.ln.weight", f32, ts)
+	add("decoder.ln.bias", f32, ts)
+	for i := range h.textLayer {
+		block(fmt.Sprintf("decoder.blocks.%d.", i), ts, true)
+	}
+	return m
 }
 
 // CheckVADModel does for a Silero VAD model what CheckModel does for a
@@ -81,6 +235,13 @@ func CheckVADModel(path string) error {
 // check opens a ggml file, checks its magic, reads the kind-specific
 // header with header, then walks the tensors to the end of the file.
 func check(path, what string, header func(*reader) error) error {
+	return checkFile(path, what, header, nil, nil)
+}
+
+// checkFile is check with two more checks: tensor, when set, judges each
+// tensor's name, ggml type and shape; done, when set, the whole once every
+// tensor was read, given how many there were.
+func checkFile(path, what string, header func(*reader) error, tensor func(name string, typ int32, ne []int64) error, done func(loaded int) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("whisper: %s file %s does not exist: %w", what, path, err)
@@ -104,30 +265,57 @@ func check(path, what string, header func(*reader) error) error {
 		return err
 	}
 	r.section = "tensor headers"
+	loaded := 0
 	for r.err == nil && r.pos < r.size {
 		nDims, nameLen, typ := r.i32(), r.i32(), r.i32()
 		if r.err != nil {
 			break
 		}
-		if nDims < 0 || nDims > 4 || nameLen < 0 || nameLen > 1024 {
+		if nDims < 0 || nDims > 4 || nameLen < 1 || nameLen > 256 {
 			return fmt.Errorf("whisper: %s %s is corrupt at byte %d (bad tensor header)", what, path, r.pos)
 		}
+		ne := make([]int64, nDims)
 		n := int64(1)
-		for range nDims {
-			n *= int64(r.i32())
+		for i := range ne {
+			ne[i] = int64(r.i32())
+			if r.err == nil && (ne[i] < 1 || ne[i] > 1<<24) {
+				return fmt.Errorf("whisper: %s %s is corrupt at byte %d (tensor dimension %d)", what, path, r.pos, ne[i])
+			}
+			n *= ne[i]
 		}
-		r.skip(int64(nameLen), "tensor name")
+		name := string(r.bytes(int(nameLen), "tensor name"))
+		if r.err != nil {
+			break
+		}
 		size, ok := tensorTypes[typ]
 		if !ok {
+			if tensor != nil {
+				return fmt.Errorf("whisper: %s %s is corrupt: tensor %q has unknown type %d", what, path, name, typ)
+			}
 			break // a type this check does not know: leave the rest to whisper.cpp
 		}
+		if tensor != nil {
+			if err := tensor(name, typ, ne); err != nil {
+				return fmt.Errorf("whisper: %s %s is corrupt: %w", what, path, err)
+			}
+		}
+		if n%size[1] != 0 {
+			return fmt.Errorf("whisper: %s %s is corrupt: tensor %q has %d elements, not whole blocks of %d", what, path, name, n, size[1])
+		}
+		if end := r.pos + n*size[0]/size[1]; end > r.size {
+			return fmt.Errorf("whisper: %s %s is truncated: tensor %q's data ends at byte %d, past the file's end at %d", what, path, name, end, r.size)
+		}
 		r.skip(n*size[0]/size[1], "tensor data")
+		loaded++
 	}
 	if r.err != nil {
 		if errors.Is(r.err, io.ErrUnexpectedEOF) || errors.Is(r.err, io.EOF) {
 			return fmt.Errorf("whisper: %s %s is truncated (it ends in the %s at byte %d)", what, path, r.where, r.pos)
 		}
 		return fmt.Errorf("whisper: %s %s: %w", what, path, r.err)
+	}
+	if done != nil {
+		return done(loaded)
 	}
 	return nil
 }

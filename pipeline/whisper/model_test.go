@@ -1,38 +1,64 @@
 package whisper
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// fakeModel writes a small, well-formed ggml whisper file with one F32
-// tensor of n values.
-func fakeModel(n int32) []byte {
+// tiny is a whisper model's hyperparameters, shrunk: every tensor
+// whisper.cpp expects, a few bytes each.
+var tiny = hparams{vocab: 3, audioCtx: 2, audioState: 4, audioHead: 2, audioLayer: 1,
+	textCtx: 2, textState: 4, textHead: 2, textLayer: 1, mels: 2, ftype: 1}
+
+// fakeModel writes a well-formed ggml whisper file with hyperparameters h
+// and every tensor it needs, zero-filled, in name order.
+func fakeModel(h hparams, skip ...string) []byte {
 	var b []byte
 	put := func(v int32) { b = binary.LittleEndian.AppendUint32(b, uint32(v)) }
 	put(ggmlMagic)
-	for _, v := range []int32{3, 1500, 384, 6, 4, 448, 384, 6, 4, 80, 1} {
+	for _, v := range []int32{h.vocab, h.audioCtx, h.audioState, h.audioHead, h.audioLayer, h.textCtx, h.textState, h.textHead, h.textLayer, h.mels, h.ftype} {
 		put(v)
 	}
-	put(2) // mel filters 2×3
+	put(h.mels) // mel filters mels×3
 	put(3)
-	b = append(b, make([]byte, 2*3*4)...)
+	b = append(b, make([]byte, int(h.mels)*3*4)...)
 	put(3) // vocabulary
 	for _, w := range []string{"a", "bc", "def"} {
 		put(int32(len(w)))
 		b = append(b, w...)
 	}
-	put(1) // one tensor: 1 dim, name "w", F32
-	put(1)
-	put(0)
-	put(n)
-	b = append(b, 'w')
-	return append(b, make([]byte, 4*n)...)
+	specs := h.tensors()
+	names := slices.Sorted(maps.Keys(specs))
+	for _, name := range names {
+		if slices.Contains(skip, name) {
+			continue
+		}
+		s := specs[name]
+		dims := 4
+		for dims > 1 && s.ne[dims-1] == 1 {
+			dims--
+		}
+		put(int32(dims))
+		put(int32(len(name)))
+		put(s.typ)
+		n := int64(1)
+		for _, d := range s.ne[:dims] {
+			put(int32(d))
+			n *= d
+		}
+		b = append(b, name...)
+		size := tensorTypes[s.typ]
+		b = append(b, make([]byte, n*size[0]/size[1])...)
+	}
+	return b
 }
 
 func TestCheckModel(t *testing.T) {
@@ -42,7 +68,8 @@ func TestCheckModel(t *testing.T) {
 		os.WriteFile(p, data, 0o644)
 		return p
 	}
-	good := fakeModel(100)
+	good := fakeModel(tiny)
+	tensorsStart := 4 + 11*4 + 8 + int(tiny.mels)*3*4 + 4 + (4 + 1) + (4 + 2) + (4 + 3)
 	if err := CheckModel(write("good.bin", good)); err != nil {
 		t.Errorf("a well-formed file: %v", err)
 	}
@@ -51,9 +78,9 @@ func TestCheckModel(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"cut in tensor", good[:len(good)-10], "truncated (it ends in the tensor data"},
-		{"cut in vocab", good[:92], "truncated (it ends in the vocabulary"},
-		{"cut in tensor header", good[:106], "truncated (it ends in the tensor headers"},
+		{"cut in tensor", good[:len(good)-10], "is truncated: tensor \"encoder.positional_embedding\"'s data ends at byte"},
+		{"cut in vocab", good[:tensorsStart-2], "truncated (it ends in the vocabulary"},
+		{"cut in tensor header", good[:tensorsStart+6], "truncated (it ends in the tensor headers"},
 		{"cut in header", good[:20], "truncated (it ends in the header"},
 		{"not a model", []byte("GGUF and other things entirely"), "is not a whisper.cpp ggml model"},
 		{"empty", nil, "truncated"},
@@ -66,6 +93,64 @@ func TestCheckModel(t *testing.T) {
 	if err := CheckModel(filepath.Join(dir, "missing.bin")); err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing: %v", err)
 	}
+}
+
+// TestCheckModelCatchesWhatWhisperAbortsOn: corruptions that make
+// whisper.cpp abort, allocate without bound or misread are named.
+func TestCheckModelCatchesWhatWhisperAbortsOn(t *testing.T) {
+	dir := t.TempDir()
+	with := func(f func(h *hparams)) []byte { h := tiny; f(&h); return fakeModel(h) }
+	good := fakeModel(tiny)
+	setI32 := func(b []byte, at int, v int32) []byte {
+		c := slices.Clone(b)
+		binary.LittleEndian.PutUint32(c[at:], uint32(v))
+		return c
+	}
+	tensorsStart := 4 + 11*4 + 8 + int(tiny.mels)*3*4 + 4 + (4 + 1) + (4 + 2) + (4 + 3)
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"huge audio context", setI32(good, 8, 1<<30), "audio context 1073741824 is outside"},
+		{"negative layers", setI32(good, 20, -3), "audio layers -3 is outside"},
+		{"heads that do not divide", with(func(h *hparams) { h.audioHead = 3 }), "does not divide"},
+		{"text state unlike audio", setI32(good, 28, 8), "text state 8 differs"},
+		{"unknown file type", setI32(good, 44, 5), "file type 5"},
+		{"mel filters for other bands", setI32(good, 48, 3), "mel filters 3×3 for 2 mel bands"},
+		{"vocabulary larger than declared", setI32(good, 4+11*4+8+int(tiny.mels)*3*4, 70000), "70000 vocabulary entries"},
+		{"token of absurd length", setI32(good, 4+11*4+8+int(tiny.mels)*3*4+4, 1<<28), "entry 0 is 268435456 bytes long"},
+		{"tensor of the wrong type", setI32(good, tensorsStart+8, 0), "has type 0, want 1"},
+		{"tensor of unknown type", setI32(good, tensorsStart+8, 99), "unknown type 99"},
+		{"tensor of the wrong shape", setI32(good, tensorsStart+12, 5), "has shape [5"},
+		{"tensor dimension zero", setI32(good, tensorsStart+12, 0), "tensor dimension 0"},
+		{"too many dimensions", setI32(good, tensorsStart, 7), "bad tensor header"},
+		{"tensor missing", fakeModel(tiny, "decoder.ln.bias"), "incomplete: 1 of its tensors are missing"},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-"))
+		os.WriteFile(path, tt.data, 0o644)
+		if err := CheckModel(path); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	// Renamed: a tensor whisper.cpp does not know, and then one repeated.
+	renamed := slices.Clone(good)
+	i := bytes.Index(renamed, []byte("decoder.ln.bias"))
+	copy(renamed[i:], "decoder.xx.bias")
+	os.WriteFile(filepath.Join(dir, "renamed"), renamed, 0o644)
+	if err := CheckModel(filepath.Join(dir, "renamed")); err == nil || !strings.Contains(err.Error(), `unknown or repeated tensor "decoder.xx.bias"`) {
+		t.Errorf("renamed tensor: %v", err)
+	}
+}
+
+func FuzzCheckModel(f *testing.F) {
+	f.Add(fakeModel(tiny))
+	f.Add([]byte("lmgg"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "m.bin")
+		os.WriteFile(path, data, 0o644)
+		CheckModel(path) // must never panic or run away
+	})
 }
 
 func TestCheckSharedTestModels(t *testing.T) {
@@ -99,9 +184,9 @@ func TestCheckVADModel(t *testing.T) {
 	truncated := filepath.Join(dir, "truncated.bin")
 	os.WriteFile(truncated, data[:len(data)/2], 0o644)
 	whisperModel := filepath.Join(dir, "ggml-tiny.bin")
-	os.WriteFile(whisperModel, fakeModel(16), 0o644)
+	os.WriteFile(whisperModel, fakeModel(tiny), 0o644)
 	for path, want := range map[string]string{
-		truncated:                         "is truncated (it ends in the tensor data",
+		truncated:                         "is truncated: tensor",
 		whisperModel:                      "is not a Silero VAD model",
 		filepath.Join(dir, "missing.bin"): "does not exist",
 	} {

@@ -60,3 +60,6 @@ func (d *VAD) Reset() {}
 
 // Close does nothing.
 func (d *VAD) Close() error { return nil }
+
+// ProbeChild reports that this build has no engine to probe with.
+func ProbeChild(ctx context.Context, model string) error { return ErrNotBuilt }

@@ -12,6 +12,7 @@
 package whisper
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/harkbox/hark/pipeline/guard"
@@ -52,7 +53,11 @@ type Options struct {
 	// MinConfidence is the mean token probability below which a result is
 	// taken for noise; default 0.35.
 	MinConfidence float32
-	Log           *slog.Logger
+	// Probe, when set, loads the model somewhere an abort or a hang cannot
+	// hurt (ProbeCommand.Probe: a child process) before New loads it in
+	// this process.
+	Probe func(ctx context.Context, model string) error
+	Log   *slog.Logger
 }
 
 // Timings of one transcription.

@@ -1,0 +1,23 @@
+//go:build whisper && cgo
+
+package whisper
+
+import (
+	"context"
+	"time"
+)
+
+// ProbeChild is the probe's side in the child process: it loads model and
+// transcribes a second of silence with it, as the daemon will. An abort or
+// a hang here kills or stalls only the child.
+func ProbeChild(ctx context.Context, model string) error {
+	e, err := New(Options{Model: model, Threads: 1, Language: "en"})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_, err = e.Run(ctx, make([]float32, 16000))
+	return err
+}
