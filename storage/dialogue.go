@@ -67,6 +67,9 @@ func (d *Dialogue) Append(ctx context.Context, e Exchange) error {
 	if err != nil {
 		return fmt.Errorf("storage: append exchange: %w", err)
 	}
+	if err := d.db.res.check(); err != nil {
+		return fmt.Errorf("storage: append exchange: %w", err)
+	}
 	if err := d.db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(d.key(e.At), v) }); err != nil {
 		return fmt.Errorf("storage: append exchange: %w", err)
 	}
@@ -165,6 +168,9 @@ func (d *Dialogue) DeleteConversation(ctx context.Context, id string) (int, erro
 	})
 	if err != nil || len(keys) == 0 {
 		return 0, err
+	}
+	if err := d.db.res.check(); err != nil {
+		return 0, fmt.Errorf("storage: delete conversation: %w", err)
 	}
 	wb := d.db.bdb.NewWriteBatch()
 	defer wb.Cancel()

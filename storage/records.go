@@ -18,6 +18,9 @@ func (db *DB) put(ctx context.Context, op, key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("storage: %s: %w", op, err)
 	}
+	if err := db.res.check(); err != nil {
+		return fmt.Errorf("storage: %s: %w", op, err)
+	}
 	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set([]byte(key), b) }); err != nil {
 		return fmt.Errorf("storage: %s: %w", op, err)
 	}
@@ -48,6 +51,9 @@ func (db *DB) get(ctx context.Context, op, key string, v any) (bool, error) {
 // del removes key.
 func (db *DB) del(ctx context.Context, op, key string) error {
 	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("storage: %s: %w", op, err)
+	}
+	if err := db.res.check(); err != nil {
 		return fmt.Errorf("storage: %s: %w", op, err)
 	}
 	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete([]byte(key)) }); err != nil {

@@ -11,11 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/harkbox/hark/internal/disk"
 )
 
 // Profile picks Badger's memory budget.
@@ -34,6 +38,13 @@ type Options struct {
 	Profile Profile
 	// Log receives Badger's warnings and errors; its chatter goes to Debug.
 	Log *slog.Logger
+	// Floor is the free space on the data partition below which writes
+	// are refused with ErrFull; default DefaultFloor (16 MiB), negative
+	// turns the reserve off. Ballast is the file kept in reserve above it
+	// and released when the floor is crossed; default DefaultBallast.
+	Floor, Ballast int64
+	// Free reports a directory's free bytes; default statfs.
+	Free func(dir string) (int64, error)
 }
 
 // SchemaVersion is the layout of keys and values this build reads and writes.
@@ -49,6 +60,7 @@ var ErrLocked = errors.New("storage: data directory is in use by another hark pr
 type DB struct {
 	bdb *badger.DB
 	dir string
+	res *reserve
 	seq atomic.Uint32 // tells apart keys made in the same nanosecond
 }
 
@@ -57,6 +69,15 @@ func Open(dir string, o Options) (*DB, error) {
 	opts, err := badgerOptions(dir, o)
 	if err != nil {
 		return nil, err
+	}
+	// Below the floor at start (a crash loop on a full disk: Badger could
+	// not even write its LOCK file), the ballast gives Badger room to open.
+	if o.Floor >= 0 {
+		if free, ferr := freeBytes(dir); ferr == nil && free < max(o.Floor, DefaultFloor) {
+			if os.Remove(filepath.Join(dir, ballastFile)) == nil {
+				logger(o).Warn("the data partition is full at start: released the storage reserve's ballast", "free", disk.MiB(free))
+			}
+		}
 	}
 	bdb, err := badger.Open(opts)
 	if err != nil && !locked(err) {
@@ -73,7 +94,7 @@ func Open(dir string, o Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
-	db := &DB{bdb: bdb, dir: dir}
+	db := &DB{bdb: bdb, dir: dir, res: newReserve(dir, o, logger(o))}
 	if err := db.checkSchema(); err != nil {
 		bdb.Close()
 		return nil, err
@@ -100,6 +121,14 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
+
+// Full reports whether writes are being refused because the data
+// partition is below its reserve.
+func (db *DB) Full() bool { return db.res.isFull() }
+
+// Writable returns ErrFull (wrapped, with the free space) when a write
+// would be refused.
+func (db *DB) Writable() error { return db.res.check() }
 
 // Dir is the data directory the store lives in.
 func (db *DB) Dir() string { return db.dir }
