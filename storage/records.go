@@ -9,8 +9,16 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// put stores v as JSON under key.
+// put stores v as JSON under key, unless the disk is below its reserve.
 func (db *DB) put(ctx context.Context, op, key string, v any) error {
+	if err := db.res.check(); err != nil {
+		return fmt.Errorf("storage: %s: %w", op, err)
+	}
+	return db.write(ctx, op, key, v)
+}
+
+// write stores v as JSON under key.
+func (db *DB) write(ctx context.Context, op, key string, v any) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("storage: %s: %w", op, err)
 	}
@@ -18,13 +26,20 @@ func (db *DB) put(ctx context.Context, op, key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("storage: %s: %w", op, err)
 	}
-	if err := db.res.check(); err != nil {
-		return fmt.Errorf("storage: %s: %w", op, err)
-	}
 	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set([]byte(key), b) }); err != nil {
 		return fmt.Errorf("storage: %s: %w", op, err)
 	}
 	return nil
+}
+
+// putCritical is put for the few small writes that must go on while the
+// disk is full (the schedule's): it may use the reserve down to a quarter
+// of the floor.
+func (db *DB) putCritical(ctx context.Context, op, key string, v any) error {
+	if err := db.res.checkCritical(); err != nil {
+		return fmt.Errorf("storage: %s: %w", op, err)
+	}
+	return db.write(ctx, op, key, v)
 }
 
 // get reads key into v and reports whether it was there.

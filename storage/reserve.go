@@ -95,6 +95,23 @@ func (r *reserve) check() error {
 	return nil
 }
 
+// checkCritical lets the few writes that must go on while the disk is full
+// (the schedule's) use the reserve down to a quarter of the floor; below
+// the floor it gives up the ballast first, as check does.
+func (r *reserve) checkCritical() error {
+	if r.floor < 0 {
+		return nil
+	}
+	if err := r.check(); err == nil {
+		return nil
+	}
+	free, err := r.free(r.dir)
+	if err != nil || free >= r.floor/4 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s free on the data partition, below even the last quarter of the %s reserve", ErrFull, disk.MiB(free), disk.MiB(r.floor))
+}
+
 // Full reports whether writes are being refused.
 func (r *reserve) isFull() bool {
 	r.mu.Lock()

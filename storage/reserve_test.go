@@ -59,6 +59,15 @@ func TestReserveRefusesWritesBelowTheFloor(t *testing.T) {
 	if facts, err := db.Facts().All(ctx); err != nil || len(facts) != 1 {
 		t.Errorf("reads while full: %v %v", facts, err)
 	}
+	// The schedule goes on, into the reserve, so timers set still ring.
+	if err := db.Schedule().Put(ctx, Item{ID: "timer-1", Kind: Timer, State: Ringing}); err != nil {
+		t.Errorf("the schedule on a full disk: %v", err)
+	}
+	free.Store(3 << 20)
+	if err := db.Schedule().Put(ctx, Item{ID: "timer-1", Kind: Timer, State: Done}); !errors.Is(err, ErrFull) {
+		t.Errorf("the schedule below a quarter of the floor: %v, want ErrFull", err)
+	}
+	free.Store(10 << 20)
 	if strings.Count(log.String(), "storage is full") != 1 {
 		t.Errorf("want one log line that the storage is full:\n%s", log.String())
 	}

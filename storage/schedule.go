@@ -69,7 +69,10 @@ func (s *Schedule) Put(ctx context.Context, it Item) error {
 	if it.ID == "" {
 		return fmt.Errorf("storage: write %s: no id", it.Kind)
 	}
-	return s.db.put(ctx, "write "+string(it.Kind), schedulePrefix+it.ID, it)
+	// Timers already set must still ring on a full disk, and whether one
+	// rang must be on disk before it rings: the schedule writes into the
+	// reserve, down to its last quarter.
+	return s.db.putCritical(ctx, "write "+string(it.Kind), schedulePrefix+it.ID, it)
 }
 
 // Get returns the item with id.

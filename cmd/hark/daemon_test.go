@@ -2,6 +2,9 @@ package main
 
 import (
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +137,67 @@ func TestReplyBudgetWithASilentServer(t *testing.T) {
 	s.out.waitFor(t, "[leds] ○ idle", 2)
 	if code := s.quit(t); code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// TestDiskFullUnderARunningDaemon fills a small tmpfs holding the data
+// directory under hark run: the daemon stays up, says once that its
+// storage is full, refuses what it cannot store with that reason, still
+// answers offline and still rings the timer set before.
+func TestDiskFullUnderARunningDaemon(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs (runs in CI as root)")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	dir := filepath.Join(mnt, "data")
+	srv, _ := modelServer(t)
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n")
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	cli := func(args ...string) (int, string, string) {
+		var out, errOut output
+		code := run(t.Context(), append(args, "--data", dir, "--config", cfg), env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: getenv})
+		return code, out.String(), errOut.String()
+	}
+	if code, out, _ := cli("ask", "set a timer for 12 seconds"); code != 0 || !strings.Contains(strings.ToLower(out), "timer") {
+		t.Fatalf("timer: %d %q", code, out)
+	}
+
+	filler, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer filler.Close()
+	mb := make([]byte, 1<<20)
+	for {
+		if _, err := filler.Write(mb); err != nil {
+			break
+		}
+	}
+	start := time.Now()
+	s.out.waitFor(t, "My storage is full, so I can't remember anything new.", 1)
+	t.Logf("disk full: the daemon said so %v after the filesystem filled", time.Since(start).Round(time.Millisecond))
+
+	code, out, errOut := cli("ask", "remember that the spare key is under the blue pot")
+	if !strings.Contains(out+errOut, "full") {
+		t.Errorf("remember on a full disk: %d %q %q; want the storage named as full", code, out, errOut)
+	}
+	if code, out, _ := cli("ask", "what's 12 times 4"); code != 0 || !strings.Contains(out, "48") {
+		t.Errorf("an offline answer on a full disk: %d %q", code, out)
+	}
+	if code, out, _ := cli("secrets", "set", "HA_TOKEN"); code == 0 {
+		t.Errorf("a secret stored on a full disk: %q", out)
+	}
+	s.out.waitFor(t, "ringing", 1) // the timer set before still rings
+	if code, out, _ := cli("status"); code != 0 || !strings.Contains(out, "full") {
+		t.Errorf("status on a full disk: %d\n%s", code, out)
+	}
+	if code := s.quit(t); code != 0 {
+		t.Fatalf("hark run exited %d on a full disk", code)
 	}
 }

@@ -113,8 +113,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 		a.setMuted(ctx, dev, a.muted(ctx), false)
 	}
 	if cfg.Board == "sim" {
-		var once sync.Once
-		a.notice = func(s string) { once.Do(func() { screen.Println("hint: " + s) }) }
+		a.notice = screen.Println
 		screen.Println(fmt.Sprintf("hark: simulation; the last %d replies are saved in %s ([sim] keep_replies); model %s at %s",
 			cfg.Sim.KeepReplies, a.replyDir(), cfg.Ollama.Model, cfg.Ollama.Host))
 		screen.Println("      Enter = button, /stop = long press, /quit or Ctrl-D = leave")
@@ -157,12 +156,32 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 			_, err := a.db.Settings().Get(ctx, mutedKey, &m)
 			return err
 		},
+		Full:      a.db.Writable,
 		Mic:       mic,
 		Listening: dev.listening,
 		Updating:  updating,
 		Log:       log,
 	})
 	wg.Go(func() { notify.Watchdog(octx, ctl.Alive, log) })
+	wg.Go(func() {
+		ctl.WatchStorage(octx, 10*time.Second, func(full bool, why error) {
+			if dev.display != nil {
+				dev.display.SetFull(full)
+			}
+			if !full {
+				log.Info("storage has room again")
+				return
+			}
+			// Said once: the box keeps answering and ringing; it only
+			// cannot remember anything new.
+			const say = "My storage is full, so I can't remember anything new. Timers already set will still ring."
+			if a.notice != nil {
+				a.notice(say)
+			}
+			log.Error("storage is full", "err", why)
+			pipeline.Announce(octx, synth, dev.speaker, say)
+		})
+	})
 	ctlFeed := p.Subscribe(4)
 	wg.Go(func() { ctl.Follow(octx, ctlFeed) })
 	wg.Go(func() {

@@ -15,6 +15,7 @@ import (
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/update"
+	"github.com/harkbox/hark/storage"
 )
 
 // cmdUpdate is `hark update check | install URL-or-FILE | status`.
@@ -86,7 +87,7 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 	return &updater{
 		Agent: &update.Agent{
 			Manifest: cfg.Update.Manifest,
-			Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir},
+			Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: storage.DefaultFloor},
 			RAUC:     r,
 			Running:  version,
 			Idle:     ctl.WaitIdle,

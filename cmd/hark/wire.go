@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
@@ -42,6 +43,7 @@ type app struct {
 	// notice shows the user one line outside the conversation (the
 	// simulation's hint on reaching a model); nil elsewhere.
 	notice func(string)
+	hinted sync.Once // the hint on reaching a model is shown once
 }
 
 // newLogger writes text logs to w at the configured level, or at least at
@@ -178,7 +180,7 @@ func (a *app) replier() pipeline.Replier {
 	return pipeline.ReplierFunc(func(ctx context.Context, q pipeline.Query, say func(string)) (pipeline.Outcome, error) {
 		res, err := a.engine.Reply(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
 		if h := a.modelHint(err); h != "" && a.notice != nil {
-			a.notice(h)
+			a.hinted.Do(func() { a.notice("hint: " + h) })
 		}
 		return pipeline.Outcome{FollowUp: res.FollowUp}, err
 	})

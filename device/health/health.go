@@ -42,6 +42,9 @@ type Options struct {
 	Version string
 	// Storage makes one real read of the store.
 	Storage func(ctx context.Context) error
+	// Full returns why writes are refused (the data partition below its
+	// reserve), or nil; nil Full means never.
+	Full func() error
 	// Mic is the live microphone; nil in simulation.
 	Mic Mic
 	// Listening is the speech-to-text check.
@@ -99,8 +102,16 @@ func (b *Box) Status(ctx context.Context) control.Status {
 	b.mu.Lock()
 	s := control.Status{State: b.state.String(), Ready: b.ready, Version: b.o.Version}
 	b.mu.Unlock()
+	storage := result("storage", b.o.Storage(ctx), "open")
+	if b.o.Full != nil && storage.OK {
+		if err := b.o.Full(); err != nil {
+			// Full is the user's to fix, not the update's: the booted slot
+			// is still good, so the check passes and says so.
+			storage.Detail = "open, but full: " + err.Error()
+		}
+	}
 	s.Checks = []control.Check{
-		result("storage", b.o.Storage(ctx), "open"),
+		storage,
 		b.micCheck(),
 		b.listeningCheck(),
 	}
@@ -177,4 +188,28 @@ func (b *Box) Alive() bool {
 	}
 	last, _ := b.o.Mic.Health()
 	return b.o.Now().Sub(last) < StallAfter
+}
+
+// WatchStorage looks every interval at whether the storage is full and
+// calls changed on each change, first when it is found full, until ctx is
+// done.
+func (b *Box) WatchStorage(ctx context.Context, every time.Duration, changed func(full bool, why error)) {
+	if b.o.Full == nil {
+		return
+	}
+	full := false
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		err := b.o.Full()
+		if (err != nil) != full {
+			full = err != nil
+			changed(full, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -97,4 +98,33 @@ func TestSetUpdatingShowsOnTheLEDs(t *testing.T) {
 	if len(shown) != 2 || !shown[0] || shown[1] {
 		t.Errorf("LEDs shown %v, want on then off", shown)
 	}
+}
+
+func TestStorageFull(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		full := errors.New("storage: the storage is full: 3.0 MiB free")
+		var mu sync.Mutex
+		var now error
+		set := func(err error) { mu.Lock(); now = err; mu.Unlock() }
+		b := New(Options{Storage: func(context.Context) error { return nil }, Full: func() error { mu.Lock(); defer mu.Unlock(); return now }})
+		var seen []bool
+		go b.WatchStorage(t.Context(), 10*time.Second, func(f bool, _ error) { mu.Lock(); seen = append(seen, f); mu.Unlock() })
+		synctest.Wait()
+		set(full)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		st := b.Status(t.Context())
+		if c := st.Checks[0]; !c.OK || c.Detail != "open, but full: "+full.Error() {
+			t.Errorf("storage check while full: %+v; want passing, saying it is full", c)
+		}
+		time.Sleep(30 * time.Second) // still full: no repeat
+		set(nil)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) != 2 || !seen[0] || seen[1] {
+			t.Errorf("changes %v, want full once, then room", seen)
+		}
+	})
 }

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/harkbox/hark/internal/disk"
 )
 
 // Progress is how far an update has come.
@@ -36,7 +38,16 @@ type Downloader struct {
 	Attempts int
 	// Backoff is the pause before a retry, growing with each; 0 means 1 s.
 	Backoff time.Duration
+	// Floor is the free space the download must leave on Dir's
+	// filesystem (the data partition's reserve, so that the store keeps
+	// working); 0 checks nothing.
+	Floor int64
+	// Free reports a directory's free bytes; default statfs.
+	Free func(dir string) (int64, error)
 }
+
+// ErrNoRoom reports a bundle that would not fit above the reserve.
+var ErrNoRoom = errors.New("update: no room for the bundle")
 
 // ErrChecksum reports a download whose size or sha256 is not the
 // manifest's. The partial file is removed, so the next try starts over.
@@ -54,6 +65,9 @@ func (d *Downloader) Fetch(ctx context.Context, m Manifest, progress func(Progre
 		os.Remove(part) // nothing to check a partial file against
 	} else if sum, err := fileSHA256(final); err == nil && sum == m.SHA256 {
 		return final, nil
+	}
+	if err := d.room(m, part); err != nil {
+		return "", err
 	}
 	attempts := orDefault(d.Attempts, 5)
 	backoff := time.Duration(orDefault(int(d.Backoff), int(time.Second)))
@@ -246,4 +260,32 @@ func orDefault(v, def int) int {
 		return def
 	}
 	return v
+}
+
+// room refuses a download that would leave less than Floor free: what the
+// manifest says is still to come must fit above it.
+func (d *Downloader) room(m Manifest, part string) error {
+	if d.Floor <= 0 || m.Size <= 0 {
+		return nil
+	}
+	free := d.Free
+	if free == nil {
+		free = func(dir string) (int64, error) {
+			s, err := disk.Usage(dir)
+			return s.Free, err
+		}
+	}
+	avail, err := free(d.Dir)
+	if err != nil {
+		return nil // cannot tell: the download itself will say
+	}
+	need := m.Size
+	if st, err := os.Stat(part); err == nil {
+		need -= st.Size()
+	}
+	if avail-need < d.Floor {
+		return fmt.Errorf("%w: it needs %s more, the data partition has %s free and keeps %s in reserve for the box's memory and timers",
+			ErrNoRoom, disk.MiB(need), disk.MiB(avail), disk.MiB(d.Floor))
+	}
+	return nil
 }

@@ -158,3 +158,25 @@ func TestDownloadGivesUpOnAMissingBundle(t *testing.T) {
 		t.Fatalf("error %v, want the 404", err)
 	}
 }
+
+// A bundle that would eat into the data partition's reserve is refused
+// before a byte is fetched; with room it downloads.
+func TestDownloadRefusesToCrossTheFloor(t *testing.T) {
+	s := newBundleServer(t, 4<<20, 0)
+	m := s.manifest()
+	free := int64(18 << 20)
+	d := Downloader{HTTP: s.Client(), Dir: t.TempDir(), Floor: 16 << 20, Free: func(string) (int64, error) { return free, nil }}
+	_, err := d.Fetch(t.Context(), m, func(Progress) {})
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "needs 4.0 MiB more, the data partition has 18.0 MiB free and keeps 16.0 MiB in reserve") {
+		t.Errorf("fetch without room: %v", err)
+	}
+	s.mu.Lock()
+	if n := len(s.ranges); n != 0 {
+		t.Errorf("%d requests made for a bundle with no room", n)
+	}
+	s.mu.Unlock()
+	free = 64 << 20
+	if _, err := d.Fetch(t.Context(), m, func(Progress) {}); err != nil {
+		t.Errorf("fetch with room: %v", err)
+	}
+}

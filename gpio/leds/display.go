@@ -78,6 +78,9 @@ func (d *Display) SetState(s voice.Status) {
 // SetMuted shows or clears the muted pattern.
 func (d *Display) SetMuted(m bool) { d.update(func(st *Status) { st.Muted = m }) }
 
+// SetFull shows or clears that the storage is full.
+func (d *Display) SetFull(f bool) { d.update(func(st *Status) { st.Full = f }) }
+
 // SetUpdating shows or clears the updating pattern.
 func (d *Display) SetUpdating(u bool) { d.update(func(st *Status) { st.Updating = u }) }
 

@@ -54,6 +54,9 @@ var (
 	Updating  = Pattern{Name: "updating", Color: Color{160, 0, 255}, Anim: Spin, Period: 1500 * time.Millisecond, Level: 1}
 	Muted     = Pattern{Name: "muted", Color: Color{255, 0, 0}, Level: 0.6}
 	Error     = Pattern{Name: "error", Color: Color{255, 0, 0}, Anim: Blink, Period: 400 * time.Millisecond, Level: 1}
+	// Full is the idle box whose storage is full: a slow amber pulse
+	// instead of idle, so the box still shows what it is doing.
+	Full = Pattern{Name: "storage-full", Color: Color{255, 80, 0}, Anim: Pulse, Period: 3 * time.Second, Level: 0.3}
 )
 
 // Status is everything the LEDs reflect.
@@ -62,13 +65,14 @@ type Status struct {
 	FollowUp bool // Listening in the follow-up window
 	Muted    bool // the microphone is off
 	Updating bool // an update is being installed
+	Full     bool // the storage is full: nothing new can be remembered
 	// Failed holds the error pattern on after a failed turn, which the
 	// pipeline reports only for a moment.
 	Failed bool
 }
 
 // Choose is the pattern for s, by the fixed priority: error, muted,
-// updating, ringing, speaking, thinking, listening, idle.
+// updating, ringing, speaking, thinking, listening, storage full, idle.
 func Choose(s Status, dimIdle bool) Pattern {
 	switch {
 	case s.State == voice.Error || s.Failed:
@@ -87,6 +91,8 @@ func Choose(s Status, dimIdle bool) Pattern {
 		return FollowUp
 	case s.State == voice.Listening:
 		return Listening
+	case s.Full:
+		return Full
 	case dimIdle:
 		return DimIdle
 	}

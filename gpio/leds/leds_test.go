@@ -40,6 +40,10 @@ func TestChoosePriority(t *testing.T) {
 		{Status{State: pipeline.Ringing, Muted: true, Updating: true}, false, "muted"},
 		{Status{State: pipeline.Error, Muted: true}, false, "error"},
 		{Status{State: pipeline.Idle, Failed: true, Muted: true}, false, "error"},
+		{Status{State: pipeline.Idle, Full: true}, true, "storage-full"},
+		{Status{State: pipeline.Listening, Full: true}, false, "listening"},
+		{Status{State: pipeline.Speaking, Full: true}, false, "speaking"},
+		{Status{State: pipeline.Idle, Full: true, Muted: true}, false, "muted"},
 	} {
 		if got := Choose(tc.s, tc.dim).Name; got != tc.want {
 			t.Errorf("Choose(%+v, dim %v) = %s, want %s", tc.s, tc.dim, got, tc.want)

@@ -2,7 +2,9 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/harkbox/hark/storage"
 	"log/slog"
 	"maps"
 	"strings"
@@ -217,7 +219,11 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Now: r.Now(), Refines: refines})
 	if err != nil {
 		r.log.Warn("command failed", "command", c.Name, "err", err)
-		return Response{Kind: Failure, Spoken: "Sorry, that didn't work.", Data: map[string]any{"error": err.Error()}}
+		spoken := "Sorry, that didn't work."
+		if errors.Is(err, storage.ErrFull) {
+			spoken = "My storage is full, so I couldn't save that."
+		}
+		return Response{Kind: Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
 	}
 	if resp.Kind == Success || resp.Kind == FollowUp {
 		r.mu.Lock()
