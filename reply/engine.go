@@ -305,7 +305,7 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 		e.log.Info("redacted", "kinds", len(kinds))
 	}
 	began := time.Now()
-	t := &turn{e: e, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, now: now, began: began, say: say,
+	t := &turn{e: e, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, raw: q.Text, now: now, began: began, say: say,
 		deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
@@ -318,7 +318,8 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	}
 	t.res.Text = strings.Join(t.res.Sentences, " ")
 	t.res.Timings.Total = time.Since(t.began)
-	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, User: text, Assistant: t.res.Text,
+	said, _ := conv.redactor.Redact(t.res.Text) // a secret said aloud is not kept in clear
+	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, User: text, Assistant: said,
 		Model: e.o.ModelName, Failed: err != nil, Closed: t.closed, Tools: t.records})
 	e.log.Info("reply", "model", e.o.ModelName, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
 		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),

@@ -146,10 +146,13 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 		return fmt.Sprintf("Error: %s is not available now. Call %s to find the tool you need.", call.Name, SearchTools), resp, false
 	}
 	t.seen[key] = true
-	resp = e.o.Commands.Call(ctx, call.Name, call.Arguments, t.q.Text)
+	// The model wrote placeholders for what was redacted; the local command
+	// gets the real values, and the model gets its result redacted.
+	resp = e.o.Commands.Call(ctx, call.Name, t.conv.redactor.RestoreArgs(call.Arguments), t.raw)
 	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid
 	t.settle(resp)
-	content := toolResult(resp)
+	content, _ := t.conv.redactor.Redact(toolResult(resp))
+	t.conv.redactor.Reveal(resp.Reveal...)
 	record(content, failed)
 	if resp.EndConversation {
 		return content, resp, true // stop: say nothing more

@@ -18,7 +18,8 @@ type turn struct {
 	e     *Engine
 	conv  *conversation
 	past  past
-	q     Query // redacted
+	q     Query  // redacted: what the model and the logs see
+	raw   string // as the user said it: what local commands get
 	now   time.Time
 	began time.Time
 	say   func(string)
@@ -63,7 +64,7 @@ func (t *turn) speak(s string) {
 	}
 	t.res.Sentences = append(t.res.Sentences, s)
 	t.spoke.Store(true)
-	t.say(s)
+	t.say(t.conv.redactor.Speakable(s)) // a secret asked for is said, never sent back
 }
 
 // speakText says a complete text, cleaned for speech, sentence by sentence.
@@ -84,15 +85,16 @@ func (t *turn) offline(ctx context.Context) bool {
 	if reg == nil {
 		return false
 	}
-	rt, ok := reg.PreRoute(t.q.Text)
+	rt, ok := reg.PreRoute(t.raw)
 	if !ok {
 		return false
 	}
-	resp := reg.RunRoute(ctx, rt, t.q.Text)
+	resp := reg.RunRoute(ctx, rt, t.raw)
 	t.res.Offline = true
 	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid
 	t.res.Tools = append(t.res.Tools, ToolUse{Name: rt.Command.Name, Arguments: rt.Claim.Arguments, Failed: failed})
-	t.records = append(t.records, storage.ToolRecord{Name: rt.Command.Name, Arguments: t.redactArgs(rt.Claim.Arguments), Result: toolResult(resp), Failed: failed})
+	result, _ := t.conv.redactor.Redact(toolResult(resp))
+	t.records = append(t.records, storage.ToolRecord{Name: rt.Command.Name, Arguments: t.redactArgs(rt.Claim.Arguments), Result: result, Failed: failed})
 	t.settle(resp)
 	t.speakText(resp.Spoken)
 	t.res.FollowUp = t.res.FollowUp || resp.Kind == command.Invalid && resp.Spoken != ""

@@ -13,16 +13,53 @@ import (
 // Fact is something the user told Hark to remember: about themselves, a
 // standing instruction, or the world.
 type Fact struct {
-	ID   string    `json:"id"`
+	ID string `json:"id"`
+	// Text is what is shown, searched and offered to the model: for a
+	// fact holding a secret, with the secret replaced by a placeholder.
 	Text string    `json:"text"`
 	At   time.Time `json:"at"`
+	// Sealed is the whole fact as said, secret included, encrypted with
+	// the secrets key; empty for a fact without a secret.
+	Sealed []byte `json:"sealed,omitempty"`
 }
 
 // Facts is the record of remembered facts.
-type Facts struct{ db *DB }
+type Facts struct {
+	db      *DB
+	secrets *Secrets // seals facts holding a secret; nil: AddSecret fails
+}
 
 // Facts returns the facts of db.
 func (db *DB) Facts() *Facts { return &Facts{db: db} }
+
+// SealedFacts returns the facts of db, sealing secrets with s's key.
+func (db *DB) SealedFacts(s *Secrets) *Facts { return &Facts{db: db, secrets: s} }
+
+// AddSecret stores a fact that holds a secret: shown (the secret replaced
+// by a placeholder) in clear, the whole fact as said sealed with the
+// secrets key.
+func (f *Facts) AddSecret(ctx context.Context, shown, said string, at time.Time) (Fact, error) {
+	if f.secrets == nil {
+		return Fact{}, fmt.Errorf("storage: remember a secret: no secrets key")
+	}
+	sealed, err := f.secrets.Seal(said)
+	if err != nil {
+		return Fact{}, fmt.Errorf("storage: remember a secret: %w", err)
+	}
+	fact := Fact{ID: fmt.Sprintf("%016x%04x", uint64(at.UnixNano()), f.db.seq.Add(1)&0xffff), Text: shown, At: at, Sealed: sealed}
+	return fact, f.db.put(ctx, "remember fact", factPrefix+fact.ID, fact)
+}
+
+// Reveal returns a fact as it was said, its secret included.
+func (f *Facts) Reveal(ctx context.Context, fact Fact) (string, error) {
+	if len(fact.Sealed) == 0 {
+		return fact.Text, nil
+	}
+	if f.secrets == nil {
+		return "", fmt.Errorf("storage: reveal a secret: no secrets key")
+	}
+	return f.secrets.Unseal(fact.Sealed)
+}
 
 const factPrefix = "fact/"
 

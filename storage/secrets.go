@@ -137,3 +137,31 @@ func (s *Secrets) Names(ctx context.Context) ([]string, error) {
 	slices.Sort(out)
 	return out, err
 }
+
+// Seal encrypts plain with the secrets key, for a value kept elsewhere in
+// the store (a remembered secret).
+func (s *Secrets) Seal(plain string) ([]byte, error) {
+	aead, err := s.cipher()
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	rand.Read(nonce)
+	return aead.Seal(nonce, nonce, []byte(plain), []byte("sealed")), nil
+}
+
+// Unseal decrypts what Seal returned.
+func (s *Secrets) Unseal(sealed []byte) (string, error) {
+	aead, err := s.cipher()
+	if err != nil {
+		return "", err
+	}
+	if len(sealed) < aead.NonceSize() {
+		return "", errors.New("storage: sealed value too short")
+	}
+	plain, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], []byte("sealed"))
+	if err != nil {
+		return "", fmt.Errorf("storage: unseal: %w", err)
+	}
+	return string(plain), nil
+}

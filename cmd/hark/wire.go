@@ -121,7 +121,7 @@ func (a *app) wire() error {
 		Log:          log,
 	})
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
-	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.Facts(), Status: a},
+	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.SealedFacts(a.db.Secrets(cfg.Commands.SecretsKey)), Status: a},
 		weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}))
 	if err := a.commands.Register(cmds...); err != nil {
 		return err

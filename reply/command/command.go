@@ -167,6 +167,10 @@ type Response struct {
 	// EndConversation closes the conversation: the next question starts
 	// afresh and nothing refines this call (the stop command).
 	EndConversation bool
+	// Reveal lists secrets in Data the user explicitly asked for: the
+	// model sees them redacted like any secret, and the box may say them
+	// aloud where the model's answer names them.
+	Reveal []string
 }
 
 // Problem is one argument that did not validate.

@@ -1,9 +1,11 @@
-// Package redact replaces personal data and secrets in what the user says
-// with typed placeholders before anything reaches a model, a log or the
-// store: e-mail addresses, phone numbers, payment card numbers (Luhn
-// checked), IBANs (checksum checked), API keys and tokens, and what follows
-// "my password is". The placeholders keep the sentence readable, so the
-// model still gives a sensible answer: "my email is [EMAIL_1]".
+// Package redact replaces personal data and secrets with typed placeholders
+// at the model boundary: what goes to a model or a log. E-mail addresses,
+// phone numbers, payment card numbers (Luhn checked), IBANs (checksum
+// checked), API keys and tokens, and what follows "my password is", "the
+// locker code is", "PIN", "CVV" and the like. The placeholders keep the
+// sentence readable, so the model still gives a sensible answer: "my email
+// is [EMAIL_1]". The Redactor remembers what each placeholder stands for,
+// so local tools get the real values back (Restore).
 package redact
 
 import (
@@ -31,19 +33,25 @@ const (
 // gets the same placeholder each time it is said. It is safe for concurrent
 // use; Reset starts afresh.
 type Redactor struct {
-	mu    sync.Mutex
-	seen  map[string]string // value → placeholder
-	count map[Kind]int
+	mu         sync.Mutex
+	seen       map[string]string // value → placeholder
+	values     map[string]string // placeholder → value
+	revealable map[string]bool   // placeholders that may be said aloud
+	count      map[Kind]int
 }
 
 // New returns an empty Redactor.
-func New() *Redactor { return &Redactor{seen: map[string]string{}, count: map[Kind]int{}} }
+func New() *Redactor {
+	r := &Redactor{}
+	r.Reset()
+	return r
+}
 
 // Reset forgets the placeholders handed out, as a conversation ends.
 func (r *Redactor) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.seen = map[string]string{}
+	r.seen, r.values, r.revealable = map[string]string{}, map[string]string{}, map[string]bool{}
 	r.count = map[Kind]int{}
 }
 
@@ -54,7 +62,65 @@ func (r *Redactor) placeholder(k Kind, value string) string {
 	r.count[k]++
 	p := fmt.Sprintf("[%s_%d]", k, r.count[k])
 	r.seen[value] = p
+	r.values[p] = value
 	return p
+}
+
+var placeholderRE = regexp.MustCompile(`\[(?:EMAIL|PHONE|CARD|IBAN|SECRET)_\d+\]`)
+
+// Restore puts back the values of the placeholders this Redactor handed
+// out: what a local tool receives instead of what the model wrote.
+func (r *Redactor) Restore(s string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return placeholderRE.ReplaceAllStringFunc(s, func(p string) string {
+		if v, ok := r.values[p]; ok {
+			return v
+		}
+		return p
+	})
+}
+
+// RestoreArgs is Restore for every string of a tool call's arguments.
+func (r *Redactor) RestoreArgs(args map[string]any) map[string]any {
+	if len(args) == 0 {
+		return args
+	}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		if s, ok := v.(string); ok {
+			v = r.Restore(s)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// Reveal lets the placeholders of the values in s (redacted by this
+// Redactor) be said aloud by Speakable: a secret the user explicitly asked
+// for.
+func (r *Redactor) Reveal(values ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range values {
+		if p, ok := r.seen[v]; ok {
+			r.revealable[p] = true
+		}
+	}
+}
+
+// Speakable puts back the values of revealed placeholders only, for what
+// the box says aloud; other placeholders are said as "a secret" rather
+// than read out as brackets.
+func (r *Redactor) Speakable(s string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return placeholderRE.ReplaceAllStringFunc(s, func(p string) string {
+		if v, ok := r.values[p]; ok && r.revealable[p] {
+			return v
+		}
+		return p
+	})
 }
 
 var (
@@ -83,16 +149,45 @@ var (
 		regexp.MustCompile(`(?i)\b(?:api[_ ]?key|token|secret)\s*(?:is|=|:)\s*[A-Za-z0-9._\-]{8,}`), // "api key is ..."
 	}
 	// What follows "my password is", "the pin is", "passcode:" and the like.
-	passwordRE = regexp.MustCompile(`(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)("[^"]+"|'[^']+'|\S+)`)
+	passwordRE = regexp.MustCompile(`(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)("[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`)
+	// Codes of any kind: "my locker code is 7351", "the alarm code's 4 4 1 9",
+	// "gate combination: 12-34-56", "CVV 123", "the code is four two one".
+	codeRE = regexp.MustCompile(`(?i)\b((?:(\w+)\s+)?(?:code|combination|combo|cvv2?|cvc|security code|pin)\s*(?:is|=|:|was|'s|number is)?\s*)((?:\d[\d\s\-]{1,14}\d|\d{3,8}|(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[\s\-]*){3,12}))`)
+	// notSecretWords follow "password is" in talk about a password, not
+	// in one: "the password is wrong", "my pin is a secret".
+	notSecretWords = map[string]bool{"a": true, "an": true, "the": true, "my": true, "your": true, "this": true, "that": true,
+		"what": true, "wrong": true, "right": true, "correct": true, "incorrect": true, "secret": true, "hidden": true,
+		"set": true, "changed": true, "not": true, "too": true, "same": true, "different": true, "expired": true, "on": true, "in": true}
+	// notSecretCodes are codes that are not secrets.
+	notSecretCodes = map[string]bool{"zip": true, "postal": true, "post": true, "postcode": true, "area": true, "country": true,
+		"dress": true, "source": true, "error": true, "status": true, "colour": true, "color": true, "promo": true,
+		"discount": true, "coupon": true, "product": true, "tracking": true, "airport": true, "bar": true, "qr": true}
 	// A long mixed run of letters and digits that reads like a key.
 	opaqueRE = regexp.MustCompile(`\b[A-Za-z0-9_\-]{24,}\b`)
 )
 
 // Redact returns s with sensitive values replaced by placeholders, and the
-// kinds of what it replaced.
+// kinds of what it replaced. Redacting its result again changes nothing.
 func (r *Redactor) Redact(s string) (string, []Kind) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var kinds []Kind
+	// One value's placeholder can bring the next into view (digits glued
+	// to an address, an IBAN-shaped run across a phone number): redact to
+	// a fixed point.
+	for range 8 {
+		out, k := r.pass(s)
+		kinds = append(kinds, k...)
+		if out == s {
+			break
+		}
+		s = out
+	}
+	return s, kinds
+}
+
+// pass is one round of Redact.
+func (r *Redactor) pass(s string) (string, []Kind) {
 	var kinds []Kind
 	replace := func(re *regexp.Regexp, k Kind, ok func(string) bool) {
 		var b strings.Builder
@@ -116,11 +211,20 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 	replace(emailRE, Email, nil)
 	s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := passwordRE.FindStringSubmatch(m)
-		if strings.HasPrefix(sub[2], "[") { // already a placeholder
+		if strings.HasPrefix(sub[2], "[") || notSecretWords[strings.ToLower(sub[2])] { // a placeholder, or talk about it
 			return m
 		}
 		kinds = append(kinds, Secret)
 		return sub[1] + r.placeholder(Secret, strings.Trim(sub[2], `"'`))
+	})
+	s = codeRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := codeRE.FindStringSubmatch(m)
+		if notSecretCodes[strings.ToLower(sub[2])] {
+			return m
+		}
+		value := strings.TrimSpace(sub[3])
+		kinds = append(kinds, Secret)
+		return sub[1] + r.placeholder(Secret, value) + m[len(sub[1])+len(sub[3]):]
 	})
 	for _, re := range tokenREs {
 		replace(re, Secret, nil)

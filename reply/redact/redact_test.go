@@ -85,3 +85,64 @@ func FuzzRedactIsIdempotent(f *testing.F) {
 		}
 	})
 }
+
+func TestCodesAndPINs(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"my locker code is 7351", "my locker code is [SECRET_1]"},
+		{"the alarm code's 4 4 1 9", "the alarm code's [SECRET_1]"},
+		{"front door code: 2580", "front door code: [SECRET_1]"},
+		{"the safe combination is 12-34-56", "the safe combination is [SECRET_1]"},
+		{"gate code is four two one nine", "gate code is [SECRET_1]"},
+		{"the garage pin is 0451", "the garage pin is [SECRET_1]"},
+		{"the code is 90210", "the code is [SECRET_1]"},
+		{"my bike lock combo is 3141", "my bike lock combo is [SECRET_1]"},
+		{"the CVV is 123", "the CVV is [SECRET_1]"},
+		{"cvc 987", "cvc [SECRET_1]"},
+		// Not secrets.
+		{"set a timer for 10 minutes", "set a timer for 10 minutes"},
+		{"what's the temperature, 21 degrees", "what's the temperature, 21 degrees"},
+		{"my zip code is 90210", "my zip code is 90210"},
+		{"the area code is 415", "the area code is 415"},
+		{"error code 404 on the router", "error code 404 on the router"},
+		{"wake me at 7 30", "wake me at 7 30"},
+		{"the dress code is smart casual", "the dress code is smart casual"},
+		{"pin the note to the fridge", "pin the note to the fridge"},
+		{"the password is wrong", "the password is wrong"},
+		{"your wifi password is a secret", "your wifi password is a secret"},
+	}
+	for _, tt := range tests {
+		if got, _ := New().Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Two different secrets get two placeholders; the same one keeps its own;
+// Restore gives local tools the values back, and Speakable says only the
+// revealed ones.
+func TestRestoreAndReveal(t *testing.T) {
+	r := New()
+	a, _ := r.Redact("my wifi password is Tr0ub4dor3x")
+	b, _ := r.Redact("and the guest wifi password is correcthorse")
+	c, _ := r.Redact("the first one again: password is Tr0ub4dor3x")
+	if a != "my wifi password is [SECRET_1]" || b != "and the guest wifi password is [SECRET_2]" || c != "the first one again: password is [SECRET_1]" {
+		t.Fatalf("placeholders %q %q %q", a, b, c)
+	}
+	args := r.RestoreArgs(map[string]any{"fact": "wifi password is [SECRET_1]", "n": 3})
+	if args["fact"] != "wifi password is Tr0ub4dor3x" || args["n"] != 3 {
+		t.Errorf("restored args %v", args)
+	}
+	if got := r.Restore("[SECRET_2] and [SECRET_9]"); got != "correcthorse and [SECRET_9]" {
+		t.Errorf("Restore = %q: unknown placeholders stay", got)
+	}
+	said := "Your wifi password is [SECRET_1]; the guest one is [SECRET_2]."
+	if got := r.Speakable(said); got != said {
+		t.Errorf("Speakable before any reveal = %q", got)
+	}
+	r.Reveal("Tr0ub4dor3x")
+	if got := r.Speakable(said); got != "Your wifi password is Tr0ub4dor3x; the guest one is [SECRET_2]." {
+		t.Errorf("Speakable after revealing one = %q", got)
+	}
+}

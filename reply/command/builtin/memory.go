@@ -3,19 +3,32 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/redact"
 	"github.com/harkbox/hark/storage"
 )
 
 // Memory is the store of remembered facts; *storage.Facts is one.
 type Memory interface {
 	Add(ctx context.Context, text string, at time.Time) (storage.Fact, error)
+	// AddSecret keeps a fact holding a secret: shown has the secret
+	// replaced by a placeholder, said (the whole fact) is kept encrypted.
+	AddSecret(ctx context.Context, shown, said string, at time.Time) (storage.Fact, error)
+	// Reveal returns a fact as it was said, its secret included.
+	Reveal(ctx context.Context, f storage.Fact) (string, error)
 	Search(ctx context.Context, query string, limit int) ([]storage.Fact, error)
 	Delete(ctx context.Context, id string) error
 }
+
+// secretWords are what a request for a remembered secret names.
+var secretWords = []string{"password", "passcode", "passphrase", "code", "pin", "combination", "combo", "cvv", "cvc", "key", "token", "number"}
+
+// placeholder is a redacted secret in a fact's shown text.
+var placeholder = regexp.MustCompile(`\[(?:EMAIL|PHONE|CARD|IBAN|SECRET)_\d+\]`)
 
 // cut returns what follows the first of the leads that text starts with.
 func cut(text string, leads ...string) (string, bool) {
@@ -44,7 +57,23 @@ func Remember(m Memory) *command.Command {
 			return noClaim, false
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
-			f, err := m.Add(ctx, c.Args.String("fact"), c.Now)
+			fact := c.Args.String("fact")
+			// The pre-route claims from the normalized (lowercased)
+			// utterance; keep the fact as said, a password's case included.
+			if i := strings.Index(strings.ToLower(c.Utterance), fact); i >= 0 && len(c.Utterance) >= i+len(fact) && strings.EqualFold(c.Utterance[i:i+len(fact)], fact) {
+				fact = c.Utterance[i : i+len(fact)]
+			}
+			// A fact that holds a secret (a password, a code, a card) is
+			// kept sealed: shown and searched with a placeholder, said back
+			// only when asked for.
+			if shown, kinds := redact.New().Redact(fact); len(kinds) > 0 {
+				f, err := m.AddSecret(ctx, shown, fact, c.Now)
+				if err != nil {
+					return command.Response{}, err
+				}
+				return command.Said("OK, I'll remember that, and keep it secret.", map[string]any{"fact_id": f.ID, "secret": true}), nil
+			}
+			f, err := m.Add(ctx, fact, c.Now)
 			if err != nil {
 				return command.Response{}, err
 			}
@@ -127,15 +156,33 @@ func SearchMemory(m Memory) *command.Command {
 				hits = aboutUser(hits)
 				hits = hits[:min(3, len(hits))]
 			}
-			var facts []string
+			// A secret is said only when the request names one ("what is my
+			// wifi password"), never on "what do you know about me".
+			explicit := !aboutMe && (hasPhrase(strings.ToLower(q), secretWords...) || hasPhrase(strings.ToLower(c.Utterance), secretWords...))
+			var facts, revealed []string
 			for _, h := range hits {
-				facts = append(facts, h.Text)
+				text := h.Text
+				if len(h.Sealed) > 0 && explicit {
+					said, err := m.Reveal(ctx, h)
+					if err != nil {
+						return command.Response{}, err
+					}
+					text = said
+					revealed = append(revealed, secretsOf(said)...)
+				}
+				facts = append(facts, text)
 			}
 			data := map[string]any{"facts": facts}
 			if len(facts) == 0 {
 				return command.Said("I don't remember anything about that.", data), nil
 			}
-			return command.Said(fmt.Sprintf("You told me: %s.", strings.Join(quoted(facts), ". And ")), data), nil
+			spoken := make([]string, len(facts))
+			for i, f := range facts {
+				spoken[i] = placeholder.ReplaceAllString(f, "a secret")
+			}
+			resp := command.Said(fmt.Sprintf("You told me: %s.", strings.Join(quoted(spoken), ". And ")), data)
+			resp.Reveal = revealed
+			return resp, nil
 		},
 	}
 }
@@ -155,6 +202,18 @@ func quoted(facts []string) []string {
 	out := make([]string, len(facts))
 	for i, f := range facts {
 		out[i] = swapPerson(strings.TrimSuffix(strings.ToLower(f[:1])+f[1:], "."))
+	}
+	return out
+}
+
+// secretsOf is the secret values in a fact as said: what redaction would
+// replace.
+func secretsOf(said string) []string {
+	r := redact.New()
+	shown, _ := r.Redact(said)
+	var out []string
+	for _, p := range placeholder.FindAllString(shown, -1) {
+		out = append(out, r.Restore(p))
 	}
 	return out
 }

@@ -273,7 +273,7 @@ func TestOfflineAnswers(t *testing.T) {
 		{"louder", "Volume 40."},
 		{"what's the volume", "The volume is 40."},
 		{"remember that my sister's birthday is on March 3rd", "OK, I'll remember that."},
-		{"what do you remember about my sister's birthday", "You told me: your sister's birthday is on march 3rd."},
+		{"what do you remember about my sister's birthday", "You told me: your sister's birthday is on March 3rd."},
 		{"what's your ip address", "My IP address is 192.168.1.20."},
 	}
 	for _, tt := range tests {
