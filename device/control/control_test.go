@@ -41,11 +41,11 @@ func serve(t *testing.T, b Box) string {
 	return serveAPI(t, API{Box: b})
 }
 
-func serveAPI(t *testing.T, a API) string {
+func serveAPI(t testing.TB, a API) string {
 	return serveAt(t, filepath.Join(t.TempDir(), "run", "control.sock"), a)
 }
 
-func serveAt(t *testing.T, path string, a API) string {
+func serveAt(t testing.TB, path string, a API) string {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, path, Handler(a), slog.New(slog.DiscardHandler)) }()
