@@ -31,7 +31,7 @@ func (t *turn) converse(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		err = fmt.Errorf("reply: %w", err)
+		err = prefixed(err)
 		t.speak(apology(err))
 		return err
 	}
@@ -68,7 +68,7 @@ func (t *turn) converse(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			err = fmt.Errorf("reply: %w", err)
+			err = prefixed(err)
 			t.speak(apology(err))
 			return err
 		}
@@ -419,4 +419,12 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 // tooSlow names the spent budget.
 func (t *turn) tooSlow() error {
 	return fmt.Errorf("%w: nothing to say after the %v reply budget", ErrTooSlow, t.e.o.ReplyBudget)
+}
+
+// prefixed names this package in err unless it already does.
+func prefixed(err error) error {
+	if strings.HasPrefix(err.Error(), "reply: ") {
+		return err
+	}
+	return fmt.Errorf("reply: %w", err)
 }

@@ -241,6 +241,8 @@ func (a *app) modelHint(err error) string {
 	switch {
 	case errors.Is(err, llm.ErrUnreachable):
 		return fmt.Sprintf("no model server answers at %s: start Ollama there (ollama serve), or point Hark at one with OLLAMA_HOST or [ollama] host", a.res.OllamaURL)
+	case errors.Is(err, reply.ErrTooSlow):
+		return fmt.Sprintf("the model server at %s took the question but said nothing within [ollama] reply_budget (%v): it may still be loading %s, or be too slow for this box (a smaller model, or a longer reply_budget)", a.res.OllamaURL, a.cfg.Ollama.ReplyBudget.Duration, a.cfg.Ollama.Model)
 	case errors.Is(err, llm.ErrModelNotFound):
 		return fmt.Sprintf("the server at %s does not have %s: ollama pull %s", a.res.OllamaURL, a.cfg.Ollama.Model, a.cfg.Ollama.Model)
 	}

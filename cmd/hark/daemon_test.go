@@ -125,6 +125,9 @@ func TestReplyBudgetWithASilentServer(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "taking too long") {
 		t.Errorf("ask: code %d, stdout %q, stderr %q; want the spoken sentence that the model is taking too long", code, out, errOut)
 	}
+	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "hint: ") || !strings.Contains(lines[0], "reply_budget") {
+		t.Errorf("stderr %q: want one hint naming reply_budget, not the error again", errOut)
+	}
 	if took > 10*time.Second { // a bound on a loaded machine, not a speed target: the old path took 82 s
 		t.Errorf("ask took %v with a 1 s budget", took)
 	}
