@@ -32,8 +32,22 @@ func TestCLIThroughTheDaemon(t *testing.T) {
 	if out := cli("", "ask", "set a pasta timer for 3 seconds"); !strings.Contains(strings.ToLower(out), "timer") {
 		t.Errorf("ask: %q", out)
 	}
-	if out := cli("", "timers"); !strings.Contains(out, "pasta") {
-		t.Errorf("timers does not list the daemon's timer:\n%s", out)
+	timers := cli("", "timers")
+	if !strings.Contains(timers, "pasta") {
+		t.Errorf("timers does not list the daemon's timer:\n%s", timers)
+	}
+	cli("", "ask", "set a tea timer for 10 minutes")
+	var teaID string
+	for _, l := range strings.Split(cli("", "timers"), "\n") {
+		if strings.Contains(l, " tea ") {
+			teaID = strings.Fields(l)[0]
+		}
+	}
+	if out := cli("", "timers", "cancel", teaID); out != "cancelled "+teaID+"\n" {
+		t.Errorf("timers cancel %s: %q", teaID, out)
+	}
+	if out := cli("", "timers"); strings.Contains(out, " tea ") {
+		t.Errorf("the tea timer is still listed:\n%s", out)
 	}
 	s.out.waitFor(t, "ringing", 1) // it rings in the daemon
 	if out := cli("", "ask", "stop"); out == "" {

@@ -17,11 +17,22 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
+	rest := fs.Args()
+	if len(rest) != 0 && !(len(rest) == 2 && rest[0] == "cancel") {
+		return usageError(e, fs, "")
+	}
 	c, done, err := connect(ctx, e, g, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if len(rest) == 2 {
+		if err := c.CancelAlert(ctx, rest[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "cancelled %s\n", rest[1])
+		return nil
+	}
 	items, err := c.Alerts(ctx, *all)
 	if err != nil {
 		return err
@@ -36,7 +47,7 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	now := time.Now()
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "KIND\tNAME\tLEFT\tDUE")
+	fmt.Fprintln(w, "ID\tKIND\tNAME\tLEFT\tDUE")
 	for _, it := range items {
 		left := dueIn(it.Due, now)
 		if it.Due.Before(now) && !c.Remote() {
@@ -46,7 +57,7 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 		if it.Repeats {
 			due += " (repeats)"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.Kind, dash(it.Name), left, due)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.Kind, dash(it.Name), left, due)
 	}
 	return w.Flush()
 }

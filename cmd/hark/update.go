@@ -15,7 +15,6 @@ import (
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/update"
-	"github.com/harkbox/hark/storage"
 )
 
 // cmdUpdate is `hark update check | install URL-or-FILE | status`.
@@ -87,7 +86,7 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 	return &updater{
 		Agent: &update.Agent{
 			Manifest: cfg.Update.Manifest,
-			Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: storage.DefaultFloor},
+			Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: int64(cfg.Storage.ReserveMiB) << 20},
 			RAUC:     r,
 			Running:  version,
 			Idle:     ctl.WaitIdle,

@@ -59,7 +59,8 @@ func openDB(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log})
+	reserve := int64(cfg.Storage.ReserveMiB) << 20
+	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve})
 	if errors.Is(err, storage.ErrLocked) {
 		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
 	}

@@ -181,6 +181,9 @@ type TTS struct {
 // Storage configures the database.
 type Storage struct {
 	Profile string `toml:"profile"`
+	// ReserveMiB is the free space kept on the data partition: below it
+	// writes are refused, and no update download may cross it.
+	ReserveMiB int `toml:"reserve_mib"`
 }
 
 // Update configures the over-the-air updates.
@@ -241,7 +244,7 @@ func Default() Config {
 		Weather: Weather{Units: "metric", ForecastURL: "https://api.open-meteo.com/v1/forecast",
 			GeocodeURL: "https://geocoding-api.open-meteo.com/v1/search"},
 		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50},
-		Storage: Storage{Profile: "low-memory"},
+		Storage: Storage{Profile: "low-memory", ReserveMiB: 16},
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}

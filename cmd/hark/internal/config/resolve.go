@@ -160,6 +160,7 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	between("tts.pitch", c.TTS.Pitch, 0, 99)
 
 	oneOf("storage.profile", c.Storage.Profile, []string{"low-memory", "standard"})
+	between("storage.reserve_mib", c.Storage.ReserveMiB, 4, 4096)
 
 	between("sim.speaker_rate", c.Sim.SpeakerRate, 8000, 192000)
 	between("sim.speaker_channels", c.Sim.SpeakerChannels, 1, 2)
