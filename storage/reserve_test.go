@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/internal/sharedtest"
 )
 
 // The reserve with the free space told by the test: writes are refused
@@ -98,14 +100,7 @@ func TestDiskFullOnARealFilesystem(t *testing.T) {
 		fullChild(dir)
 		return
 	}
-	if os.Getuid() != 0 {
-		t.Skip("needs root to mount a small tmpfs (runs in CI as root)")
-	}
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	mnt := sharedtest.SmallDisk(t, "96m")
 	data := filepath.Join(mnt, "data")
 	os.MkdirAll(data, 0o700)
 

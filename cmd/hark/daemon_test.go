@@ -3,11 +3,12 @@ package main
 import (
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/internal/sharedtest"
 )
 
 // TestCLIThroughTheDaemon: while hark run owns the data directory (Badger
@@ -162,14 +163,7 @@ func TestReplyBudgetWithASilentServer(t *testing.T) {
 // storage is full, refuses what it cannot store with that reason, still
 // answers offline and still rings the timer set before.
 func TestDiskFullUnderARunningDaemon(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("needs root to mount a small tmpfs (runs in CI as root)")
-	}
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	mnt := sharedtest.SmallDisk(t, "96m")
 	dir := filepath.Join(mnt, "data")
 	srv, _ := modelServer(t)
 	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})

@@ -5,6 +5,7 @@ package sharedtest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -45,4 +46,20 @@ func WAV(tb testing.TB, rel string) pcm.Buffer {
 		tb.Fatalf("%s: %v", rel, err)
 	}
 	return b
+}
+
+// SmallDisk mounts a tmpfs of size (as mount takes it: "96m") for the
+// test, unmounted at its end, and returns where; it skips, saying why, when
+// the test is not root or the machine will not mount it.
+func SmallDisk(tb testing.TB, size string) string {
+	tb.Helper()
+	if os.Getuid() != 0 {
+		tb.Skip("needs root to mount a small tmpfs (runs in CI as root)")
+	}
+	mnt := tb.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", mnt).CombinedOutput(); err != nil {
+		tb.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	tb.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	return mnt
 }
