@@ -41,7 +41,8 @@ func TestCLIThroughTheDaemon(t *testing.T) {
 	var teaID string
 	for _, l := range strings.Split(cli("", "timers"), "\n") {
 		if strings.Contains(l, " tea ") {
-			teaID = strings.Fields(l)[0]
+			f := strings.Fields(l)
+			teaID = f[len(f)-1]
 		}
 	}
 	if out := cli("", "timers", "cancel", teaID); out != "cancelled "+teaID+"\n" {

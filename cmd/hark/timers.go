@@ -47,7 +47,7 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	now := time.Now()
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tKIND\tNAME\tLEFT\tDUE")
+	fmt.Fprintln(w, "KIND\tNAME\tLEFT\tDUE\tID")
 	for _, it := range items {
 		left := dueIn(it.Due, now)
 		if it.Due.Before(now) && !c.Remote() {
@@ -57,7 +57,7 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 		if it.Repeats {
 			due += " (repeats)"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.Kind, dash(it.Name), left, due)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.Kind, dash(it.Name), left, due, it.ID)
 	}
 	return w.Flush()
 }
