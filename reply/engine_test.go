@@ -500,6 +500,8 @@ func TestSizeAwarePrompts(t *testing.T) {
 	}
 }
 
+// TestContextLineIsRefreshedEachTurn: the time is current in every call,
+// and comes after the part of the system prompt that never changes.
 func TestContextLineIsRefreshedEachTurn(t *testing.T) {
 	now := clock
 	f := newFixture(t, smallModel, Options{Now: func() time.Time { return now }})
@@ -513,8 +515,14 @@ func TestContextLineIsRefreshedEachTurn(t *testing.T) {
 	f.ask(t, "anything ticking away in the kitchen")
 	chats := f.srv.Chats()
 	a, b := chats[len(chats)-2].Messages[0].Content, chats[len(chats)-1].Messages[0].Content
-	if a == b || !strings.HasPrefix(a, "[Now: Sunday 22 November 2026, 10:1") || !strings.HasPrefix(b, "[Now: Sunday 22 November 2026, 10:1") {
-		t.Errorf("system messages\n%s\n%s", a[:60], b[:60])
+	ia, ib := strings.Index(a, "\n\n[Now: Sunday 22 November 2026, 10:1"), strings.Index(b, "\n\n[Now: Sunday 22 November 2026, 10:1")
+	if a == b || ia < 0 || ib < 0 {
+		t.Fatalf("system messages, want the time refreshed:\n%s\n%s", a, b)
+	}
+	// Everything before the time is byte-identical from call to call, so a
+	// server's prompt cache reuses it.
+	if ia != ib || a[:ia] != b[:ib] || ia < 200 {
+		t.Errorf("the stable prefix differs or is short (%d, %d bytes):\n%s\n%s", ia, ib, a, b)
 	}
 	for _, c := range chats {
 		n := 0

@@ -33,7 +33,7 @@ var prefixes = map[string]string{
 	"You decide how a voice assistant": Planner, "You choose which tools": Router,
 	"You pick search terms": Extract, "You prepare background notes": Memory,
 	"You condense a tool's answer": Tool, "A voice assistant ran out of steps": Loop,
-	"Write a diary entry": Diary, "You turn one step of a plan": Resolve, "[Now:": Chat,
+	"Write a diary entry": Diary, "You turn one step of a plan": Resolve, "You are ": Chat,
 }
 
 // KindOf tells which kind of call a request is.
