@@ -135,7 +135,7 @@ func (e *Engine) history(p past, textTools bool) []llm.Message {
 		chars += n
 		turns++
 		var block []llm.Message
-		block = append(block, llm.Message{Role: llm.RoleUser, Content: x.User})
+		block = append(block, llm.Message{Role: llm.RoleUser, Content: e.stamp(x.At) + "\n" + x.User})
 		if len(x.Tools) > 0 && carried < e.o.CarryTurns {
 			carried++
 			block = append(block, e.carry(x.Tools, textTools)...)

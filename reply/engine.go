@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/distil"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/memory"
@@ -82,8 +83,24 @@ type Options struct {
 	// Info sizes the prompts from the model's parameter count; nil guesses
 	// from ModelName.
 	Info Shower
-	// ModelName is recorded with each exchange.
-	ModelName string
+	// ModelName is recorded with each exchange; AuxModelName is Aux's
+	// model, default ModelName.
+	ModelName, AuxModelName string
+	// Server names the model server, for the meter; empty for the default.
+	Server string
+	// Meter prices model calls from the server's measured rates; nil
+	// starts one that knows nothing yet (and assumes the box's CPU).
+	Meter *cost.Meter
+	// Policy decides which auxiliary calls are worth making.
+	Policy cost.Policy
+	// ToolTokens bounds the tokens of the tool definitions offered per
+	// call; default 360 for small models, 1,200 for others.
+	ToolTokens int
+	// ToolStyle is "native" (the server's tool calling), "text" (tools
+	// described in the system prompt) or "auto" (default): native, unless
+	// the model's template moves the tools into the last user message,
+	// where no prompt cache can reuse them, or the model refuses them.
+	ToolStyle string
 	// Commands are offered as tools and tried first offline; nil for none.
 	Commands *command.Registry
 	// Dialogue keeps the conversation; nil remembers nothing.
@@ -116,16 +133,20 @@ type Options struct {
 	// MemoryResults bounds recalled snippets; default 5.
 	MemoryResults int
 
-	// ReplyBudget bounds the silence before the first words of a reply;
-	// default 15 s. The auxiliary calls (planner, memory search terms,
-	// router, digests) share its first half and, after the first of them
-	// times out, the rest are skipped; when no sentence has been said by the
-	// end of it, the reply stops and says the model is taking too long.
+	// ReplyBudget bounds the silence before the first words of a reply:
+	// at least this (default 15 s), or twice what the meter expects the
+	// first sentence to take on this server. The auxiliary calls (planner,
+	// memory search terms, router, digests) share its first half and, after
+	// the first of them times out, the rest are skipped; when no sentence
+	// has been said by the end of it, the reply stops and says the model is
+	// taking too long.
 	ReplyBudget time.Duration
-	// ChatTimeout bounds one chat-model answer; default 60 s.
+	// ChatTimeout bounds one chat-model answer: at least this (default
+	// 60 s), or twice what the meter expects a whole answer to take.
 	ChatTimeout time.Duration
 	// PlannerTimeout, AuxTimeout (search terms, router) and DigestTimeout
-	// bound the small calls; defaults 6, 8 and 8 s. Each fails open.
+	// are the most the small calls may take; defaults 6, 8 and 8 s. Each
+	// gets three times what the meter expects within that, and fails open.
 	PlannerTimeout, AuxTimeout, DigestTimeout time.Duration
 	// MaxTurns bounds the model calls of one reply; default 8.
 	MaxTurns int
@@ -155,6 +176,15 @@ func (o *Options) defaults() {
 	}
 	if o.Aux == nil {
 		o.Aux = o.Model
+	}
+	if o.AuxModelName == "" {
+		o.AuxModelName = o.ModelName
+	}
+	if o.Meter == nil {
+		o.Meter = cost.NewMeter()
+	}
+	if o.ToolStyle == "" {
+		o.ToolStyle = "auto"
 	}
 	if o.Name == "" {
 		o.Name = "Jarvis"
@@ -202,6 +232,7 @@ type Engine struct {
 	router  *router.Router
 	recall  *memory.Recall
 	distil  *distil.Distiller
+	meter   *cost.Meter
 
 	mu        sync.Mutex
 	conv      *conversation
@@ -221,8 +252,13 @@ func New(o Options) (*Engine, error) {
 	default:
 		return nil, errors.New("reply: unknown router strategy " + string(o.Router))
 	}
+	switch o.ToolStyle {
+	case "auto", "native", "text":
+	default:
+		return nil, errors.New("reply: unknown tool style " + o.ToolStyle + " (want auto, native or text)")
+	}
 	log := o.Log.With("pkg", "reply")
-	e := &Engine{o: o, log: log}
+	e := &Engine{o: o, log: log, meter: o.Meter}
 	if !o.PlannerOff {
 		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})
 	}
@@ -261,8 +297,11 @@ type Result struct {
 	// for input, or the user must choose.
 	FollowUp bool `json:"follow_up"`
 	// Plan is the planner's steps, when it made some.
-	Plan    []string `json:"plan,omitempty"`
-	Timings Timings  `json:"timings"`
+	Plan []string `json:"plan,omitempty"`
+	// StandIns names the auxiliary calls not worth making on this server,
+	// whose deterministic stand-ins ran instead.
+	StandIns []string `json:"stand_ins,omitempty"`
+	Timings  Timings  `json:"timings"`
 }
 
 // ToolUse is one command run while replying.
@@ -272,14 +311,19 @@ type ToolUse struct {
 	Failed    bool           `json:"failed"`
 }
 
-// Timings of one reply, from the moment Reply was called, and its cost in
-// model calls and prompt characters.
+// Timings of one reply, from the moment Reply was called, and its cost:
+// model calls, prompt characters, prompt tokens (as the meter estimates
+// them), of those the ones not reused from the server's cache, and the
+// tokens of the tool definitions of the last chat call.
 type Timings struct {
 	FirstToken    time.Duration
 	FirstSentence time.Duration
 	Total         time.Duration
 	ModelCalls    int
 	PromptChars   int
+	PromptTokens  int
+	Evaluated     int
+	ToolTokens    int
 }
 
 // MarshalJSON writes the durations in milliseconds.
@@ -290,7 +334,10 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 		Total         float64 `json:"total_ms"`
 		ModelCalls    int     `json:"model_calls"`
 		PromptChars   int     `json:"prompt_chars"`
-	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), t.ModelCalls, t.PromptChars})
+		PromptTokens  int     `json:"prompt_tokens"`
+		Evaluated     int     `json:"evaluated_tokens"`
+		ToolTokens    int     `json:"tool_tokens"`
+	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), t.ModelCalls, t.PromptChars, t.PromptTokens, t.Evaluated, t.ToolTokens})
 }
 
 // Reply answers q, calling say with each sentence as soon as it is complete.
@@ -323,7 +370,8 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 		Model: e.o.ModelName, Failed: err != nil, Closed: t.closed, Tools: t.records})
 	e.log.Info("reply", "model", e.o.ModelName, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
 		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),
-		"model_calls", t.res.Timings.ModelCalls, "prompt_chars", t.res.Timings.PromptChars, "tools", len(t.res.Tools),
+		"model_calls", t.res.Timings.ModelCalls, "prompt_tokens", t.res.Timings.PromptTokens,
+		"evaluated_tokens", t.res.Timings.Evaluated, "tool_tokens", t.res.Timings.ToolTokens, "stand_ins", len(t.res.StandIns), "tools", len(t.res.Tools),
 		"plan_steps", len(t.res.Plan), "failed", err != nil)
 	return t.res, err
 }

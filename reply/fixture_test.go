@@ -17,6 +17,7 @@ import (
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/weather"
+	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -132,6 +133,15 @@ func newFixture(t testing.TB, served ollamatest.Model, o Options) *fixture {
 		o.Info = client
 	}
 	o.ModelName = served.Name
+	o.Server = f.srv.URL
+	if o.Meter == nil {
+		// The test server answers at a GPU's speed; the engine knows it
+		// as if it had heard from it before.
+		o.Meter = cost.NewMeter()
+		for _, name := range []string{served.Name, o.AuxModelName} {
+			o.Meter.Set(cost.Key(o.Server, name), cost.Rates{Prompt: 5000, Gen: 500, CharsPerToken: 4})
+		}
+	}
 	if o.Dialogue == nil {
 		o.Dialogue = db.Dialogue()
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/compound"
+	"github.com/harkbox/hark/reply/distil"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/tooltext"
 	"github.com/harkbox/hark/storage"
@@ -38,8 +39,7 @@ func (t *turn) converse(ctx context.Context) error {
 	if t.text {
 		t.parts = compound.Split(t.q.Text, t.q.Language)
 	}
-	msgs := append([]llm.Message{{Role: llm.RoleSystem}}, e.history(t.past, t.text)...)
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: t.q.Text})
+	msgs := t.messages()
 
 	for turns := 0; turns < e.o.MaxTurns; {
 		// The first system message is refreshed, never added to: a new
@@ -167,8 +167,12 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 		}
 	}
 	if !failed && (e.o.ToolDigest == On || e.o.ToolDigest == Auto && t.small) {
+		timeout, ok := t.worth("tool digest", distil.Overhead+len(t.q.Text)+len(content), 80, e.o.DigestTimeout)
+		if !ok {
+			return clip(content, toolResultChars), resp, false
+		}
 		d := *e.distil
-		d.Model = t.aux
+		d.Model, d.Timeout = t.aux, timeout
 		note, raw, err := d.Tool(ctx, t.q.Text, call.Name, content)
 		switch {
 		case err != nil:
@@ -238,9 +242,12 @@ func (t *turn) outOfTurns(ctx context.Context) error {
 	for _, r := range t.records {
 		activity = append(activity, fmt.Sprintf("Called %s %s: %s", r.Name, canonical(r.Arguments), clip(r.Result, 400)))
 	}
-	d := *t.e.distil
-	d.Model = t.aux
-	summary, err := d.OutOfTurns(ctx, t.q.Text, strings.Join(activity, "\n"))
+	summary, err := "", errNotWorth
+	if timeout, ok := t.worth("out-of-turns digest", distil.Overhead+len(t.q.Text)+len(strings.Join(activity, "\n")), 80, t.e.o.DigestTimeout); ok {
+		d := *t.e.distil
+		d.Model, d.Timeout = t.aux, timeout
+		summary, err = d.OutOfTurns(ctx, t.q.Text, strings.Join(activity, "\n"))
+	}
 	switch {
 	case err == nil && !speechMalformed(summary):
 		t.speakText(summary)
@@ -251,6 +258,9 @@ func (t *turn) outOfTurns(ctx context.Context) error {
 	}
 	return errors.New("reply: out of model turns")
 }
+
+// toolResultChars bounds a long tool result that is not digested.
+const toolResultChars = 1500
 
 // toolResult is a command's response as the model reads it.
 func toolResult(r command.Response) string {
@@ -349,16 +359,26 @@ func (t *turn) tools0() []llm.Tool {
 	}
 	var out []llm.Tool
 	for _, name := range t.allowed {
-		if name == SearchTools {
-			out = append(out, searchToolsDef)
-			continue
-		}
-		c, _ := t.e.o.Commands.Lookup(name)
-		params, _ := json.Marshal(c.ParametersSchema())
-		out = append(out, llm.Tool{Name: c.Name, Description: c.Description, Parameters: params})
+		out = append(out, t.e.tool(name))
 	}
 	return out
 }
+
+// tool is a command, or search_tools, as a tool definition.
+func (e *Engine) tool(name string) llm.Tool {
+	if name == SearchTools {
+		return searchToolsDef
+	}
+	c, ok := e.o.Commands.Lookup(name)
+	if !ok {
+		return llm.Tool{Name: name}
+	}
+	params, _ := json.Marshal(c.ParametersSchema())
+	return llm.Tool{Name: c.Name, Description: c.Description, Parameters: params}
+}
+
+// toolChars is a definition's length as the server sees it.
+func toolChars(t llm.Tool) int { return len(t.Name) + len(t.Description) + len(t.Parameters) + 40 }
 
 var searchToolsDef = llm.Tool{
 	Name:        SearchTools,
@@ -384,16 +404,17 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		})
 		defer timer.Stop()
 	}
-	cctx, cancel := context.WithTimeout(bctx, t.e.o.ChatTimeout)
+	timeout := max(t.chatTimeout, t.e.o.ChatTimeout)
+	cctx, cancel := context.WithTimeout(bctx, timeout)
 	defer cancel()
 	tools := t.tools()
-	t.res.Timings.ModelCalls++
-	t.res.Timings.PromptChars += promptChars(msgs)
-	for _, tool := range tools {
-		t.res.Timings.PromptChars += len(tool.Name) + len(tool.Description) + len(tool.Parameters)
+	r := t.e.meter.Rates(t.e.chatKey())
+	t.res.Timings.ToolTokens = 0
+	for _, tl := range t.tools0() {
+		t.res.Timings.ToolTokens += r.Tokens(toolChars(tl))
 	}
 	out := &output{t: t}
-	resp, err := t.e.o.Model.Chat(cctx, llm.Request{Messages: msgs, Tools: tools}, func(c llm.Chunk) error {
+	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools}, func(c llm.Chunk) error {
 		if c.Content != "" {
 			if t.res.Timings.FirstToken == 0 {
 				t.res.Timings.FirstToken = time.Since(t.began)
@@ -410,7 +431,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 			return resp, cause
 		}
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) {
-			return resp, fmt.Errorf("reply: the model's answer timed out after %v: %w", t.e.o.ChatTimeout, context.DeadlineExceeded)
+			return resp, fmt.Errorf("reply: the model's answer timed out after %v: %w", timeout.Round(time.Second), context.DeadlineExceeded)
 		}
 	}
 	return resp, err

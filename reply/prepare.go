@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harkbox/hark/reply/distil"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/memory"
 	"github.com/harkbox/hark/reply/planner"
@@ -23,11 +24,21 @@ func (t *turn) prepare(ctx context.Context) error {
 	e := t.e
 	t.aux = counted{inner: e.o.Aux, t: t}
 	sctx, cancel := context.WithDeadline(ctx, t.auxDeadline)
-	t.small = e.modelSize(sctx).small
+	size := e.modelSize(sctx)
+	t.small, t.toolsMove = size.small, size.toolsMove
 	if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
 		t.auxTimedOut("model size")
 	}
 	cancel()
+	switch e.o.ToolStyle {
+	case "text":
+		t.text = true
+	case "auto":
+		// Tools the template moves into the last user message are new
+		// prompt on every call; in the system prompt they are cached.
+		t.text = t.text || t.toolsMove && e.o.Commands != nil
+	}
+	t.priceChat()
 	catalog := e.catalog()
 	sig := signature(catalog)
 
@@ -36,13 +47,21 @@ func (t *turn) prepare(ctx context.Context) error {
 		if v, ok := t.conv.recall(key); ok {
 			t.plan = v.(planner.Plan)
 		} else {
-			pl := planner.New(planner.Options{Model: t.aux, Timeout: e.o.PlannerTimeout})
 			var tools []planner.Tool
+			chars := planner.Overhead + len(t.q.Text) + len(t.snippet())
 			for _, c := range catalog {
 				tools = append(tools, planner.Tool{Name: c.name, Description: c.description})
+				chars += len(c.name) + len(c.description) + 4
 			}
-			plan, err := pl.Plan(ctx, t.q.Text, t.snippet(), tools)
+			var plan planner.Plan
+			err := errNotWorth
+			if timeout, ok := t.worth("planner", chars, 60, e.o.PlannerTimeout); ok {
+				pl := planner.New(planner.Options{Model: t.aux, Timeout: timeout})
+				plan, err = pl.Plan(ctx, t.q.Text, t.snippet(), tools)
+			}
 			switch {
+			case errors.Is(err, errNotWorth):
+				// Deliberately no plan: decide as the spec does without one.
 			case errors.Is(err, llm.ErrUnreachable):
 				return err
 			case err != nil:
@@ -109,6 +128,16 @@ func (t *turn) recallMemory(ctx context.Context) (string, error) {
 	if v, ok := t.conv.recall(key); ok {
 		params = v.(memory.Params)
 	} else {
+		timeout, ok := t.worth("memory terms", memory.Overhead+len(t.q.Text)+len(t.contextNote()), 40, e.o.AuxTimeout)
+		if !ok {
+			// The stand-in searches by the words of the request, and only
+			// when the request is about something said before.
+			if !memory.Cued(t.q.Text) && !t.plan.WantsMemory() {
+				return "", nil
+			}
+			return t.searchMemory(ctx, r, memory.Terms(t.q.Text, t.plan.Topic()))
+		}
+		r = memory.New(memory.Options{Model: t.aux, Diary: e.recall.Diary(), Facts: e.recall.Facts(), MaxResults: e.o.MemoryResults, Timeout: timeout})
 		p, err := r.Extract(ctx, t.q.Text, t.plan.Topic(), t.contextNote(), t.now.In(e.o.Location))
 		if err != nil {
 			e.log.Warn("memory search terms failed; answering without memory", "err", err)
@@ -117,6 +146,13 @@ func (t *turn) recallMemory(ctx context.Context) (string, error) {
 		params = p
 		t.conv.remember(key, params)
 	}
+	return t.searchMemory(ctx, r, params)
+}
+
+// searchMemory searches the diary and facts for params, digesting the
+// result for a small model when that is worth it.
+func (t *turn) searchMemory(ctx context.Context, r *memory.Recall, params memory.Params) (string, error) {
+	e := t.e
 	snippets, err := r.Search(ctx, params, e.o.Location)
 	if err != nil {
 		e.log.Warn("memory search failed; answering without memory", "err", err)
@@ -131,8 +167,12 @@ func (t *turn) recallMemory(ctx context.Context) (string, error) {
 	}
 	note := strings.Join(texts, "\n")
 	if e.o.MemoryDigest == On || e.o.MemoryDigest == Auto && t.small {
+		timeout, ok := t.worth("memory digest", distil.Overhead+len(t.q.Text)+len(note), 80, e.o.DigestTimeout)
+		if !ok {
+			return clip(note, memoryChars), nil
+		}
 		d := *e.distil
-		d.Model = t.aux
+		d.Model, d.Timeout = t.aux, timeout
 		if n, err := d.Memory(ctx, t.q.Text, texts); err != nil {
 			e.log.Warn("memory digest failed; using the raw memory", "err", err)
 		} else {
@@ -156,10 +196,23 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 			names = slices.Clone(v.([]string))
 		} else {
 			var tools []router.Tool
+			chars := router.Overhead + len(t.q.Text)
 			for _, c := range catalog {
-				tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords})
+				tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples})
+				chars += len(c.name) + len(c.description) + 4
 			}
-			r := router.New(router.Options{Model: t.aux, Strategy: e.o.Router, Max: e.o.RouterMax, Timeout: e.o.AuxTimeout})
+			strategy, most := e.o.Router, e.o.RouterMax
+			if t.small {
+				most = min(most, Handful)
+			}
+			timeout := e.o.AuxTimeout
+			if strategy == router.LLM {
+				var ok bool
+				if timeout, ok = t.worth("router", chars, 20, e.o.AuxTimeout); !ok {
+					strategy, most = router.Keyword, min(most, Handful)
+				}
+			}
+			r := router.New(router.Options{Model: t.aux, Strategy: strategy, Max: most, Timeout: timeout})
 			picked, fellBack := r.Select(ctx, t.q.Text, tools)
 			if !fellBack { // never pin "everything" to the conversation
 				t.conv.remember(key, slices.Clone(picked))
@@ -176,13 +229,53 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return t.budget(out), nil
+}
+
+// memoryChars bounds recalled memory that is not digested.
+const memoryChars = 800
+
+// budget keeps the tools, in order of preference, whose definitions fit in
+// the tool budget; stop and search_tools always stay, so the user can
+// always stop and the model can always ask for more.
+func (t *turn) budget(names []string) []string {
+	e := t.e
+	limit := e.o.ToolTokens
+	if limit == 0 {
+		limit = 1200
+		if t.small {
+			limit = 360
+		}
+	}
+	r := e.meter.Rates(e.chatKey())
+	spent := 0
+	for _, n := range []string{"stop", SearchTools} {
+		if slices.Contains(names, n) {
+			spent += r.Tokens(toolChars(e.tool(n)))
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if n == "stop" || n == SearchTools {
+			out = append(out, n)
+			continue
+		}
+		cost := r.Tokens(toolChars(e.tool(n)))
+		if spent+cost > limit {
+			e.log.Debug("tool left out: over the tool budget", "tool", n, "tokens", cost, "budget", limit)
+			continue
+		}
+		spent += cost
+		out = append(out, n)
+	}
+	return out
 }
 
 // tool is a command as the planner and router see it.
 type tool struct {
 	name, description string
 	keywords          []string
+	examples          []string
 }
 
 func (e *Engine) catalog() []tool {
@@ -191,7 +284,11 @@ func (e *Engine) catalog() []tool {
 	}
 	var out []tool
 	for _, c := range e.o.Commands.Commands() {
-		out = append(out, tool{c.Name, c.Description, c.Keywords})
+		var examples []string
+		for _, x := range c.Examples {
+			examples = append(examples, x.Utterance)
+		}
+		out = append(out, tool{c.Name, c.Description, c.Keywords, examples})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/router"
@@ -40,7 +41,11 @@ func (t *turn) direct(ctx context.Context, msgs *[]llm.Message) bool {
 	}
 	user := fmt.Sprintf("Request: %s\nStep: %s\nTool: %s: %s\nArguments schema: %s\nResults so far:\n%s",
 		t.q.Text, step.Text, c.Name, c.Description, schema, orNothing(strings.Join(results, "\n")))
-	cctx, cancel := context.WithTimeout(ctx, t.e.o.AuxTimeout)
+	timeout, ok := t.worth("plan step", len(resolveSystem)+len(user), 40, t.e.o.AuxTimeout)
+	if !ok {
+		return false // the chat model takes the step itself
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := t.aux.Chat(cctx, llm.Request{Format: resolveSchema, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: resolveSystem},
@@ -99,16 +104,19 @@ func (t *turn) nudge() string {
 
 // routerFor returns a picker of tools for search_tools' description.
 func (t *turn) routerFor(ctx context.Context) func(string) ([]string, bool) {
-	r := router.New(router.Options{Model: t.aux, Strategy: t.e.o.Router, Max: t.e.o.RouterMax, Timeout: t.e.o.AuxTimeout})
 	var tools []router.Tool
+	chars := router.Overhead
 	for _, c := range t.e.catalog() {
-		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords})
+		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples})
+		chars += len(c.name) + len(c.description) + 4
 	}
+	strategy, most := t.e.o.Router, min(t.e.o.RouterMax, Handful)
+	timeout, ok := t.worth("tool search", chars, 20, t.e.o.AuxTimeout)
+	if strategy == router.LLM && !ok {
+		strategy = router.Keyword
+	}
+	r := router.New(router.Options{Model: t.aux, Strategy: strategy, Max: most, Timeout: max(timeout, time.Second)})
 	return func(q string) ([]string, bool) {
-		names, fellBack := r.Select(ctx, q, tools)
-		if fellBack {
-			return nil, true // "everything" is no answer to a search
-		}
-		return names, false
+		return r.Select(ctx, q, tools)
 	}
 }

@@ -12,6 +12,25 @@ import (
 type modelSize struct {
 	small  bool
 	params float64 // billions; 0 when unknown
+	// toolsMove is set when the model's chat template renders the tool
+	// definitions inside the last user message (Llama 3.2's does): they
+	// move with every turn, so no prompt cache can reuse them.
+	toolsMove bool
+}
+
+// movesTools reports whether a chat template in Ollama's template language
+// renders the tools inside its loop over the messages, rather than once
+// before it.
+func movesTools(template string) bool {
+	loop := strings.Index(template, "range")
+	for loop >= 0 && !strings.Contains(template[loop:min(len(template), loop+40)], ".Messages") {
+		next := strings.Index(template[loop+5:], "range")
+		if next < 0 {
+			return false
+		}
+		loop += 5 + next
+	}
+	return loop >= 0 && strings.Contains(template[loop:], ".Tools")
 }
 
 // SmallModel is the largest model, in billions of parameters, that gets the
@@ -46,12 +65,13 @@ func (e *Engine) modelSize(ctx context.Context) modelSize {
 	}
 	e.mu.Unlock()
 	var params float64
-	known := false
+	known, moves := false, false
 	if e.o.Info != nil {
 		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		info, err := e.o.Info.Show(cctx, "")
 		cancel()
 		if err == nil {
+			moves = movesTools(info.Template)
 			if info.Parameters > 0 {
 				params = float64(info.Parameters) / 1e9
 			} else {
@@ -63,7 +83,7 @@ func (e *Engine) modelSize(ctx context.Context) modelSize {
 	if !known {
 		params = parseSize(e.o.ModelName)
 	}
-	s := modelSize{small: params == 0 || params <= SmallModel, params: params}
+	s := modelSize{small: params == 0 || params <= SmallModel, params: params, toolsMove: moves}
 	if known || params > 0 {
 		e.mu.Lock()
 		e.size = &s

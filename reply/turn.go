@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/planner"
 	"github.com/harkbox/hark/storage"
@@ -35,11 +36,18 @@ type turn struct {
 	records []storage.ToolRecord // tool calls, for the dialogue record
 	aux     Chatter              // the small model, counted
 
+	// The price of the chat call as first estimated, the cache reuse it
+	// expects, and its time-out.
+	chatEst     cost.Estimate
+	chatCost    time.Duration
+	chatTimeout time.Duration
+
 	// Decided before the loop.
-	small   bool
-	plan    planner.Plan
-	memory  string   // the memory block for the prompt
-	allowed []string // tool names offered
+	small     bool
+	toolsMove bool // the model's template puts tools in the last user message
+	plan      planner.Plan
+	memory    string   // the memory block for the prompt
+	allowed   []string // tool names offered
 
 	// Loop state.
 	text      bool              // tools described in text
@@ -143,11 +151,9 @@ func (c counted) Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chu
 	if t.auxSpent || !time.Now().Before(t.auxDeadline) {
 		return llm.Response{}, ErrAuxSkipped
 	}
-	t.res.Timings.ModelCalls++
-	t.res.Timings.PromptChars += promptChars(req.Messages)
 	actx, cancel := context.WithDeadline(ctx, t.auxDeadline)
 	defer cancel()
-	resp, err := c.inner.Chat(actx, req, onChunk)
+	resp, err := t.metered(actx, c.inner, t.e.auxKey(), req, onChunk)
 	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 		t.auxTimedOut("auxiliary call")
 		return resp, fmt.Errorf("reply: auxiliary call timed out after the budget's %v: %w", t.e.o.ReplyBudget/2, context.DeadlineExceeded)

@@ -176,8 +176,8 @@ func TestDiskFullUnderARunningDaemon(t *testing.T) {
 		code := run(t.Context(), append(args, "--data", dir, "--config", cfg), env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: getenv})
 		return code, out.String(), errOut.String()
 	}
-	if code, out, _ := cli("ask", "set a timer for 12 seconds"); code != 0 || !strings.Contains(strings.ToLower(out), "timer") {
-		t.Fatalf("timer: %d %q", code, out)
+	if code, out, errOut := cli("ask", "set a timer for 12 seconds"); code != 0 || !strings.Contains(strings.ToLower(out), "timer") {
+		t.Fatalf("timer: %d %q %q", code, out, errOut)
 	}
 
 	filler, err := os.Create(filepath.Join(mnt, "filler"))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/weather"
+	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/router"
 	"github.com/harkbox/hark/storage"
@@ -36,6 +38,7 @@ type app struct {
 	db       *storage.DB
 	model    *llm.Client
 	engine   *reply.Engine
+	meter    *cost.Meter // the model server's measured rates
 	commands *command.Registry
 	alerts   *alert.Service
 	mixer    *mixer.Mixer
@@ -128,11 +131,22 @@ func (a *app) wire() error {
 		return err
 	}
 	r := cfg.Reply
+	meter, err := cost.Open(filepath.Join(cfg.DataDir, "model-rates.json"))
+	if err != nil {
+		log.Warn("model rates not restored; learning them again", "err", err)
+	}
+	a.meter = meter
 	a.engine, err = reply.New(reply.Options{
 		Model:             a.model,
 		Aux:               aux,
 		Info:              a.model,
 		ModelName:         cfg.Ollama.Model,
+		AuxModelName:      cfg.Ollama.AuxModel,
+		Server:            a.model.Host().String(),
+		Meter:             meter,
+		Policy:            cost.Policy{Share: r.AuxShare},
+		ToolTokens:        r.ToolTokens,
+		ToolStyle:         r.ToolStyle,
 		Commands:          a.commands,
 		Dialogue:          a.db.Dialogue(),
 		Diary:             a.db.Diary(),
@@ -170,9 +184,13 @@ func allCommands(d builtin.Deps, weather *command.Command) []*command.Command {
 	return append(cmds[:len(cmds)-1], weather, cmds[len(cmds)-1])
 }
 
-// close waits for diary entries being written, then closes the store.
+// close waits for diary entries being written, saves the model rates
+// learned, then closes the store.
 func (a *app) close() error {
 	a.engine.Close()
+	if err := a.meter.Save(); err != nil {
+		a.log.Warn("model rates not saved", "err", err)
+	}
 	return a.db.Close()
 }
 

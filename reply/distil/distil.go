@@ -192,3 +192,7 @@ func (d *Distiller) Diary(ctx context.Context, lines []string) (summary string, 
 	}
 	return out.Summary, out.Keywords, nil
 }
+
+// Overhead is the length of a digest prompt without what it digests, for
+// pricing the call before it is made.
+const Overhead = len(memorySystem) + 64

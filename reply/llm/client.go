@@ -106,6 +106,9 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 			out.PromptTokens = r.PromptEvalCount
 			out.OutputTokens = r.EvalCount
 			out.Duration = r.TotalDuration
+			out.PromptDuration = r.PromptEvalDuration
+			out.EvalDuration = r.EvalDuration
+			out.LoadDuration = r.LoadDuration
 		}
 		return nil
 	})
@@ -165,7 +168,7 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 	}
 	info := ModelInfo{
 		Name: model, Family: r.Details.Family, ParameterSize: r.Details.ParameterSize,
-		Quantization: r.Details.QuantizationLevel,
+		Quantization: r.Details.QuantizationLevel, Template: r.Template,
 	}
 	for _, cap := range r.Capabilities {
 		info.Capabilities = append(info.Capabilities, string(cap))

@@ -70,8 +70,13 @@ type Response struct {
 	DoneReason   string
 	PromptTokens int
 	OutputTokens int
-	// Duration is the server's own time for the answer, load included.
-	Duration time.Duration
+	// Duration is the server's own time for the answer, load included;
+	// PromptDuration of it went on the prompt, EvalDuration on the output
+	// and LoadDuration on loading the model.
+	Duration       time.Duration
+	PromptDuration time.Duration
+	EvalDuration   time.Duration
+	LoadDuration   time.Duration
 }
 
 // ModelInfo is what the server tells about a model.
@@ -83,6 +88,8 @@ type ModelInfo struct {
 	Quantization  string
 	ContextLength int
 	Capabilities  []string // "completion", "tools", "thinking", ...
+	// Template is the model's chat template, in Ollama's template language.
+	Template string
 }
 
 // Supports reports whether the model has a capability.

@@ -179,3 +179,53 @@ func Covered(query string, toolResults []string) bool {
 	}
 	return 2*n >= len(want)
 }
+
+// Overhead is the search-term prompt's length without the request and its
+// context, for pricing the call before it is made.
+const Overhead = len(extractSystem) + 64
+
+// cues are words that ask about something said or done before.
+var cues = []string{
+	"remember", "remind me what", "told you", "tell you", "said", "last time", "earlier", "before",
+	"yesterday", "last week", "last month", "again", "did i", "have i", "what was", "what's my", "what is my",
+	"we talked", "we discussed", "you said", "recall",
+}
+
+// Cued reports whether a request asks about something from earlier
+// conversations. It is the deterministic gate that stands in for the
+// search-term model when that call is not worth its time.
+func Cued(query string) bool {
+	q := " " + strings.ToLower(query) + " "
+	for _, c := range cues {
+		if strings.Contains(q, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Terms are the search terms of a request without a model: its content
+// words, with the plan's topic.
+func Terms(query, topic string) Params {
+	var p Params
+	for w := range storage.ContentWords(query + " " + topic) {
+		if !stopWords[w] {
+			p.Keywords = append(p.Keywords, w)
+		}
+	}
+	slices.Sort(p.Keywords)
+	return p
+}
+
+// stopWords say nothing about what to search for.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the and but for with about what when where who whom which how why did does doe was were are have has had
+		that this these those there their they them you your yours can could would should will shall may might must
+		not any some all tell told say said remember recall again before earlier last time yesterday week month
+		from into onto over under then than just also very really please thank thanks know think want like
+		its it's i'm i've i'd we've let let's` + " " + "me my mine our ours") {
+		stopWords[w] = true
+	}
+}

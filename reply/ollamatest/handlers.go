@@ -63,7 +63,7 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request, rec *Request) {
 	}
 	writeJSON(w, http.StatusOK, showResponse{
 		Modelfile: "FROM " + normalize(m.Name) + "\n",
-		Template:  "{{ .Prompt }}",
+		Template:  orDefault(m.Template, "{{ .Prompt }}"),
 		Details:   m.details(),
 		ModelInfo: map[string]any{
 			"general.architecture":       m.Family,
@@ -239,15 +239,49 @@ func split(text string) []string {
 	return out
 }
 
+// metrics are the counters of an answer: a token per four characters of
+// the prompt (tools and messages), a token per chunk, at the model's rates.
+// Like Ollama with one parallel slot, the server keeps the last prompt of
+// each model in its cache: prompt_eval_count is the whole prompt, and
+// prompt_eval_duration is only for what the cache did not hold.
 func (s *Server) metrics(req ChatRequest, chunks int) metrics {
-	prompt := 0
-	for _, m := range req.Messages {
-		prompt += len(m.Content)
+	var b strings.Builder
+	if len(req.Tools) > 0 {
+		t, _ := json.Marshal(req.Tools)
+		b.Write(t)
 	}
+	for _, m := range req.Messages {
+		b.WriteString("<" + m.Role + ">" + m.Content)
+	}
+	prompt := b.String()
+	m, _ := s.model(req.Model)
+	pr, gr := m.PromptRate, m.GenRate
+	if pr <= 0 {
+		pr = 5000
+	}
+	if gr <= 0 {
+		gr = 500
+	}
+	s.mu.Lock()
+	if s.cached == nil {
+		s.cached = map[string]string{}
+	}
+	last := s.cached[normalize(req.Model)]
+	s.cached[normalize(req.Model)] = prompt
+	s.mu.Unlock()
+	same := 0
+	for same < len(last) && same < len(prompt) && last[same] == prompt[same] {
+		same++
+	}
+	tokens := len(prompt)/4 + 1
+	reused := min(same/4, tokens-1)
+	pd := time.Duration(float64(tokens-reused) / pr * float64(time.Second))
+	ed := time.Duration(float64(chunks) / gr * float64(time.Second))
+	load := 5 * time.Millisecond
 	return metrics{
-		TotalDuration: int64(50*time.Millisecond) + int64(chunks)*int64(20*time.Millisecond), LoadDuration: int64(5 * time.Millisecond),
-		PromptEvalCount: prompt/4 + 1, PromptEvalDuration: int64(30 * time.Millisecond),
-		EvalCount: chunks, EvalDuration: int64(chunks) * int64(20*time.Millisecond),
+		TotalDuration: int64(load + pd + ed), LoadDuration: int64(load),
+		PromptEvalCount: tokens, PromptEvalDuration: int64(pd),
+		EvalCount: chunks, EvalDuration: int64(ed),
 	}
 }
 

@@ -33,6 +33,12 @@ type Model struct {
 	Quantization  string   // "Q8_0"
 	Capabilities  []string // "completion", "tools", "thinking"
 	ContextLength int
+	// Template is what /api/show reports; default "{{ .Prompt }}".
+	Template string
+	// PromptRate and GenRate, in tokens per second, are the speeds the
+	// server reports in each answer's counters (it does not wait for
+	// them); defaults 5,000 and 500, a GPU's.
+	PromptRate, GenRate float64
 }
 
 // Fault is a failure the server shows instead of, or in the middle of, a reply.
@@ -106,8 +112,9 @@ type Server struct {
 	script    []Reply
 	responder func(ChatRequest) Reply
 	requests  []*Request
-	inflight  int        // requests being answered, guarded by mu
-	settled   *sync.Cond // signalled when inflight drops to zero
+	inflight  int               // requests being answered, guarded by mu
+	settled   *sync.Cond        // signalled when inflight drops to zero
+	cached    map[string]string // the last prompt of each model: its one cache slot
 }
 
 // New starts a server that has the given models pulled.

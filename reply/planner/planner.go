@@ -210,3 +210,7 @@ func isReply(head string) bool {
 	}
 	return false
 }
+
+// Overhead is the planner prompt's length without the request, the
+// dialogue and the tools, for pricing the call before it is made.
+const Overhead = len(system) + 64

@@ -26,6 +26,8 @@ type Chatter interface {
 type Tool struct {
 	Name, Description string
 	Keywords          []string
+	// Examples are things a user says to use the tool.
+	Examples []string
 }
 
 // Strategy is how tools are picked.
@@ -72,23 +74,22 @@ func New(o Options) *Router {
 // Strategy is the router's strategy.
 func (r *Router) Strategy() Strategy { return r.o.Strategy }
 
-// Select returns the tools for query. FellBack is set when the chosen
-// strategy gave up and every tool is offered; callers must not remember
-// that answer.
+// Select returns the tools for query. FellBack is set when the model's
+// pick failed and the best-scored tools by keyword are offered instead;
+// callers must not remember that answer. No strategy but All ever offers
+// every tool: a long list costs every call its prompt and makes a small
+// model choose worse.
 func (r *Router) Select(ctx context.Context, query string, tools []Tool) (names []string, fellBack bool) {
 	switch r.o.Strategy {
 	case All:
 		return all(tools), false
 	case Keyword:
-		if names := keywords(query, tools, r.o.Max); len(names) > 0 {
-			return names, false
-		}
-		return all(tools), true
+		return keywords(query, tools, r.o.Max), false
 	}
 	names, err := r.ask(ctx, query, tools)
 	if err != nil {
-		r.o.Log.Warn("tool router failed; offering every tool", "err", err)
-		return all(tools), true
+		r.o.Log.Warn("tool router failed; offering the best tools by keyword", "err", err)
+		return keywords(query, tools, r.o.Max), true
 	}
 	return names, false
 }
@@ -134,7 +135,11 @@ func (r *Router) ask(ctx context.Context, query string, tools []Tool) ([]string,
 	return names, nil
 }
 
-// keywords picks tools whose name parts or keywords appear in the query.
+// keywords scores each tool by the request's words: a keyword phrase of
+// the tool in the request counts 3, a part of its name 2, a content word
+// shared with one of its examples 1 each (at most 2 per tool), a word of
+// its description 1 (at most 2). The best-scored, at most max, are picked;
+// nothing scores for a greeting, and nothing is picked.
 func keywords(query string, tools []Tool, max int) []string {
 	q := " " + strings.ToLower(query) + " "
 	words := storage.ContentWords(query)
@@ -147,15 +152,17 @@ func keywords(query string, tools []Tool, max int) []string {
 		n := 0
 		for _, part := range strings.Split(t.Name, "_") {
 			if len(part) >= 3 && words[strings.TrimSuffix(part, "s")] {
-				n++
+				n += 2
 			}
 		}
 		for _, k := range t.Keywords {
 			if strings.Contains(q, " "+strings.ToLower(k)+" ") {
-				n += 2
+				n += 3
 			}
 		}
-		if n > 0 {
+		n += min(2, shared(words, strings.Join(t.Examples, " ")))
+		n += min(2, shared(words, t.Description))
+		if n >= 2 {
 			hits = append(hits, scored{t.Name, n})
 		}
 	}
@@ -167,6 +174,23 @@ func keywords(query string, tools []Tool, max int) []string {
 	return out
 }
 
+// shared counts the content words of text that are in words, leaving out
+// the words every request has.
+func shared(words map[string]bool, text string) int {
+	n := 0
+	for w := range storage.ContentWords(text) {
+		if words[w] && !common[w] {
+			n++
+		}
+	}
+	return n
+}
+
+// common words match too many tools to tell them apart.
+var common = map[string]bool{"the": true, "and": true, "for": true, "what": true, "you": true, "your": true, "that": true,
+	"this": true, "with": true, "are": true, "can": true, "how": true, "tell": true, "please": true, "about": true, "from": true,
+	"get": true, "has": true, "have": true, "there": true, "one": true, "user": true, "ask": true, "say": true}
+
 func all(tools []Tool) []string {
 	out := make([]string, len(tools))
 	for i, t := range tools {
@@ -174,3 +198,7 @@ func all(tools []Tool) []string {
 	}
 	return out
 }
+
+// Overhead is the router prompt's length without the request and the
+// tools, for pricing the call before it is made.
+const Overhead = len(system) + 32

@@ -79,6 +79,9 @@ type Reply struct {
 	Planner        bool     `toml:"planner"`
 	Router         string   `toml:"router"`
 	RouterMax      int      `toml:"router_max"`
+	ToolTokens     int      `toml:"tool_tokens"`
+	ToolStyle      string   `toml:"tool_style"`
+	AuxShare       float64  `toml:"aux_share"`
 	MemoryDigest   string   `toml:"memory_digest"`
 	ToolDigest     string   `toml:"tool_digest"`
 	MemoryResults  int      `toml:"memory_results"`
@@ -229,7 +232,7 @@ func Default() Config {
 			HistoryChars:      4000,
 			MaxTurns:          8,
 		},
-		Reply: Reply{Planner: true, Router: "llm", RouterMax: 5, MemoryDigest: "auto", ToolDigest: "off", MemoryResults: 5,
+		Reply: Reply{Planner: true, Router: "llm", RouterMax: 5, ToolStyle: "auto", AuxShare: 0.25, MemoryDigest: "auto", ToolDigest: "off", MemoryResults: 5,
 			ToolSearchMax: 3, CarryTurns: 3, CarryChars: 800, PlannerTimeout: Duration{6 * time.Second},
 			AuxTimeout: Duration{8 * time.Second}, DigestTimeout: Duration{8 * time.Second}},
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},

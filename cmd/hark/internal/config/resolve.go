@@ -90,6 +90,13 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	between("assistant.max_turns", c.Assistant.MaxTurns, 1, 20)
 	oneOf("reply.router", c.Reply.Router, []string{"llm", "keyword", "all"})
 	between("reply.router_max", c.Reply.RouterMax, 1, 30)
+	if c.Reply.ToolTokens != 0 {
+		between("reply.tool_tokens", c.Reply.ToolTokens, 50, 20000)
+	}
+	oneOf("reply.tool_style", c.Reply.ToolStyle, []string{"auto", "native", "text"})
+	if c.Reply.AuxShare < 0 || c.Reply.AuxShare > 1 {
+		bad("reply.aux_share", "%v is outside 0..1", c.Reply.AuxShare)
+	}
 	oneOf("reply.memory_digest", c.Reply.MemoryDigest, []string{"auto", "on", "off"})
 	oneOf("reply.tool_digest", c.Reply.ToolDigest, []string{"auto", "on", "off"})
 	between("reply.memory_results", c.Reply.MemoryResults, 1, 50)
