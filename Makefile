@@ -18,6 +18,10 @@
 #   make cross-whisper-pi5 ...   bin/linux-<pi>-whisper/hark with whisper.cpp
 #   make qemu-whisper-pi5 ...    the engine's tests for that Pi under qemu (slow)
 #   make bench-whisper           Hark vs whisper-cli, audio context, memory
+#
+# Language model benchmarks:
+#   make bench-model   a model in Llama 3.2 1B's shape with random weights,
+#                      imported into the Ollama in build/llm as hark-bench-1b
 
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -84,7 +88,7 @@ whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="
 .PHONY: run test deps tidy vet unit nocgo cross qemu bench soak lint clean fresh test-steps \
 	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
 	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
-	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7
+	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model
 
 # make run links alsa-lib when its headers are installed, so the
 # simulation can use this computer's sound card.
@@ -237,6 +241,14 @@ qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7: qemu-whisper-%:
 bench-whisper:
 	$(call whisper_env,$(WHISPER_PREFIX)) WHISPER_CLI=$(abspath $(WHISPER_PREFIX))/bin/whisper-cli \
 		$(GO) test -tags whisper -run '^$$' -bench . -benchtime 5x ./pipeline/whisper
+
+# The benchmark model: a GGUF in Llama 3.2 1B Instruct's shape with random
+# weights and the real tokenizer (cmd/benchmodel), imported into the pinned
+# Ollama release from ../shared/third_party as hark-bench-1b, quantized to
+# Q4_K_M, with internal/benchmodel/llama32.gotmpl; then one chat shows that
+# it answers. Skipped, saying why, without that Ollama. Not part of make test.
+bench-model:
+	GO=$(GO) internal/benchmodel/import.sh
 
 lint:
 	$(GO) vet -tags $(TAGS) ./...
