@@ -20,6 +20,9 @@
 #   make bench-whisper           Hark vs whisper-cli, audio context, memory
 #
 # Language model benchmarks:
+#   make bench-llm     the reply's cost against the real Ollama server and
+#                      the bench model: calls, prompt tokens evaluated and
+#                      reused, time to first audio, per case and turn
 #   make bench-model   a model in Llama 3.2 1B's shape with random weights,
 #                      imported into the Ollama in build/llm as hark-bench-1b
 
@@ -88,7 +91,7 @@ whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="
 .PHONY: run test deps tidy vet unit nocgo cross qemu bench soak lint clean fresh test-steps \
 	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
 	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
-	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model
+	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model bench-llm
 
 # make run links alsa-lib when its headers are installed, so the
 # simulation can use this computer's sound card.
@@ -249,6 +252,16 @@ bench-whisper:
 # it answers. Skipped, saying why, without that Ollama. Not part of make test.
 bench-model:
 	GO=$(GO) internal/benchmodel/import.sh
+
+# The reply's cost on this machine's CPU (reply/llmbench_test.go): the real
+# Ollama server serving the bench model, one line per case and turn with
+# model calls, prompt tokens evaluated and reused (from the model runner's
+# log), milliseconds to the first sentence, and the bare model's time to
+# first token for the same words. Skipped, saying why, without the pinned
+# Ollama release.
+bench-llm: bench-model
+	$(GO) test -tags llmbench -run '^TestLLMBench$$' -count 1 -timeout 60m -v ./reply/ | \
+		grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS' -e '^ok '
 
 lint:
 	$(GO) vet -tags $(TAGS) ./...

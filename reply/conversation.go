@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,21 @@ type conversation struct {
 
 	mu    sync.Mutex
 	cache map[string]any
+	tools []string // offered in the last turn, in prompt order
+}
+
+// offered is the tools of the last turn, in the order the prompt gave them.
+func (c *conversation) offered() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.tools)
+}
+
+// offer records the tools of this turn.
+func (c *conversation) offer(names []string) {
+	c.mu.Lock()
+	c.tools = slices.Clone(names)
+	c.mu.Unlock()
 }
 
 func newConversation(id string, started time.Time) *conversation {

@@ -189,11 +189,13 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 	if e.o.Commands == nil {
 		return nil, nil
 	}
-	var names []string
+	// stop and search_tools come first: they are on offer in every call,
+	// so the tool list's start is the same from reply to reply.
+	names := []string{"stop", SearchTools}
 	if !t.plan.ReplyOnly() {
 		key := "router|" + t.q.Text + "|" + string(e.o.Router) + "|" + sig
 		if v, ok := t.conv.recall(key); ok {
-			names = slices.Clone(v.([]string))
+			names = append(names, v.([]string)...)
 		} else {
 			var tools []router.Tool
 			chars := router.Overhead + len(t.q.Text)
@@ -217,19 +219,37 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 			if !fellBack { // never pin "everything" to the conversation
 				t.conv.remember(key, slices.Clone(picked))
 			}
-			names = picked
+			names = append(names, picked...)
 		}
 		names = append(names, t.plan.Tools()...)
 	}
 	names = append(names, failedTools(t.past)...)
-	names = append(names, "stop", SearchTools)
+	// The tools of the conversation's earlier turns stay on offer, after
+	// this turn's picks in priority and before them in order: the tool
+	// list is part of the prompt's prefix, and a list that only grows
+	// keeps the server's cache of the dialogue.
+	before := t.conv.offered()
+	names = append(names, before...)
 	var out []string
 	for _, n := range names {
 		if _, ok := e.o.Commands.Lookup(n); (ok || n == SearchTools) && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
-	return t.budget(out), nil
+	kept := t.budget(out)
+	var ordered []string
+	for _, n := range before {
+		if slices.Contains(kept, n) {
+			ordered = append(ordered, n)
+		}
+	}
+	for _, n := range kept {
+		if !slices.Contains(ordered, n) {
+			ordered = append(ordered, n)
+		}
+	}
+	t.conv.offer(ordered)
+	return ordered, nil
 }
 
 // memoryChars bounds recalled memory that is not digested.

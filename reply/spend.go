@@ -125,3 +125,43 @@ func (t *turn) worth(what string, chars, out int, ceiling time.Duration) (time.D
 // errNotWorth is what a call the engine chose not to make returns, so that
 // callers fail open exactly as when it fails.
 var errNotWorth = errors.New("reply: auxiliary call not worth its time here")
+
+// warmWord is the user's message of the warm-up call.
+const warmWord = "hello"
+
+// Warm loads the chat model and fills the server's prompt cache with the
+// system prompt every reply starts with (and the tools always on offer),
+// so that the first question after the box starts pays only for its own
+// words; the answer, one token, also teaches the meter the server's
+// prompt rate. The daemon calls it at start; a failure is only logged.
+func (e *Engine) Warm(ctx context.Context) error {
+	now := e.o.Now()
+	t := &turn{e: e, conv: newConversation("warm-up", now), now: now, began: time.Now(), say: func(string) {}}
+	e.mu.Lock()
+	t.text = e.textTools
+	e.mu.Unlock()
+	size := e.modelSize(ctx)
+	t.small, t.toolsMove = size.small, size.toolsMove
+	switch e.o.ToolStyle {
+	case "text":
+		t.text = true
+	case "auto":
+		t.text = t.text || t.toolsMove && e.o.Commands != nil
+	}
+	if e.o.Commands != nil {
+		t.allowed = t.budget([]string{"stop", SearchTools})
+	}
+	req := llm.Request{MaxTokens: 1, Tools: t.tools(), Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: t.systemPrompt()},
+		{Role: llm.RoleUser, Content: e.stamp(now) + "\n" + warmWord},
+	}}
+	began := time.Now()
+	resp, err := t.metered(ctx, e.o.Model, e.chatKey(), req, nil)
+	if err != nil {
+		e.log.Warn("model warm-up failed", "err", err)
+		return fmt.Errorf("reply: warm up: %w", err)
+	}
+	e.log.Info("model warmed up", "ms", time.Since(began).Milliseconds(), "load_ms", resp.LoadDuration.Milliseconds(),
+		"prompt_tokens", resp.PromptTokens)
+	return nil
+}

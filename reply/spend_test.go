@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/ollamatest"
@@ -91,7 +92,7 @@ func TestToolBudget(t *testing.T) {
 	for _, tl := range chat.Tools {
 		offered = append(offered, tl.Function.Name)
 	}
-	if !slices.Equal(offered, []string{"set_reminder", "stop", "search_tools"}) {
+	if !slices.Equal(offered, []string{"stop", "search_tools", "set_reminder"}) {
 		t.Errorf("offered %v under a 220-token budget: want the best pick, stop and search_tools", offered)
 	}
 	if res.Timings.ToolTokens == 0 || res.Timings.ToolTokens > 220 {
@@ -138,5 +139,33 @@ func TestToolsMovedByTheTemplateGoInTheSystemPrompt(t *testing.T) {
 	n.ask(t, "anything ticking away in the kitchen")
 	if chat := n.srv.Chats()[len(n.srv.Chats())-1]; len(chat.Tools) == 0 {
 		t.Error("tool_style native keeps the server's tool calling")
+	}
+}
+
+// TestWarmFillsTheCache: the warm-up call asks for one token with the
+// system prompt every reply starts with, so the first reply after it
+// reuses that prefix from the server's cache.
+func TestWarmFillsTheCache(t *testing.T) {
+	// No auxiliary calls: between the warm-up and the reply, the cache
+	// holds only what they sent.
+	f := newFixture(t, smallModel, Options{Policy: cost.Policy{Floor: time.Nanosecond, Share: 1e-9}})
+	if err := f.eng.Warm(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	warm := f.srv.Chats()[0]
+	if replytest.KindOf(warm) != replytest.Warm || warm.Options["num_predict"] != float64(1) {
+		t.Fatalf("warm-up request %+v: want the chat prompt with a one-token answer", warm.Options)
+	}
+	f.model.on(kindChat, ollamatest.Reply{Content: "Hello to you."})
+	res, _, err := f.ask(t, "hello there my friend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := f.srv.Chats()[len(f.srv.Chats())-1]
+	if chat.Messages[0].Content != warm.Messages[0].Content {
+		t.Errorf("the first reply's system prompt differs from the warm-up's:\n%s\n%s", warm.Messages[0].Content, chat.Messages[0].Content)
+	}
+	if res.Timings.Evaluated*3 > res.Timings.PromptTokens {
+		t.Errorf("evaluated %d of %d prompt tokens: want most of the prompt from the warmed cache", res.Timings.Evaluated, res.Timings.PromptTokens)
 	}
 }

@@ -191,6 +191,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	})
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
+	wg.Go(func() { a.engine.Warm(octx) }) // the first question then pays only for its own words
 	wg.Go(func() {
 		if err := a.alerts.Run(octx, p); err != nil {
 			log.Error("timers, alarms and reminders stopped", "err", err)

@@ -145,8 +145,14 @@ func (c *Client) request(req Request, stream bool) (*api.ChatRequest, error) {
 		return nil, err
 	}
 	areq := &api.ChatRequest{Model: model, Messages: msgs, Stream: &stream, Tools: tools, Format: req.Format}
+	if c.o.NumCtx > 0 || req.MaxTokens > 0 {
+		areq.Options = map[string]any{}
+	}
 	if c.o.NumCtx > 0 {
-		areq.Options = map[string]any{"num_ctx": c.o.NumCtx}
+		areq.Options["num_ctx"] = c.o.NumCtx
+	}
+	if req.MaxTokens > 0 {
+		areq.Options["num_predict"] = req.MaxTokens
 	}
 	if c.o.KeepAlive != 0 {
 		areq.KeepAlive = &api.Duration{Duration: c.o.KeepAlive}

@@ -55,6 +55,9 @@ type Request struct {
 	Think *bool
 	// Model overrides the Client's model for this request.
 	Model string
+	// MaxTokens bounds the answer's tokens (Ollama's num_predict); 0 for
+	// no bound.
+	MaxTokens int
 }
 
 // Chunk is a piece of a streamed answer.

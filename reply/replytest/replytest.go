@@ -24,6 +24,9 @@ const (
 	Diary   = "diary"
 	Resolve = "resolve"
 	Chat    = "chat"
+	// Warm is the reply engine's warm-up call: the chat prompt with a
+	// one-token answer.
+	Warm    = "warm"
 	Unknown = "unknown"
 )
 
@@ -40,6 +43,9 @@ var prefixes = map[string]string{
 func KindOf(r ollamatest.ChatRequest) string {
 	if len(r.Messages) == 0 || r.Messages[0].Role != "system" {
 		return Unknown
+	}
+	if n, ok := r.Options["num_predict"].(float64); ok && n == 1 {
+		return Warm
 	}
 	for prefix, k := range prefixes {
 		if strings.HasPrefix(r.Messages[0].Content, prefix) {
@@ -107,6 +113,8 @@ func (m *Model) Respond(r ollamatest.ChatRequest) ollamatest.Reply {
 		return ollamatest.Reply{Content: `{"keywords": []}`}
 	case Diary:
 		return ollamatest.Reply{Content: `{"summary": "A short chat.", "keywords": ["chat"]}`}
+	case Warm:
+		return ollamatest.Reply{Content: "Hi"}
 	}
 	return ollamatest.Reply{Fault: ollamatest.ServerError, Error: "replytest: no answer scripted for a " + k + " call"}
 }

@@ -197,7 +197,7 @@ func SetReminder(s Schedule) *command.Command {
 	return &command.Command{
 		Name:        "set_reminder",
 		Description: "Remind the user of something at a time or after a while.",
-		Keywords:    []string{"remind", "reminder"},
+		Keywords:    []string{"remind", "reminder", "make sure i", "don't let me forget", "do not let me forget"},
 		Parameters: []command.Parameter{
 			{Name: "message", Type: "string", Required: true, Description: "what to remind of, e.g. call mom"},
 			{Name: "at", Type: "string", Description: "time of day, HH:MM 24-hour", Check: checkClock},

@@ -13,7 +13,7 @@ func Time() *command.Command {
 	return &command.Command{
 		Name:        "get_current_time",
 		Description: "Current local time, date and weekday.",
-		Keywords:    []string{"time", "clock", "date", "day", "today"},
+		Keywords:    []string{"time", "clock", "date", "what day"},
 		Parameters: []command.Parameter{
 			{Name: "detail", Type: "string", Enum: []string{"time", "date", "day"}, Default: "time", Description: "What to tell."},
 		},

@@ -118,7 +118,7 @@ func Convert() *command.Command {
 	return &command.Command{
 		Name:        "convert_measurement",
 		Description: "Convert a length, mass, volume, temperature or speed between units.",
-		Keywords:    []string{"convert", "how many", "in", "units"},
+		Keywords:    []string{"convert", "how many", "units"},
 		Parameters: []command.Parameter{
 			{Name: "value", Type: "float", Required: true},
 			{Name: "from_unit", Type: "string", Required: true, Description: "e.g. ft, kg, F, mph"},

@@ -1,0 +1,105 @@
+package reply
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/internal/ollamaserve"
+	"github.com/harkbox/hark/internal/sharedtest"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
+	"github.com/harkbox/hark/reply/cost"
+	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/storage"
+)
+
+// TestRealServerReusesThePrefix runs two turns of a conversation against
+// the real Ollama server (the pinned release in ../shared/third_party)
+// serving a real tiny llama under a Llama 3.2 style template, and reads
+// from the model runner's own log how much of each prompt its cache
+// reused: the second turn must come mostly from the cache, and the meter's
+// estimate of it must be close to what the server did.
+func TestRealServerReusesThePrefix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real Ollama server: not with -short")
+	}
+	shared := sharedtest.Dir()
+	gguf := sharedtest.Path(t, "models/stories260K.gguf")
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	bin, err := ollamaserve.Binary(shared, filepath.Join(cache, "hark", "ollama-v0.17.4"))
+	if err != nil {
+		t.Skipf("no Ollama server to test against: %v", err)
+	}
+	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	srv, err := ollamaserve.Start(ctx, bin, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	modelfile := "FROM " + gguf + "\nTEMPLATE \"\"\"" + string(tmpl) + "\"\"\"\nPARAMETER num_predict 24\nPARAMETER temperature 0\n"
+	if err := srv.Create(ctx, "hark-tiny", modelfile, ""); err != nil {
+		t.Fatal(err)
+	}
+	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-tiny", NumCtx: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sched, _ := schedule.New(schedule.Options{Store: db.Schedule(), Location: time.UTC})
+	reg := command.NewRegistry(command.Options{Location: time.UTC})
+	if err := reg.Register(builtin.All(builtin.Deps{Schedule: sched, Mixer: &fixedMixer{level: 50}, Memory: db.SealedFacts(db.Secrets("")), Status: noStatus{}})...); err != nil {
+		t.Fatal(err)
+	}
+	meter := cost.NewMeter()
+	eng, err := New(Options{Model: client, Info: client, ModelName: "hark-tiny", Server: srv.URL.String(), Meter: meter,
+		Commands: reg, Dialogue: db.Dialogue(), Location: time.UTC,
+		// Only the chat calls, so that what the cache holds is theirs.
+		Policy: cost.Policy{Floor: time.Nanosecond, Share: 1e-9}, ChatTimeout: time.Minute, ReplyBudget: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	var results []Result
+	for _, q := range []string{"tell me a story about a little dog", "and what happened to the dog next"} {
+		res, err := eng.Reply(ctx, Query{Text: q}, func(string) {})
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", q, err, srv.Log())
+		}
+		results = append(results, res)
+	}
+	uses := srv.CacheUses()
+	if len(uses) < 2 {
+		t.Fatalf("the runner logged %d cache loads, want one per call:\n%s", len(uses), srv.Log())
+	}
+	first, second := uses[0], uses[len(uses)-1]
+	t.Logf("first turn: %d prompt tokens, %d from the cache; second turn: %d, %d from the cache (%.0f %%)",
+		first.Prompt, first.Used, second.Prompt, second.Used, 100*second.Reused())
+	if second.Reused() < 0.7 || second.Used < first.Prompt*3/4 {
+		t.Errorf("the second turn reused %d of %d tokens (the first turn's prompt was %d): want at least 70 %% and most of the first turn",
+			second.Used, second.Prompt, first.Prompt)
+	}
+	// The meter's guess of what the server evaluated is close to the truth.
+	guess, truth := results[1].Timings.Evaluated, second.Prompt-second.Used
+	if guess > 3*truth+40 || truth > 3*guess+40 {
+		t.Errorf("the meter expected %d tokens evaluated in the second turn; the server evaluated %d", guess, truth)
+	}
+	if r := meter.Rates(cost.Key(srv.URL.String(), "hark-tiny")); !r.Known() {
+		t.Errorf("the meter learned nothing from the server's counters: %+v", r)
+	}
+}
