@@ -2,12 +2,7 @@
 
 package reply
 
-import (
-	"context"
-	"strconv"
-
-	"github.com/harkbox/hark/internal/ollamaserve"
-)
+import "context"
 
 // What the bench reads of the engine that earlier versions did not have;
 // kept apart so that the bench runs against them too, for the figures
@@ -21,7 +16,3 @@ func standIns(r Result) []string { return r.StandIns }
 func warm(ctx context.Context, e *Engine) { e.Warm(ctx) }
 
 func toolTokens(r Result) int { return r.Timings.ToolTokens }
-
-func callKinds(srv *ollamaserve.Server, before int) []string {
-	return []string{strconv.Itoa(len(srv.CacheUses()) - before)}
-}
