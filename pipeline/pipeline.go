@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
@@ -200,6 +201,9 @@ type Pipeline struct {
 	turns   uint64 // turn counter, owned by Run
 	alertCh chan Alert
 	alerts  alertState
+	// sounding is when the box's own earcon (and its echo in the room)
+	// will have died away, in Unix nanoseconds.
+	sounding atomic.Int64
 }
 
 // New returns a Pipeline for opts.

@@ -25,20 +25,29 @@ type Detector interface {
 	Reset()
 }
 
-// Energy is a voice activity detector on loudness: a frame is speech when
-// it stands far enough above the noise floor. The floor is the quietest
-// frame of the last second and a half (the gaps between words fall back
-// to it), so it follows a fan switched on or a window opened without being
-// told, and the room tone after the last word counts as silence at once.
+// Energy is a voice activity detector on loudness in the voice band: a
+// frame is speech when its energy between 100 Hz and 7 kHz stands far
+// enough above the noise floor. Band-limiting leaves out what rooms are
+// most noisy with (hum, fans, traffic rumble) and none of a voice, its
+// fricatives included.
+// The floor is the quietest frame of the last second and a half (the gaps
+// between words fall back to it), so it follows a fan switched on or a
+// window opened without being told. The margin over it shrinks as the
+// floor rises: in a quiet room a voice stands far above it and 12 dB keeps
+// breaths and clicks out; in a loud one even a clear voice stands only a
+// few decibels above, and 6 dB still hears it.
 type Energy struct {
-	// Margin is how far above the floor speech stands; default 12 dB.
+	// Margin, when set, is a fixed margin over the floor in dB instead of
+	// the adaptive one.
 	Margin float64
 	// Quietest is the loudness below which nothing is speech, however
 	// quiet the room; default -55 dBFS.
 	Quietest float64
 
-	recent []float64 // loudness of the last floorWindow frames, a ring
+	recent []float64 // band loudness of the last floorWindow frames, a ring
 	next   int
+	band   [2]biquad // high-pass, low-pass
+	buf    []float32
 }
 
 var _ Detector = (*Energy)(nil)
@@ -51,24 +60,43 @@ const (
 	// floorMin is the lowest floor: a microphone's own noise, however
 	// silent the digital input.
 	floorMin = -75.0
+	// The adaptive margin: quietMargin over a floor at or below quietFloor,
+	// down to loudMargin over one at or above loudFloor.
+	quietMargin, loudMargin = 12.0, 6.0
+	quietFloor, loudFloor   = -60.0, -35.0
 )
 
 // FrameSize is 20 ms.
 func (e *Energy) FrameSize() int { return energyFrame }
 
-// Reset forgets the floor.
-func (e *Energy) Reset() { e.recent, e.next = e.recent[:0], 0 }
+// Reset forgets the floor and the filters' state.
+func (e *Energy) Reset() {
+	e.recent, e.next = e.recent[:0], 0
+	e.band = voiceBand()
+}
+
+// margin is how far above floor speech must stand.
+func (e *Energy) margin(floor float64) float64 {
+	if e.Margin != 0 {
+		return e.Margin
+	}
+	f := min(max((floor-quietFloor)/(loudFloor-quietFloor), 0), 1)
+	return quietMargin - f*(quietMargin-loudMargin)
+}
 
 // Speech scores a frame: a soft step from 0 to 1 across the margin.
 func (e *Energy) Speech(frame []float32) float32 {
-	margin, quietest := e.Margin, e.Quietest
-	if margin == 0 {
-		margin = 12
-	}
+	quietest := e.Quietest
 	if quietest == 0 {
 		quietest = -55
 	}
-	db := Loudness(frame)
+	if e.band[0].b0 == 0 {
+		e.band = voiceBand()
+	}
+	e.buf = append(e.buf[:0], frame...)
+	e.band[0].run(e.buf)
+	e.band[1].run(e.buf)
+	db := Loudness(e.buf)
 	if len(e.recent) < floorWindow {
 		e.recent = append(e.recent, db)
 	} else {
@@ -79,7 +107,41 @@ func (e *Energy) Speech(frame []float32) float32 {
 	if db < quietest {
 		return 0
 	}
-	return float32(1 / (1 + math.Exp(-(db-floor-margin)*0.8)))
+	return float32(1 / (1 + math.Exp(-(db-floor-e.margin(floor))*0.8)))
+}
+
+// biquad is a second-order filter section (direct form I).
+type biquad struct {
+	b0, b1, b2, a1, a2 float64
+	x1, x2, y1, y2     float64
+}
+
+func (q *biquad) run(s []float32) {
+	for i, v := range s {
+		x := float64(v)
+		y := q.b0*x + q.b1*q.x1 + q.b2*q.x2 - q.a1*q.y1 - q.a2*q.y2
+		q.x2, q.x1, q.y2, q.y1 = q.x1, x, q.y1, y
+		s[i] = float32(y)
+	}
+}
+
+// voiceBand is a 100 Hz high-pass and a 7 kHz low-pass at 16 kHz, each a
+// Butterworth section (the audio EQ cookbook's formulas).
+func voiceBand() [2]biquad {
+	section := func(f float64, high bool) biquad {
+		w := 2 * math.Pi * f / pcm.SpeechRate
+		alpha := math.Sin(w) / math.Sqrt2 // sin(w) / 2Q, Q = 1/sqrt(2)
+		cos := math.Cos(w)
+		a0 := 1 + alpha
+		var b0, b1 float64
+		if high {
+			b0, b1 = (1+cos)/2, -(1 + cos)
+		} else {
+			b0, b1 = (1-cos)/2, 1-cos
+		}
+		return biquad{b0: b0 / a0, b1: b1 / a0, b2: b0 / a0, a1: -2 * cos / a0, a2: (1 - alpha) / a0}
+	}
+	return [2]biquad{section(100, true), section(7000, false)}
 }
 
 // Loudness is a frame's RMS level in dBFS (-100 for silence).
@@ -112,9 +174,24 @@ func (d Decision) String() string {
 
 // Endpointer turns per-frame speech scores into decisions. Times are
 // audio time: the frames' own duration, not the wall clock.
+//
+// Speech begins where a run of frames scoring at least 0.5 lasts MinSpeech,
+// and is placed back to where that run first rose above 0.2 (a detector's
+// score climbs over the first syllable); it goes on while frames score at
+// least 0.35. The silence that ends it depends on what came before: the
+// longest wait (MaxSilence) while less than a second has been said, or
+// after a last burst too short to be more than a trailing syllable, and
+// less the longer and steadier the speech (down to MinSilence), so a long
+// command with a pause survives and a short one still ends fast. A short
+// sound soon after the press (a click, the box's own earcon heard through
+// the microphone) that silence follows is forgotten, not taken for the
+// start of speech.
 type Endpointer struct {
-	// Silence after speech that ends the utterance; default 700 ms.
-	Silence time.Duration
+	// MinSilence and MaxSilence bound the silence after speech that ends
+	// the utterance; defaults 500 ms and 1.2 s. Silence, when set, is a
+	// fixed wait instead.
+	MinSilence, MaxSilence time.Duration
+	Silence                time.Duration
 	// StartTimeout ends an utterance in which no speech began; 0 waits.
 	StartTimeout time.Duration
 	// MaxLength caps an utterance; default 15 s.
@@ -122,17 +199,54 @@ type Endpointer struct {
 	// MinSpeech is how much speech must come before it counts as begun,
 	// so a click or a cough is not; default 120 ms.
 	MinSpeech time.Duration
+	// PressAt is where in the audio the press came (after the pre-roll);
+	// a blip within blipWindow of it does not begin the utterance.
+	PressAt time.Duration
 
 	elapsed, speechRun, silenceRun time.Duration
-	began                          bool
+	spoken, lastRun                time.Duration // speech so far; the last run before the silence
+	began, rising                  bool
+	onset                          time.Duration // where the current rise above onsetLevel began
 	start, end                     time.Duration // speech bounds, audio time
 }
 
+// The score levels: speech starts at startLevel, goes on down to
+// keepLevel, and its start is traced back to where it rose above
+// onsetLevel.
+const (
+	startLevel = 0.5
+	keepLevel  = 0.35
+	onsetLevel = 0.2
+	// A sound shorter than blipSpeech that starts within blipWindow of the
+	// press and is followed by blipQuiet of silence is not speech.
+	blipSpeech = 250 * time.Millisecond
+	blipWindow = 600 * time.Millisecond
+	blipQuiet  = 400 * time.Millisecond
+)
+
+// silence is the wait that ends the utterance now.
 func (e *Endpointer) silence() time.Duration {
-	if e.Silence == 0 {
-		return 700 * time.Millisecond
+	if e.Silence > 0 {
+		return e.Silence
 	}
-	return e.Silence
+	lo, hi := e.MinSilence, e.MaxSilence
+	if lo == 0 {
+		lo = 500 * time.Millisecond
+	}
+	if hi == 0 {
+		hi = 1200 * time.Millisecond
+	}
+	if hi < lo {
+		hi = lo
+	}
+	// Under a second of speech, or a last burst of a syllable or two:
+	// the user may be pausing mid-phrase.
+	if e.spoken < time.Second || e.lastRun < 200*time.Millisecond {
+		return hi
+	}
+	// From a second to three seconds of speech the wait shrinks to lo.
+	f := min(float64(e.spoken-time.Second)/float64(2*time.Second), 1)
+	return hi - time.Duration(f*float64(hi-lo))
 }
 
 func (e *Endpointer) maxLength() time.Duration {
@@ -153,20 +267,36 @@ func (e *Endpointer) minSpeech() time.Duration {
 func (e *Endpointer) Push(p float32, d time.Duration) Decision {
 	at := e.elapsed
 	e.elapsed += d
-	speech, quiet := p >= 0.5, p < 0.35 // between the two: keep the run going
+	if p >= onsetLevel {
+		if !e.rising {
+			e.rising, e.onset = true, at
+		}
+	} else {
+		e.rising = false
+	}
+	inRun := e.speechRun > 0
+	speech := p >= startLevel || inRun && p >= keepLevel
 	switch {
 	case speech:
-		if e.speechRun == 0 && !e.began {
-			e.start = at
+		if !inRun && !e.began {
+			e.start = e.onset
 		}
 		e.speechRun += d
+		e.spoken += d
 		e.silenceRun = 0
 		e.end = e.elapsed
-	case quiet:
+	case p < keepLevel:
+		if inRun {
+			e.lastRun = e.speechRun
+		}
+		e.speechRun = 0
 		e.silenceRun += d
 		if !e.began {
-			e.speechRun = 0
+			e.spoken = 0
 		}
+	}
+	if e.began && e.spoken < blipSpeech && e.silenceRun >= blipQuiet && e.start < e.PressAt+blipWindow {
+		e.began, e.spoken, e.start, e.end = false, 0, 0, 0 // a blip, not the user
 	}
 	switch {
 	case !e.began && e.speechRun >= e.minSpeech():
@@ -174,7 +304,7 @@ func (e *Endpointer) Push(p float32, d time.Duration) Decision {
 		return Began
 	case e.began && e.silenceRun >= e.silence():
 		return Ended
-	case !e.began && e.StartTimeout > 0 && e.elapsed >= e.StartTimeout:
+	case !e.began && e.StartTimeout > 0 && e.elapsed-e.PressAt >= e.StartTimeout:
 		return NoSpeech
 	case e.elapsed >= e.maxLength():
 		return TooLong

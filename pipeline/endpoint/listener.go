@@ -44,15 +44,20 @@ type Options struct {
 	// Detector scores speech; default an Energy detector.
 	Detector Detector
 	// PreRoll is the audio from before the press that starts each
-	// utterance, so the first syllable is not lost; default 300 ms.
+	// utterance, so a first word said with the press is not lost; default
+	// 1 s.
 	PreRoll time.Duration
-	// Silence after speech ends an utterance that ends on silence;
-	// default 700 ms.
-	Silence time.Duration
+	// MinSilence and MaxSilence bound the silence after speech that ends
+	// an utterance that ends on silence (see Endpointer); defaults 500 ms
+	// and 1.2 s. Silence, when set, is a fixed wait instead.
+	MinSilence, MaxSilence time.Duration
+	Silence                time.Duration
 	// MaxLength caps an utterance; default 15 s.
 	MaxLength time.Duration
-	// Margin is the audio kept around the speech when the silence is
-	// trimmed; default 150 ms before and after.
+	// Margin is the audio kept after the last speech; default 500 ms. What
+	// comes before the speech is kept from the press on, and at least a
+	// second of it (pre-roll included): speech-to-text gets the whole
+	// utterance, and trimming only spares it long silences.
 	Margin time.Duration
 	// Retry is how long to wait before reopening a microphone that
 	// failed; default 2 s.
@@ -98,10 +103,10 @@ func New(o Options) *Listener {
 		o.Detector = &Energy{}
 	}
 	if o.PreRoll == 0 {
-		o.PreRoll = 300 * time.Millisecond
+		o.PreRoll = time.Second
 	}
 	if o.Margin == 0 {
-		o.Margin = 150 * time.Millisecond
+		o.Margin = 500 * time.Millisecond
 	}
 	if o.Retry == 0 {
 		o.Retry = 2 * time.Second
@@ -314,8 +319,10 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 
 	det := l.o.Detector
 	det.Reset()
-	ep := &Endpointer{Silence: l.o.Silence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength}
-	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin}
+	press := time.Duration(len(pre)) * time.Second / pcm.SpeechRate
+	ep := &Endpointer{Silence: l.o.Silence, MinSilence: l.o.MinSilence, MaxSilence: l.o.MaxSilence,
+		StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
+	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo}
 	u.add(pre)
 	for {
 		select {
@@ -344,19 +351,32 @@ type utterance struct {
 	det    Detector
 	ep     *Endpointer
 	frame  int
-	margin time.Duration // kept around the speech
+	margin time.Duration // kept after the speech
+	press  int           // the sample of the press: the pre-roll comes before it
+	echo   func() bool   // reports the box's own speaker sounding; nil for never
 	audio  []float32
 	scored int // samples scored so far
 }
+
+// lead is the audio kept before the detected start of speech.
+const lead = time.Second
 
 // add appends audio, scores the whole frames it completes, and returns
 // the first decision other than Continue and Began, if any.
 func (u *utterance) add(chunk []float32) Decision {
 	u.audio = append(u.audio, chunk...)
+	// What the microphone caught while the box itself was sounding (its
+	// earcon, say) is never the user: it is scored, so the detector keeps
+	// its state, and then counted as silence.
+	echo := u.echo != nil && u.echo()
 	for u.scored+u.frame <= len(u.audio) {
 		f := u.audio[u.scored : u.scored+u.frame]
 		u.scored += u.frame
-		d := u.ep.Push(u.det.Speech(f), time.Duration(u.frame)*time.Second/pcm.SpeechRate)
+		p := u.det.Speech(f)
+		if echo {
+			p = 0
+		}
+		d := u.ep.Push(p, time.Duration(u.frame)*time.Second/pcm.SpeechRate)
 		if d != Continue && d != Began {
 			return d
 		}
@@ -370,10 +390,13 @@ func (u *utterance) result(cut bool) (voice.Utterance, error) {
 		return voice.Utterance{}, voice.ErrNoSpeech
 	}
 	from, to := u.ep.Speech()
-	a := pcm.FramesIn(max(from-u.margin, 0), pcm.SpeechRate)
+	a := min(u.press, pcm.FramesIn(max(from-lead, 0), pcm.SpeechRate))
 	b := min(pcm.FramesIn(to+u.margin, pcm.SpeechRate), len(u.audio))
+	rate := time.Duration(pcm.SpeechRate)
 	return voice.Utterance{
-		Audio: pcm.Buffer{Rate: pcm.SpeechRate, Channels: 1, Samples: append([]float32(nil), u.audio[a:b]...)},
-		Cut:   cut,
+		Audio:  pcm.Buffer{Rate: pcm.SpeechRate, Channels: 1, Samples: append([]float32(nil), u.audio[a:b]...)},
+		Cut:    cut,
+		Offset: time.Duration(a-u.press) * time.Second / rate,
+		Speech: [2]time.Duration{from - time.Duration(a)*time.Second/rate, to - time.Duration(a)*time.Second/rate},
 	}, nil
 }

@@ -121,14 +121,19 @@ func TestTapEndsAfterSilence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Speech ends 1.6 s after the press; the utterance ends 700 ms of
-		// silence later, give or take a frame.
-		if took := time.Since(start); took < 2240*time.Millisecond || took > 2400*time.Millisecond {
-			t.Errorf("the utterance ended %v after the press, want 2.3 s", took)
+		// Speech ends 1.6 s after the press; after 1.5 s of steady speech
+		// the silence that ends it is 1,025 ms (of the 500-1,200 ms range),
+		// give or take a frame.
+		if took := time.Since(start); took < 2580*time.Millisecond || took > 2700*time.Millisecond {
+			t.Errorf("the utterance ended %v after the press, want 2.63 s", took)
 		}
-		// Trimmed to the speech and 150 ms either side.
-		if d := u.Audio.Duration(); d < 1750*time.Millisecond || d > 1850*time.Millisecond {
-			t.Errorf("utterance of %v, want 1.5 s of speech and two 150 ms margins", d)
+		// Everything from the start of the pre-roll (0.9 s of it: the
+		// capture had run that long), the speech and 500 ms after it.
+		if d := u.Audio.Duration(); d < 2850*time.Millisecond || d > 3000*time.Millisecond {
+			t.Errorf("utterance of %v, want the pre-roll, 1.5 s of speech and 500 ms after it", d)
+		}
+		if u.Offset > -800*time.Millisecond || u.Speech[0] < 850*time.Millisecond || u.Speech[1]-u.Speech[0] < 1450*time.Millisecond {
+			t.Errorf("offset %v, speech %v: want the audio from the pre-roll and the speech placed in it", u.Offset, u.Speech)
 		}
 		if u.Cut {
 			t.Error("marked cut")
@@ -149,8 +154,15 @@ func TestPreRollKeepsTheFirstSyllable(t *testing.T) {
 		if d := u.Audio.Duration(); d < 1100*time.Millisecond {
 			t.Errorf("utterance of %v: the speech before the press was lost", d)
 		}
-		if lvl := Loudness(u.Audio.Samples[1600:3200]); lvl < -25 {
-			t.Errorf("the utterance's start is at %.0f dBFS, want the speech", lvl)
+		// The whole second of pre-roll is kept (the speech began 800 ms
+		// into it), and the speech is placed at its true start (a 20 ms
+		// frame either way).
+		at := pcm.FramesIn(u.Speech[0], pcm.SpeechRate)
+		if u.Offset != -time.Second || u.Speech[0] < 780*time.Millisecond || u.Speech[0] > 820*time.Millisecond {
+			t.Errorf("offset %v, speech placed %v into the audio: want the whole pre-roll and the speech 800 ms in", u.Offset, u.Speech[0])
+		}
+		if lvl := Loudness(u.Audio.Samples[at+320 : at+1920]); lvl < -25 {
+			t.Errorf("the utterance's speech is at %.0f dBFS, want the tone", lvl)
 		}
 	})
 }

@@ -27,6 +27,9 @@ type Listen struct {
 	// after speech (tap mode and the follow-up window); otherwise only End
 	// does (hold mode: the release).
 	EndOnSilence bool
+	// Echo, when set, reports whether the box's own speaker is sounding
+	// (or just was): what the microphone hears then is not the user.
+	Echo func() bool
 }
 
 // Utterance is what the microphone captured.
@@ -35,6 +38,11 @@ type Utterance struct {
 	Audio pcm.Buffer
 	// Cut reports an utterance that reached the microphone's length cap.
 	Cut bool
+	// Offset is where Audio starts relative to the press: negative when
+	// it begins in the pre-roll. Speech is where the detector placed the
+	// speech within Audio.
+	Offset time.Duration
+	Speech [2]time.Duration
 }
 
 // Transcript is the text of an utterance.
