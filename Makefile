@@ -6,7 +6,7 @@
 #   make fresh  make test's CI run (.ci/run) in a bare Debian bookworm chroot
 #   make soak   the slow suites (long kill -9 loops and the like)
 #   make bench  the figures: start-up, idle memory, turn overhead,
-#               endpointing, capture and barge-in
+#               endpointing (and its corpus table), capture and barge-in
 #   make cross  arm64 and armv7 binaries in bin/
 #   make lint   go vet and staticcheck
 #   make clean  remove build output and the test cache
@@ -159,6 +159,8 @@ fresh:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./cmd/hark
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./pipeline/... ./reply/... ./device/...
+	@echo "endpointing corpus (pipeline/endpoint/corpus_test.go):"
+	@$(GO) test -count 1 -run '^TestCorpusEnergy$$' -v ./pipeline/endpoint | grep -e '^        ' -e 'utterances'
 
 # The whisper.cpp tests: libwhisper is built once (cached in WHISPER_PREFIX)
 # when its pinned source is at hand, then every whisper-tagged test runs.

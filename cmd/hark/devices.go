@@ -79,12 +79,14 @@ func alsaConfig(name, boardName string, f pcm.Format, log *slog.Logger) alsa.Con
 func (a *app) listener(dev alsa.Config, detector endpoint.Detector) *endpoint.Listener {
 	c := a.cfg.Audio
 	return endpoint.New(endpoint.Options{
-		Source:    endpoint.SourceFunc[*alsa.Mic](func() (*alsa.Mic, error) { return alsa.OpenMic(dev) }),
-		Detector:  detector,
-		PreRoll:   c.PreRoll.Duration,
-		Silence:   a.cfg.Listen.Silence.Duration,
-		MaxLength: c.MaxUtterance.Duration,
-		Log:       a.log,
+		Source:     endpoint.SourceFunc[*alsa.Mic](func() (*alsa.Mic, error) { return alsa.OpenMic(dev) }),
+		Detector:   detector,
+		PreRoll:    c.PreRoll.Duration,
+		Silence:    a.cfg.Listen.Silence.Duration,
+		MinSilence: a.cfg.Listen.SilenceMin.Duration,
+		MaxSilence: a.cfg.Listen.SilenceMax.Duration,
+		MaxLength:  c.MaxUtterance.Duration,
+		Log:        a.log,
 	})
 }
 

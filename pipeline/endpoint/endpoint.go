@@ -179,10 +179,10 @@ func (d Decision) String() string {
 // and is placed back to where that run first rose above 0.2 (a detector's
 // score climbs over the first syllable); it goes on while frames score at
 // least 0.35. The silence that ends it depends on what came before: the
-// longest wait (MaxSilence) while less than a second has been said, or
-// after a last burst too short to be more than a trailing syllable, and
-// less the longer and steadier the speech (down to MinSilence), so a long
-// command with a pause survives and a short one still ends fast. A short
+// longest wait (MaxSilence) after a word or two, or after a last burst too
+// short to be more than a trailing syllable, and less the longer the speech
+// (down to MinSilence after four seconds of it), so a command with a pause
+// in it survives and a long one ends fast. A short
 // sound soon after the press (a click, the box's own earcon heard through
 // the microphone) that silence follows is forgotten, not taken for the
 // start of speech.
@@ -219,7 +219,7 @@ const (
 	onsetLevel = 0.2
 	// A sound shorter than blipSpeech that starts within blipWindow of the
 	// press and is followed by blipQuiet of silence is not speech.
-	blipSpeech = 250 * time.Millisecond
+	blipSpeech = 150 * time.Millisecond
 	blipWindow = 600 * time.Millisecond
 	blipQuiet  = 400 * time.Millisecond
 )
@@ -239,13 +239,14 @@ func (e *Endpointer) silence() time.Duration {
 	if hi < lo {
 		hi = lo
 	}
-	// Under a second of speech, or a last burst of a syllable or two:
-	// the user may be pausing mid-phrase.
-	if e.spoken < time.Second || e.lastRun < 200*time.Millisecond {
+	// A word or two, or a last burst of a syllable: the user may be
+	// pausing mid-phrase.
+	if e.spoken < 400*time.Millisecond || e.lastRun < 200*time.Millisecond {
 		return hi
 	}
-	// From a second to three seconds of speech the wait shrinks to lo.
-	f := min(float64(e.spoken-time.Second)/float64(2*time.Second), 1)
+	// The longer the speech so far, the more likely it is complete: the
+	// wait shrinks to lo over four seconds of it.
+	f := min(float64(e.spoken-400*time.Millisecond)/float64(3600*time.Millisecond), 1)
 	return hi - time.Duration(f*float64(hi-lo))
 }
 

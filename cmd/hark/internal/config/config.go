@@ -131,10 +131,12 @@ type Audio struct {
 
 // Listen configures how an utterance begins and ends.
 type Listen struct {
-	Mode     string   `toml:"mode"`
-	Silence  Duration `toml:"silence"`
-	NoSpeech Duration `toml:"no_speech"`
-	VAD      string   `toml:"vad"`
+	Mode       string   `toml:"mode"`
+	Silence    Duration `toml:"silence"`
+	SilenceMin Duration `toml:"silence_min"`
+	SilenceMax Duration `toml:"silence_max"`
+	NoSpeech   Duration `toml:"no_speech"`
+	VAD        string   `toml:"vad"`
 }
 
 // Button configures the push button and the mute switch.
@@ -238,8 +240,8 @@ func Default() Config {
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
 		Whisper: Whisper{Language: "auto", Vocabulary: []string{}, BeamSize: 1, FlashAttention: true, NoSpeech: 0.6, MinConfidence: 0.35,
 			RemoteTimeout: Duration{15 * time.Second}},
-		Audio:  Audio{Volume: 70, Earcons: true, PreRoll: Duration{300 * time.Millisecond}, MaxUtterance: Duration{15 * time.Second}},
-		Listen: Listen{Mode: "tap", Silence: Duration{700 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto"},
+		Audio:  Audio{Volume: 70, Earcons: true, PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
+		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{1200 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto"},
 		Button: Button{Debounce: Duration{30 * time.Millisecond}, LongPress: Duration{1500 * time.Millisecond},
 			DoublePress: Duration{400 * time.Millisecond}, DoubleAction: "mute", VeryLongPress: Duration{10 * time.Second}, FactoryReset: true},
 		LEDs:     LEDs{Brightness: 0.5, Idle: "off", Pins: []string{}},

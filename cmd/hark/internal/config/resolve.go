@@ -118,8 +118,19 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 		bad("audio.max_utterance", "%v is outside 1s..2m", d)
 	}
 	oneOf("listen.mode", c.Listen.Mode, []string{"tap", "hold"})
-	if d := c.Listen.Silence.Duration; d < 200*time.Millisecond || d > 5*time.Second {
+	if d := c.Listen.Silence.Duration; d != 0 && (d < 200*time.Millisecond || d > 5*time.Second) {
 		bad("listen.silence", "%v is outside 200ms..5s", d)
+	}
+	for _, k := range []struct {
+		name string
+		d    time.Duration
+	}{{"listen.silence_min", c.Listen.SilenceMin.Duration}, {"listen.silence_max", c.Listen.SilenceMax.Duration}} {
+		if k.d < 200*time.Millisecond || k.d > 5*time.Second {
+			bad(k.name, "%v is outside 200ms..5s", k.d)
+		}
+	}
+	if c.Listen.SilenceMax.Duration < c.Listen.SilenceMin.Duration {
+		bad("listen.silence_max", "%v is shorter than listen.silence_min (%v)", c.Listen.SilenceMax.Duration, c.Listen.SilenceMin.Duration)
 	}
 	positive("listen.no_speech", c.Listen.NoSpeech)
 	oneOf("listen.vad", c.Listen.VAD, []string{"auto", "energy", "silero"})
