@@ -56,7 +56,7 @@ func espeakSay(tb testing.TB, voice, text string) []float32 {
 
 var corpusOnce struct {
 	sync.Once
-	items []spoken
+	items  []spoken
 	babble []float32
 }
 
@@ -87,9 +87,9 @@ func corpus(tb testing.TB) ([]spoken, []float32) {
 			"en": {"What time is it?", "Cancel timer.", "Resume.", "Set a timer for ten minutes.",
 				`Turn on all the lights <break time="700ms"/> on the ground floor.`, `Remind me to call <break time="500ms"/> my sister tonight.`},
 			"en-us": {"Stop.", "What's the weather like tomorrow?", `Play some music <break time="600ms"/> in the kitchen.`},
-			"fr": {"Quelle heure est-il ?", "Arrête le minuteur.", `Allume la lumière <break time="600ms"/> du salon.`},
-			"de": {"Wie spät ist es?", "Stell einen Timer für fünf Minuten."},
-			"es": {"¿Qué hora es?", "Pon una alarma a las siete."},
+			"fr":    {"Quelle heure est-il ?", "Arrête le minuteur.", `Allume la lumière <break time="600ms"/> du salon.`},
+			"de":    {"Wie spät ist es?", "Stell einen Timer für fünf Minuten."},
+			"es":    {"¿Qué hora es?", "Pon una alarma a las siete."},
 		}
 		voices := slices.Sorted(func(yield func(string) bool) {
 			for v := range sentences {
