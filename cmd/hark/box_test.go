@@ -18,3 +18,30 @@ func TestWipe(t *testing.T) {
 		t.Errorf("after the wipe: %v, %d entries", err, len(entries))
 	}
 }
+
+// TestSileroIsTheDefaultWhereItCanRun: with whisper.cpp built in and no
+// model configured, the Silero model beside the whisper model (or in the
+// image's shared directory) is used; a configured one always wins; a build
+// without whisper.cpp has none.
+func TestSileroIsTheDefaultWhereItCanRun(t *testing.T) {
+	have := map[string]bool{"/models/" + SileroName: true, SileroDir + "/" + SileroName: true}
+	exists := func(p string) bool { return have[p] }
+	for _, tt := range []struct {
+		configured, whisperModel string
+		built                    bool
+		want                     string
+	}{
+		{"", "/models/ggml-base.bin", true, "/models/" + SileroName},
+		{"", "/elsewhere/ggml-base.bin", true, SileroDir + "/" + SileroName},
+		{"/my/vad.bin", "/models/ggml-base.bin", true, "/my/vad.bin"},
+		{"", "/models/ggml-base.bin", false, ""},
+	} {
+		if got := sileroModel(tt.configured, tt.whisperModel, tt.built, exists); got != tt.want {
+			t.Errorf("sileroModel(%q, %q, %v) = %q, want %q", tt.configured, tt.whisperModel, tt.built, got, tt.want)
+		}
+	}
+	delete(have, SileroDir+"/"+SileroName)
+	if got := sileroModel("", "/elsewhere/ggml-base.bin", true, exists); got != "" {
+		t.Errorf("no model anywhere: %q, want none (the energy detector)", got)
+	}
+}

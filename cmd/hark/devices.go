@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -90,10 +92,43 @@ func (a *app) listener(dev alsa.Config, detector endpoint.Detector) *endpoint.Li
 	})
 }
 
+// SileroName is the Silero VAD model's file as whisper.cpp ships it; the
+// image installs it in SileroDir.
+const (
+	SileroName = "ggml-silero-v6.2.0.bin"
+	SileroDir  = "/usr/share/hark/models"
+)
+
+// sileroModel is the Silero model to use: the configured one, or, in a
+// build with whisper.cpp, the one beside the whisper model or in the
+// image's shared directory, so that Silero is the default wherever it can
+// run; "" for none.
+func sileroModel(configured, whisperModel string, built bool, exists func(string) bool) string {
+	if configured != "" || !built {
+		return configured
+	}
+	var candidates []string
+	if whisperModel != "" {
+		candidates = append(candidates, filepath.Join(filepath.Dir(whisperModel), SileroName))
+	}
+	candidates = append(candidates, filepath.Join(SileroDir, SileroName))
+	for _, c := range candidates {
+		if exists(c) {
+			return c
+		}
+	}
+	return ""
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // detector is the voice activity detector [listen] vad asks for: the
 // Silero model through whisper.cpp, or the energy detector.
 func (a *app) detector() (endpoint.Detector, func() error, error) {
-	mode, model := a.cfg.Listen.VAD, a.cfg.Whisper.VADModel
+	mode, model := a.cfg.Listen.VAD, sileroModel(a.cfg.Whisper.VADModel, a.cfg.Whisper.Model, whisper.Built(), fileExists)
 	if mode == "energy" || (mode == "auto" && (model == "" || !whisper.Built())) {
 		return &endpoint.Energy{}, func() error { return nil }, nil
 	}
