@@ -24,20 +24,11 @@ func (t *turn) prepare(ctx context.Context) error {
 	e := t.e
 	t.aux = counted{inner: e.o.Aux, t: t}
 	sctx, cancel := context.WithDeadline(ctx, t.auxDeadline)
-	size := e.modelSize(sctx)
-	t.small, t.toolsMove = size.small, size.toolsMove
+	t.know(e.modelSize(sctx))
 	if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
 		t.auxTimedOut("model size")
 	}
 	cancel()
-	switch e.o.ToolStyle {
-	case "text":
-		t.text = true
-	case "auto":
-		// Tools the template moves into the last user message are new
-		// prompt on every call; in the system prompt they are cached.
-		t.text = t.text || t.toolsMove && e.o.Commands != nil
-	}
 	t.priceChat()
 	catalog := e.catalog()
 	sig := signature(catalog)
@@ -94,6 +85,20 @@ func (t *turn) prepare(ctx context.Context) error {
 	}
 	t.allowed = allowed
 	return nil
+}
+
+// know takes in what the model's size and template say: the small-model
+// prompts, and whether the tools go in the system prompt as text.
+func (t *turn) know(size modelSize) {
+	t.small, t.toolsMove = size.small, size.toolsMove
+	switch t.e.o.ToolStyle {
+	case "text":
+		t.text = true
+	case "auto":
+		// Tools the template moves into the last user message are new
+		// prompt on every call; in the system prompt they are cached.
+		t.text = t.text || t.toolsMove && t.e.o.Commands != nil
+	}
 }
 
 // snippet is the last few lines of the conversation, for the planner.

@@ -140,14 +140,7 @@ func (e *Engine) Warm(ctx context.Context) error {
 	e.mu.Lock()
 	t.text = e.textTools
 	e.mu.Unlock()
-	size := e.modelSize(ctx)
-	t.small, t.toolsMove = size.small, size.toolsMove
-	switch e.o.ToolStyle {
-	case "text":
-		t.text = true
-	case "auto":
-		t.text = t.text || t.toolsMove && e.o.Commands != nil
-	}
+	t.know(e.modelSize(ctx))
 	if e.o.Commands != nil {
 		t.allowed = t.budget([]string{"stop", SearchTools})
 	}

@@ -175,14 +175,3 @@ var ErrAuxSkipped = errors.New("reply: auxiliary call skipped: the reply budget 
 
 // ErrTooSlow reports a reply that said nothing within the reply budget.
 var ErrTooSlow = errors.New("reply: the model is taking too long")
-
-func promptChars(msgs []llm.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(m.Content)
-		for _, c := range m.ToolCalls {
-			n += len(c.Name) + len(canonical(c.Arguments))
-		}
-	}
-	return n
-}
