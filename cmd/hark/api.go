@@ -33,23 +33,36 @@ func (a *app) api(box control.Box, logs control.Logs) control.API {
 // runs, of this process's own handlers over the data directory; close
 // releases it (and the store it opened).
 // Without a daemon, only log lines at floor or above reach standard error.
+// startingDaemon bounds the wait for the socket of a daemon that is
+// starting.
+const startingDaemon = 3 * time.Second
+
 func connect(ctx context.Context, e env, g *globals, floor slog.Level) (*control.Client, func(), error) {
 	cfg, res, err := loadConfig(e, g)
 	if err != nil {
 		return nil, nil, err
 	}
-	c := control.Dial(cfg.ControlSocket)
-	_, err = c.Status(ctx)
-	if err == nil {
-		return c, func() { c.Close() }, nil
-	}
-	c.Close()
-	if !errors.Is(err, control.ErrNotRunning) {
-		return nil, nil, fmt.Errorf("the running hark at %s: %w", cfg.ControlSocket, err)
-	}
-	a, err := openApp(cfg, res, newLogger(e.stderr, cfg.Log.Level, floor))
-	if err != nil {
-		return nil, nil, err
+	// A daemon that is starting holds the store before its socket
+	// answers: then the socket is tried again for a few seconds.
+	var a *app
+	for deadline := time.Now().Add(startingDaemon); ; {
+		c := control.Dial(cfg.ControlSocket)
+		_, err = c.Status(ctx)
+		if err == nil {
+			return c, func() { c.Close() }, nil
+		}
+		c.Close()
+		if !errors.Is(err, control.ErrNotRunning) {
+			return nil, nil, fmt.Errorf("the running hark at %s: %w", cfg.ControlSocket, err)
+		}
+		a, err = openApp(cfg, res, newLogger(e.stderr, cfg.Log.Level, floor))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, storage.ErrLocked) || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, nil, err
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	lc := control.Local(control.Handler(a.api(stoppedBox{a}, nil)))
 	return lc, func() { lc.Close(); a.close() }, nil
