@@ -202,24 +202,11 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 		if v, ok := t.conv.recall(key); ok {
 			names = append(names, v.([]string)...)
 		} else {
-			var tools []router.Tool
-			chars := router.Overhead + len(t.q.Text)
-			for _, c := range catalog {
-				tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples})
-				chars += len(c.name) + len(c.description) + 4
-			}
-			strategy, most := e.o.Router, e.o.RouterMax
+			most := e.o.RouterMax
 			if t.small {
 				most = min(most, Handful)
 			}
-			timeout := e.o.AuxTimeout
-			if strategy == router.LLM {
-				var ok bool
-				if timeout, ok = t.worth("router", chars, 20, e.o.AuxTimeout); !ok {
-					strategy, most = router.Keyword, min(most, Handful)
-				}
-			}
-			r := router.New(router.Options{Model: t.aux, Strategy: strategy, Max: most, Timeout: timeout})
+			r, tools := t.router("router", catalog, len(t.q.Text), most)
 			picked, fellBack := r.Select(ctx, t.q.Text, tools)
 			if !fellBack { // never pin "everything" to the conversation
 				t.conv.remember(key, slices.Clone(picked))
@@ -255,6 +242,28 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 	}
 	t.conv.offer(ordered)
 	return ordered, nil
+}
+
+// router is the tool router for a call named what: the configured
+// strategy, or the keyword stand-in, offering at most Handful tools, when
+// the router's model call is not worth its time; and the catalogue as the
+// router sees it. queryChars is the length of what it will be asked.
+func (t *turn) router(what string, catalog []tool, queryChars, most int) (*router.Router, []router.Tool) {
+	e := t.e
+	var tools []router.Tool
+	chars := router.Overhead + queryChars
+	for _, c := range catalog {
+		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples})
+		chars += len(c.name) + len(c.description) + 4
+	}
+	strategy, timeout := e.o.Router, e.o.AuxTimeout
+	if strategy == router.LLM {
+		var ok bool
+		if timeout, ok = t.worth(what, chars, 20, e.o.AuxTimeout); !ok {
+			strategy, most = router.Keyword, min(most, Handful)
+		}
+	}
+	return router.New(router.Options{Model: t.aux, Strategy: strategy, Max: most, Timeout: timeout}), tools
 }
 
 // memoryChars bounds recalled memory that is not digested.

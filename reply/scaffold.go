@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/harkbox/hark/reply/llm"
-	"github.com/harkbox/hark/reply/router"
 	"github.com/harkbox/hark/reply/tooltext"
 )
 
@@ -104,18 +102,7 @@ func (t *turn) nudge() string {
 
 // routerFor returns a picker of tools for search_tools' description.
 func (t *turn) routerFor(ctx context.Context) func(string) ([]string, bool) {
-	var tools []router.Tool
-	chars := router.Overhead
-	for _, c := range t.e.catalog() {
-		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples})
-		chars += len(c.name) + len(c.description) + 4
-	}
-	strategy, most := t.e.o.Router, min(t.e.o.RouterMax, Handful)
-	timeout, ok := t.worth("tool search", chars, 20, t.e.o.AuxTimeout)
-	if strategy == router.LLM && !ok {
-		strategy = router.Keyword
-	}
-	r := router.New(router.Options{Model: t.aux, Strategy: strategy, Max: most, Timeout: max(timeout, time.Second)})
+	r, tools := t.router("tool search", t.e.catalog(), 0, min(t.e.o.RouterMax, Handful))
 	return func(q string) ([]string, bool) {
 		return r.Select(ctx, q, tools)
 	}
