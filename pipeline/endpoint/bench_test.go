@@ -1,4 +1,4 @@
-package endpoint
+package endpoint_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/endpoint"
+	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
 )
 
 // BenchmarkSpeechEndToUtteranceEnd is, in tap mode with 700 ms of silence,
@@ -19,22 +21,22 @@ func BenchmarkSpeechEndToUtteranceEnd(b *testing.B) {
 	clips := map[string][]float32{}
 	for _, rel := range []string{"librispeech-mini/1089-134686-0000.wav", "librispeech-mini/1089-134691-0001.wav",
 		"librispeech-mini/1089-134686-0001.wav", "wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav"} {
-		clips[rel] = clipB(b, rel)
+		clips[rel] = endpointtest.Clip(b, rel)
 	}
 	const quiet = 700 * time.Millisecond
 	var lag time.Duration
 	var n int
 	for b.Loop() {
 		for _, speech := range clips {
-			active, floor := activity(speech)
-			want := expectedEnd(active, quiet) - quiet // where the speech ends
+			active, floor := endpointtest.Activity(speech)
+			want := endpointtest.ExpectedEnd(active, quiet) - quiet // where the speech ends
 			// In the room tone of its own recording, as in the tests.
-			audio := withRoom(cat(silence(time.Second), speech, silence(3*time.Second)), max(math.Pow(10, floor/20), 0.0005))
-			det := &Energy{}
-			ep := &Endpointer{Silence: quiet}
+			audio := withRoom(endpointtest.Cat(endpointtest.Silence(time.Second), speech, endpointtest.Silence(3*time.Second)), max(math.Pow(10, floor/20), 0.0005))
+			det := &endpoint.Energy{}
+			ep := &endpoint.Endpointer{Silence: quiet}
 			frame := det.FrameSize()
 			for i := 0; i+frame <= len(audio); i += frame {
-				if ep.Push(det.Speech(audio[i:i+frame]), 20*time.Millisecond) == Ended {
+				if ep.Push(det.Speech(audio[i:i+frame]), 20*time.Millisecond) == endpoint.Ended {
 					end := time.Duration(i+frame) * time.Second / 16000
 					lag += end - time.Second - want
 					n++
@@ -60,7 +62,7 @@ func withRoom(audio []float32, level float64) []float32 {
 // says when each piece was captured.
 type stamped struct{ at chan time.Time }
 
-func (s stamped) Open() (Stream, error) { return s, nil }
+func (s stamped) Open() (endpoint.Stream, error) { return s, nil }
 
 func (s stamped) Read(ctx context.Context, p []float32) (int, error) {
 	select {
@@ -85,7 +87,7 @@ func (stamped) Close() error { return nil }
 // is left of the current 20 ms period, 10 ms on average.
 func BenchmarkPressToCapture(b *testing.B) {
 	src := stamped{at: make(chan time.Time, 1)}
-	l := New(Options{Source: src})
+	l := endpoint.New(endpoint.Options{Source: src})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go l.Run(ctx)

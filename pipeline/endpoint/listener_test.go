@@ -1,120 +1,25 @@
-package endpoint
+package endpoint_test
 
 import (
 	"context"
 	"errors"
-	"math"
-	"math/rand/v2"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/endpoint"
+	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
-
-// timeline is a microphone that plays audio in (synctest) real time, 20 ms
-// per read, from the moment it is opened, then silence or noise.
-type timeline struct {
-	audio   []float32
-	noise   float64 // RMS of the noise under everything and after it
-	opens   int
-	closed  int
-	failing error
-	mu      sync.Mutex
-}
-
-func (tl *timeline) Open() (Stream, error) {
-	tl.mu.Lock()
-	defer tl.mu.Unlock()
-	if tl.failing != nil {
-		return nil, tl.failing
-	}
-	tl.opens++
-	return &timelineStream{tl: tl, rng: rand.New(rand.NewPCG(1, 2))}, nil
-}
-
-type timelineStream struct {
-	tl  *timeline
-	pos int
-	rng *rand.Rand
-}
-
-func (s *timelineStream) Read(ctx context.Context, p []float32) (int, error) {
-	select {
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	case <-time.After(20 * time.Millisecond):
-	}
-	n := min(len(p), 320)
-	for i := range n {
-		var v float32
-		if s.pos < len(s.tl.audio) {
-			v = s.tl.audio[s.pos]
-		}
-		if s.tl.noise > 0 {
-			v += float32(s.rng.NormFloat64() * s.tl.noise)
-		}
-		p[i] = v
-		s.pos++
-	}
-	return n, nil
-}
-
-func (s *timelineStream) Close() error {
-	s.tl.mu.Lock()
-	s.tl.closed++
-	s.tl.mu.Unlock()
-	return nil
-}
-
-// tone is speech-like: a 200 Hz tone at level RMS, d long, in syllables
-// of 200 ms with 50 ms gaps between them, as between words.
-func tone(d time.Duration, level float64) []float32 {
-	out := make([]float32, pcm.FramesIn(d, pcm.SpeechRate))
-	syllable := pcm.FramesIn(250*time.Millisecond, pcm.SpeechRate)
-	for i := range out {
-		env := 1.0
-		if i%syllable >= syllable*4/5 {
-			env = 0.05
-		}
-		out[i] = float32(env * level * math.Sqrt2 * math.Sin(2*math.Pi*200*float64(i)/pcm.SpeechRate))
-	}
-	return out
-}
-
-func silence(d time.Duration) []float32 { return make([]float32, pcm.FramesIn(d, pcm.SpeechRate)) }
-
-func cat(parts ...[]float32) []float32 {
-	var out []float32
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
-}
-
-// listen runs a Listener over tl and returns it once the capture is up.
-func listen(t *testing.T, tl *timeline, o Options) *Listener {
-	t.Helper()
-	o.Source = tl
-	l := New(o)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { l.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	time.Sleep(time.Millisecond)
-	synctest.Wait()
-	return l
-}
 
 func TestTapEndsAfterSilence(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// 1 s of room, 1.5 s of "speech", then quiet.
-		tl := &timeline{audio: cat(silence(time.Second), tone(1500*time.Millisecond, 0.1)), noise: 0.001}
-		l := listen(t, tl, Options{})
+		tl := &endpointtest.Timeline{Audio: endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(1500*time.Millisecond, 0.1)), Noise: 0.001}
+		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		time.Sleep(900 * time.Millisecond) // the press comes just before the speech
 		start := time.Now()
 		u, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
@@ -144,8 +49,8 @@ func TestTapEndsAfterSilence(t *testing.T) {
 func TestPreRollKeepsTheFirstSyllable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The speech begins 200 ms before the press is handled.
-		tl := &timeline{audio: cat(silence(time.Second), tone(time.Second, 0.1))}
-		l := listen(t, tl, Options{})
+		tl := &endpointtest.Timeline{Audio: endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(time.Second, 0.1))}
+		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		time.Sleep(1200 * time.Millisecond)
 		u, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true})
 		if err != nil {
@@ -159,9 +64,9 @@ func TestPreRollKeepsTheFirstSyllable(t *testing.T) {
 		// frame either way).
 		at := pcm.FramesIn(u.Speech[0], pcm.SpeechRate)
 		if u.Offset != -time.Second || u.Speech[0] < 780*time.Millisecond || u.Speech[0] > 820*time.Millisecond {
-			t.Errorf("offset %v, speech placed %v into the audio: want the whole pre-roll and the speech 800 ms in", u.Offset, u.Speech[0])
+			t.Errorf("offset %v, speech placed %v into the Audio: want the whole pre-roll and the speech 800 ms in", u.Offset, u.Speech[0])
 		}
-		if lvl := Loudness(u.Audio.Samples[at+320 : at+1920]); lvl < -25 {
+		if lvl := endpoint.Loudness(u.Audio.Samples[at+320 : at+1920]); lvl < -25 {
 			t.Errorf("the utterance's speech is at %.0f dBFS, want the tone", lvl)
 		}
 	})
@@ -170,8 +75,8 @@ func TestPreRollKeepsTheFirstSyllable(t *testing.T) {
 func TestHoldEndsOnlyWithTheButton(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// Two phrases with a long pause: tap mode would end in the pause.
-		tl := &timeline{audio: cat(silence(500*time.Millisecond), tone(time.Second, 0.1), silence(1500*time.Millisecond), tone(time.Second, 0.1))}
-		l := listen(t, tl, Options{})
+		tl := &endpointtest.Timeline{Audio: endpointtest.Cat(endpointtest.Silence(500*time.Millisecond), endpointtest.Tone(time.Second, 0.1), endpointtest.Silence(1500*time.Millisecond), endpointtest.Tone(time.Second, 0.1))}
+		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		end := make(chan struct{})
 		time.AfterFunc(4500*time.Millisecond, func() { close(end) })
 		u, err := l.Record(t.Context(), pipeline.Listen{End: end})
@@ -186,8 +91,8 @@ func TestHoldEndsOnlyWithTheButton(t *testing.T) {
 
 func TestNoSpeechInTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tl := &timeline{noise: 0.002}
-		l := listen(t, tl, Options{})
+		tl := &endpointtest.Timeline{Noise: 0.002}
+		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		start := time.Now()
 		_, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
 		if !errors.Is(err, pipeline.ErrNoSpeech) {
@@ -207,8 +112,8 @@ func TestNoSpeechInTime(t *testing.T) {
 
 func TestMaxLengthCuts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tl := &timeline{audio: tone(time.Minute, 0.1)}
-		l := listen(t, tl, Options{MaxLength: 15 * time.Second})
+		tl := &endpointtest.Timeline{Audio: endpointtest.Tone(time.Minute, 0.1)}
+		l := endpointtest.Listen(t, tl, endpoint.Options{MaxLength: 15 * time.Second})
 		start := time.Now()
 		u, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true})
 		if err != nil {
@@ -222,8 +127,8 @@ func TestMaxLengthCuts(t *testing.T) {
 
 func TestMuteClosesTheCapture(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tl := &timeline{audio: tone(time.Minute, 0.1)}
-		l := listen(t, tl, Options{})
+		tl := &endpointtest.Timeline{Audio: endpointtest.Tone(time.Minute, 0.1)}
+		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		rec := make(chan error, 1)
 		go func() {
 			_, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true})
@@ -236,41 +141,41 @@ func TestMuteClosesTheCapture(t *testing.T) {
 		if err := <-rec; !errors.Is(err, pipeline.ErrMuted) {
 			t.Errorf("the recording under way: %v, want ErrMuted", err)
 		}
-		tl.mu.Lock()
-		if tl.closed != 1 {
-			t.Errorf("stream closed %d times, want the capture closed", tl.closed)
+		tl.Mu.Lock()
+		if tl.Closes != 1 {
+			t.Errorf("stream closed %d times, want the capture closed", tl.Closes)
 		}
-		tl.mu.Unlock()
+		tl.Mu.Unlock()
 		if _, err := l.Record(t.Context(), pipeline.Listen{}); !errors.Is(err, pipeline.ErrMuted) || !l.Muted() {
 			t.Errorf("a recording while muted: %v", err)
 		}
 		l.SetMuted(false)
 		time.Sleep(10 * time.Millisecond)
 		synctest.Wait()
-		tl.mu.Lock()
-		defer tl.mu.Unlock()
-		if tl.opens != 2 {
-			t.Errorf("opened %d times, want reopened on unmute", tl.opens)
+		tl.Mu.Lock()
+		defer tl.Mu.Unlock()
+		if tl.Opens != 2 {
+			t.Errorf("opened %d times, want reopened on unmute", tl.Opens)
 		}
 	})
 }
 
 func TestBrokenMicrophoneIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		tl := &timeline{failing: errors.New("no such device")}
-		l := listen(t, tl, Options{Retry: 2 * time.Second})
+		tl := &endpointtest.Timeline{Failing: errors.New("no such device")}
+		l := endpointtest.Listen(t, tl, endpoint.Options{Retry: 2 * time.Second})
 		if _, err := l.Record(t.Context(), pipeline.Listen{}); err == nil || !strings.Contains(err.Error(), "no such device") {
 			t.Errorf("recording from a broken microphone: %v", err)
 		}
-		tl.mu.Lock()
-		tl.failing = nil
-		tl.mu.Unlock()
+		tl.Mu.Lock()
+		tl.Failing = nil
+		tl.Mu.Unlock()
 		time.Sleep(2100 * time.Millisecond)
 		synctest.Wait()
-		tl.mu.Lock()
-		defer tl.mu.Unlock()
-		if tl.opens != 1 {
-			t.Errorf("opened %d times after the device came back", tl.opens)
+		tl.Mu.Lock()
+		defer tl.Mu.Unlock()
+		if tl.Opens != 1 {
+			t.Errorf("opened %d times after the device came back", tl.Opens)
 		}
 	})
 }
@@ -281,10 +186,10 @@ func TestHealthFollowsTheCaptureLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		hang := make(chan struct{})
 		var reads atomic.Int32
-		src := SourceFunc[*hangingStream](func() (*hangingStream, error) {
+		src := endpoint.SourceFunc[*hangingStream](func() (*hangingStream, error) {
 			return &hangingStream{hang: hang, reads: &reads}, nil
 		})
-		l := New(Options{Source: src})
+		l := endpoint.New(endpoint.Options{Source: src})
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		go l.Run(ctx)
