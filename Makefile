@@ -17,7 +17,8 @@
 #   make build-whisper           bin/hark with whisper.cpp, for this computer
 #   make cross-whisper-pi5 ...   bin/linux-<pi>-whisper/hark with whisper.cpp
 #   make qemu-whisper-pi5 ...    the engine's tests for that Pi under qemu (slow)
-#   make bench-whisper           Hark vs whisper-cli, audio context, memory
+#   make bench-whisper           Hark vs whisper-cli, audio context, memory,
+#                                the endpointing corpus with Silero
 #
 # Language model benchmarks:
 #   make bench-llm     the reply's cost against the real Ollama server and
@@ -246,6 +247,9 @@ qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7: qemu-whisper-%:
 bench-whisper:
 	$(call whisper_env,$(WHISPER_PREFIX)) WHISPER_CLI=$(abspath $(WHISPER_PREFIX))/bin/whisper-cli \
 		$(GO) test -tags whisper -run '^$$' -bench . -benchtime 5x ./pipeline/whisper
+	@echo "endpointing corpus with Silero (pipeline/whisper/corpus_test.go):"
+	@$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -tags whisper -count 1 -run '^TestCorpusSilero$$' -v ./pipeline/whisper | \
+		grep -e '^        ' -e 'utterances'
 
 # The benchmark model: a GGUF in Llama 3.2 1B Instruct's shape with random
 # weights and the real tokenizer (cmd/benchmodel), imported into the pinned

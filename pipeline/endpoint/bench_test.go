@@ -117,3 +117,19 @@ func BenchmarkPressToCapture(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-press-to-first-live-audio")
 }
+
+// BenchmarkEnergy is the CPU the energy detector (voice-band filters and
+// floor) and the endpointer take while the box listens: the percentage of
+// one core per second of audio, 20 ms at a time. BenchmarkSileroVAD in
+// pipeline/whisper is its Silero counterpart.
+func BenchmarkEnergy(b *testing.B) {
+	audio := endpointtest.Clip(b, "jfk.wav")
+	for b.Loop() {
+		det, ep := &endpoint.Energy{}, &endpoint.Endpointer{MaxLength: time.Hour}
+		for i := 0; i+det.FrameSize() <= len(audio); i += det.FrameSize() {
+			ep.Push(det.Speech(audio[i:i+det.FrameSize()]), 20*time.Millisecond)
+		}
+	}
+	seconds := float64(len(audio)) / 16000
+	b.ReportMetric(100*b.Elapsed().Seconds()/(seconds*float64(b.N)), "%-of-a-core")
+}
