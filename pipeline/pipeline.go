@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
@@ -201,9 +200,7 @@ type Pipeline struct {
 	turns   uint64 // turn counter, owned by Run
 	alertCh chan Alert
 	alerts  alertState
-	// sounding is when the box's own earcon (and its echo in the room)
-	// will have died away, in Unix nanoseconds.
-	sounding atomic.Int64
+	echo    *echo // when the box's own sound will have died away
 }
 
 // New returns a Pipeline for opts.
@@ -243,7 +240,11 @@ func New(opts Options) (*Pipeline, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan Alert, 16)}, nil
+	e := &echo{}
+	if opts.Speaker != nil {
+		opts.Speaker = echoSpeaker{Speaker: opts.Speaker, e: e}
+	}
+	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan Alert, 16), echo: e}, nil
 }
 
 // Subscribe returns a Feed that receives every state the pipeline publishes

@@ -153,6 +153,20 @@ func TestEarcons(t *testing.T) {
 		spk := &clockSpeaker{}
 		events, _ := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: &scriptReplier{}, Speaker: spk, Earcons: true})
 		events <- Press
+		// While the start earcon plays, and its echo lasts, the microphone
+		// is told that what it hears is the box; then no longer.
+		time.Sleep(20 * time.Millisecond)
+		synctest.Wait()
+		mic.mu.Lock()
+		echo := mic.listens[0].Echo
+		mic.mu.Unlock()
+		if echo == nil || !echo() {
+			t.Error("during the earcon the microphone was not told the box is sounding")
+		}
+		time.Sleep(400 * time.Millisecond)
+		if echo != nil && echo() {
+			t.Error("400 ms after the 60 ms earcon the microphone still ignores what it hears")
+		}
 		events <- Press
 		time.Sleep(5 * time.Second)
 		synctest.Wait()

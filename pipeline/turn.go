@@ -25,7 +25,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	var earcons sync.WaitGroup
 	defer earcons.Wait()
 	p.earcon(ctx, &earcons, true)
-	l := Listen{End: t.end, Echo: p.echo}
+	l := Listen{End: t.end, Echo: p.echo.sounding}
 	switch {
 	case followUp:
 		l.StartTimeout, l.EndOnSilence, l.FollowUp = p.opts.FollowUp.Window, true, true
@@ -121,22 +121,10 @@ func (p *Pipeline) earcon(ctx context.Context, wg *sync.WaitGroup, up bool) {
 			return
 		}
 		rate, ch := pb.Format()
-		sound := earconSound(rate, ch, up)
-		// The microphone hears it, and the room's echo of it, for a little
-		// longer than it plays.
-		p.sounding.Store(time.Now().Add(sound.Duration() + earconTail).UnixNano())
-		pb.Write(ctx, sound)
+		pb.Write(ctx, earconSound(rate, ch, up))
 		pb.Close(ctx)
 	})
 }
-
-// earconTail is how long after the earcon the microphone may still hear
-// it: the speaker's buffer and the room.
-const earconTail = 250 * time.Millisecond
-
-// echo reports whether the box's own earcon may be what the microphone
-// hears now.
-func (p *Pipeline) echo() bool { return time.Now().UnixNano() < p.sounding.Load() }
 
 // earconSound is two quick soft notes, a fifth apart: rising for "I am
 // listening", falling for "I heard you".

@@ -237,3 +237,34 @@ func (s *hangingStream) Read(ctx context.Context, p []float32) (int, error) {
 }
 
 func (s *hangingStream) Close() error { return nil }
+
+// TestOwnSoundIsNotSpeech: the box's earcon heard through the microphone
+// right after the press (as loud as speech, longer than a blip) is not the
+// start of the utterance when the recording is told the box was sounding;
+// untold, it would have ended the utterance before the user spoke.
+func TestOwnSoundIsNotSpeech(t *testing.T) {
+	audio := endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(300*time.Millisecond, 0.1),
+		endpointtest.Silence(2*time.Second), endpointtest.Tone(time.Second, 0.1))
+	for _, told := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.001}, endpoint.Options{})
+			time.Sleep(time.Second)
+			pressed := time.Now()
+			ls := pipeline.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second}
+			if told {
+				ls.Echo = func() bool { return time.Since(pressed) < 400*time.Millisecond }
+			}
+			u, err := l.Record(t.Context(), ls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			heard := u.Speech[1] - u.Speech[0]
+			switch {
+			case told && (heard < 900*time.Millisecond || heard > 1100*time.Millisecond):
+				t.Errorf("told of the earcon: speech of %v, want the second of the user's", heard)
+			case !told && heard > 500*time.Millisecond:
+				t.Errorf("untold, the earcon should have been taken for speech and ended the utterance; heard %v", heard)
+			}
+		})
+	}
+}

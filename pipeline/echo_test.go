@@ -1,0 +1,51 @@
+package pipeline
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+// The box's own sound is known to the microphone for as long as it plays,
+// queued writes included, and echoTail after; a playback dropped on a
+// barge-in stops it at once.
+func TestEchoFollowsThePlayback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := &echo{}
+		spk := echoSpeaker{Speaker: &clockSpeaker{}, e: e}
+		pb, _ := spk.Open(t.Context())
+		second := pcm.Buffer{Rate: 48000, Channels: 2, Samples: make([]float32, 2*48000)}
+		go func() {
+			pb.Write(t.Context(), second)
+			pb.Write(t.Context(), second)
+			pb.Close(t.Context())
+		}()
+		time.Sleep(1900 * time.Millisecond)
+		if !e.sounding() {
+			t.Error("sounding ended during the second second of audio")
+		}
+		time.Sleep(300 * time.Millisecond) // 2.2 s: the tail
+		if !e.sounding() {
+			t.Error("sounding ended before the tail after the audio")
+		}
+		time.Sleep(100 * time.Millisecond) // 2.3 s
+		if e.sounding() {
+			t.Error("still sounding after the audio and its tail")
+		}
+
+		ctx, cancel := context.WithCancel(t.Context())
+		pb, _ = spk.Open(ctx)
+		done := make(chan struct{})
+		go func() { pb.Write(ctx, second); pb.Close(ctx); close(done) }()
+		time.Sleep(100 * time.Millisecond)
+		cancel() // barge-in: the rest is dropped
+		<-done
+		time.Sleep(echoTail + 10*time.Millisecond)
+		if e.sounding() {
+			t.Error("a dropped playback still counts as sounding")
+		}
+	})
+}
