@@ -71,6 +71,9 @@ type past struct {
 // the next, not closed by the user.
 func (e *Engine) recent(ctx context.Context, now time.Time) past {
 	p := past{id: newID(now), isNew: true}
+	if e.o.Conversation != "" {
+		p.id = e.o.Conversation
+	}
 	if e.o.Dialogue == nil {
 		return p
 	}
@@ -78,6 +81,9 @@ func (e *Engine) recent(ctx context.Context, now time.Time) past {
 	if err != nil {
 		e.log.Warn("read dialogue failed; answering without history", "err", err)
 		return p
+	}
+	if e.o.Conversation != "" {
+		all = slices.DeleteFunc(all, func(x storage.Exchange) bool { return x.Conversation != e.o.Conversation })
 	}
 	if n := len(all); n == 0 || all[n-1].Closed {
 		return p

@@ -103,6 +103,11 @@ type Options struct {
 	ToolStyle string
 	// Commands are offered as tools and tried first offline; nil for none.
 	Commands *command.Registry
+	// Conversation, when set, is the one conversation this engine holds
+	// (a center runs an engine per node conversation): its history is the
+	// exchanges stored under this id, and new exchanges are stored under
+	// it. Empty: conversations start and lapse by themselves.
+	Conversation string
 	// Dialogue keeps the conversation; nil remembers nothing.
 	Dialogue Dialogue
 	// Diary and Facts are searched for memory; Diary also receives a

@@ -79,6 +79,17 @@ func (d *Dialogue) Append(ctx context.Context, e Exchange) error {
 // Recent returns up to limit of the newest exchanges made at or after since,
 // oldest first.
 func (d *Dialogue) Recent(ctx context.Context, since time.Time, limit int) ([]Exchange, error) {
+	return d.recent(ctx, "", since, limit)
+}
+
+// RecentIn is Recent for one conversation: up to limit of its newest
+// exchanges since a time, oldest first, however many other conversations
+// (other speakers of a center) came in between.
+func (d *Dialogue) RecentIn(ctx context.Context, conversation string, since time.Time, limit int) ([]Exchange, error) {
+	return d.recent(ctx, conversation, since, limit)
+}
+
+func (d *Dialogue) recent(ctx context.Context, conversation string, since time.Time, limit int) ([]Exchange, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("storage: read dialogue: %w", err)
 	}
@@ -96,7 +107,9 @@ func (d *Dialogue) Recent(ctx context.Context, since time.Time, limit int) ([]Ex
 			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
 				return fmt.Errorf("exchange %x: %w", it.Item().Key(), err)
 			}
-			out = append(out, e)
+			if conversation == "" || e.Conversation == conversation {
+				out = append(out, e)
+			}
 		}
 		return nil
 	})

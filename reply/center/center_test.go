@@ -1,0 +1,510 @@
+package center
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
+	"github.com/harkbox/hark/reply/cost"
+	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
+	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/storage"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// clock is the nodes' fixed time, so the golden files hold still.
+var clock = time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)
+
+var served = ollamatest.Model{Name: "llama3.2:3b", Family: "llama", ParameterSize: "3.2B", Capabilities: []string{"completion", "tools"}}
+
+// centerSide is a center over a test model server and a real store.
+type centerSide struct {
+	model *replytest.Model
+	llm   *ollamatest.Server
+	db    *storage.DB
+	keys  *Keys
+	srv   *Server
+	http  *httptest.Server
+	wire  *wireLog
+}
+
+type mixer struct{ level int }
+
+func (m *mixer) Volume(context.Context) (int, bool, error)           { return m.level, false, nil }
+func (m *mixer) SetVolume(_ context.Context, l int, _ bool) error { m.level = l; return nil }
+
+type noStatus struct{}
+
+func (noStatus) Status(context.Context) builtin.DeviceStatus { return builtin.DeviceStatus{Version: "test"} }
+
+// newCenter starts a center on dir's store (a new one when dir is "").
+func newCenter(t *testing.T, dir string, o Options) *centerSide {
+	t.Helper()
+	c := &centerSide{model: replytest.New(), llm: ollamatest.New(served), wire: &wireLog{}}
+	t.Cleanup(c.llm.Close)
+	c.llm.Respond(c.model.Respond)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	db, err := storage.Open(dir, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.db = db
+	c.keys = NewKeys(db.Settings())
+	u, _ := url.Parse(c.llm.URL)
+	client, err := llm.New(llm.Options{Host: u, Model: served.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meter := cost.NewMeter()
+	meter.Set(cost.Key(c.llm.URL, served.Name), cost.Rates{Prompt: 5000, Gen: 500, CharsPerToken: 4})
+	o.Keys = c.keys
+	o.ServerTools = func(loc *time.Location) []*command.Command {
+		mem := db.SealedFacts(db.Secrets(""))
+		return []*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
+			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem)}
+	}
+	o.Engine = func(cv Conversation) (*reply.Engine, error) {
+		return reply.New(reply.Options{Model: client, Info: client, ModelName: served.Name, Server: c.llm.URL, Meter: meter,
+			Commands: cv.Commands, Conversation: cv.ID, Dialogue: Dialogue{Store: db.Dialogue(), ID: cv.ID},
+			Diary: db.Diary(), Facts: db.Facts(), Location: cv.Location, Place: cv.Node.Room, PlannerOff: true, Router: "all", ToolTokens: 5000})
+	}
+	c.srv, err = NewServer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.http = httptest.NewServer(c.srv.Handler())
+	return c
+}
+
+func (c *centerSide) stop() {
+	c.http.CloseClientConnections()
+	c.http.Close()
+	c.srv.closeAll()
+	c.db.Close()
+}
+
+// nodeSide is a speaker with its own schedule and volume.
+type nodeSide struct {
+	node  *Node
+	sched *schedule.Scheduler
+	mix   *mixer
+	said  []string
+	reg   *command.Registry
+}
+
+func newNode(t *testing.T, c *centerSide, name string) *nodeSide {
+	t.Helper()
+	cred, err := c.keys.Add(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	n := &nodeSide{mix: &mixer{level: 50}}
+	now := func() time.Time { return clock }
+	n.sched, _ = schedule.New(schedule.Options{Store: db.Schedule(), Location: time.UTC, Now: now})
+	n.reg = command.NewRegistry(command.Options{Location: time.UTC, Now: now})
+	n.reg.Register(builtin.All(builtin.Deps{Schedule: n.sched, Mixer: n.mix, Memory: db.SealedFacts(db.Secrets("")), Status: noStatus{}})...)
+	client, err := NewClient(ClientOptions{URL: c.http.URL, Credential: cred, Insecure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.hc.Transport = &recording{inner: client.hc.Transport, log: c.wire}
+	n.node = NewNode(NodeOptions{Client: client, Commands: n.reg, Tools: NodeTools, Room: "kitchen", Timezone: "Europe/Lisbon"})
+	return n
+}
+
+func (n *nodeSide) ask(t *testing.T, text string) bool {
+	t.Helper()
+	if _, routed := n.reg.PreRoute(text); routed {
+		t.Fatalf("%q is answered offline on the node; the test needs the center", text)
+	}
+	follow, err := n.node.Reply(t.Context(), text, func(s string) { n.said = append(n.said, s) })
+	if err != nil {
+		t.Fatalf("%q: %v", text, err)
+	}
+	return follow
+}
+
+// TestClientToolRoundTrip: a timer asked of the center is set on the node
+// that heard it, and the center's answer is said there.
+func TestClientToolRoundTrip(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	n := newNode(t, c, "kitchen")
+	c.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration": "PT10M", "name": "tea"}}}},
+		ollamatest.Reply{Content: "Your tea timer is running."})
+	n.ask(t, "my tea needs steeping so could you keep an eye on it for me")
+	items, _ := n.sched.Pending(t.Context())
+	if len(items) != 1 || !strings.Contains(strings.ToLower(items[0].Name), "tea") {
+		t.Fatalf("the node's schedule holds %+v, want the tea timer", items)
+	}
+	if !slices.Equal(n.said, []string{"Your tea timer is running."}) {
+		t.Errorf("said %q", n.said)
+	}
+	chats := c.llm.Chats()
+	last := chats[len(chats)-1]
+	if tool := last.Messages[len(last.Messages)-1]; tool.Role != "tool" || !strings.Contains(tool.Content, "tea") {
+		t.Errorf("the node's result did not reach the model: %s", fmtMsgs(last))
+	}
+	golden(t, c.wire, "client_tool")
+}
+
+// TestServerTool: a tool the center runs itself needs no round trip.
+func TestServerTool(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	n := newNode(t, c, "hall")
+	c.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "remember", Arguments: map[string]any{"fact": "the spare key is under the blue pot"}}}},
+		ollamatest.Reply{Content: "I'll remember that."})
+	n.ask(t, "store this for later: the spare key is under the blue pot")
+	facts, _ := c.db.Facts().Search(t.Context(), "spare key", 5)
+	if len(facts) != 1 || !slices.Equal(n.said, []string{"I'll remember that."}) {
+		t.Fatalf("center facts %v, said %q", facts, n.said)
+	}
+	for _, x := range c.wire.exchanges() {
+		if strings.Contains(x.response, `"tool_calls"`) && strings.Contains(x.response, `"stop_reason":"tool_calls"`) {
+			t.Errorf("a server tool went to the node: %s", x.response)
+		}
+	}
+}
+
+// TestValidationQuestion: arguments the center's checks refuse twice make
+// the center ask the user through the node; the answer goes back and the
+// reply completes.
+func TestValidationQuestion(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	n := newNode(t, c, "den")
+	bad := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "control_volume", Arguments: map[string]any{"action": "boom"}}}}
+	c.model.On(replytest.Chat, bad, bad)
+	if follow := n.ask(t, "make the sound do the thing it does"); !follow || len(n.said) != 1 || !strings.HasSuffix(n.said[0], "?") {
+		t.Fatalf("follow-up %v, said %q: want one question", follow, n.said)
+	}
+	c.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "control_volume", Arguments: map[string]any{"action": "up"}}}},
+		ollamatest.Reply{Content: "Turned it up."})
+	if follow := n.ask(t, "the louder one"); follow {
+		t.Error("the answer should complete the reply")
+	}
+	if n.mix.level <= 50 || n.said[len(n.said)-1] != "Turned it up." {
+		t.Errorf("volume %d, said %q", n.mix.level, n.said)
+	}
+	var sawQuestion, sawAnswer bool
+	for _, x := range c.wire.exchanges() {
+		sawQuestion = sawQuestion || strings.Contains(x.response, `"stop_reason":"validation_required"`)
+		sawAnswer = sawAnswer || strings.Contains(x.request, `"validation_response":"the louder one"`)
+	}
+	if !sawQuestion || !sawAnswer {
+		t.Errorf("question on the wire %v, answer %v", sawQuestion, sawAnswer)
+	}
+}
+
+// TestStreamingAndNot: the same reply, whole or sentence by sentence.
+func TestStreamingAndNot(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	cred, _ := c.keys.Add(t.Context(), "attic")
+	cl, _ := NewClient(ClientOptions{URL: c.http.URL, Credential: cred, Insecure: true})
+	c.model.Default(replytest.Chat, ollamatest.Reply{Content: "One sentence. And another one."})
+	whole, err := cl.Command(t.Context(), CommandRequest{VoiceCommand: "tell me two things", ConversationID: "attic-1"}, nil)
+	if err != nil || whole.StopReason != StopComplete || whole.AssistantMessage != "One sentence. And another one." {
+		t.Fatalf("whole: %+v, %v", whole, err)
+	}
+	var lines []string
+	streamed, err := cl.Command(t.Context(), CommandRequest{VoiceCommand: "tell me two more things", ConversationID: "attic-1"}, func(s string) { lines = append(lines, s) })
+	if err != nil || streamed.StopReason != StopComplete || !slices.Equal(lines, []string{"One sentence.", "And another one."}) {
+		t.Fatalf("streamed: %+v lines %q, %v", streamed, lines, err)
+	}
+	if streamed.AssistantMessage != whole.AssistantMessage || streamed.RequestInformation.ConversationID != "attic-1" {
+		t.Errorf("the streamed final object differs: %+v", streamed)
+	}
+}
+
+// TestBadInput: every refusal has its status and a JSON error naming the
+// problem.
+func TestBadInput(t *testing.T) {
+	c := newCenter(t, "", Options{BodyLimit: 2048, Rate: 1000, Burst: 1000, Lapse: time.Hour})
+	defer c.stop()
+	a, _ := c.keys.Add(t.Context(), "a")
+	b, _ := c.keys.Add(t.Context(), "b")
+	revoked, _ := c.keys.Add(t.Context(), "gone")
+	c.keys.Revoke(t.Context(), "gone")
+	c.model.Default(replytest.Chat, ollamatest.Reply{Content: "Fine."})
+	post := func(cred, path, body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, c.http.URL+path, strings.NewReader(body))
+		if cred != "" {
+			req.Header.Set("Authorization", "Bearer "+cred)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw)
+	}
+	if code, _ := post(a, PathCommand, `{"voice_command": "hello there", "conversation_id": "a-1"}`); code != 200 {
+		t.Fatalf("a good request: %d", code)
+	}
+	c.srv.mu.Lock()
+	c.srv.expired["a-old"] = time.Now()
+	c.srv.mu.Unlock()
+	for _, tt := range []struct {
+		name, cred, path, body string
+		code                   int
+		says                   string
+	}{
+		{"no key", "", PathCommand, `{}`, 401, "Authorization"},
+		{"wrong key", "a:nope", PathCommand, `{}`, 401, "wrong key"},
+		{"revoked", revoked, PathCommand, `{}`, 401, "wrong key"},
+		{"malformed", a, PathCommand, `{"voice_command": `, 400, "malformed JSON"},
+		{"wrong type", a, PathCommand, `{"voice_command": 12, "conversation_id": "a-1"}`, 400, "voice_command"},
+		{"missing id", a, PathCommand, `{"voice_command": "hi"}`, 400, "conversation_id is required"},
+		{"empty command", a, PathCommand, `{"voice_command": " ", "conversation_id": "a-1"}`, 400, "voice_command is empty"},
+		{"too big", a, PathCommand, `{"voice_command": "` + strings.Repeat("x", 4096) + `", "conversation_id": "a-1"}`, 413, "over the limit"},
+		{"unknown conversation", a, PathContinue, `{"conversation_id": "nope", "validation_response": "yes"}`, 404, "no conversation nope"},
+		{"expired conversation", a, PathContinue, `{"conversation_id": "a-old", "validation_response": "yes"}`, 410, "expired"},
+		{"another node's", b, PathContinue, `{"conversation_id": "a-1", "validation_response": "yes"}`, 403, "another node"},
+		{"another node's command", b, PathCommand, `{"voice_command": "hi", "conversation_id": "a-1"}`, 403, "another node"},
+		{"nothing to continue with", a, PathContinue, `{"conversation_id": "a-1"}`, 400, "tool_results or validation_response"},
+		{"no tool awaited", a, PathContinue, `{"conversation_id": "a-1", "tool_results": [{"tool_call_id": "x", "output": {"success": true, "message": ""}}]}`, 409, "waits for no tool result"},
+		{"bad tool schema", a, PathStart, `{"conversation_id": "a-2", "client_tools": [{"type": "function", "function": {"name": "x", "description": "d", "parameters": {"type": "array"}}}]}`, 400, "want an object"},
+		{"bad time zone", a, PathStart, `{"conversation_id": "a-3", "node_context": {"timezone": "Mars/Olympus"}}`, 400, "node_context.timezone"},
+		{"no such path", a, "/api/v0/nothing", `{}`, 404, "no such endpoint"},
+	} {
+		code, body := post(tt.cred, tt.path, tt.body)
+		var e Error
+		if code != tt.code || json.Unmarshal([]byte(body), &e) != nil || !strings.Contains(e.Error, tt.says) {
+			t.Errorf("%s: %d %s; want %d naming %q", tt.name, code, body, tt.code, tt.says)
+		}
+	}
+	// Too many requests.
+	slow := newCenter(t, "", Options{Rate: 0.001, Burst: 2})
+	defer slow.stop()
+	cred, _ := slow.keys.Add(t.Context(), "chatty")
+	codes := []int{}
+	for range 4 {
+		req, _ := http.NewRequest(http.MethodGet, slow.http.URL+PathStatus, nil)
+		req.Header.Set("Authorization", "Bearer "+cred)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	if !slices.Equal(codes, []int{200, 200, 429, 429}) {
+		t.Errorf("statuses %v, want the burst then 429", codes)
+	}
+}
+
+// TestCenterRestartMidConversation: the center restarts while the node
+// runs a tool; the node's result finds no conversation, and the node asks
+// again in a new one, transparently. The stored memory survives.
+func TestCenterRestartMidConversation(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	n := newNode(t, c, "study")
+	c.model.On(replytest.Chat, ollamatest.Reply{Content: "Noted."})
+	n.ask(t, "store this for later: I like green tea best")
+	url := c.http.URL
+	// The next request: the model asks the node for a tool, and the
+	// center goes down while the node runs it.
+	c.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "check_timers"}}})
+	restarted := make(chan *centerSide, 1)
+	n.node.o.Client.hc.Transport = &hook{inner: n.node.o.Client.hc.Transport, before: func(r *http.Request) {
+		if r.URL.Path == PathContinue && len(restarted) == 0 {
+			c.stop()
+			d := newCenterAt(t, dir, url)
+			d.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "check_timers"}}}, ollamatest.Reply{Content: "No timers are running."})
+			restarted <- d
+		}
+	}}
+	n.said = nil
+	n.ask(t, "is anything counting down for the oven at the moment")
+	d := <-restarted
+	defer d.stop()
+	if !slices.Equal(n.said, []string{"No timers are running."}) {
+		t.Errorf("said %q after the restart", n.said)
+	}
+	past, _ := d.db.Dialogue().Recent(t.Context(), time.Now().Add(-time.Hour), 10)
+	if len(past) < 2 || !strings.Contains(past[0].User, "green tea") {
+		t.Errorf("the dialogue after the restart: %+v", past)
+	}
+}
+
+// TestNodeGoneMidConversation: the node never sends its tool result; the
+// center's reply gives up on it after the tool timeout, and the
+// conversation later lapses.
+func TestNodeGoneMidConversation(t *testing.T) {
+	c := newCenter(t, "", Options{ToolTimeout: 200 * time.Millisecond, Lapse: 300 * time.Millisecond})
+	defer c.stop()
+	cred, _ := c.keys.Add(t.Context(), "porch")
+	cl, _ := NewClient(ClientOptions{URL: c.http.URL, Credential: cred, Insecure: true})
+	c.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "check_timers"}}}, ollamatest.Reply{Content: "The speaker did not answer."})
+	cl.Start(t.Context(), StartRequest{ConversationID: "porch-1", ClientTools: ToolsOf([]*command.Command{builtin.CheckTimers(nil)})})
+	resp, err := cl.Command(t.Context(), CommandRequest{VoiceCommand: "anything ticking", ConversationID: "porch-1"}, nil)
+	if err != nil || resp.StopReason != StopToolCalls {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	// The node is gone. The reply finishes on its own.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c.srv.mu.Lock()
+		sess := c.srv.sessions["porch-1"]
+		c.srv.mu.Unlock()
+		if sess == nil || sess.current() == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reply still waits for the gone node")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(400 * time.Millisecond)
+	c.srv.expire(time.Now())
+	if c.srv.Conversations() != 0 {
+		t.Error("the gone node's conversation did not lapse")
+	}
+	_, err = cl.Continue(t.Context(), ContinueRequest{ConversationID: "porch-1", ValidationResponse: ptr("hello")}, nil)
+	var se *StatusError
+	if !errorsAs(err, &se) || se.Code != 410 {
+		t.Errorf("a lapsed conversation: %v, want 410", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func fmtMsgs(r ollamatest.ChatRequest) string {
+	b, _ := json.Marshal(r.Messages)
+	return string(b)
+}
+
+// newCenterAt starts a center on dir's store listening on url's address.
+func newCenterAt(t *testing.T, dir, addr string) *centerSide {
+	d := newCenter(t, dir, Options{})
+	d.http.Close()
+	u, _ := url.Parse(addr)
+	l, err := netListen(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.http = &httptest.Server{Listener: l, Config: &http.Server{Handler: d.srv.Handler()}}
+	d.http.Start()
+	return d
+}
+
+// wireLog keeps every request and response between node and center.
+type wireLog struct {
+	mu sync.Mutex
+	xs []exchange
+}
+
+type exchange struct{ path, request, response string }
+
+func (w *wireLog) exchanges() []exchange {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.xs)
+}
+
+type recording struct {
+	inner http.RoundTripper
+	log   *wireLog
+}
+
+func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	resp, err := r.inner.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	r.log.mu.Lock()
+	r.log.xs = append(r.log.xs, exchange{req.URL.Path, string(body), string(raw)})
+	r.log.mu.Unlock()
+	return resp, nil
+}
+
+type hook struct {
+	inner  http.RoundTripper
+	before func(*http.Request)
+}
+
+func (h *hook) RoundTrip(req *http.Request) (*http.Response, error) {
+	h.before(req)
+	return h.inner.RoundTrip(req)
+}
+
+var ids = regexp.MustCompile(`call_[0-9a-f]{16}|[a-z]+-\d{8}T\d{6}-[0-9a-f]{12}`)
+
+// golden compares the wire exchanges with a file in testdata, ids
+// normalized, or rewrites it with -update.
+func golden(t *testing.T, w *wireLog, name string) {
+	t.Helper()
+	var b strings.Builder
+	for _, x := range w.exchanges() {
+		b.WriteString("POST " + x.path + "\n> " + indent(x.request) + "\n< " + indent(x.response) + "\n\n")
+	}
+	got := ids.ReplaceAllStringFunc(b.String(), func(s string) string {
+		if strings.HasPrefix(s, "call_") {
+			return "call_ID"
+		}
+		return "CONVERSATION_ID"
+	})
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(path, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("the wire differs from %s (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+func indent(s string) string {
+	s = strings.TrimSpace(s)
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		var v any
+		if json.Unmarshal([]byte(l), &v) == nil {
+			b, _ := json.MarshalIndent(v, "  ", "  ")
+			l = string(b)
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n  ")
+}

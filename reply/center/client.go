@@ -1,0 +1,198 @@
+package center
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// ClientOptions configure a Client.
+type ClientOptions struct {
+	// URL is the center's base URL: https://host:port, or http:// when
+	// Insecure is set for a trusted LAN.
+	URL string
+	// Credential is NODE_ID:KEY, as `hark center nodes add` printed it.
+	Credential string
+	// Fingerprint pins the center's certificate: "sha256:" and the hex of
+	// the SHA-256 of its DER, as the center prints it.
+	Fingerprint string
+	// Insecure allows plain HTTP.
+	Insecure bool
+	// Timeout bounds one request; default 2 min (a slow model is slow).
+	Timeout time.Duration
+}
+
+// Client is a node's connection to its center.
+type Client struct {
+	o    ClientOptions
+	base *url.URL
+	hc   *http.Client
+}
+
+// NewClient checks o and returns a Client.
+func NewClient(o ClientOptions) (*Client, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("center: url %q: want https://HOST:PORT", o.URL)
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	if !strings.Contains(o.Credential, ":") {
+		return nil, errors.New("center: the node's key is not NODE_ID:KEY (hark center nodes add prints it)")
+	}
+	tr := &http.Transport{DialContext: (&net.Dialer{Timeout: 3 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
+	switch u.Scheme {
+	case "https":
+		pin, err := parseFingerprint(o.Fingerprint)
+		if err != nil {
+			return nil, err
+		}
+		// The center's certificate is its own, self-signed: it is trusted
+		// by the fingerprint the node was enrolled with, not by a CA.
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12,
+			VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+				if len(raw) == 0 {
+					return errors.New("center: no certificate")
+				}
+				if sum := sha256.Sum256(raw[0]); !bytes.Equal(sum[:], pin) {
+					return fmt.Errorf("center: certificate fingerprint sha256:%x is not the pinned one", sum)
+				}
+				return nil
+			}}
+	case "http":
+		if !o.Insecure {
+			return nil, fmt.Errorf("center: %s is plain HTTP; allow it only on a trusted LAN ([center] insecure_http = true)", o.URL)
+		}
+	default:
+		return nil, fmt.Errorf("center: url %q: want https:// (or http:// with insecure_http)", o.URL)
+	}
+	return &Client{o: o, base: u, hc: &http.Client{Transport: tr}}, nil
+}
+
+func parseFingerprint(s string) ([]byte, error) {
+	h, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(s)), "sha256:")
+	b, err := hex.DecodeString(strings.ReplaceAll(h, ":", ""))
+	if !ok || err != nil || len(b) != sha256.Size {
+		return nil, fmt.Errorf("center: fingerprint %q: want sha256: and 64 hex digits, as the center prints it", s)
+	}
+	return b, nil
+}
+
+// NodeID is the node's id, from its credential.
+func (c *Client) NodeID() string { id, _, _ := strings.Cut(c.o.Credential, ":"); return id }
+
+// StatusError is an answer of the center other than 200.
+type StatusError struct {
+	Code    int
+	Message string
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("center answered %d: %s", e.Code, e.Message) }
+
+// ErrUnreachable: no connection to the center, or no answer in time.
+var ErrUnreachable = errors.New("center: unreachable")
+
+// Start registers a conversation's client tools.
+func (c *Client) Start(ctx context.Context, req StartRequest) error {
+	var out StartResponse
+	return c.post(ctx, PathStart, req, nil, &out)
+}
+
+// Command sends what the user said; onSentence gets each sentence as the
+// center streams it.
+func (c *Client) Command(ctx context.Context, req CommandRequest, onSentence func(string)) (Response, error) {
+	var out Response
+	return out, c.post(ctx, PathCommand, req, onSentence, &out)
+}
+
+// Continue sends tool results or the user's answer.
+func (c *Client) Continue(ctx context.Context, req ContinueRequest, onSentence func(string)) (Response, error) {
+	var out Response
+	return out, c.post(ctx, PathContinue, req, onSentence, &out)
+}
+
+// Ping asks the center's status, for the link's health.
+func (c *Client) Ping(ctx context.Context) error {
+	var out map[string]any
+	return c.do(ctx, http.MethodGet, PathStatus, nil, nil, &out)
+}
+
+func (c *Client) post(ctx context.Context, path string, body any, onSentence func(string), out any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("center: %w", err)
+	}
+	return c.do(ctx, http.MethodPost, path, b, onSentence, out)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body []byte, onSentence func(string), out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, c.base.JoinPath(path).String(), bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("center: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.o.Credential)
+	req.Header.Set("Content-Type", "application/json")
+	if onSentence != nil {
+		req.Header.Set("Accept", NDJSON)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var e Error
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if json.Unmarshal(raw, &e) != nil || e.Error == "" {
+			e.Error = strings.TrimSpace(string(raw))
+		}
+		return &StatusError{Code: resp.StatusCode, Message: e.Error}
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), NDJSON) {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			return fmt.Errorf("center: %s: %w", path, err)
+		}
+		return nil
+	}
+	// A stream: sentences, then the final object.
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(line, &probe); err != nil {
+			return fmt.Errorf("center: %s: a streamed line is not JSON: %w", path, err)
+		}
+		if _, final := probe["stop_reason"]; final {
+			return json.Unmarshal(line, out)
+		}
+		var l Line
+		json.Unmarshal(line, &l)
+		if l.Sentence != "" && onSentence != nil {
+			onSentence(l.Sentence)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%w: the stream broke: %v", ErrUnreachable, err)
+	}
+	return fmt.Errorf("%w: the stream ended without a final answer", ErrUnreachable)
+}

@@ -1,0 +1,140 @@
+package center
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Settings is where the keys are kept; *storage.Settings is one.
+type Settings interface {
+	Get(ctx context.Context, key string, v any) (bool, error)
+	Set(ctx context.Context, key string, v any) error
+}
+
+// NodeInfo is an enrolled node as `hark center nodes list` shows it.
+type NodeInfo struct {
+	ID      string    `json:"id"`
+	Name    string    `json:"name"`
+	Added   time.Time `json:"added"`
+	Revoked bool      `json:"revoked,omitempty"`
+	// Hash is the SHA-256 of the node's key: the key itself is shown
+	// once, when the node is added, and kept nowhere.
+	Hash string `json:"hash"`
+}
+
+// Keys are the nodes' credentials. Safe for concurrent use.
+type Keys struct {
+	s  Settings
+	mu sync.Mutex
+}
+
+const keysSetting = "center/nodes"
+
+// NewKeys keeps the credentials in s.
+func NewKeys(s Settings) *Keys { return &Keys{s: s} }
+
+// ErrBadCredential: no such node, a revoked one, or the wrong key.
+var ErrBadCredential = errors.New("center: unknown node or wrong key")
+
+var nodeName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+
+// Add enrolls a node named name and returns its credential NODE_ID:KEY,
+// which is shown once.
+func (k *Keys) Add(ctx context.Context, name string) (string, error) {
+	id := strings.ToLower(strings.TrimSpace(name))
+	id = strings.Join(strings.FieldsFunc(id, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') }), "-")
+	if !nodeName.MatchString(id) {
+		return "", fmt.Errorf("center: node name %q: use letters, digits and dashes, at most 40", name)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	nodes, err := k.load(ctx)
+	if err != nil {
+		return "", err
+	}
+	if slices.ContainsFunc(nodes, func(n NodeInfo) bool { return n.ID == id && !n.Revoked }) {
+		return "", fmt.Errorf("center: node %q already exists (revoke it first to issue a new key)", id)
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", fmt.Errorf("center: %w", err)
+	}
+	key := base64.RawURLEncoding.EncodeToString(raw)
+	nodes = slices.DeleteFunc(nodes, func(n NodeInfo) bool { return n.ID == id })
+	nodes = append(nodes, NodeInfo{ID: id, Name: name, Added: time.Now().UTC(), Hash: hash(key)})
+	if err := k.s.Set(ctx, keysSetting, nodes); err != nil {
+		return "", fmt.Errorf("center: add node: %w", err)
+	}
+	return id + ":" + key, nil
+}
+
+// List is every enrolled node.
+func (k *Keys) List(ctx context.Context) ([]NodeInfo, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.load(ctx)
+}
+
+// Revoke stops a node's key from working.
+func (k *Keys) Revoke(ctx context.Context, id string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	nodes, err := k.load(ctx)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(nodes, func(n NodeInfo) bool { return n.ID == id })
+	if i < 0 {
+		return fmt.Errorf("center: no node %q", id)
+	}
+	nodes[i].Revoked = true
+	if err := k.s.Set(ctx, keysSetting, nodes); err != nil {
+		return fmt.Errorf("center: revoke node: %w", err)
+	}
+	return nil
+}
+
+// Check returns the node a credential NODE_ID:KEY belongs to.
+func (k *Keys) Check(ctx context.Context, credential string) (string, error) {
+	id, key, ok := strings.Cut(credential, ":")
+	if !ok || id == "" || key == "" {
+		return "", ErrBadCredential
+	}
+	k.mu.Lock()
+	nodes, err := k.load(ctx)
+	k.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	want := hash(key)
+	for _, n := range nodes {
+		if n.ID == id && !n.Revoked && subtle.ConstantTimeCompare([]byte(n.Hash), []byte(want)) == 1 {
+			return id, nil
+		}
+	}
+	return "", ErrBadCredential
+}
+
+func (k *Keys) load(ctx context.Context) ([]NodeInfo, error) {
+	var nodes []NodeInfo
+	if _, err := k.s.Get(ctx, keysSetting, &nodes); err != nil {
+		return nil, fmt.Errorf("center: read nodes: %w", err)
+	}
+	return nodes, nil
+}
+
+func hash(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,304 @@
+package center
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/harkbox/hark/reply/command"
+)
+
+// NodeOptions configure a Node.
+type NodeOptions struct {
+	Client *Client
+	// Commands are the node's own: the offline core answers from them
+	// first, and the ones named in Tools are offered to the center.
+	Commands *command.Registry
+	Tools    []string
+	Room     string
+	Timezone string
+	// Lapse starts a new conversation after this much quiet; default 5 min.
+	Lapse time.Duration
+	Log   *slog.Logger
+}
+
+// Unreachable is said when the center cannot be reached.
+const Unreachable = "I can't reach the command center right now."
+
+// Node is a speaker's side: it answers what it can itself, asks the center
+// for the rest, and runs the center's client tool calls. Safe for
+// concurrent use, though a speaker asks one question at a time.
+type Node struct {
+	o   NodeOptions
+	log *slog.Logger
+
+	mu       sync.Mutex
+	conv     string    // the conversation under way
+	last     time.Time // its last exchange
+	started  bool      // its client tools are registered
+	question bool      // the center asked the user something
+	spoke    bool      // the last answer's sentences were said as they streamed
+	link     Link
+	retrying bool
+}
+
+// Link is the node's connection to its center.
+type Link struct {
+	Up      bool
+	RTT     time.Duration // of the last request that succeeded
+	Checked time.Time
+	Err     string
+}
+
+// NewNode returns a Node for o.
+func NewNode(o NodeOptions) *Node {
+	if o.Lapse == 0 {
+		o.Lapse = 5 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Node{o: o, log: o.Log.With("pkg", "center", "node", o.Client.NodeID()), link: Link{Up: true}}
+}
+
+// Link reports the connection to the center.
+func (n *Node) Link() Link {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.link
+}
+
+// Reply answers text, saying each sentence as it comes. FollowUp is set
+// when the center asked the user something: the next utterance is the
+// answer.
+func (n *Node) Reply(ctx context.Context, text string, say func(string)) (followUp bool, err error) {
+	n.mu.Lock()
+	answering := n.question
+	n.question = false
+	n.mu.Unlock()
+	if !answering && n.offline(ctx, text, say) {
+		return false, nil
+	}
+	resp, streamed, err := n.ask(ctx, text, answering, say)
+	for err == nil && resp.StopReason == StopToolCalls {
+		resp, streamed, err = n.runTools(ctx, resp, text, say)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	case err != nil:
+		n.down(err)
+		say(Unreachable)
+		return false, err
+	case resp.StopReason == StopValidation && resp.ValidationRequest != nil:
+		n.mu.Lock()
+		n.question = true
+		n.mu.Unlock()
+		if !streamed {
+			say(resp.ValidationRequest.Question)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// offline runs the node's own deterministic path (time, timers, volume,
+// stop, arithmetic), which works without the center.
+func (n *Node) offline(ctx context.Context, text string, say func(string)) bool {
+	rt, ok := n.o.Commands.PreRoute(text)
+	if !ok {
+		return false
+	}
+	resp := n.o.Commands.RunRoute(ctx, rt, text)
+	if resp.Spoken != "" {
+		say(resp.Spoken)
+	}
+	return true
+}
+
+// ask sends text to the center: a new command, or the answer to the
+// center's question. A conversation the center no longer knows (it
+// restarted, or the conversation lapsed there) is started afresh once.
+func (n *Node) ask(ctx context.Context, text string, answering bool, say func(string)) (resp Response, streamed bool, err error) {
+	for attempt := 0; ; attempt++ {
+		conv, err := n.conversation(ctx)
+		if err != nil {
+			return Response{}, false, err
+		}
+		began := time.Now()
+		if answering {
+			resp, err = n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ValidationResponse: &text}, n.streamed(say))
+		} else {
+			resp, err = n.o.Client.Command(ctx, CommandRequest{VoiceCommand: text, ConversationID: conv, NodeContext: n.context()}, n.streamed(say))
+		}
+		var se *StatusError
+		if errors.As(err, &se) && (se.Code == 404 || se.Code == 410) && attempt == 0 {
+			n.log.Info("the center no longer knows the conversation; starting a new one", "conversation", conv, "status", se.Code)
+			n.forget()
+			answering = false // the question went with the conversation
+			continue
+		}
+		if err == nil {
+			n.up(time.Since(began))
+			streamed = n.streaming()
+			if !streamed && resp.AssistantMessage != "" {
+				say(resp.AssistantMessage)
+			}
+		}
+		return resp, streamed, err
+	}
+}
+
+// streamed says the sentences of a streamed answer as they come.
+func (n *Node) streamed(say func(string)) func(string) {
+	return func(s string) {
+		n.mu.Lock()
+		n.spoke = true
+		n.mu.Unlock()
+		say(s)
+	}
+}
+
+// streaming reports, and resets, whether the last answer's sentences were
+// said as they streamed.
+func (n *Node) streaming() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s := n.spoke
+	n.spoke = false
+	return s
+}
+
+// runTools runs the center's client tool calls and sends the results.
+func (n *Node) runTools(ctx context.Context, resp Response, text string, say func(string)) (Response, bool, error) {
+	var results []ToolResult
+	for _, call := range resp.ToolCalls {
+		var args map[string]any
+		out := ToolOutput{}
+		if err := json.Unmarshal([]byte(call.Function.Arguments), &args); err != nil {
+			out.Message = fmt.Sprintf("the arguments are not a JSON object: %v", err)
+		} else if _, ok := n.o.Commands.Lookup(call.Function.Name); !ok {
+			out.Message = "this speaker has no tool " + call.Function.Name
+		} else {
+			out = outputOf(n.o.Commands.Call(ctx, call.Function.Name, args, text))
+		}
+		results = append(results, ToolResult{ToolCallID: call.ID, Output: out})
+	}
+	n.mu.Lock()
+	conv := n.conv
+	n.mu.Unlock()
+	began := time.Now()
+	next, err := n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ToolResults: results}, n.streamed(say))
+	var se *StatusError
+	if errors.As(err, &se) && (se.Code == 404 || se.Code == 410) {
+		// The center lost the conversation mid-reply: ask again afresh.
+		n.forget()
+		return n.ask(ctx, text, false, say)
+	}
+	streamed := false
+	if err == nil {
+		n.up(time.Since(began))
+		streamed = n.streaming()
+		if !streamed && next.AssistantMessage != "" {
+			say(next.AssistantMessage)
+		}
+	}
+	return next, streamed, err
+}
+
+// conversation is the conversation id to use, started on the center with
+// the node's client tools when it is new.
+func (n *Node) conversation(ctx context.Context) (string, error) {
+	n.mu.Lock()
+	if n.conv == "" || time.Since(n.last) > n.o.Lapse {
+		n.conv, n.started = newConversationID(n.o.Client.NodeID()), false
+	}
+	n.last = time.Now()
+	conv, started := n.conv, n.started
+	n.mu.Unlock()
+	if started {
+		return conv, nil
+	}
+	var tools []*command.Command
+	for _, name := range n.o.Tools {
+		if c, ok := n.o.Commands.Lookup(name); ok {
+			tools = append(tools, c)
+		}
+	}
+	if err := n.o.Client.Start(ctx, StartRequest{ConversationID: conv, NodeContext: n.context(), ClientTools: ToolsOf(tools)}); err != nil {
+		return "", err
+	}
+	n.mu.Lock()
+	n.started = true
+	n.mu.Unlock()
+	return conv, nil
+}
+
+func (n *Node) forget() {
+	n.mu.Lock()
+	n.conv = ""
+	n.mu.Unlock()
+}
+
+func (n *Node) context() NodeContext {
+	return NodeContext{NodeID: n.o.Client.NodeID(), Room: n.o.Room, Timezone: n.o.Timezone}
+}
+
+func (n *Node) up(rtt time.Duration) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.link.Up {
+		n.log.Info("the center is back")
+	}
+	n.link = Link{Up: true, RTT: rtt, Checked: time.Now()}
+}
+
+// down marks the link down, once, and retries in the background with
+// backoff until the center answers again.
+func (n *Node) down(err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.link.Up {
+		n.log.Warn("the center is unreachable; answering from the offline core until it is back", "err", err)
+	}
+	n.link = Link{Up: false, Checked: time.Now(), Err: err.Error()}
+	if n.retrying {
+		return
+	}
+	n.retrying = true
+	go n.retry()
+}
+
+func (n *Node) retry() {
+	wait := time.Second
+	for {
+		time.Sleep(wait)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		began := time.Now()
+		err := n.o.Client.Ping(ctx)
+		cancel()
+		if err == nil {
+			n.mu.Lock()
+			n.retrying = false
+			n.mu.Unlock()
+			n.up(time.Since(began))
+			return
+		}
+		n.mu.Lock()
+		n.link = Link{Up: false, Checked: time.Now(), Err: err.Error()}
+		n.mu.Unlock()
+		wait = min(2*wait, time.Minute)
+	}
+}
+
+func newConversationID(node string) string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return node + "-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b)
+}

@@ -1,0 +1,232 @@
+package center
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/reply/command"
+)
+
+// Client tools: a node registers its own commands (timers, alarms, volume,
+// stop, its status) as tools in OpenAI's format; the center turns each into
+// a command whose Run hands the call to the node and waits for its result.
+// The center's registry checks the arguments against the tool's schema
+// first, so a wrong argument goes back to the model, not to the node.
+
+// clientCommand is a node's tool as a command of the center.
+func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Command, error) {
+	params, err := parametersOf(t.Function.Parameters)
+	if err != nil {
+		return nil, fmt.Errorf("client_tools: %s: %w", t.Function.Name, err)
+	}
+	name := t.Function.Name
+	return &command.Command{
+		Name: name, Description: t.Function.Description, Parameters: params,
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			tr, _ := ctx.Value(runKey{}).(*run)
+			if tr == nil {
+				return command.Response{Kind: command.Failure, Spoken: "That runs on the speaker, which is not connected."}, nil
+			}
+			args, err := json.Marshal(encodeArgs(params, c.Args))
+			if err != nil {
+				return command.Response{}, fmt.Errorf("center: %s: %w", name, err)
+			}
+			id := newCallID()
+			tr.mu.Lock()
+			tr.waiting = id
+			tr.mu.Unlock()
+			tr.send(ctx, event{call: &ToolCall{ID: id, Type: "function", Function: CallFunction{Name: name, Arguments: string(args)}}})
+			timer := time.NewTimer(timeout)
+			defer timer.Stop()
+			select {
+			case res := <-tr.results:
+				return fromOutput(res.Output), nil
+			case <-timer.C:
+				tr.mu.Lock()
+				tr.waiting = ""
+				tr.mu.Unlock()
+				sess.touch()
+				return command.Response{Kind: command.Failure, Spoken: "The speaker did not answer.",
+					Data: map[string]any{"error": fmt.Sprintf("no result from node %s within %v", sess.node, timeout)}}, nil
+			case <-ctx.Done():
+				return command.Response{}, ctx.Err()
+			}
+		},
+	}, nil
+}
+
+// schemaProp is one property of a tool's JSON schema.
+type schemaProp struct {
+	Type        string      `json:"type"`
+	Format      string      `json:"format"`
+	Description string      `json:"description"`
+	Enum        []any       `json:"enum"`
+	Items       *schemaProp `json:"items"`
+	Refinable   bool        `json:"_refinable"`
+}
+
+// parametersOf reads a tool's JSON schema into parameters.
+func parametersOf(raw json.RawMessage) ([]command.Parameter, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var s struct {
+		Type       string                `json:"type"`
+		Properties map[string]schemaProp `json:"properties"`
+		Required   []string              `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("parameters: %w", err)
+	}
+	if s.Type != "" && s.Type != "object" {
+		return nil, fmt.Errorf("parameters: type %q, want an object", s.Type)
+	}
+	var out []command.Parameter
+	for name, p := range s.Properties {
+		typ := kindOf(p)
+		if p.Type == "array" {
+			item := "string"
+			if p.Items != nil {
+				item = kindOf(*p.Items)
+			}
+			if item == "dict" {
+				item = "string"
+			}
+			typ = "array<" + item + ">"
+		}
+		param := command.Parameter{Name: name, Type: typ, Description: p.Description, Refinable: p.Refinable}
+		for _, e := range p.Enum {
+			param.Enum = append(param.Enum, fmt.Sprint(e))
+		}
+		for _, r := range s.Required {
+			param.Required = param.Required || r == name
+		}
+		out = append(out, param)
+	}
+	// A stable order: the schema's map has none.
+	sortParams(out)
+	return out, nil
+}
+
+func kindOf(p schemaProp) string {
+	switch p.Type {
+	case "integer":
+		return "int"
+	case "number":
+		return "float"
+	case "boolean":
+		return "bool"
+	case "object":
+		return "dict"
+	case "string":
+		switch p.Format {
+		case "date-time":
+			return "datetime"
+		case "date":
+			return "date"
+		case "time":
+			return "time"
+		case "duration":
+			return "timedelta"
+		}
+	}
+	return "string"
+}
+
+func sortParams(ps []command.Parameter) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].Name < ps[j-1].Name; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+// encodeArgs writes validated arguments back as JSON values the node's own
+// validation reads: times as ISO 8601, durations as Go durations.
+func encodeArgs(params []command.Parameter, args command.Args) map[string]any {
+	kinds := map[string]string{}
+	for _, p := range params {
+		kinds[p.Name] = strings.TrimSuffix(strings.TrimPrefix(p.Type, "array<"), ">")
+	}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[k] = encodeValue(kinds[k], v)
+	}
+	return out
+}
+
+func encodeValue(kind string, v any) any {
+	switch x := v.(type) {
+	case time.Time:
+		switch kind {
+		case "date":
+			return x.Format("2006-01-02")
+		case "time":
+			return x.Format("15:04:05")
+		}
+		return x.Format(time.RFC3339)
+	case time.Duration:
+		return x.String()
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = encodeValue(kind, e)
+		}
+		return out
+	}
+	return v
+}
+
+// fromOutput is a node's tool result as a command response.
+func fromOutput(o ToolOutput) command.Response {
+	if o.Success {
+		return command.Response{Kind: command.Success, Spoken: o.Message, Data: o.Context}
+	}
+	var problems []Problem
+	if raw, ok := o.Context["problems"]; ok {
+		b, _ := json.Marshal(raw)
+		json.Unmarshal(b, &problems)
+	}
+	if len(problems) > 0 {
+		r := command.Response{Kind: command.Invalid, Spoken: o.Message}
+		for _, p := range problems {
+			r.Problems = append(r.Problems, command.Problem{Param: p.Param, Message: p.Message, Valid: p.Valid})
+		}
+		return r
+	}
+	return command.Response{Kind: command.Failure, Spoken: o.Message, Data: o.Context}
+}
+
+// outputOf is a command's response as a node sends it back.
+func outputOf(r command.Response) ToolOutput {
+	o := ToolOutput{Success: r.Kind == command.Success || r.Kind == command.FollowUp, Message: r.Spoken, Context: r.Data}
+	if r.Kind == command.Invalid {
+		var problems []Problem
+		for _, p := range r.Problems {
+			problems = append(problems, Problem{Param: p.Param, Message: p.Message, Valid: p.Valid})
+			if o.Message == "" {
+				o.Message = p.Message
+			}
+		}
+		o.Context = map[string]any{"problems": problems}
+	}
+	return o
+}
+
+// ToolsOf is commands as client tools.
+func ToolsOf(cmds []*command.Command) []Tool {
+	var out []Tool
+	for _, c := range cmds {
+		params, _ := json.Marshal(c.ParametersSchema())
+		out = append(out, Tool{Type: "function", Function: Function{Name: c.Name, Description: c.Description, Parameters: params}})
+	}
+	return out
+}
+
+// NodeTools are the commands a Hark node offers the center as client
+// tools: what acts on the speaker itself or on its schedule.
+var NodeTools = []string{"set_timer", "check_timers", "cancel_timer", "set_alarm", "set_reminder",
+	"list_reminders", "cancel_reminder", "control_volume", "device_status", "stop"}
