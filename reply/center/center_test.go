@@ -49,12 +49,14 @@ type centerSide struct {
 
 type mixer struct{ level int }
 
-func (m *mixer) Volume(context.Context) (int, bool, error)           { return m.level, false, nil }
+func (m *mixer) Volume(context.Context) (int, bool, error)        { return m.level, false, nil }
 func (m *mixer) SetVolume(_ context.Context, l int, _ bool) error { m.level = l; return nil }
 
 type noStatus struct{}
 
-func (noStatus) Status(context.Context) builtin.DeviceStatus { return builtin.DeviceStatus{Version: "test"} }
+func (noStatus) Status(context.Context) builtin.DeviceStatus {
+	return builtin.DeviceStatus{Version: "test"}
+}
 
 // newCenter starts a center on dir's store (a new one when dir is "").
 func newCenter(t *testing.T, dir string, o Options) *centerSide {

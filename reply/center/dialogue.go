@@ -15,7 +15,9 @@ type Dialogue struct {
 }
 
 // Append stores an exchange.
-func (d Dialogue) Append(ctx context.Context, e storage.Exchange) error { return d.Store.Append(ctx, e) }
+func (d Dialogue) Append(ctx context.Context, e storage.Exchange) error {
+	return d.Store.Append(ctx, e)
+}
 
 // Recent is the conversation's newest exchanges since a time.
 func (d Dialogue) Recent(ctx context.Context, since time.Time, limit int) ([]storage.Exchange, error) {
