@@ -239,7 +239,7 @@ func (m memoryAPI) DeleteConversation(ctx context.Context, id string) error {
 type askAPI struct{ a *app }
 
 func (s askAPI) Ask(ctx context.Context, q control.Question, say func(string)) (any, error) {
-	res, err := s.a.engine.Reply(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
+	res, _, err := s.a.answer(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
 	if err != nil {
 		if h := s.a.modelHint(err); h != "" {
 			err = control.WithHint(err, h)

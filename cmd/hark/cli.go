@@ -57,6 +57,7 @@ func init() {
 		"memory":      {"what the assistant remembers: hark memory [facts|forget ID|conversations|delete ID]", cmdMemory},
 		"status":      {"the box's state and self-test", cmdStatus},
 		"logs":        {"the running daemon's last log lines", cmdLogs},
+		"center":      {"the household's command center for speaker nodes: hark center [--listen ADDR] [--insecure-http], hark center nodes add NAME|list|revoke ID, hark center status", cmdCenter},
 		"probe-model": {"load a whisper model and transcribe silence, in a process of its own (hark run does this first)", cmdProbeModel},
 		"help":        {"show this list, or one command's flags: hark help COMMAND", nil},
 	}
@@ -66,6 +67,7 @@ func init() {
 // the flag list does not show.
 var synopses = map[string]string{
 	"ask":            "hark ask [--json] TEXT...",
+	"center":         "hark center [--listen ADDR] [--insecure-http]   serve the speaker nodes\n       hark center nodes add NAME     enroll a node: prints its NODE_ID:KEY last\n       hark center nodes list\n       hark center nodes revoke ID\n       hark center status",
 	"commands":       "hark commands                list the commands\n       hark commands setup NAME     run a command's first-time setup",
 	"secrets":        "hark secrets set NAME        (reads the value from standard input)\n       hark secrets list\n       hark secrets unset NAME",
 	"memory":         "hark memory [facts]            what the assistant was asked to remember\n       hark memory forget ID          forget one\n       hark memory conversations      the conversations, newest first\n       hark memory delete ID          delete one conversation",

@@ -103,6 +103,13 @@ func cmdStatus(ctx context.Context, e env, g *globals, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "%s %-15s %s\n", mark, ch.Name, ch.Detail)
 	}
+	for _, l := range s.Links {
+		mark := "up  "
+		if !l.OK {
+			mark = "DOWN"
+		}
+		fmt.Fprintf(e.stdout, "%s %-15s %s\n", mark, l.Name, l.Detail)
+	}
 	return nil
 }
 

@@ -185,13 +185,15 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	ctlFeed := p.Subscribe(4)
 	wg.Go(func() { ctl.Follow(octx, ctlFeed) })
 	wg.Go(func() {
-		if err := control.Serve(octx, cfg.ControlSocket, control.Handler(a.api(ctl, tail)), log); err != nil {
+		if err := control.Serve(octx, cfg.ControlSocket, control.Handler(a.api(linked{Box: ctl, a: a}, tail)), log); err != nil {
 			log.Warn("no API socket: the hark commands cannot reach the running box", "err", err)
 		}
 	})
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
-	wg.Go(func() { a.engine.Warm(octx) }) // the first question then pays only for its own words
+	if a.node == nil {
+		wg.Go(func() { a.engine.Warm(octx) }) // the first question then pays only for its own words
+	}
 	wg.Go(func() {
 		if err := a.alerts.Run(octx, p); err != nil {
 			log.Error("timers, alarms and reminders stopped", "err", err)

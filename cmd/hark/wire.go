@@ -20,6 +20,7 @@ import (
 	"github.com/harkbox/hark/pipeline/wyoming"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/alert"
+	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/weather"
@@ -38,7 +39,8 @@ type app struct {
 	db       *storage.DB
 	model    *llm.Client
 	engine   *reply.Engine
-	meter    *cost.Meter // the model server's measured rates
+	brain    *brain
+	node     *center.Node // the command center this box asks, when it is a node
 	commands *command.Registry
 	alerts   *alert.Service
 	mixer    *mixer.Mixer
@@ -99,21 +101,10 @@ func openOneShot(e env, g *globals) (*app, error) {
 func (a *app) wire() error {
 	cfg, log := a.cfg, a.log
 	var err error
-	a.model, err = llm.New(llm.Options{
-		Host:      a.res.OllamaURL,
-		Model:     cfg.Ollama.Model,
-		KeepAlive: cfg.Ollama.KeepAlive.Duration,
-		NumCtx:    cfg.Ollama.NumCtx,
-	})
-	if err != nil {
+	if a.brain, err = openBrain(cfg, a.res, log); err != nil {
 		return err
 	}
-	aux := a.model
-	if m := cfg.Ollama.AuxModel; m != "" && m != cfg.Ollama.Model {
-		if aux, err = llm.New(llm.Options{Host: a.res.OllamaURL, Model: m, KeepAlive: cfg.Ollama.KeepAlive.Duration, NumCtx: cfg.Ollama.NumCtx}); err != nil {
-			return err
-		}
-	}
+	a.model = a.brain.model
 	if a.alerts, err = alert.New(alert.Options{Store: a.db.Schedule(), Location: a.res.Location, Log: log}); err != nil {
 		return err
 	}
@@ -130,30 +121,66 @@ func (a *app) wire() error {
 	if err := a.commands.Register(cmds...); err != nil {
 		return err
 	}
-	r := cfg.Reply
-	meter, err := cost.Open(filepath.Join(cfg.DataDir, "model-rates.json"))
+	o := a.brain.options()
+	o.Commands, o.Dialogue, o.Diary, o.Facts = a.commands, a.db.Dialogue(), a.db.Diary(), a.db.Facts()
+	o.Place, o.Location = cfg.Assistant.Place, a.res.Location
+	if a.engine, err = reply.New(o); err != nil {
+		return err
+	}
+	return a.wireNode()
+}
+
+// brain is what every reply engine of a box or a center shares: the model
+// server's clients, the meter of its speed, and the configuration.
+type brain struct {
+	cfg   *config.Loaded
+	log   *slog.Logger
+	model *llm.Client
+	aux   *llm.Client
+	meter *cost.Meter // the model server's measured rates
+}
+
+// openBrain connects to the configured model server.
+func openBrain(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*brain, error) {
+	b := &brain{cfg: cfg, log: log}
+	var err error
+	b.model, err = llm.New(llm.Options{
+		Host:      res.OllamaURL,
+		Model:     cfg.Ollama.Model,
+		KeepAlive: cfg.Ollama.KeepAlive.Duration,
+		NumCtx:    cfg.Ollama.NumCtx,
+	})
 	if err != nil {
+		return nil, err
+	}
+	b.aux = b.model
+	if m := cfg.Ollama.AuxModel; m != "" && m != cfg.Ollama.Model {
+		if b.aux, err = llm.New(llm.Options{Host: res.OllamaURL, Model: m, KeepAlive: cfg.Ollama.KeepAlive.Duration, NumCtx: cfg.Ollama.NumCtx}); err != nil {
+			return nil, err
+		}
+	}
+	if b.meter, err = cost.Open(filepath.Join(cfg.DataDir, "model-rates.json")); err != nil {
 		log.Warn("model rates not restored; learning them again", "err", err)
 	}
-	a.meter = meter
-	a.engine, err = reply.New(reply.Options{
-		Model:             a.model,
-		Aux:               aux,
-		Info:              a.model,
+	return b, nil
+}
+
+// options are a reply engine's options from the configuration; the caller
+// adds the commands, the memory, the place and the time zone.
+func (b *brain) options() reply.Options {
+	cfg, r := b.cfg, b.cfg.Reply
+	return reply.Options{
+		Model:             b.model,
+		Aux:               b.aux,
+		Info:              b.model,
 		ModelName:         cfg.Ollama.Model,
 		AuxModelName:      cfg.Ollama.AuxModel,
-		Server:            a.model.Host().String(),
-		Meter:             meter,
+		Server:            b.model.Host().String(),
+		Meter:             b.meter,
 		Policy:            cost.Policy{Share: r.AuxShare},
 		ToolTokens:        r.ToolTokens,
 		ToolStyle:         r.ToolStyle,
-		Commands:          a.commands,
-		Dialogue:          a.db.Dialogue(),
-		Diary:             a.db.Diary(),
-		Facts:             a.db.Facts(),
 		Name:              cfg.Assistant.Name,
-		Place:             cfg.Assistant.Place,
-		Location:          a.res.Location,
 		PlannerOff:        !r.Planner,
 		Router:            router.Strategy(r.Router),
 		RouterMax:         r.RouterMax,
@@ -172,9 +199,15 @@ func (a *app) wire() error {
 		HistoryChars:      cfg.Assistant.HistoryChars,
 		CarryTurns:        r.CarryTurns,
 		CarryChars:        r.CarryChars,
-		Log:               log,
-	})
-	return err
+		Log:               b.log,
+	}
+}
+
+// close saves the model rates learned.
+func (b *brain) close() {
+	if err := b.meter.Save(); err != nil {
+		b.log.Warn("model rates not saved", "err", err)
+	}
 }
 
 // allCommands is every command the assistant has: the built-ins and the
@@ -188,20 +221,18 @@ func allCommands(d builtin.Deps, weather *command.Command) []*command.Command {
 // learned, then closes the store.
 func (a *app) close() error {
 	a.engine.Close()
-	if err := a.meter.Save(); err != nil {
-		a.log.Warn("model rates not saved", "err", err)
-	}
+	a.brain.close()
 	return a.db.Close()
 }
 
 // replier is the reply engine as the pipeline sees it.
 func (a *app) replier() pipeline.Replier {
 	return pipeline.ReplierFunc(func(ctx context.Context, q pipeline.Query, say func(string)) (pipeline.Outcome, error) {
-		res, err := a.engine.Reply(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
+		_, followUp, err := a.answer(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
 		if h := a.modelHint(err); h != "" && a.notice != nil {
 			a.hinted.Do(func() { a.notice("hint: " + h) })
 		}
-		return pipeline.Outcome{FollowUp: res.FollowUp}, err
+		return pipeline.Outcome{FollowUp: followUp}, err
 	})
 }
 

@@ -25,6 +25,10 @@ type Status struct {
 	Ready   bool    `json:"ready"` // the pipeline is armed
 	Version string  `json:"version"`
 	Checks  []Check `json:"checks"`
+	// Links are the box's connections to other machines (a node's command
+	// center): shown, but not part of the self-test, so a center that is
+	// down never fails an update's health check.
+	Links []Check `json:"links,omitempty"`
 }
 
 // Healthy reports whether the daemon is ready and every check passed, and

@@ -264,10 +264,12 @@ func (n *Node) up(rtt time.Duration) {
 func (n *Node) down(err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.link.Up {
+	if !n.link.Up {
+		n.link.Err = err.Error()
+	} else {
 		n.log.Warn("the center is unreachable; answering from the offline core until it is back", "err", err)
+		n.link = Link{Up: false, Checked: time.Now(), Err: err.Error()}
 	}
-	n.link = Link{Up: false, Checked: time.Now(), Err: err.Error()}
 	if n.retrying {
 		return
 	}
@@ -291,7 +293,7 @@ func (n *Node) retry() {
 			return
 		}
 		n.mu.Lock()
-		n.link = Link{Up: false, Checked: time.Now(), Err: err.Error()}
+		n.link.Err = err.Error() // Checked stays when it went down
 		n.mu.Unlock()
 		wait = min(2*wait, time.Minute)
 	}

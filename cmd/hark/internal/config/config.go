@@ -44,7 +44,19 @@ type Config struct {
 	Weather       Weather   `toml:"weather"`
 	Storage       Storage   `toml:"storage"`
 	Update        Update    `toml:"update"`
+	Center        Center    `toml:"center"`
 	Sim           Sim       `toml:"sim"`
+}
+
+// Center configures the command center: on a node, the center it asks
+// (URL set); on the center, where `hark center` listens.
+type Center struct {
+	URL          string `toml:"url"`
+	Key          string `toml:"key"`
+	Fingerprint  string `toml:"fingerprint"`
+	InsecureHTTP bool   `toml:"insecure_http"`
+	Room         string `toml:"room"`
+	Listen       string `toml:"listen"`
 }
 
 // Log configures logging.
@@ -251,6 +263,7 @@ func Default() Config {
 		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50},
 		Storage: Storage{Profile: "low-memory", ReserveMiB: 16},
 		Update:  Update{Every: Duration{24 * time.Hour}},
+		Center:  Center{Listen: ":8765"},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
 }

@@ -204,6 +204,19 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	if c.Update.Every.Duration < 0 {
 		bad("update.every", "%v is negative (0 leaves updates to be asked for by hand)", c.Update.Every.Duration)
 	}
+	if u := c.Center.URL; u != "" {
+		switch {
+		case !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://"):
+			bad("center.url", "%q is not an https URL", u)
+		case strings.HasPrefix(u, "http://") && !c.Center.InsecureHTTP:
+			bad("center.url", "%q is plain HTTP: set center.insecure_http = true for a trusted LAN, or use https", u)
+		case strings.HasPrefix(u, "https://") && c.Center.Fingerprint == "":
+			bad("center.fingerprint", "is empty: the center prints it with the node's key")
+		}
+		if id, key, ok := strings.Cut(c.Center.Key, ":"); !ok || id == "" || key == "" {
+			bad("center.key", "want NODE_ID:KEY, as `hark center nodes add NAME` printed it")
+		}
+	}
 	if c.Update.Dir == "" {
 		c.Update.Dir = filepath.Join(c.DataDir, "updates")
 	}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
+)
+
+// freePort is a loopback address nothing listens on yet.
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestCenterContract: the command lines a test outside the project uses.
+// `hark center --data D nodes add NAME` prints NODE_ID:KEY last; `hark
+// center --data D --listen ADDR --insecure-http` serves the seed's paths
+// with that key as a bearer token; and a box configured as a node asks
+// it, while the center runs the model.
+func TestCenterContract(t *testing.T) {
+	srv, m := modelServer(t)
+	env := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
+	dir := t.TempDir()
+	code, out, errOut := ask(t, env, "center", "--data", dir, "nodes", "add", "kitchen")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	cred := lines[len(lines)-1]
+	if code != 0 || !strings.HasPrefix(cred, "kitchen:") || len(cred) < 40 {
+		t.Fatalf("nodes add: %d %q %q", code, out, errOut)
+	}
+	if !strings.Contains(out, "fingerprint = \"sha256:") {
+		t.Errorf("nodes add does not print the fingerprint to pin: %q", out)
+	}
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan int, 1)
+	go func() {
+		var o, e output
+		served <- run(ctx, []string{"center", "--data", dir, "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
+	}()
+	defer func() {
+		cancel()
+		if code := <-served; code != 0 {
+			t.Errorf("hark center exited %d", code)
+		}
+	}()
+	waitListening(t, addr)
+
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello from the center."})
+	body := `{"voice_command": "tell me something cheerful", "conversation_id": "c1", "node_context": {"room": "kitchen"}}`
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/v0/voice/command", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+cred)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var got map[string]any
+	json.Unmarshal(raw, &got)
+	if resp.StatusCode != 200 || got["stop_reason"] != "complete" || got["assistant_message"] != "Hello from the center." {
+		t.Fatalf("%d %s", resp.StatusCode, raw)
+	}
+	for _, k := range []string{"commands", "request_information", "tool_calls", "validation_request"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("the answer lacks %q: %s", k, raw)
+		}
+	}
+	if sys := chats(srv)[0].Messages; !strings.Contains(sys[len(sys)-1].Content, "the kitchen speaker") {
+		t.Errorf("the node's room did not reach the prompt: %q", sys[len(sys)-1].Content)
+	}
+
+	// A box configured as a node of that center.
+	node := writeConfig(t, fmt.Sprintf("[center]\nurl = \"http://%s\"\nkey = %q\ninsecure_http = true\nroom = \"hall\"\n", addr, cred))
+	m.On(replytest.Chat, ollamatest.Reply{Content: "The center says hi."})
+	nodeEnv := vars(map[string]string{"OLLAMA_HOST": "http://127.0.0.1:1", "HOME": t.TempDir()})
+	code, out, errOut = ask(t, nodeEnv, "ask", "--data", t.TempDir(), "--config", node, "say something nice to me")
+	if code != 0 || !strings.Contains(out, "The center says hi.") {
+		t.Errorf("hark ask on a node: %d %q %q", code, out, errOut)
+	}
+	// The offline core still answers on the node, without the center.
+	calls := len(srv.Chats())
+	code, out, _ = ask(t, nodeEnv, "ask", "--data", t.TempDir(), "--config", node, "what is seven times six")
+	if code != 0 || !strings.Contains(out, "42") || len(srv.Chats()) != calls {
+		t.Errorf("offline on a node: %d %q, %d model calls", code, out, len(srv.Chats())-calls)
+	}
+}
+
+// TestNodeWithoutItsCenter: a node whose center is down says so in one
+// sentence and still answers offline; hark status shows the link.
+func TestNodeWithoutItsCenter(t *testing.T) {
+	addr := freePort(t)
+	node := writeConfig(t, fmt.Sprintf("[center]\nurl = \"http://%s\"\nkey = \"hall:abc\"\ninsecure_http = true\n", addr))
+	env := vars(map[string]string{"OLLAMA_HOST": "http://127.0.0.1:1", "HOME": t.TempDir()})
+	data := t.TempDir()
+	code, out, _ := ask(t, env, "ask", "--data", data, "--config", node, "tell me a story about the sea")
+	if code == 0 || !strings.Contains(out, "can't reach the command center") {
+		t.Errorf("center down: %d %q", code, out)
+	}
+	code, out, _ = ask(t, env, "ask", "--data", data, "--config", node, "what is seven times six")
+	if code != 0 || !strings.Contains(out, "42") {
+		t.Errorf("offline with the center down: %d %q", code, out)
+	}
+}
+
+func envWith(e func(string) string, out, errOut *output) env {
+	return env{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: e}
+}
+
+func waitListening(t *testing.T, addr string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing listens on %s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/center"
+)
+
+// wireNode makes the box a node of the command center in [center] url:
+// replies come from the center, while the box's own commands answer
+// offline and run the center's requests for timers, alarms and volume.
+func (a *app) wireNode() error {
+	c := a.cfg.Center
+	if c.URL == "" {
+		return nil
+	}
+	client, err := center.NewClient(center.ClientOptions{URL: c.URL, Credential: c.Key, Fingerprint: c.Fingerprint, Insecure: c.InsecureHTTP})
+	if err != nil {
+		return err
+	}
+	a.node = center.NewNode(center.NodeOptions{Client: client, Commands: a.commands, Tools: center.NodeTools,
+		Room: c.Room, Timezone: a.res.Location.String(), Lapse: a.cfg.Assistant.ConversationLapse.Duration, Log: a.log})
+	return nil
+}
+
+// nodeResult is what `hark ask --json` shows of a reply from the center.
+type nodeResult struct {
+	Text      string   `json:"reply"`
+	Sentences []string `json:"sentences"`
+	Center    string   `json:"center"`
+	FollowUp  bool     `json:"follow_up"`
+}
+
+// answer replies to q: through the command center on a node, with the
+// box's own engine otherwise. The result is what the API shows.
+func (a *app) answer(ctx context.Context, q reply.Query, say func(string)) (any, bool, error) {
+	if a.node == nil {
+		res, err := a.engine.Reply(ctx, q, say)
+		return res, res.FollowUp, err
+	}
+	var said []string
+	followUp, err := a.node.Reply(ctx, q.Text, func(s string) {
+		said = append(said, s)
+		say(s)
+	})
+	return nodeResult{Text: strings.Join(said, " "), Sentences: said, Center: a.cfg.Center.URL, FollowUp: followUp}, followUp, err
+}
+
+// linked is the box's status with its link to the command center.
+type linked struct {
+	control.Box
+	a *app
+}
+
+func (l linked) Status(ctx context.Context) control.Status {
+	s := l.Box.Status(ctx)
+	if l.a.node != nil {
+		s.Links = append(s.Links, centerLink(l.a.cfg.Center.URL, l.a.node.Link()))
+	}
+	return s
+}
+
+// centerLink describes the link to the center.
+func centerLink(url string, k center.Link) control.Check {
+	switch {
+	case k.Up && k.Checked.IsZero():
+		return control.Check{Name: "center", OK: true, Detail: url + ", not asked yet"}
+	case k.Up:
+		return control.Check{Name: "center", OK: true, Detail: fmt.Sprintf("%s, connected, last round trip %v", url, k.RTT.Round(time.Millisecond))}
+	}
+	return control.Check{Name: "center", Detail: fmt.Sprintf("%s, unreachable since %s: %s", url, k.Checked.Format("15:04:05"), k.Err)}
+}
