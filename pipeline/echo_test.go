@@ -37,9 +37,9 @@ func TestEchoFollowsThePlayback(t *testing.T) {
 		}
 
 		ctx, cancel := context.WithCancel(t.Context())
-		pb, _ = spk.Open(ctx)
+		dropped, _ := spk.Open(ctx)
 		done := make(chan struct{})
-		go func() { pb.Write(ctx, second); pb.Close(ctx); close(done) }()
+		go func() { dropped.Write(ctx, second); dropped.Close(ctx); close(done) }()
 		time.Sleep(100 * time.Millisecond)
 		cancel() // barge-in: the rest is dropped
 		<-done
