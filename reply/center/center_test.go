@@ -510,3 +510,17 @@ func indent(s string) string {
 	}
 	return strings.Join(lines, "\n  ")
 }
+
+// TestSlowCenter: a center that says nothing within the node's budget is
+// given up on with one sentence.
+func TestSlowCenter(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	n := newNode(t, c, "loft")
+	n.node.o.Budget = 300 * time.Millisecond
+	c.model.On(replytest.Chat, ollamatest.Reply{Content: "Far too late.", FirstTokenDelay: 5 * time.Second})
+	_, err := n.node.Reply(t.Context(), "tell me about the moon and its seas", func(s string) { n.said = append(n.said, s) })
+	if err == nil || !strings.Contains(err.Error(), "within the budget") || !slices.Equal(n.said, []string{TooSlow}) {
+		t.Errorf("err %v, said %q", err, n.said)
+	}
+}

@@ -25,11 +25,22 @@ type NodeOptions struct {
 	Timezone string
 	// Lapse starts a new conversation after this much quiet; default 5 min.
 	Lapse time.Duration
-	Log   *slog.Logger
+	// Budget bounds the silence before the center's first sentence (or its
+	// tool call); default 30 s. A center that says nothing for that long
+	// is taken for a hung one.
+	Budget time.Duration
+	Log    *slog.Logger
 }
 
-// Unreachable is said when the center cannot be reached.
-const Unreachable = "I can't reach the command center right now."
+// Unreachable is said when the center cannot be reached; TooSlow when it
+// says nothing within the budget.
+const (
+	Unreachable = "I can't reach the command center right now."
+	TooSlow     = "The command center is taking too long. Please try again in a moment."
+)
+
+// ErrTooSlow: the center said nothing within the node's budget.
+var ErrTooSlow = errors.New("center: nothing from the center within the budget")
 
 // Node is a speaker's side: it answers what it can itself, asks the center
 // for the rest, and runs the center's client tool calls. Safe for
@@ -60,6 +71,9 @@ type Link struct {
 func NewNode(o NodeOptions) *Node {
 	if o.Lapse == 0 {
 		o.Lapse = 5 * time.Minute
+	}
+	if o.Budget == 0 {
+		o.Budget = 30 * time.Second
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -92,6 +106,9 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 	switch {
 	case ctx.Err() != nil:
 		return false, ctx.Err()
+	case errors.Is(err, ErrTooSlow):
+		say(TooSlow)
+		return false, err
 	case err != nil:
 		n.down(err)
 		say(Unreachable)
@@ -132,11 +149,14 @@ func (n *Node) ask(ctx context.Context, text string, answering bool, say func(st
 			return Response{}, false, err
 		}
 		began := time.Now()
-		if answering {
-			resp, err = n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ValidationResponse: &text}, n.streamed(say))
-		} else {
-			resp, err = n.o.Client.Command(ctx, CommandRequest{VoiceCommand: text, ConversationID: conv, NodeContext: n.context()}, n.streamed(say))
-		}
+		err = n.budgeted(ctx, say, func(ctx context.Context, say func(string)) (err error) {
+			if answering {
+				resp, err = n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ValidationResponse: &text}, n.streamed(say))
+			} else {
+				resp, err = n.o.Client.Command(ctx, CommandRequest{VoiceCommand: text, ConversationID: conv, NodeContext: n.context()}, n.streamed(say))
+			}
+			return err
+		})
 		var se *StatusError
 		if errors.As(err, &se) && (se.Code == 404 || se.Code == 410) && attempt == 0 {
 			n.log.Info("the center no longer knows the conversation; starting a new one", "conversation", conv, "status", se.Code)
@@ -153,6 +173,23 @@ func (n *Node) ask(ctx context.Context, text string, answering bool, say func(st
 		}
 		return resp, streamed, err
 	}
+}
+
+// budgeted runs one request to the center, cancelling it when neither a
+// sentence nor the answer came within the budget.
+func (n *Node) budgeted(ctx context.Context, say func(string), do func(context.Context, func(string)) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(n.o.Budget, func() { cancel(ErrTooSlow) })
+	defer timer.Stop()
+	err := do(ctx, func(s string) {
+		timer.Stop()
+		say(s)
+	})
+	if err != nil && errors.Is(context.Cause(ctx), ErrTooSlow) {
+		return fmt.Errorf("%w (%v)", ErrTooSlow, n.o.Budget)
+	}
+	return err
 }
 
 // streamed says the sentences of a streamed answer as they come.
@@ -194,7 +231,11 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 	conv := n.conv
 	n.mu.Unlock()
 	began := time.Now()
-	next, err := n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ToolResults: results}, n.streamed(say))
+	var next Response
+	err := n.budgeted(ctx, say, func(ctx context.Context, say func(string)) (err error) {
+		next, err = n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ToolResults: results}, n.streamed(say))
+		return err
+	})
 	var se *StatusError
 	if errors.As(err, &se) && (se.Code == 404 || se.Code == 410) {
 		// The center lost the conversation mid-reply: ask again afresh.
