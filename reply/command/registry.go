@@ -189,7 +189,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 		if !ok {
 			continue
 		}
-		cv, prob := p.validate(v, r.o.Location)
+		cv, prob := p.validate(v, r.Now())
 		if prob != nil {
 			problems = append(problems, *prob)
 			continue
@@ -211,7 +211,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 	}
 	for _, p := range c.Parameters {
 		if !args.Has(p.Name) && p.Default != nil {
-			if v, prob := p.validate(p.Default, r.o.Location); prob == nil {
+			if v, prob := p.validate(p.Default, r.Now()); prob == nil {
 				args[p.Name] = v
 			}
 		}

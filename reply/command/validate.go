@@ -28,7 +28,8 @@ func isArtefact(v any) bool {
 // time.Duration for timedelta. A model's near misses are accepted where the
 // meaning is plain: 5.0 for an integer, "5" or "five" for a number, 3 for a
 // float.
-func coerce(t Type, v any, loc *time.Location) (any, error) {
+func coerce(t Type, v any, now time.Time) (any, error) {
+	loc := now.Location()
 	switch t.Kind {
 	case String:
 		switch x := v.(type) {
@@ -70,18 +71,33 @@ func coerce(t Type, v any, loc *time.Location) (any, error) {
 		if t.Items == 0 {
 			return items, nil
 		}
-		out := make([]any, len(items))
+		var out []any
 		for i, it := range items {
-			c, err := coerce(Type{Kind: t.Items}, it, loc)
+			// A date key that names several days ("this_weekend") is
+			// each of them, in a list of dates.
+			if s, ok := it.(string); ok && (t.Items == DateTime || t.Items == Date) {
+				if days := dateKey(s, now); len(days) > 1 {
+					for _, d := range days {
+						out = append(out, d)
+					}
+					continue
+				}
+			}
+			c, err := coerce(Type{Kind: t.Items}, it, now)
 			if err != nil {
 				return nil, fmt.Errorf("item %d: %w", i, err)
 			}
-			out[i] = c
+			out = append(out, c)
 		}
 		return out, nil
 	case DateTime, Date, Time:
 		switch x := v.(type) {
 		case string:
+			if t.Kind != Time {
+				if days := dateKey(x, now); len(days) > 0 {
+					return days[0], nil
+				}
+			}
 			return parseTime(t.Kind, x, loc)
 		case time.Time: // already parsed, as in a refined call
 			return x, nil
@@ -131,7 +147,8 @@ func number(v any) (float64, bool) {
 }
 
 var timeLayouts = map[Kind][]string{
-	DateTime: {time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"},
+	// Seed 001: a datetime may be a plain date ("2025-01-01"), midnight.
+	DateTime: {time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"},
 	Date:     {"2006-01-02"},
 	Time:     {"15:04:05", "15:04"},
 }
@@ -192,8 +209,8 @@ func parseDelta(v any) (time.Duration, error) {
 
 // validate checks one present argument: its type, its enum, its custom
 // check.
-func (p *Parameter) validate(v any, loc *time.Location) (any, *Problem) {
-	c, err := coerce(p.typ, v, loc)
+func (p *Parameter) validate(v any, now time.Time) (any, *Problem) {
+	c, err := coerce(p.typ, v, now)
 	if err != nil {
 		return nil, &Problem{Param: p.Name, Message: err.Error(), Valid: p.Enum}
 	}
@@ -207,7 +224,7 @@ func (p *Parameter) validate(v any, loc *time.Location) (any, *Problem) {
 			if strings.EqualFold(e, s) {
 				found, c = true, e
 				if p.typ.Kind != String {
-					c, _ = coerce(p.typ, e, loc)
+					c, _ = coerce(p.typ, e, now)
 				}
 				break
 			}
@@ -222,4 +239,49 @@ func (p *Parameter) validate(v any, loc *time.Location) (any, *Problem) {
 		}
 	}
 	return c, nil
+}
+
+// dateKey reads the date keys of seed 001 ("today", "tomorrow",
+// "this_weekend"...) and weekday names, relative to now: the midnights of
+// the days named, nil for anything else.
+func dateKey(s string, now time.Time) []time.Time {
+	k := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), " ", "_")
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	switch k {
+	case "today", "tonight", "this_morning", "this_afternoon", "this_evening", "now":
+		return []time.Time{day}
+	case "tomorrow", "tomorrow_morning", "tomorrow_afternoon", "tomorrow_evening", "tomorrow_night":
+		return []time.Time{day.AddDate(0, 0, 1)}
+	case "yesterday":
+		return []time.Time{day.AddDate(0, 0, -1)}
+	case "day_after_tomorrow":
+		return []time.Time{day.AddDate(0, 0, 2)}
+	case "this_weekend", "weekend":
+		sat := day.AddDate(0, 0, (int(time.Saturday)-int(day.Weekday())+7)%7)
+		if day.Weekday() == time.Sunday {
+			return []time.Time{day}
+		}
+		return []time.Time{sat, sat.AddDate(0, 0, 1)}
+	case "next_weekend":
+		sat := day.AddDate(0, 0, (int(time.Saturday)-int(day.Weekday())+7)%7+7)
+		return []time.Time{sat, sat.AddDate(0, 0, 1)}
+	case "this_week", "next_7_days":
+		var out []time.Time
+		for i := range 7 {
+			out = append(out, day.AddDate(0, 0, i))
+		}
+		return out
+	}
+	next := strings.HasPrefix(k, "next_")
+	name := strings.TrimPrefix(strings.TrimPrefix(k, "next_"), "this_")
+	for wd := time.Sunday; wd <= time.Saturday; wd++ {
+		if strings.ToLower(wd.String()) == name {
+			ahead := (int(wd) - int(day.Weekday()) + 7) % 7
+			if next && ahead == 0 {
+				ahead = 7
+			}
+			return []time.Time{day.AddDate(0, 0, ahead)}
+		}
+	}
+	return nil
 }
