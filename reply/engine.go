@@ -96,6 +96,9 @@ type Options struct {
 	// ToolTokens bounds the tokens of the tool definitions offered per
 	// call; default 360 for small models, 1,200 for others.
 	ToolTokens int
+	// Think turns a thinking model's reasoning on; off (the default) it
+	// answers sooner. Models that cannot think are not asked either way.
+	Think bool
 	// ToolStyle is "native" (the server's tool calling), "text" (tools
 	// described in the system prompt) or "auto" (default): native, unless
 	// the model's template moves the tools into the last user message,

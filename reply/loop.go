@@ -17,6 +17,12 @@ import (
 	"github.com/harkbox/hark/storage"
 )
 
+// maxThinkingTurns bounds the answers of reasoning only in one reply.
+const maxThinkingTurns = 2
+
+// answerNow follows an answer that was reasoning only.
+const answerNow = "Now answer the user, in plain spoken words."
+
 // trouble is said when the model's answer is not fit to be spoken.
 const trouble = "Sorry, I had trouble with that."
 
@@ -73,6 +79,15 @@ func (t *turn) converse(ctx context.Context) error {
 			return err
 		}
 		calls, content := t.calls(resp)
+		if len(calls) == 0 && strings.TrimSpace(content) == "" && resp.Message.Thinking != "" && t.thought < maxThinkingTurns {
+			// A thinking model that only reasoned: keep its reasoning in
+			// the history, never say it, and ask for the answer.
+			t.thought++
+			e.log.Info("the model only reasoned; asking it to answer", "turn", t.thought)
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Thinking: resp.Message.Thinking},
+				llm.Message{Role: llm.RoleUser, Content: answerNow})
+			continue
+		}
 		if len(calls) == 0 {
 			switch {
 			case t.malformed && len(t.res.Sentences) == 0:
@@ -99,7 +114,7 @@ func (t *turn) converse(ctx context.Context) error {
 				result = tooltext.Result(call.Name, result) + "\n" + t.nudge()
 				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: result})
 			} else {
-				msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolName: call.Name, Content: result})
+				msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolName: call.Name, ToolCallID: call.ID, Content: result})
 			}
 		}
 	}
@@ -250,7 +265,9 @@ func (t *turn) outOfTurns(ctx context.Context) error {
 	}
 	switch {
 	case err == nil && !speechMalformed(summary):
+		// The caveat and what was found: a reply, not a failure.
 		t.speakText(summary)
+		return nil
 	case t.lastSaid != "":
 		// Already said as it streamed.
 	default:
@@ -414,7 +431,10 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		t.res.Timings.ToolTokens += r.Tokens(toolChars(tl))
 	}
 	out := &output{t: t}
-	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools}, func(c llm.Chunk) error {
+	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools, Think: t.think()}, func(c llm.Chunk) error {
+		if c.Notice != "" {
+			t.speak(c.Notice) // the gateway moved to another server
+		}
 		if c.Content != "" {
 			if t.res.Timings.FirstToken == 0 {
 				t.res.Timings.FirstToken = time.Since(t.began)

@@ -90,15 +90,27 @@ func (t *turn) prepare(ctx context.Context) error {
 // know takes in what the model's size and template say: the small-model
 // prompts, and whether the tools go in the system prompt as text.
 func (t *turn) know(size modelSize) {
-	t.small, t.toolsMove = size.small, size.toolsMove
+	t.small, t.toolsMove, t.size = size.small, size.toolsMove, size
 	switch t.e.o.ToolStyle {
 	case "text":
 		t.text = true
 	case "auto":
 		// Tools the template moves into the last user message are new
-		// prompt on every call; in the system prompt they are cached.
-		t.text = t.text || t.toolsMove && t.e.o.Commands != nil
+		// prompt on every call; in the system prompt they are cached. A
+		// model whose capabilities lack tools gets them in text from the
+		// start, without a refused request first.
+		t.text = t.text || t.e.o.Commands != nil && (t.toolsMove || !size.can("tools"))
 	}
+}
+
+// think is the request's think setting: the configured one for a model
+// that can think, none for one that cannot (the server would refuse it).
+func (t *turn) think() *bool {
+	if t.size.caps == nil || !t.size.can("thinking") {
+		return nil
+	}
+	v := t.e.o.Think
+	return &v
 }
 
 // snippet is the last few lines of the conversation, for the planner.

@@ -1,6 +1,7 @@
 package reply
 
 import (
+	"slices"
 	"context"
 	"regexp"
 	"strconv"
@@ -16,6 +17,15 @@ type modelSize struct {
 	// definitions inside the last user message (Llama 3.2's does): they
 	// move with every turn, so no prompt cache can reuse them.
 	toolsMove bool
+	// caps are the model's capabilities as the server lists them; nil
+	// when it did not say.
+	caps []string
+}
+
+// can reports a capability; an unknown model can everything, and the
+// server's refusal (HTTP 400) is the safety net.
+func (s modelSize) can(capability string) bool {
+	return s.caps == nil || slices.Contains(s.caps, capability)
 }
 
 // movesTools reports whether a chat template in Ollama's template language
@@ -66,12 +76,13 @@ func (e *Engine) modelSize(ctx context.Context) modelSize {
 	e.mu.Unlock()
 	var params float64
 	known, moves := false, false
+	var caps []string
 	if e.o.Info != nil {
 		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		info, err := e.o.Info.Show(cctx, "")
 		cancel()
 		if err == nil {
-			moves = movesTools(info.Template)
+			moves, caps = movesTools(info.Template), info.Capabilities
 			if info.Parameters > 0 {
 				params = float64(info.Parameters) / 1e9
 			} else {
@@ -83,7 +94,7 @@ func (e *Engine) modelSize(ctx context.Context) modelSize {
 	if !known {
 		params = parseSize(e.o.ModelName)
 	}
-	s := modelSize{small: params == 0 || params <= SmallModel, params: params, toolsMove: moves}
+	s := modelSize{small: params == 0 || params <= SmallModel, params: params, toolsMove: moves, caps: caps}
 	if known || params > 0 {
 		e.mu.Lock()
 		e.size = &s

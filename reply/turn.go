@@ -1,6 +1,8 @@
 package reply
 
 import (
+	"strings"
+	"unicode"
 	"context"
 	"errors"
 	"fmt"
@@ -44,7 +46,9 @@ type turn struct {
 
 	// Decided before the loop.
 	small     bool
-	toolsMove bool // the model's template puts tools in the last user message
+	toolsMove bool      // the model's template puts tools in the last user message
+	size      modelSize // what the server said of the model
+	thought   int       // answers that were reasoning only
 	plan      planner.Plan
 	memory    string   // the memory block for the prompt
 	allowed   []string // tool names offered
@@ -64,8 +68,8 @@ type turn struct {
 
 // speak hands a sentence to the caller.
 func (t *turn) speak(s string) {
-	if s == "" {
-		return
+	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return // nothing to say: a lone "." or "..."
 	}
 	if t.res.Timings.FirstSentence == 0 {
 		t.res.Timings.FirstSentence = time.Since(t.began)

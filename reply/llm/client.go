@@ -234,6 +234,7 @@ func unreachable(err error) bool {
 // stable wire format, keeps Hark's types independent of them.
 
 type wireCall struct {
+	ID       string `json:"id,omitempty"`
 	Function struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
@@ -244,17 +245,18 @@ type wireMessage struct {
 	Role      string     `json:"role"`
 	Content   string     `json:"content"`
 	Thinking  string     `json:"thinking,omitempty"`
-	ToolCalls []wireCall `json:"tool_calls,omitempty"`
-	ToolName  string     `json:"tool_name,omitempty"`
+	ToolCalls  []wireCall `json:"tool_calls,omitempty"`
+	ToolName   string     `json:"tool_name,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
 func apiMessages(msgs []Message) ([]api.Message, error) {
 	wire := make([]wireMessage, len(msgs))
 	for i, m := range msgs {
-		wire[i] = wireMessage{Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName}
+		wire[i] = wireMessage{Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
 		for _, c := range m.ToolCalls {
 			var w wireCall
-			w.Function.Name, w.Function.Arguments = c.Name, c.Arguments
+			w.ID, w.Function.Name, w.Function.Arguments = c.ID, c.Name, c.Arguments
 			if w.Function.Arguments == nil {
 				w.Function.Arguments = map[string]any{}
 			}
@@ -280,7 +282,7 @@ func apiTools(tools []Tool) (api.Tools, error) {
 	}
 	wire := make([]tool, len(tools))
 	for i, t := range tools {
-		params := t.Parameters
+		params := hinted(t.Parameters)
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
@@ -300,7 +302,7 @@ func toolCalls(calls []api.ToolCall) ([]ToolCall, error) {
 	}
 	out := make([]ToolCall, len(wire))
 	for i, w := range wire {
-		out[i] = ToolCall{Name: w.Function.Name, Arguments: w.Function.Arguments}
+		out[i] = ToolCall{ID: w.ID, Name: w.Function.Name, Arguments: w.Function.Arguments}
 	}
 	return out, nil
 }
@@ -311,4 +313,56 @@ func roundTrip(in, out any) error {
 		return err
 	}
 	return json.Unmarshal(b, out)
+}
+
+// hinted moves the schema hints Ollama's tool types cannot carry (a
+// string's format, seed 001's _refinable) into the property's description,
+// so the model still reads them: "ISO 8601, e.g. PT5M (format: duration;
+// the user may change it right after)".
+func hinted(params json.RawMessage) json.RawMessage {
+	var schema map[string]any
+	if len(params) == 0 || json.Unmarshal(params, &schema) != nil {
+		return params
+	}
+	props, _ := schema["properties"].(map[string]any)
+	changed := false
+	var hint func(p map[string]any) []string
+	hint = func(p map[string]any) []string {
+		var notes []string
+		if f, ok := p["format"].(string); ok {
+			notes = append(notes, "format: "+f)
+			delete(p, "format")
+		}
+		if r, ok := p["_refinable"].(bool); ok {
+			if r {
+				notes = append(notes, "the user may change it right after")
+			}
+			delete(p, "_refinable")
+		}
+		if items, ok := p["items"].(map[string]any); ok {
+			for _, n := range hint(items) {
+				notes = append(notes, "each item's "+n)
+			}
+		}
+		return notes
+	}
+	for _, v := range props {
+		p, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if notes := hint(p); len(notes) > 0 {
+			d, _ := p["description"].(string)
+			p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
+			changed = true
+		}
+	}
+	if !changed {
+		return params
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return params
+	}
+	return b
 }

@@ -27,10 +27,15 @@ type Message struct {
 	Thinking  string // the model's reasoning; kept in history, never spoken
 	ToolCalls []ToolCall
 	ToolName  string // for RoleTool: the tool whose result this is
+	// ToolCallID, for RoleTool, is the id of the call this answers.
+	ToolCallID string
 }
 
 // ToolCall is a call the model asked for.
 type ToolCall struct {
+	// ID is the server's id for the call, when it gives one; the result
+	// goes back with it.
+	ID        string
 	Name      string
 	Arguments map[string]any
 }
@@ -65,6 +70,9 @@ type Chunk struct {
 	Content   string
 	Thinking  string
 	ToolCalls []ToolCall
+	// Notice is a sentence for the user from the gateway itself, not the
+	// model: that another server took over mid-answer.
+	Notice string
 }
 
 // Response is a whole answer.

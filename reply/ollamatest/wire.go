@@ -19,11 +19,12 @@ type ChatRequest struct {
 
 // Message is one chat message on the wire.
 type Message struct {
-	Role      string         `json:"role"`
-	Content   string         `json:"content"`
-	Thinking  string         `json:"thinking,omitempty"`
-	ToolCalls []WireToolCall `json:"tool_calls,omitempty"`
-	ToolName  string         `json:"tool_name,omitempty"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	Thinking   string         `json:"thinking,omitempty"`
+	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
+	ToolName   string         `json:"tool_name,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
 }
 
 // WireToolCall is a tool call as Ollama sends and receives it.

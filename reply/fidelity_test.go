@@ -1,0 +1,109 @@
+package reply
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+)
+
+// TestRefusedToolsStillFallBackToText: a server that lists no capabilities
+// gets native tools, and its 400 "does not support tools" still switches
+// to text tools, the safety net.
+func TestRefusedToolsStillFallBackToText(t *testing.T) {
+	m := textModel
+	m.Name, m.Capabilities = "mystery:1b", nil
+	f := newFixture(t, m, Options{PlannerOff: true})
+	f.model.json(kindRouter, `{"tools": ["get_current_time"]}`).on(kindChat, ollamatest.Reply{Content: "Sunday."})
+	if _, said, err := f.ask(t, "which day of the week is it today my friend"); err != nil || !slices.Equal(said, []string{"Sunday."}) {
+		t.Fatalf("said %q, err %v", said, err)
+	}
+	var native []bool
+	for _, r := range f.srv.Requests() {
+		if r.Chat != nil && kindOf(*r.Chat) == kindChat {
+			native = append(native, len(r.Chat.Tools) > 0)
+		}
+	}
+	if !slices.Equal(native, []bool{true, false}) {
+		t.Errorf("chat calls offered native tools: %v, want refused once, then text", native)
+	}
+}
+
+var thinkModel = ollamatest.Model{Name: "qwen3:1.7b", Family: "qwen3", ParameterSize: "1.7B", Capabilities: []string{"completion", "tools", "thinking"}}
+
+// TestThinkingOnlyTurn: a thinking model that answers with reasoning only
+// is asked again, its reasoning kept in the history and never said; think
+// is sent as configured because the model can think.
+func TestThinkingOnlyTurn(t *testing.T) {
+	f := newFixture(t, thinkModel, Options{PlannerOff: true})
+	f.model.json(kindRouter, `{"tools": []}`).on(kindChat,
+		ollamatest.Reply{Thinking: "The user greets me. I should greet back."},
+		ollamatest.Reply{Thinking: "Greeting back.", Content: "Hello to you too!"})
+	res, said, err := f.ask(t, "hello there my good friend")
+	if err != nil || !slices.Equal(said, []string{"Hello to you too!"}) || strings.Contains(res.Text, "greet") {
+		t.Fatalf("said %q (%q), err %v", said, res.Text, err)
+	}
+	chats := f.srv.Chats()
+	for _, c := range chats {
+		if kindOf(c) == kindChat && (c.Think == nil || string(c.Think) != "false") {
+			t.Errorf("think = %s, want false sent to a thinking model", c.Think)
+		}
+	}
+	golden(t, f.srv, "thinking_only")
+	// A model that cannot think is not told to.
+	g := newFixture(t, smallModel, Options{PlannerOff: true})
+	g.model.json(kindRouter, `{"tools": []}`).on(kindChat, ollamatest.Reply{Content: "Hi."})
+	g.ask(t, "hello there my good friend")
+	for _, c := range g.srv.Chats() {
+		if c.Think != nil {
+			t.Errorf("think = %s sent to a model without thinking", c.Think)
+		}
+	}
+}
+
+// TestThinkingOnlyIsBounded: reasoning forever ends the reply after two
+// asks, with the usual apology.
+func TestThinkingOnlyIsBounded(t *testing.T) {
+	f := newFixture(t, thinkModel, Options{PlannerOff: true})
+	only := ollamatest.Reply{Thinking: "Hmm."}
+	f.model.json(kindRouter, `{"tools": []}`).on(kindChat, only, only, only)
+	_, said, err := f.ask(t, "hello there my good friend")
+	if err == nil || len(said) != 1 || !strings.Contains(said[0], "no answer") {
+		t.Errorf("said %q, err %v", said, err)
+	}
+	chats := 0
+	for _, c := range f.srv.Chats() {
+		if kindOf(c) == kindChat {
+			chats++
+		}
+	}
+	if chats != 1+maxThinkingTurns {
+		t.Errorf("%d chat calls: want the first and %d asks, no more", chats, maxThinkingTurns)
+	}
+}
+
+// TestSchemaHintsOnTheWire: the tool definitions as the server gets them,
+// with the hints Ollama's types drop (format, _refinable) in the
+// description, pinned by a golden file.
+func TestSchemaHintsOnTheWire(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true})
+	f.model.json(kindRouter, `{"tools": ["set_timer", "set_reminder"]}`).on(kindChat, ollamatest.Reply{Content: "Sure."})
+	f.ask(t, "I need help keeping time in the kitchen")
+	chat := f.srv.Chats()[len(f.srv.Chats())-1]
+	got, _ := json.MarshalIndent(chat.Tools, "", "  ")
+	if !strings.Contains(string(got), "(format: duration; the user may change it right after)") {
+		t.Errorf("the duration's hints did not reach the model:\n%s", got)
+	}
+	path := filepath.Join("testdata", "schema_hints.golden.json")
+	if *update {
+		os.WriteFile(path, append(got, '\n'), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || string(want) != string(got)+"\n" {
+		t.Errorf("the tools on the wire differ from %s (-update rewrites it): %v\n%s", path, err, got)
+	}
+}
