@@ -107,3 +107,33 @@ func TestSchemaHintsOnTheWire(t *testing.T) {
 		t.Errorf("the tools on the wire differ from %s (-update rewrites it): %v\n%s", path, err, got)
 	}
 }
+
+// TestExamplesWithinTheBudget: a tool's example rides in its description
+// when the tool budget has room for it, and is left out, keeping the tool,
+// when only the bare tool fits. DirectAnswer becomes a tool note.
+func TestExamplesWithinTheBudget(t *testing.T) {
+	for _, tt := range []struct {
+		budget  int
+		example bool
+	}{{2000, true}, {165, false}} {
+		f := newFixture(t, smallModel, Options{PlannerOff: true, ToolTokens: tt.budget})
+		f.model.json(kindRouter, `{"tools": ["set_timer", "get_current_time"]}`).on(kindChat, ollamatest.Reply{Content: "Sure."})
+		f.ask(t, "I need help keeping time in the kitchen")
+		chat := f.srv.Chats()[len(f.srv.Chats())-1]
+		var desc string
+		for _, tl := range chat.Tools {
+			if tl.Function.Name == "set_timer" {
+				desc = tl.Function.Description
+			}
+		}
+		if desc == "" {
+			t.Fatalf("budget %d: set_timer was not offered", tt.budget)
+		}
+		if got := strings.Contains(desc, `Example: "set a pasta timer for 8 minutes" → {"duration":"PT8M","name":"pasta"}`); got != tt.example {
+			t.Errorf("budget %d: example in %q: %v, want %v", tt.budget, desc, got, tt.example)
+		}
+		if tt.example && !strings.Contains(chat.Messages[0].Content, "get_current_time: you may also answer without it") {
+			t.Errorf("the direct-answer note is missing:\n%s", chat.Messages[0].Content)
+		}
+	}
+}

@@ -369,20 +369,22 @@ func (t *turn) tools() []llm.Tool {
 	return t.tools0()
 }
 
-// tools0 is the allowed commands as tool definitions.
+// tools0 is the allowed commands as tool definitions, with an example of
+// each where the tool budget left room for it.
 func (t *turn) tools0() []llm.Tool {
 	if t.e.o.Commands == nil {
 		return nil
 	}
 	var out []llm.Tool
 	for _, name := range t.allowed {
-		out = append(out, t.e.tool(name))
+		out = append(out, t.e.tool(name, !t.bare[name]))
 	}
 	return out
 }
 
-// tool is a command, or search_tools, as a tool definition.
-func (e *Engine) tool(name string) llm.Tool {
+// tool is a command, or search_tools, as a tool definition; with example,
+// its first example follows the description.
+func (e *Engine) tool(name string, example bool) llm.Tool {
 	if name == SearchTools {
 		return searchToolsDef
 	}
@@ -391,7 +393,13 @@ func (e *Engine) tool(name string) llm.Tool {
 		return llm.Tool{Name: name}
 	}
 	params, _ := json.Marshal(c.ParametersSchema())
-	return llm.Tool{Name: c.Name, Description: c.Description, Parameters: params}
+	desc := c.Description
+	if example && len(c.Examples) > 0 {
+		x := c.Examples[0]
+		args, _ := json.Marshal(x.Arguments)
+		desc += fmt.Sprintf(" Example: %q → %s", x.Utterance, args)
+	}
+	return llm.Tool{Name: c.Name, Description: desc, Parameters: params}
 }
 
 // toolChars is a definition's length as the server sees it.

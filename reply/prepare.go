@@ -294,10 +294,11 @@ func (t *turn) budget(names []string) []string {
 		}
 	}
 	r := e.meter.Rates(e.chatKey())
+	t.bare = map[string]bool{}
 	spent := 0
 	for _, n := range []string{"stop", SearchTools} {
 		if slices.Contains(names, n) {
-			spent += r.Tokens(toolChars(e.tool(n)))
+			spent += r.Tokens(toolChars(e.tool(n, true)))
 		}
 	}
 	var out []string
@@ -306,7 +307,12 @@ func (t *turn) budget(names []string) []string {
 			out = append(out, n)
 			continue
 		}
-		cost := r.Tokens(toolChars(e.tool(n)))
+		// A tool with its example, or without when only that fits.
+		cost := r.Tokens(toolChars(e.tool(n, true)))
+		if spent+cost > limit {
+			cost = r.Tokens(toolChars(e.tool(n, false)))
+			t.bare[n] = true
+		}
 		if spent+cost > limit {
 			e.log.Debug("tool left out: over the tool budget", "tool", n, "tokens", cost, "budget", limit)
 			continue

@@ -73,6 +73,9 @@ func (t *turn) toolNotes() string {
 		for _, a := range c.Antipatterns {
 			lines = append(lines, "- "+c.Name+": do not "+a)
 		}
+		if c.DirectAnswer {
+			lines = append(lines, "- "+c.Name+": you may also answer without it when what you were given already answers the request")
+		}
 	}
 	return strings.Join(lines, "\n")
 }

@@ -1,9 +1,9 @@
 package reply
 
 import (
-	"slices"
 	"context"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"

@@ -1,13 +1,13 @@
 package reply
 
 import (
-	"strings"
-	"unicode"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/cost"
@@ -46,9 +46,10 @@ type turn struct {
 
 	// Decided before the loop.
 	small     bool
-	toolsMove bool      // the model's template puts tools in the last user message
-	size      modelSize // what the server said of the model
-	thought   int       // answers that were reasoning only
+	toolsMove bool            // the model's template puts tools in the last user message
+	size      modelSize       // what the server said of the model
+	thought   int             // answers that were reasoning only
+	bare      map[string]bool // tools offered without their example, for the budget
 	plan      planner.Plan
 	memory    string   // the memory block for the prompt
 	allowed   []string // tool names offered

@@ -14,6 +14,8 @@ func Time() *command.Command {
 		Name:        "get_current_time",
 		Description: "Current local time, date and weekday.",
 		Keywords:    []string{"time", "clock", "date", "what day"},
+		// The time and date are in front of every request the model reads.
+		DirectAnswer: true,
 		Parameters: []command.Parameter{
 			{Name: "detail", Type: "string", Enum: []string{"time", "date", "day"}, Default: "time", Description: "What to tell."},
 		},
