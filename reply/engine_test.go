@@ -56,6 +56,9 @@ func TestGoldenMemoryWithDigest(t *testing.T) {
 		t.Errorf("calls %v", got)
 	}
 	golden(t, f.srv, "memory_digest")
+	if !strings.Contains(f.log.String(), `msg="memory digest"`) {
+		t.Errorf("no log line for the memory digest:\n%s", f.log.String())
+	}
 }
 
 func TestGoldenNativeToolCall(t *testing.T) {

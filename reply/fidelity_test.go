@@ -1,6 +1,7 @@
 package reply
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/ollamatest"
 )
 
@@ -135,5 +137,34 @@ func TestExamplesWithinTheBudget(t *testing.T) {
 		if tt.example && !strings.Contains(chat.Messages[0].Content, "get_current_time: you may also answer without it") {
 			t.Errorf("the direct-answer note is missing:\n%s", chat.Messages[0].Content)
 		}
+		if log := f.log.String(); !strings.Contains(log, `msg="tools offered"`) || !strings.Contains(log, "from=llm") {
+			t.Errorf("no log line says where the tools came from:\n%s", log)
+		}
 	}
 }
+
+// TestPostProcessGetsTheUsersWords: a command's post-processing reads the
+// utterance as the user said it, not as the model saw it (redacted).
+func TestPostProcessGetsTheUsersWords(t *testing.T) {
+	var heard string
+	reg := command.NewRegistry(command.Options{})
+	reg.Register(&command.Command{Name: "note_number", Description: "Note a phone number.",
+		Parameters:  []command.Parameter{{Name: "number", Type: "string"}},
+		PostProcess: func(a command.Args, utterance string) command.Args { heard = utterance; return a },
+		Run: func(context.Context, command.Call) (command.Response, error) {
+			return command.Response{Spoken: "Noted."}, nil
+		}})
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Router: "all", Commands: reg})
+	f.model.on(kindChat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "note_number", Arguments: map[string]any{"number": "[phone 1]"}}}},
+		ollamatest.Reply{Content: "Noted."})
+	f.ask(t, "please jot down the plumber, his phone is +49 176 12345678")
+	chat := f.srv.Chats()[0]
+	if strings.Contains(fmtJSON(chat.Messages), "12345678") {
+		t.Fatal("the number reached the model")
+	}
+	if !strings.Contains(heard, "+49 176 12345678") {
+		t.Errorf("post-processing heard %q, want the user's words", heard)
+	}
+}
+
+func fmtJSON(v any) string { b, _ := json.Marshal(v); return string(b) }

@@ -195,6 +195,7 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 		case raw && len(content) >= 400:
 			e.log.Info("tool digest found nothing relevant; using the raw result", "tool", call.Name, "chars", len(content))
 		case !raw:
+			e.log.Info("tool digest", "tool", call.Name, "chars_in", len(content), "chars_out", len(note))
 			content = note
 		}
 	}

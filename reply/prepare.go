@@ -193,6 +193,7 @@ func (t *turn) searchMemory(ctx context.Context, r *memory.Recall, params memory
 		if n, err := d.Memory(ctx, t.q.Text, texts); err != nil {
 			e.log.Warn("memory digest failed; using the raw memory", "err", err)
 		} else {
+			e.log.Info("memory digest", "chars_in", len(note), "chars_out", len(n), "relevant", n != "")
 			note = n
 		}
 	}
@@ -209,10 +210,12 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 	// stop and search_tools come first: they are on offer in every call,
 	// so the tool list's start is the same from reply to reply.
 	names := []string{"stop", SearchTools}
+	var from []string // where the tools on offer came from, for the log
 	if !t.plan.ReplyOnly() {
 		key := "router|" + t.q.Text + "|" + string(e.o.Router) + "|" + sig
 		if v, ok := t.conv.recall(key); ok {
 			names = append(names, v.([]string)...)
+			from = append(from, "cache")
 		} else {
 			most := e.o.RouterMax
 			if t.small {
@@ -220,14 +223,24 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 			}
 			r, tools := t.router("router", catalog, len(t.q.Text), most)
 			picked, fellBack := r.Select(ctx, t.q.Text, tools)
+			from = append(from, string(r.Strategy()))
+			if fellBack {
+				from[len(from)-1] += "-fallback"
+			}
 			if !fellBack { // never pin "everything" to the conversation
 				t.conv.remember(key, slices.Clone(picked))
 			}
 			names = append(names, picked...)
 		}
-		names = append(names, t.plan.Tools()...)
+		if p := t.plan.Tools(); len(p) > 0 {
+			names = append(names, p...)
+			from = append(from, "plan")
+		}
 	}
-	names = append(names, failedTools(t.past)...)
+	if failed := failedTools(t.past); len(failed) > 0 {
+		names = append(names, failed...)
+		from = append(from, "carryover")
+	}
 	// The tools of the conversation's earlier turns stay on offer, after
 	// this turn's picks in priority and before them in order: the tool
 	// list is part of the prompt's prefix, and a list that only grows
@@ -252,7 +265,11 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 			ordered = append(ordered, n)
 		}
 	}
+	if len(before) > 0 {
+		from = append(from, "conversation")
+	}
 	t.conv.offer(ordered)
+	e.log.Info("tools offered", "tools", strings.Join(ordered, ","), "from", strings.Join(from, "+"), "bare", len(t.bare))
 	return ordered, nil
 }
 
