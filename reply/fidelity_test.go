@@ -3,6 +3,7 @@ package reply
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 )
 
 // TestRefusedToolsStillFallBackToText: a server that lists no capabilities
@@ -168,3 +171,29 @@ func TestPostProcessGetsTheUsersWords(t *testing.T) {
 }
 
 func fmtJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestFallbackMidReply: the engine over a chain whose first server cuts
+// its answer off: the user hears one sentence about it, then the second
+// server's answer.
+func TestFallbackMidReply(t *testing.T) {
+	a, b := ollamatest.New(smallModel), ollamatest.New(smallModel)
+	defer a.Close()
+	defer b.Close()
+	ma, mb := replytest.New(), replytest.New()
+	a.Respond(ma.Respond)
+	b.Respond(mb.Respond)
+	ma.On(kindChat, ollamatest.Reply{Content: "Well, the thing is that", Fault: ollamatest.DropMidStream, DropAfter: 3})
+	mb.Default(kindChat, ollamatest.Reply{Content: "Here is the whole answer."})
+	var eps []*llm.Client
+	for _, s := range []*ollamatest.Server{a, b} {
+		u, _ := url.Parse(s.URL)
+		c, _ := llm.New(llm.Options{Host: u, Model: smallModel.Name})
+		eps = append(eps, c)
+	}
+	chain, _ := llm.NewChain(llm.ChainOptions{Endpoints: eps})
+	f := newFixture(t, smallModel, Options{Model: chain, Info: chain, PlannerOff: true, Router: "keyword"})
+	_, said, err := f.ask(t, "tell me something cheerful please")
+	if err != nil || !slices.Equal(said, []string{llm.Switched, "Here is the whole answer."}) {
+		t.Errorf("said %q, err %v", said, err)
+	}
+}

@@ -442,7 +442,9 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	out := &output{t: t}
 	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools, Think: t.think()}, func(c llm.Chunk) error {
 		if c.Notice != "" {
-			t.speak(c.Notice) // the gateway moved to another server
+			// The gateway moved to another server, which answers afresh.
+			out.restart()
+			t.speak(c.Notice)
 		}
 		if c.Content != "" {
 			if t.res.Timings.FirstToken == 0 {

@@ -43,6 +43,10 @@ func (o *output) write(s string) {
 	}
 }
 
+// restart forgets an answer that broke off: its unsaid rest is never
+// said, and what follows is a new answer.
+func (o *output) restart() { *o = output{t: o.t} }
+
 func (o *output) decide() {
 	o.decided = true
 	o.held = speech.Suspicious(o.start.String())

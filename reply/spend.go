@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -29,9 +30,23 @@ const answerTokens = 256
 // when the router's own model call is not worth making.
 const Handful = 3
 
-// chatKey and auxKey name the chat and auxiliary models for the meter.
-func (e *Engine) chatKey() string { return cost.Key(e.o.Server, e.o.ModelName) }
-func (e *Engine) auxKey() string  { return cost.Key(e.o.Server, e.o.AuxModelName) }
+// chatKey and auxKey name the chat and auxiliary models for the meter: of
+// a fallback chain, the server and model answering now.
+func (e *Engine) chatKey() string { return e.key(e.o.Model, e.o.ModelName) }
+func (e *Engine) auxKey() string  { return e.key(e.o.Aux, e.o.AuxModelName) }
+
+// answering is a model that may change servers, as a fallback chain does.
+type answering interface {
+	Current() (host *url.URL, model string)
+}
+
+func (e *Engine) key(m Chatter, name string) string {
+	if a, ok := m.(answering); ok {
+		host, model := a.Current()
+		return cost.Key(host.String(), model)
+	}
+	return cost.Key(e.o.Server, name)
+}
 
 // flat renders a request the way a server's prompt cache sees it: the
 // messages in order, with the tool definitions where the model's template

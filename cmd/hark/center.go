@@ -199,6 +199,7 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go srv.Expire(sctx)
+	go b.watch(sctx)
 	go func() {
 		<-sctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -133,3 +133,23 @@ func waitListening(t *testing.T, addr string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestFallbackChainContract: [[ollama.endpoint]] tables are a fallback
+// chain; with the first server gone, the second answers, and a bad entry
+// is named.
+func TestFallbackChainContract(t *testing.T) {
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "The backup answers."})
+	dead := freePort(t)
+	cfg := writeConfig(t, fmt.Sprintf("[[ollama.endpoint]]\nhost = \"http://%s\"\nmodel = \"llama3.2:3b\"\n[[ollama.endpoint]]\nhost = %q\nmodel = \"llama3.2:3b\"\n", dead, srv.URL))
+	env := vars(map[string]string{"HOME": t.TempDir()})
+	code, out, errOut := ask(t, env, "ask", "--data", t.TempDir(), "--config", cfg, "tell me something cheerful")
+	if code != 0 || !strings.Contains(out, "The backup answers.") {
+		t.Errorf("%d %q %q", code, out, errOut)
+	}
+	bad := writeConfig(t, "[[ollama.endpoint]]\nhost = \"gpu.lan\"\n")
+	code, _, errOut = ask(t, env, "ask", "--data", t.TempDir(), "--config", bad, "hi")
+	if code == 0 || !strings.Contains(errOut, "ollama.endpoint[0].model") {
+		t.Errorf("a model-less endpoint: %d %q", code, errOut)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
+	"github.com/harkbox/hark/reply/llm"
 )
 
 // wireNode makes the box a node of the command center in [center] url:
@@ -59,6 +60,11 @@ type linked struct {
 
 func (l linked) Status(ctx context.Context) control.Status {
 	s := l.Box.Status(ctx)
+	if c := l.a.brain.chain; c != nil {
+		for _, ep := range c.Status() {
+			s.Links = append(s.Links, modelLink(ep))
+		}
+	}
 	if l.a.node != nil {
 		s.Links = append(s.Links, centerLink(l.a.cfg.Center.URL, l.a.node.Link()))
 	}
@@ -74,4 +80,16 @@ func centerLink(url string, k center.Link) control.Check {
 		return control.Check{Name: "center", OK: true, Detail: fmt.Sprintf("%s, connected, last round trip %v", url, k.RTT.Round(time.Millisecond))}
 	}
 	return control.Check{Name: "center", Detail: fmt.Sprintf("%s, unreachable since %s: %s", url, k.Checked.Format("15:04:05"), k.Err)}
+}
+
+// modelLink describes one server of the fallback chain.
+func modelLink(ep llm.EndpointStatus) control.Check {
+	name := "model " + ep.Host
+	switch {
+	case ep.Up && ep.Answering:
+		return control.Check{Name: name, OK: true, Detail: ep.Model + ", answering"}
+	case ep.Up:
+		return control.Check{Name: name, OK: true, Detail: ep.Model + ", standing by"}
+	}
+	return control.Check{Name: name, Detail: fmt.Sprintf("%s, down since %s: %s", ep.Model, ep.Since.Format("15:04:05"), ep.Err)}
 }

@@ -191,6 +191,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	})
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
+	wg.Go(func() { a.brain.watch(octx) })
 	if a.node == nil {
 		wg.Go(func() { a.engine.Warm(octx) }) // the first question then pays only for its own words
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,7 +38,7 @@ type app struct {
 	res      config.Resolved
 	log      *slog.Logger
 	db       *storage.DB
-	model    *llm.Client
+	model    replyModel
 	engine   *reply.Engine
 	brain    *brain
 	node     *center.Node // the command center this box asks, when it is a node
@@ -135,27 +136,50 @@ func (a *app) wire() error {
 type brain struct {
 	cfg   *config.Loaded
 	log   *slog.Logger
-	model *llm.Client
-	aux   *llm.Client
-	meter *cost.Meter // the model server's measured rates
+	model replyModel
+	aux   reply.Chatter
+	// chain is the fallback chain of model servers, when one is
+	// configured ([[ollama.endpoint]]); nil for one server.
+	chain   *llm.Chain
+	primary *llm.Client // the first server, or the only one
+	meter   *cost.Meter // the model server's measured rates
 }
 
-// openBrain connects to the configured model server.
+// replyModel is the model the replies ask: one server or a chain.
+type replyModel interface {
+	reply.Chatter
+	reply.Shower
+	Version(ctx context.Context) (string, error)
+}
+
+// openBrain connects to the configured model server, or the chain of them.
 func openBrain(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*brain, error) {
 	b := &brain{cfg: cfg, log: log}
+	client := func(host *url.URL, model string) (*llm.Client, error) {
+		return llm.New(llm.Options{Host: host, Model: model, KeepAlive: cfg.Ollama.KeepAlive.Duration, NumCtx: cfg.Ollama.NumCtx})
+	}
 	var err error
-	b.model, err = llm.New(llm.Options{
-		Host:      res.OllamaURL,
-		Model:     cfg.Ollama.Model,
-		KeepAlive: cfg.Ollama.KeepAlive.Duration,
-		NumCtx:    cfg.Ollama.NumCtx,
-	})
-	if err != nil {
+	if b.primary, err = client(res.OllamaURL, cfg.Ollama.Model); err != nil {
 		return nil, err
+	}
+	b.model = b.primary
+	if len(res.Endpoints) > 0 {
+		var eps []*llm.Client
+		for _, ep := range res.Endpoints {
+			c, err := client(ep.URL, ep.Model)
+			if err != nil {
+				return nil, err
+			}
+			eps = append(eps, c)
+		}
+		if b.chain, err = llm.NewChain(llm.ChainOptions{Endpoints: eps, Log: log}); err != nil {
+			return nil, err
+		}
+		b.model, b.primary = b.chain, eps[0]
 	}
 	b.aux = b.model
 	if m := cfg.Ollama.AuxModel; m != "" && m != cfg.Ollama.Model {
-		if b.aux, err = llm.New(llm.Options{Host: res.OllamaURL, Model: m, KeepAlive: cfg.Ollama.KeepAlive.Duration, NumCtx: cfg.Ollama.NumCtx}); err != nil {
+		if b.aux, err = client(b.primary.Host(), m); err != nil {
 			return nil, err
 		}
 	}
@@ -163,6 +187,13 @@ func openBrain(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*brai
 		log.Warn("model rates not restored; learning them again", "err", err)
 	}
 	return b, nil
+}
+
+// watch checks the chain's servers in the background, until ctx is done.
+func (b *brain) watch(ctx context.Context) {
+	if b.chain != nil {
+		b.chain.Watch(ctx)
+	}
 }
 
 // options are a reply engine's options from the configuration; the caller
@@ -173,9 +204,9 @@ func (b *brain) options() reply.Options {
 		Model:             b.model,
 		Aux:               b.aux,
 		Info:              b.model,
-		ModelName:         cfg.Ollama.Model,
+		ModelName:         b.primary.Model(),
 		AuxModelName:      cfg.Ollama.AuxModel,
-		Server:            b.model.Host().String(),
+		Server:            b.primary.Host().String(),
 		Meter:             b.meter,
 		Policy:            cost.Policy{Share: r.AuxShare},
 		ToolTokens:        r.ToolTokens,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -224,9 +225,13 @@ func classify(op string, err error) error {
 func unreachable(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
+	var ue *url.Error
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) ||
 		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dns) ||
-		(errors.As(err, &op) && op.Op == "dial")
+		(errors.As(err, &op) && op.Op == "dial") ||
+		// The server went away before it answered: a kept-alive connection
+		// it closed, or one it reset.
+		errors.As(err, &ue) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET))
 }
 
 // The official client's message and tool types change between releases

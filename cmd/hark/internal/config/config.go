@@ -73,6 +73,16 @@ type Ollama struct {
 	NumCtx      int      `toml:"num_ctx"`
 	ChatTimeout Duration `toml:"chat_timeout"`
 	ReplyBudget Duration `toml:"reply_budget"`
+	// Endpoints, when set, are a fallback chain of model servers in order
+	// of preference, each with its model; host and model above are then
+	// unused.
+	Endpoints []Endpoint `toml:"endpoint"`
+}
+
+// Endpoint is one model server of the fallback chain.
+type Endpoint struct {
+	Host  string `toml:"host"`
+	Model string `toml:"model"`
 }
 
 // Assistant configures the persona and the conversation.
@@ -238,6 +248,7 @@ func Default() Config {
 			NumCtx:      4096,
 			ChatTimeout: Duration{60 * time.Second},
 			ReplyBudget: Duration{15 * time.Second},
+			Endpoints:   []Endpoint{},
 		},
 		Assistant: Assistant{
 			Name:              "Jarvis",

@@ -18,7 +18,16 @@ import (
 // Resolved holds values derived from the configuration by Resolve.
 type Resolved struct {
 	OllamaURL *url.URL
+	// Endpoints are the fallback chain's servers, parsed; empty for one
+	// server.
+	Endpoints []ResolvedEndpoint
 	Location  *time.Location
+}
+
+// ResolvedEndpoint is one server of the fallback chain.
+type ResolvedEndpoint struct {
+	URL   *url.URL
+	Model string
 }
 
 var langRE = regexp.MustCompile(`^[a-z]{2,3}$`)
@@ -66,6 +75,20 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	}
 	if strings.TrimSpace(c.Ollama.Model) == "" {
 		bad("ollama.model", "no model named")
+	}
+	for i, ep := range c.Ollama.Endpoints {
+		key := fmt.Sprintf("ollama.endpoint[%d]", i)
+		eu, err := llm.ParseHost(ep.Host)
+		switch {
+		case strings.TrimSpace(ep.Host) == "":
+			bad(key+".host", "no host: each endpoint names its server")
+		case err != nil:
+			bad(key+".host", "%s", strings.TrimPrefix(err.Error(), "llm: "))
+		case strings.TrimSpace(ep.Model) == "":
+			bad(key+".model", "no model named")
+		default:
+			r.Endpoints = append(r.Endpoints, ResolvedEndpoint{URL: eu, Model: ep.Model})
+		}
 	}
 	between("ollama.num_ctx", c.Ollama.NumCtx, 0, 1<<20)
 	positive("ollama.chat_timeout", c.Ollama.ChatTimeout)

@@ -1,0 +1,110 @@
+package llm
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+)
+
+func chainOf(t testing.TB, servers ...*ollamatest.Server) *Chain {
+	t.Helper()
+	var eps []*Client
+	for _, s := range servers {
+		u, _ := url.Parse(s.URL)
+		c, err := New(Options{Host: u, Model: small.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps = append(eps, c)
+	}
+	c, err := NewChain(ChainOptions{Endpoints: eps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func collect(t *testing.T, c *Chain) (string, []string, error) {
+	var content strings.Builder
+	var notices []string
+	resp, err := c.Chat(t.Context(), Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}}, func(ch Chunk) error {
+		content.WriteString(ch.Content)
+		if ch.Notice != "" {
+			notices = append(notices, ch.Notice)
+		}
+		return nil
+	})
+	_ = resp
+	return content.String(), notices, err
+}
+
+// TestChainFailsOverMidReply: the first server cuts its answer off; the
+// second answers, after one sentence saying so; the first is then skipped
+// (its circuit open) until a health check finds it up again.
+func TestChainFailsOverMidReply(t *testing.T) {
+	a, b := ollamatest.New(small), ollamatest.New(small)
+	defer a.Close()
+	defer b.Close()
+	a.Enqueue(ollamatest.Reply{Content: "I was about to say", Fault: ollamatest.DropMidStream, DropAfter: 2})
+	b.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Hello from the backup."} })
+	c := chainOf(t, a, b)
+	content, notices, err := collect(t, c)
+	if err != nil || !strings.HasSuffix(content, "Hello from the backup.") || !slices.Equal(notices, []string{Switched}) {
+		t.Fatalf("content %q, notices %q, err %v", content, notices, err)
+	}
+	st := c.Status()
+	if st[0].Up || !st[1].Up || !st[1].Answering {
+		t.Errorf("status %+v: want the first down, the second answering", st)
+	}
+	if _, m := c.Current(); m != small.Name {
+		t.Errorf("current model %q", m)
+	}
+	// The open circuit: the next request goes straight to the second.
+	before := len(a.Requests())
+	if _, notices, err := collect(t, c); err != nil || len(notices) != 0 || len(a.Requests()) != before {
+		t.Errorf("the failed server was asked again (%d requests), notices %q, err %v", len(a.Requests())-before, notices, err)
+	}
+	// A health check finds the first up again, and it answers again.
+	a.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Back."} })
+	c.CheckNow(t.Context())
+	if content, _, err := collect(t, c); err != nil || content != "Back." {
+		t.Errorf("after the check: %q, %v", content, err)
+	}
+}
+
+// TestChainDeadServerCostsNothing: a server that is gone fails the first
+// request over at once and is not tried again while its circuit is open;
+// when every server is down, the error names the last failure.
+func TestChainDeadServerCostsNothing(t *testing.T) {
+	a, b := ollamatest.New(small), ollamatest.New(small)
+	b.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Backup."} })
+	defer b.Close()
+	c := chainOf(t, a, b)
+	a.Close()
+	began := time.Now()
+	if content, notices, err := collect(t, c); err != nil || content != "Backup." || len(notices) != 0 {
+		t.Fatalf("%q %q %v: a failure before the answer began switches silently", content, notices, err)
+	}
+	first := time.Since(began)
+	began = time.Now()
+	collect(t, c)
+	second := time.Since(began)
+	t.Logf("switching past a dead server: %v; with its circuit open: %v", first, second)
+	if c.Status()[0].Up {
+		t.Error("the dead server is not marked down")
+	}
+	b.Close()
+	if _, _, err := collect(t, c); err == nil || !strings.Contains(err.Error(), "every model server failed") {
+		t.Errorf("all down: %v", err)
+	}
+}
+
+var _ interface {
+	Chat(context.Context, Request, func(Chunk) error) (Response, error)
+	Show(context.Context, string) (ModelInfo, error)
+} = (*Chain)(nil)
