@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,30 +25,11 @@ import (
 // reused: the second turn must come mostly from the cache, and the meter's
 // estimate of it must be close to what the server did.
 func TestRealServerReusesThePrefix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the real Ollama server: not with -short")
-	}
-	shared := sharedtest.Dir()
-	gguf := sharedtest.Path(t, "models/stories260K.gguf")
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	bin, err := ollamaserve.Binary(shared, filepath.Join(cache, "hark", "ollama-v0.17.4"))
-	if err != nil {
-		t.Skipf("no Ollama server to test against: %v", err)
-	}
+	srv, gguf, ctx := realOllama(t)
 	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	srv, err := ollamaserve.Start(ctx, bin, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
 	modelfile := "FROM " + gguf + "\nTEMPLATE \"\"\"" + string(tmpl) + "\"\"\"\nPARAMETER num_predict 24\nPARAMETER temperature 0\n"
 	if err := srv.Create(ctx, "hark-tiny", modelfile, ""); err != nil {
 		t.Fatal(err)
@@ -101,5 +83,78 @@ func TestRealServerReusesThePrefix(t *testing.T) {
 	}
 	if r := meter.Rates(cost.Key(srv.URL.String(), "hark-tiny")); !r.Known() {
 		t.Errorf("the meter learned nothing from the server's counters: %+v", r)
+	}
+}
+
+// realOllama starts the real Ollama server (the pinned release in
+// ../shared/third_party), or skips; gguf is the real tiny llama it serves.
+func realOllama(t *testing.T) (*ollamaserve.Server, string, context.Context) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts the real Ollama server: not with -short")
+	}
+	shared := sharedtest.Dir()
+	gguf := sharedtest.Path(t, "models/stories260K.gguf")
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	bin, err := ollamaserve.Binary(shared, filepath.Join(cache, "hark", "ollama-v0.17.4"))
+	if err != nil {
+		t.Skipf("no Ollama server to test against: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	srv, err := ollamaserve.Start(ctx, bin, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv, gguf, ctx
+}
+
+// TestRealServerModelWithoutTools: against the real server, a model whose
+// template has no tools is known as such from /api/show, so the engine
+// describes its tools in text from the first request and the server never
+// answers 400; its answer streams.
+func TestRealServerModelWithoutTools(t *testing.T) {
+	srv, gguf, ctx := realOllama(t)
+	tmpl := "{{- range .Messages }}<|start_header_id|>{{ .Role }}<|end_header_id|>\n\n{{ .Content }}<|eot_id|>{{ end }}<|start_header_id|>assistant<|end_header_id|>\n\n"
+	if err := srv.Create(ctx, "hark-tiny-plain", "FROM "+gguf+"\nTEMPLATE \"\"\""+tmpl+"\"\"\"\nPARAMETER num_predict 24\n", ""); err != nil {
+		t.Fatal(err)
+	}
+	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-tiny-plain", NumCtx: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := client.Show(ctx, "")
+	if err != nil || info.Supports("tools") || !info.Supports("completion") {
+		t.Fatalf("capabilities %v, %v: want completion without tools", info.Capabilities, err)
+	}
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sched, _ := schedule.New(schedule.Options{Store: db.Schedule(), Location: time.UTC})
+	reg := command.NewRegistry(command.Options{Location: time.UTC})
+	reg.Register(builtin.All(builtin.Deps{Schedule: sched, Mixer: &fixedMixer{level: 50}, Memory: db.SealedFacts(db.Secrets("")), Status: noStatus{}})...)
+	eng, err := New(Options{Model: client, Info: client, ModelName: "hark-tiny-plain", Server: srv.URL.String(), Commands: reg,
+		Dialogue: db.Dialogue(), Location: time.UTC, Policy: cost.Policy{Floor: time.Nanosecond, Share: 1e-9},
+		ChatTimeout: time.Minute, ReplyBudget: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	res, err := eng.Reply(ctx, Query{Text: "tell me a story about a little dog"}, func(string) {})
+	if err != nil && !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("%v\n%s", err, srv.Log())
+	}
+	t.Logf("requests to the server for the reply: %d to /api/chat, %d to /api/show", strings.Count(srv.Log(), `POST     "/api/chat"`), strings.Count(srv.Log(), `POST     "/api/show"`))
+	if strings.Contains(srv.Log(), "| 400 |") {
+		t.Errorf("the server answered 400:\n%s", srv.Log())
+	}
+	if res.Timings.ModelCalls != 1 || res.Timings.FirstToken == 0 || res.Timings.FirstToken >= res.Timings.Total {
+		t.Errorf("calls %d, first token %v of %v: want one streamed call", res.Timings.ModelCalls, res.Timings.FirstToken, res.Timings.Total)
 	}
 }

@@ -51,7 +51,9 @@ func TestChainFailsOverMidReply(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	a.Enqueue(ollamatest.Reply{Content: "I was about to say", Fault: ollamatest.DropMidStream, DropAfter: 2})
-	b.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Hello from the backup."} })
+	b.Respond(func(ollamatest.ChatRequest) ollamatest.Reply {
+		return ollamatest.Reply{Content: "Hello from the backup."}
+	})
 	c := chainOf(t, a, b)
 	content, notices, err := collect(t, c)
 	if err != nil || !strings.HasSuffix(content, "Hello from the backup.") || !slices.Equal(notices, []string{Switched}) {
