@@ -48,6 +48,10 @@ func NewVAD(path string, threads int) (*VAD, error) {
 	if v == nil {
 		return nil, fmt.Errorf("whisper: could not load VAD model %s", path)
 	}
+	// whisper.cpp allocates the model's LSTM state without clearing it (its
+	// own detect_speech clears it first; the window-by-window call does
+	// not): a first stream would start from whatever the memory held.
+	C.whisper_vad_reset_state(v)
 	return &VAD{v: v}, nil
 }
 
