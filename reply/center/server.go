@@ -113,7 +113,6 @@ type run struct {
 	results chan ToolResult
 	mu      sync.Mutex
 	waiting string // the tool call id the reply waits for
-	said    []string
 }
 
 // event is what a reply does next: say a sentence, call a client tool,

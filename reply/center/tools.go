@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,7 +108,7 @@ func parametersOf(raw json.RawMessage) ([]command.Parameter, error) {
 		out = append(out, param)
 	}
 	// A stable order: the schema's map has none.
-	sortParams(out)
+	slices.SortFunc(out, func(a, b command.Parameter) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -134,14 +135,6 @@ func kindOf(p schemaProp) string {
 		}
 	}
 	return "string"
-}
-
-func sortParams(ps []command.Parameter) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].Name < ps[j-1].Name; j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
 }
 
 // encodeArgs writes validated arguments back as JSON values the node's own
