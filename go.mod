@@ -3,6 +3,7 @@ module github.com/harkbox/hark
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.1.1
 	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/go-audio/audio v1.0.0
@@ -19,7 +20,6 @@ require (
 )
 
 require (
-	github.com/agnivade/levenshtein v1.1.1 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -1,0 +1,154 @@
+// Package home is Home Assistant as built-in commands: home_control turns
+// things on and off, dims, colours, locks and opens them, and home_state
+// says how they are, over Home Assistant's REST API (GET /api/states, POST
+// /api/services/<domain>/<service>) with the HA_URL and HA_TOKEN secrets.
+// Entity names come from the live state list, matched forgivingly to what
+// the user said ("living room light" → light.living_room_main).
+package home
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Secrets is where the URL and token are kept; *storage.Secrets is one.
+type Secrets interface {
+	Get(ctx context.Context, key string) (string, error)
+}
+
+// The secrets' names.
+const (
+	URLSecret   = "HA_URL"
+	TokenSecret = "HA_TOKEN"
+)
+
+// ErrNotSetUp: no URL or token, or a token Home Assistant refuses.
+var ErrNotSetUp = errors.New("home: Home Assistant isn't set up yet")
+
+// Entity is one thing Home Assistant knows.
+type Entity struct {
+	ID         string         `json:"entity_id"`
+	State      string         `json:"state"`
+	Attributes map[string]any `json:"attributes"`
+}
+
+// Name is the entity's friendly name, or its id.
+func (e Entity) Name() string {
+	if n, ok := e.Attributes["friendly_name"].(string); ok && n != "" {
+		return n
+	}
+	return e.ID
+}
+
+// Domain is the part of the id before the dot: light, switch, lock...
+func (e Entity) Domain() string { d, _, _ := strings.Cut(e.ID, "."); return d }
+
+// Client talks to one Home Assistant. Safe for concurrent use.
+type Client struct {
+	secrets Secrets
+	hc      *http.Client
+	// Refresh is how long the state list is kept; default 30 s.
+	Refresh time.Duration
+
+	mu      sync.Mutex
+	states  []Entity
+	fetched time.Time
+}
+
+// NewClient returns a Client reading its URL and token from secrets.
+func NewClient(secrets Secrets) *Client {
+	return &Client{secrets: secrets, hc: &http.Client{Timeout: 10 * time.Second}, Refresh: 30 * time.Second}
+}
+
+// States is the state list, at most Refresh old.
+func (c *Client) States(ctx context.Context) ([]Entity, error) {
+	c.mu.Lock()
+	if c.states != nil && time.Since(c.fetched) < c.Refresh {
+		s := c.states
+		c.mu.Unlock()
+		return s, nil
+	}
+	c.mu.Unlock()
+	var states []Entity
+	if err := c.do(ctx, http.MethodGet, "/api/states", nil, &states); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.states, c.fetched = states, time.Now()
+	c.mu.Unlock()
+	return states, nil
+}
+
+// Forget drops the cached state list: the next call reads it again.
+func (c *Client) Forget() {
+	c.mu.Lock()
+	c.states = nil
+	c.mu.Unlock()
+}
+
+// Call runs a service on an entity, with more data when given.
+func (c *Client) Call(ctx context.Context, domain, service, entity string, data map[string]any) error {
+	body := map[string]any{"entity_id": entity}
+	for k, v := range data {
+		body[k] = v
+	}
+	c.Forget() // the state changes
+	return c.do(ctx, http.MethodPost, "/api/services/"+domain+"/"+service, body, nil)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	base, err := c.secrets.Get(ctx, URLSecret)
+	if err != nil {
+		return fmt.Errorf("home: %w", err)
+	}
+	token, err := c.secrets.Get(ctx, TokenSecret)
+	if err != nil {
+		return fmt.Errorf("home: %w", err)
+	}
+	if base == "" || token == "" {
+		return ErrNotSetUp
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("home: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(base, "/")+path, rd)
+	if err != nil {
+		return fmt.Errorf("home: %s: %w", URLSecret, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("home: Home Assistant at %s does not answer: %w", base, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return fmt.Errorf("%w (the token was refused: %d)", ErrNotSetUp, resp.StatusCode)
+	case resp.StatusCode >= 300:
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("home: %s %s: Home Assistant answered %d: %s", method, path, resp.StatusCode, strings.TrimSpace(string(msg)))
+	}
+	if out == nil {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		return nil
+	}
+	// A state list is small; one of megabytes is not Home Assistant's.
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(out); err != nil {
+		return fmt.Errorf("home: %s: not Home Assistant's answer: %w", path, err)
+	}
+	return nil
+}

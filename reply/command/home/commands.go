@@ -1,0 +1,251 @@
+package home
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/reply/command"
+)
+
+// action is what home_control does: the Home Assistant service for a
+// domain, and the data the value goes in.
+type action struct {
+	services map[string]string // domain → service; "*" for any domain
+	data     string            // the service data key the value goes in; "" for none
+	done     string            // the spoken confirmation, with the entity's name
+}
+
+var actions = map[string]action{
+	"turn_on":         {map[string]string{"*": "turn_on", "cover": "open_cover", "lock": "unlock"}, "", "%s is on."},
+	"turn_off":        {map[string]string{"*": "turn_off", "cover": "close_cover", "lock": "lock"}, "", "%s is off."},
+	"toggle":          {map[string]string{"*": "toggle"}, "", "Toggled %s."},
+	"set_brightness":  {map[string]string{"light": "turn_on"}, "brightness_pct", "%s is at %v percent."},
+	"set_color":       {map[string]string{"light": "turn_on"}, "color_name", "%s is %v now."},
+	"set_temperature": {map[string]string{"climate": "set_temperature"}, "temperature", "%s is set to %v degrees."},
+	"set_position":    {map[string]string{"cover": "set_cover_position"}, "position", "%s is at %v percent."},
+	"open":            {map[string]string{"cover": "open_cover", "lock": "unlock"}, "", "%s is open."},
+	"close":           {map[string]string{"cover": "close_cover", "lock": "lock"}, "", "%s is closed."},
+	"lock":            {map[string]string{"lock": "lock"}, "", "%s is locked."},
+	"unlock":          {map[string]string{"lock": "unlock"}, "", "%s is unlocked."},
+}
+
+func actionNames() []string {
+	return []string{"turn_on", "turn_off", "toggle", "set_brightness", "set_color", "set_temperature", "set_position", "open", "close", "lock", "unlock"}
+}
+
+// domainsFor are the domains an action can act on; nil for any.
+func domainsFor(name string) []string {
+	a := actions[name]
+	if _, any := a.services["*"]; any {
+		return nil
+	}
+	var out []string
+	for d := range a.services {
+		out = append(out, d)
+	}
+	return out
+}
+
+// resolve validates the entity argument against the live state list:
+// an unambiguous match replaces what the model or the user said
+// (auto-correction), an ambiguous one asks which, none says what exists.
+func resolve(ctx context.Context, c *Client, said string, domains []string) *command.Problem {
+	states, err := c.States(ctx)
+	if err != nil {
+		return &command.Problem{Param: "entity", Message: spokenError(err)}
+	}
+	e, ok, close := Best(Find(said, states, domains))
+	switch {
+	case ok:
+		if e.ID == said {
+			return nil
+		}
+		return &command.Problem{Param: "entity", Suggest: e.ID, Message: fmt.Sprintf("%q is %s", said, e.ID)}
+	case len(close) > 0:
+		var names []string
+		for _, m := range close[:min(6, len(close))] {
+			names = append(names, m.Entity.Name())
+		}
+		return &command.Problem{Param: "entity", Message: fmt.Sprintf("%q could be several things", said), Valid: names}
+	}
+	var names []string
+	for _, s := range states {
+		if len(domains) == 0 || containsStr(domains, s.Domain()) {
+			names = append(names, s.Name())
+		}
+	}
+	return &command.Problem{Param: "entity", Message: fmt.Sprintf("no device called %q", said), Valid: names[:min(10, len(names))]}
+}
+
+func containsStr(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// spokenError is a Home Assistant failure as the user hears it.
+func spokenError(err error) string {
+	if errors.Is(err, ErrNotSetUp) {
+		return "Home Assistant isn't set up yet. Set HA_URL and HA_TOKEN with hark secrets set."
+	}
+	return "I can't reach Home Assistant right now."
+}
+
+// entityByID is the live entity of an id.
+func entityByID(ctx context.Context, c *Client, id string) (Entity, error) {
+	states, err := c.States(ctx)
+	if err != nil {
+		return Entity{}, err
+	}
+	for _, s := range states {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return Entity{}, fmt.Errorf("home: %s is gone from Home Assistant", id)
+}
+
+var secrets = []command.Secret{{Key: URLSecret, Description: "Home Assistant's address, e.g. http://homeassistant.local:8123", Required: true},
+	{Key: TokenSecret, Description: "a long-lived access token (your Home Assistant profile, Security)", Required: true}}
+
+// Control is home_control.
+func Control(c *Client) *command.Command {
+	return &command.Command{
+		Name:        "home_control",
+		Description: "Turn devices in the home on or off, dim or colour lights, set a thermostat or blinds, lock or unlock doors.",
+		Keywords:    []string{"turn on", "turn off", "switch on", "switch off", "lights", "light", "lamp", "dim", "brighten", "lock", "unlock", "thermostat", "blinds"},
+		Parameters: []command.Parameter{
+			{Name: "action", Type: "string", Required: true, Enum: actionNames()},
+			{Name: "entity", Type: "string", Required: true, Description: "the device as the user named it, e.g. living room light"},
+			{Name: "value", Type: "string", Refinable: true, Description: "brightness or position 0-100, a colour, or degrees"},
+		},
+		Secrets:  secrets,
+		Examples: []command.Example{{Utterance: "turn off the kitchen lights", Arguments: map[string]any{"action": "turn_off", "entity": "kitchen lights"}}},
+		Validate: func(ctx context.Context, a command.Args) []command.Problem {
+			act := a.String("action")
+			if actions[act].data != "" && !a.Has("value") {
+				return []command.Problem{{Param: "value", Message: act + " needs a value"}}
+			}
+			if p := resolve(ctx, c, a.String("entity"), domainsFor(act)); p != nil {
+				return []command.Problem{*p}
+			}
+			return nil
+		},
+		PreRoute: func(text string) (command.Claim, bool) { return preRoute(c, text) },
+		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
+			act := actions[call.Args.String("action")]
+			e, err := entityByID(ctx, c, call.Args.String("entity"))
+			if err != nil {
+				return command.Response{Kind: command.Failure, Spoken: "That device is gone from Home Assistant.", Data: map[string]any{"error": err.Error()}}, nil
+			}
+			service, ok := act.services[e.Domain()]
+			if !ok {
+				service, ok = act.services["*"]
+			}
+			if !ok {
+				return command.Response{Kind: command.Failure, Spoken: fmt.Sprintf("I can't do that to %s.", e.Name())}, nil
+			}
+			data := map[string]any{}
+			value := any(nil)
+			if act.data != "" {
+				value = call.Args.String("value")
+				if f, err := parseNumber(call.Args.String("value")); err == nil && act.data != "color_name" {
+					value = f
+				}
+				data[act.data] = value
+			}
+			domain := e.Domain()
+			if err := c.Call(ctx, domain, service, e.ID, data); err != nil {
+				return command.Response{Kind: command.Failure, Spoken: spokenError(err), Data: map[string]any{"error": err.Error()}}, nil
+			}
+			spoken := fmt.Sprintf(act.done, e.Name())
+			if act.data != "" {
+				spoken = fmt.Sprintf(act.done, e.Name(), value)
+			}
+			return command.Response{Spoken: spoken, Data: map[string]any{"entity": e.ID, "service": domain + "." + service}}, nil
+		},
+	}
+}
+
+// State is home_state.
+func State(c *Client) *command.Command {
+	return &command.Command{
+		Name:        "home_state",
+		Description: "How a device or sensor in the home is now: on or off, open or closed, a temperature.",
+		Keywords:    []string{"is the", "are the", "temperature in", "open", "closed", "locked"},
+		Parameters:  []command.Parameter{{Name: "entity", Type: "string", Required: true, Description: "the device or sensor as the user named it"}},
+		Secrets:     secrets,
+		Examples:    []command.Example{{Utterance: "is the garage door open", Arguments: map[string]any{"entity": "garage door"}}},
+		Validate: func(ctx context.Context, a command.Args) []command.Problem {
+			if p := resolve(ctx, c, a.String("entity"), nil); p != nil {
+				return []command.Problem{*p}
+			}
+			return nil
+		},
+		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
+			e, err := entityByID(ctx, c, call.Args.String("entity"))
+			if err != nil {
+				return command.Response{Kind: command.Failure, Spoken: "That device is gone from Home Assistant."}, nil
+			}
+			state := e.State
+			if u, ok := e.Attributes["unit_of_measurement"].(string); ok {
+				state += " " + u
+			}
+			return command.Response{Spoken: fmt.Sprintf("%s is %s.", e.Name(), state),
+				Data: map[string]any{"entity": e.ID, "state": e.State, "attributes": e.Attributes}}, nil
+		},
+	}
+}
+
+// preRoute claims "turn on the living room light" and the like when the
+// device named matches one entity unambiguously, so the commonest commands
+// need no model.
+func preRoute(c *Client, text string) (command.Claim, bool) {
+	t := " " + strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!?")) + " "
+	var act, rest string
+	for _, p := range []struct{ lead, act string }{
+		{" turn on ", "turn_on"}, {" switch on ", "turn_on"}, {" turn off ", "turn_off"}, {" switch off ", "turn_off"},
+		{" lock ", "lock"}, {" unlock ", "unlock"},
+	} {
+		if i := strings.Index(t, p.lead); i >= 0 && i < 12 { // at the start, or after "please"
+			act, rest = p.act, t[i+len(p.lead):]
+			break
+		}
+	}
+	if act == "" {
+		// "turn the kitchen light off"
+		for _, p := range []struct{ lead, tail, act string }{{" turn ", " on ", "turn_on"}, {" turn ", " off ", "turn_off"}, {" switch ", " on ", "turn_on"}, {" switch ", " off ", "turn_off"}} {
+			if strings.HasPrefix(strings.TrimPrefix(t, " please"), p.lead) && strings.HasSuffix(t, p.tail) {
+				act, rest = p.act, strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(t, " please"), p.lead), p.tail)
+				break
+			}
+		}
+	}
+	rest = strings.TrimSpace(rest)
+	if act == "" || rest == "" || len(strings.Fields(rest)) > 6 {
+		return command.Claim{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	states, err := c.States(ctx)
+	if err != nil {
+		return command.Claim{}, false // the model path says what is wrong
+	}
+	e, ok, _ := Best(Find(rest, states, domainsFor(act)))
+	if !ok {
+		return command.Claim{}, false
+	}
+	return command.Claim{Arguments: map[string]any{"action": act, "entity": e.ID}}, true
+}
+
+func parseNumber(s string) (float64, error) {
+	var f float64
+	_, err := fmt.Sscanf(strings.TrimSuffix(strings.TrimSpace(s), "%"), "%g", &f)
+	return f, err
+}
