@@ -15,6 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	ha "github.com/harkbox/hark/reply/command/home"
+
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 
 	"github.com/harkbox/hark/reply"
@@ -160,12 +162,14 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 	defer b.close()
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
 	mem := db.SealedFacts(db.Secrets(cfg.Commands.SecretsKey))
+	house := ha.NewClient(db.Secrets(cfg.Commands.SecretsKey))
 	srv, err := center.NewServer(center.Options{
 		Keys: center.NewKeys(db.Settings()),
 		ServerTools: func(loc *time.Location) []*command.Command {
 			return []*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
 				builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem),
-				weather.Command(wc, &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location})}
+				weather.Command(wc, &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location}),
+				ha.Control(house), ha.State(house)}
 		},
 		Engine: func(c center.Conversation) (*reply.Engine, error) {
 			o := b.options()

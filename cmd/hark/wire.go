@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	ha "github.com/harkbox/hark/reply/command/home"
+
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/mixer"
 	"github.com/harkbox/hark/pipeline"
@@ -42,6 +44,7 @@ type app struct {
 	engine   *reply.Engine
 	brain    *brain
 	node     *center.Node // the command center this box asks, when it is a node
+	house    *ha.Client   // Home Assistant, when HA_URL and HA_TOKEN are set
 	commands *command.Registry
 	alerts   *alert.Service
 	mixer    *mixer.Mixer
@@ -110,6 +113,7 @@ func (a *app) wire() error {
 		return err
 	}
 	a.mixer = mixer.New(a.db.Settings(), cfg.Audio.Volume)
+	a.house = ha.NewClient(a.db.Secrets(cfg.Commands.SecretsKey))
 	a.commands = command.NewRegistry(command.Options{
 		Secrets:      a.db.Secrets(cfg.Commands.SecretsKey),
 		Location:     a.res.Location,
@@ -118,7 +122,8 @@ func (a *app) wire() error {
 	})
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
 	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.SealedFacts(a.db.Secrets(cfg.Commands.SecretsKey)), Status: a},
-		weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}))
+		weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}),
+		ha.Control(a.house), ha.State(a.house))
 	if err := a.commands.Register(cmds...); err != nil {
 		return err
 	}
@@ -243,9 +248,10 @@ func (b *brain) close() {
 
 // allCommands is every command the assistant has: the built-ins and the
 // weather, with stop last.
-func allCommands(d builtin.Deps, weather *command.Command) []*command.Command {
+func allCommands(d builtin.Deps, more ...*command.Command) []*command.Command {
 	cmds := builtin.All(d)
-	return append(cmds[:len(cmds)-1], weather, cmds[len(cmds)-1])
+	out := append(cmds[:len(cmds)-1:len(cmds)-1], more...)
+	return append(out, cmds[len(cmds)-1])
 }
 
 // close waits for diary entries being written, saves the model rates
