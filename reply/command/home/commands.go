@@ -138,6 +138,7 @@ func Control(c *Client) *command.Command {
 			return nil
 		},
 		PreRoute: func(text string) (command.Claim, bool) { return preRoute(c, text) },
+		Setup:    setup(c),
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
 			act := actions[call.Args.String("action")]
 			e, err := entityByID(ctx, c, call.Args.String("entity"))
@@ -249,3 +250,60 @@ func parseNumber(s string) (float64, error) {
 	_, err := fmt.Sscanf(strings.TrimSuffix(strings.TrimSpace(s), "%"), "%g", &f)
 	return f, err
 }
+
+// SecretStore is where setup keeps what it was told; *storage.Secrets is
+// one.
+type SecretStore interface {
+	Secrets
+	Set(ctx context.Context, key, value string) error
+}
+
+// setup asks for Home Assistant's address and a token, checks them by
+// reading the state list, keeps them, and says what it found.
+func setup(c *Client) func(ctx context.Context, io command.SetupIO) error {
+	return func(ctx context.Context, io command.SetupIO) error {
+		store, ok := c.secrets.(SecretStore)
+		if !ok {
+			return errors.New("home: setup cannot store secrets here")
+		}
+		addr, err := io.Ask("Home Assistant's address (e.g. http://homeassistant.local:8123):")
+		if err != nil {
+			return err
+		}
+		token, err := io.Ask("A long-lived access token (Home Assistant: your profile, Security):")
+		if err != nil {
+			return err
+		}
+		addr, token = strings.TrimSpace(addr), strings.TrimSpace(token)
+		trial := NewClient(secretPair{URLSecret: addr, TokenSecret: token})
+		states, err := trial.States(ctx)
+		if err != nil {
+			return fmt.Errorf("home: %s did not accept that: %w", addr, err)
+		}
+		if err := store.Set(ctx, URLSecret, addr); err != nil {
+			return err
+		}
+		if err := store.Set(ctx, TokenSecret, token); err != nil {
+			return err
+		}
+		c.Forget()
+		counts := map[string]int{}
+		for _, s := range states {
+			counts[s.Domain()]++
+		}
+		var parts []string
+		for _, d := range []string{"light", "switch", "fan", "cover", "lock", "climate", "sensor", "binary_sensor", "media_player"} {
+			if counts[d] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[d], d))
+			}
+		}
+		io.Say(fmt.Sprintf("Connected to Home Assistant at %s: %d entities (%s).", addr, len(states), strings.Join(parts, ", ")))
+		return nil
+	}
+}
+
+// secretPair is two secrets in memory, for trying them before they are
+// kept.
+type secretPair map[string]string
+
+func (p secretPair) Get(_ context.Context, k string) (string, error) { return p[k], nil }

@@ -220,3 +220,40 @@ func TestControlAndStateOverTheAPI(t *testing.T) {
 		t.Errorf("a refused token: %+v", resp)
 	}
 }
+
+type storeMap map[string]string
+
+func (s storeMap) Get(_ context.Context, k string) (string, error) { return s[k], nil }
+func (s storeMap) Set(_ context.Context, k, v string) error        { s[k] = v; return nil }
+
+type scriptedIO struct {
+	answers []string
+	said    []string
+}
+
+func (s *scriptedIO) Ask(string) (string, error) {
+	a := s.answers[0]
+	s.answers = s.answers[1:]
+	return a, nil
+}
+func (s *scriptedIO) Say(l string) { s.said = append(s.said, l) }
+
+// TestSetup: `hark commands setup home_control` checks the address and
+// token against the state list before keeping them, and says what it found.
+func TestSetup(t *testing.T) {
+	_, srv := newFakeHA(t)
+	store := storeMap{}
+	c := NewClient(store)
+	cmd := Control(c)
+	bad := &scriptedIO{answers: []string{srv.URL, "wrong"}}
+	if err := cmd.Setup(t.Context(), bad); err == nil || !strings.Contains(err.Error(), "isn't set up") || len(store) != 0 {
+		t.Errorf("a wrong token: %v, stored %v", err, store)
+	}
+	good := &scriptedIO{answers: []string{srv.URL, "good"}}
+	if err := cmd.Setup(t.Context(), good); err != nil {
+		t.Fatal(err)
+	}
+	if store[URLSecret] != srv.URL || store[TokenSecret] != "good" || len(good.said) != 1 || !strings.Contains(good.said[0], "14 entities (5 light, 2 switch, 1 fan, 2 cover, 2 lock") {
+		t.Errorf("stored %v, said %q", store, good.said)
+	}
+}
