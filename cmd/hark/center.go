@@ -166,10 +166,10 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 	srv, err := center.NewServer(center.Options{
 		Keys: center.NewKeys(db.Settings()),
 		ServerTools: func(loc *time.Location) []*command.Command {
-			return []*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
+			return append([]*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
 				builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem),
 				weather.Command(wc, &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location}),
-				ha.Control(house), ha.State(house)}
+				ha.Control(house), ha.State(house)}, lookups(cfg)...)
 		},
 		Engine: func(c center.Conversation) (*reply.Engine, error) {
 			o := b.options()

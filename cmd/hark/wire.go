@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/reply/command/lookup"
+
 	ha "github.com/harkbox/hark/reply/command/home"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
@@ -122,8 +124,8 @@ func (a *app) wire() error {
 	})
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
 	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.SealedFacts(a.db.Secrets(cfg.Commands.SecretsKey)), Status: a},
-		weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}),
-		ha.Control(a.house), ha.State(a.house))
+		append([]*command.Command{weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}),
+			ha.Control(a.house), ha.State(a.house)}, lookups(cfg)...)...)
 	if err := a.commands.Register(cmds...); err != nil {
 		return err
 	}
@@ -244,6 +246,11 @@ func (b *brain) close() {
 	if err := b.meter.Save(); err != nil {
 		b.log.Warn("model rates not saved", "err", err)
 	}
+}
+
+// lookups are the web lookups the configuration turns on.
+func lookups(cfg *config.Loaded) []*command.Command {
+	return lookup.Commands(lookup.Options{SearXNG: cfg.Lookup.SearXNG, Wikipedia: cfg.Lookup.Wikipedia, FetchPages: cfg.Lookup.FetchPages})
 }
 
 // allCommands is every command the assistant has: the built-ins and the

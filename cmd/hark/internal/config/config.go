@@ -45,7 +45,15 @@ type Config struct {
 	Storage       Storage   `toml:"storage"`
 	Update        Update    `toml:"update"`
 	Center        Center    `toml:"center"`
+	Lookup        Lookup    `toml:"lookup"`
 	Sim           Sim       `toml:"sim"`
+}
+
+// Lookup configures looking things up on the web.
+type Lookup struct {
+	SearXNG    string `toml:"searxng"`
+	Wikipedia  string `toml:"wikipedia"`
+	FetchPages bool   `toml:"fetch_pages"`
 }
 
 // Center configures the command center: on a node, the center it asks

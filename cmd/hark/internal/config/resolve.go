@@ -227,6 +227,11 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	if c.Update.Every.Duration < 0 {
 		bad("update.every", "%v is negative (0 leaves updates to be asked for by hand)", c.Update.Every.Duration)
 	}
+	for key, u := range map[string]string{"lookup.searxng": c.Lookup.SearXNG, "lookup.wikipedia": c.Lookup.Wikipedia} {
+		if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			bad(key, "%q is not an http or https URL", u)
+		}
+	}
 	if u := c.Center.URL; u != "" {
 		switch {
 		case !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://"):
