@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,20 +74,11 @@ func resolve(ctx context.Context, c *Client, said string, domains []string) *com
 	}
 	var names []string
 	for _, s := range states {
-		if len(domains) == 0 || containsStr(domains, s.Domain()) {
+		if len(domains) == 0 || slices.Contains(domains, s.Domain()) {
 			names = append(names, s.Name())
 		}
 	}
 	return &command.Problem{Param: "entity", Message: fmt.Sprintf("no device called %q", said), Valid: names[:min(10, len(names))]}
-}
-
-func containsStr(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // spokenError is a Home Assistant failure as the user hears it.
