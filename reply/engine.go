@@ -364,6 +364,10 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 		deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
+	if q.Language != "" { // what a command hears in: "de" of "de-CH"
+		lang, _, _ := strings.Cut(strings.ToLower(q.Language), "-")
+		ctx = command.WithLanguage(ctx, lang)
+	}
 	var err error
 	if !t.offline(ctx) {
 		err = t.converse(ctx)

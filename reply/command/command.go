@@ -135,6 +135,9 @@ type Call struct {
 	Args Args
 	// Utterance is what the user said, as transcribed.
 	Utterance string
+	// Language is the utterance's language code ("en", "de"), detected or
+	// configured; "" when unknown.
+	Language string
 	// Now is the current time in the configured time zone.
 	Now time.Time
 	// Refines is the context of the call being refined, when this call

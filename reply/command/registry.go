@@ -7,6 +7,7 @@ import (
 	"github.com/harkbox/hark/storage"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,8 +37,12 @@ type Options struct {
 // Registry holds the commands and runs calls to them. It is safe for
 // concurrent use.
 type Registry struct {
-	o      Options
-	log    *slog.Logger
+	o   Options
+	log *slog.Logger
+
+	// cat guards the catalogue: commands come and go while turns run
+	// (an MCP server's tools join when it connects and leave when it dies).
+	cat    sync.RWMutex
 	cmds   []*Command
 	byName map[string]*Command
 
@@ -69,27 +74,59 @@ func NewRegistry(o Options) *Registry {
 	return &Registry{o: o, log: o.Log.With("pkg", "command"), byName: map[string]*Command{}}
 }
 
-// Register adds commands. A malformed command (bad name, unknown parameter
-// type, missing Run) or a repeated name is an error.
-func (r *Registry) Register(cmds ...*Command) error {
+// Register adds commands, all or none: a malformed command (bad name,
+// unknown parameter type, missing Run) or a repeated name is an error and
+// registers nothing.
+func (r *Registry) Register(cmds ...*Command) error { return r.Replace(nil, cmds...) }
+
+// Unregister removes the named commands; names not registered are ignored.
+// A call already running finishes.
+func (r *Registry) Unregister(names ...string) { r.Replace(names) } // removing alone cannot fail
+
+// Replace removes the named commands and adds cmds in one step, so no turn
+// sees the catalogue between the two; on an error nothing changes.
+func (r *Registry) Replace(remove []string, cmds ...*Command) error {
+	r.cat.Lock()
+	defer r.cat.Unlock()
+	seen := map[string]bool{}
 	for _, c := range cmds {
 		if err := c.check(); err != nil {
 			return err
 		}
-		if _, dup := r.byName[c.Name]; dup {
+		if _, dup := r.byName[c.Name]; dup && !slices.Contains(remove, c.Name) || seen[c.Name] {
 			return fmt.Errorf("command: %s registered twice", c.Name)
 		}
+		seen[c.Name] = true
+	}
+	for _, n := range remove {
+		delete(r.byName, n)
+	}
+	r.cmds = slices.DeleteFunc(r.cmds, func(c *Command) bool { return slices.Contains(remove, c.Name) })
+	for _, c := range cmds {
 		r.cmds = append(r.cmds, c)
 		r.byName[c.Name] = c
+	}
+	if len(remove) > 0 {
+		r.mu.Lock()
+		if r.last != nil && slices.Contains(remove, r.last.cmd.Name) && r.byName[r.last.cmd.Name] != r.last.cmd {
+			r.last = nil // what a refinement would change is gone
+		}
+		r.mu.Unlock()
 	}
 	return nil
 }
 
 // Commands lists the registered commands in registration order.
-func (r *Registry) Commands() []*Command { return r.cmds }
+func (r *Registry) Commands() []*Command {
+	r.cat.RLock()
+	defer r.cat.RUnlock()
+	return slices.Clone(r.cmds)
+}
 
 // Lookup returns the command called name.
 func (r *Registry) Lookup(name string) (*Command, bool) {
+	r.cat.RLock()
+	defer r.cat.RUnlock()
 	c, ok := r.byName[name]
 	return c, ok
 }
@@ -113,7 +150,7 @@ func (r *Registry) PreRoute(text string) (Route, bool) {
 	if rt, ok := r.refinement(norm); ok {
 		return rt, true
 	}
-	for _, c := range r.cmds {
+	for _, c := range r.Commands() {
 		if c.PreRoute == nil {
 			continue
 		}
@@ -143,7 +180,7 @@ func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response
 
 // Call runs the command name with a model's arguments for the utterance.
 func (r *Registry) Call(ctx context.Context, name string, args map[string]any, text string) Response {
-	c, ok := r.byName[name]
+	c, ok := r.Lookup(name)
 	if !ok {
 		return Response{Kind: Failure, Spoken: "I don't know how to do that.", Data: map[string]any{"error": fmt.Sprintf("%s: %v", name, ErrUnknown)}}
 	}
@@ -216,7 +253,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 			}
 		}
 	}
-	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Now: r.Now(), Refines: refines})
+	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: LanguageOf(ctx), Now: r.Now(), Refines: refines})
 	if err != nil {
 		r.log.Warn("command failed", "command", c.Name, "err", err)
 		spoken := "Sorry, that didn't work."
@@ -279,4 +316,19 @@ func sentenceCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+type languageKey struct{}
+
+// WithLanguage returns ctx carrying the language of the utterance being
+// answered (an ISO 639-1 code such as "de"), which calls made under it see
+// as Call.Language.
+func WithLanguage(ctx context.Context, lang string) context.Context {
+	return context.WithValue(ctx, languageKey{}, lang)
+}
+
+// LanguageOf is the utterance's language WithLanguage put in ctx, or "".
+func LanguageOf(ctx context.Context) string {
+	s, _ := ctx.Value(languageKey{}).(string)
+	return s
 }

@@ -193,11 +193,14 @@ func wikipedia(o Options) *command.Command {
 		Keywords:    []string{"who was", "who is", "what is", "wikipedia", "tell me about"},
 		Parameters: []command.Parameter{
 			{Name: "title", Type: "string", Required: true, Description: "the name, e.g. Dune (novel)"},
-			{Name: "language", Type: "string", Default: "en", Description: "the user's language code, e.g. en, de, fr"},
+			{Name: "language", Type: "string", Description: "the encyclopedia's language code, e.g. en, de, fr; default: the language the user spoke"},
 		},
 		Examples: []command.Example{{Utterance: "who wrote the novel Dune", Arguments: map[string]any{"title": "Dune (novel)", "language": "en"}}},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			lang := strings.ToLower(c.Args.String("language"))
+			if !langCode.MatchString(lang) {
+				lang = c.Language // the language of the question
+			}
 			if !langCode.MatchString(lang) {
 				lang = "en"
 			}

@@ -1,0 +1,142 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary doubles as the stdio servers the tests start: with
+// HARK_MCP_SERVE set it serves instead of testing.
+func TestMain(m *testing.M) {
+	switch os.Getenv("HARK_MCP_SERVE") {
+	case "":
+		os.Exit(m.Run())
+	case "sdk":
+		if err := testServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "malformed":
+		serveMalformed()
+		os.Exit(0)
+	}
+}
+
+// selfServer is the stdio server of this test binary, as configured.
+func selfServer(t *testing.T, name, kind string) Server {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Server{Name: name, Command: []string{exe, "-test.run=^$"}, Env: []string{"HARK_MCP_SERVE=" + kind}}
+}
+
+type sumIn struct {
+	A float64 `json:"a" jsonschema:"the first number"`
+	B float64 `json:"b" jsonschema:"the second number"`
+}
+
+type echoIn struct {
+	Message string `json:"message" jsonschema:"what to say back"`
+	Loud    bool   `json:"loudVoice,omitempty"`
+}
+
+type noIn struct{}
+
+// testServer is an MCP server made with the SDK: a sum, an echo, a tool
+// that hangs, one that fails, one that ignores its instructions' fence,
+// and one that kills its process.
+func testServer() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "hark-test", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "get-sum", Description: "Adds two numbers."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in sumIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("The sum is %g.", in.A+in.B)}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Says the message back."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
+			msg := in.Message
+			if in.Loud {
+				msg = strings.ToUpper(msg)
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "hang", Description: "Never answers."},
+		func(ctx context.Context, _ *sdk.CallToolRequest, _ noIn) (*sdk.CallToolResult, any, error) {
+			<-ctx.Done()
+			return nil, nil, ctx.Err()
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Always reports a problem."},
+		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+			return nil, nil, fmt.Errorf("the garage door sensor is offline")
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "die", Description: "Ends the server's process."},
+		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	return s
+}
+
+// bearerOnly serves h only to requests with the token.
+func bearerOnly(token string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// serveMalformed speaks the protocol's framing on stdio with a tool whose
+// answers are broken: a result that is not a tool result.
+func serveMalformed() {
+	in := bufio.NewScanner(os.Stdin)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name            string `json:"name"`
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+			continue // a notification
+		}
+		var result any
+		switch req.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": req.Params.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "broken", "version": "0"}}
+		case "tools/list":
+			result = map[string]any{"tools": []any{
+				map[string]any{"name": "garbled", "description": "Answers nonsense.", "inputSchema": map[string]any{"type": "object"}},
+				map[string]any{"name": "fine", "description": "Answers properly.", "inputSchema": map[string]any{"type": "object"}},
+			}}
+		case "tools/call":
+			if req.Params.Name == "garbled" {
+				result = map[string]any{"content": "this should be a list", "isError": "perhaps"}
+			} else {
+				result = map[string]any{"content": []any{map[string]any{"type": "text", "text": "all good"}}}
+			}
+		case "ping":
+			result = map[string]any{}
+		default:
+			out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "no such method"}})
+			continue
+		}
+		out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}
+}
