@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/reply/command"
+
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -636,5 +638,30 @@ func TestToolDigestWhenAsked(t *testing.T) {
 	// device_status's result is short: passed through, no digest call.
 	if slices.Contains(kinds(f.srv), kindTool) {
 		t.Errorf("a short result was digested: %v", kinds(f.srv))
+	}
+}
+
+// TestCommandsHearTheUtterancesLanguage: the language speech recognition
+// detected reaches the command as its primary code.
+func TestCommandsHearTheUtterancesLanguage(t *testing.T) {
+	var heard []string
+	reg := command.NewRegistry(command.Options{})
+	err := reg.Register(&command.Command{Name: "which_language", Description: "Notes the language.",
+		PreRoute: func(text string) (command.Claim, bool) { return command.Claim{}, strings.Contains(text, "sprache") },
+		Run: func(_ context.Context, c command.Call) (command.Response, error) {
+			heard = append(heard, c.Language)
+			return command.Response{Spoken: "Ja."}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, smallModel, Options{Commands: reg})
+	for _, lang := range []string{"de-CH", "DE", ""} {
+		if _, err := f.eng.Reply(t.Context(), Query{Text: "welche sprache", Language: lang}, func(string) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(heard, []string{"de", "de", ""}) {
+		t.Errorf("languages heard %q", heard)
 	}
 }

@@ -23,8 +23,13 @@ import (
 
 // Options configure the lookups.
 type Options struct {
-	// SearXNG is the search server's base URL; empty: no web_search.
+	// SearXNG is the search server's base URL; empty: no web_search
+	// unless Brave is set.
 	SearXNG string
+	// Brave is the Brave Search API's base URL, used for web_search when
+	// there is no SearXNG; its key is the secret BRAVE_API_KEY.
+	Brave   string
+	Secrets command.Secrets
 	// Wikipedia is the base URL, with {lang} for the language; empty: no
 	// wikipedia. Default for a real box: https://{lang}.wikipedia.org.
 	Wikipedia string
@@ -54,8 +59,11 @@ func (o *Options) defaults() {
 func Commands(o Options) []*command.Command {
 	o.defaults()
 	var out []*command.Command
-	if o.SearXNG != "" {
-		out = append(out, webSearch(o))
+	switch {
+	case o.SearXNG != "":
+		out = append(out, webSearch(o, searxng))
+	case o.Brave != "":
+		out = append(out, webSearch(o, brave))
 	}
 	if o.FetchPages {
 		out = append(out, fetchPage(o))
@@ -76,22 +84,42 @@ func fence(source, text string, max int) string {
 }
 
 // get reads a URL's body, at most max bytes; a bigger answer is cut there.
-func get(ctx context.Context, o Options, u string) ([]byte, string, error) {
+func get(ctx context.Context, o Options, u string, header ...string) ([]byte, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, "", err
 	}
 	req.Header.Set("User-Agent", "hark (a home voice assistant)")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := o.Client.Do(req)
 	if err != nil {
 		return nil, "", err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", fmt.Errorf("%s answered %d", req.URL.Host, resp.StatusCode)
+		return nil, "", &statusError{host: req.URL.Host, code: resp.StatusCode}
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, o.MaxBytes))
 	return b, resp.Header.Get("Content-Type"), err
+}
+
+// statusError is an answer other than 200 OK.
+type statusError struct {
+	host string
+	code int
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("%s answered %d", e.host, e.code) }
+
+// status is the HTTP status of a failed get, or 0.
+func status(err error) int {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.code
+	}
+	return 0
 }
 
 func failed(what string, err error) command.Response {
@@ -99,39 +127,99 @@ func failed(what string, err error) command.Response {
 	return command.Response{Kind: command.Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
 }
 
-func webSearch(o Options) *command.Command {
-	return &command.Command{
+// hit is one search result.
+type hit struct{ title, url, text string }
+
+// searcher asks a search service; spoken names it in errors.
+type searcher struct {
+	spoken string
+	secret string // the secret holding its key; "" for none
+	search func(ctx context.Context, o Options, key, query string) ([]hit, error)
+}
+
+var searxng = searcher{spoken: "the search server", search: func(ctx context.Context, o Options, _, query string) ([]hit, error) {
+	b, _, err := get(ctx, o, strings.TrimRight(o.SearXNG, "/")+"/search?format=json&q="+url.QueryEscape(query))
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Results []struct {
+			Title   string `json:"title"`
+			URL     string `json:"url"`
+			Content string `json:"content"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("not a search answer: %w", err)
+	}
+	var out []hit
+	for _, x := range r.Results {
+		out = append(out, hit{x.Title, x.URL, x.Content})
+	}
+	return out, nil
+}}
+
+var brave = searcher{spoken: "the search service", secret: "BRAVE_API_KEY", search: func(ctx context.Context, o Options, key, query string) ([]hit, error) {
+	b, _, err := get(ctx, o, strings.TrimRight(o.Brave, "/")+"/res/v1/web/search?count=5&q="+url.QueryEscape(query),
+		"Accept", "application/json", "X-Subscription-Token", key)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Web struct {
+			Results []struct {
+				Title       string `json:"title"`
+				URL         string `json:"url"`
+				Description string `json:"description"`
+			} `json:"results"`
+		} `json:"web"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("not a search answer: %w", err)
+	}
+	var out []hit
+	for _, x := range r.Web.Results {
+		out = append(out, hit{x.Title, x.URL, html.UnescapeString(tags.ReplaceAllString(x.Description, ""))})
+	}
+	return out, nil
+}}
+
+func webSearch(o Options, s searcher) *command.Command {
+	c := &command.Command{
 		Name:        "web_search",
 		Description: "Search the web for current facts, news or anything not known.",
 		Keywords:    []string{"search", "look up", "google", "news", "latest"},
 		Parameters:  []command.Parameter{{Name: "query", Type: "string", Required: true}},
 		Examples:    []command.Example{{Utterance: "who won the match last night", Arguments: map[string]any{"query": "match result last night"}}},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
-			u := strings.TrimRight(o.SearXNG, "/") + "/search?format=json&q=" + url.QueryEscape(c.Args.String("query"))
-			b, _, err := get(ctx, o, u)
-			if err != nil {
-				return failed("the search server", err), nil
+			var key string
+			if s.secret != "" && o.Secrets != nil {
+				var err error
+				if key, err = o.Secrets.Get(ctx, s.secret); err != nil {
+					return command.Response{}, fmt.Errorf("lookup: read %s: %w", s.secret, err)
+				}
 			}
-			var r struct {
-				Results []struct {
-					Title   string `json:"title"`
-					URL     string `json:"url"`
-					Content string `json:"content"`
-				} `json:"results"`
-			}
-			if err := json.Unmarshal(b, &r); err != nil {
-				return failed("the search server", fmt.Errorf("not a search answer: %w", err)), nil
-			}
-			if len(r.Results) == 0 {
+			hits, err := s.search(ctx, o, key, c.Args.String("query"))
+			switch code := status(err); {
+			case code == http.StatusUnauthorized || code == http.StatusForbidden:
+				return command.Response{Kind: command.Failure, Spoken: "The search service didn't accept the key. Set it again with: hark secrets set " + s.secret + ".",
+					Data: map[string]any{"error": err.Error()}}, nil
+			case err != nil:
+				return failed(s.spoken, err), nil
+			case len(hits) == 0:
 				return command.Response{Spoken: "The search found nothing.", Data: map[string]any{"results": 0}}, nil
 			}
 			var lines []string
-			for _, x := range r.Results[:min(5, len(r.Results))] {
-				lines = append(lines, fmt.Sprintf("- %s (%s): %s", x.Title, x.URL, x.Content))
+			for _, x := range hits[:min(5, len(hits))] {
+				lines = append(lines, fmt.Sprintf("- %s (%s): %s", x.title, x.url, x.text))
 			}
 			return command.Response{Data: map[string]any{"results": fence("a web search", strings.Join(lines, "\n"), o.MaxChars)}}, nil
 		},
 	}
+	if s.secret != "" {
+		c.Secrets = []command.Secret{{Key: s.secret, Description: "the search API's key", Required: true}}
+	}
+	return c
 }
 
 var (
@@ -213,7 +301,7 @@ func wikipedia(o Options) *command.Command {
 				Type    string `json:"type"`
 			}
 			switch {
-			case err != nil && strings.Contains(err.Error(), "answered 404"):
+			case status(err) == http.StatusNotFound:
 				return command.Response{Kind: command.Failure, Spoken: "The encyclopedia has no article by that name."}, nil
 			case err != nil:
 				return failed("the encyclopedia", err), nil

@@ -1,6 +1,7 @@
 package lookup
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -106,5 +107,80 @@ func TestLookups(t *testing.T) {
 	}
 	if got := strings.Join(names(Commands(Options{})), ","); got != "" {
 		t.Errorf("unconfigured lookups offered: %s", got)
+	}
+}
+
+type secrets map[string]string
+
+func (s secrets) Get(_ context.Context, k string) (string, error) { return s[k], nil }
+
+// TestBraveSearch: the commercial API is asked with its key from the
+// secrets, and a key it refuses is said so.
+func TestBraveSearch(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		if r.URL.Path != "/res/v1/web/search" || r.URL.Query().Get("q") != "dune" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("X-Subscription-Token") != "k3y" {
+			http.Error(w, `{"error":"bad key"}`, http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, `{"web": {"results": [{"title": "Dune", "url": "https://example.org/dune", "description": "A <strong>1965</strong> novel."}]}}`)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+
+	r := command.NewRegistry(command.Options{Secrets: secrets{}})
+	r.Register(Commands(Options{Brave: srv.URL, Secrets: secrets{}})...)
+	if res := r.Call(ctx, "web_search", map[string]any{"query": "dune"}, ""); !strings.Contains(res.Spoken, "hark secrets set BRAVE_API_KEY") {
+		t.Errorf("no key: %q", res.Spoken)
+	}
+
+	keys := secrets{"BRAVE_API_KEY": "k3y"}
+	r = command.NewRegistry(command.Options{Secrets: keys})
+	r.Register(Commands(Options{Brave: srv.URL, Secrets: keys})...)
+	res := r.Call(ctx, "web_search", map[string]any{"query": "dune"}, "")
+	out, _ := res.Data["results"].(string)
+	if !strings.Contains(out, "Dune (https://example.org/dune): A 1965 novel.") || !strings.HasPrefix(out, "UNTRUSTED TEXT") || got.Get("Accept") != "application/json" {
+		t.Errorf("result %q, headers %v", out, got)
+	}
+
+	wrong := secrets{"BRAVE_API_KEY": "old"}
+	r = command.NewRegistry(command.Options{Secrets: wrong})
+	r.Register(Commands(Options{Brave: srv.URL, Secrets: wrong})...)
+	if res := r.Call(ctx, "web_search", map[string]any{"query": "dune"}, ""); res.Kind != command.Failure || !strings.Contains(res.Spoken, "didn't accept the key") {
+		t.Errorf("refused key: %v %q", res.Kind, res.Spoken)
+	}
+	// SearXNG, when set, is the one asked
+	if cmds := Commands(Options{SearXNG: "http://searx.lan", Brave: srv.URL}); len(cmds) != 1 || len(cmds[0].Secrets) != 0 {
+		t.Errorf("with both set: %+v", cmds)
+	}
+}
+
+// TestWikipediaSpeaksTheUtterancesLanguage: without a language from the
+// model, the article comes from the encyclopedia of the language the
+// question was asked in.
+func TestWikipediaSpeaksTheUtterancesLanguage(t *testing.T) {
+	var hosts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lang, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		hosts = append(hosts, lang)
+		io.WriteString(w, `{"title": "Berlin", "extract": "Berlin ist die Hauptstadt."}`)
+	}))
+	t.Cleanup(srv.Close)
+	// {lang} stands in the path here: the fake has one host
+	r := registry(t, Options{Wikipedia: srv.URL + "/{lang}"})
+	ctx := command.WithLanguage(context.Background(), "de")
+	res := r.Call(ctx, "wikipedia", map[string]any{"title": "Berlin"}, "erzähl mir von Berlin")
+	r.Call(ctx, "wikipedia", map[string]any{"title": "Berlin", "language": "fr"}, "")
+	r.Call(context.Background(), "wikipedia", map[string]any{"title": "Berlin"}, "")
+	if s, _ := res.Data["summary"].(string); !strings.Contains(s, "Wikipedia (de)") {
+		t.Errorf("summary %q", s)
+	}
+	if strings.Join(hosts, ",") != "de,fr,en" {
+		t.Errorf("languages asked: %v, want de (the utterance's), fr (the model's), en (none known)", hosts)
 	}
 }

@@ -46,14 +46,35 @@ type Config struct {
 	Update        Update    `toml:"update"`
 	Center        Center    `toml:"center"`
 	Lookup        Lookup    `toml:"lookup"`
+	MCP           MCP       `toml:"mcp"`
 	Sim           Sim       `toml:"sim"`
 }
 
 // Lookup configures looking things up on the web.
 type Lookup struct {
-	SearXNG    string `toml:"searxng"`
-	Wikipedia  string `toml:"wikipedia"`
-	FetchPages bool   `toml:"fetch_pages"`
+	SearXNG     string `toml:"searxng"`
+	BraveSearch string `toml:"brave_search"`
+	Wikipedia   string `toml:"wikipedia"`
+	FetchPages  bool   `toml:"fetch_pages"`
+}
+
+// MCP configures the Model Context Protocol servers whose tools the
+// assistant may use.
+type MCP struct {
+	Servers []MCPServer `toml:"server"`
+}
+
+// MCPServer is one MCP server: a command (stdio) or a URL (streamable
+// HTTP).
+type MCPServer struct {
+	Name        string   `toml:"name"`
+	Command     []string `toml:"command"`
+	Env         []string `toml:"env"`
+	URL         string   `toml:"url"`
+	TokenSecret string   `toml:"token_secret"`
+	Allow       []string `toml:"allow"`
+	Deny        []string `toml:"deny"`
+	Timeout     Duration `toml:"timeout"`
 }
 
 // Center configures the command center: on a node, the center it asks
@@ -283,6 +304,7 @@ func Default() Config {
 		Storage: Storage{Profile: "low-memory", ReserveMiB: 16},
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},
+		MCP:     MCP{Servers: []MCPServer{}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
 }

@@ -185,3 +185,39 @@ func TestFindsUserFile(t *testing.T) {
 		t.Errorf("rate %d from %q", l.TTS.Rate, l.File)
 	}
 }
+
+func TestMCPServersAreChecked(t *testing.T) {
+	_, r, err := load(t, `
+[[mcp.server]]
+name = "files"
+command = ["mcp-files", "/srv"]
+deny = ["write_file"]
+timeout = "5s"
+[[mcp.server]]
+name = "house"
+url = "http://ha.lan:8123/api/mcp"
+token_secret = "HA_MCP_TOKEN"
+`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.MCP) != 2 || r.MCP[0].Transport() != "stdio" || r.MCP[0].Timeout.Seconds() != 5 || r.MCP[1].TokenSecret != "HA_MCP_TOKEN" {
+		t.Errorf("resolved %+v", r.MCP)
+	}
+	_, _, err = load(t, `
+[[mcp.server]]
+name = "files"
+[[mcp.server]]
+name = "web"
+url = "ftp://x"
+[[mcp.server]]
+name = "web2"
+command = ["x"]
+env = ["NOEQUALS"]
+`, nil)
+	for _, want := range []string{"mcp.server[0]: server files has neither a command", "mcp.server[1]: server web: url", `mcp.server[2].env: "NOEQUALS" is not KEY=VALUE`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nwant %q", err, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/board"
+	"github.com/harkbox/hark/reply/command/mcp"
 	"github.com/harkbox/hark/reply/llm"
 )
 
@@ -22,6 +23,8 @@ type Resolved struct {
 	// server.
 	Endpoints []ResolvedEndpoint
 	Location  *time.Location
+	// MCP are the MCP servers, checked.
+	MCP []mcp.Server
 }
 
 // ResolvedEndpoint is one server of the fallback chain.
@@ -227,7 +230,25 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	if c.Update.Every.Duration < 0 {
 		bad("update.every", "%v is negative (0 leaves updates to be asked for by hand)", c.Update.Every.Duration)
 	}
-	for key, u := range map[string]string{"lookup.searxng": c.Lookup.SearXNG, "lookup.wikipedia": c.Lookup.Wikipedia} {
+	for i, ms := range c.MCP.Servers {
+		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
+			Allow: ms.Allow, Deny: ms.Deny, Timeout: ms.Timeout.Duration}
+		if err := s.Check(); err != nil {
+			bad(fmt.Sprintf("mcp.server[%d]", i), "%s", strings.TrimPrefix(err.Error(), "mcp: "))
+			continue
+		}
+		if slices.ContainsFunc(r.MCP, func(o mcp.Server) bool { return o.Name == s.Name }) {
+			bad(fmt.Sprintf("mcp.server[%d].name", i), "%q is the name of another server", s.Name)
+			continue
+		}
+		for _, e := range ms.Env {
+			if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+				bad(fmt.Sprintf("mcp.server[%d].env", i), "%q is not KEY=VALUE", e)
+			}
+		}
+		r.MCP = append(r.MCP, s)
+	}
+	for key, u := range map[string]string{"lookup.searxng": c.Lookup.SearXNG, "lookup.brave_search": c.Lookup.BraveSearch, "lookup.wikipedia": c.Lookup.Wikipedia} {
 		if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 			bad(key, "%q is not an http or https URL", u)
 		}
