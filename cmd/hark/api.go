@@ -24,6 +24,7 @@ func (a *app) api(box control.Box, logs control.Logs) control.API {
 		Secrets:  secretsAPI{a.db.Secrets(a.cfg.Commands.SecretsKey)},
 		Commands: commandsAPI{a},
 		Memory:   memoryAPI{a.db},
+		MCP:      mcpAPI{a},
 		Asker:    askAPI{a},
 		Logs:     logs,
 	}
@@ -239,6 +240,7 @@ func (m memoryAPI) DeleteConversation(ctx context.Context, id string) error {
 type askAPI struct{ a *app }
 
 func (s askAPI) Ask(ctx context.Context, q control.Question, say func(string)) (any, error) {
+	s.a.startMCP(ctx, mcpFirstTry)
 	res, _, err := s.a.answer(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
 	if err != nil {
 		if h := s.a.modelHint(err); h != "" {

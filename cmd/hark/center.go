@@ -169,7 +169,7 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 			return append([]*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
 				builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem),
 				weather.Command(wc, &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location}),
-				ha.Control(house), ha.State(house)}, lookups(cfg)...)
+				ha.Control(house), ha.State(house)}, lookups(cfg, db.Secrets(cfg.Commands.SecretsKey))...)
 		},
 		Engine: func(c center.Conversation) (*reply.Engine, error) {
 			o := b.options()

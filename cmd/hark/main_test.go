@@ -16,6 +16,10 @@ import (
 // hark run re-executes its own binary to probe a whisper model; under go
 // test that binary is this one, so it plays hark for that command.
 func TestMain(m *testing.M) {
+	if os.Getenv("HARK_MCP_SERVE") != "" {
+		serveMCP() // this binary is a test's MCP server
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "probe-model" {
 		os.Exit(run(context.Background(), os.Args[1:], env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}))
 	}

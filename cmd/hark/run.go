@@ -192,6 +192,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
 	wg.Go(func() { a.brain.watch(octx) })
+	a.startMCP(octx, 0) // their tools join the catalogue as each server answers
 	if a.node == nil {
 		wg.Go(func() { a.engine.Warm(octx) }) // the first question then pays only for its own words
 	}

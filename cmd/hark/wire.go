@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/command/lookup"
+	"github.com/harkbox/hark/reply/command/mcp"
 
 	ha "github.com/harkbox/hark/reply/command/home"
 
@@ -48,9 +49,14 @@ type app struct {
 	node     *center.Node // the command center this box asks, when it is a node
 	house    *ha.Client   // Home Assistant, when HA_URL and HA_TOKEN are set
 	commands *command.Registry
-	alerts   *alert.Service
-	mixer    *mixer.Mixer
-	started  time.Time
+	// mcp keeps the MCP servers' tools in commands once started; mcpStop
+	// closes them.
+	mcp     *mcp.Hub
+	mcpOnce sync.Once
+	mcpStop context.CancelFunc
+	alerts  *alert.Service
+	mixer   *mixer.Mixer
+	started time.Time
 	// notice shows the user one line outside the conversation (the
 	// simulation's hint on reaching a model); nil elsewhere.
 	notice func(string)
@@ -125,8 +131,11 @@ func (a *app) wire() error {
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
 	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.SealedFacts(a.db.Secrets(cfg.Commands.SecretsKey)), Status: a},
 		append([]*command.Command{weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}),
-			ha.Control(a.house), ha.State(a.house)}, lookups(cfg)...)...)
+			ha.Control(a.house), ha.State(a.house)}, lookups(cfg, a.db.Secrets(cfg.Commands.SecretsKey))...)...)
 	if err := a.commands.Register(cmds...); err != nil {
+		return err
+	}
+	if a.mcp, err = mcp.New(mcp.Options{Servers: a.res.MCP, Catalogue: a.commands, Secrets: a.db.Secrets(cfg.Commands.SecretsKey), Log: log}); err != nil {
 		return err
 	}
 	o := a.brain.options()
@@ -249,8 +258,9 @@ func (b *brain) close() {
 }
 
 // lookups are the web lookups the configuration turns on.
-func lookups(cfg *config.Loaded) []*command.Command {
-	return lookup.Commands(lookup.Options{SearXNG: cfg.Lookup.SearXNG, Wikipedia: cfg.Lookup.Wikipedia, FetchPages: cfg.Lookup.FetchPages})
+func lookups(cfg *config.Loaded, secrets command.Secrets) []*command.Command {
+	return lookup.Commands(lookup.Options{SearXNG: cfg.Lookup.SearXNG, Brave: cfg.Lookup.BraveSearch, Secrets: secrets,
+		Wikipedia: cfg.Lookup.Wikipedia, FetchPages: cfg.Lookup.FetchPages})
 }
 
 // allCommands is every command the assistant has: the built-ins and the
@@ -264,6 +274,10 @@ func allCommands(d builtin.Deps, more ...*command.Command) []*command.Command {
 // close waits for diary entries being written, saves the model rates
 // learned, then closes the store.
 func (a *app) close() error {
+	if a.mcpStop != nil {
+		a.mcpStop()
+		a.mcp.Wait()
+	}
 	a.engine.Close()
 	a.brain.close()
 	return a.db.Close()

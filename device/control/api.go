@@ -92,6 +92,29 @@ type Commands interface {
 	Setup(ctx context.Context, name string, io SetupIO) error
 }
 
+// MCPTool is one tool an MCP server gave the catalogue.
+type MCPTool struct {
+	Name   string `json:"name"`   // the name the model sees
+	Remote string `json:"remote"` // the server's own name for it
+}
+
+// MCPServer is one configured MCP server and its state.
+type MCPServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // stdio or http
+	// State is "not started", "connecting", "up", "down" or "stopped".
+	State    string    `json:"state"`
+	Error    string    `json:"error,omitempty"`
+	Tools    []MCPTool `json:"tools"`
+	Restarts int       `json:"restarts,omitempty"`
+	Since    time.Time `json:"since,omitzero"`
+}
+
+// MCP is the MCP servers whose tools the assistant uses.
+type MCP interface {
+	Servers(ctx context.Context) ([]MCPServer, error)
+}
+
 // Fact is one thing the assistant was asked to remember.
 type Fact struct {
 	ID   string    `json:"id"`
@@ -178,6 +201,7 @@ type API struct {
 	Secrets  Secrets
 	Commands Commands
 	Memory   Memory
+	MCP      MCP
 	Asker    Asker
 	Logs     Logs
 }
@@ -269,6 +293,16 @@ func Handler(a API) http.Handler {
 			return notServed("commands")
 		}
 		return serveSetup(w, r, a.Commands)
+	})
+	h("GET /api/v1/mcp", func(w http.ResponseWriter, r *http.Request) error {
+		if a.MCP == nil {
+			return notServed("mcp")
+		}
+		l, err := a.MCP.Servers(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(l))
 	})
 	h("GET /api/v1/facts", func(w http.ResponseWriter, r *http.Request) error {
 		if a.Memory == nil {

@@ -251,6 +251,13 @@ func (c *Client) Commands(ctx context.Context) ([]CommandInfo, error) {
 	return l, err
 }
 
+// MCPServers lists the MCP servers, their state and tools.
+func (c *Client) MCPServers(ctx context.Context) ([]MCPServer, error) {
+	var l []MCPServer
+	err := c.do(ctx, http.MethodGet, "/api/v1/mcp", nil, &l)
+	return l, err
+}
+
 // Facts lists what the assistant remembers.
 func (c *Client) Facts(ctx context.Context) ([]Fact, error) {
 	var l []Fact

@@ -32,6 +32,7 @@
 //	DELETE /api/v1/secrets/{name}          remove one
 //	GET    /api/v1/commands                []CommandInfo: the commands, their parameters and secrets
 //	POST   /api/v1/commands/{name}/setup   a command's interactive setup (see below)
+//	GET    /api/v1/mcp                     []MCPServer: the MCP servers, their state and tools
 //	GET    /api/v1/facts                   []Fact: what the assistant was asked to remember
 //	DELETE /api/v1/facts/{id}              forget one
 //	GET    /api/v1/conversations           []Conversation: the dialogue, by conversation

@@ -105,6 +105,7 @@ type Hub struct {
 	names sync.Mutex
 
 	start sync.Once
+	runs  sync.WaitGroup
 }
 
 // New checks the servers and returns a hub; nothing starts before Start.
@@ -149,10 +150,14 @@ func setDefault(d *time.Duration, v time.Duration) {
 func (h *Hub) Start(ctx context.Context) {
 	h.start.Do(func() {
 		for _, l := range h.links {
-			go l.run(ctx)
+			h.runs.Go(func() { l.run(ctx) })
 		}
 	})
 }
+
+// Wait returns when every server started has been closed, after the
+// context given to Start is done.
+func (h *Hub) Wait() { h.runs.Wait() }
 
 // Ready waits until every server has been tried once (connected or
 // failed), or ctx is done.

@@ -41,14 +41,12 @@ func start(t *testing.T, reg *command.Registry, o Options) *Hub {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() {
 		cancel()
-		waitFor(t, "the servers to stop", func() bool {
-			for _, s := range h.Servers() {
-				if s.State != "stopped" {
-					return false
-				}
+		h.Wait()
+		for _, s := range h.Servers() {
+			if s.State != "stopped" {
+				t.Errorf("server %s is %s after Wait", s.Name, s.State)
 			}
-			return true
-		})
+		}
 	})
 	h.Start(ctx)
 	rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
