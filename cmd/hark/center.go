@@ -16,6 +16,7 @@ import (
 	"time"
 
 	ha "github.com/harkbox/hark/reply/command/home"
+	"github.com/harkbox/hark/reply/command/mcp"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 
@@ -163,13 +164,33 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
 	mem := db.SealedFacts(db.Secrets(cfg.Commands.SecretsKey))
 	house := ha.NewClient(db.Secrets(cfg.Commands.SecretsKey))
+	own := func() []*command.Command {
+		return append([]*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
+			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem),
+			weather.Command(wc, &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location}),
+			ha.Control(house), ha.State(house)}, lookups(cfg, db.Secrets(cfg.Commands.SecretsKey))...)
+	}
+	// The MCP servers' tools are the household's: every conversation
+	// that starts gets those connected then.
+	houseTools := command.NewRegistry(command.Options{Log: log})
+	hub, err := mcp.New(mcp.Options{Servers: res.MCP, Catalogue: beside{houseTools, own()},
+		Secrets: db.Secrets(cfg.Commands.SecretsKey), Log: log})
+	if err != nil {
+		return err
+	}
+	hctx, stopHub := context.WithCancel(ctx)
+	hub.Start(hctx)
+	defer hub.Wait()
+	defer stopHub()
+	if hub.Len() > 0 { // the first conversations get the tools of the servers that start at once
+		rctx, cancel := context.WithTimeout(ctx, mcpFirstTry)
+		hub.Ready(rctx)
+		cancel()
+	}
 	srv, err := center.NewServer(center.Options{
 		Keys: center.NewKeys(db.Settings()),
 		ServerTools: func(loc *time.Location) []*command.Command {
-			return append([]*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
-				builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem),
-				weather.Command(wc, &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location}),
-				ha.Control(house), ha.State(house)}, lookups(cfg, db.Secrets(cfg.Commands.SecretsKey))...)
+			return append(own(), houseTools.Commands()...)
 		},
 		Engine: func(c center.Conversation) (*reply.Engine, error) {
 			o := b.options()
@@ -233,4 +254,19 @@ func place(room, household string) string {
 		p += ", " + household
 	}
 	return p
+}
+
+// beside is a catalogue whose names must not clash with other commands'.
+type beside struct {
+	*command.Registry
+	others []*command.Command
+}
+
+func (b beside) Lookup(name string) (*command.Command, bool) {
+	for _, c := range b.others {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return b.Registry.Lookup(name)
 }

@@ -187,3 +187,49 @@ func TestStatusShowsWhichModelAnswers(t *testing.T) {
 		t.Errorf("a model server down failed the self-test: %s", why)
 	}
 }
+
+// TestCenterOffersMCPTools: the MCP servers configured on the center give
+// every conversation their tools.
+func TestCenterOffersMCPTools(t *testing.T) {
+	srv, m := modelServer(t)
+	env := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
+	dir := t.TempDir()
+	cfg := mcpConfig(t)
+	_, out, _ := ask(t, env, "center", "--config", cfg, "--data", dir, "nodes", "add", "kitchen")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	cred := lines[len(lines)-1]
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan int, 1)
+	go func() {
+		var o, e output
+		served <- run(ctx, []string{"center", "--config", cfg, "--data", dir, "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
+	}()
+	defer func() {
+		cancel()
+		if code := <-served; code != 0 {
+			t.Errorf("hark center exited %d", code)
+		}
+	}()
+	waitListening(t, addr)
+	m.Says(replytest.Planner, `{"steps": ["pantry_count: beans", "reply"]}`).Says(replytest.Router, `{"tools": ["pantry_count"]}`)
+	m.On(replytest.Chat,
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "pantry_count", Arguments: map[string]any{"item": "beans"}}}},
+		ollamatest.Reply{Content: "Three tins of beans."})
+	body := `{"voice_command": "count the tins of beans in the pantry", "conversation_id": "c1", "node_context": {"room": "kitchen"}}`
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/v0/voice/command", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+cred)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(raw), "Three tins of beans.") {
+		t.Fatalf("%d %s", resp.StatusCode, raw)
+	}
+	chats := chats(srv)
+	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "There are 3 tins of beans.") {
+		t.Errorf("the model did not read the MCP result: %q", last[len(last)-1].Content)
+	}
+}
