@@ -130,12 +130,24 @@ func Control(c *Client) *command.Command {
 			return nil
 		},
 		PreRoute: func(text string) (command.Claim, bool) { return preRoute(c, text) },
+		Refine:   refine,
 		Setup:    setup(c),
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
 			act := actions[call.Args.String("action")]
 			e, err := entityByID(ctx, c, call.Args.String("entity"))
 			if err != nil {
 				return command.Response{Kind: command.Failure, Spoken: "That device is gone from Home Assistant.", Data: map[string]any{"error": err.Error()}}, nil
+			}
+			if opensLock(call.Args.String("action"), e.ID) {
+				// Only the user's own yes, heard as a refinement of this
+				// call, opens a lock: never an argument the model sent.
+				switch answer := call.Args.String("confirmed"); {
+				case call.Refines != nil && answer == "no":
+					return command.Response{Spoken: fmt.Sprintf("Okay, %s stays locked.", e.Name()), Data: map[string]any{"entity": e.ID, "cancelled": true}}, nil
+				case call.Refines == nil || answer != "yes":
+					return command.Response{Kind: command.FollowUp, Spoken: fmt.Sprintf("Unlock %s? Say yes to confirm.", e.Name()),
+						Data: map[string]any{"entity": e.ID, "awaiting": "a yes to unlock"}}, nil
+				}
 			}
 			service, ok := act.services[e.Domain()]
 			if !ok {
@@ -235,6 +247,40 @@ func preRoute(c *Client, text string) (command.Claim, bool) {
 		return command.Claim{}, false
 	}
 	return command.Claim{Arguments: map[string]any{"action": act, "entity": e.ID}}, true
+}
+
+// opensLock reports whether the action on the entity unlocks a lock.
+func opensLock(action, id string) bool {
+	return strings.HasPrefix(id, "lock.") && (action == "unlock" || action == "turn_on" || action == "open")
+}
+
+var (
+	yes = []string{"yes", "yes please", "yeah", "yep", "sure", "do it", "go ahead", "confirm", "confirmed", "ok", "okay", "unlock it"}
+	no  = []string{"no", "no thanks", "nope", "cancel", "don't", "do not", "leave it", "keep it locked", "never mind"}
+)
+
+// refine reads a follow-up to home_control: the yes or no to an unlock,
+// or a new value for the last change ("make it 30", "actually blue").
+func refine(text string, last command.Args) (command.Args, bool) {
+	t := strings.Join(strings.Fields(strings.ToLower(strings.Trim(text, " .!?"))), " ")
+	if opensLock(last.String("action"), last.String("entity")) {
+		switch {
+		case slices.Contains(yes, t):
+			return command.Args{"confirmed": "yes"}, true
+		case slices.Contains(no, t):
+			return command.Args{"confirmed": "no"}, true
+		}
+		return nil, false
+	}
+	if actions[last.String("action")].data == "" {
+		return nil, false
+	}
+	for _, cue := range []string{"make it ", "make that ", "change it to ", "actually ", "set it to ", "no "} {
+		if v, ok := strings.CutPrefix(t, cue); ok && v != "" && len(strings.Fields(v)) <= 3 {
+			return command.Args{"value": strings.TrimSuffix(strings.TrimSuffix(v, " percent"), " degrees")}, true
+		}
+	}
+	return nil, false
 }
 
 func parseNumber(s string) (float64, error) {

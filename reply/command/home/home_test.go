@@ -257,3 +257,74 @@ func TestSetup(t *testing.T) {
 		t.Errorf("stored %v, said %q", store, good.said)
 	}
 }
+
+// TestUnlockAsksFirst: a lock opens only on the user's yes, said right
+// after the question; a no leaves it locked, and a model's own
+// "confirmed" argument does not count.
+func TestUnlockAsksFirst(t *testing.T) {
+	ha, srv := newFakeHA(t)
+	c := NewClient(storeMap{URLSecret: srv.URL, TokenSecret: ha.token})
+	reg := command.NewRegistry(command.Options{Secrets: storeMap{URLSecret: srv.URL, TokenSecret: ha.token}})
+	if err := reg.Register(Control(c), State(c)); err != nil {
+		t.Fatal(err)
+	}
+	calls := func() []string {
+		ha.mu.Lock()
+		defer ha.mu.Unlock()
+		return append([]string(nil), ha.calls...)
+	}
+	rt, ok := reg.PreRoute("unlock the front door")
+	if !ok {
+		t.Fatal("unlock the front door was not pre-routed")
+	}
+	resp := reg.RunRoute(t.Context(), rt, "unlock the front door")
+	if resp.Kind != command.FollowUp || resp.Spoken != "Unlock Front Door? Say yes to confirm." || len(calls()) != 0 {
+		t.Fatalf("unlock without asking: %+v, calls %q", resp, calls())
+	}
+	rt, ok = reg.PreRoute("yes please")
+	if !ok {
+		t.Fatal("the yes was not taken as the answer")
+	}
+	if resp = reg.RunRoute(t.Context(), rt, "yes please"); resp.Kind != command.Success || resp.Spoken != "Front Door is on." && resp.Spoken != "Front Door is unlocked." {
+		t.Errorf("after yes: %+v", resp)
+	}
+	if got := calls(); len(got) != 1 || got[0] != "lock/unlock lock.front_door {}" {
+		t.Errorf("service calls %q", got)
+	}
+
+	// a no
+	reg.Forget()
+	rt, _ = reg.PreRoute("unlock the back door")
+	reg.RunRoute(t.Context(), rt, "unlock the back door")
+	rt, ok = reg.PreRoute("no")
+	if resp = reg.RunRoute(t.Context(), rt, "no"); !ok || resp.Spoken != "Okay, Back Door stays locked." || len(calls()) != 1 {
+		t.Errorf("after no: %v %+v, calls %q", ok, resp, calls())
+	}
+
+	// the model cannot confirm for the user
+	reg.Forget()
+	resp = reg.Call(t.Context(), "home_control", map[string]any{"action": "unlock", "entity": "back door", "confirmed": "yes"}, "unlock the back door")
+	if resp.Kind != command.FollowUp || len(calls()) != 1 {
+		t.Errorf("a model's confirmed argument unlocked: %+v, calls %q", resp, calls())
+	}
+	// locking needs no confirmation
+	resp = reg.Call(t.Context(), "home_control", map[string]any{"action": "lock", "entity": "back door"}, "lock the back door")
+	if resp.Kind != command.Success || len(calls()) != 2 {
+		t.Errorf("lock: %+v, calls %q", resp, calls())
+	}
+}
+
+func TestValueRefinement(t *testing.T) {
+	ha, srv := newFakeHA(t)
+	c := NewClient(storeMap{URLSecret: srv.URL, TokenSecret: ha.token})
+	reg := command.NewRegistry(command.Options{Secrets: storeMap{URLSecret: srv.URL, TokenSecret: ha.token}})
+	reg.Register(Control(c))
+	reg.Call(t.Context(), "home_control", map[string]any{"action": "set_brightness", "entity": "reading lamp", "value": "40"}, "dim the reading lamp")
+	rt, ok := reg.PreRoute("make it 70 percent")
+	if !ok {
+		t.Fatal("make it 70 percent was not a refinement")
+	}
+	if resp := reg.RunRoute(t.Context(), rt, "make it 70 percent"); resp.Spoken != "Reading Lamp is at 70 percent." {
+		t.Errorf("refined: %+v", resp)
+	}
+}
