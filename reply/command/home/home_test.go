@@ -30,7 +30,7 @@ func ent(id, name, state string, attrs ...string) Entity {
 	return Entity{ID: id, State: state, Attributes: a}
 }
 
-func newFakeHA(t *testing.T) (*fakeHA, *httptest.Server) {
+func newFakeHA(t testing.TB) (*fakeHA, *httptest.Server) {
 	ha := &fakeHA{token: "good", states: []Entity{
 		ent("light.living_room_main", "Living Room Main Light", "off"),
 		ent("light.study_reading", "Reading Lamp", "off", "area", "study"),

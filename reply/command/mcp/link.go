@@ -80,6 +80,9 @@ func (l *link) run(ctx context.Context) {
 			l.log.Info("mcp server up", "tools", len(l.status().Tools))
 			up := time.Now()
 			err = l.serve(ctx, cs)
+			if ctx.Err() == nil {
+				l.set("down", err) // before its tools leave: no "up" without tools
+			}
 			l.drop(cs)
 			if time.Since(up) > time.Minute {
 				backoff = l.h.o.MinBackoff // it had been well for a while

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 }
 
 // selfServer is the stdio server of this test binary, as configured.
-func selfServer(t *testing.T, name, kind string) Server {
+func selfServer(t testing.TB, name, kind string) Server {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
