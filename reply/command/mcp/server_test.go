@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,13 +34,24 @@ func TestMain(m *testing.M) {
 }
 
 // selfServer is the stdio server of this test binary, as configured.
+// Under qemu without binfmt the binary cannot start as a child: the test
+// skips, saying so.
 func selfServer(t testing.TB, name, kind string) Server {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	canRerun.once.Do(func() { canRerun.err = exec.Command(exe, "-test.run=^$").Run() })
+	if err := canRerun.err; err != nil && strings.Contains(err.Error(), "exec format error") {
+		t.Skipf("cannot run this test binary again as a child under emulation: %v", err)
+	}
 	return Server{Name: name, Command: []string{exe, "-test.run=^$"}, Env: []string{"HARK_MCP_SERVE=" + kind}}
+}
+
+var canRerun struct {
+	once sync.Once
+	err  error
 }
 
 type sumIn struct {
