@@ -11,6 +11,7 @@ import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/storage"
 )
@@ -25,6 +26,7 @@ func (a *app) api(box control.Box, logs control.Logs) control.API {
 		Commands: commandsAPI{a},
 		Memory:   memoryAPI{a.db},
 		MCP:      mcpAPI{a},
+		Web:      webAPI{a},
 		Asker:    askAPI{a},
 		Logs:     logs,
 	}
@@ -111,6 +113,40 @@ func (s alertsAPI) List(ctx context.Context, all bool) ([]control.Alert, error) 
 		out = append(out, control.Alert{ID: it.ID, Kind: string(it.Kind), Name: it.Name, Due: it.Due, Repeats: it.Kind == storage.Alarm && len(it.Days) > 0})
 	}
 	return out, nil
+}
+
+// Add sets a timer, alarm or reminder by the rules the voice commands keep:
+// a timer of up to 24 hours, an alarm or reminder in the future.
+func (s alertsAPI) Add(ctx context.Context, na control.NewAlert) (control.Alert, error) {
+	var it storage.Item
+	var err error
+	switch na.Kind {
+	case "timer":
+		if na.In <= 0 || na.In > builtin.MaxTimer {
+			return control.Alert{}, fmt.Errorf("%w: a timer runs for more than no time and up to 24 hours", control.ErrInvalid)
+		}
+		it, err = s.a.alerts.AddTimer(ctx, na.Name, na.In)
+	case "alarm":
+		if na.At.IsZero() || !na.At.After(time.Now()) {
+			return control.Alert{}, fmt.Errorf("%w: the alarm's time has already passed", control.ErrInvalid)
+		}
+		at := na.At.In(s.a.res.Location)
+		it, err = s.a.alerts.AddAlarm(ctx, na.Name, at.Hour(), at.Minute(), nil, at)
+	case "reminder":
+		if strings.TrimSpace(na.Name) == "" {
+			return control.Alert{}, fmt.Errorf("%w: a reminder needs something to remind of", control.ErrInvalid)
+		}
+		if na.At.IsZero() || !na.At.After(time.Now()) {
+			return control.Alert{}, fmt.Errorf("%w: the reminder's time has already passed", control.ErrInvalid)
+		}
+		it, err = s.a.alerts.AddReminder(ctx, na.Name, na.At)
+	default:
+		return control.Alert{}, fmt.Errorf("%w: %q is not a timer, alarm or reminder", control.ErrInvalid, na.Kind)
+	}
+	if err != nil {
+		return control.Alert{}, apiError(err)
+	}
+	return control.Alert{ID: it.ID, Kind: string(it.Kind), Name: it.Name, Due: it.Due}, nil
 }
 
 func (s alertsAPI) Cancel(ctx context.Context, id string) error {

@@ -43,6 +43,7 @@ func (a *app) gestures(ctx context.Context, d *devices, say func(context.Context
 		DoubleAction: a.cfg.Button.DoubleAction,
 		FactoryReset: a.cfg.Button.FactoryReset,
 		ToggleMute:   func(ctx context.Context) { a.setMuted(ctx, d, !d.listener.Muted(), true) },
+		Pending:      func(ctx context.Context) bool { return a.sayWebCode(ctx, say) },
 		Say:          say,
 		Reset:        reset,
 		Log:          a.log,

@@ -57,6 +57,7 @@ func init() {
 		"memory":      {"what the assistant remembers: hark memory [facts|forget ID|conversations|delete ID]", cmdMemory},
 		"status":      {"the box's state and self-test", cmdStatus},
 		"logs":        {"the running daemon's last log lines", cmdLogs},
+		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for", cmdWeb},
 		"mcp":         {"list the MCP servers, their state and their tools: hark mcp list", cmdMCP},
 		"center":      {"the household's command center for speaker nodes: hark center [--listen ADDR] [--insecure-http], hark center nodes add NAME|list|revoke ID, hark center status", cmdCenter},
 		"probe-model": {"load a whisper model and transcribe silence, in a process of its own (hark run does this first)", cmdProbeModel},

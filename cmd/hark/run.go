@@ -184,8 +184,10 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	})
 	ctlFeed := p.Subscribe(4)
 	wg.Go(func() { ctl.Follow(octx, ctlFeed) })
+	api := a.api(linked{Box: ctl, a: a}, tail)
+	wg.Go(func() { a.serveWeb(octx, api) })
 	wg.Go(func() {
-		if err := control.Serve(octx, cfg.ControlSocket, control.Handler(a.api(linked{Box: ctl, a: a}, tail)), log); err != nil {
+		if err := control.Serve(octx, cfg.ControlSocket, control.Handler(api), log); err != nil {
 			log.Warn("no API socket: the hark commands cannot reach the running box", "err", err)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/reply/command/lookup"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/mixer"
+	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/pipeline/guard"
@@ -54,6 +56,7 @@ type app struct {
 	mcp     *mcp.Hub
 	mcpOnce sync.Once
 	mcpStop context.CancelFunc
+	web     atomic.Pointer[web.Server] // the web page, once the daemon serves it
 	alerts  *alert.Service
 	mixer   *mixer.Mixer
 	started time.Time

@@ -31,8 +31,19 @@ type Alert struct {
 	Repeats bool      `json:"repeats,omitempty"`
 }
 
+// NewAlert is what POST /api/v1/alerts carries: a timer In from now, or an
+// alarm or reminder At a time.
+type NewAlert struct {
+	Kind string        `json:"kind"` // timer, alarm or reminder
+	Name string        `json:"name,omitempty"`
+	In   time.Duration `json:"in,omitempty"`
+	At   time.Time     `json:"at,omitzero"`
+}
+
 // Alerts are the running timers, alarms and reminders.
 type Alerts interface {
+	// Add sets one; ErrInvalid names what is wrong with it.
+	Add(ctx context.Context, a NewAlert) (Alert, error)
 	// List returns the pending timers, and with all the alarms and
 	// reminders too, soonest first.
 	List(ctx context.Context, all bool) ([]Alert, error)
@@ -113,6 +124,18 @@ type MCPServer struct {
 // MCP is the MCP servers whose tools the assistant uses.
 type MCP interface {
 	Servers(ctx context.Context) ([]MCPServer, error)
+}
+
+// WebCode is the web page's one-time setup code, while the page waits for
+// its first visit.
+type WebCode struct {
+	Pending bool   `json:"pending"`
+	Code    string `json:"code,omitempty"`
+}
+
+// Web is the box's web page.
+type Web interface {
+	Code(ctx context.Context) (WebCode, error)
 }
 
 // Fact is one thing the assistant was asked to remember.
@@ -202,6 +225,7 @@ type API struct {
 	Commands Commands
 	Memory   Memory
 	MCP      MCP
+	Web      Web
 	Asker    Asker
 	Logs     Logs
 }
@@ -242,6 +266,21 @@ func Handler(a API) http.Handler {
 			return err
 		}
 		return writeJSON(w, nonNil(l))
+	})
+	h("POST /api/v1/alerts", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Alerts == nil {
+			return notServed("alerts")
+		}
+		var na NewAlert
+		if err := readJSON(w, r, &na); err != nil {
+			return err
+		}
+		al, err := a.Alerts.Add(r.Context(), na)
+		if err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusCreated)
+		return writeJSON(w, al)
 	})
 	h("DELETE /api/v1/alerts/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		if a.Alerts == nil {
@@ -303,6 +342,16 @@ func Handler(a API) http.Handler {
 			return err
 		}
 		return writeJSON(w, nonNil(l))
+	})
+	h("GET /api/v1/web/code", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Web == nil {
+			return fmt.Errorf("%w: the web page runs with the daemon (hark run), and this one has none ([web] listen is empty)", ErrUnavailable)
+		}
+		c, err := a.Web.Code(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, c)
 	})
 	h("GET /api/v1/facts", func(w http.ResponseWriter, r *http.Request) error {
 		if a.Memory == nil {

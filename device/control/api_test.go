@@ -50,6 +50,17 @@ func (h *fakeHouse) List(_ context.Context, all bool) ([]Alert, error) {
 	return out, nil
 }
 
+func (h *fakeHouse) Add(_ context.Context, na NewAlert) (Alert, error) {
+	if na.Kind != "timer" || na.In <= 0 {
+		return Alert{}, fmt.Errorf("%w: only timers of some length here", ErrInvalid)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a := Alert{ID: fmt.Sprintf("t%d", len(h.alerts)+1), Kind: na.Kind, Name: na.Name, Due: time.Now().Add(na.In)}
+	h.alerts = append(h.alerts, a)
+	return a, nil
+}
+
 func (h *fakeHouse) Cancel(_ context.Context, id string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -172,6 +183,14 @@ func TestResources(t *testing.T) {
 			}
 			if err := c.CancelAlert(ctx, "nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `"nope"`) {
 				t.Errorf("cancel unknown: %v, want ErrNotFound naming the id", err)
+			}
+			if _, err := c.AddAlert(ctx, NewAlert{Kind: "timer"}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("a timer of no length: %v, want ErrInvalid", err)
+			}
+			if a, err := c.AddAlert(ctx, NewAlert{Kind: "timer", Name: "tea", In: 4 * time.Minute}); err != nil || a.Name != "tea" || a.ID == "" {
+				t.Errorf("add a timer: %+v %v", a, err)
+			} else if err := c.CancelAlert(ctx, a.ID); err != nil {
+				t.Errorf("cancel the added timer: %v", err)
 			}
 			if err := c.SetSecret(ctx, "HA_TOKEN", "abc"); err != nil {
 				t.Fatal(err)

@@ -222,6 +222,13 @@ func (c *Client) Alerts(ctx context.Context, all bool) ([]Alert, error) {
 	return l, err
 }
 
+// AddAlert sets a timer, alarm or reminder.
+func (c *Client) AddAlert(ctx context.Context, na NewAlert) (Alert, error) {
+	var a Alert
+	err := c.do(ctx, http.MethodPost, "/api/v1/alerts", na, &a)
+	return a, err
+}
+
 // CancelAlert cancels one timer, alarm or reminder.
 func (c *Client) CancelAlert(ctx context.Context, id string) error {
 	return c.do(ctx, http.MethodDelete, "/api/v1/alerts/"+url.PathEscape(id), nil, nil)
@@ -256,6 +263,13 @@ func (c *Client) MCPServers(ctx context.Context) ([]MCPServer, error) {
 	var l []MCPServer
 	err := c.do(ctx, http.MethodGet, "/api/v1/mcp", nil, &l)
 	return l, err
+}
+
+// WebCode is the web page's setup code, while it waits for its first visit.
+func (c *Client) WebCode(ctx context.Context) (WebCode, error) {
+	var w WebCode
+	err := c.do(ctx, http.MethodGet, "/api/v1/web/code", nil, &w)
+	return w, err
 }
 
 // Facts lists what the assistant remembers.

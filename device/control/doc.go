@@ -26,6 +26,7 @@
 //	GET    /api/v1/idle                    answers once the speaker is idle (long poll)
 //	POST   /api/v1/updating                Update: show or clear the updating pattern
 //	GET    /api/v1/alerts[?all=1]          []Alert: running timers; with all, alarms and reminders
+//	POST   /api/v1/alerts                  NewAlert: set a timer, alarm or reminder; the Alert
 //	DELETE /api/v1/alerts/{id}             cancel one
 //	GET    /api/v1/secrets                 []string: the names of the secrets set (never values)
 //	PUT    /api/v1/secrets/{name}          SecretValue: set one
@@ -33,6 +34,7 @@
 //	GET    /api/v1/commands                []CommandInfo: the commands, their parameters and secrets
 //	POST   /api/v1/commands/{name}/setup   a command's interactive setup (see below)
 //	GET    /api/v1/mcp                     []MCPServer: the MCP servers, their state and tools
+//	GET    /api/v1/web/code                WebCode: the web page's one-time setup code, while pending
 //	GET    /api/v1/facts                   []Fact: what the assistant was asked to remember
 //	DELETE /api/v1/facts/{id}              forget one
 //	GET    /api/v1/conversations           []Conversation: the dialogue, by conversation

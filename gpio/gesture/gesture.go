@@ -35,6 +35,10 @@ type Options struct {
 	FactoryReset bool
 	// ToggleMute mutes or unmutes the microphone (the double press).
 	ToggleMute func(ctx context.Context)
+	// Pending, when set, is asked first on a double press: it says what
+	// the user is waiting for (the web page's setup code, until the page
+	// is set up) and reports whether it did, in place of the action.
+	Pending func(ctx context.Context) bool
 	// Say speaks a sentence and returns once it has been said.
 	Say func(ctx context.Context, text string)
 	// Reset is called with ErrFactoryReset when the countdown runs out.
@@ -74,6 +78,9 @@ func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipe
 		case button.LongPress:
 			send(pipeline.Stop)
 		case button.DoublePress:
+			if o.Pending != nil && o.Pending(ctx) {
+				continue
+			}
 			switch o.DoubleAction {
 			case DoubleMute:
 				if o.ToggleMute != nil {

@@ -108,3 +108,38 @@ func TestFactoryResetCountdown(t *testing.T) {
 		}
 	})
 }
+
+// TestDoublePressSaysWhatIsPending: while the web page waits for its setup
+// code, the double press says it instead of muting; then it mutes again.
+func TestDoublePressSaysWhatIsPending(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in, out := make(chan button.Event), make(chan pipeline.Event, 4)
+		var mu sync.Mutex
+		var said []string
+		mutes, pending := 0, true
+		o := Options{DoubleAction: DoubleMute, Log: slog.New(slog.DiscardHandler), Reset: func(error) {},
+			ToggleMute: func(context.Context) { mu.Lock(); mutes++; mu.Unlock() },
+			Say:        func(_ context.Context, s string) { mu.Lock(); said = append(said, s); mu.Unlock() },
+			Pending: func(ctx context.Context) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				if pending {
+					said = append(said, "The web page's setup code is 1 2 3 4.")
+				}
+				return pending
+			}}
+		go Run(t.Context(), o, in, out)
+		in <- button.Event{Gesture: button.DoublePress}
+		synctest.Wait()
+		mu.Lock()
+		pending = false
+		mu.Unlock()
+		in <- button.Event{Gesture: button.DoublePress}
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(said) != 1 || mutes != 1 {
+			t.Errorf("said %q, muted %d times: want the code once, then a mute", said, mutes)
+		}
+	})
+}

@@ -47,6 +47,7 @@ type Config struct {
 	Center        Center    `toml:"center"`
 	Lookup        Lookup    `toml:"lookup"`
 	MCP           MCP       `toml:"mcp"`
+	Web           Web       `toml:"web"`
 	Sim           Sim       `toml:"sim"`
 }
 
@@ -56,6 +57,13 @@ type Lookup struct {
 	BraveSearch string `toml:"brave_search"`
 	Wikipedia   string `toml:"wikipedia"`
 	FetchPages  bool   `toml:"fetch_pages"`
+}
+
+// Web configures the box's web page.
+type Web struct {
+	Listen     string   `toml:"listen"`
+	AnyAddress bool     `toml:"any_address"`
+	IdleExpiry Duration `toml:"idle_expiry"`
 }
 
 // MCP configures the Model Context Protocol servers whose tools the
@@ -305,6 +313,7 @@ func Default() Config {
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},
 		MCP:     MCP{Servers: []MCPServer{}},
+		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
 }

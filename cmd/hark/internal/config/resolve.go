@@ -230,6 +230,12 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	if c.Update.Every.Duration < 0 {
 		bad("update.every", "%v is negative (0 leaves updates to be asked for by hand)", c.Update.Every.Duration)
 	}
+	if l := c.Web.Listen; l != "" {
+		if _, port, err := net.SplitHostPort(l); err != nil || port == "" {
+			bad("web.listen", "%q is not HOST:PORT or :PORT (\"\" turns the page off)", l)
+		}
+	}
+	positive("web.idle_expiry", c.Web.IdleExpiry)
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
 			Allow: ms.Allow, Deny: ms.Deny, Timeout: ms.Timeout.Duration}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/web"
+)
+
+// serveWeb serves the web page on [web] listen until ctx is done, over
+// the same API the socket serves. An address in use costs the page, not
+// the box.
+func (a *app) serveWeb(ctx context.Context, api control.API) {
+	cfg := a.cfg.Web
+	if cfg.Listen == "" {
+		return
+	}
+	page, err := web.New(ctx, web.Options{API: api, Store: a.db.Settings(), Version: version, AnyAddress: cfg.AnyAddress,
+		IdleExpiry: cfg.IdleExpiry.Duration, Log: a.log})
+	if err != nil {
+		a.log.Error("no web page", "err", err)
+		return
+	}
+	l, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		a.log.Warn("no web page: its address is taken or not this machine's ([web] listen)", "listen", cfg.Listen, "err", err)
+		return
+	}
+	a.web.Store(page)
+	url := "http://" + l.Addr().String()
+	if host, port, _ := net.SplitHostPort(cfg.Listen); host == "" {
+		url = "http://localhost:" + port
+	}
+	a.log.Info("web page", "url", url)
+	if code, pending := page.SetupCode(); pending && a.notice != nil {
+		a.notice(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
+	}
+	hs := &http.Server{Handler: page.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		a.log.Warn("web page stopped", "err", err)
+	}
+}
+
+// sayWebCode says the web page's setup code, digit by digit, while the page
+// waits for its first visit; it reports whether it did.
+func (a *app) sayWebCode(ctx context.Context, say func(context.Context, string)) bool {
+	page := a.web.Load()
+	if page == nil {
+		return false
+	}
+	code, pending := page.SetupCode()
+	if !pending {
+		return false
+	}
+	say(ctx, "The web page's setup code is "+strings.Join(strings.Split(code, ""), " ")+".")
+	return true
+}
+
+// webAPI is the web page as the API shows it.
+type webAPI struct{ a *app }
+
+func (w webAPI) Code(context.Context) (control.WebCode, error) {
+	page := w.a.web.Load()
+	if page == nil {
+		return control.WebCode{}, fmt.Errorf("%w: the web page is not running ([web] listen is %q)", control.ErrUnavailable, w.a.cfg.Web.Listen)
+	}
+	code, pending := page.SetupCode()
+	return control.WebCode{Pending: pending, Code: code}, nil
+}
+
+// cmdWeb prints the web page's one-time setup code.
+func cmdWeb(ctx context.Context, e env, g *globals, args []string) error {
+	fs := flags("web", e, g)
+	if err := parse(e, fs, args); err != nil {
+		return err
+	}
+	if rest := fs.Args(); len(rest) != 1 || rest[0] != "code" {
+		return usageError(e, fs, "")
+	}
+	c, done, err := connect(ctx, e, g, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer done()
+	wc, err := c.WebCode(ctx)
+	switch {
+	case errors.Is(err, control.ErrUnavailable):
+		return fmt.Errorf("the web page runs with the daemon: start it (hark run) and ask again (%w)", err)
+	case err != nil:
+		return err
+	case !wc.Pending:
+		fmt.Fprintln(e.stdout, "the web page is set up: log in with its password")
+		return nil
+	}
+	fmt.Fprintln(e.stdout, "the web page's first visit asks for this code:")
+	fmt.Fprintln(e.stdout, wc.Code)
+	return nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestWebPageContract: the daemon serves the page on [web] listen; `hark
+// web code --data D` prints the setup code last; the first-visit form
+// posts code and password to /setup, the login form password to /login;
+// an anonymous request for another page is sent to /login.
+func TestWebPageContract(t *testing.T) {
+	srv, _ := modelServer(t)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	addr := freePort(t)
+	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n", addr))
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	waitListening(t, addr)
+	out := runIn(t, getenv, "", "web", "code", "--data", dir, "--config", cfg)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	code := lines[len(lines)-1]
+	if len(code) != 8 || strings.Trim(code, "0123456789") != "" {
+		t.Fatalf("hark web code printed %q", out)
+	}
+	if !strings.Contains(s.out.String(), "its first visit asks for the code "+code) {
+		t.Errorf("the simulation does not show the page's address and code:\n%s", s.out.String())
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	base := "http://" + addr
+	resp, err := noRedirect.Get(base + "/timers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/setup") {
+		t.Errorf("anonymous before setup: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, err = noRedirect.PostForm(base+"/setup", url.Values{"code": {code}, "password": {"kitchen radio"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("setup: %d", resp.StatusCode)
+	}
+	resp, _ = noRedirect.Get(base + "/timers")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
+		t.Errorf("anonymous after setup: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, _ = noRedirect.PostForm(base+"/login", url.Values{"password": {"kitchen radio"}})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("login: %d", resp.StatusCode)
+	}
+	// a timer set through the page is the daemon's own
+	req, _ := http.NewRequest("GET", base+"/timers", nil)
+	req.AddCookie(resp.Cookies()[0])
+	page, err := noRedirect.Do(req)
+	if err != nil || page.StatusCode != http.StatusOK {
+		t.Fatalf("timers page: %v %v", page, err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("no form token on the timers page:\n%s", body)
+	}
+	req, _ = http.NewRequest("POST", base+"/timers", strings.NewReader(url.Values{"csrf": {string(m[1])}, "kind": {"timer"}, "name": {"pizza"}, "minutes": {"12"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(resp.Cookies()[0])
+	if set, err := noRedirect.Do(req); err != nil || set.StatusCode != http.StatusSeeOther {
+		t.Fatalf("set a timer on the page: %v %v", set, err)
+	}
+	if out := runIn(t, getenv, "", "timers", "--data", dir, "--config", cfg); !strings.Contains(out, "pizza") {
+		t.Errorf("hark timers does not list the page's timer: %q", out)
+	}
+	if out := runIn(t, getenv, "", "web", "code", "--data", dir, "--config", cfg); !strings.Contains(out, "the web page is set up") {
+		t.Errorf("hark web code after setup: %q", out)
+	}
+}

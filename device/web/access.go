@@ -1,0 +1,295 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Store keeps the page's password hash; *storage.Settings is one.
+type Store interface {
+	Get(ctx context.Context, key string, v any) (bool, error)
+	Set(ctx context.Context, key string, v any) error
+}
+
+const (
+	passwordKey   = "web/password"
+	sessionCookie = "hark_session"
+	minPassword   = 8
+	// failures within failWindow lock a source address out for lockFor.
+	maxFailures = 5
+	failWindow  = 15 * time.Minute
+	lockFor     = 15 * time.Minute
+)
+
+// credential is what the store keeps: the bcrypt hash of the password.
+type credential struct {
+	Hash string `json:"hash"`
+}
+
+// access is who may use the page: the one-time setup code until a
+// password is chosen, then the password's sessions.
+type access struct {
+	store Store
+	now   func() time.Time
+	idle  time.Duration
+	cost  int // bcrypt's
+
+	mu       sync.Mutex
+	code     string // the setup code; "" once a password is set
+	sessions map[string]*session
+	failures map[string][]time.Time // recent wrong guesses by source address
+	locked   map[string]time.Time   // source address → locked until
+}
+
+type session struct {
+	csrf  string
+	last  time.Time
+	flash string // what the last form did, said once on the next page
+}
+
+func (a *access) setFlash(t, msg string) {
+	a.mu.Lock()
+	if s, ok := a.sessions[t]; ok {
+		s.flash = msg
+	}
+	a.mu.Unlock()
+}
+
+func (a *access) takeFlash(t string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[t]
+	if !ok {
+		return ""
+	}
+	msg := s.flash
+	s.flash = ""
+	return msg
+}
+
+func newAccess(ctx context.Context, store Store, now func() time.Time, idle time.Duration) (*access, error) {
+	a := &access{store: store, now: now, idle: idle, cost: bcrypt.DefaultCost, sessions: map[string]*session{},
+		failures: map[string][]time.Time{}, locked: map[string]time.Time{}}
+	var c credential
+	ok, err := store.Get(ctx, passwordKey, &c)
+	if err != nil {
+		return nil, fmt.Errorf("web: read the password: %w", err)
+	}
+	if !ok || c.Hash == "" {
+		a.code = newCode()
+	}
+	return a, nil
+}
+
+// newCode is eight random digits.
+func newCode() string {
+	n, err := rand.Int(rand.Reader, big.NewInt(100_000_000))
+	if err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return fmt.Sprintf("%08d", n)
+}
+
+func token() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// setupCode is the one-time code while no password is set.
+func (a *access) setupCode() (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.code, a.code != ""
+}
+
+var (
+	errLocked    = errors.New("too many wrong tries from this address: wait a quarter of an hour and try again")
+	errWrong     = errors.New("that is not the right password")
+	errWrongCode = errors.New("that is not the code the speaker said; double-press its button to hear it again")
+)
+
+// checkLock reports errLocked when src may not try now.
+func (a *access) checkLock(src string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if until, ok := a.locked[src]; ok {
+		if a.now().Before(until) {
+			return errLocked
+		}
+		delete(a.locked, src)
+	}
+	return nil
+}
+
+// failed counts a wrong guess from src, locking it out at maxFailures.
+func (a *access) failed(src string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	var recent []time.Time
+	for _, t := range a.failures[src] {
+		if now.Sub(t) < failWindow {
+			recent = append(recent, t)
+		}
+	}
+	recent = append(recent, now)
+	a.failures[src] = recent
+	if len(recent) >= maxFailures {
+		a.locked[src] = now.Add(lockFor)
+		delete(a.failures, src)
+	}
+}
+
+// setup takes the setup code and the first password; it returns a new
+// session's token.
+func (a *access) setup(ctx context.Context, src, code, password string) (string, error) {
+	if err := a.checkLock(src); err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	want := a.code
+	a.mu.Unlock()
+	if want == "" {
+		return "", errors.New("the page is set up already: log in with its password")
+	}
+	if subtle.ConstantTimeCompare([]byte(code), []byte(want)) != 1 {
+		a.failed(src)
+		return "", errWrongCode
+	}
+	if err := checkPassword(password); err != nil {
+		return "", err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), a.cost)
+	if err != nil {
+		return "", fmt.Errorf("web: hash the password: %w", err)
+	}
+	if err := a.store.Set(ctx, passwordKey, credential{Hash: string(hash)}); err != nil {
+		return "", fmt.Errorf("web: keep the password: %w", err)
+	}
+	a.mu.Lock()
+	a.code = ""
+	a.mu.Unlock()
+	return a.open(), nil
+}
+
+func checkPassword(p string) error {
+	if len([]rune(p)) < minPassword {
+		return fmt.Errorf("the password needs at least %d characters", minPassword)
+	}
+	return nil
+}
+
+// login checks the password and returns a new session's token.
+func (a *access) login(ctx context.Context, src, password string) (string, error) {
+	if err := a.checkLock(src); err != nil {
+		return "", err
+	}
+	var c credential
+	ok, err := a.store.Get(ctx, passwordKey, &c)
+	if err != nil {
+		return "", fmt.Errorf("web: read the password: %w", err)
+	}
+	if !ok || bcrypt.CompareHashAndPassword([]byte(c.Hash), []byte(password)) != nil {
+		a.failed(src)
+		return "", errWrong
+	}
+	return a.open(), nil
+}
+
+func (a *access) open() string {
+	t := token()
+	a.mu.Lock()
+	a.sessions[t] = &session{csrf: token(), last: a.now()}
+	a.mu.Unlock()
+	return t
+}
+
+// session returns the live session of a token, touching it; expired
+// sessions are dropped.
+func (a *access) session(t string) (*session, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[t]
+	if !ok {
+		return nil, false
+	}
+	if a.now().Sub(s.last) > a.idle {
+		delete(a.sessions, t)
+		return nil, false
+	}
+	s.last = a.now()
+	return s, true
+}
+
+func (a *access) close(t string) {
+	a.mu.Lock()
+	delete(a.sessions, t)
+	a.mu.Unlock()
+}
+
+// closeAll logs every browser out.
+func (a *access) closeAll() {
+	a.mu.Lock()
+	clear(a.sessions)
+	a.mu.Unlock()
+}
+
+// changePassword replaces the password after checking the old one, and
+// logs every other session out.
+func (a *access) changePassword(ctx context.Context, src, keep, old, password string) error {
+	if _, err := a.login(ctx, src, old); err != nil {
+		return err
+	}
+	if err := checkPassword(password); err != nil {
+		return err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), a.cost)
+	if err != nil {
+		return fmt.Errorf("web: hash the password: %w", err)
+	}
+	if err := a.store.Set(ctx, passwordKey, credential{Hash: string(hash)}); err != nil {
+		return fmt.Errorf("web: keep the password: %w", err)
+	}
+	a.mu.Lock()
+	for t := range a.sessions {
+		if t != keep {
+			delete(a.sessions, t)
+		}
+	}
+	a.mu.Unlock()
+	return nil
+}
+
+// local reports whether an address is one the page serves by default:
+// loopback, private (RFC 1918, ULA) or link-local.
+func local(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast())
+}
+
+// source is the address a request's guesses are counted by.
+func source(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func subtleEqual(a, b string) int { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) }

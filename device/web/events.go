@@ -1,0 +1,69 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// pollEvery is how often the event stream looks for a new state or log
+// lines.
+const pollEvery = time.Second
+
+// events streams server-sent events: "state" (the box's status, when it
+// changes) and, with ?logs=LEVEL, "log" (each new log line at LEVEL or
+// above).
+func (s *Server) events(w http.ResponseWriter, r *request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	level, logs := r.URL.Query().Get("logs"), r.URL.Query().Has("logs")
+	var lastState []byte
+	var lastLines []string
+	if logs {
+		lastLines = s.logLines(level, 200) // the page shows these already
+	}
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		st, _ := json.Marshal(s.o.API.Box.Status(r.Context()))
+		if string(st) != string(lastState) {
+			fmt.Fprintf(w, "event: state\ndata: %s\n\n", st)
+			lastState = st
+		}
+		if logs {
+			lines := s.logLines(level, 200)
+			for _, l := range newLines(lastLines, lines) {
+				b, _ := json.Marshal(l)
+				fmt.Fprintf(w, "event: log\ndata: %s\n\n", b)
+			}
+			lastLines = lines
+		}
+		fl.Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+		}
+		if _, alive := s.access.session(r.token); !alive {
+			return // logged out meanwhile
+		}
+	}
+}
+
+// newLines are the lines of now that came after those of before: now's
+// lines after the longest suffix of before that starts now.
+func newLines(before, now []string) []string {
+	for k := min(len(before), len(now)); k > 0; k-- {
+		if slices.Equal(before[len(before)-k:], now[:k]) {
+			return now[k:]
+		}
+	}
+	return now
+}

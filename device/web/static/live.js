@@ -1,0 +1,27 @@
+// Live updates over server-sent events: the status page's state and the
+// log page's new lines. Every page works without this file.
+(function () {
+  "use strict";
+  var state = document.getElementById("state");
+  var log = document.getElementById("log");
+  if (!state && !log || !window.EventSource) return;
+  var url = "/events" + (log ? "?logs=" + encodeURIComponent(log.dataset.level || "INFO") : "");
+  var es = new EventSource(url);
+  es.addEventListener("state", function (e) {
+    if (!state) return;
+    var s = JSON.parse(e.data);
+    state.textContent = s.state;
+    var health = document.getElementById("health");
+    if (health) {
+      var bad = (s.checks || []).filter(function (c) { return !c.ok; });
+      health.textContent = !s.ready ? "the pipeline is not armed yet" :
+        bad.length ? bad[0].name + ": " + bad[0].detail : "All checks pass";
+    }
+  });
+  es.addEventListener("log", function (e) {
+    if (!log) return;
+    var atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+    log.appendChild(document.createTextNode(JSON.parse(e.data) + "\n"));
+    if (atEnd) log.scrollTop = log.scrollHeight;
+  });
+})();

@@ -1,0 +1,293 @@
+// Package web is the box's own web page: set it up and look after it from
+// a phone. The page is rendered on the server with html/template from
+// files embedded in the binary, works without JavaScript (a little keeps
+// the state and the log live, over server-sent events), and acts only
+// through the daemon's API resources (control.API): the same code, and the
+// same rules, as the hark command over the socket.
+//
+// Access: the first visit asks for the one-time setup code the speaker
+// says (and `hark web code` prints) and a password, kept as a bcrypt hash.
+// Sessions are HttpOnly, SameSite=Strict cookies that expire when idle;
+// every form carries a CSRF token; wrong guesses lock the address out for
+// a while; only loopback, private and link-local addresses are served
+// unless the configuration says otherwise.
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/device/control"
+)
+
+//go:embed templates/*.html static/*
+var files embed.FS
+
+// Options configure the page.
+type Options struct {
+	// API is the daemon's resources; Box is required, a nil resource's
+	// page says the daemon does not offer it.
+	API control.API
+	// Store keeps the password's hash.
+	Store Store
+	// Version is shown on the status page.
+	Version string
+	// AnyAddress serves every source address, not only the local ones.
+	AnyAddress bool
+	// IdleExpiry ends a session unused this long; default 30 min.
+	IdleExpiry time.Duration
+	Now        func() time.Time
+	Log        *slog.Logger
+}
+
+// Server is the page.
+type Server struct {
+	o      Options
+	log    *slog.Logger
+	access *access
+	pages  map[string]*template.Template
+}
+
+// New returns the page; it reads whether a password is set.
+func New(ctx context.Context, o Options) (*Server, error) {
+	if o.API.Box == nil || o.Store == nil {
+		return nil, errors.New("web: needs the box's API and a store")
+	}
+	if o.IdleExpiry <= 0 {
+		o.IdleExpiry = 30 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	a, err := newAccess(ctx, o.Store, o.Now, o.IdleExpiry)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, pages: map[string]*template.Template{}}
+	names, err := fs.Glob(files, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if strings.HasSuffix(n, "/layout.html") {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("web: template %s: %w", n, err)
+		}
+		s.pages[strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")] = t
+	}
+	return s, nil
+}
+
+// SetupCode is the one-time code the first visit asks for, while no
+// password is set.
+func (s *Server) SetupCode() (string, bool) { return s.access.setupCode() }
+
+// navItem is one page in the navigation.
+type navItem struct{ Name, Path, Label string }
+
+var nav = []navItem{{"status", "/", "Status"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
+	{"memory", "/memory", "Memory"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
+	{"logs", "/logs", "Logs"}, {"account", "/account", "Account"}}
+
+var funcs = template.FuncMap{
+	"navItems": func() []navItem { return nav },
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Local().Format("Mon 2 Jan 15:04")
+	},
+	"in": func(t time.Time) string {
+		d := time.Until(t).Round(time.Second)
+		if d < 0 {
+			return "now"
+		}
+		return d.String()
+	},
+}
+
+// Handler serves the page.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(files, "static")
+	mux.Handle("GET /static/", cacheable(http.StripPrefix("/static/", http.FileServerFS(static))))
+	mux.HandleFunc("GET /setup", s.setupPage)
+	mux.HandleFunc("POST /setup", s.setupPost)
+	mux.HandleFunc("GET /login", s.loginPage)
+	mux.HandleFunc("POST /login", s.loginPost)
+	s.routes(func(pattern string, h pageHandler) { mux.Handle(pattern, s.authed(h)) })
+	return s.guard(mux)
+}
+
+func cacheable(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// guard refuses addresses outside the local network and sets the headers
+// every answer carries.
+func (s *Server) guard(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.o.AnyAddress && !local(r.RemoteAddr) {
+			s.log.Warn("refused a request from outside the local network", "from", r.RemoteAddr)
+			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "same-origin")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// request is one authenticated request as a page handler sees it.
+type request struct {
+	*http.Request
+	token string
+	sess  *session
+}
+
+type pageHandler func(w http.ResponseWriter, r *request)
+
+// authed sends an anonymous request to the login page (or the setup page,
+// before a password is set) and checks the CSRF token of every form.
+func (s *Server) authed(h pageHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(sessionCookie)
+		var sess *session
+		ok := err == nil
+		if ok {
+			sess, ok = s.access.session(c.Value)
+		}
+		if !ok {
+			to := "/login"
+			if _, pending := s.access.setupCode(); pending {
+				to = "/setup"
+			}
+			if r.Method == http.MethodGet && r.URL.Path != "/" {
+				to += "?next=" + r.URL.Path
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if err := r.ParseMultipartForm(64 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+				http.Error(w, "The form could not be read: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			if subtleEqual(r.PostFormValue("csrf"), sess.csrf) != 1 {
+				s.log.Warn("refused a form without this session's token", "path", r.URL.Path, "from", r.RemoteAddr)
+				http.Error(w, "This form is out of date or came from another site: reload the page and try again.", http.StatusForbidden)
+				return
+			}
+		}
+		h(w, &request{Request: r, token: c.Value, sess: sess})
+	})
+}
+
+func setSession(w http.ResponseWriter, r *http.Request, token string) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+}
+
+func clearSession(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+}
+
+// view is what a page template gets.
+type view struct {
+	Title string
+	Nav   string // the page's name in the navigation
+	CSRF  string
+	// Flash is the sentence saying what the last action did; Error what
+	// went wrong with the page as a whole; Field errors stand by their
+	// fields.
+	Flash, Error string
+	Field        map[string]string
+	Form         map[string]string // what the user typed, kept after an error
+	Data         any
+}
+
+// render writes a page.
+func (s *Server) render(w http.ResponseWriter, status int, page string, v view) {
+	t, ok := s.pages[page]
+	if !ok {
+		http.Error(w, "no page "+page, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	var b strings.Builder
+	if err := t.Execute(&b, v); err != nil {
+		s.log.Error("page not rendered", "page", page, "err", err)
+		http.Error(w, "The page could not be shown: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(status)
+	fmt.Fprint(w, b.String())
+}
+
+// sentence is an API error as the page shows it: the daemon's words,
+// without the package's prefix.
+func sentence(err error) string {
+	msg := err.Error()
+	for _, prefix := range []error{control.ErrInvalid, control.ErrNotFound, control.ErrConflict, control.ErrFull, control.ErrUnavailable, control.ErrForbidden} {
+		if errors.Is(err, prefix) {
+			msg = strings.TrimPrefix(msg, prefix.Error()+": ")
+		}
+	}
+	msg = strings.TrimPrefix(msg, "web: ")
+	if msg == "" {
+		return msg
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
+}
+
+// status is the HTTP status of an API error.
+func status(err error) int {
+	switch {
+	case errors.Is(err, control.ErrInvalid):
+		return http.StatusBadRequest
+	case errors.Is(err, control.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, control.ErrConflict):
+		return http.StatusConflict
+	case errors.Is(err, control.ErrFull):
+		return http.StatusInsufficientStorage
+	}
+	return http.StatusInternalServerError
+}
+
+// back redirects to the page after a form; the page then says what was
+// done.
+func (s *Server) back(w http.ResponseWriter, r *request, path, flash string) {
+	s.access.setFlash(r.token, flash)
+	http.Redirect(w, r.Request, path, http.StatusSeeOther)
+}
+
+// page is a view for an authenticated page, with the flash of the last
+// action taken.
+func (s *Server) page(r *request, title, nav string) view {
+	return view{Title: title, Nav: nav, CSRF: r.sess.csrf, Flash: s.access.takeFlash(r.token), Field: map[string]string{}, Form: map[string]string{}}
+}

@@ -1,0 +1,590 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/device/control"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// The daemon's resources, as plain fakes: the page must only call them.
+
+type box struct{ state string }
+
+func (b *box) Status(context.Context) control.Status {
+	return control.Status{State: b.state, Ready: true, Version: "v-test", Checks: []control.Check{{Name: "storage", OK: true, Detail: "open"}}}
+}
+func (b *box) WaitIdle(context.Context) error { return nil }
+func (b *box) SetUpdating(bool, int)          {}
+
+type house struct {
+	mu      sync.Mutex
+	alerts  []control.Alert
+	secrets map[string]string
+	facts   []control.Fact
+	convs   []control.Conversation
+	next    int
+}
+
+func (h *house) List(context.Context, bool) ([]control.Alert, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.alerts), nil
+}
+
+func (h *house) Add(_ context.Context, na control.NewAlert) (control.Alert, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if na.Kind == "timer" && na.In > 24*time.Hour {
+		return control.Alert{}, fmt.Errorf("%w: a timer runs for more than no time and up to 24 hours", control.ErrInvalid)
+	}
+	h.next++
+	a := control.Alert{ID: fmt.Sprintf("a%d", h.next), Kind: na.Kind, Name: na.Name, Due: time.Now().Add(na.In)}
+	h.alerts = append(h.alerts, a)
+	return a, nil
+}
+
+func (h *house) Cancel(_ context.Context, id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	i := slices.IndexFunc(h.alerts, func(a control.Alert) bool { return a.ID == id })
+	if i < 0 {
+		return fmt.Errorf("%w: no timer, alarm or reminder %q", control.ErrNotFound, id)
+	}
+	h.alerts = slices.Delete(h.alerts, i, i+1)
+	return nil
+}
+
+type secretStore struct{ h *house }
+
+func (s secretStore) Names(context.Context) ([]string, error) {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	var n []string
+	for k := range s.h.secrets {
+		n = append(n, k)
+	}
+	slices.Sort(n)
+	return n, nil
+}
+
+func (s secretStore) Set(_ context.Context, name, value string) error {
+	if strings.ContainsAny(name, " /") || name == "" {
+		return fmt.Errorf("%w: %q is not a secret's name (letters, digits and _ only)", control.ErrInvalid, name)
+	}
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	s.h.secrets[name] = value
+	return nil
+}
+
+func (s secretStore) Unset(_ context.Context, name string) error {
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	delete(s.h.secrets, name)
+	return nil
+}
+
+type commands struct{}
+
+func (commands) List(context.Context) ([]control.CommandInfo, error) {
+	return []control.CommandInfo{{Name: "home_control", Secrets: []control.SecretState{{Key: "HA_TOKEN", Required: true, State: "not set"}}}, {Name: "set_timer"}}, nil
+}
+func (commands) Setup(context.Context, string, control.SetupIO) error { return nil }
+
+type memory struct{ h *house }
+
+func (m memory) Facts(context.Context) ([]control.Fact, error) {
+	m.h.mu.Lock()
+	defer m.h.mu.Unlock()
+	return slices.Clone(m.h.facts), nil
+}
+
+func (m memory) Forget(_ context.Context, id string) error {
+	m.h.mu.Lock()
+	defer m.h.mu.Unlock()
+	i := slices.IndexFunc(m.h.facts, func(f control.Fact) bool { return f.ID == id })
+	if i < 0 {
+		return fmt.Errorf("%w: no fact %q", control.ErrNotFound, id)
+	}
+	m.h.facts = slices.Delete(m.h.facts, i, i+1)
+	return nil
+}
+
+func (m memory) Conversations(context.Context) ([]control.Conversation, error) {
+	m.h.mu.Lock()
+	defer m.h.mu.Unlock()
+	return slices.Clone(m.h.convs), nil
+}
+
+func (m memory) DeleteConversation(_ context.Context, id string) error {
+	m.h.mu.Lock()
+	defer m.h.mu.Unlock()
+	m.h.convs = slices.DeleteFunc(m.h.convs, func(c control.Conversation) bool { return c.ID == id })
+	return nil
+}
+
+type logs []string
+
+func (l logs) Tail(n int) []string { return l[max(0, len(l)-n):] }
+
+type store struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *store) Get(_ context.Context, k string, v any) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.m[k]
+	if !ok {
+		return false, nil
+	}
+	return true, json.Unmarshal(b, v)
+}
+
+func (s *store) Set(_ context.Context, k string, v any) error {
+	b, err := json.Marshal(v)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[k] = b
+	return err
+}
+
+// rig is the page over fakes, with a clock the test moves.
+type rig struct {
+	t     *testing.T
+	srv   *Server
+	h     http.Handler
+	house *house
+	mu    sync.Mutex
+	now   time.Time
+}
+
+func newRig(t *testing.T) *rig {
+	h := &house{secrets: map[string]string{}, facts: []control.Fact{{ID: "f1", Text: "the cat is called Miso", At: time.Now()}},
+		convs: []control.Conversation{{ID: "c1", Exchanges: []control.Exchange{{At: time.Now(), User: "hello", Assistant: "Hi there."}}},
+			{ID: "c2", Exchanges: []control.Exchange{{At: time.Now(), User: "what time is it", Assistant: "Ten past nine."}}}}}
+	r := &rig{t: t, house: h, now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)}
+	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
+		Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
+	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Version: "v-test", Now: r.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.access.cost = bcrypt.MinCost // the real cost is bcrypt's default; tests need not pay it
+	r.srv, r.h = s, s.Handler()
+	return r
+}
+
+func (r *rig) clock() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.now
+}
+
+func (r *rig) wait(d time.Duration) {
+	r.mu.Lock()
+	r.now = r.now.Add(d)
+	r.mu.Unlock()
+}
+
+// browser is one browser's cookie.
+type browser struct {
+	r      *rig
+	cookie string
+	from   string
+}
+
+func (r *rig) browser() *browser { return &browser{r: r, from: "192.168.1.20:50000"} }
+
+func (b *browser) do(method, path string, form url.Values) *httptest.ResponseRecorder {
+	b.r.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req := httptest.NewRequest(method, path, body)
+	req.RemoteAddr = b.from
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if b.cookie != "" {
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: b.cookie})
+	}
+	w := httptest.NewRecorder()
+	b.r.h.ServeHTTP(w, req)
+	for _, c := range w.Result().Cookies() {
+		if c.Name == sessionCookie {
+			b.cookie = c.Value
+		}
+	}
+	return w
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf is the token of the forms on a page.
+func (b *browser) csrf(path string) string {
+	b.r.t.Helper()
+	w := b.do("GET", path, nil)
+	m := csrfRE.FindStringSubmatch(w.Body.String())
+	if m == nil {
+		b.r.t.Fatalf("no form token on %s (%d)", path, w.Code)
+	}
+	return m[1]
+}
+
+// post sends a form with this session's token.
+func (b *browser) post(path string, form url.Values) *httptest.ResponseRecorder {
+	b.r.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	form.Set("csrf", b.csrf("/account"))
+	return b.do("POST", path, form)
+}
+
+// setUp does the first visit: the code and a password.
+func (r *rig) setUp() *browser {
+	r.t.Helper()
+	code, pending := r.srv.SetupCode()
+	if !pending || len(code) != 8 {
+		r.t.Fatalf("setup code %q, pending %v", code, pending)
+	}
+	b := r.browser()
+	w := b.do("POST", "/setup", url.Values{"code": {code}, "password": {"correct horse"}, "confirm": {"correct horse"}})
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/" || b.cookie == "" {
+		r.t.Fatalf("setup: %d %q", w.Code, w.Body.String())
+	}
+	return b
+}
+
+var pages = []string{"/", "/timers", "/conversations", "/memory", "/commands", "/secrets", "/logs", "/account"}
+
+func TestAnonymousRequestsGoToSetupThenLogin(t *testing.T) {
+	r := newRig(t)
+	anon := r.browser()
+	for _, p := range append(pages, "/logs/download", "/events") {
+		w := anon.do("GET", p, nil)
+		if w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/setup") {
+			t.Errorf("GET %s before setup: %d %s", p, w.Code, w.Header().Get("Location"))
+		}
+	}
+	if w := anon.do("GET", "/login", nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/setup" {
+		t.Errorf("login before setup: %d %s", w.Code, w.Header().Get("Location"))
+	}
+	r.setUp()
+	for _, p := range append(pages, "/logs/download", "/events") {
+		w := anon.do("GET", p, nil)
+		if w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/login") {
+			t.Errorf("GET %s after setup: %d %s", p, w.Code, w.Header().Get("Location"))
+		}
+	}
+	for _, p := range []string{"/timers", "/secrets", "/logout-all", "/memory/f1/forget"} {
+		if w := anon.do("POST", p, url.Values{"x": {"1"}}); w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/login") {
+			t.Errorf("POST %s: %d", p, w.Code)
+		}
+	}
+	if w := anon.do("GET", "/setup", nil); w.Code != http.StatusSeeOther {
+		t.Errorf("the setup page after setup: %d", w.Code)
+	}
+}
+
+func TestSetup(t *testing.T) {
+	r := newRig(t)
+	code, _ := r.srv.SetupCode()
+	b := r.browser()
+	w := b.do("POST", "/setup", url.Values{"code": {"00000000"}, "password": {"correct horse"}})
+	if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "not the code the speaker said") || b.cookie != "" {
+		t.Errorf("wrong code: %d %s", w.Code, w.Body.String())
+	}
+	w = b.do("POST", "/setup", url.Values{"code": {code}, "password": {"short"}})
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "at least 8 characters") {
+		t.Errorf("short password: %d", w.Code)
+	}
+	w = b.do("POST", "/setup", url.Values{"code": {code}, "password": {"correct horse"}, "confirm": {"correct hose"}})
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "The two passwords differ.") {
+		t.Errorf("mismatch: %d", w.Code)
+	}
+	w = b.do("POST", "/setup", url.Values{"code": {code}, "password": {"correct horse"}})
+	c := w.Result().Cookies()
+	if w.Code != http.StatusSeeOther || len(c) != 1 || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
+		t.Fatalf("setup: %d %+v", w.Code, c)
+	}
+	if _, pending := r.srv.SetupCode(); pending {
+		t.Error("the code is still pending after setup")
+	}
+	// the code works once
+	if w := r.browser().do("POST", "/setup", url.Values{"code": {code}, "password": {"another one"}}); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/login" {
+		t.Errorf("setup again: %d", w.Code)
+	}
+	// the password logs in; next stays on this site
+	l := r.browser()
+	if w := l.do("POST", "/login", url.Values{"password": {"correct horse"}, "next": {"/timers"}}); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/timers" {
+		t.Errorf("login: %d %s", w.Code, w.Header().Get("Location"))
+	}
+	if w := r.browser().do("POST", "/login", url.Values{"password": {"correct horse"}, "next": {"//evil.example/"}}); w.Header().Get("Location") != "/" {
+		t.Errorf("login to another site: %s", w.Header().Get("Location"))
+	}
+}
+
+func TestEveryPageRenders(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	want := map[string]string{"/": "v-test", "/timers": "Nothing is set.", "/conversations": "Ten past nine.", "/memory": "the cat is called Miso",
+		"/commands": "home_control", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
+	for _, p := range pages {
+		w := b.do("GET", p, nil)
+		body := w.Body.String()
+		if w.Code != http.StatusOK || !strings.Contains(body, want[p]) || !strings.Contains(body, `<meta name="viewport"`) {
+			t.Errorf("GET %s: %d, want %q in it", p, w.Code, want[p])
+		}
+		if w.Header().Get("Content-Security-Policy") == "" || w.Header().Get("X-Frame-Options") != "DENY" {
+			t.Errorf("GET %s: headers %v", p, w.Header())
+		}
+	}
+	if body := b.do("GET", "/logs?level=WARN", nil).Body.String(); strings.Contains(body, "msg=started") || !strings.Contains(body, "model slow") {
+		t.Error("the WARN filter shows info lines or hides warnings")
+	}
+	w := b.do("GET", "/logs/download?level=DEBUG", nil)
+	if !strings.Contains(w.Header().Get("Content-Disposition"), "attachment") || strings.Count(w.Body.String(), "\n") != 3 {
+		t.Errorf("download: %v %q", w.Header(), w.Body.String())
+	}
+}
+
+func TestFormsNeedTheSessionsToken(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	for _, p := range []string{"/timers", "/timers/a1/cancel", "/memory/f1/forget", "/conversations/delete", "/secrets", "/secrets/X/clear", "/logout", "/logout-all", "/account/password"} {
+		for _, token := range []string{"", "forged"} {
+			if w := b.do("POST", p, url.Values{"csrf": {token}, "kind": {"timer"}, "minutes": {"5"}}); w.Code != http.StatusForbidden {
+				t.Errorf("POST %s with token %q: %d", p, token, w.Code)
+			}
+		}
+	}
+	// another browser's token is not this one's
+	other := r.browser()
+	other.do("POST", "/login", url.Values{"password": {"correct horse"}})
+	if w := b.do("POST", "/memory/f1/forget", url.Values{"csrf": {other.csrf("/memory")}}); w.Code != http.StatusForbidden {
+		t.Errorf("another session's token: %d", w.Code)
+	}
+	if len(r.house.facts) != 1 || len(r.house.convs) != 2 {
+		t.Error("a forged form changed something")
+	}
+}
+
+func TestTimers(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	w := b.post("/timers", url.Values{"kind": {"timer"}, "name": {"tea"}, "minutes": {"4"}})
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("add: %d %s", w.Code, w.Body.String())
+	}
+	body := b.do("GET", "/timers", nil).Body.String()
+	if !strings.Contains(body, "The timer is set for") || !strings.Contains(body, "“tea”") {
+		t.Errorf("after adding:\n%s", body)
+	}
+	for _, tc := range []struct {
+		form url.Values
+		want string
+	}{
+		{url.Values{"kind": {"timer"}, "minutes": {"soon"}}, "Say how many minutes, a number above zero."},
+		{url.Values{"kind": {"timer"}, "minutes": {"2000"}}, "A timer runs for more than no time and up to 24 hours."},
+		{url.Values{"kind": {"reminder"}, "name": {"bins"}, "at": {"tomorrow"}}, "Pick a day and a time."},
+		{url.Values{"kind": {"pet"}}, "Choose a timer, an alarm or a reminder."},
+	} {
+		w := b.post("/timers", tc.form)
+		if w.Code < 400 || !strings.Contains(w.Body.String(), tc.want) || !strings.Contains(w.Body.String(), `aria-invalid="true"`) && tc.form.Get("kind") != "pet" {
+			t.Errorf("%v: %d, want %q next to its field", tc.form, w.Code, tc.want)
+		}
+	}
+	if w := b.post("/timers/a1/cancel", nil); w.Code != http.StatusSeeOther || len(r.house.alerts) != 0 {
+		t.Errorf("cancel: %d, %v left", w.Code, r.house.alerts)
+	}
+	if w := b.post("/timers/nope/cancel", nil); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), `No timer, alarm or reminder &#34;nope&#34;.`) {
+		t.Errorf("cancel unknown: %d %s", w.Code, w.Body.String())
+	}
+}
+
+func TestSecretsAreNeverShown(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	const value = "s3cr3t-VALUE-9f2"
+	if w := b.post("/secrets", url.Values{"name": {"HA_TOKEN"}, "value": {value}}); w.Code != http.StatusSeeOther {
+		t.Fatalf("set: %d", w.Code)
+	}
+	w := b.post("/secrets", url.Values{"name": {"BAD NAME"}, "value": {value}})
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "is not a secret&#39;s name") {
+		t.Errorf("a bad name: %d", w.Code)
+	}
+	for _, body := range []string{w.Body.String(), b.do("GET", "/secrets", nil).Body.String(), b.do("GET", "/commands", nil).Body.String()} {
+		if strings.Contains(body, value) {
+			t.Fatal("a secret's value was rendered")
+		}
+	}
+	if body := b.do("GET", "/secrets", nil).Body.String(); !strings.Contains(body, "<strong>HA_TOKEN</strong>: set") {
+		t.Errorf("the secret's state is not shown:\n%s", body)
+	}
+	if w := b.post("/secrets", url.Values{"name": {"X"}}); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "Type the value to keep.") {
+		t.Errorf("no value: %d", w.Code)
+	}
+	if b.post("/secrets/HA_TOKEN/clear", nil); r.house.secrets["HA_TOKEN"] != "" {
+		t.Error("clear did not clear")
+	}
+}
+
+func TestMemoryAndConversations(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	if w := b.post("/memory/f1/forget", nil); w.Code != http.StatusSeeOther || len(r.house.facts) != 0 {
+		t.Errorf("forget: %d", w.Code)
+	}
+	if body := b.do("GET", "/memory", nil).Body.String(); !strings.Contains(body, "Forgotten.") {
+		t.Error("no word that the fact was forgotten")
+	}
+	if b.post("/conversations/c1/delete", nil); len(r.house.convs) != 1 {
+		t.Errorf("delete one: %v", r.house.convs)
+	}
+	if b.post("/conversations/delete", nil); len(r.house.convs) != 0 {
+		t.Errorf("delete all: %v", r.house.convs)
+	}
+}
+
+// TestBruteForceLocksOut: five wrong passwords from an address lock it out,
+// even for the right one, for a quarter of an hour; other addresses can
+// still log in.
+func TestBruteForceLocksOut(t *testing.T) {
+	r := newRig(t)
+	r.setUp()
+	b := r.browser()
+	for i := range 5 {
+		if w := b.do("POST", "/login", url.Values{"password": {fmt.Sprintf("guess %d!", i)}}); w.Code != http.StatusForbidden {
+			t.Fatalf("guess %d: %d", i, w.Code)
+		}
+	}
+	w := b.do("POST", "/login", url.Values{"password": {"correct horse"}})
+	if w.Code != http.StatusTooManyRequests || !strings.Contains(w.Body.String(), "too many wrong tries") && !strings.Contains(w.Body.String(), "Too many wrong tries") || b.cookie != "" {
+		t.Fatalf("the right password while locked out: %d", w.Code)
+	}
+	other := r.browser()
+	other.from = "192.168.1.21:40000"
+	if w := other.do("POST", "/login", url.Values{"password": {"correct horse"}}); w.Code != http.StatusSeeOther {
+		t.Errorf("another address: %d", w.Code)
+	}
+	r.wait(16 * time.Minute)
+	if w := b.do("POST", "/login", url.Values{"password": {"correct horse"}}); w.Code != http.StatusSeeOther {
+		t.Errorf("after the lock-out: %d", w.Code)
+	}
+}
+
+func TestSessionsExpireAndLogOutEverywhere(t *testing.T) {
+	r := newRig(t)
+	a := r.setUp()
+	b := r.browser()
+	b.do("POST", "/login", url.Values{"password": {"correct horse"}})
+	r.wait(20 * time.Minute)
+	if w := a.do("GET", "/", nil); w.Code != http.StatusOK {
+		t.Fatalf("after 20 idle minutes: %d", w.Code)
+	}
+	r.wait(31 * time.Minute)
+	if w := b.do("GET", "/", nil); w.Code != http.StatusSeeOther {
+		t.Errorf("after 51 idle minutes: %d, want the login page", w.Code)
+	}
+	if w := a.do("GET", "/", nil); w.Code != http.StatusSeeOther {
+		t.Errorf("31 minutes after its last use: %d", w.Code)
+	}
+	a.do("POST", "/login", url.Values{"password": {"correct horse"}})
+	b.do("POST", "/login", url.Values{"password": {"correct horse"}})
+	a.post("/logout-all", nil)
+	for _, br := range []*browser{a, b} {
+		if w := br.do("GET", "/", nil); w.Code != http.StatusSeeOther {
+			t.Errorf("after log out everywhere: %d", w.Code)
+		}
+	}
+	// a changed password logs the others out and keeps this one
+	c := r.browser()
+	c.do("POST", "/login", url.Values{"password": {"correct horse"}})
+	d := r.browser()
+	d.do("POST", "/login", url.Values{"password": {"correct horse"}})
+	if w := c.post("/account/password", url.Values{"old": {"wrong one!"}, "password": {"battery staple"}}); !strings.Contains(w.Body.String(), "That is not the right password.") {
+		t.Errorf("a wrong old password: %d", w.Code)
+	}
+	if w := c.post("/account/password", url.Values{"old": {"correct horse"}, "password": {"battery staple"}}); w.Code != http.StatusSeeOther {
+		t.Fatalf("change: %d %s", w.Code, w.Body.String())
+	}
+	if c.do("GET", "/", nil).Code != http.StatusOK || d.do("GET", "/", nil).Code != http.StatusSeeOther {
+		t.Error("after a password change: this browser must stay in and the other be out")
+	}
+}
+
+func TestOnlyTheLocalNetwork(t *testing.T) {
+	r := newRig(t)
+	for _, from := range []string{"8.8.8.8:1234", "[2001:db8::1]:80"} {
+		b := r.browser()
+		b.from = from
+		if w := b.do("GET", "/login", nil); w.Code != http.StatusForbidden {
+			t.Errorf("from %s: %d", from, w.Code)
+		}
+	}
+	for _, from := range []string{"127.0.0.1:1", "10.0.0.7:1", "[fe80::1]:1", "[fd00::5]:1", "172.16.3.3:1"} {
+		b := r.browser()
+		b.from = from
+		if w := b.do("GET", "/setup", nil); w.Code != http.StatusOK {
+			t.Errorf("from %s: %d", from, w.Code)
+		}
+	}
+}
+
+func TestEventsStreamTheState(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	srv := httptest.NewServer(r.h)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/events?logs=INFO", nil)
+	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: b.cookie})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("content type %q", resp.Header.Get("Content-Type"))
+	}
+	sc := bufio.NewScanner(resp.Body)
+	var lines []string
+	for sc.Scan() && len(lines) < 2 {
+		if sc.Text() != "" {
+			lines = append(lines, sc.Text())
+		}
+	}
+	if len(lines) != 2 || lines[0] != "event: state" || !strings.Contains(lines[1], `"state":"idle"`) {
+		t.Errorf("stream %q", lines)
+	}
+}
+
+func TestNewLines(t *testing.T) {
+	for _, tc := range []struct{ before, now, want []string }{
+		{[]string{"a", "b"}, []string{"a", "b", "c"}, []string{"c"}},
+		{[]string{"a", "b", "c"}, []string{"b", "c", "d", "e"}, []string{"d", "e"}},
+		{[]string{"a"}, []string{"a"}, []string{}},
+		{nil, []string{"x"}, []string{"x"}},
+	} {
+		if got := newLines(tc.before, tc.now); !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+			t.Errorf("newLines(%q, %q) = %q, want %q", tc.before, tc.now, got, tc.want)
+		}
+	}
+}
