@@ -27,6 +27,7 @@ func (a *app) api(box control.Box, logs control.Logs) control.API {
 		Memory:   memoryAPI{a.db},
 		MCP:      mcpAPI{a},
 		Web:      webAPI{a},
+		Settings: settingsAPI{a},
 		Asker:    askAPI{a},
 		Logs:     logs,
 	}

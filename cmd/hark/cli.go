@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -280,6 +281,16 @@ func loadConfig(e env, g *globals, overrides ...override) (*config.Loaded, confi
 	r, err := l.Resolve(e.getenv)
 	if err != nil {
 		return nil, config.Resolved{}, err
+	}
+	// The web page's settings, kept in the data directory, come over the
+	// file (and under the environment and flags).
+	if path := filepath.Join(l.DataDir, config.SettingsFile); fileExists(path) {
+		if err := l.ApplySettings(path); err != nil {
+			return nil, config.Resolved{}, err
+		}
+		if r, err = l.Resolve(e.getenv); err != nil {
+			return nil, config.Resolved{}, err
+		}
 	}
 	return l, r, nil
 }

@@ -51,6 +51,13 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	defer closeLog()
 	for {
 		err := runBox(ctx, e, cfg, res, screen, log, tail)
+		if errors.Is(err, errRestart) {
+			if cfg, res, err = loadConfig(e, g, overrides...); err != nil {
+				return fmt.Errorf("restart: %w", err)
+			}
+			log.Info("started again with the settings kept")
+			continue
+		}
 		if !errors.Is(err, gesture.ErrFactoryReset) {
 			return err
 		}
@@ -121,6 +128,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 
 	rctx, reset := context.WithCancelCause(ctx)
 	defer reset(nil)
+	a.restart = func() { reset(errRestart) }
 	octx, stopObservers := context.WithCancel(rctx)
 	var wg sync.WaitGroup
 	events := dev.events
@@ -209,6 +217,9 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	err = p.Run(rctx, events)
 	stopObservers()
 	wg.Wait()
+	if errors.Is(context.Cause(rctx), errRestart) {
+		return errRestart
+	}
 	if errors.Is(context.Cause(rctx), gesture.ErrFactoryReset) {
 		return gesture.ErrFactoryReset
 	}

@@ -85,4 +85,35 @@ func TestWebPageContract(t *testing.T) {
 	if out := runIn(t, getenv, "", "web", "code", "--data", dir, "--config", cfg); !strings.Contains(out, "the web page is set up") {
 		t.Errorf("hark web code after setup: %q", out)
 	}
+
+	// A setting kept on the page applies when the daemon starts again.
+	post := func(path string, form url.Values) *http.Response {
+		t.Helper()
+		form.Set("csrf", string(m[1]))
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(resp.Cookies()[0])
+		r, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		return r
+	}
+	if r := post("/settings", url.Values{"assistant.name": {"Friday"}, "audio.volume": {"140"}}); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("a volume of 140: %d", r.StatusCode)
+	}
+	if out := runIn(t, getenv, "", "config", "--data", dir, "--config", cfg); !strings.Contains(out, "Friday") || strings.Contains(out, "140") {
+		t.Errorf("hark config after the page kept a name and refused a volume:\n%s", out)
+	}
+	if r := post("/settings/restart", url.Values{}); r.StatusCode != http.StatusOK {
+		t.Fatalf("restart: %d", r.StatusCode)
+	}
+	s.out.waitFor(t, "Enter = button", 2) // the box started again
+	if out := runIn(t, getenv, "", "config", "--data", dir, "--config", cfg); !regexp.MustCompile(`name = 'Friday'\s+# settings `).MatchString(out) {
+		t.Errorf("hark config after the restart:\n%s", out)
+	}
+	if out := runIn(t, getenv, "", "status", "--data", dir, "--config", cfg); !strings.HasPrefix(out, "running") {
+		t.Errorf("after the restart: %q", out)
+	}
 }

@@ -57,6 +57,7 @@ type app struct {
 	mcpOnce sync.Once
 	mcpStop context.CancelFunc
 	web     atomic.Pointer[web.Server] // the web page, once the daemon serves it
+	restart func()                     // starts the daemon again; nil without one
 	alerts  *alert.Service
 	mixer   *mixer.Mixer
 	started time.Time

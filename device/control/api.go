@@ -126,6 +126,39 @@ type MCP interface {
 	Servers(ctx context.Context) ([]MCPServer, error)
 }
 
+// Setting is one configuration key a user changes on the web page.
+type Setting struct {
+	Key     string   `json:"key"`
+	Value   string   `json:"value"` // the value the daemon runs with
+	Help    string   `json:"help,omitempty"`
+	Choices []string `json:"choices,omitempty"`
+	// Source is where the running value came from: default, the file,
+	// the settings, the environment or a flag.
+	Source string `json:"source"`
+	// Locked says why the page cannot change it (the environment or a
+	// flag sets it); "" when it can.
+	Locked string `json:"locked,omitempty"`
+	// Saved is the value kept for the next start, when it differs from
+	// the running one: a restart applies it.
+	Saved string `json:"saved,omitempty"`
+}
+
+// SettingValue is what PUT /api/v1/settings/{key} carries.
+type SettingValue struct {
+	Value string `json:"value"`
+}
+
+// Settings are the configuration keys a user changes, kept over the
+// configuration file; a change applies at the next start.
+type Settings interface {
+	List(ctx context.Context) ([]Setting, error)
+	// Set checks value by the configuration's rules and keeps it;
+	// ErrInvalid says what is wrong.
+	Set(ctx context.Context, key, value string) error
+	// Restart starts the daemon again, with the settings kept.
+	Restart(ctx context.Context) error
+}
+
 // WebCode is the web page's one-time setup code, while the page waits for
 // its first visit.
 type WebCode struct {
@@ -226,6 +259,7 @@ type API struct {
 	Memory   Memory
 	MCP      MCP
 	Web      Web
+	Settings Settings
 	Asker    Asker
 	Logs     Logs
 }
@@ -342,6 +376,32 @@ func Handler(a API) http.Handler {
 			return err
 		}
 		return writeJSON(w, nonNil(l))
+	})
+	h("GET /api/v1/settings", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Settings == nil {
+			return notServed("settings")
+		}
+		l, err := a.Settings.List(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(l))
+	})
+	h("PUT /api/v1/settings/{key}", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Settings == nil {
+			return notServed("settings")
+		}
+		var v SettingValue
+		if err := readJSON(w, r, &v); err != nil {
+			return err
+		}
+		return noContent(w, a.Settings.Set(r.Context(), r.PathValue("key"), v.Value))
+	})
+	h("POST /api/v1/restart", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Settings == nil {
+			return notServed("settings")
+		}
+		return noContent(w, a.Settings.Restart(r.Context()))
 	})
 	h("GET /api/v1/web/code", func(w http.ResponseWriter, r *http.Request) error {
 		if a.Web == nil {

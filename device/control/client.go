@@ -265,6 +265,23 @@ func (c *Client) MCPServers(ctx context.Context) ([]MCPServer, error) {
 	return l, err
 }
 
+// Settings lists the settings a user changes.
+func (c *Client) Settings(ctx context.Context) ([]Setting, error) {
+	var l []Setting
+	err := c.do(ctx, http.MethodGet, "/api/v1/settings", nil, &l)
+	return l, err
+}
+
+// SetSetting keeps a setting for the next start.
+func (c *Client) SetSetting(ctx context.Context, key, value string) error {
+	return c.do(ctx, http.MethodPut, "/api/v1/settings/"+url.PathEscape(key), SettingValue{Value: value}, nil)
+}
+
+// Restart starts the daemon again.
+func (c *Client) Restart(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "/api/v1/restart", nil, nil)
+}
+
 // WebCode is the web page's setup code, while it waits for its first visit.
 func (c *Client) WebCode(ctx context.Context) (WebCode, error) {
 	var w WebCode

@@ -34,6 +34,9 @@
 //	GET    /api/v1/commands                []CommandInfo: the commands, their parameters and secrets
 //	POST   /api/v1/commands/{name}/setup   a command's interactive setup (see below)
 //	GET    /api/v1/mcp                     []MCPServer: the MCP servers, their state and tools
+//	GET    /api/v1/settings                []Setting: what a user changes, with help and source
+//	PUT    /api/v1/settings/{key}          SettingValue: keep one for the next start
+//	POST   /api/v1/restart                 start the daemon again, applying the settings kept
 //	GET    /api/v1/web/code                WebCode: the web page's one-time setup code, while pending
 //	GET    /api/v1/facts                   []Fact: what the assistant was asked to remember
 //	DELETE /api/v1/facts/{id}              forget one

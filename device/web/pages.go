@@ -112,6 +112,7 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 	handle("GET /logs", s.logsPage)
 	handle("GET /logs/download", s.logsDownload)
 	handle("GET /events", s.events)
+	s.settingsRoutes(handle)
 	handle("GET /account", s.accountPage)
 	handle("POST /account/password", s.accountPassword)
 	handle("POST /logout", func(w http.ResponseWriter, r *request) {

@@ -100,7 +100,7 @@ func (s *Server) SetupCode() (string, bool) { return s.access.setupCode() }
 type navItem struct{ Name, Path, Label string }
 
 var nav = []navItem{{"status", "/", "Status"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
-	{"memory", "/memory", "Memory"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
+	{"memory", "/memory", "Memory"}, {"settings", "/settings", "Settings"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
 	{"logs", "/logs", "Logs"}, {"account", "/account", "Account"}}
 
 var funcs = template.FuncMap{

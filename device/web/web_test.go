@@ -137,6 +137,58 @@ func (m memory) DeleteConversation(_ context.Context, id string) error {
 	return nil
 }
 
+// settings keep values as the daemon does: checked, kept for the next
+// start.
+type settings struct {
+	mu       sync.Mutex
+	running  map[string]string
+	saved    map[string]string
+	restarts int
+}
+
+func (st *settings) List(context.Context) ([]control.Setting, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []control.Setting
+	for _, k := range []string{"assistant.name", "audio.volume", "listen.mode", "ollama.host"} {
+		s := control.Setting{Key: k, Value: st.running[k], Help: "Help for " + k + ".", Source: "default"}
+		if k == "listen.mode" {
+			s.Choices = []string{"tap", "hold"}
+		}
+		if k == "ollama.host" {
+			s.Locked = "set by env OLLAMA_HOST"
+		}
+		if v, ok := st.saved[k]; ok && v != s.Value {
+			s.Saved = v
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (st *settings) Set(_ context.Context, key, value string) error {
+	if key == "audio.volume" {
+		var n int
+		if _, err := fmt.Sscan(value, &n); err != nil || n < 0 || n > 100 {
+			return fmt.Errorf("%w: %q is outside 0..100", control.ErrInvalid, value)
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.saved[key] = value
+	return nil
+}
+
+func (st *settings) Restart(context.Context) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.restarts++
+	for k, v := range st.saved {
+		st.running[k] = v
+	}
+	return nil
+}
+
 type logs []string
 
 func (l logs) Tail(n int) []string { return l[max(0, len(l)-n):] }
@@ -166,21 +218,23 @@ func (s *store) Set(_ context.Context, k string, v any) error {
 
 // rig is the page over fakes, with a clock the test moves.
 type rig struct {
-	t     *testing.T
-	srv   *Server
-	h     http.Handler
-	house *house
-	mu    sync.Mutex
-	now   time.Time
+	t        *testing.T
+	settings *settings
+	srv      *Server
+	h        http.Handler
+	house    *house
+	mu       sync.Mutex
+	now      time.Time
 }
 
 func newRig(t *testing.T) *rig {
 	h := &house{secrets: map[string]string{}, facts: []control.Fact{{ID: "f1", Text: "the cat is called Miso", At: time.Now()}},
 		convs: []control.Conversation{{ID: "c1", Exchanges: []control.Exchange{{At: time.Now(), User: "hello", Assistant: "Hi there."}}},
 			{ID: "c2", Exchanges: []control.Exchange{{At: time.Now(), User: "what time is it", Assistant: "Ten past nine."}}}}}
-	r := &rig{t: t, house: h, now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)}
+	r := &rig{t: t, house: h, now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC),
+		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan"}, saved: map[string]string{}}}
 	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
-		Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
+		Settings: r.settings, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
 	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Version: "v-test", Now: r.clock})
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +327,7 @@ func (r *rig) setUp() *browser {
 	return b
 }
 
-var pages = []string{"/", "/timers", "/conversations", "/memory", "/commands", "/secrets", "/logs", "/account"}
+var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/account"}
 
 func TestAnonymousRequestsGoToSetupThenLogin(t *testing.T) {
 	r := newRig(t)
@@ -346,7 +400,7 @@ func TestEveryPageRenders(t *testing.T) {
 	r := newRig(t)
 	b := r.setUp()
 	want := map[string]string{"/": "v-test", "/timers": "Nothing is set.", "/conversations": "Ten past nine.", "/memory": "the cat is called Miso",
-		"/commands": "home_control", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
+		"/commands": "home_control", "/settings": "Help for audio.volume.", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
 	for _, p := range pages {
 		w := b.do("GET", p, nil)
 		body := w.Body.String()
@@ -586,5 +640,38 @@ func TestNewLines(t *testing.T) {
 		if got := newLines(tc.before, tc.now); !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
 			t.Errorf("newLines(%q, %q) = %q, want %q", tc.before, tc.now, got, tc.want)
 		}
+	}
+}
+
+func TestSettings(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	body := b.do("GET", "/settings", nil).Body.String()
+	if !strings.Contains(body, `value="Jarvis"`) || !strings.Contains(body, "set by env OLLAMA_HOST, which wins over this page") || strings.Contains(body, "Restart Hark now") {
+		t.Fatalf("settings page:\n%s", body)
+	}
+	// a bad value is shown by its field; the good one is still kept
+	w := b.post("/settings", url.Values{"assistant.name": {"Friday"}, "audio.volume": {"140"}, "listen.mode": {"tap"}})
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "&#34;140&#34; is outside 0..100.") || !strings.Contains(w.Body.String(), `id="e-audio.volume"`) ||
+		!strings.Contains(w.Body.String(), `value="140"`) || !strings.Contains(w.Body.String(), "Kept assistant.name") {
+		t.Errorf("a refused value: %d\n%s", w.Code, w.Body.String())
+	}
+	// a locked key is not changed by a forged field
+	b.post("/settings", url.Values{"ollama.host": {"evil.lan"}})
+	if _, ok := r.settings.saved["ollama.host"]; ok {
+		t.Error("a locked key was kept")
+	}
+	body = b.do("GET", "/settings", nil).Body.String()
+	if !strings.Contains(body, "Kept for the next start.") || !strings.Contains(body, "Restart Hark now") || !strings.Contains(body, `value="Friday"`) {
+		t.Errorf("after saving:\n%s", body)
+	}
+	if w := b.post("/settings/restart", nil); w.Code != http.StatusOK || r.settings.restarts != 1 || r.settings.running["assistant.name"] != "Friday" {
+		t.Errorf("restart: %d, %d restarts", w.Code, r.settings.restarts)
+	}
+	if w := b.post("/settings", url.Values{"assistant.name": {"Friday"}}); w.Code != http.StatusSeeOther {
+		t.Errorf("saving nothing new: %d", w.Code)
+	}
+	if body := b.do("GET", "/settings", nil).Body.String(); !strings.Contains(body, "Nothing changed.") {
+		t.Error("no word that nothing changed")
 	}
 }

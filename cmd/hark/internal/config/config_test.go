@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -219,5 +220,61 @@ env = ["NOEQUALS"]
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v\nwant %q", err, want)
 		}
+	}
+}
+
+func TestSettingsFromThePage(t *testing.T) {
+	for _, k := range Settable {
+		if !slices.Contains(Keys(), k) {
+			t.Errorf("settable key %s is not a configuration key", k)
+		}
+		if Help(k) == "" {
+			t.Errorf("settable key %s has no help text in the example", k)
+		}
+	}
+	if h := Help("tts.rate"); !strings.Contains(strings.ToLower(h), "word") {
+		t.Errorf("Help(tts.rate) = %q", h)
+	}
+	l, _, err := load(t, "[assistant]\nname = \"Jarvis\"\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), SettingsFile)
+	vars := env(map[string]string{"HOME": "/home/u"})
+	for _, tc := range []struct{ key, value, want string }{
+		{"audio.volume", "140", "outside 0..100"},
+		{"assistant.time_zone", "Mars/Olympus", "unknown time zone"},
+		{"listen.mode", "shout", "not one of"},
+		{"audio.volume", "loud", "not a whole number"},
+		{"board", "usb", "not set on this page"},
+	} {
+		if err := l.SaveSetting(path, tc.key, tc.value, vars); !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s = %s: %v, want %q", tc.key, tc.value, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Error("a refused setting was written")
+	}
+	for k, v := range map[string]string{"assistant.name": "Friday", "audio.volume": "35", "assistant.time_zone": "Europe/Paris"} {
+		if err := l.SaveSetting(path, k, v, vars); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l.Assistant.Name != "Jarvis" {
+		t.Error("saving changed the running configuration")
+	}
+	fresh, _, _ := load(t, "[assistant]\nname = \"Jarvis\"\n", nil)
+	fresh.Override("audio.volume", "50", "flag --volume")
+	if err := fresh.ApplySettings(path); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Assistant.Name != "Friday" || fresh.Audio.Volume != 50 || fresh.Text("assistant.time_zone") != "Europe/Paris" || !strings.HasPrefix(fresh.Sources["assistant.name"], "settings ") {
+		t.Errorf("applied: name %q volume %d zone %q source %q", fresh.Assistant.Name, fresh.Audio.Volume, fresh.Text("assistant.time_zone"), fresh.Sources["assistant.name"])
+	}
+	if err := fresh.SaveSetting(path, "audio.volume", "20", vars); err == nil || !strings.Contains(err.Error(), "flag --volume") {
+		t.Errorf("a key a flag set: %v", err)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+		t.Errorf("settings file mode %v", info.Mode())
 	}
 }

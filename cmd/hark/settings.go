@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/control"
+)
+
+// errRestart ends the box so that cmdRun starts it again with the
+// configuration read anew.
+var errRestart = errors.New("restart to apply the settings")
+
+// settingsAPI is the configuration keys a user changes, as the API serves
+// them: kept in the data directory, applied at the next start.
+type settingsAPI struct{ a *app }
+
+func (s settingsAPI) path() string { return filepath.Join(s.a.cfg.DataDir, config.SettingsFile) }
+
+func (s settingsAPI) List(context.Context) ([]control.Setting, error) {
+	saved := map[string]string{}
+	if b, err := os.ReadFile(s.path()); err == nil {
+		if err := toml.Unmarshal(b, &saved); err != nil {
+			return nil, fmt.Errorf("%w: the settings file %s: %w", control.ErrUnavailable, s.path(), err)
+		}
+	}
+	cfg := s.a.cfg
+	var out []control.Setting
+	for _, k := range config.Settable {
+		st := control.Setting{Key: k, Value: cfg.Text(k), Help: config.Help(k), Choices: config.Choices(k), Source: cfg.Sources[k]}
+		if src := cfg.Sources[k]; strings.HasPrefix(src, "env ") || strings.HasPrefix(src, "flag ") {
+			st.Locked = "set by " + src
+		}
+		if v, ok := saved[k]; ok && v != st.Value {
+			st.Saved = v
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func (s settingsAPI) Set(ctx context.Context, key, value string) error {
+	err := s.a.cfg.SaveSetting(s.path(), key, strings.TrimSpace(value), os.Getenv)
+	if errors.Is(err, config.ErrSetting) {
+		return fmt.Errorf("%w: %s", control.ErrInvalid, strings.TrimPrefix(err.Error(), config.ErrSetting.Error()+": "))
+	}
+	return err
+}
+
+func (s settingsAPI) Restart(context.Context) error {
+	if s.a.restart == nil {
+		return fmt.Errorf("%w: nothing to restart: the daemon is not running (the settings apply when hark run starts)", control.ErrConflict)
+	}
+	s.a.log.Info("restarting to apply the settings")
+	s.a.restart()
+	return nil
+}

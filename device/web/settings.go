@@ -1,0 +1,109 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/harkbox/hark/device/control"
+)
+
+func (s *Server) settingsRoutes(handle func(string, pageHandler)) {
+	handle("GET /settings", s.settingsPage)
+	handle("POST /settings", s.settingsSave)
+	handle("POST /settings/restart", s.settingsRestart)
+}
+
+func (s *Server) settingsPage(w http.ResponseWriter, r *request) {
+	if s.o.API.Settings == nil {
+		s.unserved(w, r, "Settings", "settings")
+		return
+	}
+	s.showSettings(w, r, s.page(r, "Settings", "settings"), http.StatusOK)
+}
+
+func (s *Server) showSettings(w http.ResponseWriter, r *request, v view, code int) {
+	list, err := s.o.API.Settings.List(r.Context())
+	if err != nil {
+		v.Error, code = sentence(err), status(err)
+	}
+	pending := false
+	for i, st := range list {
+		if typed, ok := v.Form[st.Key]; ok {
+			list[i].Value = typed // what the user typed, shown again by its error
+		} else if st.Saved != "" {
+			list[i].Value = st.Saved
+		}
+		pending = pending || st.Saved != ""
+	}
+	v.Data = struct {
+		Settings []control.Setting
+		Pending  bool
+	}{list, pending}
+	s.render(w, code, "settings", v)
+}
+
+// settingsSave keeps every setting the form changed, each checked by the
+// configuration's rules; a refused one is shown by its field, and the
+// others are still kept.
+func (s *Server) settingsSave(w http.ResponseWriter, r *request) {
+	if s.o.API.Settings == nil {
+		s.unserved(w, r, "Settings", "settings")
+		return
+	}
+	list, err := s.o.API.Settings.List(r.Context())
+	if err != nil {
+		s.back(w, r, "/settings", sentence(err))
+		return
+	}
+	v := s.page(r, "Settings", "settings")
+	var saved []string
+	for _, st := range list {
+		typed, ok := r.PostForm[st.Key]
+		if !ok || st.Locked != "" {
+			continue
+		}
+		value := strings.TrimSpace(typed[0])
+		current := st.Value
+		if st.Saved != "" {
+			current = st.Saved
+		}
+		if value == current {
+			continue
+		}
+		if err := s.o.API.Settings.Set(r.Context(), st.Key, value); err != nil {
+			v.Field[st.Key] = sentence(err)
+			v.Form[st.Key] = value
+			continue
+		}
+		saved = append(saved, st.Key)
+	}
+	if len(v.Field) > 0 {
+		if len(saved) > 0 {
+			v.Flash = fmt.Sprintf("Kept %s; the others below need a look.", strings.Join(saved, ", "))
+		}
+		s.showSettings(w, r, v, http.StatusBadRequest)
+		return
+	}
+	if len(saved) == 0 {
+		s.back(w, r, "/settings", "Nothing changed.")
+		return
+	}
+	s.log.Info("settings kept", "keys", saved, "from", r.RemoteAddr)
+	s.back(w, r, "/settings", fmt.Sprintf("Kept %s. Hark uses them once it starts again: restart it below.", strings.Join(saved, ", ")))
+}
+
+func (s *Server) settingsRestart(w http.ResponseWriter, r *request) {
+	if s.o.API.Settings == nil {
+		s.unserved(w, r, "Settings", "settings")
+		return
+	}
+	if err := s.o.API.Settings.Restart(r.Context()); err != nil {
+		s.back(w, r, "/settings", sentence(err))
+		return
+	}
+	v := s.page(r, "Restarting", "settings")
+	v.Flash = "Hark is starting again with the settings kept; this page comes back in a few seconds."
+	w.Header().Set("Refresh", "5; url=/settings")
+	s.render(w, http.StatusOK, "message", v)
+}
