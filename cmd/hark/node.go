@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/internal/disk"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/storage"
 )
 
 // wireNode makes the box a node of the command center in [center] url:
@@ -60,10 +63,18 @@ type linked struct {
 
 func (l linked) Status(ctx context.Context) control.Status {
 	s := l.Box.Status(ctx)
+	s.Started = l.a.started
+	if l.a.cfg != nil && l.a.db != nil { // a test's box may have no store
+		if sp, err := disk.Usage(l.a.cfg.DataDir); err == nil {
+			s.Storage = &control.Storage{Free: sp.Free, Total: sp.Total, Full: errors.Is(l.a.db.Writable(), storage.ErrFull)}
+		}
+	}
 	if c := l.a.brain.chain; c != nil {
 		for _, ep := range c.Status() {
 			s.Links = append(s.Links, modelLink(ep))
 		}
+	} else if l.a.node == nil {
+		s.Links = append(s.Links, l.a.brain.link(ctx))
 	}
 	if l.a.node != nil {
 		s.Links = append(s.Links, centerLink(l.a.cfg.Center.URL, l.a.node.Link()))

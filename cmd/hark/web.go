@@ -7,10 +7,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/network"
 	"github.com/harkbox/hark/device/web"
 )
 
@@ -22,7 +26,7 @@ func (a *app) serveWeb(ctx context.Context, api control.API) {
 	if cfg.Listen == "" {
 		return
 	}
-	page, err := web.New(ctx, web.Options{API: api, Store: a.db.Settings(), Version: version, AnyAddress: cfg.AnyAddress,
+	page, err := web.New(ctx, web.Options{API: api, Store: a.db.Settings(), Network: a.network(), Version: version, AnyAddress: cfg.AnyAddress,
 		IdleExpiry: cfg.IdleExpiry.Duration, Log: a.log})
 	if err != nil {
 		a.log.Error("no web page", "err", err)
@@ -53,6 +57,36 @@ func (a *app) serveWeb(ctx context.Context, api control.API) {
 	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		a.log.Warn("web page stopped", "err", err)
 	}
+}
+
+// wifiConf is where a board keeps its Wi-Fi networks: on the data
+// partition, linked from /etc/wpa_supplicant by the image.
+const wifiConf = "/data/network/wpa_supplicant-wlan0.conf"
+
+// network is the box's network for the web page: the real one on a board,
+// a stand-in in the data directory in simulation.
+func (a *app) network() web.Network {
+	if a.cfg.Board == "sim" {
+		return network.Simulated(a.cfg.DataDir)
+	}
+	if err := os.MkdirAll(filepath.Dir(wifiConf), 0o700); err != nil {
+		a.log.Warn("no Wi-Fi settings on the web page", "err", err)
+		return &network.Box{}
+	}
+	return &network.Box{WiFi: &network.WiFi{Path: wifiConf, Apply: applyWiFi, Log: a.log}}
+}
+
+// applyWiFi has wpa_supplicant read its networks again, or starts it when
+// the file is new (its unit starts only when the file exists).
+func applyWiFi(ctx context.Context) error {
+	err := network.WPACLI("wlan0")(ctx)
+	if err == nil {
+		return nil
+	}
+	if out, serr := exec.CommandContext(ctx, "systemctl", "restart", "wpa_supplicant@wlan0.service").CombinedOutput(); serr != nil {
+		return fmt.Errorf("%w; systemctl restart wpa_supplicant@wlan0: %v %s", err, serr, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 // sayWebCode says the web page's setup code, digit by digit, while the page

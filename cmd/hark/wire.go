@@ -19,6 +19,7 @@ import (
 	ha "github.com/harkbox/hark/reply/command/home"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/mixer"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/pipeline"
@@ -163,6 +164,10 @@ type brain struct {
 	chain   *llm.Chain
 	primary *llm.Client // the first server, or the only one
 	meter   *cost.Meter // the model server's measured rates
+
+	linkMu   sync.Mutex
+	linkAt   time.Time     // when lastLink was asked
+	lastLink control.Check // the model server's link, for the status
 }
 
 // replyModel is the model the replies ask: one server or a chain.
@@ -207,6 +212,29 @@ func openBrain(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*brai
 		log.Warn("model rates not restored; learning them again", "err", err)
 	}
 	return b, nil
+}
+
+// link is the model server's state as the status shows it: reachable, and
+// the round trip of a version request, asked at most every 10 s.
+func (b *brain) link(ctx context.Context) control.Check {
+	b.linkMu.Lock()
+	defer b.linkMu.Unlock()
+	if time.Since(b.linkAt) < 10*time.Second {
+		return b.lastLink
+	}
+	host := b.primary.Host().String()
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	began := time.Now()
+	v, err := b.primary.Version(cctx)
+	rtt := time.Since(began)
+	b.lastLink = control.Check{Name: "model server", OK: err == nil,
+		Detail: fmt.Sprintf("%s, Ollama %s, round trip %v", host, v, rtt.Round(time.Millisecond))}
+	if err != nil {
+		b.lastLink.Detail = fmt.Sprintf("%s, unreachable: %v", host, err)
+	}
+	b.linkAt = time.Now()
+	return b.lastLink
 }
 
 // watch checks the chain's servers in the background, until ctx is done.

@@ -29,6 +29,18 @@ type Status struct {
 	// center): shown, but not part of the self-test, so a center that is
 	// down never fails an update's health check.
 	Links []Check `json:"links,omitempty"`
+	// Started is when the daemon started; zero when none runs.
+	Started time.Time `json:"started,omitzero"`
+	// Storage is the data partition's use; nil when unknown.
+	Storage *Storage `json:"storage,omitempty"`
+}
+
+// Storage is how full the data partition is.
+type Storage struct {
+	Free  int64 `json:"free"`
+	Total int64 `json:"total"`
+	// Full is set when the store refuses new writes (below its reserve).
+	Full bool `json:"full,omitempty"`
 }
 
 // Healthy reports whether the daemon is ready and every check passed, and

@@ -38,6 +38,8 @@ type Options struct {
 	API control.API
 	// Store keeps the password's hash.
 	Store Store
+	// Network is the box's network, for its page; nil for none.
+	Network Network
 	// Version is shown on the status page.
 	Version string
 	// AnyAddress serves every source address, not only the local ones.
@@ -101,7 +103,7 @@ type navItem struct{ Name, Path, Label string }
 
 var nav = []navItem{{"status", "/", "Status"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
 	{"memory", "/memory", "Memory"}, {"settings", "/settings", "Settings"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
-	{"logs", "/logs", "Logs"}, {"account", "/account", "Account"}}
+	{"logs", "/logs", "Logs"}, {"network", "/network", "Network"}, {"account", "/account", "Account"}}
 
 var funcs = template.FuncMap{
 	"navItems": func() []navItem { return nav },
@@ -110,6 +112,23 @@ var funcs = template.FuncMap{
 			return ""
 		}
 		return t.Local().Format("Mon 2 Jan 15:04")
+	},
+	"uptime": func(t time.Time) string {
+		if t.IsZero() {
+			return "not running"
+		}
+		d := time.Since(t).Round(time.Minute)
+		if d < time.Minute {
+			return "under a minute"
+		}
+		return strings.TrimSuffix(d.String(), "0s")
+	},
+	"mib": func(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) },
+	"percent": func(part, whole int64) int64 {
+		if whole <= 0 {
+			return 0
+		}
+		return 100 * part / whole
 	},
 	"in": func(t time.Time) string {
 		d := time.Until(t).Round(time.Second)

@@ -17,15 +17,21 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/network"
 	"golang.org/x/crypto/bcrypt"
 )
 
 // The daemon's resources, as plain fakes: the page must only call them.
 
-type box struct{ state string }
+type box struct {
+	state string
+	full  bool
+}
 
 func (b *box) Status(context.Context) control.Status {
-	return control.Status{State: b.state, Ready: true, Version: "v-test", Checks: []control.Check{{Name: "storage", OK: true, Detail: "open"}}}
+	return control.Status{State: b.state, Ready: true, Version: "v-test", Checks: []control.Check{{Name: "storage", OK: true, Detail: "open"}},
+		Started: time.Now().Add(-90 * time.Minute), Storage: &control.Storage{Free: 512 << 20, Total: 2048 << 20, Full: b.full},
+		Links: []control.Check{{Name: "model server", OK: true, Detail: "http://gpu.lan:11434, Ollama 0.17.4, round trip 3ms"}}}
 }
 func (b *box) WaitIdle(context.Context) error { return nil }
 func (b *box) SetUpdating(bool, int)          {}
@@ -235,7 +241,7 @@ func newRig(t *testing.T) *rig {
 		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan"}, saved: map[string]string{}}}
 	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
 		Settings: r.settings, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
-	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Version: "v-test", Now: r.clock})
+	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir()), Version: "v-test", Now: r.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +333,7 @@ func (r *rig) setUp() *browser {
 	return b
 }
 
-var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/account"}
+var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/network", "/account"}
 
 func TestAnonymousRequestsGoToSetupThenLogin(t *testing.T) {
 	r := newRig(t)
@@ -400,7 +406,7 @@ func TestEveryPageRenders(t *testing.T) {
 	r := newRig(t)
 	b := r.setUp()
 	want := map[string]string{"/": "v-test", "/timers": "Nothing is set.", "/conversations": "Ten past nine.", "/memory": "the cat is called Miso",
-		"/commands": "home_control", "/settings": "Help for audio.volume.", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
+		"/commands": "home_control", "/settings": "Help for audio.volume.", "/network": "simulation", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
 	for _, p := range pages {
 		w := b.do("GET", p, nil)
 		body := w.Body.String()
@@ -673,5 +679,23 @@ func TestSettings(t *testing.T) {
 	}
 	if body := b.do("GET", "/settings", nil).Body.String(); !strings.Contains(body, "Nothing changed.") {
 		t.Error("no word that nothing changed")
+	}
+}
+
+func TestStatusPage(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	body := b.do("GET", "/", nil).Body.String()
+	for _, want := range []string{"1h30m", "512 MiB free of 2048 MiB (25 % free)", "round trip 3ms", "All checks pass"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("status page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "The storage is full") {
+		t.Error("a full-disk warning with room to spare")
+	}
+	r.srv.o.API.Box.(*box).full = true
+	if body := b.do("GET", "/", nil).Body.String(); !strings.Contains(body, "The storage is full: Hark cannot remember anything new.") {
+		t.Error("no full-disk warning")
 	}
 }
