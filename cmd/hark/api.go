@@ -28,6 +28,7 @@ func (a *app) api(box control.Box, logs control.Logs) control.API {
 		MCP:      mcpAPI{a},
 		Web:      webAPI{a},
 		Settings: settingsAPI{a},
+		Updates:  updatesAPI{a, box},
 		Asker:    askAPI{a},
 		Logs:     logs,
 	}

@@ -59,6 +59,7 @@ type app struct {
 	mcpStop context.CancelFunc
 	web     atomic.Pointer[web.Server] // the web page, once the daemon serves it
 	restart func()                     // starts the daemon again; nil without one
+	updates updates                    // the daemon's firmware install
 	alerts  *alert.Service
 	mixer   *mixer.Mixer
 	started time.Time
@@ -312,6 +313,9 @@ func (a *app) close() error {
 	}
 	a.engine.Close()
 	a.brain.close()
+	if a.updates.rauc != nil {
+		a.updates.rauc.Close()
+	}
 	return a.db.Close()
 }
 

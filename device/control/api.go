@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -159,6 +160,59 @@ type Settings interface {
 	Restart(ctx context.Context) error
 }
 
+// UpdateSlot is one of the A/B slots.
+type UpdateSlot struct {
+	Name    string `json:"name"`
+	State   string `json:"state,omitempty"`   // booted, inactive...
+	Version string `json:"version,omitempty"` // the bundle installed in it
+	Good    string `json:"good,omitempty"`    // its boot status: good or bad
+}
+
+// UpdateJob is an install under way, or the last one.
+type UpdateJob struct {
+	Running bool   `json:"running"`
+	Phase   string `json:"phase,omitempty"` // downloading, installing, installed, failed
+	Percent int    `json:"percent"`
+	Version string `json:"version,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// UpdateStatus is the firmware: what runs, what is offered, the slots.
+type UpdateStatus struct {
+	Running string       `json:"running"`
+	Slots   []UpdateSlot `json:"slots,omitempty"`
+	// Offered is the version the last check found, and whether it is
+	// newer than the running one.
+	Offered string    `json:"offered,omitempty"`
+	Newer   bool      `json:"newer,omitempty"`
+	Job     UpdateJob `json:"job"`
+	// Last is the last install's result, as a sentence.
+	Last string `json:"last,omitempty"`
+	// Other is the slot a rollback boots; "" when there is none.
+	Other string `json:"other,omitempty"`
+}
+
+// UpdateSource is what POST /api/v1/updates/install carries: a bundle's
+// URL or file on the box; "" installs what the manifest offers.
+type UpdateSource struct {
+	Source string `json:"source,omitempty"`
+}
+
+// Updates are the firmware updates.
+type Updates interface {
+	Status(ctx context.Context) (UpdateStatus, error)
+	// Check asks the update server what it offers.
+	Check(ctx context.Context) (UpdateStatus, error)
+	// Install starts installing in the background (Status shows the
+	// progress); ErrConflict while another runs. The box reboots into it
+	// when idle.
+	Install(ctx context.Context, source string) error
+	// Upload keeps a bundle sent from a browser, then installs it.
+	Upload(ctx context.Context, r io.Reader) error
+	// Rollback boots the other slot.
+	Rollback(ctx context.Context) error
+}
+
 // WebCode is the web page's one-time setup code, while the page waits for
 // its first visit.
 type WebCode struct {
@@ -260,6 +314,7 @@ type API struct {
 	MCP      MCP
 	Web      Web
 	Settings Settings
+	Updates  Updates
 	Asker    Asker
 	Logs     Logs
 }
@@ -402,6 +457,48 @@ func Handler(a API) http.Handler {
 			return notServed("settings")
 		}
 		return noContent(w, a.Settings.Restart(r.Context()))
+	})
+	h("GET /api/v1/updates", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Updates == nil {
+			return notServed("updates")
+		}
+		st, err := a.Updates.Status(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, st)
+	})
+	h("POST /api/v1/updates/check", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Updates == nil {
+			return notServed("updates")
+		}
+		st, err := a.Updates.Check(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, st)
+	})
+	h("POST /api/v1/updates/install", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Updates == nil {
+			return notServed("updates")
+		}
+		var src UpdateSource
+		if err := readJSON(w, r, &src); err != nil {
+			return err
+		}
+		return noContent(w, a.Updates.Install(r.Context(), src.Source))
+	})
+	h("PUT /api/v1/updates/bundle", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Updates == nil {
+			return notServed("updates")
+		}
+		return noContent(w, a.Updates.Upload(r.Context(), r.Body))
+	})
+	h("POST /api/v1/updates/rollback", func(w http.ResponseWriter, r *http.Request) error {
+		if a.Updates == nil {
+			return notServed("updates")
+		}
+		return noContent(w, a.Updates.Rollback(r.Context()))
 	})
 	h("GET /api/v1/web/code", func(w http.ResponseWriter, r *http.Request) error {
 		if a.Web == nil {

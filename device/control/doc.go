@@ -37,6 +37,11 @@
 //	GET    /api/v1/settings                []Setting: what a user changes, with help and source
 //	PUT    /api/v1/settings/{key}          SettingValue: keep one for the next start
 //	POST   /api/v1/restart                 start the daemon again, applying the settings kept
+//	GET    /api/v1/updates                 UpdateStatus: running, offered, slots, the install under way
+//	POST   /api/v1/updates/check           UpdateStatus after asking the update server
+//	POST   /api/v1/updates/install         UpdateSource: start installing (progress in UpdateStatus)
+//	PUT    /api/v1/updates/bundle          a bundle file as the body: keep it and install it
+//	POST   /api/v1/updates/rollback        boot the other slot
 //	GET    /api/v1/web/code                WebCode: the web page's one-time setup code, while pending
 //	GET    /api/v1/facts                   []Fact: what the assistant was asked to remember
 //	DELETE /api/v1/facts/{id}              forget one

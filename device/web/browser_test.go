@@ -314,4 +314,33 @@ func TestBrowser(t *testing.T) {
 	if main := c.text("main"); strings.Contains(main, "the cat is called Miso") || !strings.Contains(main, "I have not been asked to remember anything.") {
 		t.Errorf("after forgetting the memory page shows:\n%s", main)
 	}
+
+	// A setting, kept and applied by the restart the page offers.
+	c.click("go to the settings", `nav a[href="/settings"]`)
+	c.step("rename the assistant",
+		chromedp.Clear(chromedp.CSS(`input[name="assistant.name"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="assistant.name"]`), "Friday"),
+	)
+	c.click("save the settings", `form.settings button[type="submit"]`)
+	if f := c.text(".flash"); !strings.HasPrefix(f, "Kept assistant.name.") {
+		t.Errorf("after saving a setting the page says %q", f)
+	}
+	c.screenshot("settings-desktop")
+	c.click("restart", `form[action="/settings/restart"] button`)
+	if r.settings.restarts != 1 || r.settings.running["assistant.name"] != "Friday" {
+		t.Errorf("after the restart: %d restarts, name %q", r.settings.restarts, r.settings.running["assistant.name"])
+	}
+
+	// An update: checked, installed, its progress live on the page.
+	c.open("/updates")
+	c.click("check for an update", `form[action="/updates/check"] button`)
+	c.click("install it", `form[action="/updates/install"] button`)
+	c.step("watch the progress reach 100 %",
+		chromedp.Poll[chromedp.Void](`document.getElementById("update-progress").value === 100 &&
+			document.getElementById("update-phase").textContent.startsWith("installed")`, chromedp.WithPollingTimeout(15*time.Second)))
+	c.screenshot("updates-desktop")
+	c.phone()
+	c.noSideways("/updates")
+	c.screenshot("updates-phone")
+	c.desktop()
 }

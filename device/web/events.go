@@ -13,8 +13,8 @@ import (
 const pollEvery = time.Second
 
 // events streams server-sent events: "state" (the box's status, when it
-// changes) and, with ?logs=LEVEL, "log" (each new log line at LEVEL or
-// above).
+// changes); with ?logs=LEVEL, "log" (each new log line at LEVEL or
+// above); with ?update, "update" (the install's progress, when it moves).
 func (s *Server) events(w http.ResponseWriter, r *request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -24,7 +24,8 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	level, logs := r.URL.Query().Get("logs"), r.URL.Query().Has("logs")
-	var lastState []byte
+	updates := r.URL.Query().Has("update") && s.o.API.Updates != nil
+	var lastState, lastJob []byte
 	var lastLines []string
 	if logs {
 		lastLines = s.logLines(level, 200) // the page shows these already
@@ -36,6 +37,14 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 		if string(st) != string(lastState) {
 			fmt.Fprintf(w, "event: state\ndata: %s\n\n", st)
 			lastState = st
+		}
+		if updates {
+			if st, err := s.o.API.Updates.Status(r.Context()); err == nil {
+				if job, _ := json.Marshal(st.Job); string(job) != string(lastJob) {
+					fmt.Fprintf(w, "event: update\ndata: %s\n\n", job)
+					lastJob = job
+				}
+			}
 		}
 		if logs {
 			lines := s.logLines(level, 200)

@@ -114,6 +114,7 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 	handle("GET /events", s.events)
 	s.settingsRoutes(handle)
 	s.networkRoutes(handle, s.o.Network)
+	s.updatesRoutes(handle)
 	handle("GET /account", s.accountPage)
 	handle("POST /account/password", s.accountPassword)
 	handle("POST /logout", func(w http.ResponseWriter, r *request) {

@@ -90,7 +90,7 @@ func (s *Server) settingsSave(w http.ResponseWriter, r *request) {
 		return
 	}
 	s.log.Info("settings kept", "keys", saved, "from", r.RemoteAddr)
-	s.back(w, r, "/settings", fmt.Sprintf("Kept %s. Hark uses them once it starts again: restart it below.", strings.Join(saved, ", ")))
+	s.back(w, r, "/settings", fmt.Sprintf("Kept %s. Hark uses the new values once it starts again: restart it below.", strings.Join(saved, ", ")))
 }
 
 func (s *Server) settingsRestart(w http.ResponseWriter, r *request) {

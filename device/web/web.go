@@ -103,7 +103,7 @@ type navItem struct{ Name, Path, Label string }
 
 var nav = []navItem{{"status", "/", "Status"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
 	{"memory", "/memory", "Memory"}, {"settings", "/settings", "Settings"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
-	{"logs", "/logs", "Logs"}, {"network", "/network", "Network"}, {"account", "/account", "Account"}}
+	{"updates", "/updates", "Updates"}, {"logs", "/logs", "Logs"}, {"network", "/network", "Network"}, {"account", "/account", "Account"}}
 
 var funcs = template.FuncMap{
 	"navItems": func() []navItem { return nav },
@@ -207,11 +207,17 @@ func (s *Server) authed(h pageHandler) http.Handler {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if err := r.ParseMultipartForm(64 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-				http.Error(w, "The form could not be read: "+err.Error(), http.StatusBadRequest)
-				return
+			// A file upload streams: its token is in the address, and
+			// its handler reads the body.
+			token := r.URL.Query().Get("csrf")
+			if !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+				if err := r.ParseForm(); err != nil {
+					http.Error(w, "The form could not be read: "+err.Error(), http.StatusBadRequest)
+					return
+				}
+				token = r.PostFormValue("csrf")
 			}
-			if subtleEqual(r.PostFormValue("csrf"), sess.csrf) != 1 {
+			if subtleEqual(token, sess.csrf) != 1 {
 				s.log.Warn("refused a form without this session's token", "path", r.URL.Path, "from", r.RemoteAddr)
 				http.Error(w, "This form is out of date or came from another site: reload the page and try again.", http.StatusForbidden)
 				return

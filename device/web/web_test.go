@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -195,6 +196,67 @@ func (st *settings) Restart(context.Context) error {
 	return nil
 }
 
+// updates install in steps of 25 %, one every 20 ms, as the daemon's agent
+// reports them.
+type updates struct {
+	mu       sync.Mutex
+	st       control.UpdateStatus
+	uploaded []byte
+	rollback int
+}
+
+func (u *updates) Status(context.Context) (control.UpdateStatus, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.st, nil
+}
+
+func (u *updates) Check(context.Context) (control.UpdateStatus, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.st.Offered, u.st.Newer = "1.4.0", true
+	return u.st, nil
+}
+
+func (u *updates) Install(_ context.Context, source string) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.st.Job.Running {
+		return fmt.Errorf("%w: an update is being installed already", control.ErrConflict)
+	}
+	u.st.Job = control.UpdateJob{Running: true, Phase: "downloading"}
+	go func() {
+		for p := 25; p <= 100; p += 25 {
+			time.Sleep(20 * time.Millisecond)
+			u.mu.Lock()
+			u.st.Job.Percent, u.st.Job.Phase = p, "installing"
+			if p == 100 {
+				u.st.Job = control.UpdateJob{Phase: "installed", Percent: 100, Version: "1.4.0"}
+			}
+			u.mu.Unlock()
+		}
+	}()
+	return nil
+}
+
+func (u *updates) Upload(ctx context.Context, r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	u.mu.Lock()
+	u.uploaded = b
+	u.mu.Unlock()
+	return u.Install(ctx, "uploaded.raucb")
+}
+
+func (u *updates) Rollback(context.Context) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.rollback++
+	return nil
+}
+
 type logs []string
 
 func (l logs) Tail(n int) []string { return l[max(0, len(l)-n):] }
@@ -226,6 +288,7 @@ func (s *store) Set(_ context.Context, k string, v any) error {
 type rig struct {
 	t        *testing.T
 	settings *settings
+	updates  *updates
 	srv      *Server
 	h        http.Handler
 	house    *house
@@ -238,9 +301,10 @@ func newRig(t *testing.T) *rig {
 		convs: []control.Conversation{{ID: "c1", Exchanges: []control.Exchange{{At: time.Now(), User: "hello", Assistant: "Hi there."}}},
 			{ID: "c2", Exchanges: []control.Exchange{{At: time.Now(), User: "what time is it", Assistant: "Ten past nine."}}}}}
 	r := &rig{t: t, house: h, now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC),
+		updates:  &updates{st: control.UpdateStatus{Running: "1.3.2", Other: "B", Slots: []control.UpdateSlot{{Name: "A", State: "booted", Version: "1.3.2", Good: "good"}, {Name: "B", State: "inactive", Version: "1.3.1"}}}},
 		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan"}, saved: map[string]string{}}}
 	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
-		Settings: r.settings, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
+		Settings: r.settings, Updates: r.updates, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
 	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir()), Version: "v-test", Now: r.clock})
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +397,7 @@ func (r *rig) setUp() *browser {
 	return b
 }
 
-var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/network", "/account"}
+var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/network", "/updates", "/account"}
 
 func TestAnonymousRequestsGoToSetupThenLogin(t *testing.T) {
 	r := newRig(t)
@@ -406,7 +470,7 @@ func TestEveryPageRenders(t *testing.T) {
 	r := newRig(t)
 	b := r.setUp()
 	want := map[string]string{"/": "v-test", "/timers": "Nothing is set.", "/conversations": "Ten past nine.", "/memory": "the cat is called Miso",
-		"/commands": "home_control", "/settings": "Help for audio.volume.", "/network": "simulation", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
+		"/commands": "home_control", "/settings": "Help for audio.volume.", "/network": "simulation", "/updates": "Roll back to slot B", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
 	for _, p := range pages {
 		w := b.do("GET", p, nil)
 		body := w.Body.String()
@@ -697,5 +761,69 @@ func TestStatusPage(t *testing.T) {
 	r.srv.o.API.Box.(*box).full = true
 	if body := b.do("GET", "/", nil).Body.String(); !strings.Contains(body, "The storage is full: Hark cannot remember anything new.") {
 		t.Error("no full-disk warning")
+	}
+}
+
+func TestUpdates(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	if body := b.do("GET", "/updates", nil).Body.String(); strings.Contains(body, "Install 1.4.0") || !strings.Contains(body, "Nothing is being installed.") {
+		t.Errorf("before a check:\n%s", body)
+	}
+	b.post("/updates/check", nil)
+	if body := b.do("GET", "/updates", nil).Body.String(); !strings.Contains(body, "Version 1.4.0 is available.") || !strings.Contains(body, "Install 1.4.0") {
+		t.Errorf("after a check:\n%s", body)
+	}
+	// the progress streams to the page until it is done
+	srv := httptest.NewServer(r.h)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/events?update", nil)
+	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: b.cookie})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if w := b.post("/updates/install", nil); w.Code != http.StatusSeeOther {
+		t.Fatalf("install: %d", w.Code)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	var percents []int
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, "percent") {
+			var j control.UpdateJob
+			json.Unmarshal([]byte(d), &j)
+			percents = append(percents, j.Percent)
+			if j.Phase == "installed" {
+				break
+			}
+		}
+	}
+	if len(percents) < 2 || percents[len(percents)-1] != 100 || !slices.IsSorted(percents) {
+		t.Errorf("progress seen %v: want it rising to 100", percents)
+	}
+	// a bundle from the browser streams to the daemon; its token is in the address
+	upload := func(token string) *httptest.ResponseRecorder {
+		var body strings.Builder
+		mw := multipart.NewWriter(&body)
+		fw, _ := mw.CreateFormFile("bundle", "hark-1.4.0.raucb")
+		fw.Write([]byte("BUNDLE BYTES"))
+		mw.Close()
+		req := httptest.NewRequest("POST", "/updates/upload?csrf="+token, strings.NewReader(body.String()))
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.RemoteAddr = b.from
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: b.cookie})
+		w := httptest.NewRecorder()
+		r.h.ServeHTTP(w, req)
+		return w
+	}
+	if w := upload("forged"); w.Code != http.StatusForbidden || len(r.updates.uploaded) != 0 {
+		t.Errorf("an upload without the token: %d", w.Code)
+	}
+	if w := upload(b.csrf("/updates")); w.Code != http.StatusSeeOther || string(r.updates.uploaded) != "BUNDLE BYTES" {
+		t.Errorf("upload: %d %q", w.Code, r.updates.uploaded)
+	}
+	if b.post("/updates/rollback", nil); r.updates.rollback != 1 {
+		t.Error("no rollback")
 	}
 }

@@ -4,8 +4,9 @@
   "use strict";
   var state = document.getElementById("state");
   var log = document.getElementById("log");
-  if (!state && !log || !window.EventSource) return;
-  var url = "/events" + (log ? "?logs=" + encodeURIComponent(log.dataset.level || "INFO") : "");
+  var progress = document.getElementById("update-progress");
+  if (!state && !log && !progress || !window.EventSource) return;
+  var url = "/events" + (log ? "?logs=" + encodeURIComponent(log.dataset.level || "INFO") : progress ? "?update" : "");
   var es = new EventSource(url);
   es.addEventListener("state", function (e) {
     if (!state) return;
@@ -17,6 +18,15 @@
       health.textContent = !s.ready ? "the pipeline is not armed yet" :
         bad.length ? bad[0].name + ": " + bad[0].detail : "All checks pass";
     }
+  });
+  es.addEventListener("update", function (e) {
+    if (!progress) return;
+    var j = JSON.parse(e.data);
+    progress.value = j.percent;
+    progress.textContent = j.percent + " %";
+    document.getElementById("update-percent").textContent = j.percent;
+    document.getElementById("update-phase").textContent = j.phase ?
+      j.phase + (j.version ? " " + j.version : "") + (j.error ? ": " + j.error : "") : "Nothing is being installed.";
   });
   es.addEventListener("log", function (e) {
     if (!log) return;
