@@ -286,7 +286,7 @@ func (s *store) Set(_ context.Context, k string, v any) error {
 
 // rig is the page over fakes, with a clock the test moves.
 type rig struct {
-	t        *testing.T
+	t        testing.TB
 	settings *settings
 	updates  *updates
 	srv      *Server
@@ -296,7 +296,7 @@ type rig struct {
 	now      time.Time
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	h := &house{secrets: map[string]string{}, facts: []control.Fact{{ID: "f1", Text: "the cat is called Miso", At: time.Now()}},
 		convs: []control.Conversation{{ID: "c1", Exchanges: []control.Exchange{{At: time.Now(), User: "hello", Assistant: "Hi there."}}},
 			{ID: "c2", Exchanges: []control.Exchange{{At: time.Now(), User: "what time is it", Assistant: "Ten past nine."}}}}}
