@@ -233,6 +233,15 @@ func (a *access) session(t string) (*session, bool) {
 	return s, true
 }
 
+// alive reports whether a token's session is live, without counting this
+// as a use: an open page's event stream does not keep a session alive.
+func (a *access) alive(t string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[t]
+	return ok && a.now().Sub(s.last) <= a.idle
+}
+
 func (a *access) close(t string) {
 	a.mu.Lock()
 	delete(a.sessions, t)

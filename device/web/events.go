@@ -60,8 +60,8 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 			return
 		case <-tick.C:
 		}
-		if _, alive := s.access.session(r.token); !alive {
-			return // logged out meanwhile
+		if !s.access.alive(r.token) {
+			return // logged out, or idle too long, meanwhile
 		}
 	}
 }

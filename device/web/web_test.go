@@ -827,3 +827,30 @@ func TestUpdates(t *testing.T) {
 		t.Error("no rollback")
 	}
 }
+
+// TestAnOpenPageDoesNotKeepItsSessionAlive: the event stream of a page
+// left open ends when the session expires; it does not count as a use.
+func TestAnOpenPageDoesNotKeepItsSessionAlive(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	srv := httptest.NewServer(r.h)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/events", nil)
+	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: b.cookie})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r.wait(31 * time.Minute)
+	done := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, resp.Body); done <- err }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream of an expired session did not end")
+	}
+	if w := b.do("GET", "/", nil); w.Code != http.StatusSeeOther {
+		t.Errorf("after 31 minutes with only the stream open: %d, want the login page", w.Code)
+	}
+}
