@@ -16,6 +16,7 @@ import (
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/notify"
 	"github.com/harkbox/hark/device/sim"
+	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/pipeline"
 )
@@ -49,8 +50,11 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	defer closeLog()
+	// The web page's logged-in browsers stay logged in across a restart
+	// (a setting applied), not across a factory reset.
+	sessions := &web.Sessions{}
 	for {
-		err := runBox(ctx, e, cfg, res, screen, log, tail)
+		err := runBox(ctx, e, cfg, res, screen, log, tail, sessions)
 		if errors.Is(err, errRestart) {
 			if cfg, res, err = loadConfig(e, g, overrides...); err != nil {
 				return fmt.Errorf("restart: %w", err)
@@ -64,17 +68,19 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 		if err := wipe(cfg.DataDir); err != nil {
 			return fmt.Errorf("factory reset: %w", err)
 		}
+		sessions = &web.Sessions{}
 		log.Warn("factory reset: everything the box remembered was erased; starting again", "data_dir", cfg.DataDir)
 	}
 }
 
 // runBox runs the appliance once: the store, speech, the devices, the
 // pipeline and what follows it, until ctx is done or a factory reset.
-func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved, screen *sim.Screen, log *slog.Logger, tail *control.LogTail) error {
+func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved, screen *sim.Screen, log *slog.Logger, tail *control.LogTail, sessions *web.Sessions) error {
 	a, err := openApp(cfg, res, log)
 	if err != nil {
 		return err
 	}
+	a.sessions = sessions
 	defer a.close()
 	if id, created, err := ensureIdentity(cfg.DataDir); err != nil {
 		log.Warn("no device identity", "err", err)

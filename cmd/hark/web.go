@@ -26,7 +26,7 @@ func (a *app) serveWeb(ctx context.Context, api control.API) {
 	if cfg.Listen == "" {
 		return
 	}
-	page, err := web.New(ctx, web.Options{API: api, Store: a.db.Settings(), Network: a.network(), Version: version, AnyAddress: cfg.AnyAddress,
+	page, err := web.New(ctx, web.Options{API: api, Store: a.db.Settings(), Network: a.network(), Sessions: a.sessions, Version: version, AnyAddress: cfg.AnyAddress,
 		IdleExpiry: cfg.IdleExpiry.Duration, Log: a.log})
 	if err != nil {
 		a.log.Error("no web page", "err", err)

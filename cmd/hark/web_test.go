@@ -116,4 +116,12 @@ func TestWebPageContract(t *testing.T) {
 	if out := runIn(t, getenv, "", "status", "--data", dir, "--config", cfg); !strings.HasPrefix(out, "running") {
 		t.Errorf("after the restart: %q", out)
 	}
+	waitListening(t, addr)
+	req, _ = http.NewRequest("GET", base+"/settings", nil)
+	req.AddCookie(resp.Cookies()[0])
+	if again, err := noRedirect.Do(req); err != nil || again.StatusCode != http.StatusOK {
+		t.Errorf("the browser is logged out by the restart: %v %v", again, err)
+	} else {
+		again.Body.Close()
+	}
 }

@@ -54,15 +54,16 @@ type app struct {
 	commands *command.Registry
 	// mcp keeps the MCP servers' tools in commands once started; mcpStop
 	// closes them.
-	mcp     *mcp.Hub
-	mcpOnce sync.Once
-	mcpStop context.CancelFunc
-	web     atomic.Pointer[web.Server] // the web page, once the daemon serves it
-	restart func()                     // starts the daemon again; nil without one
-	updates updates                    // the daemon's firmware install
-	alerts  *alert.Service
-	mixer   *mixer.Mixer
-	started time.Time
+	mcp      *mcp.Hub
+	mcpOnce  sync.Once
+	mcpStop  context.CancelFunc
+	web      atomic.Pointer[web.Server] // the web page, once the daemon serves it
+	restart  func()                     // starts the daemon again; nil without one
+	sessions *web.Sessions              // the web page's logged-in browsers, kept across a restart
+	updates  updates                    // the daemon's firmware install
+	alerts   *alert.Service
+	mixer    *mixer.Mixer
+	started  time.Time
 	// notice shows the user one line outside the conversation (the
 	// simulation's hint on reaching a model); nil elsewhere.
 	notice func(string)

@@ -92,6 +92,13 @@ func newAccess(ctx context.Context, store Store, now func() time.Time, idle time
 	return a, nil
 }
 
+// keep is the store the password is kept in.
+func (a *access) keep() Store {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.store
+}
+
 // newCode is eight random digits.
 func newCode() string {
 	n, err := rand.Int(rand.Reader, big.NewInt(100_000_000))
@@ -175,7 +182,7 @@ func (a *access) setup(ctx context.Context, src, code, password string) (string,
 	if err != nil {
 		return "", fmt.Errorf("web: hash the password: %w", err)
 	}
-	if err := a.store.Set(ctx, passwordKey, credential{Hash: string(hash)}); err != nil {
+	if err := a.keep().Set(ctx, passwordKey, credential{Hash: string(hash)}); err != nil {
 		return "", fmt.Errorf("web: keep the password: %w", err)
 	}
 	a.mu.Lock()
@@ -197,7 +204,7 @@ func (a *access) login(ctx context.Context, src, password string) (string, error
 		return "", err
 	}
 	var c credential
-	ok, err := a.store.Get(ctx, passwordKey, &c)
+	ok, err := a.keep().Get(ctx, passwordKey, &c)
 	if err != nil {
 		return "", fmt.Errorf("web: read the password: %w", err)
 	}
@@ -268,7 +275,7 @@ func (a *access) changePassword(ctx context.Context, src, keep, old, password st
 	if err != nil {
 		return fmt.Errorf("web: hash the password: %w", err)
 	}
-	if err := a.store.Set(ctx, passwordKey, credential{Hash: string(hash)}); err != nil {
+	if err := a.keep().Set(ctx, passwordKey, credential{Hash: string(hash)}); err != nil {
 		return fmt.Errorf("web: keep the password: %w", err)
 	}
 	a.mu.Lock()

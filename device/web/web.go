@@ -40,6 +40,10 @@ type Options struct {
 	Store Store
 	// Network is the box's network, for its page; nil for none.
 	Network Network
+	// Sessions, when set, keeps the logged-in browsers across pages made
+	// one after another (the daemon's restart after a setting); nil for
+	// this page's own.
+	Sessions *Sessions
 	// Version is shown on the status page.
 	Version string
 	// AnyAddress serves every source address, not only the local ones.
@@ -72,9 +76,20 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	a, err := newAccess(ctx, o.Store, o.Now, o.IdleExpiry)
-	if err != nil {
-		return nil, err
+	var a *access
+	if o.Sessions != nil && o.Sessions.a != nil {
+		a = o.Sessions.a
+		a.mu.Lock()
+		a.store = o.Store // the new page's store: the old one is closed
+		a.mu.Unlock()
+	} else {
+		var err error
+		if a, err = newAccess(ctx, o.Store, o.Now, o.IdleExpiry); err != nil {
+			return nil, err
+		}
+		if o.Sessions != nil {
+			o.Sessions.a = a
+		}
 	}
 	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, pages: map[string]*template.Template{}}
 	names, err := fs.Glob(files, "templates/*.html")
@@ -93,6 +108,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	return s, nil
 }
+
+// Sessions are the logged-in browsers, kept by the caller across pages.
+// The zero value is ready for use.
+type Sessions struct{ a *access }
 
 // SetupCode is the one-time code the first visit asks for, while no
 // password is set.

@@ -854,3 +854,34 @@ func TestAnOpenPageDoesNotKeepItsSessionAlive(t *testing.T) {
 		t.Errorf("after 31 minutes with only the stream open: %d, want the login page", w.Code)
 	}
 }
+
+// TestSessionsOutliveARestart: a page made again with the same Sessions
+// (the daemon restarted to apply a setting) keeps its browsers logged in.
+func TestSessionsOutliveARestart(t *testing.T) {
+	r := newRig(t)
+	keep := &Sessions{}
+	st := &store{m: map[string][]byte{}}
+	first, err := New(t.Context(), Options{API: r.srv.o.API, Store: st, Sessions: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.access.cost = bcrypt.MinCost
+	code, _ := first.SetupCode()
+	tok, err := first.access.setup(t.Context(), "10.0.0.2", code, "correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := New(t.Context(), Options{API: r.srv.o.API, Store: &store{m: st.m}, Sessions: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := again.access.session(tok); !ok {
+		t.Error("the restart logged the browser out")
+	}
+	if _, pending := again.SetupCode(); pending {
+		t.Error("the restart asks for a setup code again")
+	}
+	if _, err := again.access.login(t.Context(), "10.0.0.2", "correct horse"); err != nil {
+		t.Errorf("login after the restart: %v", err)
+	}
+}
