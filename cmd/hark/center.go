@@ -15,6 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/web"
 	ha "github.com/harkbox/hark/reply/command/home"
 	"github.com/harkbox/hark/reply/command/mcp"
 
@@ -225,6 +227,18 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 	defer stop()
 	go srv.Expire(sctx)
 	go b.watch(sctx)
+	// The household's web page: the memory and conversations of every
+	// node, the secrets, the center's health.
+	pageDone := make(chan struct{})
+	go func() {
+		defer close(pageDone)
+		api := control.API{Box: centerBox{db: db, b: b, started: time.Now()}, Memory: memoryAPI{db},
+			Secrets: secretsAPI{db.Secrets(cfg.Commands.SecretsKey)}}
+		servePage(sctx, log, cfg.Web.Listen, web.Options{API: api, Store: db.Settings(), Version: version,
+			AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: log},
+			func(line string) { fmt.Fprintln(e.stdout, "center: "+line) }, nil)
+	}()
+	defer func() { stop(); <-pageDone }()
 	go func() {
 		<-sctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -270,3 +284,29 @@ func (b beside) Lookup(name string) (*command.Command, bool) {
 	}
 	return b.Registry.Lookup(name)
 }
+
+// centerBox is the center as its web page's status shows it.
+type centerBox struct {
+	db      *storage.DB
+	b       *brain
+	started time.Time
+}
+
+func (c centerBox) Status(ctx context.Context) control.Status {
+	st := control.Check{Name: "storage", OK: true, Detail: "open"}
+	if err := c.db.Writable(); err != nil {
+		st = control.Check{Name: "storage", Detail: err.Error()}
+	}
+	s := control.Status{State: "serving the household's speakers", Ready: true, Version: version, Checks: []control.Check{st}, Started: c.started}
+	if c.b.chain != nil {
+		for _, ep := range c.b.chain.Status() {
+			s.Links = append(s.Links, modelLink(ep))
+		}
+	} else {
+		s.Links = append(s.Links, c.b.link(ctx))
+	}
+	return s
+}
+
+func (centerBox) WaitIdle(context.Context) error { return nil }
+func (centerBox) SetUpdating(bool, int)          {}

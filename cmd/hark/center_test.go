@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,60 @@ func TestCenterOffersMCPTools(t *testing.T) {
 	chats := chats(srv)
 	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "There are 3 tins of beans.") {
 		t.Errorf("the model did not read the MCP result: %q", last[len(last)-1].Content)
+	}
+}
+
+// TestCenterServesTheHouseholdsPage: `hark center` serves the web page on
+// [web] listen, with the household's memory and the center's health, and
+// says its setup code on its output.
+func TestCenterServesTheHouseholdsPage(t *testing.T) {
+	srv, _ := modelServer(t)
+	env := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
+	page := freePort(t)
+	cfg := writeConfig(t, fmt.Sprintf("[web]\nlisten = %q\n", page))
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan int, 1)
+	var o, e output
+	go func() {
+		served <- run(ctx, []string{"center", "--config", cfg, "--data", t.TempDir(), "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
+	}()
+	defer func() {
+		cancel()
+		if code := <-served; code != 0 {
+			t.Errorf("hark center exited %d: %s", code, e.String())
+		}
+	}()
+	waitListening(t, page)
+	o.waitFor(t, "its first visit asks for the code ", 1)
+	m := regexp.MustCompile(`center: web page: \S+; its first visit asks for the code (\d{8})`).FindStringSubmatch(o.String())
+	if m == nil {
+		t.Fatalf("no setup code on the center's output:\n%s", o.String())
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.PostForm("http://"+page+"/setup", url.Values{"code": {m[1]}, "password": {"household page"}})
+	if err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("setup: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	get := func(path string) (int, string) {
+		req, _ := http.NewRequest("GET", "http://"+page+path, nil)
+		req.AddCookie(resp.Cookies()[0])
+		r, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return r.StatusCode, string(b)
+	}
+	if code, body := get("/"); code != http.StatusOK || !strings.Contains(body, "serving the household") || !strings.Contains(body, "model server") {
+		t.Errorf("the center's status page: %d\n%s", code, body)
+	}
+	if code, _ := get("/memory"); code != http.StatusOK {
+		t.Errorf("the household's memory: %d", code)
+	}
+	if code, body := get("/timers"); code != http.StatusNotFound || !strings.Contains(body, "does not offer") {
+		t.Errorf("timers on the center (they live on the nodes): %d", code)
 	}
 }

@@ -23,31 +23,42 @@ import (
 // the box.
 func (a *app) serveWeb(ctx context.Context, api control.API) {
 	cfg := a.cfg.Web
-	if cfg.Listen == "" {
+	o := web.Options{API: api, Store: a.db.Settings(), Network: a.network(), Sessions: a.sessions, Version: version,
+		AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Log: a.log}
+	servePage(ctx, a.log, cfg.Listen, o, a.notice, func(p *web.Server) { a.web.Store(p) })
+}
+
+// servePage serves the web page on listen until ctx is done: the box's,
+// or the center's for the household. show, when set, tells the person at
+// the terminal the page's address and its setup code; ready gets the page
+// once it listens.
+func servePage(ctx context.Context, log *slog.Logger, listen string, o web.Options, show func(string), ready func(*web.Server)) {
+	if listen == "" {
 		return
 	}
-	page, err := web.New(ctx, web.Options{API: api, Store: a.db.Settings(), Network: a.network(), Sessions: a.sessions, Version: version, AnyAddress: cfg.AnyAddress,
-		IdleExpiry: cfg.IdleExpiry.Duration, Log: a.log})
+	page, err := web.New(ctx, o)
 	if err != nil {
-		a.log.Error("no web page", "err", err)
+		log.Error("no web page", "err", err)
 		return
 	}
-	l, err := net.Listen("tcp", cfg.Listen)
+	l, err := net.Listen("tcp", listen)
 	if err != nil {
-		a.log.Warn("no web page: its address is taken or not this machine's ([web] listen)", "listen", cfg.Listen, "err", err)
+		log.Warn("no web page: its address is taken or not this machine's ([web] listen)", "listen", listen, "err", err)
 		return
 	}
-	a.web.Store(page)
+	if ready != nil {
+		ready(page)
+	}
 	url := "http://" + l.Addr().String()
-	if host, port, _ := net.SplitHostPort(cfg.Listen); host == "" {
+	if host, port, _ := net.SplitHostPort(listen); host == "" {
 		url = "http://localhost:" + port
 	}
-	a.log.Info("web page", "url", url)
-	if code, pending := page.SetupCode(); pending && a.notice != nil {
-		a.notice(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
+	log.Info("web page", "url", url)
+	if code, pending := page.SetupCode(); pending && show != nil {
+		show(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
 	}
 	hs := &http.Server{Handler: page.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -55,7 +66,7 @@ func (a *app) serveWeb(ctx context.Context, api control.API) {
 		hs.Shutdown(sctx)
 	}()
 	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		a.log.Warn("web page stopped", "err", err)
+		log.Warn("web page stopped", "err", err)
 	}
 }
 

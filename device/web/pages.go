@@ -133,7 +133,7 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 // unserved is the page of a resource this daemon does not offer.
 func (s *Server) unserved(w http.ResponseWriter, r *request, title, nav string) {
 	v := s.page(r, title, nav)
-	v.Error = "This speaker does not offer that here."
+	v.Error = "Hark does not offer that here."
 	s.render(w, http.StatusNotFound, "message", v)
 }
 
