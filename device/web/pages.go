@@ -115,6 +115,7 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 	s.settingsRoutes(handle)
 	s.networkRoutes(handle, s.o.Network)
 	s.updatesRoutes(handle)
+	s.setupRoutes(handle)
 	handle("GET /account", s.accountPage)
 	handle("POST /account/password", s.accountPassword)
 	handle("POST /logout", func(w http.ResponseWriter, r *request) {

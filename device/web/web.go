@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/harkbox/hark/device/control"
@@ -60,6 +61,9 @@ type Server struct {
 	log    *slog.Logger
 	access *access
 	pages  map[string]*template.Template
+
+	flowsMu sync.Mutex
+	flows   map[string]*flow // a command's setup under way, by session
 }
 
 // New returns the page; it reads whether a password is set.
@@ -91,7 +95,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 			o.Sessions.a = a
 		}
 	}
-	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, pages: map[string]*template.Template{}}
+	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, pages: map[string]*template.Template{}, flows: map[string]*flow{}}
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {
 		return nil, err

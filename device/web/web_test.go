@@ -108,9 +108,29 @@ func (s secretStore) Unset(_ context.Context, name string) error {
 type commands struct{}
 
 func (commands) List(context.Context) ([]control.CommandInfo, error) {
-	return []control.CommandInfo{{Name: "home_control", Secrets: []control.SecretState{{Key: "HA_TOKEN", Required: true, State: "not set"}}}, {Name: "set_timer"}}, nil
+	return []control.CommandInfo{{Name: "home_control", Setup: true, Secrets: []control.SecretState{{Key: "HA_TOKEN", Required: true, State: "not set"}}}, {Name: "set_timer"}}, nil
 }
-func (commands) Setup(context.Context, string, control.SetupIO) error { return nil }
+
+// Setup asks as the Home Assistant setup does, and checks the token.
+func (commands) Setup(_ context.Context, name string, io control.SetupIO) error {
+	if name != "home_control" {
+		return fmt.Errorf("%w: no command called %q", control.ErrNotFound, name)
+	}
+	io.Say("Home Assistant: its address and a long-lived access token.")
+	addr, err := io.Ask("Home Assistant's address")
+	if err != nil {
+		return err
+	}
+	tok, err := io.Ask("A long-lived access token")
+	if err != nil {
+		return err
+	}
+	if tok != "good-token" {
+		return fmt.Errorf("%w: Home Assistant at %s refused the token (401)", control.ErrInvalid, addr)
+	}
+	io.Say("Found 14 entities: 5 lights, 2 locks.")
+	return nil
+}
 
 type memory struct{ h *house }
 
@@ -883,5 +903,48 @@ func TestSessionsOutliveARestart(t *testing.T) {
 	}
 	if _, err := again.access.login(t.Context(), "10.0.0.2", "correct horse"); err != nil {
 		t.Errorf("login after the restart: %v", err)
+	}
+}
+
+// TestCommandSetupOnThePage: a command's setup runs as a conversation of
+// forms; a secret answer is asked in a password field and never shown.
+func TestCommandSetupOnThePage(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	if body := b.do("GET", "/commands", nil).Body.String(); !strings.Contains(body, `action="/commands/home_control/setup"`) {
+		t.Fatal("no setup button for home_control")
+	}
+	for _, token := range []string{"bad-token", "good-token"} {
+		w := b.post("/commands/home_control/setup", nil)
+		if w.Code != http.StatusSeeOther {
+			t.Fatalf("start: %d", w.Code)
+		}
+		body := b.do("GET", "/commands/home_control/setup", nil).Body.String()
+		if !strings.Contains(body, "Home Assistant: its address and a long-lived access token.") || !strings.Contains(body, "Home Assistant&#39;s address") {
+			t.Fatalf("first question:\n%s", body)
+		}
+		b.post("/commands/home_control/setup/answer", url.Values{"answer": {"http://ha.lan:8123"}})
+		body = b.do("GET", "/commands/home_control/setup", nil).Body.String()
+		if !strings.Contains(body, "A long-lived access token") || !strings.Contains(body, `type="password"`) {
+			t.Fatalf("second question:\n%s", body)
+		}
+		b.post("/commands/home_control/setup/answer", url.Values{"answer": {token}})
+		body = b.do("GET", "/commands/home_control/setup", nil).Body.String()
+		if strings.Contains(body, token) {
+			t.Error("the token was shown")
+		}
+		switch token {
+		case "bad-token":
+			if !strings.Contains(body, "refused the token (401)") {
+				t.Errorf("a refused token:\n%s", body)
+			}
+		default:
+			if !strings.Contains(body, "Found 14 entities") || !strings.Contains(body, "The setup of home_control is done.") {
+				t.Errorf("a good token:\n%s", body)
+			}
+		}
+	}
+	if w := b.do("GET", "/commands/set_timer/setup", nil); w.Code != http.StatusSeeOther {
+		t.Errorf("the page of a setup not running: %d", w.Code)
 	}
 }
