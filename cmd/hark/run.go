@@ -45,7 +45,9 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	screen := sim.NewScreen(e.stdout, e.stdoutTTY)
 	defer screen.End()
 	tail := control.NewLogTail(500)
-	log, closeLog, err := daemonLogger(cfg, e, screen, tail, *verbose)
+	level := new(slog.LevelVar) // the page's log.level applies at once
+	level.UnmarshalText([]byte(cfg.Log.Level)) // checked by config.Resolve
+	log, closeLog, err := daemonLogger(cfg, e, screen, tail, *verbose, level)
 	if err != nil {
 		return err
 	}
@@ -54,11 +56,12 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	// (a setting applied), not across a factory reset.
 	sessions := &web.Sessions{}
 	for {
-		err := runBox(ctx, e, cfg, res, screen, log, tail, sessions)
+		err := runBox(ctx, e, cfg, res, screen, log, tail, sessions, level)
 		if errors.Is(err, errRestart) {
 			if cfg, res, err = loadConfig(e, g, overrides...); err != nil {
 				return fmt.Errorf("restart: %w", err)
 			}
+			level.UnmarshalText([]byte(cfg.Log.Level))
 			log.Info("started again with the settings kept")
 			continue
 		}
@@ -75,12 +78,13 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 
 // runBox runs the appliance once: the store, speech, the devices, the
 // pipeline and what follows it, until ctx is done or a factory reset.
-func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved, screen *sim.Screen, log *slog.Logger, tail *control.LogTail, sessions *web.Sessions) error {
+func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved, screen *sim.Screen, log *slog.Logger, tail *control.LogTail,
+	sessions *web.Sessions, level *slog.LevelVar) error {
 	a, err := openApp(cfg, res, log)
 	if err != nil {
 		return err
 	}
-	a.sessions = sessions
+	a.sessions, a.logLevel = sessions, level
 	defer a.close()
 	if id, created, err := ensureIdentity(cfg.DataDir); err != nil {
 		log.Warn("no device identity", "err", err)
@@ -239,9 +243,7 @@ func (a *app) replyDir() string { return filepath.Join(a.cfg.DataDir, "replies")
 // (the journal). In simulation the terminal is the box's screen, so the log
 // goes to hark.log in the data directory and reaches the terminal only
 // with --verbose. Either way its last lines are kept for the API.
-func daemonLogger(cfg *config.Loaded, e env, screen *sim.Screen, tail *control.LogTail, verbose bool) (*slog.Logger, func() error, error) {
-	var level slog.Level
-	level.UnmarshalText([]byte(cfg.Log.Level)) // checked by config.Resolve
+func daemonLogger(cfg *config.Loaded, e env, screen *sim.Screen, tail *control.LogTail, verbose bool, level *slog.LevelVar) (*slog.Logger, func() error, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	if cfg.Board != "sim" {
 		return slog.New(slog.NewTextHandler(io.MultiWriter(e.stderr, tail), opts)), func() error { return nil }, nil

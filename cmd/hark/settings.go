@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -38,6 +39,12 @@ func (s settingsAPI) List(context.Context) ([]control.Setting, error) {
 		if src := cfg.Sources[k]; strings.HasPrefix(src, "env ") || strings.HasPrefix(src, "flag ") {
 			st.Locked = "set by " + src
 		}
+		s.a.appliedMu.Lock()
+		now, live := s.a.applied[k]
+		s.a.appliedMu.Unlock()
+		if live {
+			st.Value = now // applied at once: what the daemon uses now
+		}
 		if v, ok := saved[k]; ok && v != st.Value {
 			st.Saved = v
 		}
@@ -47,11 +54,45 @@ func (s settingsAPI) List(context.Context) ([]control.Setting, error) {
 }
 
 func (s settingsAPI) Set(ctx context.Context, key, value string) error {
-	err := s.a.cfg.SaveSetting(s.path(), key, strings.TrimSpace(value), os.Getenv)
+	value = strings.TrimSpace(value)
+	err := s.a.cfg.SaveSetting(s.path(), key, value, os.Getenv)
 	if errors.Is(err, config.ErrSetting) {
 		return fmt.Errorf("%w: %s", control.ErrInvalid, strings.TrimPrefix(err.Error(), config.ErrSetting.Error()+": "))
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if s.applyNow(ctx, key, value) {
+		s.a.appliedMu.Lock()
+		if s.a.applied == nil {
+			s.a.applied = map[string]string{}
+		}
+		s.a.applied[key] = value
+		s.a.appliedMu.Unlock()
+		s.a.log.Info("setting applied", "key", key)
+	}
+	return nil
+}
+
+// applyNow applies a kept setting to the running daemon where that needs
+// no restart: the log level, and the volume (which the speaker then plays
+// at, until someone says otherwise). It reports whether it did.
+func (s settingsAPI) applyNow(ctx context.Context, key, value string) bool {
+	switch key {
+	case "log.level":
+		return s.a.logLevel != nil && s.a.logLevel.UnmarshalText([]byte(value)) == nil
+	case "audio.volume":
+		if s.a.restart == nil || s.a.mixer == nil { // no daemon: nothing plays
+			return false
+		}
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return false
+		}
+		_, muted, err := s.a.mixer.Volume(ctx)
+		return err == nil && s.a.mixer.SetVolume(ctx, n, muted) == nil
+	}
+	return false
 }
 
 func (s settingsAPI) Restart(context.Context) error {

@@ -119,9 +119,23 @@ func TestWebPageContract(t *testing.T) {
 	waitListening(t, addr)
 	req, _ = http.NewRequest("GET", base+"/settings", nil)
 	req.AddCookie(resp.Cookies()[0])
-	if again, err := noRedirect.Do(req); err != nil || again.StatusCode != http.StatusOK {
-		t.Errorf("the browser is logged out by the restart: %v %v", again, err)
-	} else {
-		again.Body.Close()
+	again, err := noRedirect.Do(req)
+	if err != nil || again.StatusCode != http.StatusOK {
+		t.Fatalf("the browser is logged out by the restart: %v %v", again, err)
+	}
+	body, _ = io.ReadAll(again.Body)
+	again.Body.Close()
+	m = regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(body)
+	// the log level and the volume apply at once, without a restart
+	if r := post("/settings", url.Values{"log.level": {"debug"}, "audio.volume": {"35"}}); r.StatusCode != http.StatusSeeOther {
+		t.Errorf("log level and volume: %d", r.StatusCode)
+	}
+	req, _ = http.NewRequest("GET", base+"/settings", nil)
+	req.AddCookie(resp.Cookies()[0])
+	page, _ = noRedirect.Do(req)
+	body, _ = io.ReadAll(page.Body)
+	page.Body.Close()
+	if !strings.Contains(string(body), "log.level, audio.volume in use now.") && !strings.Contains(string(body), "audio.volume, log.level in use now.") {
+		t.Errorf("the settings applied at once:\n%s", body)
 	}
 }

@@ -60,10 +60,14 @@ type app struct {
 	web      atomic.Pointer[web.Server] // the web page, once the daemon serves it
 	restart  func()                     // starts the daemon again; nil without one
 	sessions *web.Sessions              // the web page's logged-in browsers, kept across a restart
+	logLevel *slog.LevelVar             // the daemon's log level; nil in a one-shot command
 	updates  updates                    // the daemon's firmware install
-	alerts   *alert.Service
-	mixer    *mixer.Mixer
-	started  time.Time
+	// applied are the settings applied without a restart, key → value.
+	appliedMu sync.Mutex
+	applied   map[string]string
+	alerts    *alert.Service
+	mixer     *mixer.Mixer
+	started   time.Time
 	// notice shows the user one line outside the conversation (the
 	// simulation's hint on reaching a model); nil elsewhere.
 	notice func(string)

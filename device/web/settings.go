@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/harkbox/hark/device/control"
@@ -90,7 +91,25 @@ func (s *Server) settingsSave(w http.ResponseWriter, r *request) {
 		return
 	}
 	s.log.Info("settings kept", "keys", saved, "from", r.RemoteAddr)
-	s.back(w, r, "/settings", fmt.Sprintf("Kept %s. Hark uses the new values once it starts again: restart it below.", strings.Join(saved, ", ")))
+	var now, later []string // in use at once, or after a restart
+	after, err := s.o.API.Settings.List(r.Context())
+	for _, st := range after {
+		if slices.Contains(saved, st.Key) {
+			if st.Saved != "" || err != nil {
+				later = append(later, st.Key)
+			} else {
+				now = append(now, st.Key)
+			}
+		}
+	}
+	var msg []string
+	if len(now) > 0 {
+		msg = append(msg, fmt.Sprintf("%s in use now.", strings.Join(now, ", ")))
+	}
+	if len(later) > 0 {
+		msg = append(msg, fmt.Sprintf("Kept %s: Hark uses the new values once it starts again; restart it below.", strings.Join(later, ", ")))
+	}
+	s.back(w, r, "/settings", strings.Join(msg, " "))
 }
 
 func (s *Server) settingsRestart(w http.ResponseWriter, r *request) {

@@ -203,6 +203,9 @@ func (st *settings) Set(_ context.Context, key, value string) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.saved[key] = value
+	if key == "audio.volume" { // applied at once, as the daemon does
+		st.running[key] = value
+	}
 	return nil
 }
 
@@ -763,6 +766,10 @@ func TestSettings(t *testing.T) {
 	}
 	if body := b.do("GET", "/settings", nil).Body.String(); !strings.Contains(body, "Nothing changed.") {
 		t.Error("no word that nothing changed")
+	}
+	b.post("/settings", url.Values{"audio.volume": {"35"}, "listen.mode": {"hold"}})
+	if body := b.do("GET", "/settings", nil).Body.String(); !strings.Contains(body, "audio.volume in use now. Kept listen.mode: Hark uses the new values once it starts again") {
+		t.Errorf("a setting applied at once and one kept:\n%s", body)
 	}
 }
 
