@@ -45,7 +45,7 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	screen := sim.NewScreen(e.stdout, e.stdoutTTY)
 	defer screen.End()
 	tail := control.NewLogTail(500)
-	level := new(slog.LevelVar) // the page's log.level applies at once
+	level := new(slog.LevelVar)                // the page's log.level applies at once
 	level.UnmarshalText([]byte(cfg.Log.Level)) // checked by config.Resolve
 	log, closeLog, err := daemonLogger(cfg, e, screen, tail, *verbose, level)
 	if err != nil {
