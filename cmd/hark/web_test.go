@@ -39,7 +39,7 @@ func TestWebPageContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/setup") {
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
 		t.Errorf("anonymous before setup: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	resp, err = noRedirect.PostForm(base+"/setup", url.Values{"code": {code}, "password": {"kitchen radio"}})

@@ -56,7 +56,7 @@ func TestNetworkNeedsALogin(t *testing.T) {
 	n, wifi := boxNetwork(t, nil)
 	r := networkRig(t, n)
 	anon := r.browser()
-	if w := anon.do("GET", "/network", nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/setup?next=/network" {
+	if w := anon.do("GET", "/network", nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/login?next=/network" {
 		t.Errorf("before setup: %d %s", w.Code, w.Header().Get("Location"))
 	}
 	r.setUp()

@@ -66,7 +66,11 @@ func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 	if _, pending := s.access.setupCode(); pending {
-		http.Redirect(w, r, "/setup", http.StatusSeeOther)
+		to := "/setup"
+		if n := next(r); n != "/" {
+			to += "?next=" + url.QueryEscape(n)
+		}
+		http.Redirect(w, r, to, http.StatusSeeOther)
 		return
 	}
 	s.render(w, http.StatusOK, "login", view{Title: "Log in", Field: map[string]string{}, Form: map[string]string{"next": next(r)}})
@@ -142,12 +146,19 @@ func (s *Server) statusPage(w http.ResponseWriter, r *request) {
 	v := s.page(r, "Status", "status")
 	st := s.o.API.Box.Status(r.Context())
 	healthy, why := st.Healthy()
+	var slots []control.UpdateSlot
+	if s.o.API.Updates != nil {
+		if u, err := s.o.API.Updates.Status(r.Context()); err == nil {
+			slots = u.Slots
+		}
+	}
 	v.Data = struct {
 		control.Status
 		Healthy bool
 		Why     string
 		Version string
-	}{st, healthy, why, s.o.Version}
+		Slots   []control.UpdateSlot
+	}{st, healthy, why, s.o.Version, slots}
 	s.render(w, http.StatusOK, "status", v)
 }
 

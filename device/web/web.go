@@ -208,8 +208,9 @@ type request struct {
 
 type pageHandler func(w http.ResponseWriter, r *request)
 
-// authed sends an anonymous request to the login page (or the setup page,
-// before a password is set) and checks the CSRF token of every form.
+// authed sends an anonymous request to the login page (which sends it on
+// to the setup page before a password is set) and checks the CSRF token
+// of every form.
 func (s *Server) authed(h pageHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie(sessionCookie)
@@ -219,10 +220,7 @@ func (s *Server) authed(h pageHandler) http.Handler {
 			sess, ok = s.access.session(c.Value)
 		}
 		if !ok {
-			to := "/login"
-			if _, pending := s.access.setupCode(); pending {
-				to = "/setup"
-			}
+			to := "/login" // which sends a first visit on to /setup
 			if r.Method == http.MethodGet && r.URL.Path != "/" {
 				to += "?next=" + r.URL.Path
 			}

@@ -427,7 +427,7 @@ func TestAnonymousRequestsGoToSetupThenLogin(t *testing.T) {
 	anon := r.browser()
 	for _, p := range append(pages, "/logs/download", "/events") {
 		w := anon.do("GET", p, nil)
-		if w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/setup") {
+		if w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/login") {
 			t.Errorf("GET %s before setup: %d %s", p, w.Code, w.Header().Get("Location"))
 		}
 	}
@@ -777,7 +777,7 @@ func TestStatusPage(t *testing.T) {
 	r := newRig(t)
 	b := r.setUp()
 	body := b.do("GET", "/", nil).Body.String()
-	for _, want := range []string{"1h30m", "512 MiB free of 2048 MiB (25 % free)", "round trip 3ms", "All checks pass"} {
+	for _, want := range []string{"1h30m", "512 MiB free of 2048 MiB (25 % free)", "round trip 3ms", "All checks pass", "<strong>B</strong>: inactive, 1.3.1"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status page lacks %q", want)
 		}
