@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
 	"slices"
 	"time"
+
+	"github.com/harkbox/hark/device/control"
 )
 
 // pollEvery is how often the event stream looks for a new state or log
@@ -33,7 +36,14 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		st, _ := json.Marshal(s.o.API.Box.Status(r.Context()))
+		full := s.o.API.Box.Status(r.Context())
+		// what the page shows live: not the free space, which moves with
+		// every log line
+		st, _ := json.Marshal(struct {
+			State  string          `json:"state"`
+			Ready  bool            `json:"ready"`
+			Checks []control.Check `json:"checks"`
+		}{full.State, full.Ready, full.Checks})
 		if string(st) != string(lastState) {
 			fmt.Fprintf(w, "event: state\ndata: %s\n\n", st)
 			lastState = st
