@@ -32,6 +32,9 @@ type updates struct {
 	job     control.UpdateJob
 	offered string
 	newer   bool
+	// reboot restarts the box into the new slot; nil is systemctl
+	// reboot (a test's stand-in otherwise).
+	reboot func(ctx context.Context) error
 }
 
 // agent dials RAUC once and returns the update agent; a simulation has
@@ -58,13 +61,17 @@ func (u updatesAPI) agent(ctx context.Context) (*update.Agent, *update.RAUC, err
 		agent += " (device " + id + ")"
 	}
 	s.rauc = r
+	reboot := s.reboot
+	if reboot == nil {
+		reboot = systemReboot
+	}
 	s.agent = &update.Agent{
 		Manifest: cfg.Update.Manifest,
 		Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: int64(cfg.Storage.ReserveMiB) << 20},
 		RAUC:     r,
 		Running:  version,
 		Idle:     u.box.WaitIdle,
-		Reboot:   systemReboot,
+		Reboot:   reboot,
 		Explain:  update.ExplainWithCLI(""),
 		Log:      u.a.log,
 	}
