@@ -101,6 +101,14 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 // routes are the pages behind the login.
 func (s *Server) routes(handle func(string, pageHandler)) {
 	handle("GET /{$}", s.statusPage)
+	handle("GET /status", s.statusPage)
+	// any other address: the login for a stranger, "no such page" for a
+	// user
+	handle("/", func(w http.ResponseWriter, r *request) {
+		v := s.page(r, "No such page", "")
+		v.Error = "There is no page at " + r.URL.Path + "."
+		s.render(w, http.StatusNotFound, "message", v)
+	})
 	handle("GET /timers", s.timersPage)
 	handle("POST /timers", s.timersAdd)
 	handle("POST /timers/{id}/cancel", s.timersCancel)

@@ -425,7 +425,7 @@ var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "
 func TestAnonymousRequestsGoToSetupThenLogin(t *testing.T) {
 	r := newRig(t)
 	anon := r.browser()
-	for _, p := range append(pages, "/logs/download", "/events") {
+	for _, p := range append(pages, "/logs/download", "/events", "/status", "/no/such/page") {
 		w := anon.do("GET", p, nil)
 		if w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/login") {
 			t.Errorf("GET %s before setup: %d %s", p, w.Code, w.Header().Get("Location"))
@@ -503,6 +503,12 @@ func TestEveryPageRenders(t *testing.T) {
 		if w.Header().Get("Content-Security-Policy") == "" || w.Header().Get("X-Frame-Options") != "DENY" {
 			t.Errorf("GET %s: headers %v", p, w.Header())
 		}
+	}
+	if w := b.do("GET", "/no/such/page", nil); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), "There is no page at /no/such/page.") {
+		t.Errorf("an unknown page: %d", w.Code)
+	}
+	if w := b.do("GET", "/status", nil); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "v-test") {
+		t.Errorf("/status: %d", w.Code)
 	}
 	if body := b.do("GET", "/logs?level=WARN", nil).Body.String(); strings.Contains(body, "msg=started") || !strings.Contains(body, "model slow") {
 		t.Error("the WARN filter shows info lines or hides warnings")
