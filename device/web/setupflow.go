@@ -80,19 +80,23 @@ func (f *flow) view() flowView {
 	return v
 }
 
-// settle waits a little for the setup to ask, finish or say something,
+// settle waits a little for the setup to ask its next question or end,
 // so the page after a post shows where it went.
 func (f *flow) settle(d time.Duration) {
-	f.mu.Lock()
-	ch := f.changed
-	waiting := f.question == "" && !f.done
-	f.mu.Unlock()
-	if !waiting {
-		return
-	}
-	select {
-	case <-ch:
-	case <-time.After(d):
+	deadline := time.After(d)
+	for {
+		f.mu.Lock()
+		ch := f.changed
+		waiting := f.question == "" && !f.done
+		f.mu.Unlock()
+		if !waiting {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			return
+		}
 	}
 }
 
@@ -135,7 +139,7 @@ func (s *Server) commandSetupStart(w http.ResponseWriter, r *request) {
 		f.moved()
 		f.mu.Unlock()
 	}()
-	f.settle(2 * time.Second)
+	f.settle(5 * time.Second)
 	http.Redirect(w, r.Request, "/commands/"+name+"/setup", http.StatusSeeOther)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -42,8 +44,18 @@ func selfServer(t testing.TB, name, kind string) Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	canRerun.once.Do(func() { canRerun.err = exec.Command(exe, "-test.run=^$").Run() })
-	if err := canRerun.err; err != nil && strings.Contains(err.Error(), "exec format error") {
+	canRerun.once.Do(func() {
+		// Under qemu-user, starting a child can fail, or hang in the
+		// emulated fork: the probe gets 15 s.
+		done := make(chan error, 1)
+		go func() { done <- exec.Command(exe, "-test.run=^$").Run() }()
+		select {
+		case canRerun.err = <-done:
+		case <-time.After(15 * time.Second):
+			canRerun.err = errors.New("starting it again did not return within 15 s (exec format error or a hung emulated fork)")
+		}
+	})
+	if err := canRerun.err; err != nil && (strings.Contains(err.Error(), "exec format error") || strings.Contains(err.Error(), "hung emulated fork")) {
 		t.Skipf("cannot run this test binary again as a child under emulation: %v", err)
 	}
 	return Server{Name: name, Command: []string{exe, "-test.run=^$"}, Env: []string{"HARK_MCP_SERVE=" + kind}}
