@@ -342,6 +342,14 @@ func (a *app) synthesizer() (pipeline.Synthesizer, string) {
 		return nil, "speech is off (tts.engine = \"off\"): replies are printed only"
 	}
 	e, err := espeak.New(espeak.Options{Voice: a.cfg.TTS.Voice, Rate: a.cfg.TTS.Rate, Pitch: a.cfg.TTS.Pitch})
+	if w := a.cfg.TTS.Wyoming; w != "" {
+		u, _ := url.Parse(w) // checked by config.Resolve
+		v := &wyoming.Voice{Addr: u.Host, Voices: a.cfg.TTS.Voices}
+		if err != nil {
+			return v, "espeak-ng is not installed: a sentence the Wyoming voice fails is not spoken (apt-get install espeak-ng)"
+		}
+		return &pipeline.VoiceFallback{Primary: v, Backup: e, Deadline: a.cfg.TTS.Deadline.Duration, Log: a.log}, ""
+	}
 	if err != nil {
 		return nil, "espeak-ng is not installed, so speech is off: replies are printed only (apt-get install espeak-ng)"
 	}

@@ -240,6 +240,13 @@ type TTS struct {
 	Voice  string `toml:"voice"`
 	Rate   int    `toml:"rate"`
 	Pitch  int    `toml:"pitch"`
+	// Wyoming is a neural voice's server, "tcp://HOST:PORT"; "" for none.
+	Wyoming string `toml:"wyoming"`
+	// Voices maps a language code to the Wyoming server's voice name.
+	Voices map[string]string `toml:"voices"`
+	// Deadline is how long a sentence may take the Wyoming voice before
+	// espeak-ng says it instead.
+	Deadline Duration `toml:"deadline"`
 }
 
 // Storage configures the database.
@@ -308,7 +315,7 @@ func Default() Config {
 		Commands: Commands{RefineWindow: Duration{30 * time.Second}},
 		Weather: Weather{Units: "metric", ForecastURL: "https://api.open-meteo.com/v1/forecast",
 			GeocodeURL: "https://geocoding-api.open-meteo.com/v1/search"},
-		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50},
+		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50, Voices: map[string]string{}, Deadline: Duration{3 * time.Second}},
 		Storage: Storage{Profile: "low-memory", ReserveMiB: 16},
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},

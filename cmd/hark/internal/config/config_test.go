@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -276,5 +277,21 @@ func TestSettingsFromThePage(t *testing.T) {
 	}
 	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
 		t.Errorf("settings file mode %v", info.Mode())
+	}
+}
+
+func TestWyomingVoice(t *testing.T) {
+	_, _, err := load(t, "[tts]\nwyoming = \"tcp://piper.lan:10200\"\nvoices = { en = \"en_GB-alba-medium\", de = \"de_DE-thorsten-medium\" }\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, _ := load(t, "[tts]\nwyoming = \"tcp://piper.lan:10200\"\nvoices = { de = \"de_DE-thorsten-medium\" }\n", nil)
+	if l.TTS.Voices["de"] != "de_DE-thorsten-medium" || l.Sources["tts.voices"] == "default" {
+		t.Errorf("voices %v, source %q", l.TTS.Voices, l.Sources["tts.voices"])
+	}
+	for _, bad := range []string{"piper.lan:10200", "http://piper.lan:10200", "tcp://piper.lan"} {
+		if _, _, err := load(t, fmt.Sprintf("[tts]\nwyoming = %q\n", bad), nil); err == nil || !strings.Contains(err.Error(), "tts.wyoming") {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }

@@ -114,10 +114,12 @@ func fileError(path string, err error) error {
 	return fmt.Errorf("config %s: %w", path, err)
 }
 
+// flatten lists the dotted keys of a parsed file; a table that is one
+// key's value (a map, such as tts.voices) is that key.
 func flatten(m map[string]any, prefix string) []string {
 	var out []string
 	for k, v := range m {
-		if sub, ok := v.(map[string]any); ok {
+		if sub, ok := v.(map[string]any); ok && !mapKeys[prefix+k] {
 			out = append(out, flatten(sub, prefix+k+".")...)
 			continue
 		}
@@ -215,3 +217,15 @@ func (l *Loaded) Value(key string) string {
 	}
 	return ""
 }
+
+// mapKeys are the keys whose value is a table of the user's own keys.
+var mapKeys = func() map[string]bool {
+	c := Default()
+	out := map[string]bool{}
+	for _, f := range fields(reflect.ValueOf(&c).Elem(), "") {
+		if f.v.Kind() == reflect.Map {
+			out[f.key] = true
+		}
+	}
+	return out
+}()

@@ -230,6 +230,13 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	if c.Update.Every.Duration < 0 {
 		bad("update.every", "%v is negative (0 leaves updates to be asked for by hand)", c.Update.Every.Duration)
 	}
+	if w := c.TTS.Wyoming; w != "" {
+		u, err := url.Parse(w)
+		if err != nil || u.Scheme != "tcp" || u.Port() == "" || u.Hostname() == "" {
+			bad("tts.wyoming", "%q is not tcp://HOST:PORT", w)
+		}
+	}
+	positive("tts.deadline", c.TTS.Deadline)
 	if l := c.Web.Listen; l != "" {
 		if _, port, err := net.SplitHostPort(l); err != nil || port == "" {
 			bad("web.listen", "%q is not HOST:PORT or :PORT (\"\" turns the page off)", l)

@@ -1,0 +1,52 @@
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/harkbox/hark/pipeline/pcm"
+)
+
+// VoiceFallback speaks with Primary (a neural voice on the LAN) and, whenever
+// it fails or misses Deadline for a sentence, with Backup (espeak-ng on
+// the box): a reply is never silent. The outage is logged once when it
+// starts and once when it ends.
+type VoiceFallback struct {
+	Primary, Backup Synthesizer
+	// Deadline bounds Primary's work on one sentence; default 3 s.
+	Deadline time.Duration
+	Log      *slog.Logger
+
+	mu   sync.Mutex
+	down bool
+}
+
+// Synthesize speaks text with Primary, or Backup when it cannot.
+func (f *VoiceFallback) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
+	d := f.Deadline
+	if d <= 0 {
+		d = 3 * time.Second
+	}
+	pctx, cancel := context.WithTimeout(ctx, d)
+	b, err := f.Primary.Synthesize(pctx, text)
+	cancel()
+	if ctx.Err() != nil {
+		return pcm.Buffer{}, ctx.Err()
+	}
+	f.mu.Lock()
+	was := f.down
+	f.down = err != nil
+	f.mu.Unlock()
+	if err == nil {
+		if was && f.Log != nil {
+			f.Log.Info("the voice answers again")
+		}
+		return b, nil
+	}
+	if !was && f.Log != nil {
+		f.Log.Warn("the voice failed; speaking with the fallback until it answers again", "err", err)
+	}
+	return f.Backup.Synthesize(ctx, text)
+}

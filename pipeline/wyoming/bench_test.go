@@ -1,0 +1,35 @@
+package wyoming
+
+import (
+	"context"
+	"testing"
+
+	"github.com/harkbox/hark/pipeline/espeak"
+)
+
+// BenchmarkFirstAudio is a sentence's text to its audio, which the
+// speaker starts on: espeak-ng on the box against a Wyoming voice on
+// loopback whose server answers at once (its own synthesis not counted).
+func BenchmarkFirstAudio(b *testing.B) {
+	const sentence = "It is a quarter past ten."
+	b.Run("espeak-ng", func(b *testing.B) {
+		e, err := espeak.New(espeak.Options{})
+		if err != nil {
+			b.Skip("espeak-ng is not installed")
+		}
+		for b.Loop() {
+			if _, err := e.Synthesize(context.Background(), sentence); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("wyoming", func(b *testing.B) {
+		s := newTTSServer(b, "good")
+		v := &Voice{Addr: s.addr}
+		for b.Loop() {
+			if _, err := v.Synthesize(context.Background(), sentence); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
