@@ -316,13 +316,13 @@ func (l *link) call(ctx context.Context, remote, name string, args map[string]an
 			Data: map[string]any{"error": err.Error()}}
 	case res.IsError:
 		return command.Response{Kind: command.Failure, Spoken: "The " + what + " tool reported a problem.",
-			Data: map[string]any{"error": fence("the "+l.s.Name+" server", text(res), l.h.o.MaxChars)}}
+			Data: map[string]any{"error": command.Fence("the "+l.s.Name+" server", text(res), l.h.o.MaxChars)}}
 	}
 	out := text(res)
 	if out == "" {
 		out = "(done; the tool returned nothing)"
 	}
-	return command.Response{Data: map[string]any{"result": fence("the "+l.s.Name+" server", out, l.h.o.MaxChars)}}
+	return command.Response{Data: map[string]any{"result": command.Fence("the "+l.s.Name+" server", out, l.h.o.MaxChars)}}
 }
 
 // check pings a server after a failed call and, when it does not answer,
