@@ -70,6 +70,18 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 		return nil, err
 	}
 	ctl := control.Dial(cfg.ControlSocket)
+	return &updater{
+		Agent: newAgent(cfg, r, ctl.WaitIdle, systemReboot, log),
+		rauc:  r, ctl: ctl, cfg: cfg,
+	}, nil
+}
+
+func (u *updater) close() { u.rauc.Close() }
+
+// newAgent is the update agent over RAUC r, as `hark update` and the
+// daemon's updates resource both run it: idle waits for the speaker,
+// reboot restarts the box.
+func newAgent(cfg *config.Loaded, r *update.RAUC, idle, reboot func(context.Context) error, log *slog.Logger) *update.Agent {
 	// No overall timeout: a bundle is hundreds of megabytes. A server that
 	// stops answering is caught by the header and idle timeouts.
 	tr := &http.Transport{
@@ -83,22 +95,17 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 	if id, err := readIdentity(cfg.DataDir); err == nil {
 		agent += " (device " + id + ")"
 	}
-	return &updater{
-		Agent: &update.Agent{
-			Manifest: cfg.Update.Manifest,
-			Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: int64(cfg.Storage.ReserveMiB) << 20},
-			RAUC:     r,
-			Running:  version,
-			Idle:     ctl.WaitIdle,
-			Reboot:   systemReboot,
-			Explain:  update.ExplainWithCLI(""),
-			Log:      log,
-		},
-		rauc: r, ctl: ctl, cfg: cfg,
-	}, nil
+	return &update.Agent{
+		Manifest: cfg.Update.Manifest,
+		Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: int64(cfg.Storage.ReserveMiB) << 20},
+		RAUC:     r,
+		Running:  version,
+		Idle:     idle,
+		Reboot:   reboot,
+		Explain:  update.ExplainWithCLI(""),
+		Log:      log,
+	}
 }
-
-func (u *updater) close() { u.rauc.Close() }
 
 // userAgent names Hark, its version and the box in every request.
 type userAgent struct {

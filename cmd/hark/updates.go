@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -54,27 +52,12 @@ func (u updatesAPI) agent(ctx context.Context) (*update.Agent, *update.RAUC, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", control.ErrUnavailable, err)
 	}
-	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-		ResponseHeaderTimeout: 30 * time.Second, IdleConnTimeout: 30 * time.Second}
-	agent := "hark/" + version
-	if id, err := readIdentity(cfg.DataDir); err == nil {
-		agent += " (device " + id + ")"
-	}
 	s.rauc = r
 	reboot := s.reboot
 	if reboot == nil {
 		reboot = systemReboot
 	}
-	s.agent = &update.Agent{
-		Manifest: cfg.Update.Manifest,
-		Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: int64(cfg.Storage.ReserveMiB) << 20},
-		RAUC:     r,
-		Running:  version,
-		Idle:     u.box.WaitIdle,
-		Reboot:   reboot,
-		Explain:  update.ExplainWithCLI(""),
-		Log:      u.a.log,
-	}
+	s.agent = newAgent(cfg, r, u.box.WaitIdle, reboot, u.a.log)
 	return s.agent, s.rauc, nil
 }
 
