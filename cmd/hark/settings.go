@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/control"
 )
@@ -26,11 +24,9 @@ type settingsAPI struct{ a *app }
 func (s settingsAPI) path() string { return filepath.Join(s.a.cfg.DataDir, config.SettingsFile) }
 
 func (s settingsAPI) List(context.Context) ([]control.Setting, error) {
-	saved := map[string]string{}
-	if b, err := os.ReadFile(s.path()); err == nil {
-		if err := toml.Unmarshal(b, &saved); err != nil {
-			return nil, fmt.Errorf("%w: the settings file %s: %w", control.ErrUnavailable, s.path(), err)
-		}
+	saved, err := config.Saved(s.path())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", control.ErrUnavailable, err)
 	}
 	cfg := s.a.cfg
 	var out []control.Setting

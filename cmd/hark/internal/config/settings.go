@@ -98,9 +98,9 @@ func (l *Loaded) Text(key string) string {
 	return ""
 }
 
-// readSettings reads the web page's settings file; a missing file holds
-// none.
-func readSettings(path string) (map[string]string, error) {
+// Saved reads the web page's settings file, key → value; a missing file
+// holds none.
+func Saved(path string) (map[string]string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]string{}, nil
@@ -118,7 +118,7 @@ func readSettings(path string) (map[string]string, error) {
 // ApplySettings applies the web page's settings kept at path, except keys
 // the environment or a flag set, which win.
 func (l *Loaded) ApplySettings(path string) error {
-	m, err := readSettings(path)
+	m, err := Saved(path)
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 		}
 		return fmt.Errorf("%w: %v", ErrSetting, err)
 	}
-	m, err := readSettings(path)
+	m, err := Saved(path)
 	if err != nil {
 		return err
 	}
