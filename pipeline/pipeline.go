@@ -148,9 +148,9 @@ type Options struct {
 	Talk TalkMode
 	// NoSpeech ends a tapped turn in which no speech began; default 5 s.
 	NoSpeech time.Duration
-	// Earcons plays a short rising sound when listening starts and a
-	// falling one when it ends.
-	Earcons bool
+	// Earcons are the short sounds the turn plays on the Speaker; the zero
+	// value plays none.
+	Earcons Earcons
 	// Log receives turn summaries at Info and state changes at Debug. It
 	// never receives what the user said. Nil discards.
 	Log *slog.Logger

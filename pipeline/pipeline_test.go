@@ -146,6 +146,10 @@ type clockSpeaker struct {
 	rates   []int
 	opened  int
 	dropped int // playbacks closed with a cancelled context
+	// sounds names each write as it began (see soundName); overlap is the
+	// most writes that were playing at once.
+	sounds           []string
+	playing, overlap int
 }
 
 func (s *clockSpeaker) Open(ctx context.Context) (Playback, error) {
@@ -162,7 +166,15 @@ func (p *clockPlayback) Format() (int, int) { return 48000, 2 }
 func (p *clockPlayback) Write(ctx context.Context, b pcm.Buffer) error {
 	p.s.mu.Lock()
 	p.s.rates = append(p.s.rates, b.Rate*10+b.Channels)
+	p.s.sounds = append(p.s.sounds, soundName(b))
+	p.s.playing++
+	p.s.overlap = max(p.s.overlap, p.s.playing)
 	p.s.mu.Unlock()
+	defer func() {
+		p.s.mu.Lock()
+		p.s.playing--
+		p.s.mu.Unlock()
+	}()
 	step := 480
 	for f := 0; f < b.Frames(); f += step {
 		select {

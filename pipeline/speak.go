@@ -18,6 +18,7 @@ type reader struct {
 	text  chan string
 	audio chan clip
 	wg    sync.WaitGroup
+	quiet func() // silences the thinking pulse before the first sentence; may be nil
 
 	// Written by the playback goroutine, read after finish.
 	sentences  int
@@ -37,8 +38,10 @@ const (
 	audioQueue = 1
 )
 
-func (p *Pipeline) speak(ctx context.Context, t *turn) *reader {
-	v := &reader{p: p, done: ctx.Done(), turn: t.id, text: make(chan string, textQueue), audio: make(chan clip, audioQueue)}
+// speak starts reading a reply aloud; quiet, unless nil, is called before
+// its first sentence plays.
+func (p *Pipeline) speak(ctx context.Context, t *turn, quiet func()) *reader {
+	v := &reader{p: p, done: ctx.Done(), turn: t.id, text: make(chan string, textQueue), audio: make(chan clip, audioQueue), quiet: quiet}
 	v.wg.Add(2)
 	go v.synthesize(ctx)
 	go v.play(ctx)
@@ -106,6 +109,9 @@ func (v *reader) play(ctx context.Context) {
 	for c := range v.audio {
 		if ctx.Err() != nil {
 			return
+		}
+		if v.sentences == 0 && v.quiet != nil {
+			v.quiet()
 		}
 		if pb == nil && speaker != nil && len(c.audio.Samples) > 0 {
 			var err error

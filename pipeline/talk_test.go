@@ -147,43 +147,6 @@ func TestCutUtteranceIsSaid(t *testing.T) {
 	})
 }
 
-func TestEarcons(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		mic := &listenMic{answers: []micAnswer{{u: speech("hello")}}}
-		spk := &clockSpeaker{}
-		events, _ := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: &scriptReplier{}, Speaker: spk, Earcons: true})
-		events <- Press
-		// While the start earcon plays, and its echo lasts, the microphone
-		// is told that what it hears is the box; then no longer.
-		time.Sleep(20 * time.Millisecond)
-		synctest.Wait()
-		mic.mu.Lock()
-		echo := mic.listens[0].Echo
-		mic.mu.Unlock()
-		if echo == nil || !echo() {
-			t.Error("during the earcon the microphone was not told the box is sounding")
-		}
-		time.Sleep(400 * time.Millisecond)
-		if echo != nil && echo() {
-			t.Error("400 ms after the 60 ms earcon the microphone still ignores what it hears")
-		}
-		events <- Press
-		time.Sleep(5 * time.Second)
-		synctest.Wait()
-		spk.mu.Lock()
-		defer spk.mu.Unlock()
-		// Two notes of 60 ms at 48 kHz, once as listening starts and once
-		// as it ends.
-		if spk.opened != 2 || spk.frames != 2*2*2880 {
-			t.Errorf("speaker opened %d times, played %d frames; want two earcons of %d frames", spk.opened, spk.frames, 2*2880)
-		}
-	})
-	up, down := earconSound(16000, 1, true), earconSound(16000, 1, false)
-	if slices.Equal(up.Samples, down.Samples) || up.Frames() != 1920 {
-		t.Errorf("earcons: %d frames; rising and falling the same: %v", up.Frames(), slices.Equal(up.Samples, down.Samples))
-	}
-}
-
 // spoken is the sentences said, from the Speaking states.
 func spoken(states []Status) []string {
 	var out []string

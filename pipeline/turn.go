@@ -3,12 +3,9 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/harkbox/hark/pipeline/pcm"
 )
 
 // What the box says about the microphone itself.
@@ -24,7 +21,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	p.publish(Status{State: Listening, Turn: t.id, FollowUp: followUp})
 	var earcons sync.WaitGroup
 	defer earcons.Wait()
-	p.earcon(ctx, &earcons, true)
+	p.earcon(ctx, &earcons, earconStart)
 	l := Listen{End: t.end, Echo: p.echo.sounding}
 	switch {
 	case followUp:
@@ -36,17 +33,19 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	t.listening.Store(false)
 	if errors.Is(err, ErrMuted) && ctx.Err() == nil {
 		p.log.Info("press while muted", "turn_id", t.id)
-		v := p.speak(ctx, t)
+		v := p.speak(ctx, t, nil)
 		v.say(mutedNotice)
 		v.finish()
 		return
 	}
 	if err != nil {
-		p.fail(ctx, t, "record", err)
+		p.fail(ctx, t, &earcons, "record", err)
 		return
 	}
 	heard := time.Now()
-	p.earcon(ctx, &earcons, false)
+	p.earcon(ctx, &earcons, earconEnd)
+	quiet := p.thinking(ctx, &earcons)
+	defer quiet()
 
 	p.publish(Status{State: Transcribing, Turn: t.id})
 	tr, err := p.opts.Transcriber.Transcribe(ctx, utt)
@@ -54,18 +53,20 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		err = ErrNoSpeech
 	}
 	if err != nil {
-		p.fail(ctx, t, "transcribe", err)
+		quiet()
+		p.fail(ctx, t, &earcons, "transcribe", err)
 		return
 	}
 	transcribed := time.Now()
 
 	p.publish(Status{State: Thinking, Turn: t.id, Text: tr.Text})
-	v := p.speak(WithLanguage(ctx, tr.Language), t)
+	v := p.speak(WithLanguage(ctx, tr.Language), t, quiet)
 	if utt.Cut {
 		v.say(cutNotice)
 	}
 	out, err := p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
 	v.finish()
+	quiet() // a reply that said nothing before it ended
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // the reply was written, but a press cut its speech short
 	}
@@ -86,15 +87,17 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		attrs = append(attrs, "first_audio_ms", ms(v.firstAudio.Sub(heard)))
 	}
 	if err != nil {
-		p.fail(ctx, t, "reply", err)
+		p.fail(ctx, t, &earcons, "reply", err)
 		return
 	}
 	log.Info("turn done", attrs...)
 }
 
 // fail ends a turn that did not complete: quietly when it was cancelled or
-// heard nothing, with the Error state otherwise.
-func (p *Pipeline) fail(ctx context.Context, t *turn, op string, err error) {
+// heard nothing, with the Error state and its earcon otherwise. The earcon
+// follows the turn's earlier ones, which earcons tracks, rather than
+// sounding over them; the thinking pulse must be quiet already.
+func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, op string, err error) {
 	switch {
 	case ctx.Err() != nil:
 		p.log.Debug("turn cancelled", "turn_id", t.id, "during", op)
@@ -103,47 +106,11 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, op string, err error) {
 	default:
 		p.log.Warn("turn failed", "turn_id", t.id, "during", op, "err", err)
 		p.publish(Status{State: Error, Turn: t.id, Err: err})
+		if p.opts.Earcons.Error {
+			earcons.Wait()
+			p.earcon(ctx, earcons, earconError)
+		}
 	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// earcon plays the listening sound, rising at the start (up) or falling
-// at the end, without holding up the turn; wg tracks it.
-func (p *Pipeline) earcon(ctx context.Context, wg *sync.WaitGroup, up bool) {
-	if !p.opts.Earcons || p.opts.Speaker == nil {
-		return
-	}
-	wg.Go(func() {
-		pb, err := p.opts.Speaker.Open(ctx)
-		if err != nil {
-			p.log.Debug("earcon: open speaker failed", "err", err)
-			return
-		}
-		rate, ch := pb.Format()
-		pb.Write(ctx, earconSound(rate, ch, up))
-		pb.Close(ctx)
-	})
-}
-
-// earconSound is two quick soft notes, a fifth apart: rising for "I am
-// listening", falling for "I heard you".
-func earconSound(rate, channels int, up bool) pcm.Buffer {
-	notes := []float64{660, 990}
-	if !up {
-		notes = []float64{990, 660}
-	}
-	note := pcm.FramesIn(60*time.Millisecond, rate)
-	fade := pcm.FramesIn(8*time.Millisecond, rate)
-	b := pcm.Buffer{Rate: rate, Channels: channels, Samples: make([]float32, 2*note*channels)}
-	for n, hz := range notes {
-		for i := range note {
-			env := math.Min(1, math.Min(float64(i), float64(note-1-i))/float64(fade))
-			v := float32(0.25 * env * math.Sin(2*math.Pi*hz*float64(i)/float64(rate)))
-			for c := range channels {
-				b.Samples[((n*note)+i)*channels+c] = v
-			}
-		}
-	}
-	return b
-}

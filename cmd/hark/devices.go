@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/alsa"
 	"github.com/harkbox/hark/device/board"
 	"github.com/harkbox/hark/device/health"
@@ -30,7 +31,7 @@ type devices struct {
 	mic     pipeline.Microphone
 	stt     pipeline.Transcriber
 	speaker pipeline.Speaker
-	earcons bool
+	earcons pipeline.Earcons // none on a speaker that writes WAV files
 	// events are the button's (or the keyboard's) gestures for the pipeline.
 	events <-chan pipeline.Event
 	// listener is the live microphone, when there is one.
@@ -155,7 +156,7 @@ func (a *app) openSim(in io.Reader, screen *sim.Screen, sp speech) (*devices, er
 	prof, _ := board.Lookup("sim")
 
 	if spk, ok := a.probeSpeaker(alsaConfig(cfg.Audio.Playback, prof.Playback, prof.PlaybackFormat, a.log)); ok {
-		d.speaker, d.earcons = spk, cfg.Audio.Earcons
+		d.speaker, d.earcons = spk, earcons(cfg.Audio)
 		screen.Println("speaker: ALSA " + orDefault(cfg.Audio.Playback))
 	} else {
 		d.speaker = sim.NewWAVSpeaker(sim.SpeakerOptions{
@@ -239,7 +240,7 @@ func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, 
 	if !alsa.Built() {
 		return nil, fmt.Errorf("board %q: %w", cfg.Board, alsa.ErrNotBuilt)
 	}
-	d := &devices{speaker: alsa.NewSpeaker(alsaConfig(cfg.Audio.Playback, prof.Playback, prof.PlaybackFormat, a.log), a.mixer.Gain), earcons: cfg.Audio.Earcons}
+	d := &devices{speaker: alsa.NewSpeaker(alsaConfig(cfg.Audio.Playback, prof.Playback, prof.PlaybackFormat, a.log), a.mixer.Gain), earcons: earcons(cfg.Audio)}
 	det, closeDet, err := a.detector()
 	if err != nil {
 		return nil, err
@@ -343,4 +344,9 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// earcons are the sounds [audio] turns on.
+func earcons(c config.Audio) pipeline.Earcons {
+	return pipeline.Earcons{Start: c.Earcons, End: c.Earcons}
 }
