@@ -346,7 +346,9 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// earcons are the sounds [audio] turns on.
+// earcons are the sounds [audio] turns on: each its own key, under the
+// earcons switch.
 func earcons(c config.Audio) pipeline.Earcons {
-	return pipeline.Earcons{Start: c.Earcons, End: c.Earcons}
+	on := c.Earcons
+	return pipeline.Earcons{Start: on && c.EarconStart, End: on && c.EarconEnd, Error: on && c.EarconError, Thinking: on && c.EarconThinking}
 }

@@ -182,10 +182,18 @@ type Audio struct {
 	// Capture and Playback are ALSA device names; empty takes the board's.
 	Capture  string `toml:"capture"`
 	Playback string `toml:"playback"`
-	// Earcons are the short sounds when listening starts and ends.
-	Earcons      bool     `toml:"earcons"`
-	PreRoll      Duration `toml:"pre_roll"`
-	MaxUtterance Duration `toml:"max_utterance"`
+	// Earcons switches all the short sounds; each plays when this and
+	// its own key are on.
+	Earcons bool `toml:"earcons"`
+	// EarconStart and EarconEnd are the notes as listening starts and
+	// ends, EarconError the sound of a failed turn, EarconThinking the
+	// pulse while a reply is worked out.
+	EarconStart    bool     `toml:"earcon_start"`
+	EarconEnd      bool     `toml:"earcon_end"`
+	EarconError    bool     `toml:"earcon_error"`
+	EarconThinking bool     `toml:"earcon_thinking"`
+	PreRoll        Duration `toml:"pre_roll"`
+	MaxUtterance   Duration `toml:"max_utterance"`
 }
 
 // Listen configures how an utterance begins and ends.
@@ -307,7 +315,8 @@ func Default() Config {
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
 		Whisper: Whisper{Language: "auto", Vocabulary: []string{}, BeamSize: 1, FlashAttention: true, NoSpeech: 0.6, MinConfidence: 0.35,
 			RemoteTimeout: Duration{15 * time.Second}},
-		Audio:  Audio{Volume: 70, Earcons: true, PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
+		Audio: Audio{Volume: 70, Earcons: true, EarconStart: true, EarconEnd: true, EarconError: true,
+			PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
 		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{1200 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto"},
 		Button: Button{Debounce: Duration{30 * time.Millisecond}, LongPress: Duration{1500 * time.Millisecond},
 			DoublePress: Duration{400 * time.Millisecond}, DoubleAction: "mute", VeryLongPress: Duration{10 * time.Second}, FactoryReset: true},

@@ -280,6 +280,48 @@ func TestSettingsFromThePage(t *testing.T) {
 	}
 }
 
+func TestEarconKeys(t *testing.T) {
+	type earcons struct{ all, start, end, fail, thinking bool }
+	of := func(a Audio) earcons {
+		return earcons{a.Earcons, a.EarconStart, a.EarconEnd, a.EarconError, a.EarconThinking}
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       earcons
+	}{
+		{"defaults", "", earcons{true, true, true, true, false}},
+		{"an older file's switch", "[audio]\nearcons = false\n", earcons{false, true, true, true, false}},
+		{"each its own", "[audio]\nearcon_start = false\nearcon_error = false\nearcon_thinking = true\n", earcons{true, false, true, false, true}},
+	} {
+		l, _, err := load(t, tc.text, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := of(l.Audio); got != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	l, _, _ := load(t, "[audio]\nearcon_thinking = true\n", nil)
+	if l.Sources["audio.earcon_thinking"] != "file "+l.File || l.Sources["audio.earcon_end"] != "default" {
+		t.Errorf("sources: thinking %q, end %q", l.Sources["audio.earcon_thinking"], l.Sources["audio.earcon_end"])
+	}
+	if _, _, err := load(t, "[audio]\nearcon_end = \"soft\"\n", nil); err == nil || !strings.Contains(err.Error(), "earcon_end") {
+		t.Errorf("a word for a switch: %v, want an error naming audio.earcon_end", err)
+	}
+	for _, k := range []string{"audio.earcons", "audio.earcon_start", "audio.earcon_end", "audio.earcon_error", "audio.earcon_thinking"} {
+		if !slices.Contains(Settable, k) || !slices.Equal(Choices(k), []string{"false", "true"}) || Help(k) == "" {
+			t.Errorf("%s: settable %v, choices %v, help %q", k, slices.Contains(Settable, k), Choices(k), Help(k))
+		}
+	}
+	if h := Help("audio.earcon_thinking"); !strings.Contains(h, "pulse") {
+		t.Errorf("Help(audio.earcon_thinking) = %q", h)
+	}
+	path := filepath.Join(t.TempDir(), SettingsFile)
+	if err := l.SaveSetting(path, "audio.earcon_error", "maybe", env(map[string]string{"HOME": "/home/u"})); !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), "not true or false") {
+		t.Errorf("earcon_error = maybe: %v", err)
+	}
+}
+
 func TestWyomingVoice(t *testing.T) {
 	_, _, err := load(t, "[tts]\nwyoming = \"tcp://piper.lan:10200\"\nvoices = { en = \"en_GB-alba-medium\", de = \"de_DE-thorsten-medium\" }\n", nil)
 	if err != nil {

@@ -24,7 +24,8 @@ const SettingsFile = "settings.toml"
 // of a speaker changes, not how it is built.
 var Settable = []string{
 	"assistant.name", "assistant.place", "assistant.time_zone",
-	"audio.volume", "tts.voice", "tts.rate",
+	"audio.volume", "audio.earcons", "audio.earcon_start", "audio.earcon_end",
+	"audio.earcon_error", "audio.earcon_thinking", "tts.voice", "tts.rate",
 	"listen.mode", "pipeline.follow_up", "button.double_action",
 	"weather.location", "weather.units",
 	"ollama.host", "ollama.model",
@@ -68,12 +69,17 @@ func Help(key string) string {
 // a free value.
 func Choices(key string) []string {
 	return map[string][]string{
-		"listen.mode":          {"tap", "hold"},
-		"pipeline.follow_up":   {"off", "when-asked", "always"},
-		"button.double_action": {"mute", "stop", "none"},
-		"weather.units":        {"metric", "imperial"},
-		"log.level":            {"debug", "info", "warn", "error"},
-		"lookup.fetch_pages":   {"false", "true"},
+		"listen.mode":           {"tap", "hold"},
+		"pipeline.follow_up":    {"off", "when-asked", "always"},
+		"button.double_action":  {"mute", "stop", "none"},
+		"weather.units":         {"metric", "imperial"},
+		"log.level":             {"debug", "info", "warn", "error"},
+		"lookup.fetch_pages":    {"false", "true"},
+		"audio.earcons":         {"false", "true"},
+		"audio.earcon_start":    {"false", "true"},
+		"audio.earcon_end":      {"false", "true"},
+		"audio.earcon_error":    {"false", "true"},
+		"audio.earcon_thinking": {"false", "true"},
 	}[key]
 }
 
