@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -151,6 +152,9 @@ type Options struct {
 	// Earcons are the short sounds the turn plays on the Speaker; the zero
 	// value plays none.
 	Earcons Earcons
+	// Lang is the box's own language, for what it says before it has
+	// heard anyone; the zero value is English.
+	Lang locale.Lang
 	// Log receives turn summaries at Info and state changes at Debug. It
 	// never receives what the user said. Nil discards.
 	Log *slog.Logger

@@ -6,12 +6,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/harkbox/hark/locale"
 )
 
 // What the box says about the microphone itself.
-const (
-	mutedNotice = "The microphone is off."
-	cutNotice   = "I only caught the first part of that."
+var (
+	mutedNotice = locale.Key("The microphone is off.")
+	cutNotice   = locale.Key("I only caught the first part of that.")
 )
 
 // runTurn takes one turn from listening to the end of the reply's speech.
@@ -34,7 +36,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	if errors.Is(err, ErrMuted) && ctx.Err() == nil {
 		p.log.Info("press while muted", "turn_id", t.id)
 		v := p.speak(ctx, t, nil)
-		v.say(mutedNotice)
+		v.say(p.opts.Lang.T(mutedNotice))
 		v.finish()
 		return
 	}
@@ -62,7 +64,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	p.publish(Status{State: Thinking, Turn: t.id, Text: tr.Text})
 	v := p.speak(WithLanguage(ctx, tr.Language), t, quiet)
 	if utt.Cut {
-		v.say(cutNotice)
+		v.say(p.lang(tr.Language).T(cutNotice))
 	}
 	out, err := p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
 	v.finish()
@@ -114,3 +116,14 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, o
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// lang is the language of a turn heard in code, or the box's own.
+func (p *Pipeline) lang(code string) locale.Lang {
+	if l, ok := locale.Of(code); ok {
+		return l
+	}
+	if p.opts.Lang == "" {
+		return locale.English
+	}
+	return p.opts.Lang
+}

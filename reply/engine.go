@@ -76,7 +76,10 @@ const (
 // Options configure an Engine. Model is required; zero values elsewhere take
 // the defaults given.
 type Options struct {
-	Model Chatter
+	// Language is the configured language (an ISO 639-1 code): a typed
+	// request whose words do not tell is answered in it; "" is English.
+	Language string
+	Model    Chatter
 	// Aux answers the small auxiliary calls (planner, memory search terms,
 	// tool router, digests); default Model.
 	Aux Chatter
@@ -234,13 +237,16 @@ func (o *Options) defaults() {
 // Engine answers queries. It is safe for concurrent use, though Hark asks one
 // question at a time.
 type Engine struct {
-	o       Options
-	log     *slog.Logger
-	planner *planner.Planner
-	router  *router.Router
-	recall  *memory.Recall
-	distil  *distil.Distiller
-	meter   *cost.Meter
+	o   Options
+	log *slog.Logger
+	// unknownLangs are the languages without offline phrases already
+	// logged.
+	unknownLangs sync.Map
+	planner      *planner.Planner
+	router       *router.Router
+	recall       *memory.Recall
+	distil       *distil.Distiller
+	meter        *cost.Meter
 
 	mu        sync.Mutex
 	conv      *conversation
@@ -364,10 +370,8 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 		deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
-	if q.Language != "" { // what a command hears in: "de" of "de-CH"
-		lang, _, _ := strings.Cut(strings.ToLower(q.Language), "-")
-		ctx = command.WithLanguage(ctx, lang)
-	}
+	t.lang, t.q.Language = e.language(q)
+	ctx = command.WithLanguage(ctx, t.q.Language)
 	var err error
 	if !t.offline(ctx) {
 		err = t.converse(ctx)

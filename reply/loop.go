@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/compound"
 	"github.com/harkbox/hark/reply/distil"
@@ -24,7 +25,7 @@ const maxThinkingTurns = 2
 const answerNow = "Now answer the user, in plain spoken words."
 
 // trouble is said when the model's answer is not fit to be spoken.
-const trouble = "Sorry, I had trouble with that."
+var trouble = locale.Key("Sorry, I had trouble with that.")
 
 // converse prepares the turn and runs the agentic loop: at most MaxTurns
 // model calls, running the tools the model calls.
@@ -39,7 +40,7 @@ func (t *turn) converse(ctx context.Context) error {
 			return ctx.Err()
 		}
 		err = prefixed(err)
-		t.speak(apology(err))
+		t.speak(apology(t.lang, err))
 		return err
 	}
 	if t.text {
@@ -75,7 +76,7 @@ func (t *turn) converse(ctx context.Context) error {
 				return ctx.Err()
 			}
 			err = prefixed(err)
-			t.speak(apology(err))
+			t.speak(apology(t.lang, err))
 			return err
 		}
 		calls, content := t.calls(resp)
@@ -92,9 +93,9 @@ func (t *turn) converse(ctx context.Context) error {
 			switch {
 			case t.malformed && len(t.res.Sentences) == 0:
 				e.log.Warn("malformed answer not spoken", "chars", len(content))
-				t.speak(trouble)
+				t.speak(t.lang.T(trouble))
 			case len(t.res.Sentences) == 0:
-				t.speak("Sorry, I have no answer to that.")
+				t.speak(t.lang.T("Sorry, I have no answer to that."))
 				return errors.New("reply: the model's answer was empty")
 			}
 			return nil
@@ -176,7 +177,7 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 		t.seen[key] = false // the same call may come back corrected
 		if t.invalid[call.Name]++; t.invalid[call.Name] >= 2 {
 			// The model missed twice even with the valid values: ask.
-			t.speak(choose(resp))
+			t.speak(choose(t.lang, resp))
 			t.res.FollowUp = true
 			return content, resp, true
 		}
@@ -272,7 +273,7 @@ func (t *turn) outOfTurns(ctx context.Context) error {
 	case t.lastSaid != "":
 		// Already said as it streamed.
 	default:
-		t.speak("Sorry, I couldn't finish that.")
+		t.speak(t.lang.T("Sorry, I couldn't finish that."))
 	}
 	return errors.New("reply: out of model turns")
 }
@@ -324,32 +325,32 @@ func valid(r command.Response) []string {
 }
 
 // choose asks the user to pick one of the valid values.
-func choose(r command.Response) string {
+func choose(l locale.Lang, r command.Response) string {
 	v := valid(r)
 	if len(v) > 6 {
-		v = append(v[:6:6], "something else")
+		v = append(v[:6:6], l.T("something else"))
 	}
 	if r.Spoken != "" && strings.HasSuffix(r.Spoken, "?") {
 		return r.Spoken
 	}
-	return fmt.Sprintf("Which one do you mean: %s or %s?", strings.Join(v[:len(v)-1], ", "), v[len(v)-1])
+	return l.T("Which one do you mean: %s?", l.Or(v))
 }
 
 // apology is the one sentence said when the model fails.
-func apology(err error) string {
+func apology(l locale.Lang, err error) string {
 	switch {
 	case errors.Is(err, ErrTooSlow):
-		return "My language model is taking too long. Please try again in a moment."
+		return l.T("My language model is taking too long. Please try again in a moment.")
 	case errors.Is(err, llm.ErrUnreachable):
-		return "I can't reach my language model right now."
+		return l.T("I can't reach my language model right now.")
 	case errors.Is(err, llm.ErrModelNotFound):
-		return "My language model isn't installed on the server."
+		return l.T("My language model isn't installed on the server.")
 	case errors.Is(err, context.DeadlineExceeded):
-		return "My language model took too long to answer."
+		return l.T("My language model took too long to answer.")
 	case errors.Is(err, llm.ErrStreamCut):
-		return "I lost the connection to my language model."
+		return l.T("I lost the connection to my language model.")
 	}
-	return "Something went wrong with my language model."
+	return l.T("Something went wrong with my language model.")
 }
 
 // canonical is a stable encoding of arguments, for duplicate detection.

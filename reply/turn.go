@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/llm"
@@ -27,6 +28,9 @@ type turn struct {
 	began time.Time
 	say   func(string)
 	res   Result
+	// lang is what the offline core and the fixed sentences speak: the
+	// utterance's language when Hark has phrases for it, else English.
+	lang locale.Lang
 
 	// The reply budget: the first words by deadline, the auxiliary calls
 	// done by auxDeadline; auxSpent once one of them timed out.
@@ -98,7 +102,7 @@ func (t *turn) offline(ctx context.Context) bool {
 	if reg == nil {
 		return false
 	}
-	rt, ok := reg.PreRoute(t.raw)
+	rt, ok := reg.PreRoute(t.lang.Canonical(t.raw))
 	if !ok {
 		return false
 	}

@@ -50,6 +50,9 @@ type Item struct {
 	// its due time because the box was off.
 	Rang time.Time `json:"rang,omitzero"`
 	Late bool      `json:"late,omitempty"`
+	// Lang is the language the item was set in (an ISO 639-1 code), which
+	// it is announced in; empty for the box's own language.
+	Lang string `json:"lang,omitempty"`
 }
 
 // Active reports whether the item is still to go off.

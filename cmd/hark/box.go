@@ -45,6 +45,7 @@ func (a *app) gestures(ctx context.Context, d *devices, say func(context.Context
 		ToggleMute:   func(ctx context.Context) { a.setMuted(ctx, d, !d.listener.Muted(), true) },
 		Pending:      func(ctx context.Context) bool { return a.sayWebCode(ctx, say) },
 		Say:          say,
+		Lang:         a.lang(),
 		Reset:        reset,
 		Log:          a.log,
 	}, d.gestures, out)

@@ -3,13 +3,14 @@ package main
 import (
 	"os"
 
-	"github.com/harkbox/hark/reply/ollamatest"
-	"github.com/harkbox/hark/reply/replytest"
-	"github.com/harkbox/hark/storage"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
+	"github.com/harkbox/hark/storage"
 )
 
 func TestHelp(t *testing.T) {

@@ -111,6 +111,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 		}
 	}
 	p, err := pipeline.New(pipeline.Options{
+		Lang:        a.lang(),
 		Microphone:  dev.mic,
 		Transcriber: dev.stt,
 		Replier:     a.replier(),
@@ -192,7 +193,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 			}
 			// Said once: the box keeps answering and ringing; it only
 			// cannot remember anything new.
-			const say = "My storage is full, so I can't remember anything new. Timers already set will still ring."
+			say := a.lang().T("My storage is full, so I can't remember anything new. Timers already set will still ring.")
 			if a.notice != nil {
 				a.notice(say)
 			}

@@ -111,7 +111,7 @@ func (a *app) sayWebCode(ctx context.Context, say func(context.Context, string))
 	if !pending {
 		return false
 	}
-	say(ctx, "The web page's setup code is "+strings.Join(strings.Split(code, ""), " ")+".")
+	say(ctx, a.lang().T("The web page's setup code is %s.", strings.Join(strings.Split(code, ""), " ")))
 	return true
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command/lookup"
 	"github.com/harkbox/hark/reply/command/mcp"
 
@@ -255,6 +256,7 @@ func (b *brain) watch(ctx context.Context) {
 func (b *brain) options() reply.Options {
 	cfg, r := b.cfg, b.cfg.Reply
 	return reply.Options{
+		Language:          string(boxLang(cfg.Whisper.Language)),
 		Model:             b.model,
 		Aux:               b.aux,
 		Info:              b.model,
@@ -450,4 +452,16 @@ func whisperOptions(cfg *config.Loaded, cmds []*command.Command, log *slog.Logge
 		MinConfidence:  float32(w.MinConfidence),
 		Log:            log,
 	}
+}
+
+// lang is the box's own language: what it says before it has heard anyone
+// (the factory-reset countdown, a full disk, the web page's code) and
+// what a typed request whose words do not tell is answered in.
+func (a *app) lang() locale.Lang { return boxLang(a.cfg.Whisper.Language) }
+
+// boxLang is the language whisper.language names; "auto" or a language
+// without offline phrases is English.
+func boxLang(whisper string) locale.Lang {
+	l, _ := locale.Of(whisper)
+	return l
 }

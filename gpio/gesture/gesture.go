@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/gpio/button"
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline"
 )
 
@@ -45,7 +46,10 @@ type Options struct {
 	Reset context.CancelCauseFunc
 	// Countdown is the countdown's length in seconds; default 5.
 	Countdown int
-	Log       *slog.Logger
+	// Lang is the language the countdown is said in; the zero value is
+	// English.
+	Lang locale.Lang
+	Log  *slog.Logger
 }
 
 // Run maps the gestures from in to the pipeline's events on out until ctx
@@ -94,7 +98,7 @@ func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipe
 				continue
 			}
 			send(pipeline.Abort)
-			if Countdown(ctx, o.Say, in, o.Countdown) {
+			if Countdown(ctx, o.Lang, o.Say, in, o.Countdown) {
 				o.Log.Warn("factory reset: the button was held through the countdown")
 				o.Reset(ErrFactoryReset)
 				return
@@ -105,8 +109,8 @@ func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipe
 
 // Countdown says the factory-reset countdown, a number a second, and
 // reports whether it ran out; letting go of the button cancels it.
-func Countdown(ctx context.Context, say func(context.Context, string), gestures <-chan button.Event, seconds int) bool {
-	say(ctx, fmt.Sprintf("Factory reset in %d seconds. Let go of the button to cancel.", seconds))
+func Countdown(ctx context.Context, l locale.Lang, say func(context.Context, string), gestures <-chan button.Event, seconds int) bool {
+	say(ctx, l.T("Factory reset in %d seconds. Let go of the button to cancel.", seconds))
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for n := seconds; n > 0; {
@@ -115,7 +119,7 @@ func Countdown(ctx context.Context, say func(context.Context, string), gestures 
 			return false
 		case g := <-gestures:
 			if g.Gesture == button.Release {
-				say(ctx, "Factory reset cancelled.")
+				say(ctx, l.T("Factory reset cancelled."))
 				return false
 			}
 		case <-tick.C:
@@ -125,6 +129,6 @@ func Countdown(ctx context.Context, say func(context.Context, string), gestures 
 			}
 		}
 	}
-	say(ctx, "Resetting.")
+	say(ctx, l.T("Resetting."))
 	return true
 }

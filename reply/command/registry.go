@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/harkbox/hark/storage"
 	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/storage"
 
 	"github.com/harkbox/hark/reply/utterance"
 )
@@ -182,7 +184,8 @@ func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response
 func (r *Registry) Call(ctx context.Context, name string, args map[string]any, text string) Response {
 	c, ok := r.Lookup(name)
 	if !ok {
-		return Response{Kind: Failure, Spoken: "I don't know how to do that.", Data: map[string]any{"error": fmt.Sprintf("%s: %v", name, ErrUnknown)}}
+		l, _ := locale.Of(LanguageOf(ctx))
+		return Response{Kind: Failure, Spoken: l.T("I don't know how to do that."), Data: map[string]any{"error": fmt.Sprintf("%s: %v", name, ErrUnknown)}}
 	}
 	return r.call(ctx, c, args, text, true, nil)
 }
@@ -219,7 +222,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 		}
 	}
 	if len(problems) > 0 {
-		return invalid(c, problems)
+		return invalid(ctx, c, problems)
 	}
 	for _, p := range c.Parameters {
 		v, ok := args[p.Name]
@@ -244,7 +247,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 		}
 	}
 	if len(problems) > 0 {
-		return invalid(c, problems)
+		return invalid(ctx, c, problems)
 	}
 	for _, p := range c.Parameters {
 		if !args.Has(p.Name) && p.Default != nil {
@@ -256,9 +259,10 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: LanguageOf(ctx), Now: r.Now(), Refines: refines})
 	if err != nil {
 		r.log.Warn("command failed", "command", c.Name, "err", err)
-		spoken := "Sorry, that didn't work."
+		l, _ := locale.Of(LanguageOf(ctx))
+		spoken := l.T("Sorry, that didn't work.")
 		if errors.Is(err, storage.ErrFull) {
-			spoken = "My storage is full, so I couldn't save that."
+			spoken = l.T("My storage is full, so I couldn't save that.")
 		}
 		return Response{Kind: Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
 	}
@@ -291,14 +295,16 @@ func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool
 		return Response{}, true
 	}
 	what := strings.ReplaceAll(c.Name, "_", " ")
+	l, _ := locale.Of(LanguageOf(ctx))
 	return Response{
 		Kind:   Failure,
-		Spoken: fmt.Sprintf("%s isn't set up yet. To set it up, run: hark secrets set %s.", sentenceCase(what), missing[0]),
+		Spoken: sentenceCase(l.T("%s isn't set up yet. To set it up, run: hark secrets set %s.", what, missing[0])),
 		Data:   map[string]any{"error": "missing secrets", "missing_secrets": missing},
 	}, false
 }
 
-func invalid(c *Command, problems []Problem) Response {
+func invalid(ctx context.Context, c *Command, problems []Problem) Response {
+	l, _ := locale.Of(LanguageOf(ctx))
 	var msgs []string
 	for _, p := range problems {
 		msgs = append(msgs, p.Message)
@@ -306,7 +312,7 @@ func invalid(c *Command, problems []Problem) Response {
 	return Response{
 		Kind:     Invalid,
 		Problems: problems,
-		Spoken:   fmt.Sprintf("I couldn't do that: %s.", strings.Join(msgs, "; ")),
+		Spoken:   l.T("I couldn't do that: %s.", strings.Join(msgs, "; ")),
 		Data:     map[string]any{"error": "invalid arguments for " + c.Name, "problems": msgs},
 	}
 }

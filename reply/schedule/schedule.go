@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -45,42 +47,44 @@ type Alert struct {
 	LateBy time.Duration
 }
 
-// Announcement is what is said as the alert starts ringing.
+// Announcement is what is said as the alert starts ringing, in the
+// language the item was set in.
 func (a Alert) Announcement() string {
+	l, _ := locale.Of(a.Item.Lang)
 	var s string
 	it := a.Item
 	switch it.Kind {
 	case storage.Timer:
 		if it.Name != "" {
-			s = fmt.Sprintf("Your %s timer is done.", it.Name)
+			s = l.T("Your %s timer is done.", it.Name)
 		} else {
-			s = "Your timer is done."
+			s = l.T("Your timer is done.")
 		}
 	case storage.Alarm:
 		if it.Name != "" {
-			s = fmt.Sprintf("It's %s. %s.", it.Due.Format("3:04 PM"), capitalize(it.Name))
+			s = l.T("It's %s. %s.", l.Clock(it.Due.Hour(), it.Due.Minute()), capitalize(it.Name))
 		} else {
-			s = fmt.Sprintf("It's %s. This is your alarm.", it.Due.Format("3:04 PM"))
+			s = l.T("It's %s. This is your alarm.", l.Clock(it.Due.Hour(), it.Due.Minute()))
 		}
 	case storage.Reminder:
-		s = "Reminder: " + strings.TrimSuffix(it.Name, ".") + "."
+		s = l.T("Reminder: %s.", strings.TrimSuffix(it.Name, "."))
 	}
 	if a.LateBy > 0 {
-		s += fmt.Sprintf(" I was switched off when it came due, %s ago.", sayAgo(a.LateBy))
+		s += " " + l.T("I was switched off when it came due, %s ago.", sayAgo(l, a.LateBy))
 	}
 	return s
 }
 
-func sayAgo(d time.Duration) string {
+func sayAgo(l locale.Lang, d time.Duration) string {
 	switch {
 	case d < 2*time.Minute:
-		return "a minute"
+		return l.Duration(time.Minute)
 	case d < 2*time.Hour:
-		return fmt.Sprintf("%d minutes", int(d.Minutes()))
+		return l.Duration(d.Truncate(time.Minute))
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d hours", int(d.Hours()))
+		return l.Duration(d.Truncate(time.Hour))
 	}
-	return fmt.Sprintf("%d days", int(d.Hours()/24))
+	return l.Duration(d.Truncate(24 * time.Hour))
 }
 
 func capitalize(s string) string {
@@ -146,7 +150,7 @@ func (s *Scheduler) AddTimer(ctx context.Context, name string, d time.Duration) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	it := storage.Item{ID: s.id(storage.Timer, now), Kind: storage.Timer, Name: name, Created: now, Due: now.Add(d), Duration: d, State: storage.Pending}
+	it := storage.Item{ID: s.id(storage.Timer, now), Kind: storage.Timer, Name: name, Created: now, Due: now.Add(d), Duration: d, State: storage.Pending, Lang: command.LanguageOf(ctx)}
 	return it, s.put(ctx, it)
 }
 
@@ -173,7 +177,7 @@ func (s *Scheduler) AddAlarm(ctx context.Context, name string, hour, minute int,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	it := storage.Item{ID: s.id(storage.Alarm, now), Kind: storage.Alarm, Name: name, Created: now, Hour: hour, Minute: minute, Days: days, State: storage.Pending}
+	it := storage.Item{ID: s.id(storage.Alarm, now), Kind: storage.Alarm, Name: name, Created: now, Hour: hour, Minute: minute, Days: days, State: storage.Pending, Lang: command.LanguageOf(ctx)}
 	if !day.IsZero() {
 		it.Due = time.Date(day.Year(), day.Month(), day.Day(), hour, minute, 0, 0, s.o.Location)
 		if !it.Due.After(now) {
@@ -205,7 +209,7 @@ func (s *Scheduler) AddReminder(ctx context.Context, message string, due time.Ti
 	if !due.After(now) {
 		return storage.Item{}, errors.New("schedule: that time has already passed")
 	}
-	it := storage.Item{ID: s.id(storage.Reminder, now), Kind: storage.Reminder, Name: message, Created: now, Due: due, State: storage.Pending}
+	it := storage.Item{ID: s.id(storage.Reminder, now), Kind: storage.Reminder, Name: message, Created: now, Due: due, State: storage.Pending, Lang: command.LanguageOf(ctx)}
 	return it, s.put(ctx, it)
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/utterance"
 	"github.com/harkbox/hark/storage"
@@ -62,48 +63,11 @@ func parseDay(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a day", s)
 }
 
-// sayDays writes a repeating alarm's days.
-func sayDays(days []time.Weekday) string {
-	sorted := slices.Clone(days)
-	slices.Sort(sorted)
-	switch {
-	case slices.Equal(sorted, utterance.EveryDay):
-		return "every day"
-	case slices.Equal(sorted, utterance.Weekdays):
-		return "on weekdays"
-	case len(sorted) == 2 && sorted[0] == time.Sunday && sorted[1] == time.Saturday:
-		return "on weekends"
-	}
-	var names []string
-	for _, d := range sorted {
-		names = append(names, d.String())
-	}
-	return "every " + joinAnd(names)
-}
-
-// sayWhen writes when a one-off item is due, relative to now.
-func sayWhen(due, now time.Time) string {
-	clock := sayClock(due.Hour(), due.Minute())
-	y1, m1, d1 := now.Date()
-	y2, m2, d2 := due.Date()
-	today := time.Date(y1, m1, d1, 0, 0, 0, 0, now.Location())
-	day := time.Date(y2, m2, d2, 0, 0, 0, 0, now.Location())
-	switch days := int(day.Sub(today).Hours() / 24); {
-	case days == 0:
-		return clock + " today"
-	case days == 1:
-		return clock + " tomorrow"
-	case days < 7:
-		return clock + " on " + due.Weekday().String()
-	}
-	return fmt.Sprintf("%s on %s %s", clock, due.Month(), ordinal(due.Day()))
-}
-
-func describeAlarm(it storage.Item, now time.Time) string {
+func describeAlarm(l locale.Lang, it storage.Item, now time.Time) string {
 	if len(it.Days) > 0 {
-		return sayClock(it.Hour, it.Minute) + " " + sayDays(it.Days)
+		return l.At(it.Hour, it.Minute, it.Days)
 	}
-	return sayWhen(it.Due, now)
+	return l.When(it.Due, now)
 }
 
 // SetAlarm is set_alarm.
@@ -148,17 +112,18 @@ func SetAlarm(s Schedule) *command.Command {
 			if err != nil {
 				return command.Response{}, err
 			}
+			l := lang(c)
 			var days []time.Weekday
 			if r := c.Args.String("repeat"); r != "" {
 				if days = utterance.FindDays(utterance.Words(utterance.Normalize(r))).Days; len(days) == 0 {
-					return command.Response{Kind: command.Invalid, Spoken: "Which days should the alarm repeat on?",
+					return command.Response{Kind: command.Invalid, Spoken: l.T("Which days should the alarm repeat on?"),
 						Problems: []command.Problem{{Param: "repeat", Message: fmt.Sprintf("%q names no days", r), Valid: []string{"daily", "weekdays", "weekends", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}}}}, nil
 				}
 			}
 			var day time.Time
 			if d := c.Args.String("day"); d != "" {
 				if day, err = parseDay(d, c.Now); err != nil {
-					return command.Response{Kind: command.Invalid, Spoken: "Which day should the alarm be on?", Problems: []command.Problem{{Param: "day", Message: err.Error()}}}, nil
+					return command.Response{Kind: command.Invalid, Spoken: l.T("Which day should the alarm be on?"), Problems: []command.Problem{{Param: "day", Message: err.Error()}}}, nil
 				}
 			}
 			hour := ct.Hour
@@ -176,9 +141,9 @@ func SetAlarm(s Schedule) *command.Command {
 			}
 			it, err := s.AddAlarm(ctx, c.Args.String("label"), hour, ct.Minute, days, day)
 			if err != nil {
-				return command.Failed("That time has already passed."), nil
+				return command.Failed(l.T("That time has already passed.")), nil
 			}
-			return command.Said(fmt.Sprintf("Alarm set for %s.", describeAlarm(it, c.Now)),
+			return command.Said(l.T("Alarm set for %s.", describeAlarm(l, it, c.Now)),
 				map[string]any{"alarm_id": it.ID, "due": it.Due.Format(time.RFC3339)}), nil
 		},
 	}
@@ -273,7 +238,11 @@ func SetReminder(s Schedule) *command.Command {
 			return claim(args)
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
-			msg := swapPerson(c.Args.String("message"))
+			l := lang(c)
+			msg := c.Args.String("message")
+			if l == locale.English {
+				msg = swapPerson(msg)
+			}
 			var due time.Time
 			switch {
 			case c.Args.Has("in"):
@@ -283,7 +252,7 @@ func SetReminder(s Schedule) *command.Command {
 				if d := c.Args.String("day"); d != "" {
 					var err error
 					if day, err = parseDay(d, c.Now); err != nil {
-						return command.Response{Kind: command.Invalid, Spoken: "Which day should I remind you?", Problems: []command.Problem{{Param: "day", Message: err.Error()}}}, nil
+						return command.Response{Kind: command.Invalid, Spoken: l.T("Which day should I remind you?"), Problems: []command.Problem{{Param: "day", Message: err.Error()}}}, nil
 					}
 				}
 				ct := utterance.ClockTime{Hour: 9, Explicit: true} // a day without a time: the morning
@@ -297,13 +266,13 @@ func SetReminder(s Schedule) *command.Command {
 			}
 			it, err := s.AddReminder(ctx, msg, due)
 			if err != nil {
-				return command.Failed("That time has already passed."), nil
+				return command.Failed(l.T("That time has already passed.")), nil
 			}
-			when := "at " + sayWhen(due, c.Now)
+			when := l.T("at %s", l.When(due, c.Now))
 			if c.Args.Has("in") {
-				when = "in " + utterance.SayDuration(c.Args.Duration("in"))
+				when = l.T("in %s", l.Duration(c.Args.Duration("in")))
 			}
-			return command.Said(fmt.Sprintf("OK, I'll remind you to %s %s.", strings.TrimPrefix(msg, "to "), when),
+			return command.Said(l.T("OK, I'll remind you to %s %s.", strings.TrimPrefix(msg, "to "), when),
 				map[string]any{"reminder_id": it.ID, "due": due.Format(time.RFC3339), "message": msg}), nil
 		},
 	}
@@ -361,37 +330,32 @@ func ListReminders(s Schedule) *command.Command {
 			if err != nil {
 				return command.Response{}, err
 			}
+			l := lang(c)
 			var reminders, alarms []string
 			var list []map[string]any
 			for _, it := range items {
 				list = append(list, map[string]any{"kind": it.Kind, "name": it.Name, "due": it.Due.Format(time.RFC3339)})
 				if it.Kind == storage.Reminder {
-					reminders = append(reminders, fmt.Sprintf("%s at %s", it.Name, sayWhen(it.Due, c.Now)))
+					reminders = append(reminders, l.T("%s at %s", it.Name, l.When(it.Due, c.Now)))
 				} else {
-					alarms = append(alarms, describeAlarm(it, c.Now))
+					alarms = append(alarms, describeAlarm(l, it, c.Now))
 				}
 			}
 			var parts []string
 			if len(reminders) > 0 {
-				parts = append(parts, fmt.Sprintf("%s: %s", count(len(reminders), "reminder"), joinAnd(reminders)))
+				parts = append(parts, counted(l, len(reminders), locale.Key("1 reminder: %s"), locale.Key("%d reminders: %s"), l.And(reminders)))
 			}
 			if len(alarms) > 0 {
-				parts = append(parts, fmt.Sprintf("%s: %s", count(len(alarms), "alarm"), joinAnd(alarms)))
+				parts = append(parts, counted(l, len(alarms), locale.Key("1 alarm: %s"), locale.Key("%d alarms: %s"), l.And(alarms)))
 			}
 			data := map[string]any{"items": list}
 			if len(parts) == 0 {
-				return command.Said(map[string]string{"all": "You have no reminders or alarms.", "reminders": "You have no reminders.", "alarms": "You have no alarms."}[c.Args.String("kind")], data), nil
+				none := map[string]string{"all": l.T("You have no reminders or alarms."), "reminders": l.T("You have no reminders."), "alarms": l.T("You have no alarms.")}
+				return command.Said(none[c.Args.String("kind")], data), nil
 			}
-			return command.Said("You have "+strings.Join(parts, ". And ")+".", data), nil
+			return command.Said(l.T("You have %s.", strings.Join(parts, l.T(". And "))), data), nil
 		},
 	}
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // CancelReminder is cancel_reminder: a reminder or an alarm.
@@ -431,6 +395,7 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 			return claim(args)
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			l := lang(c)
 			kind := storage.ItemKind(c.Args.String("kind"))
 			items, err := s.Pending(ctx, kind)
 			if err != nil {
@@ -443,13 +408,13 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 			case len(items) == 0 && kind == storage.Alarm && alerts != nil && alerts.StopAlerts():
 				return command.Said("", map[string]any{"stopped_ringing": true}), nil
 			case len(items) == 0:
-				return command.Said(fmt.Sprintf("I couldn't find that %s.", kind), nil), nil
+				return command.Said(l.T(map[storage.ItemKind]string{storage.Alarm: locale.Key("I couldn't find that alarm."), storage.Reminder: locale.Key("I couldn't find that reminder.")}[kind]), nil), nil
 			case len(items) > 1 && !c.Args.Bool("all"):
 				var names []string
 				for _, it := range items {
-					names = append(names, describeItem(it, c.Now))
+					names = append(names, describeItem(l, it, c.Now))
 				}
-				return command.Response{Kind: command.Invalid, Spoken: fmt.Sprintf("Which %s: %s?", kind, joinOr(names)),
+				return command.Response{Kind: command.Invalid, Spoken: l.T(map[storage.ItemKind]string{storage.Alarm: locale.Key("Which alarm: %s?"), storage.Reminder: locale.Key("Which reminder: %s?")}[kind], l.Or(names)),
 					Problems: []command.Problem{{Param: "which", Message: "several match", Valid: names}}}, nil
 			}
 			for _, it := range items {
@@ -458,21 +423,24 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 				}
 			}
 			if len(items) > 1 {
-				return command.Said(fmt.Sprintf("Cancelled %d %ss.", len(items), kind), map[string]any{"cancelled": len(items)}), nil
+				if kind == storage.Reminder {
+					return command.Said(l.T("Cancelled %d reminders.", len(items)), map[string]any{"cancelled": len(items)}), nil
+				}
+				return command.Said(l.T("Cancelled %d alarms.", len(items)), map[string]any{"cancelled": len(items)}), nil
 			}
 			if kind == storage.Reminder {
-				return command.Said(fmt.Sprintf("Cancelled the reminder to %s.", describeItem(items[0], c.Now)), map[string]any{"cancelled": 1}), nil
+				return command.Said(l.T("Cancelled the reminder to %s.", describeItem(l, items[0], c.Now)), map[string]any{"cancelled": 1}), nil
 			}
-			return command.Said(fmt.Sprintf("Cancelled the alarm for %s.", describeItem(items[0], c.Now)), map[string]any{"cancelled": 1}), nil
+			return command.Said(l.T("Cancelled the alarm for %s.", describeItem(l, items[0], c.Now)), map[string]any{"cancelled": 1}), nil
 		},
 	}
 }
 
-func describeItem(it storage.Item, now time.Time) string {
+func describeItem(l locale.Lang, it storage.Item, now time.Time) string {
 	if it.Kind == storage.Alarm {
-		return describeAlarm(it, now)
+		return describeAlarm(l, it, now)
 	}
-	return fmt.Sprintf("%s at %s", it.Name, sayWhen(it.Due, now))
+	return l.T("%s at %s", it.Name, l.When(it.Due, now))
 }
 
 // matching keeps the items that which describes: an alarm by its time of
@@ -506,4 +474,13 @@ func matching(items []storage.Item, which string) []storage.Item {
 		}
 	}
 	return out
+}
+
+// counted says a list with its count: the key one for a single item, many
+// (with the count) for more.
+func counted(l locale.Lang, n int, one, many, list string) string {
+	if n == 1 {
+		return l.T(one, list)
+	}
+	return l.T(many, n, list)
 }

@@ -8,6 +8,7 @@ package builtin
 import (
 	"strings"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -94,4 +95,10 @@ func swapPerson(s string) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// lang is the language a call is answered in.
+func lang(c command.Call) locale.Lang {
+	l, _ := locale.Of(c.Language)
+	return l
 }

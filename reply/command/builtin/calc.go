@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strings"
 
@@ -34,6 +33,7 @@ func Calculate() *command.Command {
 			return claim(map[string]any{"a": a, "operation": op, "b": b})
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			l := lang(c)
 			a, b, op := c.Args.Float("a"), c.Args.Float("b"), c.Args.String("operation")
 			var r float64
 			switch op {
@@ -45,7 +45,7 @@ func Calculate() *command.Command {
 				r = a * b
 			case "divide":
 				if b == 0 {
-					return command.Response{Kind: command.Failure, Spoken: "You can't divide by zero.", Data: map[string]any{"error": "division by zero"}}, nil
+					return command.Response{Kind: command.Failure, Spoken: l.T("You can't divide by zero."), Data: map[string]any{"error": "division by zero"}}, nil
 				}
 				r = a / b
 			case "power":
@@ -54,23 +54,23 @@ func Calculate() *command.Command {
 				r = a / 100 * b
 			}
 			if math.IsInf(r, 0) || math.IsNaN(r) {
-				return command.Failed("That number is too big for me."), nil
+				return command.Failed(l.T("That number is too big for me.")), nil
 			}
-			sa, sb, sr := utterance.FormatNumber(a), utterance.FormatNumber(b), utterance.FormatNumber(r)
+			sa, sb, sr := l.Number(utterance.FormatNumber(a)), l.Number(utterance.FormatNumber(b)), l.Number(utterance.FormatNumber(r))
 			var s string
 			switch op {
 			case "add":
-				s = fmt.Sprintf("%s plus %s is %s.", sa, sb, sr)
+				s = l.T("%s plus %s is %s.", sa, sb, sr)
 			case "subtract":
-				s = fmt.Sprintf("%s minus %s is %s.", sa, sb, sr)
+				s = l.T("%s minus %s is %s.", sa, sb, sr)
 			case "multiply":
-				s = fmt.Sprintf("%s times %s is %s.", sa, sb, sr)
+				s = l.T("%s times %s is %s.", sa, sb, sr)
 			case "divide":
-				s = fmt.Sprintf("%s divided by %s is %s.", sa, sb, sr)
+				s = l.T("%s divided by %s is %s.", sa, sb, sr)
 			case "power":
-				s = fmt.Sprintf("%s to the power of %s is %s.", sa, sb, sr)
+				s = l.T("%s to the power of %s is %s.", sa, sb, sr)
 			case "percent":
-				s = fmt.Sprintf("%s percent of %s is %s.", sa, sb, sr)
+				s = l.T("%s percent of %s is %s.", sa, sb, sr)
 			}
 			return command.Said(s, map[string]any{"result": r}), nil
 		},

@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/harkbox/hark/reply/command"
@@ -46,51 +45,19 @@ func Time() *command.Command {
 				"weekday":  now.Weekday().String(),
 				"timezone": now.Format("MST"),
 			}
+			l := lang(c)
 			var s string
 			switch c.Args.String("detail") {
 			case "date":
-				s = fmt.Sprintf("It's %s, %s %s, %d.", now.Weekday(), now.Month(), ordinal(now.Day()), now.Year())
+				s = l.T("It's %s.", l.Date(now))
 			case "day":
-				s = fmt.Sprintf("It's %s.", now.Weekday())
+				s = l.T("It's %s.", l.Weekday(now.Weekday()))
 			default:
-				s = "It's " + sayClock(now.Hour(), now.Minute()) + "."
+				s = l.TimeNow(now.Hour(), now.Minute())
 			}
 			return command.Said(s, data), nil
 		},
 	}
-}
-
-// sayClock writes a time of day for speech: "10:15 AM", "noon".
-func sayClock(h, m int) string {
-	switch {
-	case h == 12 && m == 0:
-		return "noon"
-	case h == 0 && m == 0:
-		return "midnight"
-	}
-	suffix := "AM"
-	if h >= 12 {
-		suffix = "PM"
-	}
-	h12 := h % 12
-	if h12 == 0 {
-		h12 = 12
-	}
-	return fmt.Sprintf("%d:%02d %s", h12, m, suffix)
-}
-
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return fmt.Sprintf("%d%s", n, suffix)
 }
 
 // capitalize upper-cases the first letter.

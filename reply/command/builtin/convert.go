@@ -164,7 +164,9 @@ func Convert() *command.Command {
 			}
 			v := c.Args.Float("value")
 			r := convertValue(v, from, to)
-			s := fmt.Sprintf("%s %s is %s %s.", utterance.FormatNumber(v), name(from, v), utterance.FormatNumber(round(r)), name(to, round(r)))
+			l := lang(c)
+			s := l.T("%s %s is %s %s.", l.Number(utterance.FormatNumber(v)), l.Unit(from.code, name(from, v), v == 1),
+				l.Number(utterance.FormatNumber(round(r))), l.Unit(to.code, name(to, round(r)), round(r) == 1))
 			return command.Said(s, map[string]any{"result": r, "unit": to.code}), nil
 		},
 	}

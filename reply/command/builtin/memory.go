@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -71,13 +70,13 @@ func Remember(m Memory) *command.Command {
 				if err != nil {
 					return command.Response{}, err
 				}
-				return command.Said("OK, I'll remember that, and keep it secret.", map[string]any{"fact_id": f.ID, "secret": true}), nil
+				return command.Said(lang(c).T("OK, I'll remember that, and keep it secret."), map[string]any{"fact_id": f.ID, "secret": true}), nil
 			}
 			f, err := m.Add(ctx, fact, c.Now)
 			if err != nil {
 				return command.Response{}, err
 			}
-			return command.Said("OK, I'll remember that.", map[string]any{"fact_id": f.ID}), nil
+			return command.Said(lang(c).T("OK, I'll remember that."), map[string]any{"fact_id": f.ID}), nil
 		},
 	}
 }
@@ -102,12 +101,12 @@ func Forget(m Memory) *command.Command {
 				return command.Response{}, err
 			}
 			if len(hits) == 0 || !covers(hits[0].Text, q) {
-				return command.Said("I don't remember anything like that.", map[string]any{"forgotten": 0}), nil
+				return command.Said(lang(c).T("I don't remember anything like that."), map[string]any{"forgotten": 0}), nil
 			}
 			if err := m.Delete(ctx, hits[0].ID); err != nil {
 				return command.Response{}, err
 			}
-			return command.Said("OK, I've forgotten that.", map[string]any{"forgotten": 1, "fact": hits[0].Text}), nil
+			return command.Said(lang(c).T("OK, I've forgotten that."), map[string]any{"forgotten": 1, "fact": hits[0].Text}), nil
 		},
 	}
 }
@@ -174,13 +173,14 @@ func SearchMemory(m Memory) *command.Command {
 			}
 			data := map[string]any{"facts": facts}
 			if len(facts) == 0 {
-				return command.Said("I don't remember anything about that.", data), nil
+				return command.Said(lang(c).T("I don't remember anything about that."), data), nil
 			}
 			spoken := make([]string, len(facts))
 			for i, f := range facts {
-				spoken[i] = placeholder.ReplaceAllString(f, "a secret")
+				spoken[i] = placeholder.ReplaceAllString(f, lang(c).T("a secret"))
 			}
-			resp := command.Said(fmt.Sprintf("You told me: %s.", strings.Join(quoted(spoken), ". And ")), data)
+			l := lang(c)
+			resp := command.Said(l.T("You told me: %s.", strings.Join(quoted(spoken), l.T(". And "))), data)
 			resp.Reveal = revealed
 			return resp, nil
 		},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -55,21 +56,22 @@ func Status(src StatusSource) *command.Command {
 				"version": st.Version, "uptime": st.Uptime.Round(time.Second).String(), "addresses": st.Addresses,
 				"disk_used_bytes": st.DiskUsed, "disk_total_bytes": st.DiskTotal, "model": st.Model, "model_ok": st.ModelErr == nil,
 			}
+			l := lang(c)
 			parts := map[string]string{
-				"version": "I'm running Hark version " + st.Version + ".",
-				"uptime":  "I've been running for " + sayUptime(st.Uptime) + ".",
-				"ip":      "I have no network address.",
-				"storage": "I can't tell how much storage is left.",
-				"model":   "The model server answers, with " + st.Model + ".",
+				"version": l.T("I'm running Hark version %s.", st.Version),
+				"uptime":  l.T("I've been running for %s.", sayUptime(l, st.Uptime)),
+				"ip":      l.T("I have no network address."),
+				"storage": l.T("I can't tell how much storage is left."),
+				"model":   l.T("The model server answers, with %s.", st.Model),
 			}
 			if len(st.Addresses) > 0 {
-				parts["ip"] = "My IP address is " + joinAnd(st.Addresses) + "."
+				parts["ip"] = l.T("My IP address is %s.", l.And(st.Addresses))
 			}
 			if st.DiskTotal > 0 {
-				parts["storage"] = fmt.Sprintf("Storage is %d percent used, %s free.", st.DiskUsed*100/st.DiskTotal, sayBytes(st.DiskTotal-st.DiskUsed))
+				parts["storage"] = l.T("Storage is %d percent used, %s free.", st.DiskUsed*100/st.DiskTotal, sayBytes(l, st.DiskTotal-st.DiskUsed))
 			}
 			if st.ModelErr != nil {
-				parts["model"] = "The model server isn't answering."
+				parts["model"] = l.T("The model server isn't answering.")
 			}
 			detail := c.Args.String("detail")
 			if detail == "all" {
@@ -80,24 +82,24 @@ func Status(src StatusSource) *command.Command {
 	}
 }
 
-func sayUptime(d time.Duration) string {
+func sayUptime(l locale.Lang, d time.Duration) string {
 	switch {
 	case d < time.Minute:
-		return "less than a minute"
+		return l.T("less than a minute")
 	case d < time.Hour:
-		return fmt.Sprintf("%d minutes", int(d.Minutes()))
+		return l.Duration(d.Truncate(time.Minute))
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d hours", int(d.Hours()))
+		return l.Duration(d.Truncate(time.Hour))
 	}
-	return fmt.Sprintf("%d days", int(d.Hours()/24))
+	return l.Duration(d.Truncate(24 * time.Hour))
 }
 
-func sayBytes(b uint64) string {
+func sayBytes(l locale.Lang, b uint64) string {
 	switch {
 	case b >= 1<<30:
-		return fmt.Sprintf("%.1f gigabytes", float64(b)/(1<<30))
+		return l.T("%s gigabytes", l.Number(fmt.Sprintf("%.1f", float64(b)/(1<<30))))
 	case b >= 1<<20:
-		return fmt.Sprintf("%d megabytes", b>>20)
+		return l.T("%d megabytes", b>>20)
 	}
-	return fmt.Sprintf("%d kilobytes", b>>10)
+	return l.T("%d kilobytes", b>>10)
 }

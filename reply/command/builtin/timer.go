@@ -3,11 +3,11 @@ package builtin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/utterance"
 	"github.com/harkbox/hark/storage"
@@ -125,27 +125,24 @@ func SetTimer(s Schedule) *command.Command {
 			if id, ok := c.Refines["timer_id"].(string); ok {
 				it, err := s.ChangeTimer(ctx, id, d)
 				if err == nil {
-					return command.Said(fmt.Sprintf("OK, %s now %s.", timerLabel(it, "the timer is", "timer is"), utterance.SayDuration(d)), timerData(it)), nil
+					l := lang(c)
+					if it.Name == "" {
+						return command.Said(l.T("OK, the timer is now %s.", l.Duration(d)), timerData(it)), nil
+					}
+					return command.Said(l.T("OK, the %s timer is now %s.", it.Name, l.Duration(d)), timerData(it)), nil
 				}
 			}
 			it, err := s.AddTimer(ctx, name, d)
 			if err != nil {
 				return command.Response{}, err
 			}
-			label := "Timer"
+			l := lang(c)
 			if name != "" {
-				label = capitalize(name) + " timer"
+				return command.Said(capitalize(l.T("%s timer set for %s.", name, l.Duration(d))), timerData(it)), nil
 			}
-			return command.Said(fmt.Sprintf("%s set for %s.", label, utterance.SayDuration(d)), timerData(it)), nil
+			return command.Said(l.T("Timer set for %s.", l.Duration(d)), timerData(it)), nil
 		},
 	}
-}
-
-func timerLabel(it storage.Item, unnamed, named string) string {
-	if it.Name == "" {
-		return unnamed
-	}
-	return "the " + it.Name + " " + named
 }
 
 func timerData(it storage.Item) map[string]any {
@@ -154,15 +151,15 @@ func timerData(it storage.Item) map[string]any {
 
 // remaining says how long a timer has left, to the second under ten
 // minutes and to the minute above.
-func remaining(it storage.Item, now time.Time) string {
+func remaining(l locale.Lang, it storage.Item, now time.Time) string {
 	left := it.Due.Sub(now)
 	if left >= 10*time.Minute {
 		left = left.Round(time.Minute)
 	}
 	if left < time.Second {
-		return "less than a second"
+		return l.T("less than a second")
 	}
-	return utterance.SayDuration(left)
+	return l.Duration(left)
 }
 
 // CheckTimers is check_timers.
@@ -202,44 +199,35 @@ func CheckTimers(s Schedule) *command.Command {
 			if name := c.Args.String("name"); name != "" {
 				timers = slices.DeleteFunc(timers, func(it storage.Item) bool { return !strings.EqualFold(it.Name, name) })
 			}
+			l := lang(c)
 			var list []map[string]any
 			var parts []string
 			for _, it := range timers {
-				left := remaining(it, c.Now)
+				left := remaining(l, it, c.Now)
 				list = append(list, map[string]any{"name": it.Name, "remaining": it.Due.Sub(c.Now).Round(time.Second).String()})
 				if it.Name != "" {
-					parts = append(parts, fmt.Sprintf("%s with %s left", it.Name, left))
+					parts = append(parts, l.T("%s with %s left", it.Name, left))
 				} else {
-					parts = append(parts, left+" left")
+					parts = append(parts, l.T("%s left", left))
 				}
 			}
 			data := map[string]any{"timers": list}
 			switch len(timers) {
 			case 0:
 				if name := c.Args.String("name"); name != "" {
-					return command.Said(fmt.Sprintf("You have no %s timer.", name), data), nil
+					return command.Said(l.T("You have no %s timer.", name), data), nil
 				}
-				return command.Said("You have no timers.", data), nil
+				return command.Said(l.T("You have no timers."), data), nil
 			case 1:
 				it := timers[0]
 				if it.Name != "" {
-					return command.Said(fmt.Sprintf("Your %s timer has %s left.", it.Name, remaining(it, c.Now)), data), nil
+					return command.Said(l.T("Your %s timer has %s left.", it.Name, remaining(l, it, c.Now)), data), nil
 				}
-				return command.Said(fmt.Sprintf("Your timer has %s left.", remaining(it, c.Now)), data), nil
+				return command.Said(l.T("Your timer has %s left.", remaining(l, it, c.Now)), data), nil
 			}
-			return command.Said(fmt.Sprintf("You have %d timers: %s.", len(timers), joinAnd(parts)), data), nil
+			return command.Said(l.T("You have %d timers: %s.", len(timers), l.And(parts)), data), nil
 		},
 	}
-}
-
-func joinAnd(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // CancelTimer is cancel_timer.
@@ -275,6 +263,7 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 			if err != nil {
 				return command.Response{}, err
 			}
+			l := lang(c)
 			name := c.Args.String("name")
 			if name != "" {
 				timers = slices.DeleteFunc(timers, func(it storage.Item) bool { return !strings.EqualFold(it.Name, name) })
@@ -283,19 +272,19 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 			case len(timers) == 0 && alerts != nil && alerts.StopAlerts():
 				return command.Said("", map[string]any{"stopped_ringing": true}), nil
 			case len(timers) == 0 && name != "":
-				return command.Said(fmt.Sprintf("You have no %s timer.", name), nil), nil
+				return command.Said(l.T("You have no %s timer.", name), nil), nil
 			case len(timers) == 0:
-				return command.Said("You have no timers.", nil), nil
+				return command.Said(l.T("You have no timers."), nil), nil
 			case len(timers) > 1 && !c.Args.Bool("all"):
 				var names []string
 				for _, it := range timers {
 					if it.Name != "" {
 						names = append(names, it.Name)
 					} else {
-						names = append(names, "the "+utterance.SayDuration(it.Duration)+" timer")
+						names = append(names, l.T("the %s timer", l.Duration(it.Duration)))
 					}
 				}
-				return command.Response{Kind: command.Invalid, Spoken: fmt.Sprintf("You have %d timers. Which one: %s, or all of them?", len(timers), joinOr(names)),
+				return command.Response{Kind: command.Invalid, Spoken: l.T("You have %d timers. Which one: %s, or all of them?", len(timers), l.Or(names)),
 					Problems: []command.Problem{{Param: "name", Message: "several timers are running", Valid: names}}}, nil
 			}
 			for _, it := range timers {
@@ -304,19 +293,12 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 				}
 			}
 			if len(timers) > 1 {
-				return command.Said(fmt.Sprintf("Cancelled all %d timers.", len(timers)), map[string]any{"cancelled": len(timers)}), nil
+				return command.Said(l.T("Cancelled all %d timers.", len(timers)), map[string]any{"cancelled": len(timers)}), nil
 			}
 			if timers[0].Name != "" {
-				return command.Said(fmt.Sprintf("Cancelled the %s timer.", timers[0].Name), map[string]any{"cancelled": 1}), nil
+				return command.Said(l.T("Cancelled the %s timer.", timers[0].Name), map[string]any{"cancelled": 1}), nil
 			}
-			return command.Said("Timer cancelled.", map[string]any{"cancelled": 1}), nil
+			return command.Said(l.T("Timer cancelled."), map[string]any{"cancelled": 1}), nil
 		},
 	}
-}
-
-func joinOr(parts []string) string {
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }

@@ -89,15 +89,16 @@ func Volume(m Mixer) *command.Command {
 			if err != nil {
 				return command.Response{}, err
 			}
+			l := lang(c)
 			switch c.Args.String("action") {
 			case "set":
 				if !c.Args.Has("level") {
-					return command.Response{Kind: command.Invalid, Spoken: "What volume, from 0 to 100?", Problems: []command.Problem{{Param: "level", Message: "set needs a level"}}}, nil
+					return command.Response{Kind: command.Invalid, Spoken: l.T("What volume, from 0 to 100?"), Problems: []command.Problem{{Param: "level", Message: "set needs a level"}}}, nil
 				}
 				level, muted = int(c.Args.Int("level")), false
 			case "up":
 				if level >= 100 && !muted {
-					return command.Said("That's as loud as I go.", map[string]any{"level": level}), nil
+					return command.Said(l.T("That's as loud as I go."), map[string]any{"level": level}), nil
 				}
 				level, muted = min(100, level+VolumeStep), false
 			case "down":
@@ -108,9 +109,9 @@ func Volume(m Mixer) *command.Command {
 				muted = false
 			case "get":
 				if muted {
-					return command.Said(fmt.Sprintf("I'm muted. The volume is set to %d.", level), map[string]any{"level": level, "muted": true}), nil
+					return command.Said(l.T("I'm muted. The volume is set to %d.", level), map[string]any{"level": level, "muted": true}), nil
 				}
-				return command.Said(fmt.Sprintf("The volume is %d.", level), map[string]any{"level": level, "muted": false}), nil
+				return command.Said(l.T("The volume is %d.", level), map[string]any{"level": level, "muted": false}), nil
 			}
 			if err := m.SetVolume(ctx, level, muted); err != nil {
 				return command.Response{}, err
@@ -120,9 +121,9 @@ func Volume(m Mixer) *command.Command {
 			case "mute":
 				return command.Said("", data), nil // a muted speaker says nothing
 			case "unmute":
-				return command.Said("Sound is back on.", data), nil
+				return command.Said(l.T("Sound is back on."), data), nil
 			}
-			return command.Said(fmt.Sprintf("Volume %d.", level), data), nil
+			return command.Said(l.T("Volume %d.", level), data), nil
 		},
 	}
 }

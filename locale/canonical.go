@@ -1,0 +1,357 @@
+package locale
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/harkbox/hark/reply/utterance"
+)
+
+// rule rewrites a phrase. A quantity rule matches anywhere on word
+// boundaries; a frame matches the whole utterance. The replacement is a
+// template ($1 … $9 are the pattern's groups) or, when fn is set, fn's
+// result for the groups.
+type rule struct {
+	re *regexp.Regexp
+	to string
+	fn func(g []string) string
+	// frame marks a rule that must match the whole utterance.
+	frame bool
+	// whole, when set, reads the whole utterance in code instead.
+	whole func(s string) string
+}
+
+// phrase is a quantity rule: pattern matches anywhere between word
+// boundaries.
+func phrase(pattern, to string) rule {
+	return rule{re: regexp.MustCompile(`(^| )(?:` + pattern + `)( |$)`), to: to}
+}
+
+func phraseFn(pattern string, fn func(g []string) string) rule {
+	return rule{re: regexp.MustCompile(`(^| )(?:` + pattern + `)( |$)`), fn: fn}
+}
+
+// frame is a whole-utterance rule.
+func frame(pattern, to string) rule {
+	return rule{re: regexp.MustCompile(`^(?:` + pattern + `)$`), to: to, frame: true}
+}
+
+func frameFn(pattern string, fn func(g []string) string) rule {
+	return rule{re: regexp.MustCompile(`^(?:` + pattern + `)$`), fn: fn, frame: true}
+}
+
+func (r rule) expand(g []string) string {
+	if r.fn != nil {
+		return r.fn(g)
+	}
+	out := r.to
+	for i := len(g) - 1; i >= 1; i-- {
+		out = strings.ReplaceAll(out, "$"+strconv.Itoa(i), g[i])
+	}
+	return out
+}
+
+// apply rewrites every match of a quantity rule in s.
+func (r rule) apply(s string) string {
+	for range 4 { // matches that share a space are found on the next pass
+		next := r.re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := r.re.FindStringSubmatch(m)
+			inner := append([]string{sub[0]}, sub[2:len(sub)-1]...)
+			return sub[1] + r.expand(inner) + sub[len(sub)-1]
+		})
+		if next == s {
+			break
+		}
+		s = next
+	}
+	return s
+}
+
+// match rewrites s when a frame matches it whole.
+func (r rule) match(s string) (string, bool) {
+	if r.whole != nil {
+		out := r.whole(s)
+		return out, out != ""
+	}
+	g := r.re.FindStringSubmatch(s)
+	if g == nil {
+		return "", false
+	}
+	out := r.expand(g)
+	return out, out != ""
+}
+
+// phrasebook is how the offline core reads one language: its numbers, its
+// duration units and day names, and the frames that turn its ordinary
+// phrasings of the core's commands into the English the commands read.
+type phrasebook struct {
+	numeral numeral
+	// articles are "one" only before a unit: "eine Minute", "una hora".
+	articles []string
+	// elisions are the article and preposition a word is written onto,
+	// with their full form: "l'" of "l'alarme" is "le".
+	elisions map[string]string
+	// words are replaced one for one after a number or anywhere: duration
+	// units after a number, day names anywhere.
+	units, words map[string]string
+	// quantities rewrite durations, times of day and days anywhere.
+	quantities []rule
+	// and joins durations: "eine Stunde und 30 Minuten".
+	and string
+	// trim strips politeness around the utterance before the frames.
+	trim *regexp.Regexp
+	// frames rewrite the whole utterance; the first that matches wins.
+	frames []rule
+}
+
+var books = map[Lang]*phrasebook{}
+
+// Canonical rewrites an utterance in l into the English the offline core's
+// commands read: "stell einen Timer für fünf Minuten" becomes "set a timer
+// for 5 minutes". What the frames do not know is returned with its numbers
+// and quantities read, and is then claimed by no command. English is
+// returned as said.
+func (l Lang) Canonical(text string) string {
+	b, ok := books[l]
+	if !ok {
+		return text
+	}
+	var words []string
+	for _, w := range strings.Fields(utterance.Normalize(text)) {
+		if p, rest, ok := elided(w, b.elisions); ok {
+			words = append(words, p, rest)
+			continue
+		}
+		words = append(words, w)
+	}
+	// An article is one only before a unit: "eine Minute" but "eine Frage".
+	article := func(i int) bool {
+		return contains(b.articles, words[i]) && (i+1 >= len(words) || b.units[words[i+1]] == "")
+	}
+	words = b.numeral.digitsFor(words, article)
+	for i, w := range words {
+		if contains(b.articles, w) && i+1 < len(words) && b.units[words[i+1]] != "" {
+			words[i] = "1"
+		}
+	}
+	s := strings.Join(words, " ")
+	for _, q := range b.quantities {
+		s = q.apply(s)
+	}
+	words = strings.Fields(s)
+	for i, w := range words {
+		switch u, ok := b.units[w]; {
+		case ok && i > 0 && isNumber(words[i-1]):
+			words[i] = u
+		case w == b.and && i > 0 && i+1 < len(words) && isUnit(words[i-1]) && isNumber(words[i+1]):
+			words[i] = "and"
+		default:
+			if e, ok := b.words[w]; ok {
+				words[i] = e
+			}
+		}
+	}
+	s = strings.Join(words, " ")
+	if b.trim != nil {
+		s = strings.TrimSpace(b.trim.ReplaceAllString(s, ""))
+	}
+	for _, f := range b.frames {
+		if out, ok := f.match(s); ok {
+			return tidy(out)
+		}
+	}
+	return s
+}
+
+func isUnit(w string) bool {
+	switch w {
+	case "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days":
+		return true
+	}
+	return false
+}
+
+func isNumber(w string) bool {
+	_, err := strconv.ParseFloat(w, 64)
+	return err == nil
+}
+
+// tidy collapses what templates leave behind: doubled spaces, "for at 7".
+var tidier = strings.NewReplacer("for at ", "for ", "at at ", "at ", "to to ", "to ")
+
+func tidy(s string) string { return tidier.Replace(strings.Join(strings.Fields(s), " ")) }
+
+// clockAt writes an hour and minute as the English clock reads them.
+func clockAt(h, m int) string {
+	if m == 0 {
+		return strconv.Itoa(h)
+	}
+	return strconv.Itoa(h) + ":" + pad(m)
+}
+
+func pad(m int) string {
+	if m < 10 {
+		return "0" + strconv.Itoa(m)
+	}
+	return strconv.Itoa(m)
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// before is the hour before h on a twelve- or 24-hour clock: "halb acht"
+// is 7:30.
+func before(h int) int {
+	if h <= 1 {
+		return h + 11
+	}
+	return h - 1
+}
+
+var clockRE = regexp.MustCompile(`^\d{1,2}(?::\d{2})?$`)
+
+// items is how a language names timers, alarms and reminders when asking
+// about them or cancelling them.
+type items struct {
+	timer, alarm, reminder []string // the nouns, singular and plural
+	cancel                 []string // verbs and particles that cancel
+	ask                    []string // words that ask which there are
+	all                    []string // "all of them"
+	about                  []string // "the reminder about ..."
+	// skip are words before the noun that are not a timer's name.
+	skip []string
+}
+
+// read turns "lösche alle Timer", "quels sont mes réveils" or "cancela la
+// alarma de las 7" into the English the timer and reminder commands read.
+func (it items) read(s string) string {
+	words := strings.Fields(s)
+	at := func(nouns []string) int {
+		for i, w := range words {
+			if contains(nouns, w) {
+				return i
+			}
+		}
+		return -1
+	}
+	has := func(list []string) bool {
+		for _, w := range words {
+			if contains(list, w) {
+				return true
+			}
+		}
+		return false
+	}
+	all := has(it.all)
+	clock := ""
+	for i, w := range words {
+		if clockRE.MatchString(w) {
+			clock = " at " + w
+			if i+1 < len(words) && (words[i+1] == "am" || words[i+1] == "pm") {
+				clock += " " + words[i+1]
+			}
+			break
+		}
+	}
+	switch ti, ai, ri := at(it.timer), at(it.alarm), at(it.reminder); {
+	case ti >= 0 && has(it.cancel):
+		switch {
+		case all:
+			return "cancel all timers"
+		case ti > 0 && !contains(it.skip, words[ti-1]) && !isNumber(words[ti-1]):
+			return "cancel the " + words[ti-1] + " timer"
+		}
+		return "cancel the timer"
+	case ti >= 0 && has(it.ask):
+		return "how much time is left"
+	case ai >= 0 && has(it.cancel):
+		if all {
+			return "cancel all alarms"
+		}
+		return "cancel the alarm" + clock
+	case ri >= 0 && has(it.cancel):
+		if all {
+			return "cancel all reminders"
+		}
+		for i := ri + 1; i+1 < len(words); i++ {
+			if contains(it.about, words[i]) {
+				return "cancel the reminder about " + strings.Join(words[i+1:], " ")
+			}
+		}
+		return "cancel the reminder"
+	case ai >= 0 && ri >= 0 && has(it.ask):
+		return "what reminders and alarms do i have"
+	case ai >= 0 && has(it.ask):
+		return "what alarms do i have"
+	case ri >= 0 && has(it.ask):
+		return "what reminders do i have"
+	}
+	return ""
+}
+
+// reminder reads the rest of "remind me ..." in a language where the
+// message and the time come in either order: the time as read into
+// English ("in 10 minutes", "tomorrow at 9 am", "on friday"), the message
+// led by one of links ("an", "de", "que") or by nothing.
+func reminder(rest string, links []string) string {
+	words := strings.Fields(rest)
+	if n := whenLen(words); n > 0 && n < len(words) { // the time first
+		msg := words[n:]
+		if contains(links, msg[0]) && len(msg) > 1 {
+			msg = msg[1:]
+		}
+		return "remind me " + strings.Join(words[:n], " ") + " to " + strings.Join(msg, " ")
+	}
+	if len(words) > 0 && contains(links, words[0]) {
+		words = words[1:]
+	}
+	for i := 1; i < len(words); i++ { // the message first, then the time
+		if whenLen(words[i:]) == len(words)-i {
+			return "remind me " + strings.Join(words[i:], " ") + " to " + strings.Join(words[:i], " ")
+		}
+	}
+	return ""
+}
+
+// whenLen is how many words at the start of words say when: "in 10
+// minutes", "tomorrow at 9 am", "on friday", "tonight".
+func whenLen(words []string) int {
+	n := 0
+	for n < len(words) {
+		w := words[n]
+		switch {
+		case w == "tomorrow" || w == "today" || w == "tonight":
+			n++
+		case w == "in" && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
+			n += 3
+		case w == "at" && n+1 < len(words) && (clockRE.MatchString(words[n+1]) || words[n+1] == "noon" || words[n+1] == "midnight"):
+			n += 2
+			if n < len(words) && (words[n] == "am" || words[n] == "pm") {
+				n++
+			}
+		case w == "on" && n+1 < len(words) && isDay(words[n+1]):
+			n += 2
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func isDay(w string) bool {
+	switch w {
+	case "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday":
+		return true
+	}
+	return false
+}
+
+// elided splits "l'alarme" into "le" and "alarme".
+func elided(w string, elisions map[string]string) (string, string, bool) {
+	for p, full := range elisions {
+		if rest, ok := strings.CutPrefix(w, p); ok && rest != "" {
+			return full, rest, true
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,4 @@
+package locale
+
+// fr is the catalogue of Hark's fixed sentences in this language, by English key.
+var fr = map[string]string{}
