@@ -11,8 +11,9 @@ import (
 
 // VoiceFallback speaks with Primary (a neural voice on the LAN) and, whenever
 // it fails or misses Deadline for a sentence, with Backup (espeak-ng on
-// the box): a reply is never silent. The outage is logged once when it
-// starts and once when it ends.
+// the box): a reply is never silent. An outage is kept per language (a
+// server without a German voice fails German sentences only) and logged
+// once when it starts and once when it ends.
 type VoiceFallback struct {
 	Primary, Backup Synthesizer
 	// Deadline bounds Primary's work on one sentence; default 3 s.
@@ -20,7 +21,7 @@ type VoiceFallback struct {
 	Log      *slog.Logger
 
 	mu   sync.Mutex
-	down bool
+	down map[string]bool // by the turn's language
 }
 
 // Synthesize speaks text with Primary, or Backup when it cannot.
@@ -35,18 +36,22 @@ func (f *VoiceFallback) Synthesize(ctx context.Context, text string) (pcm.Buffer
 	if ctx.Err() != nil {
 		return pcm.Buffer{}, ctx.Err()
 	}
+	lang := Language(ctx)
 	f.mu.Lock()
-	was := f.down
-	f.down = err != nil
+	if f.down == nil {
+		f.down = map[string]bool{}
+	}
+	was := f.down[lang]
+	f.down[lang] = err != nil
 	f.mu.Unlock()
 	if err == nil {
 		if was && f.Log != nil {
-			f.Log.Info("the voice answers again")
+			f.Log.Info("the voice answers again", "language", lang)
 		}
 		return b, nil
 	}
 	if !was && f.Log != nil {
-		f.Log.Warn("the voice failed; speaking with the fallback until it answers again", "err", err)
+		f.Log.Warn("the voice failed; speaking with the fallback until it answers again", "language", lang, "err", err)
 	}
 	return f.Backup.Synthesize(ctx, text)
 }

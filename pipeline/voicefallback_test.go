@@ -65,3 +65,31 @@ func TestVoiceFallbackIsNeverSilent(t *testing.T) {
 		}
 	})
 }
+
+// noGerman is a voice server without a German voice.
+type noGerman struct{}
+
+func (noGerman) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
+	if Language(ctx) == "de" {
+		return pcm.Buffer{}, errors.New(`wyoming: the server says: voice "de" not found`)
+	}
+	return pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 10)}, nil
+}
+
+// TestVoiceFallbackPerLanguage: a voice the server lacks falls back for
+// its language only, logged once however the languages alternate.
+func TestVoiceFallbackPerLanguage(t *testing.T) {
+	var log bytes.Buffer
+	f := &VoiceFallback{Primary: noGerman{}, Backup: &stallSynth{rate: 22050}, Log: slog.New(slog.NewTextHandler(&log, nil))}
+	for range 3 {
+		if b, err := f.Synthesize(WithLanguage(t.Context(), "de"), "Hallo."); err != nil || b.Rate != 22050 {
+			t.Fatalf("German: rate %d, err %v; want the fallback", b.Rate, err)
+		}
+		if b, err := f.Synthesize(WithLanguage(t.Context(), "en"), "Hello."); err != nil || b.Rate != 16000 {
+			t.Fatalf("English: rate %d, err %v; want the voice", b.Rate, err)
+		}
+	}
+	if n := strings.Count(log.String(), "level=WARN"); n != 1 || strings.Contains(log.String(), "msg=\"the voice answers again\"") {
+		t.Errorf("want one warning and no recovery:\n%s", log.String())
+	}
+}

@@ -123,3 +123,30 @@ func BenchmarkOfflineReply(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/reply")
 }
+
+// BenchmarkOfflineReplyLanguage measures whole offline replies through the
+// engine in each language: detecting the language, reading the phrasing
+// into a command, running it and saying its sentence from the catalogue,
+// and storing the exchange. The arithmetic reads; the timer writes and
+// syncs to disk.
+func BenchmarkOfflineReplyLanguage(b *testing.B) {
+	for _, c := range []struct{ lang, sum, timer string }{
+		{"en", "what's 12 times 4", "set a timer for 5 minutes"},
+		{"de", "was ist zwölf mal vier", "stell einen Timer für fünf Minuten"},
+		{"fr", "combien font douze fois quatre", "mets un minuteur de cinq minutes"},
+		{"es", "cuánto es doce por cuatro", "pon un temporizador de cinco minutos"},
+	} {
+		for kind, text := range map[string]string{"sum": c.sum, "timer": c.timer} {
+			b.Run(c.lang+"/"+kind, func(b *testing.B) {
+				f := newFixture(b, smallModel, Options{Now: time.Now})
+				for b.Loop() {
+					res, _, err := f.ask(b, text)
+					if err != nil || !res.Offline {
+						b.Fatalf("%q: offline %v, err %v", text, res.Offline, err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/reply")
+			})
+		}
+	}
+}

@@ -343,7 +343,7 @@ func (a *app) synthesizer() (pipeline.Synthesizer, string) {
 	if a.cfg.TTS.Engine == "off" {
 		return nil, "speech is off (tts.engine = \"off\"): replies are printed only"
 	}
-	e, err := espeak.New(espeak.Options{Voice: a.cfg.TTS.Voice, Rate: a.cfg.TTS.Rate, Pitch: a.cfg.TTS.Pitch})
+	e, err := espeak.New(espeak.Options{Voice: a.cfg.TTS.Voice, Rate: a.cfg.TTS.Rate, Pitch: a.cfg.TTS.Pitch, Voices: a.cfg.TTS.EspeakVoices, Log: a.log})
 	if w := a.cfg.TTS.Wyoming; w != "" {
 		u, _ := url.Parse(w) // checked by config.Resolve
 		v := &wyoming.Voice{Addr: u.Host, Voices: a.cfg.TTS.Voices}

@@ -7,9 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
@@ -29,13 +32,26 @@ type Options struct {
 	Rate int
 	// Pitch is 0–99; default 50.
 	Pitch int
+	// Voices maps a language code to the espeak-ng voice that speaks it,
+	// over DefaultVoices.
+	Voices map[string]string
+	// Log receives one line per voice espeak-ng turned out not to have.
+	// Nil discards.
+	Log *slog.Logger
 }
+
+// DefaultVoices are the espeak-ng voices of the languages Hark speaks
+// offline besides the configured voice's own.
+var DefaultVoices = map[string]string{"en": "en", "de": "de", "fr": "fr-fr", "es": "es"}
 
 // Engine synthesizes speech by running espeak-ng once per sentence.
 type Engine struct {
-	path  string
-	voice string
-	args  []string
+	path   string
+	voice  string
+	voices map[string]string
+	args   []string
+	log    *slog.Logger
+	failed sync.Map // voices espeak-ng does not have, logged once
 }
 
 // New finds espeak-ng and returns an Engine, or ErrNotInstalled.
@@ -56,19 +72,31 @@ func New(o Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("espeak: %w (%v)", ErrNotInstalled, err)
 	}
-	return &Engine{path: path, voice: o.Voice, args: []string{
+	voices := maps.Clone(DefaultVoices)
+	maps.Copy(voices, o.Voices)
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{path: path, voice: o.Voice, voices: voices, log: o.Log, args: []string{
 		"--stdout", "--stdin", "-z", "-b", "1",
 		"-s", strconv.Itoa(o.Rate), "-p", strconv.Itoa(o.Pitch),
 	}}, nil
 }
 
-// voiceFor is the configured voice, or the language the turn was heard in
-// (voice.Language) when that is another language: a question asked in
-// German is answered in a German voice.
+// voiceFor is the configured voice, or the voice of the language the turn
+// was heard in (voice.Language) when that is another language: a question
+// asked in German is answered in a German voice. A language without a
+// voice in the map is tried by its code.
 func (e *Engine) voiceFor(ctx context.Context) string {
 	lang := strings.ToLower(voice.Language(ctx))
 	if lang == "" || primary(lang) == primary(e.voice) {
 		return e.voice
+	}
+	if v, ok := e.voices[lang]; ok {
+		return v
+	}
+	if v, ok := e.voices[primary(lang)]; ok {
+		return v
 	}
 	return lang
 }
@@ -86,6 +114,9 @@ func (e *Engine) Synthesize(ctx context.Context, text string) (pcm.Buffer, error
 	voice := e.voiceFor(ctx)
 	b, err := e.run(ctx, voice, text)
 	if err != nil && voice != e.voice && ctx.Err() == nil {
+		if _, logged := e.failed.LoadOrStore(voice, true); !logged {
+			e.log.Warn("espeak-ng cannot speak this voice; using the configured one", "voice", voice, "fallback", e.voice, "err", err)
+		}
 		return e.run(ctx, e.voice, text) // espeak-ng has no voice for that language
 	}
 	return b, err

@@ -3,8 +3,10 @@ package espeak
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,5 +116,30 @@ func TestSpeaksTheHeardLanguage(t *testing.T) {
 	}
 	if !slices.Equal(english.Samples, fallback.Samples) {
 		t.Error("an unknown language did not fall back to the configured voice")
+	}
+}
+
+// A voice configured for a language that espeak-ng does not have: the
+// configured voice speaks, and the missing voice is logged once.
+func TestMissingVoiceLoggedOnce(t *testing.T) {
+	var log strings.Builder
+	e := engine(t, Options{Voice: "en", Voices: map[string]string{"fr": "xx-nonexistent"}, Log: slog.New(slog.NewTextHandler(&log, nil))})
+	english, err := e.Synthesize(t.Context(), "Bonjour.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		b, err := e.Synthesize(pipeline.WithLanguage(t.Context(), "fr-FR"), "Bonjour.")
+		if err != nil || !slices.Equal(b.Samples, english.Samples) {
+			t.Fatalf("a missing voice did not fall back to the configured one: %v", err)
+		}
+	}
+	if n := strings.Count(log.String(), "voice=xx-nonexistent"); n != 1 {
+		t.Errorf("logged %d times, want once:\n%s", n, log.String())
+	}
+	// The built-in map gives French its own voice.
+	e2 := engine(t, Options{Voice: "en"})
+	if v := e2.voiceFor(pipeline.WithLanguage(t.Context(), "fr")); v != "fr-fr" {
+		t.Errorf("French voice %q, want fr-fr", v)
 	}
 }

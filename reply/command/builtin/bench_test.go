@@ -2,6 +2,8 @@ package builtin
 
 import (
 	"testing"
+
+	"github.com/harkbox/hark/locale"
 )
 
 // BenchmarkOfflineRoute measures deciding which command claims an utterance,
@@ -49,4 +51,30 @@ func BenchmarkToolSchema(b *testing.B) {
 	}
 	b.ReportMetric(float64(total), "schema-chars")
 	b.ReportMetric(float64(len(f.reg.Commands())), "commands")
+}
+
+// BenchmarkOfflineRouteLanguage measures reading an utterance in each
+// language into a command: the phrasebook's numbers, quantities and
+// frames, then the English pre-routes; English runs its own table.
+func BenchmarkOfflineRouteLanguage(b *testing.B) {
+	f := newFixture(b)
+	b.Run("en", func(b *testing.B) {
+		for b.Loop() {
+			for _, u := range offline {
+				f.reg.PreRoute(locale.English.Canonical(u.say))
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(offline)), "µs/utterance")
+	})
+	for _, l := range locale.All[1:] {
+		cases := offlineCases[l]
+		b.Run(string(l), func(b *testing.B) {
+			for b.Loop() {
+				for _, c := range cases {
+					f.reg.PreRoute(l.Canonical(c.say))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(cases)), "µs/utterance")
+		})
+	}
 }

@@ -252,6 +252,9 @@ type TTS struct {
 	Wyoming string `toml:"wyoming"`
 	// Voices maps a language code to the Wyoming server's voice name.
 	Voices map[string]string `toml:"voices"`
+	// EspeakVoices maps a language code to an espeak-ng voice, over the
+	// built-in ones.
+	EspeakVoices map[string]string `toml:"espeak_voices"`
 	// Deadline is how long a sentence may take the Wyoming voice before
 	// espeak-ng says it instead.
 	Deadline Duration `toml:"deadline"`
@@ -324,7 +327,7 @@ func Default() Config {
 		Commands: Commands{RefineWindow: Duration{30 * time.Second}},
 		Weather: Weather{Units: "metric", ForecastURL: "https://api.open-meteo.com/v1/forecast",
 			GeocodeURL: "https://geocoding-api.open-meteo.com/v1/search"},
-		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50, Voices: map[string]string{}, Deadline: Duration{3 * time.Second}},
+		TTS:     TTS{Engine: "espeak-ng", Voice: "en", Rate: 175, Pitch: 50, Voices: map[string]string{}, EspeakVoices: map[string]string{}, Deadline: Duration{3 * time.Second}},
 		Storage: Storage{Profile: "low-memory", ReserveMiB: 16},
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},

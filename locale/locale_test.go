@@ -1,0 +1,129 @@
+package locale
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestOf(t *testing.T) {
+	for code, want := range map[string]Lang{"de": German, "de-CH": German, "fr_FR": French, "ES": Spanish, "en-GB": English} {
+		if l, ok := Of(code); !ok || l != want {
+			t.Errorf("Of(%q) = %s, %v", code, l, ok)
+		}
+	}
+	for _, code := range []string{"", "ja", "auto", "xx-YY"} {
+		if l, ok := Of(code); ok || l != English {
+			t.Errorf("Of(%q) = %s, %v; want English, unknown", code, l, ok)
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	for text, want := range map[string]Lang{
+		"set a timer for 5 minutes":        English,
+		"what's the weather like in Paris": English,
+		"stop":                             English,
+		"stell einen Timer für 5 Minuten":  German,
+		"wie spät ist es":                  German,
+		"lauter":                           German,
+		"quelle heure est-il":              French,
+		"rappelle-moi d'appeler maman":     French,
+		"cuánto es doce por cuatro":        Spanish,
+		"¿qué hora es?":                    Spanish,
+		"pon un temporizador de 5 minutos": Spanish,
+	} {
+		if l, ok := Detect(text); !ok || l != want {
+			t.Errorf("Detect(%q) = %s, %v; want %s", text, l, ok, want)
+		}
+	}
+	for _, text := range []string{"", "ok", "Paris", "42"} {
+		if l, ok := Detect(text); ok {
+			t.Errorf("Detect(%q) = %s; want unsure", text, l)
+		}
+	}
+}
+
+func TestNumbers(t *testing.T) {
+	for _, c := range []struct {
+		l          Lang
+		said, want string
+	}{
+		{German, "dreiundzwanzig", "23"}, {German, "zweihundertfünfzig", "250"}, {German, "eintausendzwei", "1002"},
+		{German, "zwei komma fünf", "2.5"}, {German, "1.500 meter", "1500 meter"}, {German, "2,5", "2.5"},
+		{German, "zwölf mal vier", "12 mal 4"}, {German, "eine frage", "eine frage"},
+		{French, "vingt et un", "21"}, {French, "quatre vingt dix sept", "97"}, {French, "soixante dix", "70"},
+		{French, "deux cents", "200"}, {French, "mille deux cents", "1200"}, {French, "un chat", "un chat"},
+		{Spanish, "treinta y dos", "32"}, {Spanish, "doscientos cincuenta", "250"}, {Spanish, "veintitrés", "23"},
+		{Spanish, "dos mil", "2000"}, {Spanish, "dos y dos", "2 y 2"}, {Spanish, "ciento uno", "101"},
+	} {
+		words := strings.Fields(c.said)
+		got := strings.Join(books[c.l].numeral.digitsFor(words, func(i int) bool {
+			return contains(books[c.l].articles, words[i]) && (i+1 >= len(words) || books[c.l].units[words[i+1]] == "")
+		}), " ")
+		if got != c.want {
+			t.Errorf("%s %q = %q, want %q", c.l, c.said, got, c.want)
+		}
+	}
+}
+
+func TestSayTime(t *testing.T) {
+	for _, c := range []struct {
+		l    Lang
+		h, m int
+		want string
+	}{
+		{English, 14, 30, "It's 2:30 PM."}, {English, 12, 0, "It's noon."},
+		{German, 14, 30, "Es ist 14 Uhr 30."}, {German, 7, 0, "Es ist 7 Uhr."}, {German, 0, 0, "Es ist Mitternacht."},
+		{French, 14, 30, "Il est 14 heures 30."}, {French, 1, 5, "Il est 1 heure 5."}, {French, 12, 0, "Il est midi."},
+		{Spanish, 14, 30, "Son las 2 y media de la tarde."}, {Spanish, 1, 15, "Es la 1 y cuarto de la madrugada."},
+		{Spanish, 9, 5, "Son las 9 y 5 de la mañana."}, {Spanish, 21, 0, "Son las 9 de la noche."},
+	} {
+		if got := c.l.TimeNow(c.h, c.m); got != c.want {
+			t.Errorf("%s %d:%02d = %q, want %q", c.l, c.h, c.m, got, c.want)
+		}
+	}
+}
+
+func TestSayDuration(t *testing.T) {
+	for _, c := range []struct {
+		l    Lang
+		d    time.Duration
+		want string
+	}{
+		{English, 90 * time.Minute, "1 hour and 30 minutes"}, {English, 5 * time.Minute, "5 minutes"},
+		{German, 90 * time.Minute, "eine Stunde und 30 Minuten"}, {German, time.Minute, "eine Minute"},
+		{French, 2*time.Hour + time.Second, "2 heures et une seconde"},
+		{Spanish, 25*time.Hour + 3*time.Minute, "un día, una hora y 3 minutos"},
+	} {
+		if got := c.l.Duration(c.d); got != c.want {
+			t.Errorf("%s %v = %q, want %q", c.l, c.d, got, c.want)
+		}
+	}
+}
+
+func TestSayWhen(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC) // a Sunday
+	tomorrow7 := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	for l, want := range map[Lang]string{
+		English: "7:00 AM tomorrow", German: "morgen um 7 Uhr", French: "demain à 7 heures", Spanish: "mañana a las 7 de la mañana",
+	} {
+		if got := l.When(tomorrow7, now); got != want {
+			t.Errorf("%s: %q, want %q", l, got, want)
+		}
+	}
+	weekdays := []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday}
+	if got := German.At(6, 30, weekdays); got != "werktags um 6 Uhr 30" {
+		t.Errorf("German repeating alarm: %q", got)
+	}
+	if got := French.Date(now); got != "dimanche 22 novembre 2026" {
+		t.Errorf("French date: %q", got)
+	}
+}
+
+// TestCanonicalEnglishUntouched: English is read by the commands as said.
+func TestCanonicalEnglishUntouched(t *testing.T) {
+	if got := English.Canonical("Set a timer for five minutes, please."); got != "Set a timer for five minutes, please." {
+		t.Errorf("English canonical: %q", got)
+	}
+}

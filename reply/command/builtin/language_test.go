@@ -1,0 +1,184 @@
+package builtin
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/harkbox/hark/locale"
+)
+
+// offlineCase is an utterance in one language and the call the offline
+// path makes for it: the command and its arguments as printed.
+type offlineCase struct {
+	say, command, args string
+}
+
+var offlineCases = map[locale.Lang][]offlineCase{
+	locale.German: {
+		{"stell einen Timer für 5 Minuten", "set_timer", "map[duration:5m0s]"},
+		{"Stell einen Timer für fünf Minuten.", "set_timer", "map[duration:5m0s]"},
+		{"Timer auf zehn Minuten", "set_timer", "map[duration:10m0s]"},
+		{"stelle einen Nudeltimer auf 8 Minuten", "set_timer", "map[duration:8m0s name:nudel]"},
+		{"stell mir bitte einen Timer für eine halbe Stunde", "set_timer", "map[duration:30m0s]"},
+		{"Timer für anderthalb Stunden", "set_timer", "map[duration:1h30m0s]"},
+		{"stell einen Timer für eine Stunde und zwanzig Minuten", "set_timer", "map[duration:1h20m0s]"},
+		{"starte einen Timer über dreiundzwanzig Sekunden", "set_timer", "map[duration:23s]"},
+		{"wie viel Zeit ist noch übrig", "check_timers", "map[]"},
+		{"wie lange läuft der Timer noch", "check_timers", "map[]"},
+		{"lösche den Timer", "cancel_timer", "map[]"},
+		{"lösche alle Timer", "cancel_timer", "map[all:true]"},
+		{"brich den Nudeltimer ab", "cancel_timer", "map[name:nudel]"},
+		{"wie spät ist es", "get_current_time", "map[detail:time]"},
+		{"Wie viel Uhr ist es?", "get_current_time", "map[detail:time]"},
+		{"welches Datum ist heute", "get_current_time", "map[detail:date]"},
+		{"welcher Tag ist heute", "get_current_time", "map[detail:day]"},
+		{"stell einen Wecker auf 7 Uhr", "set_alarm", "map[time:7]"},
+		{"weck mich morgen um halb acht", "set_alarm", "map[day:tomorrow time:7:30]"},
+		{"weck mich werktags um 6 Uhr 30", "set_alarm", "map[repeat:monday tuesday wednesday thursday friday time:6:30]"},
+		{"stell den Wecker auf viertel nach sieben", "set_alarm", "map[time:7:15]"},
+		{"welche Wecker habe ich", "list_reminders", "map[kind:alarms]"},
+		{"lösche den Wecker um 7 Uhr", "cancel_reminder", "map[kind:alarm which:7]"},
+		{"erinnere mich in zehn Minuten an die Wäsche", "set_reminder", "map[in:10m0s message:die wäsche]"},
+		{"erinnere mich morgen um 9 Uhr daran, den Müll rauszubringen", "set_reminder", "map[at:9 day:tomorrow message:den müll rauszubringen]"},
+		{"erinnere mich an den Arzttermin in einer Stunde", "set_reminder", "map[in:1h0m0s message:den arzttermin]"},
+		{"lauter", "control_volume", "map[action:up]"},
+		{"mach leiser", "control_volume", "map[action:down]"},
+		{"stell die Lautstärke auf 40", "control_volume", "map[action:set level:40]"},
+		{"Ton aus", "control_volume", "map[action:mute]"},
+		{"wie laut bist du", "control_volume", "map[action:get]"},
+		{"stopp", "stop", "map[]"},
+		{"was ist zwölf mal vier", "calculate", "map[a:12 b:4 operation:multiply]"},
+		{"was ist 100 geteilt durch 8", "calculate", "map[a:100 b:8 operation:divide]"},
+		{"15 Prozent von 80", "calculate", "map[a:15 b:80 operation:percent]"},
+		{"dreiundzwanzig plus neunzehn", "calculate", "map[a:23 b:19 operation:add]"},
+		{"was ist zwei Komma fünf minus eins", "calculate", "map[a:2.5 b:1 operation:subtract]"},
+		{"wie viele Kilometer sind 5 Meilen", "convert_measurement", "map[from_unit:mi to_unit:km value:5]"},
+		{"rechne 10 Grad Celsius in Fahrenheit", "convert_measurement", "map[from_unit:c to_unit:f value:10]"},
+		{"merk dir, dass mein Fahrrad blau ist", "remember", "map[fact:mein fahrrad blau ist]"},
+		{"was weißt du über mein Fahrrad", "search_memory", "map[query:mein fahrrad]"},
+		{"vergiss, dass mein Fahrrad blau ist", "forget", "map[fact:mein fahrrad blau ist]"},
+	},
+	locale.French: {
+		{"mets un minuteur de 5 minutes", "set_timer", "map[duration:5m0s]"},
+		{"Mets un minuteur de cinq minutes.", "set_timer", "map[duration:5m0s]"},
+		{"minuteur de dix minutes", "set_timer", "map[duration:10m0s]"},
+		{"mets un minuteur pour les pâtes de 8 minutes", "set_timer", "map[duration:8m0s name:pâtes]"},
+		{"règle un minuteur d'une demi-heure", "set_timer", "map[duration:30m0s]"},
+		{"lance un minuteur de vingt-cinq minutes", "set_timer", "map[duration:25m0s]"},
+		{"mets un minuteur d'une heure et demie", "set_timer", "map[duration:1h30m0s]"},
+		{"combien de temps reste-t-il", "check_timers", "map[]"},
+		{"annule le minuteur", "cancel_timer", "map[]"},
+		{"annule tous les minuteurs", "cancel_timer", "map[all:true]"},
+		{"quelle heure est-il", "get_current_time", "map[detail:time]"},
+		{"Quelle heure est-il ?", "get_current_time", "map[detail:time]"},
+		{"quelle est la date", "get_current_time", "map[detail:date]"},
+		{"quel jour sommes-nous", "get_current_time", "map[detail:day]"},
+		{"mets une alarme à 7 heures", "set_alarm", "map[time:7]"},
+		{"réveille-moi demain à 7 h 30", "set_alarm", "map[day:tomorrow time:7:30]"},
+		{"réveille-moi en semaine à six heures et demie", "set_alarm", "map[repeat:monday tuesday wednesday thursday friday time:6:30]"},
+		{"mets un réveil à 8 heures moins le quart", "set_alarm", "map[time:7:45]"},
+		{"mets une alarme pour demain à 6 heures du matin", "set_alarm", "map[day:tomorrow time:6 am]"},
+		{"quels réveils ai-je", "list_reminders", "map[kind:alarms]"},
+		{"quels sont mes rappels", "list_reminders", "map[kind:reminders]"},
+		{"supprime l'alarme de 7 heures", "cancel_reminder", "map[kind:alarm which:7]"},
+		{"rappelle-moi dans dix minutes de sortir le linge", "set_reminder", "map[in:10m0s message:sortir le linge]"},
+		{"rappelle-moi demain à 9 heures d'appeler maman", "set_reminder", "map[at:9 day:tomorrow message:appeler maman]"},
+		{"plus fort", "control_volume", "map[action:up]"},
+		{"moins fort", "control_volume", "map[action:down]"},
+		{"mets le volume à 40", "control_volume", "map[action:set level:40]"},
+		{"coupe le son", "control_volume", "map[action:mute]"},
+		{"quel est le volume", "control_volume", "map[action:get]"},
+		{"stop", "stop", "map[]"},
+		{"tais-toi", "stop", "map[]"},
+		{"combien font douze fois quatre", "calculate", "map[a:12 b:4 operation:multiply]"},
+		{"combien font cent divisé par huit", "calculate", "map[a:100 b:8 operation:divide]"},
+		{"quinze pour cent de quatre-vingts", "calculate", "map[a:15 b:80 operation:percent]"},
+		{"combien font soixante-dix plus vingt et un", "calculate", "map[a:70 b:21 operation:add]"},
+		{"quatre-vingt-dix-sept moins deux", "calculate", "map[a:97 b:2 operation:subtract]"},
+		{"combien de kilomètres dans 5 miles", "convert_measurement", "map[from_unit:mi to_unit:km value:5]"},
+		{"convertis 10 degrés celsius en fahrenheit", "convert_measurement", "map[from_unit:c to_unit:f value:10]"},
+		{"souviens-toi que mon vélo est bleu", "remember", "map[fact:mon vélo est bleu]"},
+		{"que sais-tu de mon vélo", "search_memory", "map[query:mon vélo]"},
+		{"oublie que mon vélo est bleu", "forget", "map[fact:mon vélo est bleu]"},
+	},
+	locale.Spanish: {
+		{"cuánto es doce por cuatro", "calculate", "map[a:12 b:4 operation:multiply]"},
+		{"¿Cuánto es doce por cuatro?", "calculate", "map[a:12 b:4 operation:multiply]"},
+		{"cuánto es cien entre ocho", "calculate", "map[a:100 b:8 operation:divide]"},
+		{"quince por ciento de ochenta", "calculate", "map[a:15 b:80 operation:percent]"},
+		{"cuánto es treinta y dos más diez", "calculate", "map[a:32 b:10 operation:add]"},
+		{"cuánto es dos coma cinco por cuatro", "calculate", "map[a:2.5 b:4 operation:multiply]"},
+		{"cuánto es doscientos cincuenta menos uno", "calculate", "map[a:250 b:1 operation:subtract]"},
+		{"qué hora es", "get_current_time", "map[detail:time]"},
+		{"qué fecha es hoy", "get_current_time", "map[detail:date]"},
+		{"qué día es hoy", "get_current_time", "map[detail:day]"},
+		{"pon un temporizador de 5 minutos", "set_timer", "map[duration:5m0s]"},
+		{"pon un temporizador de cinco minutos", "set_timer", "map[duration:5m0s]"},
+		{"temporizador de diez minutos", "set_timer", "map[duration:10m0s]"},
+		{"pon un temporizador para la pasta de 8 minutos", "set_timer", "map[duration:8m0s name:pasta]"},
+		{"pon un temporizador de media hora", "set_timer", "map[duration:30m0s]"},
+		{"pon un temporizador de una hora y media", "set_timer", "map[duration:1h30m0s]"},
+		{"cuánto tiempo queda", "check_timers", "map[]"},
+		{"cancela el temporizador", "cancel_timer", "map[]"},
+		{"cancela todos los temporizadores", "cancel_timer", "map[all:true]"},
+		{"pon una alarma a las 7", "set_alarm", "map[time:7]"},
+		{"despiértame mañana a las siete y media", "set_alarm", "map[day:tomorrow time:7:30]"},
+		{"despiértame entre semana a las seis", "set_alarm", "map[repeat:monday tuesday wednesday thursday friday time:6]"},
+		{"pon una alarma para las 8 menos cuarto de la mañana", "set_alarm", "map[time:7:45 am]"},
+		{"qué alarmas tengo", "list_reminders", "map[kind:alarms]"},
+		{"borra la alarma de las 7", "cancel_reminder", "map[kind:alarm which:7]"},
+		{"recuérdame en diez minutos sacar la ropa", "set_reminder", "map[in:10m0s message:sacar la ropa]"},
+		{"recuérdame mañana a las 9 que llame a mamá", "set_reminder", "map[at:9 day:tomorrow message:llame a mamá]"},
+		{"recuérdame que llame a mamá en una hora", "set_reminder", "map[in:1h0m0s message:llame a mamá]"},
+		{"recuérdame el viernes a las 10 de la mañana comprar pan", "set_reminder", "map[at:10 am day:friday message:comprar pan]"},
+		{"sube el volumen", "control_volume", "map[action:up]"},
+		{"baja el volumen", "control_volume", "map[action:down]"},
+		{"pon el volumen al 40", "control_volume", "map[action:set level:40]"},
+		{"silencia", "control_volume", "map[action:mute]"},
+		{"cuál es el volumen", "control_volume", "map[action:get]"},
+		{"para", "stop", "map[]"},
+		{"cuántos kilómetros son 5 millas", "convert_measurement", "map[from_unit:mi to_unit:km value:5]"},
+		{"convierte 10 grados celsius a fahrenheit", "convert_measurement", "map[from_unit:c to_unit:f value:10]"},
+		{"recuerda que mi bici es azul", "remember", "map[fact:mi bici es azul]"},
+		{"qué sabes de mi bici", "search_memory", "map[query:mi bici]"},
+		{"olvida que mi bici es azul", "forget", "map[fact:mi bici es azul]"},
+	},
+}
+
+// TestOfflineLanguages: each language's ordinary phrasings reach the same
+// commands, with the same arguments, as English does, with no model.
+func TestOfflineLanguages(t *testing.T) {
+	f := newFixture(t)
+	for l, cases := range offlineCases {
+		if len(cases) < 30 {
+			t.Errorf("%s has %d offline cases, want at least 30", l, len(cases))
+		}
+		for _, c := range cases {
+			rt, ok := f.reg.PreRoute(l.Canonical(c.say))
+			if !ok {
+				t.Errorf("%s %q (read as %q): no command claimed it, want %s", l, c.say, l.Canonical(c.say), c.command)
+				continue
+			}
+			if got := fmt.Sprint(rt.Claim.Arguments); rt.Command.Name != c.command || got != c.args {
+				t.Errorf("%s %q (read as %q): %s %s, want %s %s", l, c.say, l.Canonical(c.say), rt.Command.Name, got, c.command, c.args)
+			}
+		}
+	}
+}
+
+// TestOfflineLanguagesLeaveTheRest: what the phrasebooks do not know is
+// claimed by no command, so it goes to the model.
+func TestOfflineLanguagesLeaveTheRest(t *testing.T) {
+	f := newFixture(t)
+	for l, says := range map[locale.Lang][]string{
+		locale.German:  {"erzähl mir einen Witz", "wie wird das Wetter morgen", "wer hat den Timer erfunden", "eine Frage zu Paris"},
+		locale.French:  {"raconte-moi une blague", "quel temps fera-t-il demain", "qui a inventé le minuteur"},
+		locale.Spanish: {"cuéntame un chiste", "qué tiempo hará mañana", "quién inventó el temporizador"},
+	} {
+		for _, s := range says {
+			if rt, ok := f.reg.PreRoute(l.Canonical(s)); ok {
+				t.Errorf("%s %q (read as %q) was claimed by %s %v", l, s, l.Canonical(s), rt.Command.Name, rt.Claim.Arguments)
+			}
+		}
+	}
+}
