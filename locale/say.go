@@ -13,8 +13,11 @@ type unit struct{ one, many string }
 
 // grammar is how a language says lists, durations, days and times.
 type grammar struct {
-	and, or  string
-	units    [4]unit // day, hour, minute, second
+	and, or string
+	units   [4]unit // day, hour, minute, second
+	// after are the units after a preposition, where the language
+	// declines them ("in einer Stunde"); nil when they are the same.
+	after    *[4]unit
 	weekdays [7]string
 	months   [12]string
 	// everyDay, weekdays and weekends name the usual repeats; every
@@ -35,6 +38,7 @@ var grammars = map[Lang]grammar{
 	German: {
 		and: "und", or: "oder",
 		units:    [4]unit{{"ein Tag", "Tage"}, {"eine Stunde", "Stunden"}, {"eine Minute", "Minuten"}, {"eine Sekunde", "Sekunden"}},
+		after:    &[4]unit{{"einem Tag", "Tagen"}, {"einer Stunde", "Stunden"}, {"einer Minute", "Minuten"}, {"einer Sekunde", "Sekunden"}},
 		weekdays: [7]string{"Sonntag", "Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"},
 		months:   [12]string{"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"},
 		everyDay: "jeden Tag", onWeekdays: "werktags", onWeekends: "am Wochenende", every: "jeden",
@@ -81,16 +85,25 @@ func join(items []string, conj string) string {
 // Duration says d the way a person says it: "1 hour and 30 minutes",
 // "eine Stunde und 30 Minuten", "5 minutos". Parts below a second are
 // dropped.
-func (l Lang) Duration(d time.Duration) string {
-	g := l.grammar()
+func (l Lang) Duration(d time.Duration) string { return l.duration(d, l.grammar().units) }
+
+// After says d after a preposition: "in %s" is "in einer Stunde" in German.
+func (l Lang) After(d time.Duration) string {
+	if g := l.grammar(); g.after != nil {
+		return l.duration(d, *g.after)
+	}
+	return l.Duration(d)
+}
+
+func (l Lang) duration(d time.Duration, units [4]unit) string {
 	d = d.Round(time.Second)
 	if d <= 0 {
-		return "0 " + g.units[3].many
+		return "0 " + units[3].many
 	}
 	var parts []string
 	for i, u := range []time.Duration{24 * time.Hour, time.Hour, time.Minute, time.Second} {
 		if n := d / u; n > 0 {
-			parts = append(parts, g.units[i].count(int(n)))
+			parts = append(parts, units[i].count(int(n)))
 			d -= n * u
 		}
 	}

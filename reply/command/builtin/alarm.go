@@ -270,7 +270,7 @@ func SetReminder(s Schedule) *command.Command {
 			}
 			when := l.T("at %s", l.When(due, c.Now))
 			if c.Args.Has("in") {
-				when = l.T("in %s", l.Duration(c.Args.Duration("in")))
+				when = l.T("in %s", l.After(c.Args.Duration("in")))
 			}
 			return command.Said(l.T("OK, I'll remind you to %s %s.", strings.TrimPrefix(msg, "to "), when),
 				map[string]any{"reminder_id": it.ID, "due": due.Format(time.RFC3339), "message": msg}), nil
