@@ -355,3 +355,35 @@ func elided(w string, elisions map[string]string) (string, string, bool) {
 	}
 	return "", "", false
 }
+
+// weather writes a weather question in English: lead, then the days read
+// into English ("tomorrow", "on friday"), then the place after in (the
+// language's word for it: "in", "à", "en"). Anything else is not a
+// weather question the offline path knows.
+func weather(lead, rest, in string) string {
+	words := strings.Fields(rest)
+	var when, place []string
+	for i := 0; i < len(words); i++ {
+		switch w := words[i]; {
+		case w == "today" || w == "tomorrow" || w == "tonight":
+			when = append(when, w)
+		case w == "on" && i+1 < len(words) && isDay(words[i+1]):
+			when = append(when, w, words[i+1])
+			i++
+		case isDay(w):
+			when = append(when, "on", w)
+		case contains([]string{"de", "pour", "für", "para", "del", "am", "le"}, w) && i+1 < len(words) && (isDay(words[i+1]) || words[i+1] == "tomorrow" || words[i+1] == "today"):
+			// "la météo de demain", "das Wetter für morgen"
+		case (w == in || w == "in") && i+1 < len(words) && place == nil:
+			place = words[i+1:]
+			i = len(words)
+		default:
+			return ""
+		}
+	}
+	out := lead
+	if place != nil {
+		out += " in " + strings.Join(place, " ")
+	}
+	return strings.Join(append([]string{out}, when...), " ")
+}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // spokenKeys walks the module's Go source (tests and testdata aside) and
@@ -120,6 +121,68 @@ func TestCatalogueComplete(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNoSentenceBypassesTheCatalogue: no spoken sentence is written
+// straight into a command's response: a literal or a fmt.Sprintf handed
+// to command.Said or command.Failed or set as a Response's Spoken would be
+// said in English whatever the user spoke.
+func TestNoSentenceBypassesTheCatalogue(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	fset := token.NewFileSet()
+	english := func(e ast.Expr) bool {
+		switch v := e.(type) {
+		case *ast.BasicLit:
+			s, _ := strconv.Unquote(v.Value)
+			return v.Kind == token.STRING && strings.IndexFunc(s, unicode.IsLetter) >= 0
+		case *ast.CallExpr:
+			if sel, ok := v.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "fmt" && sel.Sel.Name == "Sprintf" {
+					return true
+				}
+			}
+		case *ast.BinaryExpr: // "It's " + x
+			return v.Op == token.ADD
+		}
+		return false
+	}
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == "build" || d.Name() == "testdata" || d.Name() == ".git" || d.Name() == "buildroot") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "test/") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch v := n.(type) {
+			case *ast.CallExpr:
+				name := ""
+				switch fn := v.Fun.(type) {
+				case *ast.SelectorExpr:
+					if x, ok := fn.X.(*ast.Ident); ok && x.Name == "command" {
+						name = fn.Sel.Name
+					}
+				case *ast.Ident:
+					if f.Name.Name == "command" {
+						name = fn.Name
+					}
+				}
+				if (name == "Said" || name == "Failed") && len(v.Args) > 0 && english(v.Args[0]) {
+					t.Errorf("%s: a sentence handed to %s skips the catalogue", fset.Position(v.Pos()), name)
+				}
+			case *ast.KeyValueExpr:
+				if k, ok := v.Key.(*ast.Ident); ok && k.Name == "Spoken" && english(v.Value) {
+					t.Errorf("%s: a Spoken sentence skips the catalogue", fset.Position(v.Pos()))
+				}
+			}
+			return true
+		})
+		return nil
+	})
 }
 
 // TestCatalogueScanFindsBypass: the scan would see a sentence that skips

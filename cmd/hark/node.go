@@ -11,6 +11,7 @@ import (
 	"github.com/harkbox/hark/internal/disk"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/storage"
 )
@@ -48,6 +49,9 @@ func (a *app) answer(ctx context.Context, q reply.Query, say func(string)) (any,
 		return res, res.FollowUp, err
 	}
 	var said []string
+	if q.Language != "" {
+		ctx = command.WithLanguage(ctx, q.Language)
+	}
 	followUp, err := a.node.Reply(ctx, q.Text, func(s string) {
 		said = append(said, s)
 		say(s)

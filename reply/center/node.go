@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -34,9 +35,9 @@ type NodeOptions struct {
 
 // Unreachable is said when the center cannot be reached; TooSlow when it
 // says nothing within the budget.
-const (
-	Unreachable = "I can't reach the command center right now."
-	TooSlow     = "The command center is taking too long. Please try again in a moment."
+var (
+	Unreachable = locale.Key("I can't reach the command center right now.")
+	TooSlow     = locale.Key("The command center is taking too long. Please try again in a moment.")
 )
 
 // ErrTooSlow: the center said nothing within the node's budget.
@@ -91,12 +92,24 @@ func (n *Node) Link() Link {
 // Reply answers text, saying each sentence as it comes. FollowUp is set
 // when the center asked the user something: the next utterance is the
 // answer.
+//
+// The language of ctx (command.WithLanguage), or else the one text reads
+// as, is what the node's own commands hear and its sentences are said in.
 func (n *Node) Reply(ctx context.Context, text string, say func(string)) (followUp bool, err error) {
+	lang, known := locale.Of(command.LanguageOf(ctx))
+	if !known {
+		if l, ok := locale.Detect(text); ok {
+			lang, known = l, true
+		}
+	}
+	if known {
+		ctx = command.WithLanguage(ctx, string(lang))
+	}
 	n.mu.Lock()
 	answering := n.question
 	n.question = false
 	n.mu.Unlock()
-	if !answering && n.offline(ctx, text, say) {
+	if !answering && n.offline(ctx, lang, text, say) {
 		return false, nil
 	}
 	resp, streamed, err := n.ask(ctx, text, answering, say)
@@ -107,11 +120,11 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 	case ctx.Err() != nil:
 		return false, ctx.Err()
 	case errors.Is(err, ErrTooSlow):
-		say(TooSlow)
+		say(lang.T(TooSlow))
 		return false, err
 	case err != nil:
 		n.down(err)
-		say(Unreachable)
+		say(lang.T(Unreachable))
 		return false, err
 	case resp.StopReason == StopValidation && resp.ValidationRequest != nil:
 		n.mu.Lock()
@@ -127,8 +140,8 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 
 // offline runs the node's own deterministic path (time, timers, volume,
 // stop, arithmetic), which works without the center.
-func (n *Node) offline(ctx context.Context, text string, say func(string)) bool {
-	rt, ok := n.o.Commands.PreRoute(text)
+func (n *Node) offline(ctx context.Context, lang locale.Lang, text string, say func(string)) bool {
+	rt, ok := n.o.Commands.PreRoute(lang.Canonical(text))
 	if !ok {
 		return false
 	}

@@ -171,14 +171,27 @@ func TestOfflineLanguages(t *testing.T) {
 func TestOfflineLanguagesLeaveTheRest(t *testing.T) {
 	f := newFixture(t)
 	for l, says := range map[locale.Lang][]string{
-		locale.German:  {"erzähl mir einen Witz", "wie wird das Wetter morgen", "wer hat den Timer erfunden", "eine Frage zu Paris"},
-		locale.French:  {"raconte-moi une blague", "quel temps fera-t-il demain", "qui a inventé le minuteur"},
-		locale.Spanish: {"cuéntame un chiste", "qué tiempo hará mañana", "quién inventó el temporizador"},
+		locale.German:  {"erzähl mir einen Witz", "wer hat den Timer erfunden", "eine Frage zu Paris", "was ist die Hauptstadt von Frankreich"},
+		locale.French:  {"raconte-moi une blague", "qui a inventé le minuteur", "quelle est la capitale de l'Espagne"},
+		locale.Spanish: {"cuéntame un chiste", "quién inventó el temporizador", "cuál es la capital de Italia"},
 	} {
 		for _, s := range says {
 			if rt, ok := f.reg.PreRoute(l.Canonical(s)); ok {
 				t.Errorf("%s %q (read as %q) was claimed by %s %v", l, s, l.Canonical(s), rt.Command.Name, rt.Claim.Arguments)
 			}
+		}
+	}
+}
+
+// TestYesAndNo: a yes or a no in each language reads as the English one,
+// which a command waiting for a confirmation hears.
+func TestYesAndNo(t *testing.T) {
+	for l, words := range map[locale.Lang][2]string{locale.German: {"Ja.", "nein"}, locale.French: {"oui", "Non."}, locale.Spanish: {"Sí.", "no"}} {
+		if got := l.Canonical(words[0]); got != "yes" {
+			t.Errorf("%s %q read as %q, want yes", l, words[0], got)
+		}
+		if got := l.Canonical(words[1]); got != "no" {
+			t.Errorf("%s %q read as %q, want no", l, words[1], got)
 		}
 	}
 }

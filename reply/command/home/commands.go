@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -20,17 +21,17 @@ type action struct {
 }
 
 var actions = map[string]action{
-	"turn_on":         {map[string]string{"*": "turn_on", "cover": "open_cover", "lock": "unlock"}, "", "%s is on."},
-	"turn_off":        {map[string]string{"*": "turn_off", "cover": "close_cover", "lock": "lock"}, "", "%s is off."},
-	"toggle":          {map[string]string{"*": "toggle"}, "", "Toggled %s."},
-	"set_brightness":  {map[string]string{"light": "turn_on"}, "brightness_pct", "%s is at %v percent."},
-	"set_color":       {map[string]string{"light": "turn_on"}, "color_name", "%s is %v now."},
-	"set_temperature": {map[string]string{"climate": "set_temperature"}, "temperature", "%s is set to %v degrees."},
-	"set_position":    {map[string]string{"cover": "set_cover_position"}, "position", "%s is at %v percent."},
-	"open":            {map[string]string{"cover": "open_cover", "lock": "unlock"}, "", "%s is open."},
-	"close":           {map[string]string{"cover": "close_cover", "lock": "lock"}, "", "%s is closed."},
-	"lock":            {map[string]string{"lock": "lock"}, "", "%s is locked."},
-	"unlock":          {map[string]string{"lock": "unlock"}, "", "%s is unlocked."},
+	"turn_on":         {map[string]string{"*": "turn_on", "cover": "open_cover", "lock": "unlock"}, "", locale.Key("%s is on.")},
+	"turn_off":        {map[string]string{"*": "turn_off", "cover": "close_cover", "lock": "lock"}, "", locale.Key("%s is off.")},
+	"toggle":          {map[string]string{"*": "toggle"}, "", locale.Key("Toggled %s.")},
+	"set_brightness":  {map[string]string{"light": "turn_on"}, "brightness_pct", locale.Key("%s is at %v percent.")},
+	"set_color":       {map[string]string{"light": "turn_on"}, "color_name", locale.Key("%s is %v now.")},
+	"set_temperature": {map[string]string{"climate": "set_temperature"}, "temperature", locale.Key("%s is set to %v degrees.")},
+	"set_position":    {map[string]string{"cover": "set_cover_position"}, "position", locale.Key("%s is at %v percent.")},
+	"open":            {map[string]string{"cover": "open_cover", "lock": "unlock"}, "", locale.Key("%s is open.")},
+	"close":           {map[string]string{"cover": "close_cover", "lock": "lock"}, "", locale.Key("%s is closed.")},
+	"lock":            {map[string]string{"lock": "lock"}, "", locale.Key("%s is locked.")},
+	"unlock":          {map[string]string{"lock": "unlock"}, "", locale.Key("%s is unlocked.")},
 }
 
 func actionNames() []string {
@@ -56,7 +57,7 @@ func domainsFor(name string) []string {
 func resolve(ctx context.Context, c *Client, said string, domains []string) *command.Problem {
 	states, err := c.States(ctx)
 	if err != nil {
-		return &command.Problem{Param: "entity", Message: spokenError(err)}
+		return &command.Problem{Param: "entity", Message: spokenError(command.Speaking(ctx), err)}
 	}
 	e, ok, close := Best(Find(said, states, domains))
 	switch {
@@ -82,11 +83,11 @@ func resolve(ctx context.Context, c *Client, said string, domains []string) *com
 }
 
 // spokenError is a Home Assistant failure as the user hears it.
-func spokenError(err error) string {
+func spokenError(l locale.Lang, err error) string {
 	if errors.Is(err, ErrNotSetUp) {
-		return "Home Assistant isn't set up yet. Set HA_URL and HA_TOKEN with hark secrets set."
+		return l.T("Home Assistant isn't set up yet. Set HA_URL and HA_TOKEN with hark secrets set.")
 	}
-	return "I can't reach Home Assistant right now."
+	return l.T("I can't reach Home Assistant right now.")
 }
 
 // entityByID is the live entity of an id.
@@ -133,19 +134,20 @@ func Control(c *Client) *command.Command {
 		Refine:   refine,
 		Setup:    setup(c),
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
+			l := command.Speaking(ctx)
 			act := actions[call.Args.String("action")]
 			e, err := entityByID(ctx, c, call.Args.String("entity"))
 			if err != nil {
-				return command.Response{Kind: command.Failure, Spoken: "That device is gone from Home Assistant.", Data: map[string]any{"error": err.Error()}}, nil
+				return command.Response{Kind: command.Failure, Spoken: l.T("That device is gone from Home Assistant."), Data: map[string]any{"error": err.Error()}}, nil
 			}
 			if opensLock(call.Args.String("action"), e.ID) {
 				// Only the user's own yes, heard as a refinement of this
 				// call, opens a lock: never an argument the model sent.
 				switch answer := call.Args.String("confirmed"); {
 				case call.Refines != nil && answer == "no":
-					return command.Response{Spoken: fmt.Sprintf("Okay, %s stays locked.", e.Name()), Data: map[string]any{"entity": e.ID, "cancelled": true}}, nil
+					return command.Response{Spoken: l.T("Okay, %s stays locked.", e.Name()), Data: map[string]any{"entity": e.ID, "cancelled": true}}, nil
 				case call.Refines == nil || answer != "yes":
-					return command.Response{Kind: command.FollowUp, Spoken: fmt.Sprintf("Unlock %s? Say yes to confirm.", e.Name()),
+					return command.Response{Kind: command.FollowUp, Spoken: l.T("Unlock %s? Say yes to confirm.", e.Name()),
 						Data: map[string]any{"entity": e.ID, "awaiting": "a yes to unlock"}}, nil
 				}
 			}
@@ -154,7 +156,7 @@ func Control(c *Client) *command.Command {
 				service, ok = act.services["*"]
 			}
 			if !ok {
-				return command.Response{Kind: command.Failure, Spoken: fmt.Sprintf("I can't do that to %s.", e.Name())}, nil
+				return command.Response{Kind: command.Failure, Spoken: l.T("I can't do that to %s.", e.Name())}, nil
 			}
 			data := map[string]any{}
 			value := any(nil)
@@ -167,11 +169,11 @@ func Control(c *Client) *command.Command {
 			}
 			domain := e.Domain()
 			if err := c.Call(ctx, domain, service, e.ID, data); err != nil {
-				return command.Response{Kind: command.Failure, Spoken: spokenError(err), Data: map[string]any{"error": err.Error()}}, nil
+				return command.Response{Kind: command.Failure, Spoken: spokenError(l, err), Data: map[string]any{"error": err.Error()}}, nil
 			}
-			spoken := fmt.Sprintf(act.done, e.Name())
+			spoken := l.T(act.done, e.Name())
 			if act.data != "" {
-				spoken = fmt.Sprintf(act.done, e.Name(), value)
+				spoken = l.T(act.done, e.Name(), value)
 			}
 			return command.Response{Spoken: spoken, Data: map[string]any{"entity": e.ID, "service": domain + "." + service}}, nil
 		},
@@ -196,13 +198,13 @@ func State(c *Client) *command.Command {
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
 			e, err := entityByID(ctx, c, call.Args.String("entity"))
 			if err != nil {
-				return command.Response{Kind: command.Failure, Spoken: "That device is gone from Home Assistant."}, nil
+				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("That device is gone from Home Assistant.")}, nil
 			}
 			state := e.State
 			if u, ok := e.Attributes["unit_of_measurement"].(string); ok {
 				state += " " + u
 			}
-			return command.Response{Spoken: fmt.Sprintf("%s is %s.", e.Name(), state),
+			return command.Response{Spoken: command.Speaking(ctx).T("%s is %s.", e.Name(), state),
 				Data: map[string]any{"entity": e.ID, "state": e.State, "attributes": e.Attributes}}, nil
 		},
 	}

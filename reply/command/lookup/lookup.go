@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -113,8 +114,9 @@ func status(err error) int {
 	return 0
 }
 
-func failed(what string, err error) command.Response {
-	spoken := "I can't reach " + what + " right now."
+func failed(ctx context.Context, what string, err error) command.Response {
+	l := command.Speaking(ctx)
+	spoken := l.T("I can't reach %s right now.", l.T(what))
 	return command.Response{Kind: command.Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
 }
 
@@ -128,7 +130,7 @@ type searcher struct {
 	search func(ctx context.Context, o Options, key, query string) ([]hit, error)
 }
 
-var searxng = searcher{spoken: "the search server", search: func(ctx context.Context, o Options, _, query string) ([]hit, error) {
+var searxng = searcher{spoken: locale.Key("the search server"), search: func(ctx context.Context, o Options, _, query string) ([]hit, error) {
 	b, _, err := get(ctx, o, strings.TrimRight(o.SearXNG, "/")+"/search?format=json&q="+url.QueryEscape(query))
 	if err != nil {
 		return nil, err
@@ -150,7 +152,7 @@ var searxng = searcher{spoken: "the search server", search: func(ctx context.Con
 	return out, nil
 }}
 
-var brave = searcher{spoken: "the search service", secret: "BRAVE_API_KEY", search: func(ctx context.Context, o Options, key, query string) ([]hit, error) {
+var brave = searcher{spoken: locale.Key("the search service"), secret: "BRAVE_API_KEY", search: func(ctx context.Context, o Options, key, query string) ([]hit, error) {
 	b, _, err := get(ctx, o, strings.TrimRight(o.Brave, "/")+"/res/v1/web/search?count=5&q="+url.QueryEscape(query),
 		"Accept", "application/json", "X-Subscription-Token", key)
 	if err != nil {
@@ -193,12 +195,12 @@ func webSearch(o Options, s searcher) *command.Command {
 			hits, err := s.search(ctx, o, key, c.Args.String("query"))
 			switch code := status(err); {
 			case code == http.StatusUnauthorized || code == http.StatusForbidden:
-				return command.Response{Kind: command.Failure, Spoken: "The search service didn't accept the key. Set it again with: hark secrets set " + s.secret + ".",
+				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("The search service didn't accept the key. Set it again with: hark secrets set %s.", s.secret),
 					Data: map[string]any{"error": err.Error()}}, nil
 			case err != nil:
-				return failed(s.spoken, err), nil
+				return failed(ctx, s.spoken, err), nil
 			case len(hits) == 0:
-				return command.Response{Spoken: "The search found nothing.", Data: map[string]any{"results": 0}}, nil
+				return command.Response{Spoken: command.Speaking(ctx).T("The search found nothing."), Data: map[string]any{"results": 0}}, nil
 			}
 			var lines []string
 			for _, x := range hits[:min(5, len(hits))] {
@@ -245,14 +247,14 @@ func fetchPage(o Options) *command.Command {
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			b, ctype, err := get(ctx, o, c.Args.String("url"))
 			if err != nil {
-				return failed("that page", err), nil
+				return failed(ctx, locale.Key("that page"), err), nil
 			}
 			text := string(b)
 			if !strings.Contains(ctype, "text/plain") {
 				text = readable(text)
 			}
 			if text == "" {
-				return command.Response{Kind: command.Failure, Spoken: "That page has no text I can read."}, nil
+				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("That page has no text I can read.")}, nil
 			}
 			host := c.Args.String("url")
 			if u, err := url.Parse(host); err == nil {
@@ -293,11 +295,11 @@ func wikipedia(o Options) *command.Command {
 			}
 			switch {
 			case status(err) == http.StatusNotFound:
-				return command.Response{Kind: command.Failure, Spoken: "The encyclopedia has no article by that name."}, nil
+				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("The encyclopedia has no article by that name.")}, nil
 			case err != nil:
-				return failed("the encyclopedia", err), nil
+				return failed(ctx, locale.Key("the encyclopedia"), err), nil
 			case json.Unmarshal(b, &r) != nil || r.Extract == "":
-				return failed("the encyclopedia", errors.New("not a summary")), nil
+				return failed(ctx, locale.Key("the encyclopedia"), errors.New("not a summary")), nil
 			}
 			return command.Response{Data: map[string]any{"summary": command.Fence("Wikipedia ("+lang+"): "+r.Title, r.Extract, o.MaxChars)}}, nil
 		},

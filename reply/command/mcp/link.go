@@ -293,8 +293,9 @@ func (l *link) call(ctx context.Context, remote, name string, args map[string]an
 	cs := l.session
 	l.mu.Unlock()
 	what := spokenName(name)
+	say := command.Speaking(ctx)
 	if cs == nil {
-		return command.Response{Kind: command.Failure, Spoken: "The " + what + " tool isn't connected right now.",
+		return command.Response{Kind: command.Failure, Spoken: say.T("The %s tool isn't connected right now.", what),
 			Data: map[string]any{"error": "mcp server " + l.s.Name + " is down"}}
 	}
 	cctx, cancel := context.WithTimeout(ctx, l.s.Timeout)
@@ -304,18 +305,18 @@ func (l *link) call(ctx context.Context, remote, name string, args map[string]an
 	l.log.Debug("mcp call", "tool", remote, "ms", time.Since(began).Milliseconds(), "err", err)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return command.Response{Kind: command.Failure, Spoken: "Stopped.", Data: map[string]any{"error": ctx.Err().Error()}}
+		return command.Response{Kind: command.Failure, Spoken: say.T("Stopped."), Data: map[string]any{"error": ctx.Err().Error()}}
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		l.log.Warn("mcp call timed out", "tool", remote, "timeout", l.s.Timeout)
-		return command.Response{Kind: command.Failure, Spoken: "The " + what + " tool took too long to answer.",
+		return command.Response{Kind: command.Failure, Spoken: say.T("The %s tool took too long to answer.", what),
 			Data: map[string]any{"error": fmt.Sprintf("no answer within %v", l.s.Timeout)}}
 	case err != nil:
 		l.log.Warn("mcp call failed", "tool", remote, "err", err)
 		go l.check(cs)
-		return command.Response{Kind: command.Failure, Spoken: "The " + what + " tool gave an answer I can't use.",
+		return command.Response{Kind: command.Failure, Spoken: say.T("The %s tool gave an answer I can't use.", what),
 			Data: map[string]any{"error": err.Error()}}
 	case res.IsError:
-		return command.Response{Kind: command.Failure, Spoken: "The " + what + " tool reported a problem.",
+		return command.Response{Kind: command.Failure, Spoken: say.T("The %s tool reported a problem.", what),
 			Data: map[string]any{"error": command.Fence("the "+l.s.Name+" server", text(res), l.h.o.MaxChars)}}
 	}
 	out := text(res)

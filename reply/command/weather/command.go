@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/utterance"
 )
@@ -35,23 +36,23 @@ func Command(c *Client, home Home) *command.Command {
 			if loc := call.Args.String("location"); loc != "" {
 				var err error
 				if p, err = c.Geocode(ctx, loc); err != nil {
-					return failure(err, loc), nil
+					return failure(ctx, err, loc), nil
 				}
 			} else {
 				var ok bool
 				var err error
 				if p, ok, err = home.Home(ctx); err != nil {
-					return failure(err, ""), nil
+					return failure(ctx, err, ""), nil
 				} else if !ok {
-					return command.Response{Kind: command.Invalid, Spoken: "For which city? You can also set your home with: hark commands setup get_weather.",
+					return command.Response{Kind: command.Invalid, Spoken: command.Speaking(ctx).T("For which city? You can also set your home with: hark commands setup get_weather."),
 						Problems: []command.Problem{{Param: "location", Message: "no location said and no home set"}}}, nil
 				}
 			}
 			f, err := c.Forecast(ctx, p)
 			if err != nil {
-				return failure(err, ""), nil
+				return failure(ctx, err, ""), nil
 			}
-			return answer(f, call.Args.String("day"), call.Now)
+			return answer(command.Speaking(ctx), f, call.Args.String("day"), call.Now)
 		},
 		Setup: func(ctx context.Context, io command.SetupIO) error {
 			name, err := io.Ask("Which city or town is this speaker in?")
@@ -71,15 +72,16 @@ func Command(c *Client, home Home) *command.Command {
 	}
 }
 
-func failure(err error, place string) command.Response {
+func failure(ctx context.Context, err error, place string) command.Response {
+	l := command.Speaking(ctx)
 	if errors.Is(err, ErrNoPlace) {
-		return command.Response{Kind: command.Failure, Spoken: fmt.Sprintf("I couldn't find a place called %s.", place), Data: map[string]any{"error": err.Error()}}
+		return command.Response{Kind: command.Failure, Spoken: l.T("I couldn't find a place called %s.", place), Data: map[string]any{"error": err.Error()}}
 	}
-	return command.Response{Kind: command.Failure, Spoken: "I can't reach the weather service right now.", Data: map[string]any{"error": err.Error()}}
+	return command.Response{Kind: command.Failure, Spoken: l.T("I can't reach the weather service right now."), Data: map[string]any{"error": err.Error()}}
 }
 
 // answer describes the day asked about.
-func answer(f Forecast, day string, now time.Time) (command.Response, error) {
+func answer(l locale.Lang, f Forecast, day string, now time.Time) (command.Response, error) {
 	target := now
 	switch day {
 	case "", "today", "now", "tonight":
@@ -96,7 +98,7 @@ func answer(f Forecast, day string, now time.Time) (command.Response, error) {
 				}
 			}
 		} else {
-			return command.Response{Kind: command.Invalid, Spoken: "For which day?", Problems: []command.Problem{{Param: "day", Message: fmt.Sprintf("%q is not a day", day)}}}, nil
+			return command.Response{Kind: command.Invalid, Spoken: l.T("For which day?"), Problems: []command.Problem{{Param: "day", Message: fmt.Sprintf("%q is not a day", day)}}}, nil
 		}
 	}
 	var fd *Day
@@ -106,7 +108,7 @@ func answer(f Forecast, day string, now time.Time) (command.Response, error) {
 		}
 	}
 	if fd == nil {
-		return command.Response{Kind: command.Failure, Spoken: "I only have the forecast for the coming week."}, nil
+		return command.Response{Kind: command.Failure, Spoken: l.T("I only have the forecast for the coming week.")}, nil
 	}
 	data := map[string]any{
 		"place": f.Place.Name, "country": f.Place.Country, "date": fd.Date.Format("2006-01-02"),
@@ -115,20 +117,20 @@ func answer(f Forecast, day string, now time.Time) (command.Response, error) {
 	}
 	rain := ""
 	if fd.RainChance >= 20 {
-		rain = fmt.Sprintf(", with %s %d percent chance of rain", article(fd.RainChance), fd.RainChance)
+		rain = l.T(map[string]string{"a": locale.Key(", with a %d percent chance of rain"), "an": locale.Key(", with an %d percent chance of rain")}[article(fd.RainChance)], fd.RainChance)
 	}
 	var s string
 	if target.Equal(now) {
 		data["now_temperature"], data["now_conditions"], data["wind"] = f.Temperature, Describe(f.Code), f.Wind
-		s = fmt.Sprintf("In %s it's %s %s and %s. Today's high is %s and the low %s%s.", f.Place.Name,
-			round(f.Temperature), f.TemperatureUnit, Describe(f.Code), round(fd.Max), round(fd.Min), rain)
+		s = l.T("In %s it's %s %s and %s. Today's high is %s and the low %s%s.", f.Place.Name,
+			l.Number(round(f.Temperature)), l.T(f.TemperatureUnit), l.T(Describe(f.Code)), l.Number(round(fd.Max)), l.Number(round(fd.Min)), rain)
 	} else {
-		when := "Tomorrow"
+		when := l.T("Tomorrow")
 		if target.Sub(now) > 36*time.Hour {
-			when = "On " + target.Weekday().String()
+			when = l.T("On %s", l.Weekday(target.Weekday()))
 		}
-		s = fmt.Sprintf("%s in %s: %s, a high of %s %s and a low of %s%s.", when, f.Place.Name,
-			Describe(fd.Code), round(fd.Max), f.TemperatureUnit, round(fd.Min), rain)
+		s = l.T("%s in %s: %s, a high of %s %s and a low of %s%s.", when, f.Place.Name,
+			l.T(Describe(fd.Code)), l.Number(round(fd.Max)), l.T(f.TemperatureUnit), l.Number(round(fd.Min)), rain)
 	}
 	return command.Said(s, data), nil
 }

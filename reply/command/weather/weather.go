@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/harkbox/hark/locale"
 )
 
 // Default API locations.
@@ -149,7 +151,7 @@ func (c *Client) Forecast(ctx context.Context, p Place) (Forecast, error) {
 		"timezone":      {"auto"},
 		"forecast_days": {"7"},
 	}
-	f := Forecast{Place: p, TemperatureUnit: "degrees", WindUnit: "kilometers per hour"}
+	f := Forecast{Place: p, TemperatureUnit: locale.Key("degrees"), WindUnit: "kilometers per hour"}
 	if c.o.Units == "imperial" {
 		q.Set("temperature_unit", "fahrenheit")
 		q.Set("wind_speed_unit", "mph")
@@ -196,43 +198,43 @@ func (c *Client) Forecast(ctx context.Context, p Place) (Forecast, error) {
 func Describe(code int) string {
 	switch code {
 	case 0:
-		return "clear"
+		return locale.Key("clear")
 	case 1:
-		return "mostly clear"
+		return locale.Key("mostly clear")
 	case 2:
-		return "partly cloudy"
+		return locale.Key("partly cloudy")
 	case 3:
-		return "overcast"
+		return locale.Key("overcast")
 	case 45, 48:
-		return "foggy"
+		return locale.Key("foggy")
 	case 51, 53, 55:
-		return "drizzly"
+		return locale.Key("drizzly")
 	case 56, 57:
-		return "freezing drizzle"
+		return locale.Key("freezing drizzle")
 	case 61:
-		return "light rain"
+		return locale.Key("light rain")
 	case 63:
-		return "rainy"
+		return locale.Key("rainy")
 	case 65:
-		return "heavy rain"
+		return locale.Key("heavy rain")
 	case 66, 67:
-		return "freezing rain"
+		return locale.Key("freezing rain")
 	case 71:
-		return "light snow"
+		return locale.Key("light snow")
 	case 73, 75, 77:
-		return "snowy"
+		return locale.Key("snowy")
 	case 80, 81:
-		return "rain showers"
+		return locale.Key("rain showers")
 	case 82:
-		return "violent rain showers"
+		return locale.Key("violent rain showers")
 	case 85, 86:
-		return "snow showers"
+		return locale.Key("snow showers")
 	case 95:
-		return "thunderstorms"
+		return locale.Key("thunderstorms")
 	case 96, 99:
-		return "thunderstorms with hail"
+		return locale.Key("thunderstorms with hail")
 	}
-	return "unsettled"
+	return locale.Key("unsettled")
 }
 
 func round(v float64) string { return strconv.Itoa(int(v + 0.5*sign(v))) }

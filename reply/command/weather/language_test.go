@@ -1,0 +1,62 @@
+package weather
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/utterance"
+)
+
+// TestLanguagesAskTheWeather: the weather asked in German, French and
+// Spanish reaches the same pre-route as in English.
+func TestLanguagesAskTheWeather(t *testing.T) {
+	for _, c := range []struct {
+		l         locale.Lang
+		say, args string
+	}{
+		{locale.German, "Wie wird das Wetter morgen in Berlin?", "map[day:tomorrow location:Berlin]"},
+		{locale.German, "wie ist das Wetter", "map[]"},
+		{locale.German, "regnet es am Freitag", "map[day:friday]"},
+		{locale.French, "quel temps fait-il à Lyon", "map[location:Lyon]"},
+		{locale.French, "la météo de demain", "map[day:tomorrow]"},
+		{locale.German, "erzähl mir was über das Wetter", ""},
+		{locale.French, "quel temps fera-t-il demain", "map[day:tomorrow]"},
+		{locale.Spanish, "qué tiempo hace en Madrid", "map[location:Madrid]"},
+		{locale.Spanish, "va a llover mañana", "map[day:tomorrow]"},
+	} {
+		claim, ok := preRoute(utterance.Expand(c.l.Canonical(c.say)))
+		got := ""
+		if ok {
+			got = fmt.Sprint(claim.Arguments)
+		}
+		if got != c.args {
+			t.Errorf("%s %q (read as %q): %q, want %q", c.l, c.say, c.l.Canonical(c.say), got, c.args)
+		}
+	}
+}
+
+// TestAnswerInTheLanguage: the forecast is said in the language asked in,
+// while the model's data stays the same.
+func TestAnswerInTheLanguage(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	f := Forecast{Place: Place{Name: "Berlin"}, Temperature: 7.4, Code: 3, TemperatureUnit: "degrees", Days: []Day{
+		{Date: now, Code: 3, Max: 9, Min: 2, RainChance: 10},
+		{Date: now.AddDate(0, 0, 1), Code: 61, Max: 8.6, Min: 1.2, RainChance: 60},
+	}}
+	for l, want := range map[locale.Lang]string{
+		locale.English: "Tomorrow in Berlin: light rain, a high of 9 degrees and a low of 1, with a 60 percent chance of rain.",
+		locale.German:  "Morgen in Berlin: leichter Regen, höchstens 9 Grad und mindestens 1, mit 60 Prozent Regenwahrscheinlichkeit.",
+		locale.French:  "Demain à Berlin : pluie légère, maximum 9 degrés et minimum 1, avec 60 pour cent de risque de pluie.",
+		locale.Spanish: "Mañana en Berlin: lluvia ligera, máxima de 9 grados y mínima de 1, con un 60 por ciento de probabilidad de lluvia.",
+	} {
+		resp, err := answer(l, f, "tomorrow", now)
+		if err != nil || resp.Spoken != want || resp.Data["conditions"] != "light rain" {
+			t.Errorf("%s: %q (data %v), want %q", l, resp.Spoken, resp.Data["conditions"], want)
+		}
+	}
+	if resp, _ := answer(locale.German, f, "", now); resp.Spoken != "In Berlin sind es 7 Grad, bedeckt. Heute höchstens 9 und mindestens 2." {
+		t.Errorf("German today: %q", resp.Spoken)
+	}
+}
