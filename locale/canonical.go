@@ -2,6 +2,7 @@ package locale
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -125,13 +126,9 @@ func (l Lang) Canonical(text string) string {
 		}
 		words = append(words, w)
 	}
-	// An article is one only before a unit: "eine Minute" but "eine Frage".
-	article := func(i int) bool {
-		return contains(b.articles, words[i]) && (i+1 >= len(words) || b.units[words[i+1]] == "")
-	}
-	words = b.numeral.digitsFor(words, article)
+	words = b.digits(words)
 	for i, w := range words {
-		if contains(b.articles, w) && i+1 < len(words) && b.units[words[i+1]] != "" {
+		if slices.Contains(b.articles, w) && i+1 < len(words) && b.units[words[i+1]] != "" {
 			words[i] = "1"
 		}
 	}
@@ -162,6 +159,14 @@ func (l Lang) Canonical(text string) string {
 		}
 	}
 	return s
+}
+
+// digits writes the numbers in words as digits; an article is one only
+// before a unit: "eine Minute", but not "eine Frage".
+func (b *phrasebook) digits(words []string) []string {
+	return b.numeral.digitsFor(words, func(i int) bool {
+		return slices.Contains(b.articles, words[i]) && (i+1 >= len(words) || b.units[words[i+1]] == "")
+	})
 }
 
 func isUnit(w string) bool {
@@ -228,7 +233,7 @@ func (it items) read(s string) string {
 	words := strings.Fields(s)
 	at := func(nouns []string) int {
 		for i, w := range words {
-			if contains(nouns, w) {
+			if slices.Contains(nouns, w) {
 				return i
 			}
 		}
@@ -236,7 +241,7 @@ func (it items) read(s string) string {
 	}
 	has := func(list []string) bool {
 		for _, w := range words {
-			if contains(list, w) {
+			if slices.Contains(list, w) {
 				return true
 			}
 		}
@@ -258,7 +263,7 @@ func (it items) read(s string) string {
 		switch {
 		case all:
 			return "cancel all timers"
-		case ti > 0 && !contains(it.skip, words[ti-1]) && !isNumber(words[ti-1]):
+		case ti > 0 && !slices.Contains(it.skip, words[ti-1]) && !isNumber(words[ti-1]):
 			return "cancel the " + words[ti-1] + " timer"
 		}
 		return "cancel the timer"
@@ -274,7 +279,7 @@ func (it items) read(s string) string {
 			return "cancel all reminders"
 		}
 		for i := ri + 1; i+1 < len(words); i++ {
-			if contains(it.about, words[i]) {
+			if slices.Contains(it.about, words[i]) {
 				return "cancel the reminder about " + strings.Join(words[i+1:], " ")
 			}
 		}
@@ -297,12 +302,12 @@ func reminder(rest string, links []string) string {
 	words := strings.Fields(rest)
 	if n := whenLen(words); n > 0 && n < len(words) { // the time first
 		msg := words[n:]
-		if contains(links, msg[0]) && len(msg) > 1 {
+		if slices.Contains(links, msg[0]) && len(msg) > 1 {
 			msg = msg[1:]
 		}
 		return "remind me " + strings.Join(words[:n], " ") + " to " + strings.Join(msg, " ")
 	}
-	if len(words) > 0 && contains(links, words[0]) {
+	if len(words) > 0 && slices.Contains(links, words[0]) {
 		words = words[1:]
 	}
 	for i := 1; i < len(words); i++ { // the message first, then the time
@@ -372,7 +377,7 @@ func weather(lead, rest, in string) string {
 			i++
 		case isDay(w):
 			when = append(when, "on", w)
-		case contains([]string{"de", "pour", "für", "para", "del", "am", "le"}, w) && i+1 < len(words) && (isDay(words[i+1]) || words[i+1] == "tomorrow" || words[i+1] == "today"):
+		case slices.Contains([]string{"de", "pour", "für", "para", "del", "am", "le"}, w) && i+1 < len(words) && (isDay(words[i+1]) || words[i+1] == "tomorrow" || words[i+1] == "today"):
 			// "la météo de demain", "das Wetter für morgen"
 		case (w == in || w == "in") && i+1 < len(words) && place == nil:
 			place = words[i+1:]

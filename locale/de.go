@@ -2,6 +2,7 @@ package locale
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -127,9 +128,10 @@ func init() {
 	}
 }
 
-// at is "at " when the time was said with "um".
-func at(um string) string {
-	if um != "" {
+// at is "at " when the time was said with its preposition ("um", "à",
+// "a"), "" when it was said bare.
+func at(prep string) string {
+	if prep != "" {
 		return "at "
 	}
 	return ""
@@ -139,7 +141,7 @@ func at(um string) string {
 // "timer" is a filler.
 func germanTimer(g []string) string {
 	name := g[1]
-	if contains([]string{"neuen", "weiteren", "kurzen", "einen", "ein", "den", "mir"}, name) {
+	if slices.Contains([]string{"neuen", "weiteren", "kurzen", "einen", "ein", "den", "mir"}, name) {
 		name = ""
 	}
 	return "set a " + name + " timer for " + g[2]

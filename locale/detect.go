@@ -1,6 +1,7 @@
 package locale
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -51,13 +52,13 @@ func Detect(text string) (Lang, bool) {
 	})
 	for _, w := range words {
 		for l, list := range cues {
-			if contains(list, w) {
+			if slices.Contains(list, w) {
 				score[l]++
 			}
 		}
 		if i := strings.IndexByte(w, '-'); i > 0 { // "est-il", "rappelle-moi"
 			for _, part := range strings.Split(w, "-") {
-				if contains(cues[French], part) {
+				if slices.Contains(cues[French], part) {
 					score[French]++
 				}
 			}

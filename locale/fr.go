@@ -1,6 +1,9 @@
 package locale
 
-import "regexp"
+import (
+	"regexp"
+	"slices"
+)
 
 var frenchValues = map[string]int{
 	"zéro": 0, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8,
@@ -55,14 +58,14 @@ func init() {
 			phrase(`trois quarts de heure`, "45 minutes"),
 			phrase(`(\d+) pour 100`, "$1%"),
 			phrase(`ce soir|cette nuit`, "tonight"),
-			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et quart`, func(g []string) string { return a(g[1]) + clockAt(atoi(g[2]), 15) }),
-			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et demie?`, func(g []string) string { return a(g[1]) + clockAt(atoi(g[2]), 30) }),
-			phraseFn(`(à |pour |vers )?(\d+) (?:heures?|h) moins le quart`, func(g []string) string { return a(g[1]) + clockAt(before(atoi(g[2])), 45) }),
-			phraseFn(`(à |pour |vers )?(\d+) (?:heures?|h) moins (\d+)`, func(g []string) string { return a(g[1]) + clockAt(before(atoi(g[2])), 60-atoi(g[3])) }),
+			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et quart`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
+			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et demie?`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 30) }),
+			phraseFn(`(à |pour |vers )?(\d+) (?:heures?|h) moins le quart`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),
+			phraseFn(`(à |pour |vers )?(\d+) (?:heures?|h) moins (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 60-atoi(g[3])) }),
 			phrase(`(\d+) (heures?|minutes?) et demie?`, "$1.5 $2"),
-			phraseFn(`(à )?(\d+) (?:heures?|h) (\d+)`, func(g []string) string { return a(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
-			phraseFn(`(à )?(\d+)h(\d+)`, func(g []string) string { return a(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
-			phraseFn(`(à )?(\d+):(\d+)`, func(g []string) string { return a(g[1]) + g[2] + ":" + g[3] }),
+			phraseFn(`(à )?(\d+) (?:heures?|h) (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
+			phraseFn(`(à )?(\d+)h(\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
+			phraseFn(`(à )?(\d+):(\d+)`, func(g []string) string { return at(g[1]) + g[2] + ":" + g[3] }),
 			phraseFn(`à (\d+) (?:heures?|h)|à (\d+)h`, func(g []string) string { return "at " + g[1] + g[2] }),
 			phrase(`à midi`, "at noon"),
 			phrase(`à minuit`, "at midnight"),
@@ -114,19 +117,11 @@ func init() {
 	}
 }
 
-// a is "at " when the time was said with "à".
-func a(at string) string {
-	if at != "" {
-		return "at "
-	}
-	return ""
-}
-
 // frenchTimer reads "mets un minuteur de 5 minutes", "un minuteur pour les
 // pâtes de 8 minutes".
 func frenchTimer(g []string) string {
 	name := g[1]
-	if contains([]string{"de", "pour", "un", "une"}, name) || isNumber(name) {
+	if slices.Contains([]string{"de", "pour", "un", "une"}, name) || isNumber(name) {
 		name = ""
 	}
 	return "set a " + name + " timer for " + g[2]

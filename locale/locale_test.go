@@ -57,10 +57,7 @@ func TestNumbers(t *testing.T) {
 		{Spanish, "treinta y dos", "32"}, {Spanish, "doscientos cincuenta", "250"}, {Spanish, "veintitrés", "23"},
 		{Spanish, "dos mil", "2000"}, {Spanish, "dos y dos", "2 y 2"}, {Spanish, "ciento uno", "101"},
 	} {
-		words := strings.Fields(c.said)
-		got := strings.Join(books[c.l].numeral.digitsFor(words, func(i int) bool {
-			return contains(books[c.l].articles, words[i]) && (i+1 >= len(words) || books[c.l].units[words[i+1]] == "")
-		}), " ")
+		got := strings.Join(books[c.l].digits(strings.Fields(c.said)), " ")
 		if got != c.want {
 			t.Errorf("%s %q = %q, want %q", c.l, c.said, got, c.want)
 		}
@@ -92,6 +89,8 @@ func TestSayDuration(t *testing.T) {
 		want string
 	}{
 		{English, 90 * time.Minute, "1 hour and 30 minutes"}, {English, 5 * time.Minute, "5 minutes"},
+		{English, time.Second, "1 second"}, {English, 26*time.Hour + 61*time.Second, "1 day, 2 hours, 1 minute and 1 second"},
+		{English, 299*time.Second + 600*time.Millisecond, "5 minutes"},
 		{German, 90 * time.Minute, "eine Stunde und 30 Minuten"}, {German, time.Minute, "eine Minute"},
 		{French, 2*time.Hour + time.Second, "2 heures et une seconde"},
 		{Spanish, 25*time.Hour + 3*time.Minute, "un día, una hora y 3 minutos"},

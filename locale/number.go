@@ -1,6 +1,7 @@
 package locale
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -38,7 +39,7 @@ func (n numeral) digitsFor(words []string, article func(i int) bool) []string {
 		}
 		s := strconv.Itoa(v)
 		i += k
-		if i+1 < len(words) && contains(n.decimal, words[i]) {
+		if i+1 < len(words) && slices.Contains(n.decimal, words[i]) {
 			if f, m, ok := n.read(words[i+1:]); ok && m == 1 {
 				s += "." + strconv.Itoa(f)
 				i += 2
@@ -103,7 +104,7 @@ func (n numeral) read(words []string) (int, int, bool) {
 	total, cur, last, used := 0, 0, 0, 0
 	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if used > 0 && contains(n.joiners, w) && last >= 20 && last%10 == 0 && i+1 < len(words) {
+		if used > 0 && slices.Contains(n.joiners, w) && last >= 20 && last%10 == 0 && i+1 < len(words) {
 			if v, mult, ok := n.word(words[i+1]); ok && !mult && v < 10 {
 				cur += v
 				last, used, i = v, i+2, i+1
@@ -155,15 +156,6 @@ func fits(last, v int) bool {
 		return v < 10
 	case last == 10:
 		return v >= 7 && v <= 9 // "dix-sept"
-	}
-	return false
-}
-
-func contains(list []string, w string) bool {
-	for _, x := range list {
-		if x == w {
-			return true
-		}
 	}
 	return false
 }

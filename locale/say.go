@@ -299,9 +299,6 @@ func (l Lang) When(due, now time.Time) string {
 	case German:
 		return when + " um " + clock
 	case French:
-		if clock == "midi" || clock == "minuit" {
-			return when + " à " + clock
-		}
 		return when + " à " + clock
 	case Spanish:
 		return when + " a " + clock

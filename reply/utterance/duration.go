@@ -1,7 +1,6 @@
 package utterance
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -98,36 +97,4 @@ func FindDuration(words []string) (d time.Duration, at, n int, ok bool) {
 		}
 	}
 	return 0, 0, 0, false
-}
-
-// SayDuration writes d the way a person says it: "5 minutes", "1 hour and
-// 30 minutes", "45 seconds". Parts below a second are dropped.
-func SayDuration(d time.Duration) string {
-	d = d.Round(time.Second)
-	if d <= 0 {
-		return "0 seconds"
-	}
-	var parts []string
-	for _, u := range []struct {
-		d    time.Duration
-		name string
-	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}} {
-		if n := d / u.d; n > 0 {
-			parts = append(parts, plural(int(n), u.name))
-			d -= n * u.d
-		}
-	}
-	switch len(parts) {
-	case 1:
-		return parts[0]
-	default:
-		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -48,17 +48,3 @@ func TestFindDuration(t *testing.T) {
 		t.Errorf("got %v at %d (%d), %v", d, at, n, ok)
 	}
 }
-
-func TestSayDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		5 * time.Minute:                        "5 minutes",
-		90 * time.Minute:                       "1 hour and 30 minutes",
-		time.Second:                            "1 second",
-		26*time.Hour + 61*time.Second:          "1 day, 2 hours, 1 minute and 1 second",
-		299*time.Second + time.Millisecond*600: "5 minutes",
-	} {
-		if got := SayDuration(d); got != want {
-			t.Errorf("SayDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
