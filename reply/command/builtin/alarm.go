@@ -239,7 +239,7 @@ func SetReminder(s Schedule) *command.Command {
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			l := lang(c)
-			msg := c.Args.String("message")
+			msg := asSaid(c.Utterance, c.Args.String("message")) // "den Müll", not "den müll"
 			if l == locale.English {
 				msg = swapPerson(msg)
 			}

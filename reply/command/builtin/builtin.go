@@ -102,3 +102,14 @@ func lang(c command.Call) locale.Lang {
 	l, _ := locale.Of(c.Language)
 	return l
 }
+
+// asSaid is part, which a pre-route read from the normalized (lowercased)
+// utterance, as the user said or typed it; part itself when it is not
+// found there.
+func asSaid(utterance, part string) string {
+	i := strings.Index(strings.ToLower(utterance), part)
+	if i < 0 || len(utterance) < i+len(part) || !strings.EqualFold(utterance[i:i+len(part)], part) {
+		return part
+	}
+	return utterance[i : i+len(part)]
+}

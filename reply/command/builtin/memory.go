@@ -56,12 +56,8 @@ func Remember(m Memory) *command.Command {
 			return noClaim, false
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
-			fact := c.Args.String("fact")
-			// The pre-route claims from the normalized (lowercased)
-			// utterance; keep the fact as said, a password's case included.
-			if i := strings.Index(strings.ToLower(c.Utterance), fact); i >= 0 && len(c.Utterance) >= i+len(fact) && strings.EqualFold(c.Utterance[i:i+len(fact)], fact) {
-				fact = c.Utterance[i : i+len(fact)]
-			}
+			// Kept as said, a password's case included.
+			fact := asSaid(c.Utterance, c.Args.String("fact"))
 			// A fact that holds a secret (a password, a code, a card) is
 			// kept sealed: shown and searched with a placeholder, said back
 			// only when asked for.
