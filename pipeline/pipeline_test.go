@@ -559,3 +559,36 @@ func TestReplySpokenInHeardLanguage(t *testing.T) {
 		}
 	})
 }
+
+// unsaidLanguage transcribes without telling the language.
+type unsaidLanguage struct{}
+
+func (unsaidLanguage) Transcribe(ctx context.Context, u Utterance) (Transcript, error) {
+	return Transcript{Text: textOf(u)}, nil
+}
+
+// A transcriber that does not tell the language: the words do, for the
+// reply and for the voice alike.
+func TestReplySpokenInTheWordsLanguage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		synth := &langSynth{}
+		rep := &scriptReplier{sentences: []string{"Timer für 5 Minuten gestellt."}}
+		p, err := New(Options{Microphone: &typedMic{lines: []string{"stell einen Timer für fünf Minuten"}}, Transcriber: unsaidLanguage{},
+			Replier: rep, Synthesizer: synth, Speaker: &clockSpeaker{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := make(chan Event)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- p.Run(ctx, events) }()
+		events <- Press
+		events <- Press
+		time.Sleep(10 * time.Second)
+		cancel()
+		<-done
+		if len(rep.queries) != 1 || rep.queries[0].Language != "de" || !slices.Equal(synth.langs, []string{"de"}) {
+			t.Errorf("queries %+v, voice languages %q; want German for both", rep.queries, synth.langs)
+		}
+	})
+}

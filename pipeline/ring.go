@@ -12,8 +12,10 @@ import (
 // Alert is a timer, alarm or reminder going off.
 type Alert struct {
 	ID string
-	// Announcement is said before the ringing starts.
+	// Announcement is said before the ringing starts, in the voice of
+	// Language (the language it was set in; "" for the box's own).
 	Announcement string
+	Language     string
 }
 
 // Ring queues an alert. It never blocks: the alert rings as soon as the box
@@ -113,7 +115,7 @@ func (p *Pipeline) playAlert(ctx context.Context, a Alert) {
 	defer pb.Close(ctx)
 	rate, ch := pb.Format()
 	if p.opts.Synthesizer != nil && a.Announcement != "" {
-		if b, err := p.opts.Synthesizer.Synthesize(ctx, a.Announcement); err == nil {
+		if b, err := p.opts.Synthesizer.Synthesize(WithLanguage(ctx, a.Language), a.Announcement); err == nil {
 			if pb.Write(ctx, pcm.Convert(b, rate, ch)) != nil {
 				return
 			}

@@ -62,6 +62,11 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	transcribed := time.Now()
 
 	p.publish(Status{State: Thinking, Turn: t.id, Text: tr.Text})
+	if tr.Language == "" { // a transcriber that does not tell: the words do
+		if l, ok := locale.Detect(tr.Text); ok {
+			tr.Language = string(l)
+		}
+	}
 	v := p.speak(WithLanguage(ctx, tr.Language), t, quiet)
 	if utt.Cut {
 		v.say(p.lang(tr.Language).T(cutNotice))

@@ -74,7 +74,7 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 		s.mu.Unlock()
 	}()
 	err := s.Scheduler.Run(ctx, func(a schedule.Alert) {
-		r.Ring(pipeline.Alert{ID: a.Item.ID, Announcement: a.Announcement()})
+		r.Ring(pipeline.Alert{ID: a.Item.ID, Announcement: a.Announcement(), Language: a.Item.Lang})
 	})
 	if err != nil && ctx.Err() == nil {
 		return err
