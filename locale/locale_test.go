@@ -126,3 +126,19 @@ func TestCanonicalEnglishUntouched(t *testing.T) {
 		t.Errorf("English canonical: %q", got)
 	}
 }
+
+func TestYours(t *testing.T) {
+	for _, c := range []struct {
+		l          Lang
+		said, want string
+	}{
+		{English, "call my mom", "call your mom"}, {English, "I am late", "you are late"}, {English, "My bike", "Your bike"},
+		{German, "meine Mutter anzurufen", "deine Mutter anzurufen"}, {German, "Mein Fahrrad blau ist", "Dein Fahrrad blau ist"},
+		{French, "appeler ma sœur", "appeler ta sœur"},
+		{Spanish, "llamar a mi madre", "llamar a tu madre"},
+	} {
+		if got := c.l.Yours(c.said); got != c.want {
+			t.Errorf("%s %q = %q, want %q", c.l, c.said, got, c.want)
+		}
+	}
+}

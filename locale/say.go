@@ -399,3 +399,36 @@ var unitNames = map[Lang]map[string][2]string{
 		"ft/s": {"pie por segundo", "pies por segundo"}, "c": {"grado Celsius", "grados Celsius"}, "f": {"grado Fahrenheit", "grados Fahrenheit"}, "k": {"kelvin", "kelvin"},
 	},
 }
+
+// yours are the words a user says of themselves and how Hark says them
+// back: "my" is "your". Only words whose swap needs no change to the verb
+// are swapped in German, French and Spanish ("mein" but not "ich bin").
+var yours = map[Lang]map[string]string{
+	English: {"my": "your", "me": "you", "i": "you", "mine": "yours", "myself": "yourself"},
+	German: {"mein": "dein", "meine": "deine", "meinen": "deinen", "meinem": "deinem", "meiner": "deiner", "meines": "deines",
+		"mich": "dich", "mir": "dir"},
+	French:  {"mon": "ton", "ma": "ta", "mes": "tes", "moi": "toi"},
+	Spanish: {"mi": "tu", "mis": "tus"},
+}
+
+// Yours turns what the user said of themselves into how Hark says it
+// back: "call my mom" is "call your mom", "meine Mutter anrufen" is "deine
+// Mutter anrufen". A capital stays.
+func (l Lang) Yours(s string) string {
+	swap := yours[l]
+	words := strings.Fields(s)
+	for i, w := range words {
+		to, ok := swap[strings.ToLower(w)]
+		if !ok {
+			if l == English && strings.EqualFold(w, "am") && i > 0 && words[i-1] == "you" {
+				words[i] = "are"
+			}
+			continue
+		}
+		if w != strings.ToLower(w) && w != "I" {
+			to = strings.ToUpper(to[:1]) + to[1:]
+		}
+		words[i] = to
+	}
+	return strings.Join(words, " ")
+}

@@ -73,3 +73,13 @@ func TestUnknownLanguageLoggedOnce(t *testing.T) {
 		t.Errorf("logged %d times; want once:\n%s", n, f.log.String())
 	}
 }
+
+// TestReminderInGerman: a German reminder is kept in the user's words, as
+// Hark says them back, and said in German.
+func TestReminderInGerman(t *testing.T) {
+	f := newFixture(t, smallModel, Options{})
+	_, said, err := f.ask(t, "Erinnere mich in zehn Minuten, meine Mutter anzurufen.")
+	if err != nil || !slices.Equal(said, []string{"OK, ich erinnere dich in 10 Minuten: deine Mutter anzurufen."}) {
+		t.Errorf("said %q, err %v", said, err)
+	}
+}

@@ -239,10 +239,7 @@ func SetReminder(s Schedule) *command.Command {
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			l := lang(c)
-			msg := asSaid(c.Utterance, c.Args.String("message")) // "den Müll", not "den müll"
-			if l == locale.English {
-				msg = swapPerson(msg)
-			}
+			msg := l.Yours(asSaid(c.Utterance, c.Args.String("message"))) // "den Müll", not "den müll"
 			var due time.Time
 			switch {
 			case c.Args.Has("in"):
@@ -402,7 +399,7 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 				return command.Response{}, err
 			}
 			if which := c.Args.String("which"); which != "" && !c.Args.Bool("all") {
-				items = matching(items, which)
+				items = matching(l, items, which)
 			}
 			switch {
 			case len(items) == 0 && kind == storage.Alarm && alerts != nil && alerts.StopAlerts():
@@ -445,10 +442,10 @@ func describeItem(l locale.Lang, it storage.Item, now time.Time) string {
 
 // matching keeps the items that which describes: an alarm by its time of
 // day, a reminder by the words of its message.
-func matching(items []storage.Item, which string) []storage.Item {
+func matching(l locale.Lang, items []storage.Item, which string) []storage.Item {
 	var out []storage.Item
 	ct, clockErr := parseClock(which)
-	want := storage.ContentWords(swapPerson(utterance.Normalize(which)))
+	want := storage.ContentWords(l.Yours(utterance.Normalize(which)))
 	for _, it := range items {
 		switch {
 		case it.Kind == storage.Alarm && clockErr == nil:

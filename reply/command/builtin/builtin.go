@@ -72,31 +72,6 @@ func claim(args map[string]any) (command.Claim, bool) {
 
 var noClaim = command.Claim{}
 
-// swapPerson turns the user's words into how Hark says them back:
-// "call my mom" becomes "call your mom".
-func swapPerson(s string) string {
-	words := strings.Fields(s)
-	for i, w := range words {
-		switch w {
-		case "my":
-			words[i] = "your"
-		case "me":
-			words[i] = "you"
-		case "i":
-			words[i] = "you"
-		case "mine":
-			words[i] = "yours"
-		case "myself":
-			words[i] = "yourself"
-		case "am":
-			if i > 0 && words[i-1] == "you" {
-				words[i] = "are"
-			}
-		}
-	}
-	return strings.Join(words, " ")
-}
-
 // lang is the language a call is answered in.
 func lang(c command.Call) locale.Lang {
 	l, _ := locale.Of(c.Language)

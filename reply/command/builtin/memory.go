@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/redact"
 	"github.com/harkbox/hark/storage"
@@ -176,7 +177,7 @@ func SearchMemory(m Memory) *command.Command {
 				spoken[i] = placeholder.ReplaceAllString(f, lang(c).T("a secret"))
 			}
 			l := lang(c)
-			resp := command.Said(l.T("You told me: %s.", strings.Join(quoted(spoken), l.T(". And "))), data)
+			resp := command.Said(l.T("You told me: %s.", strings.Join(quoted(l, spoken), l.T(". And "))), data)
 			resp.Reveal = revealed
 			return resp, nil
 		},
@@ -194,10 +195,10 @@ func aboutUser(facts []storage.Fact) []storage.Fact {
 	return out
 }
 
-func quoted(facts []string) []string {
+func quoted(l locale.Lang, facts []string) []string {
 	out := make([]string, len(facts))
 	for i, f := range facts {
-		out[i] = swapPerson(strings.TrimSuffix(strings.ToLower(f[:1])+f[1:], "."))
+		out[i] = l.Yours(strings.TrimSuffix(strings.ToLower(f[:1])+f[1:], "."))
 	}
 	return out
 }
