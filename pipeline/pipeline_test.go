@@ -573,20 +573,12 @@ func TestReplySpokenInTheWordsLanguage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		synth := &langSynth{}
 		rep := &scriptReplier{sentences: []string{"Timer für 5 Minuten gestellt."}}
-		p, err := New(Options{Microphone: &typedMic{lines: []string{"stell einen Timer für fünf Minuten"}}, Transcriber: unsaidLanguage{},
+		events, _ := runPipeline(t, Options{Microphone: &typedMic{lines: []string{"stell einen Timer für fünf Minuten"}}, Transcriber: unsaidLanguage{},
 			Replier: rep, Synthesizer: synth, Speaker: &clockSpeaker{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		events := make(chan Event)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- p.Run(ctx, events) }()
 		events <- Press
 		events <- Press
 		time.Sleep(10 * time.Second)
-		cancel()
-		<-done
+		synctest.Wait()
 		if len(rep.queries) != 1 || rep.queries[0].Language != "de" || !slices.Equal(synth.langs, []string{"de"}) {
 			t.Errorf("queries %+v, voice languages %q; want German for both", rep.queries, synth.langs)
 		}
