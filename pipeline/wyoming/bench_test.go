@@ -1,10 +1,12 @@
-package wyoming
+package wyoming_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/harkbox/hark/pipeline/espeak"
+	"github.com/harkbox/hark/pipeline/wyoming"
+	"github.com/harkbox/hark/pipeline/wyoming/wyomingtest"
 )
 
 // BenchmarkFirstAudio is a sentence's text to its audio, which the
@@ -24,8 +26,8 @@ func BenchmarkFirstAudio(b *testing.B) {
 		}
 	})
 	b.Run("wyoming", func(b *testing.B) {
-		s := newTTSServer(b, "good")
-		v := &Voice{Addr: s.addr}
+		s := wyomingtest.NewTTS(b, wyomingtest.Good)
+		v := &wyoming.Voice{Addr: s.Addr}
 		for b.Loop() {
 			if _, err := v.Synthesize(context.Background(), sentence); err != nil {
 				b.Fatal(err)
