@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/harkbox/hark/reply/utterance"
 )
 
 // numeral is how one language writes numbers in words.
@@ -55,31 +57,19 @@ func decimalComma(w string) string {
 	if !strings.ContainsAny(w, "0123456789") {
 		return w
 	}
-	if a, b, ok := strings.Cut(w, ","); ok && isDigits(a) && isDigits(b) && len(b) != 3 {
+	if a, b, ok := strings.Cut(w, ","); ok && utterance.IsDigits(a) && utterance.IsDigits(b) && len(b) != 3 {
 		return a + "." + b
 	}
 	parts := strings.Split(w, ".")
-	if len(parts) > 1 && isDigits(parts[0]) && len(parts[0]) <= 3 {
+	if len(parts) > 1 && utterance.IsDigits(parts[0]) && len(parts[0]) <= 3 {
 		for _, p := range parts[1:] {
-			if len(p) != 3 || !isDigits(p) {
+			if len(p) != 3 || !utterance.IsDigits(p) {
 				return w
 			}
 		}
 		return strings.Join(parts, "")
 	}
 	return w
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // word is the value of one word, and whether it multiplies.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/harkbox/hark/reply/utterance"
 )
 
 // Splitter cuts a stream of text into sentences. Feed it pieces in order with
@@ -107,20 +109,8 @@ func endsSentence(text string) bool {
 	if first, _ := utf8.DecodeRuneInString(word); utf8.RuneCountInString(word) == 1 && unicode.IsUpper(first) {
 		return false
 	}
-	if word == text && isDigits(word) { // "1." opening a numbered list
+	if word == text && utterance.IsDigits(word) { // "1." opening a numbered list
 		return false
-	}
-	return true
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
 	}
 	return true
 }

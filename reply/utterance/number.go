@@ -196,3 +196,16 @@ func FormatNumber(v float64) string {
 	}
 	return s
 }
+
+// IsDigits reports whether s is one or more ASCII digits and nothing else.
+func IsDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
