@@ -392,3 +392,16 @@ func weather(lead, rest, in string) string {
 	}
 	return strings.Join(append([]string{out}, when...), " ")
 }
+
+// timer writes a timer frame's groups, the name and the duration, in
+// English: "set a pasta timer for 8 minutes". A name that is one of
+// fillers or a number is no name.
+func timer(fillers ...string) func(g []string) string {
+	return func(g []string) string {
+		name := g[1]
+		if slices.Contains(fillers, name) || isNumber(name) {
+			name = ""
+		}
+		return "set a " + name + " timer for " + g[2]
+	}
+}

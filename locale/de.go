@@ -2,7 +2,6 @@ package locale
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -39,7 +38,6 @@ var germanConvert = map[string]string{
 	"pfund": "pounds", "unze": "ounces", "unzen": "ounces", "liter": "liters", "litern": "liters", "l": "liters",
 	"milliliter": "milliliters", "ml": "milliliters", "gallone": "gallons", "gallonen": "gallons", "tasse": "cups", "tassen": "cups",
 	"grad celsius": "celsius", "celsius": "celsius", "grad fahrenheit": "fahrenheit", "fahrenheit": "fahrenheit",
-	"hours": "hours", "minutes": "minutes", "seconds": "seconds", "days": "days", "hour": "hours", "minute": "minutes",
 }
 
 func init() {
@@ -98,8 +96,8 @@ func init() {
 			frame(`(?:stopp|stop|halt|hör auf|höre auf|sei still|ruhe|schluss|genug|abbrechen|vergiss es|egal|das wars|das war's|das ist alles|danke das wars|danke das ist alles|nichts|schon gut|aufhören|psst|still)`, "stop"),
 			frame(`wie viel zeit (?:ist|bleibt|habe ich|hab ich)(?: noch)?(?: übrig)?|wie lange noch|wie viel zeit noch`, "how much time is left"),
 			{whole: germanItems.read},
-			frameFn(`(?:stell|stelle|setz|setze|starte|start|mach|mache|erstelle|leg|lege)(?: mir| uns)?(?: einen| ein| nen| den)?(?: neuen)?(?: (\S+))? timer (?:auf|für|von|über|mit|in) (.+?)(?: ein| an| los)?`, germanTimer),
-			frameFn(`(?:einen |ein |den )?(?:(\S+) )?timer (?:auf|für|von|über) (.+)`, germanTimer),
+			frameFn(`(?:stell|stelle|setz|setze|starte|start|mach|mache|erstelle|leg|lege)(?: mir| uns)?(?: einen| ein| nen| den)?(?: neuen)?(?: (\S+))? timer (?:auf|für|von|über|mit|in) (.+?)(?: ein| an| los)?`, timer("neuen", "weiteren", "kurzen", "einen", "ein", "den", "mir")),
+			frameFn(`(?:einen |ein |den )?(?:(\S+) )?timer (?:auf|für|von|über) (.+)`, timer("neuen", "weiteren", "kurzen", "einen", "ein", "den", "mir")),
 			frame(`(?:(?:einen|ein|stell|stelle|starte) )*(\d\S* (?:seconds|minutes|hours|second|minute|hour)) timer(?: stellen| starten)?`, "set a timer for $1"),
 			frame(`(?:stell|stelle|setz|setze|mach|mache|erstelle|leg|lege)(?: mir| uns)?(?: einen| den| nen| ein)? wecker (?:auf |für |um )?(.+?)(?: ein| an)?`, "set an alarm for $1"),
 			frame(`wecker (?:auf|für|um) (.+)`, "set an alarm for $1"),
@@ -137,16 +135,6 @@ func at(prep string) string {
 	return ""
 }
 
-// germanTimer writes a timer with its name, unless the word before
-// "timer" is a filler.
-func germanTimer(g []string) string {
-	name := g[1]
-	if slices.Contains([]string{"neuen", "weiteren", "kurzen", "einen", "ein", "den", "mir"}, name) {
-		name = ""
-	}
-	return "set a " + name + " timer for " + g[2]
-}
-
 // germanSum reads "12 mal 4", "100 geteilt durch 8", "15 prozent von 80".
 func germanSum(g []string) string {
 	return sum(g[len(g)-1], map[string]string{
@@ -182,10 +170,24 @@ func sum(s string, ops, powers map[string]string) string {
 	return ""
 }
 
-// convertTo writes a conversion in English when both units are known.
+// englishUnits are the duration units a phrasebook has already read into
+// English, as the converter names them.
+var englishUnits = map[string]string{"hours": "hours", "minutes": "minutes", "seconds": "seconds", "days": "days", "hour": "hours", "minute": "minutes"}
+
+// convertTo writes a conversion in English when both units are known:
+// the language's own names, or the duration units it has already read
+// into English.
 func convertTo(units map[string]string, value, from, to string) string {
-	f, ok1 := units[strings.TrimSpace(from)]
-	t, ok2 := units[strings.TrimSpace(to)]
+	unit := func(w string) (string, bool) {
+		w = strings.TrimSpace(w)
+		if en, ok := units[w]; ok {
+			return en, true
+		}
+		en, ok := englishUnits[w]
+		return en, ok
+	}
+	f, ok1 := unit(from)
+	t, ok2 := unit(to)
 	if !ok1 || !ok2 {
 		return ""
 	}

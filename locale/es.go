@@ -39,7 +39,6 @@ var spanishConvert = map[string]string{
 	"galón": "gallons", "galones": "gallons", "taza": "cups", "tazas": "cups",
 	"grados celsius": "celsius", "grado celsius": "celsius", "celsius": "celsius", "centígrados": "celsius", "grados centígrados": "celsius",
 	"grados fahrenheit": "fahrenheit", "grado fahrenheit": "fahrenheit", "fahrenheit": "fahrenheit",
-	"hours": "hours", "minutes": "minutes", "seconds": "seconds", "days": "days", "hour": "hours", "minute": "minutes",
 }
 
 func init() {
@@ -92,7 +91,7 @@ func init() {
 			frame(`para|detente|basta|silencio|cállate|callate|cancela|déjalo|dejalo|olvídalo|olvidalo|eso es todo|gracias eso es todo|nada|ya está|ya esta|stop|alto|deja de hablar`, "stop"),
 			frame(`(?:cuánto|cuanto) (?:tiempo )?(?:le )?(?:queda|falta)(?: al temporizador| en el temporizador)?|(?:cuánto|cuanto) tiempo queda`, "how much time is left"),
 			{whole: spanishItems.read},
-			frameFn(`(?:pon|ponme|poner|programa|programar|configura|crea|inicia|empieza|activa|fija)(?: me)?(?: un| el)? (?:temporizador|timer|cronómetro|contador)(?: (?:para (?:el |la |los |las )?)(\S+))? (?:de|por|para|a|en) (.+)`, spanishTimer),
+			frameFn(`(?:pon|ponme|poner|programa|programar|configura|crea|inicia|empieza|activa|fija)(?: me)?(?: un| el)? (?:temporizador|timer|cronómetro|contador)(?: (?:para (?:el |la |los |las )?)(\S+))? (?:de|por|para|a|en) (.+)`, timer()),
 			frameFn(`(?:un )?(?:temporizador|timer) (?:de|para|por) (.+)`, func(g []string) string { return "set a timer for " + g[1] }),
 			frame(`(?:pon|ponme|poner|programa|configura|crea|activa|fija)(?: me)?(?: una| la| el| un)? (?:alarma|despertador) (?:para |a )?(.+)`, "set an alarm for $1"),
 			frame(`(?:una )?(?:alarma|despertador) (?:para|a) (.+)`, "set an alarm for $1"),
@@ -119,12 +118,6 @@ func init() {
 			frame(`(?:ponlo|hazlo|cámbialo|cambialo|que sean|que sea)(?: a| en| de)? (\d.*)`, "make it $1"),
 		},
 	}
-}
-
-// spanishTimer reads "pon un temporizador de 5 minutos", "pon un
-// temporizador para la pasta de 8 minutos".
-func spanishTimer(g []string) string {
-	return "set a " + g[1] + " timer for " + g[2]
 }
 
 // spanishSum reads "doce por cuatro", "cien entre ocho", "15 % de 80".

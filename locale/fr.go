@@ -2,7 +2,6 @@ package locale
 
 import (
 	"regexp"
-	"slices"
 )
 
 var frenchValues = map[string]int{
@@ -37,7 +36,6 @@ var frenchConvert = map[string]string{
 	"gallon": "gallons", "gallons": "gallons", "tasse": "cups", "tasses": "cups",
 	"degrés celsius": "celsius", "degré celsius": "celsius", "celsius": "celsius",
 	"degrés fahrenheit": "fahrenheit", "degré fahrenheit": "fahrenheit", "fahrenheit": "fahrenheit",
-	"hours": "hours", "minutes": "minutes", "seconds": "seconds", "days": "days", "hour": "hours", "minute": "minutes",
 }
 
 func init() {
@@ -89,7 +87,7 @@ func init() {
 			frame(`stop|arrête|arrete|arrête toi|tais toi|silence|chut|ça suffit|ca suffit|c'est tout|laisse tomber|oublie ça|rien|annule|merci c'est tout|assez`, "stop"),
 			frame(`combien de temps (?:reste t il|il reste|reste|me reste t il)(?: sur le (?:minuteur|timer))?|il reste combien de temps|combien de temps encore`, "how much time is left"),
 			{whole: frenchItems.read},
-			frameFn(`(?:mets|mettre|met|règle|regle|lance|démarre|demarre|programme|crée|fais|configure)(?: moi)?(?: un| le)? (?:minuteur|timer|minuterie|compte à rebours)(?: (?:pour les |pour le |pour la |pour )(\S+))? (?:de|pour|sur|à) (.+)`, frenchTimer),
+			frameFn(`(?:mets|mettre|met|règle|regle|lance|démarre|demarre|programme|crée|fais|configure)(?: moi)?(?: un| le)? (?:minuteur|timer|minuterie|compte à rebours)(?: (?:pour les |pour le |pour la |pour )(\S+))? (?:de|pour|sur|à) (.+)`, timer("de", "pour", "un", "une")),
 			frameFn(`(?:un )?(?:minuteur|timer|minuterie) (?:de|pour) (.+)`, func(g []string) string { return "set a timer for " + g[1] }),
 			frame(`(?:mets|mettre|met|règle|regle|programme|crée|fais)(?: moi)?(?: une| la| un| le)? (?:alarme|réveil) (?:à |pour |a )?(.+)`, "set an alarm for $1"),
 			frame(`(?:une )?(?:alarme|réveil) (?:à|pour) (.+)`, "set an alarm for $1"),
@@ -115,16 +113,6 @@ func init() {
 			frame(`(?:mets|fais|change)(?: le| en| ça| ça en)? (?:à |pour )?(\d.*)`, "make it $1"),
 		},
 	}
-}
-
-// frenchTimer reads "mets un minuteur de 5 minutes", "un minuteur pour les
-// pâtes de 8 minutes".
-func frenchTimer(g []string) string {
-	name := g[1]
-	if slices.Contains([]string{"de", "pour", "un", "une"}, name) || isNumber(name) {
-		name = ""
-	}
-	return "set a " + name + " timer for " + g[2]
 }
 
 // frenchSum reads "12 fois 4", "100 divisé par 8", "15 pour cent de 80".
