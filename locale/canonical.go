@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/harkbox/hark/reply/utterance"
+	"github.com/harkbox/hark/locale/utterance"
 )
 
 // rule rewrites a phrase. A quantity rule matches anywhere on word

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/harkbox/hark/reply/utterance"
+	"github.com/harkbox/hark/locale/utterance"
 )
 
 // numeral is how one language writes numbers in words.

@@ -3,7 +3,7 @@ package command
 import (
 	"strings"
 
-	"github.com/harkbox/hark/reply/utterance"
+	"github.com/harkbox/hark/locale/utterance"
 )
 
 // refineCues start an utterance that changes the last command.

@@ -14,7 +14,7 @@ import (
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/storage"
 
-	"github.com/harkbox/hark/reply/utterance"
+	"github.com/harkbox/hark/locale/utterance"
 )
 
 // Secrets is where commands' credentials are kept; *storage.Secrets is one.

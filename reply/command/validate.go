@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harkbox/hark/reply/utterance"
+	"github.com/harkbox/hark/locale/utterance"
 )
 
 // artefacts are strings models put in place of an absent argument.

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
-	"github.com/harkbox/hark/reply/utterance"
 )
 
 // Calculate is calculate: one arithmetic operation on two numbers.

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
-	"github.com/harkbox/hark/reply/utterance"
 )
 
 // unit is one unit of measurement. Linear units convert through factor to

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
-	"github.com/harkbox/hark/reply/utterance"
 	"github.com/harkbox/hark/storage"
 )
 

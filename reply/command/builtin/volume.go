@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
-	"github.com/harkbox/hark/reply/utterance"
 )
 
 // Mixer is the speaker's volume, kept across reboots.

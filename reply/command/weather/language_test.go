@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
-	"github.com/harkbox/hark/reply/utterance"
+	"github.com/harkbox/hark/locale/utterance"
 )
 
 // TestLanguagesAskTheWeather: the weather asked in German, French and
