@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // soundName names what b is: one of the earcons, or "speech".
@@ -122,7 +123,7 @@ func TestEarconsEachOnOff(t *testing.T) {
 				if got, overlap := played(spk); !slices.Equal(got, tc.want) || overlap > 1 {
 					t.Errorf("played %q, %d at once; want %q, one at a time", got, overlap, tc.want)
 				}
-				if !slices.ContainsFunc(readAll(feed), func(s Status) bool { return s.State == Error }) {
+				if !slices.ContainsFunc(readAll(feed), func(s voice.Status) bool { return s.State == voice.Error }) {
 					t.Error("the turn did not fail")
 				}
 			})
@@ -133,8 +134,8 @@ func TestEarconsEachOnOff(t *testing.T) {
 // brokenTranscriber fails.
 type brokenTranscriber struct{}
 
-func (brokenTranscriber) Transcribe(ctx context.Context, u Utterance) (Transcript, error) {
-	return Transcript{}, errors.New("whisper: model not loaded")
+func (brokenTranscriber) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
+	return voice.Transcript{}, errors.New("whisper: model not loaded")
 }
 
 // TestErrorEarconOnlyOnFailure: a turn that fails sounds the error, after
@@ -157,7 +158,7 @@ func TestErrorEarconOnlyOnFailure(t *testing.T) {
 		{"recording fails", micAnswer{err: errors.New("capture: device gone")}, typedTranscriber{}, slow, false, []string{"start", "error"}},
 		{"transcription fails", micAnswer{u: speech("hi")}, brokenTranscriber{}, slow, false, []string{"start", "end", "error"}},
 		{"reply fails unsaid", micAnswer{u: speech("hi")}, typedTranscriber{}, unsaid, false, []string{"start", "end", "thinking", "error"}},
-		{"no speech", micAnswer{err: ErrNoSpeech}, typedTranscriber{}, slow, false, []string{"start"}},
+		{"no speech", micAnswer{err: voice.ErrNoSpeech}, typedTranscriber{}, slow, false, []string{"start"}},
 		{"stopped", micAnswer{u: speech("hi")}, typedTranscriber{}, slow, true, []string{"start", "end", "thinking"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,11 +182,11 @@ func TestErrorEarconOnlyOnFailure(t *testing.T) {
 					t.Errorf("played %q, %d at once; want %q, one at a time", got, overlap, tc.want)
 				}
 				states := readAll(feed)
-				failed := slices.ContainsFunc(states, func(s Status) bool { return s.State == Error })
+				failed := slices.ContainsFunc(states, func(s voice.Status) bool { return s.State == voice.Error })
 				if wantFail := slices.Contains(tc.want, "error"); failed != wantFail {
 					t.Errorf("error state %v, want %v", failed, wantFail)
 				}
-				if last := states[len(states)-1].State; last != Idle {
+				if last := states[len(states)-1].State; last != voice.Idle {
 					t.Errorf("the turn ended in %v, want idle", last)
 				}
 			})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Fallback is a Transcriber that asks Primary and, when it fails for any
@@ -17,9 +19,9 @@ type Fallback struct {
 var _ Transcriber = Fallback{}
 
 // Transcribe asks Primary, then Secondary.
-func (f Fallback) Transcribe(ctx context.Context, u Utterance) (Transcript, error) {
+func (f Fallback) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
 	t, err := f.Primary.Transcribe(ctx, u)
-	if err == nil || errors.Is(err, ErrNoSpeech) || ctx.Err() != nil || f.Secondary == nil {
+	if err == nil || errors.Is(err, voice.ErrNoSpeech) || ctx.Err() != nil || f.Secondary == nil {
 		return t, err
 	}
 	if f.Log != nil {

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"sync"
+
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Feed carries published states one way from the pipeline to one observer.
@@ -12,7 +14,7 @@ import (
 // every state.
 type Feed struct {
 	mu      sync.Mutex
-	buf     []Status // oldest first
+	buf     []voice.Status // oldest first
 	cap     int
 	dropped int
 	wake    chan struct{} // holds a token while buf is non-empty
@@ -22,7 +24,7 @@ func newFeed(capacity int) *Feed {
 	return &Feed{cap: max(capacity, 1), wake: make(chan struct{}, 1)}
 }
 
-func (f *Feed) publish(s Status) {
+func (f *Feed) publish(s voice.Status) {
 	f.mu.Lock()
 	if len(f.buf) == f.cap {
 		copy(f.buf, f.buf[1:])
@@ -39,21 +41,21 @@ func (f *Feed) publish(s Status) {
 
 // Next returns the oldest state not yet read, waiting for one if there is
 // none. It returns ctx.Err() when ctx is done first.
-func (f *Feed) Next(ctx context.Context) (Status, error) {
+func (f *Feed) Next(ctx context.Context) (voice.Status, error) {
 	return f.take(ctx, false)
 }
 
 // Latest waits like Next but returns only the newest state, discarding any
 // older unread ones.
-func (f *Feed) Latest(ctx context.Context) (Status, error) {
+func (f *Feed) Latest(ctx context.Context) (voice.Status, error) {
 	return f.take(ctx, true)
 }
 
-func (f *Feed) take(ctx context.Context, latest bool) (Status, error) {
+func (f *Feed) take(ctx context.Context, latest bool) (voice.Status, error) {
 	for {
 		f.mu.Lock()
 		if n := len(f.buf); n > 0 {
-			var s Status
+			var s voice.Status
 			if latest {
 				s, f.buf = f.buf[n-1], f.buf[:0]
 			} else {
@@ -73,7 +75,7 @@ func (f *Feed) take(ctx context.Context, latest bool) (Status, error) {
 		select {
 		case <-f.wake:
 		case <-ctx.Done():
-			return Status{}, ctx.Err()
+			return voice.Status{}, ctx.Err()
 		}
 	}
 }
@@ -97,7 +99,7 @@ func (s *feedSet) add(f *Feed) {
 	s.mu.Unlock()
 }
 
-func (s *feedSet) publish(st Status) {
+func (s *feedSet) publish(st voice.Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range s.feeds {

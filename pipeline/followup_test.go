@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 func TestFollowUpWhenTheReplyAsks(t *testing.T) {
@@ -43,7 +45,7 @@ func TestFollowUpWindowClosesAfterItsTime(t *testing.T) {
 		time.Sleep(600 * time.Millisecond)
 		synctest.Wait()
 		st := h.statuses(t)
-		if last := st[len(st)-1]; last.State != Listening || !last.FollowUp {
+		if last := st[len(st)-1]; last.State != voice.Listening || !last.FollowUp {
 			t.Fatalf("after the reply: %+v, want listening in the follow-up window", last)
 		}
 		time.Sleep(3800 * time.Millisecond)
@@ -53,7 +55,7 @@ func TestFollowUpWindowClosesAfterItsTime(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 		synctest.Wait()
-		if st := h.statuses(t); len(st) != 1 || st[0].State != Idle {
+		if st := h.statuses(t); len(st) != 1 || st[0].State != voice.Idle {
 			t.Errorf("after 4 s of silence: %+v, want idle", st)
 		}
 		h.stop(t)

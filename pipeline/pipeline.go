@@ -22,41 +22,6 @@ import (
 	"github.com/harkbox/hark/pipeline/voice"
 )
 
-// The values the engines and the turn state machine share live in
-// pipeline/voice, so that an engine can be read without this package;
-// they are named here too.
-type (
-	Listen     = voice.Listen
-	Utterance  = voice.Utterance
-	Transcript = voice.Transcript
-	Status     = voice.Status
-	State      = voice.State
-)
-
-// The states of a turn (see voice.State).
-const (
-	Idle         = voice.Idle
-	Listening    = voice.Listening
-	Transcribing = voice.Transcribing
-	Thinking     = voice.Thinking
-	Speaking     = voice.Speaking
-	Error        = voice.Error
-	Ringing      = voice.Ringing
-)
-
-// The errors engines return (see voice).
-var (
-	ErrNoSpeech = voice.ErrNoSpeech
-	ErrMuted    = voice.ErrMuted
-)
-
-// WithLanguage and Language carry a turn's language in its context (see
-// voice.WithLanguage).
-var (
-	WithLanguage = voice.WithLanguage
-	Language     = voice.Language
-)
-
 // Microphone captures one utterance.
 type Microphone interface {
 	// Record blocks until the utterance is over: when l.End is closed (the
@@ -64,14 +29,14 @@ type Microphone interface {
 	// speech, end of a file), or when ctx is done, in which case it returns
 	// ctx.Err(). It returns ErrNoSpeech when nothing was said, including
 	// when l.StartTimeout passes before any speech begins.
-	Record(ctx context.Context, l Listen) (Utterance, error)
+	Record(ctx context.Context, l voice.Listen) (voice.Utterance, error)
 }
 
 // Transcriber turns an utterance into text.
 type Transcriber interface {
 	// Transcribe returns the words of u. It returns ErrNoSpeech when u holds
 	// no speech, and ctx.Err() promptly when ctx is done. Calls never overlap.
-	Transcribe(ctx context.Context, u Utterance) (Transcript, error)
+	Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error)
 }
 
 // Query is one utterance handed to the Replier.
@@ -260,7 +225,7 @@ func (p *Pipeline) Subscribe(capacity int) *Feed {
 	return f
 }
 
-func (p *Pipeline) publish(s Status) {
+func (p *Pipeline) publish(s voice.Status) {
 	p.log.Debug("state", "turn_id", s.Turn, "state", s.State.String())
 	p.feeds.publish(s)
 }

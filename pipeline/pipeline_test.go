@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // The fakes below are small real implementations of the pipeline's
@@ -28,7 +29,7 @@ type typedMic struct {
 	windows int // follow-up windows opened
 }
 
-func (m *typedMic) Record(ctx context.Context, l Listen) (Utterance, error) {
+func (m *typedMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
 	if l.FollowUp {
 		m.mu.Lock()
 		m.windows++
@@ -41,22 +42,22 @@ func (m *typedMic) Record(ctx context.Context, l Listen) (Utterance, error) {
 		m.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return Utterance{}, ctx.Err()
+			return voice.Utterance{}, ctx.Err()
 		case <-l.End:
 		case <-time.After(l.StartTimeout):
-			return Utterance{}, ErrNoSpeech
+			return voice.Utterance{}, voice.ErrNoSpeech
 		}
 	}
 	select {
 	case <-ctx.Done():
-		return Utterance{}, ctx.Err()
+		return voice.Utterance{}, ctx.Err()
 	case <-l.End:
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.ends++
 	if len(m.lines) == 0 {
-		return Utterance{}, ErrNoSpeech
+		return voice.Utterance{}, voice.ErrNoSpeech
 	}
 	line := m.lines[0]
 	m.lines = m.lines[1:]
@@ -65,8 +66,8 @@ func (m *typedMic) Record(ctx context.Context, l Listen) (Utterance, error) {
 
 type typedTranscriber struct{}
 
-func (typedTranscriber) Transcribe(ctx context.Context, u Utterance) (Transcript, error) {
-	return Transcript{Text: textOf(u), Language: "en"}, nil
+func (typedTranscriber) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
+	return voice.Transcript{Text: textOf(u), Language: "en"}, nil
 }
 
 // words maps the audio of the test utterances to their words: the fakes'
@@ -74,13 +75,13 @@ func (typedTranscriber) Transcribe(ctx context.Context, u Utterance) (Transcript
 // the words up by that sample's address.
 var words sync.Map
 
-func speech(text string) Utterance {
+func speech(text string) voice.Utterance {
 	s := make([]float32, 1)
 	words.Store(&s[0], text)
-	return Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: s}}
+	return voice.Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: s}}
 }
 
-func textOf(u Utterance) string {
+func textOf(u voice.Utterance) string {
 	if len(u.Audio.Samples) == 0 {
 		return ""
 	}
@@ -224,12 +225,12 @@ func newHarness(t *testing.T, rep *scriptReplier, lines ...string) *harness {
 }
 
 // statuses reads every status published until the pipeline is quiet.
-func (h *harness) statuses(t *testing.T) []Status {
+func (h *harness) statuses(t *testing.T) []voice.Status {
 	t.Helper()
 	synctest.Wait()
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // Next returns what is queued, then the error
-	var got []Status
+	var got []voice.Status
 	for {
 		s, err := h.feed.Next(done)
 		if err != nil {
@@ -422,7 +423,7 @@ func TestClosedEventsLetTheTurnFinish(t *testing.T) {
 func TestFeedNeverBlocksAndDropsOldest(t *testing.T) {
 	f := newFeed(3)
 	for i := range 10 {
-		f.publish(Status{Turn: uint64(i)})
+		f.publish(voice.Status{Turn: uint64(i)})
 	}
 	if got := f.Dropped(); got != 7 {
 		t.Errorf("Dropped = %d, want 7", got)
@@ -446,14 +447,14 @@ func TestFeedNeverBlocksAndDropsOldest(t *testing.T) {
 func TestFeedWakesWaitingReader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFeed(4)
-		got := make(chan Status, 1)
+		got := make(chan voice.Status, 1)
 		go func() {
 			s, _ := f.Latest(t.Context())
 			got <- s
 		}()
 		synctest.Wait()
-		f.publish(Status{State: Speaking})
-		if s := <-got; s.State != Speaking {
+		f.publish(voice.Status{State: voice.Speaking})
+		if s := <-got; s.State != voice.Speaking {
 			t.Errorf("reader woke with %v, want speaking", s.State)
 		}
 	})
@@ -528,7 +529,7 @@ type langSynth struct {
 
 func (s *langSynth) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
 	s.mu.Lock()
-	s.langs = append(s.langs, Language(ctx))
+	s.langs = append(s.langs, voice.Language(ctx))
 	s.mu.Unlock()
 	return toneSynth{}.Synthesize(ctx, text)
 }
@@ -554,7 +555,7 @@ func TestReplySpokenInHeardLanguage(t *testing.T) {
 		if !slices.Equal(synth.langs, []string{"en", "en"}) {
 			t.Errorf("sentences synthesized in %q, want the transcriber's \"en\" for both", synth.langs)
 		}
-		if got := Language(WithLanguage(t.Context(), "")); got != "" {
+		if got := voice.Language(voice.WithLanguage(t.Context(), "")); got != "" {
 			t.Errorf("an empty language came back as %q", got)
 		}
 	})
@@ -563,8 +564,8 @@ func TestReplySpokenInHeardLanguage(t *testing.T) {
 // unsaidLanguage transcribes without telling the language.
 type unsaidLanguage struct{}
 
-func (unsaidLanguage) Transcribe(ctx context.Context, u Utterance) (Transcript, error) {
-	return Transcript{Text: textOf(u)}, nil
+func (unsaidLanguage) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
+	return voice.Transcript{Text: textOf(u)}, nil
 }
 
 // A transcriber that does not tell the language: the words do, for the

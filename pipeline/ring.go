@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Alert is a timer, alarm or reminder going off.
@@ -91,7 +92,7 @@ func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 		defer close(r.done)
 		defer cancel()
 		p.log.Info("ringing", "alert_id", a.ID)
-		p.publish(Status{State: Ringing, Turn: p.turns, Text: a.Announcement})
+		p.publish(voice.Status{State: voice.Ringing, Turn: p.turns, Text: a.Announcement})
 		p.playAlert(rctx, a)
 		p.alerts.mu.Lock()
 		p.alerts.cancel = nil
@@ -115,7 +116,7 @@ func (p *Pipeline) playAlert(ctx context.Context, a Alert) {
 	defer pb.Close(ctx)
 	rate, ch := pb.Format()
 	if p.opts.Synthesizer != nil && a.Announcement != "" {
-		if b, err := p.opts.Synthesizer.Synthesize(WithLanguage(ctx, a.Language), a.Announcement); err == nil {
+		if b, err := p.opts.Synthesizer.Synthesize(voice.WithLanguage(ctx, a.Language), a.Announcement); err == nil {
 			if pb.Write(ctx, pcm.Convert(b, rate, ch)) != nil {
 				return
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 func TestAlertRingsUntilPressed(t *testing.T) {
@@ -14,7 +16,7 @@ func TestAlertRingsUntilPressed(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
 		st := h.statuses(t)
-		if len(st) != 2 || st[1].State != Ringing || st[1].Text != "Your tea timer is done." {
+		if len(st) != 2 || st[1].State != voice.Ringing || st[1].Text != "Your tea timer is done." {
 			t.Fatalf("statuses %+v, want idle then ringing with the announcement", st)
 		}
 		// The announcement (23 characters of 100 ms), then a 400 ms double
@@ -49,7 +51,7 @@ func TestAlertStopsByItself(t *testing.T) {
 		time.Sleep(2 * time.Minute)
 		synctest.Wait()
 		st := h.statuses(t)
-		if got := st[len(st)-1].State; got != Idle {
+		if got := st[len(st)-1].State; got != voice.Idle {
 			t.Errorf("after RingFor: %v", got)
 		}
 		if played := h.spk.frames; played > 33*19200 { // a 400 ms double beep every 1.9 s
@@ -78,7 +80,7 @@ func TestStopAlertsFromACommand(t *testing.T) {
 		}
 		synctest.Wait()
 		st := h.statuses(t)
-		if st[len(st)-1].State != Idle {
+		if st[len(st)-1].State != voice.Idle {
 			t.Errorf("after StopAlerts: %v", st[len(st)-1].State)
 		}
 		h.stop(t)

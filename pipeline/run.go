@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Run drives turns from button events until ctx is done, which cancels what
@@ -18,7 +20,7 @@ import (
 // release ends the utterance, and a Stop (a long press) while talking is
 // ignored.
 func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
-	p.publish(Status{State: Idle})
+	p.publish(voice.Status{State: voice.Idle})
 	var cur *turn
 	var ring *ringer
 	cancelTurn := func() {
@@ -46,7 +48,7 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 			cur = p.start(ctx, true)
 			return
 		}
-		p.publish(Status{State: Idle, Turn: p.turns})
+		p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
 	}
 	for {
 		var turnDone, ringDone <-chan struct{}
@@ -80,7 +82,7 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 					cur = nil
 				}
 				stopRing()
-				p.publish(Status{State: Idle, Turn: p.turns})
+				p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
 				return nil
 			}
 			holding := p.opts.Talk == TalkHold && cur != nil && cur.listening.Load() && !cur.followUpTurn
@@ -97,7 +99,7 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 					cancelTurn()
 					p.StopAlerts()
 					stopRing()
-					p.publish(Status{State: Idle, Turn: p.turns})
+					p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
 				}
 			case ring != nil && ev == Talk: // silence the alert and hear the words
 				p.StopAlerts()

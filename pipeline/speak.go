@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // reader speaks one reply: sentences arrive through say, a synthesis goroutine
@@ -125,7 +126,7 @@ func (v *reader) play(ctx context.Context) {
 		if v.firstAudio.IsZero() {
 			v.firstAudio = time.Now()
 		}
-		v.p.publish(Status{State: Speaking, Turn: v.turn, Text: c.text})
+		v.p.publish(voice.Status{State: voice.Speaking, Turn: v.turn, Text: c.text})
 		if pb == nil || len(c.audio.Samples) == 0 {
 			continue
 		}

@@ -7,22 +7,24 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // listenMic records how each recording was asked for and answers from a
 // script: an error, or an utterance once the recording ends.
 type listenMic struct {
 	mu      sync.Mutex
-	listens []Listen
+	listens []voice.Listen
 	answers []micAnswer
 }
 
 type micAnswer struct {
-	u   Utterance
+	u   voice.Utterance
 	err error
 }
 
-func (m *listenMic) Record(ctx context.Context, l Listen) (Utterance, error) {
+func (m *listenMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
 	m.mu.Lock()
 	m.listens = append(m.listens, l)
 	var a micAnswer
@@ -31,11 +33,11 @@ func (m *listenMic) Record(ctx context.Context, l Listen) (Utterance, error) {
 	}
 	m.mu.Unlock()
 	if a.err != nil {
-		return Utterance{}, a.err
+		return voice.Utterance{}, a.err
 	}
 	select {
 	case <-ctx.Done():
-		return Utterance{}, ctx.Err()
+		return voice.Utterance{}, ctx.Err()
 	case <-l.End:
 	}
 	return a.u, nil
@@ -115,7 +117,7 @@ func TestTapModeEndsOnSilence(t *testing.T) {
 
 func TestMutedPressIsExplained(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mic := &listenMic{answers: []micAnswer{{err: ErrMuted}}}
+		mic := &listenMic{answers: []micAnswer{{err: voice.ErrMuted}}}
 		synth := &langSynth{}
 		rep := &scriptReplier{}
 		events, feed := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep, Synthesizer: synth, Speaker: &clockSpeaker{}})
@@ -123,7 +125,7 @@ func TestMutedPressIsExplained(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
 		states := readAll(feed)
-		if slices.ContainsFunc(states, func(s Status) bool { return s.State == Error }) {
+		if slices.ContainsFunc(states, func(s voice.Status) bool { return s.State == voice.Error }) {
 			t.Errorf("a muted press showed an error: %+v", states)
 		}
 		if said := spoken(states); !slices.Equal(said, []string{mutedNotice}) || len(rep.queries) != 0 {
@@ -148,10 +150,10 @@ func TestCutUtteranceIsSaid(t *testing.T) {
 }
 
 // spoken is the sentences said, from the Speaking states.
-func spoken(states []Status) []string {
+func spoken(states []voice.Status) []string {
 	var out []string
 	for _, s := range states {
-		if s.State == Speaking {
+		if s.State == voice.Speaking {
 			out = append(out, s.Text)
 		}
 	}
@@ -159,10 +161,10 @@ func spoken(states []Status) []string {
 }
 
 // readAll is what the feed holds now.
-func readAll(f *Feed) []Status {
+func readAll(f *Feed) []voice.Status {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	var got []Status
+	var got []voice.Status
 	for {
 		s, err := f.Next(done)
 		if err != nil {
@@ -172,7 +174,7 @@ func readAll(f *Feed) []Status {
 	}
 }
 
-func cutShort(u Utterance) Utterance {
+func cutShort(u voice.Utterance) voice.Utterance {
 	u.Cut = true
 	return u
 }

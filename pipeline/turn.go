@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // What the box says about the microphone itself.
@@ -20,11 +21,11 @@ var (
 func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	began := time.Now()
 	log := p.log.With("turn_id", t.id)
-	p.publish(Status{State: Listening, Turn: t.id, FollowUp: followUp})
+	p.publish(voice.Status{State: voice.Listening, Turn: t.id, FollowUp: followUp})
 	var earcons sync.WaitGroup
 	defer earcons.Wait()
 	p.earcon(ctx, &earcons, earconStart)
-	l := Listen{End: t.end, Echo: p.echo.sounding}
+	l := voice.Listen{End: t.end, Echo: p.echo.sounding}
 	switch {
 	case followUp:
 		l.StartTimeout, l.EndOnSilence, l.FollowUp = p.opts.FollowUp.Window, true, true
@@ -33,7 +34,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	}
 	utt, err := p.opts.Microphone.Record(ctx, l)
 	t.listening.Store(false)
-	if errors.Is(err, ErrMuted) && ctx.Err() == nil {
+	if errors.Is(err, voice.ErrMuted) && ctx.Err() == nil {
 		p.log.Info("press while muted", "turn_id", t.id)
 		v := p.speak(ctx, t, nil)
 		v.say(p.opts.Lang.T(mutedNotice))
@@ -49,10 +50,10 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	quiet := p.thinking(ctx, &earcons)
 	defer quiet()
 
-	p.publish(Status{State: Transcribing, Turn: t.id})
+	p.publish(voice.Status{State: voice.Transcribing, Turn: t.id})
 	tr, err := p.opts.Transcriber.Transcribe(ctx, utt)
 	if err == nil && strings.TrimSpace(tr.Text) == "" {
-		err = ErrNoSpeech
+		err = voice.ErrNoSpeech
 	}
 	if err != nil {
 		quiet()
@@ -61,13 +62,13 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	}
 	transcribed := time.Now()
 
-	p.publish(Status{State: Thinking, Turn: t.id, Text: tr.Text})
+	p.publish(voice.Status{State: voice.Thinking, Turn: t.id, Text: tr.Text})
 	if tr.Language == "" { // a transcriber that does not tell: the words do
 		if l, ok := locale.Detect(tr.Text); ok {
 			tr.Language = string(l)
 		}
 	}
-	v := p.speak(WithLanguage(ctx, tr.Language), t, quiet)
+	v := p.speak(voice.WithLanguage(ctx, tr.Language), t, quiet)
 	if utt.Cut {
 		v.say(p.lang(tr.Language).T(cutNotice))
 	}
@@ -108,11 +109,11 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, o
 	switch {
 	case ctx.Err() != nil:
 		p.log.Debug("turn cancelled", "turn_id", t.id, "during", op)
-	case errors.Is(err, ErrNoSpeech):
+	case errors.Is(err, voice.ErrNoSpeech):
 		p.log.Info("turn heard no speech", "turn_id", t.id)
 	default:
 		p.log.Warn("turn failed", "turn_id", t.id, "during", op, "err", err)
-		p.publish(Status{State: Error, Turn: t.id, Err: err})
+		p.publish(voice.Status{State: voice.Error, Turn: t.id, Err: err})
 		if p.opts.Earcons.Error {
 			earcons.Wait()
 			p.earcon(ctx, earcons, earconError)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // stallSynth answers after a while, or fails, as told.
@@ -70,7 +71,7 @@ func TestVoiceFallbackIsNeverSilent(t *testing.T) {
 type noGerman struct{}
 
 func (noGerman) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
-	if Language(ctx) == "de" {
+	if voice.Language(ctx) == "de" {
 		return pcm.Buffer{}, errors.New(`wyoming: the server says: voice "de" not found`)
 	}
 	return pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 10)}, nil
@@ -82,10 +83,10 @@ func TestVoiceFallbackPerLanguage(t *testing.T) {
 	var log bytes.Buffer
 	f := &VoiceFallback{Primary: noGerman{}, Backup: &stallSynth{rate: 22050}, Log: slog.New(slog.NewTextHandler(&log, nil))}
 	for range 3 {
-		if b, err := f.Synthesize(WithLanguage(t.Context(), "de"), "Hallo."); err != nil || b.Rate != 22050 {
+		if b, err := f.Synthesize(voice.WithLanguage(t.Context(), "de"), "Hallo."); err != nil || b.Rate != 22050 {
 			t.Fatalf("German: rate %d, err %v; want the fallback", b.Rate, err)
 		}
-		if b, err := f.Synthesize(WithLanguage(t.Context(), "en"), "Hello."); err != nil || b.Rate != 16000 {
+		if b, err := f.Synthesize(voice.WithLanguage(t.Context(), "en"), "Hello."); err != nil || b.Rate != 16000 {
 			t.Fatalf("English: rate %d, err %v; want the voice", b.Rate, err)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -131,21 +132,21 @@ func idleMemory(b *testing.B, srvURL string, args ...string) {
 // stampMic hands over a typed utterance and stamps the end of input.
 type stampMic struct{ end chan time.Time }
 
-func (m stampMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
+func (m stampMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
 	select {
 	case <-l.End:
 	case <-ctx.Done():
-		return pipeline.Utterance{}, ctx.Err()
+		return voice.Utterance{}, ctx.Err()
 	}
 	m.end <- time.Now()
-	return pipeline.Utterance{}, nil
+	return voice.Utterance{}, nil
 }
 
 // fixedText hears every utterance as the same question.
 type fixedText string
 
-func (f fixedText) Transcribe(context.Context, pipeline.Utterance) (pipeline.Transcript, error) {
-	return pipeline.Transcript{Text: string(f)}, nil
+func (f fixedText) Transcribe(context.Context, voice.Utterance) (voice.Transcript, error) {
+	return voice.Transcript{Text: string(f)}, nil
 }
 
 // stampSpeaker stamps the first audio sample handed to the output.
@@ -233,10 +234,10 @@ func BenchmarkEndOfInputToFirstAudio(b *testing.B) {
 				total += (<-spk.first).Sub(end)
 				for { // wait for the turn, and the follow-up window, to finish
 					st, _ := feed.Next(ctx)
-					if st.State == pipeline.Listening && st.FollowUp {
+					if st.State == voice.Listening && st.FollowUp {
 						events <- pipeline.Press
 					}
-					if st.State == pipeline.Idle && st.Turn > 0 {
+					if st.State == voice.Idle && st.Turn > 0 {
 						break
 					}
 				}

@@ -21,6 +21,7 @@ import (
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 	"github.com/harkbox/hark/pipeline/whisper"
 	"periph.io/x/conn/v3/gpio"
 )
@@ -64,8 +65,8 @@ func (d *devices) close() error {
 // utterance fails with the reason, shown as the error pattern.
 type noSTT struct{ why string }
 
-func (n noSTT) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
-	return pipeline.Transcript{}, errors.New(n.why)
+func (n noSTT) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
+	return voice.Transcript{}, errors.New(n.why)
 }
 
 // alsaConfig is the ALSA device name and format for a direction: the

@@ -19,6 +19,7 @@ import (
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/reply/alert"
 )
 
 // cmdRun runs the appliance until SIGINT or SIGTERM (or, in simulation,
@@ -218,7 +219,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 		wg.Go(func() { a.engine.Warm(octx) }) // the first question then pays only for its own words
 	}
 	wg.Go(func() {
-		if err := a.alerts.Run(octx, p); err != nil {
+		if err := a.alerts.Run(octx, ringer{p}); err != nil {
 			log.Error("timers, alarms and reminders stopped", "err", err)
 		}
 	})
@@ -265,3 +266,8 @@ func daemonLogger(cfg *config.Loaded, e env, screen *sim.Screen, tail *control.L
 	}
 	return slog.New(slog.NewTextHandler(w, opts)), f.Close, nil
 }
+
+// ringer rings the alert service's alerts on the pipeline.
+type ringer struct{ *pipeline.Pipeline }
+
+func (r ringer) Ring(a alert.Alert) { r.Pipeline.Ring(pipeline.Alert(a)) }

@@ -10,8 +10,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/weather"
@@ -73,7 +73,7 @@ func cmdTranscribe(ctx context.Context, e env, g *globals, args []string) error 
 	if err != nil {
 		return err
 	}
-	text, guard := o.Filter(r, pipeline.ErrNoSpeech)
+	text, guard := o.Filter(r, voice.ErrNoSpeech)
 	out := transcription{
 		Text: text, Raw: r.Text, Language: r.Language,
 		AudioMS: millis(audio.Duration()), LoadMS: millis(eng.LoadTime()),

@@ -10,6 +10,7 @@ import (
 	"github.com/coreos/go-systemd/v22/daemon"
 
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Run reports the states on feed to systemd until ctx is done. It reads the
@@ -23,7 +24,7 @@ func Run(ctx context.Context, feed *pipeline.Feed, log *slog.Logger) {
 			return
 		}
 		msg := "STATUS=" + st.State.String()
-		if !ready && st.State == pipeline.Idle {
+		if !ready && st.State == voice.Idle {
 			msg = daemon.SdNotifyReady + "\n" + msg
 			ready = true
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // A real unix datagram socket stands in for systemd's notify socket.
@@ -67,15 +68,15 @@ func TestReadyThenStatus(t *testing.T) {
 
 type nopMic struct{}
 
-func (nopMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
+func (nopMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
 	<-ctx.Done()
-	return pipeline.Utterance{}, ctx.Err()
+	return voice.Utterance{}, ctx.Err()
 }
 
 type nopTranscriber struct{}
 
-func (nopTranscriber) Transcribe(context.Context, pipeline.Utterance) (pipeline.Transcript, error) {
-	return pipeline.Transcript{}, pipeline.ErrNoSpeech
+func (nopTranscriber) Transcribe(context.Context, voice.Utterance) (voice.Transcript, error) {
+	return voice.Transcript{}, voice.ErrNoSpeech
 }
 
 // Pings go out while the audio loop is alive, and stop when it stalls.

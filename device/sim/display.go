@@ -4,17 +4,18 @@ import (
 	"context"
 
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // lights is how each state looks on the simulated LED ring.
-var lights = map[pipeline.State]struct{ glyph, color, label string }{
-	pipeline.Idle:         {"○", "\033[2m", "idle: press Enter to talk, or type and press Enter"},
-	pipeline.Listening:    {"●", "\033[34m", "listening: type what you say, Enter ends it"},
-	pipeline.Transcribing: {"◐", "\033[36m", "transcribing"},
-	pipeline.Thinking:     {"◑", "\033[33m", "thinking: Enter cancels"},
-	pipeline.Speaking:     {"◉", "\033[32m", "speaking: Enter cancels"},
-	pipeline.Error:        {"✖", "\033[31m", "error"},
-	pipeline.Ringing:      {"⏰", "\033[35m", "ringing: Enter stops it"},
+var lights = map[voice.State]struct{ glyph, color, label string }{
+	voice.Idle:         {"○", "\033[2m", "idle: press Enter to talk, or type and press Enter"},
+	voice.Listening:    {"●", "\033[34m", "listening: type what you say, Enter ends it"},
+	voice.Transcribing: {"◐", "\033[36m", "transcribing"},
+	voice.Thinking:     {"◑", "\033[33m", "thinking: Enter cancels"},
+	voice.Speaking:     {"◉", "\033[32m", "speaking: Enter cancels"},
+	voice.Error:        {"✖", "\033[31m", "error"},
+	voice.Ringing:      {"⏰", "\033[35m", "ringing: Enter stops it"},
 }
 
 // Display shows the pipeline on the screen until ctx is done: the LED status
@@ -27,22 +28,22 @@ func Display(ctx context.Context, feed *pipeline.Feed, s *Screen) {
 			return
 		}
 		switch {
-		case st.State == pipeline.Thinking && st.Text != "":
+		case st.State == voice.Thinking && st.Text != "":
 			s.Println("you:  " + st.Text)
-		case (st.State == pipeline.Speaking || st.State == pipeline.Ringing) && st.Text != "":
+		case (st.State == voice.Speaking || st.State == voice.Ringing) && st.Text != "":
 			s.Println("hark: " + st.Text)
-		case st.State == pipeline.Error && st.Err != nil:
+		case st.State == voice.Error && st.Err != nil:
 			s.Println("error: " + st.Err.Error())
 		}
 		line := ledLine(st.State, s.tty)
-		if st.State == pipeline.Listening && st.FollowUp {
+		if st.State == voice.Listening && st.FollowUp {
 			line += " (follow-up: answer, or wait)"
 		}
 		s.Status(line)
 	}
 }
 
-func ledLine(st pipeline.State, color bool) string {
+func ledLine(st voice.State, color bool) string {
 	l := lights[st]
 	if !color {
 		return l.glyph + " " + l.label

@@ -16,6 +16,7 @@ import (
 
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 func TestTerminalPressesAndTypedSpeech(t *testing.T) {
@@ -25,7 +26,7 @@ func TestTerminalPressesAndTypedSpeech(t *testing.T) {
 		go term.Run(t.Context())
 
 		stt := term.Transcriber()
-		heard := func(u pipeline.Utterance) string {
+		heard := func(u voice.Utterance) string {
 			tr, err := stt.Transcribe(t.Context(), u)
 			if err != nil {
 				return "error: " + err.Error()
@@ -38,7 +39,7 @@ func TestTerminalPressesAndTypedSpeech(t *testing.T) {
 		if ev := <-term.Events(); ev != pipeline.Talk {
 			t.Fatalf("event %v, want talk", ev)
 		}
-		u, err := term.Record(t.Context(), pipeline.Listen{})
+		u, err := term.Record(t.Context(), voice.Listen{})
 		if err != nil || heard(u) != "what time is it" || len(u.Audio.Samples) != 0 {
 			t.Fatalf("Record = %+v, %v", u, err)
 		}
@@ -49,9 +50,9 @@ func TestTerminalPressesAndTypedSpeech(t *testing.T) {
 		if ev := <-term.Events(); ev != pipeline.Press {
 			t.Fatalf("event %v, want press", ev)
 		}
-		got := make(chan pipeline.Utterance)
+		got := make(chan voice.Utterance)
 		go func() {
-			u, _ := term.Record(t.Context(), pipeline.Listen{})
+			u, _ := term.Record(t.Context(), voice.Listen{})
 			got <- u
 		}()
 		synctest.Wait()
@@ -81,12 +82,12 @@ func TestTerminalRecordEndedByButton(t *testing.T) {
 	term := NewTerminal(strings.NewReader(""), NewScreen(io.Discard, false))
 	end := make(chan struct{})
 	close(end)
-	if _, err := term.Record(t.Context(), pipeline.Listen{End: end}); !errors.Is(err, pipeline.ErrNoSpeech) {
+	if _, err := term.Record(t.Context(), voice.Listen{End: end}); !errors.Is(err, voice.ErrNoSpeech) {
 		t.Errorf("Record ended before typing = %v, want ErrNoSpeech", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := term.Record(ctx, pipeline.Listen{}); !errors.Is(err, context.Canceled) {
+	if _, err := term.Record(ctx, voice.Listen{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Record cancelled = %v", err)
 	}
 }
@@ -129,7 +130,7 @@ func TestWAVMicPlaysInRealTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		u, err := mic.Record(t.Context(), pipeline.Listen{})
+		u, err := mic.Record(t.Context(), voice.Listen{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,7 @@ func TestWAVMicPlaysInRealTime(t *testing.T) {
 			time.Sleep(500 * time.Millisecond)
 			close(end)
 		}()
-		u, err = mic.Record(t.Context(), pipeline.Listen{End: end})
+		u, err = mic.Record(t.Context(), voice.Listen{End: end})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,10 +257,10 @@ func TestScreen(t *testing.T) {
 func TestTypedTranscriber(t *testing.T) {
 	term := NewTerminal(strings.NewReader(""), NewScreen(io.Discard, false))
 	stt := term.Transcriber()
-	if _, err := stt.Transcribe(t.Context(), pipeline.Utterance{Audio: tone(16000, 1, time.Second)}); !errors.Is(err, ErrNoEngine) {
+	if _, err := stt.Transcribe(t.Context(), voice.Utterance{Audio: tone(16000, 1, time.Second)}); !errors.Is(err, ErrNoEngine) {
 		t.Errorf("audio without an engine = %v, want ErrNoEngine", err)
 	}
-	if _, err := stt.Transcribe(t.Context(), pipeline.Utterance{}); !errors.Is(err, pipeline.ErrNoSpeech) {
+	if _, err := stt.Transcribe(t.Context(), voice.Utterance{}); !errors.Is(err, voice.ErrNoSpeech) {
 		t.Errorf("nothing = %v, want ErrNoSpeech", err)
 	}
 }
@@ -298,7 +299,7 @@ func TestLineTypedWhileRinging(t *testing.T) {
 
 		p.Ring(pipeline.Alert{ID: "t1", Announcement: "Your timer is done."})
 		synctest.Wait()
-		if st := latest(t, feed); st.State != pipeline.Ringing {
+		if st := latest(t, feed); st.State != voice.Ringing {
 			t.Fatalf("state %v, want ringing", st.State)
 		}
 		io.WriteString(pw, "what's 2 plus 2\n")
@@ -318,7 +319,7 @@ func TestLineTypedWhileRinging(t *testing.T) {
 }
 
 // latest is the newest state the feed holds.
-func latest(t *testing.T, f *pipeline.Feed) pipeline.Status {
+func latest(t *testing.T, f *pipeline.Feed) voice.Status {
 	t.Helper()
 	st, err := f.Latest(t.Context())
 	if err != nil {
@@ -331,8 +332,8 @@ func TestTerminalFollowUpWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		term := NewTerminal(strings.NewReader(""), NewScreen(io.Discard, false))
 		start := time.Now()
-		_, err := term.Record(t.Context(), pipeline.Listen{StartTimeout: 4 * time.Second})
-		if !errors.Is(err, pipeline.ErrNoSpeech) || time.Since(start) != TypingWindow {
+		_, err := term.Record(t.Context(), voice.Listen{StartTimeout: 4 * time.Second})
+		if !errors.Is(err, voice.ErrNoSpeech) || time.Since(start) != TypingWindow {
 			t.Errorf("window closed after %v with %v, want ErrNoSpeech after the typing window", time.Since(start), err)
 		}
 	})
@@ -343,7 +344,7 @@ func TestWAVMicSaysNothingInAFollowUpWindow(t *testing.T) {
 	writeWAV(t, path, tone(16000, 1, time.Second))
 	synctest.Test(t, func(t *testing.T) {
 		mic, _ := NewWAVMic(path, true)
-		if _, err := mic.Record(t.Context(), pipeline.Listen{StartTimeout: 4 * time.Second, FollowUp: true}); !errors.Is(err, pipeline.ErrNoSpeech) {
+		if _, err := mic.Record(t.Context(), voice.Listen{StartTimeout: 4 * time.Second, FollowUp: true}); !errors.Is(err, voice.ErrNoSpeech) {
 			t.Errorf("follow-up window: %v", err)
 		}
 	})

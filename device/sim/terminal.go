@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Terminal turns lines typed on standard input into button presses and, when
@@ -136,7 +137,7 @@ func (t *Terminal) deliver(line string) bool {
 // or the next line. An empty line, the button ending the utterance before
 // any line, or no line within a follow-up window (at least TypingWindow) is
 // ErrNoSpeech.
-func (t *Terminal) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
+func (t *Terminal) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
 	t.mu.Lock()
 	t.heard = nil // a cancelled turn's line, never transcribed
 	if len(t.pending) > 0 {
@@ -144,7 +145,7 @@ func (t *Terminal) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utte
 		t.pending = t.pending[1:]
 		t.heard = &line
 		t.mu.Unlock()
-		return pipeline.Utterance{}, nil
+		return voice.Utterance{}, nil
 	}
 	ch := make(chan string, 1)
 	t.waiting = ch
@@ -165,21 +166,21 @@ func (t *Terminal) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utte
 	select {
 	case line := <-ch:
 		if strings.TrimSpace(line) == "" {
-			return pipeline.Utterance{}, pipeline.ErrNoSpeech
+			return voice.Utterance{}, voice.ErrNoSpeech
 		}
 		t.mu.Lock()
 		t.heard = &line
 		t.mu.Unlock()
-		return pipeline.Utterance{}, nil
+		return voice.Utterance{}, nil
 	case <-l.End:
 		stopWaiting()
-		return pipeline.Utterance{}, pipeline.ErrNoSpeech
+		return voice.Utterance{}, voice.ErrNoSpeech
 	case <-window:
 		stopWaiting()
-		return pipeline.Utterance{}, pipeline.ErrNoSpeech
+		return voice.Utterance{}, voice.ErrNoSpeech
 	case <-ctx.Done():
 		stopWaiting()
-		return pipeline.Utterance{}, ctx.Err()
+		return voice.Utterance{}, ctx.Err()
 	}
 }
 
@@ -192,17 +193,17 @@ func (t *Terminal) Transcriber() pipeline.Transcriber { return typed{t} }
 
 type typed struct{ t *Terminal }
 
-func (ty typed) Transcribe(ctx context.Context, u pipeline.Utterance) (pipeline.Transcript, error) {
+func (ty typed) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
 	if len(u.Audio.Samples) > 0 {
-		return pipeline.Transcript{}, ErrNoEngine
+		return voice.Transcript{}, ErrNoEngine
 	}
 	t := ty.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.heard == nil {
-		return pipeline.Transcript{}, pipeline.ErrNoSpeech
+		return voice.Transcript{}, voice.ErrNoSpeech
 	}
 	line := *t.heard
 	t.heard = nil
-	return pipeline.Transcript{Text: line}, nil
+	return voice.Transcript{Text: line}, nil
 }

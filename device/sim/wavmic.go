@@ -8,6 +8,7 @@ import (
 
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // WAVMic is a microphone that plays a WAV file as if it were spoken into it.
@@ -41,25 +42,25 @@ func NewWAVMic(path string, realtime bool) (*WAVMic, error) {
 // utterance (returning what was heard so far), or ctx is done. In a
 // follow-up window the simulated user says nothing: the window passes
 // quietly.
-func (m *WAVMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Utterance, error) {
+func (m *WAVMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
 	end := l.End
 	if l.FollowUp {
 		timer := time.NewTimer(l.StartTimeout)
 		defer timer.Stop()
 		select {
 		case <-ctx.Done():
-			return pipeline.Utterance{}, ctx.Err()
+			return voice.Utterance{}, ctx.Err()
 		case <-end:
 		case <-timer.C:
 		}
-		return pipeline.Utterance{}, pipeline.ErrNoSpeech
+		return voice.Utterance{}, voice.ErrNoSpeech
 	}
 	total := m.audio.Frames()
 	if !m.realtime {
 		if err := ctx.Err(); err != nil {
-			return pipeline.Utterance{}, err
+			return voice.Utterance{}, err
 		}
-		return pipeline.Utterance{Audio: m.audio}, nil
+		return voice.Utterance{Audio: m.audio}, nil
 	}
 	step := pcm.FramesIn(chunk, m.audio.Rate)
 	tick := time.NewTicker(chunk)
@@ -68,7 +69,7 @@ func (m *WAVMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Uttera
 	for heard < total {
 		select {
 		case <-ctx.Done():
-			return pipeline.Utterance{}, ctx.Err()
+			return voice.Utterance{}, ctx.Err()
 		case <-end:
 			return m.heard(heard)
 		case <-tick.C:
@@ -78,9 +79,9 @@ func (m *WAVMic) Record(ctx context.Context, l pipeline.Listen) (pipeline.Uttera
 	return m.heard(heard)
 }
 
-func (m *WAVMic) heard(frames int) (pipeline.Utterance, error) {
+func (m *WAVMic) heard(frames int) (voice.Utterance, error) {
 	if frames == 0 {
-		return pipeline.Utterance{}, pipeline.ErrNoSpeech
+		return voice.Utterance{}, voice.ErrNoSpeech
 	}
-	return pipeline.Utterance{Audio: m.audio.Slice(0, frames)}, nil
+	return voice.Utterance{Audio: m.audio.Slice(0, frames)}, nil
 }

@@ -13,7 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 	"periph.io/x/conn/v3/gpio"
 	"periph.io/x/conn/v3/gpio/gpiotest"
 	"periph.io/x/conn/v3/spi/spitest"
@@ -27,23 +27,23 @@ func TestChoosePriority(t *testing.T) {
 		dim  bool
 		want string
 	}{
-		{Status{State: pipeline.Idle}, false, "off"},
-		{Status{State: pipeline.Idle}, true, "idle"},
-		{Status{State: pipeline.Listening}, false, "listening"},
-		{Status{State: pipeline.Listening, FollowUp: true}, false, "follow-up"},
-		{Status{State: pipeline.Transcribing}, false, "thinking"},
-		{Status{State: pipeline.Thinking}, false, "thinking"},
-		{Status{State: pipeline.Speaking}, false, "speaking"},
-		{Status{State: pipeline.Ringing}, false, "ringing"},
-		{Status{State: pipeline.Speaking, Updating: true}, false, "updating"},
-		{Status{State: pipeline.Ringing, Updating: true}, false, "updating"},
-		{Status{State: pipeline.Ringing, Muted: true, Updating: true}, false, "muted"},
-		{Status{State: pipeline.Error, Muted: true}, false, "error"},
-		{Status{State: pipeline.Idle, Failed: true, Muted: true}, false, "error"},
-		{Status{State: pipeline.Idle, Full: true}, true, "storage-full"},
-		{Status{State: pipeline.Listening, Full: true}, false, "listening"},
-		{Status{State: pipeline.Speaking, Full: true}, false, "speaking"},
-		{Status{State: pipeline.Idle, Full: true, Muted: true}, false, "muted"},
+		{Status{State: voice.Idle}, false, "off"},
+		{Status{State: voice.Idle}, true, "idle"},
+		{Status{State: voice.Listening}, false, "listening"},
+		{Status{State: voice.Listening, FollowUp: true}, false, "follow-up"},
+		{Status{State: voice.Transcribing}, false, "thinking"},
+		{Status{State: voice.Thinking}, false, "thinking"},
+		{Status{State: voice.Speaking}, false, "speaking"},
+		{Status{State: voice.Ringing}, false, "ringing"},
+		{Status{State: voice.Speaking, Updating: true}, false, "updating"},
+		{Status{State: voice.Ringing, Updating: true}, false, "updating"},
+		{Status{State: voice.Ringing, Muted: true, Updating: true}, false, "muted"},
+		{Status{State: voice.Error, Muted: true}, false, "error"},
+		{Status{State: voice.Idle, Failed: true, Muted: true}, false, "error"},
+		{Status{State: voice.Idle, Full: true}, true, "storage-full"},
+		{Status{State: voice.Listening, Full: true}, false, "listening"},
+		{Status{State: voice.Speaking, Full: true}, false, "speaking"},
+		{Status{State: voice.Idle, Full: true, Muted: true}, false, "muted"},
 	} {
 		if got := Choose(tc.s, tc.dim).Name; got != tc.want {
 			t.Errorf("Choose(%+v, dim %v) = %s, want %s", tc.s, tc.dim, got, tc.want)
@@ -156,7 +156,7 @@ func TestDisplayFollowsTheState(t *testing.T) {
 		if got := r.last(); !slices.Equal(got, Off.Frame(3, 0)) {
 			t.Fatalf("at start %v, want off", got)
 		}
-		d.SetState(pipeline.Status{State: pipeline.Listening})
+		d.SetState(voice.Status{State: voice.Listening})
 		synctest.Wait()
 		if got := r.last(); !slices.Equal(got, Listening.Frame(3, 0)) {
 			t.Errorf("listening shows %v", got)
@@ -175,7 +175,7 @@ func TestDisplayFollowsTheState(t *testing.T) {
 			t.Errorf("a solid pattern was redrawn %d times", got-n)
 		}
 		d.SetMuted(false)
-		d.SetState(pipeline.Status{State: pipeline.Thinking})
+		d.SetState(voice.Status{State: voice.Thinking})
 		time.Sleep(time.Second)
 		synctest.Wait()
 		// A spin of 900 ms moves three times a turn, at 25 frames a second.
@@ -189,8 +189,8 @@ func TestErrorIsHeldButAPressClearsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &recorder{length: 1, start: time.Now()}
 		d := runDisplay(t, r, Options{ErrorHold: 2 * time.Second})
-		d.SetState(pipeline.Status{State: pipeline.Error})
-		d.SetState(pipeline.Status{State: pipeline.Idle})
+		d.SetState(voice.Status{State: voice.Error})
+		d.SetState(voice.Status{State: voice.Idle})
 		time.Sleep(1500 * time.Millisecond)
 		synctest.Wait()
 		saw := false
@@ -205,8 +205,8 @@ func TestErrorIsHeldButAPressClearsIt(t *testing.T) {
 		if got := r.last(); got[0] != (Color{}) {
 			t.Errorf("2.5 s after the error: %v, want off", got)
 		}
-		d.SetState(pipeline.Status{State: pipeline.Error})
-		d.SetState(pipeline.Status{State: pipeline.Listening})
+		d.SetState(voice.Status{State: voice.Error})
+		d.SetState(voice.Status{State: voice.Listening})
 		synctest.Wait()
 		if got := r.last(); got[0] != Listening.Color {
 			t.Errorf("a press after an error shows %v, want listening at once", got)
@@ -220,11 +220,11 @@ func TestSettingTheStateNeverBlocks(t *testing.T) {
 		r := &recorder{length: 3, start: time.Now(), stall: make(chan struct{})}
 		d := runDisplay(t, r, Options{})
 		for i := range 1000 {
-			d.SetState(pipeline.Status{State: pipeline.State(i % 5)})
+			d.SetState(voice.Status{State: voice.State(i % 5)})
 			d.SetMuted(i%2 == 0)
 		}
 		d.SetMuted(false)
-		d.SetState(pipeline.Status{State: pipeline.Speaking})
+		d.SetState(voice.Status{State: voice.Speaking})
 		close(r.stall) // the strip recovers and shows the latest state
 		synctest.Wait()
 		time.Sleep(50 * time.Millisecond)

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // BenchmarkSpeechEndToUtteranceEnd is, in tap mode with 700 ms of silence,
@@ -21,7 +21,7 @@ func BenchmarkSpeechEndToUtteranceEnd(b *testing.B) {
 	clips := map[string][]float32{}
 	for _, rel := range []string{"librispeech-mini/1089-134686-0000.wav", "librispeech-mini/1089-134691-0001.wav",
 		"librispeech-mini/1089-134686-0001.wav", "wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav"} {
-		clips[rel] = endpointtest.Clip(b, rel)
+		clips[rel] = endpointtest.Clip(b, speechClip, rel)
 	}
 	const quiet = 700 * time.Millisecond
 	var lag time.Duration
@@ -104,7 +104,7 @@ func BenchmarkPressToCapture(b *testing.B) {
 		}
 		start := time.Now()
 		go func() {
-			l.Record(ctx, pipeline.Listen{End: end})
+			l.Record(ctx, voice.Listen{End: end})
 			close(done)
 		}()
 		first := <-src.at
@@ -123,7 +123,7 @@ func BenchmarkPressToCapture(b *testing.B) {
 // one core per second of audio, 20 ms at a time. BenchmarkSileroVAD in
 // pipeline/whisper is its Silero counterpart.
 func BenchmarkEnergy(b *testing.B) {
-	audio := endpointtest.Clip(b, "jfk.wav")
+	audio := endpointtest.Clip(b, speechClip, "jfk.wav")
 	for b.Loop() {
 		det, ep := &endpoint.Energy{}, &endpoint.Endpointer{MaxLength: time.Hour}
 		for i := 0; i+det.FrameSize() <= len(audio); i += det.FrameSize() {

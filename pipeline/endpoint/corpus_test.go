@@ -11,7 +11,7 @@ import (
 // it fails when endpointing gets worse than it is. The table is logged (and
 // printed by make bench).
 func TestCorpusEnergy(t *testing.T) {
-	tb := endpointtest.Run(t, func() endpoint.Detector { return &endpoint.Energy{} })
+	tb := endpointtest.Run(t, speechClip, func() endpoint.Detector { return &endpoint.Energy{} })
 	t.Logf("energy VAD, %d utterances:\n%s", tb.Row("clean").Cases, tb)
 	floor := func(cond string, heardPct float64, early, lost int) {
 		r := tb.Row(cond)

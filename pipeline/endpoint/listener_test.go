@@ -9,10 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 func TestTapEndsAfterSilence(t *testing.T) {
@@ -22,7 +22,7 @@ func TestTapEndsAfterSilence(t *testing.T) {
 		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		time.Sleep(900 * time.Millisecond) // the press comes just before the speech
 		start := time.Now()
-		u, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
+		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestPreRollKeepsTheFirstSyllable(t *testing.T) {
 		tl := &endpointtest.Timeline{Audio: endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(time.Second, 0.1))}
 		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		time.Sleep(1200 * time.Millisecond)
-		u, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true})
+		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestHoldEndsOnlyWithTheButton(t *testing.T) {
 		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		end := make(chan struct{})
 		time.AfterFunc(4500*time.Millisecond, func() { close(end) })
-		u, err := l.Record(t.Context(), pipeline.Listen{End: end})
+		u, err := l.Record(t.Context(), voice.Listen{End: end})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,8 +94,8 @@ func TestNoSpeechInTime(t *testing.T) {
 		tl := &endpointtest.Timeline{Noise: 0.002}
 		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		start := time.Now()
-		_, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
-		if !errors.Is(err, pipeline.ErrNoSpeech) {
+		_, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
+		if !errors.Is(err, voice.ErrNoSpeech) {
 			t.Fatalf("err = %v, want ErrNoSpeech", err)
 		}
 		if took := time.Since(start); took < 4980*time.Millisecond || took > 5100*time.Millisecond {
@@ -104,7 +104,7 @@ func TestNoSpeechInTime(t *testing.T) {
 		// A press and release with nothing said is no speech too.
 		end := make(chan struct{})
 		time.AfterFunc(time.Second, func() { close(end) })
-		if _, err := l.Record(t.Context(), pipeline.Listen{End: end}); !errors.Is(err, pipeline.ErrNoSpeech) {
+		if _, err := l.Record(t.Context(), voice.Listen{End: end}); !errors.Is(err, voice.ErrNoSpeech) {
 			t.Errorf("an empty hold: %v", err)
 		}
 	})
@@ -115,7 +115,7 @@ func TestMaxLengthCuts(t *testing.T) {
 		tl := &endpointtest.Timeline{Audio: endpointtest.Tone(time.Minute, 0.1)}
 		l := endpointtest.Listen(t, tl, endpoint.Options{MaxLength: 15 * time.Second})
 		start := time.Now()
-		u, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true})
+		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,14 +131,14 @@ func TestMuteClosesTheCapture(t *testing.T) {
 		l := endpointtest.Listen(t, tl, endpoint.Options{})
 		rec := make(chan error, 1)
 		go func() {
-			_, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true})
+			_, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true})
 			rec <- err
 		}()
 		time.Sleep(time.Second)
 		l.SetMuted(true)
 		time.Sleep(10 * time.Millisecond)
 		synctest.Wait()
-		if err := <-rec; !errors.Is(err, pipeline.ErrMuted) {
+		if err := <-rec; !errors.Is(err, voice.ErrMuted) {
 			t.Errorf("the recording under way: %v, want ErrMuted", err)
 		}
 		tl.Mu.Lock()
@@ -146,7 +146,7 @@ func TestMuteClosesTheCapture(t *testing.T) {
 			t.Errorf("stream closed %d times, want the capture closed", tl.Closes)
 		}
 		tl.Mu.Unlock()
-		if _, err := l.Record(t.Context(), pipeline.Listen{}); !errors.Is(err, pipeline.ErrMuted) || !l.Muted() {
+		if _, err := l.Record(t.Context(), voice.Listen{}); !errors.Is(err, voice.ErrMuted) || !l.Muted() {
 			t.Errorf("a recording while muted: %v", err)
 		}
 		l.SetMuted(false)
@@ -164,7 +164,7 @@ func TestBrokenMicrophoneIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tl := &endpointtest.Timeline{Failing: errors.New("no such device")}
 		l := endpointtest.Listen(t, tl, endpoint.Options{Retry: 2 * time.Second})
-		if _, err := l.Record(t.Context(), pipeline.Listen{}); err == nil || !strings.Contains(err.Error(), "no such device") {
+		if _, err := l.Record(t.Context(), voice.Listen{}); err == nil || !strings.Contains(err.Error(), "no such device") {
 			t.Errorf("recording from a broken microphone: %v", err)
 		}
 		tl.Mu.Lock()
@@ -203,7 +203,7 @@ func TestHealthFollowsTheCaptureLoop(t *testing.T) {
 		time.Sleep(5 * time.Second)
 		synctest.Wait()
 		last, down = l.Health()
-		if down != pipeline.ErrMuted || time.Since(last) > time.Second {
+		if down != voice.ErrMuted || time.Since(last) > time.Second {
 			t.Fatalf("muted: last beat %v ago, down %v; want ErrMuted and a beat a second", time.Since(last), down)
 		}
 		l.SetMuted(false)
@@ -250,7 +250,7 @@ func TestOwnSoundIsNotSpeech(t *testing.T) {
 			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.001}, endpoint.Options{})
 			time.Sleep(time.Second)
 			pressed := time.Now()
-			ls := pipeline.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second}
+			ls := voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second}
 			if told {
 				ls.Echo = func() bool { return time.Since(pressed) < 400*time.Millisecond }
 			}

@@ -6,9 +6,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
+	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Endpointing on real speech, in the room tone of its own recording: the
@@ -22,13 +24,19 @@ func TestEndpointOnSpeech(t *testing.T) {
 		noise   float64 // RMS of hiss added under everything, beyond the room tone
 	}{
 		// JFK pauses for over a second between phrases.
-		{"jfk, 700 ms ends at the first pause", func(t *testing.T) []float32 { return endpointtest.Clip(t, "jfk.wav") }, 700 * time.Millisecond, 0},
-		{"jfk, 1.5 s waits through the pauses", func(t *testing.T) []float32 { return endpointtest.Clip(t, "jfk.wav") }, 1500 * time.Millisecond, 0},
-		{"librispeech stew", func(t *testing.T) []float32 { return endpointtest.Clip(t, "librispeech-mini/1089-134686-0000.wav") }, 700 * time.Millisecond, 0},
-		{"librispeech wait", func(t *testing.T) []float32 { return endpointtest.Clip(t, "librispeech-mini/1089-134691-0001.wav") }, 700 * time.Millisecond, 0},
-		{"librispeech belly", func(t *testing.T) []float32 { return endpointtest.Clip(t, "librispeech-mini/1089-134686-0001.wav") }, 700 * time.Millisecond, 0},
+		{"jfk, 700 ms ends at the first pause", func(t *testing.T) []float32 { return endpointtest.Clip(t, speechClip, "jfk.wav") }, 700 * time.Millisecond, 0},
+		{"jfk, 1.5 s waits through the pauses", func(t *testing.T) []float32 { return endpointtest.Clip(t, speechClip, "jfk.wav") }, 1500 * time.Millisecond, 0},
+		{"librispeech stew", func(t *testing.T) []float32 {
+			return endpointtest.Clip(t, speechClip, "librispeech-mini/1089-134686-0000.wav")
+		}, 700 * time.Millisecond, 0},
+		{"librispeech wait", func(t *testing.T) []float32 {
+			return endpointtest.Clip(t, speechClip, "librispeech-mini/1089-134691-0001.wav")
+		}, 700 * time.Millisecond, 0},
+		{"librispeech belly", func(t *testing.T) []float32 {
+			return endpointtest.Clip(t, speechClip, "librispeech-mini/1089-134686-0001.wav")
+		}, 700 * time.Millisecond, 0},
 		{"lamp", func(t *testing.T) []float32 {
-			return endpointtest.Clip(t, "wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav")
+			return endpointtest.Clip(t, speechClip, "wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav")
 		}, 700 * time.Millisecond, 0},
 		{"espeak", func(t *testing.T) []float32 {
 			return endpointtest.Espeak(t, "", "Set a timer for ten minutes, and then remind me to call my sister.")
@@ -52,7 +60,7 @@ func TestEndpointOnSpeech(t *testing.T) {
 				l := endpointtest.Listen(t, tl, endpoint.Options{Silence: tc.silence})
 				time.Sleep(lead - 200*time.Millisecond) // pressed just before speaking
 				pressed := time.Now()
-				u, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
+				u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -70,4 +78,9 @@ func TestEndpointOnSpeech(t *testing.T) {
 			})
 		})
 	}
+}
+
+// speechClip reads a clip of ../shared/testdata/speech for endpointtest.
+func speechClip(tb testing.TB, rel string) pcm.Buffer {
+	return sharedtest.WAV(tb, "testdata/speech/"+rel)
 }

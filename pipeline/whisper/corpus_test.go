@@ -20,7 +20,7 @@ func TestCorpusSilero(t *testing.T) {
 	}
 	defer v.Close()
 	// One model serves every case: the listener resets it for each.
-	tb := endpointtest.Run(t, func() endpoint.Detector { return v })
+	tb := endpointtest.Run(t, speechClip, func() endpoint.Detector { return v })
 	t.Logf("Silero VAD, %d utterances:\n%s", tb.Row("clean").Cases, tb)
 	for _, cond := range []string{"clean", "SNR 30", "SNR 20"} {
 		if r := tb.Row(cond); r.Heard < r.Cases || r.Early > 0 || r.StartLost+r.EndLost > 0 {

@@ -15,8 +15,8 @@ import (
 	"unsafe"
 
 	"github.com/harkbox/hark/internal/sharedtest"
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // shared is a file in ../shared beside the repository, or a skip.
@@ -55,8 +55,8 @@ func TestLoadAndTranscribeJFK(t *testing.T) {
 	if e.Multilingual() || r.Language != "en" {
 		t.Errorf("an English-only model: multilingual %v, language %q", e.Multilingual(), r.Language)
 	}
-	tr, err := e.Transcribe(t.Context(), pipeline.Utterance{Audio: jfk})
-	if err != nil && !errors.Is(err, pipeline.ErrNoSpeech) {
+	tr, err := e.Transcribe(t.Context(), voice.Utterance{Audio: jfk})
+	if err != nil && !errors.Is(err, voice.ErrNoSpeech) {
 		t.Errorf("Transcribe: %v", err)
 	}
 	t.Logf("untrained transcript %q (%v); encode %v decode %v", tr.Text, err, r.Timings.Encode, r.Timings.Decode)
@@ -169,7 +169,7 @@ func TestVADTrimming(t *testing.T) {
 	if r.Speech != 0 || r.Timings.Encode != 0 {
 		t.Errorf("silence: kept %v, encoder %v", r.Speech, r.Timings.Encode)
 	}
-	if _, err := e.Transcribe(t.Context(), pipeline.Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 16000*4)}}); !errors.Is(err, pipeline.ErrNoSpeech) {
+	if _, err := e.Transcribe(t.Context(), voice.Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 16000*4)}}); !errors.Is(err, voice.ErrNoSpeech) {
 		t.Errorf("silence transcribed: %v", err)
 	}
 }
@@ -182,4 +182,9 @@ func TestBadVADModel(t *testing.T) {
 	if _, err := New(Options{Model: model, VADModel: model}); err == nil || !strings.Contains(err.Error(), "is not a Silero VAD model") {
 		t.Errorf("a whisper model as the VAD model: %v", err)
 	}
+}
+
+// speechClip reads a clip of ../shared/testdata/speech for endpointtest.
+func speechClip(tb testing.TB, rel string) pcm.Buffer {
+	return sharedtest.WAV(tb, "testdata/speech/"+rel)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 func seg(text string, noSpeech, conf float32) Segment {
@@ -37,9 +37,9 @@ func TestFilterCraftedOutputs(t *testing.T) {
 		{"nothing", nil, ""},
 	}
 	for _, tt := range tests {
-		got, err := o.Filter(Result{Segments: tt.segs}, pipeline.ErrNoSpeech)
+		got, err := o.Filter(Result{Segments: tt.segs}, voice.ErrNoSpeech)
 		if tt.want == "" {
-			if !errors.Is(err, pipeline.ErrNoSpeech) {
+			if !errors.Is(err, voice.ErrNoSpeech) {
 				t.Errorf("%s: got %q, %v; want ErrNoSpeech", tt.name, got, err)
 			}
 			continue

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 func TestStubSaysItIsNotBuilt(t *testing.T) {
@@ -20,7 +20,7 @@ func TestStubSaysItIsNotBuilt(t *testing.T) {
 		t.Errorf("Features = %v in a build without whisper.cpp", f)
 	}
 	var e *Engine
-	if _, err := e.Transcribe(t.Context(), pipeline.Utterance{}); !errors.Is(err, ErrNotBuilt) {
+	if _, err := e.Transcribe(t.Context(), voice.Utterance{}); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("Transcribe = %v", err)
 	}
 	t.Log("whisper tests skipped: built without the whisper tag; these check only the stub")

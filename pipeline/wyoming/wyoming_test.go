@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/internal/sharedtest"
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/guard"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 func TestEventRoundTrip(t *testing.T) {
@@ -113,7 +113,7 @@ func TestTranscribeSendsTheAudio(t *testing.T) {
 		return []Event{{Type: "transcript-start"}, {Type: "transcript", Data: map[string]any{"text": " turn on the living room lamp ", "language": "en"}}}
 	})
 	c := &Client{Addr: s.ln.Addr().String(), Language: "en"}
-	tr, err := c.Transcribe(t.Context(), pipeline.Utterance{Audio: speech})
+	tr, err := c.Transcribe(t.Context(), voice.Utterance{Audio: speech})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +141,10 @@ func TestGuard(t *testing.T) {
 	// The client hands on what the server said; the guard, wrapped around
 	// it as around any engine, keeps the marker from the reply.
 	c := &Client{Addr: s.ln.Addr().String()}
-	if tr, err := c.Transcribe(t.Context(), pipeline.Utterance{Audio: speech}); err != nil || tr.Text != "[BLANK_AUDIO]" {
+	if tr, err := c.Transcribe(t.Context(), voice.Utterance{Audio: speech}); err != nil || tr.Text != "[BLANK_AUDIO]" {
 		t.Errorf("client: %+v, %v", tr, err)
 	}
-	if _, err := (guard.Transcriber{Engine: c}).Transcribe(t.Context(), pipeline.Utterance{Audio: speech}); !errors.Is(err, pipeline.ErrNoSpeech) {
+	if _, err := (guard.Transcriber{Engine: c}).Transcribe(t.Context(), voice.Utterance{Audio: speech}); !errors.Is(err, voice.ErrNoSpeech) {
 		t.Errorf("a blank-audio marker passed the guard: %v", err)
 	}
 }
@@ -157,10 +157,10 @@ func TestTranscribeErrors(t *testing.T) {
 		"hang up":      nil,
 	} {
 		s := newServer(t, func([]byte) []Event { return answer })
-		_, err := (&Client{Addr: s.ln.Addr().String()}).Transcribe(t.Context(), pipeline.Utterance{Audio: speech})
+		_, err := (&Client{Addr: s.ln.Addr().String()}).Transcribe(t.Context(), voice.Utterance{Audio: speech})
 		switch name {
 		case "empty":
-			if !errors.Is(err, pipeline.ErrNoSpeech) {
+			if !errors.Is(err, voice.ErrNoSpeech) {
 				t.Errorf("%s: %v", name, err)
 			}
 		case "server error":
@@ -176,7 +176,7 @@ func TestTranscribeErrors(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	if _, err := (&Client{Addr: addr}).Transcribe(t.Context(), pipeline.Utterance{Audio: speech}); err == nil {
+	if _, err := (&Client{Addr: addr}).Transcribe(t.Context(), voice.Utterance{Audio: speech}); err == nil {
 		t.Error("no error from a dead server")
 	}
 }
@@ -188,7 +188,7 @@ func TestTranscribeCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := (&Client{Addr: s.ln.Addr().String()}).Transcribe(ctx, pipeline.Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 1600)}})
+	_, err := (&Client{Addr: s.ln.Addr().String()}).Transcribe(ctx, voice.Utterance{Audio: pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 1600)}})
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
 		t.Errorf("err %v after %v", err, time.Since(start))
 	}

@@ -12,21 +12,27 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply/schedule"
 )
 
-// Ringer rings alerts: the pipeline is one.
+// Alert is one item come due, as a Ringer rings it.
+type Alert struct {
+	ID string
+	// Announcement is said before the ringing starts, in the voice of
+	// Language (the language it was set in; "" for the box's own).
+	Announcement string
+	Language     string
+}
+
+// Ringer rings alerts: the box's pipeline, through device/box.
 type Ringer interface {
 	// Ring queues an alert to ring as soon as the box is free; it never
 	// blocks.
-	Ring(a pipeline.Alert)
+	Ring(a Alert)
 	// StopAlerts silences the ringing alert and drops those waiting,
 	// reporting whether there was any. It is safe from any goroutine.
 	StopAlerts() bool
 }
-
-var _ Ringer = (*pipeline.Pipeline)(nil)
 
 // Options configure a Service: the schedule's options (Store is required).
 type Options = schedule.Options
@@ -74,7 +80,7 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 		s.mu.Unlock()
 	}()
 	err := s.Scheduler.Run(ctx, func(a schedule.Alert) {
-		r.Ring(pipeline.Alert{ID: a.Item.ID, Announcement: a.Announcement(), Language: a.Item.Lang})
+		r.Ring(Alert{ID: a.Item.ID, Announcement: a.Announcement(), Language: a.Item.Lang})
 	})
 	if err != nil && ctx.Err() == nil {
 		return err

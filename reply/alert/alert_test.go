@@ -8,7 +8,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/schedule/scheduletest"
@@ -19,12 +18,12 @@ func newMemStore() *scheduletest.Store { return scheduletest.New() }
 // bell is a Ringer that records what it was asked.
 type bell struct {
 	mu      sync.Mutex
-	rung    []pipeline.Alert
+	rung    []Alert
 	ringing bool
 	stops   int
 }
 
-func (b *bell) Ring(a pipeline.Alert) {
+func (b *bell) Ring(a Alert) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.rung = append(b.rung, a)
@@ -40,7 +39,7 @@ func (b *bell) StopAlerts() bool {
 	return was
 }
 
-func (b *bell) seen() ([]pipeline.Alert, int) {
+func (b *bell) seen() ([]Alert, int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return slices.Clone(b.rung), b.stops
@@ -95,63 +94,4 @@ func TestServiceRingsAndStops(t *testing.T) {
 			t.Error("StopAlerts after Run reached the ringer")
 		}
 	})
-}
-
-// TestServiceRingsThePipeline: the real pipeline is the Ringer; the alert
-// rings it, and StopAlerts through the service silences it.
-func TestServiceRingsThePipeline(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p, err := pipeline.New(pipeline.Options{
-			Microphone:  silentMic{},
-			Transcriber: noWords{},
-			Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) (pipeline.Outcome, error) {
-				return pipeline.Outcome{}, nil
-			}),
-			RingFor: time.Hour,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		feed := p.Subscribe(64)
-		svc, err := New(Options{Store: newMemStore(), Location: time.UTC})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(t.Context())
-		events := make(chan pipeline.Event)
-		var wg sync.WaitGroup
-		wg.Go(func() { p.Run(ctx, events) })
-		wg.Go(func() { svc.Run(ctx, p) })
-		if _, err := svc.AddReminder(t.Context(), "water the plants", time.Now().Add(time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		st, _ := feed.Latest(t.Context())
-		if st.State != pipeline.Ringing || st.Text != "Reminder: water the plants." {
-			t.Fatalf("state %v %q, want ringing the reminder", st.State, st.Text)
-		}
-		if !svc.StopAlerts() {
-			t.Error("StopAlerts found nothing ringing")
-		}
-		synctest.Wait()
-		if st, _ := feed.Latest(t.Context()); st.State != pipeline.Idle {
-			t.Errorf("state %v after StopAlerts, want idle", st.State)
-		}
-		cancel()
-		wg.Wait()
-	})
-}
-
-type silentMic struct{}
-
-func (silentMic) Record(ctx context.Context, _ pipeline.Listen) (pipeline.Utterance, error) {
-	<-ctx.Done()
-	return pipeline.Utterance{}, ctx.Err()
-}
-
-type noWords struct{}
-
-func (noWords) Transcribe(context.Context, pipeline.Utterance) (pipeline.Transcript, error) {
-	return pipeline.Transcript{}, pipeline.ErrNoSpeech
 }

@@ -11,9 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/pcm"
+	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // The endpointing corpus: real recorded speech from ../shared and espeak-ng
@@ -41,7 +41,7 @@ var corpusOnce struct {
 
 // Corpus is the utterances and the babble, built once per test binary;
 // it skips without espeak-ng or ../shared.
-func Corpus(tb testing.TB) ([]Utterance, []float32) {
+func Corpus(tb testing.TB, read Clips) ([]Utterance, []float32) {
 	corpusOnce.Do(func() {
 		var items []Utterance
 		add := func(name string, s []float32) {
@@ -61,7 +61,7 @@ func Corpus(tb testing.TB) ([]Utterance, []float32) {
 		for _, rel := range []string{"librispeech-mini/1089-134686-0000.wav", "librispeech-mini/1089-134686-0001.wav",
 			"librispeech-mini/1089-134691-0000.wav", "librispeech-mini/1089-134691-0001.wav",
 			"wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav", "wyoming-faster-whisper-tests/living_room_light_en.wav"} {
-			add(rel, Clip(tb, rel))
+			add(rel, Clip(tb, read, rel))
 		}
 		sentences := map[string][]string{
 			"en": {"What time is it?", "Cancel timer.", "Resume.", "Set a timer for ten minutes.",
@@ -189,7 +189,7 @@ func endpointCase(t *testing.T, s Utterance, kind string, snr float64, babble []
 		opened := time.Now()
 		time.Sleep(corpusLead - corpusPress)
 		pressed := time.Now()
-		u, err := l.Record(t.Context(), pipeline.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
+		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
 		ended := time.Since(opened)
 		if err != nil {
 			return
@@ -269,9 +269,9 @@ func quantile(d []time.Duration, q float64) time.Duration {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Run endpoints the whole corpus with a detector, clean and in each noise
-// at each SNR. Conditions: "clean", "SNR 20" (every noise), "SNR 20 pink".
-func Run(t *testing.T, det func() endpoint.Detector) *Table {
-	items, babble := Corpus(t)
+// at each SNR; read finds the clips. Conditions: "clean", "SNR 20" (every noise), "SNR 20 pink".
+func Run(t *testing.T, read Clips, det func() endpoint.Detector) *Table {
+	items, babble := Corpus(t, read)
 	tb := &Table{}
 	for i, s := range items {
 		o := endpointCase(t, s, "", 0, babble, det, uint64(i))

@@ -17,7 +17,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
@@ -122,10 +121,14 @@ func Cat(parts ...[]float32) []float32 {
 	return out
 }
 
-// Clip reads a shared speech clip (testdata/speech/rel) as 16 kHz mono, or
-// skips.
-func Clip(tb testing.TB, rel string) []float32 {
-	return pcm.ToSpeech(sharedtest.WAV(tb, "testdata/speech/"+rel)).Samples
+// Clips reads a speech clip by its path under ../shared/testdata/speech,
+// or skips the test: the caller's sharedtest.WAV with that prefix, so this
+// harness needs no idea where ../shared is.
+type Clips func(tb testing.TB, rel string) pcm.Buffer
+
+// Clip is a clip read by read, as 16 kHz mono.
+func Clip(tb testing.TB, read Clips, rel string) []float32 {
+	return pcm.ToSpeech(read(tb, rel)).Samples
 }
 
 // Espeak says text (SSML allowed) in voice ("" for espeak-ng's default) as
