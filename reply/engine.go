@@ -31,12 +31,6 @@ import (
 	"github.com/harkbox/hark/storage"
 )
 
-// Chatter is the language model as the engine uses it; *llm.Client is one.
-type Chatter interface {
-	// Chat sends req and streams the answer to onChunk; see llm.Client.Chat.
-	Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error)
-}
-
 // Shower tells about a model; *llm.Client is one. The engine uses it to
 // size its prompts.
 type Shower interface {
@@ -79,10 +73,10 @@ type Options struct {
 	// Language is the configured language (an ISO 639-1 code): a typed
 	// request whose words do not tell is answered in it; "" is English.
 	Language string
-	Model    Chatter
+	Model    llm.Chatter
 	// Aux answers the small auxiliary calls (planner, memory search terms,
 	// tool router, digests); default Model.
-	Aux Chatter
+	Aux llm.Chatter
 	// Info sizes the prompts from the model's parameter count; nil guesses
 	// from ModelName.
 	Info Shower

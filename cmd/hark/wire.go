@@ -19,7 +19,7 @@ import (
 
 	ha "github.com/harkbox/hark/reply/command/home"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/mixer"
 	"github.com/harkbox/hark/device/web"
@@ -165,7 +165,7 @@ type brain struct {
 	cfg   *config.Loaded
 	log   *slog.Logger
 	model replyModel
-	aux   reply.Chatter
+	aux   llm.Chatter
 	// chain is the fallback chain of model servers, when one is
 	// configured ([[ollama.endpoint]]); nil for one server.
 	chain   *llm.Chain
@@ -179,7 +179,7 @@ type brain struct {
 
 // replyModel is the model the replies ask: one server or a chain.
 type replyModel interface {
-	reply.Chatter
+	llm.Chatter
 	reply.Shower
 	Version(ctx context.Context) (string, error)
 }

@@ -371,3 +371,16 @@ func hinted(params json.RawMessage) json.RawMessage {
 	}
 	return b
 }
+
+// Chatter is a model to chat with: a Client, a Chain, or a test's double.
+// The reply engine and its helpers (planner, router, distil, memory) ask
+// their models through it.
+type Chatter interface {
+	// Chat sends req and streams the answer to onChunk; see Client.Chat.
+	Chat(ctx context.Context, req Request, onChunk func(Chunk) error) (Response, error)
+}
+
+var (
+	_ Chatter = (*Client)(nil)
+	_ Chatter = (*Chain)(nil)
+)

@@ -17,11 +17,6 @@ import (
 	"github.com/harkbox/hark/storage"
 )
 
-// Chatter is the model the router asks; *llm.Client is one.
-type Chatter interface {
-	Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error)
-}
-
 // Tool is a catalogue entry.
 type Tool struct {
 	Name, Description string
@@ -42,7 +37,7 @@ const (
 
 // Options configure a Router.
 type Options struct {
-	Model    Chatter
+	Model    llm.Chatter
 	Strategy Strategy // default LLM
 	// Max is the most tools picked; default 5.
 	Max int
