@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/internal/sharedtest"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"

@@ -20,7 +20,7 @@ import (
 	ha "github.com/harkbox/hark/reply/command/home"
 	"github.com/harkbox/hark/reply/command/mcp"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"

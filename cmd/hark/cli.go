@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 )
 
 // env is what a command may touch of the outside world.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/alsa"
 	"github.com/harkbox/hark/device/board"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/gpio/button"

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/pipeline"
 )
 

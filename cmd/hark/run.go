@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/notify"

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 )
 

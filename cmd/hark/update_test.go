@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/update/rauctest"
 )
