@@ -39,10 +39,13 @@ type Transcriber interface {
 	Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error)
 }
 
-// Query is one utterance handed to the Replier.
+// Query is one utterance handed to the Replier. The turn's language,
+// decided from what was heard and said, is in the context of the call
+// (locale.LanguageOf).
 type Query struct {
-	Turn     uint64
-	Text     string
+	Turn uint64
+	Text string
+	// Language is what speech recognition heard; "" when it did not say.
 	Language string
 }
 

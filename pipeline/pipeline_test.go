@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -99,12 +100,14 @@ type scriptReplier struct {
 
 	mu      sync.Mutex
 	queries []Query
-	ends    []error // ctx.Err() when each Reply returned
+	langs   []string // the turn's language in each Reply's context
+	ends    []error  // ctx.Err() when each Reply returned
 }
 
 func (r *scriptReplier) Reply(ctx context.Context, q Query, say func(string)) (Outcome, error) {
 	r.mu.Lock()
 	r.queries = append(r.queries, q)
+	r.langs = append(r.langs, locale.LanguageOf(ctx))
 	r.mu.Unlock()
 	var err error
 	for _, s := range r.sentences {
@@ -529,7 +532,7 @@ type langSynth struct {
 
 func (s *langSynth) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
 	s.mu.Lock()
-	s.langs = append(s.langs, voice.Language(ctx))
+	s.langs = append(s.langs, locale.LanguageOf(ctx))
 	s.mu.Unlock()
 	return toneSynth{}.Synthesize(ctx, text)
 }
@@ -555,7 +558,7 @@ func TestReplySpokenInHeardLanguage(t *testing.T) {
 		if !slices.Equal(synth.langs, []string{"en", "en"}) {
 			t.Errorf("sentences synthesized in %q, want the transcriber's \"en\" for both", synth.langs)
 		}
-		if got := voice.Language(voice.WithLanguage(t.Context(), "")); got != "" {
+		if got := locale.LanguageOf(locale.WithLanguage(t.Context(), "")); got != "" {
 			t.Errorf("an empty language came back as %q", got)
 		}
 	})
@@ -580,8 +583,8 @@ func TestReplySpokenInTheWordsLanguage(t *testing.T) {
 		events <- Press
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
-		if len(rep.queries) != 1 || rep.queries[0].Language != "de" || !slices.Equal(synth.langs, []string{"de"}) {
-			t.Errorf("queries %+v, voice languages %q; want German for both", rep.queries, synth.langs)
+		if !slices.Equal(rep.langs, []string{"de"}) || rep.queries[0].Language != "" || !slices.Equal(synth.langs, []string{"de"}) {
+			t.Errorf("reply languages %q (queries %+v), voice languages %q; want German decided once for both, nothing heard", rep.langs, rep.queries, synth.langs)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -116,7 +117,7 @@ func (p *Pipeline) playAlert(ctx context.Context, a Alert) {
 	defer pb.Close(ctx)
 	rate, ch := pb.Format()
 	if p.opts.Synthesizer != nil && a.Announcement != "" {
-		if b, err := p.opts.Synthesizer.Synthesize(voice.WithLanguage(ctx, a.Language), a.Announcement); err == nil {
+		if b, err := p.opts.Synthesizer.Synthesize(locale.WithLanguage(ctx, a.Language), a.Announcement); err == nil {
 			if pb.Write(ctx, pcm.Convert(b, rate, ch)) != nil {
 				return
 			}

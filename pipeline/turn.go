@@ -63,14 +63,12 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	transcribed := time.Now()
 
 	p.publish(voice.Status{State: voice.Thinking, Turn: t.id, Text: tr.Text})
-	if tr.Language == "" { // a transcriber that does not tell: the words do
-		if l, ok := locale.Detect(tr.Text); ok {
-			tr.Language = string(l)
-		}
-	}
-	v := p.speak(voice.WithLanguage(ctx, tr.Language), t, quiet)
+	// The turn's language, decided once: the reply, its commands and the
+	// voice all read it from ctx.
+	ctx = locale.WithLanguage(ctx, locale.Decide(tr.Language, tr.Text, p.opts.Lang))
+	v := p.speak(ctx, t, quiet)
 	if utt.Cut {
-		v.say(p.lang(tr.Language).T(cutNotice))
+		v.say(locale.Speaking(ctx).T(cutNotice))
 	}
 	out, err := p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
 	v.finish()
@@ -123,13 +121,3 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, o
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// lang is the language of a turn heard in code, or the box's own.
-func (p *Pipeline) lang(code string) locale.Lang {
-	if l, ok := locale.Of(code); ok {
-		return l
-	}
-	if p.opts.Lang == "" {
-		return locale.English
-	}
-	return p.opts.Lang
-}

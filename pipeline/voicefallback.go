@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
-	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // VoiceFallback speaks with Primary (a neural voice on the LAN) and, whenever
@@ -37,7 +37,7 @@ func (f *VoiceFallback) Synthesize(ctx context.Context, text string) (pcm.Buffer
 	if ctx.Err() != nil {
 		return pcm.Buffer{}, ctx.Err()
 	}
-	lang := voice.Language(ctx)
+	lang := locale.LanguageOf(ctx)
 	f.mu.Lock()
 	if f.down == nil {
 		f.down = map[string]bool{}

@@ -10,8 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
-	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // stallSynth answers after a while, or fails, as told.
@@ -71,7 +71,7 @@ func TestVoiceFallbackIsNeverSilent(t *testing.T) {
 type noGerman struct{}
 
 func (noGerman) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
-	if voice.Language(ctx) == "de" {
+	if locale.LanguageOf(ctx) == "de" {
 		return pcm.Buffer{}, errors.New(`wyoming: the server says: voice "de" not found`)
 	}
 	return pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 10)}, nil
@@ -83,10 +83,10 @@ func TestVoiceFallbackPerLanguage(t *testing.T) {
 	var log bytes.Buffer
 	f := &VoiceFallback{Primary: noGerman{}, Backup: &stallSynth{rate: 22050}, Log: slog.New(slog.NewTextHandler(&log, nil))}
 	for range 3 {
-		if b, err := f.Synthesize(voice.WithLanguage(t.Context(), "de"), "Hallo."); err != nil || b.Rate != 22050 {
+		if b, err := f.Synthesize(locale.WithLanguage(t.Context(), "de"), "Hallo."); err != nil || b.Rate != 22050 {
 			t.Fatalf("German: rate %d, err %v; want the fallback", b.Rate, err)
 		}
-		if b, err := f.Synthesize(voice.WithLanguage(t.Context(), "en"), "Hello."); err != nil || b.Rate != 16000 {
+		if b, err := f.Synthesize(locale.WithLanguage(t.Context(), "en"), "Hello."); err != nil || b.Rate != 16000 {
 			t.Fatalf("English: rate %d, err %v; want the voice", b.Rate, err)
 		}
 	}

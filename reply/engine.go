@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/distil"
@@ -364,8 +365,8 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 		deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
-	t.lang, t.q.Language = e.language(q)
-	ctx = command.WithLanguage(ctx, t.q.Language)
+	t.lang, t.q.Language = e.language(ctx, q)
+	ctx = locale.WithLanguage(ctx, t.q.Language)
 	var err error
 	if !t.offline(ctx) {
 		err = t.converse(ctx)

@@ -1,27 +1,23 @@
 package reply
 
 import (
-	"strings"
+	"context"
 
 	"github.com/harkbox/hark/locale"
 )
 
-// language decides what a turn is answered in: the language speech
-// recognition heard; for typed text, the language its words read as; else
-// the configured one; else English. It returns the offline core's language
-// and the code the model and the commands are told ("de" of "de-CH"). A
-// language Hark has no phrases for is still the model's to answer in; its
-// fixed sentences are said in English, logged once per language.
-func (e *Engine) language(q Query) (locale.Lang, string) {
-	code := q.Language
+// language is the turn's language: the one decided at its start and
+// carried in ctx (locale.WithLanguage), or, for a caller that decided none,
+// locale.Decide's from what was heard, the words and the configured one.
+// It returns the offline core's language and the code the model and the
+// commands are told. A language Hark has no phrases for is still the
+// model's to answer in; its fixed sentences are said in English, logged
+// once per language.
+func (e *Engine) language(ctx context.Context, q Query) (locale.Lang, string) {
+	code := locale.LanguageOf(ctx)
 	if code == "" {
-		if l, ok := locale.Detect(q.Text); ok {
-			code = string(l)
-		} else {
-			code = e.o.Language
-		}
+		code = locale.Decide(q.Language, q.Text, locale.Lang(e.o.Language))
 	}
-	code, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(code)), "-")
 	l, known := locale.Of(code)
 	if code != "" && !known {
 		if _, logged := e.unknownLangs.LoadOrStore(code, true); !logged {

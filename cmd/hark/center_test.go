@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkbox/hark/device/control"
-	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
 )
@@ -155,37 +153,6 @@ func TestFallbackChainContract(t *testing.T) {
 	code, _, errOut = ask(t, env, "ask", "--data", t.TempDir(), "--config", bad, "hi")
 	if code == 0 || !strings.Contains(errOut, "ollama.endpoint[0].model") {
 		t.Errorf("a model-less endpoint: %d %q", code, errOut)
-	}
-}
-
-type quietBox struct{}
-
-func (quietBox) Status(context.Context) control.Status {
-	return control.Status{State: "idle", Ready: true}
-}
-func (quietBox) WaitIdle(context.Context) error { return nil }
-func (quietBox) SetUpdating(bool, int)          {}
-
-// TestStatusShowsWhichModelAnswers: hark status lists the chain's servers
-// as links: which one answers, which stand by, which are down.
-func TestStatusShowsWhichModelAnswers(t *testing.T) {
-	srv, _ := modelServer(t)
-	dead := freePort(t)
-	var eps []*llm.Client
-	for _, h := range []string{"http://" + dead, srv.URL} {
-		u, _ := url.Parse(h)
-		c, _ := llm.New(llm.Options{Host: u, Model: "llama3.2:3b"})
-		eps = append(eps, c)
-	}
-	chain, _ := llm.NewChain(llm.ChainOptions{Endpoints: eps})
-	chain.CheckNow(t.Context())
-	a := &app{brain: &brain{chain: chain}}
-	s := linked{Box: quietBox{}, a: a}.Status(t.Context())
-	if len(s.Links) != 2 || s.Links[0].OK || !strings.Contains(s.Links[0].Detail, "down since") || !s.Links[1].OK {
-		t.Errorf("links %+v: want the first down and the second up", s.Links)
-	}
-	if ok, why := s.Healthy(); !ok {
-		t.Errorf("a model server down failed the self-test: %s", why)
 	}
 }
 

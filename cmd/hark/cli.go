@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -284,7 +285,7 @@ func loadConfig(e env, g *globals, overrides ...override) (*config.Loaded, confi
 	}
 	// The web page's settings, kept in the data directory, come over the
 	// file (and under the environment and flags).
-	if path := filepath.Join(l.DataDir, config.SettingsFile); fileExists(path) {
+	if path := filepath.Join(l.DataDir, config.SettingsFile); isFile(path) {
 		if err := l.ApplySettings(path); err != nil {
 			return nil, config.Resolved{}, err
 		}
@@ -329,4 +330,9 @@ func cmdConfig(ctx context.Context, e env, g *globals, args []string) error {
 		fmt.Fprintf(e.stdout, "%-40s # %s\n", name+" = "+l.Value(key), l.Sources[key])
 	}
 	return nil
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
-	"os/exec"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/harkbox/hark/device/box"
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/update"
@@ -50,13 +47,14 @@ func boardOnly(err error) error {
 	return err
 }
 
-// updater is the agent wired to this box: RAUC on D-Bus, the download
-// directory, the running daemon's idle state, systemd's reboot.
+// updater is the update service wired to this box: RAUC on D-Bus, the
+// download directory, the running daemon's idle state, systemd's reboot.
 type updater struct {
-	*update.Agent
+	*update.Service
 	rauc *update.RAUC
 	ctl  *control.Client
 	cfg  *config.Loaded
+	log  *slog.Logger
 }
 
 func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
@@ -65,68 +63,16 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 		return nil, err
 	}
 	log := newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn)
-	r, err := update.DialRAUC(ctx, cfg.Update.RAUCBus)
+	ctl := control.Dial(cfg.ControlSocket)
+	svc, r, err := box.UpdateService(ctx, cfg, version, ctl.WaitIdle, nil, log)
 	if err != nil {
+		ctl.Close()
 		return nil, err
 	}
-	ctl := control.Dial(cfg.ControlSocket)
-	return &updater{
-		Agent: newAgent(cfg, r, ctl.WaitIdle, systemReboot, log),
-		rauc:  r, ctl: ctl, cfg: cfg,
-	}, nil
+	return &updater{Service: svc, rauc: r, ctl: ctl, cfg: cfg, log: log}, nil
 }
 
-func (u *updater) close() { u.rauc.Close() }
-
-// newAgent is the update agent over RAUC r, as `hark update` and the
-// daemon's updates resource both run it: idle waits for the speaker,
-// reboot restarts the box.
-func newAgent(cfg *config.Loaded, r *update.RAUC, idle, reboot func(context.Context) error, log *slog.Logger) *update.Agent {
-	// No overall timeout: a bundle is hundreds of megabytes. A server that
-	// stops answering is caught by the header and idle timeouts.
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-		ResponseHeaderTimeout: 30 * time.Second,
-		IdleConnTimeout:       30 * time.Second,
-	}
-	// The update server may log which box asked, by its identity.
-	agent := "hark/" + version
-	if id, err := readIdentity(cfg.DataDir); err == nil {
-		agent += " (device " + id + ")"
-	}
-	return &update.Agent{
-		Manifest: cfg.Update.Manifest,
-		Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: int64(cfg.Storage.ReserveMiB) << 20},
-		RAUC:     r,
-		Running:  version,
-		Idle:     idle,
-		Reboot:   reboot,
-		Explain:  update.ExplainWithCLI(""),
-		Log:      log,
-	}
-}
-
-// userAgent names Hark, its version and the box in every request.
-type userAgent struct {
-	rt    http.RoundTripper
-	agent string
-}
-
-func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("User-Agent", u.agent)
-	return u.rt.RoundTrip(r)
-}
-
-// systemReboot asks systemd to reboot.
-func systemReboot(ctx context.Context) error {
-	out, err := exec.CommandContext(ctx, "systemctl", "reboot").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("systemctl reboot: %v: %s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
+func (u *updater) close() { u.rauc.Close(); u.ctl.Close() }
 
 func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("update check", e, g)
@@ -140,7 +86,7 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	defer u.close()
-	state := update.State{Dir: u.cfg.Update.Dir}
+	state := u.State()
 	if *scheduled {
 		every := u.cfg.Update.Every.Duration
 		if every == 0 {
@@ -155,9 +101,6 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	c, err := u.Check(ctx)
 	if err != nil {
 		return err
-	}
-	if err := state.Checked(time.Now()); err != nil {
-		u.Log.Warn("could not record the check", "err", err)
 	}
 	fmt.Fprintf(e.stdout, "running  %s\noffered  %s (%s, %s)\n", c.Current, c.Available.Version, update.MB(c.Available.Size), c.Available.URL)
 	if !c.Newer {
@@ -190,7 +133,7 @@ func updateInstall(ctx context.Context, e env, g *globals, args []string) error 
 		return err
 	}
 	defer u.close()
-	u.AllowDowngrade = *downgrade
+	u.Agent().AllowDowngrade = *downgrade
 	policy := update.RebootWhenIdle
 	switch {
 	case *now:
@@ -214,13 +157,6 @@ func (u *updater) install(ctx context.Context, e env, src string, policy update.
 	res, err := u.Install(ctx, src, show)
 	bar.End()
 	u.ctl.SetUpdating(context.WithoutCancel(ctx), false, 100)
-	rec := update.Record{Time: time.Now().UTC(), Source: cmpOr(src, u.cfg.Update.Manifest), Version: res.Version}
-	if err != nil {
-		rec.Error = err.Error()
-	}
-	if err := (update.State{Dir: u.cfg.Update.Dir}).Keep(rec); err != nil {
-		u.Log.Warn("could not record the install", "err", err)
-	}
 	if err != nil {
 		return err
 	}
@@ -231,7 +167,7 @@ func (u *updater) install(ctx context.Context, e env, src string, policy update.
 	case update.RebootWhenIdle:
 		fmt.Fprintln(e.stdout, "rebooting when the speaker is idle (not mid-conversation, no timer ringing)")
 	}
-	return u.Restart(ctx, policy)
+	return u.Agent().Restart(ctx, policy)
 }
 
 func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
@@ -257,7 +193,7 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 	if s.LastError != "" {
 		fmt.Fprintf(w, "rauc's last error\t%s\n", s.LastError)
 	}
-	if last, ok := (update.State{Dir: u.cfg.Update.Dir}).Last(); ok {
+	if last, ok := u.State().Last(); ok {
 		result := "installed " + last.Version
 		if last.Error != "" {
 			result = "failed: " + last.Error

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/internal/disk"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -51,8 +52,20 @@ type Options struct {
 	Listening Listening
 	// Updating shows the updating pattern on the LEDs; nil without LEDs.
 	Updating func(active bool)
-	Now      func() time.Time
-	Log      *slog.Logger
+	// DataDir is the data partition's directory, whose use the status
+	// shows; "" for none.
+	DataDir string
+	// Started is when the daemon started; zero when none runs.
+	Started time.Time
+	// Links are the box's links to other machines (model servers, the
+	// command center), asked at each status; nil for none.
+	Links func(ctx context.Context) []control.Check
+	// State and Ready are the state of a box with no pipeline to Follow
+	// (the command center, a speaker whose daemon is stopped).
+	State string
+	Ready bool
+	Now   func() time.Time
+	Log   *slog.Logger
 }
 
 // Box is the box's state and self-test, as the API serves them. Follow
@@ -76,7 +89,7 @@ func New(o Options) *Box {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Box{o: o, changed: make(chan struct{})}
+	return &Box{o: o, ready: o.Ready, changed: make(chan struct{})}
 }
 
 // Follow tracks the pipeline's state until ctx is done.
@@ -97,23 +110,37 @@ func (b *Box) Follow(ctx context.Context, f *pipeline.Feed) {
 	}
 }
 
-// Status is the self-test: storage, the microphone and speech-to-text.
+// Status is the box's state, its self-test (storage; on a speaker the
+// microphone and speech-to-text too), its storage's use and its links.
 func (b *Box) Status(ctx context.Context) control.Status {
 	b.mu.Lock()
-	s := control.Status{State: b.state.String(), Ready: b.ready, Version: b.o.Version}
+	state := b.state.String()
+	if b.o.State != "" {
+		state = b.o.State
+	}
+	s := control.Status{State: state, Ready: b.ready, Version: b.o.Version, Started: b.o.Started}
 	b.mu.Unlock()
 	storage := result("storage", b.o.Storage(ctx), "open")
-	if b.o.Full != nil && storage.OK {
-		if err := b.o.Full(); err != nil {
+	full := false
+	if b.o.Full != nil {
+		if err := b.o.Full(); err != nil && storage.OK {
 			// Full is the user's to fix, not the update's: the booted slot
 			// is still good, so the check passes and says so.
 			storage.Detail = "open, but full: " + err.Error()
+			full = true
 		}
 	}
-	s.Checks = []control.Check{
-		storage,
-		b.micCheck(),
-		b.listeningCheck(),
+	s.Checks = []control.Check{storage}
+	if b.o.State == "" { // a speaker: it hears
+		s.Checks = append(s.Checks, b.micCheck(), b.listeningCheck())
+	}
+	if b.o.DataDir != "" {
+		if sp, err := disk.Usage(b.o.DataDir); err == nil {
+			s.Storage = &control.Storage{Free: sp.Free, Total: sp.Total, Full: full}
+		}
+	}
+	if b.o.Links != nil {
+		s.Links = b.o.Links(ctx)
 	}
 	return s
 }

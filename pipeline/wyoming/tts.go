@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
-	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // Voice speaks through a Wyoming text-to-speech server (Home Assistant's
@@ -48,7 +48,7 @@ func (v *Voice) Synthesize(ctx context.Context, text string) (pcm.Buffer, error)
 	defer stop()
 
 	data := map[string]any{"text": text}
-	lang := voice.Language(ctx)
+	lang := locale.LanguageOf(ctx)
 	if name := v.voiceFor(lang); name != "" {
 		data["voice"] = map[string]any{"name": name}
 	} else if lang != "" {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkbox/hark/pipeline/voice"
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/wyoming"
 	"github.com/harkbox/hark/pipeline/wyoming/wyomingtest"
 )
@@ -15,7 +15,7 @@ import (
 func TestVoiceSpeaksASentence(t *testing.T) {
 	s := wyomingtest.NewTTS(t, wyomingtest.Good)
 	v := &wyoming.Voice{Addr: s.Addr, Voices: map[string]string{"de": "de_DE-thorsten-medium", "": "en_GB-alba-medium"}}
-	b, err := v.Synthesize(voice.WithLanguage(context.Background(), "de-CH"), "Der Timer läuft.")
+	b, err := v.Synthesize(locale.WithLanguage(context.Background(), "de-CH"), "Der Timer läuft.")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestVoiceSpeaksASentence(t *testing.T) {
 		t.Fatal(err)
 	}
 	v2 := &wyoming.Voice{Addr: s.Addr}
-	v2.Synthesize(voice.WithLanguage(context.Background(), "fr"), "Bonjour.")
+	v2.Synthesize(locale.WithLanguage(context.Background(), "fr"), "Bonjour.")
 	got := s.Got()
 	name := func(i int) map[string]any { vo, _ := got[i]["voice"].(map[string]any); return vo }
 	if got[0]["text"] != "Der Timer läuft." || name(0)["name"] != "de_DE-thorsten-medium" || name(1)["name"] != "en_GB-alba-medium" || name(2)["language"] != "fr" {

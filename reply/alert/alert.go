@@ -9,10 +9,14 @@ package alert
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/storage"
 )
 
 // Alert is one item come due, as a Ringer rings it.
@@ -98,4 +102,39 @@ func (s *Service) StopAlerts() bool {
 		return false
 	}
 	return r.StopAlerts()
+}
+
+// Request is a timer, alarm or reminder set from outside a conversation
+// (the daemon's API): a timer In from now, an alarm or reminder At a time.
+type Request struct {
+	Kind storage.ItemKind
+	Name string
+	In   time.Duration
+	At   time.Time
+}
+
+// Set sets what r asks for by the rules the spoken commands keep: a timer
+// of up to schedule.MaxTimer, an alarm or a reminder in the future (an
+// alarm rings at At's hour and minute in the service's time zone), a
+// reminder of something. A refusal wraps schedule.ErrInvalid and says why.
+func (s *Service) Set(ctx context.Context, r Request) (storage.Item, error) {
+	switch r.Kind {
+	case storage.Timer:
+		return s.AddTimer(ctx, r.Name, r.In)
+	case storage.Alarm:
+		if r.At.IsZero() {
+			return storage.Item{}, fmt.Errorf("%w: an alarm needs a time", schedule.ErrInvalid)
+		}
+		at := r.At.In(s.Location())
+		return s.AddAlarm(ctx, r.Name, at.Hour(), at.Minute(), nil, at)
+	case storage.Reminder:
+		if strings.TrimSpace(r.Name) == "" {
+			return storage.Item{}, fmt.Errorf("%w: a reminder needs something to remind of", schedule.ErrInvalid)
+		}
+		if r.At.IsZero() {
+			return storage.Item{}, fmt.Errorf("%w: a reminder needs a time", schedule.ErrInvalid)
+		}
+		return s.AddReminder(ctx, r.Name, r.At)
+	}
+	return storage.Item{}, fmt.Errorf("%w: %q is not a timer, alarm or reminder", schedule.ErrInvalid, r.Kind)
 }

@@ -93,18 +93,14 @@ func (n *Node) Link() Link {
 // when the center asked the user something: the next utterance is the
 // answer.
 //
-// The language of ctx (command.WithLanguage), or else the one text reads
-// as, is what the node's own commands hear and its sentences are said in.
+// The turn's language in ctx (locale.WithLanguage), or else the one text
+// reads as, is what the node's own commands hear and its sentences are
+// said in.
 func (n *Node) Reply(ctx context.Context, text string, say func(string)) (followUp bool, err error) {
-	lang, known := locale.Of(command.LanguageOf(ctx))
-	if !known {
-		if l, ok := locale.Detect(text); ok {
-			lang, known = l, true
-		}
+	if locale.LanguageOf(ctx) == "" { // a caller that decided none
+		ctx = locale.WithLanguage(ctx, locale.Decide("", text, locale.English))
 	}
-	if known {
-		ctx = command.WithLanguage(ctx, string(lang))
-	}
+	lang := locale.Speaking(ctx)
 	n.mu.Lock()
 	answering := n.question
 	n.question = false

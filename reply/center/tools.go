@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -29,7 +30,7 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			tr, _ := ctx.Value(runKey{}).(*run)
 			if tr == nil {
-				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("That runs on the speaker, which is not connected.")}, nil
+				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("That runs on the speaker, which is not connected.")}, nil
 			}
 			args, err := json.Marshal(encodeArgs(params, c.Args))
 			if err != nil {
@@ -50,7 +51,7 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 				tr.waiting = ""
 				tr.mu.Unlock()
 				sess.touch()
-				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("The speaker did not answer."),
+				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("The speaker did not answer."),
 					Data: map[string]any{"error": fmt.Sprintf("no result from node %s within %v", sess.node, timeout)}}, nil
 			case <-ctx.Done():
 				return command.Response{}, ctx.Err()

@@ -184,7 +184,7 @@ func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response
 func (r *Registry) Call(ctx context.Context, name string, args map[string]any, text string) Response {
 	c, ok := r.Lookup(name)
 	if !ok {
-		l := Speaking(ctx)
+		l := locale.Speaking(ctx)
 		return Response{Kind: Failure, Spoken: l.T("I don't know how to do that."), Data: map[string]any{"error": fmt.Sprintf("%s: %v", name, ErrUnknown)}}
 	}
 	return r.call(ctx, c, args, text, true, nil)
@@ -256,10 +256,10 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 			}
 		}
 	}
-	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: LanguageOf(ctx), Now: r.Now(), Refines: refines})
+	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: locale.LanguageOf(ctx), Now: r.Now(), Refines: refines})
 	if err != nil {
 		r.log.Warn("command failed", "command", c.Name, "err", err)
-		l := Speaking(ctx)
+		l := locale.Speaking(ctx)
 		spoken := l.T("Sorry, that didn't work.")
 		if errors.Is(err, storage.ErrFull) {
 			spoken = l.T("My storage is full, so I couldn't save that.")
@@ -295,7 +295,7 @@ func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool
 		return Response{}, true
 	}
 	what := strings.ReplaceAll(c.Name, "_", " ")
-	l := Speaking(ctx)
+	l := locale.Speaking(ctx)
 	return Response{
 		Kind:   Failure,
 		Spoken: sentenceCase(l.T("%s isn't set up yet. To set it up, run: hark secrets set %s.", what, missing[0])),
@@ -304,7 +304,7 @@ func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool
 }
 
 func invalid(ctx context.Context, c *Command, problems []Problem) Response {
-	l := Speaking(ctx)
+	l := locale.Speaking(ctx)
 	var msgs []string
 	for _, p := range problems {
 		msgs = append(msgs, p.Message)
@@ -322,26 +322,4 @@ func sentenceCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-type languageKey struct{}
-
-// WithLanguage returns ctx carrying the language of the utterance being
-// answered (an ISO 639-1 code such as "de"), which calls made under it see
-// as Call.Language.
-func WithLanguage(ctx context.Context, lang string) context.Context {
-	return context.WithValue(ctx, languageKey{}, lang)
-}
-
-// LanguageOf is the utterance's language WithLanguage put in ctx, or "".
-func LanguageOf(ctx context.Context) string {
-	s, _ := ctx.Value(languageKey{}).(string)
-	return s
-}
-
-// Speaking is the language fixed sentences are said in under ctx: the
-// utterance's, when Hark has phrases for it, else English.
-func Speaking(ctx context.Context) locale.Lang {
-	l, _ := locale.Of(LanguageOf(ctx))
-	return l
 }

@@ -15,8 +15,22 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
-	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/storage"
+)
+
+// MaxTimer is the longest timer, spoken or set through the API.
+const MaxTimer = 24 * time.Hour
+
+// The refusals callers branch on, wrapped with what was refused.
+var (
+	// ErrInvalid is an item the rules refuse: a timer of no length or
+	// over MaxTimer, a time already passed.
+	ErrInvalid = errors.New("schedule: invalid")
+	// ErrNotFound is an id no item has.
+	ErrNotFound = errors.New("schedule: no such timer, alarm or reminder")
+	// ErrNotPending is an item that has already gone off or been
+	// cancelled.
+	ErrNotPending = errors.New("schedule: not pending")
 )
 
 // Store keeps the items; *storage.Schedule is one.
@@ -126,6 +140,9 @@ func New(o Options) (*Scheduler, error) {
 
 func (s *Scheduler) now() time.Time { return s.o.Now().In(s.o.Location) }
 
+// Location is the time zone alarms ring in.
+func (s *Scheduler) Location() *time.Location { return s.o.Location }
+
 func (s *Scheduler) id(kind storage.ItemKind, now time.Time) string {
 	s.seq++
 	return fmt.Sprintf("%s-%d-%d", kind, now.UnixNano(), s.seq)
@@ -144,13 +161,13 @@ func (s *Scheduler) put(ctx context.Context, it storage.Item) error {
 
 // AddTimer starts a timer of d, with an optional name.
 func (s *Scheduler) AddTimer(ctx context.Context, name string, d time.Duration) (storage.Item, error) {
-	if d <= 0 {
-		return storage.Item{}, errors.New("schedule: a timer needs a length")
+	if d <= 0 || d > MaxTimer {
+		return storage.Item{}, fmt.Errorf("%w: a timer runs for more than no time and up to %v", ErrInvalid, MaxTimer)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	it := storage.Item{ID: s.id(storage.Timer, now), Kind: storage.Timer, Name: name, Created: now, Due: now.Add(d), Duration: d, State: storage.Pending, Lang: command.LanguageOf(ctx)}
+	it := storage.Item{ID: s.id(storage.Timer, now), Kind: storage.Timer, Name: name, Created: now, Due: now.Add(d), Duration: d, State: storage.Pending, Lang: locale.LanguageOf(ctx)}
 	return it, s.put(ctx, it)
 }
 
@@ -177,11 +194,11 @@ func (s *Scheduler) AddAlarm(ctx context.Context, name string, hour, minute int,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	it := storage.Item{ID: s.id(storage.Alarm, now), Kind: storage.Alarm, Name: name, Created: now, Hour: hour, Minute: minute, Days: days, State: storage.Pending, Lang: command.LanguageOf(ctx)}
+	it := storage.Item{ID: s.id(storage.Alarm, now), Kind: storage.Alarm, Name: name, Created: now, Hour: hour, Minute: minute, Days: days, State: storage.Pending, Lang: locale.LanguageOf(ctx)}
 	if !day.IsZero() {
 		it.Due = time.Date(day.Year(), day.Month(), day.Day(), hour, minute, 0, 0, s.o.Location)
 		if !it.Due.After(now) {
-			return storage.Item{}, fmt.Errorf("schedule: %s has already passed", it.Due.Format("Monday 3:04 PM"))
+			return storage.Item{}, fmt.Errorf("%w: %s has already passed", ErrInvalid, it.Due.Format("Monday 3:04 PM"))
 		}
 	} else {
 		it.Due = nextAlarm(now, hour, minute, days)
@@ -207,9 +224,9 @@ func (s *Scheduler) AddReminder(ctx context.Context, message string, due time.Ti
 	defer s.mu.Unlock()
 	now := s.now()
 	if !due.After(now) {
-		return storage.Item{}, errors.New("schedule: that time has already passed")
+		return storage.Item{}, fmt.Errorf("%w: that time has already passed", ErrInvalid)
 	}
-	it := storage.Item{ID: s.id(storage.Reminder, now), Kind: storage.Reminder, Name: message, Created: now, Due: due, State: storage.Pending, Lang: command.LanguageOf(ctx)}
+	it := storage.Item{ID: s.id(storage.Reminder, now), Kind: storage.Reminder, Name: message, Created: now, Due: due, State: storage.Pending, Lang: locale.LanguageOf(ctx)}
 	return it, s.put(ctx, it)
 }
 
@@ -237,8 +254,11 @@ func (s *Scheduler) Cancel(ctx context.Context, id string) (storage.Item, error)
 	if err != nil {
 		return it, err
 	}
-	if !ok || !it.Active() {
-		return it, fmt.Errorf("schedule: %s is not pending", id)
+	if !ok {
+		return it, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	if !it.Active() {
+		return it, fmt.Errorf("%w: %s is %s", ErrNotPending, id, it.State)
 	}
 	it.State = storage.Cancelled
 	return it, s.put(ctx, it)

@@ -10,6 +10,7 @@ import (
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -31,9 +32,6 @@ type Alerts interface {
 	// whether anything was ringing.
 	StopAlerts() bool
 }
-
-// MaxTimer is the longest timer.
-const MaxTimer = 24 * time.Hour
 
 var cancelVerbs = []string{"cancel", "stop", "delete", "remove", "clear", "turn off", "kill", "end", "reset", "get rid of"}
 
@@ -94,7 +92,7 @@ func SetTimer(s Schedule) *command.Command {
 		Parameters: []command.Parameter{
 			{Name: "duration", Type: "timedelta", Required: true, Refinable: true, Description: "ISO 8601, e.g. PT5M",
 				Check: func(v any) error {
-					if v.(time.Duration) > MaxTimer {
+					if v.(time.Duration) > schedule.MaxTimer {
 						return errors.New("timers go up to 24 hours")
 					}
 					return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -173,7 +174,7 @@ func TestWikipediaSpeaksTheUtterancesLanguage(t *testing.T) {
 	t.Cleanup(srv.Close)
 	// {lang} stands in the path here: the fake has one host
 	r := registry(t, Options{Wikipedia: srv.URL + "/{lang}"})
-	ctx := command.WithLanguage(context.Background(), "de")
+	ctx := locale.WithLanguage(context.Background(), "de")
 	res := r.Call(ctx, "wikipedia", map[string]any{"title": "Berlin"}, "erzähl mir von Berlin")
 	r.Call(ctx, "wikipedia", map[string]any{"title": "Berlin", "language": "fr"}, "")
 	r.Call(context.Background(), "wikipedia", map[string]any{"title": "Berlin"}, "")

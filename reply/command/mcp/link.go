@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -293,7 +294,7 @@ func (l *link) call(ctx context.Context, remote, name string, args map[string]an
 	cs := l.session
 	l.mu.Unlock()
 	what := spokenName(name)
-	say := command.Speaking(ctx)
+	say := locale.Speaking(ctx)
 	if cs == nil {
 		return command.Response{Kind: command.Failure, Spoken: say.T("The %s tool isn't connected right now.", what),
 			Data: map[string]any{"error": "mcp server " + l.s.Name + " is down"}}

@@ -1,4 +1,4 @@
-package main
+package box
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/harkbox/hark/device/alsa"
 	"github.com/harkbox/hark/device/board"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/gpio/button"
 	"github.com/harkbox/hark/gpio/leds"
 	"github.com/harkbox/hark/pipeline/endpoint"
@@ -19,21 +20,19 @@ import (
 	"periph.io/x/conn/v3/gpio"
 )
 
-// cmdSmoketest checks the board's hardware the way go test cannot: the
+// SmokeOptions are the smoke test's choices.
+type SmokeOptions struct {
+	// Skip names checks to leave out: mic, speaker, button, leds.
+	Skip []string
+	// Listen is how long the microphone check listens; Wait how long the
+	// button check waits for a press.
+	Listen, Wait time.Duration
+}
+
+// Smoketest checks the board's hardware the way go test cannot: the
 // microphone's level, a tone on the speaker, a press of the button, and a
-// turn of the LEDs, each with a PASS, FAIL or SKIP line.
-func cmdSmoketest(ctx context.Context, e env, g *globals, args []string) error {
-	fs := flags("smoketest", e, g)
-	skip := fs.String("skip", "", "comma-separated checks to leave out: mic, speaker, button, leds")
-	listen := fs.Duration("listen", 3*time.Second, "how long the microphone check listens")
-	wait := fs.Duration("wait", 10*time.Second, "how long the button check waits for a press")
-	if err := parse(e, fs, args); err != nil {
-		return err
-	}
-	cfg, _, err := loadConfig(e, g)
-	if err != nil {
-		return err
-	}
+// turn of the LEDs, each with a PASS, FAIL or SKIP line on out.
+func Smoketest(ctx context.Context, cfg *config.Loaded, o SmokeOptions, out io.Writer) error {
 	if cfg.Board == "sim" {
 		return errors.New(`this needs a board: it checks the microphone, speaker, button and LEDs of the box; this computer runs board = "sim" (set board in the configuration on a box)`)
 	}
@@ -41,8 +40,7 @@ func cmdSmoketest(ctx context.Context, e env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	skipped := strings.Split(*skip, ",")
-	out := e.stdout
+	skipped := o.Skip
 	fmt.Fprintf(out, "smoke test of board %s: %s\n", prof.Name, prof.Description)
 	failed := 0
 	report := func(check string, err error, detail string) {
@@ -69,13 +67,13 @@ func cmdSmoketest(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	capture := alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, nil)
 	playback := alsaConfig(cfg.Audio.Playback, prof.Playback, prof.PlaybackFormat, nil)
-	run("mic", func() (string, error) { return micCheck(ctx, out, capture, *listen) })
+	run("mic", func() (string, error) { return micCheck(ctx, out, capture, o.Listen) })
 	run("speaker", func() (string, error) { return speakerCheck(ctx, playback, float32(cfg.Audio.Volume)/100) })
 	// The usb profile's button is optional; a HAT's missing button or LEDs
 	// are a failure.
 	optional := prof.Name == "usb"
 	run("button", func() (string, error) {
-		return buttonCheck(ctx, out, cmpOr(cfg.Button.Pin, prof.Button), cfg.Button.ActiveHigh, *wait, optional)
+		return buttonCheck(ctx, out, cmpOr(cfg.Button.Pin, prof.Button), cfg.Button.ActiveHigh, o.Wait, optional)
 	})
 	run("leds", func() (string, error) { return ledCheck(ctx, prof, cfg.LEDs.Pins, cfg.LEDs.Brightness) })
 	if failed > 0 {

@@ -1,10 +1,11 @@
-package main
+package box
 
 import (
 	"context"
 	"net"
 	"time"
 
+	"github.com/harkbox/hark/internal/disk"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/weather"
 	"github.com/harkbox/hark/storage"
@@ -37,9 +38,12 @@ func (h *home) SetHome(ctx context.Context, p weather.Place) error {
 	return h.settings.Set(ctx, "home_place", p)
 }
 
-// Status reports the device for device_status.
-func (a *app) Status(ctx context.Context) builtin.DeviceStatus {
-	st := builtin.DeviceStatus{Version: version, Uptime: time.Since(a.started), Model: a.cfg.Ollama.Model}
+// deviceStatus is the box as the model's device_status command reports it.
+type deviceStatus struct{ b *Box }
+
+func (d deviceStatus) Status(ctx context.Context) builtin.DeviceStatus {
+	b := d.b
+	st := builtin.DeviceStatus{Version: b.version, Uptime: b.uptime(), Model: b.cfg.Ollama.Model}
 	if addrs, err := net.InterfaceAddrs(); err == nil {
 		for _, ad := range addrs {
 			if ipn, ok := ad.(*net.IPNet); ok && !ipn.IP.IsLoopback() && ipn.IP.To4() != nil {
@@ -47,9 +51,11 @@ func (a *app) Status(ctx context.Context) builtin.DeviceStatus {
 			}
 		}
 	}
-	st.DiskUsed, st.DiskTotal = diskUsage(a.cfg.DataDir)
+	if sp, err := disk.Usage(b.cfg.DataDir); err == nil {
+		st.DiskUsed, st.DiskTotal = uint64(sp.Total-sp.Free), uint64(sp.Total)
+	}
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	_, st.ModelErr = a.model.Version(cctx)
+	_, st.ModelErr = b.brain.model.Version(cctx)
 	return st
 }

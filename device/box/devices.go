@@ -1,4 +1,4 @@
-package main
+package box
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/harkbox/hark/device/board"
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/mixer"
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/gpio/button"
 	"github.com/harkbox/hark/gpio/leds"
@@ -22,7 +22,6 @@ import (
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
-	"github.com/harkbox/hark/pipeline/whisper"
 	"periph.io/x/conn/v3/gpio"
 )
 
@@ -78,91 +77,54 @@ func alsaConfig(name, boardName string, f pcm.Format, log *slog.Logger) alsa.Con
 	return alsa.Config{Device: name, Format: f, Period: 20 * time.Millisecond, Log: log}
 }
 
+// deviceKit is what opening the devices needs.
+type deviceKit struct {
+	cfg    *config.Loaded
+	log    *slog.Logger
+	mixer  *mixer.Mixer
+	mute   *muter
+	in     io.Reader // the keyboard, where it stands in for the button
+	screen *sim.Screen
+	speech speech
+}
+
+// replyDir keeps the simulation's spoken replies.
+func replyDir(dataDir string) string { return filepath.Join(dataDir, "replies") }
+
 // listener is a live microphone on an ALSA capture device, with the
 // configured endpointing.
-func (a *app) listener(dev alsa.Config, detector endpoint.Detector) *endpoint.Listener {
-	c := a.cfg.Audio
+func (k deviceKit) listener(dev alsa.Config, detector endpoint.Detector) *endpoint.Listener {
+	c := k.cfg.Audio
 	return endpoint.New(endpoint.Options{
 		Source:     endpoint.SourceFunc[*alsa.Mic](func() (*alsa.Mic, error) { return alsa.OpenMic(dev) }),
 		Detector:   detector,
 		PreRoll:    c.PreRoll.Duration,
-		Silence:    a.cfg.Listen.Silence.Duration,
-		MinSilence: a.cfg.Listen.SilenceMin.Duration,
-		MaxSilence: a.cfg.Listen.SilenceMax.Duration,
+		Silence:    k.cfg.Listen.Silence.Duration,
+		MinSilence: k.cfg.Listen.SilenceMin.Duration,
+		MaxSilence: k.cfg.Listen.SilenceMax.Duration,
 		MaxLength:  c.MaxUtterance.Duration,
-		Log:        a.log,
+		Log:        k.log,
 	})
-}
-
-// SileroName is the Silero VAD model's file as whisper.cpp ships it; the
-// image installs it in SileroDir.
-const (
-	SileroName = "ggml-silero-v6.2.0.bin"
-	SileroDir  = "/usr/share/hark/models"
-)
-
-// sileroModel is the Silero model to use: the configured one, or, in a
-// build with whisper.cpp, the one beside the whisper model or in the
-// image's shared directory, so that Silero is the default wherever it can
-// run; "" for none.
-func sileroModel(configured, whisperModel string, built bool, exists func(string) bool) string {
-	if configured != "" || !built {
-		return configured
-	}
-	var candidates []string
-	if whisperModel != "" {
-		candidates = append(candidates, filepath.Join(filepath.Dir(whisperModel), SileroName))
-	}
-	candidates = append(candidates, filepath.Join(SileroDir, SileroName))
-	for _, c := range candidates {
-		if exists(c) {
-			return c
-		}
-	}
-	return ""
-}
-
-func fileExists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
-}
-
-// detector is the voice activity detector [listen] vad asks for: the
-// Silero model through whisper.cpp, or the energy detector.
-func (a *app) detector() (endpoint.Detector, func() error, error) {
-	mode, model := a.cfg.Listen.VAD, sileroModel(a.cfg.Whisper.VADModel, a.cfg.Whisper.Model, whisper.Built(), fileExists)
-	if mode == "energy" || (mode == "auto" && (model == "" || !whisper.Built())) {
-		return &endpoint.Energy{}, func() error { return nil }, nil
-	}
-	v, err := whisper.NewVAD(model, 1)
-	if err != nil {
-		if mode == "silero" {
-			return nil, nil, fmt.Errorf("listen.vad = \"silero\": %w", err)
-		}
-		a.log.Warn("Silero VAD did not load; using the energy detector", "err", err)
-		return &endpoint.Energy{}, func() error { return nil }, nil
-	}
-	return v, v.Close, nil
 }
 
 // openSim is the desktop: the keyboard is the button, the screen the
 // LEDs; the sound card is the microphone and speaker when alsa-lib is
 // built in and its default devices open, WAV files otherwise.
-func (a *app) openSim(in io.Reader, screen *sim.Screen, sp speech) (*devices, error) {
-	cfg := a.cfg
+func (k deviceKit) openSim() (*devices, error) {
+	cfg, in, screen, sp := k.cfg, k.in, k.screen, k.speech
 	term := sim.NewTerminal(in, screen)
 	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), onScreen: true,
 		listening: health.Listening{Engine: "typed input (simulation: " + sp.note + ")"}}
 	d.task(term.Run)
 	prof, _ := board.Lookup("sim")
 
-	if spk, ok := a.probeSpeaker(alsaConfig(cfg.Audio.Playback, prof.Playback, prof.PlaybackFormat, a.log)); ok {
+	if spk, ok := k.probeSpeaker(alsaConfig(cfg.Audio.Playback, prof.Playback, prof.PlaybackFormat, k.log)); ok {
 		d.speaker, d.earcons = spk, earcons(cfg.Audio)
 		screen.Println("speaker: ALSA " + orDefault(cfg.Audio.Playback))
 	} else {
 		d.speaker = sim.NewWAVSpeaker(sim.SpeakerOptions{
-			Dir: a.replyDir(), Rate: cfg.Sim.SpeakerRate, Channels: cfg.Sim.SpeakerChannels,
-			Realtime: cfg.Sim.Realtime, Keep: cfg.Sim.KeepReplies, Gain: a.mixer.Gain,
+			Dir: replyDir(cfg.DataDir), Rate: cfg.Sim.SpeakerRate, Channels: cfg.Sim.SpeakerChannels,
+			Realtime: cfg.Sim.Realtime, Keep: cfg.Sim.KeepReplies, Gain: k.mixer.Gain,
 		})
 	}
 
@@ -175,13 +137,13 @@ func (a *app) openSim(in io.Reader, screen *sim.Screen, sp speech) (*devices, er
 		d.mic, d.stt, d.listening = m, sp.stt, health.Listening{Engine: sp.engine + ", hearing " + cfg.Sim.MicWAV}
 		screen.Println(sp.note)
 		screen.Println("microphone: " + cfg.Sim.MicWAV + " (played as if spoken at each press)")
-	case sp.stt != nil && alsa.Built() && a.probeMic(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, a.log)):
-		det, closeDet, err := a.detector()
+	case sp.stt != nil && alsa.Built() && k.probeMic(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, k.log)):
+		det, closeDet, err := detector(k.cfg, k.log)
 		if err != nil {
 			return nil, err
 		}
 		d.closers = append(d.closers, closeDet)
-		d.listener = a.listener(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, a.log), det)
+		d.listener = k.listener(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, k.log), det)
 		d.mic, d.stt, d.listening = d.listener, sp.stt, health.Listening{Engine: sp.engine}
 		d.task(func(ctx context.Context) { d.listener.Run(ctx) })
 		screen.Println(sp.note)
@@ -205,24 +167,24 @@ func orDefault(name string) string {
 
 // probeSpeaker returns an ALSA speaker when alsa-lib is built in and the
 // device opens.
-func (a *app) probeSpeaker(dev alsa.Config) (pipeline.Speaker, bool) {
+func (k deviceKit) probeSpeaker(dev alsa.Config) (pipeline.Speaker, bool) {
 	if !alsa.Built() {
 		return nil, false
 	}
 	p, err := alsa.Open(alsa.Playback, dev)
 	if err != nil {
-		a.log.Debug("no ALSA speaker", "device", dev.Device, "err", err)
+		k.log.Debug("no ALSA speaker", "device", dev.Device, "err", err)
 		return nil, false
 	}
 	p.Close()
-	return alsa.NewSpeaker(dev, a.mixer.Gain), true
+	return alsa.NewSpeaker(dev, k.mixer.Gain), true
 }
 
 // probeMic reports whether the ALSA capture device opens.
-func (a *app) probeMic(dev alsa.Config) bool {
+func (k deviceKit) probeMic(dev alsa.Config) bool {
 	m, err := alsa.OpenMic(dev)
 	if err != nil {
-		a.log.Debug("no ALSA microphone", "device", dev.Device, "err", err)
+		k.log.Debug("no ALSA microphone", "device", dev.Device, "err", err)
 		return false
 	}
 	m.Close()
@@ -232,8 +194,8 @@ func (a *app) probeMic(dev alsa.Config) bool {
 // openBoard is a real board: ALSA microphone and speaker, the button and
 // the LEDs through periph. On the usb profile (a development machine) the
 // keyboard stands in for a button that is not there.
-func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, error) {
-	cfg := a.cfg
+func (k deviceKit) openBoard() (*devices, error) {
+	cfg, in, screen, sp := k.cfg, k.in, k.screen, k.speech
 	prof, err := board.Lookup(cfg.Board)
 	if err != nil {
 		return nil, err
@@ -241,19 +203,19 @@ func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, 
 	if !alsa.Built() {
 		return nil, fmt.Errorf("board %q: %w", cfg.Board, alsa.ErrNotBuilt)
 	}
-	d := &devices{speaker: alsa.NewSpeaker(alsaConfig(cfg.Audio.Playback, prof.Playback, prof.PlaybackFormat, a.log), a.mixer.Gain), earcons: earcons(cfg.Audio)}
-	det, closeDet, err := a.detector()
+	d := &devices{speaker: alsa.NewSpeaker(alsaConfig(cfg.Audio.Playback, prof.Playback, prof.PlaybackFormat, k.log), k.mixer.Gain), earcons: earcons(cfg.Audio)}
+	det, closeDet, err := detector(k.cfg, k.log)
 	if err != nil {
 		return nil, err
 	}
 	d.closers = append(d.closers, closeDet)
-	d.listener = a.listener(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, a.log), det)
+	d.listener = k.listener(alsaConfig(cfg.Audio.Capture, prof.Capture, prof.CaptureFormat, k.log), det)
 	d.mic = d.listener
 	d.task(func(ctx context.Context) { d.listener.Run(ctx) })
 	d.stt, d.listening = sp.stt, health.Listening{Engine: sp.engine, Why: sp.note}
 	if d.stt == nil {
 		d.stt = noSTT{why: sp.note}
-		a.log.Error("no speech-to-text: the box cannot understand speech", "why", sp.note)
+		k.log.Error("no speech-to-text: the box cannot understand speech", "why", sp.note)
 	}
 
 	// The button.
@@ -266,7 +228,7 @@ func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, 
 		b, err = button.New(pin, button.Options{
 			ActiveHigh: cfg.Button.ActiveHigh, Debounce: cfg.Button.Debounce.Duration,
 			Long: cfg.Button.LongPress.Duration, Double: cfg.Button.DoublePress.Duration,
-			VeryLong: cfg.Button.VeryLongPress.Duration, Log: a.log,
+			VeryLong: cfg.Button.VeryLongPress.Duration, Log: k.log,
 		})
 		if err == nil {
 			d.gestures = make(chan button.Event, 16)
@@ -313,7 +275,7 @@ func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, 
 		}
 	}
 	if strip != nil {
-		d.display = leds.NewDisplay(strip, leds.Options{DimIdle: cfg.LEDs.Idle == "dim", Log: a.log})
+		d.display = leds.NewDisplay(strip, leds.Options{DimIdle: cfg.LEDs.Idle == "dim", Log: k.log})
 		d.task(d.display.Run)
 	}
 
@@ -323,7 +285,7 @@ func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, 
 		if err != nil {
 			return nil, fmt.Errorf("button.mute_pin: %w", err)
 		}
-		sw, err := button.New(p, button.Options{Debounce: cfg.Button.Debounce.Duration, Log: a.log})
+		sw, err := button.New(p, button.Options{Debounce: cfg.Button.Debounce.Duration, Log: k.log})
 		if err != nil {
 			return nil, fmt.Errorf("button.mute_pin: %w", err)
 		}
@@ -331,7 +293,7 @@ func (a *app) openBoard(in io.Reader, screen *sim.Screen, sp speech) (*devices, 
 			levels := make(chan bool, 4)
 			go sw.Levels(ctx, levels)
 			for on := range levels {
-				a.setMuted(ctx, d, on, true)
+				k.mute.set(ctx, d, on, true)
 			}
 		})
 	}

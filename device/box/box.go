@@ -1,0 +1,177 @@
+// Package box is the running box as a library: its parts put together from
+// the configuration (the store, the model server, the reply engine, the
+// commands, the alerts, the mixer, the MCP servers), their lifecycle (Run,
+// a restart that applies settings, a factory reset), and one small type per
+// /api/v1 resource, each holding only what it uses.
+//
+// The role is chosen once, when the box is built: Open makes a speaker,
+// or a node of the command center when [center] url is set; OpenCenter
+// makes the household's command center. cmd/hark is the only importer: it
+// loads the configuration, calls in, and prints.
+package box
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/mixer"
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/alert"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
+	ha "github.com/harkbox/hark/reply/command/home"
+	"github.com/harkbox/hark/reply/command/weather"
+	"github.com/harkbox/hark/storage"
+)
+
+// Options are what the configuration does not say about a box.
+type Options struct {
+	// Version is the firmware's, for the status, the update agent and the
+	// model's device_status.
+	Version string
+	Log     *slog.Logger
+}
+
+// Box is a speaker or a node: the store and everything that answers,
+// schedules and rings. Open it, Run it (the daemon) or ask its API once
+// (a one-shot command), and Close it.
+type Box struct {
+	cfg     *config.Loaded
+	res     config.Resolved
+	version string
+	log     *slog.Logger
+	started time.Time
+
+	db       *storage.DB
+	brain    *brain
+	commands *command.Registry
+	alerts   *alert.Service
+	mixer    *mixer.Mixer
+	mcp      *mcpServers
+	// answerer answers every turn: the box's own engine, or the center's
+	// through the node, as the configuration chose once.
+	answerer answerer
+	closers  []func() // what the box's API opened
+}
+
+// Open opens the data directory's store and connects the parts: a node of
+// the center in [center] url when one is set, a speaker otherwise.
+func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	db, err := openStore(cfg, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), db: db}
+	if err := b.wire(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// openStore opens the data directory's store.
+func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("box: data directory: %w", err)
+	}
+	reserve := int64(cfg.Storage.ReserveMiB) << 20
+	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve})
+	if errors.Is(err, storage.ErrLocked) {
+		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
+	}
+	return db, err
+}
+
+// wire connects the model server, the schedule, the commands and the reply
+// engine, and chooses the role.
+func (b *Box) wire() error {
+	cfg := b.cfg
+	var err error
+	if b.brain, err = openBrain(cfg, b.res, b.log); err != nil {
+		return err
+	}
+	if b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Location: b.res.Location, Log: b.log}); err != nil {
+		return err
+	}
+	b.mixer = mixer.New(b.db.Settings(), cfg.Audio.Volume)
+	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
+	b.commands = command.NewRegistry(command.Options{
+		Secrets:      secrets,
+		Location:     b.res.Location,
+		RefineWindow: cfg.Commands.RefineWindow.Duration,
+		Log:          b.log,
+	})
+	parts := b.parts()
+	if err := b.commands.Register(catalogue.commands(onBox, parts)...); err != nil {
+		return err
+	}
+	if b.mcp, err = newMCPServers(b.res.MCP, b.commands, secrets, b.log); err != nil {
+		return err
+	}
+	if cfg.Center.URL != "" {
+		b.answerer, err = b.nodeAnswerer()
+		return err
+	}
+	o := b.brain.options()
+	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, b.db.Dialogue(), b.db.Diary(), b.db.Facts()
+	o.Place, o.Location = cfg.Assistant.Place, b.res.Location
+	engine, err := reply.New(o)
+	if err != nil {
+		return err
+	}
+	b.answerer = engineAnswerer{engine}
+	return nil
+}
+
+// Lang is the box's own language: what it says before it has heard anyone
+// (the factory-reset countdown, a full disk, the web page's code).
+func (b *Box) Lang() locale.Lang { return boxLang(b.cfg.Whisper.Language) }
+
+// boxLang is the language [whisper] language names; "auto" or a language
+// without offline phrases is English.
+func boxLang(whisper string) locale.Lang {
+	l, _ := locale.Of(whisper)
+	return l
+}
+
+// Close stops the MCP servers, waits for diary entries being written,
+// saves the model rates learned, then closes the store.
+func (b *Box) Close() error {
+	for _, c := range b.closers {
+		c()
+	}
+	b.mcp.stop()
+	b.answerer.close()
+	b.brain.close()
+	return b.db.Close()
+}
+
+// uptime is how long the box has been open.
+func (b *Box) uptime() time.Duration { return time.Since(b.started) }
+
+// parts are what the box's commands act on.
+func (b *Box) parts() parts {
+	cfg := b.cfg
+	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
+	wc := newWeather(cfg)
+	return parts{
+		builtin: builtin.Deps{Schedule: b.alerts, Alerts: b.alerts, Mixer: b.mixer, Memory: b.db.SealedFacts(secrets), Status: deviceStatus{b}},
+		weather: wc,
+		home:    &home{settings: b.db.Settings(), client: wc, name: cfg.Weather.Location},
+		house:   ha.NewClient(secrets),
+		lookup:  lookupOptions(cfg, secrets),
+	}
+}
+
+// newWeather is the weather service the configuration names.
+func newWeather(cfg *config.Loaded) *weather.Client {
+	return weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
+}
