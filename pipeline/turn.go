@@ -120,4 +120,3 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, o
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
