@@ -1,6 +1,8 @@
 // Package config reads Hark's configuration file (TOML) and tells where each
 // effective value came from: its default, the file, the environment or a flag.
-// Only cmd/hark reads configuration; the libraries take Options structs.
+// Only cmd/hark reads configuration (files, environment, flags) through it;
+// device/box puts the box together from what it read, and the other
+// libraries take Options structs.
 //
 // Unknown keys and bad values are errors that name the key and the file (or
 // variable, or flag) that set it. hark.example.toml, embedded as Example, lists
