@@ -4,8 +4,8 @@
 // state cancels the turn (barge-in) and listens again.
 //
 // The pipeline owns no hardware and no model. It declares the small interfaces
-// it needs (Microphone, Transcriber, Replier, Synthesizer, Speaker) and the
-// cmd/hark wiring plugs in the device, speech and reply implementations. It
+// it needs (Microphone, Transcriber, Replier, Synthesizer, Speaker), and
+// device/box plugs in the device, speech and reply implementations. It
 // publishes its state one way, through Feeds that never block a turn, to
 // whatever shows or logs it.
 package pipeline

@@ -1,8 +1,9 @@
 // Command hark is the firmware of the Hark smart speaker: one binary whose
 // subcommands run the appliance (hark run), answer one typed question through
 // the same reply path (hark ask), and inspect it (hark config, hark version).
-// Only this package reads flags, files and the environment, and only it
-// imports every part; wire.go puts them together.
+// Only this package reads flags, files and the environment; it loads the
+// configuration, calls into device/box (the running box as a library) and
+// prints the result.
 package main
 
 import (

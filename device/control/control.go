@@ -76,8 +76,12 @@ type Update struct {
 // Serve listens on the unix socket at path (replacing a stale one) and
 // serves h until ctx is done. The socket file is readable and writable by
 // the owner and group only, and every connection carries its peer's
-// identity (see the package documentation).
+// identity (see the package documentation). A nil log discards the
+// server's own complaints.
 func Serve(ctx context.Context, path string, h http.Handler, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return fmt.Errorf("control: socket %s: %w", path, err)
 	}

@@ -106,6 +106,11 @@ func (c *centerSide) stop() {
 	c.db.Close()
 }
 
+// nodeTools are the tools a Hark node offers (device/box's catalogue
+// chooses them): what acts on the speaker itself or on its schedule.
+var nodeTools = []string{"set_timer", "check_timers", "cancel_timer", "set_alarm", "set_reminder",
+	"list_reminders", "cancel_reminder", "control_volume", "device_status", "stop"}
+
 // nodeSide is a speaker with its own schedule and volume.
 type nodeSide struct {
 	node  *Node
@@ -136,7 +141,7 @@ func newNode(t *testing.T, c *centerSide, name string) *nodeSide {
 		t.Fatal(err)
 	}
 	client.hc.Transport = &recording{inner: client.hc.Transport, log: c.wire}
-	n.node = NewNode(NodeOptions{Client: client, Commands: n.reg, Tools: NodeTools, Room: "kitchen", Timezone: "Europe/Lisbon"})
+	n.node = NewNode(NodeOptions{Client: client, Commands: n.reg, Tools: nodeTools, Room: "kitchen", Timezone: "Europe/Lisbon"})
 	return n
 }
 

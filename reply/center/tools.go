@@ -219,8 +219,3 @@ func ToolsOf(cmds []*command.Command) []Tool {
 	}
 	return out
 }
-
-// NodeTools are the commands a Hark node offers the center as client
-// tools: what acts on the speaker itself or on its schedule.
-var NodeTools = []string{"set_timer", "check_timers", "cancel_timer", "set_alarm", "set_reminder",
-	"list_reminders", "cancel_reminder", "control_volume", "device_status", "stop"}

@@ -22,7 +22,7 @@ type DeviceStatus struct {
 	ModelErr error
 }
 
-// StatusSource gathers the device's status; cmd/hark provides it.
+// StatusSource gathers the device's status; device/box provides it.
 type StatusSource interface {
 	Status(ctx context.Context) DeviceStatus
 }
