@@ -351,17 +351,34 @@ func hinted(params json.RawMessage) json.RawMessage {
 		}
 		return notes
 	}
-	for _, v := range props {
-		p, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		if notes := hint(p); len(notes) > 0 {
-			d, _ := p["description"].(string)
-			p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
-			changed = true
+	// Ollama keeps an object property's properties but not its required
+	// list: that goes into its description too, at every depth.
+	var walk func(props map[string]any)
+	walk = func(props map[string]any) {
+		for _, v := range props {
+			p, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			notes := hint(p)
+			if sub, ok := p["properties"].(map[string]any); ok {
+				if req, ok := p["required"].([]any); ok && len(req) > 0 {
+					var names []string
+					for _, r := range req {
+						names = append(names, fmt.Sprint(r))
+					}
+					notes = append(notes, "required: "+strings.Join(names, ", "))
+				}
+				walk(sub)
+			}
+			if len(notes) > 0 {
+				d, _ := p["description"].(string)
+				p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
+				changed = true
+			}
 		}
 	}
+	walk(props)
 	if !changed {
 		return params
 	}
