@@ -239,4 +239,3 @@ func (c *Command) check() error {
 
 // ErrUnknown reports a call to a command that is not registered.
 var ErrUnknown = errors.New("command: no such command")
-
