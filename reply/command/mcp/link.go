@@ -347,4 +347,3 @@ func (l *link) check(cs *sdk.ClientSession) {
 }
 
 func spokenName(name string) string { return strings.ReplaceAll(name, "_", " ") }
-

@@ -94,7 +94,7 @@ func convert(l *link, t *sdk.Tool, name, about string) (*command.Command, error)
 		}
 	}
 	params := map[string]string{} // the command's names to the server's
-	rename := map[string]string{}  // and back
+	rename := map[string]string{} // and back
 	var ps []command.Parameter
 	for _, remote := range sortedKeys(props) {
 		p, _ := props[remote].(map[string]any)
