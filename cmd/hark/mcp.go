@@ -12,8 +12,9 @@ import (
 )
 
 // mcpFirstTry bounds the wait for the MCP servers' first connection before
-// a one-shot command answers: a server that starts slower joins later.
-const mcpFirstTry = 15 * time.Second
+// a one-shot command answers: a server that starts slower joins later, and
+// one that was down last time is not waited for.
+const mcpFirstTry = 1500 * time.Millisecond
 
 // startMCP starts the MCP servers once, until the app closes, and waits up
 // to wait for each to be tried.
@@ -44,10 +45,10 @@ func (m mcpAPI) Servers(ctx context.Context) ([]control.MCPServer, error) {
 	for _, s := range m.a.mcp.Servers() {
 		tools := []control.MCPTool{}
 		for _, t := range s.Tools {
-			tools = append(tools, control.MCPTool{Name: t.Name, Remote: t.Remote})
+			tools = append(tools, control.MCPTool{Name: t.Name, Remote: t.Remote, Confirm: t.Confirm})
 		}
 		out = append(out, control.MCPServer{Name: s.Name, Transport: s.Transport, State: s.State, Error: s.Error,
-			Tools: tools, Restarts: s.Restarts, Since: s.Since})
+			Tools: tools, Restarts: s.Restarts, Since: s.Since, Warnings: s.Warnings})
 	}
 	return out, nil
 }
@@ -79,11 +80,14 @@ func cmdMCP(ctx context.Context, e env, g *globals, args []string) error {
 	for _, s := range servers {
 		var tools []string
 		for _, t := range s.Tools {
+			name := t.Name
 			if t.Name != t.Remote {
-				tools = append(tools, t.Name+" ("+t.Remote+")")
-			} else {
-				tools = append(tools, t.Name)
+				name += " (" + t.Remote + ")"
 			}
+			if t.Confirm {
+				name += " [asks first]"
+			}
+			tools = append(tools, name)
 		}
 		state := s.State
 		if s.Restarts > 0 {
@@ -92,6 +96,9 @@ func cmdMCP(ctx context.Context, e env, g *globals, args []string) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, state, dash(strings.Join(tools, ", ")))
 		if s.Error != "" {
 			fmt.Fprintf(w, "\t\terror: %s\t\n", s.Error)
+		}
+		for _, warn := range s.Warnings {
+			fmt.Fprintf(w, "\t\twarning: %s\t\n", warn)
 		}
 	}
 	return w.Flush()

@@ -147,7 +147,8 @@ func (a *app) wire() error {
 	if err := a.commands.Register(cmds...); err != nil {
 		return err
 	}
-	if a.mcp, err = mcp.New(mcp.Options{Servers: a.res.MCP, Catalogue: a.commands, Secrets: a.db.Secrets(cfg.Commands.SecretsKey), Log: log}); err != nil {
+	if a.mcp, err = mcp.New(mcp.Options{Servers: a.res.MCP, Catalogue: a.commands, Secrets: a.db.Secrets(cfg.Commands.SecretsKey),
+		StatePath: filepath.Join(cfg.DataDir, "mcp-state.json"), Log: log}); err != nil {
 		return err
 	}
 	o := a.brain.options()

@@ -82,6 +82,7 @@ type MCPServer struct {
 	TokenSecret string   `toml:"token_secret"`
 	Allow       []string `toml:"allow"`
 	Deny        []string `toml:"deny"`
+	Confirm     []string `toml:"confirm"`
 	Timeout     Duration `toml:"timeout"`
 }
 

@@ -16,6 +16,9 @@ import (
 	"github.com/harkbox/hark/reply/llm"
 )
 
+// envName is a variable's name as a stdio MCP server's env gives it.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // Resolved holds values derived from the configuration by Resolve.
 type Resolved struct {
 	OllamaURL *url.URL
@@ -245,7 +248,7 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	positive("web.idle_expiry", c.Web.IdleExpiry)
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
-			Allow: ms.Allow, Deny: ms.Deny, Timeout: ms.Timeout.Duration}
+			Allow: ms.Allow, Deny: ms.Deny, Confirm: ms.Confirm, Timeout: ms.Timeout.Duration}
 		if err := s.Check(); err != nil {
 			bad(fmt.Sprintf("mcp.server[%d]", i), "%s", strings.TrimPrefix(err.Error(), "mcp: "))
 			continue
@@ -255,8 +258,8 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 			continue
 		}
 		for _, e := range ms.Env {
-			if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
-				bad(fmt.Sprintf("mcp.server[%d].env", i), "%q is not KEY=VALUE", e)
+			if k, _, _ := strings.Cut(e, "="); !envName.MatchString(k) {
+				bad(fmt.Sprintf("mcp.server[%d].env", i), "%q is not KEY=VALUE or the name of a variable to pass on", e)
 			}
 		}
 		r.MCP = append(r.MCP, s)
