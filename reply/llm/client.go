@@ -113,6 +113,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 		}
 		return nil
 	})
+	out.Model, out.Server = c.o.Model, c.host.Redacted()
 	out.Message.Role = RoleAssistant
 	out.Message.Content = content.String()
 	out.Message.Thinking = thinking.String()
