@@ -347,7 +347,7 @@ func (a *app) synthesizer() (pipeline.Synthesizer, string) {
 	e, err := espeak.New(espeak.Options{Voice: a.cfg.TTS.Voice, Rate: a.cfg.TTS.Rate, Pitch: a.cfg.TTS.Pitch, Voices: a.cfg.TTS.EspeakVoices, Log: a.log})
 	if w := a.cfg.TTS.Wyoming; w != "" {
 		u, _ := url.Parse(w) // checked by config.Resolve
-		v := &wyoming.Voice{Addr: u.Host, Voices: a.cfg.TTS.Voices}
+		v := &wyoming.Voice{Addr: u.Host, Voices: a.cfg.TTS.Voices, Log: a.log}
 		if err != nil {
 			return v, "espeak-ng is not installed: a sentence the Wyoming voice fails is not spoken (apt-get install espeak-ng)"
 		}

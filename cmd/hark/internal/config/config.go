@@ -256,8 +256,9 @@ type TTS struct {
 	// EspeakVoices maps a language code to an espeak-ng voice, over the
 	// built-in ones.
 	EspeakVoices map[string]string `toml:"espeak_voices"`
-	// Deadline is how long a sentence may take the Wyoming voice before
-	// espeak-ng says it instead.
+	// Deadline is how long the Wyoming voice may take to send a
+	// sentence's first audio (then 1 s between pieces) before espeak-ng
+	// says it instead.
 	Deadline Duration `toml:"deadline"`
 }
 
