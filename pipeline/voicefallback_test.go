@@ -61,7 +61,7 @@ func (p *pacedVoice) Stream(ctx context.Context, text string, emit func(pcm.Buff
 }
 
 func (p *pacedVoice) set(f func(p *pacedVoice)) { p.mu.Lock(); f(p); p.mu.Unlock() }
-func (p *pacedVoice) asked() int               { p.mu.Lock(); defer p.mu.Unlock(); return p.calls }
+func (p *pacedVoice) asked() int                { p.mu.Lock(); defer p.mu.Unlock(); return p.calls }
 
 // probing is a pacedVoice that can be probed.
 type probing struct{ *pacedVoice }

@@ -105,7 +105,10 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 	}
 	defer dev.close()
 	synth, why := a.synthesizer()
-	if w, ok := synth.(interface{ Warm(); Close() error }); ok {
+	if w, ok := synth.(interface {
+		Warm()
+		Close() error
+	}); ok {
 		w.Warm() // a voice server that is down is known before the first reply
 		defer w.Close()
 	}
