@@ -101,6 +101,14 @@ func New(t testing.TB, how string, o Options) *TTS {
 	return s
 }
 
+// Pace changes the delays of the next sentences' audio: before the first
+// chunk and between the next.
+func (s *TTS) Pace(first, gap time.Duration) {
+	s.mu.Lock()
+	s.o.FirstChunk, s.o.Gap = first, gap
+	s.mu.Unlock()
+}
+
 // Answer changes how the server answers the next sentences.
 func (s *TTS) Answer(how string) {
 	s.mu.Lock()
@@ -196,16 +204,16 @@ func (s *TTS) serve(c net.Conn) {
 		streamed := e.Type == "synthesize-stop"
 		s.mu.Lock()
 		s.got = append(s.got, ask)
-		how := s.how
+		how, first, gap := s.how, s.o.FirstChunk, s.o.Gap
 		s.mu.Unlock()
-		if !s.answer(w, how, streamed) || s.o.OneShot {
+		if !s.answer(w, how, streamed, first, gap) || s.o.OneShot {
 			return
 		}
 	}
 }
 
 // answer speaks one sentence; false ends the connection.
-func (s *TTS) answer(w *bufio.Writer, how string, streamed bool) bool {
+func (s *TTS) answer(w *bufio.Writer, how string, streamed bool, first, gap time.Duration) bool {
 	format := map[string]any{"rate": Rate, "width": 2, "channels": 1, "timestamp": nil}
 	tone := make([]float32, ChunkSamples)
 	for i := range tone {
@@ -239,9 +247,9 @@ func (s *TTS) answer(w *bufio.Writer, how string, streamed bool) bool {
 	}
 	wyoming.Write(w, wyoming.Event{Type: "audio-start", Data: format})
 	for i := range Chunks {
-		d := s.o.Gap
+		d := gap
 		if i == 0 {
-			d = s.o.FirstChunk
+			d = first
 		}
 		if d > 0 {
 			w.Flush()
