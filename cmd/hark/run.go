@@ -218,6 +218,7 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 			log.Warn("no API socket: the hark commands cannot reach the running box", "err", err)
 		}
 	})
+	log.Debug("memory limit", "bytes", limitMemory(cfg.MemoryLimitMiB))
 	wg.Go(func() { reportMemory(octx, log) })
 	wg.Go(func() { a.engine.Maintain(octx, 30*time.Second) })
 	wg.Go(func() { a.brain.watch(octx) })

@@ -28,27 +28,32 @@ type Config struct {
 	// ControlSocket is the running daemon's local control socket; empty
 	// picks /run/hark/control.sock on a board, control.sock in the data
 	// directory in simulation.
-	ControlSocket string    `toml:"control_socket"`
-	Log           Log       `toml:"log"`
-	Ollama        Ollama    `toml:"ollama"`
-	Assistant     Assistant `toml:"assistant"`
-	Reply         Reply     `toml:"reply"`
-	Pipeline      Pipeline  `toml:"pipeline"`
-	Whisper       Whisper   `toml:"whisper"`
-	Audio         Audio     `toml:"audio"`
-	Listen        Listen    `toml:"listen"`
-	Button        Button    `toml:"button"`
-	LEDs          LEDs      `toml:"leds"`
-	TTS           TTS       `toml:"tts"`
-	Commands      Commands  `toml:"commands"`
-	Weather       Weather   `toml:"weather"`
-	Storage       Storage   `toml:"storage"`
-	Update        Update    `toml:"update"`
-	Center        Center    `toml:"center"`
-	Lookup        Lookup    `toml:"lookup"`
-	MCP           MCP       `toml:"mcp"`
-	Web           Web       `toml:"web"`
-	Sim           Sim       `toml:"sim"`
+	ControlSocket string `toml:"control_socket"`
+	// MemoryLimitMiB is the daemon's soft limit on the Go runtime's memory
+	// (GOMEMLIMIT), in MiB: past it the garbage collector works harder
+	// instead of growing the heap. 0 turns it off; the environment's
+	// GOMEMLIMIT, when set, wins.
+	MemoryLimitMiB int       `toml:"memory_limit_mib"`
+	Log            Log       `toml:"log"`
+	Ollama         Ollama    `toml:"ollama"`
+	Assistant      Assistant `toml:"assistant"`
+	Reply          Reply     `toml:"reply"`
+	Pipeline       Pipeline  `toml:"pipeline"`
+	Whisper        Whisper   `toml:"whisper"`
+	Audio          Audio     `toml:"audio"`
+	Listen         Listen    `toml:"listen"`
+	Button         Button    `toml:"button"`
+	LEDs           LEDs      `toml:"leds"`
+	TTS            TTS       `toml:"tts"`
+	Commands       Commands  `toml:"commands"`
+	Weather        Weather   `toml:"weather"`
+	Storage        Storage   `toml:"storage"`
+	Update         Update    `toml:"update"`
+	Center         Center    `toml:"center"`
+	Lookup         Lookup    `toml:"lookup"`
+	MCP            MCP       `toml:"mcp"`
+	Web            Web       `toml:"web"`
+	Sim            Sim       `toml:"sim"`
 }
 
 // Lookup configures looking things up on the web.
@@ -297,8 +302,9 @@ type Sim struct {
 // Default returns the built-in configuration.
 func Default() Config {
 	return Config{
-		Board: "sim",
-		Log:   Log{Level: "info"},
+		Board:          "sim",
+		MemoryLimitMiB: 48,
+		Log:            Log{Level: "info"},
 		Ollama: Ollama{
 			Model:       "llama3.2:3b",
 			KeepAlive:   Duration{30 * time.Minute},

@@ -245,6 +245,9 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 			bad("web.listen", "%q is not HOST:PORT or :PORT (\"\" turns the page off)", l)
 		}
 	}
+	if c.MemoryLimitMiB < 0 {
+		bad("memory_limit_mib", "%d is negative (0 turns the limit off)", c.MemoryLimitMiB)
+	}
 	positive("web.idle_expiry", c.Web.IdleExpiry)
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
