@@ -14,7 +14,7 @@ import (
 // mcpFirstTry bounds the wait for the MCP servers' first connection before
 // a one-shot command answers: a server that starts slower joins later, and
 // one that was down last time is not waited for.
-const mcpFirstTry = 1500 * time.Millisecond
+const mcpFirstTry = 1200 * time.Millisecond
 
 // startMCP starts the MCP servers once, until the app closes, and waits up
 // to wait for each to be tried.

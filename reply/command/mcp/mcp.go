@@ -150,7 +150,11 @@ func New(o Options) (*Hub, error) {
 		}
 		seen[s.Name] = true
 		setDefault(&s.Timeout, 15*time.Second)
-		h.links = append(h.links, newLink(h, s))
+		l := newLink(h, s)
+		if h.memo.wasDown(s.Name) {
+			l.state, l.err = "down", errors.New("it did not answer when last tried; trying again")
+		}
+		h.links = append(h.links, l)
 	}
 	return h, nil
 }

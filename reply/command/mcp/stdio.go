@@ -52,7 +52,7 @@ func environ(s Server, lookup func(string) (string, bool)) []string {
 
 // grace is how long a stdio server has to exit once its input is closed,
 // and again after SIGTERM, before it is killed.
-const grace = 300 * time.Millisecond
+const grace = 200 * time.Millisecond
 
 // proc is a running stdio server: its pipes, its exit and the last line
 // it wrote to standard error, which say why it died.
