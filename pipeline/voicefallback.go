@@ -249,14 +249,7 @@ func (f *VoiceFallback) startProbe() {
 				return
 			case <-t.C:
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), f.probeEvery())
-			go func() {
-				select {
-				case <-stop:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
+			ctx, cancel := f.probeContext(stop)
 			err := p.Probe(ctx)
 			cancel()
 			if err == nil {
@@ -286,15 +279,8 @@ func (f *VoiceFallback) Warm() {
 	}
 	stop := f.stop
 	f.probes.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), f.probeEvery())
+		ctx, cancel := f.probeContext(stop)
 		defer cancel()
-		go func() {
-			select {
-			case <-stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 		if err := p.Probe(ctx); err != nil && ctx.Err() == nil {
 			f.mu.Lock()
 			f.failures = max(f.Trip, 2) - 1 // this failure opens the circuit
@@ -302,6 +288,19 @@ func (f *VoiceFallback) Warm() {
 			f.failed(err)
 		}
 	})
+}
+
+// probeContext bounds one probe by ProbeEvery and by Close (stop).
+func (f *VoiceFallback) probeContext(stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), f.probeEvery())
+	go func() { // ends with ctx, which the caller cancels
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // Close stops the probe and waits for it.
