@@ -4,7 +4,8 @@
 #               tests, ARM cross builds, the arm64 tests under qemu and the
 #               whisper.cpp tests; ends with what was skipped and why
 #   make fresh  make test's CI run (.ci/run) in a bare Debian bookworm chroot
-#   make soak   the slow suites (long kill -9 loops and the like)
+#   make soak   the slow suites (long kill -9 loops and the like) and the
+#               daemon's memory over 1,000 turns
 #   make bench  the figures: start-up, idle memory, turn overhead,
 #               endpointing (and its corpus table), capture and barge-in
 #   make cross  arm64 and armv7 binaries in bin/
@@ -149,8 +150,11 @@ qemu:
 		$(GO) test -json -tags $(TAGS) -exec '$(QEMU_ARM64)' $(CORE_PKGS) > $(TEST_OUT)/qemu.json
 
 # The slow suites, at full count: not part of make test.
+# The memory soak prints the daemon's RSS, goroutines and open files over
+# 1,000 turns through its API (HARK_SOAK_TURNS, HARK_SOAK_ENV to vary).
 soak:
-	HARK_SOAK=1 $(GO) test -race -tags $(TAGS) -timeout 60m -run 'Soak|KillLoop' ./...
+	HARK_SOAK=1 $(GO) test -race -tags $(TAGS) -timeout 60m -run 'Soak|KillLoop' -skip 'TestDaemonMemorySoak' ./...
+	HARK_SOAK=1 $(GO) test -tags $(TAGS) -timeout 30m -run 'TestDaemonMemorySoak' -v ./cmd/hark
 
 # make test's CI run in a bare Debian bookworm chroot made with debootstrap,
 # exactly as a new machine runs it (root, loop-free; see .ci/fresh).

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/redact"
 	"github.com/harkbox/hark/reply/tooltext"
@@ -229,6 +230,9 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	if command.Fenced(s) {
+		return command.Shorten(s, n)
+	}
 	var obj map[string]any
 	if strings.HasPrefix(s, "{") && json.Unmarshal([]byte(s), &obj) == nil {
 		for limit := n / 2; limit >= 16; limit /= 2 {
@@ -257,7 +261,7 @@ func shortenStrings(v any, limit int) {
 	case map[string]any:
 		for k, val := range x {
 			if s, ok := val.(string); ok && len(s) > limit {
-				x[k] = s[:limit] + "…"
+				x[k] = command.Shorten(s, limit)
 			} else {
 				shortenStrings(val, limit)
 			}
@@ -265,7 +269,7 @@ func shortenStrings(v any, limit int) {
 	case []any:
 		for i, val := range x {
 			if s, ok := val.(string); ok && len(s) > limit {
-				x[i] = s[:limit] + "…"
+				x[i] = command.Shorten(s, limit)
 			} else {
 				shortenStrings(val, limit)
 			}

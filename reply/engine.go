@@ -297,9 +297,11 @@ type Result struct {
 	Text      string   `json:"reply"`
 	Sentences []string `json:"sentences"`
 	// Tools lists the commands run on the way, in order.
-	Tools        []ToolUse `json:"tools"`
-	Model        string    `json:"model"`
-	Conversation string    `json:"conversation"`
+	Tools []ToolUse `json:"tools"`
+	Model string    `json:"model"`
+	// Server is the model server that answered, when a model did.
+	Server       string `json:"server,omitempty"`
+	Conversation string `json:"conversation"`
 	// Offline is set when a command answered without the model.
 	Offline bool `json:"offline"`
 	// FollowUp is set when the reply waits for the user: a command asked
@@ -378,8 +380,8 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	t.res.Timings.Total = time.Since(t.began)
 	said, _ := conv.redactor.Redact(t.res.Text) // a secret said aloud is not kept in clear
 	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, User: text, Assistant: said,
-		Model: e.o.ModelName, Failed: err != nil, Closed: t.closed, Tools: t.records})
-	e.log.Info("reply", "model", e.o.ModelName, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
+		Model: t.res.Model, Server: t.res.Server, Failed: err != nil, Closed: t.closed, Tools: t.records})
+	e.log.Info("reply", "model", t.res.Model, "server", t.res.Server, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
 		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),
 		"model_calls", t.res.Timings.ModelCalls, "prompt_tokens", t.res.Timings.PromptTokens,
 		"evaluated_tokens", t.res.Timings.Evaluated, "tool_tokens", t.res.Timings.ToolTokens, "stand_ins", len(t.res.StandIns), "tools", len(t.res.Tools),

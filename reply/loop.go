@@ -457,6 +457,9 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	})
 	if err == nil {
 		out.finish()
+		if resp.Model != "" {
+			t.res.Model, t.res.Server = resp.Model, resp.Server // a chain's: the server that answered
+		}
 	}
 	if err != nil && ctx.Err() == nil {
 		if cause := context.Cause(bctx); errors.Is(cause, ErrTooSlow) {

@@ -20,6 +20,9 @@ type Exchange struct {
 	User         string    `json:"user"`
 	Assistant    string    `json:"assistant"`
 	Model        string    `json:"model,omitempty"`
+	// Server is the model server that answered (a fallback chain's
+	// endpoint), when a model did.
+	Server string `json:"server,omitempty"`
 	// Failed marks an exchange whose reply was an apology for a failure; it is
 	// kept for the record but not offered to the model as history.
 	Failed bool `json:"failed,omitempty"`

@@ -312,24 +312,7 @@ func cmdConfig(ctx context.Context, e env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	file := l.File
-	if file == "" {
-		file = "none (defaults)"
-	}
-	fmt.Fprintf(e.stdout, "# configuration file: %s\n", file)
-	section := ""
-	for _, key := range config.Keys() {
-		name := key
-		if i := strings.LastIndex(key, "."); i >= 0 {
-			if s := key[:i]; s != section {
-				section = s
-				fmt.Fprintf(e.stdout, "\n[%s]\n", s)
-			}
-			name = key[i+1:]
-		}
-		fmt.Fprintf(e.stdout, "%-40s # %s\n", name+" = "+l.Value(key), l.Sources[key])
-	}
-	return nil
+	return l.Write(e.stdout)
 }
 
 func isFile(path string) bool {

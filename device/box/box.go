@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/harkbox/hark/device/box/config"
@@ -113,7 +114,7 @@ func (b *Box) wire() error {
 	if err := b.commands.Register(catalogue.commands(onBox, parts)...); err != nil {
 		return err
 	}
-	if b.mcp, err = newMCPServers(b.res.MCP, b.commands, secrets, b.log); err != nil {
+	if b.mcp, err = newMCPServers(b.res.MCP, b.commands, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), b.log); err != nil {
 		return err
 	}
 	if cfg.Center.URL != "" {

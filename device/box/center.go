@@ -66,7 +66,7 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 		})
 	}
 	c.house = command.NewRegistry(command.Options{Log: o.Log})
-	if c.mcp, err = newMCPServers(res.MCP, beside{c.house, c.own()}, secrets, o.Log); err != nil {
+	if c.mcp, err = newMCPServers(res.MCP, beside{c.house, c.own()}, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), o.Log); err != nil {
 		c.Close()
 		return nil, err
 	}

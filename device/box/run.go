@@ -92,13 +92,14 @@ type daemon struct {
 // running is one run of the box: its parts, devices and pipeline.
 type running struct {
 	*daemon
-	b      *Box
-	dev    *devices
-	mute   *muter
-	synth  pipeline.Synthesizer
-	p      *pipeline.Pipeline
-	notice func(string) // a line for the person at the terminal; nil on a board
-	hinted sync.Once    // the hint on reaching a model is shown once
+	b       *Box
+	dev     *devices
+	mute    *muter
+	synth   pipeline.Synthesizer
+	p       *pipeline.Pipeline
+	notice  func(string) // a line for the person at the terminal; nil on a board
+	hinted  sync.Once    // the hint on reaching a model is shown once
+	closers []func() error
 }
 
 // run runs the box once, until ctx is done, a restart or a factory reset.
@@ -126,6 +127,11 @@ func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolve
 		return err
 	}
 	defer r.dev.close()
+	defer func() {
+		for _, c := range r.closers {
+			c()
+		}
+	}()
 	if err := r.pipeline(ctx); err != nil {
 		return err
 	}
@@ -136,6 +142,13 @@ func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolve
 func (r *running) pipeline(ctx context.Context) error {
 	cfg := r.b.cfg
 	synth, why := synthesizer(cfg, r.log)
+	if w, ok := synth.(interface {
+		Warm()
+		Close() error
+	}); ok {
+		w.Warm() // a voice server that is down is known before the first reply
+		r.closers = append(r.closers, w.Close)
+	}
 	if why != "" {
 		r.log.Warn(why)
 		if cfg.Board == "sim" {

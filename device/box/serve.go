@@ -129,6 +129,7 @@ func (r *running) watchStorage(ctx context.Context, status *health.Box) {
 // the alerts.
 func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
 	b := r.b
+	r.log.Debug("memory limit", "bytes", limitMemory(b.cfg.MemoryLimitMiB))
 	wg.Go(func() { reportMemory(ctx, r.log) })
 	if e, ok := b.answerer.(engineAnswerer); ok {
 		wg.Go(func() { e.engine.Maintain(ctx, 30*time.Second) })

@@ -123,7 +123,7 @@ func synthesizer(cfg *config.Loaded, log *slog.Logger) (pipeline.Synthesizer, st
 	e, err := espeak.New(espeak.Options{Voice: t.Voice, Rate: t.Rate, Pitch: t.Pitch, Voices: t.EspeakVoices, Log: log})
 	if t.Wyoming != "" {
 		u, _ := url.Parse(t.Wyoming) // checked by config.Resolve
-		v := &wyoming.Voice{Addr: u.Host, Voices: t.Voices}
+		v := &wyoming.Voice{Addr: u.Host, Voices: t.Voices, Log: log}
 		if err != nil {
 			return v, "espeak-ng is not installed: a sentence the Wyoming voice fails is not spoken (apt-get install espeak-ng)"
 		}

@@ -107,6 +107,8 @@ type Commands interface {
 type MCPTool struct {
 	Name   string `json:"name"`   // the name the model sees
 	Remote string `json:"remote"` // the server's own name for it
+	// Confirm is set when the tool asks the user before it runs.
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // MCPServer is one configured MCP server and its state.
@@ -119,6 +121,9 @@ type MCPServer struct {
 	Tools    []MCPTool `json:"tools"`
 	Restarts int       `json:"restarts,omitempty"`
 	Since    time.Time `json:"since,omitzero"`
+	// Warnings are problems of the server's configuration its tools
+	// revealed (an allow, deny or confirm name that matches no tool).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MCP is the MCP servers whose tools the assistant uses.

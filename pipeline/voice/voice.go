@@ -58,3 +58,8 @@ var ErrNoSpeech = errors.New("voice: no speech")
 // ErrMuted reports a recording asked of a muted microphone. The box says
 // so and goes back to idle.
 var ErrMuted = errors.New("voice: the microphone is muted")
+
+// ErrNoVoice reports a speech engine without a voice for the turn's
+// language: the box's own voice speaks that language instead, without the
+// engine being asked again.
+var ErrNoVoice = errors.New("voice: no voice for the language")

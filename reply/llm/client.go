@@ -41,6 +41,7 @@ const DialTimeout = 3 * time.Second
 // concurrent use.
 type Client struct {
 	api  *api.Client
+	hc   *http.Client
 	host *url.URL
 	o    Options
 }
@@ -63,7 +64,7 @@ func New(o Options) (*Client, error) {
 			IdleConnTimeout:     90 * time.Second,
 		}}
 	}
-	return &Client{api: api.NewClient(host, hc), host: host, o: o}, nil
+	return &Client{api: api.NewClient(host, hc), hc: hc, host: host, o: o}, nil
 }
 
 // Model is the model the client chats with by default.
@@ -87,7 +88,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 		done     bool
 		cbErr    error
 	)
-	err = c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+	err = c.chat(ctx, areq, func(r api.ChatResponse) error {
 		calls, err := toolCalls(r.Message.ToolCalls)
 		if err != nil {
 			return err
@@ -113,6 +114,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 		}
 		return nil
 	})
+	out.Model, out.Server = c.o.Model, c.host.Redacted()
 	out.Message.Role = RoleAssistant
 	out.Message.Content = content.String()
 	out.Message.Thinking = thinking.String()
@@ -351,17 +353,34 @@ func hinted(params json.RawMessage) json.RawMessage {
 		}
 		return notes
 	}
-	for _, v := range props {
-		p, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		if notes := hint(p); len(notes) > 0 {
-			d, _ := p["description"].(string)
-			p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
-			changed = true
+	// Ollama keeps an object property's properties but not its required
+	// list: that goes into its description too, at every depth.
+	var walk func(props map[string]any)
+	walk = func(props map[string]any) {
+		for _, v := range props {
+			p, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			notes := hint(p)
+			if sub, ok := p["properties"].(map[string]any); ok {
+				if req, ok := p["required"].([]any); ok && len(req) > 0 {
+					var names []string
+					for _, r := range req {
+						names = append(names, fmt.Sprint(r))
+					}
+					notes = append(notes, "required: "+strings.Join(names, ", "))
+				}
+				walk(sub)
+			}
+			if len(notes) > 0 {
+				d, _ := p["description"].(string)
+				p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
+				changed = true
+			}
 		}
 	}
+	walk(props)
 	if !changed {
 		return params
 	}

@@ -30,27 +30,32 @@ type Config struct {
 	// ControlSocket is the running daemon's local control socket; empty
 	// picks /run/hark/control.sock on a board, control.sock in the data
 	// directory in simulation.
-	ControlSocket string    `toml:"control_socket"`
-	Log           Log       `toml:"log"`
-	Ollama        Ollama    `toml:"ollama"`
-	Assistant     Assistant `toml:"assistant"`
-	Reply         Reply     `toml:"reply"`
-	Pipeline      Pipeline  `toml:"pipeline"`
-	Whisper       Whisper   `toml:"whisper"`
-	Audio         Audio     `toml:"audio"`
-	Listen        Listen    `toml:"listen"`
-	Button        Button    `toml:"button"`
-	LEDs          LEDs      `toml:"leds"`
-	TTS           TTS       `toml:"tts"`
-	Commands      Commands  `toml:"commands"`
-	Weather       Weather   `toml:"weather"`
-	Storage       Storage   `toml:"storage"`
-	Update        Update    `toml:"update"`
-	Center        Center    `toml:"center"`
-	Lookup        Lookup    `toml:"lookup"`
-	MCP           MCP       `toml:"mcp"`
-	Web           Web       `toml:"web"`
-	Sim           Sim       `toml:"sim"`
+	ControlSocket string `toml:"control_socket"`
+	// MemoryLimitMiB is the daemon's soft limit on the Go runtime's memory
+	// (GOMEMLIMIT), in MiB: past it the garbage collector works harder
+	// instead of growing the heap. 0 turns it off; the environment's
+	// GOMEMLIMIT, when set, wins.
+	MemoryLimitMiB int       `toml:"memory_limit_mib"`
+	Log            Log       `toml:"log"`
+	Ollama         Ollama    `toml:"ollama"`
+	Assistant      Assistant `toml:"assistant"`
+	Reply          Reply     `toml:"reply"`
+	Pipeline       Pipeline  `toml:"pipeline"`
+	Whisper        Whisper   `toml:"whisper"`
+	Audio          Audio     `toml:"audio"`
+	Listen         Listen    `toml:"listen"`
+	Button         Button    `toml:"button"`
+	LEDs           LEDs      `toml:"leds"`
+	TTS            TTS       `toml:"tts"`
+	Commands       Commands  `toml:"commands"`
+	Weather        Weather   `toml:"weather"`
+	Storage        Storage   `toml:"storage"`
+	Update         Update    `toml:"update"`
+	Center         Center    `toml:"center"`
+	Lookup         Lookup    `toml:"lookup"`
+	MCP            MCP       `toml:"mcp"`
+	Web            Web       `toml:"web"`
+	Sim            Sim       `toml:"sim"`
 }
 
 // Lookup configures looking things up on the web.
@@ -84,6 +89,7 @@ type MCPServer struct {
 	TokenSecret string   `toml:"token_secret"`
 	Allow       []string `toml:"allow"`
 	Deny        []string `toml:"deny"`
+	Confirm     []string `toml:"confirm"`
 	Timeout     Duration `toml:"timeout"`
 }
 
@@ -257,8 +263,9 @@ type TTS struct {
 	// EspeakVoices maps a language code to an espeak-ng voice, over the
 	// built-in ones.
 	EspeakVoices map[string]string `toml:"espeak_voices"`
-	// Deadline is how long a sentence may take the Wyoming voice before
-	// espeak-ng says it instead.
+	// Deadline is how long the Wyoming voice may take to send a
+	// sentence's first audio (then 1 s between pieces) before espeak-ng
+	// says it instead.
 	Deadline Duration `toml:"deadline"`
 }
 
@@ -297,8 +304,9 @@ type Sim struct {
 // Default returns the built-in configuration.
 func Default() Config {
 	return Config{
-		Board: "sim",
-		Log:   Log{Level: "info"},
+		Board:          "sim",
+		MemoryLimitMiB: 48,
+		Log:            Log{Level: "info"},
 		Ollama: Ollama{
 			Model:       "llama3.2:3b",
 			KeepAlive:   Duration{30 * time.Minute},

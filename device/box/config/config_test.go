@@ -215,9 +215,9 @@ url = "ftp://x"
 [[mcp.server]]
 name = "web2"
 command = ["x"]
-env = ["NOEQUALS"]
+env = ["PASSED_ON", "=x"]
 `, nil)
-	for _, want := range []string{"mcp.server[0]: server files has neither a command", "mcp.server[1]: server web: url", `mcp.server[2].env: "NOEQUALS" is not KEY=VALUE`} {
+	for _, want := range []string{"mcp.server[0]: server files has neither a command", "mcp.server[1]: server web: url", `mcp.server[2].env: "=x" is not KEY=VALUE or the name of a variable to pass on`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v\nwant %q", err, want)
 		}

@@ -16,6 +16,9 @@ import (
 	"github.com/harkbox/hark/reply/llm"
 )
 
+// envName is a variable's name as a stdio MCP server's env gives it.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // Resolved holds values derived from the configuration by Resolve.
 type Resolved struct {
 	OllamaURL *url.URL
@@ -278,10 +281,13 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 			ck.bad("web.listen", "%q is not HOST:PORT or :PORT (\"\" turns the page off)", l)
 		}
 	}
+	if c.MemoryLimitMiB < 0 {
+		ck.bad("memory_limit_mib", "%d is negative (0 turns the limit off)", c.MemoryLimitMiB)
+	}
 	ck.positive("web.idle_expiry", c.Web.IdleExpiry)
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
-			Allow: ms.Allow, Deny: ms.Deny, Timeout: ms.Timeout.Duration}
+			Allow: ms.Allow, Deny: ms.Deny, Confirm: ms.Confirm, Timeout: ms.Timeout.Duration}
 		if err := s.Check(); err != nil {
 			ck.bad(fmt.Sprintf("mcp.server[%d]", i), "%s", strings.TrimPrefix(err.Error(), "mcp: "))
 			continue
@@ -291,8 +297,8 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 			continue
 		}
 		for _, e := range ms.Env {
-			if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
-				ck.bad(fmt.Sprintf("mcp.server[%d].env", i), "%q is not KEY=VALUE", e)
+			if k, _, _ := strings.Cut(e, "="); !envName.MatchString(k) {
+				ck.bad(fmt.Sprintf("mcp.server[%d].env", i), "%q is not KEY=VALUE or the name of a variable to pass on", e)
 			}
 		}
 		r.MCP = append(r.MCP, s)
