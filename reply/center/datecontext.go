@@ -108,16 +108,16 @@ type WeekdayDates struct {
 	LastSunday    DateInfo `json:"last_sunday"`
 }
 
-// TimezoneInfo names the zone the dates are in.
+// TimezoneInfo names the zone the dates are in: the node's when the center
+// could read it, else the center's own.
 type TimezoneInfo struct {
 	UserTimezone    string `json:"user_timezone"`
 	CurrentTimezone string `json:"current_timezone"`
 	IsDST           bool   `json:"is_dst"`
 }
 
-// Dates is the date context of now in loc; asked is the zone as the node
-// named it ("" when it named none).
-func Dates(now time.Time, loc *time.Location, asked string) DateContext {
+// Dates is the date context of now in loc.
+func Dates(now time.Time, loc *time.Location) DateContext {
 	now = now.In(loc)
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 	day := func(d time.Time) DateInfo {
@@ -150,9 +150,6 @@ func Dates(now time.Time, loc *time.Location, asked string) DateContext {
 	yesterday := add(-1)
 	lastNight := time.Date(yesterday.Year(), yesterday.Month(), yesterday.Day(), 19, 0, 0, 0, loc)
 	weekday := (int(now.Weekday()) + 6) % 7 // Monday is 0
-	if asked == "" {
-		asked = loc.String()
-	}
 	return DateContext{
 		Current: CurrentDate{Date: now.Format("Monday, January 02 2006"), DateISO: now.Format(time.DateOnly),
 			Time: now.Format("03:04 PM"), Datetime: utc(now), Weekday: strings.ToLower(now.Weekday().String()),
@@ -165,7 +162,7 @@ func Dates(now time.Time, loc *time.Location, asked string) DateContext {
 		Months:   SpanDates{ThisMonth: month(0), NextMonth: month(1), LastMonth: month(-1)},
 		Years:    YearDates{ThisYear: year(0), NextYear: year(1), LastYear: year(-1)},
 		Weekdays: weekdays(sunday, day),
-		Timezone: TimezoneInfo{UserTimezone: asked, CurrentTimezone: loc.String(), IsDST: now.IsDST()},
+		Timezone: TimezoneInfo{UserTimezone: loc.String(), CurrentTimezone: abbreviation(now), IsDST: now.IsDST()},
 	}
 }
 
@@ -182,6 +179,16 @@ func weekdays(sunday time.Time, day func(time.Time) DateInfo) WeekdayDates {
 		LastThursday: last(time.Thursday), LastFriday: last(time.Friday), LastSaturday: last(time.Saturday),
 		LastSunday: last(time.Sunday),
 	}
+}
+
+// abbreviation is the name of t's zone at t ("EST", "CEST"), or its offset
+// where the zone has no name for it.
+func abbreviation(t time.Time) string {
+	name, _ := t.Zone()
+	if name == "" || name[0] == '+' || name[0] == '-' {
+		return t.Format("UTC-07:00")
+	}
+	return name
 }
 
 // utc is t in UTC as RFC 3339 with a Z.

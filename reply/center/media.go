@@ -306,6 +306,5 @@ func acknowledgement(text string) string {
 // dateContext is /generate/date-context?timezone=TZ: the calendar around
 // now in the node's zone, or the center's for one it cannot read.
 func (s *Server) dateContext(w http.ResponseWriter, r *http.Request, node NodeInfo) {
-	name := r.URL.Query().Get("timezone")
-	writeJSON(w, http.StatusOK, Dates(s.o.Now(), s.zone(node.ID, name), strings.TrimSpace(name)))
+	writeJSON(w, http.StatusOK, Dates(s.o.Now(), s.zone(node.ID, r.URL.Query().Get("timezone"))))
 }
