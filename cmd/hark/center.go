@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -70,8 +71,12 @@ func centerNodes(ctx context.Context, e env, cfg *config.Loaded, log *slog.Logge
 	defer db.Close()
 	keys := center.NewKeys(db.Settings())
 	switch {
-	case args[0] == "add" && len(args) == 2:
-		cred, err := keys.Add(ctx, args[1])
+	case args[0] == "add":
+		e2, err := enrolment(args[1:])
+		if err != nil {
+			return usageError(e, fs, "nodes add NAME [--id ID --key KEY] [--room ROOM]: "+err.Error())
+		}
+		cred, err := keys.Enrol(ctx, e2)
 		if err != nil {
 			return err
 		}
@@ -79,8 +84,10 @@ func centerNodes(ctx context.Context, e env, cfg *config.Loaded, log *slog.Logge
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Node %s added. On the node, set in [center]:\n  url = \"https://%s\"\n  fingerprint = %q\n  key = (the line below; it is shown only now)\n",
-			strings.SplitN(cred, ":", 2)[0], advertised(cfg.Center.Listen), fp)
+		id, key, _ := strings.Cut(cred, ":")
+		fmt.Fprintf(e.stdout, "Node %s added. On a Hark node, set in [center]:\n  url = \"https://%s\"\n  fingerprint = %q\n  key = (the line below; it is shown only now)\n"+
+			"On a Jarvis node (served over plain HTTP with --insecure-http): node_id = %q, api_key = %q, jarvis_command_center_api_url = \"http://%s\"\n",
+			id, advertised(cfg.Center.Listen), fp, id, key, advertised(cfg.Center.Listen))
 		fmt.Fprintln(e.stdout, cred)
 		return nil
 	case args[0] == "list" && len(args) == 1:
@@ -93,13 +100,13 @@ func centerNodes(ctx context.Context, e env, cfg *config.Loaded, log *slog.Logge
 			return nil
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tADDED\tSTATE")
+		fmt.Fprintln(tw, "ID\tNAME\tROOM\tADDED\tSTATE")
 		for _, n := range nodes {
 			state := "active"
 			if n.Revoked {
 				state = "revoked"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, n.Name, n.Added.Local().Format("2006-01-02 15:04"), state)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, n.Name, n.Room, n.Added.Local().Format("2006-01-02 15:04"), state)
 		}
 		return tw.Flush()
 	case args[0] == "revoke" && len(args) == 2:
@@ -109,7 +116,36 @@ func centerNodes(ctx context.Context, e env, cfg *config.Loaded, log *slog.Logge
 		fmt.Fprintf(e.stdout, "node %s revoked\n", args[1])
 		return nil
 	}
-	return usageError(e, fs, "nodes add NAME | nodes list | nodes revoke ID")
+	return usageError(e, fs, "nodes add NAME [--id ID --key KEY] [--room ROOM] | nodes list | nodes revoke ID")
+}
+
+// enrolment reads `nodes add NAME [--id ID --key KEY] [--room ROOM]`, the
+// flags before or after the name.
+func enrolment(args []string) (center.Enrolment, error) {
+	fs := flag.NewFlagSet("nodes add", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var en center.Enrolment
+	fs.StringVar(&en.ID, "id", "", "the node's existing id")
+	fs.StringVar(&en.Key, "key", "", "the node's existing key")
+	fs.StringVar(&en.Room, "room", "", "the room the node stands in")
+	var names []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return en, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names, args = append(names, fs.Arg(0)), fs.Args()[1:]
+	}
+	switch {
+	case len(names) != 1:
+		return en, fmt.Errorf("one NAME, got %d", len(names))
+	case en.Key != "" && en.ID == "":
+		return en, errors.New("--key needs --id")
+	}
+	en.Name = names[0]
+	return en, nil
 }
 
 // advertised is the listen address as a node would dial it.

@@ -1,6 +1,7 @@
 package center
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-audio/audio"
 	"github.com/go-audio/wav"
 
+	"github.com/harkbox/hark/internal/memfile"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/speech"
@@ -22,17 +24,29 @@ import (
 // engine is one, through pipeline/media.
 type Transcriber interface {
 	// Transcribe returns the words of wav, a WAV file as the node recorded
-	// it; language is a hint ("" to detect). No speech is an empty text,
-	// not an error. Calls may overlap; ctx bounds each.
-	Transcribe(ctx context.Context, wav []byte, language string) (Transcript, error)
+	// it, and their language when the engine knows it; language is a hint
+	// ("" to detect). No speech is an empty text, not an error. Calls may
+	// overlap; ctx bounds each.
+	Transcribe(ctx context.Context, wav []byte, language string) (text, detected string, err error)
 }
 
 // Voice speaks text for nodes that cannot; the box's own voice (espeak-ng,
 // or a Wyoming server) is one, through pipeline/media.
 type Voice interface {
-	// Speak returns text spoken. Every call returns the same format. Calls
-	// may overlap; ctx bounds each.
-	Speak(ctx context.Context, text string) (Audio, error)
+	// Speak writes text spoken to w as 16-bit little-endian PCM,
+	// interleaved, and returns its rate and channel count, the same for
+	// every call. Calls may overlap; ctx bounds each.
+	Speak(ctx context.Context, text string, w io.Writer) (rate, channels int, err error)
+}
+
+// speakAudio is text spoken by v, whole.
+func speakAudio(ctx context.Context, v Voice, text string) (Audio, error) {
+	var b bytes.Buffer
+	rate, channels, err := v.Speak(ctx, text, &b)
+	if err == nil && (rate <= 0 || channels <= 0) {
+		err = fmt.Errorf("center: the voice gave no format (%d Hz, %d channels)", rate, channels)
+	}
+	return Audio{Rate: rate, Channels: channels, PCM: b.Bytes()}, err
 }
 
 // Media is what the center does for nodes too small to do it themselves.
@@ -79,7 +93,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request, node NodeInf
 	ctx, cancel := context.WithTimeout(r.Context(), s.o.Media.Timeout)
 	defer cancel()
 	began := time.Now()
-	out, err := t.Transcribe(ctx, recording, language)
+	text, detected, err := t.Transcribe(ctx, recording, language)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		fail(w, http.StatusGatewayTimeout, fmt.Sprintf("transcription took over %v", s.o.Media.Timeout))
@@ -89,7 +103,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request, node NodeInf
 		return
 	}
 	s.log.Debug("transcribed for a node", "node", node.ID, "bytes", len(recording), "dur_ms", time.Since(began).Milliseconds())
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, Transcript{Text: text, Language: detected})
 }
 
 // upload reads the multipart "file" of a transcription request, a WAV
@@ -153,7 +167,7 @@ func (s *Server) speak(w http.ResponseWriter, r *http.Request, node NodeInfo) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.o.Media.Timeout)
 	defer cancel()
-	a, err := s.o.Media.Voice.Speak(ctx, text)
+	a, err := speakAudio(ctx, s.o.Media.Voice, text)
 	if err != nil {
 		fail(w, http.StatusBadGateway, "speak: "+err.Error())
 		return
@@ -190,7 +204,7 @@ func wavOf(a Audio) ([]byte, error) {
 	for i := range data {
 		data[i] = int(int16(binary.LittleEndian.Uint16(a.PCM[2*i:])))
 	}
-	var f memFile
+	var f memfile.File
 	enc := wav.NewEncoder(&f, a.Rate, 16, a.Channels, 1)
 	buf := &audio.IntBuffer{Format: &audio.Format{NumChannels: a.Channels, SampleRate: a.Rate}, Data: data, SourceBitDepth: 16}
 	if err := enc.Write(buf); err != nil {
@@ -199,36 +213,7 @@ func wavOf(a Audio) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, fmt.Errorf("center: wav: %w", err)
 	}
-	return f.b, nil
-}
-
-// memFile is an io.WriteSeeker in memory, for the WAV encoder.
-type memFile struct {
-	b   []byte
-	off int
-}
-
-func (m *memFile) Write(p []byte) (int, error) {
-	if need := m.off + len(p); need > len(m.b) {
-		m.b = append(m.b, make([]byte, need-len(m.b))...)
-	}
-	copy(m.b[m.off:], p)
-	m.off += len(p)
-	return len(p), nil
-}
-
-func (m *memFile) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		off += int64(m.off)
-	case io.SeekEnd:
-		off += int64(len(m.b))
-	}
-	if off < 0 {
-		return 0, errors.New("center: seek before the start")
-	}
-	m.off = int(off)
-	return off, nil
+	return f.Bytes(), nil
 }
 
 // chat is /chat: a plain chat with the center's model, in OpenAI's shape.

@@ -16,13 +16,13 @@ import (
 	"github.com/harkbox/hark/reply/replytest"
 )
 
-// echoTranscriber hears the text of a WAV file's LIST/INFO-free data: it
-// reports the recording's length, so the test sees what arrived.
+// echoTranscriber keeps the recording it was given and hears the language
+// hint, so the test sees what arrived.
 type echoTranscriber struct{ got []byte }
 
-func (e *echoTranscriber) Transcribe(ctx context.Context, wav []byte, language string) (Transcript, error) {
+func (e *echoTranscriber) Transcribe(ctx context.Context, wav []byte, language string) (string, string, error) {
 	e.got = wav
-	return Transcript{Text: "heard " + language, Language: "en"}, nil
+	return "heard " + language, "en", nil
 }
 
 // tinyWAV is a WAV file of n silent 16 kHz samples.

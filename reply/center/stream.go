@@ -93,10 +93,10 @@ func (s *Server) writeAudio(ctx context.Context, w http.ResponseWriter, sentence
 	speak := func(text string) (Audio, error) {
 		ctx, cancel := context.WithTimeout(ctx, s.o.Media.Timeout)
 		defer cancel()
-		return v.Speak(ctx, text)
+		return speakAudio(ctx, v, text)
 	}
 	first, err := speak(sentences[0])
-	if err != nil || first.Rate <= 0 || first.Channels <= 0 {
+	if err != nil {
 		s.log.Warn("the center's voice failed; answering with text", "err", err)
 		return false
 	}
