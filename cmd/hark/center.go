@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"github.com/harkbox/hark/reply/command/mcp"
 
 	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/pipeline/media"
 
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
@@ -37,6 +37,10 @@ func cmdCenter(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("center", e, g)
 	listen := fs.String("listen", "", "`address` to serve nodes on (default [center] listen, \":8765\")")
 	insecure := fs.Bool("insecure-http", false, "serve plain HTTP, for a trusted LAN only (default: HTTPS with the center's own certificate)")
+	var en center.Enrolment
+	fs.StringVar(&en.ID, "id", "", "with nodes add: the `id` the node already has (a Jarvis node's node_id)")
+	fs.StringVar(&en.Key, "key", "", "with nodes add and --id: the `key` the node already has (its api_key)")
+	fs.StringVar(&en.Room, "room", "", "with nodes add: the `room` the node stands in")
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
@@ -53,7 +57,7 @@ func cmdCenter(ctx context.Context, e env, g *globals, args []string) error {
 	case len(rest) == 0:
 		return serveCenter(ctx, e, cfg, res, log, *insecure)
 	case rest[0] == "nodes" && len(rest) >= 2:
-		return centerNodes(ctx, e, cfg, log, rest[1:], fs)
+		return centerNodes(ctx, e, cfg, log, rest[1:], en, fs)
 	case rest[0] == "status" && len(rest) == 1:
 		return centerStatus(ctx, e, cfg, log)
 	}
@@ -63,7 +67,10 @@ func cmdCenter(ctx context.Context, e env, g *globals, args []string) error {
 // tlsDir keeps the center's certificate.
 func tlsDir(dataDir string) string { return filepath.Join(dataDir, "center") }
 
-func centerNodes(ctx context.Context, e env, cfg *config.Loaded, log *slog.Logger, args []string, fs *flag.FlagSet) error {
+func centerNodes(ctx context.Context, e env, cfg *config.Loaded, log *slog.Logger, args []string, en center.Enrolment, fs *flag.FlagSet) error {
+	if args[0] != "add" && en != (center.Enrolment{}) {
+		return usageError(e, fs, "--id, --key and --room go with nodes add")
+	}
 	db, err := openDB(cfg, log)
 	if err != nil {
 		return err
@@ -71,12 +78,12 @@ func centerNodes(ctx context.Context, e env, cfg *config.Loaded, log *slog.Logge
 	defer db.Close()
 	keys := center.NewKeys(db.Settings())
 	switch {
-	case args[0] == "add":
-		e2, err := enrolment(args[1:])
-		if err != nil {
-			return usageError(e, fs, "nodes add NAME [--id ID --key KEY] [--room ROOM]: "+err.Error())
+	case args[0] == "add" && len(args) == 2:
+		if en.Key != "" && en.ID == "" {
+			return usageError(e, fs, "--key needs --id: the node's id and key go together")
 		}
-		cred, err := keys.Enrol(ctx, e2)
+		en.Name = args[1]
+		cred, err := keys.Enrol(ctx, en)
 		if err != nil {
 			return err
 		}
@@ -117,35 +124,6 @@ func centerNodes(ctx context.Context, e env, cfg *config.Loaded, log *slog.Logge
 		return nil
 	}
 	return usageError(e, fs, "nodes add NAME [--id ID --key KEY] [--room ROOM] | nodes list | nodes revoke ID")
-}
-
-// enrolment reads `nodes add NAME [--id ID --key KEY] [--room ROOM]`, the
-// flags before or after the name.
-func enrolment(args []string) (center.Enrolment, error) {
-	fs := flag.NewFlagSet("nodes add", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var en center.Enrolment
-	fs.StringVar(&en.ID, "id", "", "the node's existing id")
-	fs.StringVar(&en.Key, "key", "", "the node's existing key")
-	fs.StringVar(&en.Room, "room", "", "the room the node stands in")
-	var names []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return en, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		names, args = append(names, fs.Arg(0)), fs.Args()[1:]
-	}
-	switch {
-	case len(names) != 1:
-		return en, fmt.Errorf("one NAME, got %d", len(names))
-	case en.Key != "" && en.ID == "":
-		return en, errors.New("--key needs --id")
-	}
-	en.Name = names[0]
-	return en, nil
 }
 
 // advertised is the listen address as a node would dial it.
@@ -225,8 +203,12 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 		hub.Ready(rctx)
 		cancel()
 	}
+	services, closeMedia := centerMedia(cfg, res, log, b, own())
+	defer closeMedia()
 	srv, err := center.NewServer(center.Options{
-		Keys: center.NewKeys(db.Settings()),
+		Media:    services,
+		Location: res.Location,
+		Keys:     center.NewKeys(db.Settings()),
 		ServerTools: func(loc *time.Location) []*command.Command {
 			return append(own(), houseTools.Commands()...)
 		},
@@ -291,6 +273,27 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 		return err
 	}
 	return nil
+}
+
+// centerMedia is what the center does for nodes too small to do it: its
+// own whisper.cpp model and voice, as a box would load them, and its
+// model for plain chats.
+func centerMedia(cfg *config.Loaded, res config.Resolved, log *slog.Logger, b *brain, cmds []*command.Command) (center.Media, func() error) {
+	a := &app{cfg: cfg, res: res, log: log, commands: command.NewRegistry(command.Options{Log: log})}
+	a.commands.Register(cmds...)
+	m := center.Media{Model: b.model, ModelName: cfg.Ollama.Model}
+	if synth, why := a.synthesizer(); synth != nil {
+		m.Voice = media.Voice{Synth: synth}
+	} else {
+		log.Info("the center has no voice: nodes get text to speak themselves", "why", why)
+	}
+	sp := a.openSpeech()
+	if sp.stt != nil {
+		m.Transcriber = media.Transcriber{Engine: sp.stt}
+	} else {
+		log.Info("the center has no speech-to-text for its nodes", "why", sp.note)
+	}
+	return m, sp.close
 }
 
 // place is how the model is told where a node is: "the kitchen speaker",

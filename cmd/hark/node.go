@@ -9,6 +9,8 @@ import (
 
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/internal/disk"
+	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/media"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/command"
@@ -31,6 +33,33 @@ func (a *app) wireNode() error {
 	a.node = center.NewNode(center.NodeOptions{Client: client, Commands: a.commands, Tools: center.NodeTools,
 		Room: c.Room, Timezone: a.res.Location.String(), Lapse: a.cfg.Assistant.ConversationLapse.Duration, Log: a.log})
 	return nil
+}
+
+// centerSpeech puts the center's speech-to-text in front of the box's
+// own when [center] transcribe is set: a node too small for a whisper
+// model sends its utterances up, falling back to its own model if it has
+// one.
+func (a *app) centerSpeech(s speech) speech {
+	c := a.cfg.Center
+	if !c.Transcribe {
+		return s
+	}
+	client, err := center.NewClient(center.ClientOptions{URL: c.URL, Credential: c.Key, Fingerprint: c.Fingerprint, Insecure: c.InsecureHTTP, Timeout: time.Minute})
+	if err != nil {
+		a.log.Error("the center's speech-to-text is off", "err", err)
+		return s
+	}
+	remote := media.Remote{Center: client}
+	if l := a.cfg.Whisper.Language; l != "auto" {
+		remote.Language = l
+	}
+	if s.stt != nil {
+		s.stt = pipeline.Fallback{Primary: remote, Secondary: s.stt, Log: a.log}
+		s.note, s.engine = "speech-to-text: the command center's, falling back to "+s.engine, "the center "+c.URL+", else "+s.engine
+		return s
+	}
+	s.stt, s.note, s.engine = remote, "speech-to-text: the command center's ("+c.URL+")", "the center "+c.URL
+	return s
 }
 
 // nodeResult is what `hark ask --json` shows of a reply from the center.

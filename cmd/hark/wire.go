@@ -422,6 +422,7 @@ func (a *app) openSpeech() speech {
 			s.engine = "Wyoming server " + w.Remote
 		}
 	}
+	s = a.centerSpeech(s)
 	if s.stt == nil {
 		s.note = why
 	} else {

@@ -278,6 +278,8 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 		if id, key, ok := strings.Cut(c.Center.Key, ":"); !ok || id == "" || key == "" {
 			bad("center.key", "want NODE_ID:KEY, as `hark center nodes add NAME` printed it")
 		}
+	} else if c.Center.Transcribe {
+		bad("center.transcribe", "needs center.url: the center that transcribes")
 	}
 	if c.Update.Dir == "" {
 		c.Update.Dir = filepath.Join(c.DataDir, "updates")
