@@ -119,6 +119,27 @@ func TestNodeWithoutItsCenter(t *testing.T) {
 	}
 }
 
+// serveCenterTest runs `hark center ARGS --listen ADDR --insecure-http`
+// until the test ends, and returns ADDR once it listens.
+func serveCenterTest(t *testing.T, env func(string) string, args ...string) string {
+	t.Helper()
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan int, 1)
+	go func() {
+		var o, e output
+		served <- run(ctx, append(append([]string{"center"}, args...), "--listen", addr, "--insecure-http"), envWith(env, &o, &e))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-served; code != 0 {
+			t.Errorf("hark center exited %d", code)
+		}
+	})
+	waitListening(t, addr)
+	return addr
+}
+
 func envWith(e func(string) string, out, errOut *output) env {
 	return env{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: e}
 }
@@ -310,20 +331,7 @@ func TestCenterEnrolsAJarvisNode(t *testing.T) {
 	if _, out, _ := ask(t, env, "center", "--data", dir, "nodes", "list"); !strings.Contains(out, "kitchen") || !strings.Contains(out, id) {
 		t.Errorf("nodes list: %q", out)
 	}
-	addr := freePort(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	served := make(chan int, 1)
-	go func() {
-		var o, e output
-		served <- run(ctx, []string{"center", "--data", dir, "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
-	}()
-	defer func() {
-		cancel()
-		if code := <-served; code != 0 {
-			t.Errorf("hark center exited %d", code)
-		}
-	}()
-	waitListening(t, addr)
+	addr := serveCenterTest(t, env, "--data", dir)
 	do := func(method, path, body string) (*http.Response, []byte) {
 		req, _ := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
 		req.Header.Set("X-API-Key", id+":"+key)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -71,18 +70,7 @@ func TestRealJarvisNode(t *testing.T) {
 	if code, out, errOut := ask(t, env, "center", "--config", cfg, "--data", dir, "nodes", "add", "kitchen", "--id", id, "--key", key, "--room", "kitchen"); code != 0 {
 		t.Fatalf("nodes add: %q %q", out, errOut)
 	}
-	addr := freePort(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	served := make(chan int, 1)
-	go func() {
-		var o, e output
-		served <- run(ctx, []string{"center", "--config", cfg, "--data", dir, "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
-	}()
-	defer func() {
-		cancel()
-		<-served
-	}()
-	waitListening(t, addr)
+	addr := serveCenterTest(t, env, "--config", cfg, "--data", dir)
 	script, _ := filepath.Abs("testdata/jarvisnode/drive.py")
 	work := t.TempDir()
 	drive := func(t *testing.T, scenario, text, answer string) jarvisRun {

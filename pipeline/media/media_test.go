@@ -30,7 +30,7 @@ var (
 
 // centerWith is a running center with m's media, and one enrolled node's
 // client, the center's URL and the node's credential.
-func centerWith(t *testing.T, m center.Media) (*center.Client, string, string) {
+func centerWith(t testing.TB, m center.Media) (*center.Client, string, string) {
 	t.Helper()
 	db, err := storage.Open(t.TempDir(), storage.Options{})
 	if err != nil {
@@ -90,7 +90,7 @@ func TestVoiceThroughTheCenter(t *testing.T) {
 }
 
 // wavBytes is a WAV file of n silent 16 kHz samples.
-func wavBytes(t *testing.T, n int) []byte {
+func wavBytes(t testing.TB, n int) []byte {
 	var f memfile.File
 	if err := pcm.WriteWAV(&f, pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, n)}, 16); err != nil {
 		t.Fatal(err)
