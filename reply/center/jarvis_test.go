@@ -485,3 +485,34 @@ func TestClientToolKeywords(t *testing.T) {
 		c.stop()
 	}
 }
+
+// TestEnrol: a node enrolled with the id and key it already has, or with
+// new ones; bad ones are named.
+func TestEnrol(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	for _, tt := range []struct {
+		name string
+		e    Enrolment
+		want string // the credential, or the error's words
+	}{
+		{"new", Enrolment{Name: "Back Porch"}, "back-porch:"},
+		{"existing", Enrolment{Name: "hall", ID: "0d6c1c2e-7d4b", Key: "k3y-of-the-node"}, "0d6c1c2e-7d4b:k3y-of-the-node"},
+		{"again", Enrolment{Name: "hall", ID: "0d6c1c2e-7d4b", Key: "k3y-of-the-node"}, "already exists"},
+		{"short key", Enrolment{Name: "den", ID: "den-1", Key: "short"}, "8 to 256 printable"},
+		{"colon in id", Enrolment{Name: "den", ID: "den:1"}, "node id"},
+	} {
+		cred, err := c.keys.Enrol(t.Context(), tt.e)
+		got := cred
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	n, err := c.keys.Check(t.Context(), "0d6c1c2e-7d4b:k3y-of-the-node")
+	if err != nil || n.Name != "hall" {
+		t.Errorf("the enrolled node: %+v, %v", n, err)
+	}
+}

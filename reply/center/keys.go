@@ -72,7 +72,7 @@ type Enrolment struct {
 
 var (
 	nodeID  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	nodeKey = regexp.MustCompile(`^[!-~]{16,256}$`)
+	nodeKey = regexp.MustCompile(`^[!-~]{8,256}$`)
 )
 
 // Enrol enrolls a node and returns its credential NODE_ID:KEY, which is
@@ -94,7 +94,7 @@ func (k *Keys) Enrol(ctx context.Context, e Enrolment) (string, error) {
 	key := e.Key
 	switch {
 	case key != "" && !nodeKey.MatchString(key):
-		return "", fmt.Errorf("center: the key of node %q: want 16 to 256 printable characters without spaces", id)
+		return "", fmt.Errorf("center: the key of node %q: want 8 to 256 printable characters without spaces", id)
 	case key == "":
 		raw := make([]byte, 32)
 		if _, err := rand.Read(raw); err != nil {
