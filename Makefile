@@ -182,7 +182,7 @@ whisper-test:
 	fi
 	@if [ -f $(WHISPER_PREFIX)/lib/libwhisper.a ]; then \
 		echo "whisper tests: linking $(WHISPER_PREFIX)"; \
-		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -json -tags whisper,$(TAGS) ./pipeline/whisper ./cmd/hark > $(TEST_OUT)/whisper.json; \
+		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -json -tags whisper,$(TAGS) ./pipeline/whisper ./pipeline/media ./cmd/hark > $(TEST_OUT)/whisper.json; \
 	else \
 		why="no libwhisper in $(WHISPER_PREFIX) and no whisper.cpp source ($(WHISPER_TARBALL) or WHISPER_SRC)"; \
 		echo "whisper tests skipped: $$why"; \
