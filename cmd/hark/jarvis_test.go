@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/harkbox/hark/internal/sharedtest"
+	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
 )
@@ -65,7 +68,10 @@ func TestRealJarvisNode(t *testing.T) {
 	srv, m := modelServer(t)
 	env := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
 	dir := t.TempDir()
-	cfg := writeConfig(t, "[reply]\nplanner = false\nrouter = \"keyword\"\n")
+	// The shared tiny model, for the center's speech-to-text when this
+	// build has whisper.cpp (-tags whisper).
+	model := filepath.Join(sharedtest.Dir(), "models", "for-tests-ggml-tiny.en.bin")
+	cfg := writeConfig(t, fmt.Sprintf("[reply]\nplanner = false\nrouter = \"keyword\"\n[whisper]\nmodel = %q\n", model))
 	const id, key = "7e1f0a9c-2b4d-4c8e-9f3a-5d6b7c8e9f01", "stock-node-key-0123456789"
 	if code, out, errOut := ask(t, env, "center", "--config", cfg, "--data", dir, "nodes", "add", "kitchen", "--id", id, "--key", key, "--room", "kitchen"); code != 0 {
 		t.Fatalf("nodes add: %q %q", out, errOut)
@@ -95,6 +101,36 @@ func TestRealJarvisNode(t *testing.T) {
 		t.Logf("%s %q: %d requests %v; said %q", scenario, text, len(r.Requests), r.Requests, r.Result.Message)
 		return r
 	}
+	t.Run("media", func(t *testing.T) {
+		clip := sharedtest.Path(t, "testdata/speech/jfk.wav")
+		m.Default(replytest.Unknown, ollamatest.Reply{Content: "Hello"})
+		cmd := exec.CommandContext(t.Context(), "python3", script, work, "media", clip)
+		cmd.Env = append(os.Environ(), append(nodeEnv, "TZ=UTC", "HOME="+work, "JARVIS_NODE_ID="+id, "JARVIS_API_KEY="+key, "JARVIS_CENTER_URL=http://"+addr)...)
+		out, err := cmd.CombinedOutput()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		var got struct {
+			Transcript    *string `json:"transcript"`
+			SpokenBytes   int     `json:"spoken_bytes"`
+			Streamed      bool    `json:"streamed"`
+			StreamedBytes int     `json:"streamed_bytes"`
+			Wake, Ack     string
+			Chat          string
+			Requests      [][]any `json:"requests"`
+		}
+		if err != nil || json.Unmarshal([]byte(lines[len(lines)-1]), &got) != nil {
+			t.Fatalf("the node: %v\n%s", err, out)
+		}
+		t.Logf("media: %+v", got)
+		if whisper.Built() != (got.Transcript != nil) {
+			t.Errorf("transcript %v with whisper.cpp built %v", got.Transcript, whisper.Built())
+		}
+		if got.SpokenBytes < 1000 || !got.Streamed || got.StreamedBytes < 1000 {
+			t.Errorf("the center's voice: %d bytes spoken, streamed %v (%d bytes)", got.SpokenBytes, got.Streamed, got.StreamedBytes)
+		}
+		if got.Wake == "" || got.Ack == "" || got.Chat != "Hello" {
+			t.Errorf("wake %q, acknowledgement %q, chat %q", got.Wake, got.Ack, got.Chat)
+		}
+	})
 	for _, scenario := range []string{"stream", "command"} {
 		t.Run(scenario+"/timer", func(t *testing.T) {
 			m.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration_seconds": 600, "label": "tea"}}}},

@@ -2,7 +2,8 @@
 against a command center, one scenario per run, and print what happened
 as JSON on the last line of stdout.
 
-Usage: drive.py WORKDIR SCENARIO [TEXT] [ANSWER]
+Usage: drive.py WORKDIR stream|command TEXT [ANSWER]
+       drive.py WORKDIR media WAV
 Environment: JARVIS_NODE_SRC (the node's source tree), JARVIS_SDK_SRC
 (jarvis-command-sdk), JARVIS_LOG_CLIENT_SRC (jarvis-log-client),
 JARVIS_NODE_ID, JARVIS_API_KEY, JARVIS_CENTER_URL.
@@ -76,6 +77,27 @@ class Speaker:
         return True
 
 
+def media(wav_path, speaker):
+    """The node's stock speech providers, which all use the center."""
+    from clients.jarvis_command_center_client import JarvisCommandCenterClient
+    from stt_providers.jarvis_whisper_client import JarvisWhisperClient
+    from tts_providers.jarvis_tts_api import JarvisTTS
+    from wake_response_providers.jarvis_tts_wake_response import JarvisTTSWakeResponseProvider
+    from utils.service_discovery import get_command_center_url
+
+    out = {"transcript": JarvisWhisperClient().transcribe(wav_path)}
+    tts = JarvisTTS()
+    tts.speak(False, "The kettle has boiled.")
+    out["spoken_bytes"] = speaker.bytes
+    out["streamed"] = tts.speak_stream("One sentence to stream. And a second one.")
+    out["streamed_bytes"] = speaker.bytes - out["spoken_bytes"]
+    out["wake"] = JarvisTTSWakeResponseProvider().fetch_next_wake_response()
+    client = JarvisCommandCenterClient(get_command_center_url())
+    out["ack"] = client.get_acknowledgment("what is the weather like")
+    out["chat"] = client.chat_text("Answer with one word: hello")
+    return out
+
+
 def main():
     workdir, scenario = sys.argv[1], sys.argv[2]
     text = sys.argv[3] if len(sys.argv) > 3 else ""
@@ -85,6 +107,8 @@ def main():
     import core.platform_audio
     speaker = Speaker()
     core.platform_audio.platform_audio = speaker
+    import tts_providers.jarvis_tts_api as tts_api
+    tts_api.platform_audio = speaker
     from clients.rest_client import RestClient
     from services.timer_service import get_timer_service
     import utils.command_execution_service as ces
@@ -104,6 +128,10 @@ def main():
                           "options": vr.options, "tool_call_id": vr.tool_call_id})
         return answer
 
+    if scenario == "media":
+        print(json.dumps(dict(media(text, speaker), requests=requests_seen), default=str))
+        sys.stdout.flush()
+        os._exit(0)
     service = ces.CommandExecutionService()
     commands = sorted(service.command_discovery.get_all_commands().keys())
     if scenario == "stream":
