@@ -27,6 +27,15 @@
 #                      reused, time to first audio, per case and turn
 #   make bench-model   a model in Llama 3.2 1B's shape with random weights,
 #                      imported into the Ollama in build/llm as hark-bench-1b
+#
+# Interoperability:
+#   make jarvis-node-test  a real Jarvis node's own code against hark center:
+#                      JARVIS_NODE_SRC, JARVIS_SDK_SRC and JARVIS_LOG_CLIENT_SRC
+#                      name source trees of alexberardi/jarvis-node-setup,
+#                      jarvis-command-sdk and jarvis-log-client (nothing is
+#                      fetched); needs python3 with pydantic 2, requests and
+#                      python-dotenv, and Debian's python3-httpx and
+#                      python3-sqlalchemy
 
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -93,7 +102,7 @@ whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="
 .PHONY: run test deps tidy vet unit nocgo cross qemu bench soak lint clean fresh test-steps \
 	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
 	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
-	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model bench-llm
+	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model bench-llm jarvis-node-test
 
 # make run links alsa-lib when its headers are installed, so the
 # simulation can use this computer's sound card.
@@ -177,7 +186,7 @@ whisper-test:
 	fi
 	@if [ -f $(WHISPER_PREFIX)/lib/libwhisper.a ]; then \
 		echo "whisper tests: linking $(WHISPER_PREFIX)"; \
-		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -json -tags whisper,$(TAGS) ./pipeline/whisper ./cmd/hark > $(TEST_OUT)/whisper.json; \
+		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -json -tags whisper,$(TAGS) ./pipeline/whisper ./pipeline/media ./cmd/hark > $(TEST_OUT)/whisper.json; \
 	else \
 		why="no libwhisper in $(WHISPER_PREFIX) and no whisper.cpp source ($(WHISPER_TARBALL) or WHISPER_SRC)"; \
 		echo "whisper tests skipped: $$why"; \
@@ -280,3 +289,9 @@ lint:
 clean:
 	rm -rf bin build/whisper/build-*
 	$(GO) clean -testcache
+
+jarvis-node-test:
+	@for v in JARVIS_NODE_SRC JARVIS_SDK_SRC JARVIS_LOG_CLIENT_SRC; do \
+		eval "d=\$$$$v"; [ -d "$$d" ] || { echo "set $$v to a source tree (see the top of this Makefile)"; exit 2; }; \
+	done
+	$(GO) test -count 1 -run '^TestRealJarvisNode$$' -v ./cmd/hark

@@ -307,12 +307,21 @@ type Result struct {
 	// FollowUp is set when the reply waits for the user: a command asked
 	// for input, or the user must choose.
 	FollowUp bool `json:"follow_up"`
+	// Choice, with FollowUp, is the argument the user is asked to choose
+	// when the model could not: its name and the values it takes.
+	Choice *Choice `json:"choice,omitempty"`
 	// Plan is the planner's steps, when it made some.
 	Plan []string `json:"plan,omitempty"`
 	// StandIns names the auxiliary calls not worth making on this server,
 	// whose deterministic stand-ins ran instead.
 	StandIns []string `json:"stand_ins,omitempty"`
 	Timings  Timings  `json:"timings"`
+}
+
+// Choice is an argument put to the user.
+type Choice struct {
+	Parameter string   `json:"parameter"`
+	Options   []string `json:"options,omitempty"`
 }
 
 // ToolUse is one command run while replying.

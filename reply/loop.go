@@ -179,6 +179,7 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 			// The model missed twice even with the valid values: ask.
 			t.speak(choose(t.lang, resp))
 			t.res.FollowUp = true
+			t.res.Choice = choiceOf(resp)
 			return content, resp, true
 		}
 	}
@@ -313,6 +314,16 @@ func toolResult(r command.Response) string {
 		return "OK: " + r.Spoken
 	}
 	return string(b)
+}
+
+// choiceOf is the argument a refused call puts to the user.
+func choiceOf(r command.Response) *Choice {
+	for _, p := range r.Problems {
+		if len(p.Valid) > 0 {
+			return &Choice{Parameter: p.Param, Options: p.Valid}
+		}
+	}
+	return nil
 }
 
 func valid(r command.Response) []string {

@@ -61,7 +61,7 @@ func init() {
 		"logs":        {"the running daemon's last log lines", cmdLogs},
 		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for", cmdWeb},
 		"mcp":         {"list the MCP servers, their state and their tools: hark mcp list", cmdMCP},
-		"center":      {"the household's command center for speaker nodes: hark center [--listen ADDR] [--insecure-http], hark center nodes add NAME|list|revoke ID, hark center status", cmdCenter},
+		"center":      {"the household's command center for speaker nodes: hark center [--listen ADDR] [--insecure-http], hark center nodes add NAME [--id ID --key KEY] [--room ROOM]|list|revoke ID, hark center status", cmdCenter},
 		"probe-model": {"load a whisper model and transcribe silence, in a process of its own (hark run does this first)", cmdProbeModel},
 		"help":        {"show this list, or one command's flags: hark help COMMAND", nil},
 	}
@@ -71,7 +71,7 @@ func init() {
 // the flag list does not show.
 var synopses = map[string]string{
 	"ask":            "hark ask [--json] TEXT...",
-	"center":         "hark center [--listen ADDR] [--insecure-http]   serve the speaker nodes\n       hark center nodes add NAME     enroll a node: prints its NODE_ID:KEY last\n       hark center nodes list\n       hark center nodes revoke ID\n       hark center status",
+	"center":         "hark center [--listen ADDR] [--insecure-http]   serve the speaker nodes\n       hark center nodes add NAME [--id ID --key KEY] [--room ROOM]\n                                      enroll a node (or a Jarvis node with its id and key): prints NODE_ID:KEY last\n       hark center nodes list\n       hark center nodes revoke ID\n       hark center status",
 	"commands":       "hark commands                list the commands\n       hark commands setup NAME     run a command's first-time setup",
 	"secrets":        "hark secrets set NAME        (reads the value from standard input)\n       hark secrets list\n       hark secrets unset NAME",
 	"mcp":            "hark mcp [list]               the MCP servers, their state and their tools",

@@ -16,6 +16,7 @@ import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/web"
+	"github.com/harkbox/hark/pipeline/media"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/command"
@@ -104,7 +105,11 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	// The first conversations get the tools of the MCP servers that start
 	// at once; a slower one joins later.
 	c.mcp.start(ctx, MCPFirstTry)
+	services, closeMedia := c.media()
+	defer closeMedia()
 	srv, err := center.NewServer(center.Options{
+		Media:       services,
+		Location:    c.res.Location,
 		Keys:        center.NewKeys(c.db.Settings()),
 		ServerTools: func(*time.Location) []*command.Command { return append(c.own(), c.house.Commands()...) },
 		Engine:      c.engine,
@@ -158,6 +163,25 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 		return err
 	}
 	return nil
+}
+
+// media is what the center does for nodes too small to do it: its own
+// whisper.cpp model and voice, as a box loads them, and its model for
+// plain chats.
+func (c *Center) media() (center.Media, func() error) {
+	m := center.Media{Model: c.brain.model, ModelName: c.cfg.Ollama.Model}
+	if synth, why := synthesizer(c.cfg, c.log); synth != nil {
+		m.Voice = media.Voice{Synth: synth}
+	} else {
+		c.log.Info("the center has no voice: nodes get text to speak themselves", "why", why)
+	}
+	sp := openSpeech(c.cfg, c.log)
+	if sp.stt != nil {
+		m.Transcriber = media.Transcriber{Engine: sp.stt}
+	} else {
+		c.log.Info("the center has no speech-to-text for its nodes", "why", sp.note)
+	}
+	return m, sp.close
 }
 
 // engine is the reply engine of one node's conversation.

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
@@ -125,6 +126,30 @@ func (c *Client) Continue(ctx context.Context, req ContinueRequest, onSentence f
 	return out, c.post(ctx, PathContinue, req, onSentence, &out)
 }
 
+// Transcribe has the center transcribe a recording, a WAV file, as
+// /media/whisper/transcribe does for nodes without speech-to-text of their
+// own; language is a hint. No speech is an empty text.
+func (c *Client) Transcribe(ctx context.Context, wav []byte, language string) (text, detected string, err error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", "utterance.wav")
+	if err != nil {
+		return "", "", fmt.Errorf("center: transcribe: %w", err)
+	}
+	fw.Write(wav)
+	if language != "" {
+		mw.WriteField("language", language)
+	}
+	if err := mw.Close(); err != nil {
+		return "", "", fmt.Errorf("center: transcribe: %w", err)
+	}
+	var out Transcript
+	if err := c.send(ctx, http.MethodPost, PathTranscribe, mw.FormDataContentType(), body.Bytes(), nil, &out); err != nil {
+		return "", "", err
+	}
+	return out.Text, out.Language, nil
+}
+
 // Ping asks the center's status, for the link's health.
 func (c *Client) Ping(ctx context.Context) error {
 	var out map[string]any
@@ -140,6 +165,10 @@ func (c *Client) post(ctx context.Context, path string, body any, onSentence fun
 }
 
 func (c *Client) do(ctx context.Context, method, path string, body []byte, onSentence func(string), out any) error {
+	return c.send(ctx, method, path, "application/json", body, onSentence, out)
+}
+
+func (c *Client) send(ctx context.Context, method, path, ctype string, body []byte, onSentence func(string), out any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.base.JoinPath(path).String(), bytes.NewReader(body))
@@ -147,7 +176,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, onSen
 		return fmt.Errorf("center: %w", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.o.Credential)
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", ctype)
 	if onSentence != nil {
 		req.Header.Set("Accept", NDJSON)
 	}

@@ -101,7 +101,10 @@ type Center struct {
 	Fingerprint  string `toml:"fingerprint"`
 	InsecureHTTP bool   `toml:"insecure_http"`
 	Room         string `toml:"room"`
-	Listen       string `toml:"listen"`
+	// Transcribe sends the node's utterances to the center's
+	// speech-to-text, for a node without a whisper model of its own.
+	Transcribe bool   `toml:"transcribe"`
+	Listen     string `toml:"listen"`
 }
 
 // Log configures logging.

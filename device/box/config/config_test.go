@@ -104,6 +104,7 @@ func TestBadValuesNamed(t *testing.T) {
 		{"[assistant]\ntime_zone = \"Mars/Olympus\"\n", `assistant.time_zone: unknown time zone "Mars/Olympus"`},
 		{"[storage]\nprofile = \"tiny\"\n", "storage.profile"},
 		{"[ollama]\nmodel = \"\"\n", "ollama.model: no model named"},
+		{"[center]\ntranscribe = true\n", "center.transcribe: needs center.url"},
 		{"this is not toml", "hark.toml:1:"},
 	}
 	for _, tt := range tests {

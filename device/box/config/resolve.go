@@ -320,6 +320,8 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 		if id, key, ok := strings.Cut(c.Center.Key, ":"); !ok || id == "" || key == "" {
 			ck.bad("center.key", "want NODE_ID:KEY, as `hark center nodes add NAME` printed it")
 		}
+	} else if c.Center.Transcribe {
+		ck.bad("center.transcribe", "needs center.url: the center that transcribes")
 	}
 	if c.Update.Dir == "" {
 		c.Update.Dir = filepath.Join(c.DataDir, "updates")
