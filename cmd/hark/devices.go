@@ -89,6 +89,8 @@ func (a *app) listener(dev alsa.Config, detector endpoint.Detector) *endpoint.Li
 		Silence:    a.cfg.Listen.Silence.Duration,
 		MinSilence: a.cfg.Listen.SilenceMin.Duration,
 		MaxSilence: a.cfg.Listen.SilenceMax.Duration,
+		Settle:     a.cfg.Listen.Settle.Duration,
+		PauseAfter: a.cfg.Listen.Pause.Duration,
 		MaxLength:  c.MaxUtterance.Duration,
 		Log:        a.log,
 	})

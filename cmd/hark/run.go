@@ -111,6 +111,10 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 			screen.Println(why) // the log is not on the screen
 		}
 	}
+	var whole pipeline.Completer // the offline core judges whether words are a whole request
+	if a.commands != nil {
+		whole = a.commands
+	}
 	p, err := pipeline.New(pipeline.Options{
 		Lang:        a.lang(),
 		Microphone:  dev.mic,
@@ -121,6 +125,8 @@ func runBox(ctx context.Context, e env, cfg *config.Loaded, res config.Resolved,
 		Earcons:     dev.earcons,
 		Talk:        pipeline.TalkMode(cfg.Listen.Mode),
 		NoSpeech:    cfg.Listen.NoSpeech.Duration,
+		Speculate:   cfg.Listen.Speculate,
+		Completer:   whole,
 		FollowUp:    pipeline.FollowUp{Policy: pipeline.FollowUpPolicy(cfg.Pipeline.FollowUp), Window: cfg.Pipeline.FollowUpWindow.Duration},
 		RingFor:     cfg.Pipeline.RingFor.Duration,
 		Log:         log,

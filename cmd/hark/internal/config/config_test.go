@@ -104,6 +104,8 @@ func TestBadValuesNamed(t *testing.T) {
 		{"[assistant]\ntime_zone = \"Mars/Olympus\"\n", `assistant.time_zone: unknown time zone "Mars/Olympus"`},
 		{"[storage]\nprofile = \"tiny\"\n", "storage.profile"},
 		{"[ollama]\nmodel = \"\"\n", "ollama.model: no model named"},
+		{"[listen]\nsettle = \"800ms\"\n", "listen.settle: 800ms is longer than listen.silence_min (500ms)"},
+		{"[listen]\npause = \"10ms\"\n", "listen.pause: 10ms is outside 200ms..5s"},
 		{"this is not toml", "hark.toml:1:"},
 	}
 	for _, tt := range tests {
