@@ -167,3 +167,47 @@ func (m *pausingMic) Record(ctx context.Context, l voice.Listen) (voice.Utteranc
 	m.ended = time.Now()
 	return u, nil
 }
+
+// When the speech went on after the last pause, the turn transcribes the
+// whole utterance itself, after the dropped transcription has returned.
+func TestTurnTranscribesAnewWhenTheSpeechWentOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &slowTranscriber{took: 300 * time.Millisecond}
+		mic := &resumingMic{}
+		rep := &scriptReplier{sentences: []string{"Done."}}
+		p, err := New(Options{Microphone: mic, Transcriber: tr, Replier: rep, Speculate: true, Completer: wholeIf{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := make(chan Event)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go p.Run(ctx, events)
+		events <- Press
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		rep.mu.Lock()
+		defer rep.mu.Unlock()
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if len(rep.queries) != 1 || rep.queries[0].Text != "turn on the kitchen light" {
+			t.Fatalf("queries %+v, want the whole utterance", rep.queries)
+		}
+		if tr.calls != 2 || tr.cancelled != 1 || tr.overlap {
+			t.Errorf("transcriber called %d times, %d cancelled, overlapping %v; want 2, 1, false", tr.calls, tr.cancelled, tr.overlap)
+		}
+	})
+}
+
+// resumingMic pauses after "turn on the", goes on, and ends on the button
+// of its own accord: the pause's work is stale.
+type resumingMic struct{}
+
+func (resumingMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
+	time.Sleep(250 * time.Millisecond)
+	l.Pauses.Pause(speech("turn on the"))
+	time.Sleep(100 * time.Millisecond)
+	l.Pauses.Resume()
+	time.Sleep(time.Second)
+	return speech("turn on the kitchen light"), nil
+}
