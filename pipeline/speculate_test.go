@@ -121,18 +121,7 @@ func TestTurnUsesTheTranscriptWorkedAhead(t *testing.T) {
 			asked = time.Now()
 			return rep.Reply(ctx, q, say)
 		})
-		p, err := New(Options{Microphone: mic, Transcriber: tr, Replier: timed, Speculate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		events := make(chan Event)
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		go p.Run(ctx, events)
-		events <- Press
-		synctest.Wait()
-		time.Sleep(2 * time.Second)
-		synctest.Wait()
+		pressOnce(t, Options{Microphone: mic, Transcriber: tr, Replier: timed, Speculate: true})
 		rep.mu.Lock()
 		defer rep.mu.Unlock()
 		if len(rep.queries) != 1 || rep.queries[0].Text != "what time is it" {
@@ -147,6 +136,22 @@ func TestTurnUsesTheTranscriptWorkedAhead(t *testing.T) {
 			t.Errorf("the reply began %v after the utterance ended, want at once", asked.Sub(mic.ended))
 		}
 	})
+}
+
+// pressOnce runs a pipeline for o, presses once and lets the turn run
+// for 3 s.
+func pressOnce(t *testing.T, o Options) {
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan Event)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	go p.Run(ctx, events)
+	events <- Press
+	time.Sleep(3 * time.Second)
+	synctest.Wait()
 }
 
 // pausingMic says words, pauses (telling l.Pauses after 250 ms) and ends
@@ -175,17 +180,7 @@ func TestTurnTranscribesAnewWhenTheSpeechWentOn(t *testing.T) {
 		tr := &slowTranscriber{took: 300 * time.Millisecond}
 		mic := &resumingMic{}
 		rep := &scriptReplier{sentences: []string{"Done."}}
-		p, err := New(Options{Microphone: mic, Transcriber: tr, Replier: rep, Speculate: true, Completer: wholeIf{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		events := make(chan Event)
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		go p.Run(ctx, events)
-		events <- Press
-		time.Sleep(3 * time.Second)
-		synctest.Wait()
+		pressOnce(t, Options{Microphone: mic, Transcriber: tr, Replier: rep, Speculate: true, Completer: wholeIf{}})
 		rep.mu.Lock()
 		defer rep.mu.Unlock()
 		tr.mu.Lock()
