@@ -381,12 +381,12 @@ type utterance struct {
 	soft   time.Duration // speech let through by the lower bar since the last at the higher
 }
 
-// A sound too far below the speaker's level (the 3rd quartile of the
-// frames scored speech so far) is not them, once they have begun: another
-// voice further off, the room's own sounds. A sound within near of it
-// is theirs; one between near and far only as a word's soft ending, for
-// softTail after their last near one, and never once the speech has
-// paused.
+// A sound too far below the speaker's level (the 9th decile of the
+// voice-band loudness of the frames scored speech so far) is not them,
+// once they have begun: another voice further off, the room's own sounds.
+// A sound within near dB of it is theirs; one between near and far only
+// as a word's soft ending, for softTail after their last near one, and
+// never once the speech has paused.
 const (
 	near     = 20.0
 	far      = 24.0
