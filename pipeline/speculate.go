@@ -28,7 +28,6 @@ type Completer interface {
 // microphone can end the utterance sooner. At most one transcription is
 // in flight: a new pause waits for the dropped one to return.
 type Speculator struct {
-	ctx      context.Context // the turn's
 	tr       Transcriber
 	complete Completer
 
@@ -49,20 +48,20 @@ type guess struct {
 
 var _ voice.Pauses = (*Speculator)(nil)
 
-// NewSpeculator returns a Speculator whose transcriptions run under ctx
-// (the turn's) with tr; complete may be nil. Close it when the recording
-// is over.
-func NewSpeculator(ctx context.Context, tr Transcriber, complete Completer) *Speculator {
+// NewSpeculator returns a Speculator that transcribes with tr; complete
+// may be nil. Close it when the recording is over.
+func NewSpeculator(tr Transcriber, complete Completer) *Speculator {
 	done := make(chan struct{})
 	close(done)
-	return &Speculator{ctx: ctx, tr: tr, complete: complete, prev: done}
+	return &Speculator{tr: tr, complete: complete, prev: done}
 }
 
-// Pause starts transcribing u in the background, after the transcription
-// before it has returned, and drops any pause not yet resumed.
-func (s *Speculator) Pause(u voice.Utterance) <-chan bool {
+// Pause starts transcribing u in the background under ctx, after the
+// transcription before it has returned, and drops any pause not yet
+// resumed.
+func (s *Speculator) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
 	verdict := make(chan bool, 1)
-	ctx, cancel := context.WithCancel(s.ctx)
+	ctx, cancel := context.WithCancel(ctx)
 	g := &guess{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
 	s.drop()
@@ -152,11 +151,11 @@ type turnSpec struct {
 
 // speculator starts a turn's Speculator and hands it to l, when Speculate
 // is set; nil otherwise.
-func (p *Pipeline) speculator(ctx context.Context, l *voice.Listen) *turnSpec {
+func (p *Pipeline) speculator(l *voice.Listen) *turnSpec {
 	if !p.opts.Speculate {
 		return nil
 	}
-	ts := &turnSpec{s: NewSpeculator(ctx, p.opts.Transcriber, p.opts.Completer)}
+	ts := &turnSpec{s: NewSpeculator(p.opts.Transcriber, p.opts.Completer)}
 	l.Pauses = ts.s
 	return ts
 }

@@ -55,11 +55,11 @@ func (wholeIf) Complete(ctx context.Context, text, lang string) bool {
 func TestSpeculatorTakesTheLastPause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := &slowTranscriber{took: 200 * time.Millisecond}
-		s := NewSpeculator(t.Context(), tr, wholeIf{})
-		v1 := s.Pause(speech("set a timer for"))
+		s := NewSpeculator(tr, wholeIf{})
+		v1 := s.Pause(t.Context(), speech("set a timer for"))
 		time.Sleep(50 * time.Millisecond)
 		s.Resume() // the user went on: that transcription is dropped
-		v2 := s.Pause(speech("set a timer for ten minutes."))
+		v2 := s.Pause(t.Context(), speech("set a timer for ten minutes."))
 		if whole, ok := <-v1; ok {
 			t.Errorf("the dropped pause gave a verdict: %v", whole)
 		}
@@ -90,8 +90,8 @@ func TestSpeculatorTakesTheLastPause(t *testing.T) {
 func TestSpeculatorNothingToTakeAfterResume(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := &slowTranscriber{took: 200 * time.Millisecond}
-		s := NewSpeculator(t.Context(), tr, nil)
-		v := s.Pause(speech("turn on the"))
+		s := NewSpeculator(tr, nil)
+		v := s.Pause(t.Context(), speech("turn on the"))
 		s.Resume()
 		if _, ok, _ := s.Take(t.Context()); ok {
 			t.Error("Take gave the transcript of a pause the speech went on after")
@@ -166,7 +166,7 @@ func (m *pausingMic) Record(ctx context.Context, l voice.Listen) (voice.Utteranc
 	u := speech(m.words)
 	time.Sleep(250 * time.Millisecond)
 	if l.Pauses != nil {
-		l.Pauses.Pause(u)
+		l.Pauses.Pause(ctx, u)
 	}
 	time.Sleep(m.quiet - 250*time.Millisecond)
 	m.ended = time.Now()
@@ -200,7 +200,7 @@ type resumingMic struct{}
 
 func (resumingMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
 	time.Sleep(250 * time.Millisecond)
-	l.Pauses.Pause(speech("turn on the"))
+	l.Pauses.Pause(ctx, speech("turn on the"))
 	time.Sleep(100 * time.Millisecond)
 	l.Pauses.Resume()
 	time.Sleep(time.Second)

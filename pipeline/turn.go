@@ -32,7 +32,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	case p.opts.Talk == TalkTap:
 		l.StartTimeout, l.EndOnSilence = p.opts.NoSpeech, true
 	}
-	spec := p.speculator(ctx, &l)
+	spec := p.speculator(&l)
 	defer spec.close()
 	utt, err := p.opts.Microphone.Record(ctx, l)
 	t.listening.Store(false)

@@ -1,6 +1,7 @@
 package endpoint_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -121,7 +122,7 @@ type pauses struct {
 	last    voice.Utterance
 }
 
-func (p *pauses) Pause(u voice.Utterance) <-chan bool {
+func (p *pauses) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
 	p.mu.Lock()
 	p.told = append(p.told, "pause")
 	p.last = u

@@ -331,7 +331,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 	ep := &Endpointer{Silence: l.o.Silence, MinSilence: l.o.MinSilence, MaxSilence: l.o.MaxSilence,
 		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
 	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses}
-	u.add(pre)
+	u.add(ctx, pre)
 	for {
 		select {
 		case <-ctx.Done():
@@ -346,7 +346,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 				return u.result(false)
 			}
 		case chunk := <-rec.audio:
-			switch d := u.add(chunk); {
+			switch d := u.add(ctx, chunk); {
 			case d == Ended && ls.EndOnSilence:
 				return u.result(false)
 			case d == NoSpeech:
@@ -399,7 +399,7 @@ const lead = time.Second
 // add appends audio, scores the whole frames it completes, and returns
 // the first decision other than Continue and Began, if any; it tells
 // pauses of the pauses.
-func (u *utterance) add(chunk []float32) Decision {
+func (u *utterance) add(ctx context.Context, chunk []float32) Decision {
 	u.audio = append(u.audio, chunk...)
 	// What the microphone caught while the box itself was sounding (its
 	// earcon, say) is never the user: it is scored, so the detector keeps
@@ -418,7 +418,7 @@ func (u *utterance) add(chunk []float32) Decision {
 		case Paused:
 			if u.pauses != nil {
 				r, _ := u.result(false)
-				u.verdict = u.pauses.Pause(r)
+				u.verdict = u.pauses.Pause(ctx, r)
 			}
 		case Resumed:
 			if u.pauses != nil {

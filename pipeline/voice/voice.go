@@ -6,6 +6,7 @@
 package voice
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -43,9 +44,10 @@ type Listen struct {
 type Pauses interface {
 	// Pause hands over the utterance so far (trimmed as the microphone
 	// would return it if it ended now) when the speech has paused for a
-	// moment. The channel receives true, once, when the words so far are
-	// known to make a whole request; false, or nothing, otherwise.
-	Pause(u Utterance) <-chan bool
+	// moment; the work it starts ends with ctx, the recording's. The
+	// channel receives true, once, when the words so far are known to
+	// make a whole request; false, or nothing, otherwise.
+	Pause(ctx context.Context, u Utterance) <-chan bool
 	// Resume says the speech went on after the last pause: that pause's
 	// utterance is not the end, and its work can be dropped.
 	Resume()

@@ -104,7 +104,7 @@ func endpointCase(t *testing.T, s Utterance, c condition, babble []float32) outc
 				decode = 200 * time.Millisecond
 			}
 			ref := reference{u: s, clipAt: corpusLead, pressAt: pressed.Sub(opened), decode: decode}
-			spec = pipeline.NewSpeculator(t.Context(), ref, c.opts.Complete)
+			spec = pipeline.NewSpeculator(ref, c.opts.Complete)
 			ls.Pauses = spec
 		}
 		u, err := l.Record(t.Context(), ls)
