@@ -19,7 +19,9 @@
 #   make cross-whisper-pi5 ...   bin/linux-<pi>-whisper/hark with whisper.cpp
 #   make qemu-whisper-pi5 ...    the engine's tests for that Pi under qemu (slow)
 #   make bench-whisper           Hark vs whisper-cli, audio context, memory,
-#                                the endpointing corpus with Silero
+#                                the endpointing corpus with Silero, and the
+#                                end of speech to the answer's first audio,
+#                                stage by stage
 #
 # Language model benchmarks:
 #   make bench-llm     the reply's cost against the real Ollama server and

@@ -117,6 +117,15 @@ type Options struct {
 	Talk TalkMode
 	// NoSpeech ends a tapped turn in which no speech began; default 5 s.
 	NoSpeech time.Duration
+	// Speculate transcribes each utterance at its pauses, before it is
+	// over (see Speculator), so that its transcript is ready, or nearly,
+	// when the silence ends it. It costs the transcriptions the speech
+	// makes useless when it goes on.
+	Speculate bool
+	// Completer, with Speculate, judges the words at each pause: when they
+	// make a whole request the microphone ends the utterance on a short
+	// silence. Nil ends every utterance on silence alone.
+	Completer Completer
 	// Earcons are the short sounds the turn plays on the Speaker; the zero
 	// value plays none.
 	Earcons Earcons

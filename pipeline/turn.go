@@ -32,6 +32,8 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	case p.opts.Talk == TalkTap:
 		l.StartTimeout, l.EndOnSilence = p.opts.NoSpeech, true
 	}
+	spec := p.speculator(&l)
+	defer spec.close()
 	utt, err := p.opts.Microphone.Record(ctx, l)
 	t.listening.Store(false)
 	if errors.Is(err, voice.ErrMuted) && ctx.Err() == nil {
@@ -51,7 +53,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	defer quiet()
 
 	p.publish(voice.Status{State: voice.Transcribing, Turn: t.id})
-	tr, err := p.opts.Transcriber.Transcribe(ctx, utt)
+	tr, err := spec.transcribe(ctx, p.opts.Transcriber, utt)
 	if err == nil && strings.TrimSpace(tr.Text) == "" {
 		err = voice.ErrNoSpeech
 	}
@@ -88,6 +90,9 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		"transcribe_ms", ms(transcribed.Sub(heard)),
 		"dur_ms", ms(time.Since(heard)),
 		"sentences", v.sentences,
+	}
+	if spec != nil {
+		attrs = append(attrs, "ahead", spec.used, "ahead_started", spec.started, "ahead_dropped", spec.dropped)
 	}
 	if !v.firstAudio.IsZero() {
 		attrs = append(attrs, "first_audio_ms", ms(v.firstAudio.Sub(heard)))

@@ -102,6 +102,8 @@ func (k deviceKit) listener(dev alsa.Config, detector endpoint.Detector) *endpoi
 		Silence:    k.cfg.Listen.Silence.Duration,
 		MinSilence: k.cfg.Listen.SilenceMin.Duration,
 		MaxSilence: k.cfg.Listen.SilenceMax.Duration,
+		Settle:     k.cfg.Listen.Settle.Duration,
+		PauseAfter: k.cfg.Listen.Pause.Duration,
 		MaxLength:  c.MaxUtterance.Duration,
 		Log:        k.log,
 	})

@@ -158,6 +158,10 @@ func (r *running) pipeline(ctx context.Context) error {
 	r.synth = synth
 	var err error
 	r.p, err = pipeline.New(pipeline.Options{
+		// The offline core judges whether the words so far are a whole
+		// request, so the utterance can end sooner.
+		Speculate:   cfg.Listen.Speculate,
+		Completer:   r.b.commands,
 		Lang:        r.b.Lang(),
 		Microphone:  r.dev.mic,
 		Transcriber: r.dev.stt,

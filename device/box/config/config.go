@@ -215,6 +215,11 @@ type Listen struct {
 	SilenceMax Duration `toml:"silence_max"`
 	NoSpeech   Duration `toml:"no_speech"`
 	VAD        string   `toml:"vad"`
+	// Speculate transcribes at the pauses in speech, and ends a whole
+	// request after Settle of silence; Pause is the silence that is a pause.
+	Speculate bool     `toml:"speculate"`
+	Settle    Duration `toml:"settle"`
+	Pause     Duration `toml:"pause"`
 }
 
 // Button configures the push button and the mute switch.
@@ -333,7 +338,8 @@ func Default() Config {
 			RemoteTimeout: Duration{15 * time.Second}},
 		Audio: Audio{Volume: 70, Earcons: true, EarconStart: true, EarconEnd: true, EarconError: true,
 			PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
-		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{1200 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto"},
+		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{time.Second}, NoSpeech: Duration{5 * time.Second}, VAD: "auto",
+			Speculate: true, Settle: Duration{300 * time.Millisecond}, Pause: Duration{250 * time.Millisecond}},
 		Button: Button{Debounce: Duration{30 * time.Millisecond}, LongPress: Duration{1500 * time.Millisecond},
 			DoublePress: Duration{400 * time.Millisecond}, DoubleAction: "mute", VeryLongPress: Duration{10 * time.Second}, FactoryReset: true},
 		LEDs:     LEDs{Brightness: 0.5, Idle: "off", Pins: []string{}},

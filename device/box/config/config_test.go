@@ -105,6 +105,8 @@ func TestBadValuesNamed(t *testing.T) {
 		{"[storage]\nprofile = \"tiny\"\n", "storage.profile"},
 		{"[ollama]\nmodel = \"\"\n", "ollama.model: no model named"},
 		{"[center]\ntranscribe = true\n", "center.transcribe: needs center.url"},
+		{"[listen]\nsettle = \"800ms\"\n", "listen.settle: 800ms is longer than listen.silence_min (500ms)"},
+		{"[listen]\npause = \"10ms\"\n", "listen.pause: 10ms is outside 200ms..5s"},
 		{"this is not toml", "hark.toml:1:"},
 	}
 	for _, tt := range tests {

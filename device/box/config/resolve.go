@@ -182,10 +182,14 @@ func (ck *checker) hearing(c *Config) {
 	for _, k := range []struct {
 		name string
 		d    time.Duration
-	}{{"listen.silence_min", c.Listen.SilenceMin.Duration}, {"listen.silence_max", c.Listen.SilenceMax.Duration}} {
+	}{{"listen.silence_min", c.Listen.SilenceMin.Duration}, {"listen.silence_max", c.Listen.SilenceMax.Duration},
+		{"listen.settle", c.Listen.Settle.Duration}, {"listen.pause", c.Listen.Pause.Duration}} {
 		if k.d < 200*time.Millisecond || k.d > 5*time.Second {
 			ck.bad(k.name, "%v is outside 200ms..5s", k.d)
 		}
+	}
+	if c.Listen.Settle.Duration > c.Listen.SilenceMin.Duration {
+		ck.bad("listen.settle", "%v is longer than listen.silence_min (%v): a whole request would wait longer than any other", c.Listen.Settle.Duration, c.Listen.SilenceMin.Duration)
 	}
 	if c.Listen.SilenceMax.Duration < c.Listen.SilenceMin.Duration {
 		ck.bad("listen.silence_max", "%v is shorter than listen.silence_min (%v)", c.Listen.SilenceMax.Duration, c.Listen.SilenceMin.Duration)
