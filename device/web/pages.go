@@ -35,11 +35,11 @@ func (s *Server) setupPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
 	}
-	s.render(w, http.StatusOK, "setup", view{Title: "Set up", Field: map[string]string{}})
+	s.render(w, http.StatusOK, "setup", view{Title: "Set up", Field: map[string]string{}, Data: s.fingerprint()})
 }
 
 func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
-	v := view{Title: "Set up", Field: map[string]string{}}
+	v := view{Title: "Set up", Field: map[string]string{}, Data: s.fingerprint()}
 	password := r.PostFormValue("password")
 	if c := r.PostFormValue("confirm"); c != "" && c != password {
 		v.Field["confirm"] = "The two passwords differ."

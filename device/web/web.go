@@ -50,6 +50,10 @@ type Options struct {
 	Version string
 	// AnyAddress serves every source address, not only the local ones.
 	AnyAddress bool
+	// Fingerprint is the page's certificate's, when it is served over
+	// HTTPS with the box's own: the setup page shows it, for the person
+	// whose browser warns to compare.
+	Fingerprint string
 	// Names are host names the page answers to besides the machine's own
 	// name, name.local, localhost and its addresses (a name given to the
 	// box in the router's DNS, say).
@@ -123,6 +127,30 @@ func New(ctx context.Context, o Options) (*Server, error) {
 // The zero value is ready for use.
 type Sessions struct{ a *access }
 
+// fingerprint is the certificate's fingerprint as browsers show it
+// (colon-separated pairs of hex digits), or nil when the page is plain.
+func (s *Server) fingerprint() any {
+	if s.o.Fingerprint == "" {
+		return nil
+	}
+	return Pairs(s.o.Fingerprint)
+}
+
+// Pairs is a "sha256:..." fingerprint as browsers show it: upper-case
+// pairs of hex digits joined by colons.
+func Pairs(fingerprint string) string {
+	hex := strings.ToUpper(strings.TrimPrefix(fingerprint, "sha256:"))
+	var pairs []string
+	for i := 0; i+2 <= len(hex); i += 2 {
+		pairs = append(pairs, hex[i:i+2])
+	}
+	return strings.Join(pairs, ":")
+}
+
+// Fingerprint is the page's certificate's fingerprint ("sha256:..."); ""
+// when it is served over plain HTTP.
+func (s *Server) Fingerprint() string { return s.o.Fingerprint }
+
 // SetupCode is the one-time code the first visit asks for, while no
 // password is set.
 func (s *Server) SetupCode() (string, bool) { return s.access.setupCode() }
@@ -189,6 +217,26 @@ func noListing(h http.Handler) http.Handler {
 			return
 		}
 		h.ServeHTTP(w, r)
+	})
+}
+
+// PlainHandler answers plain HTTP on a page served over HTTPS: a request
+// for one of the box's names is sent on to the same address over HTTPS.
+func (s *Server) PlainHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.o.AnyAddress && !local(r.RemoteAddr) {
+			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
+			return
+		}
+		if !s.names.ours(r.Host) {
+			http.Error(w, "This is the speaker's page: open it by the speaker's own name or address.", http.StatusMisdirectedRequest)
+			return
+		}
+		code := http.StatusMovedPermanently
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			code = http.StatusPermanentRedirect
+		}
+		http.Redirect(w, r, "https://"+r.Host+r.URL.RequestURI(), code)
 	})
 }
 
