@@ -16,6 +16,7 @@ import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/web"
+	"github.com/harkbox/hark/internal/listener"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/command"
@@ -119,6 +120,7 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	if err != nil {
 		return fmt.Errorf("box: center: listen on %s: %w", cfg.Center.Listen, err)
 	}
+	l = listener.Capped(l, perAddress)
 	fp := ""
 	if !insecure {
 		cert, f, err := center.Certificate(tlsDir(cfg.DataDir))
@@ -139,7 +141,8 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 		c.servePage(sctx, show)
 	}()
 	defer func() { stop(); <-pageDone }()
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
 	go func() {
 		<-sctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
