@@ -78,6 +78,7 @@ var de = map[string]string{
 	"The model server isn't answering.":                                                         "Der Modellserver antwortet nicht.",
 	"The volume is %d.":                                                                         "Die Lautstärke ist %d.",
 	"The web page's setup code is %s.":                                                          "Der Einrichtungscode der Webseite ist %s.",
+	"The web page's certificate fingerprint begins with %s.":                                    "Der Fingerabdruck des Zertifikats der Webseite beginnt mit %s.",
 	"Timer cancelled.":                                                                          "Timer gelöscht.",
 	"Timer set for %s.":                                                                         "Timer für %s gestellt.",
 	"Volume %d.":                                                                                "Lautstärke %d.",

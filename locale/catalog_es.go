@@ -78,6 +78,7 @@ var es = map[string]string{
 	"The model server isn't answering.":                                                         "El servidor del modelo no responde.",
 	"The volume is %d.":                                                                         "El volumen está en %d.",
 	"The web page's setup code is %s.":                                                          "El código de configuración de la página web es %s.",
+	"The web page's certificate fingerprint begins with %s.":                                    "La huella del certificado de la página web empieza por %s.",
 	"Timer cancelled.":                                                                          "Temporizador cancelado.",
 	"Timer set for %s.":                                                                         "Temporizador programado para %s.",
 	"Volume %d.":                                                                                "Volumen %d.",

@@ -78,6 +78,7 @@ var fr = map[string]string{
 	"The model server isn't answering.":                                                         "Le serveur de modèles ne répond pas.",
 	"The volume is %d.":                                                                         "Le volume est à %d.",
 	"The web page's setup code is %s.":                                                          "Le code de configuration de la page web est %s.",
+	"The web page's certificate fingerprint begins with %s.":                                    "L'empreinte du certificat de la page web commence par %s.",
 	"Timer cancelled.":                                                                          "Minuteur annulé.",
 	"Timer set for %s.":                                                                         "Minuteur réglé sur %s.",
 	"Volume %d.":                                                                                "Volume %d.",

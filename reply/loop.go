@@ -162,8 +162,18 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 		return fmt.Sprintf("Error: %s is not available now. Call %s to find the tool you need.", call.Name, SearchTools), resp, false
 	}
 	t.seen[key] = true
-	// The model wrote placeholders for what was redacted; the local command
-	// gets the real values, and the model gets its result redacted.
+	// The model wrote placeholders for what was redacted; a local command
+	// gets the real values, one that would send them elsewhere none, and
+	// the model gets the result redacted.
+	if hidden := t.conv.redactor.Placeholders(call.Arguments); len(hidden) > 0 {
+		if c, ok := e.o.Commands.Lookup(call.Name); !ok || !c.Local {
+			e.log.Warn("a redacted value was kept from a tool that sends its arguments off the box", "tool", call.Name, "values", len(hidden))
+			content := fmt.Sprintf("Error: %s is withheld from %s: what the user said of passwords, codes and addresses stays on this box and is never sent to a tool that goes outside it. Do what you can without it, or tell the user you cannot.",
+				strings.Join(hidden, ", "), call.Name)
+			record(content, true)
+			return content, command.Response{Kind: command.Failure}, false
+		}
+	}
 	resp = e.o.Commands.Call(ctx, call.Name, t.conv.redactor.RestoreArgs(call.Arguments), t.raw)
 	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid
 	t.settle(resp)

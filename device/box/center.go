@@ -16,6 +16,7 @@ import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/web"
+	"github.com/harkbox/hark/internal/listener"
 	"github.com/harkbox/hark/pipeline/media"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
@@ -124,6 +125,7 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	if err != nil {
 		return fmt.Errorf("box: center: listen on %s: %w", cfg.Center.Listen, err)
 	}
+	l = listener.Capped(l, perAddress)
 	fp := ""
 	if !insecure {
 		cert, f, err := center.Certificate(tlsDir(cfg.DataDir))
@@ -144,7 +146,8 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 		c.servePage(sctx, show)
 	}()
 	defer func() { stop(); <-pageDone }()
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
 	go func() {
 		<-sctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -200,8 +203,8 @@ func (c *Center) servePage(ctx context.Context, show func(string)) {
 	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db.Settings()), Full: c.db.Writable,
 		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links, Log: c.log})
 	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
-	servePage(ctx, c.log, cfg.Web.Listen, web.Options{API: api, Store: c.db.Settings(), Version: c.version,
-		AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log}, show, nil)
+	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show}.serve(ctx, web.Options{API: api, Store: c.db.Settings(),
+		Version: c.version, AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log})
 }
 
 // nodePlace is how the model is told where a node is: "the kitchen speaker",

@@ -2,21 +2,27 @@ package box
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/network"
 	"github.com/harkbox/hark/device/web"
+	"github.com/harkbox/hark/internal/listener"
+	"github.com/harkbox/hark/internal/selfsigned"
 	"github.com/harkbox/hark/locale"
 )
 
@@ -26,14 +32,44 @@ type page struct {
 	srv    atomic.Pointer[web.Server]
 }
 
-// servePage serves the web page on listen until ctx is done: the box's,
-// or the center's for the household. show, when set, tells the person at
-// the terminal the page's address and its setup code; ready gets the page
-// once it listens. An address in use costs the page, not the box.
-func servePage(ctx context.Context, log *slog.Logger, listen string, o web.Options, show func(string), ready func(*web.Server)) {
+// pageServing is how the web page is served: where, encrypted or not.
+type pageServing struct {
+	cfg     config.Web
+	dataDir string
+	log     *slog.Logger
+	// show, when set, tells the person at the terminal the page's address
+	// and its setup code; ready gets the page once it listens.
+	show  func(string)
+	ready func(*web.Server)
+}
+
+// perAddress bounds the connections one address holds open to the page or
+// the center.
+const perAddress = 32
+
+// serve serves the page until ctx is done: over HTTPS with the box's own
+// certificate unless [web] tls says otherwise (plain HTTP on the same port
+// is sent on to HTTPS), with bounded reads, idle connections and
+// connections per address. An address in use costs the page, not the box.
+func (ps pageServing) serve(ctx context.Context, o web.Options) {
+	log := ps.log
+	listen := ps.cfg.Listen
 	if listen == "" {
 		return
 	}
+	encrypt := ps.encrypted()
+	var tc *tls.Config
+	if encrypt {
+		host, _ := os.Hostname()
+		cert, fp, err := selfsigned.Load(selfsigned.Spec{Dir: filepath.Join(ps.dataDir, "web"), Name: "web", Subject: "hark " + host,
+			Hosts: append([]string{host, host + ".local"}, ps.cfg.Names...)})
+		if err != nil {
+			log.Error("no web page: its certificate", "err", err)
+			return
+		}
+		tc, o.Fingerprint = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, fp
+	}
+	o.Names = ps.cfg.Names
 	srv, err := web.New(ctx, o)
 	if err != nil {
 		log.Error("no web page", "err", err)
@@ -44,28 +80,64 @@ func servePage(ctx context.Context, log *slog.Logger, listen string, o web.Optio
 		log.Warn("no web page: its address is taken or not this machine's ([web] listen)", "listen", listen, "err", err)
 		return
 	}
-	if ready != nil {
-		ready(srv)
+	l = listener.Capped(l, perAddress)
+	if ps.ready != nil {
+		ps.ready(srv)
 	}
-	url := "http://" + l.Addr().String()
+	scheme := "http"
+	if encrypt {
+		scheme = "https"
+	}
+	url := scheme + "://" + l.Addr().String()
 	if host, port, _ := net.SplitHostPort(listen); host == "" {
-		url = "http://localhost:" + port
+		url = scheme + "://localhost:" + port
 	}
-	log.Info("web page", "url", url)
-	if code, pending := srv.SetupCode(); pending && show != nil {
-		show(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
+	log.Info("web page", "url", url, "certificate", o.Fingerprint)
+	if code, pending := srv.SetupCode(); pending && ps.show != nil {
+		ps.show(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Warn("web page stopped", "err", err)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	serve := func(l net.Listener, h http.Handler) {
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		wg.Go(func() {
+			<-ctx.Done()
+			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			hs.Shutdown(sctx)
+		})
+		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) && ctx.Err() == nil {
+			log.Warn("web page stopped", "err", err)
+		}
 	}
+	if !encrypt {
+		serve(l, srv.Handler())
+		return
+	}
+	tlsL, plain := listener.Split(l)
+	wg.Go(func() { serve(plain, srv.PlainHandler()) })
+	serve(tls.NewListener(tlsL, tc), srv.Handler())
+}
+
+// encrypted reports whether the page is served over HTTPS: [web] tls
+// "on", or "auto" on an address other machines can reach.
+func (ps pageServing) encrypted() bool {
+	switch ps.cfg.TLS {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	host, _, err := net.SplitHostPort(ps.cfg.Listen)
+	if err != nil {
+		return true
+	}
+	if host == "localhost" {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	return err != nil || !ip.IsLoopback()
 }
 
 // wifiConf is where a board keeps its Wi-Fi networks: on the data
@@ -109,7 +181,17 @@ func (p *page) sayCode(ctx context.Context, lang locale.Lang, say func(context.C
 	if !pending {
 		return false
 	}
-	say(ctx, lang.T("The web page's setup code is %s.", strings.Join(strings.Split(code, ""), " ")))
+	line := lang.T("The web page's setup code is %s.", strings.Join(strings.Split(code, ""), " "))
+	if fp := srv.Fingerprint(); fp != "" {
+		// The first four pairs, as the browser shows them: enough to tell
+		// the box's page from another.
+		pairs := strings.Split(web.Pairs(fp), ":")[:4]
+		for i, p := range pairs {
+			pairs[i] = strings.Join(strings.Split(p, ""), " ")
+		}
+		line += " " + lang.T("The web page's certificate fingerprint begins with %s.", strings.Join(pairs, ", "))
+	}
+	say(ctx, line)
 	return true
 }
 

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -30,6 +31,16 @@ const (
 	maxFailures = 5
 	failWindow  = 15 * time.Minute
 	lockFor     = 15 * time.Minute
+	// maxSources bounds the addresses whose guesses are remembered: past
+	// it, the oldest is forgotten (a flood of addresses costs memory no
+	// more than this).
+	maxSources = 4096
+	// Overall, whatever the address, guesses are limited to a burst of
+	// globalBurst and then one per globalEvery.
+	globalBurst = 20
+	globalEvery = 3 * time.Second
+	// maxPassword is bcrypt's limit, in bytes.
+	maxPassword = 72
 )
 
 // credential is what the store keeps: the bcrypt hash of the password.
@@ -48,8 +59,7 @@ type access struct {
 	mu       sync.Mutex
 	code     string // the setup code; "" once a password is set
 	sessions map[string]*session
-	failures map[string][]time.Time // recent wrong guesses by source address
-	locked   map[string]time.Time   // source address → locked until
+	guesses  guesses
 }
 
 type session struct {
@@ -80,7 +90,7 @@ func (a *access) takeFlash(t string) string {
 
 func newAccess(ctx context.Context, store Store, now func() time.Time, idle time.Duration) (*access, error) {
 	a := &access{store: store, now: now, idle: idle, cost: bcrypt.DefaultCost, sessions: map[string]*session{},
-		failures: map[string][]time.Time{}, locked: map[string]time.Time{}}
+		guesses: newGuesses(now)}
 	var c credential
 	ok, err := store.Get(ctx, passwordKey, &c)
 	if err != nil {
@@ -123,58 +133,30 @@ func (a *access) setupCode() (string, bool) {
 
 var (
 	errLocked    = errors.New("too many wrong tries from this address: wait a quarter of an hour and try again")
+	errBusy      = errors.New("too many tries on this page just now: wait a minute and try again")
 	errWrong     = errors.New("that is not the right password")
 	errWrongCode = errors.New("that is not the code the speaker said; double-press its button to hear it again")
+	errSetUp     = errors.New("the page is set up already: log in with its password")
+	errPassword  = errors.New("the new password does not do")
 )
-
-// checkLock reports errLocked when src may not try now.
-func (a *access) checkLock(src string) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if until, ok := a.locked[src]; ok {
-		if a.now().Before(until) {
-			return errLocked
-		}
-		delete(a.locked, src)
-	}
-	return nil
-}
-
-// failed counts a wrong guess from src, locking it out at maxFailures.
-func (a *access) failed(src string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := a.now()
-	var recent []time.Time
-	for _, t := range a.failures[src] {
-		if now.Sub(t) < failWindow {
-			recent = append(recent, t)
-		}
-	}
-	recent = append(recent, now)
-	a.failures[src] = recent
-	if len(recent) >= maxFailures {
-		a.locked[src] = now.Add(lockFor)
-		delete(a.failures, src)
-	}
-}
 
 // setup takes the setup code and the first password; it returns a new
 // session's token.
 func (a *access) setup(ctx context.Context, src, code, password string) (string, error) {
-	if err := a.checkLock(src); err != nil {
-		return "", err
-	}
 	a.mu.Lock()
 	want := a.code
 	a.mu.Unlock()
 	if want == "" {
-		return "", errors.New("the page is set up already: log in with its password")
+		return "", errSetUp
+	}
+	g, err := a.guesses.try(src)
+	if err != nil {
+		return "", err
 	}
 	if subtle.ConstantTimeCompare([]byte(code), []byte(want)) != 1 {
-		a.failed(src)
-		return "", errWrongCode
+		return "", errWrongCode // the guess stays counted
 	}
+	g.right()
 	if err := checkPassword(password); err != nil {
 		return "", err
 	}
@@ -193,25 +175,39 @@ func (a *access) setup(ctx context.Context, src, code, password string) (string,
 
 func checkPassword(p string) error {
 	if len([]rune(p)) < minPassword {
-		return fmt.Errorf("the password needs at least %d characters", minPassword)
+		return passwordProblem(fmt.Sprintf("the password needs at least %d characters", minPassword))
+	}
+	if len(p) > maxPassword {
+		return passwordProblem(fmt.Sprintf("the password can be %d bytes long at most (%d letters without accents)", maxPassword, maxPassword))
 	}
 	return nil
 }
 
+// passwordProblem says what is wrong with a new password; it is
+// errPassword.
+type passwordProblem string
+
+func (p passwordProblem) Error() string        { return string(p) }
+func (p passwordProblem) Is(target error) bool { return target == errPassword }
+
 // login checks the password and returns a new session's token.
+// Every guess is counted before it is checked, so guesses sent together
+// cannot all be checked before the lock-out.
 func (a *access) login(ctx context.Context, src, password string) (string, error) {
-	if err := a.checkLock(src); err != nil {
+	g, err := a.guesses.try(src)
+	if err != nil {
 		return "", err
 	}
 	var c credential
 	ok, err := a.keep().Get(ctx, passwordKey, &c)
 	if err != nil {
+		g.right() // not the guesser's fault
 		return "", fmt.Errorf("web: read the password: %w", err)
 	}
-	if !ok || bcrypt.CompareHashAndPassword([]byte(c.Hash), []byte(password)) != nil {
-		a.failed(src)
+	if !ok || len(password) > maxPassword || bcrypt.CompareHashAndPassword([]byte(c.Hash), []byte(password)) != nil {
 		return "", errWrong
 	}
+	g.right()
 	return a.open(), nil
 }
 
@@ -299,13 +295,23 @@ func local(remoteAddr string) bool {
 	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast())
 }
 
-// source is the address a request's guesses are counted by.
+// source is the address a request's guesses are counted by: the host's
+// IPv4 address, or its IPv6 /64 (one host has the whole prefix).
 func source(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }
 
 func subtleEqual(a, b string) int { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) }

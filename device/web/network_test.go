@@ -56,11 +56,11 @@ func TestNetworkNeedsALogin(t *testing.T) {
 	n, wifi := boxNetwork(t, nil)
 	r := networkRig(t, n)
 	anon := r.browser()
-	if w := anon.do("GET", "/network", nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/login?next=/network" {
+	if w := anon.do("GET", "/network", nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/login?next=%2Fnetwork" {
 		t.Errorf("before setup: %d %s", w.Code, w.Header().Get("Location"))
 	}
 	r.setUp()
-	if w := anon.do("GET", "/network", nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/login?next=/network" {
+	if w := anon.do("GET", "/network", nil); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/login?next=%2Fnetwork" {
 		t.Errorf("after setup: %d %s", w.Code, w.Header().Get("Location"))
 	}
 	if w := anon.do("POST", "/network/wifi", url.Values{"ssid": {"Evil"}, "psk": {"12345678"}}); w.Code != http.StatusSeeOther || !strings.HasPrefix(w.Header().Get("Location"), "/login") {

@@ -8,14 +8,23 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/harkbox/hark/device/control"
 )
 
 // next is where to go after logging in: a page of this site only.
 func next(r *http.Request) string {
-	n := r.FormValue("next")
-	if u, err := url.Parse(n); err != nil || n == "" || !strings.HasPrefix(n, "/") || strings.HasPrefix(n, "//") || u.Host != "" {
+	return localPath(r.FormValue("next"))
+}
+
+// localPath is n when it is a path on this page, else "/": never another
+// site, however a browser might read it ("//host", "/\\host", a scheme,
+// control characters).
+func localPath(n string) string {
+	u, err := url.Parse(n)
+	if err != nil || !strings.HasPrefix(n, "/") || u.Scheme != "" || u.Host != "" || u.User != nil ||
+		strings.HasPrefix(n, "//") || strings.Contains(n, `\`) || strings.ContainsFunc(n, unicode.IsControl) {
 		return "/"
 	}
 	return n
@@ -26,11 +35,11 @@ func (s *Server) setupPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
 	}
-	s.render(w, http.StatusOK, "setup", view{Title: "Set up", Field: map[string]string{}})
+	s.render(w, http.StatusOK, "setup", view{Title: "Set up", Field: map[string]string{}, Data: s.fingerprint()})
 }
 
 func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
-	v := view{Title: "Set up", Field: map[string]string{}}
+	v := view{Title: "Set up", Field: map[string]string{}, Data: s.fingerprint()}
 	password := r.PostFormValue("password")
 	if c := r.PostFormValue("confirm"); c != "" && c != password {
 		v.Field["confirm"] = "The two passwords differ."
@@ -43,14 +52,19 @@ func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
 		v.Error = sentence(err)
 		s.render(w, http.StatusTooManyRequests, "setup", v)
 		return
+	case errors.Is(err, errBusy):
+		v.Error = sentence(err)
+		s.render(w, http.StatusTooManyRequests, "setup", v)
+		return
 	case errors.Is(err, errWrongCode):
+		s.log.Warn("wrong setup code on the web page", "from", r.RemoteAddr)
 		v.Field["code"] = sentence(err)
 		s.render(w, http.StatusForbidden, "setup", v)
 		return
-	case err != nil && strings.Contains(err.Error(), "set up already"):
+	case errors.Is(err, errSetUp):
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
-	case err != nil && strings.HasPrefix(err.Error(), "the password"):
+	case errors.Is(err, errPassword):
 		v.Field["password"] = sentence(err)
 		s.render(w, http.StatusBadRequest, "setup", v)
 		return
@@ -80,7 +94,7 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	v := view{Title: "Log in", Field: map[string]string{}, Form: map[string]string{"next": next(r)}}
 	t, err := s.access.login(r.Context(), source(r), r.PostFormValue("password"))
 	switch {
-	case errors.Is(err, errLocked):
+	case errors.Is(err, errLocked), errors.Is(err, errBusy):
 		v.Error = sentence(err)
 		s.render(w, http.StatusTooManyRequests, "login", v)
 		return
@@ -483,9 +497,9 @@ func (s *Server) accountPassword(w http.ResponseWriter, r *request) {
 	switch {
 	case errors.Is(err, errWrong):
 		v.Field["old"] = sentence(err)
-	case errors.Is(err, errLocked):
+	case errors.Is(err, errLocked), errors.Is(err, errBusy):
 		v.Error = sentence(err)
-	case err != nil && strings.HasPrefix(err.Error(), "the password"):
+	case errors.Is(err, errPassword):
 		v.Field["password"] = sentence(err)
 	case err != nil:
 		v.Error = sentence(err)

@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +50,14 @@ type Options struct {
 	Version string
 	// AnyAddress serves every source address, not only the local ones.
 	AnyAddress bool
+	// Fingerprint is the page's certificate's, when it is served over
+	// HTTPS with the box's own: the setup page shows it, for the person
+	// whose browser warns to compare.
+	Fingerprint string
+	// Names are host names the page answers to besides the machine's own
+	// name, name.local, localhost and its addresses (a name given to the
+	// box in the router's DNS, say).
+	Names []string
 	// IdleExpiry ends a session unused this long; default 30 min.
 	IdleExpiry time.Duration
 	Now        func() time.Time
@@ -60,6 +69,7 @@ type Server struct {
 	o      Options
 	log    *slog.Logger
 	access *access
+	names  *names
 	pages  map[string]*template.Template
 
 	flowsMu sync.Mutex
@@ -95,7 +105,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 			o.Sessions.a = a
 		}
 	}
-	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, pages: map[string]*template.Template{}, flows: map[string]*flow{}}
+	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, names: newNames(o.Names, o.Now), pages: map[string]*template.Template{}, flows: map[string]*flow{}}
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -116,6 +126,30 @@ func New(ctx context.Context, o Options) (*Server, error) {
 // Sessions are the logged-in browsers, kept by the caller across pages.
 // The zero value is ready for use.
 type Sessions struct{ a *access }
+
+// fingerprint is the certificate's fingerprint as browsers show it
+// (colon-separated pairs of hex digits), or nil when the page is plain.
+func (s *Server) fingerprint() any {
+	if s.o.Fingerprint == "" {
+		return nil
+	}
+	return Pairs(s.o.Fingerprint)
+}
+
+// Pairs is a "sha256:..." fingerprint as browsers show it: upper-case
+// pairs of hex digits joined by colons.
+func Pairs(fingerprint string) string {
+	hex := strings.ToUpper(strings.TrimPrefix(fingerprint, "sha256:"))
+	var pairs []string
+	for i := 0; i+2 <= len(hex); i += 2 {
+		pairs = append(pairs, hex[i:i+2])
+	}
+	return strings.Join(pairs, ":")
+}
+
+// Fingerprint is the page's certificate's fingerprint ("sha256:..."); ""
+// when it is served over plain HTTP.
+func (s *Server) Fingerprint() string { return s.o.Fingerprint }
 
 // SetupCode is the one-time code the first visit asks for, while no
 // password is set.
@@ -166,13 +200,44 @@ var funcs = template.FuncMap{
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(files, "static")
-	mux.Handle("GET /static/", cacheable(http.StripPrefix("/static/", http.FileServerFS(static))))
+	mux.Handle("GET /static/", cacheable(noListing(http.StripPrefix("/static/", http.FileServerFS(static)))))
 	mux.HandleFunc("GET /setup", s.setupPage)
 	mux.HandleFunc("POST /setup", s.setupPost)
 	mux.HandleFunc("GET /login", s.loginPage)
 	mux.HandleFunc("POST /login", s.loginPost)
 	s.routes(func(pattern string, h pageHandler) { mux.Handle(pattern, s.authed(h)) })
 	return s.guard(mux)
+}
+
+// noListing answers 404 for a directory instead of listing its files.
+func noListing(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// PlainHandler answers plain HTTP on a page served over HTTPS: a request
+// for one of the box's names is sent on to the same address over HTTPS.
+func (s *Server) PlainHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.o.AnyAddress && !local(r.RemoteAddr) {
+			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
+			return
+		}
+		if !s.names.ours(r.Host) {
+			http.Error(w, "This is the speaker's page: open it by the speaker's own name or address.", http.StatusMisdirectedRequest)
+			return
+		}
+		code := http.StatusMovedPermanently
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			code = http.StatusPermanentRedirect
+		}
+		http.Redirect(w, r, "https://"+r.Host+r.URL.RequestURI(), code)
+	})
 }
 
 func cacheable(h http.Handler) http.Handler {
@@ -182,14 +247,41 @@ func cacheable(h http.Handler) http.Handler {
 	})
 }
 
-// guard refuses addresses outside the local network and sets the headers
-// every answer carries.
+// uploadPath is the one address a multipart body may be sent to (a
+// logged-in browser's update bundle, streamed); formLimit bounds every
+// other body, read before anything is checked.
+const (
+	uploadPath = "/updates/upload"
+	formLimit  = 64 << 10
+)
+
+// guard refuses addresses outside the local network, names and origins
+// that are not the box's (a page elsewhere driving this one through DNS
+// rebinding), and bodies no form needs, and sets the headers every answer
+// carries.
 func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.o.AnyAddress && !local(r.RemoteAddr) {
 			s.log.Warn("refused a request from outside the local network", "from", r.RemoteAddr)
 			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
 			return
+		}
+		if !s.names.ours(r.Host) {
+			s.log.Warn("refused a request for another site's name", "host", r.Host, "from", r.RemoteAddr)
+			http.Error(w, "This is the speaker's page: open it by the speaker's own name or address.", http.StatusMisdirectedRequest)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.sameOrigin(r) {
+			s.log.Warn("refused a form from another site", "origin", r.Header.Get("Origin"), "from", r.RemoteAddr)
+			http.Error(w, "This form came from another site.", http.StatusForbidden)
+			return
+		}
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") && r.URL.Path != uploadPath {
+			http.Error(w, "This page takes no files here.", http.StatusUnsupportedMediaType)
+			return
+		}
+		if r.URL.Path != uploadPath {
+			r.Body = http.MaxBytesReader(w, r.Body, formLimit)
 		}
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -221,8 +313,8 @@ func (s *Server) authed(h pageHandler) http.Handler {
 		}
 		if !ok {
 			to := "/login" // which sends a first visit on to /setup
-			if r.Method == http.MethodGet && r.URL.Path != "/" {
-				to += "?next=" + r.URL.Path
+			if n := localPath(r.URL.Path); r.Method == http.MethodGet && n != "/" {
+				to += "?next=" + url.QueryEscape(n)
 			}
 			http.Redirect(w, r, to, http.StatusSeeOther)
 			return

@@ -328,7 +328,8 @@ func newRig(t testing.TB) *rig {
 		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan"}, saved: map[string]string{}}}
 	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
 		Settings: r.settings, Updates: r.updates, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
-	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir()), Version: "v-test", Now: r.clock})
+	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir()), Version: "v-test", Now: r.clock,
+		Names: []string{"example.com"}}) // httptest's requests name it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -894,7 +895,7 @@ func TestSessionsOutliveARestart(t *testing.T) {
 	r := newRig(t)
 	keep := &Sessions{}
 	st := &store{m: map[string][]byte{}}
-	first, err := New(t.Context(), Options{API: r.srv.o.API, Store: st, Sessions: keep})
+	first, err := New(t.Context(), Options{API: r.srv.o.API, Store: st, Sessions: keep, Names: []string{"example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -904,7 +905,7 @@ func TestSessionsOutliveARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := New(t.Context(), Options{API: r.srv.o.API, Store: &store{m: st.m}, Sessions: keep})
+	again, err := New(t.Context(), Options{API: r.srv.o.API, Store: &store{m: st.m}, Sessions: keep, Names: []string{"example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}

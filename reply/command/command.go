@@ -63,6 +63,13 @@ type Command struct {
 	Antipatterns []string
 	// DirectAnswer allows the model to answer without calling the command.
 	DirectAnswer bool
+	// Local says the command keeps its arguments on this machine (timers,
+	// memory, arithmetic). Only a local command gets back the values
+	// redaction hid from the model (passwords, codes, addresses the user
+	// said); a call that would send one elsewhere — a web lookup, an MCP
+	// server, a node's tool, the house — is refused, and the model is told
+	// the value is withheld.
+	Local bool
 
 	// PreRoute claims an utterance deterministically, skipping the model.
 	// It receives the utterance normalized by utterance.Expand.

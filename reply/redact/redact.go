@@ -10,8 +10,10 @@ package redact
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -92,6 +94,26 @@ func (r *Redactor) RestoreArgs(args map[string]any) map[string]any {
 			v = r.Restore(s)
 		}
 		out[k] = v
+	}
+	return out
+}
+
+// Placeholders are the placeholders of this Redactor in the string
+// arguments of a tool call, each once, in order.
+func (r *Redactor) Placeholders(args map[string]any) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		s, ok := args[k].(string)
+		if !ok {
+			continue
+		}
+		for _, p := range placeholderRE.FindAllString(s, -1) {
+			if _, ours := r.values[p]; ours && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
 	}
 	return out
 }

@@ -60,10 +60,11 @@ type Config struct {
 
 // Lookup configures looking things up on the web.
 type Lookup struct {
-	SearXNG     string `toml:"searxng"`
-	BraveSearch string `toml:"brave_search"`
-	Wikipedia   string `toml:"wikipedia"`
-	FetchPages  bool   `toml:"fetch_pages"`
+	SearXNG     string   `toml:"searxng"`
+	BraveSearch string   `toml:"brave_search"`
+	Wikipedia   string   `toml:"wikipedia"`
+	FetchPages  bool     `toml:"fetch_pages"`
+	Allow       []string `toml:"allow"`
 }
 
 // Web configures the box's web page.
@@ -71,6 +72,8 @@ type Web struct {
 	Listen     string   `toml:"listen"`
 	AnyAddress bool     `toml:"any_address"`
 	IdleExpiry Duration `toml:"idle_expiry"`
+	TLS        string   `toml:"tls"`
+	Names      []string `toml:"names"`
 }
 
 // MCP configures the Model Context Protocol servers whose tools the
@@ -351,7 +354,8 @@ func Default() Config {
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},
 		MCP:     MCP{Servers: []MCPServer{}},
-		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}},
+		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}, TLS: "auto", Names: []string{}},
+		Lookup:  Lookup{Allow: []string{}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
 }

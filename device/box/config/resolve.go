@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/board"
+	"github.com/harkbox/hark/internal/egress"
 	"github.com/harkbox/hark/reply/command/mcp"
 	"github.com/harkbox/hark/reply/llm"
 )
@@ -289,6 +290,7 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 		ck.bad("memory_limit_mib", "%d is negative (0 turns the limit off)", c.MemoryLimitMiB)
 	}
 	ck.positive("web.idle_expiry", c.Web.IdleExpiry)
+	ck.oneOf("web.tls", c.Web.TLS, []string{"auto", "on", "off"})
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
 			Allow: ms.Allow, Deny: ms.Deny, Confirm: ms.Confirm, Timeout: ms.Timeout.Duration}
@@ -306,6 +308,9 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 			}
 		}
 		r.MCP = append(r.MCP, s)
+	}
+	if _, err := egress.Parse(c.Lookup.Allow); err != nil {
+		ck.bad("lookup.allow", "%s", strings.TrimPrefix(err.Error(), "egress: "))
 	}
 	for key, u := range map[string]string{"lookup.searxng": c.Lookup.SearXNG, "lookup.brave_search": c.Lookup.BraveSearch, "lookup.wikipedia": c.Lookup.Wikipedia} {
 		if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
