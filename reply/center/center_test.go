@@ -60,7 +60,7 @@ func (noStatus) Status(context.Context) builtin.DeviceStatus {
 
 // newCenter starts a center on dir's store (a new one when dir is ""); tune
 // adjusts each conversation's engine.
-func newCenter(t *testing.T, dir string, o Options, tune ...func(*reply.Options)) *centerSide {
+func newCenter(t testing.TB, dir string, o Options, tune ...func(*reply.Options)) *centerSide {
 	t.Helper()
 	c := &centerSide{model: replytest.New(), llm: ollamatest.New(served), wire: &wireLog{}}
 	t.Cleanup(c.llm.Close)
