@@ -158,7 +158,7 @@ cross:
 
 qemu:
 	@mkdir -p $(TEST_OUT)
-	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
+	HARK_EMULATED=1 CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
 		$(GO) test -json -tags $(TAGS) -exec '$(QEMU_ARM64)' $(CORE_PKGS) > $(TEST_OUT)/qemu.json
 
 # The slow suites, at full count: not part of make test.
