@@ -4,7 +4,8 @@
 #               tests, ARM cross builds, the arm64 tests under qemu and the
 #               whisper.cpp tests; ends with what was skipped and why
 #   make fresh  make test's CI run (.ci/run) in a bare Debian bookworm chroot
-#   make soak   the slow suites (long kill -9 loops and the like) and the
+#   make soak   the slow suites (long kill -9 loops and the like)
+#   make fuzz   every fuzz target for FUZZTIME (60s) each and the
 #               daemon's memory over 1,000 turns
 #   make bench  the figures: start-up, idle memory, turn overhead,
 #               endpointing (and its corpus table), capture and barge-in
@@ -101,7 +102,7 @@ QEMU_armv7  := qemu-arm-static -L $(ARMHF_ROOT)
 # What hark links with -tags whisper (matches pipeline/whisper/engine.go).
 whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="-L$(abspath $(1))/lib"
 
-.PHONY: run test deps tidy vet unit nocgo cross qemu bench soak lint clean fresh test-steps \
+.PHONY: run test deps tidy vet unit nocgo cross qemu bench soak fuzz lint clean fresh test-steps \
 	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
 	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
 	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model bench-llm jarvis-node-test
@@ -157,7 +158,7 @@ cross:
 
 qemu:
 	@mkdir -p $(TEST_OUT)
-	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
+	HARK_EMULATED=1 CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
 		$(GO) test -json -tags $(TAGS) -exec '$(QEMU_ARM64)' $(CORE_PKGS) > $(TEST_OUT)/qemu.json
 
 # The slow suites, at full count: not part of make test.
@@ -166,6 +167,18 @@ qemu:
 soak:
 	HARK_SOAK=1 $(GO) test -race -tags $(TAGS) -timeout 60m -run 'Soak|KillLoop' -skip 'TestDaemonMemorySoak' ./...
 	HARK_SOAK=1 $(GO) test -tags $(TAGS) -timeout 30m -run 'TestDaemonMemorySoak' -v ./cmd/hark
+
+# Every fuzz target for FUZZTIME each (at least a minute by default): the
+# model check on mutated headers, redaction, the reply guards and
+# splitters, the tool-text parser, the center's request decoding and the
+# web page's forms. A failing input is kept in the package's testdata/fuzz.
+FUZZTIME ?= 60s
+fuzz:
+	@set -e; for t in $$(grep -rl --include='*_test.go' --exclude-dir=build '^func Fuzz' . | xargs grep -h -o '^func Fuzz[A-Za-z]*' | sort -u | cut -c6-); do \
+		pkg=$$(dirname $$(grep -rl --include='*_test.go' --exclude-dir=build "^func $$t(" . | head -1)); \
+		echo "fuzz $$t in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 # make test's CI run in a bare Debian bookworm chroot made with debootstrap,
 # exactly as a new machine runs it (root, loop-free; see .ci/fresh).

@@ -8,7 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -225,18 +226,20 @@ func TestCenterOffersMCPTools(t *testing.T) {
 
 // TestCenterServesTheHouseholdsPage: `hark center` serves the web page on
 // [web] listen, with the household's memory and the center's health, and
-// says its setup code on its output.
+// keeps its setup code in a file only its user may read (its output goes
+// to the journal, which others may read), naming the file on its output.
 func TestCenterServesTheHouseholdsPage(t *testing.T) {
 	srv, _ := modelServer(t)
 	env := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
 	page := freePort(t)
 	cfg := writeConfig(t, fmt.Sprintf("[web]\nlisten = %q\n", page))
 	addr := freePort(t)
+	data := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan int, 1)
 	var o, e output
 	go func() {
-		served <- run(ctx, []string{"center", "--config", cfg, "--data", t.TempDir(), "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
+		served <- run(ctx, []string{"center", "--config", cfg, "--data", data, "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
 	}()
 	defer func() {
 		cancel()
@@ -245,10 +248,15 @@ func TestCenterServesTheHouseholdsPage(t *testing.T) {
 		}
 	}()
 	waitListening(t, page)
-	o.waitFor(t, "its first visit asks for the code ", 1)
-	m := regexp.MustCompile(`center: web page: \S+; its first visit asks for the code (\d{8})`).FindStringSubmatch(o.String())
-	if m == nil {
-		t.Fatalf("no setup code on the center's output:\n%s", o.String())
+	o.waitFor(t, "its first visit asks for the code in ", 1)
+	codeFile := filepath.Join(data, "web", "setup-code")
+	if st, err := os.Stat(codeFile); err != nil || st.Mode().Perm() != 0o600 || !strings.Contains(o.String(), codeFile) {
+		t.Fatalf("the setup code's file %s: %v (%v); output:\n%s", codeFile, st, err, o.String())
+	}
+	b, _ := os.ReadFile(codeFile)
+	m := []string{"", strings.TrimSpace(string(b))}
+	if len(m[1]) != 8 || strings.Contains(o.String(), m[1]) {
+		t.Errorf("the setup code %q is on the center's output:\n%s", m[1], o.String())
 	}
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := noRedirect.PostForm("http://"+page+"/setup", url.Values{"code": {m[1]}, "password": {"household page"}})

@@ -16,6 +16,9 @@ import (
 )
 
 func main() {
+	// What Hark writes (the store, keys, logs, replies) is its user's
+	// alone, whatever the umask it was started with.
+	syscall.Umask(0o077)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], env{
 		stdin:     os.Stdin,

@@ -20,6 +20,7 @@ import (
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/mixer"
+	"github.com/harkbox/hark/internal/owner"
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/alert"
@@ -80,8 +81,8 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 
 // openStore opens the data directory's store.
 func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("box: data directory: %w", err)
+	if err := dataDir(cfg.DataDir); err != nil {
+		return nil, err
 	}
 	reserve := int64(cfg.Storage.ReserveMiB) << 20
 	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve})
@@ -175,4 +176,18 @@ func (b *Box) parts() parts {
 // newWeather is the weather service the configuration names.
 func newWeather(cfg *config.Loaded) *weather.Client {
 	return weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
+}
+
+// dataDir makes the data directory, readable by this user only, or checks
+// the one there is: this user's, writable by no one else (a directory
+// made beforehand by someone else could hold their key or a link for the
+// log).
+func dataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("box: data directory: %w", err)
+	}
+	if err := owner.CheckDir(dir); err != nil {
+		return fmt.Errorf("box: data directory: %w", err)
+	}
+	return nil
 }

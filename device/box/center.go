@@ -203,7 +203,8 @@ func (c *Center) servePage(ctx context.Context, show func(string)) {
 	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db.Settings()), Full: c.db.Writable,
 		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links, Log: c.log})
 	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
-	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show}.serve(ctx, web.Options{API: api, Store: c.db.Settings(),
+	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show,
+		codeFile: filepath.Join(cfg.DataDir, "web", "setup-code")}.serve(ctx, web.Options{API: api, Store: c.db.Settings(),
 		Version: c.version, AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log})
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
+	"github.com/harkbox/hark/internal/owner"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply"
 )
@@ -217,11 +217,11 @@ func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *co
 	if cfg.Board != "sim" {
 		return slog.New(slog.NewTextHandler(io.MultiWriter(o.Stderr, tail), opts)), func() error { return nil }, nil
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("box: data directory: %w", err)
+	if err := dataDir(cfg.DataDir); err != nil {
+		return nil, nil, err
 	}
 	path := filepath.Join(cfg.DataDir, "hark.log")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := owner.OpenAppend(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("box: log file: %w", err)
 	}

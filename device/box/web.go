@@ -21,6 +21,7 @@ import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/network"
 	"github.com/harkbox/hark/device/web"
+	"github.com/harkbox/hark/internal/atomicfile"
 	"github.com/harkbox/hark/internal/listener"
 	"github.com/harkbox/hark/internal/selfsigned"
 	"github.com/harkbox/hark/locale"
@@ -41,6 +42,10 @@ type pageServing struct {
 	// and its setup code; ready gets the page once it listens.
 	show  func(string)
 	ready func(*web.Server)
+	// codeFile, when set, keeps the setup code in a file only this user
+	// may read, and show names the file instead of the code: show's lines
+	// go to a log others may read (the center's output in the journal).
+	codeFile string
 }
 
 // perAddress bounds the connections one address holds open to the page or
@@ -94,7 +99,14 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	}
 	log.Info("web page", "url", url, "certificate", o.Fingerprint)
 	if code, pending := srv.SetupCode(); pending && ps.show != nil {
-		ps.show(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
+		switch {
+		case ps.codeFile == "":
+			ps.show(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
+		case os.MkdirAll(filepath.Dir(ps.codeFile), 0o700) == nil && atomicfile.Write(ps.codeFile, []byte(code+"\n"), 0o600) == nil:
+			ps.show(fmt.Sprintf("web page: %s; its first visit asks for the code in %s", url, ps.codeFile))
+		default:
+			ps.show(fmt.Sprintf("web page: %s; its setup code could not be kept in %s", url, ps.codeFile))
+		}
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/internal/atomicfile"
+	"github.com/harkbox/hark/internal/owner"
 )
 
 // Spec is the certificate to make.
@@ -41,17 +42,30 @@ type Spec struct {
 // fingerprint.
 func Load(s Spec) (tls.Certificate, string, error) {
 	crt, key := filepath.Join(s.Dir, s.Name+".crt"), filepath.Join(s.Dir, s.Name+".key")
-	c, err := tls.LoadX509KeyPair(crt, key)
+	c, err := load(crt, key)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := s.make(crt, key); err != nil {
 			return tls.Certificate{}, "", err
 		}
-		c, err = tls.LoadX509KeyPair(crt, key)
+		c, err = load(crt, key)
 	}
 	if err != nil {
 		return tls.Certificate{}, "", fmt.Errorf("selfsigned: %w", err)
 	}
 	return c, Fingerprint(c.Certificate[0]), nil
+}
+
+// load reads the pair, the key only from a private file of this user's.
+func load(crtPath, keyPath string) (tls.Certificate, error) {
+	key, err := owner.ReadFile(keyPath)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	crt, err := os.ReadFile(crtPath)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(crt, key)
 }
 
 // Fingerprint is how a certificate is pinned: "sha256:" and the hex of the

@@ -1,6 +1,7 @@
 package endpoint_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -28,6 +29,9 @@ func offlineCore(t testing.TB) *command.Registry {
 func TestCorpusEnergy(t *testing.T) {
 	if race {
 		t.Skip("the corpus takes minutes under the race detector; make test runs it in its cgo-free step, without -race")
+	}
+	if os.Getenv("HARK_EMULATED") != "" {
+		t.Skip("the corpus takes over ten minutes under emulation (make qemu); make test runs it natively")
 	}
 	tb := endpointtest.Run(t, speechClip, func() endpoint.Detector { return &endpoint.Energy{} }, endpointtest.Options{Complete: offlineCore(t)})
 	t.Logf("energy VAD, %d utterances:\n%s", tb.Row("clean").Cases, tb)

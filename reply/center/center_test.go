@@ -60,7 +60,7 @@ func (noStatus) Status(context.Context) builtin.DeviceStatus {
 
 // newCenter starts a center on dir's store (a new one when dir is ""); tune
 // adjusts each conversation's engine.
-func newCenter(t *testing.T, dir string, o Options, tune ...func(*reply.Options)) *centerSide {
+func newCenter(t testing.TB, dir string, o Options, tune ...func(*reply.Options)) *centerSide {
 	t.Helper()
 	c := &centerSide{model: replytest.New(), llm: ollamatest.New(served), wire: &wireLog{}}
 	t.Cleanup(c.llm.Close)
@@ -185,6 +185,8 @@ func TestClientToolRoundTrip(t *testing.T) {
 	last := chats[len(chats)-1]
 	if tool := last.Messages[len(last.Messages)-1]; tool.Role != "tool" || !strings.Contains(tool.Content, "tea") {
 		t.Errorf("the node's result did not reach the model: %s", fmtMsgs(last))
+	} else if !strings.Contains(tool.Content, "UNTRUSTED TEXT FROM the speaker's set_timer") {
+		t.Errorf("the node's result reached the model unfenced: %s", tool.Content)
 	}
 	golden(t, c.wire, "client_tool")
 }
@@ -534,5 +536,58 @@ func TestSlowCenter(t *testing.T) {
 	_, err := n.node.Reply(t.Context(), "tell me about the moon and its seas", func(s string) { n.said = append(n.said, s) })
 	if err == nil || !strings.Contains(err.Error(), "within the budget") || !slices.Equal(n.said, []string{TooSlow}) {
 		t.Errorf("err %v, said %q", err, n.said)
+	}
+}
+
+// TestConversationStaysItsNodesAcrossARestart: after the center restarts,
+// a node that names another node's conversation gets no history of it.
+func TestConversationStaysItsNodesAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	kitchen, _ := c.keys.Add(t.Context(), "kitchen")
+	hall, _ := c.keys.Add(t.Context(), "hall")
+	start := func(c *centerSide, cred, conv string) int {
+		req, _ := http.NewRequest(http.MethodPost, c.http.URL+PathStart, strings.NewReader(`{"conversation_id":"`+conv+`","node_context":{"timezone":"UTC"}}`))
+		req.Header.Set("X-API-Key", cred)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := start(c, kitchen, "conv-kitchen-1"); code != http.StatusOK {
+		t.Fatalf("the kitchen's start: %d", code)
+	}
+	c.stop()
+	again := newCenter(t, dir, Options{})
+	defer again.stop()
+	if code := start(again, hall, "conv-kitchen-1"); code != http.StatusForbidden {
+		t.Errorf("the hall naming the kitchen's conversation after a restart: %d, want 403", code)
+	}
+	if code := start(again, kitchen, "conv-kitchen-1"); code != http.StatusOK {
+		t.Errorf("the kitchen taking up its own conversation after a restart: %d, want 200", code)
+	}
+}
+
+// TestWrongKeysAreLimited: an address that keeps sending wrong keys is
+// refused before its keys are checked.
+func TestWrongKeysAreLimited(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	id, _, _ := strings.Cut(func() string { s, _ := c.keys.Add(t.Context(), "kitchen"); return s }(), ":")
+	codes := map[int]int{}
+	for range 3 * badKeyBurst {
+		req, _ := http.NewRequest(http.MethodGet, c.http.URL+PathStatus, nil)
+		req.Header.Set("X-API-Key", id+":not-the-key")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes[resp.StatusCode]++
+	}
+	if codes[http.StatusUnauthorized] > badKeyBurst+1 || codes[http.StatusTooManyRequests] == 0 {
+		t.Errorf("answers to %d wrong keys: %v; want at most %d checked, the rest refused", 3*badKeyBurst, codes, badKeyBurst+1)
 	}
 }

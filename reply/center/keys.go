@@ -178,3 +178,29 @@ func hash(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])
 }
+
+// ownerKey is where the node a conversation belongs to is kept, so that
+// after the center restarts no node takes up another's conversation (and
+// its history) by naming its id.
+func ownerKey(conversation string) string { return "center/conversation/" + conversation }
+
+// Claim gives conversation to node, unless another node has it; it
+// reports that node's id when one does.
+func (k *Keys) Claim(ctx context.Context, conversation, node string) (other string, err error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var owner string
+	ok, err := k.s.Get(ctx, ownerKey(conversation), &owner)
+	if err != nil {
+		return "", fmt.Errorf("center: read the conversation's node: %w", err)
+	}
+	if ok && owner != node {
+		return owner, nil
+	}
+	if !ok {
+		if err := k.s.Set(ctx, ownerKey(conversation), node); err != nil {
+			return "", fmt.Errorf("center: keep the conversation's node: %w", err)
+		}
+	}
+	return "", nil
+}

@@ -74,6 +74,7 @@ type Server struct {
 	sessions map[string]*session
 	expired  map[string]time.Time // conversation ids that lapsed, and when
 	limits   map[string]*rate.Limiter
+	guesses  guesses // wrong keys, by source address
 
 	zonesWarned sync.Map // time zones a node sent that the center cannot read
 	greeted     atomic.Uint64
@@ -247,6 +248,16 @@ func (s *Server) session(id string, node NodeInfo, nc NodeContext, tools []Tool,
 // open makes a conversation's session: its zone, its room, its tools and
 // its engine.
 func (s *Server) open(id string, node NodeInfo, nc NodeContext, tools []Tool) (*session, int, string) {
+	// Whose the conversation is outlives the center's memory: its history
+	// is in the store, and another node naming its id must not read it.
+	other, err := s.o.Keys.Claim(context.Background(), id, node.ID)
+	if err != nil {
+		return nil, http.StatusInternalServerError, err.Error()
+	}
+	if other != "" {
+		s.log.Warn("a node named another node's conversation", "conversation", id, "node", node.ID, "owner", other)
+		return nil, http.StatusForbidden, "conversation " + id + " belongs to another node"
+	}
 	nc.NodeID = node.ID
 	if node.Room != "" {
 		nc.Room = node.Room

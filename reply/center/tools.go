@@ -57,7 +57,7 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 			defer timer.Stop()
 			select {
 			case res := <-tr.results:
-				return fromOutput(res.Output), nil
+				return fromOutput(name, res.Output), nil
 			case <-timer.C:
 				tr.mu.Lock()
 				tr.waiting = ""
@@ -233,9 +233,12 @@ func encodeValue(kind string, v any) any {
 
 // fromOutput is a node's tool result as a command response. Why a tool
 // failed reaches the model: the output's error, or else its message.
-func fromOutput(o ToolOutput) command.Response {
+//
+// What the node says is its own: the model reads it fenced, as data, never
+// as instructions (a node's tool may return what a web page said).
+func fromOutput(name string, o ToolOutput) command.Response {
 	if o.Success && o.Error == "" {
-		return command.Response{Kind: command.Success, Spoken: o.Message, Data: o.Context}
+		return command.Response{Kind: command.Success, Data: map[string]any{"result": fenceOutput(name, o.Message, o.Context)}}
 	}
 	var problems []Problem
 	if raw, ok := o.Context["problems"]; ok {
@@ -257,9 +260,23 @@ func fromOutput(o ToolOutput) command.Response {
 		why = o.Message + ": " + why
 	}
 	if why == "" {
-		why = "the speaker's tool failed and said nothing more"
+		return command.Response{Kind: command.Failure, Spoken: "the speaker's tool failed and said nothing more"}
 	}
-	return command.Response{Kind: command.Failure, Spoken: why, Data: o.Context}
+	return command.Response{Kind: command.Failure, Spoken: "the speaker's tool failed",
+		Data: map[string]any{"error": fenceOutput(name, why, o.Context)}}
+}
+
+// nodeOutputChars bounds what of a node's tool result the model reads.
+const nodeOutputChars = 4000
+
+// fenceOutput is a node's message and context for the model, fenced.
+func fenceOutput(name, message string, context map[string]any) string {
+	text := message
+	if len(context) > 0 {
+		b, _ := json.Marshal(context)
+		text = strings.TrimSpace(text + "\n" + string(b))
+	}
+	return command.Fence("the speaker's "+name, text, nodeOutputChars)
 }
 
 // outputOf is a command's response as a node sends it back.
