@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/harkbox/hark/storage"
@@ -70,10 +71,23 @@ func (s *Scheduler) load(ctx context.Context) error {
 	s.loaded = true
 	now := s.now()
 	for _, it := range all {
-		if _, ok := s.items[it.ID]; ok || (it.State != storage.Pending && it.State != storage.Ringing) {
+		if it.State != storage.Pending && it.State != storage.Ringing {
 			continue
 		}
-		e := &entry{it: it, saved: true}
+		if mine, ok := s.items[it.ID]; ok {
+			if mine.stored || sameItem(mine.it, it) {
+				continue // read before, and changed since
+			}
+			// An item set while the store could not be read took an id the
+			// store already had (two starts at the same clock reading): it
+			// moves to a new id; both are kept.
+			delete(s.items, it.ID)
+			mine.it.ID += "-" + strconv.Itoa(s.seq)
+			s.seq++
+			s.items[mine.it.ID] = mine
+			s.save(ctx, mine)
+		}
+		e := &entry{it: it, saved: true, stored: true}
 		s.items[it.ID] = e
 		if it.State == storage.Ringing {
 			s.log.Info("item was ringing when Hark stopped; not ringing it again", "kind", it.Kind, "id", it.ID)
@@ -290,4 +304,11 @@ func (s *Scheduler) place(ctx context.Context, now time.Time) {
 		s.log.Info("the clock is set: held alarm placed", "id", e.it.ID, "due", e.it.Due.Format(time.RFC3339))
 		s.save(ctx, e)
 	}
+}
+
+// sameItem reports whether a and b are one item (as set; what changes as
+// it goes off aside).
+func sameItem(a, b storage.Item) bool {
+	return a.Kind == b.Kind && a.Created.Equal(b.Created) && a.Name == b.Name && a.Duration == b.Duration &&
+		a.Hour == b.Hour && a.Minute == b.Minute
 }

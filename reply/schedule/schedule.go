@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -199,6 +198,8 @@ type entry struct {
 	fresh bool
 	// saved is false while the store lacks the item's latest change.
 	saved bool
+	// stored marks an item read from the store.
+	stored bool
 }
 
 // New returns a Scheduler.
@@ -226,10 +227,7 @@ func New(o Options) (*Scheduler, error) {
 		c = steadyClock(o.Now)
 	}
 	return &Scheduler{o: o, clock: c, log: o.Log.With("pkg", "schedule"), began: time.Now(),
-		items: map[string]*entry{}, wake: make(chan struct{}, 1),
-		// Ids stay apart from another start's even when both clocks read
-		// the same (a board that booted at the same restored time).
-		seq: rand.IntN(1_000_000)}, nil
+		items: map[string]*entry{}, wake: make(chan struct{}, 1)}, nil
 }
 
 // steadyClock is a wall clock that is always set and never steps.
@@ -427,7 +425,7 @@ func (s *Scheduler) find(ctx context.Context, id string) (*entry, error) {
 	if !it.Active() {
 		return nil, fmt.Errorf("%w: %s is %s", ErrNotPending, id, it.State)
 	}
-	e := &entry{it: it, saved: true}
+	e := &entry{it: it, saved: true, stored: true}
 	s.items[id] = e
 	return e, nil
 }
