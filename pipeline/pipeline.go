@@ -169,7 +169,7 @@ type Pipeline struct {
 	opts    Options
 	log     *slog.Logger
 	feeds   feedSet
-	turns   uint64 // turn counter, owned by Run
+	turns   uint64        // turn counter, owned by Run
 	alertCh chan struct{} // a wake-up: an alert was queued
 	alerts  alertState
 	echo    *echo // when the box's own sound will have died away

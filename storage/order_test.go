@@ -46,7 +46,7 @@ func TestDialogueOrderIsTheStoreOrder(t *testing.T) {
 
 	// NTP steps the clock 56 years forward: this start's exchanges move
 	// with it, the earlier one stays.
-	step := then.Add(12*time.Hour).Sub(boot.Add(2 * time.Minute))
+	step := then.Add(12 * time.Hour).Sub(boot.Add(2 * time.Minute))
 	if n, err := d.Restamp(ctx, step); n != 2 || err != nil {
 		t.Fatalf("restamp: %d, %v; want 2", n, err)
 	}

@@ -61,8 +61,8 @@ func newLogger(w io.Writer, level string, floor slog.Level) *slog.Logger {
 }
 
 // dueIn says when an alert is due, or how late it is.
-func dueIn(due, now time.Time) string {
-	left := due.Sub(now).Round(time.Second)
+func dueIn(left time.Duration) string {
+	left = left.Round(time.Second)
 	if left < 0 {
 		return "overdue by " + (-left).String()
 	}

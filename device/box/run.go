@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/clock"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/device/web"
@@ -57,6 +58,13 @@ func Run(ctx context.Context, o RunOptions) error {
 	// The web page's logged-in browsers stay logged in across a restart
 	// (a setting applied), not across a factory reset.
 	d.sessions = &web.Sessions{}
+	// The clock is the board's: it runs on across restarts.
+	if cfg.Board == "sim" {
+		d.sim = clock.NewSim(res.BootClock)
+		d.clock = d.sim
+	} else {
+		d.clock = systemClock(cfg, log)
+	}
 	for {
 		err := d.run(ctx, cfg, res)
 		if errors.Is(err, ErrRestart) {
@@ -87,6 +95,8 @@ type daemon struct {
 	tail     *control.LogTail
 	level    *slog.LevelVar
 	sessions *web.Sessions
+	clock    clock.Source
+	sim      *clock.Sim // the simulated board's clock; nil on a board
 }
 
 // running is one run of the box: its parts, devices and pipeline.
@@ -103,7 +113,11 @@ type running struct {
 
 // run runs the box once, until ctx is done, a restart or a factory reset.
 func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolved) error {
-	b, err := Open(cfg, res, Options{Version: d.o.Version, Log: d.log})
+	rec, err := clock.Load(cfg.DataDir)
+	if err != nil {
+		d.log.Warn("no uptime record: what came due while the box was off is rung without saying so", "err", err)
+	}
+	b, err := Open(cfg, res, Options{Version: d.o.Version, Clock: d.clock, LastAlive: rec.Alive, Log: d.log})
 	if err != nil {
 		return err
 	}
@@ -116,7 +130,7 @@ func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolve
 	sp := openSpeech(cfg, d.log)
 	defer sp.close()
 	r := &running{daemon: d, b: b, mute: &muter{settings: b.db.Settings(), log: d.log}}
-	kit := deviceKit{cfg: cfg, log: d.log, mixer: b.mixer, mute: r.mute, in: d.o.Stdin, screen: d.screen, speech: sp}
+	kit := deviceKit{cfg: cfg, log: d.log, mixer: b.mixer, mute: r.mute, in: d.o.Stdin, screen: d.screen, speech: sp, clock: d.sim, loc: res.Location}
 	if cfg.Board == "sim" {
 		r.dev, err = kit.openSim()
 	} else {
@@ -168,7 +182,11 @@ func (r *running) pipeline(ctx context.Context) error {
 		r.notice = r.screen.Println
 		r.screen.Println(fmt.Sprintf("hark: simulation; the last %d replies are saved in %s ([sim] keep_replies); model %s at %s",
 			cfg.Sim.KeepReplies, replyDir(cfg.DataDir), cfg.Ollama.Model, cfg.Ollama.Host))
-		r.screen.Println("      Enter = button, /stop = long press, /quit or Ctrl-D = leave")
+		r.screen.Println("      Enter = button, /stop = long press, /clock sync or /clock <RFC 3339> = the board's clock, /quit or Ctrl-D = leave")
+		if !r.b.clock.Synced() {
+			line, _ := r.b.clock.(*clock.Sim).Command("", r.b.res.Location)
+			r.screen.Println(line + " ([sim] boot_clock; /clock sync sets it as NTP would)")
+		}
 	}
 	return nil
 }

@@ -14,6 +14,7 @@
 package clock
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -54,3 +55,23 @@ var (
 	_ Source = (*System)(nil)
 	_ Source = (*Sim)(nil)
 )
+
+// Follow calls fn after each change of c, with how far its wall clock
+// was stepped (zero when only Synced changed), until ctx is done.
+func Follow(ctx context.Context, c Source, fn func(step time.Duration)) {
+	wall, mono := c.Now(), time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.Changed():
+		}
+		now, m := c.Now(), time.Now()
+		step := Step(wall, now, m.Sub(mono))
+		if step < time.Second && step > -time.Second {
+			step = 0
+		}
+		fn(step)
+		wall, mono = now, m
+	}
+}

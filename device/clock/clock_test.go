@@ -36,7 +36,7 @@ func TestSimBootsBehindAndSyncs(t *testing.T) {
 		if got := c.Now().Sub(boot); got != 15*time.Second {
 			t.Errorf("15 s later it reads %v after boot", got)
 		}
-		line, err := c.Command("sync")
+		line, err := c.Command("sync", time.UTC)
 		if err != nil || !closed(ch) || !c.Synced() || !c.Now().Equal(time.Now()) {
 			t.Fatalf("/clock sync: %q %v; synced %v at %v", line, err, c.Synced(), c.Now())
 		}
@@ -44,10 +44,10 @@ func TestSimBootsBehindAndSyncs(t *testing.T) {
 			t.Errorf("/clock sync says %q", line)
 		}
 		ch = c.Changed()
-		if _, err := c.Command("1970-01-01T00:00:05Z"); err != nil || !closed(ch) || c.Synced() || c.Now().Unix() != 5 {
+		if _, err := c.Command("1970-01-01T00:00:05Z", time.UTC); err != nil || !closed(ch) || c.Synced() || c.Now().Unix() != 5 {
 			t.Errorf("/clock 1970-01-01T00:00:05Z: %v; synced %v at %v", err, c.Synced(), c.Now())
 		}
-		if _, err := c.Command("tomorrow"); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
+		if _, err := c.Command("tomorrow", time.UTC); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
 			t.Errorf("/clock tomorrow: %v", err)
 		}
 		if z := NewSim(time.Time{}); !z.Synced() || z.Now().Sub(time.Now()) != 0 {
@@ -202,4 +202,27 @@ func TestRestore(t *testing.T) {
 			t.Errorf("%s: set the clock to %v, want %v", tc.name, set, tc.want)
 		}
 	}
+}
+
+func TestFollowReportsSteps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := NewSim(time.Unix(5, 0))
+		var steps []time.Duration
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { defer close(done); Follow(ctx, c, func(s time.Duration) { steps = append(steps, s) }) }()
+		synctest.Wait()
+		time.Sleep(20 * time.Second)
+		real := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
+		c.Step(real, true)
+		synctest.Wait()
+		time.Sleep(time.Minute)
+		c.Step(real.Add(time.Minute), true) // only the same time, now set again
+		synctest.Wait()
+		cancel()
+		<-done
+		if want := real.Sub(time.Unix(25, 0)); len(steps) != 2 || steps[0] != want || steps[1] != 0 {
+			t.Errorf("steps %v, want [%v 0s]", steps, want)
+		}
+	})
 }

@@ -57,8 +57,8 @@ func (s *Sim) Sync() { s.Step(time.Now(), true) }
 
 // Command runs the simulation console's /clock: "sync" is Sync, an RFC
 // 3339 time steps the clock there (not synchronised), nothing shows the
-// clock. It returns the line to show.
-func (s *Sim) Command(arg string) (string, error) {
+// clock. It returns the line to show, with the time in loc.
+func (s *Sim) Command(arg string, loc *time.Location) (string, error) {
 	switch arg = strings.TrimSpace(arg); arg {
 	case "sync":
 		s.Sync()
@@ -74,5 +74,5 @@ func (s *Sim) Command(arg string) (string, error) {
 	if s.Synced() {
 		state = "synchronised"
 	}
-	return fmt.Sprintf("clock: %s, %s", s.Now().Format(time.RFC3339), state), nil
+	return fmt.Sprintf("clock: %s (%s), %s", s.Now().In(loc).Format("Mon 2 Jan 2006 15:04:05 MST"), loc, state), nil
 }

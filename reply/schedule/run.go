@@ -283,8 +283,9 @@ func (s *Scheduler) clockChanged(ctx context.Context) {
 			s.save(ctx, e)
 		}
 	}
-	s.log.Info("the wall clock changed", "now", now.Format(time.RFC3339), "synced", s.clock.Synced(),
-		"step_ms", step.Milliseconds(), "countdowns_moved", moved)
+	if moved > 0 {
+		s.log.Info("the wall clock was stepped: countdowns keep their time", "step_ms", step.Milliseconds(), "moved", moved)
+	}
 	s.place(ctx, now)
 }
 

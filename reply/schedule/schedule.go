@@ -239,6 +239,9 @@ func (steadyClock) Changed() <-chan struct{} { return nil }
 
 func (s *Scheduler) now() time.Time { return s.clock.Now().In(s.o.Location) }
 
+// Now is the wall time on the scheduler's clock, in its zone.
+func (s *Scheduler) Now() time.Time { return s.now() }
+
 // Location is the time zone alarms ring in.
 func (s *Scheduler) Location() *time.Location { return s.o.Location }
 
