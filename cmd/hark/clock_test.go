@@ -239,6 +239,9 @@ func TestContractAlarmBeforeSync(t *testing.T) {
 	if st := b.cli("status"); !strings.Contains(st, "clock    Thu 1 Jan 1970 01:0") || !strings.Contains(st, "not synchronised yet") {
 		t.Errorf("hark status before the sync:\n%s", st)
 	}
+	if logs := b.cli("logs", "-n", "3"); !strings.Contains(logs, "time=1970-01-01T01:0") || !strings.Contains(logs, "+01:00") {
+		t.Errorf("the log is not on the box's clock, in Berlin:\n%s", logs)
+	}
 	b.typeLine("/clock sync")
 	b.waitFrom(from, "clock: ", 10*time.Second)
 	time.Sleep(3 * time.Second) // what would ring at once rings now

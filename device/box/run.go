@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/clock"
@@ -49,7 +51,15 @@ func Run(ctx context.Context, o RunOptions) error {
 	defer screen.End()
 	d := &daemon{o: o, screen: screen, tail: control.NewLogTail(500), level: new(slog.LevelVar)}
 	d.level.UnmarshalText([]byte(cfg.Log.Level)) // checked by config.Resolve; the page's log.level applies at once
-	log, closeLog, err := daemonLogger(cfg, o, screen, d.tail, d.level)
+	// The clock is the board's: it runs on across restarts.
+	if cfg.Board == "sim" {
+		d.sim = clock.NewSim(res.BootClock)
+		d.clock = d.sim
+	} else {
+		d.clock = systemClock(cfg, nil)
+	}
+	d.zone.Store(res.Location)
+	log, closeLog, err := daemonLogger(cfg, o, screen, d.tail, d.level, logTime(d.clock, &d.zone))
 	if err != nil {
 		return err
 	}
@@ -58,12 +68,8 @@ func Run(ctx context.Context, o RunOptions) error {
 	// The web page's logged-in browsers stay logged in across a restart
 	// (a setting applied), not across a factory reset.
 	d.sessions = &web.Sessions{}
-	// The clock is the board's: it runs on across restarts.
-	if cfg.Board == "sim" {
-		d.sim = clock.NewSim(res.BootClock)
-		d.clock = d.sim
-	} else {
-		d.clock = systemClock(cfg, log)
+	if sys, ok := d.clock.(*clock.System); ok {
+		sys.SetLog(log)
 	}
 	for {
 		err := d.run(ctx, cfg, res)
@@ -72,6 +78,7 @@ func Run(ctx context.Context, o RunOptions) error {
 				return fmt.Errorf("restart: %w", err)
 			}
 			d.level.UnmarshalText([]byte(cfg.Log.Level))
+			d.zone.Store(res.Location)
 			log.Info("started again with the settings kept")
 			continue
 		}
@@ -96,7 +103,8 @@ type daemon struct {
 	level    *slog.LevelVar
 	sessions *web.Sessions
 	clock    clock.Source
-	sim      *clock.Sim // the simulated board's clock; nil on a board
+	sim      *clock.Sim                    // the simulated board's clock; nil on a board
+	zone     atomic.Pointer[time.Location] // the household's, as last configured
 }
 
 // running is one run of the box: its parts, devices and pipeline.
@@ -209,12 +217,24 @@ func (r *running) say(ctx context.Context, text string) {
 	pipeline.Announce(ctx, r.synth, r.dev.speaker, text)
 }
 
+// logTime stamps the log's lines on the box's clock, in the household's
+// zone (labelled with its offset): the time a person reads in hark logs and
+// on the page is the box's own.
+func logTime(c clock.Source, zone *atomic.Pointer[time.Location]) func([]string, slog.Attr) slog.Attr {
+	return func(groups []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey && len(groups) == 0 {
+			a.Value = slog.TimeValue(c.Now().In(zone.Load()))
+		}
+		return a
+	}
+}
+
 // daemonLogger is the daemon's log. On a board it goes to standard error
 // (the journal). In simulation the terminal is the box's screen, so the log
 // goes to hark.log in the data directory and reaches the terminal only
 // with --verbose. Either way its last lines are kept for the API.
-func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *control.LogTail, level *slog.LevelVar) (*slog.Logger, func() error, error) {
-	opts := &slog.HandlerOptions{Level: level}
+func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *control.LogTail, level *slog.LevelVar, stamp func(groups []string, a slog.Attr) slog.Attr) (*slog.Logger, func() error, error) {
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: stamp}
 	if cfg.Board != "sim" {
 		return slog.New(slog.NewTextHandler(io.MultiWriter(o.Stderr, tail), opts)), func() error { return nil }, nil
 	}

@@ -40,6 +40,7 @@ func (r *running) serve(ctx context.Context) error {
 	ctlFeed := r.p.Subscribe(4)
 	wg.Go(func() { status.Follow(octx, ctlFeed) })
 	up := newUpdates(b.cfg, b.version, status, r.log)
+	up.loc = b.res.Location
 	defer up.close()
 	api := b.api(status, r.tail, pg, &live{level: r.level, restart: func() { reset(ErrRestart) }}, up)
 	wg.Go(func() { r.serveWeb(octx, api, pg) })

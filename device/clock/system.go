@@ -58,6 +58,10 @@ func NewSystem(o SystemOptions) *System {
 // Now is the wall time, without a monotonic reading.
 func (c *System) Now() time.Time { return time.Now().Round(0) }
 
+// SetLog sets the log after the clock was made (the daemon's log is
+// stamped by it). Call it before Run.
+func (c *System) SetLog(log *slog.Logger) { c.o.Log = log }
+
 // Synced reports whether the clock is set: timesyncd has synchronised it
 // (where timesyncd runs), else the kernel says it is synchronised, else
 // nothing tells, and it counts as set; Trust always counts it as set.
