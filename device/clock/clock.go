@@ -59,13 +59,15 @@ var (
 // Follow calls fn after each change of c, with how far its wall clock
 // was stepped (zero when only Synced changed), until ctx is done.
 func Follow(ctx context.Context, c Source, fn func(step time.Duration)) {
+	ch := c.Changed() // taken before the clock is read, so no step is missed
 	wall, mono := c.Now(), time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-c.Changed():
+		case <-ch:
 		}
+		ch = c.Changed()
 		now, m := c.Now(), time.Now()
 		step := Step(wall, now, m.Sub(mono))
 		if step < time.Second && step > -time.Second {

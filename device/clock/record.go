@@ -70,13 +70,14 @@ func Keep(ctx context.Context, dir string, c Source, interval time.Duration, log
 		failing = err != nil
 	}
 	for {
+		ch := c.Changed() // taken before the clock is read, so no step is missed
 		write()
 		select {
 		case <-ctx.Done():
 			write()
 			return
 		case <-t.C:
-		case <-c.Changed():
+		case <-ch:
 		}
 	}
 }

@@ -29,8 +29,9 @@ func (s *Scheduler) Run(ctx context.Context, ring func(Alert)) error {
 	s.mu.Unlock()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	// The channel is taken before the clock is read, so no step is missed.
+	changed := s.clock.Changed()
 	for {
-		changed := s.clock.Changed()
 		s.mu.Lock()
 		s.load(ctx)
 		s.flush(ctx)
@@ -48,6 +49,7 @@ func (s *Scheduler) Run(ctx context.Context, ring func(Alert)) error {
 		case <-alarm:
 		case <-s.wake:
 		case <-changed:
+			changed = s.clock.Changed()
 			s.mu.Lock()
 			s.clockChanged(ctx)
 			s.mu.Unlock()
