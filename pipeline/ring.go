@@ -110,6 +110,14 @@ func (s *alertState) miss(a Alert) {
 	s.mu.Unlock()
 }
 
+// keep puts back alerts nobody heard that could not be told yet, before
+// any missed since.
+func (s *alertState) keep(missed []Alert) {
+	s.mu.Lock()
+	s.missed = append(missed, s.missed...)
+	s.mu.Unlock()
+}
+
 func (s *alertState) takeMissed() []Alert {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -208,16 +216,12 @@ func (p *Pipeline) tell(ctx context.Context) *ringer {
 		defer cancel()
 		spk := p.opts.Speaker
 		if spk == nil {
-			p.alerts.mu.Lock()
-			p.alerts.missed = append(missed, p.alerts.missed...)
-			p.alerts.mu.Unlock()
+			p.alerts.keep(missed)
 			return
 		}
 		pb, err := spk.Open(rctx)
 		if err != nil {
-			p.alerts.mu.Lock()
-			p.alerts.missed = append(missed, p.alerts.missed...)
-			p.alerts.mu.Unlock()
+			p.alerts.keep(missed)
 			return
 		}
 		defer pb.Close(rctx)

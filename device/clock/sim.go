@@ -23,7 +23,7 @@ func NewSim(boot time.Time) *Sim {
 	if boot.IsZero() {
 		return &Sim{synced: true}
 	}
-	return &Sim{offset: boot.Sub(time.Now())}
+	return &Sim{offset: time.Until(boot)}
 }
 
 // Now is the simulated wall time, without a monotonic reading.
@@ -46,7 +46,7 @@ func (s *Sim) Changed() <-chan struct{} { return s.changed.next() }
 // Step sets the wall clock to to, synchronised or not.
 func (s *Sim) Step(to time.Time, synced bool) {
 	s.mu.Lock()
-	s.offset, s.synced = to.Sub(time.Now()), synced
+	s.offset, s.synced = time.Until(to), synced
 	s.mu.Unlock()
 	s.changed.signal()
 }

@@ -24,7 +24,7 @@ type boardClock struct {
 
 // bootAt is a clock that booted reading wall, not synchronised.
 func bootAt(wall time.Time) *boardClock {
-	return &boardClock{offset: wall.Sub(time.Now()), changed: make(chan struct{})}
+	return &boardClock{offset: time.Until(wall), changed: make(chan struct{})}
 }
 
 func (c *boardClock) Now() time.Time {
@@ -48,7 +48,7 @@ func (c *boardClock) Changed() <-chan struct{} {
 // step sets the wall clock to wall, as NTP does (synced) or a person.
 func (c *boardClock) step(wall time.Time, synced bool) {
 	c.mu.Lock()
-	c.offset, c.synced = wall.Sub(time.Now()), synced
+	c.offset, c.synced = time.Until(wall), synced
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
@@ -346,7 +346,7 @@ func TestDaylightSaving(t *testing.T) {
 				synctest.Wait()
 				var at []time.Time // on the wall clock
 				for _, a := range r.at {
-					at = append(at, clk.Now().Add(a.Sub(time.Now())).In(berlin))
+					at = append(at, clk.Now().Add(time.Until(a)).In(berlin))
 				}
 				if len(at) != 1 || !at[0].Equal(tc.want) {
 					t.Errorf("rang at %v; want once at %v", at, tc.want.In(berlin))
@@ -369,7 +369,7 @@ func TestDaylightSaving(t *testing.T) {
 			synctest.Wait()
 			perDay := map[string][]string{}
 			for i := range r.alerts {
-				at := clk.Now().Add(r.at[i].Sub(time.Now())).In(berlin)
+				at := clk.Now().Add(time.Until(r.at[i])).In(berlin)
 				day := at.Format("2006-01-02")
 				perDay[day] = append(perDay[day], at.Format("15:04 MST"))
 			}
