@@ -210,7 +210,7 @@ func (p *Pipeline) playAlert(ctx context.Context, a Alert) bool {
 func (p *Pipeline) tell(ctx context.Context) *ringer {
 	missed := p.alerts.takeMissed()
 	rctx, cancel := context.WithCancel(ctx)
-	r := &ringer{cancel: cancel, done: make(chan struct{})}
+	r := &ringer{cancel: cancel, done: make(chan struct{}), telling: true}
 	go func() {
 		defer close(r.done)
 		defer cancel()

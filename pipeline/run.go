@@ -57,7 +57,6 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 		}
 		if tell && p.alerts.anyMissed() {
 			ring = p.tell(ctx)
-			ring.telling = true
 			return
 		}
 		p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
@@ -101,7 +100,6 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 		case <-probe.C:
 			if cur == nil && ring == nil && p.alerts.anyMissed() {
 				ring = p.tell(ctx)
-				ring.telling = true
 			}
 		case ev, ok := <-events:
 			if !ok {
