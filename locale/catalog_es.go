@@ -178,4 +178,10 @@ var es = map[string]string{
 	"thunderstorms":           "tormentas",
 	"thunderstorms with hail": "tormentas con granizo",
 	"unsettled":               "tiempo variable",
+	"While my speaker was gone, an alert went off: %s":                                                                                    "Mientras mi altavoz no estaba, sonó un aviso: %s",
+	"While my speaker was gone, an alert went off at %s: %s":                                                                              "Mientras mi altavoz no estaba, sonó un aviso a las %s: %s",
+	"I can't set an alarm for a particular day until my clock is set; I'm still getting the time.":                                        "No puedo poner una alarma para un día concreto hasta que mi reloj esté en hora; todavía estoy obteniendo la hora.",
+	"Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.":                                                "Alarma puesta para %s. Mi reloj aún no está en hora, así que sonará a las próximas %s en cuanto lo esté.",
+	"I can't set reminders for a time of day until my clock is set; I'm still getting the time. A reminder in so many minutes works now.": "No puedo crear recordatorios a una hora del día hasta que mi reloj esté en hora; todavía estoy obteniendo la hora. Un recordatorio dentro de unos minutos ya funciona.",
+	"I don't know the time yet: my clock isn't set. I'm still getting the time.":                                                          "Todavía no sé la hora: mi reloj no está en hora. Estoy obteniendo la hora.",
 }

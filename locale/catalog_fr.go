@@ -178,4 +178,10 @@ var fr = map[string]string{
 	"thunderstorms":           "orages",
 	"thunderstorms with hail": "orages avec grêle",
 	"unsettled":               "temps variable",
+	"While my speaker was gone, an alert went off: %s":                                                                                    "Pendant que mon haut-parleur était absent, une alerte a sonné : %s",
+	"While my speaker was gone, an alert went off at %s: %s":                                                                              "Pendant que mon haut-parleur était absent, une alerte a sonné à %s : %s",
+	"I can't set an alarm for a particular day until my clock is set; I'm still getting the time.":                                        "Je ne peux pas régler d'alarme pour un jour précis tant que mon horloge n'est pas à l'heure ; je suis en train de récupérer l'heure.",
+	"Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.":                                                "Alarme réglée pour %s. Mon horloge n'est pas encore à l'heure : elle sonnera au prochain %s dès qu'elle le sera.",
+	"I can't set reminders for a time of day until my clock is set; I'm still getting the time. A reminder in so many minutes works now.": "Je ne peux pas créer de rappel à une heure précise tant que mon horloge n'est pas à l'heure ; je suis en train de récupérer l'heure. Un rappel dans quelques minutes, ça marche déjà.",
+	"I don't know the time yet: my clock isn't set. I'm still getting the time.":                                                          "Je ne connais pas encore l'heure : mon horloge n'est pas réglée. Je suis en train de la récupérer.",
 }

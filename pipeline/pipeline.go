@@ -178,8 +178,8 @@ type Pipeline struct {
 	opts    Options
 	log     *slog.Logger
 	feeds   feedSet
-	turns   uint64 // turn counter, owned by Run
-	alertCh chan Alert
+	turns   uint64        // turn counter, owned by Run
+	alertCh chan struct{} // a wake-up: an alert was queued
 	alerts  alertState
 	echo    *echo // when the box's own sound will have died away
 }
@@ -225,7 +225,7 @@ func New(opts Options) (*Pipeline, error) {
 	if opts.Speaker != nil {
 		opts.Speaker = echoSpeaker{Speaker: opts.Speaker, e: e}
 	}
-	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan Alert, 16), echo: e}, nil
+	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan struct{}, 1), echo: e}, nil
 }
 
 // Subscribe returns a Feed that receives every state the pipeline publishes

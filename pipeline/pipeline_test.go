@@ -154,13 +154,23 @@ type clockSpeaker struct {
 	// most writes that were playing at once.
 	sounds           []string
 	playing, overlap int
+	gone             bool // unplugged: Open fails
 }
 
 func (s *clockSpeaker) Open(ctx context.Context) (Playback, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return nil, errors.New("speaker unplugged")
+	}
 	s.opened++
-	s.mu.Unlock()
 	return &clockPlayback{s: s}, nil
+}
+
+func (s *clockSpeaker) unplug(gone bool) {
+	s.mu.Lock()
+	s.gone = gone
+	s.mu.Unlock()
 }
 
 type clockPlayback struct{ s *clockSpeaker }

@@ -89,8 +89,15 @@ func (e *Engine) recent(ctx context.Context, now time.Time) past {
 	if n := len(all); n == 0 || all[n-1].Closed {
 		return p
 	}
+	// Exchanges come in the order they were stored; a gap that runs
+	// backwards (the clock was behind, or stepped back, in between) ends
+	// the conversation as a long one does, so a clock behind never reopens
+	// an old conversation.
 	last, first := now, len(all)
-	for i := len(all) - 1; i >= 0 && last.Sub(all[i].At) <= e.o.ConversationLapse; i-- {
+	for i := len(all) - 1; i >= 0; i-- {
+		if gap := last.Sub(all[i].At); gap < 0 || gap > e.o.ConversationLapse {
+			break
+		}
 		if i < len(all)-1 && all[i].Closed {
 			break
 		}

@@ -31,7 +31,9 @@ const (
 	Cancelled ItemState = "cancelled"
 )
 
-// Item is a timer, alarm or reminder.
+// Item is a timer, alarm or reminder. Its times are wall-clock times; a
+// timer's Due is moved with each step of the wall clock while the box
+// runs (the scheduler counts it on the monotonic clock).
 type Item struct {
 	ID      string    `json:"id"`
 	Kind    ItemKind  `json:"kind"`
@@ -46,6 +48,13 @@ type Item struct {
 	Hour   int            `json:"hour,omitempty"`
 	Minute int            `json:"minute,omitempty"`
 	Days   []time.Weekday `json:"days,omitempty"`
+	// Zone is the time zone an alarm rings in (an IANA name): when the
+	// box's zone changes, the alarm moves to the same hour in the new one.
+	Zone string `json:"zone,omitempty"`
+	// Held marks an alarm set before the box's clock was set: it waits
+	// for the clock, and its Due is then worked out anew from Hour, Minute
+	// and Days. Until then Due is only a guess.
+	Held bool `json:"held,omitempty"`
 	// Rang is when the item last went off, and Late whether that was after
 	// its due time because the box was off.
 	Rang time.Time `json:"rang,omitzero"`

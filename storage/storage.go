@@ -62,6 +62,8 @@ type DB struct {
 	dir string
 	res *reserve
 	seq atomic.Uint32 // tells apart keys made in the same nanosecond
+	// order numbers the dialogue's exchanges, whatever the wall clock does.
+	order dialogueOrder
 }
 
 // Open opens (creating if needed) the store in dir.

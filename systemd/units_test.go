@@ -8,12 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-var units = []string{"hark.service", "hark-health.service", "hark-update.service", "hark-update.timer", "hark-firstboot.service"}
+var units = []string{"hark.service", "hark-health.service", "hark-update.service", "hark-update.timer", "hark-firstboot.service", "hark-clock.service"}
 
 func need(t *testing.T, tool, pkg string) string {
 	p, err := exec.LookPath(tool)
@@ -150,5 +151,50 @@ func TestFormatDataOnlyWhenBlank(t *testing.T) {
 	out, err = exec.Command("./hark-format-data", filepath.Join(t.TempDir(), "nope")).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "does not exist") {
 		t.Errorf("missing device: %v\n%s", err, out)
+	}
+}
+
+// keysOf reads a unit's keys (every value of each).
+func keysOf(t *testing.T, unit string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string][]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok && !strings.HasPrefix(k, "#") {
+			keys[k] = append(keys[k], strings.Fields(v)...)
+		}
+	}
+	return keys
+}
+
+// TestTimeOrdering: the clock is restored from the uptime record before
+// anything reads it and before NTP; hark starts on the restored clock
+// without waiting for NTP; the update check waits for a synchronised clock.
+func TestTimeOrdering(t *testing.T) {
+	has := func(unit, key, value string) bool { return slices.Contains(keysOf(t, unit)[key], value) }
+	for _, c := range []struct {
+		unit, key, value string
+		want             bool
+	}{
+		{"hark-clock.service", "Before", "time-set.target", true},
+		{"hark-clock.service", "Before", "systemd-timesyncd.service", true},
+		{"hark-clock.service", "Before", "hark.service", true},
+		{"hark-clock.service", "RequiresMountsFor", "/var/lib/hark", true},
+		{"hark-clock.service", "CapabilityBoundingSet", "CAP_SYS_TIME", true},
+		{"hark-clock.service", "ExecStart", "restore", true},
+		{"hark.service", "After", "time-set.target", true},
+		{"hark.service", "After", "time-sync.target", false},
+		{"hark-update.service", "After", "time-sync.target", true},
+		{"hark-update.service", "Wants", "time-sync.target", true},
+	} {
+		if got := has(c.unit, c.key, c.value); got != c.want {
+			t.Errorf("%s: %s has %s: %v, want %v", c.unit, c.key, c.value, got, c.want)
+		}
+	}
+	if caps := keysOf(t, "hark-clock.service")["CapabilityBoundingSet"]; len(caps) != 1 {
+		t.Errorf("hark-clock.service may use %v, want only CAP_SYS_TIME", caps)
 	}
 }

@@ -60,9 +60,19 @@ func newLogger(w io.Writer, level string, floor slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(l, floor)}))
 }
 
+// boxZone is the household's time zone ([assistant] time_zone), in which
+// the commands show every time; the computer's when the configuration
+// cannot be read.
+func boxZone(e env, g *globals) *time.Location {
+	if _, res, err := loadConfig(e, g); err == nil && res.Location != nil {
+		return res.Location
+	}
+	return time.Local
+}
+
 // dueIn says when an alert is due, or how late it is.
-func dueIn(due, now time.Time) string {
-	left := due.Sub(now).Round(time.Second)
+func dueIn(left time.Duration) string {
+	left = left.Round(time.Second)
 	if left < 0 {
 		return "overdue by " + (-left).String()
 	}

@@ -58,6 +58,7 @@ func init() {
 		"transcribe":  {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
 		"memory":      {"what the assistant remembers: hark memory [facts|forget ID|conversations|delete ID]", cmdMemory},
 		"status":      {"the box's state and self-test", cmdStatus},
+		"clock":       {"the clock and the uptime record; hark clock restore sets a clock that booted behind to the record (as root, at boot)", cmdClock},
 		"logs":        {"the running daemon's last log lines", cmdLogs},
 		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for", cmdWeb},
 		"mcp":         {"list the MCP servers, their state and their tools: hark mcp list", cmdMCP},
@@ -72,6 +73,7 @@ func init() {
 var synopses = map[string]string{
 	"ask":            "hark ask [--json] TEXT...",
 	"center":         "hark center [--listen ADDR] [--insecure-http]   serve the speaker nodes\n       hark center nodes add NAME [--id ID --key KEY] [--room ROOM]\n                                      enroll a node (or a Jarvis node with its id and key): prints NODE_ID:KEY last\n       hark center nodes list\n       hark center nodes revoke ID\n       hark center status",
+	"clock":          "hark clock                   the clock, whether it is set, and the uptime record\n       hark clock restore           set a clock that booted behind to the record (needs CAP_SYS_TIME)",
 	"commands":       "hark commands                list the commands\n       hark commands setup NAME     run a command's first-time setup",
 	"secrets":        "hark secrets set NAME        (reads the value from standard input)\n       hark secrets list\n       hark secrets unset NAME",
 	"mcp":            "hark mcp [list]               the MCP servers, their state and their tools",

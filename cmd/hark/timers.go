@@ -45,19 +45,31 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 		}
 		return nil
 	}
-	now := time.Now()
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "KIND\tNAME\tLEFT\tDUE\tID")
 	for _, it := range items {
-		left := dueIn(it.Due, now)
-		if it.Due.Before(now) && !c.Remote() {
+		left := dueIn(it.Left)
+		if it.Left < 0 && !c.Remote() {
 			left += " (rings when hark run starts)"
 		}
-		due := it.Due.Local().Format("Mon 15:04:05")
+		at := inZone(it.Due, it.Zone)
+		due := at.Format("Mon 15:04:05 MST")
+		if it.Held {
+			left, due = "-", at.Format("15:04 MST")+" (once the clock is set)"
+		}
 		if it.Repeats {
 			due += " (repeats)"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", it.Kind, dash(it.Name), left, due, it.ID)
 	}
 	return w.Flush()
+}
+
+// inZone is t in the box's time zone, named zone; in t's own offset when
+// this computer does not know the name.
+func inZone(t time.Time, zone string) time.Time {
+	if loc, err := time.LoadLocation(zone); err == nil && zone != "" {
+		return t.In(loc)
+	}
+	return t
 }

@@ -198,7 +198,7 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 		if last.Error != "" {
 			result = "failed: " + last.Error
 		}
-		fmt.Fprintf(w, "last update\t%s, %s (%s)\n", last.Time.Local().Format("2006-01-02 15:04"), result, last.Source)
+		fmt.Fprintf(w, "last update\t%s, %s (%s)\n", last.Time.In(boxZone(e, g)).Format("2006-01-02 15:04 MST"), result, last.Source)
 	} else {
 		fmt.Fprintf(w, "last update\tnone recorded\n")
 	}

@@ -28,9 +28,16 @@ func (s alertsResource) List(ctx context.Context, all bool) ([]control.Alert, er
 	}
 	out := make([]control.Alert, 0, len(items))
 	for _, it := range items {
-		out = append(out, control.Alert{ID: it.ID, Kind: string(it.Kind), Name: it.Name, Due: it.Due, Repeats: it.Kind == storage.Alarm && len(it.Days) > 0})
+		out = append(out, s.alert(it))
 	}
 	return out, nil
+}
+
+// alert is an item as the API shows it: its times in the box's zone.
+func (s alertsResource) alert(it storage.Item) control.Alert {
+	loc := s.svc.Location()
+	return control.Alert{ID: it.ID, Kind: string(it.Kind), Name: it.Name, Due: it.Due.In(loc), Zone: loc.String(),
+		Left: it.Due.Sub(s.svc.Now()), Repeats: it.Kind == storage.Alarm && len(it.Days) > 0, Held: it.Held}
 }
 
 func (s alertsResource) Add(ctx context.Context, na control.NewAlert) (control.Alert, error) {
@@ -38,7 +45,7 @@ func (s alertsResource) Add(ctx context.Context, na control.NewAlert) (control.A
 	if err != nil {
 		return control.Alert{}, apiError(err)
 	}
-	return control.Alert{ID: it.ID, Kind: string(it.Kind), Name: it.Name, Due: it.Due}, nil
+	return s.alert(it), nil
 }
 
 func (s alertsResource) Cancel(ctx context.Context, id string) error {
@@ -59,6 +66,8 @@ func apiError(err error) error {
 		return fmt.Errorf("%w: %w", control.ErrNotFound, err)
 	case errors.Is(err, storage.ErrFull):
 		return fmt.Errorf("%w: %w", control.ErrFull, err)
+	case errors.Is(err, schedule.ErrClockNotSet):
+		return fmt.Errorf("%w: %w", control.ErrUnavailable, err)
 	}
 	return err
 }

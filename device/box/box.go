@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/clock"
+	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/mixer"
 	"github.com/harkbox/hark/internal/owner"
 	"github.com/harkbox/hark/locale"
@@ -36,7 +38,14 @@ type Options struct {
 	// Version is the firmware's, for the status, the update agent and the
 	// model's device_status.
 	Version string
-	Log     *slog.Logger
+	// Clock is the box's wall clock, which the schedule, the commands and
+	// the reply engine read; nil is the computer's (the daemon gives the
+	// board's, or the simulation's).
+	Clock clock.Source
+	// LastAlive is when the box was last known to run before this start
+	// (its uptime record); zero when unknown.
+	LastAlive time.Time
+	Log       *slog.Logger
 }
 
 // Box is a speaker or a node: the store and everything that answers,
@@ -48,6 +57,7 @@ type Box struct {
 	version string
 	log     *slog.Logger
 	started time.Time
+	clock   clock.Source
 
 	db       *storage.DB
 	brain    *brain
@@ -71,8 +81,11 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), db: db}
-	if err := b.wire(); err != nil {
+	if o.Clock == nil {
+		o.Clock = systemClock(cfg, o.Log)
+	}
+	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), clock: o.Clock, db: db}
+	if err := b.wire(o.LastAlive); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -92,21 +105,30 @@ func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
 	return db, err
 }
 
+// systemClock is the computer's clock: a board's is set once NTP has set
+// it; a desktop's (the simulation, a USB board) always counts as set.
+func systemClock(cfg *config.Loaded, log *slog.Logger) *clock.System {
+	return clock.NewSystem(clock.SystemOptions{Trust: cfg.Board == "sim" || cfg.Board == "usb", Log: log})
+}
+
 // wire connects the model server, the schedule, the commands and the reply
 // engine, and chooses the role.
-func (b *Box) wire() error {
+func (b *Box) wire(lastAlive time.Time) error {
 	cfg := b.cfg
 	var err error
 	if b.brain, err = openBrain(cfg, b.res, b.log); err != nil {
 		return err
 	}
-	if b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Location: b.res.Location, Log: b.log}); err != nil {
+	b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Clock: b.clock, Location: b.res.Location, LastAlive: lastAlive, Log: b.log})
+	if err != nil {
 		return err
 	}
 	b.mixer = mixer.New(b.db.Settings(), cfg.Audio.Volume)
 	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
 	b.commands = command.NewRegistry(command.Options{
 		Secrets:      secrets,
+		Now:          b.clock.Now,
+		Synced:       b.clock.Synced,
 		Location:     b.res.Location,
 		RefineWindow: cfg.Commands.RefineWindow.Duration,
 		Log:          b.log,
@@ -124,7 +146,7 @@ func (b *Box) wire() error {
 	}
 	o := b.brain.options()
 	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, b.db.Dialogue(), b.db.Diary(), b.db.Facts()
-	o.Place, o.Location = cfg.Assistant.Place, b.res.Location
+	o.Place, o.Location, o.Now = cfg.Assistant.Place, b.res.Location, b.clock.Now
 	engine, err := reply.New(o)
 	if err != nil {
 		return err
@@ -154,6 +176,11 @@ func (b *Box) Close() error {
 	b.answerer.close()
 	b.brain.close()
 	return b.db.Close()
+}
+
+// clockStatus is the box's clock as the status shows it.
+func (b *Box) clockStatus() control.Clock {
+	return control.Clock{Now: b.clock.Now().In(b.res.Location), Zone: b.res.Location.String(), Synced: b.clock.Synced()}
 }
 
 // uptime is how long the box has been open.

@@ -77,7 +77,7 @@ func TestDataDirMustBePrivate(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "victim")
 	os.Symlink(target, filepath.Join(cfg.DataDir, "hark.log"))
 	cfg.Board = "sim"
-	if _, _, err := daemonLogger(cfg, RunOptions{}, sim.NewScreen(io.Discard, false), control.NewLogTail(1), new(slog.LevelVar)); err == nil {
+	if _, _, err := daemonLogger(cfg, RunOptions{}, sim.NewScreen(io.Discard, false), control.NewLogTail(1), new(slog.LevelVar), nil); err == nil {
 		t.Error("the log followed a link")
 	}
 	if _, err := os.Stat(target); !os.IsNotExist(err) {

@@ -13,6 +13,7 @@ import (
 	"github.com/harkbox/hark/device/alsa"
 	"github.com/harkbox/hark/device/board"
 	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/clock"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/mixer"
 	"github.com/harkbox/hark/device/sim"
@@ -86,6 +87,8 @@ type deviceKit struct {
 	in     io.Reader // the keyboard, where it stands in for the button
 	screen *sim.Screen
 	speech speech
+	clock  *clock.Sim // the simulated board's clock, set from the console
+	loc    *time.Location
 }
 
 // replyDir keeps the simulation's spoken replies.
@@ -117,6 +120,9 @@ func (k deviceKit) openSim() (*devices, error) {
 	term := sim.NewTerminal(in, screen)
 	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), onScreen: true,
 		listening: health.Listening{Engine: "typed input (simulation: " + sp.note + ")"}}
+	if k.clock != nil {
+		term.Handle("/clock", func(arg string) (string, error) { return k.clock.Command(arg, k.loc) })
+	}
 	d.task(term.Run)
 	prof, _ := board.Lookup("sim")
 

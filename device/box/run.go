@@ -8,8 +8,11 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/clock"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/device/web"
@@ -48,7 +51,15 @@ func Run(ctx context.Context, o RunOptions) error {
 	defer screen.End()
 	d := &daemon{o: o, screen: screen, tail: control.NewLogTail(500), level: new(slog.LevelVar)}
 	d.level.UnmarshalText([]byte(cfg.Log.Level)) // checked by config.Resolve; the page's log.level applies at once
-	log, closeLog, err := daemonLogger(cfg, o, screen, d.tail, d.level)
+	// The clock is the board's: it runs on across restarts.
+	if cfg.Board == "sim" {
+		d.sim = clock.NewSim(res.BootClock)
+		d.clock = d.sim
+	} else {
+		d.clock = systemClock(cfg, nil)
+	}
+	d.zone.Store(res.Location)
+	log, closeLog, err := daemonLogger(cfg, o, screen, d.tail, d.level, logTime(d.clock, &d.zone))
 	if err != nil {
 		return err
 	}
@@ -57,6 +68,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	// The web page's logged-in browsers stay logged in across a restart
 	// (a setting applied), not across a factory reset.
 	d.sessions = &web.Sessions{}
+	if sys, ok := d.clock.(*clock.System); ok {
+		sys.SetLog(log)
+	}
 	for {
 		err := d.run(ctx, cfg, res)
 		if errors.Is(err, ErrRestart) {
@@ -64,6 +78,7 @@ func Run(ctx context.Context, o RunOptions) error {
 				return fmt.Errorf("restart: %w", err)
 			}
 			d.level.UnmarshalText([]byte(cfg.Log.Level))
+			d.zone.Store(res.Location)
 			log.Info("started again with the settings kept")
 			continue
 		}
@@ -87,6 +102,9 @@ type daemon struct {
 	tail     *control.LogTail
 	level    *slog.LevelVar
 	sessions *web.Sessions
+	clock    clock.Source
+	sim      *clock.Sim                    // the simulated board's clock; nil on a board
+	zone     atomic.Pointer[time.Location] // the household's, as last configured
 }
 
 // running is one run of the box: its parts, devices and pipeline.
@@ -104,7 +122,11 @@ type running struct {
 
 // run runs the box once, until ctx is done, a restart or a factory reset.
 func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolved) error {
-	b, err := Open(cfg, res, Options{Version: d.o.Version, Log: d.log})
+	rec, err := clock.Load(cfg.DataDir)
+	if err != nil {
+		d.log.Warn("no uptime record: what came due while the box was off is rung without saying so", "err", err)
+	}
+	b, err := Open(cfg, res, Options{Version: d.o.Version, Clock: d.clock, LastAlive: rec.Alive, Log: d.log})
 	if err != nil {
 		return err
 	}
@@ -117,7 +139,7 @@ func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolve
 	sp := openSpeech(cfg, d.log)
 	defer sp.close()
 	r := &running{daemon: d, b: b, mute: &muter{settings: b.db.Settings(), log: d.log}}
-	kit := deviceKit{cfg: cfg, log: d.log, mixer: b.mixer, mute: r.mute, in: d.o.Stdin, screen: d.screen, speech: sp}
+	kit := deviceKit{cfg: cfg, log: d.log, mixer: b.mixer, mute: r.mute, in: d.o.Stdin, screen: d.screen, speech: sp, clock: d.sim, loc: res.Location}
 	if cfg.Board == "sim" {
 		r.dev, err = kit.openSim()
 	} else {
@@ -185,7 +207,11 @@ func (r *running) pipeline(ctx context.Context) error {
 		r.notice = r.screen.Println
 		r.screen.Println(fmt.Sprintf("hark: simulation; the last %d replies are saved in %s ([sim] keep_replies); model %s at %s",
 			cfg.Sim.KeepReplies, replyDir(cfg.DataDir), cfg.Ollama.Model, cfg.Ollama.Host))
-		r.screen.Println("      Enter = button, /stop = long press, /quit or Ctrl-D = leave")
+		r.screen.Println("      Enter = button, /stop = long press, /clock sync or /clock <RFC 3339> = the board's clock, /quit or Ctrl-D = leave")
+		if !r.b.clock.Synced() {
+			line, _ := r.b.clock.(*clock.Sim).Command("", r.b.res.Location)
+			r.screen.Println(line + " ([sim] boot_clock; /clock sync sets it as NTP would)")
+		}
 	}
 	return nil
 }
@@ -208,12 +234,24 @@ func (r *running) say(ctx context.Context, text string) {
 	pipeline.Announce(ctx, r.synth, r.dev.speaker, text)
 }
 
+// logTime stamps the log's lines on the box's clock, in the household's
+// zone (labelled with its offset): the time a person reads in hark logs and
+// on the page is the box's own.
+func logTime(c clock.Source, zone *atomic.Pointer[time.Location]) func([]string, slog.Attr) slog.Attr {
+	return func(groups []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey && len(groups) == 0 {
+			a.Value = slog.TimeValue(c.Now().In(zone.Load()))
+		}
+		return a
+	}
+}
+
 // daemonLogger is the daemon's log. On a board it goes to standard error
 // (the journal). In simulation the terminal is the box's screen, so the log
 // goes to hark.log in the data directory and reaches the terminal only
 // with --verbose. Either way its last lines are kept for the API.
-func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *control.LogTail, level *slog.LevelVar) (*slog.Logger, func() error, error) {
-	opts := &slog.HandlerOptions{Level: level}
+func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *control.LogTail, level *slog.LevelVar, stamp func(groups []string, a slog.Attr) slog.Attr) (*slog.Logger, func() error, error) {
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: stamp}
 	if cfg.Board != "sim" {
 		return slog.New(slog.NewTextHandler(io.MultiWriter(o.Stderr, tail), opts)), func() error { return nil }, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/device/clock"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/notify"
@@ -39,6 +40,7 @@ func (r *running) serve(ctx context.Context) error {
 	ctlFeed := r.p.Subscribe(4)
 	wg.Go(func() { status.Follow(octx, ctlFeed) })
 	up := newUpdates(b.cfg, b.version, status, r.log)
+	up.loc = b.res.Location
 	defer up.close()
 	api := b.api(status, r.tail, pg, &live{level: r.level, restart: func() { reset(ErrRestart) }}, up)
 	wg.Go(func() { r.serveWeb(octx, api, pg) })
@@ -48,6 +50,7 @@ func (r *running) serve(ctx context.Context) error {
 		}
 	})
 	r.upkeep(octx, &wg)
+	r.keepTime(octx, &wg)
 	for _, t := range dev.tasks {
 		wg.Go(func() { t(octx) })
 	}
@@ -99,6 +102,7 @@ func (r *running) health() *health.Box {
 		Updating:  updating,
 		DataDir:   b.cfg.DataDir,
 		Started:   b.started,
+		Clock:     b.clockStatus,
 		Links:     b.links,
 		Log:       r.log,
 	})
@@ -144,12 +148,35 @@ func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
 	})
 }
 
+// keepTime follows the box's clock: a board's steps (NTP setting a clock
+// that booted behind), the uptime record on the data partition, and the
+// dialogue's times, moved with each step.
+func (r *running) keepTime(ctx context.Context, wg *sync.WaitGroup) {
+	if sys, ok := r.clock.(*clock.System); ok {
+		wg.Go(func() { sys.Run(ctx) })
+	}
+	wg.Go(func() { clock.Keep(ctx, r.b.cfg.DataDir, r.clock, time.Minute, r.log) })
+	wg.Go(func() {
+		clock.Follow(ctx, r.clock, func(step time.Duration) {
+			r.log.Info("clock", "now", r.clock.Now().In(r.b.res.Location).Format(time.RFC3339), "synchronised", r.clock.Synced(), "step_ms", step.Milliseconds())
+			if step == 0 {
+				return
+			}
+			if n, err := r.b.db.Dialogue().Restamp(ctx, step); err != nil {
+				r.log.Warn("the conversation's times were not moved with the clock", "err", err)
+			} else if n > 0 {
+				r.log.Info("conversation times moved with the clock", "exchanges", n)
+			}
+		})
+	})
+}
+
 // serveWeb serves the web page on [web] listen until ctx is done, over
 // the daemon's API.
 func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 	b, cfg := r.b, r.b.cfg.Web
 	o := web.Options{API: api, Store: b.db.Settings(), Network: boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, r.log), Sessions: r.sessions,
-		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Log: r.log}
+		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Location: b.res.Location, Log: r.log}
 	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: func(s *web.Server) { pg.srv.Store(s) }}.serve(ctx, o)
 }
 

@@ -24,11 +24,21 @@ var (
 
 // Alert is a timer, alarm or reminder, as listed.
 type Alert struct {
-	ID      string    `json:"id"`
-	Kind    string    `json:"kind"` // timer, alarm or reminder
-	Name    string    `json:"name,omitempty"`
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // timer, alarm or reminder
+	Name string `json:"name,omitempty"`
+	// Due is when it goes off, in the box's time zone (Zone).
 	Due     time.Time `json:"due"`
 	Repeats bool      `json:"repeats,omitempty"`
+	// Zone is the box's time zone (an IANA name), in which Due is read.
+	Zone string `json:"zone,omitempty"`
+	// Left is how long until Due on the box's clock when it answered;
+	// negative when overdue.
+	Left time.Duration `json:"left"`
+	// Held marks an alarm set before the box's clock was set: it goes
+	// off at the next Due hour and minute once the clock is set, and Due's
+	// date means nothing until then.
+	Held bool `json:"held,omitempty"`
 }
 
 // NewAlert is what POST /api/v1/alerts carries: a timer In from now, or an

@@ -33,6 +33,31 @@ type Status struct {
 	Started time.Time `json:"started,omitzero"`
 	// Storage is the data partition's use; nil when unknown.
 	Storage *Storage `json:"storage,omitempty"`
+	// Clock is the box's wall clock; nil when unknown.
+	Clock *Clock `json:"clock,omitempty"`
+}
+
+// Clock is the box's wall clock. It is not part of the self-test: a box
+// whose clock is not set yet still works (timers ring), so it never fails
+// an update's health check.
+type Clock struct {
+	// Now is the box's time, in Zone.
+	Now time.Time `json:"now"`
+	// Zone is the household's time zone (an IANA name): every time a
+	// person reads is in it.
+	Zone string `json:"zone"`
+	// Synced is set once NTP has set the clock; until then alarms and
+	// reminders at a clock time wait.
+	Synced bool `json:"synced"`
+}
+
+// String is the clock as a person reads it.
+func (c Clock) String() string {
+	s := c.Now.Format("Mon 2 Jan 2006 15:04 MST") + " (" + c.Zone + "), "
+	if c.Synced {
+		return s + "synchronised"
+	}
+	return s + "not synchronised yet: alarms and reminders at a time of day wait for it"
 }
 
 // Storage is how full the data partition is.

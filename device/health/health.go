@@ -60,6 +60,8 @@ type Options struct {
 	// Links are the box's links to other machines (model servers, the
 	// command center), asked at each status; nil for none.
 	Links func(ctx context.Context) []control.Check
+	// Clock is the box's clock for the status; nil for none.
+	Clock func() control.Clock
 	// State and Ready are the state of a box with no pipeline to Follow
 	// (the command center, a speaker whose daemon is stopped).
 	State string
@@ -131,6 +133,10 @@ func (b *Box) Status(ctx context.Context) control.Status {
 		}
 	}
 	s.Checks = []control.Check{storage}
+	if b.o.Clock != nil {
+		c := b.o.Clock()
+		s.Clock = &c
+	}
 	if b.o.State == "" { // a speaker: it hears
 		s.Checks = append(s.Checks, b.micCheck(), b.listeningCheck())
 	}

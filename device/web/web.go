@@ -60,8 +60,12 @@ type Options struct {
 	Names []string
 	// IdleExpiry ends a session unused this long; default 30 min.
 	IdleExpiry time.Duration
-	Now        func() time.Time
-	Log        *slog.Logger
+	// Location is the household's time zone ([assistant] time_zone): the
+	// page shows every time in it, labelled, and reads the times typed in
+	// it. Default time.Local.
+	Location *time.Location
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
 // Server is the page.
@@ -86,6 +90,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -114,7 +121,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		if strings.HasSuffix(n, "/layout.html") {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).Funcs(s.zoned()).ParseFS(files, "templates/layout.html", n)
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", n, err)
 		}
@@ -162,14 +169,28 @@ var nav = []navItem{{"status", "/", "Status"}, {"timers", "/timers", "Timers"}, 
 	{"memory", "/memory", "Memory"}, {"settings", "/settings", "Settings"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
 	{"updates", "/updates", "Updates"}, {"logs", "/logs", "Logs"}, {"network", "/network", "Network"}, {"account", "/account", "Account"}}
 
+// zoned are the functions that show times, in the household's zone and
+// labelled with it: when (a date and time), clock (a time of day) and zone
+// (the zone's name).
+func (s *Server) zoned() template.FuncMap {
+	loc := s.o.Location
+	return template.FuncMap{
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.In(loc).Format("Mon 2 Jan 15:04 MST")
+		},
+		"clock": func(t time.Time) string { return t.In(loc).Format("15:04 MST") },
+		"zone":  func() string { return loc.String() },
+	}
+}
+
 var funcs = template.FuncMap{
 	"navItems": func() []navItem { return nav },
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Local().Format("Mon 2 Jan 15:04")
-	},
+	"when":     func(t time.Time) string { return t.Local().Format("Mon 2 Jan 15:04") }, // replaced by zoned's
+	"clock":    func(t time.Time) string { return t.Local().Format("15:04") },           // replaced by zoned's
+	"zone":     func() string { return time.Local.String() },                            // replaced by zoned's
 	"uptime": func(t time.Time) string {
 		if t.IsZero() {
 			return "not running"

@@ -27,12 +27,13 @@ import (
 type box struct {
 	state string
 	full  bool
+	clock *control.Clock
 }
 
 func (b *box) Status(context.Context) control.Status {
 	return control.Status{State: b.state, Ready: true, Version: "v-test", Checks: []control.Check{{Name: "storage", OK: true, Detail: "open"}},
 		Started: time.Now().Add(-90 * time.Minute), Storage: &control.Storage{Free: 512 << 20, Total: 2048 << 20, Full: b.full},
-		Links: []control.Check{{Name: "model server", OK: true, Detail: "http://gpu.lan:11434, Ollama 0.17.4, round trip 3ms"}}}
+		Links: []control.Check{{Name: "model server", OK: true, Detail: "http://gpu.lan:11434, Ollama 0.17.4, round trip 3ms"}}, Clock: b.clock}
 }
 func (b *box) WaitIdle(context.Context) error { return nil }
 func (b *box) SetUpdating(bool, int)          {}
@@ -60,6 +61,9 @@ func (h *house) Add(_ context.Context, na control.NewAlert) (control.Alert, erro
 	}
 	h.next++
 	a := control.Alert{ID: fmt.Sprintf("a%d", h.next), Kind: na.Kind, Name: na.Name, Due: time.Now().Add(na.In)}
+	if !na.At.IsZero() {
+		a.Due = na.At
+	}
 	h.alerts = append(h.alerts, a)
 	return a, nil
 }
@@ -319,7 +323,10 @@ type rig struct {
 	now      time.Time
 }
 
-func newRig(t testing.TB) *rig {
+func newRig(t testing.TB) *rig { return newRigIn(t, nil) }
+
+// newRigIn is a rig whose page shows times in loc.
+func newRigIn(t testing.TB, loc *time.Location) *rig {
 	h := &house{secrets: map[string]string{}, facts: []control.Fact{{ID: "f1", Text: "the cat is called Miso", At: time.Now()}},
 		convs: []control.Conversation{{ID: "c1", Exchanges: []control.Exchange{{At: time.Now(), User: "hello", Assistant: "Hi there."}}},
 			{ID: "c2", Exchanges: []control.Exchange{{At: time.Now(), User: "what time is it", Assistant: "Ten past nine."}}}}}
@@ -328,7 +335,7 @@ func newRig(t testing.TB) *rig {
 		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan"}, saved: map[string]string{}}}
 	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
 		Settings: r.settings, Updates: r.updates, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
-	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir()), Version: "v-test", Now: r.clock,
+	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir()), Version: "v-test", Location: loc, Now: r.clock,
 		Names: []string{"example.com"}}) // httptest's requests name it
 	if err != nil {
 		t.Fatal(err)
@@ -571,6 +578,36 @@ func TestTimers(t *testing.T) {
 	}
 	if w := b.post("/timers/nope/cancel", nil); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), `No timer, alarm or reminder &#34;nope&#34;.`) {
 		t.Errorf("cancel unknown: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// TestTimesInTheHouseholdsZone: the page reads the times typed in the
+// box's zone and shows every time in it, labelled; a held alarm shows its
+// time of day and that it waits for the clock; the status says whether
+// the clock is set. Before, the page read and showed times in the system's
+// zone (UTC on the image) while the box spoke in [assistant] time_zone:
+// "set for 07:00" on the page was 8:00 AM to the box.
+func TestTimesInTheHouseholdsZone(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	r := newRigIn(t, berlin)
+	b := r.setUp()
+	if w := b.post("/timers", url.Values{"kind": {"alarm"}, "at": {"2026-11-26T07:00"}}); w.Code != http.StatusSeeOther {
+		t.Fatalf("add: %d %s", w.Code, w.Body.String())
+	}
+	if due := r.house.alerts[0].Due; !due.Equal(time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)) {
+		t.Errorf("the box got %v, want 07:00 in Berlin", due)
+	}
+	r.house.alerts = append(r.house.alerts, control.Alert{ID: "h", Kind: "alarm", Due: time.Date(1970, 1, 2, 6, 30, 0, 0, time.UTC), Held: true})
+	body := b.do("GET", "/timers", nil).Body.String()
+	for _, want := range []string{"The alarm is set for 07:00 CET on Thu 26 Nov.", "Thu 26 Nov 07:00 CET", "Times are in Europe/Berlin.",
+		"when, in Europe/Berlin", "07:30 CET, once the box's clock is set"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the timers page lacks %q:\n%s", want, body)
+		}
+	}
+	r.srv.o.API.Box.(*box).clock = &control.Clock{Now: time.Date(1970, 1, 1, 1, 0, 5, 0, berlin), Zone: "Europe/Berlin"}
+	if body := b.do("GET", "/", nil).Body.String(); !strings.Contains(body, "Thu 1 Jan 1970 01:00 CET (Europe/Berlin), not synchronised yet") {
+		t.Errorf("the status page does not say the clock is not set:\n%s", body)
 	}
 }
 

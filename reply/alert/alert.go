@@ -26,6 +26,9 @@ type Alert struct {
 	// Language (the language it was set in; "" for the box's own).
 	Announcement string
 	Language     string
+	// Missed is said instead, once the box can speak again, when the
+	// alert could not be heard (the speaker was gone).
+	Missed string
 }
 
 // Ringer rings alerts: the box's pipeline, through device/box.
@@ -84,7 +87,7 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 		s.mu.Unlock()
 	}()
 	err := s.Scheduler.Run(ctx, func(a schedule.Alert) {
-		r.Ring(Alert{ID: a.Item.ID, Announcement: a.Announcement(), Language: a.Item.Lang})
+		r.Ring(Alert{ID: a.Item.ID, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed()})
 	})
 	if err != nil && ctx.Err() == nil {
 		return err
@@ -116,7 +119,9 @@ type Request struct {
 // Set sets what r asks for by the rules the spoken commands keep: a timer
 // of up to schedule.MaxTimer, an alarm or a reminder in the future (an
 // alarm rings at At's hour and minute in the service's time zone), a
-// reminder of something. A refusal wraps schedule.ErrInvalid and says why.
+// reminder of something, In a while or At a time. A refusal wraps
+// schedule.ErrInvalid (or, for a clock time before the clock is set,
+// schedule.ErrClockNotSet) and says why.
 func (s *Service) Set(ctx context.Context, r Request) (storage.Item, error) {
 	switch r.Kind {
 	case storage.Timer:
@@ -131,7 +136,10 @@ func (s *Service) Set(ctx context.Context, r Request) (storage.Item, error) {
 		if strings.TrimSpace(r.Name) == "" {
 			return storage.Item{}, fmt.Errorf("%w: a reminder needs something to remind of", schedule.ErrInvalid)
 		}
-		if r.At.IsZero() {
+		switch {
+		case r.In > 0:
+			return s.AddReminderIn(ctx, r.Name, r.In)
+		case r.At.IsZero():
 			return storage.Item{}, fmt.Errorf("%w: a reminder needs a time", schedule.ErrInvalid)
 		}
 		return s.AddReminder(ctx, r.Name, r.At)

@@ -156,6 +156,9 @@ type Call struct {
 	Language string
 	// Now is the current time in the configured time zone.
 	Now time.Time
+	// ClockUnset is set when Now cannot be trusted: the box's clock has
+	// not been set yet (a board without a real-time clock, before NTP).
+	ClockUnset bool
 	// Refines is the context of the call being refined, when this call
 	// changes the last one ("actually ten minutes"); nil otherwise.
 	Refines map[string]any

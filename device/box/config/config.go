@@ -310,6 +310,10 @@ type Sim struct {
 	SpeakerRate     int    `toml:"speaker_rate"`
 	SpeakerChannels int    `toml:"speaker_channels"`
 	KeepReplies     int    `toml:"keep_replies"`
+	// BootClock starts the simulated board's wall clock at this time (RFC
+	// 3339), not synchronised, as a board without a real-time clock boots;
+	// empty is the computer's clock, synchronised.
+	BootClock string `toml:"boot_clock"`
 }
 
 // Default returns the built-in configuration.

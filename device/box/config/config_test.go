@@ -103,6 +103,7 @@ func TestBadValuesNamed(t *testing.T) {
 		{"board = \"pi9\"\n", `board: "pi9" is not one of sim, respeaker-2mic, generic-i2s, usb`},
 		{"[assistant]\ntime_zone = \"Mars/Olympus\"\n", `assistant.time_zone: unknown time zone "Mars/Olympus"`},
 		{"[storage]\nprofile = \"tiny\"\n", "storage.profile"},
+		{"[sim]\nboot_clock = \"1 Jan 2024\"\n", `sim.boot_clock: "1 Jan 2024" is not an RFC 3339 time`},
 		{"[ollama]\nmodel = \"\"\n", "ollama.model: no model named"},
 		{"[center]\ntranscribe = true\n", "center.transcribe: needs center.url"},
 		{"[listen]\nsettle = \"800ms\"\n", "listen.settle: 800ms is longer than listen.silence_min (500ms)"},

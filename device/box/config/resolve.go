@@ -27,6 +27,8 @@ type Resolved struct {
 	// server.
 	Endpoints []ResolvedEndpoint
 	Location  *time.Location
+	// BootClock is [sim] boot_clock; zero for none.
+	BootClock time.Time
 	// MCP are the MCP servers, checked.
 	MCP []mcp.Server
 }
@@ -54,6 +56,13 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	ck.conversation(c, &r)
 	ck.hearing(c)
 	ck.speech(c)
+	if b := c.Sim.BootClock; b != "" {
+		t, err := time.Parse(time.RFC3339, b)
+		if err != nil {
+			ck.bad("sim.boot_clock", "%q is not an RFC 3339 time such as 2024-01-01T00:00:00Z", b)
+		}
+		r.BootClock = t
+	}
 	ck.places(c, &r, env)
 	if len(ck.problems) > 0 {
 		return r, errors.New(strings.Join(ck.problems, "\n"))
