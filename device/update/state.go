@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/harkbox/hark/internal/atomicfile"
@@ -23,6 +24,7 @@ type State struct {
 const (
 	lastCheckFile  = "last-check"
 	lastResultFile = "last-result.json"
+	failedBootFile = "failed-boot-check.json"
 )
 
 // Record is what an install did, for hark update status.
@@ -31,6 +33,47 @@ type Record struct {
 	Source  string    `json:"source"`
 	Version string    `json:"version,omitempty"`
 	Error   string    `json:"error,omitempty"`
+}
+
+// BootCheck is a boot health check that failed: the slot it ran on was
+// not marked good, and once that slot's boot attempts are spent the boot
+// loader goes back to the other one. hark update status shows the last.
+type BootCheck struct {
+	Time    time.Time `json:"time"`
+	Slot    string    `json:"slot"`    // the boot name, "A" or "B"
+	Version string    `json:"version"` // of the hark that ran the check
+	Reason  string    `json:"reason"`
+}
+
+// SlotFromCmdline is the slot the boot loader started, from rauc.slot= on
+// the kernel command line (as /proc/cmdline reads); "" without one.
+func SlotFromCmdline(cmdline string) string {
+	for _, f := range strings.Fields(cmdline) {
+		if v, ok := strings.CutPrefix(f, "rauc.slot="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// FailedBoot keeps the record of a failed boot check.
+func (s State) FailedBoot(c BootCheck) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("update: record boot check: %w", err)
+	}
+	return s.write(failedBootFile, append(b, '\n'))
+}
+
+// LastFailedBoot is the last failed boot check; false when none is
+// recorded.
+func (s State) LastFailedBoot() (BootCheck, bool) {
+	var c BootCheck
+	b, err := os.ReadFile(filepath.Join(s.Dir, failedBootFile))
+	if err != nil || json.Unmarshal(b, &c) != nil {
+		return BootCheck{}, false
+	}
+	return c, true
 }
 
 // Due reports whether a scheduled check should ask the server now: every
