@@ -222,15 +222,15 @@ func TestQemuInstallsWhatBuildrootInstalls(t *testing.T) {
 			t.Errorf("install-hark.sh did not install %s, which Buildroot's packages install", p)
 		}
 	}
-	conf := readFileAbs(t, filepath.Join(root, "etc/rauc/system.conf"))
+	conf := readFile(t, filepath.Join(root, "etc/rauc/system.conf"))
 	if !strings.Contains(conf, "compatible=hark-qemu-arm64") || strings.Contains(conf, "@COMPATIBLE@") {
 		t.Errorf("system.conf's compatible is not the emulated board's:\n%s", conf)
 	}
-	toml := readFileAbs(t, filepath.Join(root, "etc/hark/hark.toml"))
+	toml := readFile(t, filepath.Join(root, "etc/hark/hark.toml"))
 	if !strings.HasPrefix(toml, readFile(t, "board/generic-i2s/hark.toml")) || !strings.Contains(toml, `model = "/usr/share/hark/models/ggml-test.bin"`) {
 		t.Errorf("hark.toml is not generic-i2s's with the model added:\n%s", toml)
 	}
-	if p := readFileAbs(t, filepath.Join(root, "etc/passwd")); !regexp.MustCompile(`(?m)^hark:x:850:850:`).MatchString(p) {
+	if p := readFile(t, filepath.Join(root, "etc/passwd")); !regexp.MustCompile(`(?m)^hark:x:850:850:`).MatchString(p) {
 		t.Errorf("no hark user 850:850 in /etc/passwd:\n%s", p)
 	}
 	for _, l := range []string{"multi-user.target.wants/hark.service", "multi-user.target.wants/hark-health.service", "data.mount.requires/hark-firstboot.service", "timers.target.wants/hark-update.timer"} {
@@ -238,13 +238,4 @@ func TestQemuInstallsWhatBuildrootInstalls(t *testing.T) {
 			t.Errorf("the presets did not enable %s", l)
 		}
 	}
-}
-
-func readFileAbs(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -57,20 +57,13 @@ func SlotFromCmdline(cmdline string) string {
 }
 
 // FailedBoot keeps the record of a failed boot check.
-func (s State) FailedBoot(c BootCheck) error {
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return fmt.Errorf("update: record boot check: %w", err)
-	}
-	return s.write(failedBootFile, append(b, '\n'))
-}
+func (s State) FailedBoot(c BootCheck) error { return s.writeJSON(failedBootFile, c) }
 
 // LastFailedBoot is the last failed boot check; false when none is
 // recorded.
 func (s State) LastFailedBoot() (BootCheck, bool) {
 	var c BootCheck
-	b, err := os.ReadFile(filepath.Join(s.Dir, failedBootFile))
-	if err != nil || json.Unmarshal(b, &c) != nil {
+	if !s.readJSON(failedBootFile, &c) {
 		return BootCheck{}, false
 	}
 	return c, true
@@ -106,22 +99,31 @@ func (s State) Checked(now time.Time) error {
 }
 
 // Keep keeps the record of an install.
-func (s State) Keep(r Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("update: record result: %w", err)
-	}
-	return s.write(lastResultFile, append(b, '\n'))
-}
+func (s State) Keep(r Record) error { return s.writeJSON(lastResultFile, r) }
 
 // Last is the last install's result; false when none is recorded.
 func (s State) Last() (Record, bool) {
 	var r Record
-	b, err := os.ReadFile(filepath.Join(s.Dir, lastResultFile))
-	if err != nil || json.Unmarshal(b, &r) != nil {
+	if !s.readJSON(lastResultFile, &r) {
 		return Record{}, false
 	}
 	return r, true
+}
+
+// writeJSON keeps v as the file name.
+func (s State) writeJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("update: record %s: %w", name, err)
+	}
+	return s.write(name, append(b, '\n'))
+}
+
+// readJSON reads the file name into v; false when it is missing or
+// unreadable.
+func (s State) readJSON(name string, v any) bool {
+	b, err := os.ReadFile(filepath.Join(s.Dir, name))
+	return err == nil && json.Unmarshal(b, v) == nil
 }
 
 func (s State) write(name string, b []byte) error {
