@@ -64,8 +64,10 @@ func Start(ctx context.Context, o Options) (*Machine, error) {
 	if o.WebPort != 0 {
 		netdev += fmt.Sprintf(",hostfwd=tcp:127.0.0.1:%d-:8080", o.WebPort)
 	}
+	// acpi=off: with firmware and ACPI qemu leaves out the GPIO
+	// controller (pl061), whose lines are the HAT's button and LEDs.
 	args := []string{
-		"-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", strconv.Itoa(o.MemoryMiB),
+		"-M", "virt,acpi=off", "-cpu", "cortex-a72", "-smp", "2", "-m", strconv.Itoa(o.MemoryMiB),
 		"-nographic", "-monitor", "none", "-serial", "stdio",
 		"-bios", o.Firmware,
 		"-drive", "file=" + o.Disk + ",format=raw,if=virtio,cache=unsafe",
