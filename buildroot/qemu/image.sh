@@ -58,7 +58,13 @@ printf '%s\n' "$version" | grep -Eq '^v?[0-9]+(\.[0-9]+)*([-+][A-Za-z0-9._+~-]*)
 
 mkdir -p "$out" "$cache"
 work=$(mktemp -d "$out/work.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+progress=
+# shellcheck disable=SC2317 # called by the trap
+cleanup() {
+	[ -z "$progress" ] || kill "$progress" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
 
 # listed FILE: the first word of each line, without comments.
 listed() { sed -e 's/#.*//' "$1" | awk 'NF {print $1}'; }
@@ -154,11 +160,13 @@ packages=$(listed "$here/packages" | paste -sd, -)
 key=$( { echo "$suite $kpkg $(basename "$kdeb")"; listed "$here/packages"; cat "$here/modules" "$here/stage2"; } | sha256sum | cut -c1-16)
 base=$cache/base-$key.tar
 
-# emulate DISK... : run the emulated machine with Debian's kernel and the
-# initramfs straight from qemu (no U-Boot), for the second stage.
+# stage2_boot DISK TAROUT LOG: the emulated machine with Debian's kernel
+# and the initramfs started by qemu itself (no U-Boot), for the second
+# stage. Under emulation on two busy cores it took 30 to 60 minutes
+# (QEMU_STAGE2_TIMEOUT bounds it).
 stage2_boot() {
 	local disk=$1 tarout=$2 log=$3
-	timeout 40m qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 1024 -nographic -no-reboot \
+	timeout "${QEMU_STAGE2_TIMEOUT:-3h}" qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 1024 -nographic -no-reboot \
 		-kernel "$kdir/boot/vmlinuz-$kver" -initrd "$initrd" \
 		-append "root=/dev/vda rw init=/hark-stage2 console=ttyAMA0 panic=-1" \
 		-drive "file=$disk,format=raw,if=virtio,cache=unsafe" \
@@ -195,13 +203,22 @@ EOF
 	cp "$kmods"/modules.builtin* "$kmods/modules.order" "$root/lib/modules/$kver/"
 	echo "$kver" >"$root/hark-kernel-version"
 	install -m 0755 "$here/stage2" "$root/hark-stage2"
-	say "second stage inside the emulated machine (several minutes under emulation)"
+	say "second stage inside the emulated machine (15 to 60 minutes under emulation; cached after)"
 	truncate -s 2G "$work/stage.ext4"
 	mkfs.ext4 -q -F -d "$root" "$work/stage.ext4"
 	rm -rf "$root"
 	truncate -s 1G "$work/tar.out"
 	start=$(date +%s)
+	# Every few minutes, where the second stage is.
+	(
+		while sleep 300; do
+			say "  $(($(date +%s) - start)) s: $(tr -d '\r' <"$work/stage2.log" | grep -E '^(I:|hark-stage2:)' | tail -n 1)"
+		done
+	) &
+	progress=$!
 	stage2_boot "$work/stage.ext4" "$work/tar.out" "$work/stage2.log"
+	kill "$progress" 2>/dev/null || true
+	progress=
 	if ! grep -q '^hark-stage2: ok' "$work/stage2.log"; then
 		tail -n 40 "$work/stage2.log" >&2
 		die "the second stage failed (log above)"
