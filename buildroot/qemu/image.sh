@@ -249,6 +249,10 @@ say "root filesystem $version"
 root=$work/rootfs
 mkdir -p "$root"
 tar -C "$root" --numeric-owner -xf "$base"
+# The mount points the base's tar left out (the second stage's own /dev,
+# /proc, /sys and /run were not part of the tree).
+mkdir -p "$root/dev" "$root/proc" "$root/sys" "$root/run" "$root/tmp"
+chmod 1777 "$root/tmp"
 "$here/install-hark.sh" "$root" "$repo" "$hark_bin" "$version" "$model" "$profile" "$compatible" "$keys/ca.cert.pem"
 # The kernel and the initramfs U-Boot loads from the slot (boot.cmd).
 install -D -m 0644 "$kdir/boot/vmlinuz-$kver" "$root/boot/Image"
