@@ -263,7 +263,7 @@ install -D -m 0644 "$initrd" "$root/boot/initrd"
 used=$(du -s -B1M "$root" | cut -f1)
 size=$((used + used / 5 + 32))
 rm -f "$out/rootfs.ext4"
-mkfs.ext4 -q -F -L hark-root -m 0 -d "$root" "$out/rootfs.ext4" "${size}M"
+mkfs.ext4 -q -F -L hark-root -m 0 -i 8192 -d "$root" "$out/rootfs.ext4" "${size}M"
 say "rootfs.ext4: ${size} MiB"
 
 "$br/board/common/bundle.sh" "$out/rootfs.ext4" "$compatible" "$version" \
