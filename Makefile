@@ -10,6 +10,8 @@
 #   make bench  the figures: start-up, idle memory, turn overhead,
 #               endpointing (and its corpus table), capture and barge-in
 #   make cross  arm64 and armv7 binaries in bin/
+#   make image-qemu  the card image of an emulated arm64 board (build/qemu)
+#   make boot-test   boots it in qemu: A/B, READY, update, rollback, power cut
 #   make lint   go vet and staticcheck
 #   make clean  remove build output and the test cache
 #
@@ -105,7 +107,7 @@ whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="
 .PHONY: run test deps tidy vet unit nocgo cross qemu bench soak fuzz lint clean fresh test-steps \
 	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
 	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
-	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model bench-llm jarvis-node-test
+	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model bench-llm jarvis-node-test image-qemu boot-test
 
 # make run links alsa-lib when its headers are installed, so the
 # simulation can use this computer's sound card.
@@ -258,10 +260,11 @@ build-whisper:
 	$(call whisper_env,$(WHISPER_PREFIX)) $(GO) build -tags whisper,$(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/hark ./cmd/hark
 	bin/hark version
 
+# CROSS_OUT moves the binary (the emulated board's builds of other versions).
 cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7: cross-whisper-%:
 	$(call whisper_env,$(WHISPER_DIR)/$*) CC=$(CROSS_$*)-gcc CXX=$(CROSS_$*)-g++ GOOS=linux GOARCH=$(GOARCH_$*) GOARM=7 \
-		$(GO) build -tags whisper,$(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$*-whisper/hark ./cmd/hark
-	$(QEMU_$*) bin/linux-$*-whisper/hark version
+		$(GO) build -tags whisper,$(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(or $(CROSS_OUT),bin/linux-$*-whisper)/hark ./cmd/hark
+	$(QEMU_$*) $(or $(CROSS_OUT),bin/linux-$*-whisper)/hark version
 
 # The engine's tests for a board, under qemu: emulation is a hundred times
 # slower than the board, so only the load, JFK, VAD and bad-model tests.
@@ -296,6 +299,37 @@ bench-model:
 bench-llm: bench-model
 	$(GO) test -tags llmbench -run '^TestLLMBench$$' -count 1 -timeout 60m -v ./reply/ | \
 		grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS' -e '^ok '
+
+# The emulated board (buildroot/qemu; buildroot/README.md, "The emulated
+# board"): the card image for qemu-system-aarch64 -M virt from Debian's
+# arm64 packages and every Hark file the Buildroot recipe installs, hark
+# cross-built for it with whisper.cpp (the Pi 4's flags, the emulated CPU
+# is a Cortex-A72). Versioned as Buildroot versions it (version.sh).
+QEMU_OUT       ?= build/qemu
+BOOT_TEST_OUT  ?= build/qemu/boot-test
+IMAGE_VERSION   = $(shell buildroot/package/hark/version.sh .)
+
+image-qemu: $(WHISPER_DIR)/pi4/lib/libwhisper.a
+	$(MAKE) --no-print-directory cross-whisper-pi4 VERSION=$(IMAGE_VERSION)
+	HARK_VERSION=$(IMAGE_VERSION) QEMU_OUT=$(QEMU_OUT) buildroot/qemu/image.sh
+
+$(WHISPER_DIR)/pi4/lib/libwhisper.a:
+	$(MAKE) --no-print-directory whisper-pi4
+
+# Boots the emulated board headless and proves, a PASS or FAIL line each:
+# slot A, READY, the self-test, the web page's setup code, the watchdog, a
+# signed update that boots B and keeps the data, a bad update that rolls
+# back to A, a power cut mid-install, a bundle signed by another key. The
+# card is version 1.0.0 and the update 1.0.1, whatever git says.
+# BOOT_TEST_FLAGS=-short: only the first boot to READY and the self-test.
+boot-test: $(WHISPER_DIR)/pi4/lib/libwhisper.a
+	$(MAKE) --no-print-directory cross-whisper-pi4 VERSION=1.0.0 CROSS_OUT=$(BOOT_TEST_OUT)/bin-1.0.0
+	HARK_BIN=$(BOOT_TEST_OUT)/bin-1.0.0/hark HARK_VERSION=1.0.0 QEMU_OUT=$(BOOT_TEST_OUT)/card buildroot/qemu/image.sh
+	$(if $(filter -short,$(BOOT_TEST_FLAGS)),,$(MAKE) --no-print-directory cross-whisper-pi4 VERSION=1.0.1 CROSS_OUT=$(BOOT_TEST_OUT)/bin-1.0.1)
+	$(if $(filter -short,$(BOOT_TEST_FLAGS)),,HARK_BIN=$(BOOT_TEST_OUT)/bin-1.0.1/hark HARK_VERSION=1.0.1 QEMU_OUT=$(BOOT_TEST_OUT)/update \
+		QEMU_KEYS=$(BOOT_TEST_OUT)/card/keys QEMU_BUNDLE_ONLY=1 buildroot/qemu/image.sh)
+	QEMU_BOOT_TEST=$(abspath $(BOOT_TEST_OUT)) QEMU_CONSOLE=$(abspath $(BOOT_TEST_OUT))/console.log \
+		$(GO) test -tags boottest -count 1 -timeout 60m -v $(BOOT_TEST_FLAGS) ./buildroot/qemu
 
 lint:
 	$(GO) vet -tags $(TAGS) ./...

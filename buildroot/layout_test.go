@@ -322,16 +322,32 @@ func TestBootScript(t *testing.T) {
 		"${BOOT_ORDER}", "setexpr BOOT_A_LEFT ${BOOT_A_LEFT} - 1", "setexpr BOOT_B_LEFT ${BOOT_B_LEFT} - 1",
 		"setenv BOOT_A_LEFT 3", "setenv BOOT_B_LEFT 3", `setenv BOOT_ORDER "A B"`, "saveenv",
 		"rauc.slot=${hark_slot}", "root=/dev/mmcblk0p${hark_part}", " ro ", "/boot/Image",
-		"booti ${kernel_addr_r} - ${fdt_addr}", "fdt get value",
+		"hark_initrd=-", "booti ${kernel_addr_r} ${hark_initrd} ${fdt_addr}", "fdt get value",
+		// The Pi's card unless the board says otherwise (qemu/boot-env.cmd).
+		`if test -z "${hark_if}"; then hark_if=mmc; hark_dev=0; fi`,
+		"load ${hark_if} ${hark_dev}:${hark_part} ${kernel_addr_r} /boot/Image",
 	} {
 		if !strings.Contains(script, want) {
 			t.Errorf("boot.cmd does not contain %q", want)
 		}
 	}
 	// saveenv must come before the kernel starts, or the attempt is not
-	// counted.
+	// counted; and a board that saves elsewhere saves at the same places.
 	if strings.Index(script, "saveenv") > strings.Index(script, "booti") {
 		t.Error("boot.cmd boots before it saves the decremented attempt count")
+	}
+	saves, viaBoard := 0, 0
+	for _, l := range strings.Split(script, "\n") {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "#") && regexp.MustCompile(`(^|[^_])saveenv\b`).MatchString(l) {
+			saves++
+			if l == `if test -n "${hark_saveenv}"; then run hark_saveenv; else saveenv; fi` {
+				viaBoard++
+			}
+		}
+	}
+	if saves == 0 || saves != viaBoard {
+		t.Errorf("boot.cmd saves the environment %d times, %d of them through hark_saveenv when a board sets it", saves, viaBoard)
 	}
 	// The script's own variables stay out of the saved environment.
 	if regexp.MustCompile(`setenv hark_(slot|part)\b`).MatchString(script) {
@@ -362,6 +378,9 @@ var debianPackage = map[string]string{
 	"rauc": "rauc", "mksquashfs": "squashfs-tools", "openssl": "openssl", "sha256sum": "coreutils",
 	"systemd-analyze": "systemd", "git": "git", "make": "make", "gcc": "gcc",
 	"sh": "dash", "sed": "sed", "grep": "grep", "dirname": "coreutils",
+	"mkimage": "u-boot-tools", "mkfs.ext4": "e2fsprogs", "qemu-system-aarch64": "qemu-system-arm",
+	"fw_printenv": "libubootenv-tool", "fw_setenv": "libubootenv-tool",
+	"bash": "bash", "groupadd": "passwd", "useradd": "passwd", "systemctl": "systemd",
 }
 
 // need skips the test, naming what to install, unless every tool is on PATH.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -202,6 +203,9 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 	} else {
 		fmt.Fprintf(w, "last update\tnone recorded\n")
 	}
+	if f, ok := (update.State{Dir: u.cfg.Update.Dir}).LastFailedBoot(); ok {
+		fmt.Fprintf(w, "failed boot check\t%s, slot %s (%s): %s\n", f.Time.Local().Format("2006-01-02 15:04"), f.Slot, f.Version, f.Reason)
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "SLOT\tBOOT\tSTATE\tBOOT-STATUS\tVERSION\tINSTALLED\tWRITE")
 	for _, sl := range s.Slots {
@@ -214,7 +218,7 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 // ready, reads its self-test, and with --mark-good tells RAUC the booted
 // slot is good. Anything else leaves the slot unmarked, and the boot
 // loader's counter falls back to the other slot after its attempts.
-func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
+func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error) {
 	fs := flags("health", e, g)
 	wait := fs.Duration("wait", 0, "how long to wait for hark to start and report ready (the boot check); 0 answers at once")
 	mark := fs.Bool("mark-good", false, "mark the booted RAUC slot good when every check passes")
@@ -224,6 +228,14 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 	cfg, _, err := loadConfig(e, g)
 	if err != nil {
 		return err
+	}
+	if *mark { // why the slot was not marked good, for hark update status
+		defer func() {
+			if err != nil {
+				cmdline, _ := os.ReadFile("/proc/cmdline")
+				update.State{Dir: cfg.Update.Dir}.FailedBoot(update.BootCheck{Time: time.Now().UTC(), Slot: update.SlotFromCmdline(string(cmdline)), Version: version, Reason: err.Error()})
+			}
+		}()
 	}
 	ctl := control.Dial(cfg.ControlSocket)
 	defer ctl.Close()
