@@ -58,22 +58,14 @@ func (d *Dialogue) key(at time.Time) []byte {
 	return binary.BigEndian.AppendUint32(k, d.db.seq.Add(1))
 }
 
-// Append stores e. It returns once e is on disk.
+// Append stores e. It returns once e is on disk, or held in memory while
+// the card cannot take it.
 func (d *Dialogue) Append(ctx context.Context, e Exchange) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("storage: append exchange: %w", err)
-	}
 	v, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("storage: append exchange: %w", err)
 	}
-	if err := d.db.res.check(); err != nil {
-		return fmt.Errorf("storage: append exchange: %w", err)
-	}
-	if err := d.db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(d.key(e.At), v) }); err != nil {
-		return fmt.Errorf("storage: append exchange: %w", err)
-	}
-	return nil
+	return d.db.apply(ctx, "append exchange", []kv{{key: string(d.key(e.At)), value: v}}, false)
 }
 
 // Recent returns up to limit of the newest exchanges made at or after since,
@@ -90,36 +82,57 @@ func (d *Dialogue) RecentIn(ctx context.Context, conversation string, since time
 }
 
 func (d *Dialogue) recent(ctx context.Context, conversation string, since time.Time, limit int) ([]Exchange, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("storage: read dialogue: %w", err)
-	}
-	var out []Exchange
-	err := d.db.bdb.View(func(txn *badger.Txn) error {
+	floor := string(binary.BigEndian.AppendUint64([]byte(dialoguePrefix), uint64(since.UnixNano())))
+	d.db.mu.Lock()
+	heldKeys := len(d.db.held.under(dialoguePrefix))
+	d.db.mu.Unlock()
+	// Enough stored ones that those held (newer, or deleted) still leave
+	// limit.
+	want := limit + heldKeys
+	stored, err := view(d.db, ctx, "read dialogue", func(txn *badger.Txn) ([]kv, error) {
+		var out []kv
 		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte(dialoguePrefix)})
 		defer it.Close()
 		seek := binary.BigEndian.AppendUint64([]byte(dialoguePrefix), ^uint64(0))
-		floor := binary.BigEndian.AppendUint64([]byte(dialoguePrefix), uint64(since.UnixNano()))
-		for it.Seek(seek); it.Valid() && len(out) < limit; it.Next() {
-			if string(it.Item().Key()[:len(floor)]) < string(floor) {
+		n := 0
+		for it.Seek(seek); it.Valid() && n < want; it.Next() {
+			key := string(it.Item().Key())
+			if key[:len(floor)] < floor {
 				break
 			}
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return nil, err
+			}
 			var e Exchange
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
-				return fmt.Errorf("exchange %x: %w", it.Item().Key(), err)
+			if err := json.Unmarshal(v, &e); err != nil {
+				return nil, fmt.Errorf("exchange %x: %w", key, err)
 			}
 			if conversation == "" || e.Conversation == conversation {
-				out = append(out, e)
+				out = append(out, kv{key: key, value: v})
+				n++
 			}
 		}
-		return nil
+		slices.Reverse(out)
+		return out, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: read dialogue: %w", err)
+		return nil, err
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	var out []Exchange
+	for _, c := range d.db.overlay(stored, dialoguePrefix) {
+		if c.key[:len(floor)] < floor {
+			continue
+		}
+		var e Exchange
+		if err := json.Unmarshal(c.value, &e); err != nil {
+			return nil, fmt.Errorf("storage: read dialogue: exchange %x: %w", c.key, err)
+		}
+		if conversation == "" || e.Conversation == conversation {
+			out = append(out, e)
+		}
 	}
-	return out, nil
+	return out[max(0, len(out)-limit):], nil
 }
 
 // Conversation is the exchanges of one conversation, oldest first.
@@ -182,18 +195,12 @@ func (d *Dialogue) DeleteConversation(ctx context.Context, id string) (int, erro
 	if err != nil || len(keys) == 0 {
 		return 0, err
 	}
-	if err := d.db.res.check(); err != nil {
-		return 0, fmt.Errorf("storage: delete conversation: %w", err)
+	cs := make([]kv, len(keys))
+	for i, k := range keys {
+		cs[i] = kv{key: k, deleted: true}
 	}
-	wb := d.db.bdb.NewWriteBatch()
-	defer wb.Cancel()
-	for _, k := range keys {
-		if err := wb.Delete([]byte(k)); err != nil {
-			return 0, fmt.Errorf("storage: delete conversation: %w", err)
-		}
-	}
-	if err := wb.Flush(); err != nil {
-		return 0, fmt.Errorf("storage: delete conversation: %w", err)
+	if err := d.db.apply(ctx, "delete conversation", cs, false); err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, k := range keys {
