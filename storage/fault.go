@@ -99,7 +99,7 @@ func dataFault(err error) bool {
 			return true
 		}
 	}
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errDamaged) || errors.Is(err, errStuck) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errDamaged) || errors.Is(err, errStuck) || errors.Is(err, errNotMounted) {
 		return true
 	}
 	// Badger wraps some errors as text only.

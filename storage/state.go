@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 	"time"
 
@@ -77,6 +78,10 @@ func (db *DB) probe() {
 	if holding {
 		return
 	}
+	if err := db.mounted(); err != nil {
+		db.fault(bdb, err)
+		return
+	}
 	sp, err := disk.Usage(db.dir)
 	switch {
 	case err != nil:
@@ -115,6 +120,13 @@ func (db *DB) watch() {
 // card that answers again, a new card, the partition mounted anew) and
 // writes what was held.
 func (db *DB) comeBack() {
+	if db.mounted() != nil {
+		return
+	}
+	// A new card has no data directory yet.
+	if err := os.MkdirAll(db.dir, 0o700); err != nil {
+		return
+	}
 	sp, err := disk.Usage(db.dir)
 	if err != nil || sp.ReadOnly {
 		return

@@ -55,6 +55,11 @@ type Options struct {
 	// card that takes longer is taken for a failed one; default 5 s.
 	// CloseTimeout bounds Close; default 5 s.
 	Timeout, CloseTimeout time.Duration
+	// Mount, when set, is where the data partition is mounted, the data
+	// directory on it: while nothing is mounted there (a card pulled, a
+	// filesystem fsck would not pass) the store holds rather than write
+	// to the filesystem below.
+	Mount string
 }
 
 func (o Options) withDefaults() Options {
@@ -122,8 +127,12 @@ func Open(dir string, o Options) (*DB, error) {
 	o = o.withDefaults()
 	log := logger(o)
 	db := &DB{dir: dir, o: o, log: log, changed: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
-	rec, err := prepare(dir, o, log)
-	db.health.Recovered = rec
+	var rec *Recovery
+	err := db.mounted()
+	if err == nil {
+		rec, err = prepare(dir, o, log)
+		db.health.Recovered = rec
+	}
 	if err == nil {
 		err = db.open()
 	}
@@ -197,6 +206,18 @@ func (db *DB) open() error {
 	}
 	db.bdb, db.readOnly, db.fsID = bdb, false, fsID(dir)
 	return nil
+}
+
+// errNotMounted: the data partition is not where it should be.
+var errNotMounted = errors.New("the data partition is not mounted")
+
+// mounted checks that the data partition is mounted where Options.Mount
+// says.
+func (db *DB) mounted() error {
+	if db.o.Mount == "" || disk.Mounted(db.o.Mount) {
+		return nil
+	}
+	return fmt.Errorf("storage: %w on %s", errNotMounted, db.o.Mount)
 }
 
 func fsID(dir string) [2]int32 {
