@@ -200,13 +200,17 @@ func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *co
 	if cfg.Board != "sim" {
 		return slog.New(slog.NewTextHandler(io.MultiWriter(o.Stderr, tail), opts)), func() error { return nil }, nil
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("box: data directory: %w", err)
-	}
 	path := filepath.Join(cfg.DataDir, "hark.log")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	err := os.MkdirAll(cfg.DataDir, 0o700)
+	var f *os.File
+	if err == nil {
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("box: log file: %w", err)
+		// The data directory on a card that cannot be written: the box
+		// runs on, its log on the screen.
+		screen.Println("log: " + path + " cannot be written (" + err.Error() + "); the log goes here")
+		return slog.New(slog.NewTextHandler(io.MultiWriter(tail, screen), opts)), func() error { return nil }, nil
 	}
 	w := io.Writer(io.MultiWriter(f, tail))
 	if o.Verbose {

@@ -41,7 +41,8 @@ type Listening struct {
 // Options describe the box. Storage is required.
 type Options struct {
 	Version string
-	// Storage makes one real read of the store.
+	// Storage makes one real read of the store, and says why it cannot
+	// save; a *DataFault is the data partition's.
 	Storage func(ctx context.Context) error
 	// Full returns why writes are refused (the data partition below its
 	// reserve), or nil; nil Full means never.
@@ -145,7 +146,18 @@ func (b *Box) Status(ctx context.Context) control.Status {
 	return s
 }
 
+// DataFault marks a storage error as the data partition's: the storage
+// check fails with Check.Data set, which the boot check passes.
+type DataFault struct{ Err error }
+
+func (d *DataFault) Error() string { return d.Err.Error() }
+func (d *DataFault) Unwrap() error { return d.Err }
+
 func result(name string, err error, ok string) control.Check {
+	var df *DataFault
+	if errors.As(err, &df) {
+		return control.Check{Name: name, Detail: err.Error(), Data: true}
+	}
 	if err != nil {
 		return control.Check{Name: name, Detail: err.Error()}
 	}

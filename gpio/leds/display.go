@@ -81,6 +81,9 @@ func (d *Display) SetMuted(m bool) { d.update(func(st *Status) { st.Muted = m })
 // SetFull shows or clears that the storage is full.
 func (d *Display) SetFull(f bool) { d.update(func(st *Status) { st.Full = f }) }
 
+// SetStorageFault shows or clears that the storage card cannot save.
+func (d *Display) SetStorageFault(f bool) { d.update(func(st *Status) { st.StorageFault = f }) }
+
 // SetUpdating shows or clears the updating pattern.
 func (d *Display) SetUpdating(u bool) { d.update(func(st *Status) { st.Updating = u }) }
 

@@ -44,6 +44,10 @@ func TestChoosePriority(t *testing.T) {
 		{Status{State: voice.Listening, Full: true}, false, "listening"},
 		{Status{State: voice.Speaking, Full: true}, false, "speaking"},
 		{Status{State: voice.Idle, Full: true, Muted: true}, false, "muted"},
+		{Status{State: voice.Idle, StorageFault: true}, true, "storage-fault"},
+		{Status{State: voice.Idle, StorageFault: true, Full: true}, false, "storage-fault"},
+		{Status{State: voice.Speaking, StorageFault: true}, false, "speaking"},
+		{Status{State: voice.Ringing, StorageFault: true}, false, "ringing"},
 	} {
 		if got := Choose(tc.s, tc.dim).Name; got != tc.want {
 			t.Errorf("Choose(%+v, dim %v) = %s, want %s", tc.s, tc.dim, got, tc.want)
