@@ -49,7 +49,7 @@ type Options struct {
 	Free func(dir string) (int64, error)
 	// Check is how often the store looks whether its partition turned
 	// read-only, and Retry how often a store that cannot save tries to
-	// come back; defaults 2 s and 10 s.
+	// come back; defaults 1 s and 10 s.
 	Check, Retry time.Duration
 	// Timeout bounds one call into Badger (a read, a write, an open): a
 	// card that takes longer is taken for a failed one; default 5 s.
@@ -64,7 +64,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Check == 0 {
-		o.Check = 2 * time.Second
+		o.Check = time.Second
 	}
 	if o.Retry == 0 {
 		o.Retry = 10 * time.Second
