@@ -114,6 +114,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/harkbox/hark/internal/ratelog"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
 
@@ -133,7 +134,13 @@ type PCM struct {
 	wake   [2]int
 	raw    []byte
 	xruns  atomic.Int64
+	// xrunLog lets an overrun or underrun through to the log once per
+	// xrunEvery; a storm is counted, not logged line by line.
+	xrunLog *ratelog.Limiter
 }
+
+// xrunEvery is how often a storm of overruns or underruns is logged.
+const xrunEvery = 10 * time.Second
 
 // Open opens a device for capture or playback.
 func Open(stream Stream, cfg Config) (*PCM, error) {
@@ -155,7 +162,7 @@ func Open(stream Stream, cfg Config) (*PCM, error) {
 	if rc := C.hark_open(&h, name, capture, &fmtCode, &rate, &channels, &period, &buffer); rc < 0 {
 		return nil, fmt.Errorf("alsa: open %s %q: %s", stream, cfg.Device, strerror(rc))
 	}
-	p := &PCM{h: h, stream: stream, cfg: cfg, period: int(period), buffer: int(buffer),
+	p := &PCM{h: h, stream: stream, cfg: cfg, period: int(period), buffer: int(buffer), xrunLog: ratelog.New(xrunEvery),
 		format: pcm.Format{Rate: int(rate), Channels: int(channels), Encoding: encoding(fmtCode)}}
 	if err := syscall.Pipe2(p.wake[:], syscall.O_NONBLOCK|syscall.O_CLOEXEC); err != nil {
 		C.snd_pcm_close(h)
@@ -187,7 +194,9 @@ func (p *PCM) wakeUp() { syscall.Write(p.wake[1], []byte{0}) }
 
 // Read captures into dst (interleaved samples, whole frames; at most one
 // period is read at a time) and returns how many samples it filled. It
-// waits for audio, and returns ctx.Err() when ctx is done first.
+// waits for audio, and returns ctx.Err() when ctx is done first. After
+// recovering from an overrun it returns at once with no samples, so that
+// a storm of overruns never keeps its caller from making progress.
 func (p *PCM) Read(ctx context.Context, dst []float32) (int, error) {
 	frames := min(len(dst)/p.format.Channels, p.period)
 	if frames == 0 {
@@ -208,7 +217,7 @@ func (p *PCM) Read(ctx context.Context, dst []float32) (int, error) {
 			if err := p.recover(C.int(n)); err != nil {
 				return 0, err
 			}
-			continue
+			return 0, nil
 		}
 		if err := p.wait(); err != nil {
 			return 0, err
@@ -327,7 +336,9 @@ func (p *PCM) recover(code C.int) error {
 	if p.stream == Capture {
 		what = "overrun: captured audio was lost"
 	}
-	p.cfg.Log.Warn(what, "pkg", "alsa", "device", p.cfg.Device, "count", n)
+	if ok, held := p.xrunLog.Allow(what); ok {
+		p.cfg.Log.Warn(what, "pkg", "alsa", "device", p.cfg.Device, "count", n, "not_logged", held)
+	}
 	if rc := C.snd_pcm_recover(p.h, code, 1); rc < 0 {
 		return fmt.Errorf("alsa: recover %s %q: %s", p.stream, p.cfg.Device, strerror(rc))
 	}
