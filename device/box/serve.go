@@ -99,6 +99,7 @@ func (r *running) health() *health.Box {
 		Full:      b.db.Writable,
 		Mic:       mic,
 		Listening: r.dev.listening,
+		Devices:   r.dev.faults,
 		Updating:  updating,
 		DataDir:   b.cfg.DataDir,
 		Started:   b.started,

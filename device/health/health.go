@@ -51,6 +51,9 @@ type Options struct {
 	Mic Mic
 	// Listening is the speech-to-text check.
 	Listening Listening
+	// Devices are the board's devices that did not open (the button, the
+	// LEDs): the box runs without them; each fails the self-test.
+	Devices []control.Check
 	// Updating shows the updating pattern on the LEDs; nil without LEDs.
 	Updating func(active bool)
 	// DataDir is the data partition's directory, whose use the status
@@ -135,6 +138,7 @@ func (b *Box) Status(ctx context.Context) control.Status {
 	if b.o.State == "" { // a speaker: it hears
 		s.Checks = append(s.Checks, b.micCheck(), b.listeningCheck())
 	}
+	s.Checks = append(s.Checks, b.o.Devices...)
 	if b.o.DataDir != "" {
 		if sp, err := disk.Usage(b.o.DataDir); err == nil {
 			s.Storage = &control.Storage{Free: sp.Free, Total: sp.Total, Full: full}
