@@ -111,6 +111,8 @@ type run struct {
 	voice   string
 	events  chan event
 	results chan ToolResult
+	// stop ends the reply: the model's generation, its tool calls.
+	stop    context.CancelFunc
 	mu      sync.Mutex
 	waiting string // the tool call id the reply waits for
 }
@@ -393,21 +395,32 @@ func (sess *session) begin(text string, log *slog.Logger) (*run, error) {
 	if sess.turn != nil {
 		return nil, fmt.Errorf("conversation %s is still answering the last request", sess.id)
 	}
-	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1)}
+	ctx, stop := context.WithCancel(sess.ctx)
+	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1), stop: stop}
 	sess.turn = tr
 	go func() {
-		res, err := sess.engine.Reply(withRun(sess.ctx, tr), reply.Query{Text: text}, func(sentence string) {
+		defer stop()
+		res, err := sess.engine.Reply(withRun(ctx, tr), reply.Query{Text: text}, func(sentence string) {
 			tr.send(sess.ctx, event{sentence: sentence})
 		})
-		if err != nil && sess.ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil {
 			log.Warn("reply failed", "conversation", sess.id, "err", err)
 		}
-		sess.mu.Lock()
-		sess.turn = nil
-		sess.mu.Unlock()
+		sess.release(tr)
 		tr.send(sess.ctx, event{done: &res, err: err})
 	}()
 	return tr, nil
+}
+
+// release stops the reply tr, if it is still the conversation's, and
+// frees the conversation for the next request.
+func (sess *session) release(tr *run) {
+	tr.stop()
+	sess.mu.Lock()
+	if sess.turn == tr {
+		sess.turn = nil
+	}
+	sess.mu.Unlock()
 }
 
 // send hands an event to the request that is waiting, or waits for the
@@ -446,12 +459,33 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 		}
 		writeJSON(w, http.StatusOK, resp)
 	}
+	failed := func(why string) {
+		s.log.Warn("the reply ended without an answer", "conversation", sess.id, "why", why)
+		if stream {
+			enc.Encode(Error{Error: "center: " + why})
+			return
+		}
+		fail(w, http.StatusServiceUnavailable, why)
+	}
 	for {
 		select {
 		case <-r.Context().Done():
-			return // the node went away; the reply goes on, and its tool calls time out
+			// The node gave up (its user pressed the button, or it went
+			// away): the model stops at once, and the conversation is free
+			// for the node's next request.
+			sess.release(tr)
+			s.log.Info("the node gave up on the reply; stopped it", "conversation", sess.id)
+			return
+		case <-sess.ctx.Done():
+			failed("the center is stopping (or the conversation lapsed) in the middle of the answer")
+			return
 		case ev := <-tr.events:
 			switch {
+			case ev.done != nil && errors.Is(ev.err, context.Canceled):
+				// Stopped in the middle (the center is stopping): an
+				// apology on the node, not half an answer as if whole.
+				failed("the reply was stopped in the middle: " + ev.err.Error())
+				return
 			case ev.call != nil:
 				final(Response{StopReason: StopToolCalls, AssistantMessage: strings.Join(said, " "), ToolCalls: []ToolCall{*ev.call}})
 				return

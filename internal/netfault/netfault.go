@@ -1,0 +1,205 @@
+// Package netfault is a TCP proxy for tests that fails as a household's
+// network does: it refuses connections, blackholes them (nothing gets
+// through, nothing is refused), stalls the answers while requests still
+// flow, or resets every connection. Tests put it between a node and its
+// center, or the box and its model server. Only tests import it.
+package netfault
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Mode is how the proxy treats traffic.
+type Mode int
+
+// The modes.
+const (
+	// Pass forwards both ways.
+	Pass Mode = iota
+	// Refuse closes the listening socket: new connections are refused.
+	Refuse
+	// Blackhole forwards nothing either way and closes nothing: what was
+	// sent waits in the sockets' buffers until Pass.
+	Blackhole
+	// Stall forwards requests but no answers.
+	Stall
+)
+
+// Proxy forwards connections on Addr to a target.
+type Proxy struct {
+	Addr   string
+	target string
+
+	mu      sync.Mutex
+	mode    Mode
+	changed chan struct{}
+	ln      net.Listener
+	conns   map[net.Conn]bool
+	closed  bool
+	// Accepted counts the connections accepted.
+	accepted int
+}
+
+// New starts a proxy to target on a local port, stopped when the test
+// ends.
+func New(t testing.TB, target string) *Proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Proxy{Addr: ln.Addr().String(), target: target, ln: ln, changed: make(chan struct{}), conns: map[net.Conn]bool{}}
+	go p.accept(ln)
+	t.Cleanup(p.close)
+	return p
+}
+
+// Set changes the mode for new and open connections alike.
+func (p *Proxy) Set(m Mode) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case m == Refuse && p.ln != nil:
+		p.ln.Close()
+		p.ln = nil
+	case m != Refuse && p.ln == nil && !p.closed:
+		if ln, err := net.Listen("tcp", p.Addr); err == nil {
+			p.ln = ln
+			go p.accept(ln)
+		}
+	}
+	p.mode = m
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Reset ends every open connection with a TCP reset, as a router that
+// dropped its state does.
+func (p *Proxy) Reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
+		c.Close()
+	}
+}
+
+// Accepted is how many connections the proxy accepted.
+func (p *Proxy) Accepted() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.accepted
+}
+
+func (p *Proxy) close() {
+	p.mu.Lock()
+	p.closed = true
+	if p.ln != nil {
+		p.ln.Close()
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+}
+
+func (p *Proxy) accept(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.accepted++
+		p.conns[c] = true
+		p.mu.Unlock()
+		go p.serve(c)
+	}
+}
+
+// serve forwards one connection. Its upstream connection is made only
+// once traffic may flow, so a blackholed request never reaches the
+// target until the network comes back.
+func (p *Proxy) serve(c net.Conn) {
+	defer p.forget(c)
+	if !p.wait(c, func(m Mode) bool { return m == Pass || m == Stall }) {
+		return
+	}
+	up, err := net.DialTimeout("tcp", p.target, 5*time.Second)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	p.conns[up] = true
+	p.mu.Unlock()
+	defer p.forget(up)
+	done := make(chan struct{}, 2)
+	go func() { p.copy(up, c, func(m Mode) bool { return m == Pass || m == Stall }); done <- struct{}{} }()
+	go func() { p.copy(c, up, func(m Mode) bool { return m == Pass }); done <- struct{}{} }()
+	<-done
+	c.Close()
+	up.Close()
+	<-done
+}
+
+func (p *Proxy) forget(c net.Conn) {
+	p.mu.Lock()
+	delete(p.conns, c)
+	p.mu.Unlock()
+}
+
+// wait blocks until flows(mode), or the connection or proxy ends.
+func (p *Proxy) wait(c net.Conn, flows func(Mode) bool) bool {
+	for {
+		p.mu.Lock()
+		m, changed, closed := p.mode, p.changed, p.closed
+		p.mu.Unlock()
+		if closed {
+			return false
+		}
+		if flows(m) {
+			return true
+		}
+		<-changed
+	}
+}
+
+// copy forwards from src to dst while flows(mode) holds, reading nothing
+// while it does not.
+func (p *Proxy) copy(dst, src net.Conn, flows func(Mode) bool) {
+	buf := make([]byte, 32<<10)
+	for {
+		if !p.wait(src, flows) {
+			return
+		}
+		// Read in short slices so a change of mode takes effect between
+		// them.
+		src.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				if tc, ok := dst.(*net.TCPConn); ok {
+					tc.CloseWrite()
+				}
+			}
+			return
+		}
+	}
+}
