@@ -124,12 +124,17 @@ func (p *Proxy) accept(ln net.Listener) {
 	}
 }
 
-// serve forwards one connection. Its upstream connection is made only
-// once traffic may flow, so a blackholed request never reaches the
-// target until the network comes back.
+// serve forwards one connection. While traffic may not flow, what the
+// client sends is held, as a network holds what it has not delivered: a
+// client that then closes (FIN) has it delivered when the network comes
+// back, one that resets has it dropped, as TCP does. The upstream
+// connection is made only once traffic flows.
 func (p *Proxy) serve(c net.Conn) {
 	defer p.forget(c)
-	if !p.wait(c, func(m Mode) bool { return m == Pass || m == Stall }) {
+	requests := func(m Mode) bool { return m == Pass || m == Stall }
+	held, eof, ok := p.hold(c, nil, requests)
+	if !ok {
+		reset(c)
 		return
 	}
 	up, err := net.DialTimeout("tcp", p.target, 5*time.Second)
@@ -142,12 +147,12 @@ func (p *Proxy) serve(c net.Conn) {
 	p.mu.Unlock()
 	defer p.forget(up)
 	done := make(chan struct{}, 2)
-	go func() { p.copy(up, c, func(m Mode) bool { return m == Pass || m == Stall }); done <- struct{}{} }()
-	go func() { p.copy(c, up, func(m Mode) bool { return m == Pass }); done <- struct{}{} }()
+	go func() { p.copy(up, c, held, eof, requests); done <- struct{}{} }()
+	go func() { p.copy(c, up, nil, false, func(m Mode) bool { return m == Pass }); done <- struct{}{} }()
+	<-done
 	<-done
 	c.Close()
 	up.Close()
-	<-done
 }
 
 func (p *Proxy) forget(c net.Conn) {
@@ -156,28 +161,67 @@ func (p *Proxy) forget(c net.Conn) {
 	p.mu.Unlock()
 }
 
-// wait blocks until flows(mode), or the connection or proxy ends.
-func (p *Proxy) wait(c net.Conn, flows func(Mode) bool) bool {
+// reset closes c with a TCP reset.
+func reset(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	c.Close()
+}
+
+// hold reads src into held until flows(mode); it reports whether src
+// ended with a FIN (eof), and false when src was reset (what was held is
+// dropped) or the proxy closed.
+func (p *Proxy) hold(src net.Conn, held []byte, flows func(Mode) bool) (_ []byte, eof, ok bool) {
+	buf := make([]byte, 32<<10)
 	for {
 		p.mu.Lock()
-		m, changed, closed := p.mode, p.changed, p.closed
+		m, closed := p.mode, p.closed
 		p.mu.Unlock()
 		if closed {
-			return false
+			return nil, false, false
 		}
 		if flows(m) {
-			return true
+			return held, eof, true
 		}
-		<-changed
+		if eof {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		src.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		n, err := src.Read(buf)
+		held = append(held, buf[:n]...)
+		var ne net.Error
+		switch {
+		case err == nil, errors.As(err, &ne) && ne.Timeout():
+		case errors.Is(err, io.EOF):
+			eof = true
+		default:
+			return nil, false, false // reset: nothing held survives
+		}
 	}
 }
 
-// copy forwards from src to dst while flows(mode) holds, reading nothing
-// while it does not.
-func (p *Proxy) copy(dst, src net.Conn, flows func(Mode) bool) {
+// copy forwards from src to dst (held first) while flows(mode) holds,
+// holding what comes meanwhile.
+func (p *Proxy) copy(dst, src net.Conn, held []byte, eof bool, flows func(Mode) bool) {
 	buf := make([]byte, 32<<10)
 	for {
-		if !p.wait(src, flows) {
+		var ok bool
+		if held, eof, ok = p.hold(src, held, flows); !ok {
+			reset(dst)
+			return
+		}
+		if len(held) > 0 {
+			if _, err := dst.Write(held); err != nil {
+				return
+			}
+			held = held[:0]
+		}
+		if eof {
+			if tc, ok := dst.(*net.TCPConn); ok {
+				tc.CloseWrite()
+			}
 			return
 		}
 		// Read in short slices so a change of mode takes effect between
@@ -190,15 +234,12 @@ func (p *Proxy) copy(dst, src net.Conn, flows func(Mode) bool) {
 			}
 		}
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			continue
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				if tc, ok := dst.(*net.TCPConn); ok {
-					tc.CloseWrite()
-				}
-			}
+		switch {
+		case err == nil, errors.As(err, &ne) && ne.Timeout():
+		case errors.Is(err, io.EOF):
+			eof = true
+		default:
+			reset(dst)
 			return
 		}
 	}
