@@ -17,6 +17,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/harkbox/hark/internal/netdial"
 )
 
 // ClientOptions configure a Client.
@@ -57,8 +59,13 @@ func NewClient(o ClientOptions) (*Client, error) {
 	if !strings.Contains(o.Credential, ":") {
 		return nil, errors.New("center: the node's key is not NODE_ID:KEY (hark center nodes add prints it)")
 	}
-	tr := &http.Transport{DialContext: dialer(o.Resolver), MaxIdleConnsPerHost: 2,
-		TLSHandshakeTimeout: 10 * time.Second}
+	// The name is looked up within its own budget (a resolver that says
+	// nothing is named as such, not taken for a slow center); connections
+	// close with a reset, so that a request given up on is dropped with
+	// its connection instead of reaching the center when the network
+	// comes back.
+	tr := &http.Transport{DialContext: netdial.Dialer(netdial.Options{Lookup: dnsBudget, Reset: true, Resolver: o.Resolver}),
+		MaxIdleConnsPerHost: 2, TLSHandshakeTimeout: 10 * time.Second}
 	switch u.Scheme {
 	case "https":
 		pin, err := parseFingerprint(o.Fingerprint)
@@ -85,41 +92,6 @@ func NewClient(o ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("center: url %q: want https:// (or http:// with insecure_http)", o.URL)
 	}
 	return &Client{o: o, base: u, hc: &http.Client{Transport: tr}}, nil
-}
-
-// dialer connects to the center: the name looked up within its own
-// budget (a resolver that says nothing is named as such, not taken for a
-// slow center), then the connection made with lingering off, so that a
-// request given up on is dropped with the connection (a reset) instead of
-// reaching the center when the network comes back.
-func dialer(r *net.Resolver) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	if r == nil {
-		r = net.DefaultResolver
-	}
-	d := &net.Dialer{Timeout: 3 * time.Second}
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, err
-		}
-		if net.ParseIP(host) == nil {
-			lctx, cancel := context.WithTimeout(ctx, dnsBudget)
-			addrs, err := r.LookupHost(lctx, host)
-			cancel()
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				return nil, &DNSError{Host: host, Err: err}
-			}
-			host = addrs[0]
-		}
-		c, err := d.DialContext(ctx, network, net.JoinHostPort(host, port))
-		if tc, ok := c.(*net.TCPConn); ok {
-			tc.SetLinger(0)
-		}
-		return c, err
-	}
 }
 
 // dnsBudget bounds a lookup of the center's name.
@@ -210,9 +182,9 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, onSen
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return err
 		}
-		var dns *DNSError
+		var dns *net.DNSError
 		if errors.As(err, &dns) {
-			return fmt.Errorf("%w: %w", ErrUnreachable, dns)
+			return fmt.Errorf("%w: %w", ErrUnreachable, &DNSError{Host: dns.Name, Err: dns})
 		}
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
