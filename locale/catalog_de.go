@@ -78,6 +78,7 @@ var de = map[string]string{
 	"That time has already passed.":                                                      "Diese Zeit ist schon vorbei.",
 	"That's as loud as I go.":                                                            "Lauter geht es nicht.",
 	"The microphone is off.":                                                             "Das Mikrofon ist aus.",
+	"I can't hear you: my microphone isn't working.":                                     "Ich kann dich nicht hören: Mein Mikrofon funktioniert nicht.",
 	"The model server answers, with %s.":                                                 "Der Modellserver antwortet, mit %s.",
 	"The model server isn't answering.":                                                  "Der Modellserver antwortet nicht.",
 	"The volume is %d.":                                                                  "Die Lautstärke ist %d.",

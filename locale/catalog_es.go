@@ -78,6 +78,7 @@ var es = map[string]string{
 	"That time has already passed.":                                                      "Esa hora ya ha pasado.",
 	"That's as loud as I go.":                                                            "Más alto no puedo.",
 	"The microphone is off.":                                                             "El micrófono está apagado.",
+	"I can't hear you: my microphone isn't working.":                                     "No te oigo: mi micrófono no funciona.",
 	"The model server answers, with %s.":                                                 "El servidor del modelo responde, con %s.",
 	"The model server isn't answering.":                                                  "El servidor del modelo no responde.",
 	"The volume is %d.":                                                                  "El volumen está en %d.",

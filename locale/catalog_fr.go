@@ -78,6 +78,7 @@ var fr = map[string]string{
 	"That time has already passed.":                                                      "Cette heure est déjà passée.",
 	"That's as loud as I go.":                                                            "Je ne peux pas aller plus fort.",
 	"The microphone is off.":                                                             "Le micro est coupé.",
+	"I can't hear you: my microphone isn't working.":                                     "Je ne t'entends pas : mon micro ne fonctionne pas.",
 	"The model server answers, with %s.":                                                 "Le serveur de modèles répond, avec %s.",
 	"The model server isn't answering.":                                                  "Le serveur de modèles ne répond pas.",
 	"The volume is %d.":                                                                  "Le volume est à %d.",

@@ -58,3 +58,7 @@ var ErrNoSpeech = errors.New("voice: no speech")
 // ErrMuted reports a recording asked of a muted microphone. The box says
 // so and goes back to idle.
 var ErrMuted = errors.New("voice: the microphone is muted")
+
+// ErrNoMicrophone reports a recording asked of a microphone that is gone
+// or does not open. The box says so, and shows the error pattern.
+var ErrNoMicrophone = errors.New("voice: the microphone is not working")
