@@ -8,6 +8,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/harkbox/hark/internal/disk"
+	"github.com/harkbox/hark/internal/ratelog"
 )
 
 // Profile picks Badger's memory budget.
@@ -345,7 +347,7 @@ func badgerOptions(dir string, o Options) (badger.Options, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return badger.DefaultOptions(dir).
-		WithLogger(badgerLog{log.With("pkg", "storage")}).
+		WithLogger(badgerLog{log.With("pkg", "storage"), ratelog.New(time.Minute)}).
 		WithSyncWrites(true).
 		WithMemTableSize(b.memTable).
 		WithNumMemtables(b.memTables).
@@ -361,12 +363,23 @@ func badgerOptions(dir string, o Options) (badger.Options, error) {
 		WithMetricsEnabled(false), nil
 }
 
-// badgerLog sends Badger's log lines to slog; its routine chatter is Debug.
-type badgerLog struct{ l *slog.Logger }
+// badgerLog sends Badger's log lines to slog; its routine chatter is
+// Debug. A warning or error that repeats (a flush retried each second on
+// a card that refuses it) is logged once a minute, with how many were not.
+type badgerLog struct {
+	l     *slog.Logger
+	limit *ratelog.Limiter
+}
 
-func (b badgerLog) Errorf(f string, a ...any)   { b.l.Error(line(f, a)) }
-func (b badgerLog) Warningf(f string, a ...any) { b.l.Warn(line(f, a)) }
-func (b badgerLog) Infof(f string, a ...any)    { b.l.Debug(line(f, a)) }
-func (b badgerLog) Debugf(f string, a ...any)   { b.l.Debug(line(f, a)) }
+func (b badgerLog) Errorf(f string, a ...any)   { b.limited(slog.LevelError, f, a) }
+func (b badgerLog) Warningf(f string, a ...any) { b.limited(slog.LevelWarn, f, a) }
+
+func (b badgerLog) limited(level slog.Level, f string, a []any) {
+	if ok, held := b.limit.Allow(f); ok {
+		b.l.Log(context.Background(), level, line(f, a), "repeats_not_logged", held)
+	}
+}
+func (b badgerLog) Infof(f string, a ...any)  { b.l.Debug(line(f, a)) }
+func (b badgerLog) Debugf(f string, a ...any) { b.l.Debug(line(f, a)) }
 
 func line(f string, a []any) string { return strings.TrimSpace(fmt.Sprintf(f, a...)) }

@@ -41,17 +41,21 @@ type screenLine struct {
 	text string
 }
 
-// startBox runs the binary on dir with the configuration text; the model
-// server is a port nothing listens on (timers and the time need none).
-func startBox(t *testing.T, dir, config string) *boxProcess {
+// startBox runs the binary on dir with the configuration text and the
+// model server at model ("": a port nothing listens on; timers and the
+// time need none).
+func startBox(t *testing.T, dir, config, model string) *boxProcess {
 	t.Helper()
 	bin := harkBinary(t)
 	cfg := filepath.Join(t.TempDir(), "hark.toml")
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if model == "" {
+		model = deadPort(t)
+	}
 	b := &boxProcess{cfg: cfg, exited: make(chan error, 1),
-		env: []string{"OLLAMA_HOST=" + deadPort(t), "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}}
+		env: []string{"OLLAMA_HOST=" + model, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}}
 	b.cmd = exec.Command(bin, "run", "--sim", "--config", cfg, "--data", dir)
 	b.cmd.Env = b.env
 	b.stdin, _ = b.cmd.StdinPipe()
@@ -175,7 +179,7 @@ func TestContractReadOnlyCard(t *testing.T) {
 	}
 	root := t.TempDir()
 	card := ext4test.Mount(t, ext4test.Make(t, 128<<20), filepath.Join(root, "data"))
-	b := startBox(t, filepath.Join(card.Dir, "hark"), boxConfig(t, card.Dir))
+	b := startBox(t, filepath.Join(card.Dir, "hark"), boxConfig(t, card.Dir), "")
 
 	b.say(t, "set a pasta timer for 1 minute")
 	setPasta := b.waitFor(t, "Pasta timer set", 1, 30*time.Second)
@@ -227,7 +231,7 @@ func stoppedBox(t *testing.T) (dir string, config string) {
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "data")
 	config = boxConfig(t, "")
-	b := startBox(t, dir, config)
+	b := startBox(t, dir, config, "")
 	b.say(t, "set a pasta timer for 2 hours")
 	b.waitFor(t, "Pasta timer set", 1, 30*time.Second)
 	b.say(t, "remember that the spare key is under the blue pot")
@@ -248,7 +252,7 @@ func TestContractManifestDeleted(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "MANIFEST")); err != nil {
 		t.Fatal(err)
 	}
-	b := startBox(t, dir, config)
+	b := startBox(t, dir, config, "")
 	after := tableSums(t, dir)
 	for sum, path := range before {
 		if _, ok := after[sum]; !ok {
@@ -273,7 +277,7 @@ func TestContractManifestGarbage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "MANIFEST"), garbage, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b := startBox(t, dir, config)
+	b := startBox(t, dir, config, "")
 	if line := b.storageLine(t); strings.HasPrefix(line, "ok") {
 		t.Errorf("storage line with a garbage MANIFEST: %q; want it not ok", line)
 	}
@@ -299,5 +303,20 @@ func TestContractManifestGarbage(t *testing.T) {
 	}
 	if took := b.stop(t); took > 10*time.Second {
 		t.Errorf("SIGTERM took %v", took)
+	}
+}
+
+// SIGTERM while a question waits on a model server that accepted the
+// connection and says nothing: the box ends within 10 s, the turn
+// abandoned.
+func TestSIGTERMWhileTheModelIsSilent(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	b := startBox(t, dir, boxConfig(t, ""), silentHost(t))
+	b.say(t, "tell me a long story about the sea and its creatures")
+	b.waitFor(t, "thinking", 1, 30*time.Second)
+	took := b.stop(t)
+	t.Logf("figure: SIGTERM while the model server is silent: the box ended in %v", took.Round(time.Millisecond))
+	if took > 10*time.Second {
+		t.Errorf("SIGTERM took %v; want at most 10 s", took)
 	}
 }
