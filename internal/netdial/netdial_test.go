@@ -1,28 +1,21 @@
 package netdial
 
 import (
-	"context"
 	"errors"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/internal/netfault"
 )
 
 // A resolver that never answers: the dial fails within the lookup's
 // budget, as a DNS error naming the host, not a timeout of the server.
 func TestSilentResolverIsNamed(t *testing.T) {
-	dns, err := net.ListenPacket("udp", "127.0.0.1:0") // reads nothing, answers nothing
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dns.Close()
-	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "udp", dns.LocalAddr().String())
-	}}
-	dial := Dialer(Options{Lookup: 300 * time.Millisecond, Resolver: r})
+	dial := Dialer(Options{Lookup: 300 * time.Millisecond, Resolver: netfault.SilentResolver(t)})
 	began := time.Now()
-	_, err = dial(t.Context(), "tcp", "ollama.home.arpa:11434")
+	_, err := dial(t.Context(), "tcp", "ollama.home.arpa:11434")
 	var de *net.DNSError
 	if !errors.As(err, &de) || de.Name != "ollama.home.arpa" || !strings.Contains(err.Error(), "resolver") {
 		t.Errorf("dial = %v; want a DNS error naming the host", err)

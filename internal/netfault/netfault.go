@@ -6,6 +6,7 @@
 package netfault
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -132,7 +133,7 @@ func (p *Proxy) accept(ln net.Listener) {
 func (p *Proxy) serve(c net.Conn) {
 	defer p.forget(c)
 	requests := func(m Mode) bool { return m == Pass || m == Stall }
-	held, eof, ok := p.hold(c, nil, requests)
+	held, eof, ok := p.hold(c, nil, false, requests)
 	if !ok {
 		reset(c)
 		return
@@ -172,34 +173,42 @@ func reset(c net.Conn) {
 // hold reads src into held until flows(mode); it reports whether src
 // ended with a FIN (eof), and false when src was reset (what was held is
 // dropped) or the proxy closed.
-func (p *Proxy) hold(src net.Conn, held []byte, flows func(Mode) bool) (_ []byte, eof, ok bool) {
+func (p *Proxy) hold(src net.Conn, held []byte, eof bool, flows func(Mode) bool) (_ []byte, _, ok bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		p.mu.Lock()
 		m, closed := p.mode, p.closed
 		p.mu.Unlock()
-		if closed {
-			return nil, false, false
-		}
-		if flows(m) {
-			return held, eof, true
-		}
-		if eof {
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		src.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
-		n, err := src.Read(buf)
-		held = append(held, buf[:n]...)
-		var ne net.Error
 		switch {
-		case err == nil, errors.As(err, &ne) && ne.Timeout():
-		case errors.Is(err, io.EOF):
-			eof = true
+		case closed:
+			return nil, false, false
+		case flows(m):
+			return held, eof, true
+		case eof:
+			time.Sleep(10 * time.Millisecond)
 		default:
-			return nil, false, false // reset: nothing held survives
+			if held, eof, ok = read(src, held, buf); !ok {
+				return nil, false, false // reset: nothing held survives
+			}
 		}
 	}
+}
+
+// read appends what src sends within a short slice of time (so that a
+// change of mode takes effect between reads) to held; eof on a FIN, !ok
+// on a reset.
+func read(src net.Conn, held, buf []byte) (_ []byte, eof, ok bool) {
+	src.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	n, err := src.Read(buf)
+	held = append(held, buf[:n]...)
+	var ne net.Error
+	switch {
+	case err == nil, errors.As(err, &ne) && ne.Timeout():
+		return held, false, true
+	case errors.Is(err, io.EOF):
+		return held, true, true
+	}
+	return nil, false, false
 }
 
 // copy forwards from src to dst (held first) while flows(mode) holds,
@@ -208,7 +217,7 @@ func (p *Proxy) copy(dst, src net.Conn, held []byte, eof bool, flows func(Mode) 
 	buf := make([]byte, 32<<10)
 	for {
 		var ok bool
-		if held, eof, ok = p.hold(src, held, flows); !ok {
+		if held, eof, ok = p.hold(src, held, eof, flows); !ok {
 			reset(dst)
 			return
 		}
@@ -224,23 +233,23 @@ func (p *Proxy) copy(dst, src net.Conn, held []byte, eof bool, flows func(Mode) 
 			}
 			return
 		}
-		// Read in short slices so a change of mode takes effect between
-		// them.
-		src.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-		n, err := src.Read(buf)
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		var ne net.Error
-		switch {
-		case err == nil, errors.As(err, &ne) && ne.Timeout():
-		case errors.Is(err, io.EOF):
-			eof = true
-		default:
+		if held, eof, ok = read(src, held, buf); !ok {
 			reset(dst)
 			return
 		}
 	}
+}
+
+// SilentResolver is a resolver whose server (a UDP socket on this
+// machine) never answers: the household's DNS gone quiet.
+func SilentResolver(t testing.TB) *net.Resolver {
+	t.Helper()
+	dns, err := net.ListenPacket("udp", "127.0.0.1:0") // reads nothing, answers nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dns.Close() })
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "udp", dns.LocalAddr().String())
+	}}
 }

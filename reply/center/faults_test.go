@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -200,15 +199,7 @@ func TestGivenUpRequestIsNotReplayed(t *testing.T) {
 // A name the resolver never answers for is named as DNS's, within the
 // lookup's budget, not taken for a slow center.
 func TestSilentResolverIsNamed(t *testing.T) {
-	dns, err := net.ListenPacket("udp", "127.0.0.1:0") // reads nothing, answers nothing
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dns.Close()
-	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "udp", dns.LocalAddr().String())
-	}}
-	cl, err := NewClient(ClientOptions{URL: "http://center.home.arpa:8443", Credential: "n1:key", Insecure: true, Resolver: r})
+	cl, err := NewClient(ClientOptions{URL: "http://center.home.arpa:8443", Credential: "n1:key", Insecure: true, Resolver: netfault.SilentResolver(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
