@@ -114,7 +114,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/harkbox/hark/internal/ratelog"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
 
@@ -134,9 +133,11 @@ type PCM struct {
 	wake   [2]int
 	raw    []byte
 	xruns  atomic.Int64
-	// xrunLog lets an overrun or underrun through to the log once per
-	// xrunEvery; a storm is counted, not logged line by line.
-	xrunLog *ratelog.Limiter
+	// An overrun or underrun is logged once per xrunEvery; a storm is
+	// counted, not logged line by line (the PCM is used from one
+	// goroutine at a time).
+	xrunLogged time.Time
+	xrunHeld   int
 }
 
 // xrunEvery is how often a storm of overruns or underruns is logged.
@@ -162,7 +163,7 @@ func Open(stream Stream, cfg Config) (*PCM, error) {
 	if rc := C.hark_open(&h, name, capture, &fmtCode, &rate, &channels, &period, &buffer); rc < 0 {
 		return nil, fmt.Errorf("alsa: open %s %q: %s", stream, cfg.Device, strerror(rc))
 	}
-	p := &PCM{h: h, stream: stream, cfg: cfg, period: int(period), buffer: int(buffer), xrunLog: ratelog.New(xrunEvery),
+	p := &PCM{h: h, stream: stream, cfg: cfg, period: int(period), buffer: int(buffer),
 		format: pcm.Format{Rate: int(rate), Channels: int(channels), Encoding: encoding(fmtCode)}}
 	if err := syscall.Pipe2(p.wake[:], syscall.O_NONBLOCK|syscall.O_CLOEXEC); err != nil {
 		C.snd_pcm_close(h)
@@ -336,8 +337,11 @@ func (p *PCM) recover(code C.int) error {
 	if p.stream == Capture {
 		what = "overrun: captured audio was lost"
 	}
-	if ok, held := p.xrunLog.Allow(what); ok {
-		p.cfg.Log.Warn(what, "pkg", "alsa", "device", p.cfg.Device, "count", n, "not_logged", held)
+	if now := time.Now(); now.Sub(p.xrunLogged) >= xrunEvery {
+		p.cfg.Log.Warn(what, "pkg", "alsa", "device", p.cfg.Device, "count", n, "not_logged", p.xrunHeld)
+		p.xrunLogged, p.xrunHeld = now, 0
+	} else {
+		p.xrunHeld++
 	}
 	if rc := C.snd_pcm_recover(p.h, code, 1); rc < 0 {
 		return fmt.Errorf("alsa: recover %s %q: %s", p.stream, p.cfg.Device, strerror(rc))
