@@ -78,9 +78,9 @@ func describe(err error) string {
 	switch {
 	case err == nil:
 		return "unknown"
-	case errors.Is(err, syscall.EROFS):
+	case errors.Is(err, syscall.EROFS), strings.Contains(err.Error(), "read-only file system"):
 		return "the data partition is read-only (" + err.Error() + ")"
-	case errors.Is(err, syscall.EIO):
+	case errors.Is(err, syscall.EIO), strings.Contains(err.Error(), "input/output error"):
 		return "the card cannot be read or written (" + err.Error() + ")"
 	}
 	return err.Error()
