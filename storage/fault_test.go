@@ -236,3 +236,28 @@ func TestOpenWhenNothingOpens(t *testing.T) {
 		t.Errorf("health line %q does not say nothing reads", h.String())
 	}
 }
+
+// A card so slow that the store gives up waiting for it to open: the box
+// goes on from memory, and the store takes Badger when it opens after all,
+// writing what it held (here every open is "too slow").
+func TestLateOpenIsTakenWhenItComes(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{OpenTimeout: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := db.Health(); h.Condition != Holding || !errors.Is(h.Err, errStuck) {
+		t.Fatalf("health %+v; want the store holding after an open too slow for its timeout", h)
+	}
+	if err := db.Settings().Set(t.Context(), "volume", 4); err != nil {
+		t.Fatal(err)
+	}
+	waitHealth(t, db, "saving", saving)
+	db.Close()
+	db = open(t, dir)
+	defer db.Close()
+	var v int
+	if ok, _ := db.Settings().Get(t.Context(), "volume", &v); !ok || v != 4 {
+		t.Errorf("the setting held while the open was late: %v %d, want 4 on the card", ok, v)
+	}
+}

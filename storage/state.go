@@ -145,7 +145,7 @@ func (db *DB) comeBack() {
 		fresh := &DB{dir: db.dir, o: db.o, log: db.log}
 		rec, err := prepare(db.dir, db.o, db.log)
 		if err == nil {
-			err = fresh.open()
+			err = fresh.open(db.adopt)
 		}
 		if err != nil {
 			if fresh.bdb != nil {
@@ -172,6 +172,26 @@ func (db *DB) comeBack() {
 		return
 	}
 	db.log.Info("the storage is back: saving again", "dir", db.dir, "held_changes_written", n)
+}
+
+// adopt takes a Badger that opened after the store had given up waiting
+// for it, when the store has none meanwhile, and writes what it held.
+func (db *DB) adopt(bdb *badger.DB) {
+	if err := checkSchema(bdb, db.dir, true); err != nil {
+		bdb.Close()
+		return
+	}
+	db.mu.Lock()
+	if db.bdb != nil || db.closed {
+		db.mu.Unlock()
+		bdb.Close()
+		return
+	}
+	db.bdb, db.readOnly, db.fsID = bdb, false, fsID(db.dir)
+	db.mu.Unlock()
+	if n, err := db.flush(bdb); err == nil {
+		db.log.Info("the store opened late, but opened: saving again", "dir", db.dir, "held_changes_written", n)
+	}
 }
 
 // flush writes the held changes to bdb, and turns the store Saving once

@@ -55,8 +55,11 @@ type Options struct {
 	Check, Retry time.Duration
 	// Timeout bounds one call into Badger (a read, a write, an open): a
 	// card that takes longer is taken for a failed one; default 5 s.
-	// CloseTimeout bounds Close; default 5 s.
-	Timeout, CloseTimeout time.Duration
+	// CloseTimeout bounds Close; default 5 s. OpenTimeout bounds opening
+	// (a replay of the write-ahead log on a slow card takes a while);
+	// default 30 s, after which the store holds, and takes Badger when it
+	// opens after all.
+	Timeout, CloseTimeout, OpenTimeout time.Duration
 	// Mount, when set, is where the data partition is mounted, the data
 	// directory on it: while nothing is mounted there (a card pulled, a
 	// filesystem fsck would not pass) the store holds rather than write
@@ -76,6 +79,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CloseTimeout == 0 {
 		o.CloseTimeout = 5 * time.Second
+	}
+	if o.OpenTimeout == 0 {
+		o.OpenTimeout = 30 * time.Second
 	}
 	return o
 }
@@ -114,6 +120,7 @@ type DB struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+	closed    bool // guarded by mu
 }
 
 // Open opens (creating if needed) the store in dir. A store that cannot be
@@ -136,7 +143,7 @@ func Open(dir string, o Options) (*DB, error) {
 		db.health.Recovered = rec
 	}
 	if err == nil {
-		err = db.open()
+		err = db.open(db.adopt)
 	}
 	if errors.Is(err, ErrLocked) || errors.Is(err, errNewer) {
 		return nil, err
@@ -153,8 +160,8 @@ func Open(dir string, o Options) (*DB, error) {
 
 // open opens Badger in db.dir for writing or, on a read-only card, for
 // reading; it sets db.bdb when either works, and returns why it cannot
-// write.
-func (db *DB) open() error {
+// write. A Badger that opens only after Options.OpenTimeout goes to late.
+func (db *DB) open(late func(*badger.DB)) error {
 	dir, o := db.dir, db.o
 	opts, _ := badgerOptions(dir, o)
 	// Below the floor at start (a crash loop on a full disk: Badger could
@@ -166,19 +173,38 @@ func (db *DB) open() error {
 			}
 		}
 	}
-	var bdb *badger.DB
-	err := db.bounded(func() (err error) {
-		bdb, err = badger.Open(opts)
+	type opened struct {
+		bdb *badger.DB
+		err error
+	}
+	result := make(chan opened, 1)
+	go func() {
+		bdb, err := badger.Open(opts)
 		if err != nil && !locked(err) {
 			// Once, after removing only files proven empty that a crash left.
 			if healed, herr := heal(dir, err, db.log); herr != nil {
-				return herr
+				err = herr
 			} else if healed {
 				bdb, err = badger.Open(opts)
 			}
 		}
-		return err
-	})
+		result <- opened{bdb, err}
+	}()
+	var bdb *badger.DB
+	var err error
+	select {
+	case r := <-result:
+		bdb, err = r.bdb, r.err
+	case <-time.After(o.OpenTimeout):
+		// A card that answers slowly: the box goes on from memory, and
+		// takes the store when it opens after all.
+		go func() {
+			if r := <-result; r.err == nil {
+				late(r.bdb)
+			}
+		}()
+		err = fmt.Errorf("%w (not open within %v)", errStuck, o.OpenTimeout)
+	}
 	if err != nil {
 		if locked(err) {
 			return fmt.Errorf("storage: open %s: %w", dir, ErrLocked)
@@ -247,6 +273,7 @@ func (db *DB) Close() error {
 		close(db.stop)
 		<-db.done
 		db.mu.Lock()
+		db.closed = true
 		bdb, holding, readOnly, n := db.bdb, db.health.Condition == Holding, db.readOnly, db.held.len()
 		db.bdb = nil
 		db.mu.Unlock()
