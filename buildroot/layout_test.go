@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -261,6 +262,14 @@ func TestCardLayoutConsistent(t *testing.T) {
 	mount := parseINI(t, "package/hark-system/files/data.mount")
 	if mount["Mount.What"] != "/dev/mmcblk0p4" || mount["Mount.Where"] != "/data" || mount["Mount.Type"] != "ext4" {
 		t.Errorf("data.mount: %v; want /dev/mmcblk0p4 (the fourth partition) on /data as ext4", mount)
+	}
+	// The partition fails safe: read-only on an error, checked before
+	// every mount.
+	if !slices.Contains(strings.Split(mount["Mount.Options"], ","), "errors=remount-ro") {
+		t.Errorf("data.mount Options=%s; want errors=remount-ro", mount["Mount.Options"])
+	}
+	if fsck := "systemd-fsck@dev-mmcblk0p4.service"; !strings.Contains(mount["Unit.Requires"], fsck) || !strings.Contains(mount["Unit.After"], fsck) {
+		t.Errorf("data.mount: Requires=%q After=%q; want fsck (%s) before the mount", mount["Unit.Requires"], mount["Unit.After"], fsck)
 	}
 	bind := parseINI(t, "package/hark-system/files/var-lib-hark.mount")
 	if bind["Mount.What"] != "/data/hark" || bind["Mount.Where"] != "/var/lib/hark" || bind["Mount.Options"] != "bind" {
@@ -795,6 +804,8 @@ func TestSystemdUnits(t *testing.T) {
 		writeFile(t, filepath.Join(unitDir, unit+".d", filepath.Base(src)), []byte(readFile(t, src)))
 		names = append(names, unit)
 	}
+	// systemd's own fsck template, which data.mount requires.
+	writeFile(t, filepath.Join(unitDir, "systemd-fsck@.service"), []byte("[Unit]\nDescription=stand-in\nDefaultDependencies=no\nConflicts=shutdown.target\nBefore=shutdown.target\n[Service]\nType=oneshot\nExecStart=/usr/bin/true\n"))
 	writeFile(t, filepath.Join(root, "usr/bin/true"), []byte("#!/bin/sh\n"))
 	if err := os.Chmod(filepath.Join(root, "usr/bin/true"), 0o755); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 var (
 	mutedNotice = locale.Key("The microphone is off.")
 	cutNotice   = locale.Key("I only caught the first part of that.")
+	noMicNotice = locale.Key("I can't hear you: my microphone isn't working.")
 )
 
 // runTurn takes one turn from listening to the end of the reply's speech.
@@ -42,6 +43,12 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		v.say(p.opts.Lang.T(mutedNotice))
 		v.finish()
 		return
+	}
+	if errors.Is(err, voice.ErrNoMicrophone) && ctx.Err() == nil {
+		// A press with the microphone gone: said, not only shown.
+		v := p.speak(ctx, t, nil)
+		v.say(p.opts.Lang.T(noMicNotice))
+		v.finish()
 	}
 	if err != nil {
 		p.fail(ctx, t, &earcons, "record", err)

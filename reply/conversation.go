@@ -294,7 +294,9 @@ func (e *Engine) writeDiary(ctx context.Context, id string) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		ctx := context.WithoutCancel(ctx)
+		ctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		defer context.AfterFunc(e.closing, stop)()
 		if has, err := e.o.Diary.Has(ctx, id); err != nil || has {
 			return
 		}
@@ -353,5 +355,25 @@ func (e *Engine) Maintain(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Close waits for diary entries being written.
-func (e *Engine) Close() { e.wg.Wait() }
+// CloseWait is how long Close waits for diary entries being written
+// before it gives them up: a stopping box must not wait on a model server
+// that no longer answers.
+const CloseWait = 3 * time.Second
+
+// Close waits for diary entries being written, CloseWait at most; those
+// still being written then are given up (the exchanges themselves are in
+// the dialogue already).
+func (e *Engine) Close() {
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	t := time.NewTimer(CloseWait)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	e.log.Warn("stopping: a diary entry still being written is given up", "waited", CloseWait)
+	e.giveUp()
+	<-done
+}

@@ -248,6 +248,10 @@ type Engine struct {
 	textTools bool // the model refused native tools; describe them in text from now on
 	size      *modelSize
 	wg        sync.WaitGroup
+	// closing ends the diary entries still being written when Close has
+	// waited long enough for them.
+	closing context.Context
+	giveUp  context.CancelFunc
 }
 
 // New returns an Engine for o.
@@ -268,6 +272,7 @@ func New(o Options) (*Engine, error) {
 	}
 	log := o.Log.With("pkg", "reply")
 	e := &Engine{o: o, log: log, meter: o.Meter}
+	e.closing, e.giveUp = context.WithCancel(context.Background())
 	if !o.PlannerOff {
 		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})
 	}

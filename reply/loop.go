@@ -297,8 +297,10 @@ func toolResult(r command.Response) string {
 	switch r.Kind {
 	case command.Failure:
 		msg := r.Spoken
-		if e, ok := r.Data["error"]; ok {
+		if e, ok := r.Data["error"]; ok && msg != "" {
 			msg += fmt.Sprintf(" (%v)", e)
+		} else if ok {
+			msg = fmt.Sprint(e)
 		}
 		return "Error: " + msg
 	case command.Invalid:
@@ -436,10 +438,33 @@ var searchToolsDef = llm.Tool{
 
 // chat makes one streamed model call, speaking content as it comes. Until
 // the reply's first sentence has been said, the call also ends at the
-// reply budget's deadline, with ErrTooSlow.
+// reply budget's deadline, with ErrTooSlow; after it, at a silence of the
+// model as long as the reply budget (the model is loaded by then: a
+// silence that long is a stalled server, not a load).
 func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, error) {
 	bctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
+	gapBudget := max(t.deadline.Sub(t.began), time.Second)
+	var gap *time.Timer
+	silent := func() {
+		stop(fmt.Errorf("%w: the model said nothing more for %v in the middle of its answer", ErrTooSlow, gapBudget.Round(time.Millisecond)))
+	}
+	heard := func() { // a chunk came: the silence starts again
+		if !t.spoke.Load() {
+			return
+		}
+		if gap == nil {
+			gap = time.AfterFunc(gapBudget, silent)
+		} else {
+			gap.Reset(gapBudget)
+		}
+	}
+	heard()
+	defer func() {
+		if gap != nil {
+			gap.Stop()
+		}
+	}()
 	if !t.spoke.Load() {
 		wait := time.Until(t.deadline)
 		if wait <= 0 {
@@ -463,6 +488,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	}
 	out := &output{t: t}
 	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools, Think: t.think()}, func(c llm.Chunk) error {
+		defer heard()
 		if c.Notice != "" {
 			// The gateway moved to another server, which answers afresh.
 			out.restart()

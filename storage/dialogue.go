@@ -67,19 +67,15 @@ const dialoguePrefix = "dialogue/"
 func (db *DB) Dialogue() *Dialogue { return &Dialogue{db: db} }
 
 // key is the next exchange's: its order number, then a sequence number
-// (kept from the older keys' form).
-func (d *Dialogue) key(txn *badger.Txn, at time.Time) []byte {
+// (kept from the older keys' form). o.mu is held.
+func (d *Dialogue) key(ctx context.Context, at time.Time) ([]byte, error) {
 	o := &d.db.order
 	if !o.loaded {
-		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte(dialoguePrefix)})
-		it.Seek(binary.BigEndian.AppendUint64([]byte(dialoguePrefix), ^uint64(0)))
-		if it.Valid() {
-			if k := it.Item().Key(); len(k) >= len(dialoguePrefix)+8 {
-				o.last = binary.BigEndian.Uint64(k[len(dialoguePrefix):])
-			}
+		last, err := d.newest(ctx)
+		if err != nil {
+			return nil, err
 		}
-		it.Close()
-		o.loaded = true
+		o.last, o.loaded = last, true
 	}
 	n := o.last + 1
 	if ns := at.UnixNano(); ns > 0 && uint64(ns) > n {
@@ -92,31 +88,54 @@ func (d *Dialogue) key(txn *badger.Txn, at time.Time) []byte {
 	k := make([]byte, 0, len(dialoguePrefix)+12)
 	k = append(k, dialoguePrefix...)
 	k = binary.BigEndian.AppendUint64(k, n)
-	return binary.BigEndian.AppendUint32(k, d.db.seq.Add(1))
+	return binary.BigEndian.AppendUint32(k, d.db.seq.Add(1)), nil
 }
 
-// Append stores e. It returns once e is on disk.
-func (d *Dialogue) Append(ctx context.Context, e Exchange) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("storage: append exchange: %w", err)
+// newest is the order of the newest exchange, stored or held.
+func (d *Dialogue) newest(ctx context.Context) (uint64, error) {
+	last, err := view(d.db, ctx, "read dialogue", func(txn *badger.Txn) (uint64, error) {
+		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte(dialoguePrefix)})
+		defer it.Close()
+		it.Seek(binary.BigEndian.AppendUint64([]byte(dialoguePrefix), ^uint64(0)))
+		if it.Valid() {
+			if k := it.Item().Key(); len(k) >= len(dialoguePrefix)+8 {
+				return binary.BigEndian.Uint64(k[len(dialoguePrefix):]), nil
+			}
+		}
+		return 0, nil
+	})
+	if err != nil {
+		return 0, err
 	}
+	d.db.mu.Lock()
+	held := d.db.held.under(dialoguePrefix)
+	d.db.mu.Unlock()
+	for _, k := range held {
+		if len(k) >= len(dialoguePrefix)+8 {
+			last = max(last, binary.BigEndian.Uint64([]byte(k[len(dialoguePrefix):])))
+		}
+	}
+	return last, nil
+}
+
+// Append stores e. It returns once e is on disk, or held in memory while
+// the card cannot take it.
+func (d *Dialogue) Append(ctx context.Context, e Exchange) error {
 	v, err := json.Marshal(e)
 	if err != nil {
-		return fmt.Errorf("storage: append exchange: %w", err)
-	}
-	if err := d.db.res.check(); err != nil {
 		return fmt.Errorf("storage: append exchange: %w", err)
 	}
 	o := &d.db.order
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	last, first := o.last, o.first
-	err = d.db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(d.key(txn, e.At), v) })
+	k, err := d.key(ctx, e.At)
 	if err != nil {
-		if o.loaded {
-			o.last, o.first = last, first // the number was not used
-		}
 		return fmt.Errorf("storage: append exchange: %w", err)
+	}
+	if err := d.db.apply(ctx, "append exchange", []kv{{key: string(k), value: v}}, false); err != nil {
+		o.last, o.first = last, first // the number was not used
+		return err
 	}
 	return nil
 }
@@ -132,42 +151,34 @@ func (d *Dialogue) Restamp(ctx context.Context, step time.Duration) (int, error)
 	if o.first == 0 || step == 0 {
 		return 0, nil
 	}
-	if err := d.db.res.check(); err != nil {
-		return 0, fmt.Errorf("storage: restamp exchanges: %w", err)
-	}
-	n := 0
-	err := d.db.bdb.Update(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(dialoguePrefix)})
-		defer it.Close()
-		type kv struct{ k, v []byte }
-		var moved []kv
-		for it.Seek(binary.BigEndian.AppendUint64([]byte(dialoguePrefix), o.first)); it.Valid(); it.Next() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			var e Exchange
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
-				return fmt.Errorf("exchange %x: %w", it.Item().Key(), err)
-			}
-			e.At = e.At.Add(step)
-			v, err := json.Marshal(e)
-			if err != nil {
-				return err
-			}
-			moved = append(moved, kv{it.Item().KeyCopy(nil), v})
+	from := string(binary.BigEndian.AppendUint64([]byte(dialoguePrefix), o.first))
+	var moved []kv
+	err := d.db.scan(ctx, "restamp exchanges", dialoguePrefix, func(key string, value []byte) error {
+		if key < from {
+			return nil
 		}
-		for _, m := range moved {
-			if err := txn.Set(m.k, m.v); err != nil {
-				return err
-			}
+		var e Exchange
+		if err := json.Unmarshal(value, &e); err != nil {
+			return fmt.Errorf("exchange %x: %w", key, err)
 		}
-		n = len(moved)
+		e.At = e.At.Add(step)
+		v, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		moved = append(moved, kv{key: key, value: v})
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("storage: restamp exchanges: %w", err)
+		return 0, err
 	}
-	return n, nil
+	if len(moved) == 0 {
+		return 0, nil
+	}
+	if err := d.db.apply(ctx, "restamp exchanges", moved, false); err != nil {
+		return 0, err
+	}
+	return len(moved), nil
 }
 
 // Recent returns up to limit of the newest exchanges (in the order they
@@ -184,35 +195,57 @@ func (d *Dialogue) RecentIn(ctx context.Context, conversation string, since time
 }
 
 func (d *Dialogue) recent(ctx context.Context, conversation string, since time.Time, limit int) ([]Exchange, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("storage: read dialogue: %w", err)
-	}
-	var out []Exchange
-	err := d.db.bdb.View(func(txn *badger.Txn) error {
+	d.db.mu.Lock()
+	heldKeys := len(d.db.held.under(dialoguePrefix))
+	d.db.mu.Unlock()
+	// Enough stored ones that those held (newer, or deleted) still leave
+	// limit.
+	want := limit + heldKeys
+	stored, err := view(d.db, ctx, "read dialogue", func(txn *badger.Txn) ([]kv, error) {
+		var out []kv
 		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte(dialoguePrefix)})
 		defer it.Close()
 		seek := binary.BigEndian.AppendUint64([]byte(dialoguePrefix), ^uint64(0))
-		for it.Seek(seek); it.Valid() && len(out) < limit; it.Next() {
+		n := 0
+		for it.Seek(seek); it.Valid() && n < want; it.Next() {
+			key := string(it.Item().Key())
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return nil, err
+			}
 			var e Exchange
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
-				return fmt.Errorf("exchange %x: %w", it.Item().Key(), err)
+			if err := json.Unmarshal(v, &e); err != nil {
+				return nil, fmt.Errorf("exchange %x: %w", key, err)
 			}
 			if e.At.Before(since) {
 				break // the newest exchanges come first, in the order stored
 			}
 			if conversation == "" || e.Conversation == conversation {
-				out = append(out, e)
+				out = append(out, kv{key: key, value: v})
+				n++
 			}
 		}
-		return nil
+		slices.Reverse(out)
+		return out, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: read dialogue: %w", err)
+		return nil, err
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	var out []Exchange
+	for _, c := range d.db.overlay(stored, dialoguePrefix) {
+		var e Exchange
+		if err := json.Unmarshal(c.value, &e); err != nil {
+			return nil, fmt.Errorf("storage: read dialogue: exchange %x: %w", c.key, err)
+		}
+		if e.At.Before(since) {
+			out = out[:0] // an older exchange: only those stored after it count
+			continue
+		}
+		if conversation == "" || e.Conversation == conversation {
+			out = append(out, e)
+		}
 	}
-	return out, nil
+	return out[max(0, len(out)-limit):], nil
 }
 
 // Conversation is the exchanges of one conversation, oldest first.
@@ -286,18 +319,12 @@ func (d *Dialogue) DeleteConversation(ctx context.Context, id string) (int, erro
 	if err != nil || len(keys) == 0 {
 		return 0, err
 	}
-	if err := d.db.res.check(); err != nil {
-		return 0, fmt.Errorf("storage: delete conversation: %w", err)
+	cs := make([]kv, len(keys))
+	for i, k := range keys {
+		cs[i] = kv{key: k, deleted: true}
 	}
-	wb := d.db.bdb.NewWriteBatch()
-	defer wb.Cancel()
-	for _, k := range keys {
-		if err := wb.Delete([]byte(k)); err != nil {
-			return 0, fmt.Errorf("storage: delete conversation: %w", err)
-		}
-	}
-	if err := wb.Flush(); err != nil {
-		return 0, fmt.Errorf("storage: delete conversation: %w", err)
+	if err := d.db.apply(ctx, "delete conversation", cs, false); err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, k := range keys {

@@ -76,7 +76,9 @@ func (db *DB) Schedule() *Schedule { return &Schedule{db: db} }
 const schedulePrefix = "schedule/"
 
 // Put stores it, replacing an item with the same ID. It returns once the
-// item is on disk.
+// item is on disk, or fails at once with ErrUnavailable while the card
+// cannot take it (see DB.Health): the schedule is never held in memory by
+// the store, so the caller keeps what it could not store.
 func (s *Schedule) Put(ctx context.Context, it Item) error {
 	if it.ID == "" {
 		return fmt.Errorf("storage: write %s: no id", it.Kind)
@@ -114,5 +116,5 @@ func (s *Schedule) List(ctx context.Context, kinds ...ItemKind) ([]Item, error) 
 
 // Delete removes the item with id.
 func (s *Schedule) Delete(ctx context.Context, id string) error {
-	return s.db.del(ctx, "delete schedule item", schedulePrefix+id)
+	return s.db.delCritical(ctx, "delete schedule item", schedulePrefix+id)
 }

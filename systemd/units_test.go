@@ -124,10 +124,27 @@ func blkid(t *testing.T, dev, tag string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// The first-boot script formats a blank partition once, and never again.
+// errorsBehavior is what the ext4 filesystem in img does on an error.
+func errorsBehavior(t *testing.T, img string) string {
+	t.Helper()
+	out, err := exec.Command("tune2fs", "-l", img).Output()
+	if err != nil {
+		t.Fatalf("tune2fs -l: %v", err)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(l, "Errors behavior:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// The first-boot script formats a blank partition once, and never again;
+// the filesystem turns read-only on an error.
 func TestFormatDataOnlyWhenBlank(t *testing.T) {
 	need(t, "blkid", "util-linux")
 	need(t, "mkfs.ext4", "e2fsprogs")
+	need(t, "tune2fs", "e2fsprogs")
 	img := filepath.Join(t.TempDir(), "data.img")
 	if err := os.WriteFile(img, make([]byte, 32<<20), 0o644); err != nil {
 		t.Fatal(err)
@@ -140,10 +157,25 @@ func TestFormatDataOnlyWhenBlank(t *testing.T) {
 		t.Fatalf("after formatting: type %q label %q", typ, label)
 	}
 	uuid := blkid(t, img, "UUID")
+	if got := errorsBehavior(t, img); got != "Remount read-only" {
+		t.Errorf("errors behavior %q after formatting; want Remount read-only (mkfs -e remount-ro)", got)
+	}
 
 	out, err = exec.Command("./hark-format-data", img).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "already holds ext4; left as it is") {
 		t.Errorf("second boot: %v\n%s", err, out)
+	}
+	if got := blkid(t, img, "UUID"); got != uuid {
+		t.Errorf("the filesystem was remade: UUID %s, was %s", got, uuid)
+	}
+	// A hark-data filesystem an older image made, errors left to
+	// "continue": the next boot makes it fail safe, and formats nothing.
+	if out, err := exec.Command("tune2fs", "-e", "continue", img).CombinedOutput(); err != nil {
+		t.Fatalf("tune2fs: %v %s", err, out)
+	}
+	out, err = exec.Command("./hark-format-data", img).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "now turns read-only on an error") || errorsBehavior(t, img) != "Remount read-only" {
+		t.Errorf("an older image's filesystem: %v, errors behavior %q\n%s", err, errorsBehavior(t, img), out)
 	}
 	if got := blkid(t, img, "UUID"); got != uuid {
 		t.Errorf("the filesystem was remade: UUID %s, was %s", got, uuid)

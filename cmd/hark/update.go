@@ -275,6 +275,11 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 		}
 		return errors.New(why)
 	}
+	for _, c := range s.Checks {
+		if !c.OK && c.Data {
+			fmt.Fprintf(e.stdout, "the %s check failed on the data partition, not the system: the slot stays good; the card needs repair or replacing\n", c.Name)
+		}
+	}
 	if !*mark {
 		fmt.Fprintln(e.stdout, "healthy")
 		return nil

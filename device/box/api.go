@@ -9,7 +9,7 @@ import (
 // when no daemon runs: every resource the daemon has but the web page, and
 // a status that says the box is stopped.
 func (b *Box) API() control.API {
-	status := health.New(health.Options{Version: b.version, Storage: storageCheck(b.db.Settings()), State: "stopped", Clock: b.clockStatus, Log: b.log})
+	status := health.New(health.Options{Version: b.version, Storage: storageCheck(b.db), State: "stopped", Clock: b.clockStatus, Log: b.log})
 	up := newUpdates(b.cfg, b.version, status, b.log)
 	up.loc = b.res.Location
 	b.closers = append(b.closers, up.close)

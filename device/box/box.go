@@ -94,11 +94,15 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 
 // openStore opens the data directory's store.
 func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
-	if err := dataDir(cfg.DataDir); err != nil {
+	if err := dataDir(cfg.DataDir); errors.Is(err, owner.ErrNotPrivate) {
 		return nil, err
+	} else if err != nil {
+		// A card read-only or not there: the store holds in memory.
+		log.Warn("no data directory", "err", err)
 	}
 	reserve := int64(cfg.Storage.ReserveMiB) << 20
-	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve})
+	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve,
+		Mount: cfg.Storage.Mount})
 	if errors.Is(err, storage.ErrLocked) {
 		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
 	}

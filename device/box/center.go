@@ -200,7 +200,7 @@ func (c *Center) engine(cv center.Conversation) (*reply.Engine, error) {
 // of every node, the secrets, the center's health.
 func (c *Center) servePage(ctx context.Context, show func(string)) {
 	cfg := c.cfg
-	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db.Settings()), Full: c.db.Writable,
+	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db), Full: c.db.Writable,
 		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links, Log: c.log})
 	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
 	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -255,13 +256,20 @@ func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *co
 	if cfg.Board != "sim" {
 		return slog.New(slog.NewTextHandler(io.MultiWriter(o.Stderr, tail), opts)), func() error { return nil }, nil
 	}
-	if err := dataDir(cfg.DataDir); err != nil {
-		return nil, nil, err
-	}
 	path := filepath.Join(cfg.DataDir, "hark.log")
-	f, err := owner.OpenAppend(path)
+	err := dataDir(cfg.DataDir)
+	var f *os.File
+	if err == nil {
+		f, err = owner.OpenAppend(path)
+	}
+	if errors.Is(err, owner.ErrNotPrivate) {
+		return nil, nil, err // someone else's directory, or a link for the log
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("box: log file: %w", err)
+		// The data directory on a card that cannot be written: the box
+		// runs on, its log on the screen.
+		screen.Println("log: " + path + " cannot be written (" + err.Error() + "); the log goes here")
+		return slog.New(slog.NewTextHandler(io.MultiWriter(tail, screen), opts)), func() error { return nil }, nil
 	}
 	w := io.Writer(io.MultiWriter(f, tail))
 	if o.Verbose {

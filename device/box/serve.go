@@ -13,8 +13,10 @@ import (
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply/alert"
+	"github.com/harkbox/hark/storage"
 )
 
 // serve runs the pipeline and everything that follows it (the LEDs, the
@@ -37,6 +39,7 @@ func (r *running) serve(ctx context.Context) error {
 	status := r.health()
 	wg.Go(func() { notify.Watchdog(octx, status.Alive, r.log) })
 	wg.Go(func() { r.watchStorage(octx, status) })
+	wg.Go(func() { r.watchStore(octx) })
 	ctlFeed := r.p.Subscribe(4)
 	wg.Go(func() { status.Follow(octx, ctlFeed) })
 	up := newUpdates(b.cfg, b.version, status, r.log)
@@ -95,10 +98,11 @@ func (r *running) health() *health.Box {
 	b := r.b
 	return health.New(health.Options{
 		Version:   b.version,
-		Storage:   storageCheck(b.db.Settings()),
+		Storage:   storageCheck(b.db),
 		Full:      b.db.Writable,
 		Mic:       mic,
 		Listening: r.dev.listening,
+		Devices:   r.dev.faults,
 		Updating:  updating,
 		DataDir:   b.cfg.DataDir,
 		Started:   b.started,
@@ -126,6 +130,54 @@ func (r *running) watchStorage(ctx context.Context, status *health.Box) {
 		r.log.Error("storage is full", "err", why)
 		r.say(ctx, say)
 	})
+}
+
+// What the box says about its storage card: once when it cannot save,
+// once when it is back, once at start when damaged files were set aside.
+var (
+	storeFault     = locale.Key("I can't save anything right now: my storage card has a problem. I'll keep answering and timers will still ring, but anything new will be forgotten if I restart.")
+	storeBack      = locale.Key("My storage works again, and I've saved what I was holding.")
+	storeRecovered = locale.Key("Some of my memory files were damaged. I set them aside and recovered what I could.")
+)
+
+// watchStore follows the store's health until ctx is done: the LEDs show a
+// card that cannot save, and the box says so once, plainly, and once more
+// when it is back. Timers and answers go on either way.
+func (r *running) watchStore(ctx context.Context) {
+	db := r.b.db
+	holding, recovered := false, false
+	for {
+		changed := db.Changed()
+		h := db.Health()
+		if r.dev.display != nil {
+			r.dev.display.SetStorageFault(!h.OK())
+		}
+		switch {
+		case h.Condition == storage.Holding && !holding:
+			r.tell(ctx, storeFault)
+		case h.Condition == storage.Saving && holding:
+			r.tell(ctx, storeBack)
+		case h.Recovered != nil && !recovered:
+			r.tell(ctx, storeRecovered)
+		}
+		holding, recovered = h.Condition == storage.Holding, h.Recovered != nil
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
+}
+
+// tell says a sentence of the box's own outside a turn, and shows it on
+// the simulation's screen.
+func (r *running) tell(ctx context.Context, key string) {
+	say := r.b.Lang().T(key)
+	r.log.Warn("told the household", "said", say)
+	if r.notice != nil {
+		r.notice(say)
+	}
+	r.say(ctx, say)
 }
 
 // upkeep is what runs beside the turns: the memory report, the engine's

@@ -17,6 +17,11 @@ type Check struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail,omitempty"`
+	// Data marks a failing check as a fault of the data partition (a
+	// card read-only, damaged or not mounted): the box needs care, but a
+	// system update neither caused it nor cures it, so the boot check
+	// passes it and never rolls the system back for it.
+	Data bool `json:"data,omitempty"`
 }
 
 // Status is the daemon's answer to "how are you?".
@@ -68,14 +73,14 @@ type Storage struct {
 	Full bool `json:"full,omitempty"`
 }
 
-// Healthy reports whether the daemon is ready and every check passed, and
-// if not, why.
+// Healthy reports whether the daemon is ready and every check passed but
+// those of the data partition (Check.Data), and if not, why.
 func (s Status) Healthy() (bool, string) {
 	if !s.Ready {
 		return false, "the pipeline is not armed yet"
 	}
 	for _, c := range s.Checks {
-		if !c.OK {
+		if !c.OK && !c.Data {
 			return false, c.Name + ": " + c.Detail
 		}
 	}

@@ -146,7 +146,7 @@ func (l *Listener) Run(ctx context.Context) error {
 		s, err := l.o.Source.Open()
 		if err != nil {
 			l.log.Error("microphone did not open", "err", err)
-			l.setDown(fmt.Errorf("endpoint: the microphone is unavailable: %w", err))
+			l.setDown(fmt.Errorf("endpoint: %w: it does not open: %w", voice.ErrNoMicrophone, err))
 			l.waitChange(ctx, l.o.Retry)
 			continue
 		}
@@ -154,7 +154,7 @@ func (l *Listener) Run(ctx context.Context) error {
 		s.Close()
 		if err != nil && ctx.Err() == nil {
 			l.log.Error("microphone stopped", "err", err)
-			l.setDown(fmt.Errorf("endpoint: the microphone stopped: %w", err))
+			l.setDown(fmt.Errorf("endpoint: %w: it stopped: %w", voice.ErrNoMicrophone, err))
 			l.waitChange(ctx, l.o.Retry)
 		}
 	}

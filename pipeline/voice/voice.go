@@ -84,3 +84,7 @@ var ErrMuted = errors.New("voice: the microphone is muted")
 // language: the box's own voice speaks that language instead, without the
 // engine being asked again.
 var ErrNoVoice = errors.New("voice: no voice for the language")
+
+// ErrNoMicrophone reports a recording asked of a microphone that is gone
+// or does not open. The box says so, and shows the error pattern.
+var ErrNoMicrophone = errors.New("voice: the microphone is not working")

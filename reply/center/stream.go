@@ -32,9 +32,17 @@ const messageHeaderMax = 16 << 10
 // otherwise, or when the voice fails before the first sound, it calls
 // otherwise with what the reply did.
 func (s *Server) voiced(w http.ResponseWriter, r *http.Request, sess *session, tr *run, otherwise func(outcome)) {
-	oc, ok := tr.await(r.Context(), sess.ctx, nil)
-	if !ok {
+	oc, why := tr.await(r.Context(), sess.ctx, nil)
+	switch why {
+	case gaveUp:
+		sess.release(tr)
+		s.log.Info("the node gave up on the reply; stopped it", "conversation", sess.id)
+		return
+	case ended:
 		s.ended(w, sess)
+		return
+	case stopped:
+		fail(w, http.StatusServiceUnavailable, "the reply was stopped in the middle (the center is stopping)")
 		return
 	}
 	if s.o.Media.Voice == nil || !oc.spoken() {

@@ -260,10 +260,9 @@ func fromOutput(name string, o ToolOutput) command.Response {
 		why = o.Message + ": " + why
 	}
 	if why == "" {
-		return command.Response{Kind: command.Failure, Spoken: "the speaker's tool failed and said nothing more"}
+		return command.Response{Kind: command.Failure, Data: map[string]any{"error": "the speaker's tool failed and said nothing more"}}
 	}
-	return command.Response{Kind: command.Failure, Spoken: "the speaker's tool failed",
-		Data: map[string]any{"error": fenceOutput(name, why, o.Context)}}
+	return command.Response{Kind: command.Failure, Data: map[string]any{"error": fenceOutput(name, why, o.Context)}}
 }
 
 // nodeOutputChars bounds what of a node's tool result the model reads.

@@ -3,6 +3,7 @@ package center
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -18,6 +19,8 @@ type run struct {
 	voice   string
 	events  chan event
 	results chan ToolResult
+	// stop ends the reply: the model's generation, its tool calls.
+	stop    context.CancelFunc
 	mu      sync.Mutex
 	waiting string // the tool call id the reply waits for
 }
@@ -52,21 +55,32 @@ func (sess *session) begin(text string, log *slog.Logger) (*run, error) {
 	if sess.turn != nil {
 		return nil, fmt.Errorf("conversation %s is still answering the last request", sess.id)
 	}
-	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1)}
+	ctx, stop := context.WithCancel(sess.ctx)
+	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1), stop: stop}
 	sess.turn, sess.held = tr, nil
 	go func() {
-		res, err := sess.engine.Reply(withRun(sess.ctx, tr), reply.Query{Text: text}, func(sentence string) {
+		defer stop()
+		res, err := sess.engine.Reply(withRun(ctx, tr), reply.Query{Text: text}, func(sentence string) {
 			tr.send(sess.ctx, event{sentence: sentence})
 		})
-		if err != nil && sess.ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil {
 			log.Warn("reply failed", "conversation", sess.id, "err", err)
 		}
-		sess.mu.Lock()
-		sess.turn = nil
-		sess.mu.Unlock()
+		sess.release(tr)
 		tr.send(sess.ctx, event{done: &res, err: err})
 	}()
 	return tr, nil
+}
+
+// release stops the reply tr, if it is still the conversation's, and
+// frees the conversation for the next request.
+func (sess *session) release(tr *run) {
+	tr.stop()
+	sess.mu.Lock()
+	if sess.turn == tr {
+		sess.turn = nil
+	}
+	sess.mu.Unlock()
 }
 
 // send hands an event to the request that is waiting, or waits for the
@@ -84,24 +98,37 @@ func withRun(ctx context.Context, tr *run) context.Context {
 	return context.WithValue(ctx, runKey{}, tr)
 }
 
+// cut says why a reply's outcome is not whole.
+type cut int
+
+const (
+	whole   cut = iota
+	gaveUp      // the node's request ended: it gave up, or went away
+	ended       // the conversation ended (it lapsed, was started again, or the center stops)
+	stopped     // the reply was stopped in the middle
+)
+
 // await gathers the reply's events until it calls a client tool or ends;
-// onSentence, when set, sees each sentence as it comes. ok is false when
-// the request (ctx) or the conversation (conv) ended first.
-func (tr *run) await(ctx, conv context.Context, onSentence func(string)) (oc outcome, ok bool) {
+// onSentence, when set, sees each sentence as it comes. It says why it
+// stopped short when the request (ctx) or the conversation (conv) ended
+// first, or the reply was stopped.
+func (tr *run) await(ctx, conv context.Context, onSentence func(string)) (oc outcome, why cut) {
 	for {
 		select {
 		case <-ctx.Done():
-			return oc, false // the node went away; the reply goes on, and its tool calls time out
+			return oc, gaveUp
 		case <-conv.Done():
-			return oc, false
+			return oc, ended
 		case ev := <-tr.events:
 			switch {
+			case ev.done != nil && errors.Is(ev.err, context.Canceled):
+				return oc, stopped
 			case ev.call != nil:
 				oc.call = ev.call
-				return oc, true
+				return oc, whole
 			case ev.done != nil:
 				oc.done = ev.done
-				return oc, true
+				return oc, whole
 			}
 			oc.said = append(oc.said, ev.sentence)
 			if onSentence != nil {
@@ -139,28 +166,54 @@ func (sess *session) final(voice string, oc outcome) Response {
 // respond answers a request with what the reply does next: its sentences
 // (as they come, to a node that streams them), then a client tool call, a
 // question, or the end, with status.
+//
+// A node that gives up (its user pressed the button, or it went away)
+// stops the model at once and frees the conversation; a reply cut short by
+// the center stopping is an apology on the node, never half an answer
+// taken for a whole one.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, tr *run, status int) {
-	if !strings.Contains(r.Header.Get("Accept"), NDJSON) {
-		oc, ok := tr.await(r.Context(), sess.ctx, nil)
-		if !ok {
-			s.ended(w, sess)
-			return
-		}
-		writeJSON(w, status, sess.final(tr.voice, oc))
-		return
+	stream := strings.Contains(r.Header.Get("Accept"), NDJSON)
+	var enc *json.Encoder
+	var oc outcome
+	var why cut
+	if stream {
+		w.Header().Set("Content-Type", NDJSON)
+		w.WriteHeader(http.StatusOK)
+		flusher, _ := w.(http.Flusher)
+		enc = json.NewEncoder(w)
+		oc, why = tr.await(r.Context(), sess.ctx, func(sentence string) {
+			enc.Encode(Line{Sentence: sentence})
+			if flusher != nil {
+				flusher.Flush()
+			}
+		})
+	} else {
+		oc, why = tr.await(r.Context(), sess.ctx, nil)
 	}
-	w.Header().Set("Content-Type", NDJSON)
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	enc := json.NewEncoder(w)
-	oc, ok := tr.await(r.Context(), sess.ctx, func(sentence string) {
-		enc.Encode(Line{Sentence: sentence})
-		if flusher != nil {
-			flusher.Flush()
+	switch why {
+	case whole:
+		if stream {
+			enc.Encode(sess.final(tr.voice, oc))
+		} else {
+			writeJSON(w, status, sess.final(tr.voice, oc))
 		}
-	})
-	if ok {
-		enc.Encode(sess.final(tr.voice, oc))
+	case gaveUp:
+		sess.release(tr)
+		s.log.Info("the node gave up on the reply; stopped it", "conversation", sess.id)
+	case ended, stopped:
+		reason := "the reply was stopped in the middle (the center is stopping)"
+		if why == ended {
+			reason = "conversation " + sess.id + " ended while answering (it lapsed, was started again, or the center is stopping)"
+		}
+		s.log.Warn("the reply ended without an answer", "conversation", sess.id, "why", reason)
+		switch {
+		case stream:
+			enc.Encode(Error{Error: "center: " + reason})
+		case why == ended:
+			s.ended(w, sess)
+		default:
+			fail(w, http.StatusServiceUnavailable, reason)
+		}
 	}
 }
 

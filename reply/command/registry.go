@@ -265,8 +265,11 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 		r.log.Warn("command failed", "command", c.Name, "err", err)
 		l := locale.Speaking(ctx)
 		spoken := l.T("Sorry, that didn't work.")
-		if errors.Is(err, storage.ErrFull) {
+		switch {
+		case errors.Is(err, storage.ErrFull):
 			spoken = l.T("My storage is full, so I couldn't save that.")
+		case errors.Is(err, storage.ErrUnavailable):
+			spoken = l.T("I can't save that right now: my storage card has a problem.")
 		}
 		return Response{Kind: Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
 	}

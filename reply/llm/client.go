@@ -15,6 +15,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/envconfig"
+
+	"github.com/harkbox/hark/internal/netdial"
 )
 
 // Options configure a Client.
@@ -34,8 +36,12 @@ type Options struct {
 	HTTPClient *http.Client
 }
 
-// DialTimeout bounds connecting to the server with the default HTTP client.
-const DialTimeout = 3 * time.Second
+// DialTimeout bounds connecting to the server with the default HTTP
+// client, and LookupTimeout looking its name up.
+const (
+	DialTimeout   = 3 * time.Second
+	LookupTimeout = 4 * time.Second
+)
 
 // Client talks to one Ollama server about one model. It is safe for
 // concurrent use.
@@ -58,8 +64,10 @@ func New(o Options) (*Client, error) {
 	hc := o.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+			Proxy: http.ProxyFromEnvironment,
+			// The name is looked up within its own budget: a resolver that
+			// says nothing is named (DNS), not taken for a slow model.
+			DialContext:         netdial.Dialer(netdial.Options{Lookup: LookupTimeout, Connect: DialTimeout, KeepAlive: 30 * time.Second}),
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
 		}}

@@ -286,6 +286,11 @@ type Storage struct {
 	// ReserveMiB is the free space kept on the data partition: below it
 	// writes are refused, and no update download may cross it.
 	ReserveMiB int `toml:"reserve_mib"`
+	// Mount is where the data partition is mounted, the data directory on
+	// it; empty for no such check. While nothing is mounted there the box
+	// holds what it is told in memory rather than write it to the
+	// filesystem below (on the image, a tmpfs).
+	Mount string `toml:"mount"`
 }
 
 // Update configures the over-the-air updates.

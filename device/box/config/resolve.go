@@ -255,6 +255,9 @@ func (ck *checker) speech(c *Config) {
 
 	ck.oneOf("storage.profile", c.Storage.Profile, []string{"low-memory", "standard"})
 	ck.between("storage.reserve_mib", c.Storage.ReserveMiB, 4, 4096)
+	if m := c.Storage.Mount; m != "" && !filepath.IsAbs(m) {
+		ck.bad("storage.mount", "%q is not an absolute path", m)
+	}
 
 	ck.between("sim.speaker_rate", c.Sim.SpeakerRate, 8000, 192000)
 	ck.between("sim.speaker_channels", c.Sim.SpeakerChannels, 1, 2)
