@@ -148,11 +148,10 @@ func (p Policy) Client(timeout time.Duration) *http.Client {
 // Transport is an HTTP transport through the policy's dialer.
 func (p Policy) Transport() *http.Transport {
 	return &http.Transport{
-		DialContext:           p.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 15 * time.Second,
-		IdleConnTimeout:       60 * time.Second,
-		MaxIdleConns:          16,
+		DialContext:         p.DialContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: 10 * time.Second,
+		IdleConnTimeout:     60 * time.Second,
+		MaxIdleConns:        16,
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/harkbox/hark/internal/egress"
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
@@ -131,13 +132,16 @@ func (l *link) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		}
 		t = p.transport()
 	} else {
-		hc := &http.Client{}
+		// The configured server's host is reached wherever it is; a
+		// redirect elsewhere on the box or its network is not.
+		var next http.RoundTripper = egress.Policy{}.WithHostsOf(l.s.URL).Transport()
+		hc := &http.Client{Transport: next}
 		if l.s.TokenSecret != "" {
 			token, err := l.token(ctx)
 			if err != nil {
 				return nil, err
 			}
-			hc.Transport = bearer{token: token, next: http.DefaultTransport}
+			hc.Transport = bearer{token: token, next: next}
 		}
 		t = &sdk.StreamableClientTransport{Endpoint: l.s.URL, HTTPClient: hc, MaxRetries: -1}
 	}
