@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -28,6 +29,9 @@ func TestWebPageContract(t *testing.T) {
 	code := lines[len(lines)-1]
 	if len(code) != 8 || strings.Trim(code, "0123456789") != "" {
 		t.Fatalf("hark web code printed %q", out)
+	}
+	if !strings.Contains(s.out.String(), "web page: http://"+addr+"\n") {
+		t.Errorf("the simulation does not print the page's address as web page: http://%s:\n%s", addr, s.out.String())
 	}
 	if !strings.Contains(s.out.String(), "its first visit asks for the code "+code) {
 		t.Errorf("the simulation does not show the page's address and code:\n%s", s.out.String())
@@ -137,5 +141,32 @@ func TestWebPageContract(t *testing.T) {
 	page.Body.Close()
 	if !strings.Contains(string(body), "log.level, audio.volume in use now.") && !strings.Contains(string(body), "audio.volume, log.level in use now.") {
 		t.Errorf("the settings applied at once:\n%s", body)
+	}
+}
+
+// TestWebPageDefaultsAndTakenPort: without [web] listen the simulation
+// serves the page on 127.0.0.1:8080 in plain HTTP, and prints its address;
+// a port another program holds is named on the terminal with the fix.
+func TestWebPageDefaultsAndTakenPort(t *testing.T) {
+	srv, _ := modelServer(t)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	out := runIn(t, getenv, "", "config", "--data", dir)
+	if !regexp.MustCompile(`listen = '127\.0\.0\.1:8080'`).MatchString(out) {
+		t.Errorf("hark config in simulation does not listen on 127.0.0.1:8080:\n%s", out)
+	}
+
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n", addr))
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	s.out.waitFor(t, "web page: "+addr+" is taken by another program", 1)
+	if !strings.Contains(s.out.String(), "[web] listen = ") {
+		t.Errorf("the taken port's line does not say how to choose another:\n%s", s.out.String())
 	}
 }

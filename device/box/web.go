@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,23 +80,22 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
 		log.Warn("no web page: its address is taken or not this machine's ([web] listen)", "listen", listen, "err", err)
+		if ps.show != nil {
+			ps.show(listenProblem(listen, err))
+		}
 		return
 	}
 	l = listener.Capped(l, perAddress)
 	if ps.ready != nil {
 		ps.ready(srv)
 	}
-	scheme := "http"
-	if encrypt {
-		scheme = "https"
-	}
-	url := scheme + "://" + l.Addr().String()
-	if host, port, _ := net.SplitHostPort(listen); host == "" {
-		url = scheme + "://localhost:" + port
-	}
+	url := pageURL(listen, l.Addr(), encrypt)
 	log.Info("web page", "url", url, "certificate", o.Fingerprint)
-	if code, pending := srv.SetupCode(); pending && ps.show != nil {
-		ps.show(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
+	if ps.show != nil {
+		ps.show("web page: " + url)
+		if code, pending := srv.SetupCode(); pending {
+			ps.show(fmt.Sprintf("          its first visit asks for the code %s", code))
+		}
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -118,6 +119,46 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	tlsL, plain := listener.Split(l)
 	wg.Go(func() { serve(plain, srv.PlainHandler()) })
 	serve(tls.NewListener(tlsL, tc), srv.Handler())
+}
+
+// pageURL is the address a browser opens the page at: the one it listens
+// on, or for every interface (":8080") the machine's name.
+func pageURL(listen string, at net.Addr, encrypt bool) string {
+	scheme := "http"
+	if encrypt {
+		scheme = "https"
+	}
+	host, port, _ := net.SplitHostPort(listen)
+	switch {
+	case host == "" || host == "0.0.0.0" || host == "::":
+		name := "localhost"
+		if h, err := os.Hostname(); err == nil && h != "" {
+			name = h + ".local"
+		}
+		return scheme + "://" + net.JoinHostPort(name, port)
+	case port == "0":
+		return scheme + "://" + at.String()
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// listenProblem is the line the terminal shows when the page cannot
+// listen: what is wrong and how to put it right.
+func listenProblem(listen string, err error) string {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Sprintf("web page: %s is taken by another program; stop that program, or give the page another port in the configuration: [web] listen = %q", listen, nextPort(listen))
+	}
+	return fmt.Sprintf("web page: cannot listen on %s (%v); set [web] listen to HOST:PORT of this machine, or \"\" to turn the page off", listen, err)
+}
+
+// nextPort is listen with the port after its own.
+func nextPort(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || n >= 65535 {
+		return "127.0.0.1:8081"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+1))
 }
 
 // encrypted reports whether the page is served over HTTPS: [web] tls

@@ -67,6 +67,10 @@ type Lookup struct {
 	Allow       []string `toml:"allow"`
 }
 
+// SimWebListen is where the simulation's web page listens unless [web]
+// listen says otherwise: this computer only.
+const SimWebListen = "127.0.0.1:8080"
+
 // Web configures the box's web page.
 type Web struct {
 	Listen     string   `toml:"listen"`

@@ -281,6 +281,11 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 		}
 	}
 	ck.positive("tts.deadline", c.TTS.Deadline)
+	if ck.l.Sources["web.listen"] == "default" && c.Board == "sim" {
+		// The simulation's page is this computer's only, unless the
+		// configuration says otherwise.
+		c.Web.Listen = SimWebListen
+	}
 	if l := c.Web.Listen; l != "" {
 		if _, port, err := net.SplitHostPort(l); err != nil || port == "" {
 			ck.bad("web.listen", "%q is not HOST:PORT or :PORT (\"\" turns the page off)", l)
