@@ -18,6 +18,17 @@ type Alert struct {
 	// Language (the language it was set in; "" for the box's own).
 	Announcement string
 	Language     string
+	// Done, when set, is called once when the alert has stopped ringing,
+	// however it stopped (a press, Stop, StopAlerts, StopAlert, RingFor),
+	// or was dropped before it rang.
+	Done func()
+}
+
+// done reports that a has stopped ringing, or will never ring.
+func (a Alert) done() {
+	if a.Done != nil {
+		a.Done()
+	}
 }
 
 // Ring queues an alert. It never blocks: the alert rings as soon as the box
@@ -28,6 +39,7 @@ func (p *Pipeline) Ring(a Alert) {
 	case p.alertCh <- a:
 	default:
 		p.log.Warn("too many alerts queued; dropping one", "alert_id", a.ID)
+		a.done()
 	}
 }
 
@@ -35,7 +47,17 @@ func (p *Pipeline) Ring(a Alert) {
 // whether there was any. It is safe to call from any goroutine, including a
 // command running inside a turn.
 func (p *Pipeline) StopAlerts() bool {
-	return p.alerts.stop()
+	return p.alerts.stop("")
+}
+
+// StopAlert silences the alert of that id, ringing or waiting, and
+// reports whether there was one; the others ring on. It is safe to call
+// from any goroutine.
+func (p *Pipeline) StopAlert(id string) bool {
+	if id == "" {
+		return false
+	}
+	return p.alerts.stop(id)
 }
 
 // alertState holds the ringing alert and the queue, shared between Run and
@@ -44,6 +66,7 @@ type alertState struct {
 	mu      sync.Mutex
 	pending []Alert
 	cancel  context.CancelFunc // of the alert ringing now
+	ringing string             // its id
 }
 
 func (s *alertState) push(a Alert) {
@@ -63,14 +86,28 @@ func (s *alertState) pop() (Alert, bool) {
 	return a, true
 }
 
-func (s *alertState) stop() bool {
+// stop silences the alert of id (every alert when id is ""), ringing or
+// waiting, and reports whether there was any.
+func (s *alertState) stop(id string) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	any := len(s.pending) > 0 || s.cancel != nil
-	s.pending = nil
-	if s.cancel != nil {
+	var dropped, kept []Alert
+	for _, a := range s.pending {
+		if id == "" || a.ID == id {
+			dropped = append(dropped, a)
+		} else {
+			kept = append(kept, a)
+		}
+	}
+	s.pending = kept
+	any := len(dropped) > 0
+	if s.cancel != nil && (id == "" || s.ringing == id) {
 		s.cancel()
-		s.cancel = nil
+		s.cancel, s.ringing = nil, ""
+		any = true
+	}
+	s.mu.Unlock()
+	for _, a := range dropped {
+		a.done()
 	}
 	return any
 }
@@ -87,16 +124,19 @@ func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 	rctx, cancel := context.WithTimeout(ctx, p.opts.RingFor)
 	r := &ringer{cancel: cancel, done: make(chan struct{})}
 	p.alerts.mu.Lock()
-	p.alerts.cancel = cancel
+	p.alerts.cancel, p.alerts.ringing = cancel, a.ID
 	p.alerts.mu.Unlock()
 	go func() {
 		defer close(r.done)
+		defer a.done()
 		defer cancel()
 		p.log.Info("ringing", "alert_id", a.ID)
 		p.publish(voice.Status{State: voice.Ringing, Turn: p.turns, Text: a.Announcement})
 		p.playAlert(rctx, a)
 		p.alerts.mu.Lock()
-		p.alerts.cancel = nil
+		if p.alerts.ringing == a.ID {
+			p.alerts.cancel, p.alerts.ringing = nil, ""
+		}
 		p.alerts.mu.Unlock()
 	}()
 	return r

@@ -29,6 +29,15 @@ type Alert struct {
 	Name    string    `json:"name,omitempty"`
 	Due     time.Time `json:"due"`
 	Repeats bool      `json:"repeats,omitempty"`
+	// Ringing is set while it rings, or waits its turn to ring: Stop or
+	// Cancel silences it.
+	Ringing bool `json:"ringing,omitempty"`
+}
+
+// Stopped is what POST /api/v1/alerts/stop answers: whether anything
+// rang.
+type Stopped struct {
+	Stopped bool `json:"stopped"`
 }
 
 // NewAlert is what POST /api/v1/alerts carries: a timer In from now, or an
@@ -44,11 +53,16 @@ type NewAlert struct {
 type Alerts interface {
 	// Add sets one; ErrInvalid names what is wrong with it.
 	Add(ctx context.Context, a NewAlert) (Alert, error)
-	// List returns the pending timers, and with all the alarms and
-	// reminders too, soonest first.
+	// List returns what rings first, then the pending timers, and with
+	// all the alarms and reminders too, soonest first.
 	List(ctx context.Context, all bool) ([]Alert, error)
-	// Cancel removes one; ErrNotFound when there is none with that id.
-	Cancel(ctx context.Context, id string) error
+	// Cancel silences one that rings, or removes one still to come; ref
+	// is its id or its name. ErrNotFound when none has that id or name,
+	// ErrConflict when several have that name.
+	Cancel(ctx context.Context, ref string) error
+	// Stop silences everything that rings, reporting whether anything
+	// did.
+	Stop(ctx context.Context) (bool, error)
 }
 
 // SecretValue is what PUT /api/v1/secrets/{name} carries.

@@ -229,9 +229,18 @@ func (c *Client) AddAlert(ctx context.Context, na NewAlert) (Alert, error) {
 	return a, err
 }
 
-// CancelAlert cancels one timer, alarm or reminder.
-func (c *Client) CancelAlert(ctx context.Context, id string) error {
-	return c.do(ctx, http.MethodDelete, "/api/v1/alerts/"+url.PathEscape(id), nil, nil)
+// CancelAlert silences or cancels one timer, alarm or reminder, by its id
+// or its name.
+func (c *Client) CancelAlert(ctx context.Context, ref string) error {
+	return c.do(ctx, http.MethodDelete, "/api/v1/alerts/"+url.PathEscape(ref), nil, nil)
+}
+
+// StopAlerts silences everything that rings, reporting whether anything
+// did.
+func (c *Client) StopAlerts(ctx context.Context) (bool, error) {
+	var s Stopped
+	err := c.do(ctx, http.MethodPost, "/api/v1/alerts/stop", nil, &s)
+	return s.Stopped, err
 }
 
 // SecretNames lists the secrets that are set.

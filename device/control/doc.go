@@ -27,7 +27,8 @@
 //	POST   /api/v1/updating                Update: show or clear the updating pattern
 //	GET    /api/v1/alerts[?all=1]          []Alert: running timers; with all, alarms and reminders
 //	POST   /api/v1/alerts                  NewAlert: set a timer, alarm or reminder; the Alert
-//	DELETE /api/v1/alerts/{id}             cancel one
+//	DELETE /api/v1/alerts/{id-or-name}     silence one that rings, or cancel one to come
+//	POST   /api/v1/alerts/stop             Stopped: silence everything that rings
 //	GET    /api/v1/secrets                 []string: the names of the secrets set (never values)
 //	PUT    /api/v1/secrets/{name}          SecretValue: set one
 //	DELETE /api/v1/secrets/{name}          remove one

@@ -91,6 +91,13 @@ func alertRoutes(h routes, a Alerts) {
 	h("DELETE /api/v1/alerts/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		return noContent(w, a.Cancel(r.Context(), r.PathValue("id")))
 	})
+	h("POST /api/v1/alerts/stop", func(w http.ResponseWriter, r *http.Request) error {
+		stopped, err := a.Stop(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, Stopped{Stopped: stopped})
+	})
 }
 
 func secretRoutes(h routes, s Secrets) {

@@ -138,6 +138,7 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 	handle("GET /logs", s.logsPage)
 	handle("GET /logs/download", s.logsDownload)
 	handle("GET /events", s.events)
+	s.alertRoutes(handle)
 	s.settingsRoutes(handle)
 	s.networkRoutes(handle, s.o.Network)
 	s.updatesRoutes(handle)
@@ -253,13 +254,20 @@ func (s *Server) timersCancel(w http.ResponseWriter, r *request) {
 		s.unserved(w, r, "Timers", "timers")
 		return
 	}
-	if err := s.o.API.Alerts.Cancel(r.Context(), r.PathValue("id")); err != nil {
+	id := r.PathValue("id")
+	done := "Cancelled."
+	for _, a := range s.ringing(r.Context()) {
+		if a.ID == id {
+			done = "Stopped."
+		}
+	}
+	if err := s.o.API.Alerts.Cancel(r.Context(), id); err != nil {
 		v := s.page(r, "Timers, alarms and reminders", "timers")
 		v.Error = sentence(err)
 		s.showTimers(w, r, v, status(err))
 		return
 	}
-	s.back(w, r, "/timers", "Cancelled.")
+	s.back(w, r, "/timers", done)
 }
 
 func (s *Server) memoryPage(w http.ResponseWriter, r *request) {

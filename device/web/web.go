@@ -187,6 +187,9 @@ var funcs = template.FuncMap{
 		}
 		return 100 * part / whole
 	},
+	"left":    func(t time.Time) string { return left(t, time.Now()) },
+	"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"ringing": ringingSentence,
 	"in": func(t time.Time) string {
 		d := time.Until(t).Round(time.Second)
 		if d < 0 {
@@ -361,6 +364,11 @@ type view struct {
 	Field        map[string]string
 	Form         map[string]string // what the user typed, kept after an error
 	Data         any
+	// Path is the page's own address, where a form on every page (the
+	// Stop of what rings) comes back to.
+	Path string
+	// Ringing is what rings now, shown on every page with a Stop.
+	Ringing []control.Alert
 }
 
 // render writes a page.
@@ -427,5 +435,10 @@ func (s *Server) back(w http.ResponseWriter, r *request, path, flash string) {
 // page is a view for an authenticated page, with the flash of the last
 // action taken.
 func (s *Server) page(r *request, title, nav string) view {
-	return view{Title: title, Nav: nav, CSRF: r.sess.csrf, Flash: s.access.takeFlash(r.token), Field: map[string]string{}, Form: map[string]string{}}
+	path := r.URL.Path
+	if r.Method != http.MethodGet {
+		path = "/" + nav
+	}
+	return view{Title: title, Nav: nav, CSRF: r.sess.csrf, Flash: s.access.takeFlash(r.token), Field: map[string]string{}, Form: map[string]string{},
+		Path: localPath(path), Ringing: s.ringing(r.Context())}
 }

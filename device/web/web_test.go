@@ -64,10 +64,29 @@ func (h *house) Add(_ context.Context, na control.NewAlert) (control.Alert, erro
 	return a, nil
 }
 
+func (h *house) Stop(context.Context) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(h.alerts)
+	h.alerts = slices.DeleteFunc(h.alerts, func(a control.Alert) bool { return a.Ringing })
+	return len(h.alerts) < n, nil
+}
+
+// ring makes the alert of id ring.
+func (h *house) ring(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.alerts {
+		if h.alerts[i].ID == id {
+			h.alerts[i].Ringing = true
+		}
+	}
+}
+
 func (h *house) Cancel(_ context.Context, id string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	i := slices.IndexFunc(h.alerts, func(a control.Alert) bool { return a.ID == id })
+	i := slices.IndexFunc(h.alerts, func(a control.Alert) bool { return a.ID == id || strings.EqualFold(a.Name, id) })
 	if i < 0 {
 		return fmt.Errorf("%w: no timer, alarm or reminder %q", control.ErrNotFound, id)
 	}
@@ -960,5 +979,52 @@ func TestCommandSetupOnThePage(t *testing.T) {
 	}
 	if w := b.do("GET", "/commands/set_timer/setup", nil); w.Code != http.StatusSeeOther {
 		t.Errorf("the page of a setup not running: %d", w.Code)
+	}
+}
+
+// TestRingingHasAStopOnEveryPage: what rings is named on every page with
+// a Stop that silences it and comes back to the same page; the timers
+// page lists it as ringing with its own Stop, and counts the others down.
+func TestRingingHasAStopOnEveryPage(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	b.post("/timers", url.Values{"kind": {"timer"}, "name": {"tea"}, "minutes": {"4"}})
+	b.post("/timers", url.Values{"kind": {"timer"}, "name": {"eggs"}, "minutes": {"9"}})
+	if body := b.do("GET", "/memory", nil).Body.String(); !strings.Contains(body, `id="ringing" aria-live="assertive" hidden`) {
+		t.Errorf("the Stop banner shows with nothing ringing:\n%s", body)
+	}
+	r.house.ring("a1")
+	for _, p := range []string{"/", "/memory", "/settings", "/timers"} {
+		body := b.do("GET", p, nil).Body.String()
+		if !strings.Contains(body, "The tea timer is ringing.") || strings.Contains(body, `aria-live="assertive" hidden`) ||
+			!strings.Contains(body, `<input type="hidden" name="back" value="`+p+`">`) {
+			t.Errorf("%s does not show the ringing tea timer with its Stop:\n%s", p, body)
+		}
+	}
+	timers := b.do("GET", "/timers", nil).Body.String()
+	if !strings.Contains(timers, `aria-label="Stop the timer tea">Stop</button>`) || !strings.Contains(timers, `<time class="countdown"`) {
+		t.Errorf("the timers page does not list tea as ringing and eggs counting down:\n%s", timers)
+	}
+	w := b.post("/alerts/stop", url.Values{"back": {"/memory"}})
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/memory" {
+		t.Fatalf("stop: %d %s", w.Code, w.Header().Get("Location"))
+	}
+	if body := b.do("GET", "/memory", nil).Body.String(); !strings.Contains(body, "Stopped.") || strings.Contains(body, "The tea timer is ringing.") {
+		t.Errorf("after the Stop:\n%s", body)
+	}
+	if w := b.post("/alerts/stop", url.Values{"back": {"//evil.example/"}}); w.Header().Get("Location") != "/" {
+		t.Errorf("a Stop sent back to another site: %s", w.Header().Get("Location"))
+	}
+}
+
+func TestLeft(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{{-time.Second, "now"}, {4*time.Minute + 59*time.Second, "4:59"}, {time.Hour + 2*time.Minute + 3*time.Second, "1:02:03"}, {51 * time.Hour, "2 days 3 h"}} {
+		if got := left(now.Add(tc.d), now); got != tc.want {
+			t.Errorf("left(%v) = %q, want %q", tc.d, got, tc.want)
+		}
 	}
 }
