@@ -59,7 +59,7 @@ func init() {
 		"memory":      {"what the assistant remembers: hark memory [facts|forget ID|conversations|delete ID]", cmdMemory},
 		"status":      {"the box's state and self-test", cmdStatus},
 		"logs":        {"the running daemon's last log lines", cmdLogs},
-		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for", cmdWeb},
+		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for; hark web reset forgets its password and prints a new code", cmdWeb},
 		"mcp":         {"list the MCP servers, their state and their tools: hark mcp list", cmdMCP},
 		"center":      {"the household's command center for speaker nodes: hark center [--listen ADDR] [--insecure-http], hark center nodes add NAME [--id ID --key KEY] [--room ROOM]|list|revoke ID, hark center status", cmdCenter},
 		"probe-model": {"load a whisper model and transcribe silence, in a process of its own (hark run does this first)", cmdProbeModel},
@@ -82,6 +82,7 @@ var synopses = map[string]string{
 	"update check":   "hark update check [--install] [--scheduled]",
 	"update install": "hark update install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE]",
 	"update status":  "hark update status",
+	"web":            "hark web code                 the one-time setup code the page's first visit asks for\n       hark web reset                forget the page's password (nothing else): prints a new setup code last",
 }
 
 // errUsage marks a command line that could not be understood; the message

@@ -170,3 +170,70 @@ func TestWebPageDefaultsAndTakenPort(t *testing.T) {
 		t.Errorf("the taken port's line does not say how to choose another:\n%s", s.out.String())
 	}
 }
+
+// TestWebResetContract: `hark web reset --data D` prints a new setup code
+// as its last line, whether or not the daemon runs, and keeps the facts
+// and timers: without a daemon the store keeps the code, which the page
+// asks for when the daemon starts; with one, the page asks for it at once
+// and the old password no longer opens it.
+func TestWebResetContract(t *testing.T) {
+	srv, _ := modelServer(t)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	addr := freePort(t)
+	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n", addr))
+	cli := func(args ...string) string {
+		t.Helper()
+		return runIn(t, getenv, "", append(args, "--data", dir, "--config", cfg)...)
+	}
+	lastLine := func(out string) string {
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		code := lines[len(lines)-1]
+		if len(code) != 8 || strings.Trim(code, "0123456789") != "" {
+			t.Fatalf("hark web reset printed %q, want a code of 8 digits last", out)
+		}
+		return code
+	}
+	cli("ask", "remember that the spare key is under the blue pot")
+	cli("ask", "set a soup timer for 20 minutes")
+	code := lastLine(cli("web", "reset"))
+	kept := func() {
+		t.Helper()
+		if out := cli("memory"); !strings.Contains(out, "blue pot") {
+			t.Errorf("the fact is lost after the reset:\n%s", out)
+		}
+		if out := cli("timers"); !strings.Contains(out, "soup") {
+			t.Errorf("the timer is lost after the reset:\n%s", out)
+		}
+	}
+	kept()
+
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "its first visit asks for the code "+code, 1)
+	waitListening(t, addr)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	base := "http://" + addr
+	post := func(path string, form url.Values) int {
+		t.Helper()
+		resp, err := noRedirect.PostForm(base+path, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := post("/setup", url.Values{"code": {code}, "password": {"kitchen radio"}, "confirm": {"kitchen radio"}}); c != http.StatusSeeOther {
+		t.Fatalf("setup with the reset's code: %d", c)
+	}
+	again := lastLine(cli("web", "reset"))
+	if again == code {
+		t.Error("the reset through the daemon printed the same code")
+	}
+	if c := post("/login", url.Values{"password": {"kitchen radio"}}); c == http.StatusSeeOther {
+		t.Error("the old password still logs in after the reset")
+	}
+	if c := post("/setup", url.Values{"code": {again}, "password": {"new kitchen radio"}, "confirm": {"new kitchen radio"}}); c != http.StatusSeeOther {
+		t.Errorf("setup with the new code: %d", c)
+	}
+	kept()
+}

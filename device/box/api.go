@@ -26,7 +26,7 @@ func (b *Box) api(box control.Box, logs control.Logs, pg *page, lv *live, up *up
 		Commands: commandsResource{reg: b.commands, secrets: secrets},
 		Memory:   newMemoryResource(b.db),
 		MCP:      mcpResource{b.mcp},
-		Web:      webResource{pg},
+		Web:      webResource{p: pg, store: b.db.Settings()},
 		Settings: settingsResource{cfg: b.cfg, live: lv, mixer: b.mixer, log: b.log},
 		Updates:  updatesResource{up},
 		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint},

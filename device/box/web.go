@@ -236,8 +236,12 @@ func (p *page) sayCode(ctx context.Context, lang locale.Lang, say func(context.C
 	return true
 }
 
-// webResource is the web page as the API shows it.
-type webResource struct{ p *page }
+// webResource is the web page as the API shows it: the running page's,
+// or, when none runs (a one-shot command), the store's.
+type webResource struct {
+	p     *page
+	store web.Store
+}
 
 var _ control.Web = webResource{}
 
@@ -248,4 +252,20 @@ func (w webResource) Code(context.Context) (control.WebCode, error) {
 	}
 	code, pending := srv.SetupCode()
 	return control.WebCode{Pending: pending, Code: code}, nil
+}
+
+// Reset forgets the page's password: the running page's at once, or the
+// store's, which the page reads when the daemon starts.
+func (w webResource) Reset(ctx context.Context) (control.WebCode, error) {
+	var code string
+	var err error
+	if srv := w.p.srv.Load(); srv != nil {
+		code, err = srv.Reset(ctx)
+	} else {
+		code, err = web.Reset(ctx, w.store)
+	}
+	if err != nil {
+		return control.WebCode{}, fmt.Errorf("box: reset the web page: %w", err)
+	}
+	return control.WebCode{Pending: true, Code: code}, nil
 }

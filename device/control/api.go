@@ -241,6 +241,9 @@ type WebCode struct {
 // Web is the box's web page.
 type Web interface {
 	Code(ctx context.Context) (WebCode, error)
+	// Reset forgets the page's password and returns the new setup code
+	// its next visit asks for; nothing else is forgotten.
+	Reset(ctx context.Context) (WebCode, error)
 }
 
 // Fact is one thing the assistant was asked to remember.

@@ -298,6 +298,13 @@ func (c *Client) WebCode(ctx context.Context) (WebCode, error) {
 	return w, err
 }
 
+// ResetWeb forgets the web page's password and returns the new setup code.
+func (c *Client) ResetWeb(ctx context.Context) (WebCode, error) {
+	var w WebCode
+	err := c.do(ctx, http.MethodPost, "/api/v1/web/reset", nil, &w)
+	return w, err
+}
+
 // Facts lists what the assistant remembers.
 func (c *Client) Facts(ctx context.Context) ([]Fact, error) {
 	var l []Fact

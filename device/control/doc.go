@@ -44,6 +44,7 @@
 //	PUT    /api/v1/updates/bundle          a bundle file as the body: keep it and install it
 //	POST   /api/v1/updates/rollback        boot the other slot
 //	GET    /api/v1/web/code                WebCode: the web page's one-time setup code, while pending
+//	POST   /api/v1/web/reset               WebCode: forget the page's password; its new setup code
 //	GET    /api/v1/facts                   []Fact: what the assistant was asked to remember
 //	DELETE /api/v1/facts/{id}              forget one
 //	GET    /api/v1/conversations           []Conversation: the dialogue, by conversation

@@ -207,6 +207,16 @@ func webRoutes(h routes, web Web) {
 		}
 		return writeJSON(w, c)
 	})
+	h("POST /api/v1/web/reset", func(w http.ResponseWriter, r *http.Request) error {
+		if web == nil {
+			return fmt.Errorf("%w: this daemon has no web page", ErrUnavailable)
+		}
+		c, err := web.Reset(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, c)
+	})
 }
 
 func memoryRoutes(h routes, m Memory) {

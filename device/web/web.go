@@ -155,6 +155,17 @@ func (s *Server) Fingerprint() string { return s.o.Fingerprint }
 // password is set.
 func (s *Server) SetupCode() (string, bool) { return s.access.setupCode() }
 
+// Reset forgets the page's password, logs every browser out and returns
+// a new setup code, which the page then asks for with a new password;
+// nothing else is forgotten.
+func (s *Server) Reset(ctx context.Context) (string, error) {
+	code, err := s.access.reset(ctx)
+	if err == nil {
+		s.log.Warn("the web page's password was reset: its next visit asks for a new setup code")
+	}
+	return code, err
+}
+
 // navItem is one page in the navigation.
 type navItem struct{ Name, Path, Label string }
 

@@ -1028,3 +1028,41 @@ func TestLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestResetPassword: Reset logs every browser out, forgets the password
+// and asks for a new code; a page started later over the same store asks
+// for the same code, as does one after Reset on the store alone.
+func TestResetPassword(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	code, err := r.srv.Reset(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, pending := r.srv.SetupCode(); !pending || got != code {
+		t.Fatalf("after Reset the page asks for %q (pending %v), want %q", got, pending, code)
+	}
+	if w := b.do("GET", "/memory", nil); w.Code != http.StatusSeeOther {
+		t.Errorf("the browser is still logged in after the reset: %d", w.Code)
+	}
+	if w := r.browser().do("POST", "/login", url.Values{"password": {"correct horse"}}); w.Code == http.StatusSeeOther {
+		t.Error("the old password logs in after the reset")
+	}
+	st := r.srv.access.keep()
+	later, err := New(t.Context(), Options{API: r.srv.o.API, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := later.SetupCode(); got != code {
+		t.Errorf("a page started after the reset asks for %q, want %q", got, code)
+	}
+	offline, err := Reset(t.Context(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := New(t.Context(), Options{API: r.srv.o.API, Store: st}); again == nil {
+		t.Fatal("no page")
+	} else if got, _ := again.SetupCode(); got != offline {
+		t.Errorf("after Reset on the store the page asks for %q, want %q", got, offline)
+	}
+}
