@@ -237,3 +237,66 @@ func TestWebResetContract(t *testing.T) {
 	}
 	kept()
 }
+
+// TestWelcomeModelContract: on the running daemon's page, after the
+// password, POST /setup/model with host answers with the server's models
+// (from /api/tags), or an error that names the host; an address that is
+// not one is refused by its field with 400.
+func TestWelcomeModelContract(t *testing.T) {
+	srv, _ := modelServer(t)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	addr := freePort(t)
+	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n", addr))
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	waitListening(t, addr)
+	out := runIn(t, getenv, "", "web", "code", "--data", dir, "--config", cfg)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	base := "http://" + addr
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.PostForm(base+"/setup", url.Values{"code": {lines[len(lines)-1]}, "password": {"kitchen radio"}, "confirm": {"kitchen radio"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/setup/name" {
+		t.Fatalf("setup: %d to %s, want the welcome", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	cookie := resp.Cookies()[0]
+	req, _ := http.NewRequest("GET", base+"/setup/model", nil)
+	req.AddCookie(cookie)
+	page, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(body)
+	if page.StatusCode != http.StatusOK || m == nil {
+		t.Fatalf("GET /setup/model: %d\n%s", page.StatusCode, body)
+	}
+	post := func(host string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", base+"/setup/model", strings.NewReader(url.Values{"csrf": {string(m[1])}, "host": {host}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(cookie)
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := post(strings.TrimPrefix(srv.URL, "http://")); code != http.StatusOK || !strings.Contains(body, `value="`+testModel.Name+`"`) {
+		t.Errorf("the test server's models: %d\n%s", code, body)
+	}
+	dead := deadPort(t)
+	if code, body := post(dead); code != http.StatusOK || !strings.Contains(body, "http://"+dead) {
+		t.Errorf("a host where nothing answers: %d, want its name in the page\n%s", code, body)
+	}
+	if code, body := post("not a host::"); code != http.StatusBadRequest || !strings.Contains(body, `class="field-error"`) {
+		t.Errorf("an address that is not one: %d\n%s", code, body)
+	}
+}

@@ -3,6 +3,7 @@ package box
 import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/probe"
 )
 
 // API is the box's resources as a one-shot command serves them to itself
@@ -31,5 +32,6 @@ func (b *Box) api(box control.Box, logs control.Logs, pg *page, lv *live, up *up
 		Updates:  updatesResource{up},
 		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint},
 		Logs:     logs,
+		Probe:    probe.Models{},
 	}
 }

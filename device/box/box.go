@@ -124,6 +124,9 @@ func (b *Box) wire() error {
 	o := b.brain.options()
 	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, b.db.Dialogue(), b.db.Diary(), b.db.Facts()
 	o.Place, o.Location = cfg.Assistant.Place, b.res.Location
+	if cfg.Assistant.Room != "" {
+		o.Place = nodePlace(cfg.Assistant.Room, cfg.Assistant.Place)
+	}
 	engine, err := reply.New(o)
 	if err != nil {
 		return err

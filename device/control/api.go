@@ -246,6 +246,46 @@ type Web interface {
 	Reset(ctx context.Context) (WebCode, error)
 }
 
+// ModelServer is what a model server offers, as the welcome asks it.
+type ModelServer struct {
+	// Host is the server's address as Hark reads what was typed.
+	Host    string  `json:"host"`
+	Version string  `json:"version,omitempty"`
+	Models  []Model `json:"models"`
+}
+
+// Model is one model a server has pulled.
+type Model struct {
+	Name          string `json:"name"`
+	Family        string `json:"family,omitempty"`
+	ParameterSize string `json:"parameter_size,omitempty"`
+	Size          int64  `json:"size,omitempty"` // bytes on the server's disk
+}
+
+// Trial is a model's answer to the welcome's test question.
+type Trial struct {
+	Question string        `json:"question"`
+	Answer   string        `json:"answer"`
+	Took     time.Duration `json:"took"`
+}
+
+// ModelTrial is what POST /api/v1/models/try carries.
+type ModelTrial struct {
+	Host  string `json:"host"`
+	Model string `json:"model"`
+}
+
+// Probe checks what the welcome is told before it is kept.
+type Probe interface {
+	// Models asks the model server at host (an address as OLLAMA_HOST is
+	// written) for its models. ErrInvalid says what is wrong with an
+	// address that is not one; ErrUnavailable, naming the host, that no
+	// server answers there.
+	Models(ctx context.Context, host string) (ModelServer, error)
+	// Try asks model on the server at host a short test question.
+	Try(ctx context.Context, host, model string) (Trial, error)
+}
+
 // Fact is one thing the assistant was asked to remember.
 type Fact struct {
 	ID   string    `json:"id"`
@@ -338,6 +378,7 @@ type API struct {
 	Updates  Updates
 	Asker    Asker
 	Logs     Logs
+	Probe    Probe
 }
 
 func notServed(what string) error {

@@ -305,6 +305,20 @@ func (c *Client) ResetWeb(ctx context.Context) (WebCode, error) {
 	return w, err
 }
 
+// Models asks the model server at host for its models.
+func (c *Client) Models(ctx context.Context, host string) (ModelServer, error) {
+	var ms ModelServer
+	err := c.do(ctx, http.MethodGet, "/api/v1/models?host="+url.QueryEscape(host), nil, &ms)
+	return ms, err
+}
+
+// TryModel asks model on the server at host the test question.
+func (c *Client) TryModel(ctx context.Context, host, model string) (Trial, error) {
+	var tr Trial
+	err := c.do(ctx, http.MethodPost, "/api/v1/models/try", ModelTrial{Host: host, Model: model}, &tr)
+	return tr, err
+}
+
 // Facts lists what the assistant remembers.
 func (c *Client) Facts(ctx context.Context) ([]Fact, error) {
 	var l []Fact

@@ -29,6 +29,7 @@ func Handler(a API) http.Handler {
 	memoryRoutes(h.of("memory", a.Memory != nil), a.Memory)
 	askRoutes(h.of("ask", a.Asker != nil), a.Asker)
 	logRoutes(h.of("logs", a.Logs != nil), a.Logs)
+	probeRoutes(h.of("model checks", a.Probe != nil), a.Probe)
 	mux.Handle("/", admin(func(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("%w: no endpoint %s %s", ErrNotFound, r.Method, r.URL.Path)
 	}))
@@ -259,5 +260,27 @@ func logRoutes(h routes, l Logs) {
 			n = v
 		}
 		return writeJSON(w, LogLines{Lines: nonNil(l.Tail(n))})
+	})
+}
+
+func probeRoutes(h routes, p Probe) {
+	h("GET /api/v1/models", func(w http.ResponseWriter, r *http.Request) error {
+		ms, err := p.Models(r.Context(), r.URL.Query().Get("host"))
+		if err != nil {
+			return err
+		}
+		ms.Models = nonNil(ms.Models)
+		return writeJSON(w, ms)
+	})
+	h("POST /api/v1/models/try", func(w http.ResponseWriter, r *http.Request) error {
+		var mt ModelTrial
+		if err := readJSON(w, r, &mt); err != nil {
+			return err
+		}
+		tr, err := p.Try(r.Context(), mt.Host, mt.Model)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, tr)
 	})
 }

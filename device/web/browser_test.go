@@ -90,6 +90,19 @@ func (c *chrome) click(what, button string) {
 	}
 }
 
+// clickFor clicks like click and returns the status the page answered
+// with, whatever it is.
+func (c *chrome) clickFor(what, button string) int64 {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
+	defer cancel()
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(button)))
+	if err != nil {
+		c.t.Fatalf("%s: %v", what, err)
+	}
+	return resp.Status
+}
+
 // open goes to a page of the site and waits for it.
 func (c *chrome) open(path string) {
 	c.t.Helper()
@@ -143,6 +156,43 @@ func (c *chrome) screenshot(name string) {
 	c.t.Logf("screenshot: %s", p)
 }
 
+// startChrome starts a headless Chromium for the test, over the page at
+// base, or skips the test without one (or with -short). The browser stops
+// with the test.
+func startChrome(t *testing.T, base string) *chrome {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the browser test starts Chromium: not with -short")
+	}
+	path := chromium()
+	if path == "" {
+		t.Skip("chromium is not installed (apt-get install chromium; .ci/deps installs it): neither chromium nor chromium-browser is on PATH")
+	}
+	shots := os.Getenv("HARK_SCREENSHOTS")
+	if shots == "" {
+		shots = t.ArtifactDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox, // the tests run as root
+		chromedp.DisableGPU,
+		chromedp.WindowSize(desktopWidth, desktopHeight),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc(); cancel() })
+	// The browser lives as long as the context of its first run: this one,
+	// not a step's.
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start %s: %v", path, err)
+	}
+	return &chrome{t: t, ctx: bctx, base: base, shot: shots}
+}
+
 // noSideways fails when the page is wider than the window: on a phone it
 // must be one column with nothing to scroll sideways.
 func (c *chrome) noSideways(page string) {
@@ -160,45 +210,12 @@ func (c *chrome) noSideways(page string) {
 // (go test -artifacts keeps them, under -outputdir; HARK_SCREENSHOTS=DIR
 // puts them in DIR).
 func TestBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the browser test starts Chromium: not with -short")
-	}
-	path := chromium()
-	if path == "" {
-		t.Skip("chromium is not installed (apt-get install chromium; .ci/deps installs it): neither chromium nor chromium-browser is on PATH")
-	}
-	shots := os.Getenv("HARK_SCREENSHOTS")
-	if shots == "" {
-		shots = t.ArtifactDir()
-	} else if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
 	r := newRig(t)
 	state := &liveBox{state: "idle"}
 	r.srv.o.API.Box = state // before the first request: the handlers read it per request
 	srv := httptest.NewServer(r.h)
-	defer srv.Close() // after the browser is gone: the event stream ends with its connection
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox, // the tests run as root
-		chromedp.DisableGPU,
-		chromedp.WindowSize(desktopWidth, desktopHeight),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	// The browser lives as long as the context of its first run: this one,
-	// not a step's.
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start %s: %v", path, err)
-	}
-	c := &chrome{t: t, ctx: bctx, base: srv.URL, shot: shots}
+	t.Cleanup(srv.Close) // after the browser is gone: the event stream ends with its connection
+	c := startChrome(t, srv.URL)
 
 	// The first visit: the page asks for the code the speaker says and a
 	// password.
@@ -220,10 +237,11 @@ func TestBrowser(t *testing.T) {
 	)
 	c.click("set up", `form[action="/setup"] button[type="submit"]`)
 
-	// The status page.
-	if loc := run(c, "location", chromedp.Location()); loc != srv.URL+"/" {
-		t.Fatalf("after setting up the page is %s, want the status page", loc)
+	// The welcome, left for later; then the status page.
+	if loc := run(c, "location", chromedp.Location()); loc != srv.URL+"/setup/name" {
+		t.Fatalf("after setting up the page is %s, want the welcome", loc)
 	}
+	c.open("/")
 	if h := c.text("main h1"); h != "Status" {
 		t.Errorf("the status page's heading is %q", h)
 	}

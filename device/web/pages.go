@@ -75,7 +75,11 @@ func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("web page set up", "from", r.RemoteAddr)
 	setSession(w, r, t)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	to := "/"
+	if s.o.API.Settings != nil {
+		to = "/setup/" + steps[0].Name // the welcome
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -139,6 +143,7 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 	handle("GET /logs/download", s.logsDownload)
 	handle("GET /events", s.events)
 	s.alertRoutes(handle)
+	s.welcomeRoutes(handle)
 	s.settingsRoutes(handle)
 	s.networkRoutes(handle, s.o.Network)
 	s.updatesRoutes(handle)

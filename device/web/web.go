@@ -166,6 +166,12 @@ func (s *Server) Reset(ctx context.Context) (string, error) {
 	return code, err
 }
 
+// language is one the box listens and answers in.
+type language struct{ Code, Name string }
+
+var languages = []language{{"auto", "Whatever language it hears"}, {"en", "English"}, {"de", "German (Deutsch)"},
+	{"fr", "French (Français)"}, {"es", "Spanish (Español)"}}
+
 // navItem is one page in the navigation.
 type navItem struct{ Name, Path, Label string }
 
@@ -198,9 +204,11 @@ var funcs = template.FuncMap{
 		}
 		return 100 * part / whole
 	},
-	"left":    func(t time.Time) string { return left(t, time.Now()) },
-	"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"ringing": ringingSentence,
+	"left":      func(t time.Time) string { return left(t, time.Now()) },
+	"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"ringing":   ringingSentence,
+	"secs":      func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
+	"languages": func() []language { return languages },
 	"in": func(t time.Time) string {
 		d := time.Until(t).Round(time.Second)
 		if d < 0 {

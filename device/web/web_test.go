@@ -196,7 +196,8 @@ func (st *settings) List(context.Context) ([]control.Setting, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []control.Setting
-	for _, k := range []string{"assistant.name", "audio.volume", "listen.mode", "ollama.host"} {
+	for _, k := range []string{"assistant.name", "audio.volume", "listen.mode", "ollama.host", "assistant.room", "assistant.time_zone", "assistant.place",
+		"weather.location", "whisper.language", "tts.voice", "ollama.model"} {
 		s := control.Setting{Key: k, Value: st.running[k], Help: "Help for " + k + ".", Source: "default"}
 		if k == "listen.mode" {
 			s.Choices = []string{"tap", "hold"}
@@ -434,7 +435,7 @@ func (r *rig) setUp() *browser {
 	}
 	b := r.browser()
 	w := b.do("POST", "/setup", url.Values{"code": {code}, "password": {"correct horse"}, "confirm": {"correct horse"}})
-	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/" || b.cookie == "" {
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/setup/name" || b.cookie == "" {
 		r.t.Fatalf("setup: %d %q", w.Code, w.Body.String())
 	}
 	return b

@@ -143,6 +143,7 @@ type Endpoint struct {
 // Assistant configures the persona and the conversation.
 type Assistant struct {
 	Name              string   `toml:"name"`
+	Room              string   `toml:"room"`
 	Place             string   `toml:"place"`
 	TimeZone          string   `toml:"time_zone"`
 	ConversationLapse Duration `toml:"conversation_lapse"`

@@ -7,6 +7,9 @@
   var byId = function (id) { return document.getElementById(id); };
   var state = byId("state"), log = byId("log"), progress = byId("update-progress");
   var ringing = byId("ringing"), alerts = byId("alerts");
+  // The welcome's time zone: the browser's own, when the box has none.
+  var zone = document.querySelector("[data-browser-zone]");
+  if (zone && !zone.value && window.Intl) zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
   var csrf = document.documentElement.dataset.csrf;
 
   // A countdown: "4:59", "1:02:03", "2 days 3 h", "now".
