@@ -339,6 +339,12 @@ func (s *Server) conversationsDeleteAll(w http.ResponseWriter, r *request) {
 		s.back(w, r, "/conversations", sentence(err))
 		return
 	}
+	if r.PostFormValue("confirm") != "yes" {
+		v := s.page(r, "Delete every conversation?", "conversations")
+		v.Data = len(cs)
+		s.render(w, http.StatusOK, "confirm", v)
+		return
+	}
 	for _, c := range cs {
 		if err := s.o.API.Memory.DeleteConversation(r.Context(), c.ID); err != nil && !errors.Is(err, control.ErrNotFound) {
 			s.back(w, r, "/conversations", sentence(err))
@@ -506,6 +512,11 @@ func (s *Server) accountPage(w http.ResponseWriter, r *request) {
 
 func (s *Server) accountPassword(w http.ResponseWriter, r *request) {
 	v := s.page(r, "Account", "account")
+	if r.PostFormValue("confirm") != r.PostFormValue("password") {
+		v.Field["confirm"] = "The two new passwords differ."
+		s.render(w, http.StatusBadRequest, "account", v)
+		return
+	}
 	err := s.access.changePassword(r.Context(), source(r.Request), r.token, r.PostFormValue("old"), r.PostFormValue("password"))
 	switch {
 	case errors.Is(err, errWrong):

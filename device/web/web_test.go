@@ -633,8 +633,11 @@ func TestMemoryAndConversations(t *testing.T) {
 	if b.post("/conversations/c1/delete", nil); len(r.house.convs) != 1 {
 		t.Errorf("delete one: %v", r.house.convs)
 	}
-	if b.post("/conversations/delete", nil); len(r.house.convs) != 0 {
-		t.Errorf("delete all: %v", r.house.convs)
+	if w := b.post("/conversations/delete", nil); w.Code != http.StatusOK || len(r.house.convs) != 1 || !strings.Contains(w.Body.String(), "Yes, delete all 1") {
+		t.Errorf("delete all, unconfirmed: %d, %v left\n%s", w.Code, r.house.convs, w.Body.String())
+	}
+	if b.post("/conversations/delete", url.Values{"confirm": {"yes"}}); len(r.house.convs) != 0 {
+		t.Errorf("delete all, confirmed: %v", r.house.convs)
 	}
 }
 
@@ -694,10 +697,14 @@ func TestSessionsExpireAndLogOutEverywhere(t *testing.T) {
 	c.do("POST", "/login", url.Values{"password": {"correct horse"}})
 	d := r.browser()
 	d.do("POST", "/login", url.Values{"password": {"correct horse"}})
-	if w := c.post("/account/password", url.Values{"old": {"wrong one!"}, "password": {"battery staple"}}); !strings.Contains(w.Body.String(), "That is not the right password.") {
+	if w := c.post("/account/password", url.Values{"old": {"wrong one!"}, "password": {"battery staple"}, "confirm": {"battery staple"}}); !strings.Contains(w.Body.String(), "That is not the right password.") {
 		t.Errorf("a wrong old password: %d", w.Code)
 	}
-	if w := c.post("/account/password", url.Values{"old": {"correct horse"}, "password": {"battery staple"}}); w.Code != http.StatusSeeOther {
+	if w := c.post("/account/password", url.Values{"old": {"correct horse"}, "password": {"battery staple"}, "confirm": {"battery stapel"}}); w.Code != http.StatusBadRequest ||
+		!strings.Contains(w.Body.String(), "The two new passwords differ.") {
+		t.Errorf("a confirmation that differs: %d", w.Code)
+	}
+	if w := c.post("/account/password", url.Values{"old": {"correct horse"}, "password": {"battery staple"}, "confirm": {"battery staple"}}); w.Code != http.StatusSeeOther {
 		t.Fatalf("change: %d %s", w.Code, w.Body.String())
 	}
 	if c.do("GET", "/", nil).Code != http.StatusOK || d.do("GET", "/", nil).Code != http.StatusSeeOther {
