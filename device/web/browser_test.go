@@ -248,6 +248,13 @@ func TestBrowser(t *testing.T) {
 	if s := c.text("#state"); s != "idle" {
 		t.Errorf("the state shows %q, want idle", s)
 	}
+	if a := c.text("#answer"); a != "Yes: it can hear you and answer you." {
+		t.Errorf("the status page leads with %q", a)
+	}
+	if open := eval[bool](c, `document.querySelector("details.details").open`); open {
+		t.Error("the details are open without being asked for")
+	}
+	c.step("open the details", chromedp.Click(chromedp.CSS("details.details summary")))
 	if hl := c.text("#health"); hl != "All checks pass" {
 		t.Errorf("the health shows %q", hl)
 	}

@@ -44,7 +44,8 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 			State  string          `json:"state"`
 			Ready  bool            `json:"ready"`
 			Checks []control.Check `json:"checks"`
-		}{full.State, full.Ready, full.Checks})
+			Answer control.Answer  `json:"answer"`
+		}{full.State, full.Ready, full.Checks, full.CanAnswer()})
 		if string(st) != string(lastState) {
 			fmt.Fprintf(w, "event: state\ndata: %s\n\n", st)
 			lastState = st

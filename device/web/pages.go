@@ -182,11 +182,12 @@ func (s *Server) statusPage(w http.ResponseWriter, r *request) {
 	}
 	v.Data = struct {
 		control.Status
+		Answer  control.Answer
 		Healthy bool
 		Why     string
 		Version string
 		Slots   []control.UpdateSlot
-	}{st, healthy, why, s.o.Version, slots}
+	}{st, st.CanAnswer(), healthy, why, s.o.Version, slots}
 	s.render(w, http.StatusOK, "status", v)
 }
 

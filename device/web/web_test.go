@@ -1074,3 +1074,31 @@ func TestResetPassword(t *testing.T) {
 		t.Errorf("after Reset on the store the page asks for %q, want %q", got, offline)
 	}
 }
+
+// downBox is a box whose model server does not answer.
+type downBox struct{ box }
+
+func (d *downBox) Status(ctx context.Context) control.Status {
+	st := d.box.Status(ctx)
+	st.Links = []control.Check{{Name: "model server", Detail: "http://gpu.lan:11434, unreachable: llm: version: dial tcp 10.0.0.9:11434: connect: connection refused"}}
+	return st
+}
+
+// TestStatusLeadsWithTheAnswer: with the model server down the status page
+// says first, in one plain sentence, that it answers only simple things
+// and what to do; the raw error is only in the details fold.
+func TestStatusLeadsWithTheAnswer(t *testing.T) {
+	r := newRig(t)
+	r.srv.o.API.Box = &downBox{box{state: "idle"}}
+	b := r.setUp()
+	body := b.do("GET", "/", nil).Body.String()
+	answer := strings.Index(body, "Only simple things: it cannot reach its model server (http://gpu.lan:11434)")
+	details := strings.Index(body, "<details")
+	raw := strings.Index(body, "connection refused")
+	if answer < 0 || details < 0 || raw < details || answer > details {
+		t.Errorf("the answer at %d, the details fold at %d, the raw error at %d:\n%s", answer, details, raw, body)
+	}
+	if !strings.Contains(body, `<a href="/setup/model">Put it right</a>`) || strings.Contains(body, "All checks pass</span>") && !strings.Contains(body, "<details") {
+		t.Errorf("no way to put it right:\n%s", body)
+	}
+}

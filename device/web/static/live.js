@@ -66,7 +66,10 @@
       answer.textContent = s.answer.sentence;
       answer.className = "answer " + (s.answer.ok ? "ok" : "bad");
       var todo = byId("answer-todo");
-      if (todo) todo.textContent = s.answer.todo || "";
+      if (todo) {
+        todo.textContent = s.answer.todo || "";
+        if (s.answer.fix) todo.appendChild(el("a", { href: s.answer.fix }, ["Put it right"]));
+      }
     }
     var health = byId("health");
     if (health) {
