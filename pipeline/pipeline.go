@@ -135,6 +135,10 @@ type Options struct {
 	// Log receives turn summaries at Info and state changes at Debug. It
 	// never receives what the user said. Nil discards.
 	Log *slog.Logger
+	// Turns, when set, is told each turn as it went once it is over (the
+	// turn's goroutine calls it before the next turn can start); it must
+	// return quickly.
+	Turns func(voice.Turn)
 }
 
 // FollowUpPolicy says when the microphone reopens after a reply.

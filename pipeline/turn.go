@@ -20,6 +20,12 @@ var (
 // runTurn takes one turn from listening to the end of the reply's speech.
 func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	began := time.Now()
+	rec := voice.Turn{ID: t.id, Began: began}
+	defer func() {
+		if p.opts.Turns != nil {
+			p.opts.Turns(rec)
+		}
+	}()
 	log := p.log.With("turn_id", t.id)
 	p.publish(voice.Status{State: voice.Listening, Turn: t.id, FollowUp: followUp})
 	var earcons sync.WaitGroup
@@ -44,10 +50,12 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		return
 	}
 	if err != nil {
+		rec.Err = failure(ctx, err)
 		p.fail(ctx, t, &earcons, "record", err)
 		return
 	}
 	heard := time.Now()
+	rec.Endpoint = heard.Sub(began)
 	p.earcon(ctx, &earcons, earconEnd)
 	quiet := p.thinking(ctx, &earcons)
 	defer quiet()
@@ -59,10 +67,12 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	}
 	if err != nil {
 		quiet()
+		rec.Err = failure(ctx, err)
 		p.fail(ctx, t, &earcons, "transcribe", err)
 		return
 	}
 	transcribed := time.Now()
+	rec.Heard, rec.Transcribe = tr.Text, transcribed.Sub(heard)
 
 	p.publish(voice.Status{State: voice.Thinking, Turn: t.id, Text: tr.Text})
 	// The turn's language, decided once: the reply, its commands and the
@@ -77,6 +87,10 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	quiet() // a reply that said nothing before it ended
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // the reply was written, but a press cut its speech short
+	}
+	rec.Said, rec.Cut, rec.Err = v.said, ctx.Err() != nil, failure(ctx, err)
+	if !v.firstAudio.IsZero() {
+		rec.FirstAudio = v.firstAudio.Sub(heard)
 	}
 	switch p.opts.FollowUp.Policy {
 	case FollowUpAlways:
@@ -122,6 +136,15 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, o
 			p.earcon(ctx, earcons, earconError)
 		}
 	}
+}
+
+// failure is err as a turn's record says it: "" for none, for a turn a
+// press cancelled and for one that heard nothing.
+func failure(ctx context.Context, err error) string {
+	if err == nil || ctx.Err() != nil || errors.Is(err, voice.ErrNoSpeech) {
+		return ""
+	}
+	return err.Error()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

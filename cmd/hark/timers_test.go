@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +72,33 @@ func TestTimersStopContract(t *testing.T) {
 	if code := run(t.Context(), []string{"timers", "cancel", "soup", "--data", dir, "--config", cfg}, env{stdout: &output{}, stderr: &errOut, getenv: getenv}); code != 1 ||
 		!strings.Contains(errOut.String(), `no timer, alarm or reminder has the id or name "soup"`) {
 		t.Errorf("timers cancel soup: code %d, %q", code, errOut.String())
+	}
+}
+
+// TestDataWithoutAStore: a --data that names no store is said, not made:
+// a missing directory and one holding other things are refused; an empty
+// one gets a store; hark run makes one anywhere.
+func TestDataWithoutAStore(t *testing.T) {
+	home := t.TempDir()
+	getenv := vars(map[string]string{"HOME": home})
+	for _, tc := range []struct{ name, dir, want string }{
+		{"missing", filepath.Join(home, "typo"), "there is no such directory"},
+		{"other things", home, "holds no Hark store"},
+	} {
+		if tc.name == "other things" {
+			os.WriteFile(filepath.Join(home, "notes.txt"), []byte("x"), 0o644)
+		}
+		var out, errOut output
+		code := run(t.Context(), []string{"timers", "--data", tc.dir}, env{stdout: &out, stderr: &errOut, getenv: getenv})
+		if code != 1 || !strings.Contains(errOut.String(), tc.want) || strings.Contains(out.String(), "no timers") {
+			t.Errorf("%s: code %d, %q %q", tc.name, code, out.String(), errOut.String())
+		}
+		if _, err := os.Stat(filepath.Join(tc.dir, "MANIFEST")); err == nil {
+			t.Errorf("%s: a store was made", tc.name)
+		}
+	}
+	empty := t.TempDir()
+	if out := runIn(t, getenv, "", "timers", "--data", empty); out != "no timers\n" {
+		t.Errorf("an empty directory: %q", out)
 	}
 }

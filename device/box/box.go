@@ -58,6 +58,7 @@ type Box struct {
 	// through the node, as the configuration chose once.
 	answerer answerer
 	closers  []func() // what the box's API opened
+	turns    *turnLog // the last turns, for the page's live view
 }
 
 // Open opens the data directory's store and connects the parts: a node of
@@ -71,6 +72,7 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 		return nil, err
 	}
 	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), db: db}
+	b.turns = newTurnLog(db.Dialogue(), b.log.Warn)
 	if err := b.wire(); err != nil {
 		db.Close()
 		return nil, err
@@ -122,7 +124,9 @@ func (b *Box) wire() error {
 		return err
 	}
 	o := b.brain.options()
-	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, b.db.Dialogue(), b.db.Diary(), b.db.Facts()
+	// A voice turn's exchange is kept once the turn says how much of the
+	// reply was heard.
+	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, heardDialogue{b.db.Dialogue()}, b.db.Diary(), b.db.Facts()
 	o.Place, o.Location = cfg.Assistant.Place, b.res.Location
 	if cfg.Assistant.Room != "" {
 		o.Place = nodePlace(cfg.Assistant.Room, cfg.Assistant.Place)

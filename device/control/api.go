@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -107,6 +108,18 @@ type SetupIO interface {
 	Ask(q string) (string, error)
 	// Say shows a line.
 	Say(line string)
+}
+
+// AsksSecret reports whether a setup's question asks for something not to
+// be shown as it is typed: a token, a password, a key or a secret.
+func AsksSecret(question string) bool {
+	q := strings.ToLower(question)
+	for _, w := range []string{"token", "password", "passphrase", "key", "secret"} {
+		if strings.Contains(q, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Commands are the assistant's commands.
@@ -286,6 +299,35 @@ type Probe interface {
 	Try(ctx context.Context, host, model string) (Trial, error)
 }
 
+// Turn is one turn of talk, as the page's live view shows it: what was
+// heard (or typed), what was said, and how long each stage took, in
+// milliseconds (0 for a stage the turn did not have).
+type Turn struct {
+	ID     string    `json:"id"`
+	At     time.Time `json:"at"`
+	Source string    `json:"source"` // "voice" or "typed"
+	Heard  string    `json:"heard"`
+	Said   string    `json:"said"`
+	// Cut is set when a press or a stop cut the reply short: Said is what
+	// was said of it.
+	Cut   bool   `json:"cut,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Endpoint is from the press to the end of the utterance; Transcribe
+	// the transcription; FirstToken from the question to the model's
+	// first word; FirstAudio from the end of the utterance to the first
+	// sound of the reply; Total the whole reply.
+	Endpoint   float64 `json:"endpoint_ms"`
+	Transcribe float64 `json:"transcribe_ms"`
+	FirstToken float64 `json:"first_token_ms"`
+	FirstAudio float64 `json:"first_audio_ms"`
+	Total      float64 `json:"total_ms"`
+}
+
+// Turns are the last turns of talk, oldest first.
+type Turns interface {
+	Turns(ctx context.Context) ([]Turn, error)
+}
+
 // Fact is one thing the assistant was asked to remember.
 type Fact struct {
 	ID   string    `json:"id"`
@@ -379,6 +421,7 @@ type API struct {
 	Asker    Asker
 	Logs     Logs
 	Probe    Probe
+	Turns    Turns
 }
 
 func notServed(what string) error {

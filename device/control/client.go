@@ -319,6 +319,13 @@ func (c *Client) TryModel(ctx context.Context, host, model string) (Trial, error
 	return tr, err
 }
 
+// Turns lists the last turns of talk, oldest first.
+func (c *Client) Turns(ctx context.Context) ([]Turn, error) {
+	var l []Turn
+	err := c.do(ctx, http.MethodGet, "/api/v1/turns", nil, &l)
+	return l, err
+}
+
 // Facts lists what the assistant remembers.
 func (c *Client) Facts(ctx context.Context) ([]Fact, error) {
 	var l []Fact

@@ -47,6 +47,7 @@
 //	POST   /api/v1/web/reset               WebCode: forget the page's password; its new setup code
 //	GET    /api/v1/models?host=H         ModelServer: the models of the server at H (the welcome)
 //	POST   /api/v1/models/try              ModelTrial: ask a model the test question; the Trial
+//	GET    /api/v1/turns                   []Turn: the last 50 turns, heard and said, with their stages' times
 //	GET    /api/v1/facts                   []Fact: what the assistant was asked to remember
 //	DELETE /api/v1/facts/{id}              forget one
 //	GET    /api/v1/conversations           []Conversation: the dialogue, by conversation

@@ -30,6 +30,13 @@ func Handler(a API) http.Handler {
 	askRoutes(h.of("ask", a.Asker != nil), a.Asker)
 	logRoutes(h.of("logs", a.Logs != nil), a.Logs)
 	probeRoutes(h.of("model checks", a.Probe != nil), a.Probe)
+	h.of("turns", a.Turns != nil)("GET /api/v1/turns", func(w http.ResponseWriter, r *http.Request) error {
+		l, err := a.Turns.Turns(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(l))
+	})
 	mux.Handle("/", admin(func(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("%w: no endpoint %s %s", ErrNotFound, r.Method, r.URL.Path)
 	}))
