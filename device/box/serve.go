@@ -41,6 +41,9 @@ func (r *running) serve(ctx context.Context) error {
 	up := newUpdates(b.cfg, b.version, status, r.log)
 	defer up.close()
 	api := b.api(status, r.tail, pg, &live{level: r.level, restart: func() { reset(ErrRestart) }}, up)
+	if r.synth != nil {
+		api.Voice = voiceResource{r.synth}
+	}
 	wg.Go(func() { r.serveWeb(octx, api, pg) })
 	wg.Go(func() {
 		if err := control.Serve(octx, b.cfg.ControlSocket, control.Handler(api), r.log); err != nil {

@@ -323,6 +323,13 @@ type Turn struct {
 	Total      float64 `json:"total_ms"`
 }
 
+// Voice reads text aloud in the box's own voice.
+type Voice interface {
+	// WAV is text spoken in the voice of language ("" for the box's own),
+	// as a WAV file; ErrUnavailable when the box has no voice.
+	WAV(ctx context.Context, text, language string) ([]byte, error)
+}
+
 // Turns are the last turns of talk, oldest first.
 type Turns interface {
 	Turns(ctx context.Context) ([]Turn, error)
@@ -422,6 +429,7 @@ type API struct {
 	Logs     Logs
 	Probe    Probe
 	Turns    Turns
+	Voice    Voice
 }
 
 func notServed(what string) error {

@@ -48,6 +48,7 @@
 //	GET    /api/v1/models?host=H         ModelServer: the models of the server at H (the welcome)
 //	POST   /api/v1/models/try              ModelTrial: ask a model the test question; the Trial
 //	GET    /api/v1/turns                   []Turn: the last 50 turns, heard and said, with their stages' times
+//	POST   /api/v1/voice                   Question: its text spoken in the box's voice, as audio/wav
 //	GET    /api/v1/facts                   []Fact: what the assistant was asked to remember
 //	DELETE /api/v1/facts/{id}              forget one
 //	GET    /api/v1/conversations           []Conversation: the dialogue, by conversation

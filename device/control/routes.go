@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // handlerFunc serves one endpoint; its error is written as JSON.
@@ -30,6 +31,22 @@ func Handler(a API) http.Handler {
 	askRoutes(h.of("ask", a.Asker != nil), a.Asker)
 	logRoutes(h.of("logs", a.Logs != nil), a.Logs)
 	probeRoutes(h.of("model checks", a.Probe != nil), a.Probe)
+	h.of("voice", a.Voice != nil)("POST /api/v1/voice", func(w http.ResponseWriter, r *http.Request) error {
+		var q Question
+		if err := readJSON(w, r, &q); err != nil {
+			return err
+		}
+		if strings.TrimSpace(q.Text) == "" {
+			return fmt.Errorf("%w: no text to say", ErrInvalid)
+		}
+		wav, err := a.Voice.WAV(r.Context(), q.Text, q.Language)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "audio/wav")
+		_, err = w.Write(wav)
+		return err
+	})
 	h.of("turns", a.Turns != nil)("GET /api/v1/turns", func(w http.ResponseWriter, r *http.Request) error {
 		l, err := a.Turns.Turns(r.Context())
 		if err != nil {

@@ -144,6 +144,7 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 	handle("GET /events", s.events)
 	s.alertRoutes(handle)
 	s.welcomeRoutes(handle)
+	s.talkRoutes(handle)
 	s.settingsRoutes(handle)
 	s.networkRoutes(handle, s.o.Network)
 	s.updatesRoutes(handle)

@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -175,7 +176,7 @@ var languages = []language{{"auto", "Whatever language it hears"}, {"en", "Engli
 // navItem is one page in the navigation.
 type navItem struct{ Name, Path, Label string }
 
-var nav = []navItem{{"status", "/", "Status"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
+var nav = []navItem{{"status", "/", "Status"}, {"talk", "/talk", "Talk"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
 	{"memory", "/memory", "Memory"}, {"settings", "/settings", "Settings"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
 	{"updates", "/updates", "Updates"}, {"logs", "/logs", "Logs"}, {"network", "/network", "Network"}, {"account", "/account", "Account"}}
 
@@ -209,6 +210,12 @@ var funcs = template.FuncMap{
 	"ringing":   ringingSentence,
 	"secs":      func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
 	"languages": func() []language { return languages },
+	"reverseTurns": func(ts []control.Turn) []control.Turn {
+		out := slices.Clone(ts)
+		slices.Reverse(out)
+		return out
+	},
+	"stagesText": stagesText,
 	"in": func(t time.Time) string {
 		d := time.Until(t).Round(time.Second)
 		if d < 0 {
