@@ -92,7 +92,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	if !v.firstAudio.IsZero() {
 		rec.FirstAudio = v.firstAudio.Sub(heard)
 	}
-	switch p.opts.FollowUp.Policy {
+	switch p.followUpPolicy() {
 	case FollowUpAlways:
 		t.followUp.Store(err == nil)
 	case FollowUpWhenAsked:
@@ -131,7 +131,7 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, o
 	default:
 		p.log.Warn("turn failed", "turn_id", t.id, "during", op, "err", err)
 		p.publish(voice.Status{State: voice.Error, Turn: t.id, Err: err})
-		if p.opts.Earcons.Error {
+		if p.earcons().Error {
 			earcons.Wait()
 			p.earcon(ctx, earcons, earconError)
 		}

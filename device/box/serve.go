@@ -40,7 +40,11 @@ func (r *running) serve(ctx context.Context) error {
 	wg.Go(func() { status.Follow(octx, ctlFeed) })
 	up := newUpdates(b.cfg, b.version, status, r.log)
 	defer up.close()
-	api := b.api(status, r.tail, pg, &live{level: r.level, restart: func() { reset(ErrRestart) }}, up)
+	lv := &live{level: r.level, restart: func() { reset(ErrRestart) }, pipe: r.p, earcons: dev.earcons != (pipeline.Earcons{}) || b.cfg.Board != "sim"}
+	if e, ok := b.answerer.(engineAnswerer); ok {
+		lv.persona = e.engine.SetPersona
+	}
+	api := b.api(status, r.tail, pg, lv, up)
 	if r.synth != nil {
 		api.Voice = voiceResource{r.synth}
 	}

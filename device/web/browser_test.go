@@ -347,7 +347,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`input[name="assistant.name"]`), "Friday"),
 	)
 	c.click("save the settings", `form.settings button[type="submit"]`)
-	if f := c.text(".flash"); !strings.HasPrefix(f, "Kept assistant.name:") {
+	if f := c.text(".flash"); !strings.HasPrefix(f, "Kept for when Hark starts again: its name.") {
 		t.Errorf("after saving a setting the page says %q", f)
 	}
 	c.screenshot("settings-desktop")

@@ -345,7 +345,7 @@ func newRig(t testing.TB) *rig {
 			{ID: "c2", Exchanges: []control.Exchange{{At: time.Now(), User: "what time is it", Assistant: "Ten past nine."}}}}}
 	r := &rig{t: t, house: h, now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC),
 		updates:  &updates{st: control.UpdateStatus{Running: "1.3.2", Other: "B", Slots: []control.UpdateSlot{{Name: "A", State: "booted", Version: "1.3.2", Good: "good"}, {Name: "B", State: "inactive", Version: "1.3.1"}}}},
-		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan"}, saved: map[string]string{}}}
+		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan", "whisper.language": "auto"}, saved: map[string]string{}}}
 	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
 		Settings: r.settings, Updates: r.updates, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
 	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir()), Version: "v-test", Now: r.clock,
@@ -441,7 +441,7 @@ func (r *rig) setUp() *browser {
 	return b
 }
 
-var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/network", "/updates", "/account"}
+var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/network", "/updates", "/account", "/talk"}
 
 func TestAnonymousRequestsGoToSetupThenLogin(t *testing.T) {
 	r := newRig(t)
@@ -514,7 +514,7 @@ func TestEveryPageRenders(t *testing.T) {
 	r := newRig(t)
 	b := r.setUp()
 	want := map[string]string{"/": "v-test", "/timers": "Nothing is set.", "/conversations": "Ten past nine.", "/memory": "the cat is called Miso",
-		"/commands": "home_control", "/settings": "Help for audio.volume.", "/network": "simulation", "/updates": "Roll back to slot B", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
+		"/commands": "home_control", "/settings": "How loud it speaks and rings.", "/network": "simulation", "/updates": "Roll back to slot B", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere", "/talk": "Ask it something"}
 	for _, p := range pages {
 		w := b.do("GET", p, nil)
 		body := w.Body.String()
@@ -780,7 +780,7 @@ func TestSettings(t *testing.T) {
 	// a bad value is shown by its field; the good one is still kept
 	w := b.post("/settings", url.Values{"assistant.name": {"Friday"}, "audio.volume": {"140"}, "listen.mode": {"tap"}})
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "&#34;140&#34; is outside 0..100.") || !strings.Contains(w.Body.String(), `id="e-audio.volume"`) ||
-		!strings.Contains(w.Body.String(), `value="140"`) || !strings.Contains(w.Body.String(), "Kept assistant.name") {
+		!strings.Contains(w.Body.String(), `value="140"`) || !strings.Contains(w.Body.String(), "Kept: its name.") {
 		t.Errorf("a refused value: %d\n%s", w.Code, w.Body.String())
 	}
 	// a locked key is not changed by a forged field
@@ -802,8 +802,37 @@ func TestSettings(t *testing.T) {
 		t.Error("no word that nothing changed")
 	}
 	b.post("/settings", url.Values{"audio.volume": {"35"}, "listen.mode": {"hold"}})
-	if body := b.do("GET", "/settings", nil).Body.String(); !strings.Contains(body, "audio.volume in use now. Kept listen.mode: Hark uses the new values once it starts again") {
+	if body := b.do("GET", "/settings", nil).Body.String(); !strings.Contains(body, "In use now: volume. Kept for when Hark starts again: how you talk to it.") {
 		t.Errorf("a setting applied at once and one kept:\n%s", body)
+	}
+	// a volume said aloud meanwhile is not overwritten by a page that
+	// showed the old one and saved something else
+	r.settings.mu.Lock()
+	r.settings.running["audio.volume"] = "60"
+	r.settings.mu.Unlock()
+	b.post("/settings", url.Values{"audio.volume": {"35"}, "was.audio.volume": {"35"}, "assistant.name": {"Ada"}, "was.assistant.name": {"Friday"}})
+	if got := r.settings.running["audio.volume"]; got != "60" {
+		t.Errorf("a stale page set the volume to %s, over the 60 said aloud", got)
+	}
+}
+
+// TestSettingsInPlainWords: the settings are grouped under headings, with
+// labels and help written for people, not the configuration's keys; a
+// volume is a slider, a fixed few a list of words, an on/off a switch that
+// saves off when unticked.
+func TestSettingsInPlainWords(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	body := b.do("GET", "/settings", nil).Body.String()
+	for _, want := range []string{"<legend>Its name and where it is</legend>", `<label for="s-assistant.name">Its name</label>`,
+		`type="range" id="s-audio.volume" name="audio.volume" min="0" max="100" value="70"`, `<option value="tap" selected>Press once, then talk`,
+		"What it calls itself when it answers."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the settings page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, ">assistant.name<") || strings.Contains(body, "Help for assistant.name") {
+		t.Errorf("a key or the file's comment shows as a label or help:\n%s", body)
 	}
 }
 

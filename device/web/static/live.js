@@ -7,6 +7,12 @@
   var byId = function (id) { return document.getElementById(id); };
   var state = byId("state"), log = byId("log"), progress = byId("update-progress");
   var ringing = byId("ringing"), alerts = byId("alerts");
+  // A slider says its value as it moves.
+  var ranges = document.querySelectorAll('input[type="range"]');
+  for (var i = 0; i < ranges.length; i++) ranges[i].addEventListener("input", function (e) {
+    var out = document.querySelector('output[for="' + e.target.id + '"]');
+    if (out) out.textContent = e.target.value + (e.target.dataset.unit || "");
+  });
   // The welcome's time zone: the browser's own, when the box has none.
   var zone = document.querySelector("[data-browser-zone]");
   if (zone && !zone.value && window.Intl) zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
