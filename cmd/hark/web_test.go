@@ -130,17 +130,23 @@ func TestWebPageContract(t *testing.T) {
 	body, _ = io.ReadAll(again.Body)
 	again.Body.Close()
 	m = regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(body)
-	// the log level and the volume apply at once, without a restart
-	if r := post("/settings", url.Values{"log.level": {"debug"}, "audio.volume": {"35"}}); r.StatusCode != http.StatusSeeOther {
-		t.Errorf("log level and volume: %d", r.StatusCode)
+	// the log level, the volume, the follow-up and the name apply at
+	// once, without a restart
+	if r := post("/settings", url.Values{"log.level": {"debug"}, "audio.volume": {"35"}, "pipeline.follow_up": {"off"}, "assistant.name": {"Ada"}}); r.StatusCode != http.StatusSeeOther {
+		t.Errorf("log level, volume, follow-up and name: %d", r.StatusCode)
 	}
 	req, _ = http.NewRequest("GET", base+"/settings", nil)
 	req.AddCookie(resp.Cookies()[0])
 	page, _ = noRedirect.Do(req)
 	body, _ = io.ReadAll(page.Body)
 	page.Body.Close()
-	if !strings.Contains(string(body), "log.level, audio.volume in use now.") && !strings.Contains(string(body), "audio.volume, log.level in use now.") {
+	if !strings.Contains(string(body), "In use now: ") || strings.Contains(string(body), "Kept for when Hark starts again") {
 		t.Errorf("the settings applied at once:\n%s", body)
+	}
+	for _, l := range []string{"how much goes in the log", "volume", "listen again after answering", "its name"} {
+		if !strings.Contains(string(body), l) {
+			t.Errorf("%q is not said to be in use now", l)
+		}
 	}
 }
 
