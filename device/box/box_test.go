@@ -3,7 +3,10 @@ package box
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/harkbox/hark/device/box/config"
 )
 
 func TestWipe(t *testing.T) {
@@ -43,5 +46,21 @@ func TestSileroIsTheDefaultWhereItCanRun(t *testing.T) {
 	delete(have, SileroDir+"/"+SileroName)
 	if got := sileroModel("", "/elsewhere/ggml-base.bin", true, exists); got != "" {
 		t.Errorf("no model anywhere: %q, want none (the energy detector)", got)
+	}
+}
+
+func TestPageURLs(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  config.Web
+		want []string
+	}{
+		{config.Web{Listen: "127.0.0.1:8080", TLS: "auto"}, []string{"http://127.0.0.1:8080"}},
+		{config.Web{Listen: ":8080", TLS: "auto", MDNS: true}, []string{"https://" + hostLabel() + ".local:8080", "https://192.168.1.20:8080"}},
+		{config.Web{Listen: ":8080", TLS: "off"}, []string{"http://192.168.1.20:8080"}},
+		{config.Web{Listen: ""}, nil},
+	} {
+		if got := pageURLs(tc.cfg, []string{"192.168.1.20"}); !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: %v, want %v", tc.cfg, got, tc.want)
+		}
 	}
 }

@@ -157,7 +157,8 @@ func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 	b, cfg := r.b, r.b.cfg.Web
 	o := web.Options{API: api, Store: b.db.Settings(), Network: boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, r.log), Sessions: r.sessions,
 		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Log: r.log}
-	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: func(s *web.Server) { pg.srv.Store(s) }}.serve(ctx, o)
+	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: func(s *web.Server) { pg.srv.Store(s) },
+		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room)}.serve(ctx, o)
 }
 
 // gestures maps the board button for the pipeline: the long press, the

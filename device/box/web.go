@@ -21,6 +21,7 @@ import (
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/mdns"
 	"github.com/harkbox/hark/device/network"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/internal/listener"
@@ -43,6 +44,8 @@ type pageServing struct {
 	// and its setup code; ready gets the page once it listens.
 	show  func(string)
 	ready func(*web.Server)
+	// instance is the box's name in lists of services on the network.
+	instance string
 }
 
 // perAddress bounds the connections one address holds open to the page or
@@ -99,6 +102,17 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	if ps.cfg.MDNS && reachable(listen) {
+		typ := "_http._tcp"
+		if encrypt {
+			typ = "_https._tcp"
+		}
+		instance := ps.instance
+		if instance == "" {
+			instance = "Hark"
+		}
+		wg.Go(func() { announce(ctx, log, mdns.Service{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}) })
+	}
 	serve := func(l net.Listener, h http.Handler) {
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}

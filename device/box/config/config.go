@@ -78,6 +78,7 @@ type Web struct {
 	IdleExpiry Duration `toml:"idle_expiry"`
 	TLS        string   `toml:"tls"`
 	Names      []string `toml:"names"`
+	MDNS       bool     `toml:"mdns"`
 }
 
 // MCP configures the Model Context Protocol servers whose tools the
@@ -359,7 +360,7 @@ func Default() Config {
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},
 		MCP:     MCP{Servers: []MCPServer{}},
-		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}, TLS: "auto", Names: []string{}},
+		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}, TLS: "auto", Names: []string{}, MDNS: true},
 		Lookup:  Lookup{Allow: []string{}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
