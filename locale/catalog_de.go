@@ -2,6 +2,10 @@ package locale
 
 // de is the catalogue of Hark's fixed sentences in this language, by English key.
 var de = map[string]string{
+	"I have no network. Join my own Wi-Fi, %s, with a phone: press my button twice to hear its password.": "Ich habe kein Netzwerk. Verbinde ein Handy mit meinem eigenen WLAN, %s: drück zweimal meine Taste, dann sage ich sein Passwort.",
+	"I could not join %s. My own Wi-Fi is open again: the page there says why.":                           "Ich konnte mich nicht mit %s verbinden. Mein eigenes WLAN ist wieder offen: die Seite dort sagt, warum.",
+	"I'm on %s now. To set me up, open %s in your browser.":                                               "Ich bin jetzt im Netzwerk %s. Zum Einrichten öffne %s im Browser.",
+	"My own Wi-Fi is called %s. Its password is %s.":                                                      "Mein eigenes WLAN heißt %s. Sein Passwort ist %s.",
 	"I have no web page.":                                         "Ich habe keine Webseite.",
 	"Open %s in your browser.":                                    "Öffne %s im Browser.",
 	"Open %s in your browser, or %s.":                             "Öffne %s im Browser, oder %s.",

@@ -2,6 +2,10 @@ package locale
 
 // es is the catalogue of Hark's fixed sentences in this language, by English key.
 var es = map[string]string{
+	"I have no network. Join my own Wi-Fi, %s, with a phone: press my button twice to hear its password.": "No tengo red. Conecta un teléfono a mi propio wifi, %s: pulsa mi botón dos veces para oír su contraseña.",
+	"I could not join %s. My own Wi-Fi is open again: the page there says why.":                           "No pude conectarme a %s. Mi propio wifi está abierto de nuevo: la página allí dice por qué.",
+	"I'm on %s now. To set me up, open %s in your browser.":                                               "Ahora estoy en %s. Para configurarme, abre %s en tu navegador.",
+	"My own Wi-Fi is called %s. Its password is %s.":                                                      "Mi propio wifi se llama %s. Su contraseña es %s.",
 	"I have no web page.":                                         "No tengo página web.",
 	"Open %s in your browser.":                                    "Abre %s en tu navegador.",
 	"Open %s in your browser, or %s.":                             "Abre %s en tu navegador, o %s.",

@@ -2,6 +2,10 @@ package locale
 
 // fr is the catalogue of Hark's fixed sentences in this language, by English key.
 var fr = map[string]string{
+	"I have no network. Join my own Wi-Fi, %s, with a phone: press my button twice to hear its password.": "Je n'ai pas de réseau. Connecte un téléphone à mon propre Wi-Fi, %s : appuie deux fois sur mon bouton pour entendre son mot de passe.",
+	"I could not join %s. My own Wi-Fi is open again: the page there says why.":                           "Je n'ai pas pu rejoindre %s. Mon propre Wi-Fi est de nouveau ouvert : la page là-bas dit pourquoi.",
+	"I'm on %s now. To set me up, open %s in your browser.":                                               "Je suis maintenant sur %s. Pour me configurer, ouvre %s dans ton navigateur.",
+	"My own Wi-Fi is called %s. Its password is %s.":                                                      "Mon propre Wi-Fi s'appelle %s. Son mot de passe est %s.",
 	"I have no web page.":                                         "Je n'ai pas de page web.",
 	"Open %s in your browser.":                                    "Ouvre %s dans ton navigateur.",
 	"Open %s in your browser, or %s.":                             "Ouvre %s dans ton navigateur, ou %s.",

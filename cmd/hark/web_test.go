@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -305,4 +307,44 @@ func TestWelcomeModelContract(t *testing.T) {
 	if code, body := post("not a host::"); code != http.StatusBadRequest || !strings.Contains(body, `class="field-error"`) {
 		t.Errorf("an address that is not one: %d\n%s", code, body)
 	}
+}
+
+// TestFirstWiFiInSimulation: a simulation that plays a box on no network
+// opens its own Wi-Fi (pretended) and says so; the Wi-Fi page, plain HTTP
+// on the page's address, lists the stand-in networks and joins "Home";
+// the speaker then says where its page is; the access point's hostapd and
+// dnsmasq files are written for a look.
+func TestFirstWiFiInSimulation(t *testing.T) {
+	srv, _ := modelServer(t)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	addr := freePort(t)
+	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n[sim]\nno_network = true\n", addr))
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "I have no network. Join my own Wi-Fi, Hark ", 1)
+	waitListening(t, addr)
+	resp, err := http.Get("http://" + addr + "/wifi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `value="Home"`) {
+		t.Fatalf("the Wi-Fi page: %d\n%s", resp.StatusCode, body)
+	}
+	for _, f := range []string{"hostapd.conf", "dnsmasq.conf"} {
+		if b, err := os.ReadFile(filepath.Join(dir, "ap", f)); err != nil || !strings.Contains(string(b), "wlan0") {
+			t.Errorf("%s: %v\n%s", f, err, b)
+		}
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err = noRedirect.PostForm("http://"+addr+"/wifi", url.Values{"ssid": {"Home"}, "psk": {"correct horse battery"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("join: %d", resp.StatusCode)
+	}
+	s.out.waitFor(t, "I'm on Home now. To set me up, open http://192.168.1.57:"+strings.Split(addr, ":")[1]+" in your browser.", 1)
 }

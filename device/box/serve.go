@@ -3,6 +3,7 @@ package box
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -155,9 +156,24 @@ func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
 // the daemon's API.
 func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 	b, cfg := r.b, r.b.cfg.Web
-	o := web.Options{API: api, Store: b.db.Settings(), Network: boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, r.log), Sessions: r.sessions,
+	n := boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, b.cfg.Sim.NoNetwork, r.log)
+	o := web.Options{API: api, Store: b.db.Settings(), Network: n, Sessions: r.sessions,
 		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Log: r.log}
-	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: func(s *web.Server) { pg.srv.Store(s) },
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	hs := r.hotspot(n, func(addr netip.Addr) string { return joinedPage(cfg, addr) })
+	if hs != nil {
+		o.Hotspot = hs
+		pg.hotspot.Store(hs)
+		wg.Go(func() { hs.Run(ctx) })
+	}
+	ready := func(s *web.Server) {
+		pg.srv.Store(s)
+		if hs != nil {
+			serveCaptive(ctx, s, hs.Own().Address.Addr().String(), r.log)
+		}
+	}
+	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: ready,
 		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room)}.serve(ctx, o)
 }
 
@@ -169,11 +185,14 @@ func (r *running) gestures(ctx context.Context, out chan<- pipeline.Event, reset
 		DoubleAction: cfg.Button.DoubleAction,
 		FactoryReset: cfg.Button.FactoryReset,
 		ToggleMute:   func(ctx context.Context) { r.mute.set(ctx, dev, !dev.listener.Muted(), true) },
-		Pending:      func(ctx context.Context) bool { return pg.sayCode(ctx, r.b.Lang(), r.say) },
-		Say:          r.say,
-		Lang:         r.b.Lang(),
-		Reset:        reset,
-		Log:          r.log,
+		Pending: func(ctx context.Context) bool {
+			ap := sayHotspot(ctx, pg.hotspot.Load(), r.b.Lang(), r.say) // the way onto the network first
+			return pg.sayCode(ctx, r.b.Lang(), r.say) || ap
+		},
+		Say:   r.say,
+		Lang:  r.b.Lang(),
+		Reset: reset,
+		Log:   r.log,
 	}, dev.gestures, out)
 }
 

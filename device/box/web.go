@@ -33,6 +33,8 @@ import (
 type page struct {
 	listen string
 	srv    atomic.Pointer[web.Server]
+	// hotspot is the box's own access point, when it may open one.
+	hotspot atomic.Pointer[network.Hotspot]
 }
 
 // pageServing is how the web page is served: where, encrypted or not.
@@ -111,7 +113,9 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		if instance == "" {
 			instance = "Hark"
 		}
-		wg.Go(func() { announce(ctx, log, mdns.Service{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}) })
+		wg.Go(func() {
+			announce(ctx, log, mdns.Service{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}})
+		})
 	}
 	serve := func(l net.Listener, h http.Handler) {
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
@@ -201,9 +205,9 @@ const wifiConf = "/data/network/wpa_supplicant-wlan0.conf"
 
 // boxNetwork is the box's network for the web page: the real one on a
 // board, a stand-in in the data directory in simulation.
-func boxNetwork(sim bool, dataDir string, log *slog.Logger) web.Network {
+func boxNetwork(sim bool, dataDir string, offline bool, log *slog.Logger) web.Network {
 	if sim {
-		return network.Simulated(dataDir)
+		return network.Simulated(dataDir, offline)
 	}
 	if err := os.MkdirAll(filepath.Dir(wifiConf), 0o700); err != nil {
 		log.Warn("no Wi-Fi settings on the web page", "err", err)

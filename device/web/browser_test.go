@@ -103,6 +103,25 @@ func (c *chrome) clickFor(what, button string) int64 {
 	return resp.Status
 }
 
+// waitFor evaluates expr until it is true, through reloads of the page
+// (a Refresh header), or fails the test after d.
+func (c *chrome) waitFor(what, expr string, d time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s: not within %v (%v)", what, d, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // open goes to a page of the site and waits for it.
 func (c *chrome) open(path string) {
 	c.t.Helper()

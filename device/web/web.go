@@ -43,6 +43,9 @@ type Options struct {
 	Store Store
 	// Network is the box's network, for its page; nil for none.
 	Network Network
+	// Hotspot is the box's own access point, for the Wi-Fi page a phone
+	// joined to it sees; nil for none.
+	Hotspot Hotspot
 	// Sessions, when set, keeps the logged-in browsers across pages made
 	// one after another (the daemon's restart after a setting); nil for
 	// this page's own.
@@ -216,6 +219,7 @@ var funcs = template.FuncMap{
 		return out
 	},
 	"stagesText": stagesText,
+	"bars":       func(n int) string { return strings.Repeat("▮", n) + strings.Repeat("▯", 4-n) },
 	"in": func(t time.Time) string {
 		d := time.Until(t).Round(time.Second)
 		if d < 0 {
@@ -228,14 +232,21 @@ var funcs = template.FuncMap{
 // Handler serves the page.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	static, _ := fs.Sub(files, "static")
-	mux.Handle("GET /static/", cacheable(noListing(http.StripPrefix("/static/", http.FileServerFS(static)))))
+	mux.Handle("GET /static/", s.staticHandler())
+	mux.HandleFunc("GET "+wifiPath, s.wifiPage)
+	mux.HandleFunc("POST "+wifiPath, s.wifiJoin)
 	mux.HandleFunc("GET /setup", s.setupPage)
 	mux.HandleFunc("POST /setup", s.setupPost)
 	mux.HandleFunc("GET /login", s.loginPage)
 	mux.HandleFunc("POST /login", s.loginPost)
 	s.routes(func(pattern string, h pageHandler) { mux.Handle(pattern, s.authed(h)) })
 	return s.guard(mux)
+}
+
+// staticHandler serves the page's style and scripts.
+func (s *Server) staticHandler() http.Handler {
+	static, _ := fs.Sub(files, "static")
+	return cacheable(noListing(http.StripPrefix("/static/", http.FileServerFS(static))))
 }
 
 // noListing answers 404 for a directory instead of listing its files.
@@ -250,11 +261,19 @@ func noListing(h http.Handler) http.Handler {
 }
 
 // PlainHandler answers plain HTTP on a page served over HTTPS: a request
-// for one of the box's names is sent on to the same address over HTTPS.
+// for one of the box's names is sent on to the same address over HTTPS,
+// but for the Wi-Fi page while the box's own access point is open (a
+// phone joined to it has no way to trust the box's certificate yet).
 func (s *Server) PlainHandler() http.Handler {
+	wifi := http.NewServeMux()
+	s.captiveRoutes(wifi)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.o.AnyAddress && !local(r.RemoteAddr) {
 			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
+			return
+		}
+		if s.wifiShown() && (r.URL.Path == wifiPath || strings.HasPrefix(r.URL.Path, "/static/")) {
+			s.guard(wifi).ServeHTTP(w, r)
 			return
 		}
 		if !s.names.ours(r.Host) {
@@ -312,12 +331,17 @@ func (s *Server) guard(h http.Handler) http.Handler {
 		if r.URL.Path != uploadPath {
 			r.Body = http.MaxBytesReader(w, r.Body, formLimit)
 		}
-		w.Header().Set("X-Frame-Options", "DENY")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "same-origin")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
+		s.headers(w)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// headers are those every answer carries.
+func (s *Server) headers(w http.ResponseWriter) {
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "same-origin")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
 }
 
 // request is one authenticated request as a page handler sees it.

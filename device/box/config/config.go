@@ -55,6 +55,7 @@ type Config struct {
 	Lookup         Lookup    `toml:"lookup"`
 	MCP            MCP       `toml:"mcp"`
 	Web            Web       `toml:"web"`
+	WiFi           WiFi      `toml:"wifi"`
 	Sim            Sim       `toml:"sim"`
 }
 
@@ -316,6 +317,16 @@ type Sim struct {
 	SpeakerRate     int    `toml:"speaker_rate"`
 	SpeakerChannels int    `toml:"speaker_channels"`
 	KeepReplies     int    `toml:"keep_replies"`
+	// NoNetwork plays a box on no network: its own Wi-Fi opens (pretended)
+	// and the page's Wi-Fi setup can be tried.
+	NoNetwork bool `toml:"no_network"`
+}
+
+// WiFi configures the box's own access point, which a board without a
+// network opens so that a phone can give it one.
+type WiFi struct {
+	Hotspot bool     `toml:"hotspot"`
+	Grace   Duration `toml:"grace"`
 }
 
 // Default returns the built-in configuration.
@@ -362,6 +373,7 @@ func Default() Config {
 		MCP:     MCP{Servers: []MCPServer{}},
 		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}, TLS: "auto", Names: []string{}, MDNS: true},
 		Lookup:  Lookup{Allow: []string{}},
+		WiFi:    WiFi{Hotspot: true, Grace: Duration{2 * time.Minute}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
 }

@@ -295,6 +295,7 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 		ck.bad("memory_limit_mib", "%d is negative (0 turns the limit off)", c.MemoryLimitMiB)
 	}
 	ck.positive("web.idle_expiry", c.Web.IdleExpiry)
+	ck.positive("wifi.grace", c.WiFi.Grace)
 	ck.oneOf("web.tls", c.Web.TLS, []string{"auto", "on", "off"})
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
