@@ -346,5 +346,5 @@ func TestFirstWiFiInSimulation(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("join: %d", resp.StatusCode)
 	}
-	s.out.waitFor(t, "I'm on Home now. To set me up, open http://192.168.1.57:"+strings.Split(addr, ":")[1]+" in your browser.", 1)
+	s.out.waitFor(t, "I'm on Home now. To set me up, open 192.168.1.57:"+strings.Split(addr, ":")[1]+" in your browser.", 1)
 }

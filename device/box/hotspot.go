@@ -137,16 +137,12 @@ func serveCaptive(ctx context.Context, srv *web.Server, box string, log *slog.Lo
 }
 
 // joinedPage is the address of the page on a network the box joined at
-// addr, as it is said.
+// addr, as it is said: by address (it works where NAME.local does not),
+// without the scheme (a browser finds it, and is sent on to HTTPS).
 func joinedPage(cfg config.Web, addr netip.Addr) string {
-	urls := pageURLs(cfg, []string{addr.String()})
-	if len(urls) == 0 {
+	_, port, err := net.SplitHostPort(cfg.Listen)
+	if err != nil || cfg.Listen == "" {
 		return addr.String()
 	}
-	if _, port, err := net.SplitHostPort(cfg.Listen); err == nil && len(urls) == 1 && !reachable(cfg.Listen) {
-		// the simulation's page is on loopback: say the address as if it
-		// listened on every interface, as a board's does
-		return "http://" + net.JoinHostPort(addr.String(), port)
-	}
-	return urls[len(urls)-1] // by address: it works where NAME.local does not
+	return net.JoinHostPort(addr.String(), port)
 }

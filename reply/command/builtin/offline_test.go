@@ -275,8 +275,8 @@ func TestOfflineAnswers(t *testing.T) {
 		{"what's the volume", "The volume is 40."},
 		{"remember that my sister's birthday is on March 3rd", "OK, I'll remember that."},
 		{"what do you remember about my sister's birthday", "You told me: your sister's birthday is on March 3rd."},
-		{"what's your ip address", "My IP address is 192.168.1.20. To set me up, open https://192.168.1.20:8080 in your browser."},
-		{"what's your web address", "Open https://hark.local:8080 in your browser, or https://192.168.1.20:8080."},
+		{"what's your ip address", "My IP address is 192.168.1.20. To set me up, open 192.168.1.20:8080 in your browser."},
+		{"what's your web address", "Open hark.local:8080 in your browser, or 192.168.1.20:8080."},
 	}
 	for _, tt := range tests {
 		if got, _ := f.say(t, tt.say); got != tt.want {

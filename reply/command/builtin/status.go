@@ -74,14 +74,17 @@ func Status(src StatusSource) *command.Command {
 			if len(st.Addresses) > 0 {
 				parts["ip"] = l.T("My IP address is %s.", l.And(st.Addresses))
 			}
+			// An address is said without its scheme: a browser finds the
+			// page from NAME.local:8080, and the reply's speech would call
+			// a whole URL "a link".
 			parts["web"] = l.T("I have no web page.")
-			switch page := byAddress(st.Web); {
+			switch page := bare(byAddress(st.Web)); {
 			case len(st.Web) == 1:
-				parts["web"] = l.T("Open %s in your browser.", st.Web[0])
+				parts["web"] = l.T("Open %s in your browser.", bare(st.Web[0]))
 			case len(st.Web) > 1:
-				parts["web"] = l.T("Open %s in your browser, or %s.", st.Web[0], page)
+				parts["web"] = l.T("Open %s in your browser, or %s.", bare(st.Web[0]), page)
 			}
-			if page := byAddress(st.Web); page != "" && len(st.Addresses) > 0 {
+			if page := bare(byAddress(st.Web)); page != "" && len(st.Addresses) > 0 {
 				parts["ip"] = l.T("My IP address is %s. To set me up, open %s in your browser.", l.And(st.Addresses), page)
 			}
 			if st.DiskTotal > 0 {
@@ -98,6 +101,9 @@ func Status(src StatusSource) *command.Command {
 		},
 	}
 }
+
+// bare is a page's address without its scheme.
+func bare(u string) string { return strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://") }
 
 // byAddress is the page's address by IP, which works where NAME.local
 // does not; the first when none is.
