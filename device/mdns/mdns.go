@@ -41,8 +41,10 @@ type Service struct {
 	Text []string
 }
 
-func (s Service) typeName() string     { return s.Type + ".local." }
-func (s Service) instanceName() string { return strings.ReplaceAll(s.Instance, ".", " ") + "." + s.typeName() }
+func (s Service) typeName() string { return s.Type + ".local." }
+func (s Service) instanceName() string {
+	return strings.ReplaceAll(s.Instance, ".", " ") + "." + s.typeName()
+}
 
 // Responder answers for a host name and its services. Its fields are set
 // before Serve and not changed after.

@@ -15,7 +15,9 @@ func box() *Responder {
 	return &Responder{Host: "hark", Services: []Service{
 		{Instance: "Hark (kitchen)", Type: "_https._tcp", Port: 8080, Text: []string{"path=/"}},
 		{Instance: "Hark center", Type: "_hark._tcp", Port: 8765, Text: []string{"fingerprint=sha256:ab"}},
-	}, Addrs: func() []netip.Addr { return []netip.Addr{netip.MustParseAddr("192.168.1.20"), netip.MustParseAddr("fd00::20")} }}
+	}, Addrs: func() []netip.Addr {
+		return []netip.Addr{netip.MustParseAddr("192.168.1.20"), netip.MustParseAddr("fd00::20")}
+	}}
 }
 
 func question(name string, t dnsmessage.Type) dnsmessage.Message {
