@@ -35,7 +35,7 @@ type StatusSource interface {
 func Status(src StatusSource) *command.Command {
 	return &command.Command{
 		Name:        "device_status",
-		Description: "This speaker's version, uptime, IP address, web page address, storage use and model server state.",
+		Description: "This speaker's version, uptime, IP address, storage use and model server state.",
 		Keywords:    []string{"status", "ip address", "web address", "version", "storage", "uptime"},
 		Parameters:  []command.Parameter{{Name: "detail", Type: "string", Enum: []string{"all", "version", "uptime", "ip", "web", "storage", "model"}, Default: "all"}},
 		PreRoute: func(text string) (command.Claim, bool) {
