@@ -13,20 +13,40 @@ import (
 	"testing"
 )
 
+// pageBox is `hark run --sim` serving its page on a port of its own, over
+// the Ollama test server, with more configuration after [web].
+type pageBox struct {
+	getenv         func(string) string
+	dir, cfg, addr string
+	s              *session
+}
+
+func startPageBox(t *testing.T, more string) *pageBox {
+	t.Helper()
+	srv, _ := modelServer(t)
+	p := &pageBox{dir: t.TempDir(), addr: freePort(t)}
+	p.getenv = vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": p.dir})
+	p.cfg = writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n%s", p.addr, more))
+	p.s = startRun(t, p.getenv, "--sim", "--data", p.dir, "--config", p.cfg)
+	p.s.out.waitFor(t, "[leds] ○ idle", 1)
+	waitListening(t, p.addr)
+	return p
+}
+
+// cli runs a hark command on the box's data directory and configuration.
+func (p *pageBox) cli(t *testing.T, args ...string) string {
+	t.Helper()
+	return runIn(t, p.getenv, "", append(args, "--data", p.dir, "--config", p.cfg)...)
+}
+
 // TestWebPageContract: the daemon serves the page on [web] listen; `hark
 // web code --data D` prints the setup code last; the first-visit form
 // posts code and password to /setup, the login form password to /login;
 // an anonymous request for another page is sent to /login.
 func TestWebPageContract(t *testing.T) {
-	srv, _ := modelServer(t)
-	dir := t.TempDir()
-	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
-	addr := freePort(t)
-	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n", addr))
-	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
-	s.out.waitFor(t, "[leds] ○ idle", 1)
-	waitListening(t, addr)
-	out := runIn(t, getenv, "", "web", "code", "--data", dir, "--config", cfg)
+	p := startPageBox(t, "")
+	getenv, dir, cfg, addr, s := p.getenv, p.dir, p.cfg, p.addr, p.s
+	out := p.cli(t, "web", "code")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	code := lines[len(lines)-1]
 	if len(code) != 8 || strings.Trim(code, "0123456789") != "" {
@@ -251,17 +271,9 @@ func TestWebResetContract(t *testing.T) {
 // (from /api/tags), or an error that names the host; an address that is
 // not one is refused by its field with 400.
 func TestWelcomeModelContract(t *testing.T) {
-	srv, _ := modelServer(t)
-	dir := t.TempDir()
-	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
-	addr := freePort(t)
-	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n", addr))
-	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
-	s.out.waitFor(t, "[leds] ○ idle", 1)
-	waitListening(t, addr)
-	out := runIn(t, getenv, "", "web", "code", "--data", dir, "--config", cfg)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	base := "http://" + addr
+	p := startPageBox(t, "")
+	lines := strings.Split(strings.TrimSpace(p.cli(t, "web", "code")), "\n")
+	base := "http://" + p.addr
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := noRedirect.PostForm(base+"/setup", url.Values{"code": {lines[len(lines)-1]}, "password": {"kitchen radio"}, "confirm": {"kitchen radio"}})
 	if err != nil {
@@ -297,7 +309,7 @@ func TestWelcomeModelContract(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if code, body := post(strings.TrimPrefix(srv.URL, "http://")); code != http.StatusOK || !strings.Contains(body, `value="`+testModel.Name+`"`) {
+	if code, body := post(strings.TrimPrefix(p.getenv("OLLAMA_HOST"), "http://")); code != http.StatusOK || !strings.Contains(body, `value="`+testModel.Name+`"`) {
 		t.Errorf("the test server's models: %d\n%s", code, body)
 	}
 	dead := deadPort(t)
@@ -315,14 +327,9 @@ func TestWelcomeModelContract(t *testing.T) {
 // the speaker then says where its page is; the access point's hostapd and
 // dnsmasq files are written for a look.
 func TestFirstWiFiInSimulation(t *testing.T) {
-	srv, _ := modelServer(t)
-	dir := t.TempDir()
-	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
-	addr := freePort(t)
-	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[web]\nlisten = %q\n[sim]\nno_network = true\n", addr))
-	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	p := startPageBox(t, "[sim]\nno_network = true\n")
+	dir, addr, s := p.dir, p.addr, p.s
 	s.out.waitFor(t, "I have no network. Join my own Wi-Fi, Hark ", 1)
-	waitListening(t, addr)
 	resp, err := http.Get("http://" + addr + "/wifi")
 	if err != nil {
 		t.Fatal(err)

@@ -125,12 +125,18 @@ func (s *Server) settingsRestart(w http.ResponseWriter, r *request) {
 		s.unserved(w, r, "Settings", "settings")
 		return
 	}
+	s.restart(w, r, "/settings", "Hark is starting again with the settings kept; this page comes back in a few seconds.")
+}
+
+// restart starts the daemon again, applying the settings kept, and says
+// so on a page that goes back to then after a few seconds.
+func (s *Server) restart(w http.ResponseWriter, r *request, then, said string) {
 	if err := s.o.API.Settings.Restart(r.Context()); err != nil {
-		s.back(w, r, "/settings", sentence(err))
+		s.back(w, r, then, sentence(err))
 		return
 	}
 	v := s.page(r, "Restarting", "settings")
-	v.Flash = "Hark is starting again with the settings kept; this page comes back in a few seconds."
-	w.Header().Set("Refresh", "5; url=/settings")
+	v.Flash = said
+	w.Header().Set("Refresh", "5; url="+then)
 	s.render(w, http.StatusOK, "message", v)
 }

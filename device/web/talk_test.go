@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/internal/memfile"
 	"github.com/harkbox/hark/pipeline/pcm"
 )
 
@@ -53,35 +54,9 @@ func (k *talker) WAV(_ context.Context, text, _ string) ([]byte, error) {
 	k.mu.Lock()
 	k.voiced = append(k.voiced, text)
 	k.mu.Unlock()
-	var w memWAV
+	var w memfile.File
 	pcm.WriteWAV(&w, pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 1600)}, 16)
-	return w.b, nil
-}
-
-// memWAV is a WriteSeeker in memory.
-type memWAV struct {
-	b   []byte
-	off int
-}
-
-func (m *memWAV) Write(p []byte) (int, error) {
-	if end := m.off + len(p); end > len(m.b) {
-		m.b = append(m.b, make([]byte, end-len(m.b))...)
-	}
-	copy(m.b[m.off:], p)
-	m.off += len(p)
-	return len(p), nil
-}
-
-func (m *memWAV) Seek(o int64, whence int) (int64, error) {
-	switch whence {
-	case 1:
-		o += int64(m.off)
-	case 2:
-		o += int64(len(m.b))
-	}
-	m.off = int(o)
-	return o, nil
+	return w.Bytes(), nil
 }
 
 func talkRig(t *testing.T) (*rig, *talker) {

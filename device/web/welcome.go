@@ -274,14 +274,7 @@ func (s *Server) welcomeHome(w http.ResponseWriter, r *request, v view, st step,
 // welcomeDone ends the welcome: settings that wait for the next start
 // apply now.
 func (s *Server) welcomeDone(w http.ResponseWriter, r *request) {
-	if err := s.o.API.Settings.Restart(r.Context()); err != nil {
-		s.back(w, r, "/", sentence(err))
-		return
-	}
-	v := s.page(r, "All set", "status")
-	v.Flash = "Hark is starting again with what you told it; this page comes back in a few seconds."
-	w.Header().Set("Refresh", "5; url=/")
-	s.render(w, http.StatusOK, "message", v)
+	s.restart(w, r, "/", "Hark is starting again with what you told it; this page comes back in a few seconds.")
 }
 
 // scripted answers a command's setup from a form: its answers in order.
