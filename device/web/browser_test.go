@@ -79,14 +79,8 @@ func (c *chrome) step(what string, steps ...chromedp.Action[chromedp.Void]) {
 // page the server answers with, after its redirect.
 func (c *chrome) click(what, button string) {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
-	defer cancel()
-	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(button)))
-	if err != nil {
-		c.t.Fatalf("%s: %v", what, err)
-	}
-	if resp.Status != http.StatusOK {
-		c.t.Fatalf("%s: the page answered %d %s", what, resp.Status, resp.StatusText)
+	if status := c.clickFor(what, button); status != http.StatusOK {
+		c.t.Fatalf("%s: the page answered %d", what, status)
 	}
 }
 
