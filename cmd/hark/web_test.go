@@ -225,6 +225,9 @@ func TestWebResetContract(t *testing.T) {
 	cli("ask", "remember that the spare key is under the blue pot")
 	cli("ask", "set a soup timer for 20 minutes")
 	code := lastLine(cli("web", "reset"))
+	if again := lastLine(cli("web", "code")); again != code {
+		t.Errorf("hark web code without a daemon prints %s, the reset printed %s", again, code)
+	}
 	kept := func() {
 		t.Helper()
 		if out := cli("memory"); !strings.Contains(out, "blue pot") {

@@ -263,8 +263,15 @@ type webResource struct {
 
 var _ control.Web = webResource{}
 
-func (w webResource) Code(context.Context) (control.WebCode, error) {
+func (w webResource) Code(ctx context.Context) (control.WebCode, error) {
 	srv := w.p.srv.Load()
+	if srv == nil && w.p.listen != "" && w.store != nil { // no daemon: the code its page will ask for
+		code, pending, err := web.Code(ctx, w.store)
+		if err != nil {
+			return control.WebCode{}, fmt.Errorf("box: the web page's code: %w", err)
+		}
+		return control.WebCode{Pending: pending, Code: code}, nil
+	}
 	if srv == nil {
 		return control.WebCode{}, fmt.Errorf("%w: the web page is not running ([web] listen is %q)", control.ErrUnavailable, w.p.listen)
 	}

@@ -144,6 +144,23 @@ func Reset(ctx context.Context, store Store) (string, error) {
 	return code, nil
 }
 
+// Code is the setup code the page's next first visit asks for, from the
+// store alone (made and kept when there is none), and whether one is
+// pending: none is once a password is set. `hark web code` uses it while
+// no daemon runs.
+func Code(ctx context.Context, store Store) (string, bool, error) {
+	var c credential
+	ok, err := store.Get(ctx, passwordKey, &c)
+	if err != nil {
+		return "", false, fmt.Errorf("web: read the password: %w", err)
+	}
+	if ok && c.Hash != "" {
+		return "", false, nil
+	}
+	code, err := keptCode(ctx, store)
+	return code, err == nil, err
+}
+
 // reset is Reset on the running page: every browser is logged out, and
 // the page asks for the new code.
 func (a *access) reset(ctx context.Context) (string, error) {
