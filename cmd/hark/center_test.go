@@ -246,7 +246,7 @@ func TestCenterServesTheHouseholdsPage(t *testing.T) {
 	}()
 	waitListening(t, page)
 	o.waitFor(t, "its first visit asks for the code ", 1)
-	m := regexp.MustCompile(`center: web page: \S+; its first visit asks for the code (\d{8})`).FindStringSubmatch(o.String())
+	m := regexp.MustCompile(`center: web page: \S+\ncenter: +its first visit asks for the code (\d{8})`).FindStringSubmatch(o.String())
 	if m == nil {
 		t.Fatalf("no setup code on the center's output:\n%s", o.String())
 	}

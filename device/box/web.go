@@ -99,7 +99,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	if ps.show != nil {
 		ps.show("web page: " + url)
 		if code, pending := srv.SetupCode(); pending {
-			ps.show(fmt.Sprintf("          its first visit asks for the code %s", code))
+			ps.show(fmt.Sprintf("      its first visit asks for the code %s", code))
 		}
 	}
 	var wg sync.WaitGroup
