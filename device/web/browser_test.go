@@ -264,6 +264,10 @@ func TestBrowser(t *testing.T) {
 	if a := c.text("#answer"); a != "Yes: it can hear you and answer you." {
 		t.Errorf("the status page leads with %q", a)
 	}
+	c.step("wait for the event stream", chromedp.Poll[chromedp.Void](`document.documentElement.dataset.live === "state"`, chromedp.WithPollingTimeout(10*time.Second)))
+	if cls := eval[string](c, `document.getElementById("answer").className`); cls != "answer ok" {
+		t.Errorf("a box that answers is shown as %q after the live update", cls)
+	}
 	if open := eval[bool](c, `document.querySelector("details.details").open`); open {
 		t.Error("the details are open without being asked for")
 	}

@@ -67,10 +67,11 @@
     if (!state) return;
     var s = JSON.parse(e.data);
     state.textContent = s.state;
+    document.documentElement.dataset.live = "state"; // for the tests: the stream has spoken
     var answer = byId("answer");
     if (answer && s.answer) {
       answer.textContent = s.answer.sentence;
-      answer.className = "answer " + (s.answer.ok ? "ok" : "bad");
+      answer.className = "answer " + (s.answer.can === "yes" ? "ok" : "bad");
       var todo = byId("answer-todo");
       if (todo) {
         todo.textContent = s.answer.todo || "";
