@@ -94,6 +94,10 @@ func (s *Server) CaptiveHandler(box string) http.Handler {
 			http.Redirect(w, r, "http://"+box+wifiPath, http.StatusFound)
 			return
 		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.sameOrigin(r) {
+			http.Error(w, "This form came from another site.", http.StatusForbidden)
+			return
+		}
 		s.headers(w)
 		r.Body = http.MaxBytesReader(w, r.Body, formLimit)
 		mux.ServeHTTP(w, r)

@@ -100,6 +100,15 @@ func TestWifiPage(t *testing.T) {
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Security-Policy") == "" {
 		t.Errorf("the captive address's page: %d %v", rec.Code, rec.Header())
 	}
+	req = httptest.NewRequest("POST", "http://192.168.4.1/wifi", strings.NewReader("ssid=Home&psk=correct+horse"))
+	req.RemoteAddr, req.Host = "192.168.4.23:40000", "192.168.4.1"
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://evil.example")
+	rec = httptest.NewRecorder()
+	captive.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("a form from another site on the captive address: %d", rec.Code)
+	}
 }
 
 // TestBrowserCaptivePage walks the Wi-Fi page in Chromium over the
