@@ -143,7 +143,7 @@ func (b *Box) wire(lastAlive time.Time) error {
 	if err := b.commands.Register(catalogue.commands(onBox, parts)...); err != nil {
 		return err
 	}
-	if b.mcp, err = newMCPServers(b.res.MCP, b.commands, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), b.log); err != nil {
+	if b.mcp, err = newMCPServers(b.res.MCP, cfg.MCP.FirstTry.Duration, b.commands, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), b.log); err != nil {
 		return err
 	}
 	if cfg.Center.URL != "" {

@@ -200,7 +200,7 @@ func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
 		wg.Go(func() { e.engine.Warm(ctx) }) // the first question then pays only for its own words
 	}
 	wg.Go(func() { b.brain.watch(ctx) })
-	b.mcp.start(ctx, 0) // their tools join the catalogue as each server answers
+	b.mcp.start(ctx, false) // their tools join the catalogue as each server answers
 	wg.Go(func() {
 		if err := b.alerts.Run(ctx, ringer{r.p}); err != nil {
 			r.log.Error("timers, alarms and reminders stopped", "err", err)
