@@ -268,6 +268,7 @@ func (r *running) gestures(ctx context.Context, out chan<- pipeline.Event, reset
 			ap := sayHotspot(ctx, pg.hotspot.Load(), r.b.Lang(), r.say) // the way onto the network first
 			return pg.sayCode(ctx, r.b.Lang(), r.say) || ap
 		},
+		Recover: func(ctx context.Context) { pg.recover(ctx, r.b.Lang(), r.say, r.log) },
 		Say:   r.say,
 		Lang:  r.b.Lang(),
 		Reset: reset,

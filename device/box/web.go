@@ -266,6 +266,25 @@ func (p *page) sayCode(ctx context.Context, lang locale.Lang, say func(context.C
 	return true
 }
 
+// recover is the button's long double press: the running page forgets
+// its password (memory, timers and settings kept, as hark web reset) and
+// the new setup code is said, so a household that lost the password gets
+// back in with the box alone.
+func (p *page) recover(ctx context.Context, lang locale.Lang, say func(context.Context, string), log *slog.Logger) {
+	srv := p.srv.Load()
+	if srv == nil {
+		say(ctx, lang.T("The web page is off, so it has no password to forget."))
+		return
+	}
+	if _, err := srv.Reset(ctx); err != nil {
+		log.Error("recovery: the web page's password was not forgotten", "err", err)
+		say(ctx, lang.T("Sorry, I could not reset the web page's password."))
+		return
+	}
+	say(ctx, lang.T("The web page's password is forgotten; it asks for a new setup code."))
+	p.sayCode(ctx, lang, say)
+}
+
 // webResource is the web page as the API shows it: the running page's,
 // or, when none runs (a one-shot command), the store's.
 type webResource struct {
