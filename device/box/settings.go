@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
@@ -34,6 +35,8 @@ type live struct {
 	// persona gives the reply engine a new name and place; nil for a
 	// node, whose replies the center writes.
 	persona func(name, place string)
+	// zone makes a time zone the household's at once.
+	zone func(ctx context.Context, loc *time.Location)
 
 	mu      sync.Mutex
 	applied map[string]string // settings applied without a restart, key → value
@@ -117,8 +120,9 @@ func (s settingsResource) Set(ctx context.Context, key, value string) error {
 
 // applyNow applies a kept setting to the running daemon where that needs
 // no restart: the log level, the volume (which the speaker then plays at,
-// until someone says otherwise), the follow-up, the earcons, and the
-// assistant's name, room and place. It reports whether it did.
+// until someone says otherwise), the follow-up, the earcons, the
+// assistant's name, room and place, and the household's time zone. It
+// reports whether it did.
 func (s settingsResource) applyNow(ctx context.Context, key, value string) bool {
 	if s.live == nil || s.live.restart == nil { // no daemon: nothing runs
 		return false
@@ -156,6 +160,20 @@ func (s settingsResource) applyNow(ctx context.Context, key, value string) bool 
 		return true
 	}
 	switch key {
+	case "assistant.time_zone":
+		if lv.zone == nil {
+			return false
+		}
+		loc := time.Local // "" is the system's zone, as config.Resolve reads it
+		if value != "" {
+			l, err := time.LoadLocation(value) // SaveSetting checked it
+			if err != nil {
+				return false
+			}
+			loc = l
+		}
+		lv.zone(ctx, loc)
+		return true
 	case "log.level":
 		return s.live.level != nil && s.live.level.UnmarshalText([]byte(value)) == nil
 	case "audio.volume":

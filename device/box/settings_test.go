@@ -1,8 +1,14 @@
 package box
 
 import (
+	"context"
+	"log/slog"
 	"testing"
+	"time"
 
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/pipeline"
 )
 
@@ -63,5 +69,76 @@ func TestSettingsLive(t *testing.T) {
 	}
 	if err := s.Set(ctx, "ollama.host", "not a host::"); err == nil {
 		t.Error("an address that is not one was kept")
+	}
+}
+
+// TestSettingsTimeZoneLive: a time zone set on the page of a running box
+// applies at once, no restart: the status's clock, the commands' time,
+// the log's zone and the page are in it, and a pending 07:00 alarm moves
+// to 07:00 there.
+func TestSettingsTimeZoneLive(t *testing.T) {
+	srv, _ := modelServer(t)
+	cfg, res := configure(t, "[assistant]\ntime_zone = \"UTC\"\n[tts]\nengine = \"off\"\n", map[string]string{"OLLAMA_HOST": srv.URL})
+	b, err := Open(cfg, res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := t.Context()
+	alarm, err := b.alerts.AddAlarm(ctx, "", 7, 0, nil, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := health.New(health.Options{Version: "test", State: "idle", Log: slog.New(slog.DiscardHandler)})
+	ws, err := web.New(ctx, web.Options{API: control.API{Box: status}, Store: &mapStore{m: map[string][]byte{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg := &page{}
+	pg.srv.Store(ws)
+	r := &running{daemon: &daemon{}, b: b}
+	lv := &live{restart: func() {}, zone: func(ctx context.Context, loc *time.Location) { r.setLocation(ctx, loc, pg) }}
+	s := b.api(nil, nil, pg, lv, nil).Settings
+	if err := s.Set(ctx, "assistant.time_zone", "Asia/Tokyo"); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range list {
+		if st.Key == "assistant.time_zone" && (st.Value != "Asia/Tokyo" || st.Saved != "") {
+			t.Errorf("the page lists the zone as %q, saved for a restart %q; want Asia/Tokyo in use", st.Value, st.Saved)
+		}
+	}
+	if got := b.clockStatus().Zone; got != "Asia/Tokyo" {
+		t.Errorf("the status's zone is %q, want Asia/Tokyo", got)
+	}
+	if got := b.commands.Now().Location().String(); got != "Asia/Tokyo" {
+		t.Errorf("the commands' time is in %q, want Asia/Tokyo", got)
+	}
+	if got := r.zone.Load(); got == nil || got.String() != "Asia/Tokyo" {
+		t.Errorf("the log's zone is %v, want Asia/Tokyo", got)
+	}
+	items, err := b.alerts.Pending(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	found := false
+	for _, it := range items {
+		if it.ID != alarm.ID {
+			continue
+		}
+		found = true
+		if d := it.Due.In(tokyo); it.Zone != "Asia/Tokyo" || d.Hour() != 7 || d.Minute() != 0 {
+			t.Errorf("the alarm is due %v in %q, want 07:00 in Asia/Tokyo", d, it.Zone)
+		}
+	}
+	if !found {
+		t.Errorf("the alarm %s is not pending any more", alarm.ID)
+	}
+	if err := s.Set(ctx, "assistant.time_zone", "Mars/Olympus"); err == nil || b.location().String() != "Asia/Tokyo" {
+		t.Errorf("an unknown zone: err %v, zone now %v; want it refused and Tokyo kept", err, b.location())
 	}
 }
