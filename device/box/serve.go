@@ -51,6 +51,7 @@ func (r *running) serve(ctx context.Context) error {
 		lv.persona = e.engine.SetPersona
 	}
 	lv.zone = func(ctx context.Context, loc *time.Location) { r.setLocation(ctx, loc, pg) }
+	lv.voice = liveVoice(r.synth)
 	api := b.api(status, r.tail, pg, lv, up)
 	if r.synth != nil {
 		api.Voice = voiceResource{r.synth}

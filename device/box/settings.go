@@ -37,6 +37,9 @@ type live struct {
 	persona func(name, place string)
 	// zone makes a time zone the household's at once.
 	zone func(ctx context.Context, loc *time.Location)
+	// voice sets the speech engine's voice and rate (0: kept) at once;
+	// nil when speech is off.
+	voice func(voice string, rate int)
 
 	mu      sync.Mutex
 	applied map[string]string // settings applied without a restart, key → value
@@ -121,8 +124,8 @@ func (s settingsResource) Set(ctx context.Context, key, value string) error {
 // applyNow applies a kept setting to the running daemon where that needs
 // no restart: the log level, the volume (which the speaker then plays at,
 // until someone says otherwise), the follow-up, the earcons, the
-// assistant's name, room and place, and the household's time zone. It
-// reports whether it did.
+// assistant's name, room and place, the household's time zone, and the
+// voice and its rate. It reports whether it did.
 func (s settingsResource) applyNow(ctx context.Context, key, value string) bool {
 	if s.live == nil || s.live.restart == nil { // no daemon: nothing runs
 		return false
@@ -173,6 +176,16 @@ func (s settingsResource) applyNow(ctx context.Context, key, value string) bool 
 			loc = l
 		}
 		lv.zone(ctx, loc)
+		return true
+	case "tts.voice", "tts.rate":
+		if lv.voice == nil {
+			return false
+		}
+		rate, err := strconv.Atoi(now("tts.rate"))
+		if err != nil {
+			return false
+		}
+		lv.voice(cmpOr(now("tts.voice"), "en"), rate) // "" speaks English, as espeak.New reads it
 		return true
 	case "log.level":
 		return s.live.level != nil && s.live.level.UnmarshalText([]byte(value)) == nil

@@ -2,7 +2,9 @@ package box
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/espeak"
 )
 
 // TestSettingsLive: the settings page shows the volume the speaker plays
@@ -28,7 +31,9 @@ func TestSettingsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var persona [2]string
-	lv := &live{restart: func() {}, pipe: p, earcons: true, persona: func(n, pl string) { persona = [2]string{n, pl} }}
+	var voices []string
+	lv := &live{restart: func() {}, pipe: p, earcons: true, persona: func(n, pl string) { persona = [2]string{n, pl} },
+		voice: func(v string, rate int) { voices = append(voices, fmt.Sprint(v, " ", rate)) }}
 	s := b.api(nil, nil, &page{}, lv, nil).Settings
 	ctx := t.Context()
 	if err := b.mixer.SetVolume(ctx, 30, false); err != nil { // "volume 30", said aloud
@@ -51,12 +56,13 @@ func TestSettingsLive(t *testing.T) {
 	if v, _ := value("audio.volume"); v != "30" {
 		t.Errorf("the page shows volume %s, the speaker plays at 30", v)
 	}
-	for _, kv := range [][2]string{{"pipeline.follow_up", "off"}, {"audio.earcon_thinking", "true"}, {"assistant.room", "kitchen"}, {"assistant.name", "Ada"}, {"listen.mode", "hold"}} {
+	for _, kv := range [][2]string{{"pipeline.follow_up", "off"}, {"audio.earcon_thinking", "true"}, {"assistant.room", "kitchen"}, {"assistant.name", "Ada"}, {"listen.mode", "hold"},
+		{"tts.voice", "en-gb-scotland"}, {"tts.rate", "140"}} {
 		if err := s.Set(ctx, kv[0], kv[1]); err != nil {
 			t.Fatalf("%s = %s: %v", kv[0], kv[1], err)
 		}
 	}
-	for _, key := range []string{"pipeline.follow_up", "audio.earcon_thinking", "assistant.room", "assistant.name"} {
+	for _, key := range []string{"pipeline.follow_up", "audio.earcon_thinking", "assistant.room", "assistant.name", "tts.voice", "tts.rate"} {
 		if _, saved := value(key); saved != "" {
 			t.Errorf("%s waits for a restart (%q)", key, saved)
 		}
@@ -66,6 +72,9 @@ func TestSettingsLive(t *testing.T) {
 	}
 	if persona != [2]string{"Ada", "the kitchen speaker"} {
 		t.Errorf("the engine was given %q", persona)
+	}
+	if want := []string{"en-gb-scotland 175", "en-gb-scotland 140"}; !slices.Equal(voices, want) {
+		t.Errorf("the voice was set to %q, want %q", voices, want)
 	}
 	if err := s.Set(ctx, "ollama.host", "not a host::"); err == nil {
 		t.Error("an address that is not one was kept")
@@ -140,5 +149,37 @@ func TestSettingsTimeZoneLive(t *testing.T) {
 	}
 	if err := s.Set(ctx, "assistant.time_zone", "Mars/Olympus"); err == nil || b.location().String() != "Asia/Tokyo" {
 		t.Errorf("an unknown zone: err %v, zone now %v; want it refused and Tokyo kept", err, b.location())
+	}
+}
+
+// TestLiveVoice: the setter the settings use reaches espeak-ng whether it
+// speaks alone or as a Wyoming voice's backup: a sentence after a slower
+// rate is set lasts at least twice as long. Speech off has no setter.
+func TestLiveVoice(t *testing.T) {
+	e, err := espeak.New(espeak.Options{Rate: 300})
+	if err != nil {
+		t.Skip("espeak-ng is not installed (apt-get install espeak-ng):", err)
+	}
+	if liveVoice(nil) != nil {
+		t.Error("speech off has a voice setter")
+	}
+	for _, s := range []pipeline.Synthesizer{e, &pipeline.VoiceFallback{Primary: e, Backup: e}} {
+		set := liveVoice(s)
+		if set == nil {
+			t.Fatalf("%T has no voice setter", s)
+		}
+		set("en", 300)
+		before, err := e.Synthesize(t.Context(), "The kitchen timer has five minutes left.")
+		if err != nil {
+			t.Fatal(err)
+		}
+		set("en", 100)
+		after, err := e.Synthesize(t.Context(), "The kitchen timer has five minutes left.")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Duration() < 2*before.Duration() {
+			t.Errorf("%T: got %v at 100 wpm, %v at 300; want the slow one twice as long", s, after.Duration(), before.Duration())
+		}
 	}
 }
