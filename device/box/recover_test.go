@@ -2,44 +2,16 @@ package box
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/storage"
 )
-
-// mapStore is a web.Store in memory, as JSON like the real one.
-type mapStore struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func (s *mapStore) Get(_ context.Context, key string, v any) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b, ok := s.m[key]
-	if !ok {
-		return false, nil
-	}
-	return true, json.Unmarshal(b, v)
-}
-
-func (s *mapStore) Set(_ context.Context, key string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m[key] = b
-	return nil
-}
 
 // TestRecoverForgetsThePasswordAndSaysTheCode: the button's long double
 // press on a box whose page has a password makes the page ask for a new
@@ -47,10 +19,18 @@ func (s *mapStore) Set(_ context.Context, key string, v any) error {
 // the store holds alone; with no page running it says so.
 func TestRecoverForgetsThePasswordAndSaysTheCode(t *testing.T) {
 	ctx := t.Context()
-	store := &mapStore{m: map[string][]byte{
-		"web/password": []byte(`{"hash":"$2a$10$somethingthatisahash"}`),
-		"other/fact":   []byte(`"the spare key is under the mat"`),
-	}}
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store := db.Settings()
+	if err := store.Set(ctx, "web/password", map[string]string{"hash": "$2a$10$somethingthatisahash"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Set(ctx, "other/fact", "the spare key is under the mat"); err != nil {
+		t.Fatal(err)
+	}
 	status := health.New(health.Options{Version: "test", State: "running", Log: slog.New(slog.DiscardHandler)})
 	srv, err := web.New(ctx, web.Options{API: control.API{Box: status}, Store: store})
 	if err != nil {
@@ -73,8 +53,9 @@ func TestRecoverForgetsThePasswordAndSaysTheCode(t *testing.T) {
 	if strings.Join(said, "|") != strings.Join(want, "|") {
 		t.Errorf("said %q, want %q", said, want)
 	}
-	if string(store.m["other/fact"]) != `"the spare key is under the mat"` {
-		t.Errorf("the rest of the store changed: %q", store.m["other/fact"])
+	var fact string
+	if ok, err := store.Get(ctx, "other/fact", &fact); !ok || err != nil || fact != "the spare key is under the mat" {
+		t.Errorf("the rest of the store changed: %q %v %v", fact, ok, err)
 	}
 	said = nil
 	(&page{}).recover(ctx, locale.English, say, slog.New(slog.DiscardHandler))

@@ -99,7 +99,7 @@ func TestSettingsTimeZoneLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	status := health.New(health.Options{Version: "test", State: "idle", Log: slog.New(slog.DiscardHandler)})
-	ws, err := web.New(ctx, web.Options{API: control.API{Box: status}, Store: &mapStore{m: map[string][]byte{}}})
+	ws, err := web.New(ctx, web.Options{API: control.API{Box: status}, Store: b.db.Settings()})
 	if err != nil {
 		t.Fatal(err)
 	}

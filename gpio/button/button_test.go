@@ -131,27 +131,26 @@ func TestDoublePress(t *testing.T) {
 func TestLongDoublePress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, Options{})
-		r.press()
-		time.Sleep(100 * time.Millisecond)
-		r.release()
-		time.Sleep(200 * time.Millisecond)
-		r.press()
-		time.Sleep(12 * time.Second)
-		r.release()
-		time.Sleep(time.Second)
-		check(t, r.got(), "press@0s", "release@100ms", "short press@100ms",
-			"press@300ms", "long double press@1.8s", "release@12.3s")
-		r.start = time.Now()
-		r.press()
-		time.Sleep(100 * time.Millisecond)
-		r.release()
-		time.Sleep(600 * time.Millisecond)
-		r.press()
-		time.Sleep(2 * time.Second)
-		r.release()
-		time.Sleep(time.Second)
-		check(t, r.got(), "press@0s", "release@100ms", "short press@100ms",
-			"press@700ms", "long press@2.2s", "release@2.7s")
+		for _, tc := range []struct {
+			gap, hold time.Duration
+			want      []string
+		}{
+			{200 * time.Millisecond, 12 * time.Second, []string{"press@0s", "release@100ms", "short press@100ms",
+				"press@300ms", "long double press@1.8s", "release@12.3s"}},
+			{600 * time.Millisecond, 2 * time.Second, []string{"press@0s", "release@100ms", "short press@100ms",
+				"press@700ms", "long press@2.2s", "release@2.7s"}},
+		} {
+			r.start = time.Now()
+			r.press()
+			time.Sleep(100 * time.Millisecond)
+			r.release()
+			time.Sleep(tc.gap)
+			r.press()
+			time.Sleep(tc.hold)
+			r.release()
+			time.Sleep(time.Second)
+			check(t, r.got(), tc.want...)
+		}
 	})
 }
 
