@@ -52,6 +52,7 @@ func (r *running) serve(ctx context.Context) error {
 	}
 	lv.zone = func(ctx context.Context, loc *time.Location) { r.setLocation(ctx, loc, pg) }
 	lv.voice = liveVoice(r.synth)
+	lv.rename = func(name, room string) { pg.rename(name, room, r.log) }
 	api := b.api(status, r.tail, pg, lv, up)
 	if r.synth != nil {
 		api.Voice = voiceResource{r.synth}
@@ -256,7 +257,7 @@ func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 		}
 	}
 	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: ready,
-		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room)}.serve(ctx, o)
+		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room), announced: pg.named.Store}.serve(ctx, o)
 }
 
 // setLocation applies the household's new time zone at once: the box's

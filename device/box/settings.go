@@ -40,6 +40,9 @@ type live struct {
 	// voice sets the speech engine's voice and rate (0: kept) at once;
 	// nil when speech is off.
 	voice func(voice string, rate int)
+	// rename announces the page on the network under the assistant's
+	// name and room; nil without a page.
+	rename func(name, room string)
 
 	mu      sync.Mutex
 	applied map[string]string // settings applied without a restart, key → value
@@ -152,6 +155,9 @@ func (s settingsResource) applyNow(ctx context.Context, key, value string) bool 
 			EarconError: on("audio.earcon_error"), EarconThinking: on("audio.earcon_thinking")}))
 		return true
 	case key == "assistant.name" || key == "assistant.room" || key == "assistant.place":
+		if lv.rename != nil && key != "assistant.place" {
+			lv.rename(now("assistant.name"), now("assistant.room")) // its name in lists of services
+		}
 		if lv.persona == nil {
 			return false
 		}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/mdns"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/espeak"
@@ -31,9 +34,10 @@ func TestSettingsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var persona [2]string
-	var voices []string
+	var voices, names []string
 	lv := &live{restart: func() {}, pipe: p, earcons: true, persona: func(n, pl string) { persona = [2]string{n, pl} },
-		voice: func(v string, rate int) { voices = append(voices, fmt.Sprint(v, " ", rate)) }}
+		voice:  func(v string, rate int) { voices = append(voices, fmt.Sprint(v, " ", rate)) },
+		rename: func(name, room string) { names = append(names, instanceName(name, room)) }}
 	s := b.api(nil, nil, &page{}, lv, nil).Settings
 	ctx := t.Context()
 	if err := b.mixer.SetVolume(ctx, 30, false); err != nil { // "volume 30", said aloud
@@ -72,6 +76,9 @@ func TestSettingsLive(t *testing.T) {
 	}
 	if persona != [2]string{"Ada", "the kitchen speaker"} {
 		t.Errorf("the engine was given %q", persona)
+	}
+	if want := []string{"Jarvis (kitchen)", "Ada (kitchen)"}; !slices.Equal(names, want) {
+		t.Errorf("the page was announced as %q, want %q", names, want)
 	}
 	if want := []string{"en-gb-scotland 175", "en-gb-scotland 140"}; !slices.Equal(voices, want) {
 		t.Errorf("the voice was set to %q, want %q", voices, want)
@@ -181,5 +188,31 @@ func TestLiveVoice(t *testing.T) {
 		if after.Duration() < 2*before.Duration() {
 			t.Errorf("%T: got %v at 100 wpm, %v at 300; want the slow one twice as long", s, after.Duration(), before.Duration())
 		}
+	}
+}
+
+// TestPageRename: the page's mDNS responder answers with the assistant's
+// new name and room once the page is renamed, without a restart.
+func TestPageRename(t *testing.T) {
+	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &mdns.Responder{Host: "hark", Services: []mdns.Service{{Instance: "Jarvis", Type: "_http._tcp", Port: 8080, Text: []string{"path=/"}}},
+		Addrs: func() []netip.Addr { return []netip.Addr{netip.MustParseAddr("192.168.1.20")} }}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go r.ServeConn(ctx, conn, nil)
+	pg := &page{}
+	pg.named.Store(r)
+	pg.rename("Ada", "kitchen", slog.New(slog.DiscardHandler))
+	ask, stop := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer stop()
+	found, err := mdns.Ask(ask, conn.LocalAddr(), "_http._tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Instance != "Ada (kitchen)" || found[0].Port != 8080 {
+		t.Errorf("found %+v, want the page as Ada (kitchen) on 8080", found)
 	}
 }

@@ -36,6 +36,18 @@ type page struct {
 	srv    atomic.Pointer[web.Server]
 	// hotspot is the box's own access point, when it may open one.
 	hotspot atomic.Pointer[network.Hotspot]
+	// named is the page's mDNS responder while it announces the page.
+	named atomic.Pointer[mdns.Responder]
+}
+
+// rename announces the page under the assistant's new name and room, at
+// once, when it is announced at all.
+func (p *page) rename(name, room string, log *slog.Logger) {
+	if r := p.named.Load(); r != nil {
+		if err := r.Rename(instanceName(name, room)); err != nil {
+			log.Warn("the page keeps its name on the network", "err", err)
+		}
+	}
 }
 
 // pageServing is how the web page is served: where, encrypted or not.
@@ -47,8 +59,10 @@ type pageServing struct {
 	// and its setup code; ready gets the page once it listens.
 	show  func(string)
 	ready func(*web.Server)
-	// instance is the box's name in lists of services on the network.
-	instance string
+	// instance is the box's name in lists of services on the network;
+	// announced, when set, gets the responder that announces it.
+	instance  string
+	announced func(*mdns.Responder)
 	// codeFile, when set, keeps the setup code in a file only this user
 	// may read, and show names the file instead of the code: show's lines
 	// go to a log others may read (the center's output in the journal).
@@ -125,9 +139,11 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		if instance == "" {
 			instance = "Hark"
 		}
-		wg.Go(func() {
-			announce(ctx, log, mdns.Service{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}})
-		})
+		r := &mdns.Responder{Host: hostLabel(), Services: []mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, Log: log}
+		if ps.announced != nil {
+			ps.announced(r)
+		}
+		wg.Go(func() { serveMDNS(ctx, log, r) })
 	}
 	serve := func(l net.Listener, h http.Handler) {
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
