@@ -147,6 +147,14 @@ type Options struct {
 	// has been said by the end of it, the reply stops and says the model is
 	// taking too long.
 	ReplyBudget time.Duration
+	// Keeper, when set, keeps the chat model loaded and says whether it
+	// is: a turn that finds it loading waits for it (saying so at once)
+	// rather than spend its reply budget. AuxKeeper is the small model's,
+	// when it is another. Nil: the model is taken to be loaded.
+	Keeper, AuxKeeper *llm.Keeper
+	// LoadBudget bounds a turn's wait for the model to load, from the
+	// load's start; default 3 min. The load itself goes on.
+	LoadBudget time.Duration
 	// ChatTimeout bounds one chat-model answer: at least this (default
 	// 60 s), or twice what the meter expects a whole answer to take.
 	ChatTimeout time.Duration
@@ -212,6 +220,7 @@ func (o *Options) defaults() {
 	}
 	set(&o.ReplyBudget, 15*time.Second)
 	set(&o.ChatTimeout, 60*time.Second)
+	set(&o.LoadBudget, 3*time.Minute)
 	set(&o.PlannerTimeout, 6*time.Second)
 	set(&o.AuxTimeout, 8*time.Second)
 	set(&o.DigestTimeout, 8*time.Second)
@@ -289,6 +298,11 @@ func New(o Options) (*Engine, error) {
 type Query struct {
 	Text     string
 	Language string // BCP 47 code from speech recognition; may be empty
+	// Hold, when set, is told when the turn must wait before the model
+	// can answer (it is loading, or busy with others); it is called from
+	// the goroutine of Reply, before any sentence of the answer. Nil says
+	// the hold's line through say.
+	Hold func(Hold)
 }
 
 // Result describes a reply after it is complete.
@@ -328,11 +342,14 @@ type Timings struct {
 	FirstToken    time.Duration
 	FirstSentence time.Duration
 	Total         time.Duration
-	ModelCalls    int
-	PromptChars   int
-	PromptTokens  int
-	Evaluated     int
-	ToolTokens    int
+	// Loading and Queued are how long the turn waited for the model to
+	// load, and for the server to answer others, before it asked.
+	Loading, Queued time.Duration
+	ModelCalls      int
+	PromptChars     int
+	PromptTokens    int
+	Evaluated       int
+	ToolTokens      int
 }
 
 // MarshalJSON writes the durations in milliseconds.
@@ -341,12 +358,14 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 		FirstToken    float64 `json:"first_token_ms"`
 		FirstSentence float64 `json:"first_sentence_ms"`
 		Total         float64 `json:"total_ms"`
+		Loading       float64 `json:"loading_ms,omitempty"`
+		Queued        float64 `json:"queued_ms,omitempty"`
 		ModelCalls    int     `json:"model_calls"`
 		PromptChars   int     `json:"prompt_chars"`
 		PromptTokens  int     `json:"prompt_tokens"`
 		Evaluated     int     `json:"evaluated_tokens"`
 		ToolTokens    int     `json:"tool_tokens"`
-	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), t.ModelCalls, t.PromptChars, t.PromptTokens, t.Evaluated, t.ToolTokens})
+	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), ms(t.Loading), ms(t.Queued), t.ModelCalls, t.PromptChars, t.PromptTokens, t.Evaluated, t.ToolTokens})
 }
 
 // Reply answers q, calling say with each sentence as soon as it is complete.
@@ -362,7 +381,7 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	}
 	began := time.Now()
 	t := &turn{e: e, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, raw: q.Text, now: now, began: began, say: say,
-		deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
+		onHold: q.Hold, origin: began, deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
 	t.lang, t.q.Language = e.language(ctx, q)

@@ -112,6 +112,13 @@ func (noHome) SetHome(context.Context, weather.Place) error      { return nil }
 // built-in commands (and get_weather) unless o.Commands is set.
 func newFixture(t testing.TB, served ollamatest.Model, o Options) *fixture {
 	t.Helper()
+	return newFixtureWith(t, served, o, nil)
+}
+
+// newFixtureWith is newFixture, with hook setting more options from the
+// test server's client before the engine is made.
+func newFixtureWith(t testing.TB, served ollamatest.Model, o Options, hook func(*Options, *llm.Client)) *fixture {
+	t.Helper()
 	f := &fixture{srv: ollamatest.New(served), model: &model{replytest.New()}, log: &syncBuffer{}}
 	t.Cleanup(f.srv.Close)
 	f.srv.Respond(f.model.respond)
@@ -162,6 +169,9 @@ func newFixture(t testing.TB, served ollamatest.Model, o Options) *fixture {
 		o.Commands = reg
 	}
 	o.Log = slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if hook != nil {
+		hook(&o, client)
+	}
 	f.eng, err = New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -26,8 +26,13 @@ type turn struct {
 	raw   string // as the user said it: what local commands get
 	now   time.Time
 	began time.Time
-	say   func(string)
-	res   Result
+	// origin is when the turn could first ask the model: its start, or
+	// the end of its wait for the model to load or for its turn. The
+	// reply budget counts from it.
+	origin time.Time
+	say    func(string)
+	onHold func(Hold) // the query's Hold; nil says the line
+	res    Result
 	// lang is what the offline core and the fixed sentences speak: the
 	// utterance's language when Hark has phrases for it, else English.
 	lang locale.Lang
