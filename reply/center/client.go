@@ -31,7 +31,9 @@ type ClientOptions struct {
 	Fingerprint string
 	// Insecure allows plain HTTP.
 	Insecure bool
-	// Timeout bounds one request; default 2 min (a slow model is slow).
+	// Timeout bounds one request; default 4 min: a slow model is slow, and
+	// a question that comes while the center loads its model waits for the
+	// load (up to its [ollama] load_budget, 3 min by default).
 	Timeout time.Duration
 }
 
@@ -49,7 +51,7 @@ func NewClient(o ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("center: url %q: want https://HOST:PORT", o.URL)
 	}
 	if o.Timeout == 0 {
-		o.Timeout = 2 * time.Minute
+		o.Timeout = 4 * time.Minute
 	}
 	if !strings.Contains(o.Credential, ":") {
 		return nil, errors.New("center: the node's key is not NODE_ID:KEY (hark center nodes add prints it)")
