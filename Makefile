@@ -6,7 +6,10 @@
 #   make fresh  make test's CI run (.ci/run) in a bare Debian bookworm chroot
 #   make soak   the slow suites (long kill -9 loops and the like)
 #   make bench  the figures: start-up, idle memory, turn overhead,
-#               endpointing (and its corpus table), capture and barge-in
+#               endpointing (and its corpus table), capture and barge-in;
+#               with the bench model (make bench-model), the model's
+#               power-on to ready, a question during its warm-up and the
+#               first question after an eviction
 #   make cross  arm64 and armv7 binaries in bin/
 #   make lint   go vet and staticcheck
 #   make clean  remove build output and the test cache

@@ -48,7 +48,7 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 	defer done()
 
 	first := true
-	raw, replyErr := c.Ask(ctx, control.Question{Text: text}, func(s string) {
+	raw, replyErr := c.AskNoting(ctx, control.Question{Text: text}, func(s string) {
 		if *asJSON {
 			return
 		}
@@ -57,7 +57,7 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 		}
 		first = false
 		fmt.Fprint(e.stdout, s)
-	})
+	}, func(n string) { fmt.Fprintln(e.stderr, "hark: "+n) })
 	var hint *control.HintError
 	if errors.As(replyErr, &hint) && hint.Hint != "" {
 		// The spoken sentence said what went wrong; this says what to do.

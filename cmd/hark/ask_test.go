@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -126,5 +129,33 @@ func TestVersion(t *testing.T) {
 	code, out, _ := ask(t, vars(nil), "version")
 	if code != 0 || !strings.HasPrefix(out, "hark ") || !strings.Contains(out, "speech-to-text:") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// TestAskColdModel: one `hark ask` on a model the server has not loaded,
+// whose load takes longer than the reply budget: standard error says it is
+// loading, and the answer comes with exit 0; the load is never abandoned.
+func TestAskColdModel(t *testing.T) {
+	cold := testModel
+	cold.LoadDelay = 1500 * time.Millisecond
+	srv := ollamatest.New(cold)
+	t.Cleanup(srv.Close)
+	m := replytest.New()
+	srv.Respond(m.Respond)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello there yourself."})
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "hark.toml")
+	if err := os.WriteFile(cfg, []byte("[ollama]\nreply_budget = \"500ms\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()}), "ask", "--config", cfg, "--data", dir, "hello there")
+	if code != 0 || out != "Hello there yourself.\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "hark: the model server is loading llama3.2:3b") {
+		t.Errorf("stderr %q: want a line that the model is loading", errOut)
+	}
+	if loads, aborted := srv.Loads(); loads != 1 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d", loads, aborted)
 	}
 }

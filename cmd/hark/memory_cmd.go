@@ -96,6 +96,9 @@ func cmdStatus(ctx context.Context, e env, g *globals, args []string) error {
 		running = "running"
 	}
 	fmt.Fprintf(e.stdout, "%s\nversion  %s\nstate    %s\n", running, s.Version, s.State)
+	if s.Model != nil {
+		fmt.Fprintf(e.stdout, "model    %s\n", s.Model)
+	}
 	for _, ch := range s.Checks {
 		mark := "ok  "
 		if !ch.OK {

@@ -87,6 +87,9 @@ type daemon struct {
 	tail     *control.LogTail
 	level    *slog.LevelVar
 	sessions *web.Sessions
+	// chimed is set once the ready chime has played, or had its chance:
+	// the first time the model is ready after the box started.
+	chimed bool
 }
 
 // running is one run of the box: its parts, devices and pipeline.

@@ -14,6 +14,7 @@ import (
 	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply/alert"
+	"github.com/harkbox/hark/reply/llm"
 )
 
 // serve runs the pipeline and everything that follows it (the LEDs, the
@@ -47,7 +48,7 @@ func (r *running) serve(ctx context.Context) error {
 			r.log.Warn("no API socket: the hark commands cannot reach the running box", "err", err)
 		}
 	})
-	r.upkeep(octx, &wg)
+	r.upkeep(octx, &wg, status)
 	for _, t := range dev.tasks {
 		wg.Go(func() { t(octx) })
 	}
@@ -76,7 +77,11 @@ func (r *running) follow(ctx context.Context, wg *sync.WaitGroup) {
 		wg.Go(func() { sim.Display(ctx, f, r.screen) })
 	}
 	f := r.p.Subscribe(4)
-	wg.Go(func() { notify.Run(ctx, f, r.log) })
+	var detail func() string
+	if _, ok := r.b.answerer.(engineAnswerer); ok {
+		detail = func() string { return "model " + r.b.brain.readiness().String() }
+	}
+	wg.Go(func() { notify.Run(ctx, f, detail, r.log) })
 }
 
 // health is the box's self-test and status.
@@ -90,7 +95,12 @@ func (r *running) health() *health.Box {
 		updating = r.dev.display.SetUpdating
 	}
 	b := r.b
+	var model func() *control.ModelStatus
+	if _, ok := b.answerer.(engineAnswerer); ok {
+		model = b.brain.readiness
+	}
 	return health.New(health.Options{
+		Model:     model,
 		Version:   b.version,
 		Storage:   storageCheck(b.db.Settings()),
 		Full:      b.db.Writable,
@@ -127,12 +137,13 @@ func (r *running) watchStorage(ctx context.Context, status *health.Box) {
 // upkeep is what runs beside the turns: the memory report, the engine's
 // maintenance and warm-up, the model servers' watch, the MCP servers and
 // the alerts.
-func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
+func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup, status *health.Box) {
 	b := r.b
 	wg.Go(func() { reportMemory(ctx, r.log) })
 	if e, ok := b.answerer.(engineAnswerer); ok {
 		wg.Go(func() { e.engine.Maintain(ctx, 30*time.Second) })
-		wg.Go(func() { e.engine.Warm(ctx) }) // the first question then pays only for its own words
+		wg.Go(func() { b.brain.keepModels(ctx, e.engine.Warm) })
+		wg.Go(func() { r.showModel(ctx, status) })
 	}
 	wg.Go(func() { b.brain.watch(ctx) })
 	b.mcp.start(ctx, 0) // their tools join the catalogue as each server answers
@@ -141,6 +152,33 @@ func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
 			r.log.Error("timers, alarms and reminders stopped", "err", err)
 		}
 	})
+}
+
+// showModel shows the model's loading on the LEDs, and chimes the first
+// time it is ready after the box started (when [audio] earcon_ready is on
+// and nobody is being answered), until ctx is done.
+func (r *running) showModel(ctx context.Context, status *health.Box) {
+	k := r.b.brain.keeper
+	for {
+		changed := k.Changed()
+		st := k.State()
+		if st.Phase == llm.Ready && !r.chimed {
+			r.chimed = true
+			if r.dev.earcons.Ready && status.Idle() {
+				if err := pipeline.Chime(ctx, r.dev.speaker); err != nil {
+					r.log.Debug("ready chime not played", "err", err)
+				}
+			}
+		}
+		if r.dev.display != nil {
+			r.dev.display.SetStarting(st.Phase == llm.Loading)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
 }
 
 // serveWeb serves the web page on [web] listen until ctx is done, over

@@ -33,7 +33,31 @@ type Status struct {
 	Started time.Time `json:"started,omitzero"`
 	// Storage is the data partition's use; nil when unknown.
 	Storage *Storage `json:"storage,omitempty"`
+	// Model is the chat model's readiness; nil where the box has none of
+	// its own (a node, a stopped box).
+	Model *ModelStatus `json:"model,omitempty"`
 }
+
+// ModelStatus is whether the model is loaded on its server: loading (for
+// how long), ready (and how long the load and the system prompt took), not
+// loaded, or unknown (the server did not say).
+type ModelStatus struct {
+	Name  string `json:"name"`
+	State string `json:"state"` // loading, ready, not loaded, unknown
+	// Since is when the load under way began, or when the state was found.
+	Since time.Time `json:"since,omitzero"`
+	// LoadMs and PromptMs are the last warm-up's: loading the model, then
+	// its system prompt; 0 before one.
+	LoadMs   int64  `json:"load_ms,omitempty"`
+	PromptMs int64  `json:"prompt_ms,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Detail says it all in a few words: "loading for 12 s", "ready (load
+	// 13.2 s, system prompt 6.8 s)".
+	Detail string `json:"detail"`
+}
+
+// String is the model and its detail: "llama3.2:3b loading for 12 s".
+func (m ModelStatus) String() string { return m.Name + " " + m.Detail }
 
 // Storage is how full the data partition is.
 type Storage struct {

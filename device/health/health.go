@@ -60,6 +60,9 @@ type Options struct {
 	// Links are the box's links to other machines (model servers, the
 	// command center), asked at each status; nil for none.
 	Links func(ctx context.Context) []control.Check
+	// Model is the chat model's readiness, asked at each status; nil for
+	// a box without a model of its own.
+	Model func() *control.ModelStatus
 	// State and Ready are the state of a box with no pipeline to Follow
 	// (the command center, a speaker whose daemon is stopped).
 	State string
@@ -142,6 +145,9 @@ func (b *Box) Status(ctx context.Context) control.Status {
 	if b.o.Links != nil {
 		s.Links = b.o.Links(ctx)
 	}
+	if b.o.Model != nil {
+		s.Model = b.o.Model()
+	}
 	return s
 }
 
@@ -179,6 +185,14 @@ func (b *Box) listeningCheck() control.Check {
 		return control.Check{Name: "speech-to-text", Detail: why}
 	}
 	return control.Check{Name: "speech-to-text", OK: true, Detail: l.Engine}
+}
+
+// Idle reports whether the pipeline is idle now: armed, not in a
+// conversation, not ringing.
+func (b *Box) Idle() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ready && b.state == voice.Idle
 }
 
 // WaitIdle returns once the pipeline is idle: not in a conversation, not

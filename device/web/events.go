@@ -39,11 +39,16 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 		full := s.o.API.Box.Status(r.Context())
 		// what the page shows live: not the free space, which moves with
 		// every log line
+		model := ""
+		if full.Model != nil {
+			model = full.Model.String()
+		}
 		st, _ := json.Marshal(struct {
 			State  string          `json:"state"`
 			Ready  bool            `json:"ready"`
 			Checks []control.Check `json:"checks"`
-		}{full.State, full.Ready, full.Checks})
+			Model  string          `json:"model,omitempty"`
+		}{full.State, full.Ready, full.Checks, model})
 		if string(st) != string(lastState) {
 			fmt.Fprintf(w, "event: state\ndata: %s\n\n", st)
 			lastState = st

@@ -81,6 +81,9 @@ func (d *Display) SetMuted(m bool) { d.update(func(st *Status) { st.Muted = m })
 // SetFull shows or clears that the storage is full.
 func (d *Display) SetFull(f bool) { d.update(func(st *Status) { st.Full = f }) }
 
+// SetStarting shows or clears that the model is loading.
+func (d *Display) SetStarting(s bool) { d.update(func(st *Status) { st.Starting = s }) }
+
 // SetUpdating shows or clears the updating pattern.
 func (d *Display) SetUpdating(u bool) { d.update(func(st *Status) { st.Updating = u }) }
 

@@ -44,6 +44,12 @@ func TestChoosePriority(t *testing.T) {
 		{Status{State: voice.Listening, Full: true}, false, "listening"},
 		{Status{State: voice.Speaking, Full: true}, false, "speaking"},
 		{Status{State: voice.Idle, Full: true, Muted: true}, false, "muted"},
+		{Status{State: voice.Idle, Starting: true}, false, "starting"},
+		{Status{State: voice.Thinking, Starting: true}, false, "starting"},
+		{Status{State: voice.Listening, Starting: true}, false, "listening"},
+		{Status{State: voice.Speaking, Starting: true}, false, "speaking"},
+		{Status{State: voice.Idle, Starting: true, Full: true}, false, "starting"},
+		{Status{State: voice.Idle, Starting: true, Muted: true}, false, "muted"},
 	} {
 		if got := Choose(tc.s, tc.dim).Name; got != tc.want {
 			t.Errorf("Choose(%+v, dim %v) = %s, want %s", tc.s, tc.dim, got, tc.want)
@@ -54,7 +60,7 @@ func TestChoosePriority(t *testing.T) {
 // The exact bytes the APA102 chain gets for each state's first frame,
 // through periph's driver at brightness 0.5.
 func TestAPA102BytesPerState(t *testing.T) {
-	patterns := []Pattern{Off, DimIdle, Listening, FollowUp, Thinking, Speaking, Ringing, Updating, Muted, Error}
+	patterns := []Pattern{Off, DimIdle, Listening, FollowUp, Thinking, Speaking, Ringing, Updating, Muted, Error, Starting}
 	var b strings.Builder
 	for _, p := range patterns {
 		rec := &spitest.Record{}

@@ -12,6 +12,8 @@
     if (!state) return;
     var s = JSON.parse(e.data);
     state.textContent = s.state;
+    var model = document.getElementById("model");
+    if (model && s.model) model.textContent = s.model;
     var health = document.getElementById("health");
     if (health) {
       var bad = (s.checks || []).filter(function (c) { return !c.ok; });
