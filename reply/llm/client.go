@@ -41,6 +41,7 @@ const DialTimeout = 3 * time.Second
 // concurrent use.
 type Client struct {
 	api  *api.Client
+	hc   *http.Client
 	host *url.URL
 	o    Options
 }
@@ -63,7 +64,7 @@ func New(o Options) (*Client, error) {
 			IdleConnTimeout:     90 * time.Second,
 		}}
 	}
-	return &Client{api: api.NewClient(host, hc), host: host, o: o}, nil
+	return &Client{api: api.NewClient(host, hc), hc: hc, host: host, o: o}, nil
 }
 
 // Model is the model the client chats with by default.
@@ -87,7 +88,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 		done     bool
 		cbErr    error
 	)
-	err = c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+	err = c.chat(ctx, areq, func(r api.ChatResponse) error {
 		calls, err := toolCalls(r.Message.ToolCalls)
 		if err != nil {
 			return err

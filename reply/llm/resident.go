@@ -43,7 +43,7 @@ func (c *Client) Load(ctx context.Context) error {
 	if c.o.KeepAlive != 0 {
 		req.KeepAlive = &api.Duration{Duration: c.o.KeepAlive}
 	}
-	if err := c.api.Chat(ctx, req, func(api.ChatResponse) error { return nil }); err != nil {
+	if err := c.chat(ctx, req, func(api.ChatResponse) error { return nil }); err != nil {
 		return classify("load "+c.o.Model, err)
 	}
 	return nil
@@ -54,7 +54,7 @@ func (c *Client) Load(ctx context.Context) error {
 func (c *Client) Unload(ctx context.Context) error {
 	stream := false
 	req := &api.ChatRequest{Model: c.o.Model, Stream: &stream, KeepAlive: &api.Duration{}}
-	if err := c.api.Chat(ctx, req, func(api.ChatResponse) error { return nil }); err != nil {
+	if err := c.chat(ctx, req, func(api.ChatResponse) error { return nil }); err != nil {
 		return classify("unload "+c.o.Model, err)
 	}
 	return nil
