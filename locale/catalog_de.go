@@ -177,4 +177,6 @@ var de = map[string]string{
 	"unsettled":                        "wechselhaft",
 	"One moment, I'm still waking up.": "Einen Moment, ich werde gerade erst wach.",
 	"My language model is still loading. Please ask me again in a minute.": "Mein Sprachmodell lädt noch. Frag mich bitte in einer Minute noch mal.",
+	"The ringing has stopped.":                "Das Klingeln ist aus.",
+	"One moment, I'm answering someone else.": "Einen Moment, ich antworte gerade jemand anderem.",
 }

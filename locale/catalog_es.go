@@ -177,4 +177,6 @@ var es = map[string]string{
 	"unsettled":                        "tiempo variable",
 	"One moment, I'm still waking up.": "Un momento, todavía me estoy despertando.",
 	"My language model is still loading. Please ask me again in a minute.": "Mi modelo de lenguaje todavía se está cargando. Pregúntame de nuevo en un minuto.",
+	"The ringing has stopped.":                "El timbre ya no suena.",
+	"One moment, I'm answering someone else.": "Un momento, estoy respondiendo a otra persona.",
 }

@@ -177,4 +177,6 @@ var fr = map[string]string{
 	"unsettled":                        "temps variable",
 	"One moment, I'm still waking up.": "Un instant, je suis encore en train de me réveiller.",
 	"My language model is still loading. Please ask me again in a minute.": "Mon modèle de langage est encore en train de se charger. Redemande-moi dans une minute.",
+	"The ringing has stopped.":                "La sonnerie est arrêtée.",
+	"One moment, I'm answering someone else.": "Un instant, je réponds à quelqu'un d'autre.",
 }

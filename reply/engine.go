@@ -44,6 +44,8 @@ type Dialogue interface {
 	Append(ctx context.Context, e storage.Exchange) error
 	// Recent returns up to limit of the newest exchanges since a time, oldest first.
 	Recent(ctx context.Context, since time.Time, limit int) ([]storage.Exchange, error)
+	// RecentIn is Recent for one conversation.
+	RecentIn(ctx context.Context, conversation string, since time.Time, limit int) ([]storage.Exchange, error)
 }
 
 // Diary keeps conversation summaries; *storage.Diary is one.
@@ -155,6 +157,11 @@ type Options struct {
 	// LoadBudget bounds a turn's wait for the model to load, from the
 	// load's start; default 3 min. The load itself goes on.
 	LoadBudget time.Duration
+	// Queue, when set, is the fair queue in front of the model server,
+	// shared by every engine that asks it: a turn waits there for its
+	// turn (the microphone's first) before its first model call, and
+	// holds its place to its end. Nil: turns go to the server at once.
+	Queue *llm.Queue
 	// ChatTimeout bounds one chat-model answer: at least this (default
 	// 60 s), or twice what the meter expects a whole answer to take.
 	ChatTimeout time.Duration
@@ -252,8 +259,9 @@ type Engine struct {
 	distil       *distil.Distiller
 	meter        *cost.Meter
 
-	mu        sync.Mutex
-	conv      *conversation
+	mu sync.Mutex
+	// convs are the conversations under way, by client: each asker's own.
+	convs     map[string]*conversation
 	textTools bool // the model refused native tools; describe them in text from now on
 	size      *modelSize
 	wg        sync.WaitGroup
@@ -276,7 +284,7 @@ func New(o Options) (*Engine, error) {
 		return nil, errors.New("reply: unknown tool style " + o.ToolStyle + " (want auto, native or text)")
 	}
 	log := o.Log.With("pkg", "reply")
-	e := &Engine{o: o, log: log, meter: o.Meter}
+	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}}
 	if !o.PlannerOff {
 		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})
 	}
@@ -298,6 +306,15 @@ func New(o Options) (*Engine, error) {
 type Query struct {
 	Text     string
 	Language string // BCP 47 code from speech recognition; may be empty
+	// Client is who asks (Microphone when empty): the conversation, its
+	// pending question and the last command to refine are the client's
+	// own; the diary and the remembered facts are everyone's.
+	Client string
+	// Conversation, when set, continues that conversation of the client's,
+	// however long ago it was (ErrNotYours when it is another client's);
+	// otherwise the client's open conversation goes on, or a new one
+	// starts.
+	Conversation string
 	// Hold, when set, is told when the turn must wait before the model
 	// can answer (it is loading, or busy with others); it is called from
 	// the goroutine of Reply, before any sentence of the answer. Nil says
@@ -373,20 +390,27 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 // error; when ctx is done it stops at once and returns ctx.Err().
 func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) (Result, error) {
 	now := e.o.Now()
-	p := e.recent(ctx, now)
-	conv := e.conversationFor(ctx, p, now)
+	client := q.Client
+	if client == "" {
+		client = Microphone
+	}
+	p, err := e.recent(ctx, client, e.live(client), q.Conversation, now)
+	if err != nil {
+		return Result{Tools: []ToolUse{}, Model: e.o.ModelName}, err
+	}
+	conv := e.conversationFor(ctx, client, p, now)
+	ctx = command.WithClient(ctx, command.Client{ID: client, Here: client == Microphone})
 	text, kinds := conv.redactor.Redact(q.Text)
 	if len(kinds) > 0 {
 		e.log.Info("redacted", "kinds", len(kinds))
 	}
 	began := time.Now()
-	t := &turn{e: e, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, raw: q.Text, now: now, began: began, say: say,
+	t := &turn{e: e, client: client, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, raw: q.Text, now: now, began: began, say: say,
 		onHold: q.Hold, origin: began, deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
 	t.lang, t.q.Language = e.language(ctx, q)
 	ctx = locale.WithLanguage(ctx, t.q.Language)
-	var err error
 	if !t.offline(ctx) {
 		err = t.converse(ctx)
 	}
@@ -396,7 +420,7 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	t.res.Text = strings.Join(t.res.Sentences, " ")
 	t.res.Timings.Total = time.Since(t.began)
 	said, _ := conv.redactor.Redact(t.res.Text) // a secret said aloud is not kept in clear
-	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, User: text, Assistant: said,
+	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, Client: client, User: text, Assistant: said,
 		Model: e.o.ModelName, Failed: err != nil, Closed: t.closed, Tools: t.records})
 	e.log.Info("reply", "model", e.o.ModelName, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
 		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),

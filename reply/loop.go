@@ -37,6 +37,10 @@ func (t *turn) converse(ctx context.Context) error {
 	e.mu.Unlock()
 	err := t.ready(ctx)
 	if err == nil {
+		err = t.enter(ctx)
+		defer t.leave()
+	}
+	if err == nil {
 		err = t.prepare(ctx)
 	}
 	if err != nil {

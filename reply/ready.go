@@ -114,6 +114,63 @@ func (t *turn) ready(ctx context.Context) error {
 // for the model, not its silence.
 func (t *turn) restartBudget() {
 	t.origin = time.Now()
-	t.deadline = t.origin.Add(t.e.o.ReplyBudget)
-	t.auxDeadline = t.origin.Add(t.e.o.ReplyBudget / 2)
+	budget := t.e.o.ReplyBudget + t.slack
+	t.deadline = t.origin.Add(budget)
+	t.auxDeadline = t.origin.Add(budget / 2)
+}
+
+// busy is said to the microphone's user whose turn waits for others'.
+var busy = locale.Key("One moment, I'm answering someone else.")
+
+// holdAfter is how long a turn waits for its turn before it says so.
+const holdAfter = time.Second
+
+// enter waits for the turn's turn in the engine's Queue: the reply budget
+// starts when it comes, and a wait of more than holdAfter is told (the
+// microphone's user hears busy). A turn let through on trial gets the
+// chat time-out as slack on its budget: its first answer may wait inside
+// the server for the others.
+func (t *turn) enter(ctx context.Context) error {
+	q := t.e.o.Queue
+	if q == nil {
+		return nil
+	}
+	p := llm.Asked
+	if t.client == Microphone {
+		p = llm.Spoken
+	}
+	tk := q.Join(t.client, p)
+	t.ticket = tk
+	if tk.Admitted() {
+		if tk.Trial() {
+			t.slack = t.e.o.ChatTimeout
+			t.deadline, t.auxDeadline = t.deadline.Add(t.slack), t.auxDeadline.Add(t.slack/2)
+		}
+		return nil
+	}
+	told := make(chan struct{})
+	timer := time.AfterFunc(holdAfter, func() {
+		defer close(told)
+		t.hold(Hold{Why: ForTurn, Line: t.lang.T(busy), Model: t.e.o.ModelName, Since: t.began, Ahead: tk.Ahead()})
+	})
+	err := tk.Wait(ctx)
+	if !timer.Stop() {
+		<-told // the line goes before the answer
+	}
+	if err != nil {
+		return err
+	}
+	if tk.Trial() {
+		t.slack = t.e.o.ChatTimeout
+	}
+	t.res.Timings.Queued = tk.Waited()
+	t.restartBudget()
+	return nil
+}
+
+// leave gives the turn's place in the Queue to the next.
+func (t *turn) leave() {
+	if t.ticket != nil {
+		t.ticket.Leave()
+	}
 }

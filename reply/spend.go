@@ -82,7 +82,14 @@ func (t *turn) metered(ctx context.Context, m llm.Chatter, key string, req llm.R
 	t.res.Timings.PromptChars += len(f)
 	t.res.Timings.PromptTokens += est.Tokens
 	t.res.Timings.Evaluated += est.Evaluated()
+	var call *llm.Call
+	if t.ticket != nil {
+		call = t.ticket.Begin()
+	}
 	resp, err := m.Chat(ctx, req, onChunk)
+	if call != nil {
+		call.End(resp, err)
+	}
 	if err != nil {
 		return resp, err
 	}
@@ -109,7 +116,7 @@ func (t *turn) priceChat() {
 	}
 	// A budget is a bound on waiting for a server that is broken, not for
 	// one that is merely slow: twice what a healthy answer takes.
-	budget := max(e.o.ReplyBudget, 2*t.chatCost+2*time.Second)
+	budget := max(e.o.ReplyBudget, 2*t.chatCost+2*time.Second) + t.slack
 	t.deadline = t.origin.Add(budget)
 	t.auxDeadline = t.origin.Add(budget / 2)
 	t.chatTimeout = max(e.o.ChatTimeout, 2*r.Call(est.Evaluated(), answerTokens))

@@ -17,9 +17,12 @@ import (
 type Exchange struct {
 	At           time.Time `json:"at"`
 	Conversation string    `json:"conversation"`
-	User         string    `json:"user"`
-	Assistant    string    `json:"assistant"`
-	Model        string    `json:"model,omitempty"`
+	// Client is who asked ("microphone", a hark ask session, a node): the
+	// conversation is theirs. Empty in exchanges from before it was kept.
+	Client    string `json:"client,omitempty"`
+	User      string `json:"user"`
+	Assistant string `json:"assistant"`
+	Model     string `json:"model,omitempty"`
 	// Failed marks an exchange whose reply was an apology for a failure; it is
 	// kept for the record but not offered to the model as history.
 	Failed bool `json:"failed,omitempty"`

@@ -396,7 +396,7 @@ func (sess *session) begin(text string, log *slog.Logger) (*run, error) {
 	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1)}
 	sess.turn = tr
 	go func() {
-		res, err := sess.engine.Reply(withRun(sess.ctx, tr), reply.Query{Text: text}, func(sentence string) {
+		res, err := sess.engine.Reply(withRun(sess.ctx, tr), reply.Query{Text: text, Client: sess.node}, func(sentence string) {
 			tr.send(sess.ctx, event{sentence: sentence})
 		})
 		if err != nil && sess.ctx.Err() == nil {
