@@ -21,7 +21,7 @@ func ask(t *testing.T, getenv func(string) string, args ...string) (int, string,
 
 func TestAskGlobalFlagsEitherSide(t *testing.T) {
 	srv, m := modelServer(t)
-	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris. It is lovely."}, ollamatest.Reply{Content: "About two million."})
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris. It is lovely."}, ollamatest.Reply{Content: "About two million."}, ollamatest.Reply{Content: "Which city?"})
 	dir := t.TempDir()
 	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
 
@@ -29,14 +29,22 @@ func TestAskGlobalFlagsEitherSide(t *testing.T) {
 	if code != 0 || out != "Paris. It is lovely.\n" {
 		t.Fatalf("ask --data after: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, errOut = ask(t, getenv, "--data", dir, "ask", "how", "many", "people", "live", "there")
+	code, out, errOut = ask(t, getenv, "--data", dir, "ask", "--continue", "how", "many", "people", "live", "there")
 	if code != 0 || out != "About two million.\n" {
 		t.Fatalf("--data before ask: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	// Both used the same data directory: the second question carried the first as history.
+	// Both used the same data directory, and the second continued the
+	// first: it carried the first as history.
 	msgs := chats(srv)[1].Messages
 	if len(msgs) != 4 || !strings.HasSuffix(msgs[1].Content, "]\nwhat is the capital of France") || !strings.HasSuffix(msgs[3].Content, "]\nhow many people live there") {
 		t.Errorf("second request's messages %+v", msgs)
+	}
+	// Without --continue a question is a conversation of its own.
+	if code, out, _ = ask(t, getenv, "--data", dir, "ask", "and", "its", "river"); code != 0 || out != "Which city?\n" {
+		t.Fatalf("a third question: code %d, stdout %q", code, out)
+	}
+	if msgs := chats(srv)[2].Messages; len(msgs) != 2 {
+		t.Errorf("a question without --continue went with %d messages, want its own alone", len(msgs))
 	}
 }
 

@@ -99,6 +99,9 @@ func cmdStatus(ctx context.Context, e env, g *globals, args []string) error {
 	if s.Model != nil {
 		fmt.Fprintf(e.stdout, "model    %s\n", s.Model)
 	}
+	if s.Queue != nil {
+		fmt.Fprintf(e.stdout, "queue    %s\n", s.Queue)
+	}
 	for _, ch := range s.Checks {
 		mark := "ok  "
 		if !ch.OK {

@@ -88,10 +88,21 @@ func (nodeAnswerer) close() {}
 // one decided at the turn's start (a voice turn's, by the pipeline), else
 // decided here from what was heard, the words and the box's own.
 func (b *Box) answer(ctx context.Context, q reply.Query, say func(string)) (any, bool, error) {
+	if b.busy != nil {
+		defer b.busy()()
+	}
 	if locale.LanguageOf(ctx) == "" {
 		ctx = locale.WithLanguage(ctx, locale.Decide(q.Language, q.Text, b.Lang()))
 	}
 	return b.answerer.answer(ctx, q, say)
+}
+
+// engine is the box's own reply engine; nil on a node.
+func (b *Box) engine() *reply.Engine {
+	if e, ok := b.answerer.(engineAnswerer); ok {
+		return e.engine
+	}
+	return nil
 }
 
 // links are the box's links to other machines, for the status.

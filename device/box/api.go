@@ -29,7 +29,7 @@ func (b *Box) api(box control.Box, logs control.Logs, pg *page, lv *live, up *up
 		Web:      webResource{pg},
 		Settings: settingsResource{cfg: b.cfg, live: lv, mixer: b.mixer, log: b.log},
 		Updates:  updatesResource{up},
-		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint},
+		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint, engine: b.engine()},
 		Logs:     logs,
 	}
 }

@@ -36,6 +36,9 @@ type brain struct {
 	// keep_warm, or always for the box's own server.
 	keeper, auxKeeper *llm.Keeper
 	keep              bool
+	// queue is the fair queue in front of the model server, which every
+	// engine of the box (or the center) shares.
+	queue *llm.Queue
 
 	linkMu   sync.Mutex
 	linkAt   time.Time     // when lastLink was asked
@@ -85,6 +88,7 @@ func openBrain(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*brai
 		b.aux, b.auxKeeper = aux, llm.NewKeeper(llm.KeeperOptions{Server: aux, Log: log})
 	}
 	b.keep = cfg.Ollama.KeepWarm || loopback(b.primary.Host())
+	b.queue = llm.NewQueue(llm.QueueOptions{Parallel: cfg.Ollama.Parallel, Log: log})
 	if b.meter, err = cost.Open(filepath.Join(cfg.DataDir, "model-rates.json")); err != nil {
 		log.Warn("model rates not restored; learning them again", "err", err)
 	}
@@ -117,6 +121,9 @@ func (b *brain) keepModels(ctx context.Context, warm llm.Warm) {
 func (b *brain) readiness() *control.ModelStatus {
 	return health.ModelReadiness(b.keeper.State(), time.Now())
 }
+
+// queueStatus is the model server's queue for the status.
+func (b *brain) queueStatus() *control.QueueStatus { return health.QueueState(b.queue.Status()) }
 
 // links are the model servers as the status shows them: the chain's, or
 // the one server's as a version request found it, asked at most every
@@ -177,6 +184,7 @@ func (b *brain) options() reply.Options {
 		Keeper:            b.keeper,
 		AuxKeeper:         b.auxKeeper,
 		LoadBudget:        cfg.Ollama.LoadBudget.Duration,
+		Queue:             b.queue,
 		PlannerTimeout:    r.PlannerTimeout.Duration,
 		AuxTimeout:        r.AuxTimeout.Duration,
 		DigestTimeout:     r.DigestTimeout.Duration,

@@ -194,7 +194,7 @@ func (c *Center) servePage(ctx context.Context, show func(string)) {
 	cfg := c.cfg
 	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db.Settings()), Full: c.db.Writable,
 		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links,
-		Model: c.brain.readiness, Log: c.log})
+		Model: c.brain.readiness, Queue: c.brain.queueStatus, Log: c.log})
 	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
 	servePage(ctx, c.log, cfg.Web.Listen, web.Options{API: api, Store: c.db.Settings(), Version: c.version,
 		AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log}, show, nil)

@@ -35,6 +35,8 @@ func (r *running) serve(ctx context.Context) error {
 	}
 	r.follow(octx, &wg)
 	status := r.health()
+	b.busy = status.Begin // every turn the box answers keeps it from idle
+	defer func() { b.busy = nil }()
 	wg.Go(func() { notify.Watchdog(octx, status.Alive, r.log) })
 	wg.Go(func() { r.watchStorage(octx, status) })
 	ctlFeed := r.p.Subscribe(4)
@@ -96,11 +98,13 @@ func (r *running) health() *health.Box {
 	}
 	b := r.b
 	var model func() *control.ModelStatus
+	var queue func() *control.QueueStatus
 	if _, ok := b.answerer.(engineAnswerer); ok {
-		model = b.brain.readiness
+		model, queue = b.brain.readiness, b.brain.queueStatus
 	}
 	return health.New(health.Options{
 		Model:     model,
+		Queue:     queue,
 		Version:   b.version,
 		Storage:   storageCheck(b.db.Settings()),
 		Full:      b.db.Writable,

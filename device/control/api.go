@@ -256,10 +256,17 @@ type Memory interface {
 	DeleteConversation(ctx context.Context, id string) error
 }
 
-// Question is what POST /api/v1/ask carries.
+// Question is what POST /api/v1/ask carries. Each question starts a
+// conversation of its own, unless it continues one of the asker's: the
+// one named, or with Continue the asker's last.
 type Question struct {
 	Text     string `json:"text"`
 	Language string `json:"language,omitempty"`
+	// Conversation continues that conversation, which must be the
+	// asker's (a result's "conversation" names it).
+	Conversation string `json:"conversation,omitempty"`
+	// Continue continues the asker's last conversation.
+	Continue bool `json:"continue,omitempty"`
 }
 
 // AskEvent is one line of the ask stream: a sentence, a notice, or last

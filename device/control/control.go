@@ -36,6 +36,54 @@ type Status struct {
 	// Model is the chat model's readiness; nil where the box has none of
 	// its own (a node, a stopped box).
 	Model *ModelStatus `json:"model,omitempty"`
+	// Turns are the turns being answered now: spoken, typed or a node's.
+	// The box is idle only with none.
+	Turns int `json:"turns,omitempty"`
+	// Queue is the queue in front of the model server; nil without one.
+	Queue *QueueStatus `json:"queue,omitempty"`
+}
+
+// QueueStatus is the queue in front of the model server: how many turns
+// go to it at once, how many are under way and waiting, and how long the
+// recent ones waited.
+type QueueStatus struct {
+	// Parallel is how many turns go to the server at once; Learned says it
+	// was learned from the server's answers rather than configured.
+	Parallel int  `json:"parallel"`
+	Learned  bool `json:"learned"`
+	InFlight int  `json:"in_flight"`
+	Waiting  int  `json:"waiting"`
+	// Spoken are the waits of the box's microphone's recent turns; Asked
+	// the others' (typed, the web, nodes).
+	Spoken Waits `json:"spoken"`
+	Asked  Waits `json:"asked"`
+}
+
+// Waits are the waits of recent turns, in milliseconds.
+type Waits struct {
+	Turns     int   `json:"turns"`
+	P50Ms     int64 `json:"p50_ms"`
+	P95Ms     int64 `json:"p95_ms"`
+	LongestMs int64 `json:"longest_ms"`
+}
+
+// String is the queue in a line: "one at a time (learned); 1 answering, 2
+// waiting; waited: spoken p50 0.4 s, p95 1.2 s (5 turns); typed ...".
+func (q QueueStatus) String() string {
+	how := fmt.Sprintf("%d at a time", q.Parallel)
+	if q.Learned {
+		how += " (learned)"
+	}
+	s := fmt.Sprintf("%s; %d answering, %d waiting", how, q.InFlight, q.Waiting)
+	for _, w := range []struct {
+		name string
+		w    Waits
+	}{{"spoken", q.Spoken}, {"typed", q.Asked}} {
+		if w.w.Turns > 0 {
+			s += fmt.Sprintf("; %s waited p50 %.1f s, p95 %.1f s (%d turns)", w.name, float64(w.w.P50Ms)/1000, float64(w.w.P95Ms)/1000, w.w.Turns)
+		}
+	}
+	return s
 }
 
 // ModelStatus is whether the model is loaded on its server: loading (for

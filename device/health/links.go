@@ -55,6 +55,15 @@ func ModelReadiness(r llm.Readiness, now time.Time) *control.ModelStatus {
 	return m
 }
 
+// QueueState is the model server's queue as the status shows it.
+func QueueState(q llm.QueueStatus) *control.QueueStatus {
+	waits := func(w llm.Waits) control.Waits {
+		return control.Waits{Turns: w.Turns, P50Ms: w.P50.Milliseconds(), P95Ms: w.P95.Milliseconds(), LongestMs: w.Longest.Milliseconds()}
+	}
+	return &control.QueueStatus{Parallel: q.Parallel, Learned: q.Learned, InFlight: q.InFlight, Waiting: q.Waiting,
+		Spoken: waits(q.Spoken), Asked: waits(q.Asked)}
+}
+
 // CenterLink is a node's link to its command center at url.
 func CenterLink(url string, k center.Link) control.Check {
 	switch {

@@ -30,3 +30,16 @@ func TestModelReadiness(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueState(t *testing.T) {
+	q := QueueState(llm.QueueStatus{Parallel: 1, Learned: true, InFlight: 1, Waiting: 2,
+		Spoken: llm.Waits{Turns: 5, P50: 400 * time.Millisecond, P95: 1200 * time.Millisecond, Longest: 1300 * time.Millisecond},
+		Asked:  llm.Waits{Turns: 40, P50: 2100 * time.Millisecond, P95: 6 * time.Second}})
+	want := "1 at a time (learned); 1 answering, 2 waiting; spoken waited p50 0.4 s, p95 1.2 s (5 turns); typed waited p50 2.1 s, p95 6.0 s (40 turns)"
+	if got := q.String(); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if q.Spoken.LongestMs != 1300 {
+		t.Errorf("%+v", q.Spoken)
+	}
+}

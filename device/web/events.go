@@ -39,16 +39,20 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 		full := s.o.API.Box.Status(r.Context())
 		// what the page shows live: not the free space, which moves with
 		// every log line
-		model := ""
+		model, queue := "", ""
 		if full.Model != nil {
 			model = full.Model.String()
+		}
+		if full.Queue != nil {
+			queue = full.Queue.String()
 		}
 		st, _ := json.Marshal(struct {
 			State  string          `json:"state"`
 			Ready  bool            `json:"ready"`
 			Checks []control.Check `json:"checks"`
 			Model  string          `json:"model,omitempty"`
-		}{full.State, full.Ready, full.Checks, model})
+			Queue  string          `json:"queue,omitempty"`
+		}{full.State, full.Ready, full.Checks, model, queue})
 		if string(st) != string(lastState) {
 			fmt.Fprintf(w, "event: state\ndata: %s\n\n", st)
 			lastState = st

@@ -116,6 +116,8 @@ type Ollama struct {
 	LoadBudget Duration `toml:"load_budget"`
 	// KeepWarm loads the model again when a shared server evicts it.
 	KeepWarm bool `toml:"keep_warm"`
+	// Parallel is how many turns go to the server at once; 0 learns it.
+	Parallel int `toml:"parallel"`
 	// Endpoints, when set, are a fallback chain of model servers in order
 	// of preference, each with its model; host and model above are then
 	// unused.

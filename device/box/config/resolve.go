@@ -120,6 +120,7 @@ func (ck *checker) model(c *Config, r *Resolved) {
 	ck.positive("ollama.chat_timeout", c.Ollama.ChatTimeout)
 	ck.positive("ollama.reply_budget", c.Ollama.ReplyBudget)
 	ck.positive("ollama.load_budget", c.Ollama.LoadBudget)
+	ck.between("ollama.parallel", c.Ollama.Parallel, 0, 64)
 }
 
 // conversation checks the assistant and the reply engine, and loads the time zone.

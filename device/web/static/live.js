@@ -14,6 +14,8 @@
     state.textContent = s.state;
     var model = document.getElementById("model");
     if (model && s.model) model.textContent = s.model;
+    var queue = document.getElementById("queue");
+    if (queue && s.queue) queue.textContent = s.queue;
     var health = document.getElementById("health");
     if (health) {
       var bad = (s.checks || []).filter(function (c) { return !c.ok; });
