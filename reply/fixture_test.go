@@ -115,9 +115,16 @@ func newFixture(t testing.TB, served ollamatest.Model, o Options) *fixture {
 	return newFixtureWith(t, served, o, nil)
 }
 
-// newFixtureWith is newFixture, with hook setting more options from the
-// test server's client before the engine is made.
-func newFixtureWith(t testing.TB, served ollamatest.Model, o Options, hook func(*Options, *llm.Client)) *fixture {
+// newFixtureWith is newFixture with more commands beside the built-ins,
+// made over the fixture's store.
+func newFixtureWith(t testing.TB, served ollamatest.Model, o Options, more func(db *storage.DB) []*command.Command) *fixture {
+	t.Helper()
+	return newFixtureHooked(t, served, o, more, nil)
+}
+
+// newFixtureHooked is newFixtureWith, with hook setting more options from
+// the test server's client before the engine is made.
+func newFixtureHooked(t testing.TB, served ollamatest.Model, o Options, more func(db *storage.DB) []*command.Command, hook func(*Options, *llm.Client)) *fixture {
 	t.Helper()
 	f := &fixture{srv: ollamatest.New(served), model: &model{replytest.New()}, log: &syncBuffer{}}
 	t.Cleanup(f.srv.Close)
@@ -163,6 +170,9 @@ func newFixtureWith(t testing.TB, served ollamatest.Model, o Options, hook func(
 		reg := command.NewRegistry(command.Options{Now: now, Location: berlin})
 		cmds := builtin.All(builtin.Deps{Schedule: sched, Mixer: &fixedMixer{level: 50}, Memory: db.SealedFacts(db.Secrets("")), Status: noStatus{}})
 		cmds = append(cmds, weather.Command(weather.New(weather.Options{ForecastURL: deadURL(t), GeocodeURL: deadURL(t)}), noHome{}))
+		if more != nil {
+			cmds = append(cmds, more(db)...)
+		}
 		if err := reg.Register(cmds...); err != nil {
 			t.Fatal(err)
 		}

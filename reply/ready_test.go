@@ -21,7 +21,7 @@ var coldModel = ollamatest.Model{Name: "llama3.2:3b", Family: "llama", Parameter
 // with a Keeper, as the daemon has it.
 func keptFixture(t *testing.T, o Options) (*fixture, *llm.Keeper) {
 	t.Helper()
-	f := newFixtureWith(t, coldModel, o, func(o *Options, c *llm.Client) {
+	f := newFixtureHooked(t, coldModel, o, nil, func(o *Options, c *llm.Client) {
 		o.Keeper = llm.NewKeeper(llm.KeeperOptions{Server: c})
 		t.Cleanup(o.Keeper.Close)
 	})

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/harkbox/hark/device/box"
@@ -39,6 +41,9 @@ func connect(ctx context.Context, e env, g *globals, floor slog.Level) (*control
 		if !errors.Is(err, control.ErrNotRunning) {
 			return nil, nil, fmt.Errorf("the running hark at %s: %w", cfg.ControlSocket, err)
 		}
+		if err := storeThere(g.data); err != nil {
+			return nil, nil, err
+		}
 		b, err = box.Open(cfg, res, box.Options{Version: version, Log: newLogger(e.stderr, cfg.Log.Level, floor)})
 		if err == nil {
 			break
@@ -52,6 +57,25 @@ func connect(ctx context.Context, e env, g *globals, floor slog.Level) (*control
 	return lc, func() { lc.Close(); b.Close() }, nil
 }
 
+// storeThere refuses a --data that names a directory without Hark's
+// store: one that does not exist (mistyped), or one that holds other
+// things. An empty directory made for the purpose gets a new store.
+func storeThere(dir string) error {
+	if dir == "" || storage.Exists(dir) {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--data %s: there is no such directory: is the path right? (hark run makes the store on its first start)", dir)
+	case err != nil:
+		return fmt.Errorf("--data %s: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("--data %s: this directory holds no Hark store: is the path right? (hark run makes the store on its first start)", dir)
+	}
+	return nil
+}
+
 // newLogger writes text logs to w at the configured level, or at least at
 // floor when that is higher.
 func newLogger(w io.Writer, level string, floor slog.Level) *slog.Logger {
@@ -60,9 +84,19 @@ func newLogger(w io.Writer, level string, floor slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(l, floor)}))
 }
 
+// boxZone is the household's time zone ([assistant] time_zone), in which
+// the commands show every time; the computer's when the configuration
+// cannot be read.
+func boxZone(e env, g *globals) *time.Location {
+	if _, res, err := loadConfig(e, g); err == nil && res.Location != nil {
+		return res.Location
+	}
+	return time.Local
+}
+
 // dueIn says when an alert is due, or how late it is.
-func dueIn(due, now time.Time) string {
-	left := due.Sub(now).Round(time.Second)
+func dueIn(left time.Duration) string {
+	left = left.Round(time.Second)
 	if left < 0 {
 		return "overdue by " + (-left).String()
 	}

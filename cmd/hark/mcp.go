@@ -35,11 +35,14 @@ func cmdMCP(ctx context.Context, e env, g *globals, args []string) error {
 	for _, s := range servers {
 		var tools []string
 		for _, t := range s.Tools {
+			name := t.Name
 			if t.Name != t.Remote {
-				tools = append(tools, t.Name+" ("+t.Remote+")")
-			} else {
-				tools = append(tools, t.Name)
+				name += " (" + t.Remote + ")"
 			}
+			if t.Confirm {
+				name += " [asks first]"
+			}
+			tools = append(tools, name)
 		}
 		state := s.State
 		if s.Restarts > 0 {
@@ -48,6 +51,9 @@ func cmdMCP(ctx context.Context, e env, g *globals, args []string) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, state, dash(strings.Join(tools, ", ")))
 		if s.Error != "" {
 			fmt.Fprintf(w, "\t\terror: %s\t\n", s.Error)
+		}
+		for _, warn := range s.Warnings {
+			fmt.Fprintf(w, "\t\twarning: %s\t\n", warn)
 		}
 	}
 	return w.Flush()

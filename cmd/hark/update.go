@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -198,9 +199,12 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 		if last.Error != "" {
 			result = "failed: " + last.Error
 		}
-		fmt.Fprintf(w, "last update\t%s, %s (%s)\n", last.Time.Local().Format("2006-01-02 15:04"), result, last.Source)
+		fmt.Fprintf(w, "last update\t%s, %s (%s)\n", last.Time.In(boxZone(e, g)).Format("2006-01-02 15:04 MST"), result, last.Source)
 	} else {
 		fmt.Fprintf(w, "last update\tnone recorded\n")
+	}
+	if f, ok := (update.State{Dir: u.cfg.Update.Dir}).LastFailedBoot(); ok {
+		fmt.Fprintf(w, "failed boot check\t%s, slot %s (%s): %s\n", f.Time.Local().Format("2006-01-02 15:04"), f.Slot, f.Version, f.Reason)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "SLOT\tBOOT\tSTATE\tBOOT-STATUS\tVERSION\tINSTALLED\tWRITE")
@@ -214,7 +218,7 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 // ready, reads its self-test, and with --mark-good tells RAUC the booted
 // slot is good. Anything else leaves the slot unmarked, and the boot
 // loader's counter falls back to the other slot after its attempts.
-func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
+func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error) {
 	fs := flags("health", e, g)
 	wait := fs.Duration("wait", 0, "how long to wait for hark to start and report ready (the boot check); 0 answers at once")
 	mark := fs.Bool("mark-good", false, "mark the booted RAUC slot good when every check passes")
@@ -224,6 +228,14 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 	cfg, _, err := loadConfig(e, g)
 	if err != nil {
 		return err
+	}
+	if *mark { // why the slot was not marked good, for hark update status
+		defer func() {
+			if err != nil {
+				cmdline, _ := os.ReadFile("/proc/cmdline")
+				update.State{Dir: cfg.Update.Dir}.FailedBoot(update.BootCheck{Time: time.Now().UTC(), Slot: update.SlotFromCmdline(string(cmdline)), Version: version, Reason: err.Error()})
+			}
+		}()
 	}
 	ctl := control.Dial(cfg.ControlSocket)
 	defer ctl.Close()
@@ -262,6 +274,11 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 			return fmt.Errorf("%s; the slot is not marked good", why)
 		}
 		return errors.New(why)
+	}
+	for _, c := range s.Checks {
+		if !c.OK && c.Data {
+			fmt.Fprintf(e.stdout, "the %s check failed on the data partition, not the system: the slot stays good; the card needs repair or replacing\n", c.Name)
+		}
 	}
 	if !*mark {
 		fmt.Fprintln(e.stdout, "healthy")

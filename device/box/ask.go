@@ -25,6 +25,7 @@ type askResource struct {
 	// engine finds the asker's conversations; nil on a node, whose
 	// conversations are the center's.
 	engine *reply.Engine
+	turns  *turnLog
 }
 
 var _ control.Asker = askResource{}
@@ -37,7 +38,11 @@ func (s askResource) Ask(ctx context.Context, q control.Question, say, notice fu
 	s.mcp.start(ctx, MCPFirstTry)
 	rq := reply.Query{Text: q.Text, Language: q.Language, Client: client, Conversation: conv,
 		Hold: func(h reply.Hold) { notice(holdNotice(h, time.Now())) }}
+	began := time.Now()
 	res, _, err := s.answer(ctx, rq, say)
+	if s.turns != nil {
+		s.turns.typedTurn(began, q.Text, res, err)
+	}
 	if h := s.hint(err); h != "" {
 		err = control.WithHint(err, h)
 	}
@@ -50,6 +55,9 @@ func (s askResource) Ask(ctx context.Context, q control.Question, say, notice fu
 // conversation it continues.
 func (s askResource) whose(ctx context.Context, q control.Question) (client, conv string, err error) {
 	asker := "ask:" + askerOf(ctx) + ":"
+	if q.Asker != "" {
+		asker = q.Asker + ":"
+	}
 	switch {
 	case (q.Continue || q.Conversation != "") && s.engine == nil:
 		return "", "", fmt.Errorf("%w: a node's conversations are the center's; it cannot continue one", control.ErrInvalid)

@@ -15,10 +15,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/clock"
+	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/mixer"
+	"github.com/harkbox/hark/internal/owner"
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/alert"
@@ -34,7 +38,14 @@ type Options struct {
 	// Version is the firmware's, for the status, the update agent and the
 	// model's device_status.
 	Version string
-	Log     *slog.Logger
+	// Clock is the box's wall clock, which the schedule, the commands and
+	// the reply engine read; nil is the computer's (the daemon gives the
+	// board's, or the simulation's).
+	Clock clock.Source
+	// LastAlive is when the box was last known to run before this start
+	// (its uptime record); zero when unknown.
+	LastAlive time.Time
+	Log       *slog.Logger
 }
 
 // Box is a speaker or a node: the store and everything that answers,
@@ -46,6 +57,7 @@ type Box struct {
 	version string
 	log     *slog.Logger
 	started time.Time
+	clock   clock.Source
 
 	db       *storage.DB
 	brain    *brain
@@ -59,7 +71,8 @@ type Box struct {
 	closers  []func() // what the box's API opened
 	// busy counts a turn being answered until the func it returns is
 	// called, while the daemon runs (its status's Begin); nil otherwise.
-	busy func() (end func())
+	busy  func() (end func())
+	turns *turnLog // the last turns, for the page's live view
 }
 
 // Open opens the data directory's store and connects the parts: a node of
@@ -72,8 +85,12 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), db: db}
-	if err := b.wire(); err != nil {
+	if o.Clock == nil {
+		o.Clock = systemClock(cfg, o.Log)
+	}
+	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), clock: o.Clock, db: db}
+	b.turns = newTurnLog(db.Dialogue(), b.log.Warn)
+	if err := b.wire(o.LastAlive); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -82,32 +99,45 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 
 // openStore opens the data directory's store.
 func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("box: data directory: %w", err)
+	if err := dataDir(cfg.DataDir); errors.Is(err, owner.ErrNotPrivate) {
+		return nil, err
+	} else if err != nil {
+		// A card read-only or not there: the store holds in memory.
+		log.Warn("no data directory", "err", err)
 	}
 	reserve := int64(cfg.Storage.ReserveMiB) << 20
-	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve})
+	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve,
+		Mount: cfg.Storage.Mount})
 	if errors.Is(err, storage.ErrLocked) {
 		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
 	}
 	return db, err
 }
 
+// systemClock is the computer's clock: a board's is set once NTP has set
+// it; a desktop's (the simulation, a USB board) always counts as set.
+func systemClock(cfg *config.Loaded, log *slog.Logger) *clock.System {
+	return clock.NewSystem(clock.SystemOptions{Trust: cfg.Board == "sim" || cfg.Board == "usb", Log: log})
+}
+
 // wire connects the model server, the schedule, the commands and the reply
 // engine, and chooses the role.
-func (b *Box) wire() error {
+func (b *Box) wire(lastAlive time.Time) error {
 	cfg := b.cfg
 	var err error
 	if b.brain, err = openBrain(cfg, b.res, b.log); err != nil {
 		return err
 	}
-	if b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Location: b.res.Location, Log: b.log}); err != nil {
+	b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Clock: b.clock, Location: b.res.Location, LastAlive: lastAlive, Log: b.log})
+	if err != nil {
 		return err
 	}
 	b.mixer = mixer.New(b.db.Settings(), cfg.Audio.Volume)
 	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
 	b.commands = command.NewRegistry(command.Options{
 		Secrets:      secrets,
+		Now:          b.clock.Now,
+		Synced:       b.clock.Synced,
 		Location:     b.res.Location,
 		RefineWindow: cfg.Commands.RefineWindow.Duration,
 		Log:          b.log,
@@ -116,7 +146,7 @@ func (b *Box) wire() error {
 	if err := b.commands.Register(catalogue.commands(onBox, parts)...); err != nil {
 		return err
 	}
-	if b.mcp, err = newMCPServers(b.res.MCP, b.commands, secrets, b.log); err != nil {
+	if b.mcp, err = newMCPServers(b.res.MCP, b.commands, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), b.log); err != nil {
 		return err
 	}
 	if cfg.Center.URL != "" {
@@ -124,8 +154,13 @@ func (b *Box) wire() error {
 		return err
 	}
 	o := b.brain.options()
-	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, b.db.Dialogue(), b.db.Diary(), b.db.Facts()
-	o.Place, o.Location = cfg.Assistant.Place, b.res.Location
+	// A voice turn's exchange is kept once the turn says how much of the
+	// reply was heard.
+	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, heardDialogue{b.db.Dialogue()}, b.db.Diary(), b.db.Facts()
+	o.Place, o.Location, o.Now = cfg.Assistant.Place, b.res.Location, b.clock.Now
+	if cfg.Assistant.Room != "" {
+		o.Place = nodePlace(cfg.Assistant.Room, cfg.Assistant.Place)
+	}
 	engine, err := reply.New(o)
 	if err != nil {
 		return err
@@ -157,6 +192,11 @@ func (b *Box) Close() error {
 	return b.db.Close()
 }
 
+// clockStatus is the box's clock as the status shows it.
+func (b *Box) clockStatus() control.Clock {
+	return control.Clock{Now: b.clock.Now().In(b.res.Location), Zone: b.res.Location.String(), Synced: b.clock.Synced()}
+}
+
 // uptime is how long the box has been open.
 func (b *Box) uptime() time.Duration { return time.Since(b.started) }
 
@@ -177,4 +217,18 @@ func (b *Box) parts() parts {
 // newWeather is the weather service the configuration names.
 func newWeather(cfg *config.Loaded) *weather.Client {
 	return weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
+}
+
+// dataDir makes the data directory, readable by this user only, or checks
+// the one there is: this user's, writable by no one else (a directory
+// made beforehand by someone else could hold their key or a link for the
+// log).
+func dataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("box: data directory: %w", err)
+	}
+	if err := owner.CheckDir(dir); err != nil {
+		return fmt.Errorf("box: data directory: %w", err)
+	}
+	return nil
 }

@@ -10,13 +10,17 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/mdns"
 	"github.com/harkbox/hark/device/web"
+	"github.com/harkbox/hark/internal/listener"
+	"github.com/harkbox/hark/pipeline/media"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/command"
@@ -67,7 +71,7 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 		})
 	}
 	c.house = command.NewRegistry(command.Options{Log: o.Log})
-	if c.mcp, err = newMCPServers(res.MCP, beside{c.house, c.own()}, secrets, o.Log); err != nil {
+	if c.mcp, err = newMCPServers(res.MCP, beside{c.house, c.own()}, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), o.Log); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -105,7 +109,11 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	// The first conversations get the tools of the MCP servers that start
 	// at once; a slower one joins later.
 	c.mcp.start(ctx, MCPFirstTry)
+	services, closeMedia := c.media()
+	defer closeMedia()
 	srv, err := center.NewServer(center.Options{
+		Media:       services,
+		Location:    c.res.Location,
 		Keys:        center.NewKeys(c.db.Settings()),
 		ServerTools: func(*time.Location) []*command.Command { return append(c.own(), c.house.Commands()...) },
 		Engine:      c.engine,
@@ -120,6 +128,7 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	if err != nil {
 		return fmt.Errorf("box: center: listen on %s: %w", cfg.Center.Listen, err)
 	}
+	l = listener.Capped(l, perAddress)
 	fp := ""
 	if !insecure {
 		cert, f, err := center.Certificate(tlsDir(cfg.DataDir))
@@ -140,13 +149,19 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	} else {
 		kept.Go(func() { c.brain.keepModels(sctx, warm.Warm); warm.Close() })
 	}
+	if cfg.Web.MDNS && reachable(cfg.Center.Listen) {
+		// nodes find the center; the fingerprint lets them check it
+		go announce(sctx, c.log, mdns.Service{Instance: instanceName("Hark center", cfg.Assistant.Room), Type: "_hark._tcp", Port: portOf(l.Addr()),
+			Text: []string{"fingerprint=" + fp, "tls=" + strconv.FormatBool(!insecure)}})
+	}
 	pageDone := make(chan struct{})
 	go func() {
 		defer close(pageDone)
 		c.servePage(sctx, show)
 	}()
 	defer func() { stop(); <-pageDone; kept.Wait() }()
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
 	go func() {
 		<-sctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -165,6 +180,25 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 		return err
 	}
 	return nil
+}
+
+// media is what the center does for nodes too small to do it: its own
+// whisper.cpp model and voice, as a box loads them, and its model for
+// plain chats.
+func (c *Center) media() (center.Media, func() error) {
+	m := center.Media{Model: c.brain.model, ModelName: c.cfg.Ollama.Model}
+	if synth, why := synthesizer(c.cfg, c.log); synth != nil {
+		m.Voice = media.Voice{Synth: synth}
+	} else {
+		c.log.Info("the center has no voice: nodes get text to speak themselves", "why", why)
+	}
+	sp := openSpeech(c.cfg, c.log)
+	if sp.stt != nil {
+		m.Transcriber = media.Transcriber{Engine: sp.stt}
+	} else {
+		c.log.Info("the center has no speech-to-text for its nodes", "why", sp.note)
+	}
+	return m, sp.close
 }
 
 // engine is the reply engine of one node's conversation.
@@ -192,12 +226,13 @@ func (c *Center) warmEngine() (*reply.Engine, error) {
 // of every node, the secrets, the center's health.
 func (c *Center) servePage(ctx context.Context, show func(string)) {
 	cfg := c.cfg
-	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db.Settings()), Full: c.db.Writable,
+	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db), Full: c.db.Writable,
 		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links,
 		Model: c.brain.readiness, Queue: c.brain.queueStatus, Log: c.log})
 	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
-	servePage(ctx, c.log, cfg.Web.Listen, web.Options{API: api, Store: c.db.Settings(), Version: c.version,
-		AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log}, show, nil)
+	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show,
+		codeFile: filepath.Join(cfg.DataDir, "web", "setup-code")}.serve(ctx, web.Options{API: api, Store: c.db.Settings(),
+		Version: c.version, AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log})
 }
 
 // nodePlace is how the model is told where a node is: "the kitchen speaker",

@@ -13,6 +13,8 @@ import (
 	"github.com/harkbox/hark/device/alsa"
 	"github.com/harkbox/hark/device/board"
 	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/clock"
+	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/mixer"
 	"github.com/harkbox/hark/device/sim"
@@ -22,7 +24,6 @@ import (
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
-	"periph.io/x/conn/v3/gpio"
 )
 
 // devices are the box's microphone, speaker, button and LEDs, real or
@@ -47,7 +48,17 @@ type devices struct {
 	tasks    []func(ctx context.Context) // run while the pipeline runs
 	// listening is what turns speech into text, for the self-test.
 	listening health.Listening
-	closers   []func() error
+	// faults are the devices that did not open: the box runs without
+	// them, and the self-test names them.
+	faults  []control.Check
+	closers []func() error
+}
+
+// fault notes a device that did not open: the box runs on without it
+// (it still rings, answers hark ask, the page and the talk box).
+func (d *devices) fault(log *slog.Logger, name string, err error) {
+	d.faults = append(d.faults, control.Check{Name: name, Detail: err.Error()})
+	log.Error("a device did not open; the box runs on without it", "device", name, "err", err)
 }
 
 func (d *devices) task(f func(ctx context.Context)) { d.tasks = append(d.tasks, f) }
@@ -79,6 +90,9 @@ func alsaConfig(name, boardName string, f pcm.Format, log *slog.Logger) alsa.Con
 
 // deviceKit is what opening the devices needs.
 type deviceKit struct {
+	// lines opens the board's GPIO lines and SPI devices; zero for the
+	// real ones (board.Pin, board.SPI).
+	lines  lines
 	cfg    *config.Loaded
 	log    *slog.Logger
 	mixer  *mixer.Mixer
@@ -86,6 +100,8 @@ type deviceKit struct {
 	in     io.Reader // the keyboard, where it stands in for the button
 	screen *sim.Screen
 	speech speech
+	clock  *clock.Sim // the simulated board's clock, set from the console
+	loc    *time.Location
 }
 
 // replyDir keeps the simulation's spoken replies.
@@ -102,6 +118,8 @@ func (k deviceKit) listener(dev alsa.Config, detector endpoint.Detector) *endpoi
 		Silence:    k.cfg.Listen.Silence.Duration,
 		MinSilence: k.cfg.Listen.SilenceMin.Duration,
 		MaxSilence: k.cfg.Listen.SilenceMax.Duration,
+		Settle:     k.cfg.Listen.Settle.Duration,
+		PauseAfter: k.cfg.Listen.Pause.Duration,
 		MaxLength:  c.MaxUtterance.Duration,
 		Log:        k.log,
 	})
@@ -115,6 +133,9 @@ func (k deviceKit) openSim() (*devices, error) {
 	term := sim.NewTerminal(in, screen)
 	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), onScreen: true,
 		listening: health.Listening{Engine: "typed input (simulation: " + sp.note + ")"}}
+	if k.clock != nil {
+		term.Handle("/clock", func(arg string) (string, error) { return k.clock.Command(arg, k.loc) })
+	}
 	d.task(term.Run)
 	prof, _ := board.Lookup("sim")
 
@@ -195,7 +216,7 @@ func (k deviceKit) probeMic(dev alsa.Config) bool {
 // the LEDs through periph. On the usb profile (a development machine) the
 // keyboard stands in for a button that is not there.
 func (k deviceKit) openBoard() (*devices, error) {
-	cfg, in, screen, sp := k.cfg, k.in, k.screen, k.speech
+	cfg, screen, sp := k.cfg, k.screen, k.speech
 	prof, err := board.Lookup(cfg.Board)
 	if err != nil {
 		return nil, err
@@ -218,87 +239,9 @@ func (k deviceKit) openBoard() (*devices, error) {
 		k.log.Error("no speech-to-text: the box cannot understand speech", "why", sp.note)
 	}
 
-	// The button.
-	pinName := cmpOr(cfg.Button.Pin, prof.Button)
-	events := make(chan pipeline.Event)
-	d.events = events
-	pin, err := board.Pin(pinName)
-	if err == nil {
-		var b *button.Button
-		b, err = button.New(pin, button.Options{
-			ActiveHigh: cfg.Button.ActiveHigh, Debounce: cfg.Button.Debounce.Duration,
-			Long: cfg.Button.LongPress.Duration, Double: cfg.Button.DoublePress.Duration,
-			VeryLong: cfg.Button.VeryLongPress.Duration, Log: k.log,
-		})
-		if err == nil {
-			d.gestures = make(chan button.Event, 16)
-			d.task(func(ctx context.Context) { b.Run(ctx, d.gestures) })
-		}
-	}
-	if err != nil {
-		if prof.Name != "usb" {
-			return nil, fmt.Errorf("board %q: button: %w", prof.Name, err)
-		}
-		term := sim.NewButton(in, screen)
-		d.events, d.onScreen = term.Events(), true
-		d.task(term.Run)
-		screen.Println("no button (" + err.Error() + "): press Enter instead")
-	}
-
-	// The LEDs.
-	var strip leds.Strip
-	switch prof.LEDs {
-	case board.APA102:
-		port, err := board.SPI(prof.SPI)
-		if err != nil {
-			return nil, fmt.Errorf("board %q: LEDs: %w", prof.Name, err)
-		}
-		d.closers = append(d.closers, port.Close)
-		if strip, err = leds.NewAPA102(port, prof.LEDCount, cfg.LEDs.Brightness); err != nil {
-			return nil, err
-		}
-	case board.PlainLED:
-		names := prof.LEDPins
-		if len(cfg.LEDs.Pins) > 0 {
-			names = cfg.LEDs.Pins
-		}
-		var pins []gpio.PinOut
-		for _, n := range names {
-			p, err := board.Pin(n)
-			if err != nil {
-				return nil, fmt.Errorf("board %q: LEDs: %w", prof.Name, err)
-			}
-			pins = append(pins, p)
-		}
-		if strip, err = leds.NewPins(pins...); err != nil {
-			return nil, err
-		}
-	}
-	if strip != nil {
-		d.display = leds.NewDisplay(strip, leds.Options{DimIdle: cfg.LEDs.Idle == "dim", Log: k.log})
-		d.task(d.display.Run)
-	}
-
-	// The mute switch.
-	if cfg.Button.MutePin != "" {
-		p, err := board.Pin(cfg.Button.MutePin)
-		if err != nil {
-			return nil, fmt.Errorf("button.mute_pin: %w", err)
-		}
-		sw, err := button.New(p, button.Options{Debounce: cfg.Button.Debounce.Duration, Log: k.log})
-		if err != nil {
-			return nil, fmt.Errorf("button.mute_pin: %w", err)
-		}
-		d.task(func(ctx context.Context) {
-			levels := make(chan bool, 4)
-			go sw.Levels(ctx, levels)
-			for on := range levels {
-				k.mute.set(ctx, d, on, true)
-			}
-		})
-	}
+	k.openControls(d, prof)
 	screen.Println(fmt.Sprintf("board %s: microphone %s, speaker %s, button %s; %s", prof.Name,
-		orDefault(cmpOr(cfg.Audio.Capture, prof.Capture)), orDefault(cmpOr(cfg.Audio.Playback, prof.Playback)), pinName, sp.note))
+		orDefault(cmpOr(cfg.Audio.Capture, prof.Capture)), orDefault(cmpOr(cfg.Audio.Playback, prof.Playback)), cmpOr(cfg.Button.Pin, prof.Button), sp.note))
 	return d, nil
 }
 

@@ -12,8 +12,9 @@ import (
 )
 
 // MCPFirstTry bounds the wait for the MCP servers' first connection before
-// a one-shot command answers: a server that starts slower joins later.
-const MCPFirstTry = 15 * time.Second
+// a one-shot command answers: a server that starts slower joins later, and
+// one that was down last time is not waited for.
+const MCPFirstTry = 1200 * time.Millisecond
 
 // mcpServers are the MCP servers whose tools join a catalogue, started once
 // on first use and stopped with the box.
@@ -24,8 +25,10 @@ type mcpServers struct {
 	cancel context.CancelFunc
 }
 
-func newMCPServers(servers []mcp.Server, catalogue mcp.Catalogue, secrets command.Secrets, log *slog.Logger) (*mcpServers, error) {
-	hub, err := mcp.New(mcp.Options{Servers: servers, Catalogue: catalogue, Secrets: secrets, Log: log})
+// newMCPServers are the servers whose tools join catalogue; statePath keeps
+// which were down, so that a one-shot command does not wait for them.
+func newMCPServers(servers []mcp.Server, catalogue mcp.Catalogue, secrets command.Secrets, statePath string, log *slog.Logger) (*mcpServers, error) {
+	hub, err := mcp.New(mcp.Options{Servers: servers, Catalogue: catalogue, Secrets: secrets, StatePath: statePath, Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -72,10 +75,10 @@ func (m mcpResource) Servers(ctx context.Context) ([]control.MCPServer, error) {
 	for _, s := range m.servers.hub.Servers() {
 		tools := []control.MCPTool{}
 		for _, t := range s.Tools {
-			tools = append(tools, control.MCPTool{Name: t.Name, Remote: t.Remote})
+			tools = append(tools, control.MCPTool{Name: t.Name, Remote: t.Remote, Confirm: t.Confirm})
 		}
 		out = append(out, control.MCPServer{Name: s.Name, Transport: s.Transport, State: s.State, Error: s.Error,
-			Tools: tools, Restarts: s.Restarts, Since: s.Since})
+			Tools: tools, Restarts: s.Restarts, Since: s.Since, Warnings: s.Warnings})
 	}
 	return out, nil
 }

@@ -7,10 +7,21 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
 )
+
+// limitMemory sets the Go runtime's soft memory limit to mib MiB, unless
+// GOMEMLIMIT in the environment set one or mib is 0; it returns the limit
+// in force.
+func limitMemory(mib int) int64 {
+	if os.Getenv("GOMEMLIMIT") == "" && mib > 0 {
+		debug.SetMemoryLimit(int64(mib) << 20)
+	}
+	return debug.SetMemoryLimit(-1)
+}
 
 // reportMemory logs the Go heap and the process's resident memory each time
 // the process gets SIGUSR1 (kill -USR1 $(pidof hark)), until ctx is done.

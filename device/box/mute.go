@@ -2,10 +2,12 @@ package box
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -42,11 +44,20 @@ func (m *muter) set(ctx context.Context, d *devices, on, remember bool) {
 	m.log.Info("microphone", "muted", on)
 }
 
-// storageCheck makes one real read of the store, for the self-test.
-func storageCheck(settings *storage.Settings) func(ctx context.Context) error {
+// storageCheck makes one real read of the store and reports its health,
+// for the self-test: a card that cannot save, or damaged files set aside
+// at start, fail it as the data partition's fault.
+func storageCheck(db *storage.DB) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		var m bool
-		_, err := settings.Get(ctx, mutedKey, &m)
+		_, err := db.Settings().Get(ctx, mutedKey, &m)
+		h := db.Health()
+		switch {
+		case !h.OK() && (h.Data || h.Condition == storage.Saving):
+			return &health.DataFault{Err: errors.New(h.String())}
+		case !h.OK():
+			return errors.New(h.String())
+		}
 		return err
 	}
 }

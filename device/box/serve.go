@@ -3,18 +3,22 @@ package box
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/device/clock"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/notify"
 	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply/alert"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/storage"
 )
 
 // serve runs the pipeline and everything that follows it (the LEDs, the
@@ -39,11 +43,20 @@ func (r *running) serve(ctx context.Context) error {
 	defer func() { b.busy = nil }()
 	wg.Go(func() { notify.Watchdog(octx, status.Alive, r.log) })
 	wg.Go(func() { r.watchStorage(octx, status) })
+	wg.Go(func() { r.watchStore(octx) })
 	ctlFeed := r.p.Subscribe(4)
 	wg.Go(func() { status.Follow(octx, ctlFeed) })
 	up := newUpdates(b.cfg, b.version, status, r.log)
+	up.loc = b.res.Location
 	defer up.close()
-	api := b.api(status, r.tail, pg, &live{level: r.level, restart: func() { reset(ErrRestart) }}, up)
+	lv := &live{level: r.level, restart: func() { reset(ErrRestart) }, pipe: r.p, earcons: dev.earcons != (pipeline.Earcons{}) || b.cfg.Board != "sim"}
+	if e, ok := b.answerer.(engineAnswerer); ok {
+		lv.persona = e.engine.SetPersona
+	}
+	api := b.api(status, r.tail, pg, lv, up)
+	if r.synth != nil {
+		api.Voice = voiceResource{r.synth}
+	}
 	wg.Go(func() { r.serveWeb(octx, api, pg) })
 	wg.Go(func() {
 		if err := control.Serve(octx, b.cfg.ControlSocket, control.Handler(api), r.log); err != nil {
@@ -51,6 +64,7 @@ func (r *running) serve(ctx context.Context) error {
 		}
 	})
 	r.upkeep(octx, &wg, status)
+	r.keepTime(octx, &wg)
 	for _, t := range dev.tasks {
 		wg.Go(func() { t(octx) })
 	}
@@ -106,13 +120,15 @@ func (r *running) health() *health.Box {
 		Model:     model,
 		Queue:     queue,
 		Version:   b.version,
-		Storage:   storageCheck(b.db.Settings()),
+		Storage:   storageCheck(b.db),
 		Full:      b.db.Writable,
 		Mic:       mic,
 		Listening: r.dev.listening,
+		Devices:   r.dev.faults,
 		Updating:  updating,
 		DataDir:   b.cfg.DataDir,
 		Started:   b.started,
+		Clock:     b.clockStatus,
 		Links:     b.links,
 		Log:       r.log,
 	})
@@ -138,11 +154,60 @@ func (r *running) watchStorage(ctx context.Context, status *health.Box) {
 	})
 }
 
+// What the box says about its storage card: once when it cannot save,
+// once when it is back, once at start when damaged files were set aside.
+var (
+	storeFault     = locale.Key("I can't save anything right now: my storage card has a problem. I'll keep answering and timers will still ring, but anything new will be forgotten if I restart.")
+	storeBack      = locale.Key("My storage works again, and I've saved what I was holding.")
+	storeRecovered = locale.Key("Some of my memory files were damaged. I set them aside and recovered what I could.")
+)
+
+// watchStore follows the store's health until ctx is done: the LEDs show a
+// card that cannot save, and the box says so once, plainly, and once more
+// when it is back. Timers and answers go on either way.
+func (r *running) watchStore(ctx context.Context) {
+	db := r.b.db
+	holding, recovered := false, false
+	for {
+		changed := db.Changed()
+		h := db.Health()
+		if r.dev.display != nil {
+			r.dev.display.SetStorageFault(!h.OK())
+		}
+		switch {
+		case h.Condition == storage.Holding && !holding:
+			r.tell(ctx, storeFault)
+		case h.Condition == storage.Saving && holding:
+			r.tell(ctx, storeBack)
+		case h.Recovered != nil && !recovered:
+			r.tell(ctx, storeRecovered)
+		}
+		holding, recovered = h.Condition == storage.Holding, h.Recovered != nil
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
+}
+
+// tell says a sentence of the box's own outside a turn, and shows it on
+// the simulation's screen.
+func (r *running) tell(ctx context.Context, key string) {
+	say := r.b.Lang().T(key)
+	r.log.Warn("told the household", "said", say)
+	if r.notice != nil {
+		r.notice(say)
+	}
+	r.say(ctx, say)
+}
+
 // upkeep is what runs beside the turns: the memory report, the engine's
 // maintenance and warm-up, the model servers' watch, the MCP servers and
 // the alerts.
 func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup, status *health.Box) {
 	b := r.b
+	r.log.Debug("memory limit", "bytes", limitMemory(b.cfg.MemoryLimitMiB))
 	wg.Go(func() { reportMemory(ctx, r.log) })
 	if e, ok := b.answerer.(engineAnswerer); ok {
 		wg.Go(func() { e.engine.Maintain(ctx, 30*time.Second) })
@@ -185,13 +250,52 @@ func (r *running) showModel(ctx context.Context, status *health.Box) {
 	}
 }
 
+// keepTime follows the box's clock: a board's steps (NTP setting a clock
+// that booted behind), the uptime record on the data partition, and the
+// dialogue's times, moved with each step.
+func (r *running) keepTime(ctx context.Context, wg *sync.WaitGroup) {
+	if sys, ok := r.clock.(*clock.System); ok {
+		wg.Go(func() { sys.Run(ctx) })
+	}
+	wg.Go(func() { clock.Keep(ctx, r.b.cfg.DataDir, r.clock, time.Minute, r.log) })
+	wg.Go(func() {
+		clock.Follow(ctx, r.clock, func(step time.Duration) {
+			r.log.Info("clock", "now", r.clock.Now().In(r.b.res.Location).Format(time.RFC3339), "synchronised", r.clock.Synced(), "step_ms", step.Milliseconds())
+			if step == 0 {
+				return
+			}
+			if n, err := r.b.db.Dialogue().Restamp(ctx, step); err != nil {
+				r.log.Warn("the conversation's times were not moved with the clock", "err", err)
+			} else if n > 0 {
+				r.log.Info("conversation times moved with the clock", "exchanges", n)
+			}
+		})
+	})
+}
+
 // serveWeb serves the web page on [web] listen until ctx is done, over
 // the daemon's API.
 func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 	b, cfg := r.b, r.b.cfg.Web
-	o := web.Options{API: api, Store: b.db.Settings(), Network: boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, r.log), Sessions: r.sessions,
-		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Log: r.log}
-	servePage(ctx, r.log, cfg.Listen, o, r.notice, func(s *web.Server) { pg.srv.Store(s) })
+	n := boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, b.cfg.Sim.NoNetwork, r.log)
+	o := web.Options{API: api, Store: b.db.Settings(), Network: n, Sessions: r.sessions,
+		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Location: b.res.Location, Log: r.log}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	hs := r.hotspot(n, func(addr netip.Addr) string { return joinedPage(cfg, addr) })
+	if hs != nil {
+		o.Hotspot = hs
+		pg.hotspot.Store(hs)
+		wg.Go(func() { hs.Run(ctx) })
+	}
+	ready := func(s *web.Server) {
+		pg.srv.Store(s)
+		if hs != nil {
+			serveCaptive(ctx, s, hs.Own().Address.Addr().String(), r.log)
+		}
+	}
+	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: ready,
+		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room)}.serve(ctx, o)
 }
 
 // gestures maps the board button for the pipeline: the long press, the
@@ -202,17 +306,22 @@ func (r *running) gestures(ctx context.Context, out chan<- pipeline.Event, reset
 		DoubleAction: cfg.Button.DoubleAction,
 		FactoryReset: cfg.Button.FactoryReset,
 		ToggleMute:   func(ctx context.Context) { r.mute.set(ctx, dev, !dev.listener.Muted(), true) },
-		Pending:      func(ctx context.Context) bool { return pg.sayCode(ctx, r.b.Lang(), r.say) },
-		Say:          r.say,
-		Lang:         r.b.Lang(),
-		Reset:        reset,
-		Log:          r.log,
+		Pending: func(ctx context.Context) bool {
+			ap := sayHotspot(ctx, pg.hotspot.Load(), r.b.Lang(), r.say) // the way onto the network first
+			return pg.sayCode(ctx, r.b.Lang(), r.say) || ap
+		},
+		Say:   r.say,
+		Lang:  r.b.Lang(),
+		Reset: reset,
+		Log:   r.log,
 	}, dev.gestures, out)
 }
 
 // ringer rings the alert service's alerts on the pipeline.
 type ringer struct{ *pipeline.Pipeline }
 
-func (r ringer) Ring(a alert.Alert) { r.Pipeline.Ring(pipeline.Alert(a)) }
+func (r ringer) Ring(a alert.Alert) {
+	r.Pipeline.Ring(pipeline.Alert{ID: a.ID, Announcement: a.Announcement, Language: a.Language, Missed: a.Missed, Done: a.Done})
+}
 
 var _ alert.Ringer = ringer{}

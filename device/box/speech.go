@@ -6,14 +6,17 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/pipeline/guard"
+	"github.com/harkbox/hark/pipeline/media"
 	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/pipeline/wyoming"
+	"github.com/harkbox/hark/reply/center"
 )
 
 // speech is speech-to-text as the configuration asks for it.
@@ -80,6 +83,7 @@ func openSpeech(cfg *config.Loaded, log *slog.Logger) speech {
 			s.engine = "Wyoming server " + w.Remote
 		}
 	}
+	s = centerSpeech(cfg, log, s)
 	if s.stt == nil {
 		s.note = why
 	} else {
@@ -123,7 +127,7 @@ func synthesizer(cfg *config.Loaded, log *slog.Logger) (pipeline.Synthesizer, st
 	e, err := espeak.New(espeak.Options{Voice: t.Voice, Rate: t.Rate, Pitch: t.Pitch, Voices: t.EspeakVoices, Log: log})
 	if t.Wyoming != "" {
 		u, _ := url.Parse(t.Wyoming) // checked by config.Resolve
-		v := &wyoming.Voice{Addr: u.Host, Voices: t.Voices}
+		v := &wyoming.Voice{Addr: u.Host, Voices: t.Voices, Log: log}
 		if err != nil {
 			return v, "espeak-ng is not installed: a sentence the Wyoming voice fails is not spoken (apt-get install espeak-ng)"
 		}
@@ -184,4 +188,30 @@ func detector(cfg *config.Loaded, log *slog.Logger) (endpoint.Detector, func() e
 		return &endpoint.Energy{}, func() error { return nil }, nil
 	}
 	return v, v.Close, nil
+}
+
+// centerSpeech puts the center's speech-to-text in front of the box's own
+// when [center] transcribe is set: a node too small for a whisper model
+// sends its utterances up, falling back to its own model if it has one.
+func centerSpeech(cfg *config.Loaded, log *slog.Logger, s speech) speech {
+	c := cfg.Center
+	if !c.Transcribe {
+		return s
+	}
+	client, err := center.NewClient(center.ClientOptions{URL: c.URL, Credential: c.Key, Fingerprint: c.Fingerprint, Insecure: c.InsecureHTTP, Timeout: time.Minute})
+	if err != nil {
+		log.Error("the center's speech-to-text is off", "err", err)
+		return s
+	}
+	remote := media.Remote{Center: client}
+	if l := cfg.Whisper.Language; l != "auto" {
+		remote.Language = l
+	}
+	if s.stt != nil {
+		s.stt = pipeline.Fallback{Primary: remote, Secondary: s.stt, Log: log}
+		s.note, s.engine = "speech-to-text: the command center's, falling back to "+s.engine, "the center "+c.URL+", else "+s.engine
+		return s
+	}
+	s.stt, s.note, s.engine = remote, "speech-to-text: the command center's ("+c.URL+")", "the center "+c.URL
+	return s
 }

@@ -41,7 +41,8 @@ type Listening struct {
 // Options describe the box. Storage is required.
 type Options struct {
 	Version string
-	// Storage makes one real read of the store.
+	// Storage makes one real read of the store, and says why it cannot
+	// save; a *DataFault is the data partition's.
 	Storage func(ctx context.Context) error
 	// Full returns why writes are refused (the data partition below its
 	// reserve), or nil; nil Full means never.
@@ -50,6 +51,9 @@ type Options struct {
 	Mic Mic
 	// Listening is the speech-to-text check.
 	Listening Listening
+	// Devices are the board's devices that did not open (the button, the
+	// LEDs): the box runs without them; each fails the self-test.
+	Devices []control.Check
 	// Updating shows the updating pattern on the LEDs; nil without LEDs.
 	Updating func(active bool)
 	// DataDir is the data partition's directory, whose use the status
@@ -66,6 +70,8 @@ type Options struct {
 	// Queue is the model server's queue, asked at each status; nil for
 	// none.
 	Queue func() *control.QueueStatus
+	// Clock is the box's clock for the status; nil for none.
+	Clock func() control.Clock
 	// State and Ready are the state of a box with no pipeline to Follow
 	// (the command center, a speaker whose daemon is stopped).
 	State string
@@ -168,9 +174,14 @@ func (b *Box) Status(ctx context.Context) control.Status {
 		}
 	}
 	s.Checks = []control.Check{storage}
+	if b.o.Clock != nil {
+		c := b.o.Clock()
+		s.Clock = &c
+	}
 	if b.o.State == "" { // a speaker: it hears
 		s.Checks = append(s.Checks, b.micCheck(), b.listeningCheck())
 	}
+	s.Checks = append(s.Checks, b.o.Devices...)
 	if b.o.DataDir != "" {
 		if sp, err := disk.Usage(b.o.DataDir); err == nil {
 			s.Storage = &control.Storage{Free: sp.Free, Total: sp.Total, Full: full}
@@ -188,7 +199,18 @@ func (b *Box) Status(ctx context.Context) control.Status {
 	return s
 }
 
+// DataFault marks a storage error as the data partition's: the storage
+// check fails with Check.Data set, which the boot check passes.
+type DataFault struct{ Err error }
+
+func (d *DataFault) Error() string { return d.Err.Error() }
+func (d *DataFault) Unwrap() error { return d.Err }
+
 func result(name string, err error, ok string) control.Check {
+	var df *DataFault
+	if errors.As(err, &df) {
+		return control.Check{Name: name, Detail: err.Error(), Data: true}
+	}
 	if err != nil {
 		return control.Check{Name: name, Detail: err.Error()}
 	}

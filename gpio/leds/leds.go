@@ -60,6 +60,9 @@ var (
 	// Starting is the box whose model is still loading, idle or with a
 	// question waiting for it: a slow warm-white sweep, the box waking up.
 	Starting = Pattern{Name: "starting", Color: Color{255, 170, 60}, Anim: Spin, Period: 2400 * time.Millisecond, Level: 0.6}
+	// StorageFault is the idle box whose storage card cannot save (or
+	// held damaged files): a slow red pulse, brighter than a full one.
+	StorageFault = Pattern{Name: "storage-fault", Color: Color{255, 20, 0}, Anim: Pulse, Period: 2 * time.Second, Level: 0.5}
 )
 
 // Status is everything the LEDs reflect.
@@ -70,6 +73,8 @@ type Status struct {
 	Updating bool // an update is being installed
 	Full     bool // the storage is full: nothing new can be remembered
 	Starting bool // the model is loading
+	// StorageFault: the storage card cannot save, or held damaged files.
+	StorageFault bool
 	// Failed holds the error pattern on after a failed turn, which the
 	// pipeline reports only for a moment.
 	Failed bool
@@ -77,7 +82,7 @@ type Status struct {
 
 // Choose is the pattern for s, by the fixed priority: error, muted,
 // updating, ringing, speaking, starting (while thinking or idle), thinking,
-// listening, storage full, idle.
+// listening, storage fault, storage full, idle.
 func Choose(s Status, dimIdle bool) Pattern {
 	switch {
 	case s.State == voice.Error || s.Failed:
@@ -98,6 +103,8 @@ func Choose(s Status, dimIdle bool) Pattern {
 		return FollowUp
 	case s.State == voice.Listening:
 		return Listening
+	case s.StorageFault:
+		return StorageFault
 	case s.Full:
 		return Full
 	case dimIdle:

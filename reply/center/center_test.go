@@ -58,15 +58,17 @@ func (noStatus) Status(context.Context) builtin.DeviceStatus {
 	return builtin.DeviceStatus{Version: "test"}
 }
 
-// newCenter starts a center on dir's store (a new one when dir is "").
-func newCenter(t *testing.T, dir string, o Options) *centerSide {
+// newCenter starts a center on dir's store (a new one when dir is ""); tune
+// adjusts each conversation's engine.
+func newCenter(t testing.TB, dir string, o Options, tune ...func(*reply.Options)) *centerSide {
 	t.Helper()
-	return newCenterServing(t, dir, o, served, false)
+	return newCenterServing(t, dir, o, served, false, tune...)
 }
 
-// newCenterServing is newCenter over a server of model m; with keep, the
-// conversations' engines share a Keeper of the model, as hark center's do.
-func newCenterServing(t *testing.T, dir string, o Options, served ollamatest.Model, keep bool) *centerSide {
+// newCenterServing is newCenter over a server of model served; with keep,
+// the conversations' engines share a Keeper of the model, as hark
+// center's do.
+func newCenterServing(t testing.TB, dir string, o Options, served ollamatest.Model, keep bool, tune ...func(*reply.Options)) *centerSide {
 	t.Helper()
 	c := &centerSide{model: replytest.New(), llm: ollamatest.New(served), wire: &wireLog{}}
 	t.Cleanup(c.llm.Close)
@@ -99,9 +101,16 @@ func newCenterServing(t *testing.T, dir string, o Options, served ollamatest.Mod
 		t.Cleanup(keeper.Close)
 	}
 	o.Engine = func(cv Conversation) (*reply.Engine, error) {
-		return reply.New(reply.Options{Model: client, Info: client, ModelName: served.Name, Server: c.llm.URL, Meter: meter, Keeper: keeper,
+		ro := reply.Options{Model: client, Info: client, ModelName: served.Name, Server: c.llm.URL, Meter: meter, Keeper: keeper,
 			Commands: cv.Commands, Conversation: cv.ID, Dialogue: Dialogue{Store: db.Dialogue(), ID: cv.ID},
-			Diary: db.Diary(), Facts: db.Facts(), Location: cv.Location, Place: cv.Node.Room, PlannerOff: true, Router: "all", ToolTokens: 5000})
+			Diary: db.Diary(), Facts: db.Facts(), Location: cv.Location, Place: cv.Node.Room, PlannerOff: true, Router: "all", ToolTokens: 5000}
+		for _, f := range tune {
+			f(&ro)
+		}
+		return reply.New(ro)
+	}
+	if o.Media.Model == nil {
+		o.Media.Model, o.Media.ModelName = client, served.Name
 	}
 	c.srv, err = NewServer(o)
 	if err != nil {
@@ -189,6 +198,8 @@ func TestClientToolRoundTrip(t *testing.T) {
 	last := chats[len(chats)-1]
 	if tool := last.Messages[len(last.Messages)-1]; tool.Role != "tool" || !strings.Contains(tool.Content, "tea") {
 		t.Errorf("the node's result did not reach the model: %s", fmtMsgs(last))
+	} else if !strings.Contains(tool.Content, "UNTRUSTED TEXT FROM the speaker's set_timer") {
+		t.Errorf("the node's result reached the model unfenced: %s", tool.Content)
 	}
 	golden(t, c.wire, "client_tool")
 }
@@ -312,7 +323,6 @@ func TestBadInput(t *testing.T) {
 		{"nothing to continue with", a, PathContinue, `{"conversation_id": "a-1"}`, 400, "tool_results or validation_response"},
 		{"no tool awaited", a, PathContinue, `{"conversation_id": "a-1", "tool_results": [{"tool_call_id": "x", "output": {"success": true, "message": ""}}]}`, 409, "waits for no tool result"},
 		{"bad tool schema", a, PathStart, `{"conversation_id": "a-2", "client_tools": [{"type": "function", "function": {"name": "x", "description": "d", "parameters": {"type": "array"}}}]}`, 400, "want an object"},
-		{"bad time zone", a, PathStart, `{"conversation_id": "a-3", "node_context": {"timezone": "Mars/Olympus"}}`, 400, "node_context.timezone"},
 		{"no such path", a, "/api/v0/nothing", `{}`, 404, "no such endpoint"},
 	} {
 		code, body := post(tt.cred, tt.path, tt.body)
@@ -543,12 +553,14 @@ func TestSlowCenter(t *testing.T) {
 }
 
 // TestNodeDuringTheCentersLoad: a node's question while the center's model
-// loads, for longer than any budget, hears the center's line at once, then
-// its answer; the load is never abandoned.
+// loads, for longer than any budget (the node's for each silence
+// included), hears the center's line at once, then its answer; the center
+// tells the node it still waits while it does, and the load is never
+// abandoned.
 func TestNodeDuringTheCentersLoad(t *testing.T) {
 	loading := served
 	loading.LoadDelay = 1500 * time.Millisecond
-	c := newCenterServing(t, "", Options{}, loading, true)
+	c := newCenterServing(t, "", Options{Waiting: 300 * time.Millisecond}, loading, true)
 	defer c.stop()
 	n := newNode(t, c, "kitchen")
 	// Streamed as a node hears it (the wire log reads whole answers), with
@@ -573,5 +585,58 @@ func TestNodeDuringTheCentersLoad(t *testing.T) {
 	}
 	if loads, aborted := c.llm.Loads(); loads != 1 || aborted != 0 {
 		t.Errorf("loads %d, aborted %d", loads, aborted)
+	}
+}
+
+// TestConversationStaysItsNodesAcrossARestart: after the center restarts,
+// a node that names another node's conversation gets no history of it.
+func TestConversationStaysItsNodesAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	kitchen, _ := c.keys.Add(t.Context(), "kitchen")
+	hall, _ := c.keys.Add(t.Context(), "hall")
+	start := func(c *centerSide, cred, conv string) int {
+		req, _ := http.NewRequest(http.MethodPost, c.http.URL+PathStart, strings.NewReader(`{"conversation_id":"`+conv+`","node_context":{"timezone":"UTC"}}`))
+		req.Header.Set("X-API-Key", cred)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := start(c, kitchen, "conv-kitchen-1"); code != http.StatusOK {
+		t.Fatalf("the kitchen's start: %d", code)
+	}
+	c.stop()
+	again := newCenter(t, dir, Options{})
+	defer again.stop()
+	if code := start(again, hall, "conv-kitchen-1"); code != http.StatusForbidden {
+		t.Errorf("the hall naming the kitchen's conversation after a restart: %d, want 403", code)
+	}
+	if code := start(again, kitchen, "conv-kitchen-1"); code != http.StatusOK {
+		t.Errorf("the kitchen taking up its own conversation after a restart: %d, want 200", code)
+	}
+}
+
+// TestWrongKeysAreLimited: an address that keeps sending wrong keys is
+// refused before its keys are checked.
+func TestWrongKeysAreLimited(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	id, _, _ := strings.Cut(func() string { s, _ := c.keys.Add(t.Context(), "kitchen"); return s }(), ":")
+	codes := map[int]int{}
+	for range 3 * badKeyBurst {
+		req, _ := http.NewRequest(http.MethodGet, c.http.URL+PathStatus, nil)
+		req.Header.Set("X-API-Key", id+":not-the-key")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes[resp.StatusCode]++
+	}
+	if codes[http.StatusUnauthorized] > badKeyBurst+1 || codes[http.StatusTooManyRequests] == 0 {
+		t.Errorf("answers to %d wrong keys: %v; want at most %d checked, the rest refused", 3*badKeyBurst, codes, badKeyBurst+1)
 	}
 }

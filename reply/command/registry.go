@@ -28,6 +28,9 @@ type Options struct {
 	Secrets Secrets
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Synced reports whether Now is right (the box's clock is set); nil
+	// means always. Calls made while it is not carry Call.ClockUnset.
+	Synced func() bool
 	// Location is the time zone of the user; default time.Local.
 	Location *time.Location
 	// RefineWindow is how long after a call a refinement of it is taken;
@@ -262,13 +265,17 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 			}
 		}
 	}
-	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: locale.LanguageOf(ctx), Now: r.Now(), Refines: refines})
+	unset := r.o.Synced != nil && !r.o.Synced()
+	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: locale.LanguageOf(ctx), Now: r.Now(), ClockUnset: unset, Refines: refines})
 	if err != nil {
 		r.log.Warn("command failed", "command", c.Name, "err", err)
 		l := locale.Speaking(ctx)
 		spoken := l.T("Sorry, that didn't work.")
-		if errors.Is(err, storage.ErrFull) {
+		switch {
+		case errors.Is(err, storage.ErrFull):
 			spoken = l.T("My storage is full, so I couldn't save that.")
+		case errors.Is(err, storage.ErrUnavailable):
+			spoken = l.T("I can't save that right now: my storage card has a problem.")
 		}
 		return Response{Kind: Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/envconfig"
+
+	"github.com/harkbox/hark/internal/netdial"
 )
 
 // Options configure a Client.
@@ -34,8 +36,12 @@ type Options struct {
 	HTTPClient *http.Client
 }
 
-// DialTimeout bounds connecting to the server with the default HTTP client.
-const DialTimeout = 3 * time.Second
+// DialTimeout bounds connecting to the server with the default HTTP
+// client, and LookupTimeout looking its name up.
+const (
+	DialTimeout   = 3 * time.Second
+	LookupTimeout = 4 * time.Second
+)
 
 // Client talks to one Ollama server about one model. It is safe for
 // concurrent use.
@@ -58,8 +64,10 @@ func New(o Options) (*Client, error) {
 	hc := o.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+			Proxy: http.ProxyFromEnvironment,
+			// The name is looked up within its own budget: a resolver that
+			// says nothing is named (DNS), not taken for a slow model.
+			DialContext:         netdial.Dialer(netdial.Options{Lookup: LookupTimeout, Connect: DialTimeout, KeepAlive: 30 * time.Second}),
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
 		}}
@@ -114,6 +122,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 		}
 		return nil
 	})
+	out.Model, out.Server = c.o.Model, c.host.Redacted()
 	out.Message.Role = RoleAssistant
 	out.Message.Content = content.String()
 	out.Message.Thinking = thinking.String()
@@ -352,17 +361,34 @@ func hinted(params json.RawMessage) json.RawMessage {
 		}
 		return notes
 	}
-	for _, v := range props {
-		p, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		if notes := hint(p); len(notes) > 0 {
-			d, _ := p["description"].(string)
-			p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
-			changed = true
+	// Ollama keeps an object property's properties but not its required
+	// list: that goes into its description too, at every depth.
+	var walk func(props map[string]any)
+	walk = func(props map[string]any) {
+		for _, v := range props {
+			p, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			notes := hint(p)
+			if sub, ok := p["properties"].(map[string]any); ok {
+				if req, ok := p["required"].([]any); ok && len(req) > 0 {
+					var names []string
+					for _, r := range req {
+						names = append(names, fmt.Sprint(r))
+					}
+					notes = append(notes, "required: "+strings.Join(names, ", "))
+				}
+				walk(sub)
+			}
+			if len(notes) > 0 {
+				d, _ := p["description"].(string)
+				p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
+				changed = true
+			}
 		}
 	}
+	walk(props)
 	if !changed {
 		return params
 	}

@@ -30,42 +30,56 @@ type Config struct {
 	// ControlSocket is the running daemon's local control socket; empty
 	// picks /run/hark/control.sock on a board, control.sock in the data
 	// directory in simulation.
-	ControlSocket string    `toml:"control_socket"`
-	Log           Log       `toml:"log"`
-	Ollama        Ollama    `toml:"ollama"`
-	Assistant     Assistant `toml:"assistant"`
-	Reply         Reply     `toml:"reply"`
-	Pipeline      Pipeline  `toml:"pipeline"`
-	Whisper       Whisper   `toml:"whisper"`
-	Audio         Audio     `toml:"audio"`
-	Listen        Listen    `toml:"listen"`
-	Button        Button    `toml:"button"`
-	LEDs          LEDs      `toml:"leds"`
-	TTS           TTS       `toml:"tts"`
-	Commands      Commands  `toml:"commands"`
-	Weather       Weather   `toml:"weather"`
-	Storage       Storage   `toml:"storage"`
-	Update        Update    `toml:"update"`
-	Center        Center    `toml:"center"`
-	Lookup        Lookup    `toml:"lookup"`
-	MCP           MCP       `toml:"mcp"`
-	Web           Web       `toml:"web"`
-	Sim           Sim       `toml:"sim"`
+	ControlSocket string `toml:"control_socket"`
+	// MemoryLimitMiB is the daemon's soft limit on the Go runtime's memory
+	// (GOMEMLIMIT), in MiB: past it the garbage collector works harder
+	// instead of growing the heap. 0 turns it off; the environment's
+	// GOMEMLIMIT, when set, wins.
+	MemoryLimitMiB int       `toml:"memory_limit_mib"`
+	Log            Log       `toml:"log"`
+	Ollama         Ollama    `toml:"ollama"`
+	Assistant      Assistant `toml:"assistant"`
+	Reply          Reply     `toml:"reply"`
+	Pipeline       Pipeline  `toml:"pipeline"`
+	Whisper        Whisper   `toml:"whisper"`
+	Audio          Audio     `toml:"audio"`
+	Listen         Listen    `toml:"listen"`
+	Button         Button    `toml:"button"`
+	LEDs           LEDs      `toml:"leds"`
+	TTS            TTS       `toml:"tts"`
+	Commands       Commands  `toml:"commands"`
+	Weather        Weather   `toml:"weather"`
+	Storage        Storage   `toml:"storage"`
+	Update         Update    `toml:"update"`
+	Center         Center    `toml:"center"`
+	Lookup         Lookup    `toml:"lookup"`
+	MCP            MCP       `toml:"mcp"`
+	Web            Web       `toml:"web"`
+	WiFi           WiFi      `toml:"wifi"`
+	Sim            Sim       `toml:"sim"`
 }
 
 // Lookup configures looking things up on the web.
 type Lookup struct {
-	SearXNG     string `toml:"searxng"`
-	BraveSearch string `toml:"brave_search"`
-	Wikipedia   string `toml:"wikipedia"`
-	FetchPages  bool   `toml:"fetch_pages"`
+	SearXNG     string   `toml:"searxng"`
+	BraveSearch string   `toml:"brave_search"`
+	Wikipedia   string   `toml:"wikipedia"`
+	FetchPages  bool     `toml:"fetch_pages"`
+	Allow       []string `toml:"allow"`
 }
+
+// SimWebListen is where the simulation's web page listens unless [web]
+// listen says otherwise: this computer only.
+const SimWebListen = "127.0.0.1:8080"
 
 // Web configures the box's web page.
 type Web struct {
 	Listen     string   `toml:"listen"`
 	AnyAddress bool     `toml:"any_address"`
 	IdleExpiry Duration `toml:"idle_expiry"`
+	TLS        string   `toml:"tls"`
+	Names      []string `toml:"names"`
+	MDNS       bool     `toml:"mdns"`
 }
 
 // MCP configures the Model Context Protocol servers whose tools the
@@ -84,6 +98,7 @@ type MCPServer struct {
 	TokenSecret string   `toml:"token_secret"`
 	Allow       []string `toml:"allow"`
 	Deny        []string `toml:"deny"`
+	Confirm     []string `toml:"confirm"`
 	Timeout     Duration `toml:"timeout"`
 }
 
@@ -95,7 +110,10 @@ type Center struct {
 	Fingerprint  string `toml:"fingerprint"`
 	InsecureHTTP bool   `toml:"insecure_http"`
 	Room         string `toml:"room"`
-	Listen       string `toml:"listen"`
+	// Transcribe sends the node's utterances to the center's
+	// speech-to-text, for a node without a whisper model of its own.
+	Transcribe bool   `toml:"transcribe"`
+	Listen     string `toml:"listen"`
 }
 
 // Log configures logging.
@@ -133,6 +151,7 @@ type Endpoint struct {
 // Assistant configures the persona and the conversation.
 type Assistant struct {
 	Name              string   `toml:"name"`
+	Room              string   `toml:"room"`
 	Place             string   `toml:"place"`
 	TimeZone          string   `toml:"time_zone"`
 	ConversationLapse Duration `toml:"conversation_lapse"`
@@ -215,6 +234,11 @@ type Listen struct {
 	SilenceMax Duration `toml:"silence_max"`
 	NoSpeech   Duration `toml:"no_speech"`
 	VAD        string   `toml:"vad"`
+	// Speculate transcribes at the pauses in speech, and ends a whole
+	// request after Settle of silence; Pause is the silence that is a pause.
+	Speculate bool     `toml:"speculate"`
+	Settle    Duration `toml:"settle"`
+	Pause     Duration `toml:"pause"`
 }
 
 // Button configures the push button and the mute switch.
@@ -266,8 +290,9 @@ type TTS struct {
 	// EspeakVoices maps a language code to an espeak-ng voice, over the
 	// built-in ones.
 	EspeakVoices map[string]string `toml:"espeak_voices"`
-	// Deadline is how long a sentence may take the Wyoming voice before
-	// espeak-ng says it instead.
+	// Deadline is how long the Wyoming voice may take to send a
+	// sentence's first audio (then 1 s between pieces) before espeak-ng
+	// says it instead.
 	Deadline Duration `toml:"deadline"`
 }
 
@@ -277,6 +302,11 @@ type Storage struct {
 	// ReserveMiB is the free space kept on the data partition: below it
 	// writes are refused, and no update download may cross it.
 	ReserveMiB int `toml:"reserve_mib"`
+	// Mount is where the data partition is mounted, the data directory on
+	// it; empty for no such check. While nothing is mounted there the box
+	// holds what it is told in memory rather than write it to the
+	// filesystem below (on the image, a tmpfs).
+	Mount string `toml:"mount"`
 }
 
 // Update configures the over-the-air updates.
@@ -301,13 +331,28 @@ type Sim struct {
 	SpeakerRate     int    `toml:"speaker_rate"`
 	SpeakerChannels int    `toml:"speaker_channels"`
 	KeepReplies     int    `toml:"keep_replies"`
+	// BootClock starts the simulated board's wall clock at this time (RFC
+	// 3339), not synchronised, as a board without a real-time clock boots;
+	// empty is the computer's clock, synchronised.
+	BootClock string `toml:"boot_clock"`
+	// NoNetwork plays a box on no network: its own Wi-Fi opens (pretended)
+	// and the page's Wi-Fi setup can be tried.
+	NoNetwork bool `toml:"no_network"`
+}
+
+// WiFi configures the box's own access point, which a board without a
+// network opens so that a phone can give it one.
+type WiFi struct {
+	Hotspot bool     `toml:"hotspot"`
+	Grace   Duration `toml:"grace"`
 }
 
 // Default returns the built-in configuration.
 func Default() Config {
 	return Config{
-		Board: "sim",
-		Log:   Log{Level: "info"},
+		Board:          "sim",
+		MemoryLimitMiB: 48,
+		Log:            Log{Level: "info"},
 		Ollama: Ollama{
 			Model:       "llama3.2:3b",
 			KeepAlive:   Duration{30 * time.Minute},
@@ -333,7 +378,8 @@ func Default() Config {
 			RemoteTimeout: Duration{15 * time.Second}},
 		Audio: Audio{Volume: 70, Earcons: true, EarconStart: true, EarconEnd: true, EarconError: true, EarconReady: true,
 			PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
-		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{1200 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto"},
+		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{time.Second}, NoSpeech: Duration{5 * time.Second}, VAD: "auto",
+			Speculate: true, Settle: Duration{300 * time.Millisecond}, Pause: Duration{250 * time.Millisecond}},
 		Button: Button{Debounce: Duration{30 * time.Millisecond}, LongPress: Duration{1500 * time.Millisecond},
 			DoublePress: Duration{400 * time.Millisecond}, DoubleAction: "mute", VeryLongPress: Duration{10 * time.Second}, FactoryReset: true},
 		LEDs:     LEDs{Brightness: 0.5, Idle: "off", Pins: []string{}},
@@ -345,7 +391,9 @@ func Default() Config {
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},
 		MCP:     MCP{Servers: []MCPServer{}},
-		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}},
+		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}, TLS: "auto", Names: []string{}, MDNS: true},
+		Lookup:  Lookup{Allow: []string{}},
+		WiFi:    WiFi{Hotspot: true, Grace: Duration{2 * time.Minute}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
 }

@@ -103,7 +103,11 @@ func TestBadValuesNamed(t *testing.T) {
 		{"board = \"pi9\"\n", `board: "pi9" is not one of sim, respeaker-2mic, generic-i2s, usb`},
 		{"[assistant]\ntime_zone = \"Mars/Olympus\"\n", `assistant.time_zone: unknown time zone "Mars/Olympus"`},
 		{"[storage]\nprofile = \"tiny\"\n", "storage.profile"},
+		{"[sim]\nboot_clock = \"1 Jan 2024\"\n", `sim.boot_clock: "1 Jan 2024" is not an RFC 3339 time`},
 		{"[ollama]\nmodel = \"\"\n", "ollama.model: no model named"},
+		{"[center]\ntranscribe = true\n", "center.transcribe: needs center.url"},
+		{"[listen]\nsettle = \"800ms\"\n", "listen.settle: 800ms is longer than listen.silence_min (500ms)"},
+		{"[listen]\npause = \"10ms\"\n", "listen.pause: 10ms is outside 200ms..5s"},
 		{"this is not toml", "hark.toml:1:"},
 	}
 	for _, tt := range tests {
@@ -215,9 +219,9 @@ url = "ftp://x"
 [[mcp.server]]
 name = "web2"
 command = ["x"]
-env = ["NOEQUALS"]
+env = ["PASSED_ON", "=x"]
 `, nil)
-	for _, want := range []string{"mcp.server[0]: server files has neither a command", "mcp.server[1]: server web: url", `mcp.server[2].env: "NOEQUALS" is not KEY=VALUE`} {
+	for _, want := range []string{"mcp.server[0]: server files has neither a command", "mcp.server[1]: server web: url", `mcp.server[2].env: "=x" is not KEY=VALUE or the name of a variable to pass on`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v\nwant %q", err, want)
 		}
@@ -248,6 +252,7 @@ func TestSettingsFromThePage(t *testing.T) {
 		{"listen.mode", "shout", "not one of"},
 		{"audio.volume", "loud", "not a whole number"},
 		{"board", "usb", "not set on this page"},
+		{"ollama.host", "not a host::", "is not a host name or an IP address"},
 	} {
 		if err := l.SaveSetting(path, tc.key, tc.value, vars); !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s = %s: %v, want %q", tc.key, tc.value, err, tc.want)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -204,18 +205,46 @@ func Keys() []string {
 	return out
 }
 
-// Value returns the effective value of key as TOML would write it.
+// Value returns the effective value of key as TOML would write it on the
+// key's line: a map (tts.voices) or a list of tables (mcp.server) inline.
 func (l *Loaded) Value(key string) string {
 	for _, f := range fields(reflect.ValueOf(&l.Config).Elem(), "") {
 		if f.key == key {
-			b, err := toml.Marshal(map[string]any{"v": f.v.Interface()})
-			if err != nil {
+			var b bytes.Buffer
+			enc := toml.NewEncoder(&b)
+			enc.SetTablesInline(true)
+			if err := enc.Encode(map[string]any{"v": f.v.Interface()}); err != nil {
 				return fmt.Sprint(f.v.Interface())
 			}
-			return strings.TrimSpace(strings.TrimPrefix(string(b), "v = "))
+			return strings.TrimSpace(strings.TrimPrefix(b.String(), "v = "))
 		}
 	}
 	return ""
+}
+
+// Write prints the effective configuration as a TOML file that Load
+// reads back to the same values, each key with where its value came from.
+func (l *Loaded) Write(w io.Writer) error {
+	file := l.File
+	if file == "" {
+		file = "none (defaults)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# configuration file: %s\n", file)
+	section := ""
+	for _, key := range Keys() {
+		name := key
+		if i := strings.LastIndex(key, "."); i >= 0 {
+			if s := key[:i]; s != section {
+				section = s
+				fmt.Fprintf(&b, "\n[%s]\n", s)
+			}
+			name = key[i+1:]
+		}
+		fmt.Fprintf(&b, "%-40s # %s\n", name+" = "+l.Value(key), l.Sources[key])
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // mapKeys are the keys whose value is a table of the user's own keys.

@@ -12,9 +12,13 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/board"
+	"github.com/harkbox/hark/internal/egress"
 	"github.com/harkbox/hark/reply/command/mcp"
 	"github.com/harkbox/hark/reply/llm"
 )
+
+// envName is a variable's name as a stdio MCP server's env gives it.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Resolved holds values derived from the configuration by Resolve.
 type Resolved struct {
@@ -23,6 +27,8 @@ type Resolved struct {
 	// server.
 	Endpoints []ResolvedEndpoint
 	Location  *time.Location
+	// BootClock is [sim] boot_clock; zero for none.
+	BootClock time.Time
 	// MCP are the MCP servers, checked.
 	MCP []mcp.Server
 }
@@ -50,6 +56,13 @@ func (l *Loaded) Resolve(env Env) (Resolved, error) {
 	ck.conversation(c, &r)
 	ck.hearing(c)
 	ck.speech(c)
+	if b := c.Sim.BootClock; b != "" {
+		t, err := time.Parse(time.RFC3339, b)
+		if err != nil {
+			ck.bad("sim.boot_clock", "%q is not an RFC 3339 time such as 2024-01-01T00:00:00Z", b)
+		}
+		r.BootClock = t
+	}
 	ck.places(c, &r, env)
 	if len(ck.problems) > 0 {
 		return r, errors.New(strings.Join(ck.problems, "\n"))
@@ -181,10 +194,14 @@ func (ck *checker) hearing(c *Config) {
 	for _, k := range []struct {
 		name string
 		d    time.Duration
-	}{{"listen.silence_min", c.Listen.SilenceMin.Duration}, {"listen.silence_max", c.Listen.SilenceMax.Duration}} {
+	}{{"listen.silence_min", c.Listen.SilenceMin.Duration}, {"listen.silence_max", c.Listen.SilenceMax.Duration},
+		{"listen.settle", c.Listen.Settle.Duration}, {"listen.pause", c.Listen.Pause.Duration}} {
 		if k.d < 200*time.Millisecond || k.d > 5*time.Second {
 			ck.bad(k.name, "%v is outside 200ms..5s", k.d)
 		}
+	}
+	if c.Listen.Settle.Duration > c.Listen.SilenceMin.Duration {
+		ck.bad("listen.settle", "%v is longer than listen.silence_min (%v): a whole request would wait longer than any other", c.Listen.Settle.Duration, c.Listen.SilenceMin.Duration)
 	}
 	if c.Listen.SilenceMax.Duration < c.Listen.SilenceMin.Duration {
 		ck.bad("listen.silence_max", "%v is shorter than listen.silence_min (%v)", c.Listen.SilenceMax.Duration, c.Listen.SilenceMin.Duration)
@@ -240,6 +257,9 @@ func (ck *checker) speech(c *Config) {
 
 	ck.oneOf("storage.profile", c.Storage.Profile, []string{"low-memory", "standard"})
 	ck.between("storage.reserve_mib", c.Storage.ReserveMiB, 4, 4096)
+	if m := c.Storage.Mount; m != "" && !filepath.IsAbs(m) {
+		ck.bad("storage.mount", "%q is not an absolute path", m)
+	}
 
 	ck.between("sim.speaker_rate", c.Sim.SpeakerRate, 8000, 192000)
 	ck.between("sim.speaker_channels", c.Sim.SpeakerChannels, 1, 2)
@@ -275,15 +295,25 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 		}
 	}
 	ck.positive("tts.deadline", c.TTS.Deadline)
+	if ck.l.Sources["web.listen"] == "default" && c.Board == "sim" {
+		// The simulation's page is this computer's only, unless the
+		// configuration says otherwise.
+		c.Web.Listen = SimWebListen
+	}
 	if l := c.Web.Listen; l != "" {
 		if _, port, err := net.SplitHostPort(l); err != nil || port == "" {
 			ck.bad("web.listen", "%q is not HOST:PORT or :PORT (\"\" turns the page off)", l)
 		}
 	}
+	if c.MemoryLimitMiB < 0 {
+		ck.bad("memory_limit_mib", "%d is negative (0 turns the limit off)", c.MemoryLimitMiB)
+	}
 	ck.positive("web.idle_expiry", c.Web.IdleExpiry)
+	ck.positive("wifi.grace", c.WiFi.Grace)
+	ck.oneOf("web.tls", c.Web.TLS, []string{"auto", "on", "off"})
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
-			Allow: ms.Allow, Deny: ms.Deny, Timeout: ms.Timeout.Duration}
+			Allow: ms.Allow, Deny: ms.Deny, Confirm: ms.Confirm, Timeout: ms.Timeout.Duration}
 		if err := s.Check(); err != nil {
 			ck.bad(fmt.Sprintf("mcp.server[%d]", i), "%s", strings.TrimPrefix(err.Error(), "mcp: "))
 			continue
@@ -293,11 +323,14 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 			continue
 		}
 		for _, e := range ms.Env {
-			if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
-				ck.bad(fmt.Sprintf("mcp.server[%d].env", i), "%q is not KEY=VALUE", e)
+			if k, _, _ := strings.Cut(e, "="); !envName.MatchString(k) {
+				ck.bad(fmt.Sprintf("mcp.server[%d].env", i), "%q is not KEY=VALUE or the name of a variable to pass on", e)
 			}
 		}
 		r.MCP = append(r.MCP, s)
+	}
+	if _, err := egress.Parse(c.Lookup.Allow); err != nil {
+		ck.bad("lookup.allow", "%s", strings.TrimPrefix(err.Error(), "egress: "))
 	}
 	for key, u := range map[string]string{"lookup.searxng": c.Lookup.SearXNG, "lookup.brave_search": c.Lookup.BraveSearch, "lookup.wikipedia": c.Lookup.Wikipedia} {
 		if u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
@@ -316,6 +349,8 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 		if id, key, ok := strings.Cut(c.Center.Key, ":"); !ok || id == "" || key == "" {
 			ck.bad("center.key", "want NODE_ID:KEY, as `hark center nodes add NAME` printed it")
 		}
+	} else if c.Center.Transcribe {
+		ck.bad("center.transcribe", "needs center.url: the center that transcribes")
 	}
 	if c.Update.Dir == "" {
 		c.Update.Dir = filepath.Join(c.DataDir, "updates")

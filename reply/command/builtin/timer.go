@@ -15,12 +15,17 @@ import (
 )
 
 // Schedule keeps the timers, alarms and reminders; the alert service is
-// one. Each call is on disk before it returns.
+// one. An item it accepts rings, saved or not (a store that refuses
+// writes does not lose it while the box runs). Before the box's clock is
+// set, an alarm is held (Item.Held) and a clock time it cannot place is
+// refused with schedule.ErrClockNotSet.
 type Schedule interface {
 	AddTimer(ctx context.Context, name string, d time.Duration) (storage.Item, error)
 	ChangeTimer(ctx context.Context, id string, d time.Duration) (storage.Item, error)
 	AddAlarm(ctx context.Context, name string, hour, minute int, days []time.Weekday, day time.Time) (storage.Item, error)
 	AddReminder(ctx context.Context, message string, due time.Time) (storage.Item, error)
+	// AddReminderIn reminds after d, counted like a timer.
+	AddReminderIn(ctx context.Context, message string, d time.Duration) (storage.Item, error)
 	// Pending lists the items still to go off, soonest first.
 	Pending(ctx context.Context, kinds ...storage.ItemKind) ([]storage.Item, error)
 	Cancel(ctx context.Context, id string) (storage.Item, error)

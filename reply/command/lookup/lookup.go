@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/internal/egress"
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
@@ -40,7 +41,13 @@ type Options struct {
 	MaxChars int
 	// MaxBytes caps what is read of any answer; default 2 MiB.
 	MaxBytes int64
-	Client   *http.Client
+	// Allow names the hosts and networks of the box's own network that
+	// fetch_page may reach; the configured servers' hosts are always
+	// allowed, the rest of the local network and the box itself never.
+	Allow egress.Policy
+	// Client, when set, replaces the client through Allow's dialer (a
+	// test's).
+	Client *http.Client
 }
 
 func (o *Options) defaults() {
@@ -51,7 +58,7 @@ func (o *Options) defaults() {
 		o.MaxBytes = 2 << 20
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 10 * time.Second}
+		o.Client = o.Allow.WithHostsOf(o.SearXNG, o.Brave, strings.ReplaceAll(o.Wikipedia, "{lang}", "en")).Client(10 * time.Second)
 	}
 }
 
