@@ -11,7 +11,9 @@
 #               endpointing (and its corpus table), capture and barge-in;
 #               with the bench model (make bench-model), the model's
 #               power-on to ready, a question during its warm-up and the
-#               first question after an eviction
+#               first question after an eviction; several askers at once
+#               on a one-at-a-time server (queue waits, the daemon's RSS
+#               under ten turns)
 #   make cross  arm64 and armv7 binaries in bin/
 #   make image-qemu  the card image of an emulated arm64 board (build/qemu)
 #   make boot-test   boots it in qemu: A/B, READY, update, rollback, power cut

@@ -3,6 +3,7 @@ package reply
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,14 +28,7 @@ import (
 // estimate of it must be close to what the server did.
 func TestRealServerReusesThePrefix(t *testing.T) {
 	srv, gguf, ctx := realOllama(t)
-	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	modelfile := "FROM " + gguf + "\nTEMPLATE \"\"\"" + string(tmpl) + "\"\"\"\nPARAMETER num_predict 24\nPARAMETER temperature 0\n"
-	if err := srv.Create(ctx, "hark-tiny", modelfile, ""); err != nil {
-		t.Fatal(err)
-	}
+	createTiny(t, ctx, srv, gguf, 24)
 	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-tiny", NumCtx: 2048})
 	if err != nil {
 		t.Fatal(err)
@@ -88,8 +82,9 @@ func TestRealServerReusesThePrefix(t *testing.T) {
 }
 
 // realOllama starts the real Ollama server (the pinned release in
-// ../shared/third_party), or skips; gguf is the real tiny llama it serves.
-func realOllama(t *testing.T) (*ollamaserve.Server, string, context.Context) {
+// ../shared/third_party) with env, or skips; gguf is the real tiny llama
+// it serves.
+func realOllama(t *testing.T, env ...string) (*ollamaserve.Server, string, context.Context) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts the real Ollama server: not with -short")
@@ -106,12 +101,26 @@ func realOllama(t *testing.T) (*ollamaserve.Server, string, context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
-	srv, err := ollamaserve.Start(ctx, bin, t.TempDir())
+	srv, err := ollamaserve.Start(ctx, bin, t.TempDir(), env...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
 	return srv, gguf, ctx
+}
+
+// createTiny makes hark-tiny on srv: gguf under a Llama 3.2 style
+// template, answering at most predict tokens, always the same.
+func createTiny(t *testing.T, ctx context.Context, srv *ollamaserve.Server, gguf string, predict int) {
+	t.Helper()
+	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelfile := fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"%s\"\"\"\nPARAMETER num_predict %d\nPARAMETER temperature 0\n", gguf, tmpl, predict)
+	if err := srv.Create(ctx, "hark-tiny", modelfile, ""); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestRealServerModelWithoutTools: against the real server, a model whose
@@ -167,16 +176,9 @@ func TestRealServerModelWithoutTools(t *testing.T) {
 // model is loaded, and the server never aborts a load.
 func TestRealServerLoadIsNotHung(t *testing.T) {
 	srv, gguf, ctx := realOllama(t)
-	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A short answer: once loaded, the model answers well within the
 	// budget the meter allows it, however busy the machine.
-	modelfile := "FROM " + gguf + "\nTEMPLATE \"\"\"" + string(tmpl) + "\"\"\"\nPARAMETER num_predict 6\nPARAMETER temperature 0\n"
-	if err := srv.Create(ctx, "hark-tiny", modelfile, ""); err != nil {
-		t.Fatal(err)
-	}
+	createTiny(t, ctx, srv, gguf, 6)
 	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-tiny", NumCtx: 2048})
 	if err != nil {
 		t.Fatal(err)

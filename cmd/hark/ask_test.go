@@ -151,8 +151,8 @@ func TestAskColdModel(t *testing.T) {
 	m := replytest.New()
 	srv.Respond(m.Respond)
 	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello there yourself."})
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "hark.toml")
+	dir := t.TempDir() // empty: hark ask makes the store
+	cfg := filepath.Join(t.TempDir(), "hark.toml")
 	if err := os.WriteFile(cfg, []byte("[ollama]\nreply_budget = \"500ms\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // echoServer is a model server whose chats answer "You said" and the
 // question's last words, each after delay, at most one at a time when
 // serial is set; the helper calls get the test model's defaults.
-func echoServer(t *testing.T, delay time.Duration, serial bool) *ollamatest.Server {
+func echoServer(t testing.TB, delay time.Duration, serial bool) *ollamatest.Server {
 	t.Helper()
 	srv := ollamatest.New(testModel)
 	t.Cleanup(srv.Close)
