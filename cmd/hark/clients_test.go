@@ -130,3 +130,38 @@ func TestOneAtATimeServerUnderAStorm(t *testing.T) {
 	t.Logf("status during the storm:\n%s", status)
 	s.quit(t)
 }
+
+// TestQuestionDuringTheWarmUp is issue 34's first contract: a fresh server
+// with nothing loaded, whose load takes longer than the reply budget, and
+// a question typed as soon as `hark run --sim` is up: the line within 3 s
+// of the question, then the model's answer to it; nothing "taking too
+// long", no failed turn, and the load never abandoned.
+func TestQuestionDuringTheWarmUp(t *testing.T) {
+	cold := testModel
+	cold.LoadDelay = 2500 * time.Millisecond
+	srv := ollamatest.New(cold)
+	t.Cleanup(srv.Close)
+	m := replytest.New()
+	srv.Respond(m.Respond)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello there yourself."})
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n[reply]\nplanner = false\n[ollama]\nreply_budget = \"1s\"\n")
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds]", 1)
+	asked := time.Now()
+	s.typeLine(t, "hello there")
+	s.out.waitFor(t, "hark: One moment, I'm still waking up.", 1)
+	if d := time.Since(asked); d > 3*time.Second {
+		t.Errorf("the line came %v after the question", d)
+	}
+	s.out.waitFor(t, "hark: Hello there yourself.", 1)
+	t.Logf("the answer came %v after the question", time.Since(asked))
+	if out := s.out.String(); strings.Contains(out, "too long") || strings.Contains(out, "[leds] ✖") {
+		t.Errorf("the question during the warm-up failed:\n%s", out)
+	}
+	if loads, aborted := srv.Loads(); loads != 1 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d", loads, aborted)
+	}
+	s.quit(t)
+}
