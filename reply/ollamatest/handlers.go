@@ -167,13 +167,10 @@ type served struct{ load, queued time.Duration }
 // loadOnly answers a chat without messages, as Ollama does: it loads the
 // model (done_reason "load"), or with keep_alive 0 unloads it ("unload").
 func (s *Server) loadOnly(w http.ResponseWriter, r *http.Request, rec *Request, req ChatRequest, m Model) {
-	reason := "load"
-	if d, set := keepAlive(req.KeepAlive); set && d == 0 {
-		reason = "unload"
-	} else if _, ok := s.ensureLoaded(r, rec, m); !ok {
+	reason, ok := s.loadOrUnload(r, rec, m, req.KeepAlive)
+	if !ok {
 		return
 	}
-	s.keep(m, req.KeepAlive)
 	writeJSON(w, http.StatusOK, chatChunk{Model: req.Model, CreatedAt: time.Now().UTC(), Message: Message{Role: "assistant"}, Done: true, DoneReason: reason})
 }
 

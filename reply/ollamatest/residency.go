@@ -137,6 +137,20 @@ func (s *Server) load(ctx context.Context, m Model) bool {
 	}
 }
 
+// loadOrUnload does what a request without words asks: loads m (reason
+// "load"), or with keep_alive 0 unloads it ("unload"). It is false when
+// the load did not finish (the error is answered).
+func (s *Server) loadOrUnload(r *http.Request, rec *Request, m Model, raw json.RawMessage) (reason string, ok bool) {
+	reason = "load"
+	if d, set := keepAlive(raw); set && d == 0 {
+		reason = "unload"
+	} else if _, ok := s.ensureLoaded(r, rec, m); !ok {
+		return "", false
+	}
+	s.keep(m, raw)
+	return reason, true
+}
+
 // keep sets when m expires after a request with keep_alive raw: 0
 // unloads it at once.
 func (s *Server) keep(m Model, raw json.RawMessage) {
@@ -242,12 +256,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, rec *Request) 
 		writeError(w, http.StatusNotImplemented, "ollamatest: /api/generate only loads and unloads")
 		return
 	}
-	reason := "load"
-	if d, set := keepAlive(req.KeepAlive); set && d == 0 {
-		reason = "unload"
-	} else if _, ok := s.ensureLoaded(r, rec, m); !ok {
+	reason, ok := s.loadOrUnload(r, rec, m, req.KeepAlive)
+	if !ok {
 		return
 	}
-	s.keep(m, req.KeepAlive)
 	writeJSON(w, http.StatusOK, map[string]any{"model": req.Model, "created_at": time.Now().UTC(), "response": "", "done": true, "done_reason": reason})
 }
