@@ -35,7 +35,7 @@ func (s askResource) Ask(ctx context.Context, q control.Question, say, notice fu
 	if err != nil {
 		return nil, err
 	}
-	s.mcp.start(ctx, MCPFirstTry)
+	s.mcp.start(ctx, true)
 	rq := reply.Query{Text: q.Text, Language: q.Language, Client: client, Conversation: conv,
 		Hold: func(h reply.Hold) { notice(holdNotice(h, time.Now())) }}
 	began := time.Now()

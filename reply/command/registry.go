@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/locale"
@@ -54,6 +55,9 @@ type Registry struct {
 	mu sync.Mutex
 	// last is each client's last call, which a refinement changes.
 	last map[string]*lastCall
+
+	// zone is the user's time zone: Options.Location until SetLocation.
+	zone atomic.Pointer[time.Location]
 }
 
 type lastCall struct {
@@ -77,7 +81,17 @@ func NewRegistry(o Options) *Registry {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Registry{o: o, log: o.Log.With("pkg", "command"), byName: map[string]*Command{}, last: map[string]*lastCall{}}
+	r := &Registry{o: o, log: o.Log.With("pkg", "command"), byName: map[string]*Command{}, last: map[string]*lastCall{}}
+	r.zone.Store(o.Location)
+	return r
+}
+
+// SetLocation changes the user's time zone for the calls from now on (the
+// household set another on the web page); nil changes nothing.
+func (r *Registry) SetLocation(loc *time.Location) {
+	if loc != nil {
+		r.zone.Store(loc)
+	}
 }
 
 // Register adds commands, all or none: a malformed command (bad name,
@@ -140,7 +154,7 @@ func (r *Registry) Lookup(name string) (*Command, bool) {
 }
 
 // Now is the registry's clock in the user's time zone.
-func (r *Registry) Now() time.Time { return r.o.Now().In(r.o.Location) }
+func (r *Registry) Now() time.Time { return r.o.Now().In(r.zone.Load()) }
 
 // Route is an utterance the offline path handles.
 type Route struct {
