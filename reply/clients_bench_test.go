@@ -8,11 +8,10 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/llm"
-	"github.com/harkbox/hark/reply/ollamatest"
 )
 
 // BenchmarkClientsAtOnce is the storm on a server that answers
-// one chat at a time, each in about 240 ms (the 2.4 s, a tenth):
+// one call at a time, each in about 240 ms (the 2.4 s, a tenth):
 // six typed questions at once and the microphone's 80 ms later, then ten
 // at once. It reports the queue's waits (the microphone's, and the typed
 // ones' p50 and p95), and how far the heap in use rose over idle while
@@ -20,14 +19,7 @@ import (
 func BenchmarkClientsAtOnce(b *testing.B) {
 	q := llm.NewQueue(llm.QueueOptions{})
 	f := newFixture(b, smallModel, Options{PlannerOff: true, Queue: q, ReplyBudget: 600 * time.Millisecond, ChatTimeout: 10 * time.Second})
-	f.srv.Limit(1)
-	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
-		rp := echo(r)
-		if kindOf(r) == kindChat {
-			rp.FirstTokenDelay = 240 * time.Millisecond
-		}
-		return rp
-	})
+	f.echoing(1, 240*time.Millisecond)
 	ask := func(client, text string) Result {
 		res, err := f.eng.Reply(b.Context(), Query{Text: text, Client: client}, func(string) {})
 		if err != nil {

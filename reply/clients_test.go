@@ -25,6 +25,17 @@ func echo(r ollamatest.ChatRequest) ollamatest.Reply {
 	return ollamatest.Reply{Content: "You said " + strings.Join(words[max(0, len(words)-3):], " ") + "."}
 }
 
+// echoing makes the fixture's server echo, answering at most limit calls
+// at once, each after delay.
+func (f *fixture) echoing(limit int, delay time.Duration) {
+	f.srv.Limit(limit)
+	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		rp := echo(r)
+		rp.FirstTokenDelay = delay
+		return rp
+	})
+}
+
 func (f *fixture) askAs(t *testing.T, q Query) (Result, []string, error) {
 	t.Helper()
 	var said []string
@@ -145,12 +156,7 @@ func TestContinueOnlyYourOwn(t *testing.T) {
 func TestOneAtATimeServer(t *testing.T) {
 	q := llm.NewQueue(llm.QueueOptions{})
 	f := newFixture(t, smallModel, Options{PlannerOff: true, Queue: q, ReplyBudget: 600 * time.Millisecond, ChatTimeout: 5 * time.Second})
-	f.srv.Limit(1)
-	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
-		rp := echo(r)
-		rp.FirstTokenDelay = 250 * time.Millisecond
-		return rp
-	})
+	f.echoing(1, 250*time.Millisecond)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	results := map[string]Result{}
@@ -261,12 +267,7 @@ func TestOwnerAndLatest(t *testing.T) {
 func TestQueueLearnsAServerThatAnswersTogether(t *testing.T) {
 	q := llm.NewQueue(llm.QueueOptions{})
 	f := newFixture(t, smallModel, Options{PlannerOff: true, Router: "keyword", Queue: q})
-	f.srv.Limit(3)
-	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
-		rp := echo(r)
-		rp.FirstTokenDelay = 400 * time.Millisecond
-		return rp
-	})
+	f.echoing(3, 400*time.Millisecond)
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {

@@ -140,17 +140,25 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestAskColdModel: one `hark ask` on a model the server has not loaded,
-// whose load takes longer than the reply budget: standard error says it is
-// loading, and the answer comes with exit 0; the load is never abandoned.
-func TestAskColdModel(t *testing.T) {
+// coldServer is a model server that has not loaded the model, whose load
+// takes delay, and whose chats answer "Hello there yourself."
+func coldServer(t *testing.T, delay time.Duration) *ollamatest.Server {
+	t.Helper()
 	cold := testModel
-	cold.LoadDelay = 1500 * time.Millisecond
+	cold.LoadDelay = delay
 	srv := ollamatest.New(cold)
 	t.Cleanup(srv.Close)
 	m := replytest.New()
 	srv.Respond(m.Respond)
 	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello there yourself."})
+	return srv
+}
+
+// TestAskColdModel: one `hark ask` on a model the server has not loaded,
+// whose load takes longer than the reply budget: standard error says it is
+// loading, and the answer comes with exit 0; the load is never abandoned.
+func TestAskColdModel(t *testing.T) {
+	srv := coldServer(t, 1500*time.Millisecond)
 	dir := t.TempDir() // empty: hark ask makes the store
 	cfg := filepath.Join(t.TempDir(), "hark.toml")
 	if err := os.WriteFile(cfg, []byte("[ollama]\nreply_budget = \"500ms\"\n"), 0o600); err != nil {

@@ -137,13 +137,7 @@ func TestOneAtATimeServerUnderAStorm(t *testing.T) {
 // of the question, then the model's answer to it; nothing "taking too
 // long", no failed turn, and the load never abandoned.
 func TestQuestionDuringTheWarmUp(t *testing.T) {
-	cold := testModel
-	cold.LoadDelay = 2500 * time.Millisecond
-	srv := ollamatest.New(cold)
-	t.Cleanup(srv.Close)
-	m := replytest.New()
-	srv.Respond(m.Respond)
-	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello there yourself."})
+	srv := coldServer(t, 2500*time.Millisecond)
 	dir := t.TempDir()
 	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
 	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n[reply]\nplanner = false\n[ollama]\nreply_budget = \"1s\"\n")
