@@ -8,7 +8,12 @@
 #   make fuzz   every fuzz target for FUZZTIME (60s) each and the
 #               daemon's memory over 1,000 turns
 #   make bench  the figures: start-up, idle memory, turn overhead,
-#               endpointing (and its corpus table), capture and barge-in
+#               endpointing (and its corpus table), capture and barge-in;
+#               with the bench model (make bench-model), the model's
+#               power-on to ready, a question during its warm-up and the
+#               first question after an eviction; several askers at once
+#               on a one-at-a-time server (queue waits, the daemon's RSS
+#               under ten turns)
 #   make cross  arm64 and armv7 binaries in bin/
 #   make image-qemu  the card image of an emulated arm64 board (build/qemu)
 #   make boot-test   boots it in qemu: A/B, READY, update, rollback, power cut

@@ -23,6 +23,9 @@ type Earcons struct {
 	// listening until the reply's first sentence plays, the turn ends or
 	// it is cancelled. A reply that starts within 1.5 s has none.
 	Thinking bool
+	// Ready is a rising triad the first time the model is ready after
+	// the box starts; the box plays it with Chime, outside any turn.
+	Ready bool
 }
 
 // earcon is one of the sounds Earcons chooses.
@@ -33,6 +36,7 @@ const (
 	earconEnd
 	earconError
 	earconThinking
+	earconReady
 )
 
 func (e Earcons) on(k earcon) bool {
@@ -92,16 +96,30 @@ func (p *Pipeline) thinking(ctx context.Context, wg *sync.WaitGroup) (quiet func
 
 // sound plays k once, returning when it has played or ctx is done.
 func (p *Pipeline) sound(ctx context.Context, k earcon) {
-	pb, err := p.opts.Speaker.Open(ctx)
+	if err := play(ctx, p.opts.Speaker, k); err != nil && ctx.Err() == nil {
+		p.log.Debug("earcon: open speaker failed", "err", err)
+	}
+}
+
+// play plays k once on spk.
+func play(ctx context.Context, spk Speaker, k earcon) error {
+	pb, err := spk.Open(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
-			p.log.Debug("earcon: open speaker failed", "err", err)
-		}
-		return
+		return err
 	}
 	rate, ch := pb.Format()
 	pb.Write(ctx, earconSound(k, rate, ch))
-	pb.Close(ctx)
+	return pb.Close(ctx)
+}
+
+// Chime plays the "ready" earcon on spk outside any turn, returning once
+// it has played: the box calls it the first time its model is ready after
+// it starts. Without a speaker it does nothing.
+func Chime(ctx context.Context, spk Speaker) error {
+	if spk == nil {
+		return nil
+	}
+	return play(ctx, spk, earconReady)
 }
 
 // earconSound is k at rate and channels:
@@ -110,9 +128,13 @@ func (p *Pipeline) sound(ctx context.Context, k earcon) {
 //   - error: two lower, longer notes falling a semitone (440 to 415 Hz,
 //     125 ms each), the sigh of something gone wrong;
 //   - thinking: one 100 ms swell at 523 Hz, at a third of the others'
-//     level, to be heard without being listened to.
+//     level, to be heard without being listened to;
+//   - ready: a major triad rising (523, 659 and 784 Hz, 90 ms each), the
+//     box awake.
 func earconSound(k earcon, rate, channels int) pcm.Buffer {
 	switch k {
+	case earconReady:
+		return notes(rate, channels, 90*time.Millisecond, 12*time.Millisecond, 0.2, 523.25, 659.25, 783.99)
 	case earconStart:
 		return notes(rate, channels, 60*time.Millisecond, 8*time.Millisecond, 0.25, 660, 990)
 	case earconEnd:

@@ -14,7 +14,7 @@ import (
 
 // soundName names what b is: one of the earcons, or "speech".
 func soundName(b pcm.Buffer) string {
-	for k, name := range []string{"start", "end", "error", "thinking"} {
+	for k, name := range []string{"start", "end", "error", "thinking", "ready"} {
 		if slices.Equal(b.Samples, earconSound(earcon(k), b.Rate, b.Channels).Samples) {
 			return name
 		}
@@ -67,8 +67,8 @@ func TestEarconsEchoAndLength(t *testing.T) {
 }
 
 func TestEarconSounds(t *testing.T) {
-	names := []string{"start", "end", "error", "thinking"}
-	want := []time.Duration{120 * time.Millisecond, 120 * time.Millisecond, 250 * time.Millisecond, 100 * time.Millisecond}
+	names := []string{"start", "end", "error", "thinking", "ready"}
+	want := []time.Duration{120 * time.Millisecond, 120 * time.Millisecond, 250 * time.Millisecond, 100 * time.Millisecond, 270 * time.Millisecond}
 	var sounds []pcm.Buffer
 	for k, name := range names {
 		b := earconSound(earcon(k), 16000, 1)
@@ -89,6 +89,26 @@ func TestEarconSounds(t *testing.T) {
 	if e := peak(sounds[earconError]); e > 0.25 {
 		t.Errorf("the error earcon peaks at %.2f: want it soft", e)
 	}
+	if r := peak(sounds[earconReady]); r > 0.25 {
+		t.Errorf("the ready chime peaks at %.2f: want it soft", r)
+	}
+}
+
+// TestChimePlaysTheReadyEarcon: the chime outside a turn is the ready
+// earcon, played once; without a speaker it does nothing.
+func TestChimePlaysTheReadyEarcon(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		spk := &clockSpeaker{}
+		if err := Chime(t.Context(), spk); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := played(spk); !slices.Equal(got, []string{"ready"}) || spk.opened != 1 {
+			t.Errorf("played %q on %d openings; want the ready earcon once", got, spk.opened)
+		}
+		if err := Chime(t.Context(), nil); err != nil {
+			t.Errorf("without a speaker: %v", err)
+		}
+	})
 }
 
 // TestEarconsEachOnOff takes the same failing turn (a reply that says a

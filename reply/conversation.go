@@ -3,7 +3,9 @@ package reply
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -68,26 +70,76 @@ type past struct {
 	isNew     bool
 }
 
-// recent finds the open conversation: exchanges each within the lapse of
-// the next, not closed by the user.
-func (e *Engine) recent(ctx context.Context, now time.Time) past {
+// Microphone is the client of the box's own microphone: the person in the
+// room, whose turns go first to the model server. A Query without a Client
+// is its.
+const Microphone = "microphone"
+
+// The errors of a conversation asked for by its id.
+var (
+	ErrNoConversation = errors.New("reply: no such conversation")
+	ErrNotYours       = errors.New("reply: that conversation is another asker's")
+)
+
+// owner is the client an exchange was said by: before clients were
+// recorded, everything was the box's microphone's.
+func owner(x storage.Exchange) string {
+	if x.Client == "" {
+		return Microphone
+	}
+	return x.Client
+}
+
+// keepLooking is how far back a conversation asked for by its id is looked
+// for.
+const keepLooking = 366 * 24 * time.Hour
+
+// recent finds the client's open conversation: its exchanges each within
+// the lapse of the next, not closed by the user. live is the conversation
+// the engine holds for the client ("" for none), looked at first. When
+// want is set, it is that conversation of the client's instead, however
+// old: ErrNoConversation when there is none, ErrNotYours when another
+// client's.
+func (e *Engine) recent(ctx context.Context, client, live, want string, now time.Time) (past, error) {
 	p := past{id: newID(now), isNew: true}
 	if e.o.Conversation != "" {
-		p.id = e.o.Conversation
+		p.id, live, want = e.o.Conversation, e.o.Conversation, ""
 	}
 	if e.o.Dialogue == nil {
-		return p
+		if want != "" {
+			p.id = want
+		}
+		return p, nil
 	}
-	all, err := e.o.Dialogue.Recent(ctx, now.Add(-24*time.Hour), 4*e.o.HistoryTurns+8)
+	limit := 4*e.o.HistoryTurns + 8
+	var all []storage.Exchange
+	var err error
+	switch {
+	case want != "":
+		all, err = e.o.Dialogue.RecentIn(ctx, want, now.Add(-keepLooking), limit)
+		switch {
+		case err != nil:
+		case len(all) == 0:
+			return p, fmt.Errorf("%w: %s", ErrNoConversation, want)
+		case owner(all[0]) != client:
+			return p, fmt.Errorf("%w: %s", ErrNotYours, want)
+		default:
+			return past{exchanges: all, id: want}, nil // asked for: however long ago
+		}
+	case live != "":
+		all, err = e.o.Dialogue.RecentIn(ctx, live, now.Add(-24*time.Hour), limit)
+	default:
+		// The newest exchanges of everyone, of which the client's: enough
+		// to find its open conversation among the others' in its lapse.
+		all, err = e.o.Dialogue.Recent(ctx, now.Add(-24*time.Hour), max(limit, 200))
+		all = slices.DeleteFunc(all, func(x storage.Exchange) bool { return owner(x) != client })
+	}
 	if err != nil {
 		e.log.Warn("read dialogue failed; answering without history", "err", err)
-		return p
-	}
-	if e.o.Conversation != "" {
-		all = slices.DeleteFunc(all, func(x storage.Exchange) bool { return x.Conversation != e.o.Conversation })
+		return p, nil
 	}
 	if n := len(all); n == 0 || all[n-1].Closed {
-		return p
+		return p, nil
 	}
 	// Exchanges come in the order they were stored; a gap that runs
 	// backwards (the clock was behind, or stepped back, in between) ends
@@ -104,7 +156,7 @@ func (e *Engine) recent(ctx context.Context, now time.Time) past {
 		first, last = i, all[i].At
 	}
 	if first == len(all) {
-		return p
+		return p, nil
 	}
 	id := all[len(all)-1].Conversation
 	for _, x := range all[first:] {
@@ -113,7 +165,42 @@ func (e *Engine) recent(ctx context.Context, now time.Time) past {
 		}
 	}
 	p.id, p.isNew = id, false
-	return p
+	return p, nil
+}
+
+// Owner is the client whose conversation id is: ErrNoConversation when
+// the dialogue has none.
+func (e *Engine) Owner(ctx context.Context, id string) (string, error) {
+	if e.o.Dialogue != nil {
+		x, err := e.o.Dialogue.RecentIn(ctx, id, e.o.Now().Add(-keepLooking), 1)
+		if err != nil {
+			return "", err
+		}
+		if len(x) > 0 {
+			return owner(x[0]), nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s", ErrNoConversation, id)
+}
+
+// Latest is the newest conversation of the clients whose names begin with
+// prefix, among the last exchanges of the past year, and whose it is; ok
+// is false when there is none.
+func (e *Engine) Latest(ctx context.Context, prefix string) (client, id string, ok bool) {
+	if e.o.Dialogue == nil {
+		return "", "", false
+	}
+	all, err := e.o.Dialogue.Recent(ctx, e.o.Now().Add(-keepLooking), 1000)
+	if err != nil {
+		e.log.Warn("read dialogue failed", "err", err)
+		return "", "", false
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if c := owner(all[i]); strings.HasPrefix(c, prefix) {
+			return c, all[i].Conversation, true
+		}
+	}
+	return "", "", false
 }
 
 var idSeq atomic.Uint32
@@ -123,27 +210,39 @@ func newID(now time.Time) string {
 	return fmt.Sprintf("c%s-%d", now.UTC().Format("20060102T150405.000"), idSeq.Add(1))
 }
 
-// conversationFor returns the state of the conversation id, starting it
-// (and closing the previous one, whose diary entry is then written) when
-// it is new to the engine.
-func (e *Engine) conversationFor(ctx context.Context, p past, now time.Time) *conversation {
+// live is the conversation the engine holds for client; "" for none.
+func (e *Engine) live(client string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.conv != nil && e.conv.id == p.id {
-		return e.conv
+	if c := e.convs[client]; c != nil {
+		return c.id
 	}
-	if e.conv != nil {
-		e.writeDiary(ctx, e.conv.id)
+	return ""
+}
+
+// conversationFor returns the state of the client's conversation p,
+// starting it (and closing the client's previous one, whose diary entry is
+// then written) when it is new to the engine.
+func (e *Engine) conversationFor(ctx context.Context, client string, p past, now time.Time) *conversation {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.convs[client]
+	if c != nil && c.id == p.id {
+		return c
+	}
+	if c != nil {
+		e.writeDiary(ctx, c.id)
 	}
 	started := now
 	if len(p.exchanges) > 0 {
 		started = p.exchanges[0].At
 	}
-	e.conv = newConversation(p.id, started)
+	c = newConversation(p.id, started)
+	e.convs[client] = c
 	if p.isNew && e.o.Commands != nil {
-		e.o.Commands.Forget() // a new conversation refines nothing
+		e.o.Commands.Forget(client) // a new conversation refines nothing
 	}
-	return e.conv
+	return c
 }
 
 // history turns the conversation's earlier exchanges into messages, newest
@@ -300,6 +399,11 @@ func (e *Engine) writeDiary(ctx context.Context, id string) {
 		if has, err := e.o.Diary.Has(ctx, id); err != nil || has {
 			return
 		}
+		if e.o.Queue != nil { // after everyone's turns
+			tk := e.o.Queue.Join("diary", llm.Background)
+			defer tk.Leave()
+			tk.Wait(ctx)
+		}
 		all, err := e.o.Dialogue.Recent(ctx, e.o.Now().Add(-48*time.Hour), 200)
 		if err != nil {
 			e.log.Warn("diary: read dialogue failed", "err", err)
@@ -330,9 +434,9 @@ func (e *Engine) writeDiary(ctx context.Context, id string) {
 	}()
 }
 
-// Maintain closes a conversation that has lapsed, writing its diary entry,
-// every interval until ctx is done. The daemon runs it; hark ask relies on
-// the next reply noticing the lapse.
+// Maintain closes the conversations that have lapsed, writing their diary
+// entries, every interval until ctx is done. The daemon runs it; hark ask
+// relies on the next reply noticing the lapse.
 func (e *Engine) Maintain(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -343,15 +447,20 @@ func (e *Engine) Maintain(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 		e.mu.Lock()
-		c := e.conv
-		if c != nil {
-			p := e.recent(ctx, e.o.Now())
-			if p.id != c.id {
-				e.writeDiary(ctx, c.id)
-				e.conv = nil
-			}
-		}
+		held := maps.Clone(e.convs)
 		e.mu.Unlock()
+		for client, c := range held {
+			p, _ := e.recent(ctx, client, c.id, "", e.o.Now())
+			if p.id == c.id {
+				continue
+			}
+			e.mu.Lock()
+			if e.convs[client] == c {
+				e.writeDiary(ctx, c.id)
+				delete(e.convs, client)
+			}
+			e.mu.Unlock()
+		}
 	}
 }
 

@@ -45,6 +45,8 @@ type Dialogue interface {
 	Append(ctx context.Context, e storage.Exchange) error
 	// Recent returns up to limit of the newest exchanges since a time, oldest first.
 	Recent(ctx context.Context, since time.Time, limit int) ([]storage.Exchange, error)
+	// RecentIn is Recent for one conversation.
+	RecentIn(ctx context.Context, conversation string, since time.Time, limit int) ([]storage.Exchange, error)
 }
 
 // Diary keeps conversation summaries; *storage.Diary is one.
@@ -148,6 +150,19 @@ type Options struct {
 	// has been said by the end of it, the reply stops and says the model is
 	// taking too long.
 	ReplyBudget time.Duration
+	// Keeper, when set, keeps the chat model loaded and says whether it
+	// is: a turn that finds it loading waits for it (saying so at once)
+	// rather than spend its reply budget. AuxKeeper is the small model's,
+	// when it is another. Nil: the model is taken to be loaded.
+	Keeper, AuxKeeper *llm.Keeper
+	// LoadBudget bounds a turn's wait for the model to load, from the
+	// load's start; default 3 min. The load itself goes on.
+	LoadBudget time.Duration
+	// Queue, when set, is the fair queue in front of the model server,
+	// shared by every engine that asks it: a turn waits there for its
+	// turn (the microphone's first) before its first model call, and
+	// holds its place to its end. Nil: turns go to the server at once.
+	Queue *llm.Queue
 	// ChatTimeout bounds one chat-model answer: at least this (default
 	// 60 s), or twice what the meter expects a whole answer to take.
 	ChatTimeout time.Duration
@@ -213,6 +228,7 @@ func (o *Options) defaults() {
 	}
 	set(&o.ReplyBudget, 15*time.Second)
 	set(&o.ChatTimeout, 60*time.Second)
+	set(&o.LoadBudget, 3*time.Minute)
 	set(&o.PlannerTimeout, 6*time.Second)
 	set(&o.AuxTimeout, 8*time.Second)
 	set(&o.DigestTimeout, 8*time.Second)
@@ -250,8 +266,9 @@ type Engine struct {
 	// SetLocation.
 	zone atomic.Pointer[time.Location]
 
-	mu        sync.Mutex
-	conv      *conversation
+	mu sync.Mutex
+	// convs are the conversations under way, by client: each asker's own.
+	convs     map[string]*conversation
 	textTools bool // the model refused native tools; describe them in text from now on
 	size      *modelSize
 	wg        sync.WaitGroup
@@ -314,7 +331,7 @@ func New(o Options) (*Engine, error) {
 		return nil, errors.New("reply: unknown tool style " + o.ToolStyle + " (want auto, native or text)")
 	}
 	log := o.Log.With("pkg", "reply")
-	e := &Engine{o: o, log: log, meter: o.Meter}
+	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}}
 	e.closing, e.giveUp = context.WithCancel(context.Background())
 	if !o.PlannerOff {
 		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})
@@ -337,6 +354,20 @@ func New(o Options) (*Engine, error) {
 type Query struct {
 	Text     string
 	Language string // BCP 47 code from speech recognition; may be empty
+	// Client is who asks (Microphone when empty): the conversation, its
+	// pending question and the last command to refine are the client's
+	// own; the diary and the remembered facts are everyone's.
+	Client string
+	// Conversation, when set, continues that conversation of the client's,
+	// however long ago it was (ErrNotYours when it is another client's);
+	// otherwise the client's open conversation goes on, or a new one
+	// starts.
+	Conversation string
+	// Hold, when set, is told when the turn must wait before the model
+	// can answer (it is loading, or busy with others); it is called from
+	// the goroutine of Reply, before any sentence of the answer. Nil says
+	// the hold's line through say.
+	Hold func(Hold)
 }
 
 // Result describes a reply after it is complete.
@@ -387,11 +418,14 @@ type Timings struct {
 	FirstToken    time.Duration
 	FirstSentence time.Duration
 	Total         time.Duration
-	ModelCalls    int
-	PromptChars   int
-	PromptTokens  int
-	Evaluated     int
-	ToolTokens    int
+	// Loading and Queued are how long the turn waited for the model to
+	// load, and for the server to answer others, before it asked.
+	Loading, Queued time.Duration
+	ModelCalls      int
+	PromptChars     int
+	PromptTokens    int
+	Evaluated       int
+	ToolTokens      int
 }
 
 // MarshalJSON writes the durations in milliseconds.
@@ -400,12 +434,14 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 		FirstToken    float64 `json:"first_token_ms"`
 		FirstSentence float64 `json:"first_sentence_ms"`
 		Total         float64 `json:"total_ms"`
+		Loading       float64 `json:"loading_ms,omitempty"`
+		Queued        float64 `json:"queued_ms,omitempty"`
 		ModelCalls    int     `json:"model_calls"`
 		PromptChars   int     `json:"prompt_chars"`
 		PromptTokens  int     `json:"prompt_tokens"`
 		Evaluated     int     `json:"evaluated_tokens"`
 		ToolTokens    int     `json:"tool_tokens"`
-	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), t.ModelCalls, t.PromptChars, t.PromptTokens, t.Evaluated, t.ToolTokens})
+	}{ms(t.FirstToken), ms(t.FirstSentence), ms(t.Total), ms(t.Loading), ms(t.Queued), t.ModelCalls, t.PromptChars, t.PromptTokens, t.Evaluated, t.ToolTokens})
 }
 
 // Reply answers q, calling say with each sentence as soon as it is complete.
@@ -413,20 +449,27 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 // error; when ctx is done it stops at once and returns ctx.Err().
 func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) (Result, error) {
 	now := e.o.Now()
-	p := e.recent(ctx, now)
-	conv := e.conversationFor(ctx, p, now)
+	client := q.Client
+	if client == "" {
+		client = Microphone
+	}
+	p, err := e.recent(ctx, client, e.live(client), q.Conversation, now)
+	if err != nil {
+		return Result{Tools: []ToolUse{}, Model: e.o.ModelName}, err
+	}
+	conv := e.conversationFor(ctx, client, p, now)
+	ctx = command.WithClient(ctx, command.Client{ID: client, Here: client == Microphone})
 	text, kinds := conv.redactor.Redact(q.Text)
 	if len(kinds) > 0 {
 		e.log.Info("redacted", "kinds", len(kinds))
 	}
 	began := time.Now()
-	t := &turn{e: e, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, raw: q.Text, now: now, began: began, say: say,
-		deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
+	t := &turn{e: e, client: client, conv: conv, past: p, q: Query{Text: text, Language: q.Language}, raw: q.Text, now: now, began: began, say: say,
+		onHold: q.Hold, origin: began, deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
 	t.lang, t.q.Language = e.language(ctx, q)
 	ctx = locale.WithLanguage(ctx, t.q.Language)
-	var err error
 	if !t.offline(ctx) {
 		err = t.converse(ctx)
 	}
@@ -436,7 +479,7 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	t.res.Text = strings.Join(t.res.Sentences, " ")
 	t.res.Timings.Total = time.Since(t.began)
 	said, _ := conv.redactor.Redact(t.res.Text) // a secret said aloud is not kept in clear
-	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, User: text, Assistant: said,
+	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, Client: client, User: text, Assistant: said,
 		Model: t.res.Model, Server: t.res.Server, Failed: err != nil, Closed: t.closed, Tools: t.records})
 	e.log.Info("reply", "model", t.res.Model, "server", t.res.Server, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
 		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),

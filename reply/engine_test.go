@@ -613,6 +613,9 @@ func (brokenDialogue) Append(context.Context, storage.Exchange) error {
 func (brokenDialogue) Recent(context.Context, time.Time, int) ([]storage.Exchange, error) {
 	return nil, errors.New("no space left on device")
 }
+func (brokenDialogue) RecentIn(context.Context, string, time.Time, int) ([]storage.Exchange, error) {
+	return nil, errors.New("no space left on device")
+}
 
 func TestValidationRetryThenAsk(t *testing.T) {
 	f := newFixture(t, smallModel, Options{})

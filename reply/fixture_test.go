@@ -119,6 +119,13 @@ func newFixture(t testing.TB, served ollamatest.Model, o Options) *fixture {
 // made over the fixture's store.
 func newFixtureWith(t testing.TB, served ollamatest.Model, o Options, more func(db *storage.DB) []*command.Command) *fixture {
 	t.Helper()
+	return newFixtureHooked(t, served, o, more, nil)
+}
+
+// newFixtureHooked is newFixtureWith, with hook setting more options from
+// the test server's client before the engine is made.
+func newFixtureHooked(t testing.TB, served ollamatest.Model, o Options, more func(db *storage.DB) []*command.Command, hook func(*Options, *llm.Client)) *fixture {
+	t.Helper()
 	f := &fixture{srv: ollamatest.New(served), model: &model{replytest.New()}, log: &syncBuffer{}}
 	t.Cleanup(f.srv.Close)
 	f.srv.Respond(f.model.respond)
@@ -172,6 +179,9 @@ func newFixtureWith(t testing.TB, served ollamatest.Model, o Options, more func(
 		o.Commands = reg
 	}
 	o.Log = slog.New(slog.NewTextHandler(f.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if hook != nil {
+		hook(&o, client)
+	}
 	f.eng, err = New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,15 @@ func (t *turn) converse(ctx context.Context) error {
 	e.mu.Lock()
 	t.text = e.textTools
 	e.mu.Unlock()
-	if err := t.prepare(ctx); err != nil {
+	err := t.ready(ctx)
+	if err == nil {
+		err = t.enter(ctx)
+		defer t.leave()
+	}
+	if err == nil {
+		err = t.prepare(ctx)
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -362,6 +370,8 @@ func choose(l locale.Lang, r command.Response) string {
 // apology is the one sentence said when the model fails.
 func apology(l locale.Lang, err error) string {
 	switch {
+	case errors.Is(err, ErrStillLoading):
+		return l.T(stillAsleep)
 	case errors.Is(err, ErrTooSlow):
 		return l.T("My language model is taking too long. Please try again in a moment.")
 	case errors.Is(err, llm.ErrUnreachable):

@@ -2,6 +2,8 @@ package reply
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,14 +28,7 @@ import (
 // estimate of it must be close to what the server did.
 func TestRealServerReusesThePrefix(t *testing.T) {
 	srv, gguf, ctx := realOllama(t)
-	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	modelfile := "FROM " + gguf + "\nTEMPLATE \"\"\"" + string(tmpl) + "\"\"\"\nPARAMETER num_predict 24\nPARAMETER temperature 0\n"
-	if err := srv.Create(ctx, "hark-tiny", modelfile, ""); err != nil {
-		t.Fatal(err)
-	}
+	createTiny(t, ctx, srv, gguf, 24)
 	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-tiny", NumCtx: 2048})
 	if err != nil {
 		t.Fatal(err)
@@ -87,8 +82,9 @@ func TestRealServerReusesThePrefix(t *testing.T) {
 }
 
 // realOllama starts the real Ollama server (the pinned release in
-// ../shared/third_party), or skips; gguf is the real tiny llama it serves.
-func realOllama(t *testing.T) (*ollamaserve.Server, string, context.Context) {
+// ../shared/third_party) with env, or skips; gguf is the real tiny llama
+// it serves.
+func realOllama(t *testing.T, env ...string) (*ollamaserve.Server, string, context.Context) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts the real Ollama server: not with -short")
@@ -105,12 +101,26 @@ func realOllama(t *testing.T) (*ollamaserve.Server, string, context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
-	srv, err := ollamaserve.Start(ctx, bin, t.TempDir())
+	srv, err := ollamaserve.Start(ctx, bin, t.TempDir(), env...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
 	return srv, gguf, ctx
+}
+
+// createTiny makes hark-tiny on srv: gguf under a Llama 3.2 style
+// template, answering at most predict tokens, always the same.
+func createTiny(t *testing.T, ctx context.Context, srv *ollamaserve.Server, gguf string, predict int) {
+	t.Helper()
+	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelfile := fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"%s\"\"\"\nPARAMETER num_predict %d\nPARAMETER temperature 0\n", gguf, tmpl, predict)
+	if err := srv.Create(ctx, "hark-tiny", modelfile, ""); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestRealServerModelWithoutTools: against the real server, a model whose
@@ -157,4 +167,94 @@ func TestRealServerModelWithoutTools(t *testing.T) {
 	if res.Timings.ModelCalls != 1 || res.Timings.FirstToken == 0 || res.Timings.FirstToken >= res.Timings.Total {
 		t.Errorf("calls %d, first token %v of %v: want one streamed call", res.Timings.ModelCalls, res.Timings.FirstToken, res.Timings.Total)
 	}
+}
+
+// TestRealServerLoadIsNotHung: the real server, freshly started, loads the
+// model for longer than the reply budget. Without a Keeper the budget
+// closes the request and the server aborts its load, as the issue found;
+// with one, the question hears its line at once and is answered once the
+// model is loaded, and the server never aborts a load.
+func TestRealServerLoadIsNotHung(t *testing.T) {
+	srv, gguf, ctx := realOllama(t)
+	// A short answer: once loaded, the model answers well within the
+	// budget the meter allows it, however busy the machine.
+	createTiny(t, ctx, srv, gguf, 6)
+	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-tiny", NumCtx: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 60 * time.Millisecond // shorter than this server's load of the model
+	engine := func(k *llm.Keeper, meter *cost.Meter) *Engine {
+		db, err := storage.Open(t.TempDir(), storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		eng, err := New(Options{Model: client, Info: client, ModelName: "hark-tiny", Server: srv.URL.String(), Dialogue: db.Dialogue(),
+			Location: time.UTC, Keeper: k, ReplyBudget: budget, Meter: meter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(eng.Close)
+		return eng
+	}
+	unload := func() {
+		if err := client.Unload(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Before: the budget ends the question while the model loads.
+	_, err = engine(nil, nil).Reply(ctx, Query{Text: "tell me a story about a little dog"}, func(string) {})
+	aborted := 0
+	for deadline := time.Now().Add(5 * time.Second); aborted == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		aborted = abortedLoads(srv.Log()) // the server logs it once it notices
+	}
+	t.Logf("without a keeper: %v; the server aborted %d loads", err, aborted)
+	if !errors.Is(err, ErrTooSlow) || aborted == 0 {
+		t.Fatalf("without a keeper the %v budget did not cut the load short (err %v, %d aborted): the test's load is too fast to prove anything", budget, err, aborted)
+	}
+
+	// After: the same budget, the model unloaded again. Once it is loaded
+	// the reply budget is what the meter expects of this server; the
+	// meter here knows it as slow as a busy test machine can make it, so
+	// that only the load is measured against the budget.
+	unload()
+	k := llm.NewKeeper(llm.KeeperOptions{Server: client})
+	defer k.Close()
+	meter := cost.NewMeter()
+	meter.Set(cost.Key(srv.URL.String(), "hark-tiny"), cost.Rates{Prompt: 40, Gen: 2, CharsPerToken: 4, Samples: 1})
+	var said []string
+	res, err := engine(k, meter).Reply(ctx, Query{Text: "tell me a story about a little dog"}, func(s string) { said = append(said, s) })
+	if err != nil {
+		t.Fatalf("with a keeper: %v (said %q)\n%s", err, said, srv.Log())
+	}
+	st := k.State()
+	t.Logf("with a keeper: waited %v for the load (server's load %v, system prompt %v), first sentence after %v, said %d sentences",
+		res.Timings.Loading, st.Load, st.Prompt, res.Timings.FirstSentence, len(said))
+	if res.Timings.Loading <= budget {
+		t.Errorf("the question waited %v for the load: not longer than the %v budget, so it proves nothing", res.Timings.Loading, budget)
+	}
+	if len(said) < 2 || said[0] != "One moment, I'm still waking up." || strings.Contains(said[1], "too long") {
+		t.Errorf("said %q: want the line first, then the model's answer", said)
+	}
+	if n := abortedLoads(srv.Log()); n != aborted {
+		t.Errorf("the server aborted %d more loads", n-aborted)
+	}
+	if st.Phase != llm.Ready || st.Warmed.IsZero() {
+		t.Errorf("keeper after the answer: %+v", st)
+	}
+}
+
+// abortedLoads counts the loads the server gave up because its client
+// went away, as its log tells: while it was starting the runner, or
+// while the runner was loading the model.
+func abortedLoads(log string) int {
+	n := strings.Count(log, "aborting load")
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, `msg="Load failed"`) && strings.Contains(l, "context canceled") {
+			n++
+		}
+	}
+	return n
 }

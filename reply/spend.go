@@ -82,7 +82,14 @@ func (t *turn) metered(ctx context.Context, m llm.Chatter, key string, req llm.R
 	t.res.Timings.PromptChars += len(f)
 	t.res.Timings.PromptTokens += est.Tokens
 	t.res.Timings.Evaluated += est.Evaluated()
+	var call *llm.Call
+	if t.ticket != nil {
+		call = t.ticket.Begin()
+	}
 	resp, err := m.Chat(ctx, req, onChunk)
+	if call != nil {
+		call.End(resp, err)
+	}
 	if err != nil {
 		return resp, err
 	}
@@ -109,9 +116,9 @@ func (t *turn) priceChat() {
 	}
 	// A budget is a bound on waiting for a server that is broken, not for
 	// one that is merely slow: twice what a healthy answer takes.
-	budget := max(e.o.ReplyBudget, 2*t.chatCost+2*time.Second)
-	t.deadline = t.began.Add(budget)
-	t.auxDeadline = t.began.Add(budget / 2)
+	budget := max(e.o.ReplyBudget, 2*t.chatCost+2*time.Second) + t.slack
+	t.deadline = t.origin.Add(budget)
+	t.auxDeadline = t.origin.Add(budget / 2)
 	t.chatTimeout = max(e.o.ChatTimeout, 2*r.Call(est.Evaluated(), answerTokens))
 }
 
@@ -148,8 +155,9 @@ const warmWord = "hello"
 // system prompt every reply starts with (and the tools always on offer),
 // so that the first question after the box starts pays only for its own
 // words; the answer, one token, also teaches the meter the server's
-// prompt rate. The daemon calls it at start; a failure is only logged.
-func (e *Engine) Warm(ctx context.Context) error {
+// prompt rate, and its LoadDuration says how much of it was the load. It
+// is the Keeper's warm-up (llm.Warm); a failure is also logged.
+func (e *Engine) Warm(ctx context.Context) (llm.Response, error) {
 	now := e.o.Now()
 	t := &turn{e: e, conv: newConversation("warm-up", now), now: now, began: time.Now(), say: func(string) {}}
 	e.mu.Lock()
@@ -167,9 +175,9 @@ func (e *Engine) Warm(ctx context.Context) error {
 	resp, err := t.metered(ctx, e.o.Model, e.chatKey(), req, nil)
 	if err != nil {
 		e.log.Warn("model warm-up failed", "err", err)
-		return fmt.Errorf("reply: warm up: %w", err)
+		return resp, fmt.Errorf("reply: warm up: %w", err)
 	}
 	e.log.Info("model warmed up", "ms", time.Since(began).Milliseconds(), "load_ms", resp.LoadDuration.Milliseconds(),
 		"prompt_tokens", resp.PromptTokens)
-	return nil
+	return resp, nil
 }

@@ -149,7 +149,7 @@ func TestWarmFillsTheCache(t *testing.T) {
 	// No auxiliary calls: between the warm-up and the reply, the cache
 	// holds only what they sent.
 	f := newFixture(t, smallModel, Options{Policy: cost.Policy{Floor: time.Nanosecond, Share: 1e-9}})
-	if err := f.eng.Warm(t.Context()); err != nil {
+	if _, err := f.eng.Warm(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	warm := f.srv.Chats()[0]

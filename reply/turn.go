@@ -19,15 +19,25 @@ import (
 
 // turn is the state of one reply under way.
 type turn struct {
-	e     *Engine
-	conv  *conversation
-	past  past
-	q     Query  // redacted: what the model and the logs see
-	raw   string // as the user said it: what local commands get
-	now   time.Time
-	began time.Time
-	say   func(string)
-	res   Result
+	e      *Engine
+	client string // who asks
+	conv   *conversation
+	past   past
+	q      Query  // redacted: what the model and the logs see
+	raw    string // as the user said it: what local commands get
+	now    time.Time
+	began  time.Time
+	// origin is when the turn could first ask the model: its start, or
+	// the end of its wait for the model to load or for its turn. The
+	// reply budget counts from it.
+	origin time.Time
+	say    func(string)
+	onHold func(Hold) // the query's Hold; nil says the line
+	// ticket is the turn's place in the engine's Queue, once it asked;
+	// slack widens its budget when the queue let it through on trial.
+	ticket *llm.Ticket
+	slack  time.Duration
+	res    Result
 	// lang is what the offline core and the fixed sentences speak: the
 	// utterance's language when Hark has phrases for it, else English.
 	lang locale.Lang
@@ -102,7 +112,7 @@ func (t *turn) offline(ctx context.Context) bool {
 	if reg == nil {
 		return false
 	}
-	rt, ok := reg.PreRoute(t.lang.Canonical(t.raw))
+	rt, ok := reg.PreRouteFor(t.client, t.lang.Canonical(t.raw))
 	if !ok {
 		return false
 	}
@@ -126,7 +136,7 @@ func (t *turn) settle(resp command.Response) {
 	if resp.EndConversation {
 		t.closed = true
 		if t.e.o.Commands != nil {
-			t.e.o.Commands.Forget()
+			t.e.o.Commands.Forget(t.client)
 		}
 	}
 }

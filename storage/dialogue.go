@@ -18,9 +18,12 @@ import (
 type Exchange struct {
 	At           time.Time `json:"at"`
 	Conversation string    `json:"conversation"`
-	User         string    `json:"user"`
-	Assistant    string    `json:"assistant"`
-	Model        string    `json:"model,omitempty"`
+	// Client is who asked ("microphone", a hark ask session, a node): the
+	// conversation is theirs. Empty in exchanges from before it was kept.
+	Client    string `json:"client,omitempty"`
+	User      string `json:"user"`
+	Assistant string `json:"assistant"`
+	Model     string `json:"model,omitempty"`
 	// Server is the model server that answered (a fallback chain's
 	// endpoint), when a model did.
 	Server string `json:"server,omitempty"`

@@ -30,6 +30,8 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("ask", e, g)
 	asJSON := fs.Bool("json", false, "print the reply, the tools called and the timings as JSON")
 	verbose := fs.Bool("verbose", false, "log warnings and more to standard error (only errors otherwise)")
+	cont := fs.Bool("continue", false, "continue your last hark ask conversation (each question starts its own otherwise)")
+	conv := fs.String("conversation", "", "continue this conversation of yours (--json shows each answer's)")
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
@@ -48,7 +50,7 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 	defer done()
 
 	first := true
-	raw, replyErr := c.Ask(ctx, control.Question{Text: text}, func(s string) {
+	raw, replyErr := c.AskNoting(ctx, control.Question{Text: text, Continue: *cont, Conversation: *conv}, func(s string) {
 		if *asJSON {
 			return
 		}
@@ -57,7 +59,7 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 		}
 		first = false
 		fmt.Fprint(e.stdout, s)
-	})
+	}, func(n string) { fmt.Fprintln(e.stderr, "hark: "+n) })
 	var hint *control.HintError
 	if errors.As(replyErr, &hint) && hint.Hint != "" {
 		// The spoken sentence said what went wrong; this says what to do.

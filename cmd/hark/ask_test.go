@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -18,7 +21,7 @@ func ask(t *testing.T, getenv func(string) string, args ...string) (int, string,
 
 func TestAskGlobalFlagsEitherSide(t *testing.T) {
 	srv, m := modelServer(t)
-	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris. It is lovely."}, ollamatest.Reply{Content: "About two million."})
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris. It is lovely."}, ollamatest.Reply{Content: "About two million."}, ollamatest.Reply{Content: "Which city?"})
 	dir := t.TempDir()
 	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
 
@@ -26,14 +29,22 @@ func TestAskGlobalFlagsEitherSide(t *testing.T) {
 	if code != 0 || out != "Paris. It is lovely.\n" {
 		t.Fatalf("ask --data after: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, errOut = ask(t, getenv, "--data", dir, "ask", "how", "many", "people", "live", "there")
+	code, out, errOut = ask(t, getenv, "--data", dir, "ask", "--continue", "how", "many", "people", "live", "there")
 	if code != 0 || out != "About two million.\n" {
 		t.Fatalf("--data before ask: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	// Both used the same data directory: the second question carried the first as history.
+	// Both used the same data directory, and the second continued the
+	// first: it carried the first as history.
 	msgs := chats(srv)[1].Messages
 	if len(msgs) != 4 || !strings.HasSuffix(msgs[1].Content, "]\nwhat is the capital of France") || !strings.HasSuffix(msgs[3].Content, "]\nhow many people live there") {
 		t.Errorf("second request's messages %+v", msgs)
+	}
+	// Without --continue a question is a conversation of its own.
+	if code, out, _ = ask(t, getenv, "--data", dir, "ask", "and", "its", "river"); code != 0 || out != "Which city?\n" {
+		t.Fatalf("a third question: code %d, stdout %q", code, out)
+	}
+	if msgs := chats(srv)[2].Messages; len(msgs) != 2 {
+		t.Errorf("a question without --continue went with %d messages, want its own alone", len(msgs))
 	}
 }
 
@@ -126,5 +137,41 @@ func TestVersion(t *testing.T) {
 	code, out, _ := ask(t, vars(nil), "version")
 	if code != 0 || !strings.HasPrefix(out, "hark ") || !strings.Contains(out, "speech-to-text:") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// coldServer is a model server that has not loaded the model, whose load
+// takes delay, and whose chats answer "Hello there yourself."
+func coldServer(t *testing.T, delay time.Duration) *ollamatest.Server {
+	t.Helper()
+	cold := testModel
+	cold.LoadDelay = delay
+	srv := ollamatest.New(cold)
+	t.Cleanup(srv.Close)
+	m := replytest.New()
+	srv.Respond(m.Respond)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello there yourself."})
+	return srv
+}
+
+// TestAskColdModel: one `hark ask` on a model the server has not loaded,
+// whose load takes longer than the reply budget: standard error says it is
+// loading, and the answer comes with exit 0; the load is never abandoned.
+func TestAskColdModel(t *testing.T) {
+	srv := coldServer(t, 1500*time.Millisecond)
+	dir := t.TempDir() // empty: hark ask makes the store
+	cfg := filepath.Join(t.TempDir(), "hark.toml")
+	if err := os.WriteFile(cfg, []byte("[ollama]\nreply_budget = \"500ms\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()}), "ask", "--config", cfg, "--data", dir, "hello there")
+	if code != 0 || out != "Hello there yourself.\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "hark: the model server is loading llama3.2:3b") {
+		t.Errorf("stderr %q: want a line that the model is loading", errOut)
+	}
+	if loads, aborted := srv.Loads(); loads != 1 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d", loads, aborted)
 	}
 }

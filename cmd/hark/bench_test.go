@@ -23,8 +23,13 @@ import (
 // and returns once it has sent READY=1, with how long that took.
 func startDaemon(b *testing.B, srvURL string, args ...string) (*exec.Cmd, io.Reader, time.Duration) {
 	b.Helper()
+	return startDaemonIn(b, b.TempDir(), srvURL, args...)
+}
+
+// startDaemonIn is startDaemon with its home in dir, its data in dir/data.
+func startDaemonIn(b *testing.B, dir, srvURL string, args ...string) (*exec.Cmd, io.Reader, time.Duration) {
+	b.Helper()
 	bin := harkBinary(b)
-	dir := b.TempDir()
 	sock := filepath.Join(dir, "notify.sock")
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
 	if err != nil {

@@ -46,7 +46,7 @@ var subcommands map[string]subcommand
 func init() {
 	subcommands = map[string]subcommand{
 		"run":         {"run the appliance (--sim: on this computer)", cmdRun},
-		"ask":         {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
+		"ask":         {"answer one typed question: hark ask [--json] [--continue|--conversation ID] TEXT...", cmdAsk},
 		"config":      {"print the effective configuration and where each value came from", cmdConfig},
 		"version":     {"print the version and what was built in", cmdVersion},
 		"timers":      {"list what rings and the running timers (--all: alarms and reminders too), stop what rings, or cancel one: hark timers stop|cancel ID-or-NAME", cmdTimers},
@@ -71,7 +71,7 @@ func init() {
 // synopses are the usage lines of the commands and steps whose arguments
 // the flag list does not show.
 var synopses = map[string]string{
-	"ask":            "hark ask [--json] TEXT...",
+	"ask":            "hark ask [--json] [--continue|--conversation ID] TEXT...",
 	"center":         "hark center [--listen ADDR] [--insecure-http]   serve the speaker nodes\n       hark center nodes add NAME [--id ID --key KEY] [--room ROOM]\n                                      enroll a node (or a Jarvis node with its id and key): prints NODE_ID:KEY last\n       hark center nodes list\n       hark center nodes revoke ID\n       hark center status",
 	"clock":          "hark clock                   the clock, whether it is set, and the uptime record\n       hark clock restore           set a clock that booted behind to the record (needs CAP_SYS_TIME)",
 	"commands":       "hark commands                list the commands\n       hark commands setup NAME     run a command's first-time setup",

@@ -98,6 +98,12 @@ func cmdStatus(ctx context.Context, e env, g *globals, args []string) error {
 		running = "running"
 	}
 	fmt.Fprintf(e.stdout, "%s\nversion  %s\nstate    %s\n", running, s.Version, s.State)
+	if s.Model != nil {
+		fmt.Fprintf(e.stdout, "model    %s\n", s.Model)
+	}
+	if s.Queue != nil {
+		fmt.Fprintf(e.stdout, "queue    %s\n", s.Queue)
+	}
 	if s.Clock != nil {
 		fmt.Fprintf(e.stdout, "clock    %s\n", s.Clock)
 	}

@@ -91,10 +91,21 @@ func (nodeAnswerer) close() {}
 // one decided at the turn's start (a voice turn's, by the pipeline), else
 // decided here from what was heard, the words and the box's own.
 func (b *Box) answer(ctx context.Context, q reply.Query, say func(string)) (any, bool, error) {
+	if b.busy != nil {
+		defer b.busy()()
+	}
 	if locale.LanguageOf(ctx) == "" {
 		ctx = locale.WithLanguage(ctx, locale.Decide(q.Language, q.Text, b.Lang()))
 	}
 	return b.answerer.answer(ctx, q, say)
+}
+
+// engine is the box's own reply engine; nil on a node.
+func (b *Box) engine() *reply.Engine {
+	if e, ok := b.answerer.(engineAnswerer); ok {
+		return e.engine
+	}
+	return nil
 }
 
 // links are the box's links to other machines, for the status.
@@ -112,8 +123,10 @@ func (b *Box) modelHint(err error) string {
 	switch {
 	case errors.Is(err, llm.ErrUnreachable):
 		return fmt.Sprintf("no model server answers at %s: start Ollama there (ollama serve), or point Hark at one with OLLAMA_HOST or [ollama] host", b.res.OllamaURL)
+	case errors.Is(err, reply.ErrStillLoading):
+		return fmt.Sprintf("the model server at %s was still loading %s after [ollama] load_budget (%v); it goes on loading, so ask again in a minute (or use a smaller model, a faster disk, or a longer load_budget)", b.res.OllamaURL, cfg.Model, cfg.LoadBudget.Duration)
 	case errors.Is(err, reply.ErrTooSlow):
-		return fmt.Sprintf("the model server at %s took the question but said nothing within [ollama] reply_budget (%v): it may still be loading %s, or be too slow for this box (a smaller model, or a longer reply_budget)", b.res.OllamaURL, cfg.ReplyBudget.Duration, cfg.Model)
+		return fmt.Sprintf("the model server at %s took the question but said nothing within [ollama] reply_budget (%v) with %s loaded (a load is waited for, up to load_budget): it may have hung, or be too slow for this box (a smaller model, or a longer reply_budget)", b.res.OllamaURL, cfg.ReplyBudget.Duration, cfg.Model)
 	case errors.Is(err, llm.ErrModelNotFound):
 		return fmt.Sprintf("the server at %s does not have %s: ollama pull %s", b.res.OllamaURL, cfg.Model, cfg.Model)
 	}

@@ -31,7 +31,7 @@ func (b *Box) api(box control.Box, logs control.Logs, pg *page, lv *live, up *up
 		Web:      webResource{p: pg, store: b.db.Settings()},
 		Settings: settingsResource{cfg: b.cfg, live: lv, mixer: b.mixer, log: b.log},
 		Updates:  updatesResource{up},
-		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint, turns: b.turns},
+		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint, engine: b.engine(), turns: b.turns},
 		Logs:     logs,
 		Probe:    probe.Models{},
 		Turns:    b.turns,

@@ -74,7 +74,10 @@ type Box struct {
 	// through the node, as the configuration chose once.
 	answerer answerer
 	closers  []func() // what the box's API opened
-	turns    *turnLog // the last turns, for the page's live view
+	// busy counts a turn being answered until the func it returns is
+	// called, while the daemon runs (its status's Begin); nil otherwise.
+	busy  func() (end func())
+	turns *turnLog // the last turns, for the page's live view
 }
 
 // Open opens the data directory's store and connects the parts: a node of

@@ -3,6 +3,7 @@ package box
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/url"
 	"path/filepath"
 	"sync"
@@ -29,6 +30,15 @@ type brain struct {
 	chain   *llm.Chain
 	primary *llm.Client // the first server, or the only one
 	meter   *cost.Meter // the model server's measured rates
+	// keeper keeps the chat model loaded and knows whether it is;
+	// auxKeeper the small model's, when it is another (else nil). keep
+	// says whether they load it again when the server evicts it: [ollama]
+	// keep_warm, or always for the box's own server.
+	keeper, auxKeeper *llm.Keeper
+	keep              bool
+	// queue is the fair queue in front of the model server, which every
+	// engine of the box (or the center) shares.
+	queue *llm.Queue
 
 	linkMu   sync.Mutex
 	linkAt   time.Time     // when lastLink was asked
@@ -38,6 +48,7 @@ type brain struct {
 // replyModel is the model the replies ask: one server or a chain.
 type replyModel interface {
 	llm.Chatter
+	llm.Resident
 	reply.Shower
 	Version(ctx context.Context) (string, error)
 }
@@ -68,16 +79,51 @@ func openBrain(cfg *config.Loaded, res config.Resolved, log *slog.Logger) (*brai
 		b.model, b.primary = b.chain, eps[0]
 	}
 	b.aux = b.model
+	b.keeper = llm.NewKeeper(llm.KeeperOptions{Server: b.model, Log: log})
 	if m := cfg.Ollama.AuxModel; m != "" && m != cfg.Ollama.Model {
-		if b.aux, err = client(b.primary.Host(), m); err != nil {
+		aux, err := client(b.primary.Host(), m)
+		if err != nil {
 			return nil, err
 		}
+		b.aux, b.auxKeeper = aux, llm.NewKeeper(llm.KeeperOptions{Server: aux, Log: log})
 	}
+	b.keep = cfg.Ollama.KeepWarm || loopback(b.primary.Host())
+	b.queue = llm.NewQueue(llm.QueueOptions{Parallel: cfg.Ollama.Parallel, Log: log})
 	if b.meter, err = cost.Open(filepath.Join(cfg.DataDir, "model-rates.json")); err != nil {
 		log.Warn("model rates not restored; learning them again", "err", err)
 	}
 	return b, nil
 }
+
+// loopback reports a server on this machine: the box's own.
+func loopback(u *url.URL) bool {
+	h := u.Hostname()
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.IsLoopback()
+	}
+	return h == "localhost"
+}
+
+// keepModels keeps the models loaded until ctx is done, warming the chat
+// model up at once with warm (the first question then pays only for its
+// own words) and looking at the server every interval.
+func (b *brain) keepModels(ctx context.Context, warm llm.Warm) {
+	const every = 30 * time.Second
+	var wg sync.WaitGroup
+	if b.auxKeeper != nil {
+		wg.Go(func() { b.auxKeeper.Keep(ctx, every, nil, b.keep) })
+	}
+	b.keeper.Keep(ctx, every, warm, b.keep)
+	wg.Wait()
+}
+
+// readiness is the chat model's readiness for the status.
+func (b *brain) readiness() *control.ModelStatus {
+	return health.ModelReadiness(b.keeper.State(), time.Now())
+}
+
+// queueStatus is the model server's queue for the status.
+func (b *brain) queueStatus() *control.QueueStatus { return health.QueueState(b.queue.Status()) }
 
 // links are the model servers as the status shows them: the chain's, or
 // the one server's as a version request found it, asked at most every
@@ -135,6 +181,10 @@ func (b *brain) options() reply.Options {
 		MemoryResults:     r.MemoryResults,
 		ChatTimeout:       cfg.Ollama.ChatTimeout.Duration,
 		ReplyBudget:       cfg.Ollama.ReplyBudget.Duration,
+		Keeper:            b.keeper,
+		AuxKeeper:         b.auxKeeper,
+		LoadBudget:        cfg.Ollama.LoadBudget.Duration,
+		Queue:             b.queue,
 		PlannerTimeout:    r.PlannerTimeout.Duration,
 		AuxTimeout:        r.AuxTimeout.Duration,
 		DigestTimeout:     r.DigestTimeout.Duration,
@@ -149,8 +199,12 @@ func (b *brain) options() reply.Options {
 	}
 }
 
-// close saves the model rates learned.
+// close ends the loads under way and saves the model rates learned.
 func (b *brain) close() {
+	b.keeper.Close()
+	if b.auxKeeper != nil {
+		b.auxKeeper.Close()
+	}
 	if err := b.meter.Save(); err != nil {
 		b.log.Warn("model rates not saved", "err", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/harkbox/hark/device/box/config"
@@ -142,6 +143,12 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	defer stop()
 	go srv.Expire(sctx)
 	go c.brain.watch(sctx)
+	var kept sync.WaitGroup
+	if warm, err := c.warmEngine(); err != nil {
+		c.log.Warn("the model's warm-up is not possible; it loads with the first question", "err", err)
+	} else {
+		kept.Go(func() { c.brain.keepModels(sctx, warm.Warm); warm.Close() })
+	}
 	if cfg.Web.MDNS && reachable(cfg.Center.Listen) {
 		// nodes find the center; the fingerprint lets them check it
 		go announce(sctx, c.log, mdns.Service{Instance: instanceName("Hark center", cfg.Assistant.Room), Type: "_hark._tcp", Port: portOf(l.Addr()),
@@ -152,7 +159,7 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 		defer close(pageDone)
 		c.servePage(sctx, show)
 	}()
-	defer func() { stop(); <-pageDone }()
+	defer func() { stop(); <-pageDone; kept.Wait() }()
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
 	go func() {
@@ -203,12 +210,25 @@ func (c *Center) engine(cv center.Conversation) (*reply.Engine, error) {
 	return reply.New(o)
 }
 
+// warmEngine is the engine whose warm-up loads the model with the system
+// prompt of a conversation with the center's own tools, which every node
+// conversation shares most of.
+func (c *Center) warmEngine() (*reply.Engine, error) {
+	loc := c.res.Location
+	reg := command.NewRegistry(command.Options{Location: loc, Log: c.log})
+	if err := reg.Register(append(c.own(), c.house.Commands()...)...); err != nil {
+		return nil, err
+	}
+	return c.engine(center.Conversation{ID: "warm-up", Location: loc, Commands: reg})
+}
+
 // servePage serves the household's web page: the memory and conversations
 // of every node, the secrets, the center's health.
 func (c *Center) servePage(ctx context.Context, show func(string)) {
 	cfg := c.cfg
 	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db), Full: c.db.Writable,
-		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links, Log: c.log})
+		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links,
+		Model: c.brain.readiness, Queue: c.brain.queueStatus, Log: c.log})
 	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
 	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show,
 		codeFile: filepath.Join(cfg.DataDir, "web", "setup-code")}.serve(ctx, web.Options{API: api, Store: c.db.Settings(),

@@ -256,5 +256,6 @@ func cmpOr(a, b string) string {
 // earcons switch.
 func earcons(c config.Audio) pipeline.Earcons {
 	on := c.Earcons
-	return pipeline.Earcons{Start: on && c.EarconStart, End: on && c.EarconEnd, Error: on && c.EarconError, Thinking: on && c.EarconThinking}
+	return pipeline.Earcons{Start: on && c.EarconStart, End: on && c.EarconEnd, Error: on && c.EarconError, Thinking: on && c.EarconThinking,
+		Ready: on && c.EarconReady}
 }

@@ -14,9 +14,10 @@ func TestEarconsFromConfig(t *testing.T) {
 		edit func(*config.Audio)
 		want pipeline.Earcons
 	}{
-		{"defaults", func(*config.Audio) {}, pipeline.Earcons{Start: true, End: true, Error: true}},
-		{"thinking on", func(a *config.Audio) { a.EarconThinking = true }, pipeline.Earcons{Start: true, End: true, Error: true, Thinking: true}},
-		{"error off", func(a *config.Audio) { a.EarconError = false }, pipeline.Earcons{Start: true, End: true}},
+		{"defaults", func(*config.Audio) {}, pipeline.Earcons{Start: true, End: true, Error: true, Ready: true}},
+		{"thinking on", func(a *config.Audio) { a.EarconThinking = true }, pipeline.Earcons{Start: true, End: true, Error: true, Thinking: true, Ready: true}},
+		{"error off", func(a *config.Audio) { a.EarconError = false }, pipeline.Earcons{Start: true, End: true, Ready: true}},
+		{"ready off", func(a *config.Audio) { a.EarconReady = false }, pipeline.Earcons{Start: true, End: true, Error: true}},
 		{"all off", func(a *config.Audio) { a.Earcons, a.EarconThinking = false, true }, pipeline.Earcons{}},
 	} {
 		a := def

@@ -104,9 +104,12 @@ type daemon struct {
 	tail     *control.LogTail
 	level    *slog.LevelVar
 	sessions *web.Sessions
-	clock    clock.Source
-	sim      *clock.Sim                    // the simulated board's clock; nil on a board
-	zone     atomic.Pointer[time.Location] // the household's, as last configured
+	// chimed is set once the ready chime has played, or had its chance:
+	// the first time the model is ready after the box started.
+	chimed bool
+	clock  clock.Source
+	sim    *clock.Sim                    // the simulated board's clock; nil on a board
+	zone   atomic.Pointer[time.Location] // the household's, as last configured
 }
 
 // running is one run of the box: its parts, devices and pipeline.

@@ -17,6 +17,7 @@ import (
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply/alert"
+	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -38,6 +39,8 @@ func (r *running) serve(ctx context.Context) error {
 	}
 	r.follow(octx, &wg)
 	status := r.health()
+	b.busy = status.Begin // every turn the box answers keeps it from idle
+	defer func() { b.busy = nil }()
 	wg.Go(func() { notify.Watchdog(octx, status.Alive, r.log) })
 	wg.Go(func() { r.watchStorage(octx, status) })
 	wg.Go(func() { r.watchStore(octx) })
@@ -63,7 +66,7 @@ func (r *running) serve(ctx context.Context) error {
 			r.log.Warn("no API socket: the hark commands cannot reach the running box", "err", err)
 		}
 	})
-	r.upkeep(octx, &wg)
+	r.upkeep(octx, &wg, status)
 	r.keepTime(octx, &wg)
 	for _, t := range dev.tasks {
 		wg.Go(func() { t(octx) })
@@ -93,7 +96,11 @@ func (r *running) follow(ctx context.Context, wg *sync.WaitGroup) {
 		wg.Go(func() { sim.Display(ctx, f, r.screen) })
 	}
 	f := r.p.Subscribe(4)
-	wg.Go(func() { notify.Run(ctx, f, r.log) })
+	var detail func() string
+	if _, ok := r.b.answerer.(engineAnswerer); ok {
+		detail = func() string { return "model " + r.b.brain.readiness().String() }
+	}
+	wg.Go(func() { notify.Run(ctx, f, detail, r.log) })
 }
 
 // health is the box's self-test and status.
@@ -107,7 +114,14 @@ func (r *running) health() *health.Box {
 		updating = r.dev.display.SetUpdating
 	}
 	b := r.b
+	var model func() *control.ModelStatus
+	var queue func() *control.QueueStatus
+	if _, ok := b.answerer.(engineAnswerer); ok {
+		model, queue = b.brain.readiness, b.brain.queueStatus
+	}
 	return health.New(health.Options{
+		Model:     model,
+		Queue:     queue,
 		Version:   b.version,
 		Storage:   storageCheck(b.db),
 		Full:      b.db.Writable,
@@ -194,13 +208,14 @@ func (r *running) tell(ctx context.Context, key string) {
 // upkeep is what runs beside the turns: the memory report, the engine's
 // maintenance and warm-up, the model servers' watch, the MCP servers and
 // the alerts.
-func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
+func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup, status *health.Box) {
 	b := r.b
 	r.log.Debug("memory limit", "bytes", limitMemory(b.cfg.MemoryLimitMiB))
 	wg.Go(func() { reportMemory(ctx, r.log) })
 	if e, ok := b.answerer.(engineAnswerer); ok {
 		wg.Go(func() { e.engine.Maintain(ctx, 30*time.Second) })
-		wg.Go(func() { e.engine.Warm(ctx) }) // the first question then pays only for its own words
+		wg.Go(func() { b.brain.keepModels(ctx, e.engine.Warm) })
+		wg.Go(func() { r.showModel(ctx, status) })
 	}
 	wg.Go(func() { b.brain.watch(ctx) })
 	b.mcp.start(ctx, false) // their tools join the catalogue as each server answers
@@ -209,6 +224,33 @@ func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
 			r.log.Error("timers, alarms and reminders stopped", "err", err)
 		}
 	})
+}
+
+// showModel shows the model's loading on the LEDs, and chimes the first
+// time it is ready after the box started (when [audio] earcon_ready is on
+// and nobody is being answered), until ctx is done.
+func (r *running) showModel(ctx context.Context, status *health.Box) {
+	k := r.b.brain.keeper
+	for {
+		changed := k.Changed()
+		st := k.State()
+		if st.Phase == llm.Ready && !r.chimed {
+			r.chimed = true
+			if r.dev.earcons.Ready && status.Idle() {
+				if err := pipeline.Chime(ctx, r.dev.speaker); err != nil {
+					r.log.Debug("ready chime not played", "err", err)
+				}
+			}
+		}
+		if r.dev.display != nil {
+			r.dev.display.SetStarting(st.Phase == llm.Loading)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
 }
 
 // keepTime follows the box's clock: a board's steps (NTP setting a clock

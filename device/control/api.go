@@ -377,17 +377,32 @@ type Memory interface {
 	DeleteConversation(ctx context.Context, id string) error
 }
 
-// Question is what POST /api/v1/ask carries.
+// Question is what POST /api/v1/ask carries. Each question starts a
+// conversation of its own, unless it continues one of the asker's: the
+// one named, or with Continue the asker's last.
 type Question struct {
 	Text     string `json:"text"`
 	Language string `json:"language,omitempty"`
+	// Conversation continues that conversation, which must be the
+	// asker's (a result's "conversation" names it).
+	Conversation string `json:"conversation,omitempty"`
+	// Continue continues the asker's last conversation.
+	Continue bool `json:"continue,omitempty"`
+	// Asker names who asks where the caller knows better than the API's
+	// identity: the web page's talk box names its session, whose
+	// conversation is its own. Never read from the wire.
+	Asker string `json:"-"`
 }
 
-// AskEvent is one line of the ask stream: a sentence, or last the result.
+// AskEvent is one line of the ask stream: a sentence, a notice, or last
+// the result.
 type AskEvent struct {
-	Sentence string          `json:"sentence,omitempty"`
-	Result   json.RawMessage `json:"result,omitempty"`
-	Error    string          `json:"error,omitempty"`
+	Sentence string `json:"sentence,omitempty"`
+	// Notice is a line for the asker that is no part of the answer: the
+	// model is loading, or the server is answering others first.
+	Notice string          `json:"notice,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
 	// Hint says what the user can do about Error, when there is something.
 	Hint string `json:"hint,omitempty"`
 }
@@ -408,9 +423,10 @@ func (e *HintError) Unwrap() error { return e.Err }
 
 // Asker answers typed questions through the reply engine.
 type Asker interface {
-	// Ask answers q, calling say once per sentence as it is ready, and
-	// returns the engine's result (marshalled to JSON for the client).
-	Ask(ctx context.Context, q Question, say func(sentence string)) (any, error)
+	// Ask answers q, calling say once per sentence as it is ready and
+	// notice with each line for the asker that is no part of the answer,
+	// and returns the engine's result (marshalled to JSON for the client).
+	Ask(ctx context.Context, q Question, say func(sentence string), notice func(line string)) (any, error)
 }
 
 // LogLines is what GET /api/v1/logs returns.

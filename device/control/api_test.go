@@ -155,7 +155,10 @@ func (fakeCommands) Setup(ctx context.Context, name string, io SetupIO) error {
 
 type fakeAsker struct{}
 
-func (fakeAsker) Ask(ctx context.Context, q Question, say func(string)) (any, error) {
+func (fakeAsker) Ask(ctx context.Context, q Question, say func(string), notice func(string)) (any, error) {
+	if q.Text == "slow" {
+		notice("loading the model")
+	}
 	if q.Text == "fail" {
 		say("I can't reach my language model.")
 		return map[string]string{"reply": "I can't reach my language model."}, WithHint(errors.New("llm: connection refused"), "start Ollama")
@@ -321,6 +324,12 @@ func TestAskStreamsSentences(t *testing.T) {
 			}
 			if _, err := c.Ask(t.Context(), Question{Text: "  "}, func(string) {}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "empty") {
 				t.Errorf("empty question: %v", err)
+			}
+			said = nil
+			var notes []string
+			_, err = c.AskNoting(t.Context(), Question{Text: "slow"}, func(s string) { said = append(said, s) }, func(n string) { notes = append(notes, n) })
+			if err != nil || !slices.Equal(notes, []string{"loading the model"}) || len(said) != 2 {
+				t.Errorf("notices %q, said %q, err %v: want the notice apart from the sentences", notes, said, err)
 			}
 		})
 	}

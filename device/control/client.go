@@ -361,6 +361,13 @@ func (c *Client) Logs(ctx context.Context, n int) ([]string, error) {
 // arrives. It returns the engine's result as JSON, and the reply's error,
 // if it failed, as a *HintError.
 func (c *Client) Ask(ctx context.Context, q Question, say func(string)) (json.RawMessage, error) {
+	return c.AskNoting(ctx, q, say, nil)
+}
+
+// AskNoting is Ask, calling notice (unless nil) with each line for the
+// asker that is no part of the answer: that the model is loading, or that
+// the server answers others first.
+func (c *Client) AskNoting(ctx context.Context, q Question, say, notice func(string)) (json.RawMessage, error) {
 	b, err := json.Marshal(q)
 	if err != nil {
 		return nil, err
@@ -381,6 +388,12 @@ func (c *Client) Ask(ctx context.Context, q Question, say func(string)) (json.Ra
 		}
 		if ev.Sentence != "" {
 			say(ev.Sentence)
+			continue
+		}
+		if ev.Notice != "" {
+			if notice != nil {
+				notice(ev.Notice)
+			}
 			continue
 		}
 		if ev.Error != "" {

@@ -59,7 +59,9 @@
 // # Streams
 //
 // POST /api/v1/ask answers with newline-delimited JSON (application/x-ndjson):
-// one AskEvent {"sentence": "..."} per sentence as soon as it is ready, then
+// one AskEvent {"sentence": "..."} per sentence as soon as it is ready (and
+// {"notice": "..."} for what the asker is told that is no part of the
+// answer: the model is loading, the server answers others first), then
 // one final AskEvent carrying "result" (the reply engine's result as JSON)
 // and, when the reply failed, "error".
 //

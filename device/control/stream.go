@@ -58,6 +58,8 @@ func serveAsk(w http.ResponseWriter, r *http.Request, a Asker) error {
 	out := newNDJSON(w)
 	res, err := a.Ask(r.Context(), q, func(sentence string) {
 		out.send(AskEvent{Sentence: sentence})
+	}, func(line string) {
+		out.send(AskEvent{Notice: line})
 	})
 	last := AskEvent{}
 	if res != nil {

@@ -64,6 +64,12 @@ type Options struct {
 	// Links are the box's links to other machines (model servers, the
 	// command center), asked at each status; nil for none.
 	Links func(ctx context.Context) []control.Check
+	// Model is the chat model's readiness, asked at each status; nil for
+	// a box without a model of its own.
+	Model func() *control.ModelStatus
+	// Queue is the model server's queue, asked at each status; nil for
+	// none.
+	Queue func() *control.QueueStatus
 	// Clock is the box's clock for the status; nil for none.
 	Clock func() control.Clock
 	// State and Ready are the state of a box with no pipeline to Follow
@@ -82,6 +88,7 @@ type Box struct {
 	mu      sync.Mutex
 	state   voice.State
 	ready   bool
+	turns   int           // turns being answered (Begin)
 	changed chan struct{} // closed and replaced on every state
 }
 
@@ -110,21 +117,51 @@ func (b *Box) Follow(ctx context.Context, f *pipeline.Feed) {
 		if st.State == voice.Idle {
 			b.ready = true // the pipeline is armed, as READY=1 tells systemd
 		}
-		close(b.changed)
-		b.changed = make(chan struct{})
+		b.signal()
 		b.mu.Unlock()
 	}
 }
+
+// signal wakes those waiting for a change; under b.mu.
+func (b *Box) signal() {
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+// Begin counts a turn being answered (spoken, typed or a node's) until end
+// is called: the box is busy meanwhile.
+func (b *Box) Begin() (end func()) {
+	b.mu.Lock()
+	b.turns++
+	b.signal()
+	b.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			b.turns--
+			b.signal()
+			b.mu.Unlock()
+		})
+	}
+}
+
+// idle reports an armed pipeline with nothing to do and no turn being
+// answered; under b.mu.
+func (b *Box) idle() bool { return b.ready && b.state == voice.Idle && b.turns == 0 }
 
 // Status is the box's state, its self-test (storage; on a speaker the
 // microphone and speech-to-text too), its storage's use and its links.
 func (b *Box) Status(ctx context.Context) control.Status {
 	b.mu.Lock()
 	state := b.state.String()
-	if b.o.State != "" {
+	switch {
+	case b.o.State != "":
 		state = b.o.State
+	case b.state == voice.Idle && b.turns > 0:
+		state = "answering" // a typed question, with the microphone idle
 	}
-	s := control.Status{State: state, Ready: b.ready, Version: b.o.Version, Started: b.o.Started}
+	s := control.Status{State: state, Ready: b.ready, Version: b.o.Version, Started: b.o.Started, Turns: b.turns}
 	b.mu.Unlock()
 	storage := result("storage", b.o.Storage(ctx), "open")
 	full := false
@@ -152,6 +189,12 @@ func (b *Box) Status(ctx context.Context) control.Status {
 	}
 	if b.o.Links != nil {
 		s.Links = b.o.Links(ctx)
+	}
+	if b.o.Model != nil {
+		s.Model = b.o.Model()
+	}
+	if b.o.Queue != nil {
+		s.Queue = b.o.Queue()
 	}
 	return s
 }
@@ -203,12 +246,20 @@ func (b *Box) listeningCheck() control.Check {
 	return control.Check{Name: "speech-to-text", OK: true, Detail: l.Engine}
 }
 
-// WaitIdle returns once the pipeline is idle: not in a conversation, not
-// ringing.
+// Idle reports whether the box is idle now: the pipeline armed, not in a
+// conversation, not ringing, and no turn being answered.
+func (b *Box) Idle() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.idle()
+}
+
+// WaitIdle returns once the box is idle: the pipeline not in a
+// conversation, not ringing, and no turn (typed, a node's) being answered.
 func (b *Box) WaitIdle(ctx context.Context) error {
 	for {
 		b.mu.Lock()
-		idle, changed := b.ready && b.state == voice.Idle, b.changed
+		idle, changed := b.idle(), b.changed
 		b.mu.Unlock()
 		if idle {
 			return nil

@@ -128,3 +128,32 @@ func TestStorageFull(t *testing.T) {
 		}
 	})
 }
+
+// TestTurnsInFlightAreNotIdle: with the microphone idle, a typed question
+// being answered makes the box busy: its state says so, WaitIdle waits
+// for the answer's end, and Idle is false.
+func TestTurnsInFlightAreNotIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := New(Options{Storage: func(context.Context) error { return nil }, Ready: true})
+		end := b.Begin()
+		if s := b.Status(t.Context()); s.State != "answering" || s.Turns != 1 || b.Idle() {
+			t.Errorf("status %q with %d turns, idle %v: want answering", s.State, s.Turns, b.Idle())
+		}
+		idle := make(chan error, 1)
+		go func() { idle <- b.WaitIdle(t.Context()) }()
+		synctest.Wait()
+		select {
+		case <-idle:
+			t.Fatal("WaitIdle returned while a turn was answered")
+		default:
+		}
+		end()
+		end() // a second end counts once
+		if err := <-idle; err != nil {
+			t.Fatal(err)
+		}
+		if s := b.Status(t.Context()); s.State != "idle" || s.Turns != 0 || !b.Idle() {
+			t.Errorf("after the answer: %q, %d turns", s.State, s.Turns)
+		}
+	})
+}

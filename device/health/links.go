@@ -32,6 +32,38 @@ func ModelLink(ep llm.EndpointStatus) control.Check {
 	return control.Check{Name: name, Detail: fmt.Sprintf("%s, down since %s: %s", ep.Model, ep.Since.Format("15:04:05"), ep.Err)}
 }
 
+// ModelReadiness is the model's readiness as the status shows it, at now.
+func ModelReadiness(r llm.Readiness, now time.Time) *control.ModelStatus {
+	m := &control.ModelStatus{Name: r.Model, State: r.Phase.String(), Since: r.Since,
+		LoadMs: r.Load.Milliseconds(), PromptMs: r.Prompt.Milliseconds()}
+	seconds := func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+	switch r.Phase {
+	case llm.Loading:
+		m.Detail = fmt.Sprintf("loading for %d s", int(now.Sub(r.Since).Seconds()))
+	case llm.Ready:
+		m.Detail = "ready"
+		if !r.Warmed.IsZero() {
+			m.Detail += fmt.Sprintf(" (load %s, system prompt %s)", seconds(r.Load), seconds(r.Prompt))
+		}
+	default:
+		m.Detail = r.Phase.String()
+	}
+	if r.Err != nil {
+		m.Error = r.Err.Error()
+		m.Detail += ": " + m.Error
+	}
+	return m
+}
+
+// QueueState is the model server's queue as the status shows it.
+func QueueState(q llm.QueueStatus) *control.QueueStatus {
+	waits := func(w llm.Waits) control.Waits {
+		return control.Waits{Turns: w.Turns, P50Ms: w.P50.Milliseconds(), P95Ms: w.P95.Milliseconds(), LongestMs: w.Longest.Milliseconds()}
+	}
+	return &control.QueueStatus{Parallel: q.Parallel, Learned: q.Learned, InFlight: q.InFlight, Waiting: q.Waiting,
+		Spoken: waits(q.Spoken), Asked: waits(q.Asked)}
+}
+
 // CenterLink is a node's link to its command center at url.
 func CenterLink(url string, k center.Link) control.Check {
 	switch {

@@ -33,7 +33,7 @@ func TestReadyThenStatus(t *testing.T) {
 	feed := p.Subscribe(8)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	go Run(ctx, feed, slog.New(slog.DiscardHandler))
+	go Run(ctx, feed, nil, slog.New(slog.DiscardHandler))
 	events := make(chan pipeline.Event)
 	go p.Run(ctx, events)
 
@@ -63,6 +63,50 @@ func TestReadyThenStatus(t *testing.T) {
 		if string(buf[:n]) == "STOPPING=1" {
 			break
 		}
+	}
+}
+
+// TestStatusCarriesTheDetail: the status line carries the box's detail,
+// and is sent again when the detail changes between states.
+func TestStatusCarriesTheDetail(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+	defer func(r time.Duration) { refresh = r }(refresh)
+	refresh = 20 * time.Millisecond
+	p, err := pipeline.New(pipeline.Options{Microphone: nopMic{}, Transcriber: nopTranscriber{}, Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) (pipeline.Outcome, error) {
+		return pipeline.Outcome{}, nil
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := p.Subscribe(8)
+	var detail atomic.Value
+	detail.Store("model llama3.2:3b loading for 2 s")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go Run(ctx, feed, func() string { return detail.Load().(string) }, slog.New(slog.DiscardHandler))
+	go p.Run(ctx, make(chan pipeline.Event))
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 512)
+	n, err := conn.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(buf[:n]); got != "READY=1\nSTATUS=idle; model llama3.2:3b loading for 2 s" {
+		t.Errorf("first message %q", got)
+	}
+	detail.Store("model llama3.2:3b ready (load 13.2 s, system prompt 6.8 s)")
+	n, err = conn.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(buf[:n]); got != "STATUS=idle; model llama3.2:3b ready (load 13.2 s, system prompt 6.8 s)" {
+		t.Errorf("after the detail changed: %q", got)
 	}
 }
 

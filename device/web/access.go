@@ -71,7 +71,10 @@ type access struct {
 }
 
 type session struct {
-	csrf  string
+	csrf string
+	// id names the session where its token must not be seen: the talk
+	// box's conversation is the session's own.
+	id    string
 	last  time.Time
 	flash string // what the last form did, said once on the next page
 }
@@ -288,7 +291,7 @@ func (a *access) login(ctx context.Context, src, password string) (string, error
 func (a *access) open() string {
 	t := token()
 	a.mu.Lock()
-	a.sessions[t] = &session{csrf: token(), last: a.now()}
+	a.sessions[t] = &session{csrf: token(), id: token()[:12], last: a.now()}
 	a.mu.Unlock()
 	return t
 }

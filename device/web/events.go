@@ -42,12 +42,21 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 		full := s.o.API.Box.Status(r.Context())
 		// what the page shows live: not the free space, which moves with
 		// every log line
+		model, queue := "", ""
+		if full.Model != nil {
+			model = full.Model.String()
+		}
+		if full.Queue != nil {
+			queue = full.Queue.String()
+		}
 		st, _ := json.Marshal(struct {
 			State  string          `json:"state"`
 			Ready  bool            `json:"ready"`
 			Checks []control.Check `json:"checks"`
 			Answer control.Answer  `json:"answer"`
-		}{full.State, full.Ready, full.Checks, full.CanAnswer()})
+			Model  string          `json:"model,omitempty"`
+			Queue  string          `json:"queue,omitempty"`
+		}{full.State, full.Ready, full.Checks, full.CanAnswer(), model, queue})
 		if string(st) != string(lastState) {
 			fmt.Fprintf(w, "event: state\ndata: %s\n\n", st)
 			lastState = st

@@ -74,7 +74,7 @@ func (s *Server) talkAsk(w http.ResponseWriter, r *request) {
 	}
 	if !stream {
 		var said []string
-		_, err := s.o.API.Asker.Ask(r.Context(), control.Question{Text: q}, func(s string) { said = append(said, s) })
+		_, err := s.o.API.Asker.Ask(r.Context(), s.talkQuestion(r, q), func(s string) { said = append(said, s) }, func(string) {})
 		tv := talkView{Question: q, Answer: said}
 		if err != nil {
 			tv.Hint = hintOf(err)
@@ -90,10 +90,14 @@ func (s *Server) talkAsk(w http.ResponseWriter, r *request) {
 		enc.Encode(v)
 		rc.Flush()
 	}
-	_, err := s.o.API.Asker.Ask(r.Context(), control.Question{Text: q}, func(sentence string) {
+	_, err := s.o.API.Asker.Ask(r.Context(), s.talkQuestion(r, q), func(sentence string) {
 		line(struct {
 			Sentence string `json:"sentence"`
 		}{sentence})
+	}, func(notice string) {
+		line(struct {
+			Notice string `json:"notice"`
+		}{notice})
 	})
 	end := struct {
 		Done  bool   `json:"done"`
@@ -104,6 +108,16 @@ func (s *Server) talkAsk(w http.ResponseWriter, r *request) {
 		end.Error, end.Hint = sentence(err), hintOf(err)
 	}
 	line(end)
+}
+
+// talkQuestion is q asked from the talk box: the session's own
+// conversation, continued from its last question.
+func (s *Server) talkQuestion(r *request, q string) control.Question {
+	who := "web:page"
+	if r.sess != nil {
+		who = "web:" + r.sess.id
+	}
+	return control.Question{Text: q, Asker: who, Continue: true}
 }
 
 // hintOf is what the user can do about a reply's error, when the box says.

@@ -27,9 +27,13 @@ type talker struct {
 	turns  []control.Turn
 	voiced []string
 	pause  time.Duration
+	asked  []control.Question
 }
 
-func (k *talker) Ask(ctx context.Context, q control.Question, say func(string)) (any, error) {
+func (k *talker) Ask(ctx context.Context, q control.Question, say, _ func(string)) (any, error) {
+	k.mu.Lock()
+	k.asked = append(k.asked, q)
+	k.mu.Unlock()
 	if q.Text == "fail" {
 		say("I can't reach my language model.")
 		return nil, control.WithHint(errors.New("llm: unreachable"), "start Ollama at gpu.lan")
@@ -154,4 +158,35 @@ func TestBrowserTalk(t *testing.T) {
 	c.screenshot("talk-phone")
 	c.desktop()
 	c.screenshot("talk-desktop")
+}
+
+// TestTalkBoxIsTheSessionsConversation: each question from a session's
+// talk box goes on with that session's conversation; another session's
+// is its own.
+func TestTalkBoxIsTheSessionsConversation(t *testing.T) {
+	r, k := talkRig(t)
+	kitchen := r.setUp()
+	kitchen.post("/talk", url.Values{"q": {"set a timer for 10 minutes"}})
+	kitchen.post("/talk", url.Values{"q": {"make it 20 minutes"}})
+	phone := r.browser()
+	phone.from = "192.168.1.21:50000"
+	if w := phone.do("POST", "/login", url.Values{"password": {"correct horse"}}); phone.cookie == "" {
+		t.Fatalf("the second browser's login: %d", w.Code)
+	}
+	phone.post("/talk", url.Values{"q": {"what time is it"}})
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.asked) != 3 {
+		t.Fatalf("asked %d questions, want 3", len(k.asked))
+	}
+	a, b, c := k.asked[0], k.asked[1], k.asked[2]
+	if !strings.HasPrefix(a.Asker, "web:") || !a.Continue || a.Asker != b.Asker || !b.Continue {
+		t.Errorf("the kitchen's questions asked as %q (continue %v) and %q (continue %v): want one web session, continued", a.Asker, a.Continue, b.Asker, b.Continue)
+	}
+	if !strings.HasPrefix(c.Asker, "web:") || c.Asker == a.Asker {
+		t.Errorf("the phone's question asked as %q, the kitchen's as %q: want a session of its own", c.Asker, a.Asker)
+	}
+	if strings.Contains(a.Asker, kitchen.cookie) || strings.Contains(c.Asker, phone.cookie) {
+		t.Error("the asker's name shows the session's token")
+	}
 }

@@ -33,7 +33,9 @@ type box struct {
 func (b *box) Status(context.Context) control.Status {
 	return control.Status{State: b.state, Ready: true, Version: "v-test", Checks: []control.Check{{Name: "storage", OK: true, Detail: "open"}},
 		Started: time.Now().Add(-90 * time.Minute), Storage: &control.Storage{Free: 512 << 20, Total: 2048 << 20, Full: b.full},
-		Links: []control.Check{{Name: "model server", OK: true, Detail: "http://gpu.lan:11434, Ollama 0.17.4, round trip 3ms"}}, Clock: b.clock}
+		Links: []control.Check{{Name: "model server", OK: true, Detail: "http://gpu.lan:11434, Ollama 0.17.4, round trip 3ms"}}, Clock: b.clock,
+		Model: &control.ModelStatus{Name: "llama3.2:3b", State: "loading", Detail: "loading for 12 s"},
+		Queue: &control.QueueStatus{Parallel: 1, Learned: true, InFlight: 1, Waiting: 2}}
 }
 func (b *box) WaitIdle(context.Context) error { return nil }
 func (b *box) SetUpdating(bool, int)          {}
@@ -890,7 +892,8 @@ func TestStatusPage(t *testing.T) {
 	r := newRig(t)
 	b := r.setUp()
 	body := b.do("GET", "/", nil).Body.String()
-	for _, want := range []string{"1h30m", "512 MiB free of 2048 MiB (25 % free)", "round trip 3ms", "All checks pass", "<strong>B</strong>: inactive, 1.3.1"} {
+	for _, want := range []string{"1h30m", "512 MiB free of 2048 MiB (25 % free)", "round trip 3ms", "All checks pass", "<strong>B</strong>: inactive, 1.3.1",
+		`<dd id="model">llama3.2:3b loading for 12 s</dd>`, `<dd id="queue">1 at a time (learned); 1 answering, 2 waiting</dd>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status page lacks %q", want)
 		}

@@ -82,6 +82,9 @@ func (d *Display) SetMuted(m bool) { d.update(func(st *Status) { st.Muted = m })
 // SetFull shows or clears that the storage is full.
 func (d *Display) SetFull(f bool) { d.update(func(st *Status) { st.Full = f }) }
 
+// SetStarting shows or clears that the model is loading.
+func (d *Display) SetStarting(s bool) { d.update(func(st *Status) { st.Starting = s }) }
+
 // SetStorageFault shows or clears that the storage card cannot save.
 func (d *Display) SetStorageFault(f bool) { d.update(func(st *Status) { st.StorageFault = f }) }
 

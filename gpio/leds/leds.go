@@ -1,7 +1,7 @@
 // Package leds shows the box's state on its LEDs: APA102 pixels over SPI
 // (the ReSpeaker HAT's three) or plain LEDs on GPIO lines. One pattern per
 // state, picked by a fixed priority (error, muted, updating, ringing,
-// speaking, thinking, listening, idle); animations run on their own
+// speaking, starting, thinking, listening, idle); animations run on their own
 // goroutine, fed through a latest-value mailbox, so the pipeline never
 // waits for the LEDs.
 package leds
@@ -57,6 +57,9 @@ var (
 	// Full is the idle box whose storage is full: a slow amber pulse
 	// instead of idle, so the box still shows what it is doing.
 	Full = Pattern{Name: "storage-full", Color: Color{255, 80, 0}, Anim: Pulse, Period: 3 * time.Second, Level: 0.3}
+	// Starting is the box whose model is still loading, idle or with a
+	// question waiting for it: a slow warm-white sweep, the box waking up.
+	Starting = Pattern{Name: "starting", Color: Color{255, 170, 60}, Anim: Spin, Period: 2400 * time.Millisecond, Level: 0.6}
 	// StorageFault is the idle box whose storage card cannot save (or
 	// held damaged files): a slow red pulse, brighter than a full one.
 	StorageFault = Pattern{Name: "storage-fault", Color: Color{255, 20, 0}, Anim: Pulse, Period: 2 * time.Second, Level: 0.5}
@@ -69,6 +72,7 @@ type Status struct {
 	Muted    bool // the microphone is off
 	Updating bool // an update is being installed
 	Full     bool // the storage is full: nothing new can be remembered
+	Starting bool // the model is loading
 	// StorageFault: the storage card cannot save, or held damaged files.
 	StorageFault bool
 	// Failed holds the error pattern on after a failed turn, which the
@@ -77,8 +81,8 @@ type Status struct {
 }
 
 // Choose is the pattern for s, by the fixed priority: error, muted,
-// updating, ringing, speaking, thinking, listening, storage fault, storage
-// full, idle.
+// updating, ringing, speaking, starting (while thinking or idle), thinking,
+// listening, storage fault, storage full, idle.
 func Choose(s Status, dimIdle bool) Pattern {
 	switch {
 	case s.State == voice.Error || s.Failed:
@@ -91,6 +95,8 @@ func Choose(s Status, dimIdle bool) Pattern {
 		return Ringing
 	case s.State == voice.Speaking:
 		return Speaking
+	case s.Starting && (s.State == voice.Idle || s.State == voice.Thinking || s.State == voice.Transcribing):
+		return Starting
 	case s.State == voice.Thinking || s.State == voice.Transcribing:
 		return Thinking
 	case s.State == voice.Listening && s.FollowUp:

@@ -46,6 +46,12 @@ func TestChoosePriority(t *testing.T) {
 		{Status{State: voice.Listening, Full: true}, false, "listening"},
 		{Status{State: voice.Speaking, Full: true}, false, "speaking"},
 		{Status{State: voice.Idle, Full: true, Muted: true}, false, "muted"},
+		{Status{State: voice.Idle, Starting: true}, false, "starting"},
+		{Status{State: voice.Thinking, Starting: true}, false, "starting"},
+		{Status{State: voice.Listening, Starting: true}, false, "listening"},
+		{Status{State: voice.Speaking, Starting: true}, false, "speaking"},
+		{Status{State: voice.Idle, Starting: true, Full: true}, false, "starting"},
+		{Status{State: voice.Idle, Starting: true, Muted: true}, false, "muted"},
 		{Status{State: voice.Idle, StorageFault: true}, true, "storage-fault"},
 		{Status{State: voice.Idle, StorageFault: true, Full: true}, false, "storage-fault"},
 		{Status{State: voice.Speaking, StorageFault: true}, false, "speaking"},
@@ -60,7 +66,7 @@ func TestChoosePriority(t *testing.T) {
 // The exact bytes the APA102 chain gets for each state's first frame,
 // through periph's driver at brightness 0.5.
 func TestAPA102BytesPerState(t *testing.T) {
-	patterns := []Pattern{Off, DimIdle, Listening, FollowUp, Thinking, Speaking, Ringing, Updating, Muted, Error}
+	patterns := []Pattern{Off, DimIdle, Listening, FollowUp, Thinking, Speaking, Ringing, Updating, Muted, Error, Starting}
 	var b strings.Builder
 	for _, p := range patterns {
 		rec := &spitest.Record{}

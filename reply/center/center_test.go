@@ -62,6 +62,14 @@ func (noStatus) Status(context.Context) builtin.DeviceStatus {
 // adjusts each conversation's engine.
 func newCenter(t testing.TB, dir string, o Options, tune ...func(*reply.Options)) *centerSide {
 	t.Helper()
+	return newCenterServing(t, dir, o, served, false, tune...)
+}
+
+// newCenterServing is newCenter over a server of model served; with keep,
+// the conversations' engines share a Keeper of the model, as hark
+// center's do.
+func newCenterServing(t testing.TB, dir string, o Options, served ollamatest.Model, keep bool, tune ...func(*reply.Options)) *centerSide {
+	t.Helper()
 	c := &centerSide{model: replytest.New(), llm: ollamatest.New(served), wire: &wireLog{}}
 	t.Cleanup(c.llm.Close)
 	c.llm.Respond(c.model.Respond)
@@ -87,8 +95,13 @@ func newCenter(t testing.TB, dir string, o Options, tune ...func(*reply.Options)
 		return []*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
 			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem)}
 	}
+	var keeper *llm.Keeper
+	if keep {
+		keeper = llm.NewKeeper(llm.KeeperOptions{Server: client})
+		t.Cleanup(keeper.Close)
+	}
 	o.Engine = func(cv Conversation) (*reply.Engine, error) {
-		ro := reply.Options{Model: client, Info: client, ModelName: served.Name, Server: c.llm.URL, Meter: meter,
+		ro := reply.Options{Model: client, Info: client, ModelName: served.Name, Server: c.llm.URL, Meter: meter, Keeper: keeper,
 			Commands: cv.Commands, Conversation: cv.ID, Dialogue: Dialogue{Store: db.Dialogue(), ID: cv.ID},
 			Diary: db.Diary(), Facts: db.Facts(), Location: cv.Location, Place: cv.Node.Room, PlannerOff: true, Router: "all", ToolTokens: 5000}
 		for _, f := range tune {
@@ -536,6 +549,42 @@ func TestSlowCenter(t *testing.T) {
 	_, err := n.node.Reply(t.Context(), "tell me about the moon and its seas", func(s string) { n.said = append(n.said, s) })
 	if err == nil || !strings.Contains(err.Error(), "within the budget") || !slices.Equal(n.said, []string{TooSlow}) {
 		t.Errorf("err %v, said %q", err, n.said)
+	}
+}
+
+// TestNodeDuringTheCentersLoad: a node's question while the center's model
+// loads, for longer than any budget (the node's for each silence
+// included), hears the center's line at once, then its answer; the center
+// tells the node it still waits while it does, and the load is never
+// abandoned.
+func TestNodeDuringTheCentersLoad(t *testing.T) {
+	loading := served
+	loading.LoadDelay = 1500 * time.Millisecond
+	c := newCenterServing(t, "", Options{Waiting: 300 * time.Millisecond}, loading, true)
+	defer c.stop()
+	n := newNode(t, c, "kitchen")
+	// Streamed as a node hears it (the wire log reads whole answers), with
+	// the node's own patience shorter than the load.
+	hc := n.node.o.Client.hc
+	hc.Transport = hc.Transport.(*recording).inner
+	n.node.o.Budget = time.Second
+	c.model.On(replytest.Chat, ollamatest.Reply{Content: "The moon is about 384,000 kilometres away."})
+	began := time.Now()
+	var first time.Duration
+	_, err := n.node.Reply(t.Context(), "how far away is the moon", func(s string) {
+		if first == 0 {
+			first = time.Since(began)
+		}
+		n.said = append(n.said, s)
+	})
+	if err != nil || len(n.said) != 2 || n.said[0] != "One moment, I'm still waking up." || !strings.Contains(n.said[1], "384,000") {
+		t.Errorf("the node said %q (%v): want the line, then the answer", n.said, err)
+	}
+	if first > time.Second {
+		t.Errorf("the first words came after %v", first)
+	}
+	if loads, aborted := c.llm.Loads(); loads != 1 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d", loads, aborted)
 	}
 }
 

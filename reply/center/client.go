@@ -34,7 +34,9 @@ type ClientOptions struct {
 	Fingerprint string
 	// Insecure allows plain HTTP.
 	Insecure bool
-	// Timeout bounds one request; default 2 min (a slow model is slow).
+	// Timeout bounds one request; default 4 min: a slow model is slow, and
+	// a question that comes while the center loads its model waits for the
+	// load (up to its [ollama] load_budget, 3 min by default).
 	Timeout time.Duration
 	// Resolver looks the center's name up; default the system's. A
 	// lookup gets at most 5 s, and its failure is named as DNS's.
@@ -55,7 +57,7 @@ func NewClient(o ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("center: url %q: want https://HOST:PORT", o.URL)
 	}
 	if o.Timeout == 0 {
-		o.Timeout = 2 * time.Minute
+		o.Timeout = 4 * time.Minute
 	}
 	if !strings.Contains(o.Credential, ":") {
 		return nil, errors.New("center: the node's key is not NODE_ID:KEY (hark center nodes add prints it)")
@@ -140,7 +142,8 @@ func (c *Client) Start(ctx context.Context, req StartRequest) error {
 }
 
 // Command sends what the user said; onSentence gets each sentence as the
-// center streams it.
+// center streams it, and "" each time the center says it is still waiting
+// for its model.
 func (c *Client) Command(ctx context.Context, req CommandRequest, onSentence func(string)) (Response, error) {
 	var out Response
 	return out, c.post(ctx, PathCommand, req, onSentence, &out)
@@ -260,8 +263,12 @@ func (c *Client) send(ctx context.Context, method, path, ctype string, body []by
 		}
 		var l Line
 		json.Unmarshal(line, &l)
-		if l.Sentence != "" && onSentence != nil {
+		switch {
+		case onSentence == nil:
+		case l.Sentence != "":
 			onSentence(l.Sentence)
+		case l.Waiting:
+			onSentence("") // no words: the center is alive, waiting for its model
 		}
 	}
 }

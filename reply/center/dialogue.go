@@ -23,3 +23,11 @@ func (d Dialogue) Append(ctx context.Context, e storage.Exchange) error {
 func (d Dialogue) Recent(ctx context.Context, since time.Time, limit int) ([]storage.Exchange, error) {
 	return d.Store.RecentIn(ctx, d.ID, since, limit)
 }
+
+// RecentIn is Recent when conversation is this one's; another has none.
+func (d Dialogue) RecentIn(ctx context.Context, conversation string, since time.Time, limit int) ([]storage.Exchange, error) {
+	if conversation != d.ID {
+		return nil, nil
+	}
+	return d.Recent(ctx, since, limit)
+}

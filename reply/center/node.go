@@ -224,7 +224,9 @@ func (n *Node) budgeted(ctx context.Context, say func(string), do func(context.C
 	defer timer.Stop()
 	err := do(ctx, func(s string) {
 		timer.Stop()
-		say(s) // the time it takes to say is not the center's silence
+		if s != "" { // "" is the center saying it waits for its model
+			say(s) // the time it takes to say is not the center's silence
+		}
 		timer.Reset(n.o.Budget)
 	})
 	if err != nil && errors.Is(context.Cause(ctx), ErrTooSlow) {
@@ -236,9 +238,11 @@ func (n *Node) budgeted(ctx context.Context, say func(string), do func(context.C
 // streamed says the sentences of a streamed answer as they come.
 func (n *Node) streamed(say func(string)) func(string) {
 	return func(s string) {
-		n.mu.Lock()
-		n.spoke = true
-		n.mu.Unlock()
+		if s != "" {
+			n.mu.Lock()
+			n.spoke = true
+			n.mu.Unlock()
+		}
 		say(s)
 	}
 }

@@ -46,6 +46,10 @@ type Options struct {
 	Location *time.Location
 	// Lapse ends a conversation nobody used for this long; default 5 min.
 	Lapse time.Duration
+	// Waiting is how often a streamed answer that waits for the model
+	// (its load, or the other nodes' turns) tells the node it still does,
+	// so that a node that times each silence keeps waiting; default 5 s.
+	Waiting time.Duration
 	// ToolTimeout bounds the wait for a node's tool result; default 30 s.
 	ToolTimeout time.Duration
 	// BodyLimit bounds a request body; default 64 KiB. A conversation's
@@ -90,6 +94,9 @@ func NewServer(o Options) (*Server, error) {
 	}
 	if o.Lapse == 0 {
 		o.Lapse = 5 * time.Minute
+	}
+	if o.Waiting == 0 {
+		o.Waiting = 5 * time.Second
 	}
 	if o.ToolTimeout == 0 {
 		o.ToolTimeout = 30 * time.Second

@@ -32,7 +32,7 @@ const messageHeaderMax = 16 << 10
 // otherwise, or when the voice fails before the first sound, it calls
 // otherwise with what the reply did.
 func (s *Server) voiced(w http.ResponseWriter, r *http.Request, sess *session, tr *run, otherwise func(outcome)) {
-	oc, why := tr.await(r.Context(), sess.ctx, nil)
+	oc, why := tr.await(r.Context(), sess.ctx, nil, nil, 0)
 	switch why {
 	case gaveUp:
 		sess.release(tr)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/harkbox/hark/reply"
 )
@@ -29,6 +30,7 @@ type run struct {
 // or end.
 type event struct {
 	sentence string
+	hold     bool // sentence is the line said while the turn waits for the model
 	call     *ToolCall
 	done     *reply.Result
 	err      error
@@ -60,7 +62,10 @@ func (sess *session) begin(text string, log *slog.Logger) (*run, error) {
 	sess.turn, sess.held = tr, nil
 	go func() {
 		defer stop()
-		res, err := sess.engine.Reply(withRun(ctx, tr), reply.Query{Text: text}, func(sentence string) {
+		q := reply.Query{Text: text, Client: sess.node, Hold: func(h reply.Hold) {
+			tr.send(sess.ctx, event{sentence: h.Line, hold: true})
+		}}
+		res, err := sess.engine.Reply(withRun(ctx, tr), q, func(sentence string) {
 			tr.send(sess.ctx, event{sentence: sentence})
 		})
 		if err != nil && ctx.Err() == nil {
@@ -109,17 +114,35 @@ const (
 )
 
 // await gathers the reply's events until it calls a client tool or ends;
-// onSentence, when set, sees each sentence as it comes. It says why it
-// stopped short when the request (ctx) or the conversation (conv) ended
-// first, or the reply was stopped.
-func (tr *run) await(ctx, conv context.Context, onSentence func(string)) (oc outcome, why cut) {
+// onSentence, when set, sees each sentence as it comes, and onWaiting
+// every waiting while the reply waits for the model after its line. It
+// says why it stopped short when the request (ctx) or the conversation
+// (conv) ended first, or the reply was stopped.
+func (tr *run) await(ctx, conv context.Context, onSentence func(string), onWaiting func(), waiting time.Duration) (oc outcome, why cut) {
+	var tick <-chan time.Time
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return oc, gaveUp
 		case <-conv.Done():
 			return oc, ended
+		case <-tick:
+			onWaiting()
 		case ev := <-tr.events:
+			if ticker != nil {
+				ticker.Stop()
+				ticker, tick = nil, nil
+			}
+			if ev.hold && onWaiting != nil {
+				ticker = time.NewTicker(waiting)
+				tick = ticker.C
+			}
 			switch {
 			case ev.done != nil && errors.Is(ev.err, context.Canceled):
 				return oc, stopped
@@ -181,14 +204,16 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 		w.WriteHeader(http.StatusOK)
 		flusher, _ := w.(http.Flusher)
 		enc = json.NewEncoder(w)
-		oc, why = tr.await(r.Context(), sess.ctx, func(sentence string) {
-			enc.Encode(Line{Sentence: sentence})
+		line := func(l Line) {
+			enc.Encode(l)
 			if flusher != nil {
 				flusher.Flush()
 			}
-		})
+		}
+		oc, why = tr.await(r.Context(), sess.ctx, func(sentence string) { line(Line{Sentence: sentence}) },
+			func() { line(Line{Waiting: true}) }, s.o.Waiting)
 	} else {
-		oc, why = tr.await(r.Context(), sess.ctx, nil)
+		oc, why = tr.await(r.Context(), sess.ctx, nil, nil, 0)
 	}
 	switch why {
 	case whole:

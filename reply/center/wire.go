@@ -21,7 +21,9 @@
 // Hark's own extensions: a request with Accept: application/x-ndjson gets
 // the spoken sentences as lines ({"sentence": "..."}) as they are
 // generated, then the same final object, so the node speaks the first
-// sentence early; and GET /api/v0/status.
+// sentence early; while the answer waits for the center's model (its load,
+// or other nodes' turns) a line {"waiting": true} every few seconds says
+// the center is alive; and GET /api/v0/status.
 package center
 
 import (
@@ -279,6 +281,10 @@ type ValidationRequest struct {
 // last line, which is the Response.
 type Line struct {
 	Sentence string `json:"sentence"`
+	// Waiting says, with no sentence, that the center is still waiting
+	// for its model (loading it, or answering other nodes first): it is
+	// not hung.
+	Waiting bool `json:"waiting,omitempty"`
 }
 
 // Error is every error's body.

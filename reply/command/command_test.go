@@ -328,7 +328,7 @@ func TestRefinement(t *testing.T) {
 		t.Error("refined after the window closed")
 	}
 	now = now.Add(-time.Minute)
-	r.Forget()
+	r.Forget("")
 	if _, ok := r.PreRoute("actually twenty minutes"); ok {
 		t.Error("refined after the conversation ended")
 	}

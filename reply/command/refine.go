@@ -9,11 +9,11 @@ import (
 // refineCues start an utterance that changes the last command.
 var refineCues = []string{"actually", "make it", "make that", "change it to", "change that to", "no", "instead", "i meant", "i mean", "rather"}
 
-// refinement reads text as a change to the last call, when it came within
-// the refine window and the command has refinable parameters.
-func (r *Registry) refinement(text string) (Route, bool) {
+// refinement reads text as a change to the client's last call, when it
+// came within the refine window and the command has refinable parameters.
+func (r *Registry) refinement(client, text string) (Route, bool) {
 	r.mu.Lock()
-	last := r.last
+	last := r.last[client]
 	r.mu.Unlock()
 	if last == nil || r.o.Now().Sub(last.at) > r.o.RefineWindow {
 		return Route{}, false

@@ -52,8 +52,9 @@ type Registry struct {
 	cmds   []*Command
 	byName map[string]*Command
 
-	mu   sync.Mutex
-	last *lastCall
+	mu sync.Mutex
+	// last is each client's last call, which a refinement changes.
+	last map[string]*lastCall
 
 	// zone is the user's time zone: Options.Location until SetLocation.
 	zone atomic.Pointer[time.Location]
@@ -80,7 +81,7 @@ func NewRegistry(o Options) *Registry {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &Registry{o: o, log: o.Log.With("pkg", "command"), byName: map[string]*Command{}}
+	r := &Registry{o: o, log: o.Log.With("pkg", "command"), byName: map[string]*Command{}, last: map[string]*lastCall{}}
 	r.zone.Store(o.Location)
 	return r
 }
@@ -127,8 +128,10 @@ func (r *Registry) Replace(remove []string, cmds ...*Command) error {
 	}
 	if len(remove) > 0 {
 		r.mu.Lock()
-		if r.last != nil && slices.Contains(remove, r.last.cmd.Name) && r.byName[r.last.cmd.Name] != r.last.cmd {
-			r.last = nil // what a refinement would change is gone
+		for client, l := range r.last {
+			if slices.Contains(remove, l.cmd.Name) && r.byName[l.cmd.Name] != l.cmd {
+				delete(r.last, client) // what a refinement would change is gone
+			}
 		}
 		r.mu.Unlock()
 	}
@@ -162,11 +165,14 @@ type Route struct {
 }
 
 // PreRoute offers the utterance to every command in order and returns the
-// first claim: a refinement of the last call within the refine window, or
-// a command's deterministic pre-route.
-func (r *Registry) PreRoute(text string) (Route, bool) {
+// first claim: a refinement of the box microphone's last call within the
+// refine window, or a command's deterministic pre-route.
+func (r *Registry) PreRoute(text string) (Route, bool) { return r.PreRouteFor("", text) }
+
+// PreRouteFor is PreRoute for a client: only its own last call is refined.
+func (r *Registry) PreRouteFor(client, text string) (Route, bool) {
 	norm := utterance.Expand(text)
-	if rt, ok := r.refinement(norm); ok {
+	if rt, ok := r.refinement(client, norm); ok {
 		return rt, true
 	}
 	for _, c := range r.Commands() {
@@ -180,13 +186,13 @@ func (r *Registry) PreRoute(text string) (Route, bool) {
 	return Route{}, false
 }
 
-// RunRoute carries out a pre-routed utterance.
+// RunRoute carries out a pre-routed utterance for the client in ctx.
 func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response {
 	var refines map[string]any
 	if rt.Refine {
 		r.mu.Lock()
-		if r.last != nil {
-			refines = r.last.data
+		if l := r.last[ClientOf(ctx).ID]; l != nil {
+			refines = l.data
 		}
 		r.mu.Unlock()
 	}
@@ -207,11 +213,11 @@ func (r *Registry) Call(ctx context.Context, name string, args map[string]any, t
 	return r.call(ctx, c, args, text, true, nil)
 }
 
-// Forget drops the memory of the last call, so nothing refines it: the
-// conversation ended.
-func (r *Registry) Forget() {
+// Forget drops the memory of a client's last call, so nothing refines
+// it: its conversation ended.
+func (r *Registry) Forget(client string) {
 	r.mu.Lock()
-	r.last = nil
+	delete(r.last, client)
 	r.mu.Unlock()
 }
 
@@ -289,7 +295,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 	}
 	if resp.Kind == Success || resp.Kind == FollowUp {
 		r.mu.Lock()
-		r.last = &lastCall{cmd: c, args: args, data: resp.Data, at: r.o.Now()}
+		r.last[ClientOf(ctx).ID] = &lastCall{cmd: c, args: args, data: resp.Data, at: r.o.Now()}
 		r.mu.Unlock()
 	}
 	return resp

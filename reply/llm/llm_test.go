@@ -21,7 +21,7 @@ var noTools = ollamatest.Model{Name: "gemma:2b", Family: "gemma", ParameterSize:
 
 var thinker = ollamatest.Model{Name: "qwen3:4b", Family: "qwen3", ParameterSize: "4.0B", Capabilities: []string{"completion", "tools", "thinking"}}
 
-func newClient(t *testing.T, srv *ollamatest.Server, model string) *Client {
+func newClient(t testing.TB, srv *ollamatest.Server, model string) *Client {
 	t.Helper()
 	u, err := url.Parse(srv.URL)
 	if err != nil {

@@ -118,6 +118,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
 		writeError(w, http.StatusBadRequest, qualified(req.Model)+" does not support thinking")
 		return
 	}
+	began := time.Now()
+	if len(req.Messages) == 0 {
+		s.loadOnly(w, r, rec, req, m)
+		return
+	}
 	reply, ok := s.next(req)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, "ollamatest: no scripted reply for this request")
@@ -134,14 +139,67 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model))
 		return
 	}
+	var sv served
+	if sv.load, ok = s.ensureLoaded(r, rec, m); !ok {
+		return
+	}
+	s.keep(m, req.KeepAlive)
+	release, ok := s.answer(r, rec)
+	if !ok {
+		return
+	}
+	defer release()
+	sv.queued = time.Since(began) - sv.load
 	if !s.wait(r, rec, reply.FirstTokenDelay) {
 		return
 	}
 	if req.Stream != nil && !*req.Stream {
-		s.whole(w, req, reply)
+		s.whole(w, req, reply, sv)
 		return
 	}
-	s.stream(w, r, rec, req, reply)
+	s.stream(w, r, rec, req, reply, sv)
+}
+
+// served is what a chat waited for before it was answered: its model's
+// load and the other answers ahead of it.
+type served struct{ load, queued time.Duration }
+
+// loadOnly answers a chat without messages, as Ollama does: it loads the
+// model (done_reason "load"), or with keep_alive 0 unloads it ("unload").
+func (s *Server) loadOnly(w http.ResponseWriter, r *http.Request, rec *Request, req ChatRequest, m Model) {
+	reason, ok := s.loadOrUnload(r, rec, m, req.KeepAlive)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, chatChunk{Model: req.Model, CreatedAt: time.Now().UTC(), Message: Message{Role: "assistant"}, Done: true, DoneReason: reason})
+}
+
+// answer takes one of the server's answer slots, when Limit set them,
+// waiting for one unless the client goes away first.
+func (s *Server) answer(r *http.Request, rec *Request) (release func(), ok bool) {
+	s.mu.Lock()
+	slots := s.slots
+	s.mu.Unlock()
+	if slots != nil {
+		select {
+		case slots <- struct{}{}:
+		case <-r.Context().Done():
+			s.cancelled(rec)
+			return nil, false
+		}
+	}
+	s.mu.Lock()
+	s.answering++
+	s.most = max(s.most, s.answering)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.answering--
+		s.mu.Unlock()
+		if slots != nil {
+			<-slots
+		}
+	}, true
 }
 
 func (s *Server) next(req ChatRequest) (Reply, bool) {
@@ -244,7 +302,7 @@ func split(text string) []string {
 // Like Ollama with one parallel slot, the server keeps the last prompt of
 // each model in its cache: prompt_eval_count is the whole prompt, and
 // prompt_eval_duration is only for what the cache did not hold.
-func (s *Server) metrics(req ChatRequest, chunks int) metrics {
+func (s *Server) metrics(req ChatRequest, rp Reply, chunks int, sv served) metrics {
 	var b strings.Builder
 	if len(req.Tools) > 0 {
 		t, _ := json.Marshal(req.Tools)
@@ -275,17 +333,19 @@ func (s *Server) metrics(req ChatRequest, chunks int) metrics {
 	}
 	tokens := len(prompt)/4 + 1
 	reused := min(same/4, tokens-1)
-	pd := time.Duration(float64(tokens-reused) / pr * float64(time.Second))
-	ed := time.Duration(float64(chunks) / gr * float64(time.Second))
-	load := 5 * time.Millisecond
+	// The scripted delays are the model's work: the first token's is the
+	// prompt's, the others the output's.
+	pd := time.Duration(float64(tokens-reused)/pr*float64(time.Second)) + rp.FirstTokenDelay
+	ed := time.Duration(float64(chunks)/gr*float64(time.Second)) + time.Duration(max(chunks-1, 0))*rp.TokenDelay
+	load := max(5*time.Millisecond, sv.load)
 	return metrics{
-		TotalDuration: int64(load + pd + ed), LoadDuration: int64(load),
+		TotalDuration: int64(load + sv.queued + pd + ed), LoadDuration: int64(load),
 		PromptEvalCount: tokens, PromptEvalDuration: int64(pd),
 		EvalCount: chunks, EvalDuration: int64(ed),
 	}
 }
 
-func (s *Server) whole(w http.ResponseWriter, req ChatRequest, rp Reply) {
+func (s *Server) whole(w http.ResponseWriter, req ChatRequest, rp Reply, sv served) {
 	msg := Message{Role: "assistant", Content: rp.Content, Thinking: rp.Thinking}
 	if rp.Tokens != nil {
 		msg.Content = strings.Join(rp.Tokens, "")
@@ -295,11 +355,11 @@ func (s *Server) whole(w http.ResponseWriter, req ChatRequest, rp Reply) {
 	}
 	writeJSON(w, http.StatusOK, chatChunk{
 		Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg, Done: true, DoneReason: "stop",
-		metrics: s.metrics(req, len(rp.chunks())),
+		metrics: s.metrics(req, rp, len(rp.chunks()), sv),
 	})
 }
 
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, req ChatRequest, rp Reply) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, req ChatRequest, rp Reply, sv served) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
@@ -340,7 +400,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, re
 	}
 	enc.Encode(chatChunk{
 		Model: req.Model, CreatedAt: time.Now().UTC(), Message: Message{Role: "assistant"},
-		Done: true, DoneReason: "stop", metrics: s.metrics(req, len(chunks)),
+		Done: true, DoneReason: "stop", metrics: s.metrics(req, rp, len(chunks), sv),
 	})
 }
 

@@ -1,10 +1,15 @@
 // Package ollamatest is an Ollama-compatible HTTP server for tests. It speaks
 // the wire format of Ollama's REST API (/api/chat as streaming NDJSON or one
-// JSON object, tool calls, thinking, /api/show, /api/tags, /api/version),
-// answers from a script, shows the faults a real server shows (a connection
-// dropped mid-stream, 400 "... does not support tools", 404 for a model that
-// is not pulled, 500, an error line mid-stream, a slow first token), and
-// records every request so that tests can check exactly what Hark sent.
+// JSON object, tool calls, thinking, /api/show, /api/tags, /api/ps,
+// /api/version, /api/generate to load and unload), answers from a script,
+// shows the faults a real server shows (a connection dropped mid-stream,
+// 400 "... does not support tools", 404 for a model that is not pulled, 500,
+// an error line mid-stream, a slow first token), and records every request
+// so that tests can check exactly what Hark sent.
+//
+// Like Ollama it can take time to load a model (Model.LoadDelay), aborting
+// a load whose client goes away, and answer a limited number of chats at
+// once (Limit), the others waiting their turn.
 //
 // Hark's tests point the real Ollama client at it. Its wire structs are
 // written out here from Ollama's API documentation and server, not borrowed
@@ -39,6 +44,10 @@ type Model struct {
 	// server reports in each answer's counters (it does not wait for
 	// them); defaults 5,000 and 500, a GPU's.
 	PromptRate, GenRate float64
+	// LoadDelay, when set, is how long loading the model takes: it starts
+	// unloaded, and the first request that needs it loads it (see
+	// residency.go). Zero: the model is always loaded.
+	LoadDelay time.Duration
 }
 
 // Fault is a failure the server shows instead of, or in the middle of, a reply.
@@ -115,6 +124,12 @@ type Server struct {
 	inflight  int               // requests being answered, guarded by mu
 	settled   *sync.Cond        // signalled when inflight drops to zero
 	cached    map[string]string // the last prompt of each model: its one cache slot
+	// residents are the models' places in memory; loads and aborted
+	// count the loads finished and cut short.
+	residents       map[string]*residency
+	loads, aborted  int
+	slots           chan struct{} // the answers made at once, when Limit set it
+	answering, most int           // chats being answered now, and the most at once
 }
 
 // New starts a server that has the given models pulled.
@@ -125,6 +140,8 @@ func New(models ...Model) *Server {
 	mux.HandleFunc("POST /api/chat", s.track(s.chat))
 	mux.HandleFunc("POST /api/show", s.track(s.show))
 	mux.HandleFunc("GET /api/tags", s.track(s.tags))
+	mux.HandleFunc("GET /api/ps", s.track(s.ps))
+	mux.HandleFunc("POST /api/generate", s.track(s.generate))
 	mux.HandleFunc("GET /api/version", s.track(func(w http.ResponseWriter, r *http.Request, _ *Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
 	}))
@@ -148,6 +165,23 @@ func (s *Server) Enqueue(r ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script = append(s.script, r...)
+}
+
+// Limit makes the server answer at most n chats at once, as Ollama does
+// with OLLAMA_NUM_PARALLEL=n (its default is 1): the others wait their
+// turn, and the time they waited counts in their total_duration only.
+// Call it before the first request.
+func (s *Server) Limit(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slots = make(chan struct{}, n)
+}
+
+// MostAtOnce is the most chats the server answered at the same time.
+func (s *Server) MostAtOnce() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.most
 }
 
 // Respond sets the function that answers chat requests when the script is

@@ -98,8 +98,8 @@ func TestErrorsHaveOllamaShape(t *testing.T) {
 		{`{"model":"gemma:2b","messages":[],"think":true}`, nil, 400, "registry.ollama.ai/library/gemma:2b does not support thinking"},
 		{``, nil, 400, "missing request body"},
 		{`{"messages":[]}`, nil, 400, "model is required"},
-		{`{"model":"llama3.2:1b","messages":[]}`, &Reply{Fault: ServerError, Error: "boom"}, 500, "boom"},
-		{`{"model":"llama3.2:1b","messages":[]}`, nil, 500, "ollamatest: no scripted reply for this request"},
+		{`{"model":"llama3.2:1b","messages":[{"role":"user","content":"hi"}]}`, &Reply{Fault: ServerError, Error: "boom"}, 500, "boom"},
+		{`{"model":"llama3.2:1b","messages":[{"role":"user","content":"hi"}]}`, nil, 500, "ollamatest: no scripted reply for this request"},
 	}
 	for _, tt := range tests {
 		if tt.script != nil {
@@ -121,7 +121,7 @@ func TestDropCutsTheConnection(t *testing.T) {
 	s := New(llama)
 	defer s.Close()
 	s.Enqueue(Reply{Content: "one two three", Fault: DropMidStream, DropAfter: 1})
-	resp := post(t, s.URL+"/api/chat", `{"model":"llama3.2:1b","messages":[]}`)
+	resp := post(t, s.URL+"/api/chat", `{"model":"llama3.2:1b","messages":[{"role":"user","content":"hi"}]}`)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if !errors.Is(err, io.ErrUnexpectedEOF) {

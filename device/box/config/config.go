@@ -134,6 +134,12 @@ type Ollama struct {
 	NumCtx      int      `toml:"num_ctx"`
 	ChatTimeout Duration `toml:"chat_timeout"`
 	ReplyBudget Duration `toml:"reply_budget"`
+	// LoadBudget bounds a question's wait for the model to load.
+	LoadBudget Duration `toml:"load_budget"`
+	// KeepWarm loads the model again when a shared server evicts it.
+	KeepWarm bool `toml:"keep_warm"`
+	// Parallel is how many turns go to the server at once; 0 learns it.
+	Parallel int `toml:"parallel"`
 	// Endpoints, when set, are a fallback chain of model servers in order
 	// of preference, each with its model; host and model above are then
 	// unused.
@@ -213,12 +219,15 @@ type Audio struct {
 	// EarconStart and EarconEnd are the notes as listening starts and
 	// ends, EarconError the sound of a failed turn, EarconThinking the
 	// pulse while a reply is worked out.
-	EarconStart    bool     `toml:"earcon_start"`
-	EarconEnd      bool     `toml:"earcon_end"`
-	EarconError    bool     `toml:"earcon_error"`
-	EarconThinking bool     `toml:"earcon_thinking"`
-	PreRoll        Duration `toml:"pre_roll"`
-	MaxUtterance   Duration `toml:"max_utterance"`
+	EarconStart    bool `toml:"earcon_start"`
+	EarconEnd      bool `toml:"earcon_end"`
+	EarconError    bool `toml:"earcon_error"`
+	EarconThinking bool `toml:"earcon_thinking"`
+	// EarconReady is the chime the first time the model is ready after
+	// the box starts.
+	EarconReady  bool     `toml:"earcon_ready"`
+	PreRoll      Duration `toml:"pre_roll"`
+	MaxUtterance Duration `toml:"max_utterance"`
 }
 
 // Listen configures how an utterance begins and ends.
@@ -354,6 +363,8 @@ func Default() Config {
 			NumCtx:      4096,
 			ChatTimeout: Duration{60 * time.Second},
 			ReplyBudget: Duration{15 * time.Second},
+			LoadBudget:  Duration{3 * time.Minute},
+			KeepWarm:    true,
 			Endpoints:   []Endpoint{},
 		},
 		Assistant: Assistant{
@@ -369,7 +380,7 @@ func Default() Config {
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
 		Whisper: Whisper{Language: "auto", Vocabulary: []string{}, BeamSize: 1, FlashAttention: true, NoSpeech: 0.6, MinConfidence: 0.35,
 			RemoteTimeout: Duration{15 * time.Second}},
-		Audio: Audio{Volume: 70, Earcons: true, EarconStart: true, EarconEnd: true, EarconError: true,
+		Audio: Audio{Volume: 70, Earcons: true, EarconStart: true, EarconEnd: true, EarconError: true, EarconReady: true,
 			PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
 		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{time.Second}, NoSpeech: Duration{5 * time.Second}, VAD: "auto",
 			Speculate: true, Settle: Duration{300 * time.Millisecond}, Pause: Duration{250 * time.Millisecond}},

@@ -132,6 +132,8 @@ func (ck *checker) model(c *Config, r *Resolved) {
 	ck.between("ollama.num_ctx", c.Ollama.NumCtx, 0, 1<<20)
 	ck.positive("ollama.chat_timeout", c.Ollama.ChatTimeout)
 	ck.positive("ollama.reply_budget", c.Ollama.ReplyBudget)
+	ck.positive("ollama.load_budget", c.Ollama.LoadBudget)
+	ck.between("ollama.parallel", c.Ollama.Parallel, 0, 64)
 }
 
 // conversation checks the assistant and the reply engine, and loads the time zone.

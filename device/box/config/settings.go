@@ -25,10 +25,10 @@ const SettingsFile = "settings.toml"
 var Settable = []string{
 	"assistant.name", "assistant.room", "assistant.place", "assistant.time_zone", "whisper.language",
 	"audio.volume", "audio.earcons", "audio.earcon_start", "audio.earcon_end",
-	"audio.earcon_error", "audio.earcon_thinking", "tts.voice", "tts.rate",
+	"audio.earcon_error", "audio.earcon_thinking", "audio.earcon_ready", "tts.voice", "tts.rate",
 	"listen.mode", "pipeline.follow_up", "button.double_action",
 	"weather.location", "weather.units",
-	"ollama.host", "ollama.model",
+	"ollama.host", "ollama.model", "ollama.keep_warm",
 	"lookup.searxng", "lookup.wikipedia", "lookup.fetch_pages",
 	"update.manifest", "log.level",
 }
@@ -81,6 +81,8 @@ func Choices(key string) []string {
 		"audio.earcon_end":      {"false", "true"},
 		"audio.earcon_error":    {"false", "true"},
 		"audio.earcon_thinking": {"false", "true"},
+		"audio.earcon_ready":    {"false", "true"},
+		"ollama.keep_warm":      {"false", "true"},
 	}[key]
 }
 

@@ -67,6 +67,10 @@
     if (!state) return;
     var s = JSON.parse(e.data);
     state.textContent = s.state;
+    var model = byId("model");
+    if (model && s.model) model.textContent = s.model;
+    var queue = byId("queue");
+    if (queue && s.queue) queue.textContent = s.queue;
     document.documentElement.dataset.live = "state"; // for the tests: the stream has spoken
     var answer = byId("answer");
     if (answer && s.answer) {

@@ -47,6 +47,7 @@
         function line(l) {
           if (!l) return;
           var m = JSON.parse(l);
+          if (m.notice && first) answer.textContent = m.notice; // the model is loading, or busy with others
           if (m.sentence) {
             answer.textContent = (first ? "" : answer.textContent + " ") + m.sentence;
             first = false;

@@ -429,7 +429,7 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 			}
 			switch {
 			case len(items) == 0 && kind == storage.Alarm && alerts != nil && alerts.StopAlerts():
-				return command.Said("", map[string]any{"stopped_ringing": true}), nil
+				return command.Said(ringingStopped(ctx, l, true), map[string]any{"stopped_ringing": true}), nil
 			case len(items) == 0:
 				return command.Said(l.T(map[storage.ItemKind]string{storage.Alarm: locale.Key("I couldn't find that alarm."), storage.Reminder: locale.Key("I couldn't find that reminder.")}[kind]), nil), nil
 			case len(items) > 1 && !c.Args.Bool("all"):

@@ -318,6 +318,38 @@ func TestStopEndsConversationAndRinging(t *testing.T) {
 	}
 }
 
+// TestStopFromElsewhere: a phone's "stop" ends its own conversation and
+// leaves the kitchen ringing; naming the ringing silences it, and the phone
+// is told so.
+func TestStopFromElsewhere(t *testing.T) {
+	f := newFixture(t)
+	phone := command.WithClient(t.Context(), command.Client{ID: "ask:1"})
+	run := func(text string) command.Response {
+		rt, ok := f.reg.PreRouteFor("ask:1", text)
+		if !ok {
+			t.Fatalf("%q was not claimed offline", text)
+		}
+		return f.reg.RunRoute(phone, rt, text)
+	}
+	for _, tc := range []struct {
+		say       string
+		silenced  bool
+		confirmed string
+	}{
+		{"stop", false, ""},
+		{"never mind", false, ""},
+		{"stop the alarm", true, "The ringing has stopped."},
+		{"stop ringing", true, "The ringing has stopped."},
+		{"stop the timer", true, "The ringing has stopped."},
+	} {
+		f.stops.ringing = true
+		resp := run(tc.say)
+		if !f.stops.ringing != tc.silenced || resp.Spoken != tc.confirmed {
+			t.Errorf("%q from a phone: silenced %v, said %q; want silenced %v, %q", tc.say, !f.stops.ringing, resp.Spoken, tc.silenced, tc.confirmed)
+		}
+	}
+}
+
 func TestMuteIsSilent(t *testing.T) {
 	f := newFixture(t)
 	if got, _ := f.say(t, "mute"); got != "" || !f.mixer.muted {

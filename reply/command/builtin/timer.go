@@ -273,7 +273,7 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 			}
 			switch {
 			case len(timers) == 0 && alerts != nil && alerts.StopAlerts():
-				return command.Said("", map[string]any{"stopped_ringing": true}), nil
+				return command.Said(ringingStopped(ctx, l, true), map[string]any{"stopped_ringing": true}), nil
 			case len(timers) == 0 && name != "":
 				return command.Said(l.T("You have no %s timer.", name), nil), nil
 			case len(timers) == 0:

@@ -293,7 +293,7 @@ func TestUnlockAsksFirst(t *testing.T) {
 	}
 
 	// a no
-	reg.Forget()
+	reg.Forget("")
 	rt, _ = reg.PreRoute("unlock the back door")
 	reg.RunRoute(t.Context(), rt, "unlock the back door")
 	rt, ok = reg.PreRoute("no")
@@ -302,7 +302,7 @@ func TestUnlockAsksFirst(t *testing.T) {
 	}
 
 	// the model cannot confirm for the user
-	reg.Forget()
+	reg.Forget("")
 	resp = reg.Call(t.Context(), "home_control", map[string]any{"action": "unlock", "entity": "back door", "confirmed": "yes"}, "unlock the back door")
 	if resp.Kind != command.FollowUp || len(calls()) != 1 {
 		t.Errorf("a model's confirmed argument unlocked: %+v, calls %q", resp, calls())

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
+)
+
+// echoServer is a model server whose chats answer "You said" and the
+// question's last words, each after delay, at most one at a time when
+// serial is set; the helper calls get the test model's defaults.
+func echoServer(t testing.TB, delay time.Duration, serial bool) *ollamatest.Server {
+	t.Helper()
+	srv := ollamatest.New(testModel)
+	t.Cleanup(srv.Close)
+	if serial {
+		srv.Limit(1)
+	}
+	m := replytest.New()
+	srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		if replytest.KindOf(r) != replytest.Chat {
+			return m.Respond(r)
+		}
+		words := strings.Fields(r.Messages[len(r.Messages)-1].Content)
+		return ollamatest.Reply{Content: "You said " + strings.Join(words[max(0, len(words)-2):], " ") + ".", FirstTokenDelay: delay}
+	})
+	return srv
+}
+
+// The issue's contract, against a running `hark run --sim` whose stdin is
+// the kitchen's voice, and `hark ask` from a phone.
+
+// TestKitchenWordsStayInTheKitchen: the phone's question goes to the model
+// with nothing of what was said in the kitchen.
+func TestKitchenWordsStayInTheKitchen(t *testing.T) {
+	srv := echoServer(t, 0, false)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n[reply]\nplanner = false\n")
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	s.typeLine(t, "my locker combination is 4471 token VLEAK")
+	s.out.waitFor(t, "hark: You said", 1)
+	s.out.waitFor(t, "[leds] ○ idle", 2)
+	if out := runIn(t, getenv, "", "ask", "--data", dir, "--config", cfg, "what is on the shopping list token ALEAK"); !strings.Contains(out, "ALEAK") {
+		t.Fatalf("ask: %q", out)
+	}
+	found := false
+	for _, c := range chats(srv) {
+		if !strings.Contains(c.Messages[len(c.Messages)-1].Content, "ALEAK") {
+			continue
+		}
+		found = true
+		for _, m := range c.Messages {
+			if strings.Contains(m.Content, "VLEAK") || strings.Contains(m.Content, "locker") || strings.Contains(m.Content, "SECRET") {
+				t.Errorf("the phone's model request carries the kitchen's words: %q", m.Content)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no model request for the phone's question")
+	}
+	s.quit(t)
+}
+
+// TestPhoneCannotRefineTheKitchensTimer: the kitchen sets a timer for 10
+// minutes; "make it 20 minutes" from a phone leaves it.
+func TestPhoneCannotRefineTheKitchensTimer(t *testing.T) {
+	srv := echoServer(t, 0, false)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n")
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	s.typeLine(t, "set a timer for 10 minutes")
+	s.out.waitFor(t, "hark: Timer set", 1)
+	s.out.waitFor(t, "[leds] ○ idle", 2)
+	runIn(t, getenv, "", "ask", "--data", dir, "--config", cfg, "make it 20 minutes")
+	timers := runIn(t, getenv, "", "timers", "--data", dir, "--config", cfg)
+	left, err := time.ParseDuration(regexp.MustCompile(`\d+m\d+s`).FindString(timers))
+	if err != nil || left > 11*time.Minute || left < 9*time.Minute {
+		t.Errorf("after the phone's \"make it 20 minutes\" the timers are:\n%s\nwant the 10-minute timer, under 11 minutes left", timers)
+	}
+	s.quit(t)
+}
+
+// TestOneAtATimeServerUnderAStorm: a server that answers one chat at a
+// time, six `hark ask` at once and the kitchen's question a moment later:
+// all seven answered, none "taking too long", though the queue is longer
+// than the reply budget; `hark status` is not idle while they stream.
+func TestOneAtATimeServerUnderAStorm(t *testing.T) {
+	srv := echoServer(t, 400*time.Millisecond, true)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n[reply]\nplanner = false\n[ollama]\nreply_budget = \"1500ms\"\n")
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	var wg sync.WaitGroup
+	answers := make([]string, 6)
+	for i := range 6 {
+		wg.Go(func() {
+			var out, errOut output
+			code := run(t.Context(), []string{"ask", "--data", dir, "--config", cfg, fmt.Sprintf("tell me about number %d", i)},
+				env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: getenv})
+			answers[i] = fmt.Sprintf("code %d: %s%s", code, out.String(), errOut.String())
+		})
+	}
+	time.Sleep(800 * time.Millisecond)
+	status := runIn(t, getenv, "", "status", "--data", dir, "--config", cfg)
+	s.typeLine(t, "what is the weather on the moon")
+	wg.Wait()
+	s.out.waitFor(t, "hark: You said the moon.", 1)
+	for i, a := range answers {
+		if !strings.HasPrefix(a, "code 0: You said number "+fmt.Sprint(i)+".") {
+			t.Errorf("ask %d: %q", i, a)
+		}
+	}
+	if strings.Contains(s.out.String(), "too long") {
+		t.Errorf("someone heard that the model takes too long:\n%s", s.out.String())
+	}
+	if strings.Contains(status, "state    idle") || !strings.Contains(status, "queue    1 at a time") {
+		t.Errorf("status while six answers stream:\n%s", status)
+	}
+	t.Logf("status during the storm:\n%s", status)
+	s.quit(t)
+}
+
+// TestQuestionDuringTheWarmUp is issue 34's first contract: a fresh server
+// with nothing loaded, whose load takes longer than the reply budget, and
+// a question typed as soon as `hark run --sim` is up: the line within 3 s
+// of the question, then the model's answer to it; nothing "taking too
+// long", no failed turn, and the load never abandoned.
+func TestQuestionDuringTheWarmUp(t *testing.T) {
+	srv := coldServer(t, 2500*time.Millisecond)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n[reply]\nplanner = false\n[ollama]\nreply_budget = \"1s\"\n")
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds]", 1)
+	asked := time.Now()
+	s.typeLine(t, "hello there")
+	s.out.waitFor(t, "hark: One moment, I'm still waking up.", 1)
+	if d := time.Since(asked); d > 3*time.Second {
+		t.Errorf("the line came %v after the question", d)
+	}
+	s.out.waitFor(t, "hark: Hello there yourself.", 1)
+	t.Logf("the answer came %v after the question", time.Since(asked))
+	if out := s.out.String(); strings.Contains(out, "too long") || strings.Contains(out, "[leds] ✖") {
+		t.Errorf("the question during the warm-up failed:\n%s", out)
+	}
+	if loads, aborted := srv.Loads(); loads != 1 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d", loads, aborted)
+	}
+	s.quit(t)
+}

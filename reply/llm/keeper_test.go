@@ -1,0 +1,244 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+)
+
+var slow = ollamatest.Model{Name: "llama3.2:1b", Family: "llama", ParameterSize: "1.2B", Capabilities: []string{"completion", "tools"},
+	LoadDelay: 400 * time.Millisecond}
+
+// waitPhase waits until k's phase is p, or fails after a few seconds.
+func waitPhase(t *testing.T, k *Keeper, p Phase) Readiness {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		ch := k.Changed()
+		if st := k.State(); st.Phase == p {
+			return st
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("phase %v, want %v", k.State().Phase, p)
+		}
+	}
+}
+
+// TestKeeperLoadsACold model: Ensure finds the model not loaded and loads
+// it in the background; Wait returns once it is; the state says how long
+// the load took.
+func TestKeeperLoadsAColdModel(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	c := newClient(t, srv, slow.Name)
+	k := NewKeeper(KeeperOptions{Server: c})
+	defer k.Close()
+	if st := k.Ensure(t.Context(), nil); st.Phase != Loading {
+		t.Fatalf("phase %v after Ensure on a cold model, want loading", st.Phase)
+	}
+	if err := k.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st := k.State()
+	if st.Phase != Ready || st.Load < 300*time.Millisecond || st.Warmed.IsZero() {
+		t.Errorf("after the load: %+v, want ready with the load's time", st)
+	}
+	if got := k.Probe(t.Context()); got.Phase != Ready {
+		t.Errorf("Probe of a loaded model: %v, want ready", got.Phase)
+	}
+}
+
+// TestKeeperNeverAbandonsALoad: whoever waits may give up; the load goes
+// on to the end, and the server does not abort it.
+func TestKeeperNeverAbandonsALoad(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	k := NewKeeper(KeeperOptions{Server: newClient(t, srv, slow.Name)})
+	defer k.Close()
+	k.Ensure(t.Context(), nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if err := k.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait with a short context: %v, want its deadline", err)
+	}
+	waitPhase(t, k, Ready)
+	if loads, aborted := srv.Loads(); loads != 1 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d: the load must finish however long its waiters wait", loads, aborted)
+	}
+}
+
+// TestKeeperWarmsWithTheGivenCall: the load is the warm-up given, whose
+// answer tells the load from the prompt.
+func TestKeeperWarmsWithTheGivenCall(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply {
+		return ollamatest.Reply{Content: "Hi", FirstTokenDelay: 100 * time.Millisecond}
+	})
+	c := newClient(t, srv, slow.Name)
+	k := NewKeeper(KeeperOptions{Server: c})
+	defer k.Close()
+	warm := func(ctx context.Context) (Response, error) {
+		return c.Chat(ctx, Request{MaxTokens: 1, Messages: []Message{{Role: RoleSystem, Content: "You are Hark."}, {Role: RoleUser, Content: "hello"}}}, nil)
+	}
+	k.Load(warm)
+	k.Load(warm) // one load at a time
+	if err := k.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st := k.State()
+	if st.Load < 300*time.Millisecond || st.Prompt < 90*time.Millisecond {
+		t.Errorf("load %v, prompt %v: want the load's 400 ms and the prompt's 100 ms apart", st.Load, st.Prompt)
+	}
+	if n := len(srv.Chats()); n != 1 {
+		t.Errorf("%d chats, want the one warm-up", n)
+	}
+}
+
+// TestKeeperFailedLoad: a load that fails is the waiters' error, and the
+// phase says the model is not known loaded.
+func TestKeeperFailedLoad(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	k := NewKeeper(KeeperOptions{Server: newClient(t, srv, "nope:1b")})
+	defer k.Close()
+	k.Load(nil)
+	if err := k.Wait(t.Context()); !errors.Is(err, ErrModelNotFound) {
+		t.Errorf("Wait: %v, want the server's model not found", err)
+	}
+	if st := k.State(); st.Phase != Unknown || st.Err == nil {
+		t.Errorf("after a failed load: %+v", st)
+	}
+}
+
+// TestKeeperSilentServer: a server that does not answer /api/ps leaves the
+// phase unknown, and nothing is loaded.
+func TestKeeperSilentServer(t *testing.T) {
+	srv := newSilent(t)
+	c, err := New(Options{Host: &url.URL{Scheme: "http", Host: srv}, Model: "llama3.2:1b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewKeeper(KeeperOptions{Server: c})
+	defer k.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	st := k.Ensure(ctx, nil)
+	if st.Phase != Unknown || st.Err == nil || !strings.Contains(st.Err.Error(), "loaded") {
+		t.Errorf("Ensure against a silent server: %+v, want unknown with the reason", st)
+	}
+	if k.Wait(t.Context()) != nil {
+		t.Error("a load began against a silent server")
+	}
+}
+
+// TestKeeperReloadsAnEvictedModel: Keep warms the model up at once, and
+// loads it again after another client unloads it; without reload it only
+// notes that it is gone.
+func TestKeeperReloadsAnEvictedModel(t *testing.T) {
+	for _, reload := range []bool{true, false} {
+		srv := ollamatest.New(slow)
+		defer srv.Close()
+		k := NewKeeper(KeeperOptions{Server: newClient(t, srv, slow.Name)})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { defer close(done); k.Keep(ctx, 30*time.Millisecond, nil, reload) }()
+		waitPhase(t, k, Ready)
+		srv.Unload(slow.Name)
+		if reload {
+			waitPhase(t, k, Loading)
+			waitPhase(t, k, Ready)
+		} else {
+			waitPhase(t, k, Cold)
+		}
+		cancel()
+		<-done
+		k.Close()
+		if loads, _ := srv.Loads(); reload && loads != 2 || !reload && loads != 1 {
+			t.Errorf("reload %v: %d loads", reload, loads)
+		}
+	}
+}
+
+// TestKeeperRenewsBeforeExpiry: a model the server is about to unload is
+// asked for again, without being reloaded.
+func TestKeeperRenewsBeforeExpiry(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	c, err := New(Options{Host: u, Model: slow.Name, KeepAlive: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewKeeper(KeeperOptions{Server: c})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); k.Keep(ctx, 20*time.Millisecond, nil, true) }()
+	waitPhase(t, k, Ready)
+	deadline := time.Now().Add(5 * time.Second)
+	for renewals(srv) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	k.Close()
+	if n := renewals(srv); n < 2 {
+		t.Errorf("%d load requests: a model that expires within a minute must be renewed", n)
+	}
+	if loads, _ := srv.Loads(); loads != 1 {
+		t.Errorf("%d loads: renewing must not reload", loads)
+	}
+}
+
+// renewals counts the chats without messages: the first load and each
+// renewal.
+func renewals(srv *ollamatest.Server) int {
+	n := 0
+	for _, c := range srv.Chats() {
+		if len(c.Messages) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// newSilent is a server that accepts connections and never answers; it
+// returns its address.
+func newSilent(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
