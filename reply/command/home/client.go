@@ -38,6 +38,7 @@ type Entity struct {
 	ID         string         `json:"entity_id"`
 	State      string         `json:"state"`
 	Attributes map[string]any `json:"attributes"`
+	area       string         // the area's id, from the template API
 }
 
 // Name is the entity's friendly name, or its id.
@@ -61,6 +62,8 @@ type Client struct {
 	mu      sync.Mutex
 	states  []Entity
 	fetched time.Time
+	house   *House
+	houseAt time.Time
 }
 
 // NewClient returns a Client reading its URL and token from secrets.
@@ -90,7 +93,7 @@ func (c *Client) States(ctx context.Context) ([]Entity, error) {
 // Forget drops the cached state list: the next call reads it again.
 func (c *Client) Forget() {
 	c.mu.Lock()
-	c.states = nil
+	c.states, c.house = nil, nil
 	c.mu.Unlock()
 }
 
@@ -145,6 +148,11 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	if out == nil {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		return nil
+	}
+	if text, ok := out.(*string); ok { // a rendered template is plain text
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+		*text = string(b)
+		return err
 	}
 	// A state list is small; one of megabytes is not Home Assistant's.
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(out); err != nil {
