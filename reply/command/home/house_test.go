@@ -19,7 +19,7 @@ func testHouse(t *testing.T) *hatest.HA {
 		[]hatest.Area{{ID: "kitchen", Name: "Kitchen", Floor: "ground"}, {ID: "bedroom", Name: "Bedroom", Floor: "up"}, {ID: "shed", Name: "Shed"}},
 		[]hatest.Device{{ID: "hue1", Area: "kitchen"}, {ID: "hue2", Area: "kitchen"}},
 		[]hatest.Entity{
-			{ID: "light.ceiling", Name: "Ceiling", State: "off", Device: "hue1"},                  // the device's area
+			{ID: "light.ceiling", Name: "Ceiling", State: "off", Device: "hue1"},                      // the device's area
 			{ID: "light.bedside", Name: "Bedside Lamp", State: "on", Device: "hue2", Area: "bedroom"}, // its own area wins
 			{ID: "switch.kettle", Name: "Kettle", State: "off", Area: "kitchen"},
 			{ID: "sensor.outside", Name: "Outside", State: "12", Attributes: map[string]any{"unit_of_measurement": "°C"}},

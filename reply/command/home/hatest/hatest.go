@@ -60,8 +60,8 @@ type HA struct {
 	URL string
 	// Token is the accepted token; Admin says whether its user is an
 	// administrator (the template API needs one).
-	Token string
-	Admin bool
+	Token    string
+	Admin    bool
 	Floors   []Floor
 	Areas    []Area
 	Devices  []Device
