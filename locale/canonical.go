@@ -118,6 +118,27 @@ func (l Lang) Canonical(text string) string {
 	if !ok {
 		return text
 	}
+	s := l.Quantities(text)
+	if b.trim != nil {
+		s = strings.TrimSpace(b.trim.ReplaceAllString(s, ""))
+	}
+	for _, f := range b.frames {
+		if out, ok := f.match(s); ok {
+			return tidy(out)
+		}
+	}
+	return s
+}
+
+// Quantities reads the numbers, durations, times of day and days said in
+// l into the English the commands read ("halb acht" is "7:30", "zwei
+// Minuten" "2 minutes", "demain" "tomorrow"), normalized; the other words
+// are left as they are. English is normalized only.
+func (l Lang) Quantities(text string) string {
+	b, ok := books[l]
+	if !ok {
+		return utterance.Normalize(text)
+	}
 	var words []string
 	for _, w := range strings.Fields(utterance.Normalize(text)) {
 		if p, rest, ok := elided(w, b.elisions); ok {
@@ -149,16 +170,7 @@ func (l Lang) Canonical(text string) string {
 			}
 		}
 	}
-	s = strings.Join(words, " ")
-	if b.trim != nil {
-		s = strings.TrimSpace(b.trim.ReplaceAllString(s, ""))
-	}
-	for _, f := range b.frames {
-		if out, ok := f.match(s); ok {
-			return tidy(out)
-		}
-	}
-	return s
+	return strings.Join(words, " ")
 }
 
 // digits writes the numbers in words as digits; an article is one only
@@ -404,4 +416,62 @@ func timer(fillers ...string) func(g []string) string {
 		}
 		return "set a " + name + " timer for " + g[2]
 	}
+}
+
+// convertUnits are the converter's unit names in each language, as the
+// English names it reads.
+var convertUnits = map[Lang]map[string]string{German: germanConvert, French: frenchConvert, Spanish: spanishConvert}
+
+// reminderLinks are the words that lead a reminder's message in each
+// language: "an", "de", "que".
+var reminderLinks = map[Lang][]string{
+	German:  {"an", "daran", "dass", "zu"},
+	French:  {"de", "que", "qu'", "à"},
+	Spanish: {"que", "de", "a", "para"},
+}
+
+// UnitName is the English name of a unit said in l ("Meilen" is
+// "miles"), and whether l has one; English names are their own.
+func (l Lang) UnitName(said string) (string, bool) {
+	w := strings.TrimSpace(utterance.Normalize(said))
+	if u, ok := convertUnits[l][w]; ok {
+		return u, true
+	}
+	if en, ok := englishUnits[w]; ok {
+		return en, true
+	}
+	return w, l == English
+}
+
+// Reminder reads the rest of "remind me ..." said in l (time and message
+// in either order, the message led by its link word) into the English
+// "in 10 minutes to take the pizza out", with the quantities read; "" when
+// it has no time. English is returned normalized.
+func (l Lang) Reminder(rest string) string {
+	q := l.Quantities(rest)
+	links, ok := reminderLinks[l]
+	if !ok {
+		return q
+	}
+	out := reminder(q, links)
+	return strings.TrimPrefix(out, "remind me ")
+}
+
+// atWords are the words that put a time of day in each language: "um 7",
+// "à 7 heures", "a las 7".
+var atWords = map[Lang]string{German: "um", French: "à", Spanish: "a las"}
+
+// WhenSaid reads a time of day and the days said in l ("7 heures", "demain à 7
+// h 30", "halb acht") into English ("at 7", "tomorrow at 7:30", "7:30"): a
+// time said bare gets the language's "at" first, so it reads as a time of
+// day rather than a duration.
+func (l Lang) WhenSaid(text string) string {
+	if at, ok := atWords[l]; ok {
+		if f := strings.Fields(utterance.Normalize(text)); len(f) > 0 {
+			if _, _, isNum := l.ReadNumber(f); isNum || clockRE.MatchString(f[0]) {
+				text = at + " " + text
+			}
+		}
+	}
+	return l.Quantities(text)
 }

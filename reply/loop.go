@@ -40,7 +40,7 @@ func (t *turn) converse(ctx context.Context) error {
 			return ctx.Err()
 		}
 		err = prefixed(err)
-		t.speak(apology(t.lang, err))
+		t.apologize(err)
 		return err
 	}
 	if t.text {
@@ -76,7 +76,7 @@ func (t *turn) converse(ctx context.Context) error {
 				return ctx.Err()
 			}
 			err = prefixed(err)
-			t.speak(apology(t.lang, err))
+			t.apologize(err)
 			return err
 		}
 		calls, content := t.calls(resp)
@@ -334,6 +334,24 @@ func choose(l locale.Lang, r command.Response) string {
 		return r.Spoken
 	}
 	return l.T("Which one do you mean: %s?", l.Or(v))
+}
+
+// apologize says the one sentence for a model that failed: what the
+// offline path could not do, when the model could not be asked at all.
+func (t *turn) apologize(err error) {
+	if t.understood.Reason == "" || !errors.Is(err, llm.ErrUnreachable) || t.res.Timings.FirstSentence > 0 {
+		t.speak(apology(t.lang, err))
+		return
+	}
+	t.res.NotUnderstood = string(t.understood.Reason)
+	switch {
+	case t.understood.Reason == command.Unsupported && t.understood.Intent != "HassRespond": // a greeting is no request
+		t.speak(t.lang.T("I can't do that without my language model, and I can't reach it right now."))
+	case t.understood.Reason == command.Unresolved_:
+		t.speak(t.lang.T("I couldn't work out what you meant by that, and I can't reach my language model right now."))
+	default:
+		t.speak(t.lang.T("I didn't understand that, and I can't reach my language model right now."))
+	}
 }
 
 // apology is the one sentence said when the model fails.

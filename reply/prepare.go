@@ -353,6 +353,9 @@ func (e *Engine) catalog() []tool {
 	}
 	var out []tool
 	for _, c := range e.o.Commands.Commands() {
+		if c.Hidden {
+			continue // the offline path's own
+		}
 		var examples []string
 		for _, x := range c.Examples {
 			examples = append(examples, x.Utterance)

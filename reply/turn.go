@@ -31,6 +31,9 @@ type turn struct {
 	// lang is what the offline core and the fixed sentences speak: the
 	// utterance's language when Hark has phrases for it, else English.
 	lang locale.Lang
+	// understood is what the offline path made of an utterance it did not
+	// carry out, for the sentence said when the model cannot be asked.
+	understood command.Understood
 
 	// The reply budget: the first words by deadline, the auxiliary calls
 	// done by auxDeadline; auxSpent once one of them timed out.
@@ -102,10 +105,13 @@ func (t *turn) offline(ctx context.Context) bool {
 	if reg == nil {
 		return false
 	}
-	rt, ok := reg.PreRoute(t.lang.Canonical(t.raw))
-	if !ok {
+	u := reg.Understand(ctx, t.lang, t.raw)
+	if !u.OK {
+		t.understood = u
+		t.e.log.Debug("not carried out offline", "intent", u.Intent, "reason", u.Reason, "detail", u.Detail)
 		return false
 	}
+	rt := u.Route
 	resp := reg.RunRoute(ctx, rt, t.raw)
 	t.res.Offline = true
 	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid

@@ -41,6 +41,10 @@ type Item struct {
 	State   ItemState `json:"state"`
 	// Duration is a timer's length as set.
 	Duration time.Duration `json:"duration,omitempty"`
+	// Paused is set on a timer that is paused, with Left the time it had
+	// left then; Due means nothing while it is paused.
+	Paused bool          `json:"paused,omitempty"`
+	Left   time.Duration `json:"left,omitempty"`
 	// Hour, Minute and Days describe an alarm: its time of day and, for a
 	// repeating alarm, its days.
 	Hour   int            `json:"hour,omitempty"`

@@ -138,12 +138,14 @@ func (a *app) wire() error {
 		Secrets:      a.db.Secrets(cfg.Commands.SecretsKey),
 		Location:     a.res.Location,
 		RefineWindow: cfg.Commands.RefineWindow.Duration,
+		Lists:        a.house,
+		Area:         cfg.Center.Room,
 		Log:          log,
 	})
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
 	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.SealedFacts(a.db.Secrets(cfg.Commands.SecretsKey)), Status: a},
 		append([]*command.Command{weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}),
-			ha.Control(a.house), ha.State(a.house)}, lookups(cfg, a.db.Secrets(cfg.Commands.SecretsKey))...)...)
+			ha.Control(a.house), ha.State(a.house), ha.Service(a.house), ha.Query(a.house)}, lookups(cfg, a.db.Secrets(cfg.Commands.SecretsKey))...)...)
 	if err := a.commands.Register(cmds...); err != nil {
 		return err
 	}

@@ -123,7 +123,7 @@ func required(requires, ctx map[string]any) (map[string]Slot, bool) {
 			if out == nil {
 				out = map[string]Slot{}
 			}
-			out[slot] = Slot{Value: actual, Text: text}
+			out[slot] = Slot{Value: actual, Text: text, FromContext: true}
 		}
 	}
 	return out, true

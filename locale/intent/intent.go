@@ -176,6 +176,18 @@ func NewList(values []Value) *List {
 	return l
 }
 
+// Find returns the value said by text (in any case), if the list has one
+// written plainly.
+func (l *List) Find(text string) (Value, bool) {
+	t := strings.TrimSpace(normText(text))
+	for _, v := range l.values {
+		if v.in == nil && v.text == t {
+			return Value{Text: v.text, Out: v.out, Context: v.context}, true
+		}
+	}
+	return Value{}, false
+}
+
 // Len is the number of values of a text list.
 func (l *List) Len() int { return len(l.values) }
 

@@ -27,6 +27,9 @@ type Slot struct {
 	Text string `json:"text,omitempty"`
 	// Wildcard is set on free text taken by a wildcard list.
 	Wildcard bool `json:"wildcard,omitempty"`
+	// FromContext is set on a slot copied from the context (the
+	// speaker's area for "turn on the lights"), not said.
+	FromContext bool `json:"from_context,omitempty"`
 }
 
 // Result is an intent matched, with its slots.
@@ -93,16 +96,28 @@ func (l *Language) Recognize(said string, o Options) (best Result, ambiguous, ok
 		return Result{}, false, false
 	}
 	for _, r := range all[1:] {
-		if compareResults(all[0], r) == 0 && r.Intent != all[0].Intent {
+		if Compare(all[0], r) == 0 && r.Intent != all[0].Intent {
 			ambiguous = true
 		}
 	}
 	return all[0], ambiguous, true
 }
 
-// RecognizeAll returns every match, best first.
+// RecognizeAll returns every match, best first. What was said is
+// matched with its skip words dropped, as HassIL does, and, when some were
+// there, also as said: a skip word of one template's language may be a
+// word another needs (German "mal" is a filler, and "times").
 func (l *Language) RecognizeAll(said string, o Options) []Result {
 	in, cased := l.normalize(said)
+	out := l.recognize(in, cased, o)
+	if whole, wholeCased := l.normalizeSkipping(said, false); whole != in {
+		out = append(out, l.recognize(whole, wholeCased, o)...)
+	}
+	slices.SortStableFunc(out, Compare)
+	return out
+}
+
+func (l *Language) recognize(in, cased string, o Options) []Result {
 	if strings.TrimSpace(in) == "" {
 		return nil
 	}
@@ -127,12 +142,14 @@ func (l *Language) RecognizeAll(said string, o Options) []Result {
 			}
 		}
 	}
-	slices.SortStableFunc(out, compareResults)
 	return out
 }
 
-// compareResults orders a better match first.
-func compareResults(a, b Result) int {
+// Compare orders a better match first (negative when a is better, zero
+// when they are as good): one that fills {name} from the list, with the
+// longer name said; then one with fewer wildcards; then one matching more
+// template text.
+func Compare(a, b Result) int {
 	an, aok := a.Slots["name"]
 	bn, bok := b.Slots["name"]
 	aName := aok && !an.Wildcard && an.Text != ""

@@ -25,6 +25,11 @@ func (l *Language) Normalize(said string) string {
 // when lowercasing kept every byte where it was (values keep their case:
 // "add Milk").
 func (l *Language) normalize(said string) (lower, cased string) {
+	return l.normalizeSkipping(said, true)
+}
+
+// normalizeSkipping is normalize, dropping the skip words or not.
+func (l *Language) normalizeSkipping(said string, skip bool) (lower, cased string) {
 	s := strings.ReplaceAll(norm.NFC.String(said), "’", "'")
 	var words []string
 	for _, w := range strings.FieldsFunc(s, unicode.IsSpace) {
@@ -40,7 +45,14 @@ func (l *Language) normalize(said string) (lower, cased string) {
 	}
 	lw, cw := strings.Fields(lower), strings.Fields(cased)
 	var keep, keepCased []string
-	for _, i := range l.kept(lw) {
+	kept := l.kept(lw)
+	if !skip {
+		kept = kept[:0]
+		for i := range lw {
+			kept = append(kept, i)
+		}
+	}
+	for _, i := range kept {
 		keep, keepCased = append(keep, lw[i]), append(keepCased, cw[i])
 	}
 	if len(keep) == 0 {

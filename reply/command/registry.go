@@ -13,8 +13,6 @@ import (
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/storage"
-
-	"github.com/harkbox/hark/locale/utterance"
 )
 
 // Secrets is where commands' credentials are kept; *storage.Secrets is one.
@@ -33,7 +31,13 @@ type Options struct {
 	// RefineWindow is how long after a call a refinement of it is taken;
 	// default 30 s.
 	RefineWindow time.Duration
-	Log          *slog.Logger
+	// Lists fills the templates' run-time lists (the house's names, areas
+	// and floors); nil for none.
+	Lists Lister
+	// Area is the room the speaker is in: "turn on the lights" there
+	// means that area's lights, when the house has an area of that name.
+	Area string
+	Log  *slog.Logger
 }
 
 // Registry holds the commands and runs calls to them. It is safe for
@@ -144,26 +148,7 @@ type Route struct {
 	Refine bool
 }
 
-// PreRoute offers the utterance to every command in order and returns the
-// first claim: a refinement of the last call within the refine window, or
-// a command's deterministic pre-route.
-func (r *Registry) PreRoute(text string) (Route, bool) {
-	norm := utterance.Expand(text)
-	if rt, ok := r.refinement(norm); ok {
-		return rt, true
-	}
-	for _, c := range r.Commands() {
-		if c.PreRoute == nil {
-			continue
-		}
-		if claim, ok := c.PreRoute(norm); ok {
-			return Route{Command: c, Claim: claim}, true
-		}
-	}
-	return Route{}, false
-}
-
-// RunRoute carries out a pre-routed utterance.
+// RunRoute carries out an utterance the offline path understood.
 func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response {
 	var refines map[string]any
 	if rt.Refine {
@@ -183,7 +168,7 @@ func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response
 // Call runs the command name with a model's arguments for the utterance.
 func (r *Registry) Call(ctx context.Context, name string, args map[string]any, text string) Response {
 	c, ok := r.Lookup(name)
-	if !ok {
+	if !ok || c.Hidden { // a hidden command is the offline path's alone
 		l := Speaking(ctx)
 		return Response{Kind: Failure, Spoken: l.T("I don't know how to do that."), Data: map[string]any{"error": fmt.Sprintf("%s: %v", name, ErrUnknown)}}
 	}

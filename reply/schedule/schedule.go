@@ -170,6 +170,70 @@ func (s *Scheduler) ChangeTimer(ctx context.Context, id string, d time.Duration)
 	return it, s.put(ctx, it)
 }
 
+// timer reads a pending timer for a change.
+func (s *Scheduler) timer(ctx context.Context, id string) (storage.Item, error) {
+	it, ok, err := s.o.Store.Get(ctx, id)
+	if err != nil {
+		return it, err
+	}
+	if !ok || !it.Active() || it.Kind != storage.Timer {
+		return it, fmt.Errorf("schedule: timer %s is not running", id)
+	}
+	return it, nil
+}
+
+// PauseTimer stops a timer's countdown, keeping the time it has left.
+func (s *Scheduler) PauseTimer(ctx context.Context, id string) (storage.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it, err := s.timer(ctx, id)
+	if err != nil || it.Paused {
+		return it, err
+	}
+	it.Paused, it.Left = true, max(it.Due.Sub(s.now()), 0)
+	return it, s.put(ctx, it)
+}
+
+// ResumeTimer counts a paused timer down again from the time it had left.
+func (s *Scheduler) ResumeTimer(ctx context.Context, id string) (storage.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it, err := s.timer(ctx, id)
+	if err != nil || !it.Paused {
+		return it, err
+	}
+	it.Due, it.Paused, it.Left = s.now().Add(it.Left), false, 0
+	return it, s.put(ctx, it)
+}
+
+// AddToTimer gives a timer d more (less for a negative d), paused or not;
+// it may not take more than the timer has left.
+func (s *Scheduler) AddToTimer(ctx context.Context, id string, d time.Duration) (storage.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it, err := s.timer(ctx, id)
+	if err != nil {
+		return it, err
+	}
+	left := it.Left
+	if !it.Paused {
+		left = it.Due.Sub(s.now())
+	}
+	if left+d <= 0 {
+		return it, fmt.Errorf("%w: %v is more than the %v left", ErrTooMuch, -d, left.Round(time.Second))
+	}
+	if it.Paused {
+		it.Left += d
+	} else {
+		it.Due = it.Due.Add(d)
+	}
+	it.Duration += d
+	return it, s.put(ctx, it)
+}
+
+// ErrTooMuch reports taking more time off a timer than it has left.
+var ErrTooMuch = errors.New("schedule: more than the timer has left")
+
 // AddAlarm sets an alarm at hour:minute. With days it repeats on those
 // days; otherwise it goes off once, on day when day is set (its date
 // counts), else at the next hour:minute.
@@ -306,7 +370,7 @@ func (s *Scheduler) fire(ctx context.Context, ring func(Alert)) (time.Time, erro
 	now := s.now()
 	var next time.Time
 	for _, it := range all {
-		if !it.Active() {
+		if !it.Active() || it.Paused {
 			continue
 		}
 		if it.Due.After(now) {

@@ -19,7 +19,7 @@ type Deps struct {
 // before general ones, stop last so that "cancel the timer" is not a stop.
 func All(d Deps) []*command.Command {
 	return []*command.Command{
-		SetTimer(d.Schedule), CheckTimers(d.Schedule), CancelTimer(d.Schedule, d.Alerts),
+		SetTimer(d.Schedule), CheckTimers(d.Schedule), CancelTimer(d.Schedule, d.Alerts), PauseTimer(d.Schedule), AdjustTimer(d.Schedule),
 		SetAlarm(d.Schedule), SetReminder(d.Schedule), ListReminders(d.Schedule), CancelReminder(d.Schedule, d.Alerts),
 		Volume(d.Mixer),
 		Time(), Calculate(), Convert(),

@@ -24,14 +24,9 @@ func Calculate() *command.Command {
 			{Utterance: "what's 12 times 4", Arguments: map[string]any{"a": 12, "operation": "multiply", "b": 4}},
 			{Utterance: "15 percent of 80", Arguments: map[string]any{"a": 15, "operation": "percent", "b": 80}},
 		},
-		Rules: []string{"Map spoken operators: plus=add, minus=subtract, times=multiply, over=divide."},
-		PreRoute: func(text string) (command.Claim, bool) {
-			a, op, b, ok := parseArithmetic(text)
-			if !ok {
-				return noClaim, false
-			}
-			return claim(map[string]any{"a": a, "operation": op, "b": b})
-		},
+		Rules:      []string{"Map spoken operators: plus=add, minus=subtract, times=multiply, over=divide."},
+		Intents:    []string{"calculate"},
+		FromIntent: calculateFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			l := lang(c)
 			a, b, op := c.Args.Float("a"), c.Args.Float("b"), c.Args.String("operation")

@@ -124,14 +124,9 @@ func Convert() *command.Command {
 			{Name: "from_unit", Type: "string", Required: true, Description: "e.g. ft, kg, F, mph"},
 			{Name: "to_unit", Type: "string", Required: true, Refinable: true},
 		},
-		Examples: []command.Example{{Utterance: "how many centimeters in a foot", Arguments: map[string]any{"value": 1, "from_unit": "ft", "to_unit": "cm"}}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			v, from, to, ok := parseConversion(text)
-			if !ok {
-				return noClaim, false
-			}
-			return claim(map[string]any{"value": v, "from_unit": from.code, "to_unit": to.code})
-		},
+		Examples:   []command.Example{{Utterance: "how many centimeters in a foot", Arguments: map[string]any{"value": 1, "from_unit": "ft", "to_unit": "cm"}}},
+		Intents:    []string{"convert_measurement"},
+		FromIntent: convertFromIntent,
 		// Aliases are corrected to unit codes; units of different kinds fail
 		// with the units that would fit.
 		Validate: func(ctx context.Context, a command.Args) []command.Problem {

@@ -48,14 +48,6 @@ func Remember(m Memory) *command.Command {
 		Description: "Store a fact the user asks to be remembered: about them, an instruction, or the world.",
 		Keywords:    []string{"remember", "note"},
 		Parameters:  []command.Parameter{{Name: "fact", Type: "string", Required: true, Description: "the fact, in the user's words"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			if fact, ok := cut(text, "remember that", "please remember that", "remember", "note that", "make a note that",
-				"do not forget that", "keep in mind that", "remember this"); ok && len(strings.Fields(fact)) >= 2 &&
-				!strings.HasPrefix(fact, "when ") && !strings.HasPrefix(fact, "what ") {
-				return claim(map[string]any{"fact": fact})
-			}
-			return noClaim, false
-		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			// Kept as said, a password's case included.
 			fact := asSaid(c.Utterance, c.Args.String("fact"))
@@ -85,12 +77,6 @@ func Forget(m Memory) *command.Command {
 		Description: "Remove a fact the user no longer wants remembered.",
 		Keywords:    []string{"forget"},
 		Parameters:  []command.Parameter{{Name: "fact", Type: "string", Required: true, Description: "words of the fact"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			if fact, ok := cut(text, "forget that", "forget what i said about", "forget what i told you about", "forget about"); ok {
-				return claim(map[string]any{"fact": fact})
-			}
-			return noClaim, false
-		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			q := c.Args.String("fact")
 			hits, err := m.Search(ctx, q, 1)
@@ -127,16 +113,6 @@ func SearchMemory(m Memory) *command.Command {
 		Description: "Look up facts the user asked to be remembered.",
 		Keywords:    []string{"remember", "told you", "memory"},
 		Parameters:  []command.Parameter{{Name: "query", Type: "string", Required: true, Description: "keywords"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			if oneOf(t, "what do you know about me", "what have i told you", "what do you remember") {
-				return claim(map[string]any{"query": "me"})
-			}
-			if q, ok := cut(t, "what do you remember about", "what did i tell you about", "do you remember", "what did i say about"); ok {
-				return claim(map[string]any{"query": q})
-			}
-			return noClaim, false
-		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			q := c.Args.String("query")
 			aboutMe := oneOf(q, "me", "myself", "i", "you know about me")

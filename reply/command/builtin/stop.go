@@ -19,11 +19,9 @@ func Stop(alerts Alerts) *command.Command {
 		Name:        "stop",
 		Description: "Stop speaking or ringing and end the conversation.",
 		Keywords:    []string{"stop", "cancel", "never mind", "quiet"},
-		PreRoute: func(text string) (command.Claim, bool) {
-			if oneOf(text, stopPhrases...) {
-				return claim(nil)
-			}
-			return noClaim, false
+		Intents:     []string{"HassNevermind", "stop"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			return command.Claim{}, nil
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			stopped := alerts != nil && alerts.StopAlerts()

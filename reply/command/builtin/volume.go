@@ -41,25 +41,10 @@ func Volume(m Mixer) *command.Command {
 			}},
 		},
 		Examples: []command.Example{{Utterance: "turn it up", Arguments: map[string]any{"action": "up"}}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			switch {
-			case oneOf(t, upPhrases...):
-				return claim(map[string]any{"action": "up"})
-			case oneOf(t, downPhrases...):
-				return claim(map[string]any{"action": "down"})
-			case oneOf(t, "mute", "mute yourself", "mute the volume", "mute the sound", "mute sound"):
-				return claim(map[string]any{"action": "mute"})
-			case oneOf(t, "unmute", "unmute yourself", "sound on", "unmute the sound", "turn the sound on"):
-				return claim(map[string]any{"action": "unmute"})
-			case oneOf(t, "what is the volume", "what volume is it", "how loud are you", "what is the volume level", "what is the current volume"):
-				return claim(map[string]any{"action": "get"})
-			}
-			if level, ok := volumeLevel(t); ok {
-				return claim(map[string]any{"action": "set", "level": level})
-			}
-			return noClaim, false
-		},
+		// "set the volume to 50", said to the speaker with no device or
+		// room named, is the speaker's own volume.
+		Intents:    []string{"HassSetVolume", "control_volume"},
+		FromIntent: volumeFromIntent,
 		Refine: func(text string, last command.Args) (command.Args, bool) {
 			t := trim(text)
 			switch {

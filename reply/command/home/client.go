@@ -64,6 +64,7 @@ type Client struct {
 	fetched time.Time
 	house   *House
 	houseAt time.Time
+	listCache
 }
 
 // NewClient returns a Client reading its URL and token from secrets.
@@ -99,7 +100,20 @@ func (c *Client) Forget() {
 
 // Call runs a service on an entity, with more data when given.
 func (c *Client) Call(ctx context.Context, domain, service, entity string, data map[string]any) error {
-	body := map[string]any{"entity_id": entity}
+	return c.CallMany(ctx, domain, service, []string{entity}, data)
+}
+
+// CallMany runs a service on entities at once (none for a service of no
+// entity, such as shopping_list.add_item).
+func (c *Client) CallMany(ctx context.Context, domain, service string, entities []string, data map[string]any) error {
+	body := map[string]any{}
+	switch len(entities) {
+	case 0:
+	case 1:
+		body["entity_id"] = entities[0]
+	default:
+		body["entity_id"] = entities
+	}
 	for k, v := range data {
 		body[k] = v
 	}

@@ -1,0 +1,207 @@
+package home
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
+)
+
+// Query is home_query: questions about the house matched offline (how a
+// device is, whether any or all are so, which, how many; a thermostat's
+// temperature; the weather of a weather entity), answered from the states
+// Home Assistant reports. The model does not see it; it has home_state.
+func Query(c *Client) *command.Command {
+	return &command.Command{
+		Name:        "home_query",
+		Description: "Answers about the house's devices, matched offline.",
+		Hidden:      true,
+		Secrets:     secrets,
+		Parameters: []command.Parameter{
+			{Name: "intent", Type: "string", Required: true},
+			{Name: "entity_id", Type: "array", Required: true},
+			{Name: "state", Type: "string"},
+			{Name: "ask", Type: "string"},
+		},
+		Intents: []string{"HassGetState", "HassClimateGetTemperature", "HassGetWeather"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			if m.Intent == "HassGetWeather" && !m.Has("name") {
+				return command.Claim{}, command.ErrNotMine // the forecast, not a weather entity
+			}
+			h, err := c.House(ctx)
+			if err != nil && len(h.Entities) == 0 {
+				return command.Claim{}, command.Unresolved("house", err.Error())
+			}
+			able := func(e Entity) bool { return true }
+			switch m.Intent {
+			case "HassClimateGetTemperature":
+				able = func(e Entity) bool { return e.Domain() == "climate" }
+			case "HassGetWeather":
+				able = func(e Entity) bool { return e.Domain() == "weather" }
+			}
+			ts, err := targets(h, m, able, true)
+			if err != nil {
+				return command.Claim{}, err
+			}
+			s := scopeOf(m)
+			if m.Intent != "HassGetState" && s.name == "" && s.area == "" && len(ts) > 1 {
+				return command.Claim{}, command.Unresolved("name", "several to choose from")
+			}
+			args := map[string]any{"intent": m.Intent, "entity_id": toAny(ids(ts))}
+			if st := m.String("state"); st != "" {
+				args["state"] = st
+			}
+			if m.Response != "" {
+				args["ask"] = m.Response
+			}
+			return command.Claim{Arguments: args}, nil
+		},
+		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
+			l := command.Speaking(ctx)
+			c.Forget() // a question wants the state now
+			h, err := c.House(ctx)
+			if err != nil && len(h.Entities) == 0 {
+				return command.Response{Kind: command.Failure, Spoken: spokenError(l, err), Data: map[string]any{"error": err.Error()}}, nil
+			}
+			var es []Entity
+			for _, id := range strs(call.Args["entity_id"]) {
+				if i := slices.IndexFunc(h.Entities, func(e Entity) bool { return e.ID == id }); i >= 0 {
+					es = append(es, h.Entities[i])
+				}
+			}
+			if len(es) == 0 {
+				return command.Response{Kind: command.Failure, Spoken: l.T("That device is gone from Home Assistant.")}, nil
+			}
+			data := map[string]any{"states": statesData(es)}
+			return command.Said(answer(l, call.Args.String("intent"), call.Args.String("ask"), call.Args.String("state"), es), data), nil
+		},
+	}
+}
+
+func statesData(es []Entity) []map[string]any {
+	var out []map[string]any
+	for _, e := range es {
+		out = append(out, map[string]any{"entity_id": e.ID, "name": e.Name(), "state": e.State, "attributes": e.Attributes})
+	}
+	return out
+}
+
+// stateSaid is an entity's state as said: translated when it is one of
+// Home Assistant's own state words, with its unit.
+func stateSaid(l locale.Lang, e Entity) string {
+	s := e.State
+	switch s {
+	case "on":
+		s = l.T("on")
+	case "off":
+		s = l.T("off")
+	case "open":
+		s = l.T("open")
+	case "closed":
+		s = l.T("closed")
+	case "locked":
+		s = l.T("locked")
+	case "unlocked":
+		s = l.T("unlocked")
+	case "home":
+		s = l.T("home")
+	case "not_home":
+		s = l.T("away")
+	case "playing":
+		s = l.T("playing")
+	case "paused":
+		s = l.T("paused")
+	case "idle":
+		s = l.T("idle")
+	case "unavailable":
+		s = l.T("unavailable")
+	}
+	if u, ok := e.Attributes["unit_of_measurement"].(string); ok && u != "" {
+		s += " " + u
+	}
+	return s
+}
+
+// answer says what a question about the house asks: the response key
+// the template named tells how (one, one_yesno, any, all, which,
+// how_many, where).
+func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
+	switch intentName {
+	case "HassClimateGetTemperature":
+		t, ok := es[0].Attributes["current_temperature"]
+		if !ok {
+			return l.T("%s doesn't say its temperature.", es[0].Name())
+		}
+		return l.T("%s is at %v degrees.", es[0].Name(), t)
+	case "HassGetWeather":
+		w := es[0]
+		if t, ok := w.Attributes["temperature"]; ok {
+			return l.T("%s: %s, %v degrees.", w.Name(), w.State, t)
+		}
+		return l.T("%s: %s.", w.Name(), w.State)
+	}
+	var match, other []Entity
+	for _, e := range es {
+		if state == "" || strings.EqualFold(e.State, state) {
+			match = append(match, e)
+		} else {
+			other = append(other, e)
+		}
+	}
+	names := func(es []Entity) string {
+		var n []string
+		for _, e := range es {
+			n = append(n, e.Name())
+		}
+		slices.Sort(n)
+		if len(n) > 4 {
+			return l.T("%s and %d more", strings.Join(n[:3], ", "), len(n)-3)
+		}
+		return l.And(n)
+	}
+	switch ask {
+	case "one_yesno":
+		if len(other) == 0 {
+			return l.T("Yes.")
+		}
+		return l.T("No, %s is %s.", other[0].Name(), stateSaid(l, other[0]))
+	case "any":
+		if len(match) == 0 {
+			return l.T("No.")
+		}
+		return l.T("Yes: %s.", names(match))
+	case "all":
+		if len(other) == 0 {
+			return l.T("Yes.")
+		}
+		return l.T("No, %s is %s.", other[0].Name(), stateSaid(l, other[0]))
+	case "which":
+		if len(match) == 0 {
+			return l.T("None.")
+		}
+		return capital(names(match)) + "."
+	case "how_many":
+		return l.T("%d.", len(match))
+	case "where":
+		return l.T("%s is %s.", es[0].Name(), stateSaid(l, es[0]))
+	}
+	if len(es) == 1 {
+		return l.T("%s is %s.", es[0].Name(), stateSaid(l, es[0]))
+	}
+	var parts []string
+	for _, e := range es[:min(4, len(es))] {
+		parts = append(parts, fmt.Sprintf("%s %s", e.Name(), stateSaid(l, e)))
+	}
+	return capital(l.And(parts)) + "."
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	return strings.ToUpper(string(r[0])) + string(r[1:])
+}
