@@ -228,4 +228,5 @@ var de = map[string]string{
 	"playing":                            "spielt",
 	"unavailable":                        "nicht verfügbar",
 	"unlocked":                           "aufgeschlossen",
+	"There is no timer in the %s.":       "Im Raum %s läuft kein Timer.",
 }

@@ -228,4 +228,5 @@ var es = map[string]string{
 	"playing":                            "reproduciendo",
 	"unavailable":                        "no disponible",
 	"unlocked":                           "abierto",
+	"There is no timer in the %s.":       "No hay ningún temporizador en %s.",
 }

@@ -228,4 +228,5 @@ var fr = map[string]string{
 	"playing":                            "en lecture",
 	"unavailable":                        "indisponible",
 	"unlocked":                           "déverrouillé",
+	"There is no timer in the %s.":       "Il n'y a pas de minuteur dans la pièce %s.",
 }

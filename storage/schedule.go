@@ -57,6 +57,9 @@ type Item struct {
 	// Lang is the language the item was set in (an ISO 639-1 code), which
 	// it is announced in; empty for the box's own language.
 	Lang string `json:"lang,omitempty"`
+	// Area is the room of the speaker it was set on ("the kitchen
+	// timer"); empty when the speaker's room is not configured.
+	Area string `json:"area,omitempty"`
 }
 
 // Active reports whether the item is still to go off.

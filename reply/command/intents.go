@@ -188,6 +188,8 @@ func (r *Registry) matchOptions(ctx context.Context) intent.Options {
 	}
 	o.Lists = lists
 	if r.o.Area != "" {
+		// The house's own name for the room, else the room as configured.
+		o.Context = map[string]any{"area": map[string]any{"value": r.o.Area, "text": r.o.Area}}
 		if area := lists["area"]; area != nil {
 			if v, ok := area.Find(r.o.Area); ok {
 				o.Context = map[string]any{"area": map[string]any{"value": v.Out, "text": v.Text}}

@@ -185,6 +185,9 @@ func (r *Registry) Forget() {
 
 // call takes one call through the whole lifecycle.
 func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, text string, fromModel bool, refines map[string]any) Response {
+	if AreaOf(ctx) == "" && r.o.Area != "" {
+		ctx = WithArea(ctx, r.o.Area)
+	}
 	args := Args(maps.Clone(raw))
 	if args == nil {
 		args = Args{}
@@ -316,6 +319,20 @@ type languageKey struct{}
 // as Call.Language.
 func WithLanguage(ctx context.Context, lang string) context.Context {
 	return context.WithValue(ctx, languageKey{}, lang)
+}
+
+type areaKey struct{}
+
+// WithArea returns ctx carrying the room of the speaker a call is made on,
+// which timers set under it keep ("the kitchen timer").
+func WithArea(ctx context.Context, area string) context.Context {
+	return context.WithValue(ctx, areaKey{}, area)
+}
+
+// AreaOf is the room WithArea put in ctx, or "".
+func AreaOf(ctx context.Context) string {
+	s, _ := ctx.Value(areaKey{}).(string)
+	return s
 }
 
 // LanguageOf is the utterance's language WithLanguage put in ctx, or "".

@@ -150,7 +150,8 @@ func (s *Scheduler) AddTimer(ctx context.Context, name string, d time.Duration) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	it := storage.Item{ID: s.id(storage.Timer, now), Kind: storage.Timer, Name: name, Created: now, Due: now.Add(d), Duration: d, State: storage.Pending, Lang: command.LanguageOf(ctx)}
+	it := storage.Item{ID: s.id(storage.Timer, now), Kind: storage.Timer, Name: name, Created: now, Due: now.Add(d), Duration: d, State: storage.Pending,
+		Lang: command.LanguageOf(ctx), Area: command.AreaOf(ctx)}
 	return it, s.put(ctx, it)
 }
 

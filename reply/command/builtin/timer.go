@@ -167,7 +167,7 @@ func CheckTimers(s Schedule) *command.Command {
 			if err != nil {
 				return command.Response{}, err
 			}
-			timers = pick(timers, c.Args.String("name"), c.Args.Duration("started"))
+			timers = pick(timers, c)
 			l := lang(c)
 			var list []map[string]any
 			var parts []string
@@ -208,13 +208,10 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 		Parameters:  append(slices.Clone(timerParams), command.Parameter{Name: "all", Type: "bool"}),
 		Intents:     []string{"HassCancelTimer", "HassCancelAllTimers", "cancel_timer"},
 		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			args, err := whichTimer(m) // "all kitchen timers" are the kitchen's
 			if m.Intent == "HassCancelAllTimers" || m.Has("all") {
-				if _, err := whichTimer(m); err != nil {
-					return command.Claim{}, err
-				}
-				return command.Claim{Arguments: map[string]any{"all": true}}, nil
+				args["all"] = true
 			}
-			args, err := whichTimer(m)
 			return command.Claim{Arguments: args}, err
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
@@ -224,7 +221,7 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 			}
 			l := lang(c)
 			name := c.Args.String("name")
-			timers = pick(timers, name, c.Args.Duration("started"))
+			timers = pick(timers, c)
 			switch {
 			case len(timers) == 0 && alerts != nil && alerts.StopAlerts():
 				return command.Said("", map[string]any{"stopped_ringing": true}), nil

@@ -30,9 +30,7 @@ func durationOf(m command.Match, prefix string) time.Duration {
 }
 
 // whichTimer reads how a match names a timer: its name, the length it was
-// started with, and whether it names the speaker's own room (the box's
-// timers are all there). A room said that is not the speaker's names no
-// timer of this box.
+// started with, the room it was set in ("the kitchen timer").
 func whichTimer(m command.Match) (map[string]any, error) {
 	args := map[string]any{}
 	if n := strings.TrimSpace(m.String("name")); n != "" {
@@ -41,21 +39,19 @@ func whichTimer(m command.Match) (map[string]any, error) {
 	if d := durationOf(m, "start_"); d > 0 {
 		args["started"] = d
 	}
-	if a, ok := m.Slots["area"]; ok && !a.FromContext {
-		here, _ := m.Context["area"].(map[string]any)
-		if here == nil || !strings.EqualFold(m.String("area"), stringOf(here["value"])) {
-			return nil, command.Unresolved("area", "timers of another room")
-		}
+	if m.Has("area") { // said, or "in here": the speaker's own room
+		args["area"] = m.String("area")
 	}
 	return args, nil
 }
 
-func stringOf(v any) string { s, _ := v.(string); return s }
-
-// pick narrows timers to those named, or of the length started with.
-func pick(timers []storage.Item, name string, started time.Duration) []storage.Item {
+// pick narrows timers to those named, of the length started with, set in
+// the room.
+func pick(timers []storage.Item, c command.Call) []storage.Item {
+	name, started, area := c.Args.String("name"), c.Args.Duration("started"), c.Args.String("area")
 	return slices.DeleteFunc(timers, func(it storage.Item) bool {
-		return name != "" && !strings.EqualFold(it.Name, name) || started > 0 && it.Duration != started
+		return name != "" && !strings.EqualFold(it.Name, name) || started > 0 && it.Duration != started ||
+			area != "" && !strings.EqualFold(it.Area, area)
 	})
 }
 
@@ -75,10 +71,13 @@ func oneTimer(ctx context.Context, s Schedule, c command.Call) (storage.Item, *c
 	}
 	l := lang(c)
 	name := c.Args.String("name")
-	timers = pick(timers, name, c.Args.Duration("started"))
+	timers = pick(timers, c)
 	switch {
 	case len(timers) == 0 && name != "":
 		r := command.Said(l.T("You have no %s timer.", name), nil)
+		return storage.Item{}, &r, nil
+	case len(timers) == 0 && c.Args.String("area") != "":
+		r := command.Said(l.T("There is no timer in the %s.", c.Args.String("area")), nil)
 		return storage.Item{}, &r, nil
 	case len(timers) == 0:
 		r := command.Said(l.T("You have no timers."), nil)
@@ -98,6 +97,7 @@ func oneTimer(ctx context.Context, s Schedule, c command.Call) (storage.Item, *c
 var timerParams = []command.Parameter{
 	{Name: "name", Type: "string", Description: "the timer's name"},
 	{Name: "started", Type: "timedelta", Description: "the length the timer was set to, to tell it apart"},
+	{Name: "area", Type: "string", Description: "the room it was set in"},
 }
 
 // PauseTimer is pause_timer: pause a timer, or resume a paused one.

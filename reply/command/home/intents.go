@@ -84,8 +84,8 @@ type scope struct {
 // slots.
 func scopeOf(m command.Match) scope {
 	var s scope
-	if n, ok := m.Slots["name"]; ok && !n.Wildcard {
-		s.name = m.String("name")
+	if n, ok := m.Slots["name"]; ok && !n.Wildcard && !(n.Text == "" && n.Value == "all") {
+		s.name = m.String("name") // a fixed name "all" is Home Assistant's every one
 	}
 	s.area = m.String("area")
 	s.areaFromContext = m.Slots["area"].FromContext
