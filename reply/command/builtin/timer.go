@@ -141,6 +141,9 @@ func timerData(it storage.Item) map[string]any {
 // minutes and to the minute above.
 func remaining(l locale.Lang, it storage.Item, now time.Time) string {
 	left := it.Due.Sub(now)
+	if it.Paused {
+		left = it.Left
+	}
 	if left >= 10*time.Minute {
 		left = left.Round(time.Minute)
 	}
@@ -173,7 +176,11 @@ func CheckTimers(s Schedule) *command.Command {
 			var parts []string
 			for _, it := range timers {
 				left := remaining(l, it, c.Now)
-				list = append(list, map[string]any{"name": it.Name, "remaining": it.Due.Sub(c.Now).Round(time.Second).String()})
+				togo := it.Due.Sub(c.Now)
+				if it.Paused {
+					togo = it.Left
+				}
+				list = append(list, map[string]any{"name": it.Name, "remaining": togo.Round(time.Second).String(), "paused": it.Paused})
 				if it.Name != "" {
 					parts = append(parts, l.T("%s with %s left", it.Name, left))
 				} else {
