@@ -38,10 +38,6 @@ func frame(pattern, to string) rule {
 	return rule{re: regexp.MustCompile(`^(?:` + pattern + `)$`), to: to, frame: true}
 }
 
-func frameFn(pattern string, fn func(g []string) string) rule {
-	return rule{re: regexp.MustCompile(`^(?:` + pattern + `)$`), fn: fn, frame: true}
-}
-
 func (r rule) expand(g []string) string {
 	if r.fn != nil {
 		return r.fn(g)
@@ -108,11 +104,10 @@ type phrasebook struct {
 
 var books = map[Lang]*phrasebook{}
 
-// Canonical rewrites an utterance in l into the English the offline core's
-// commands read: "stell einen Timer für fünf Minuten" becomes "set a timer
-// for 5 minutes". What the frames do not know is returned with its numbers
-// and quantities read, and is then claimed by no command. English is
-// returned as said.
+// Canonical rewrites a follow-up said in l into the English the commands'
+// refinements read: "ja" is "yes", "eigentlich zehn Minuten" "actually 10
+// minutes". What the frames do not know is returned with its numbers and
+// quantities read. English is returned as said.
 func (l Lang) Canonical(text string) string {
 	b, ok := books[l]
 	if !ok {
@@ -227,85 +222,6 @@ func before(h int) int {
 
 var clockRE = regexp.MustCompile(`^\d{1,2}(?::\d{2})?$`)
 
-// items is how a language names timers, alarms and reminders when asking
-// about them or cancelling them.
-type items struct {
-	timer, alarm, reminder []string // the nouns, singular and plural
-	cancel                 []string // verbs and particles that cancel
-	ask                    []string // words that ask which there are
-	all                    []string // "all of them"
-	about                  []string // "the reminder about ..."
-	// skip are words before the noun that are not a timer's name.
-	skip []string
-}
-
-// read turns "lösche alle Timer", "quels sont mes réveils" or "cancela la
-// alarma de las 7" into the English the timer and reminder commands read.
-func (it items) read(s string) string {
-	words := strings.Fields(s)
-	at := func(nouns []string) int {
-		for i, w := range words {
-			if slices.Contains(nouns, w) {
-				return i
-			}
-		}
-		return -1
-	}
-	has := func(list []string) bool {
-		for _, w := range words {
-			if slices.Contains(list, w) {
-				return true
-			}
-		}
-		return false
-	}
-	all := has(it.all)
-	clock := ""
-	for i, w := range words {
-		if clockRE.MatchString(w) {
-			clock = " at " + w
-			if i+1 < len(words) && (words[i+1] == "am" || words[i+1] == "pm") {
-				clock += " " + words[i+1]
-			}
-			break
-		}
-	}
-	switch ti, ai, ri := at(it.timer), at(it.alarm), at(it.reminder); {
-	case ti >= 0 && has(it.cancel):
-		switch {
-		case all:
-			return "cancel all timers"
-		case ti > 0 && !slices.Contains(it.skip, words[ti-1]) && !isNumber(words[ti-1]):
-			return "cancel the " + words[ti-1] + " timer"
-		}
-		return "cancel the timer"
-	case ti >= 0 && has(it.ask):
-		return "how much time is left"
-	case ai >= 0 && has(it.cancel):
-		if all {
-			return "cancel all alarms"
-		}
-		return "cancel the alarm" + clock
-	case ri >= 0 && has(it.cancel):
-		if all {
-			return "cancel all reminders"
-		}
-		for i := ri + 1; i+1 < len(words); i++ {
-			if slices.Contains(it.about, words[i]) {
-				return "cancel the reminder about " + strings.Join(words[i+1:], " ")
-			}
-		}
-		return "cancel the reminder"
-	case ai >= 0 && ri >= 0 && has(it.ask):
-		return "what reminders and alarms do i have"
-	case ai >= 0 && has(it.ask):
-		return "what alarms do i have"
-	case ri >= 0 && has(it.ask):
-		return "what reminders do i have"
-	}
-	return ""
-}
-
 // reminder reads the rest of "remind me ..." in a language where the
 // message and the time come in either order: the time as read into
 // English ("in 10 minutes", "tomorrow at 9 am", "on friday"), the message
@@ -371,51 +287,6 @@ func elided(w string, elisions map[string]string) (string, string, bool) {
 		}
 	}
 	return "", "", false
-}
-
-// weather writes a weather question in English: lead, then the days read
-// into English ("tomorrow", "on friday"), then the place after in (the
-// language's word for it: "in", "à", "en"). Anything else is not a
-// weather question the offline path knows.
-func weather(lead, rest, in string) string {
-	words := strings.Fields(rest)
-	var when, place []string
-	for i := 0; i < len(words); i++ {
-		switch w := words[i]; {
-		case w == "today" || w == "tomorrow" || w == "tonight":
-			when = append(when, w)
-		case w == "on" && i+1 < len(words) && isDay(words[i+1]):
-			when = append(when, w, words[i+1])
-			i++
-		case isDay(w):
-			when = append(when, "on", w)
-		case slices.Contains([]string{"de", "pour", "für", "para", "del", "am", "le"}, w) && i+1 < len(words) && (isDay(words[i+1]) || words[i+1] == "tomorrow" || words[i+1] == "today"):
-			// "la météo de demain", "das Wetter für morgen"
-		case (w == in || w == "in") && i+1 < len(words) && place == nil:
-			place = words[i+1:]
-			i = len(words)
-		default:
-			return ""
-		}
-	}
-	out := lead
-	if place != nil {
-		out += " in " + strings.Join(place, " ")
-	}
-	return strings.Join(append([]string{out}, when...), " ")
-}
-
-// timer writes a timer frame's groups, the name and the duration, in
-// English: "set a pasta timer for 8 minutes". A name that is one of
-// fillers or a number is no name.
-func timer(fillers ...string) func(g []string) string {
-	return func(g []string) string {
-		name := g[1]
-		if slices.Contains(fillers, name) || isNumber(name) {
-			name = ""
-		}
-		return "set a " + name + " timer for " + g[2]
-	}
 }
 
 // convertUnits are the converter's unit names in each language, as the

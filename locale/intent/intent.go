@@ -350,10 +350,6 @@ func (l *Language) compileBlock(intent string, d SourceData, lits map[string]int
 	return b, nil
 }
 
-// runtimeList reports the lists Home Assistant fills at run time, which
-// a template may name without the data defining them.
-func runtimeList(name string) bool { return name == "name" || name == "area" || name == "floor" }
-
 // filterText is text as the prefilter compares it: hyphens and
 // underscores are spaces, as the matcher may read them.
 func filterText(s string) string { return filterer.Replace(s) }

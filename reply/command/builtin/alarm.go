@@ -449,29 +449,3 @@ func readReminder(text string) (command.Claim, bool) {
 	args["message"] = message
 	return claim(args)
 }
-
-func readCancelReminder(text string) (command.Claim, bool) {
-	t := trim(text)
-	if !hasPhrase(t, "reminder", "reminders", "alarm", "alarms") || !hasPhrase(t, cancelVerbs...) || hasPhrase(t, "remind me") {
-		return noClaim, false
-	}
-	args := map[string]any{"kind": "reminder"}
-	words := utterance.Words(t)
-	if hasPhrase(t, "alarm", "alarms") {
-		args["kind"] = "alarm"
-		if _, at, n, ok := utterance.FindClock(words); ok {
-			args["which"] = strings.Join(words[at:at+n], " ")
-		}
-	} else {
-		for i, w := range words {
-			if (w == "to" || w == "about" || w == "for") && i+1 < len(words) {
-				args["which"] = strings.Join(words[i+1:], " ")
-				break
-			}
-		}
-	}
-	if hasPhrase(t, "all", "every") {
-		args["all"] = true
-	}
-	return claim(args)
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/harkbox/hark/locale/utterance"
@@ -190,62 +189,4 @@ func round(v float64) float64 {
 	var r float64
 	fmt.Sscan(s, &r)
 	return r
-}
-
-// parseConversion reads "how many centimeters in a foot", "convert 5 miles
-// to kilometers", "what is 100 fahrenheit in celsius", "60 mph in km/h".
-func parseConversion(text string) (v float64, from, to *unit, ok bool) {
-	t := trim(text)
-	for _, lead := range []string{"what is", "how much is", "convert", "how many", "how much"} {
-		if rest, ok := strings.CutPrefix(t, lead+" "); ok {
-			if lead == "how many" || lead == "how much" {
-				return parseHowMany(rest)
-			}
-			t = rest
-			break
-		}
-	}
-	words := utterance.Words(t)
-	v, n, ok := utterance.Number(words)
-	if !ok || n == len(words) {
-		return 0, nil, nil, false
-	}
-	from, k := lookupUnit(words[n:])
-	if from == nil {
-		return 0, nil, nil, false
-	}
-	rest := words[n+k:]
-	if len(rest) < 2 || !slices.Contains([]string{"to", "in", "into", "as"}, rest[0]) {
-		return 0, nil, nil, false
-	}
-	to, m := lookupUnit(rest[1:])
-	if to == nil || 1+m != len(rest) || to.category != from.category || to == from {
-		return 0, nil, nil, false
-	}
-	return v, from, to, true
-}
-
-// parseHowMany reads the rest of "how many UNIT (are there) in (a|N) UNIT".
-func parseHowMany(rest string) (float64, *unit, *unit, bool) {
-	words := utterance.Words(rest)
-	to, k := lookupUnit(words)
-	if to == nil {
-		return 0, nil, nil, false
-	}
-	words = words[k:]
-	for _, filler := range [][]string{{"are", "there", "in"}, {"are", "in"}, {"is", "in"}, {"in"}, {"make", "up"}, {"make"}, {"to"}} {
-		if len(words) > len(filler) && slices.Equal(words[:len(filler)], filler) {
-			words = words[len(filler):]
-			break
-		}
-	}
-	v, n, ok := utterance.Number(words)
-	if !ok {
-		v, n = 1, 0
-	}
-	from, m := lookupUnit(words[n:])
-	if from == nil || n+m != len(words) || from.category != to.category || from == to {
-		return 0, nil, nil, false
-	}
-	return v, from, to, true
 }

@@ -30,17 +30,6 @@ var secretWords = []string{"password", "passcode", "passphrase", "code", "pin", 
 // placeholder is a redacted secret in a fact's shown text.
 var placeholder = regexp.MustCompile(`\[(?:EMAIL|PHONE|CARD|IBAN|SECRET)_\d+\]`)
 
-// cut returns what follows the first of the leads that text starts with.
-func cut(text string, leads ...string) (string, bool) {
-	t := trim(text)
-	for _, l := range leads {
-		if rest, ok := strings.CutPrefix(t, l+" "); ok && rest != "" {
-			return rest, true
-		}
-	}
-	return "", false
-}
-
 // Remember is remember: store a fact the user states.
 func Remember(m Memory) *command.Command {
 	return &command.Command{

@@ -6,13 +6,6 @@ import (
 	"github.com/harkbox/hark/reply/command"
 )
 
-var stopPhrases = []string{
-	"stop", "cancel", "never mind", "nevermind", "forget it", "be quiet", "quiet", "shut up", "silence",
-	"that is all", "that is enough", "enough", "stop it", "stop talking", "ok stop", "stop that", "nothing",
-	"thanks that is all", "thank you that is all", "no thanks", "stop ringing", "stop the alarm", "dismiss",
-	"hush", "cancel that", "abort", "stop please", "never mind thanks",
-}
-
 // Stop is stop: silence speech or ringing and end the conversation.
 func Stop(alerts Alerts) *command.Command {
 	return &command.Command{
