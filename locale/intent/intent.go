@@ -45,6 +45,7 @@ type Language struct {
 	// sentence is tried only when its clauses of them hold.
 	literals []string
 	numbers  func(words []string) (float64, int, bool)
+	words    sync.Map // intent → []string, as Words computed them
 }
 
 type compiledIntent struct {
@@ -499,4 +500,95 @@ func values(v any) []any {
 		return w
 	}
 	return []any{want}
+}
+
+// Words are the words an intent's templates say in the language: their
+// literal text, and the plain values of the lists they name (wildcards,
+// ranges and the lists filled at run time say none), lowercased, each
+// once. Core are those some template says outside an optional part
+// ("louder" in "[a (bit|little)] louder"); the rest are in extra. The
+// tool router reads requests by them.
+func (l *Language) Words(intentName string) (core, extra []string) {
+	if w, ok := l.words.Load(intentName); ok {
+		p := w.([2][]string)
+		return p[0], p[1]
+	}
+	core, extra = l.words0(intentName)
+	l.words.Store(intentName, [2][]string{core, extra})
+	return core, extra
+}
+
+func (l *Language) words0(intentName string) (core, extra []string) {
+	isCore := map[string]bool{}
+	seen := map[string]bool{}
+	var order []string
+	add := func(text string, optional bool) {
+		for _, w := range strings.Fields(filterText(text)) {
+			w = strings.Trim(w, "'")
+			if w == "" {
+				continue
+			}
+			if !seen[w] {
+				seen[w] = true
+				order = append(order, w)
+			}
+			isCore[w] = isCore[w] || !optional
+		}
+	}
+	var walk func(b *block, n *node, optional bool, depth int)
+	walk = func(b *block, n *node, optional bool, depth int) {
+		if depth > 50 {
+			return
+		}
+		switch n.kind {
+		case text:
+			add(n.text, optional)
+		case alt:
+			if n.nullable {
+				optional = true
+			}
+		case rule:
+			if r := b.rules[n.text]; r != nil {
+				walk(b, r, optional, depth+1)
+			} else if r := l.rules[n.text]; r != nil {
+				walk(b, r, optional, depth+1)
+			}
+		case list:
+			lst := b.lists[n.text]
+			if lst == nil {
+				lst = l.lists[n.text]
+			}
+			if lst == nil {
+				return
+			}
+			for _, v := range lst.values {
+				if v.in != nil {
+					walk(b, v.in, optional, depth+1)
+				} else {
+					add(v.text, optional)
+				}
+			}
+		}
+		for _, it := range n.items {
+			walk(b, it, optional, depth+1)
+		}
+	}
+	for _, ci := range l.intents {
+		if ci.name != intentName {
+			continue
+		}
+		for _, b := range ci.data {
+			for _, s := range b.sentences {
+				walk(b, s.root, false, 0)
+			}
+		}
+	}
+	for _, w := range order {
+		if isCore[w] {
+			core = append(core, w)
+		} else {
+			extra = append(extra, w)
+		}
+	}
+	return core, extra
 }

@@ -80,7 +80,9 @@ type Command struct {
 	FromIntent func(ctx context.Context, m Match) (Claim, error)
 	// Hidden keeps the command from the model: the offline path alone
 	// reaches it (Home Assistant's intents as the service calls they make).
+	// Alias names the command the model uses for the same requests.
 	Hidden bool
+	Alias  string
 	// PostProcess repairs a model's arguments using the raw utterance.
 	PostProcess func(args Args, utterance string) Args
 	// Validate checks the arguments as a whole; a Problem with Suggest set

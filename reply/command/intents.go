@@ -35,7 +35,22 @@ type Match struct {
 var ErrUnresolved = errors.New("command: a slot is not resolved")
 
 // Unresolved returns ErrUnresolved, saying which slot and why.
-func Unresolved(slot, why string) error { return fmt.Errorf("%w: %s: %s", ErrUnresolved, slot, why) }
+func Unresolved(slot, why string) error { return &unresolved{slot, why} }
+
+type unresolved struct{ slot, why string }
+
+func (u *unresolved) Error() string { return fmt.Sprintf("%v: %s: %s", ErrUnresolved, u.slot, u.why) }
+func (u *unresolved) Unwrap() error { return ErrUnresolved }
+
+// freeTextFailed reports an error over a slot of free text (a wildcard):
+// the template took words that were not what it wanted there.
+func freeTextFailed(res intent.Result, err error) bool {
+	var u *unresolved
+	if !errors.As(err, &u) {
+		return false
+	}
+	return res.Slots[u.slot].Wildcard
+}
 
 // Understood is what the offline path made of an utterance.
 type Understood struct {
@@ -269,4 +284,57 @@ func slotValue(l locale.Lang, p Parameter, s intent.Slot) (any, error) {
 		return v, nil
 	}
 	return strings.TrimSpace(read), nil
+}
+
+// Intents are the intents of the templates what was said matches best,
+// carried out or not, for the tool router: what the offline path
+// understood tells which tools the model needs.
+func (r *Registry) Intents(ctx context.Context, l locale.Lang, text string) []string {
+	lang, err := intent.Load(string(l))
+	if err != nil {
+		return nil
+	}
+	all := lang.RecognizeAll(text, r.matchOptions(ctx))
+	var out []string
+	for _, res := range all {
+		if intent.Compare(all[0], res) != 0 {
+			break
+		}
+		// A match whose free text the command could not read ("I need to
+		// be woken and reminded" as a sum of two things) tells nothing.
+		if hasFreeText(res) {
+			if _, _, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text}); freeTextFailed(res, err) {
+				continue
+			}
+		}
+		if !slices.Contains(out, res.Intent) {
+			out = append(out, res.Intent)
+		}
+	}
+	return out
+}
+
+// ToolsFor are the commands the model uses for an intent: those that
+// carry it out, or for a hidden one the command it stands for.
+func (r *Registry) ToolsFor(name string) []string {
+	var out []string
+	for _, c := range r.handlers(name) {
+		n := c.Name
+		if c.Hidden {
+			n = c.Alias
+		}
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func hasFreeText(res intent.Result) bool {
+	for _, s := range res.Slots {
+		if s.Wildcard {
+			return true
+		}
+	}
+	return false
 }

@@ -13,7 +13,7 @@ func Calculate() *command.Command {
 	return &command.Command{
 		Name:        "calculate",
 		Description: "Arithmetic on two numbers. percent: a percent of b.",
-		Keywords:    []string{"plus", "minus", "times", "divided", "percent", "power", "calculate"},
+		Keywords:    []string{"plus", "minus", "times", "divided", "percent", "power", "calculate", "combine", "altogether", "in total", "add up", "sum of"},
 		Parameters: []command.Parameter{
 			{Name: "a", Type: "float", Required: true},
 			{Name: "operation", Type: "string", Required: true, Enum: []string{"add", "subtract", "multiply", "divide", "power", "percent"}},

@@ -226,6 +226,7 @@ func Service(c *Client) *command.Command {
 		Name:        "home_service",
 		Description: "Home Assistant service calls for what was said, matched offline.",
 		Hidden:      true,
+		Alias:       "home_control",
 		Secrets:     secrets,
 		Parameters: []command.Parameter{
 			{Name: "intent", Type: "string", Required: true},

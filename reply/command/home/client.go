@@ -64,6 +64,9 @@ type Client struct {
 	fetched time.Time
 	house   *House
 	houseAt time.Time
+	// failed is why the house could not be read at failedAt.
+	failed   error
+	failedAt time.Time
 	listCache
 }
 
@@ -94,7 +97,7 @@ func (c *Client) States(ctx context.Context) ([]Entity, error) {
 // Forget drops the cached state list: the next call reads it again.
 func (c *Client) Forget() {
 	c.mu.Lock()
-	c.states, c.house = nil, nil
+	c.states, c.house, c.failed = nil, nil, nil
 	c.mu.Unlock()
 }
 
@@ -122,6 +125,9 @@ func (c *Client) CallMany(ctx context.Context, domain, service string, entities 
 }
 
 func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	if c.secrets == nil {
+		return ErrNotSetUp
+	}
 	base, err := c.secrets.Get(ctx, URLSecret)
 	if err != nil {
 		return fmt.Errorf("home: %w", err)

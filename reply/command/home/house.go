@@ -85,9 +85,17 @@ func (c *Client) House(ctx context.Context) (House, error) {
 		c.mu.Unlock()
 		return h, nil
 	}
+	if time.Since(c.failedAt) < c.Refresh && c.failed != nil {
+		err := c.failed // Home Assistant did not answer a moment ago: no wait for it on every turn
+		c.mu.Unlock()
+		return House{}, err
+	}
 	c.mu.Unlock()
 	states, err := c.States(ctx)
 	if err != nil {
+		c.mu.Lock()
+		c.failed, c.failedAt = err, time.Now()
+		c.mu.Unlock()
 		return House{}, err
 	}
 	h := House{Entities: slices.Clone(states)}

@@ -19,6 +19,7 @@ func Query(c *Client) *command.Command {
 		Name:        "home_query",
 		Description: "Answers about the house's devices, matched offline.",
 		Hidden:      true,
+		Alias:       "home_state",
 		Secrets:     secrets,
 		Parameters: []command.Parameter{
 			{Name: "intent", Type: "string", Required: true},
