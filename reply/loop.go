@@ -94,6 +94,13 @@ func (t *turn) converse(ctx context.Context) error {
 			case t.malformed && len(t.res.Sentences) == 0:
 				e.log.Warn("malformed answer not spoken", "chars", len(content))
 				t.speak(t.lang.T(trouble))
+			case len(t.res.Sentences) == 0 && t.lastResult != "" && !t.askedAgain:
+				// Nothing said right after a tool answered: ask once more.
+				t.askedAgain = true
+				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: content}, llm.Message{Role: llm.RoleUser, Content: answerNow})
+				continue
+			case len(t.res.Sentences) == 0 && t.lastSpoken != "":
+				t.speakText(t.lastSpoken) // the tool's own answer, rather than none
 			case len(t.res.Sentences) == 0:
 				t.speak(t.lang.T("Sorry, I have no answer to that."))
 				return errors.New("reply: the model's answer was empty")
@@ -173,14 +180,23 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 	if resp.EndConversation {
 		return content, resp, true // stop: say nothing more
 	}
-	if resp.Kind == command.Invalid && len(valid(resp)) > 0 {
+	if resp.Kind == command.Invalid {
 		t.seen[key] = false // the same call may come back corrected
 		if t.invalid[call.Name]++; t.invalid[call.Name] >= 2 {
-			// The model missed twice even with the valid values: ask.
-			t.speak(choose(t.lang, resp))
+			// The model missed twice: ask the user, with the valid values
+			// when there are some.
+			if len(valid(resp)) > 0 {
+				t.speak(choose(t.lang, resp))
+			} else {
+				t.speak(clarify(t.lang, resp))
+			}
 			t.res.FollowUp = true
 			return content, resp, true
 		}
+	}
+	if !failed {
+		t.lastResult = content
+		t.lastSpoken = resp.Spoken
 	}
 	if !failed && (e.o.ToolDigest == On || e.o.ToolDigest == Auto && t.small) {
 		timeout, ok := t.worth("tool digest", distil.Overhead+len(t.q.Text)+len(content), 80, e.o.DigestTimeout)
@@ -334,6 +350,19 @@ func choose(l locale.Lang, r command.Response) string {
 		return r.Spoken
 	}
 	return l.T("Which one do you mean: %s?", l.Or(v))
+}
+
+// clarify asks the user for what a call was missing when no list of
+// valid values says it: the command's own question, or one naming the
+// argument.
+func clarify(l locale.Lang, r command.Response) string {
+	if strings.HasSuffix(strings.TrimSpace(r.Spoken), "?") {
+		return r.Spoken
+	}
+	for _, p := range r.Problems {
+		return l.T("What should the %s be?", strings.ReplaceAll(p.Param, "_", " "))
+	}
+	return l.T("Could you say that again another way?")
 }
 
 // apologize says the one sentence for a model that failed: what the

@@ -62,16 +62,21 @@ type turn struct {
 	allowed   []string // tool names offered
 
 	// Loop state.
-	text      bool              // tools described in text
-	seen      map[string]bool   // tool calls made, for duplicate suppression
-	invalid   map[string]int    // invalid calls per tool
-	searches  int               // search_tools calls
-	stepsDone int               // plan tool steps executed directly
-	parts     []string          // compound query parts, in text mode
-	answered  int               // tool results received, in text mode
-	malformed bool              // an answer failed the guard
-	lastSaid  string            // the last candidate reply, for out of turns
-	results   map[string]string // tool results by call, for the out-of-turns digest
+	text      bool            // tools described in text
+	seen      map[string]bool // tool calls made, for duplicate suppression
+	invalid   map[string]int  // invalid calls per tool
+	searches  int             // search_tools calls
+	stepsDone int             // plan tool steps executed directly
+	parts     []string        // compound query parts, in text mode
+	answered  int             // tool results received, in text mode
+	malformed bool            // an answer failed the guard
+	lastSaid  string          // the last candidate reply, for out of turns
+	// lastResult and lastSpoken are the last successful tool call's
+	// result and own answer; askedAgain is set once an empty answer after
+	// it was asked for again.
+	lastResult, lastSpoken string
+	askedAgain             bool
+	results                map[string]string // tool results by call, for the out-of-turns digest
 }
 
 // speak hands a sentence to the caller.

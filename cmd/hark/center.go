@@ -168,7 +168,7 @@ func serveCenter(ctx context.Context, e env, cfg *config.Loaded, res config.Reso
 	house := ha.NewClient(db.Secrets(cfg.Commands.SecretsKey))
 	own := func() []*command.Command {
 		return append([]*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
-			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem),
+			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem, db.Diary()),
 			weather.Command(wc, &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location}),
 			ha.Control(house), ha.State(house)}, lookups(cfg, db.Secrets(cfg.Commands.SecretsKey))...)
 	}

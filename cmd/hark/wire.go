@@ -143,7 +143,7 @@ func (a *app) wire() error {
 		Log:          log,
 	})
 	wc := weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
-	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.SealedFacts(a.db.Secrets(cfg.Commands.SecretsKey)), Status: a},
+	cmds := allCommands(builtin.Deps{Schedule: a.alerts, Alerts: a.alerts, Mixer: a.mixer, Memory: a.db.SealedFacts(a.db.Secrets(cfg.Commands.SecretsKey)), Diary: a.db.Diary(), Status: a},
 		append([]*command.Command{weather.Command(wc, &home{settings: a.db.Settings(), client: wc, name: cfg.Weather.Location}),
 			ha.Control(a.house), ha.State(a.house), ha.Service(a.house), ha.Query(a.house)}, lookups(cfg, a.db.Secrets(cfg.Commands.SecretsKey))...)...)
 	if err := a.commands.Register(cmds...); err != nil {

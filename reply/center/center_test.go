@@ -85,7 +85,7 @@ func newCenter(t *testing.T, dir string, o Options) *centerSide {
 	o.ServerTools = func(loc *time.Location) []*command.Command {
 		mem := db.SealedFacts(db.Secrets(""))
 		return []*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
-			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem)}
+			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem, db.Diary())}
 	}
 	o.Engine = func(cv Conversation) (*reply.Engine, error) {
 		return reply.New(reply.Options{Model: client, Info: client, ModelName: served.Name, Server: c.llm.URL, Meter: meter,

@@ -12,6 +12,8 @@ type Deps struct {
 	Alerts Alerts
 	Mixer  Mixer
 	Memory Memory
+	// Diary is searched with the facts; nil for none.
+	Diary  Diary
 	Status StatusSource
 }
 
@@ -23,7 +25,7 @@ func All(d Deps) []*command.Command {
 		SetAlarm(d.Schedule), SetReminder(d.Schedule), ListReminders(d.Schedule), CancelReminder(d.Schedule, d.Alerts),
 		Volume(d.Mixer),
 		Time(), Calculate(), Convert(),
-		Remember(d.Memory), Forget(d.Memory), SearchMemory(d.Memory),
+		Remember(d.Memory), Forget(d.Memory), SearchMemory(d.Memory, d.Diary),
 		Status(d.Status),
 		Stop(d.Alerts),
 	}

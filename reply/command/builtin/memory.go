@@ -24,6 +24,11 @@ type Memory interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// Diary is the record of past conversations; *storage.Diary is one.
+type Diary interface {
+	Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]storage.DiaryEntry, error)
+}
+
 // secretWords are what a request for a remembered secret names.
 var secretWords = []string{"password", "passcode", "passphrase", "code", "pin", "combination", "combo", "cvv", "cvc", "key", "token", "number"}
 
@@ -96,10 +101,13 @@ func covers(fact, query string) bool {
 }
 
 // SearchMemory is search_memory: what the user told Hark to remember.
-func SearchMemory(m Memory) *command.Command {
+// SearchMemory is search_memory: the facts the user asked to be
+// remembered, and what was talked about in past conversations (the diary;
+// nil for none): "do you remember when we talked about Paris".
+func SearchMemory(m Memory, diary Diary) *command.Command {
 	return &command.Command{
 		Name:        "search_memory",
-		Description: "Look up facts the user asked to be remembered.",
+		Description: "Look up facts the user asked to be remembered, and past conversations.",
 		Keywords:    []string{"remember", "told you", "memory"},
 		Parameters:  []command.Parameter{{Name: "query", Type: "string", Required: true, Description: "keywords"}},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
@@ -134,15 +142,31 @@ func SearchMemory(m Memory) *command.Command {
 				facts = append(facts, text)
 			}
 			data := map[string]any{"facts": facts}
-			if len(facts) == 0 {
-				return command.Said(lang(c).T("I don't remember anything about that."), data), nil
-			}
-			spoken := make([]string, len(facts))
-			for i, f := range facts {
-				spoken[i] = placeholder.ReplaceAllString(f, lang(c).T("a secret"))
-			}
 			l := lang(c)
-			resp := command.Said(l.T("You told me: %s.", strings.Join(quoted(l, spoken), l.T(". And "))), data)
+			talks, err := pastTalks(ctx, diary, q, aboutMe)
+			if err != nil {
+				return command.Response{}, err
+			}
+			var said []string
+			if len(facts) > 0 {
+				spoken := make([]string, len(facts))
+				for i, f := range facts {
+					spoken[i] = placeholder.ReplaceAllString(f, l.T("a secret"))
+				}
+				said = append(said, l.T("You told me: %s.", strings.Join(quoted(l, spoken), l.T(". And "))))
+			}
+			var conversations []map[string]any
+			for _, e := range talks {
+				conversations = append(conversations, map[string]any{"date": e.Date.Format("2006-01-02"), "summary": e.Summary})
+				said = append(said, l.T("On %s we talked about this: %s", l.Date(e.Date), strings.TrimSpace(e.Summary)))
+			}
+			if len(conversations) > 0 {
+				data["conversations"] = conversations
+			}
+			if len(said) == 0 {
+				return command.Said(l.T("I don't remember anything about that."), data), nil
+			}
+			resp := command.Said(strings.Join(said, " "), data)
 			resp.Reveal = revealed
 			return resp, nil
 		},
@@ -178,4 +202,27 @@ func secretsOf(said string) []string {
 		out = append(out, r.Restore(p))
 	}
 	return out
+}
+
+// talkWords say that a question is about a past conversation, not a
+// fact: they are not what was talked about.
+var talkWords = map[string]bool{"when": true, "we": true, "talked": true, "talk": true, "spoke": true, "said": true,
+	"discussed": true, "about": true, "conversation": true, "chatted": true, "last": true, "time": true}
+
+// pastTalks are up to two past conversations whose summaries name what
+// the question is about.
+func pastTalks(ctx context.Context, diary Diary, q string, aboutMe bool) ([]storage.DiaryEntry, error) {
+	if diary == nil || aboutMe {
+		return nil, nil
+	}
+	var keywords []string
+	for w := range storage.ContentWords(q) {
+		if !talkWords[w] {
+			keywords = append(keywords, w)
+		}
+	}
+	if len(keywords) == 0 {
+		return nil, nil
+	}
+	return diary.Search(ctx, keywords, time.Time{}, time.Time{}, 2)
 }
