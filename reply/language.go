@@ -1,6 +1,7 @@
 package reply
 
 import (
+	"context"
 	"strings"
 
 	"github.com/harkbox/hark/locale"
@@ -15,7 +16,9 @@ import (
 func (e *Engine) language(q Query) (locale.Lang, string) {
 	code := q.Language
 	if code == "" {
-		if l, ok := locale.Detect(q.Text); ok {
+		if l, ok := e.templatesRead(q.Text); ok {
+			code = string(l) // the one language whose templates read it
+		} else if l, ok := locale.Detect(q.Text); ok {
 			code = string(l)
 		} else {
 			code = e.o.Language
@@ -29,4 +32,23 @@ func (e *Engine) language(q Query) (locale.Lang, string) {
 		}
 	}
 	return l, code
+}
+
+// templatesRead returns the language whose sentence templates match typed
+// text, when exactly one does: "schalte das Licht aus" is German whatever
+// its words look like to the detector.
+func (e *Engine) templatesRead(text string) (locale.Lang, bool) {
+	if e.o.Commands == nil {
+		return "", false
+	}
+	var found []locale.Lang
+	for _, l := range locale.All {
+		if len(e.o.Commands.Intents(context.Background(), l, text)) > 0 {
+			found = append(found, l)
+		}
+	}
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
 }
