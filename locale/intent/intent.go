@@ -46,6 +46,18 @@ type Language struct {
 	literals []string
 	numbers  func(words []string) (float64, int, bool)
 	words    sync.Map // intent → []string, as Words computed them
+
+	// The prefilter's index: the literals found by one walk, and the
+	// sentences by one clause each (every sentence is reached through an
+	// atom of its anchor clause, or always when it has none).
+	finder     *finder
+	all        []*sentence
+	byLiteral  [][]int32 // literal → sentences anchored on it
+	byRuntime  [4][]int32
+	anchorless []int32
+	// skipped are the sentences whose intents say a skip word themselves:
+	// only they are tried again on what was said with its skip words.
+	skipped []int32
 }
 
 type compiledIntent struct {
@@ -71,6 +83,7 @@ type sentence struct {
 	text string
 	root *node
 	need []clause // all must hold of what was said
+	blk  *block
 }
 
 // Value is one value of a list given at run time: the words that say it,
@@ -303,6 +316,7 @@ func Compile(s Source) (*Language, error) {
 		}
 		l.intents = append(l.intents, ci)
 	}
+	l.index(s.SkipWords)
 	return l, nil
 }
 
@@ -340,7 +354,7 @@ func (l *Language) compileBlock(intent string, d SourceData, lits map[string]int
 		if err != nil {
 			return nil, fmt.Errorf("intent: %s: %w", intent, err)
 		}
-		s := &sentence{text: text, root: prepared(n)}
+		s := &sentence{text: text, root: prepared(n), blk: b}
 		need, err := l.needs(b, s.root, 0)
 		if err != nil {
 			return nil, fmt.Errorf("intent: %s: %q: %w", intent, text, err)
@@ -591,4 +605,76 @@ func (l *Language) words0(intentName string) (core, extra []string) {
 		}
 	}
 	return core, extra
+}
+
+// index builds the prefilter's index once every sentence is compiled: each
+// sentence is filed under the atoms of the clause of it that is rarest
+// across the language (any clause would do; a rare one tries fewest).
+func (l *Language) index(skipWords []string) {
+	l.finder = newFinder(l.literals)
+	l.byLiteral = make([][]int32, len(l.literals))
+	freq := make([]int, len(l.literals))
+	for _, ci := range l.intents {
+		for _, b := range ci.data {
+			for _, s := range b.sentences {
+				l.all = append(l.all, s)
+				for _, c := range s.need {
+					for _, a := range c {
+						if a >= 0 {
+							freq[a]++
+						}
+					}
+				}
+			}
+		}
+	}
+	cost := func(c clause) int {
+		n := 0
+		for _, a := range c {
+			if a < 0 {
+				n += len(l.all) / 4 // a name said is common
+			} else {
+				n += freq[a]
+			}
+		}
+		return n
+	}
+	skips := map[string]bool{}
+	for _, w := range skipWords {
+		for _, f := range strings.Fields(normText(w)) {
+			skips[f] = true
+		}
+	}
+	saysSkip := map[string]bool{}
+	for _, ci := range l.intents {
+		core, extra := l.Words(ci.name)
+		for _, w := range append(core, extra...) {
+			if skips[w] {
+				saysSkip[ci.name] = true
+			}
+		}
+	}
+	for i, s := range l.all {
+		id := int32(i)
+		if saysSkip[s.blk.intent] {
+			l.skipped = append(l.skipped, id)
+		}
+		if len(s.need) == 0 {
+			l.anchorless = append(l.anchorless, id)
+			continue
+		}
+		anchor := s.need[0]
+		for _, c := range s.need[1:] {
+			if cost(c) < cost(anchor) {
+				anchor = c
+			}
+		}
+		for _, a := range anchor {
+			if a < 0 {
+				l.byRuntime[-a] = append(l.byRuntime[-a], id)
+			} else {
+				l.byLiteral[a] = append(l.byLiteral[a], id)
+			}
+		}
+	}
 }

@@ -109,38 +109,38 @@ func (l *Language) Recognize(said string, o Options) (best Result, ambiguous, ok
 // word another needs (German "mal" is a filler, and "times").
 func (l *Language) RecognizeAll(said string, o Options) []Result {
 	in, cased := l.normalize(said)
-	out := l.recognize(in, cased, o)
-	if whole, wholeCased := l.normalizeSkipping(said, false); whole != in {
-		out = append(out, l.recognize(whole, wholeCased, o)...)
+	out := l.recognize(in, cased, o, nil)
+	if whole, wholeCased := l.normalizeSkipping(said, false); whole != in && len(l.skipped) > 0 {
+		out = append(out, l.recognize(whole, wholeCased, o, l.skipped)...)
 	}
 	slices.SortStableFunc(out, Compare)
 	return out
 }
 
-func (l *Language) recognize(in, cased string, o Options) []Result {
+// recognize matches the sentences the prefilter lets through (of only,
+// when given) against what was said.
+func (l *Language) recognize(in, cased string, o Options, only []int32) []Result {
 	if strings.TrimSpace(in) == "" {
 		return nil
 	}
 	have := l.prefilter(in, &o)
 	words := strings.Fields(in)
 	var out []Result
-	for _, ci := range l.intents {
-		for _, b := range ci.data {
-			if len(b.keywords) > 0 && !slices.ContainsFunc(words, func(w string) bool { return slices.Contains(b.keywords, w) }) {
-				continue
-			}
-			if !contextPossible(b, o.Context) {
-				continue
-			}
-			for _, s := range b.sentences {
-				if !have.holds(s.need) {
-					continue
-				}
-				r := &run{lang: l, blk: b, in: in, cased: cased, o: &o}
-				r.matchSentence(s)
-				out = append(out, r.results...)
-			}
+	for _, id := range l.candidates(have, only) {
+		s := l.all[id]
+		b := s.blk
+		if !have.holds(s.need) {
+			continue
 		}
+		if len(b.keywords) > 0 && !slices.ContainsFunc(words, func(w string) bool { return slices.Contains(b.keywords, w) }) {
+			continue
+		}
+		if !contextPossible(b, o.Context) {
+			continue
+		}
+		r := &run{lang: l, blk: b, in: in, cased: cased, o: &o}
+		r.matchSentence(s)
+		out = append(out, r.results...)
 	}
 	return out
 }
@@ -177,6 +177,7 @@ type run struct {
 	o     *Options
 
 	sent    *sentence
+	follow  *node       // what comes right after the list being matched, if known
 	slots   []namedSlot // filled so far, in order
 	ctx     []ctxEntry  // context gained so far
 	literal int
@@ -291,7 +292,13 @@ func (r *run) seq(items []*node, pos int, start bool, k cont) bool {
 	if len(items) == 0 {
 		return k(pos, start)
 	}
-	return r.match(items[0], pos, start, func(p int, s bool) bool { return r.seq(items[1:], p, s, k) })
+	rest := func(p int, s bool) bool { return r.seq(items[1:], p, s, k) }
+	if items[0].kind == list && len(items) > 1 {
+		// A wildcard ends only where what follows it may start.
+		r.follow = items[1]
+		defer func() { r.follow = nil }()
+	}
+	return r.match(items[0], pos, start, rest)
 }
 
 // text matches literal template text. At the start of a word spaces
@@ -359,6 +366,9 @@ func (r *run) lookup(name string) *List {
 
 func (r *run) list(n *node, pos int, start bool, k cont) bool {
 	l := r.lookup(n.text)
+	if l == nil || !l.wildcard {
+		r.follow = nil // for a wildcard only
+	}
 	if l == nil || pos >= len(r.in) {
 		return false
 	}
@@ -430,8 +440,13 @@ func (r *run) value(n *node, v *listValue, from, end int, start bool, k cont) bo
 // template writes it against the next word.
 func (r *run) wildcard(n *node, pos int, k cont) bool {
 	pos = skipSpaces(r.in, pos)
+	follow := r.follow
+	r.follow = nil
 	for e := pos + 1; e < len(r.in); e++ { // the words end with a space
 		if !utf8.RuneStart(r.in[e]) || n.wordEnd && r.in[e] != ' ' {
+			continue
+		}
+		if follow != nil && !follow.mayStart(r.in[skipSpaces(r.in, e)%len(r.in)]) {
 			continue
 		}
 		said := strings.TrimSpace(r.cased[pos:e])

@@ -152,9 +152,7 @@ type said struct {
 func (l *Language) prefilter(in string, o *Options) said {
 	f := " " + filterText(in)
 	s := said{lits: make([]bool, len(l.literals))}
-	for i, lit := range l.literals {
-		s.lits[i] = strings.Contains(f, lit)
-	}
+	l.finder.find(f, s.lits)
 	for name, atom := range runtimeAtoms {
 		if lst := o.Lists[name]; lst != nil {
 			s.runtime[-atom] = lst.anyIn(f)
@@ -192,4 +190,43 @@ func (l *List) anyIn(f string) bool {
 		}
 	}
 	return false
+}
+
+// candidates are the sentences, in order, that may match what the
+// prefilter saw: those filed under an atom that was said, and those with
+// nothing to file them under; only among them when only is set.
+func (l *Language) candidates(s said, only []int32) []int32 {
+	pick := make([]bool, len(l.all))
+	for _, id := range l.anchorless {
+		pick[id] = true
+	}
+	for lit, found := range s.lits {
+		if found {
+			for _, id := range l.byLiteral[lit] {
+				pick[id] = true
+			}
+		}
+	}
+	for a, found := range s.runtime {
+		if found {
+			for _, id := range l.byRuntime[a] {
+				pick[id] = true
+			}
+		}
+	}
+	var out []int32
+	if only != nil {
+		for _, id := range only {
+			if pick[id] {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	for id, ok := range pick {
+		if ok {
+			out = append(out, int32(id))
+		}
+	}
+	return out
 }
