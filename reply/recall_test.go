@@ -63,17 +63,14 @@ func recallSet(t *testing.T, reg *command.Registry) []recallCase {
 			out = append(out, recallCase{locale.English, x.Utterance, []string{c.Name}})
 		}
 	}
-	for _, f := range []recallCase{
+	return append(out, []recallCase{
 		{locale.English, "What do I get when I combine seventeen cats with twenty five more cats?", []string{"calculate"}},
 		{locale.English, "how many inches is a meter", []string{"convert_measurement"}},
 		{locale.English, "could you wake me tomorrow at half past six", []string{"set_alarm"}},
 		{locale.German, "kannst du mich morgen um sieben wecken", []string{"set_alarm"}},
 		{locale.French, "combien de temps reste-t-il sur le minuteur des pâtes", []string{"check_timers"}},
 		{locale.Spanish, "qué tiempo va a hacer el sábado en Sevilla", []string{"get_weather"}},
-	} {
-		out = append(out, f)
-	}
-	return out
+	}...)
 }
 
 // recallHouse is the house the sampled sentences name: a lamp, a

@@ -260,14 +260,7 @@ func confirmRefine(text string, last command.Args) (command.Args, bool) {
 	if !unlocks(fromArgs(last)) {
 		return nil, false
 	}
-	t := strings.Join(strings.Fields(strings.ToLower(strings.Trim(text, " .!?"))), " ")
-	switch {
-	case slices.Contains(yes, t):
-		return command.Args{"confirmed": "yes"}, true
-	case slices.Contains(no, t):
-		return command.Args{"confirmed": "no"}, true
-	}
-	return nil, false
+	return yesOrNo(text)
 }
 
 func unlocks(cs []serviceCall) bool {

@@ -218,19 +218,31 @@ var (
 	no  = []string{"no", "no thanks", "nope", "cancel", "don't", "do not", "leave it", "keep it locked", "never mind"}
 )
 
+// said is what was said, lower-cased, its spaces single and its end's
+// punctuation gone.
+func said(text string) string {
+	return strings.Join(strings.Fields(strings.ToLower(strings.Trim(text, " .!?"))), " ")
+}
+
+// yesOrNo reads the yes or no to an unlock asked about.
+func yesOrNo(text string) (command.Args, bool) {
+	t := said(text)
+	switch {
+	case slices.Contains(yes, t):
+		return command.Args{"confirmed": "yes"}, true
+	case slices.Contains(no, t):
+		return command.Args{"confirmed": "no"}, true
+	}
+	return nil, false
+}
+
 // refine reads a follow-up to home_control: the yes or no to an unlock,
 // or a new value for the last change ("make it 30", "actually blue").
 func refine(text string, last command.Args) (command.Args, bool) {
-	t := strings.Join(strings.Fields(strings.ToLower(strings.Trim(text, " .!?"))), " ")
 	if opensLock(last.String("action"), last.String("entity")) {
-		switch {
-		case slices.Contains(yes, t):
-			return command.Args{"confirmed": "yes"}, true
-		case slices.Contains(no, t):
-			return command.Args{"confirmed": "no"}, true
-		}
-		return nil, false
+		return yesOrNo(text)
 	}
+	t := said(text)
 	if actions[last.String("action")].data == "" {
 		return nil, false
 	}
