@@ -3,6 +3,7 @@ package home_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -119,13 +120,20 @@ const (
 	refused
 )
 
+// fileDomain is the domain a test file is about: media_player of
+// media_player_HassMediaNext.yaml.
+func fileDomain(file string) string {
+	d, _, _ := strings.Cut(file, "_Hass")
+	return d
+}
+
 // nothingFits reports whether no device of the house is one the labelled
 // slots and the test file's domain allow.
 func nothingFits(h intenttest.House, c intenttest.Case) bool {
 	if strings.HasPrefix(c.File, "homeassistant_") && !slices.ContainsFunc([]string{"name", "area", "floor", "domain", "device_class"}, func(k string) bool { _, ok := c.Slots[k]; return ok }) {
 		return false
 	}
-	domain, _, _ := strings.Cut(c.File, "_")
+	domain := fileDomain(c.File)
 	areaOf := func(name any) (intenttest.Area, bool) {
 		for _, a := range h.Areas {
 			if slices.ContainsFunc(intent.Expand(a.Name), func(n string) bool { return intenttest.Same(n, name) }) {
@@ -143,6 +151,120 @@ func nothingFits(h intenttest.House, c intenttest.Case) bool {
 		}
 	}
 	return true
+}
+
+// fit is the house with the device a labelled sentence asks for when the
+// fixtures lack one (they were written for recognition only: "turn on
+// the fans in the kitchen" with no fan there): one of the test file's
+// domain, with the labelled name, in the labelled area (or one on the
+// labelled floor, or the speaker's), its state and attributes those of
+// another of its domain. False when the label does not say enough.
+func fit(h intenttest.House, c intenttest.Case) (intenttest.House, bool) {
+	if c.Intent == "HassGetState" {
+		return h, false // a question's answer is the state, which no label says
+	}
+	one := func(v any) (string, bool) {
+		if l, ok := v.([]any); ok && len(l) > 0 {
+			v = l[0]
+		}
+		s, ok := v.(string)
+		return s, ok && s != ""
+	}
+	domain := fileDomain(c.File)
+	if domain == "homeassistant" {
+		d, ok := one(c.Slots["domain"])
+		if !ok {
+			return h, false
+		}
+		domain = d
+	}
+	e := intenttest.Entity{ID: domain + ".fitted", Name: domain + " fitted", State: "off", Attributes: map[string]any{}}
+	for _, o := range h.Entities {
+		if o.Domain() == domain {
+			e.State, e.Attributes = o.State, maps.Clone(o.Attributes)
+			break
+		}
+	}
+	if n, ok := one(c.Slots["name"]); ok && n != "all" {
+		e.Name = n
+	}
+	if dc, ok := one(c.Slots["device_class"]); ok {
+		e.Attributes["device_class"] = dc
+	}
+	areaNamed := func(name string) (intenttest.Area, bool) {
+		for _, a := range h.Areas {
+			if slices.ContainsFunc(intent.Expand(a.Name), func(n string) bool { return intenttest.Same(n, name) }) {
+				return a, true
+			}
+		}
+		return intenttest.Area{}, false
+	}
+	area, hasArea := one(c.Slots["area"])
+	if !hasArea {
+		area, hasArea = one(c.Context["area"])
+	}
+	switch f, onFloor := one(c.Slots["floor"]); {
+	case onFloor:
+		for _, fl := range h.Floors {
+			if slices.ContainsFunc(intent.Expand(fl.Name), func(n string) bool { return intenttest.Same(n, f) }) {
+				for _, a := range h.Areas {
+					if a.Floor == fl.ID && (!hasArea || intenttest.Same(first(a.Name), area)) {
+						e.Area = a.ID
+					}
+				}
+			}
+		}
+		if e.Area == "" {
+			return h, false
+		}
+	case hasArea:
+		a, ok := areaNamed(area)
+		if !ok {
+			return h, false
+		}
+		e.Area = a.ID
+	}
+	h.Entities = append(slices.Clone(h.Entities), e)
+	return h, !nothingFits(h, c)
+}
+
+// withZone is the house with the zone a question about people names
+// ("is anyone at school"): Home Assistant has a zone for each place a
+// person can be in, the fixtures none.
+func withZone(h intenttest.House, c intenttest.Case) intenttest.House {
+	place, ok := c.Slots["state"].(string)
+	if c.Intent != "HassGetState" || c.Slots["domain"] != "person" || !ok || place == "home" || place == "not_home" {
+		return h
+	}
+	h.Entities = append(slices.Clone(h.Entities), intenttest.Entity{ID: "zone.labelled", Name: place, State: "0"})
+	return h
+}
+
+// yesNo reads an answer's first word: 1 for a yes, -1 for a no, 0 for
+// neither.
+func yesNo(answer string) int {
+	w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(answer)), " ")
+	switch strings.Trim(w, ".,:;!¡") {
+	case "yes", "ja", "oui", "sí", "si":
+		return 1
+	case "no", "nein", "non":
+		return -1
+	}
+	return 0
+}
+
+// uniqueIDs gives each entity an id of its own: a fixture may hold one
+// id twice (two phones, each binary_sensor.phone_connectivity), which
+// Home Assistant cannot.
+func uniqueIDs(h intenttest.House) intenttest.House {
+	seen := map[string]int{}
+	h.Entities = slices.Clone(h.Entities)
+	for i, e := range h.Entities {
+		if seen[e.ID]++; seen[e.ID] > 1 {
+			h.Entities[i].ID = fmt.Sprintf("%s_%d", e.ID, seen[e.ID])
+		}
+	}
+	return h
 }
 
 // judge says whether the offline path's call does what the label says.
@@ -313,7 +435,7 @@ func allowed(h intenttest.House, c intenttest.Case, e intenttest.Entity, areaOf 
 		}
 		if a, ok := c.Slots["area"]; ok {
 			if want, found := areaOf(a); !found || e.Area != want.ID {
-				if _, named := c.Slots["name"]; !named {
+				if n, named := c.Slots["name"]; !named || n == "all" {
 					return fmt.Sprintf("%s is not in %v", id, a)
 				}
 			}
@@ -383,7 +505,9 @@ func values(c intenttest.Case, args map[string]any, data []map[string]any) (outc
 // TestHouseholdBar reports, per language, the share of the labelled
 // household sentences carried out correctly with no model, and wrongly;
 // it fails under the bar (90 % correct, at most 0.5 % wrong, on the
-// held-out half).
+// held-out half). A sentence whose device the fixtures lack is said in a
+// house that has it (fit); a yes or no answer opposite to Home
+// Assistant's is wrong.
 func TestHouseholdBar(t *testing.T) {
 	dir := intenttest.Dir()
 	if dir == "" {
@@ -394,16 +518,29 @@ func TestHouseholdBar(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		h = uniqueIDs(h)
 		type tally struct{ n, ok, refused, wrong int }
 		var all, held, other tally
 		var wrongs []string
+		fitted := 0
 		for _, c := range cases {
 			area, _ := c.Context["area"].(string)
+			h := h
+			if f, ok := fit(h, c); ok && nothingFits(h, c) {
+				h = f
+				if c.HeldOut && slices.Contains(supported, c.Intent) {
+					fitted++
+				}
+			}
+			h = withZone(h, c)
 			hh := newHousehold(t, h, area)
 			u := hh.reg.Understand(t.Context(), lang, c.Sentence)
 			res, why := judge(h, c, u)
 			if u.OK {
-				hh.reg.RunRoute(command.WithLanguage(t.Context(), string(lang)), u.Route, c.Sentence)
+				resp := hh.reg.RunRoute(command.WithLanguage(t.Context(), string(lang)), u.Route, c.Sentence)
+				if res == correct && len(c.Response) > 0 && yesNo(resp.Spoken)*yesNo(c.Response[0]) < 0 {
+					res, why = wrong, fmt.Sprintf("answered %q, Home Assistant %q", resp.Spoken, c.Response[0])
+				}
 			}
 			if !slices.Contains(supported, c.Intent) {
 				other.n++
@@ -436,14 +573,14 @@ func TestHouseholdBar(t *testing.T) {
 		}
 		pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 		sort.Strings(wrongs)
-		t.Logf("%s: held-out %d sentences: %.1f %% carried out correctly, %.1f %% with those rightly refused (no device fits), %.2f %% wrong; all %d: %.1f %%, %.1f %%, %.2f %% wrong; of %d for other intents %d wrongly acted on",
-			lang, held.n, pct(held.ok, held.n), pct(held.ok+held.refused, held.n), pct(held.wrong, held.n),
+		t.Logf("%s: held-out %d sentences (%d in a house given the device the fixtures lacked): %.1f %% carried out correctly, %.1f %% with those rightly refused (no device fits), %.2f %% wrong; all %d: %.1f %%, %.1f %%, %.2f %% wrong; of %d for other intents %d wrongly acted on",
+			lang, held.n, fitted, pct(held.ok, held.n), pct(held.ok+held.refused, held.n), pct(held.wrong, held.n),
 			all.n, pct(all.ok, all.n), pct(all.ok+all.refused, all.n), pct(all.wrong, all.n), other.n, other.wrong)
 		for _, w := range wrongs {
 			t.Logf("%s wrong: %s", lang, w)
 		}
-		if pct(held.ok+held.refused, held.n) < 90 || pct(held.wrong, held.n) > 0.5 {
-			t.Errorf("%s: %.1f %% correct, %.2f %% wrong on the held-out half; the bar is 90 %% and 0.5 %%", lang, pct(held.ok+held.refused, held.n), pct(held.wrong, held.n))
+		if pct(held.ok, held.n) < 90 || pct(held.wrong, held.n) > 0.5 {
+			t.Errorf("%s: %.1f %% correct, %.2f %% wrong on the held-out half; the bar is 90 %% and 0.5 %%", lang, pct(held.ok, held.n), pct(held.wrong, held.n))
 		}
 	}
 }

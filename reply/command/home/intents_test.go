@@ -15,7 +15,8 @@ import (
 // house is a flat of two floors: two lights and a switch in the kitchen,
 // a lamp in the living room, two blinds and a thermostat, a TV and a
 // speaker playing, a vacuum, locks, sensors, a to-do list; two lights
-// called "Ceiling Light", one in the kitchen and one in the bedroom.
+// called "Ceiling Light", one in the kitchen and one in the bedroom; Anna,
+// at work, and four zones.
 func house(t *testing.T) *hatest.HA {
 	ent := func(id, name, state, area string, attrs ...any) hatest.Entity {
 		a := map[string]any{}
@@ -45,6 +46,11 @@ func house(t *testing.T) *hatest.HA {
 			ent("sensor.outside", "Outside Temperature", "12", "", "unit_of_measurement", "°C", "device_class", "temperature"),
 			ent("todo.groceries", "Groceries", "3", ""),
 			ent("scene.movie", "Movie Night", "scening", ""),
+			ent("person.anna", "Anna", "Work", ""),
+			ent("zone.home", "Home", "1", ""),
+			ent("zone.work", "Work", "1", ""),
+			ent("zone.school", "School", "0", ""),
+			ent("zone.schule", "Schule", "0", ""),
 		})
 }
 
@@ -149,6 +155,13 @@ func TestHomeQuestions(t *testing.T) {
 		{locale.English, "", "what is the temperature in the living room", "Thermostat is at 21.5 degrees."},
 		{locale.English, "living room", "what is the temperature", "Thermostat is at 21.5 degrees."},
 		{locale.German, "", "ist das Wohnzimmerlicht an", ""},
+		{locale.English, "", "is Anna at work", "Yes."},
+		{locale.English, "", "is anyone at school", "No."},
+		{locale.German, "", "ist jemand in der Schule", "Nein."},
+		// "are all <a place>", a place being anything: not a zone, so not
+		// a question about people
+		{locale.German, "", "alle Türen im Flur öffnen", ""},
+		{locale.English, "", "is anyone at the turn on the lights", ""},
 	} {
 		ha := house(t)
 		reg := speakerIn(t, ha, tt.area)

@@ -43,12 +43,19 @@ func Query(c *Client) *command.Command {
 			case "HassGetWeather":
 				able = func(e Entity) bool { return e.Domain() == "weather" }
 			}
+			if st := m.Slots["state"]; st.Wildcard && !isPlace(h, st.Value) {
+				// "are all <anything>": a place is a zone Home Assistant knows
+				return command.Claim{}, command.Unresolved("state", fmt.Sprintf("no zone called %q", st.Text))
+			}
 			ts, err := targets(h, m, able, true)
 			if err != nil {
 				return command.Claim{}, err
 			}
 			s := scopeOf(m)
-			if m.Intent != "HassGetState" && s.name == "" && s.area == "" && len(ts) > 1 {
+			// Unnamed, the thermostats are each read out (a few of them);
+			// a weather entity is one to choose.
+			if m.Intent != "HassGetState" && s.name == "" && s.area == "" && len(ts) > 1 &&
+				(m.Intent != "HassClimateGetTemperature" || len(ts) > 4) {
 				return command.Claim{}, command.Unresolved("name", "several to choose from")
 			}
 			args := map[string]any{"intent": m.Intent, "entity_id": toAny(ids(ts))}
@@ -80,6 +87,23 @@ func Query(c *Client) *command.Command {
 			return command.Said(answer(l, call.Args.String("intent"), call.Args.String("ask"), call.Args.String("state"), es), data), nil
 		},
 	}
+}
+
+// isPlace reports whether a place said is one a person can be in: a zone
+// of Home Assistant's, or where someone is now (a person's state is the
+// name of the zone they are in).
+func isPlace(h House, place any) bool {
+	p, _ := place.(string)
+	p = strings.TrimSpace(p)
+	return p != "" && slices.ContainsFunc(h.Entities, func(e Entity) bool {
+		switch e.Domain() {
+		case "zone":
+			return strings.EqualFold(e.Name(), p)
+		case "person":
+			return strings.EqualFold(e.State, p)
+		}
+		return false
+	})
 }
 
 func statesData(es []Entity) []map[string]any {
@@ -132,11 +156,15 @@ func stateSaid(l locale.Lang, e Entity) string {
 func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
 	switch intentName {
 	case "HassClimateGetTemperature":
-		t, ok := es[0].Attributes["current_temperature"]
-		if !ok {
-			return l.T("%s doesn't say its temperature.", es[0].Name())
+		var said []string
+		for _, e := range es {
+			if t, ok := e.Attributes["current_temperature"]; ok {
+				said = append(said, l.T("%s is at %v degrees.", e.Name(), t))
+			} else {
+				said = append(said, l.T("%s doesn't say its temperature.", e.Name()))
+			}
 		}
-		return l.T("%s is at %v degrees.", es[0].Name(), t)
+		return strings.Join(said, " ")
 	case "HassGetWeather":
 		w := es[0]
 		if t, ok := w.Attributes["temperature"]; ok {
@@ -163,7 +191,7 @@ func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
 		}
 		return l.And(n)
 	}
-	switch ask {
+	switch askKind(ask) {
 	case "one_yesno":
 		if len(other) == 0 {
 			return l.T("Yes.")
@@ -197,6 +225,24 @@ func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
 		parts = append(parts, fmt.Sprintf("%s %s", e.Name(), stateSaid(l, e)))
 	}
 	return capital(l.And(parts)) + "."
+}
+
+// askKind is the kind of answer a template's response key asks for, as
+// English names it: the languages name their keys in their own words
+// (German "irgendeins"), French has variants ("any_doors").
+func askKind(key string) string {
+	if k, ok := map[string]string{
+		"einzeln": "one", "einzeln_janein": "one_yesno", "irgendeins": "any", "alle": "all",
+		"welches": "which", "wer": "which", "wie_viele": "how_many", "wo": "where",
+	}[key]; ok {
+		return k
+	}
+	for _, k := range []string{"one_yesno", "any", "all", "which", "how_many", "where"} {
+		if key == k || strings.HasPrefix(key, k+"_") {
+			return k
+		}
+	}
+	return key
 }
 
 func capital(s string) string {
