@@ -149,7 +149,7 @@ func TestHomeQuestions(t *testing.T) {
 		area, said string
 		want       string
 	}{
-		{locale.English, "", "is the bedroom window open", "No, Bedroom Window is off."},
+		{locale.English, "", "is the bedroom window open", "No, Bedroom Window is closed."},
 		{locale.English, "", "are any lights on", "Yes: Floor Lamp."},
 		{locale.English, "", "what is the outside temperature", "Outside Temperature is 12 °C."},
 		{locale.English, "", "what is the temperature in the living room", "Thermostat is at 21.5 degrees."},

@@ -118,6 +118,9 @@ func statesData(es []Entity) []map[string]any {
 // Home Assistant's own state words, with its unit.
 func stateSaid(l locale.Lang, e Entity) string {
 	s := e.State
+	if e.Domain() == "binary_sensor" {
+		s = binaryState(e)
+	}
 	switch s {
 	case "on":
 		s = l.T("on")
@@ -143,6 +146,18 @@ func stateSaid(l locale.Lang, e Entity) string {
 		s = l.T("idle")
 	case "unavailable":
 		s = l.T("unavailable")
+	case "connected":
+		s = l.T("connected")
+	case "disconnected":
+		s = l.T("disconnected")
+	case "detected":
+		s = l.T("detected")
+	case "not detected":
+		s = l.T("not detected")
+	case "wet":
+		s = l.T("wet")
+	case "dry":
+		s = l.T("dry")
 	}
 	if u, ok := e.Attributes["unit_of_measurement"].(string); ok && u != "" {
 		s += " " + u
@@ -225,6 +240,35 @@ func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
 		parts = append(parts, fmt.Sprintf("%s %s", e.Name(), stateSaid(l, e)))
 	}
 	return capital(l.And(parts)) + "."
+}
+
+// binaryState is what a binary sensor's on or off means for its device
+// class, as Home Assistant shows it: a door on is open, a phone's
+// connectivity off is disconnected.
+func binaryState(e Entity) string {
+	class, _ := e.Attributes["device_class"].(string)
+	var on, off string
+	switch class {
+	case "door", "garage_door", "opening", "window":
+		on, off = "open", "closed"
+	case "lock":
+		on, off = "unlocked", "locked"
+	case "connectivity":
+		on, off = "connected", "disconnected"
+	case "motion", "occupancy", "presence", "moving", "sound", "vibration":
+		on, off = "detected", "not detected"
+	case "moisture":
+		on, off = "wet", "dry"
+	default:
+		return e.State
+	}
+	switch e.State {
+	case "on":
+		return on
+	case "off":
+		return off
+	}
+	return e.State
 }
 
 // askKind is the kind of answer a template's response key asks for, as
