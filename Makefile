@@ -5,9 +5,13 @@
 #               whisper.cpp tests; ends with what was skipped and why
 #   make fresh  make test's CI run (.ci/run) in a bare Debian bookworm chroot
 #   make soak   the slow suites (long kill -9 loops and the like)
+#   make fuzz   every fuzz target for FUZZTIME (60s) each and the
+#               daemon's memory over 1,000 turns
 #   make bench  the figures: start-up, idle memory, turn overhead,
 #               endpointing (and its corpus table), capture and barge-in
 #   make cross  arm64 and armv7 binaries in bin/
+#   make image-qemu  the card image of an emulated arm64 board (build/qemu)
+#   make boot-test   boots it in qemu: A/B, READY, update, rollback, power cut
 #   make lint   go vet and staticcheck
 #   make clean  remove build output and the test cache
 #
@@ -18,7 +22,9 @@
 #   make cross-whisper-pi5 ...   bin/linux-<pi>-whisper/hark with whisper.cpp
 #   make qemu-whisper-pi5 ...    the engine's tests for that Pi under qemu (slow)
 #   make bench-whisper           Hark vs whisper-cli, audio context, memory,
-#                                the endpointing corpus with Silero
+#                                the endpointing corpus with Silero, and the
+#                                end of speech to the answer's first audio,
+#                                stage by stage
 #
 # Language model benchmarks:
 #   make bench-llm     the reply's cost against the real Ollama server and
@@ -26,6 +32,15 @@
 #                      reused, time to first audio, per case and turn
 #   make bench-model   a model in Llama 3.2 1B's shape with random weights,
 #                      imported into the Ollama in build/llm as hark-bench-1b
+#
+# Interoperability:
+#   make jarvis-node-test  a real Jarvis node's own code against hark center:
+#                      JARVIS_NODE_SRC, JARVIS_SDK_SRC and JARVIS_LOG_CLIENT_SRC
+#                      name source trees of alexberardi/jarvis-node-setup,
+#                      jarvis-command-sdk and jarvis-log-client (nothing is
+#                      fetched); needs python3 with pydantic 2, requests and
+#                      python-dotenv, and Debian's python3-httpx and
+#                      python3-sqlalchemy
 
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -89,10 +104,10 @@ QEMU_armv7  := qemu-arm-static -L $(ARMHF_ROOT)
 # What hark links with -tags whisper (matches pipeline/whisper/engine.go).
 whisper_env = CGO_ENABLED=1 CGO_CFLAGS="-I$(abspath $(1))/include" CGO_LDFLAGS="-L$(abspath $(1))/lib"
 
-.PHONY: run test deps tidy vet unit nocgo cross qemu bench soak lint clean fresh test-steps \
+.PHONY: run test deps tidy vet unit nocgo cross qemu bench soak fuzz lint clean fresh test-steps \
 	whisper whisper-src whisper-pi5 whisper-pi4 whisper-armv7 whisper-test \
 	build-whisper cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7 bench-whisper \
-	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model bench-llm
+	qemu-whisper-pi5 qemu-whisper-pi4 qemu-whisper-armv7 bench-model bench-llm jarvis-node-test image-qemu boot-test
 
 # make run links alsa-lib when its headers are installed, so the
 # simulation can use this computer's sound card.
@@ -145,12 +160,27 @@ cross:
 
 qemu:
 	@mkdir -p $(TEST_OUT)
-	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
+	HARK_EMULATED=1 CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=$(CC_ARM64) \
 		$(GO) test -json -tags $(TAGS) -exec '$(QEMU_ARM64)' $(CORE_PKGS) > $(TEST_OUT)/qemu.json
 
 # The slow suites, at full count: not part of make test.
+# The memory soak prints the daemon's RSS, goroutines and open files over
+# 1,000 turns through its API (HARK_SOAK_TURNS, HARK_SOAK_ENV to vary).
 soak:
-	HARK_SOAK=1 $(GO) test -race -tags $(TAGS) -timeout 60m -run 'Soak|KillLoop' ./...
+	HARK_SOAK=1 $(GO) test -race -tags $(TAGS) -timeout 60m -run 'Soak|KillLoop' -skip 'TestDaemonMemorySoak' ./...
+	HARK_SOAK=1 $(GO) test -tags $(TAGS) -timeout 30m -run 'TestDaemonMemorySoak' -v ./cmd/hark
+
+# Every fuzz target for FUZZTIME each (at least a minute by default): the
+# model check on mutated headers, redaction, the reply guards and
+# splitters, the tool-text parser, the center's request decoding and the
+# web page's forms. A failing input is kept in the package's testdata/fuzz.
+FUZZTIME ?= 60s
+fuzz:
+	@set -e; for t in $$(grep -rl --include='*_test.go' --exclude-dir=build '^func Fuzz' . | xargs grep -h -o '^func Fuzz[A-Za-z]*' | sort -u | cut -c6-); do \
+		pkg=$$(dirname $$(grep -rl --include='*_test.go' --exclude-dir=build "^func $$t(" . | head -1)); \
+		echo "fuzz $$t in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 # make test's CI run in a bare Debian bookworm chroot made with debootstrap,
 # exactly as a new machine runs it (root, loop-free; see .ci/fresh).
@@ -173,7 +203,7 @@ whisper-test:
 	fi
 	@if [ -f $(WHISPER_PREFIX)/lib/libwhisper.a ]; then \
 		echo "whisper tests: linking $(WHISPER_PREFIX)"; \
-		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -json -tags whisper,$(TAGS) ./pipeline/whisper ./cmd/hark > $(TEST_OUT)/whisper.json; \
+		$(call whisper_env,$(WHISPER_PREFIX)) $(GO) test -json -tags whisper,$(TAGS) ./pipeline/whisper ./pipeline/media ./cmd/hark > $(TEST_OUT)/whisper.json; \
 	else \
 		why="no libwhisper in $(WHISPER_PREFIX) and no whisper.cpp source ($(WHISPER_TARBALL) or WHISPER_SRC)"; \
 		echo "whisper tests skipped: $$why"; \
@@ -230,10 +260,11 @@ build-whisper:
 	$(call whisper_env,$(WHISPER_PREFIX)) $(GO) build -tags whisper,$(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/hark ./cmd/hark
 	bin/hark version
 
+# CROSS_OUT moves the binary (the emulated board's builds of other versions).
 cross-whisper-pi5 cross-whisper-pi4 cross-whisper-armv7: cross-whisper-%:
 	$(call whisper_env,$(WHISPER_DIR)/$*) CC=$(CROSS_$*)-gcc CXX=$(CROSS_$*)-g++ GOOS=linux GOARCH=$(GOARCH_$*) GOARM=7 \
-		$(GO) build -tags whisper,$(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$*-whisper/hark ./cmd/hark
-	$(QEMU_$*) bin/linux-$*-whisper/hark version
+		$(GO) build -tags whisper,$(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(or $(CROSS_OUT),bin/linux-$*-whisper)/hark ./cmd/hark
+	$(QEMU_$*) $(or $(CROSS_OUT),bin/linux-$*-whisper)/hark version
 
 # The engine's tests for a board, under qemu: emulation is a hundred times
 # slower than the board, so only the load, JFK, VAD and bad-model tests.
@@ -269,6 +300,37 @@ bench-llm: bench-model
 	$(GO) test -tags llmbench -run '^TestLLMBench$$' -count 1 -timeout 60m -v ./reply/ | \
 		grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS' -e '^ok '
 
+# The emulated board (buildroot/qemu; buildroot/README.md, "The emulated
+# board"): the card image for qemu-system-aarch64 -M virt from Debian's
+# arm64 packages and every Hark file the Buildroot recipe installs, hark
+# cross-built for it with whisper.cpp (the Pi 4's flags, the emulated CPU
+# is a Cortex-A72). Versioned as Buildroot versions it (version.sh).
+QEMU_OUT       ?= build/qemu
+BOOT_TEST_OUT  ?= build/qemu/boot-test
+IMAGE_VERSION   = $(shell buildroot/package/hark/version.sh .)
+
+image-qemu: $(WHISPER_DIR)/pi4/lib/libwhisper.a
+	$(MAKE) --no-print-directory cross-whisper-pi4 VERSION=$(IMAGE_VERSION)
+	HARK_VERSION=$(IMAGE_VERSION) QEMU_OUT=$(QEMU_OUT) buildroot/qemu/image.sh
+
+$(WHISPER_DIR)/pi4/lib/libwhisper.a:
+	$(MAKE) --no-print-directory whisper-pi4
+
+# Boots the emulated board headless and proves, a PASS or FAIL line each:
+# slot A, READY, the self-test, the web page's setup code, the watchdog, a
+# signed update that boots B and keeps the data, a bad update that rolls
+# back to A, a power cut mid-install, a bundle signed by another key. The
+# card is version 1.0.0 and the update 1.0.1, whatever git says.
+# BOOT_TEST_FLAGS=-short: only the first boot to READY and the self-test.
+boot-test: $(WHISPER_DIR)/pi4/lib/libwhisper.a
+	$(MAKE) --no-print-directory cross-whisper-pi4 VERSION=1.0.0 CROSS_OUT=$(BOOT_TEST_OUT)/bin-1.0.0
+	HARK_BIN=$(BOOT_TEST_OUT)/bin-1.0.0/hark HARK_VERSION=1.0.0 QEMU_OUT=$(BOOT_TEST_OUT)/card buildroot/qemu/image.sh
+	$(if $(filter -short,$(BOOT_TEST_FLAGS)),,$(MAKE) --no-print-directory cross-whisper-pi4 VERSION=1.0.1 CROSS_OUT=$(BOOT_TEST_OUT)/bin-1.0.1)
+	$(if $(filter -short,$(BOOT_TEST_FLAGS)),,HARK_BIN=$(BOOT_TEST_OUT)/bin-1.0.1/hark HARK_VERSION=1.0.1 QEMU_OUT=$(BOOT_TEST_OUT)/update \
+		QEMU_KEYS=$(BOOT_TEST_OUT)/card/keys QEMU_BUNDLE_ONLY=1 buildroot/qemu/image.sh)
+	QEMU_BOOT_TEST=$(abspath $(BOOT_TEST_OUT)) QEMU_CONSOLE=$(abspath $(BOOT_TEST_OUT))/console.log \
+		$(GO) test -tags boottest -count 1 -timeout 60m -v $(BOOT_TEST_FLAGS) ./buildroot/qemu
+
 lint:
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) run $(STATICCHECK) -tags $(TAGS) ./...
@@ -276,3 +338,9 @@ lint:
 clean:
 	rm -rf bin build/whisper/build-*
 	$(GO) clean -testcache
+
+jarvis-node-test:
+	@for v in JARVIS_NODE_SRC JARVIS_SDK_SRC JARVIS_LOG_CLIENT_SRC; do \
+		eval "d=\$$$$v"; [ -d "$$d" ] || { echo "set $$v to a source tree (see the top of this Makefile)"; exit 2; }; \
+	done
+	$(GO) test -count 1 -run '^TestRealJarvisNode$$' -v ./cmd/hark

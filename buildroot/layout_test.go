@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -262,6 +263,14 @@ func TestCardLayoutConsistent(t *testing.T) {
 	if mount["Mount.What"] != "/dev/mmcblk0p4" || mount["Mount.Where"] != "/data" || mount["Mount.Type"] != "ext4" {
 		t.Errorf("data.mount: %v; want /dev/mmcblk0p4 (the fourth partition) on /data as ext4", mount)
 	}
+	// The partition fails safe: read-only on an error, checked before
+	// every mount.
+	if !slices.Contains(strings.Split(mount["Mount.Options"], ","), "errors=remount-ro") {
+		t.Errorf("data.mount Options=%s; want errors=remount-ro", mount["Mount.Options"])
+	}
+	if fsck := "systemd-fsck@dev-mmcblk0p4.service"; !strings.Contains(mount["Unit.Requires"], fsck) || !strings.Contains(mount["Unit.After"], fsck) {
+		t.Errorf("data.mount: Requires=%q After=%q; want fsck (%s) before the mount", mount["Unit.Requires"], mount["Unit.After"], fsck)
+	}
 	bind := parseINI(t, "package/hark-system/files/var-lib-hark.mount")
 	if bind["Mount.What"] != "/data/hark" || bind["Mount.Where"] != "/var/lib/hark" || bind["Mount.Options"] != "bind" {
 		t.Errorf("var-lib-hark.mount: %v; want /data/hark bound on /var/lib/hark", bind)
@@ -322,16 +331,32 @@ func TestBootScript(t *testing.T) {
 		"${BOOT_ORDER}", "setexpr BOOT_A_LEFT ${BOOT_A_LEFT} - 1", "setexpr BOOT_B_LEFT ${BOOT_B_LEFT} - 1",
 		"setenv BOOT_A_LEFT 3", "setenv BOOT_B_LEFT 3", `setenv BOOT_ORDER "A B"`, "saveenv",
 		"rauc.slot=${hark_slot}", "root=/dev/mmcblk0p${hark_part}", " ro ", "/boot/Image",
-		"booti ${kernel_addr_r} - ${fdt_addr}", "fdt get value",
+		"hark_initrd=-", "booti ${kernel_addr_r} ${hark_initrd} ${fdt_addr}", "fdt get value",
+		// The Pi's card unless the board says otherwise (qemu/boot-env.cmd).
+		`if test -z "${hark_if}"; then hark_if=mmc; hark_dev=0; fi`,
+		"load ${hark_if} ${hark_dev}:${hark_part} ${kernel_addr_r} /boot/Image",
 	} {
 		if !strings.Contains(script, want) {
 			t.Errorf("boot.cmd does not contain %q", want)
 		}
 	}
 	// saveenv must come before the kernel starts, or the attempt is not
-	// counted.
+	// counted; and a board that saves elsewhere saves at the same places.
 	if strings.Index(script, "saveenv") > strings.Index(script, "booti") {
 		t.Error("boot.cmd boots before it saves the decremented attempt count")
+	}
+	saves, viaBoard := 0, 0
+	for _, l := range strings.Split(script, "\n") {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "#") && regexp.MustCompile(`(^|[^_])saveenv\b`).MatchString(l) {
+			saves++
+			if l == `if test -n "${hark_saveenv}"; then run hark_saveenv; else saveenv; fi` {
+				viaBoard++
+			}
+		}
+	}
+	if saves == 0 || saves != viaBoard {
+		t.Errorf("boot.cmd saves the environment %d times, %d of them through hark_saveenv when a board sets it", saves, viaBoard)
 	}
 	// The script's own variables stay out of the saved environment.
 	if regexp.MustCompile(`setenv hark_(slot|part)\b`).MatchString(script) {
@@ -362,6 +387,9 @@ var debianPackage = map[string]string{
 	"rauc": "rauc", "mksquashfs": "squashfs-tools", "openssl": "openssl", "sha256sum": "coreutils",
 	"systemd-analyze": "systemd", "git": "git", "make": "make", "gcc": "gcc",
 	"sh": "dash", "sed": "sed", "grep": "grep", "dirname": "coreutils",
+	"mkimage": "u-boot-tools", "mkfs.ext4": "e2fsprogs", "qemu-system-aarch64": "qemu-system-arm",
+	"fw_printenv": "libubootenv-tool", "fw_setenv": "libubootenv-tool",
+	"bash": "bash", "groupadd": "passwd", "useradd": "passwd", "systemctl": "systemd",
 }
 
 // need skips the test, naming what to install, unless every tool is on PATH.
@@ -751,10 +779,15 @@ func TestSystemdUnits(t *testing.T) {
 		"var-lib-hark.mount":     "package/hark-system/files/var-lib-hark.mount",
 		"hark-data-dirs.service": "package/hark-system/files/hark-data-dirs.service",
 		"hark-mixer.service":     "package/hark/hark-mixer.service",
+		"hark-ap.path":           "package/hark-system/files/hark-ap.path",
+		"hark-ap.service":        "package/hark-system/files/hark-ap.service",
+		"hark-ap-dhcp.service":   "package/hark-system/files/hark-ap-dhcp.service",
+		"hark-captive.socket":    "package/hark-system/files/hark-captive.socket",
 	}
 	dropins := map[string]string{ // unit the drop-in extends -> drop-in
 		"rauc.service":                 "package/hark-system/files/rauc-data.conf",
 		"wpa_supplicant@wlan0.service": "package/hark-system/files/wpa-supplicant-data.conf",
+		"hark.service":                 "package/hark-system/files/hark-wifi.conf",
 	}
 	var names []string
 	execRE := regexp.MustCompile(`(?m)^Exec\w+=[-@!+]*(/\S+)`)
@@ -773,9 +806,18 @@ func TestSystemdUnits(t *testing.T) {
 		stub := "[Service]\nExecStart=/usr/bin/true\n"
 		template := strings.Replace(unit, "@wlan0", "@", 1)
 		writeFile(t, filepath.Join(unitDir, template), []byte(stub))
-		writeFile(t, filepath.Join(unitDir, unit+".d", filepath.Base(src)), []byte(readFile(t, src)))
+		body := readFile(t, src)
+		writeFile(t, filepath.Join(unitDir, unit+".d", filepath.Base(src)), []byte(body))
+		for _, m := range execRE.FindAllStringSubmatch(body, -1) {
+			writeFile(t, filepath.Join(root, m[1]), []byte("#!/bin/sh\n"))
+			if err := os.Chmod(filepath.Join(root, m[1]), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
 		names = append(names, unit)
 	}
+	// systemd's own fsck template, which data.mount requires.
+	writeFile(t, filepath.Join(unitDir, "systemd-fsck@.service"), []byte("[Unit]\nDescription=stand-in\nDefaultDependencies=no\nConflicts=shutdown.target\nBefore=shutdown.target\n[Service]\nType=oneshot\nExecStart=/usr/bin/true\n"))
 	writeFile(t, filepath.Join(root, "usr/bin/true"), []byte("#!/bin/sh\n"))
 	if err := os.Chmod(filepath.Join(root, "usr/bin/true"), 0o755); err != nil {
 		t.Fatal(err)

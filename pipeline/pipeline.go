@@ -4,8 +4,8 @@
 // state cancels the turn (barge-in) and listens again.
 //
 // The pipeline owns no hardware and no model. It declares the small interfaces
-// it needs (Microphone, Transcriber, Replier, Synthesizer, Speaker) and the
-// cmd/hark wiring plugs in the device, speech and reply implementations. It
+// it needs (Microphone, Transcriber, Replier, Synthesizer, Speaker), and
+// device/box plugs in the device, speech and reply implementations. It
 // publishes its state one way, through Feeds that never block a turn, to
 // whatever shows or logs it.
 package pipeline
@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/locale"
@@ -39,10 +40,13 @@ type Transcriber interface {
 	Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error)
 }
 
-// Query is one utterance handed to the Replier.
+// Query is one utterance handed to the Replier. The turn's language,
+// decided from what was heard and said, is in the context of the call
+// (locale.LanguageOf).
 type Query struct {
-	Turn     uint64
-	Text     string
+	Turn uint64
+	Text string
+	// Language is what speech recognition heard; "" when it did not say.
 	Language string
 }
 
@@ -114,6 +118,15 @@ type Options struct {
 	Talk TalkMode
 	// NoSpeech ends a tapped turn in which no speech began; default 5 s.
 	NoSpeech time.Duration
+	// Speculate transcribes each utterance at its pauses, before it is
+	// over (see Speculator), so that its transcript is ready, or nearly,
+	// when the silence ends it. It costs the transcriptions the speech
+	// makes useless when it goes on.
+	Speculate bool
+	// Completer, with Speculate, judges the words at each pause: when they
+	// make a whole request the microphone ends the utterance on a short
+	// silence. Nil ends every utterance on silence alone.
+	Completer Completer
 	// Earcons are the short sounds the turn plays on the Speaker; the zero
 	// value plays none.
 	Earcons Earcons
@@ -123,6 +136,10 @@ type Options struct {
 	// Log receives turn summaries at Info and state changes at Debug. It
 	// never receives what the user said. Nil discards.
 	Log *slog.Logger
+	// Turns, when set, is told each turn as it went once it is over (the
+	// turn's goroutine calls it before the next turn can start); it must
+	// return quickly.
+	Turns func(voice.Turn)
 }
 
 // FollowUpPolicy says when the microphone reopens after a reply.
@@ -166,10 +183,43 @@ type Pipeline struct {
 	opts    Options
 	log     *slog.Logger
 	feeds   feedSet
-	turns   uint64 // turn counter, owned by Run
-	alertCh chan Alert
+	turns   uint64        // turn counter, owned by Run
+	alertCh chan struct{} // a wake-up: an alert was queued
 	alerts  alertState
 	echo    *echo // when the box's own sound will have died away
+
+	// What a setting changes while the box runs (SetEarcons,
+	// SetFollowUp), read by each turn.
+	liveEarcons  atomic.Pointer[Earcons]
+	liveFollowUp atomic.Pointer[FollowUpPolicy]
+}
+
+// SetEarcons changes the earcons from the next sound on.
+func (p *Pipeline) SetEarcons(e Earcons) { p.liveEarcons.Store(&e) }
+
+// SetFollowUp changes when the microphone reopens after a reply, from the
+// next reply on; an unknown policy is an error.
+func (p *Pipeline) SetFollowUp(f FollowUpPolicy) error {
+	switch f {
+	case FollowUpOff, FollowUpWhenAsked, FollowUpAlways:
+		p.liveFollowUp.Store(&f)
+		return nil
+	}
+	return fmt.Errorf("pipeline: unknown follow-up policy %q", f)
+}
+
+func (p *Pipeline) earcons() Earcons {
+	if e := p.liveEarcons.Load(); e != nil {
+		return *e
+	}
+	return p.opts.Earcons
+}
+
+func (p *Pipeline) followUpPolicy() FollowUpPolicy {
+	if f := p.liveFollowUp.Load(); f != nil {
+		return *f
+	}
+	return p.opts.FollowUp.Policy
 }
 
 // New returns a Pipeline for opts.
@@ -213,7 +263,7 @@ func New(opts Options) (*Pipeline, error) {
 	if opts.Speaker != nil {
 		opts.Speaker = echoSpeaker{Speaker: opts.Speaker, e: e}
 	}
-	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan Alert, 16), echo: e}, nil
+	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan struct{}, 1), echo: e}, nil
 }
 
 // Subscribe returns a Feed that receives every state the pipeline publishes

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -99,12 +100,14 @@ type scriptReplier struct {
 
 	mu      sync.Mutex
 	queries []Query
-	ends    []error // ctx.Err() when each Reply returned
+	langs   []string // the turn's language in each Reply's context
+	ends    []error  // ctx.Err() when each Reply returned
 }
 
 func (r *scriptReplier) Reply(ctx context.Context, q Query, say func(string)) (Outcome, error) {
 	r.mu.Lock()
 	r.queries = append(r.queries, q)
+	r.langs = append(r.langs, locale.LanguageOf(ctx))
 	r.mu.Unlock()
 	var err error
 	for _, s := range r.sentences {
@@ -151,13 +154,23 @@ type clockSpeaker struct {
 	// most writes that were playing at once.
 	sounds           []string
 	playing, overlap int
+	gone             bool // unplugged: Open fails
 }
 
 func (s *clockSpeaker) Open(ctx context.Context) (Playback, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone {
+		return nil, errors.New("speaker unplugged")
+	}
 	s.opened++
-	s.mu.Unlock()
 	return &clockPlayback{s: s}, nil
+}
+
+func (s *clockSpeaker) unplug(gone bool) {
+	s.mu.Lock()
+	s.gone = gone
+	s.mu.Unlock()
 }
 
 type clockPlayback struct{ s *clockSpeaker }
@@ -529,7 +542,7 @@ type langSynth struct {
 
 func (s *langSynth) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
 	s.mu.Lock()
-	s.langs = append(s.langs, voice.Language(ctx))
+	s.langs = append(s.langs, locale.LanguageOf(ctx))
 	s.mu.Unlock()
 	return toneSynth{}.Synthesize(ctx, text)
 }
@@ -555,7 +568,7 @@ func TestReplySpokenInHeardLanguage(t *testing.T) {
 		if !slices.Equal(synth.langs, []string{"en", "en"}) {
 			t.Errorf("sentences synthesized in %q, want the transcriber's \"en\" for both", synth.langs)
 		}
-		if got := voice.Language(voice.WithLanguage(t.Context(), "")); got != "" {
+		if got := locale.LanguageOf(locale.WithLanguage(t.Context(), "")); got != "" {
 			t.Errorf("an empty language came back as %q", got)
 		}
 	})
@@ -580,8 +593,45 @@ func TestReplySpokenInTheWordsLanguage(t *testing.T) {
 		events <- Press
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
-		if len(rep.queries) != 1 || rep.queries[0].Language != "de" || !slices.Equal(synth.langs, []string{"de"}) {
-			t.Errorf("queries %+v, voice languages %q; want German for both", rep.queries, synth.langs)
+		if !slices.Equal(rep.langs, []string{"de"}) || rep.queries[0].Language != "" || !slices.Equal(synth.langs, []string{"de"}) {
+			t.Errorf("reply languages %q (queries %+v), voice languages %q; want German decided once for both, nothing heard", rep.langs, rep.queries, synth.langs)
 		}
+	})
+}
+
+// TestTurnsReportWhatWasSaid: each turn is reported once it is over, with
+// what was heard, the sentences that began to play and the time of each
+// stage; a barge-in while the first of three written sentences plays
+// reports only that one, cut.
+func TestTurnsReportWhatWasSaid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep := &scriptReplier{sentences: []string{"A long answer begins here.", "It goes on.", "And on."}}
+		h := newHarness(t, rep, "tell me a story", "never mind")
+		var turns []voice.Turn
+		h.p.opts.Turns = func(tr voice.Turn) { turns = append(turns, tr) }
+		h.events <- Press
+		time.Sleep(500 * time.Millisecond)
+		h.events <- Press // the end of the utterance
+		time.Sleep(time.Second)
+		synctest.Wait()
+		h.events <- Press // barge-in, while the first sentence plays
+		synctest.Wait()
+		if len(turns) != 1 {
+			t.Fatalf("%d turns reported after the barge-in, want 1", len(turns))
+		}
+		tr := turns[0]
+		if tr.Heard != "tell me a story" || !slices.Equal(tr.Said, []string{"A long answer begins here."}) || !tr.Cut || tr.Err != "" {
+			t.Errorf("the cut turn: heard %q, said %q, cut %v, err %q", tr.Heard, tr.Said, tr.Cut, tr.Err)
+		}
+		if tr.Endpoint < 500*time.Millisecond || tr.FirstAudio < 0 || tr.Transcribe < 0 || tr.ID != 1 { // time stands still in the bubble but for sleeps
+			t.Errorf("the cut turn's stages: %+v", tr)
+		}
+		h.events <- Press
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if len(turns) != 2 || turns[1].Cut || turns[1].Heard != "never mind" || len(turns[1].Said) != 3 {
+			t.Errorf("the whole turn: %+v", turns[len(turns)-1])
+		}
+		h.stop(t)
 	})
 }

@@ -3,9 +3,12 @@ package pipeline
 import (
 	"context"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -17,32 +20,79 @@ type Alert struct {
 	// Language (the language it was set in; "" for the box's own).
 	Announcement string
 	Language     string
+	// Missed is said instead, once the box can speak again, when the
+	// alert could not be heard (the speaker was gone); "" says nothing.
+	Missed string
+	// Done, when set, is called once when the alert has stopped ringing,
+	// however it stopped (a press, Stop, StopAlerts, StopAlert, RingFor),
+	// or was dropped before it rang.
+	Done func()
+	// also are the alerts announced with this one (they came due while it
+	// waited): stopping it stops them, and each is done with it.
+	also []Alert
 }
 
-// Ring queues an alert. It never blocks: the alert rings as soon as the box
-// is not busy with a turn, until a press, Stop, StopAlerts or the RingFor
-// limit.
-func (p *Pipeline) Ring(a Alert) {
-	select {
-	case p.alertCh <- a:
-	default:
-		p.log.Warn("too many alerts queued; dropping one", "alert_id", a.ID)
+// ids are the alert's id and those announced with it.
+func (a Alert) ids() []string {
+	out := []string{a.ID}
+	for _, b := range a.also {
+		out = append(out, b.ID)
+	}
+	return out
+}
+
+// done reports that a (and those announced with it) stopped ringing, or
+// will never ring.
+func (a Alert) done() {
+	if a.Done != nil {
+		a.Done()
+	}
+	for _, b := range a.also {
+		b.done()
 	}
 }
 
-// StopAlerts silences the ringing alert and drops those waiting, reporting
-// whether there was any. It is safe to call from any goroutine, including a
-// command running inside a turn.
-func (p *Pipeline) StopAlerts() bool {
-	return p.alerts.stop()
+// MissedProbe is how often, while an alert could not be heard, the
+// pipeline tries the speaker again to say what was missed.
+const MissedProbe = 30 * time.Second
+
+// Ring queues an alert. It never blocks: the alert rings at once, ending a
+// turn under way, or after the alert ringing now is silenced. It rings
+// until a press, Stop, StopAlerts or the RingFor limit.
+func (p *Pipeline) Ring(a Alert) {
+	p.alerts.push(a)
+	select {
+	case p.alertCh <- struct{}{}:
+	default: // Run has a wake-up waiting already
+	}
 }
 
-// alertState holds the ringing alert and the queue, shared between Run and
-// StopAlerts.
+// StopAlerts silences the ringing alert, reporting whether one rang or
+// waited. Alerts that came due while it rang are then announced together:
+// one press never silences an alert nobody heard. It is safe to call from
+// any goroutine, including a command running inside a turn.
+func (p *Pipeline) StopAlerts() bool {
+	return p.alerts.stop("")
+}
+
+// StopAlert silences the alert of that id, ringing or waiting, and
+// reports whether there was one; the others ring on. It is safe to call
+// from any goroutine.
+func (p *Pipeline) StopAlert(id string) bool {
+	if id == "" {
+		return false
+	}
+	return p.alerts.stop(id)
+}
+
+// alertState holds the ringing alert, the queue and the alerts nobody
+// heard, shared between Run and StopAlerts.
 type alertState struct {
 	mu      sync.Mutex
 	pending []Alert
 	cancel  context.CancelFunc // of the alert ringing now
+	ringing []string           // its ids (and those announced with it)
+	missed  []Alert            // rang while the speaker was gone
 }
 
 func (s *alertState) push(a Alert) {
@@ -51,6 +101,8 @@ func (s *alertState) push(a Alert) {
 	s.mu.Unlock()
 }
 
+// pop takes the next alert to ring: the first waiting, with every other
+// waiting one in its language announced with it.
 func (s *alertState) pop() (Alert, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -58,84 +110,196 @@ func (s *alertState) pop() (Alert, bool) {
 		return Alert{}, false
 	}
 	a := s.pending[0]
-	s.pending = s.pending[1:]
+	var rest []Alert
+	var said, missed []string
+	for _, b := range s.pending[1:] {
+		if b.Language != a.Language {
+			rest = append(rest, b)
+			continue
+		}
+		said = append(said, b.Announcement)
+		missed = append(missed, b.Missed)
+		a.also = append(a.also, b)
+	}
+	if len(said) > 0 {
+		a.Announcement = strings.Join(append([]string{a.Announcement}, said...), " ")
+		a.Missed = strings.Join(append([]string{a.Missed}, missed...), " ")
+	}
+	s.pending = rest
 	return a, true
 }
 
-func (s *alertState) stop() bool {
+// stop silences what rings (the alert of id, ringing or waiting, when id
+// is not ""), reporting whether there was any. Without an id the alerts
+// waiting stay, to be announced next: one press never silences an alert
+// nobody heard.
+func (s *alertState) stop(id string) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	any := len(s.pending) > 0 || s.cancel != nil
-	s.pending = nil
-	if s.cancel != nil {
+	any := id == "" && len(s.pending) > 0
+	var dropped, kept []Alert
+	for _, a := range s.pending {
+		if id != "" && a.ID == id {
+			dropped = append(dropped, a)
+		} else {
+			kept = append(kept, a)
+		}
+	}
+	s.pending = kept
+	any = any || len(dropped) > 0
+	if s.cancel != nil && (id == "" || slices.Contains(s.ringing, id)) {
 		s.cancel()
-		s.cancel = nil
+		s.cancel, s.ringing = nil, nil
+		any = true
+	}
+	s.mu.Unlock()
+	for _, a := range dropped {
+		a.done()
 	}
 	return any
 }
 
-// ringer is an alert ringing, as Run sees it.
+// miss keeps an alert nobody heard, to be told later.
+func (s *alertState) miss(a Alert) {
+	if a.Missed == "" {
+		return
+	}
+	s.mu.Lock()
+	s.missed = append(s.missed, a)
+	s.mu.Unlock()
+}
+
+// keep puts back alerts nobody heard that could not be told yet, before
+// any missed since.
+func (s *alertState) keep(missed []Alert) {
+	s.mu.Lock()
+	s.missed = append(missed, s.missed...)
+	s.mu.Unlock()
+}
+
+func (s *alertState) takeMissed() []Alert {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.missed
+	s.missed = nil
+	return m
+}
+
+func (s *alertState) anyMissed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.missed) > 0
+}
+
+// ringer is an alert ringing (or what was missed being told), as Run sees
+// it.
 type ringer struct {
-	cancel context.CancelFunc
-	done   chan struct{}
+	cancel  context.CancelFunc
+	done    chan struct{}
+	telling bool // it tells what rang unheard
 }
 
 // ring plays an alert: its announcement, then a double beep every two
-// seconds until it is stopped or RingFor passes.
+// seconds until it is stopped or RingFor passes. An alert the speaker
+// could not play rings on silently (the LEDs show it) and is kept to be
+// told when the speaker is back.
 func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 	rctx, cancel := context.WithTimeout(ctx, p.opts.RingFor)
 	r := &ringer{cancel: cancel, done: make(chan struct{})}
 	p.alerts.mu.Lock()
-	p.alerts.cancel = cancel
+	p.alerts.cancel, p.alerts.ringing = cancel, a.ids()
 	p.alerts.mu.Unlock()
 	go func() {
 		defer close(r.done)
+		defer a.done()
 		defer cancel()
 		p.log.Info("ringing", "alert_id", a.ID)
 		p.publish(voice.Status{State: voice.Ringing, Turn: p.turns, Text: a.Announcement})
-		p.playAlert(rctx, a)
+		if !p.playAlert(rctx, a) {
+			p.log.Warn("alert could not be heard: no speaker; it is told when the speaker is back", "alert_id", a.ID)
+			p.alerts.miss(a)
+			<-rctx.Done() // ring silently until stopped
+		}
 		p.alerts.mu.Lock()
-		p.alerts.cancel = nil
+		if slices.Equal(p.alerts.ringing, a.ids()) {
+			p.alerts.cancel, p.alerts.ringing = nil, nil
+		}
 		p.alerts.mu.Unlock()
 	}()
 	return r
 }
 
-func (p *Pipeline) playAlert(ctx context.Context, a Alert) {
+// playAlert plays a's announcement and beeps until ctx is done, and
+// reports whether the speaker took the announcement (or, without one,
+// the first beep).
+func (p *Pipeline) playAlert(ctx context.Context, a Alert) bool {
 	spk := p.opts.Speaker
 	if spk == nil {
-		<-ctx.Done() // nothing to play on: ring silently until stopped
-		return
+		return false
 	}
 	pb, err := spk.Open(ctx)
 	if err != nil {
 		p.log.Warn("open speaker for alert failed", "err", err)
-		<-ctx.Done()
-		return
+		return false
 	}
 	defer pb.Close(ctx)
 	rate, ch := pb.Format()
 	if p.opts.Synthesizer != nil && a.Announcement != "" {
-		if b, err := p.opts.Synthesizer.Synthesize(voice.WithLanguage(ctx, a.Language), a.Announcement); err == nil {
-			if pb.Write(ctx, pcm.Convert(b, rate, ch)) != nil {
-				return
+		if b, err := p.opts.Synthesizer.Synthesize(locale.WithLanguage(ctx, a.Language), a.Announcement); err == nil {
+			if err := pb.Write(ctx, pcm.Convert(b, rate, ch)); err != nil {
+				return ctx.Err() != nil // stopped, or the speaker failed
 			}
 		}
 	}
 	beep := chime(rate, ch)
 	pause := time.NewTimer(0)
 	defer pause.Stop()
-	for {
-		if pb.Write(ctx, beep) != nil {
-			return
+	for first := true; ; first = false {
+		if err := pb.Write(ctx, beep); err != nil {
+			return !first || ctx.Err() != nil
 		}
 		pause.Reset(1500 * time.Millisecond)
 		select {
 		case <-ctx.Done():
-			return
+			return true
 		case <-pause.C:
 		}
 	}
+}
+
+// tell says what rang while the speaker was gone, if the speaker is back;
+// what it cannot say is kept for the next try. A press cuts it short.
+func (p *Pipeline) tell(ctx context.Context) *ringer {
+	missed := p.alerts.takeMissed()
+	rctx, cancel := context.WithCancel(ctx)
+	r := &ringer{cancel: cancel, done: make(chan struct{}), telling: true}
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		spk := p.opts.Speaker
+		if spk == nil {
+			p.alerts.keep(missed)
+			return
+		}
+		pb, err := spk.Open(rctx)
+		if err != nil {
+			p.alerts.keep(missed)
+			return
+		}
+		defer pb.Close(rctx)
+		rate, ch := pb.Format()
+		for _, a := range missed {
+			p.log.Info("telling an alert nobody heard", "alert_id", a.ID)
+			p.publish(voice.Status{State: voice.Speaking, Turn: p.turns, Text: a.Missed})
+			if p.opts.Synthesizer == nil {
+				continue
+			}
+			b, err := p.opts.Synthesizer.Synthesize(locale.WithLanguage(rctx, a.Language), a.Missed)
+			if err != nil || pb.Write(rctx, pcm.Convert(b, rate, ch)) != nil {
+				return // a press, or the speaker failed again: it was told as far as it could be
+			}
+		}
+	}()
+	return r
 }
 
 // chime is the alert sound: two short 880 Hz beeps with soft edges.

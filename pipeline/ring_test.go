@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -87,26 +88,152 @@ func TestStopAlertsFromACommand(t *testing.T) {
 	})
 }
 
-func TestAlertDuringATurnWaitsForIt(t *testing.T) {
+// TestAlertDuringATurnRingsOnTime: an alert that comes due while a turn
+// waits on a slow reply rings at once and ends the turn; before, it waited
+// for the turn (a node stuck on its center rang a 1-minute timer at +133 s).
+func TestAlertDuringATurnRingsOnTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rep := &scriptReplier{sentences: []string{"An answer."}, delay: 2 * time.Second}
+		rep := &scriptReplier{sentences: []string{"An answer."}, delay: 2 * time.Minute}
 		h := newHarness(t, rep, "a question")
 		h.events <- Press
 		h.events <- Press
-		time.Sleep(time.Second) // thinking
-		h.p.Ring(Alert{ID: "late", Announcement: "Reminder: call mom."})
-		time.Sleep(10 * time.Second)
+		time.Sleep(time.Second) // thinking, for two minutes
+		h.p.Ring(Alert{ID: "tea", Announcement: "Your tea timer is done."})
 		synctest.Wait()
-		got := h.states(t)
-		want := []string{"idle", "listening", "transcribing", "thinking", "speaking", "ringing"}
-		if !slices.Equal(got, want) {
-			t.Errorf("states %v, want %v", got, want)
+		st := h.statuses(t)
+		if last := st[len(st)-1]; last.State != voice.Ringing || last.Text != "Your tea timer is done." {
+			t.Fatalf("statuses %+v: want the alert ringing at once", st)
 		}
-		if len(rep.ends) != 1 || rep.ends[0] != nil {
-			t.Errorf("the turn was disturbed: %v", rep.ends)
+		if len(rep.ends) != 1 || rep.ends[0] == nil {
+			t.Errorf("the turn was not ended: %v", rep.ends)
 		}
 		h.events <- Stop
 		synctest.Wait()
+		h.stop(t)
+	})
+}
+
+// TestAlertsDueWhileRingingAreAnnounced: alerts that come due while
+// another rings are not dropped by the press that silences it: they are
+// announced together next, and one more press silences them.
+func TestAlertsDueWhileRingingAreAnnounced(t *testing.T) {
+	for _, silence := range []string{"press", "long press", "stop command"} {
+		t.Run(silence, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t, &scriptReplier{})
+				h.p.Ring(Alert{ID: "pasta", Announcement: "Your pasta timer is done."})
+				time.Sleep(5 * time.Second)
+				h.p.Ring(Alert{ID: "eggs", Announcement: "Your eggs timer is done."})
+				h.p.Ring(Alert{ID: "call", Announcement: "Reminder: call mom."})
+				time.Sleep(5 * time.Second)
+				synctest.Wait()
+				h.statuses(t)
+				switch silence {
+				case "press":
+					h.events <- Press
+				case "long press":
+					h.events <- Stop
+				default:
+					if !h.p.StopAlerts() {
+						t.Error("StopAlerts reported nothing ringing")
+					}
+				}
+				time.Sleep(5 * time.Second)
+				st := h.statuses(t)
+				if len(st) == 0 || st[len(st)-1].State != voice.Ringing || st[len(st)-1].Text != "Your eggs timer is done. Reminder: call mom." {
+					t.Fatalf("after one %s: %+v, want the two others announced together", silence, st)
+				}
+				h.events <- Press
+				synctest.Wait()
+				if got := h.states(t); !slices.Equal(got, []string{"idle"}) {
+					t.Errorf("after the second press: %v, want idle", got)
+				}
+				h.stop(t)
+			})
+		})
+	}
+}
+
+// TestMissedAlertToldWhenSpeakerBack: an alert that rings while the speaker
+// is gone rings silently (the LEDs show it); once the speaker is back, the
+// box says what went off.
+func TestMissedAlertToldWhenSpeakerBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		h.spk.unplug(true)
+		h.p.Ring(Alert{ID: "pasta", Announcement: "Your pasta timer is done.", Missed: "While my speaker was gone, an alert went off at 12:03: Your pasta timer is done."})
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if h.spk.frames != 0 {
+			t.Fatal("played with the speaker gone")
+		}
+		h.events <- Press
+		time.Sleep(2 * MissedProbe) // still gone: nothing said, nothing lost
+		synctest.Wait()
+		if st := h.statuses(t); st[len(st)-1].State != voice.Idle {
+			t.Fatalf("with the speaker still gone: %+v", st)
+		}
+		h.spk.unplug(false)
+		time.Sleep(MissedProbe + 10*time.Second)
+		st := h.statuses(t)
+		var told bool
+		for _, s := range st {
+			told = told || (s.State == voice.Speaking && strings.HasPrefix(s.Text, "While my speaker was gone, an alert went off at 12:03"))
+		}
+		if !told || h.spk.frames == 0 || st[len(st)-1].State != voice.Idle {
+			t.Fatalf("after the speaker came back: %+v (%d frames); want the missed alert told, then idle", st, h.spk.frames)
+		}
+		told1 := h.spk.frames
+		time.Sleep(3 * MissedProbe)
+		synctest.Wait()
+		if h.spk.frames != told1 {
+			t.Error("told it again")
+		}
+		h.stop(t)
+	})
+}
+
+// TestStopAlertByID: StopAlert silences only the alert of its id, ringing
+// or waiting, and every alert's Done is called once it stops, however it
+// stops.
+func TestStopAlertByID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		done := map[string]int{}
+		ring := func(id string) { h.p.Ring(Alert{ID: id, Done: func() { done[id]++ }}) }
+		ring("tea")
+		time.Sleep(time.Second) // tea rings; the others come due while it does
+		ring("eggs")
+		ring("bread")
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if h.p.StopAlert("nothing") {
+			t.Error("StopAlert reported an id that does not ring")
+		}
+		if !h.p.StopAlert("eggs") { // waiting behind tea
+			t.Error("StopAlert did not find the waiting alert")
+		}
+		synctest.Wait()
+		if done["eggs"] != 1 || done["tea"] != 0 {
+			t.Errorf("after stopping the waiting eggs: done %v", done)
+		}
+		if !h.p.StopAlert("tea") { // ringing
+			t.Error("StopAlert did not find the ringing alert")
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if done["tea"] != 1 {
+			t.Errorf("after stopping the ringing tea: done %v", done)
+		}
+		st := h.statuses(t)
+		if st[len(st)-1].State != voice.Ringing {
+			t.Errorf("bread does not ring after tea stopped: %v", st[len(st)-1].State)
+		}
+		h.events <- Press
+		synctest.Wait()
+		if done["tea"] != 1 || done["eggs"] != 1 || done["bread"] != 1 {
+			t.Errorf("after the press: done %v, want each once", done)
+		}
 		h.stop(t)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -19,6 +20,12 @@ import (
 // silences the alert and listens. Stop cancels everything. In hold mode the
 // release ends the utterance, and a Stop (a long press) while talking is
 // ignored.
+//
+// Alerts ring on time: one that comes due during a turn ends the turn.
+// Alerts that come due while another rings are announced together once it
+// is silenced, whether by a press, Stop or StopAlerts. An alert the speaker
+// could not play is told when the speaker is back: after the next turn or
+// ring, or within MissedProbe while idle.
 func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 	p.publish(voice.Status{State: voice.Idle})
 	var cur *turn
@@ -38,8 +45,8 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 		}
 	}
 	// next starts what comes after a turn or a ring: a queued alert, the
-	// follow-up window, or idle.
-	next := func(followUp bool) {
+	// follow-up window, what rang unheard (when tell), or idle.
+	next := func(followUp, tell bool) {
 		if a, ok := p.alerts.pop(); ok {
 			ring = p.ring(ctx, a)
 			return
@@ -48,8 +55,14 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 			cur = p.start(ctx, true)
 			return
 		}
+		if tell && p.alerts.anyMissed() {
+			ring = p.tell(ctx)
+			return
+		}
 		p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
 	}
+	probe := time.NewTicker(MissedProbe)
+	defer probe.Stop()
 	for {
 		var turnDone, ringDone <-chan struct{}
 		if cur != nil {
@@ -66,14 +79,27 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 		case <-turnDone:
 			followUp := cur.followUp.Load()
 			cur = nil
-			next(followUp)
+			next(followUp, true)
 		case <-ringDone:
+			told := ring.telling
 			ring = nil
-			next(false)
-		case a := <-p.alertCh:
-			p.alerts.push(a)
-			if cur == nil && ring == nil {
-				next(false)
+			next(false, !told)
+		case <-p.alertCh:
+			// An alert rings on time, whatever the turn is doing; one that
+			// comes due while another rings waits for it to be silenced.
+			if cur != nil {
+				p.log.Info("an alert ends the turn", "turn_id", cur.id)
+				cancelTurn()
+			}
+			if ring != nil && ring.telling {
+				stopRing()
+			}
+			if ring == nil {
+				next(false, false)
+			}
+		case <-probe.C:
+			if cur == nil && ring == nil && p.alerts.anyMissed() {
+				ring = p.tell(ctx)
 			}
 		case ev, ok := <-events:
 			if !ok {
@@ -99,7 +125,7 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 					cancelTurn()
 					p.StopAlerts()
 					stopRing()
-					p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
+					next(false, false) // alerts nobody heard yet are still announced
 				}
 			case ring != nil && ev == Talk: // silence the alert and hear the words
 				p.StopAlerts()
@@ -108,7 +134,7 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 			case ring != nil: // a press silences the alert, and only that
 				p.StopAlerts()
 				stopRing()
-				next(false)
+				next(false, false)
 			case cur == nil:
 				cur = p.start(ctx, false)
 			case cur.listening.Load():

@@ -24,19 +24,26 @@ type reader struct {
 	// Written by the playback goroutine, read after finish.
 	sentences  int
 	firstAudio time.Time
-	last       string // the last sentence said
+	last       string   // the last sentence said
+	said       []string // every sentence that began to play
 }
 
 type clip struct {
 	text  string
 	audio pcm.Buffer // empty when speech is off or synthesis failed
+	// stream, when set, brings the audio piece by piece as a Streamer
+	// makes it, and is closed at the sentence's end.
+	stream <-chan pcm.Buffer
 }
 
-// Queue sizes: sentences waiting for synthesis, and synthesized sentences
-// waiting to play (one plays while the next is made).
+// Queue sizes: sentences waiting for synthesis, synthesized sentences
+// waiting to play (one plays while the next is made), and pieces of a
+// streamed sentence (enough that a voice faster than playback never
+// waits for it: about 50 s of Piper's chunks).
 const (
-	textQueue  = 64
-	audioQueue = 1
+	textQueue   = 64
+	audioQueue  = 1
+	streamQueue = 1024
 )
 
 // speak starts reading a reply aloud; quiet, unless nil, is called before
@@ -69,6 +76,9 @@ func (v *reader) synthesize(ctx context.Context) {
 	defer v.wg.Done()
 	defer close(v.audio)
 	synth := v.p.opts.Synthesizer
+	if r, ok := synth.(ReplyVoice); ok {
+		synth = r.ForReply() // the reply's own: it keeps to one voice
+	}
 	for {
 		var s string
 		select {
@@ -81,18 +91,53 @@ func (v *reader) synthesize(ctx context.Context) {
 			s = t
 		}
 		c := clip{text: s}
-		if synth != nil {
-			b, err := synth.Synthesize(ctx, s)
-			if err != nil && ctx.Err() == nil {
-				v.p.log.Warn("synthesize failed", "turn_id", v.turn, "err", err)
+		var err error
+		if st, ok := synth.(Streamer); ok {
+			// The clip goes to playback at once; its audio follows.
+			ch := make(chan pcm.Buffer, streamQueue)
+			c.stream = ch
+			select {
+			case v.audio <- c:
+			case <-ctx.Done():
+				return
 			}
-			c.audio = b
+			err = st.Stream(ctx, s, func(b pcm.Buffer) error {
+				select {
+				case ch <- b:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+			close(ch)
+		} else if synth != nil {
+			c.audio, err = synth.Synthesize(ctx, s)
+		}
+		if err != nil && ctx.Err() == nil {
+			v.p.log.Warn("synthesize failed", "turn_id", v.turn, "err", err)
+		}
+		if c.stream != nil {
+			continue
 		}
 		select {
 		case v.audio <- c:
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// first is a clip's audio, or the first piece of its stream: it waits for
+// the piece, or the stream's end (no audio); ok is false once ctx is done.
+func first(ctx context.Context, c clip) (pcm.Buffer, bool) {
+	if c.stream == nil {
+		return c.audio, true
+	}
+	select {
+	case b := <-c.stream:
+		return b, true
+	case <-ctx.Done():
+		return pcm.Buffer{}, false
 	}
 }
 
@@ -108,13 +153,14 @@ func (v *reader) play(ctx context.Context) {
 	}()
 	speaker := v.p.opts.Speaker
 	for c := range v.audio {
-		if ctx.Err() != nil {
+		audio, ok := first(ctx, c)
+		if !ok || ctx.Err() != nil {
 			return
 		}
 		if v.sentences == 0 && v.quiet != nil {
 			v.quiet()
 		}
-		if pb == nil && speaker != nil && len(c.audio.Samples) > 0 {
+		if pb == nil && speaker != nil && len(audio.Samples) > 0 {
 			var err error
 			if pb, err = speaker.Open(ctx); err != nil {
 				v.p.log.Warn("open speaker failed", "turn_id", v.turn, "err", err)
@@ -123,22 +169,31 @@ func (v *reader) play(ctx context.Context) {
 		}
 		v.sentences++
 		v.last = c.text
+		v.said = append(v.said, c.text)
 		if v.firstAudio.IsZero() {
 			v.firstAudio = time.Now()
 		}
 		v.p.publish(voice.Status{State: voice.Speaking, Turn: v.turn, Text: c.text})
-		if pb == nil || len(c.audio.Samples) == 0 {
-			continue
-		}
-		rate, channels := pb.Format()
-		if err := pb.Write(ctx, pcm.Convert(c.audio, rate, channels)); err != nil {
-			if ctx.Err() != nil {
-				return
+		for {
+			if pb != nil && len(audio.Samples) > 0 {
+				rate, channels := pb.Format()
+				if err := pb.Write(ctx, pcm.Convert(audio, rate, channels)); err != nil {
+					if ctx.Err() != nil {
+						return
+					}
+					// A broken output must not stall the reply: say the rest as text.
+					v.p.log.Warn("playback failed", "turn_id", v.turn, "err", err)
+					pb.Close(ctx)
+					pb, speaker = nil, nil
+				}
 			}
-			// A broken output must not stall the reply: say the rest as text.
-			v.p.log.Warn("playback failed", "turn_id", v.turn, "err", err)
-			pb.Close(ctx)
-			pb, speaker = nil, nil
+			if c.stream == nil {
+				break
+			}
+			var more bool
+			if audio, more = <-c.stream; !more {
+				break
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -130,6 +131,26 @@ func TestMutedPressIsExplained(t *testing.T) {
 		}
 		if said := spoken(states); !slices.Equal(said, []string{mutedNotice}) || len(rep.queries) != 0 {
 			t.Errorf("said %q, %d queries; want only %q", said, len(rep.queries), mutedNotice)
+		}
+	})
+}
+
+// A press with the microphone gone says why, and shows the error.
+func TestPressWithoutMicrophoneIsExplained(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gone := fmt.Errorf("endpoint: %w: it does not open: no such device", voice.ErrNoMicrophone)
+		mic := &listenMic{answers: []micAnswer{{err: gone}}}
+		rep := &scriptReplier{}
+		events, feed := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep, Synthesizer: &langSynth{}, Speaker: &clockSpeaker{}})
+		events <- Press
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		states := readAll(feed)
+		if !slices.ContainsFunc(states, func(s voice.Status) bool { return s.State == voice.Error }) {
+			t.Errorf("no error shown: %+v", states)
+		}
+		if said := spoken(states); !slices.Equal(said, []string{noMicNotice}) || len(rep.queries) != 0 {
+			t.Errorf("said %q, %d queries; want only %q", said, len(rep.queries), noMicNotice)
 		}
 	})
 }

@@ -15,11 +15,18 @@ import (
 var (
 	mutedNotice = locale.Key("The microphone is off.")
 	cutNotice   = locale.Key("I only caught the first part of that.")
+	noMicNotice = locale.Key("I can't hear you: my microphone isn't working.")
 )
 
 // runTurn takes one turn from listening to the end of the reply's speech.
 func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	began := time.Now()
+	rec := voice.Turn{ID: t.id, Began: began}
+	defer func() {
+		if p.opts.Turns != nil {
+			p.opts.Turns(rec)
+		}
+	}()
 	log := p.log.With("turn_id", t.id)
 	p.publish(voice.Status{State: voice.Listening, Turn: t.id, FollowUp: followUp})
 	var earcons sync.WaitGroup
@@ -32,6 +39,8 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	case p.opts.Talk == TalkTap:
 		l.StartTimeout, l.EndOnSilence = p.opts.NoSpeech, true
 	}
+	spec := p.speculator(&l)
+	defer spec.close()
 	utt, err := p.opts.Microphone.Record(ctx, l)
 	t.listening.Store(false)
 	if errors.Is(err, voice.ErrMuted) && ctx.Err() == nil {
@@ -41,36 +50,44 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		v.finish()
 		return
 	}
+	if errors.Is(err, voice.ErrNoMicrophone) && ctx.Err() == nil {
+		// A press with the microphone gone: said, not only shown.
+		v := p.speak(ctx, t, nil)
+		v.say(p.opts.Lang.T(noMicNotice))
+		v.finish()
+	}
 	if err != nil {
+		rec.Err = failure(ctx, err)
 		p.fail(ctx, t, &earcons, "record", err)
 		return
 	}
 	heard := time.Now()
+	rec.Endpoint = heard.Sub(began)
 	p.earcon(ctx, &earcons, earconEnd)
 	quiet := p.thinking(ctx, &earcons)
 	defer quiet()
 
 	p.publish(voice.Status{State: voice.Transcribing, Turn: t.id})
-	tr, err := p.opts.Transcriber.Transcribe(ctx, utt)
+	tr, err := spec.transcribe(ctx, p.opts.Transcriber, utt)
 	if err == nil && strings.TrimSpace(tr.Text) == "" {
 		err = voice.ErrNoSpeech
 	}
 	if err != nil {
 		quiet()
+		rec.Err = failure(ctx, err)
 		p.fail(ctx, t, &earcons, "transcribe", err)
 		return
 	}
 	transcribed := time.Now()
+	rec.Heard, rec.Transcribe = tr.Text, transcribed.Sub(heard)
 
 	p.publish(voice.Status{State: voice.Thinking, Turn: t.id, Text: tr.Text})
-	if tr.Language == "" { // a transcriber that does not tell: the words do
-		if l, ok := locale.Detect(tr.Text); ok {
-			tr.Language = string(l)
-		}
-	}
-	v := p.speak(voice.WithLanguage(ctx, tr.Language), t, quiet)
+	// The turn's language, decided once: the reply, its commands and the
+	// voice all read it from ctx.
+	ctx = locale.WithLanguage(ctx, locale.Decide(tr.Language, tr.Text, p.opts.Lang))
+	v := p.speak(ctx, t, quiet)
 	if utt.Cut {
-		v.say(p.lang(tr.Language).T(cutNotice))
+		v.say(locale.Speaking(ctx).T(cutNotice))
 	}
 	out, err := p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
 	v.finish()
@@ -78,7 +95,11 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // the reply was written, but a press cut its speech short
 	}
-	switch p.opts.FollowUp.Policy {
+	rec.Said, rec.Cut, rec.Err = v.said, ctx.Err() != nil, failure(ctx, err)
+	if !v.firstAudio.IsZero() {
+		rec.FirstAudio = v.firstAudio.Sub(heard)
+	}
+	switch p.followUpPolicy() {
 	case FollowUpAlways:
 		t.followUp.Store(err == nil)
 	case FollowUpWhenAsked:
@@ -90,6 +111,9 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		"transcribe_ms", ms(transcribed.Sub(heard)),
 		"dur_ms", ms(time.Since(heard)),
 		"sentences", v.sentences,
+	}
+	if spec != nil {
+		attrs = append(attrs, "ahead", spec.used, "ahead_started", spec.started, "ahead_dropped", spec.dropped)
 	}
 	if !v.firstAudio.IsZero() {
 		attrs = append(attrs, "first_audio_ms", ms(v.firstAudio.Sub(heard)))
@@ -114,22 +138,20 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, o
 	default:
 		p.log.Warn("turn failed", "turn_id", t.id, "during", op, "err", err)
 		p.publish(voice.Status{State: voice.Error, Turn: t.id, Err: err})
-		if p.opts.Earcons.Error {
+		if p.earcons().Error {
 			earcons.Wait()
 			p.earcon(ctx, earcons, earconError)
 		}
 	}
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// lang is the language of a turn heard in code, or the box's own.
-func (p *Pipeline) lang(code string) locale.Lang {
-	if l, ok := locale.Of(code); ok {
-		return l
+// failure is err as a turn's record says it: "" for none, for a turn a
+// press cancelled and for one that heard nothing.
+func failure(ctx context.Context, err error) string {
+	if err == nil || ctx.Err() != nil || errors.Is(err, voice.ErrNoSpeech) {
+		return ""
 	}
-	if p.opts.Lang == "" {
-		return locale.English
-	}
-	return p.opts.Lang
+	return err.Error()
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

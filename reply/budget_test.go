@@ -112,6 +112,27 @@ func TestBudgetDoesNotCutASpokenReply(t *testing.T) {
 	}
 }
 
+// TestSilenceAfterTheFirstSentence: once a sentence is said, a model that
+// then says nothing for the reply budget is given up on with the
+// apology, not waited for until the chat's whole timeout.
+func TestSilenceAfterTheFirstSentence(t *testing.T) {
+	f := newFixture(t, smallModel, Options{ReplyBudget: 300 * time.Millisecond, ChatTimeout: time.Minute})
+	gate := make(chan struct{})
+	defer close(gate)
+	f.model.json(kindPlanner, `{"steps": ["reply"]}`).
+		on(kindChat, ollamatest.Reply{Content: "First sentence here. Then the server stalls for good.", Gate: gate, GateAfter: 5})
+	began := time.Now()
+	_, said, err := f.ask(t, "hello there my friend")
+	took := time.Since(began)
+	if !errors.Is(err, ErrTooSlow) || len(said) != 2 || said[0] != "First sentence here." || !strings.Contains(said[1], "taking too long") {
+		t.Errorf("said %q, err %v; want the first sentence, then the apology", said, err)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the apology came after %v; want it one reply budget after the stall", took)
+	}
+	t.Logf("figure: a model stalled after its first sentence: apology after %v (budget 300 ms)", took.Round(time.Millisecond))
+}
+
 // TestChatTimeoutIsNamed: a chat that times out after its headers is a
 // timeout, not a lost connection.
 func TestChatTimeoutIsNamed(t *testing.T) {

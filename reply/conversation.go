@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/redact"
 	"github.com/harkbox/hark/reply/tooltext"
@@ -88,8 +89,15 @@ func (e *Engine) recent(ctx context.Context, now time.Time) past {
 	if n := len(all); n == 0 || all[n-1].Closed {
 		return p
 	}
+	// Exchanges come in the order they were stored; a gap that runs
+	// backwards (the clock was behind, or stepped back, in between) ends
+	// the conversation as a long one does, so a clock behind never reopens
+	// an old conversation.
 	last, first := now, len(all)
-	for i := len(all) - 1; i >= 0 && last.Sub(all[i].At) <= e.o.ConversationLapse; i-- {
+	for i := len(all) - 1; i >= 0; i-- {
+		if gap := last.Sub(all[i].At); gap < 0 || gap > e.o.ConversationLapse {
+			break
+		}
 		if i < len(all)-1 && all[i].Closed {
 			break
 		}
@@ -229,6 +237,9 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	if command.Fenced(s) {
+		return command.Shorten(s, n)
+	}
 	var obj map[string]any
 	if strings.HasPrefix(s, "{") && json.Unmarshal([]byte(s), &obj) == nil {
 		for limit := n / 2; limit >= 16; limit /= 2 {
@@ -257,7 +268,7 @@ func shortenStrings(v any, limit int) {
 	case map[string]any:
 		for k, val := range x {
 			if s, ok := val.(string); ok && len(s) > limit {
-				x[k] = s[:limit] + "…"
+				x[k] = command.Shorten(s, limit)
 			} else {
 				shortenStrings(val, limit)
 			}
@@ -265,7 +276,7 @@ func shortenStrings(v any, limit int) {
 	case []any:
 		for i, val := range x {
 			if s, ok := val.(string); ok && len(s) > limit {
-				x[i] = s[:limit] + "…"
+				x[i] = command.Shorten(s, limit)
 			} else {
 				shortenStrings(val, limit)
 			}
@@ -283,7 +294,9 @@ func (e *Engine) writeDiary(ctx context.Context, id string) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		ctx := context.WithoutCancel(ctx)
+		ctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		defer context.AfterFunc(e.closing, stop)()
 		if has, err := e.o.Diary.Has(ctx, id); err != nil || has {
 			return
 		}
@@ -342,5 +355,25 @@ func (e *Engine) Maintain(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Close waits for diary entries being written.
-func (e *Engine) Close() { e.wg.Wait() }
+// CloseWait is how long Close waits for diary entries being written
+// before it gives them up: a stopping box must not wait on a model server
+// that no longer answers.
+const CloseWait = 3 * time.Second
+
+// Close waits for diary entries being written, CloseWait at most; those
+// still being written then are given up (the exchanges themselves are in
+// the dialogue already).
+func (e *Engine) Close() {
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	t := time.NewTimer(CloseWait)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	e.log.Warn("stopping: a diary entry still being written is given up", "waited", CloseWait)
+	e.giveUp()
+	<-done
+}

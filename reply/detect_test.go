@@ -32,7 +32,7 @@ func TestTypedLanguageOfHouseholdSentences(t *testing.T) {
 		e := &Engine{o: Options{Commands: reg}}
 		wrong, wrongBefore := 0, 0
 		for _, c := range cases {
-			if got, _ := e.language(Query{Text: c.Sentence}); got != l {
+			if got, _ := e.language(t.Context(), Query{Text: c.Sentence}); got != l {
 				wrong++
 			}
 			if got, ok := locale.Detect(c.Sentence); !ok || got != l {

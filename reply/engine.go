@@ -19,8 +19,10 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/distil"
@@ -30,12 +32,6 @@ import (
 	"github.com/harkbox/hark/reply/router"
 	"github.com/harkbox/hark/storage"
 )
-
-// Chatter is the language model as the engine uses it; *llm.Client is one.
-type Chatter interface {
-	// Chat sends req and streams the answer to onChunk; see llm.Client.Chat.
-	Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error)
-}
 
 // Shower tells about a model; *llm.Client is one. The engine uses it to
 // size its prompts.
@@ -79,10 +75,10 @@ type Options struct {
 	// Language is the configured language (an ISO 639-1 code): a typed
 	// request whose words do not tell is answered in it; "" is English.
 	Language string
-	Model    Chatter
+	Model    llm.Chatter
 	// Aux answers the small auxiliary calls (planner, memory search terms,
 	// tool router, digests); default Model.
-	Aux Chatter
+	Aux llm.Chatter
 	// Info sizes the prompts from the model's parameter count; nil guesses
 	// from ModelName.
 	Info Shower
@@ -248,11 +244,37 @@ type Engine struct {
 	distil       *distil.Distiller
 	meter        *cost.Meter
 
+	// who is the assistant's name and place: Options' until SetPersona.
+	who atomic.Pointer[persona]
+
 	mu        sync.Mutex
 	conv      *conversation
 	textTools bool // the model refused native tools; describe them in text from now on
 	size      *modelSize
 	wg        sync.WaitGroup
+	// closing ends the diary entries still being written when Close has
+	// waited long enough for them.
+	closing context.Context
+	giveUp  context.CancelFunc
+}
+
+// persona is who the assistant is and where.
+type persona struct{ name, place string }
+
+// SetPersona changes the assistant's name and place from the next reply
+// on; an empty name keeps the current one.
+func (e *Engine) SetPersona(name, place string) {
+	if name == "" {
+		name = e.persona().name
+	}
+	e.who.Store(&persona{name: name, place: place})
+}
+
+func (e *Engine) persona() persona {
+	if p := e.who.Load(); p != nil {
+		return *p
+	}
+	return persona{name: e.o.Name, place: e.o.Place}
 }
 
 // New returns an Engine for o.
@@ -273,6 +295,7 @@ func New(o Options) (*Engine, error) {
 	}
 	log := o.Log.With("pkg", "reply")
 	e := &Engine{o: o, log: log, meter: o.Meter}
+	e.closing, e.giveUp = context.WithCancel(context.Background())
 	if !o.PlannerOff {
 		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})
 	}
@@ -302,9 +325,11 @@ type Result struct {
 	Text      string   `json:"reply"`
 	Sentences []string `json:"sentences"`
 	// Tools lists the commands run on the way, in order.
-	Tools        []ToolUse `json:"tools"`
-	Model        string    `json:"model"`
-	Conversation string    `json:"conversation"`
+	Tools []ToolUse `json:"tools"`
+	Model string    `json:"model"`
+	// Server is the model server that answered, when a model did.
+	Server       string `json:"server,omitempty"`
+	Conversation string `json:"conversation"`
 	// Offline is set when a command answered without the model.
 	Offline bool `json:"offline"`
 	// NotUnderstood says why the offline path did not carry the request
@@ -315,12 +340,21 @@ type Result struct {
 	// FollowUp is set when the reply waits for the user: a command asked
 	// for input, or the user must choose.
 	FollowUp bool `json:"follow_up"`
+	// Choice, with FollowUp, is the argument the user is asked to choose
+	// when the model could not: its name and the values it takes.
+	Choice *Choice `json:"choice,omitempty"`
 	// Plan is the planner's steps, when it made some.
 	Plan []string `json:"plan,omitempty"`
 	// StandIns names the auxiliary calls not worth making on this server,
 	// whose deterministic stand-ins ran instead.
 	StandIns []string `json:"stand_ins,omitempty"`
 	Timings  Timings  `json:"timings"`
+}
+
+// Choice is an argument put to the user.
+type Choice struct {
+	Parameter string   `json:"parameter"`
+	Options   []string `json:"options,omitempty"`
 }
 
 // ToolUse is one command run while replying.
@@ -375,8 +409,8 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 		deadline: began.Add(e.o.ReplyBudget), auxDeadline: began.Add(e.o.ReplyBudget / 2)}
 	t.res = Result{Model: e.o.ModelName, Tools: []ToolUse{}, Conversation: conv.id}
 
-	t.lang, t.q.Language = e.language(q)
-	ctx = command.WithLanguage(ctx, t.q.Language)
+	t.lang, t.q.Language = e.language(ctx, q)
+	ctx = locale.WithLanguage(ctx, t.q.Language)
 	var err error
 	if !t.offline(ctx) {
 		err = t.converse(ctx)
@@ -388,8 +422,8 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	t.res.Timings.Total = time.Since(t.began)
 	said, _ := conv.redactor.Redact(t.res.Text) // a secret said aloud is not kept in clear
 	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, User: text, Assistant: said,
-		Model: e.o.ModelName, Failed: err != nil, Closed: t.closed, Tools: t.records})
-	e.log.Info("reply", "model", e.o.ModelName, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
+		Model: t.res.Model, Server: t.res.Server, Failed: err != nil, Closed: t.closed, Tools: t.records})
+	e.log.Info("reply", "model", t.res.Model, "server", t.res.Server, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
 		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),
 		"model_calls", t.res.Timings.ModelCalls, "prompt_tokens", t.res.Timings.PromptTokens,
 		"evaluated_tokens", t.res.Timings.Evaluated, "tool_tokens", t.res.Timings.ToolTokens, "stand_ins", len(t.res.StandIns), "tools", len(t.res.Tools),

@@ -666,3 +666,49 @@ func TestCommandsHearTheUtterancesLanguage(t *testing.T) {
 		t.Errorf("languages heard %q", heard)
 	}
 }
+
+// TestClockBehindNeverLosesAnExchange: on a board whose clock booted
+// behind (1970, before NTP), yesterday's conversation is not reopened, the
+// new exchange is the history of the next question, and after NTP steps
+// the clock (the box restamps this start's exchanges) the conversation
+// goes on. Before, exchanges were keyed by wall time: the old conversation
+// was reopened and the new exchange lost from the history.
+func TestClockBehindNeverLosesAnExchange(t *testing.T) {
+	now := clock
+	f := newFixture(t, smallModel, Options{Now: func() time.Time { return now }, PlannerOff: true})
+	f.model.on(kindChat, ollamatest.Reply{Content: "Lisbon is lovely."}, ollamatest.Reply{Content: "It is sunny."},
+		ollamatest.Reply{Content: "Pack a hat."}, ollamatest.Reply{Content: "Bring water."})
+	yesterday, _, _ := f.ask(t, "tell me about Lisbon")
+	now = time.Unix(5, 0) // the board restarts, its clock behind
+	first, _, _ := f.ask(t, "what is the weather in Porto")
+	now = now.Add(time.Minute)
+	second, _, _ := f.ask(t, "and tomorrow")
+	if first.Conversation == yesterday.Conversation || second.Conversation != first.Conversation {
+		t.Fatalf("conversations %q, %q, %q: want a new one, continued", yesterday.Conversation, first.Conversation, second.Conversation)
+	}
+	step := clock.Add(24 * time.Hour).Sub(now)
+	if n, err := f.db.Dialogue().Restamp(t.Context(), step); err != nil || n != 3 {
+		t.Fatalf("restamp: %d %v", n, err) // this store's every exchange was made since it opened
+	}
+	now = now.Add(step).Add(30 * time.Second)
+	third, _, _ := f.ask(t, "should I take a hat")
+	if third.Conversation != first.Conversation {
+		t.Errorf("after NTP's step: conversation %q, want %q", third.Conversation, first.Conversation)
+	}
+	var chats []ollamatest.ChatRequest
+	for _, c := range f.srv.Chats() {
+		if replytest.KindOf(c) == kindChat {
+			chats = append(chats, c)
+		}
+	}
+	last := chats[len(chats)-1].Messages
+	var history []string
+	for _, m := range last {
+		if m.Role == "user" {
+			history = append(history, m.Content[strings.Index(m.Content, "\n")+1:])
+		}
+	}
+	if want := []string{"what is the weather in Porto", "and tomorrow", "should I take a hat"}; !slices.Equal(history, want) {
+		t.Errorf("the model saw %q, want %q", history, want)
+	}
+}

@@ -112,6 +112,13 @@ func (noHome) SetHome(context.Context, weather.Place) error      { return nil }
 // built-in commands (and get_weather) unless o.Commands is set.
 func newFixture(t testing.TB, served ollamatest.Model, o Options) *fixture {
 	t.Helper()
+	return newFixtureWith(t, served, o, nil)
+}
+
+// newFixtureWith is newFixture with more commands beside the built-ins,
+// made over the fixture's store.
+func newFixtureWith(t testing.TB, served ollamatest.Model, o Options, more func(db *storage.DB) []*command.Command) *fixture {
+	t.Helper()
 	f := &fixture{srv: ollamatest.New(served), model: &model{replytest.New()}, log: &syncBuffer{}}
 	t.Cleanup(f.srv.Close)
 	f.srv.Respond(f.model.respond)
@@ -156,6 +163,9 @@ func newFixture(t testing.TB, served ollamatest.Model, o Options) *fixture {
 		reg := command.NewRegistry(command.Options{Now: now, Location: berlin})
 		cmds := builtin.All(builtin.Deps{Schedule: sched, Mixer: &fixedMixer{level: 50}, Memory: db.SealedFacts(db.Secrets("")), Diary: db.Diary(), Status: noStatus{}})
 		cmds = append(cmds, weather.Command(weather.New(weather.Options{ForecastURL: deadURL(t), GeocodeURL: deadURL(t)}), noHome{}))
+		if more != nil {
+			cmds = append(cmds, more(db)...)
+		}
 		if err := reg.Register(cmds...); err != nil {
 			t.Fatal(err)
 		}

@@ -2,29 +2,23 @@ package reply
 
 import (
 	"context"
-	"strings"
 
 	"github.com/harkbox/hark/locale"
 )
 
-// language decides what a turn is answered in: the language speech
-// recognition heard; for typed text, the language its words read as; else
-// the configured one; else English. It returns the offline core's language
-// and the code the model and the commands are told ("de" of "de-CH"). A
-// language Hark has no phrases for is still the model's to answer in; its
-// fixed sentences are said in English, logged once per language.
-func (e *Engine) language(q Query) (locale.Lang, string) {
-	code := q.Language
+// language is the turn's language: the one decided at its start and
+// carried in ctx (locale.WithLanguage), or, for a caller that decided none,
+// the commands' Decide from what was heard, the sentence templates, the
+// words and the configured one.
+// It returns the offline core's language and the code the model and the
+// commands are told. A language Hark has no phrases for is still the
+// model's to answer in; its fixed sentences are said in English, logged
+// once per language.
+func (e *Engine) language(ctx context.Context, q Query) (locale.Lang, string) {
+	code := locale.LanguageOf(ctx)
 	if code == "" {
-		if l, ok := e.templatesRead(q.Text); ok {
-			code = string(l) // the one language whose templates read it
-		} else if l, ok := locale.Detect(q.Text); ok {
-			code = string(l)
-		} else {
-			code = e.o.Language
-		}
+		code = e.o.Commands.Decide(ctx, q.Language, q.Text, locale.Lang(e.o.Language))
 	}
-	code, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(code)), "-")
 	l, known := locale.Of(code)
 	if code != "" && !known {
 		if _, logged := e.unknownLangs.LoadOrStore(code, true); !logged {
@@ -32,23 +26,4 @@ func (e *Engine) language(q Query) (locale.Lang, string) {
 		}
 	}
 	return l, code
-}
-
-// templatesRead returns the language whose sentence templates match typed
-// text, when exactly one does: "schalte das Licht aus" is German whatever
-// its words look like to the detector.
-func (e *Engine) templatesRead(text string) (locale.Lang, bool) {
-	if e.o.Commands == nil {
-		return "", false
-	}
-	var found []locale.Lang
-	for _, l := range locale.All {
-		if len(e.o.Commands.Intents(context.Background(), l, text)) > 0 {
-			found = append(found, l)
-		}
-	}
-	if len(found) != 1 {
-		return "", false
-	}
-	return found[0], true
 }

@@ -169,8 +169,18 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 		return fmt.Sprintf("Error: %s is not available now. Call %s to find the tool you need.", call.Name, SearchTools), resp, false
 	}
 	t.seen[key] = true
-	// The model wrote placeholders for what was redacted; the local command
-	// gets the real values, and the model gets its result redacted.
+	// The model wrote placeholders for what was redacted; a local command
+	// gets the real values, one that would send them elsewhere none, and
+	// the model gets the result redacted.
+	if hidden := t.conv.redactor.Placeholders(call.Arguments); len(hidden) > 0 {
+		if c, ok := e.o.Commands.Lookup(call.Name); !ok || !c.Local {
+			e.log.Warn("a redacted value was kept from a tool that sends its arguments off the box", "tool", call.Name, "values", len(hidden))
+			content := fmt.Sprintf("Error: %s is withheld from %s: what the user said of passwords, codes and addresses stays on this box and is never sent to a tool that goes outside it. Do what you can without it, or tell the user you cannot.",
+				strings.Join(hidden, ", "), call.Name)
+			record(content, true)
+			return content, command.Response{Kind: command.Failure}, false
+		}
+	}
 	resp = e.o.Commands.Call(ctx, call.Name, t.conv.redactor.RestoreArgs(call.Arguments), t.raw)
 	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid
 	t.settle(resp)
@@ -191,6 +201,7 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 				t.speak(clarify(t.lang, resp))
 			}
 			t.res.FollowUp = true
+			t.res.Choice = choiceOf(resp)
 			return content, resp, true
 		}
 	}
@@ -302,8 +313,10 @@ func toolResult(r command.Response) string {
 	switch r.Kind {
 	case command.Failure:
 		msg := r.Spoken
-		if e, ok := r.Data["error"]; ok {
+		if e, ok := r.Data["error"]; ok && msg != "" {
 			msg += fmt.Sprintf(" (%v)", e)
+		} else if ok {
+			msg = fmt.Sprint(e)
 		}
 		return "Error: " + msg
 	case command.Invalid:
@@ -329,6 +342,16 @@ func toolResult(r command.Response) string {
 		return "OK: " + r.Spoken
 	}
 	return string(b)
+}
+
+// choiceOf is the argument a refused call puts to the user.
+func choiceOf(r command.Response) *Choice {
+	for _, p := range r.Problems {
+		if len(p.Valid) > 0 {
+			return &Choice{Parameter: p.Param, Options: p.Valid}
+		}
+	}
+	return nil
 }
 
 func valid(r command.Response) []string {
@@ -462,10 +485,33 @@ var searchToolsDef = llm.Tool{
 
 // chat makes one streamed model call, speaking content as it comes. Until
 // the reply's first sentence has been said, the call also ends at the
-// reply budget's deadline, with ErrTooSlow.
+// reply budget's deadline, with ErrTooSlow; after it, at a silence of the
+// model as long as the reply budget (the model is loaded by then: a
+// silence that long is a stalled server, not a load).
 func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, error) {
 	bctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
+	gapBudget := max(t.deadline.Sub(t.began), time.Second)
+	var gap *time.Timer
+	silent := func() {
+		stop(fmt.Errorf("%w: the model said nothing more for %v in the middle of its answer", ErrTooSlow, gapBudget.Round(time.Millisecond)))
+	}
+	heard := func() { // a chunk came: the silence starts again
+		if !t.spoke.Load() {
+			return
+		}
+		if gap == nil {
+			gap = time.AfterFunc(gapBudget, silent)
+		} else {
+			gap.Reset(gapBudget)
+		}
+	}
+	heard()
+	defer func() {
+		if gap != nil {
+			gap.Stop()
+		}
+	}()
 	if !t.spoke.Load() {
 		wait := time.Until(t.deadline)
 		if wait <= 0 {
@@ -489,6 +535,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	}
 	out := &output{t: t}
 	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools, Think: t.think()}, func(c llm.Chunk) error {
+		defer heard()
 		if c.Notice != "" {
 			// The gateway moved to another server, which answers afresh.
 			out.restart()
@@ -504,6 +551,9 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	})
 	if err == nil {
 		out.finish()
+		if resp.Model != "" {
+			t.res.Model, t.res.Server = resp.Model, resp.Server // a chain's: the server that answered
+		}
 	}
 	if err != nil && ctx.Err() == nil {
 		if cause := context.Cause(bctx); errors.Is(cause, ErrTooSlow) {

@@ -130,8 +130,8 @@ func (t *turn) snippet() string {
 // contextNote tells the memory search what is already known.
 func (t *turn) contextNote() string {
 	note := "the time is " + t.now.In(t.e.o.Location).Format("Monday 2 January 2006 15:04")
-	if t.e.o.Place != "" {
-		note += "; the place is " + t.e.o.Place
+	if place := t.e.persona().place; place != "" {
+		note += "; the place is " + place
 	}
 	if s := t.snippet(); s != "" {
 		note += "; recent dialogue:\n" + s
@@ -289,7 +289,7 @@ func (t *turn) router(what string, catalog []tool, queryChars, most int) (*route
 	var tools []router.Tool
 	chars := router.Overhead + queryChars
 	for _, c := range catalog {
-		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, Words: c.words, Extra: c.extra})
+		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about, Words: c.words, Extra: c.extra})
 		chars += len(c.name) + len(c.description) + 4
 	}
 	strategy, timeout := e.o.Router, e.o.AuxTimeout
@@ -377,6 +377,7 @@ type tool struct {
 	name, description string
 	keywords          []string
 	examples          []string
+	about             string
 	words, extra      []string
 }
 
@@ -411,7 +412,7 @@ func (e *Engine) catalog(l locale.Lang) []tool {
 		for _, x := range c.Examples {
 			examples = append(examples, x.Utterance)
 		}
-		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, core, extra})
+		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, c.About, core, extra})
 	}
 	for i := range out {
 		a := aliased[out[i].name]

@@ -40,7 +40,7 @@ type answering interface {
 	Current() (host *url.URL, model string)
 }
 
-func (e *Engine) key(m Chatter, name string) string {
+func (e *Engine) key(m llm.Chatter, name string) string {
 	if a, ok := m.(answering); ok {
 		host, model := a.Current()
 		return cost.Key(host.String(), model)
@@ -74,7 +74,7 @@ func flat(req llm.Request, toolsMove bool) string {
 
 // metered makes one model call through the meter: priced and recorded as
 // the server's cache content before, learned from after.
-func (t *turn) metered(ctx context.Context, m Chatter, key string, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error) {
+func (t *turn) metered(ctx context.Context, m llm.Chatter, key string, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error) {
 	e := t.e
 	f := flat(req, t.toolsMove)
 	est := e.meter.Prompt(key, f)

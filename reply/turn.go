@@ -43,7 +43,7 @@ type turn struct {
 
 	closed  bool                 // the user ended the conversation
 	records []storage.ToolRecord // tool calls, for the dialogue record
-	aux     Chatter              // the small model, counted
+	aux     llm.Chatter          // the small model, counted
 
 	// The price of the chat call as first estimated, the cache reuse it
 	// expects, and its time-out.
@@ -159,7 +159,7 @@ func (t *turn) redactArgs(args map[string]any) map[string]any {
 
 // counted wraps the small model so its calls count in the turn's timings.
 type counted struct {
-	inner Chatter
+	inner llm.Chatter
 	t     *turn
 }
 

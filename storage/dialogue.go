@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -20,6 +21,9 @@ type Exchange struct {
 	User         string    `json:"user"`
 	Assistant    string    `json:"assistant"`
 	Model        string    `json:"model,omitempty"`
+	// Server is the model server that answered (a fallback chain's
+	// endpoint), when a model did.
+	Server string `json:"server,omitempty"`
 	// Failed marks an exchange whose reply was an apology for a failure; it is
 	// kept for the record but not offered to the model as history.
 	Failed bool `json:"failed,omitempty"`
@@ -41,43 +45,144 @@ type ToolRecord struct {
 	Failed bool `json:"failed,omitempty"`
 }
 
-// Dialogue is the record of exchanges, oldest to newest.
+// Dialogue is the record of exchanges, oldest to newest. Their order is
+// the order they were stored in, not their wall-clock times: a clock that
+// booted behind, or was stepped back, never files a new exchange before
+// old ones.
 type Dialogue struct{ db *DB }
+
+// dialogueOrder hands out the exchanges' order numbers: one more than the
+// last stored, and never below the wall clock's nanoseconds, so keys stay
+// the times that older Hark versions wrote while the clock is right.
+type dialogueOrder struct {
+	mu     sync.Mutex
+	loaded bool
+	last   uint64 // the newest exchange's order
+	first  uint64 // the first order handed out since the store opened; 0 for none
+}
 
 const dialoguePrefix = "dialogue/"
 
 // Dialogue returns the dialogue record of db.
 func (db *DB) Dialogue() *Dialogue { return &Dialogue{db: db} }
 
-// key orders exchanges by time; the sequence number keeps two exchanges in
-// the same nanosecond apart.
-func (d *Dialogue) key(at time.Time) []byte {
+// key is the next exchange's: its order number, then a sequence number
+// (kept from the older keys' form). o.mu is held.
+func (d *Dialogue) key(ctx context.Context, at time.Time) ([]byte, error) {
+	o := &d.db.order
+	if !o.loaded {
+		last, err := d.newest(ctx)
+		if err != nil {
+			return nil, err
+		}
+		o.last, o.loaded = last, true
+	}
+	n := o.last + 1
+	if ns := at.UnixNano(); ns > 0 && uint64(ns) > n {
+		n = uint64(ns)
+	}
+	o.last = n
+	if o.first == 0 {
+		o.first = n
+	}
 	k := make([]byte, 0, len(dialoguePrefix)+12)
 	k = append(k, dialoguePrefix...)
-	k = binary.BigEndian.AppendUint64(k, uint64(at.UnixNano()))
-	return binary.BigEndian.AppendUint32(k, d.db.seq.Add(1))
+	k = binary.BigEndian.AppendUint64(k, n)
+	return binary.BigEndian.AppendUint32(k, d.db.seq.Add(1)), nil
 }
 
-// Append stores e. It returns once e is on disk.
-func (d *Dialogue) Append(ctx context.Context, e Exchange) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("storage: append exchange: %w", err)
+// newest is the order of the newest exchange, stored or held.
+func (d *Dialogue) newest(ctx context.Context) (uint64, error) {
+	last, err := view(d.db, ctx, "read dialogue", func(txn *badger.Txn) (uint64, error) {
+		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte(dialoguePrefix)})
+		defer it.Close()
+		it.Seek(binary.BigEndian.AppendUint64([]byte(dialoguePrefix), ^uint64(0)))
+		if it.Valid() {
+			if k := it.Item().Key(); len(k) >= len(dialoguePrefix)+8 {
+				return binary.BigEndian.Uint64(k[len(dialoguePrefix):]), nil
+			}
+		}
+		return 0, nil
+	})
+	if err != nil {
+		return 0, err
 	}
+	d.db.mu.Lock()
+	held := d.db.held.under(dialoguePrefix)
+	d.db.mu.Unlock()
+	for _, k := range held {
+		if len(k) >= len(dialoguePrefix)+8 {
+			last = max(last, binary.BigEndian.Uint64([]byte(k[len(dialoguePrefix):])))
+		}
+	}
+	return last, nil
+}
+
+// Append stores e. It returns once e is on disk, or held in memory while
+// the card cannot take it.
+func (d *Dialogue) Append(ctx context.Context, e Exchange) error {
 	v, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("storage: append exchange: %w", err)
 	}
-	if err := d.db.res.check(); err != nil {
+	o := &d.db.order
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	last, first := o.last, o.first
+	k, err := d.key(ctx, e.At)
+	if err != nil {
 		return fmt.Errorf("storage: append exchange: %w", err)
 	}
-	if err := d.db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(d.key(e.At), v) }); err != nil {
-		return fmt.Errorf("storage: append exchange: %w", err)
+	if err := d.db.apply(ctx, "append exchange", []kv{{key: string(k), value: v}}, false); err != nil {
+		o.last, o.first = last, first // the number was not used
+		return err
 	}
 	return nil
 }
 
-// Recent returns up to limit of the newest exchanges made at or after since,
-// oldest first.
+// Restamp moves the time of every exchange stored since the store was
+// opened by step: the wall clock was stepped (NTP set a clock that booted
+// behind), and they were stamped on the clock before the step. It returns
+// how many it moved.
+func (d *Dialogue) Restamp(ctx context.Context, step time.Duration) (int, error) {
+	o := &d.db.order
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.first == 0 || step == 0 {
+		return 0, nil
+	}
+	from := string(binary.BigEndian.AppendUint64([]byte(dialoguePrefix), o.first))
+	var moved []kv
+	err := d.db.scan(ctx, "restamp exchanges", dialoguePrefix, func(key string, value []byte) error {
+		if key < from {
+			return nil
+		}
+		var e Exchange
+		if err := json.Unmarshal(value, &e); err != nil {
+			return fmt.Errorf("exchange %x: %w", key, err)
+		}
+		e.At = e.At.Add(step)
+		v, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		moved = append(moved, kv{key: key, value: v})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(moved) == 0 {
+		return 0, nil
+	}
+	if err := d.db.apply(ctx, "restamp exchanges", moved, false); err != nil {
+		return 0, err
+	}
+	return len(moved), nil
+}
+
+// Recent returns up to limit of the newest exchanges (in the order they
+// were stored) back to the first made before since, oldest first.
 func (d *Dialogue) Recent(ctx context.Context, since time.Time, limit int) ([]Exchange, error) {
 	return d.recent(ctx, "", since, limit)
 }
@@ -90,36 +195,57 @@ func (d *Dialogue) RecentIn(ctx context.Context, conversation string, since time
 }
 
 func (d *Dialogue) recent(ctx context.Context, conversation string, since time.Time, limit int) ([]Exchange, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("storage: read dialogue: %w", err)
-	}
-	var out []Exchange
-	err := d.db.bdb.View(func(txn *badger.Txn) error {
+	d.db.mu.Lock()
+	heldKeys := len(d.db.held.under(dialoguePrefix))
+	d.db.mu.Unlock()
+	// Enough stored ones that those held (newer, or deleted) still leave
+	// limit.
+	want := limit + heldKeys
+	stored, err := view(d.db, ctx, "read dialogue", func(txn *badger.Txn) ([]kv, error) {
+		var out []kv
 		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte(dialoguePrefix)})
 		defer it.Close()
 		seek := binary.BigEndian.AppendUint64([]byte(dialoguePrefix), ^uint64(0))
-		floor := binary.BigEndian.AppendUint64([]byte(dialoguePrefix), uint64(since.UnixNano()))
-		for it.Seek(seek); it.Valid() && len(out) < limit; it.Next() {
-			if string(it.Item().Key()[:len(floor)]) < string(floor) {
-				break
+		n := 0
+		for it.Seek(seek); it.Valid() && n < want; it.Next() {
+			key := string(it.Item().Key())
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return nil, err
 			}
 			var e Exchange
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
-				return fmt.Errorf("exchange %x: %w", it.Item().Key(), err)
+			if err := json.Unmarshal(v, &e); err != nil {
+				return nil, fmt.Errorf("exchange %x: %w", key, err)
+			}
+			if e.At.Before(since) {
+				break // the newest exchanges come first, in the order stored
 			}
 			if conversation == "" || e.Conversation == conversation {
-				out = append(out, e)
+				out = append(out, kv{key: key, value: v})
+				n++
 			}
 		}
-		return nil
+		slices.Reverse(out)
+		return out, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: read dialogue: %w", err)
+		return nil, err
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	var out []Exchange
+	for _, c := range d.db.overlay(stored, dialoguePrefix) {
+		var e Exchange
+		if err := json.Unmarshal(c.value, &e); err != nil {
+			return nil, fmt.Errorf("storage: read dialogue: exchange %x: %w", c.key, err)
+		}
+		if e.At.Before(since) {
+			out = out[:0] // an older exchange: only those stored after it count
+			continue
+		}
+		if conversation == "" || e.Conversation == conversation {
+			out = append(out, e)
+		}
 	}
-	return out, nil
+	return out[max(0, len(out)-limit):], nil
 }
 
 // Conversation is the exchanges of one conversation, oldest first.
@@ -129,10 +255,12 @@ type Conversation struct {
 }
 
 // Conversations returns the dialogue grouped by conversation, the most
-// recently active first.
+// recently active (in the order stored) first.
 func (d *Dialogue) Conversations(ctx context.Context) ([]Conversation, error) {
 	var out []Conversation
 	at := map[string]int{}
+	var latest []int // each conversation's newest exchange, by its place in the store
+	n := 0
 	err := d.db.scan(ctx, "read dialogue", dialoguePrefix, func(_ string, v []byte) error {
 		var e Exchange
 		if err := json.Unmarshal(v, &e); err != nil {
@@ -143,17 +271,26 @@ func (d *Dialogue) Conversations(ctx context.Context) ([]Conversation, error) {
 			i = len(out)
 			at[e.Conversation] = i
 			out = append(out, Conversation{ID: e.Conversation})
+			latest = append(latest, 0)
 		}
 		out[i].Exchanges = append(out[i].Exchanges, e)
+		latest[i] = n
+		n++
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(out, func(a, b Conversation) int {
-		return b.Exchanges[len(b.Exchanges)-1].At.Compare(a.Exchanges[len(a.Exchanges)-1].At)
-	})
-	return out, nil
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return latest[b] - latest[a] })
+	sorted := make([]Conversation, len(out))
+	for i, j := range idx {
+		sorted[i] = out[j]
+	}
+	return sorted, nil
 }
 
 // DeleteConversation deletes every exchange of one conversation and its
@@ -182,18 +319,12 @@ func (d *Dialogue) DeleteConversation(ctx context.Context, id string) (int, erro
 	if err != nil || len(keys) == 0 {
 		return 0, err
 	}
-	if err := d.db.res.check(); err != nil {
-		return 0, fmt.Errorf("storage: delete conversation: %w", err)
+	cs := make([]kv, len(keys))
+	for i, k := range keys {
+		cs[i] = kv{key: k, deleted: true}
 	}
-	wb := d.db.bdb.NewWriteBatch()
-	defer wb.Cancel()
-	for _, k := range keys {
-		if err := wb.Delete([]byte(k)); err != nil {
-			return 0, fmt.Errorf("storage: delete conversation: %w", err)
-		}
-	}
-	if err := wb.Flush(); err != nil {
-		return 0, fmt.Errorf("storage: delete conversation: %w", err)
+	if err := d.db.apply(ctx, "delete conversation", cs, false); err != nil {
+		return 0, err
 	}
 	n := 0
 	for _, k := range keys {

@@ -31,7 +31,9 @@ const (
 	Cancelled ItemState = "cancelled"
 )
 
-// Item is a timer, alarm or reminder.
+// Item is a timer, alarm or reminder. Its times are wall-clock times; a
+// timer's Due is moved with each step of the wall clock while the box
+// runs (the scheduler counts it on the monotonic clock).
 type Item struct {
 	ID      string    `json:"id"`
 	Kind    ItemKind  `json:"kind"`
@@ -50,6 +52,13 @@ type Item struct {
 	Hour   int            `json:"hour,omitempty"`
 	Minute int            `json:"minute,omitempty"`
 	Days   []time.Weekday `json:"days,omitempty"`
+	// Zone is the time zone an alarm rings in (an IANA name): when the
+	// box's zone changes, the alarm moves to the same hour in the new one.
+	Zone string `json:"zone,omitempty"`
+	// Held marks an alarm set before the box's clock was set: it waits
+	// for the clock, and its Due is then worked out anew from Hour, Minute
+	// and Days. Until then Due is only a guess.
+	Held bool `json:"held,omitempty"`
 	// Rang is when the item last went off, and Late whether that was after
 	// its due time because the box was off.
 	Rang time.Time `json:"rang,omitzero"`
@@ -74,7 +83,9 @@ func (db *DB) Schedule() *Schedule { return &Schedule{db: db} }
 const schedulePrefix = "schedule/"
 
 // Put stores it, replacing an item with the same ID. It returns once the
-// item is on disk.
+// item is on disk, or fails at once with ErrUnavailable while the card
+// cannot take it (see DB.Health): the schedule is never held in memory by
+// the store, so the caller keeps what it could not store.
 func (s *Schedule) Put(ctx context.Context, it Item) error {
 	if it.ID == "" {
 		return fmt.Errorf("storage: write %s: no id", it.Kind)
@@ -112,5 +123,5 @@ func (s *Schedule) List(ctx context.Context, kinds ...ItemKind) ([]Item, error) 
 
 // Delete removes the item with id.
 func (s *Schedule) Delete(ctx context.Context, id string) error {
-	return s.db.del(ctx, "delete schedule item", schedulePrefix+id)
+	return s.db.delCritical(ctx, "delete schedule item", schedulePrefix+id)
 }

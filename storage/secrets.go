@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/harkbox/hark/internal/atomicfile"
+	"github.com/harkbox/hark/internal/owner"
 )
 
 // Secrets keeps commands' credentials (API keys, tokens) encrypted at rest
@@ -56,7 +57,7 @@ func (s *Secrets) count() (int, error) {
 
 func (s *Secrets) cipher() (cipher.AEAD, error) {
 	s.once.Do(func() {
-		key, err := os.ReadFile(s.keyPath)
+		key, err := owner.ReadFile(s.keyPath) // never a link, nor another user's file
 		if errors.Is(err, os.ErrNotExist) {
 			// A new key only for a store without secrets: with secrets
 			// already stored, a new key would leave them undecryptable.

@@ -8,12 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-var units = []string{"hark.service", "hark-health.service", "hark-update.service", "hark-update.timer", "hark-firstboot.service"}
+var units = []string{"hark.service", "hark-health.service", "hark-update.service", "hark-update.timer", "hark-firstboot.service", "hark-clock.service"}
 
 func need(t *testing.T, tool, pkg string) string {
 	p, err := exec.LookPath(tool)
@@ -123,10 +124,27 @@ func blkid(t *testing.T, dev, tag string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// The first-boot script formats a blank partition once, and never again.
+// errorsBehavior is what the ext4 filesystem in img does on an error.
+func errorsBehavior(t *testing.T, img string) string {
+	t.Helper()
+	out, err := exec.Command("tune2fs", "-l", img).Output()
+	if err != nil {
+		t.Fatalf("tune2fs -l: %v", err)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(l, "Errors behavior:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// The first-boot script formats a blank partition once, and never again;
+// the filesystem turns read-only on an error.
 func TestFormatDataOnlyWhenBlank(t *testing.T) {
 	need(t, "blkid", "util-linux")
 	need(t, "mkfs.ext4", "e2fsprogs")
+	need(t, "tune2fs", "e2fsprogs")
 	img := filepath.Join(t.TempDir(), "data.img")
 	if err := os.WriteFile(img, make([]byte, 32<<20), 0o644); err != nil {
 		t.Fatal(err)
@@ -139,6 +157,9 @@ func TestFormatDataOnlyWhenBlank(t *testing.T) {
 		t.Fatalf("after formatting: type %q label %q", typ, label)
 	}
 	uuid := blkid(t, img, "UUID")
+	if got := errorsBehavior(t, img); got != "Remount read-only" {
+		t.Errorf("errors behavior %q after formatting; want Remount read-only (mkfs -e remount-ro)", got)
+	}
 
 	out, err = exec.Command("./hark-format-data", img).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "already holds ext4; left as it is") {
@@ -147,8 +168,65 @@ func TestFormatDataOnlyWhenBlank(t *testing.T) {
 	if got := blkid(t, img, "UUID"); got != uuid {
 		t.Errorf("the filesystem was remade: UUID %s, was %s", got, uuid)
 	}
+	// A hark-data filesystem an older image made, errors left to
+	// "continue": the next boot makes it fail safe, and formats nothing.
+	if out, err := exec.Command("tune2fs", "-e", "continue", img).CombinedOutput(); err != nil {
+		t.Fatalf("tune2fs: %v %s", err, out)
+	}
+	out, err = exec.Command("./hark-format-data", img).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "now turns read-only on an error") || errorsBehavior(t, img) != "Remount read-only" {
+		t.Errorf("an older image's filesystem: %v, errors behavior %q\n%s", err, errorsBehavior(t, img), out)
+	}
+	if got := blkid(t, img, "UUID"); got != uuid {
+		t.Errorf("the filesystem was remade: UUID %s, was %s", got, uuid)
+	}
 	out, err = exec.Command("./hark-format-data", filepath.Join(t.TempDir(), "nope")).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "does not exist") {
 		t.Errorf("missing device: %v\n%s", err, out)
+	}
+}
+
+// keysOf reads a unit's keys (every value of each).
+func keysOf(t *testing.T, unit string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string][]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok && !strings.HasPrefix(k, "#") {
+			keys[k] = append(keys[k], strings.Fields(v)...)
+		}
+	}
+	return keys
+}
+
+// TestTimeOrdering: the clock is restored from the uptime record before
+// anything reads it and before NTP; hark starts on the restored clock
+// without waiting for NTP; the update check waits for a synchronised clock.
+func TestTimeOrdering(t *testing.T) {
+	has := func(unit, key, value string) bool { return slices.Contains(keysOf(t, unit)[key], value) }
+	for _, c := range []struct {
+		unit, key, value string
+		want             bool
+	}{
+		{"hark-clock.service", "Before", "time-set.target", true},
+		{"hark-clock.service", "Before", "systemd-timesyncd.service", true},
+		{"hark-clock.service", "Before", "hark.service", true},
+		{"hark-clock.service", "RequiresMountsFor", "/var/lib/hark", true},
+		{"hark-clock.service", "CapabilityBoundingSet", "CAP_SYS_TIME", true},
+		{"hark-clock.service", "ExecStart", "restore", true},
+		{"hark.service", "After", "time-set.target", true},
+		{"hark.service", "After", "time-sync.target", false},
+		{"hark-update.service", "After", "time-sync.target", true},
+		{"hark-update.service", "Wants", "time-sync.target", true},
+	} {
+		if got := has(c.unit, c.key, c.value); got != c.want {
+			t.Errorf("%s: %s has %s: %v, want %v", c.unit, c.key, c.value, got, c.want)
+		}
+	}
+	if caps := keysOf(t, "hark-clock.service")["CapabilityBoundingSet"]; len(caps) != 1 {
+		t.Errorf("hark-clock.service may use %v, want only CAP_SYS_TIME", caps)
 	}
 }

@@ -8,13 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/harkbox/hark/device/control"
-	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
 )
@@ -119,6 +118,27 @@ func TestNodeWithoutItsCenter(t *testing.T) {
 	}
 }
 
+// serveCenterTest runs `hark center ARGS --listen ADDR --insecure-http`
+// until the test ends, and returns ADDR once it listens.
+func serveCenterTest(t *testing.T, env func(string) string, args ...string) string {
+	t.Helper()
+	addr := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan int, 1)
+	go func() {
+		var o, e output
+		served <- run(ctx, append(append([]string{"center"}, args...), "--listen", addr, "--insecure-http"), envWith(env, &o, &e))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-served; code != 0 {
+			t.Errorf("hark center exited %d", code)
+		}
+	})
+	waitListening(t, addr)
+	return addr
+}
+
 func envWith(e func(string) string, out, errOut *output) env {
 	return env{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: e}
 }
@@ -155,37 +175,6 @@ func TestFallbackChainContract(t *testing.T) {
 	code, _, errOut = ask(t, env, "ask", "--data", t.TempDir(), "--config", bad, "hi")
 	if code == 0 || !strings.Contains(errOut, "ollama.endpoint[0].model") {
 		t.Errorf("a model-less endpoint: %d %q", code, errOut)
-	}
-}
-
-type quietBox struct{}
-
-func (quietBox) Status(context.Context) control.Status {
-	return control.Status{State: "idle", Ready: true}
-}
-func (quietBox) WaitIdle(context.Context) error { return nil }
-func (quietBox) SetUpdating(bool, int)          {}
-
-// TestStatusShowsWhichModelAnswers: hark status lists the chain's servers
-// as links: which one answers, which stand by, which are down.
-func TestStatusShowsWhichModelAnswers(t *testing.T) {
-	srv, _ := modelServer(t)
-	dead := freePort(t)
-	var eps []*llm.Client
-	for _, h := range []string{"http://" + dead, srv.URL} {
-		u, _ := url.Parse(h)
-		c, _ := llm.New(llm.Options{Host: u, Model: "llama3.2:3b"})
-		eps = append(eps, c)
-	}
-	chain, _ := llm.NewChain(llm.ChainOptions{Endpoints: eps})
-	chain.CheckNow(t.Context())
-	a := &app{brain: &brain{chain: chain}}
-	s := linked{Box: quietBox{}, a: a}.Status(t.Context())
-	if len(s.Links) != 2 || s.Links[0].OK || !strings.Contains(s.Links[0].Detail, "down since") || !s.Links[1].OK {
-		t.Errorf("links %+v: want the first down and the second up", s.Links)
-	}
-	if ok, why := s.Healthy(); !ok {
-		t.Errorf("a model server down failed the self-test: %s", why)
 	}
 }
 
@@ -237,18 +226,20 @@ func TestCenterOffersMCPTools(t *testing.T) {
 
 // TestCenterServesTheHouseholdsPage: `hark center` serves the web page on
 // [web] listen, with the household's memory and the center's health, and
-// says its setup code on its output.
+// keeps its setup code in a file only its user may read (its output goes
+// to the journal, which others may read), naming the file on its output.
 func TestCenterServesTheHouseholdsPage(t *testing.T) {
 	srv, _ := modelServer(t)
 	env := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
 	page := freePort(t)
 	cfg := writeConfig(t, fmt.Sprintf("[web]\nlisten = %q\n", page))
 	addr := freePort(t)
+	data := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan int, 1)
 	var o, e output
 	go func() {
-		served <- run(ctx, []string{"center", "--config", cfg, "--data", t.TempDir(), "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
+		served <- run(ctx, []string{"center", "--config", cfg, "--data", data, "--listen", addr, "--insecure-http"}, envWith(env, &o, &e))
 	}()
 	defer func() {
 		cancel()
@@ -257,10 +248,15 @@ func TestCenterServesTheHouseholdsPage(t *testing.T) {
 		}
 	}()
 	waitListening(t, page)
-	o.waitFor(t, "its first visit asks for the code ", 1)
-	m := regexp.MustCompile(`center: web page: \S+; its first visit asks for the code (\d{8})`).FindStringSubmatch(o.String())
-	if m == nil {
-		t.Fatalf("no setup code on the center's output:\n%s", o.String())
+	o.waitFor(t, "its first visit asks for the code in ", 1)
+	codeFile := filepath.Join(data, "web", "setup-code")
+	if st, err := os.Stat(codeFile); err != nil || st.Mode().Perm() != 0o600 || !strings.Contains(o.String(), codeFile) {
+		t.Fatalf("the setup code's file %s: %v (%v); output:\n%s", codeFile, st, err, o.String())
+	}
+	b, _ := os.ReadFile(codeFile)
+	m := []string{"", strings.TrimSpace(string(b))}
+	if len(m[1]) != 8 || strings.Contains(o.String(), m[1]) {
+		t.Errorf("the setup code %q is on the center's output:\n%s", m[1], o.String())
 	}
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := noRedirect.PostForm("http://"+page+"/setup", url.Values{"code": {m[1]}, "password": {"household page"}})
@@ -287,5 +283,63 @@ func TestCenterServesTheHouseholdsPage(t *testing.T) {
 	}
 	if code, body := get("/timers"); code != http.StatusNotFound || !strings.Contains(body, "does not offer") {
 		t.Errorf("timers on the center (they live on the nodes): %d", code)
+	}
+}
+
+// TestCenterEnrolsAJarvisNode: `hark center nodes add NAME --id ID --key
+// KEY --room ROOM` enrols a Jarvis node with the id and key it already
+// has, printing ID:KEY last; the node then gets through with X-API-Key and
+// nothing else, and the room it never sends reaches the prompt.
+func TestCenterEnrolsAJarvisNode(t *testing.T) {
+	srv, m := modelServer(t)
+	env := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})
+	dir := t.TempDir()
+	const id, key = "0d6c1c2e-7d4b-4d56-9a51-6c1f3b1c2a10", "the-key-this-node-was-given"
+	code, out, errOut := ask(t, env, "center", "--data", dir, "nodes", "add", "kitchen", "--id", id, "--key", key, "--room", "kitchen")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || lines[len(lines)-1] != id+":"+key {
+		t.Fatalf("nodes add: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := ask(t, env, "center", "--data", dir, "nodes", "add", "den", "--key", key); code == 0 || !strings.Contains(errOut, "--key needs --id") {
+		t.Errorf("a key without an id: %d %q", code, errOut)
+	}
+	if _, out, _ := ask(t, env, "center", "--data", dir, "nodes", "list"); !strings.Contains(out, "kitchen") || !strings.Contains(out, id) {
+		t.Errorf("nodes list: %q", out)
+	}
+	addr := serveCenterTest(t, env, "--data", dir)
+	do := func(method, path, body string) (*http.Response, []byte) {
+		req, _ := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
+		req.Header.Set("X-API-Key", id+":"+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp, raw
+	}
+	if resp, raw := do("GET", "/api/v0/generate/date-context?timezone=UTC-00:00", ""); resp.StatusCode != 200 || !strings.Contains(string(raw), `"weekday_number"`) {
+		t.Fatalf("date context: %d %s", resp.StatusCode, raw)
+	}
+	if resp, raw := do("POST", "/api/v0/conversation/start", `{"conversation_id": "c1", "node_context": {"timezone": "UTC-00:00"}, "client_tools": []}`); resp.StatusCode != 200 {
+		t.Fatalf("start: %d %s", resp.StatusCode, raw)
+	}
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello from the center."})
+	resp, raw := do("POST", "/api/v0/voice/command/stream", `{"voice_command": "tell me something cheerful", "conversation_id": "c1"}`)
+	switch {
+	case resp.StatusCode == 200: // the center has a voice (espeak-ng)
+		if resp.Header.Get("Content-Type") != "audio/raw" || resp.Header.Get("X-Assistant-Message") != "Hello%20from%20the%20center." || len(raw) == 0 {
+			t.Errorf("a spoken answer: %v, %d bytes", resp.Header, len(raw))
+		}
+	case resp.StatusCode == 202:
+		if !strings.Contains(string(raw), "Hello from the center.") {
+			t.Errorf("a text answer: %s", raw)
+		}
+	default:
+		t.Fatalf("stream: %d %s", resp.StatusCode, raw)
+	}
+	if sys := chats(srv)[0].Messages; !strings.Contains(sys[len(sys)-1].Content, "the kitchen speaker") {
+		t.Errorf("the node's room did not reach the prompt: %q", sys[len(sys)-1].Content)
 	}
 }

@@ -6,12 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box/config"
 )
 
 // env is what a command may touch of the outside world.
@@ -48,7 +49,7 @@ func init() {
 		"ask":         {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
 		"config":      {"print the effective configuration and where each value came from", cmdConfig},
 		"version":     {"print the version and what was built in", cmdVersion},
-		"timers":      {"list running timers (--all: alarms and reminders too), or cancel one: hark timers cancel ID", cmdTimers},
+		"timers":      {"list what rings and the running timers (--all: alarms and reminders too), stop what rings, or cancel one: hark timers stop|cancel ID-or-NAME", cmdTimers},
 		"secrets":     {"set, list or unset the credentials commands need", cmdSecrets},
 		"commands":    {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
 		"smoketest":   {"check the board's microphone, speaker, button and LEDs, with a PASS or FAIL line each", cmdSmoketest},
@@ -57,10 +58,11 @@ func init() {
 		"transcribe":  {"transcribe a WAV file on the box and print the timings: hark transcribe FILE.wav", cmdTranscribe},
 		"memory":      {"what the assistant remembers: hark memory [facts|forget ID|conversations|delete ID]", cmdMemory},
 		"status":      {"the box's state and self-test", cmdStatus},
+		"clock":       {"the clock and the uptime record; hark clock restore sets a clock that booted behind to the record (as root, at boot)", cmdClock},
 		"logs":        {"the running daemon's last log lines", cmdLogs},
-		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for", cmdWeb},
+		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for; hark web reset forgets its password and prints a new code", cmdWeb},
 		"mcp":         {"list the MCP servers, their state and their tools: hark mcp list", cmdMCP},
-		"center":      {"the household's command center for speaker nodes: hark center [--listen ADDR] [--insecure-http], hark center nodes add NAME|list|revoke ID, hark center status", cmdCenter},
+		"center":      {"the household's command center for speaker nodes: hark center [--listen ADDR] [--insecure-http], hark center nodes add NAME [--id ID --key KEY] [--room ROOM]|list|revoke ID, hark center status", cmdCenter},
 		"probe-model": {"load a whisper model and transcribe silence, in a process of its own (hark run does this first)", cmdProbeModel},
 		"help":        {"show this list, or one command's flags: hark help COMMAND", nil},
 	}
@@ -70,17 +72,19 @@ func init() {
 // the flag list does not show.
 var synopses = map[string]string{
 	"ask":            "hark ask [--json] TEXT...",
-	"center":         "hark center [--listen ADDR] [--insecure-http]   serve the speaker nodes\n       hark center nodes add NAME     enroll a node: prints its NODE_ID:KEY last\n       hark center nodes list\n       hark center nodes revoke ID\n       hark center status",
+	"center":         "hark center [--listen ADDR] [--insecure-http]   serve the speaker nodes\n       hark center nodes add NAME [--id ID --key KEY] [--room ROOM]\n                                      enroll a node (or a Jarvis node with its id and key): prints NODE_ID:KEY last\n       hark center nodes list\n       hark center nodes revoke ID\n       hark center status",
+	"clock":          "hark clock                   the clock, whether it is set, and the uptime record\n       hark clock restore           set a clock that booted behind to the record (needs CAP_SYS_TIME)",
 	"commands":       "hark commands                list the commands\n       hark commands setup NAME     run a command's first-time setup",
 	"secrets":        "hark secrets set NAME        (reads the value from standard input)\n       hark secrets list\n       hark secrets unset NAME",
 	"mcp":            "hark mcp [list]               the MCP servers, their state and their tools",
 	"memory":         "hark memory [facts]            what the assistant was asked to remember\n       hark memory forget ID          forget one\n       hark memory conversations      the conversations, newest first\n       hark memory delete ID          delete one conversation",
-	"timers":         "hark timers [--all]            the running timers (--all: alarms and reminders too)\n       hark timers cancel ID          cancel one",
+	"timers":         "hark timers [--all]            what rings and the running timers (--all: alarms and reminders too)\n       hark timers stop               silence what rings\n       hark timers cancel ID-or-NAME  silence or cancel one, by its id or its name",
 	"transcribe":     "hark transcribe [--json] [--model FILE] [--threads N] [--language L] ... FILE.wav",
 	"update":         "hark update check [--install] [--scheduled]\n       hark update install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE]\n       hark update status",
 	"update check":   "hark update check [--install] [--scheduled]",
 	"update install": "hark update install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE]",
 	"update status":  "hark update status",
+	"web":            "hark web code                 the one-time setup code the page's first visit asks for\n       hark web reset                forget the page's password (nothing else): prints a new setup code last",
 }
 
 // errUsage marks a command line that could not be understood; the message
@@ -284,7 +288,7 @@ func loadConfig(e env, g *globals, overrides ...override) (*config.Loaded, confi
 	}
 	// The web page's settings, kept in the data directory, come over the
 	// file (and under the environment and flags).
-	if path := filepath.Join(l.DataDir, config.SettingsFile); fileExists(path) {
+	if path := filepath.Join(l.DataDir, config.SettingsFile); isFile(path) {
 		if err := l.ApplySettings(path); err != nil {
 			return nil, config.Resolved{}, err
 		}
@@ -311,22 +315,10 @@ func cmdConfig(ctx context.Context, e env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	file := l.File
-	if file == "" {
-		file = "none (defaults)"
-	}
-	fmt.Fprintf(e.stdout, "# configuration file: %s\n", file)
-	section := ""
-	for _, key := range config.Keys() {
-		name := key
-		if i := strings.LastIndex(key, "."); i >= 0 {
-			if s := key[:i]; s != section {
-				section = s
-				fmt.Fprintf(e.stdout, "\n[%s]\n", s)
-			}
-			name = key[i+1:]
-		}
-		fmt.Fprintf(e.stdout, "%-40s # %s\n", name+" = "+l.Value(key), l.Sources[key])
-	}
-	return nil
+	return l.Write(e.stdout)
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }

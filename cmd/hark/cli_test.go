@@ -120,6 +120,18 @@ func TestGlobalFlagsAnywhere(t *testing.T) {
 		{[]string{"memory"}, nil, "", ok("nothing remembered")},
 		{[]string{"memory", "conversations"}, nil, "", ok("no conversations")},
 		{[]string{"status"}, nil, "", ok("hark run is not running")},
+		{[]string{"clock"}, nil, "", func(t *testing.T, dir string, code int, out, errOut string) {
+			if code != 0 || !strings.Contains(out, "clock    ") || !strings.Contains(out, "record   none yet") {
+				t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
+			}
+		}},
+		// A fresh --data has no record: restore leaves the clock alone
+		// (this test never sets the machine's clock).
+		{[]string{"clock"}, []string{"restore"}, "", func(t *testing.T, dir string, code int, out, errOut string) {
+			if code != 0 || !strings.Contains(out, "not behind the uptime record") {
+				t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
+			}
+		}},
 		{[]string{"logs"}, []string{"-n", "5"}, "", fails("hark run is not running")},
 		{[]string{"transcribe"}, []string{"/nonexistent.wav"}, "", func(t *testing.T, dir string, code int, out, errOut string) {
 			if code != 1 || strings.Contains(errOut, "usage") {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/harkbox/hark/reply/command/home/hatest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/harkbox/hark/reply/command/home/hatest"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
 )

@@ -44,6 +44,7 @@ func mcpConfig(t *testing.T) string {
 name = "pantry"
 command = [%q]
 env = ["HARK_MCP_SERVE=1"]
+deny = ["pantry_cont"]
 
 [[mcp.server]]
 name = "gone"
@@ -61,7 +62,8 @@ func TestMCPList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("hark mcp list: %d %q", code, errOut)
 	}
-	for _, want := range []string{"pantry  stdio", "up", "pantry_count (pantry-count)", "gone", "down", "/nonexistent/mcp-server"} {
+	for _, want := range []string{"pantry  stdio", "up", "pantry_count (pantry-count)", "gone", "down", "/nonexistent/mcp-server",
+		`warning: deny names "pantry_cont", which is not one of the server's tools`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("hark mcp list lacks %q:\n%s", want, out)
 		}

@@ -50,9 +50,10 @@ func cmdMemory(ctx context.Context, e env, g *globals, args []string) error {
 		if len(convs) == 0 {
 			fmt.Fprintln(e.stdout, "no conversations")
 		}
+		loc := boxZone(e, g)
 		for _, cv := range convs {
 			first := cv.Exchanges[0]
-			fmt.Fprintf(e.stdout, "%s  %s, %d exchanges\n", cv.ID, first.At.Local().Format("Mon 2 Jan 15:04"), len(cv.Exchanges))
+			fmt.Fprintf(e.stdout, "%s  %s, %d exchanges\n", cv.ID, first.At.In(loc).Format("Mon 2 Jan 15:04 MST"), len(cv.Exchanges))
 			for _, x := range cv.Exchanges {
 				fmt.Fprintf(e.stdout, "  you:  %s\n  hark: %s\n", x.User, x.Assistant)
 			}
@@ -68,8 +69,9 @@ func cmdMemory(ctx context.Context, e env, g *globals, args []string) error {
 		}
 		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "ID\tSINCE\tFACT")
+		loc := boxZone(e, g)
 		for _, f := range facts {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", f.ID, f.At.Local().Format("2 Jan 2006"), f.Text)
+			fmt.Fprintf(w, "%s\t%s\t%s\n", f.ID, f.At.In(loc).Format("2 Jan 2006"), f.Text)
 		}
 		return w.Flush()
 	}
@@ -96,6 +98,9 @@ func cmdStatus(ctx context.Context, e env, g *globals, args []string) error {
 		running = "running"
 	}
 	fmt.Fprintf(e.stdout, "%s\nversion  %s\nstate    %s\n", running, s.Version, s.State)
+	if s.Clock != nil {
+		fmt.Fprintf(e.stdout, "clock    %s\n", s.Clock)
+	}
 	for _, ch := range s.Checks {
 		mark := "ok  "
 		if !ch.OK {

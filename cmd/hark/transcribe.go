@@ -10,11 +10,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/harkbox/hark/device/box"
 	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 	"github.com/harkbox/hark/pipeline/whisper"
-	"github.com/harkbox/hark/reply/command/builtin"
-	"github.com/harkbox/hark/reply/command/weather"
 )
 
 // cmdTranscribe runs the box's speech-to-text on a WAV file and prints the
@@ -61,9 +60,8 @@ func cmdTranscribe(ctx context.Context, e env, g *globals, args []string) error 
 	if cfg.Whisper.Model == "" {
 		return errors.New("no model: set whisper.model in the configuration or pass --model FILE")
 	}
-	// The same initial prompt as hark run's: the commands' keywords.
-	cmds := allCommands(builtin.Deps{}, weather.Command(nil, nil))
-	o := whisperOptions(cfg, cmds, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn))
+	// The same options as hark run's, its initial prompt too.
+	o := box.WhisperOptions(cfg, newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn))
 	eng, err := whisper.New(o)
 	if err != nil {
 		return err

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
-	"os/exec"
-	"strings"
+	"os"
 	"text/tabwriter"
 	"time"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
+	"github.com/harkbox/hark/device/box"
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/update"
 )
@@ -50,13 +48,14 @@ func boardOnly(err error) error {
 	return err
 }
 
-// updater is the agent wired to this box: RAUC on D-Bus, the download
-// directory, the running daemon's idle state, systemd's reboot.
+// updater is the update service wired to this box: RAUC on D-Bus, the
+// download directory, the running daemon's idle state, systemd's reboot.
 type updater struct {
-	*update.Agent
+	*update.Service
 	rauc *update.RAUC
 	ctl  *control.Client
 	cfg  *config.Loaded
+	log  *slog.Logger
 }
 
 func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
@@ -65,68 +64,16 @@ func newUpdater(ctx context.Context, e env, g *globals) (*updater, error) {
 		return nil, err
 	}
 	log := newLogger(e.stderr, cfg.Log.Level, slog.LevelWarn)
-	r, err := update.DialRAUC(ctx, cfg.Update.RAUCBus)
+	ctl := control.Dial(cfg.ControlSocket)
+	svc, r, err := box.UpdateService(ctx, cfg, version, ctl.WaitIdle, nil, log)
 	if err != nil {
+		ctl.Close()
 		return nil, err
 	}
-	ctl := control.Dial(cfg.ControlSocket)
-	return &updater{
-		Agent: newAgent(cfg, r, ctl.WaitIdle, systemReboot, log),
-		rauc:  r, ctl: ctl, cfg: cfg,
-	}, nil
+	return &updater{Service: svc, rauc: r, ctl: ctl, cfg: cfg, log: log}, nil
 }
 
-func (u *updater) close() { u.rauc.Close() }
-
-// newAgent is the update agent over RAUC r, as `hark update` and the
-// daemon's updates resource both run it: idle waits for the speaker,
-// reboot restarts the box.
-func newAgent(cfg *config.Loaded, r *update.RAUC, idle, reboot func(context.Context) error, log *slog.Logger) *update.Agent {
-	// No overall timeout: a bundle is hundreds of megabytes. A server that
-	// stops answering is caught by the header and idle timeouts.
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-		ResponseHeaderTimeout: 30 * time.Second,
-		IdleConnTimeout:       30 * time.Second,
-	}
-	// The update server may log which box asked, by its identity.
-	agent := "hark/" + version
-	if id, err := readIdentity(cfg.DataDir); err == nil {
-		agent += " (device " + id + ")"
-	}
-	return &update.Agent{
-		Manifest: cfg.Update.Manifest,
-		Download: update.Downloader{HTTP: &http.Client{Transport: userAgent{tr, agent}}, Dir: cfg.Update.Dir, Floor: int64(cfg.Storage.ReserveMiB) << 20},
-		RAUC:     r,
-		Running:  version,
-		Idle:     idle,
-		Reboot:   reboot,
-		Explain:  update.ExplainWithCLI(""),
-		Log:      log,
-	}
-}
-
-// userAgent names Hark, its version and the box in every request.
-type userAgent struct {
-	rt    http.RoundTripper
-	agent string
-}
-
-func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("User-Agent", u.agent)
-	return u.rt.RoundTrip(r)
-}
-
-// systemReboot asks systemd to reboot.
-func systemReboot(ctx context.Context) error {
-	out, err := exec.CommandContext(ctx, "systemctl", "reboot").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("systemctl reboot: %v: %s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
+func (u *updater) close() { u.rauc.Close(); u.ctl.Close() }
 
 func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("update check", e, g)
@@ -140,7 +87,7 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	defer u.close()
-	state := update.State{Dir: u.cfg.Update.Dir}
+	state := u.State()
 	if *scheduled {
 		every := u.cfg.Update.Every.Duration
 		if every == 0 {
@@ -155,9 +102,6 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	c, err := u.Check(ctx)
 	if err != nil {
 		return err
-	}
-	if err := state.Checked(time.Now()); err != nil {
-		u.Log.Warn("could not record the check", "err", err)
 	}
 	fmt.Fprintf(e.stdout, "running  %s\noffered  %s (%s, %s)\n", c.Current, c.Available.Version, update.MB(c.Available.Size), c.Available.URL)
 	if !c.Newer {
@@ -190,7 +134,7 @@ func updateInstall(ctx context.Context, e env, g *globals, args []string) error 
 		return err
 	}
 	defer u.close()
-	u.AllowDowngrade = *downgrade
+	u.Agent().AllowDowngrade = *downgrade
 	policy := update.RebootWhenIdle
 	switch {
 	case *now:
@@ -214,13 +158,6 @@ func (u *updater) install(ctx context.Context, e env, src string, policy update.
 	res, err := u.Install(ctx, src, show)
 	bar.End()
 	u.ctl.SetUpdating(context.WithoutCancel(ctx), false, 100)
-	rec := update.Record{Time: time.Now().UTC(), Source: cmpOr(src, u.cfg.Update.Manifest), Version: res.Version}
-	if err != nil {
-		rec.Error = err.Error()
-	}
-	if err := (update.State{Dir: u.cfg.Update.Dir}).Keep(rec); err != nil {
-		u.Log.Warn("could not record the install", "err", err)
-	}
 	if err != nil {
 		return err
 	}
@@ -231,7 +168,7 @@ func (u *updater) install(ctx context.Context, e env, src string, policy update.
 	case update.RebootWhenIdle:
 		fmt.Fprintln(e.stdout, "rebooting when the speaker is idle (not mid-conversation, no timer ringing)")
 	}
-	return u.Restart(ctx, policy)
+	return u.Agent().Restart(ctx, policy)
 }
 
 func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
@@ -257,14 +194,17 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 	if s.LastError != "" {
 		fmt.Fprintf(w, "rauc's last error\t%s\n", s.LastError)
 	}
-	if last, ok := (update.State{Dir: u.cfg.Update.Dir}).Last(); ok {
+	if last, ok := u.State().Last(); ok {
 		result := "installed " + last.Version
 		if last.Error != "" {
 			result = "failed: " + last.Error
 		}
-		fmt.Fprintf(w, "last update\t%s, %s (%s)\n", last.Time.Local().Format("2006-01-02 15:04"), result, last.Source)
+		fmt.Fprintf(w, "last update\t%s, %s (%s)\n", last.Time.In(boxZone(e, g)).Format("2006-01-02 15:04 MST"), result, last.Source)
 	} else {
 		fmt.Fprintf(w, "last update\tnone recorded\n")
+	}
+	if f, ok := (update.State{Dir: u.cfg.Update.Dir}).LastFailedBoot(); ok {
+		fmt.Fprintf(w, "failed boot check\t%s, slot %s (%s): %s\n", f.Time.Local().Format("2006-01-02 15:04"), f.Slot, f.Version, f.Reason)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "SLOT\tBOOT\tSTATE\tBOOT-STATUS\tVERSION\tINSTALLED\tWRITE")
@@ -278,7 +218,7 @@ func updateStatus(ctx context.Context, e env, g *globals, args []string) error {
 // ready, reads its self-test, and with --mark-good tells RAUC the booted
 // slot is good. Anything else leaves the slot unmarked, and the boot
 // loader's counter falls back to the other slot after its attempts.
-func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
+func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error) {
 	fs := flags("health", e, g)
 	wait := fs.Duration("wait", 0, "how long to wait for hark to start and report ready (the boot check); 0 answers at once")
 	mark := fs.Bool("mark-good", false, "mark the booted RAUC slot good when every check passes")
@@ -288,6 +228,14 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 	cfg, _, err := loadConfig(e, g)
 	if err != nil {
 		return err
+	}
+	if *mark { // why the slot was not marked good, for hark update status
+		defer func() {
+			if err != nil {
+				cmdline, _ := os.ReadFile("/proc/cmdline")
+				update.State{Dir: cfg.Update.Dir}.FailedBoot(update.BootCheck{Time: time.Now().UTC(), Slot: update.SlotFromCmdline(string(cmdline)), Version: version, Reason: err.Error()})
+			}
+		}()
 	}
 	ctl := control.Dial(cfg.ControlSocket)
 	defer ctl.Close()
@@ -326,6 +274,11 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) error {
 			return fmt.Errorf("%s; the slot is not marked good", why)
 		}
 		return errors.New(why)
+	}
+	for _, c := range s.Checks {
+		if !c.OK && c.Data {
+			fmt.Fprintf(e.stdout, "the %s check failed on the data partition, not the system: the slot stays good; the card needs repair or replacing\n", c.Name)
+		}
 	}
 	if !*mark {
 		fmt.Fprintln(e.stdout, "healthy")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,28 +13,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/harkbox/hark/cmd/hark/internal/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/update/rauctest"
 )
-
-// raucDouble is RAUC on a private bus, booted from slot A at 1.0.0.
-func raucDouble(t *testing.T) (*rauctest.RAUC, string) {
-	addr := rauctest.Bus(t)
-	r := &rauctest.RAUC{
-		Compatible: "hark-rpi4-64",
-		BootSlot:   "A",
-		Slots: []rauctest.Slot{
-			{Name: "rootfs.0", BootName: "A", State: "booted", BundleVersion: "1.0.0", Status: "ok"},
-			{Name: "rootfs.1", BootName: "B", State: "inactive"},
-		},
-		Check: rauctest.FakeCheck,
-	}
-	r.Start(t, addr)
-	return r, addr
-}
 
 func hark(t *testing.T, args ...string) (int, string) {
 	t.Helper()
@@ -45,7 +26,7 @@ func hark(t *testing.T, args ...string) (int, string) {
 }
 
 func TestUpdateCommands(t *testing.T) {
-	r, bus := raucDouble(t)
+	r, bus := rauctest.Booted(t)
 	bundle := []byte("hark-rpi4-64 1.3.0")
 	h := sha256.Sum256(bundle)
 	var agent atomic.Value
@@ -123,7 +104,7 @@ func TestUpdateWithoutRAUC(t *testing.T) {
 // The health check marks the slot good only when the running daemon is
 // armed and its self-test passes.
 func TestHealthMarksTheSlotGoodOnlyWhenHealthy(t *testing.T) {
-	r, bus := raucDouble(t)
+	r, bus := rauctest.Booted(t)
 	data := t.TempDir()
 	cfg := writeConfig(t, fmt.Sprintf("[tts]\nengine = \"off\"\n[update]\nrauc_bus = %q\n", bus))
 	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": data}), "--sim", "--data", data, "--config", cfg)
@@ -167,74 +148,3 @@ func (sickBox) Status(context.Context) control.Status {
 }
 func (sickBox) WaitIdle(context.Context) error { return nil }
 func (sickBox) SetUpdating(bool, int)          {}
-
-// TestUpdatesThroughTheAPI: the daemon's updates resource, as the web page
-// uses it, with RAUC's double: a check, an install whose progress reaches
-// 100 % and then reboots when the speaker is idle, a rollback.
-func TestUpdatesThroughTheAPI(t *testing.T) {
-	r, bus := raucDouble(t)
-	bundle := []byte("hark-rpi4-64 1.3.0")
-	h := sha256.Sum256(bundle)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `{"version":"1.3.0","url":"hark-1.3.0.raucb","size":%d,"sha256":"%s","compatible":"hark-rpi4-64"}`, len(bundle), hex.EncodeToString(h[:]))
-	})
-	mux.HandleFunc("/hark/hark-1.3.0.raucb", func(w http.ResponseWriter, _ *http.Request) { w.Write(bundle) })
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	data := t.TempDir()
-	cfg, _, err := loadConfig(env{getenv: vars(map[string]string{"HOME": t.TempDir()})}, &globals{data: data,
-		config: writeConfig(t, fmt.Sprintf("board = \"usb\"\n[update]\nmanifest = %q\nrauc_bus = %q\n", srv.URL+"/hark/manifest.json", bus))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rebooted := make(chan struct{}, 2)
-	a := &app{cfg: cfg, log: slog.New(slog.DiscardHandler)}
-	a.updates.reboot = func(context.Context) error { rebooted <- struct{}{}; return nil }
-	defer func() {
-		if a.updates.rauc != nil {
-			a.updates.rauc.Close()
-		}
-	}()
-	api := updatesAPI{a: a, box: quietBox{}}
-	st, err := api.Check(t.Context())
-	if err != nil || st.Offered != "1.3.0" || !st.Newer || len(st.Slots) != 2 || st.Other != "rootfs.1" {
-		t.Fatalf("check: %+v %v", st, err)
-	}
-	if err := api.Install(t.Context(), ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := api.Install(t.Context(), ""); err != nil && !errors.Is(err, control.ErrConflict) {
-		t.Errorf("a second install at once: %v, want a conflict", err)
-	}
-	var last control.UpdateJob
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		st, _ = api.Status(t.Context())
-		last = st.Job
-		if !last.Running || time.Now().After(end) {
-			break
-		}
-	}
-	if last.Phase != "installed" || last.Percent != 100 || last.Version != "1.3.0" || len(r.Installed()) != 1 {
-		t.Fatalf("install: %+v, RAUC installed %v", last, r.Installed())
-	}
-	select {
-	case <-rebooted:
-	case <-time.After(20 * time.Second):
-		t.Fatal("no reboot into the update")
-	}
-	if st, _ := api.Status(t.Context()); !strings.Contains(st.Last, "installed 1.3.0") {
-		t.Errorf("last result %q", st.Last)
-	}
-	if err := api.Rollback(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if m := r.Marks(); len(m) != 1 || m[0] != "active rootfs.1" {
-		t.Errorf("RAUC marks %v, want the other slot active", m)
-	}
-	// the simulation has no slots: a sentence says so
-	sim := updatesAPI{a: &app{cfg: &config.Loaded{Config: config.Config{Board: "sim"}}}, box: quietBox{}}
-	if _, err := sim.Status(t.Context()); !errors.Is(err, control.ErrUnavailable) || !strings.Contains(err.Error(), "no A/B slots") {
-		t.Errorf("updates in simulation: %v", err)
-	}
-}

@@ -37,11 +37,16 @@ func (c *Mic) Xruns() int { return c.pcm.Xruns() }
 
 // Read fills p with 16 kHz mono audio, waiting for at least one sample,
 // and returns how many it wrote; it returns ctx.Err() when ctx is done.
+// After an overrun it returns no samples: a storm of them still shows
+// the capture loop alive (the watchdog follows it).
 func (c *Mic) Read(ctx context.Context, p []float32) (int, error) {
 	for len(c.pending) == 0 {
 		n, err := c.pcm.Read(ctx, c.raw)
 		if err != nil {
 			return 0, err
+		}
+		if n == 0 {
+			return 0, nil
 		}
 		c.pending = append(c.pending, c.conv.Process(c.raw[:n])...)
 	}

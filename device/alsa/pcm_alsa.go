@@ -133,7 +133,15 @@ type PCM struct {
 	wake   [2]int
 	raw    []byte
 	xruns  atomic.Int64
+	// An overrun or underrun is logged once per xrunEvery; a storm is
+	// counted, not logged line by line (the PCM is used from one
+	// goroutine at a time).
+	xrunLogged time.Time
+	xrunHeld   int
 }
+
+// xrunEvery is how often a storm of overruns or underruns is logged.
+const xrunEvery = 10 * time.Second
 
 // Open opens a device for capture or playback.
 func Open(stream Stream, cfg Config) (*PCM, error) {
@@ -187,7 +195,9 @@ func (p *PCM) wakeUp() { syscall.Write(p.wake[1], []byte{0}) }
 
 // Read captures into dst (interleaved samples, whole frames; at most one
 // period is read at a time) and returns how many samples it filled. It
-// waits for audio, and returns ctx.Err() when ctx is done first.
+// waits for audio, and returns ctx.Err() when ctx is done first. After
+// recovering from an overrun it returns at once with no samples, so that
+// a storm of overruns never keeps its caller from making progress.
 func (p *PCM) Read(ctx context.Context, dst []float32) (int, error) {
 	frames := min(len(dst)/p.format.Channels, p.period)
 	if frames == 0 {
@@ -208,7 +218,7 @@ func (p *PCM) Read(ctx context.Context, dst []float32) (int, error) {
 			if err := p.recover(C.int(n)); err != nil {
 				return 0, err
 			}
-			continue
+			return 0, nil
 		}
 		if err := p.wait(); err != nil {
 			return 0, err
@@ -327,7 +337,12 @@ func (p *PCM) recover(code C.int) error {
 	if p.stream == Capture {
 		what = "overrun: captured audio was lost"
 	}
-	p.cfg.Log.Warn(what, "pkg", "alsa", "device", p.cfg.Device, "count", n)
+	if now := time.Now(); now.Sub(p.xrunLogged) >= xrunEvery {
+		p.cfg.Log.Warn(what, "pkg", "alsa", "device", p.cfg.Device, "count", n, "not_logged", p.xrunHeld)
+		p.xrunLogged, p.xrunHeld = now, 0
+	} else {
+		p.xrunHeld++
+	}
 	if rc := C.snd_pcm_recover(p.h, code, 1); rc < 0 {
 		return fmt.Errorf("alsa: recover %s %q: %s", p.stream, p.cfg.Device, strerror(rc))
 	}

@@ -1,7 +1,7 @@
 // Package board names the hardware profiles Hark runs on: which GPIO line is
 // the button, what LEDs there are and how they are driven, and which ALSA
 // devices capture and play. Picking a profile is one configuration key
-// (board = "respeaker-2mic"); cmd/hark reads it and wires the drivers.
+// (board = "respeaker-2mic"); device/box wires the drivers.
 package board
 
 import (

@@ -2,10 +2,12 @@ package board
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"periph.io/x/conn/v3/driver/driverreg"
 	"periph.io/x/conn/v3/gpio"
+	"periph.io/x/conn/v3/pin"
 	"periph.io/x/conn/v3/spi"
 	"periph.io/x/host/v3/gpioioctl"
 	"periph.io/x/host/v3/sysfs"
@@ -44,4 +46,21 @@ func SPI(dev string) (spi.PortCloser, error) {
 		return nil, fmt.Errorf("board: SPI %s: %w", dev, err)
 	}
 	return p, nil
+}
+
+// Explain is err from using the GPIO line p with who holds it, when the
+// line is busy: the consumer label the kernel keeps for the program that
+// requested it (gpioinfo shows the same).
+func Explain(p pin.Pin, err error) error {
+	if err == nil || !strings.Contains(err.Error(), "busy") {
+		return err
+	}
+	holder := ""
+	if c, ok := p.(interface{ Consumer() string }); ok {
+		holder = c.Consumer()
+	}
+	if holder == "" {
+		return fmt.Errorf("board: GPIO line %s is held by another program (its label is empty; gpioinfo lists the holders): %w", p.Name(), err)
+	}
+	return fmt.Errorf("board: GPIO line %s is held by %q: %w", p.Name(), holder, err)
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,11 +25,30 @@ var (
 
 // Alert is a timer, alarm or reminder, as listed.
 type Alert struct {
-	ID      string    `json:"id"`
-	Kind    string    `json:"kind"` // timer, alarm or reminder
-	Name    string    `json:"name,omitempty"`
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // timer, alarm or reminder
+	Name string `json:"name,omitempty"`
+	// Due is when it goes off, in the box's time zone (Zone).
 	Due     time.Time `json:"due"`
 	Repeats bool      `json:"repeats,omitempty"`
+	// Zone is the box's time zone (an IANA name), in which Due is read.
+	Zone string `json:"zone,omitempty"`
+	// Left is how long until Due on the box's clock when it answered;
+	// negative when overdue.
+	Left time.Duration `json:"left"`
+	// Held marks an alarm set before the box's clock was set: it goes
+	// off at the next Due hour and minute once the clock is set, and Due's
+	// date means nothing until then.
+	Held bool `json:"held,omitempty"`
+	// Ringing is set while it rings, or waits its turn to ring: Stop or
+	// Cancel silences it.
+	Ringing bool `json:"ringing,omitempty"`
+}
+
+// Stopped is what POST /api/v1/alerts/stop answers: whether anything
+// rang.
+type Stopped struct {
+	Stopped bool `json:"stopped"`
 }
 
 // NewAlert is what POST /api/v1/alerts carries: a timer In from now, or an
@@ -45,11 +64,16 @@ type NewAlert struct {
 type Alerts interface {
 	// Add sets one; ErrInvalid names what is wrong with it.
 	Add(ctx context.Context, a NewAlert) (Alert, error)
-	// List returns the pending timers, and with all the alarms and
-	// reminders too, soonest first.
+	// List returns what rings first, then the pending timers, and with
+	// all the alarms and reminders too, soonest first.
 	List(ctx context.Context, all bool) ([]Alert, error)
-	// Cancel removes one; ErrNotFound when there is none with that id.
-	Cancel(ctx context.Context, id string) error
+	// Cancel silences one that rings, or removes one still to come; ref
+	// is its id or its name. ErrNotFound when none has that id or name,
+	// ErrConflict when several have that name.
+	Cancel(ctx context.Context, ref string) error
+	// Stop silences everything that rings, reporting whether anything
+	// did.
+	Stop(ctx context.Context) (bool, error)
 }
 
 // SecretValue is what PUT /api/v1/secrets/{name} carries.
@@ -96,6 +120,18 @@ type SetupIO interface {
 	Say(line string)
 }
 
+// AsksSecret reports whether a setup's question asks for something not to
+// be shown as it is typed: a token, a password, a key or a secret.
+func AsksSecret(question string) bool {
+	q := strings.ToLower(question)
+	for _, w := range []string{"token", "password", "passphrase", "key", "secret"} {
+		if strings.Contains(q, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // Commands are the assistant's commands.
 type Commands interface {
 	List(ctx context.Context) ([]CommandInfo, error)
@@ -108,6 +144,8 @@ type Commands interface {
 type MCPTool struct {
 	Name   string `json:"name"`   // the name the model sees
 	Remote string `json:"remote"` // the server's own name for it
+	// Confirm is set when the tool asks the user before it runs.
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // MCPServer is one configured MCP server and its state.
@@ -120,6 +158,9 @@ type MCPServer struct {
 	Tools    []MCPTool `json:"tools"`
 	Restarts int       `json:"restarts,omitempty"`
 	Since    time.Time `json:"since,omitzero"`
+	// Warnings are problems of the server's configuration its tools
+	// revealed (an allow, deny or confirm name that matches no tool).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MCP is the MCP servers whose tools the assistant uses.
@@ -223,6 +264,85 @@ type WebCode struct {
 // Web is the box's web page.
 type Web interface {
 	Code(ctx context.Context) (WebCode, error)
+	// Reset forgets the page's password and returns the new setup code
+	// its next visit asks for; nothing else is forgotten.
+	Reset(ctx context.Context) (WebCode, error)
+}
+
+// ModelServer is what a model server offers, as the welcome asks it.
+type ModelServer struct {
+	// Host is the server's address as Hark reads what was typed.
+	Host    string  `json:"host"`
+	Version string  `json:"version,omitempty"`
+	Models  []Model `json:"models"`
+}
+
+// Model is one model a server has pulled.
+type Model struct {
+	Name          string `json:"name"`
+	Family        string `json:"family,omitempty"`
+	ParameterSize string `json:"parameter_size,omitempty"`
+	Size          int64  `json:"size,omitempty"` // bytes on the server's disk
+}
+
+// Trial is a model's answer to the welcome's test question.
+type Trial struct {
+	Question string        `json:"question"`
+	Answer   string        `json:"answer"`
+	Took     time.Duration `json:"took"`
+}
+
+// ModelTrial is what POST /api/v1/models/try carries.
+type ModelTrial struct {
+	Host  string `json:"host"`
+	Model string `json:"model"`
+}
+
+// Probe checks what the welcome is told before it is kept.
+type Probe interface {
+	// Models asks the model server at host (an address as OLLAMA_HOST is
+	// written) for its models. ErrInvalid says what is wrong with an
+	// address that is not one; ErrUnavailable, naming the host, that no
+	// server answers there.
+	Models(ctx context.Context, host string) (ModelServer, error)
+	// Try asks model on the server at host a short test question.
+	Try(ctx context.Context, host, model string) (Trial, error)
+}
+
+// Turn is one turn of talk, as the page's live view shows it: what was
+// heard (or typed), what was said, and how long each stage took, in
+// milliseconds (0 for a stage the turn did not have).
+type Turn struct {
+	ID     string    `json:"id"`
+	At     time.Time `json:"at"`
+	Source string    `json:"source"` // "voice" or "typed"
+	Heard  string    `json:"heard"`
+	Said   string    `json:"said"`
+	// Cut is set when a press or a stop cut the reply short: Said is what
+	// was said of it.
+	Cut   bool   `json:"cut,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Endpoint is from the press to the end of the utterance; Transcribe
+	// the transcription; FirstToken from the question to the model's
+	// first word; FirstAudio from the end of the utterance to the first
+	// sound of the reply; Total the whole reply.
+	Endpoint   float64 `json:"endpoint_ms"`
+	Transcribe float64 `json:"transcribe_ms"`
+	FirstToken float64 `json:"first_token_ms"`
+	FirstAudio float64 `json:"first_audio_ms"`
+	Total      float64 `json:"total_ms"`
+}
+
+// Voice reads text aloud in the box's own voice.
+type Voice interface {
+	// WAV is text spoken in the voice of language ("" for the box's own),
+	// as a WAV file; ErrUnavailable when the box has no voice.
+	WAV(ctx context.Context, text, language string) ([]byte, error)
+}
+
+// Turns are the last turns of talk, oldest first.
+type Turns interface {
+	Turns(ctx context.Context) ([]Turn, error)
 }
 
 // Fact is one thing the assistant was asked to remember.
@@ -317,255 +437,9 @@ type API struct {
 	Updates  Updates
 	Asker    Asker
 	Logs     Logs
-}
-
-// Handler is the API's handler: every /api/v1 endpoint of the package
-// documentation, each refused unless the request's identity is the local
-// administrator.
-func Handler(a API) http.Handler {
-	mux := http.NewServeMux()
-	h := func(pattern string, f func(w http.ResponseWriter, r *http.Request) error) {
-		mux.Handle(pattern, admin(f))
-	}
-	h("GET /api/v1/status", func(w http.ResponseWriter, r *http.Request) error {
-		return writeJSON(w, a.Box.Status(r.Context()))
-	})
-	h("GET /api/v1/idle", func(w http.ResponseWriter, r *http.Request) error {
-		if err := a.Box.WaitIdle(r.Context()); err != nil {
-			return fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
-		return writeJSON(w, map[string]string{"state": "idle"})
-	})
-	h("POST /api/v1/updating", func(w http.ResponseWriter, r *http.Request) error {
-		var u Update
-		if err := readJSON(w, r, &u); err != nil {
-			return err
-		}
-		a.Box.SetUpdating(u.Active, u.Percent)
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	})
-	h("GET /api/v1/alerts", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Alerts == nil {
-			return notServed("alerts")
-		}
-		all, _ := strconv.ParseBool(r.URL.Query().Get("all"))
-		l, err := a.Alerts.List(r.Context(), all)
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, nonNil(l))
-	})
-	h("POST /api/v1/alerts", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Alerts == nil {
-			return notServed("alerts")
-		}
-		var na NewAlert
-		if err := readJSON(w, r, &na); err != nil {
-			return err
-		}
-		al, err := a.Alerts.Add(r.Context(), na)
-		if err != nil {
-			return err
-		}
-		w.WriteHeader(http.StatusCreated)
-		return writeJSON(w, al)
-	})
-	h("DELETE /api/v1/alerts/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Alerts == nil {
-			return notServed("alerts")
-		}
-		return noContent(w, a.Alerts.Cancel(r.Context(), r.PathValue("id")))
-	})
-	h("GET /api/v1/secrets", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Secrets == nil {
-			return notServed("secrets")
-		}
-		names, err := a.Secrets.Names(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, nonNil(names))
-	})
-	h("PUT /api/v1/secrets/{name}", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Secrets == nil {
-			return notServed("secrets")
-		}
-		var v SecretValue
-		if err := readJSON(w, r, &v); err != nil {
-			return err
-		}
-		if v.Value == "" {
-			return fmt.Errorf("%w: the value of %s is empty (DELETE removes a secret)", ErrInvalid, r.PathValue("name"))
-		}
-		return noContent(w, a.Secrets.Set(r.Context(), r.PathValue("name"), v.Value))
-	})
-	h("DELETE /api/v1/secrets/{name}", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Secrets == nil {
-			return notServed("secrets")
-		}
-		return noContent(w, a.Secrets.Unset(r.Context(), r.PathValue("name")))
-	})
-	h("GET /api/v1/commands", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Commands == nil {
-			return notServed("commands")
-		}
-		l, err := a.Commands.List(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, nonNil(l))
-	})
-	h("POST /api/v1/commands/{name}/setup", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Commands == nil {
-			return notServed("commands")
-		}
-		return serveSetup(w, r, a.Commands)
-	})
-	h("GET /api/v1/mcp", func(w http.ResponseWriter, r *http.Request) error {
-		if a.MCP == nil {
-			return notServed("mcp")
-		}
-		l, err := a.MCP.Servers(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, nonNil(l))
-	})
-	h("GET /api/v1/settings", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Settings == nil {
-			return notServed("settings")
-		}
-		l, err := a.Settings.List(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, nonNil(l))
-	})
-	h("PUT /api/v1/settings/{key}", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Settings == nil {
-			return notServed("settings")
-		}
-		var v SettingValue
-		if err := readJSON(w, r, &v); err != nil {
-			return err
-		}
-		return noContent(w, a.Settings.Set(r.Context(), r.PathValue("key"), v.Value))
-	})
-	h("POST /api/v1/restart", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Settings == nil {
-			return notServed("settings")
-		}
-		return noContent(w, a.Settings.Restart(r.Context()))
-	})
-	h("GET /api/v1/updates", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Updates == nil {
-			return notServed("updates")
-		}
-		st, err := a.Updates.Status(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, st)
-	})
-	h("POST /api/v1/updates/check", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Updates == nil {
-			return notServed("updates")
-		}
-		st, err := a.Updates.Check(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, st)
-	})
-	h("POST /api/v1/updates/install", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Updates == nil {
-			return notServed("updates")
-		}
-		var src UpdateSource
-		if err := readJSON(w, r, &src); err != nil {
-			return err
-		}
-		return noContent(w, a.Updates.Install(r.Context(), src.Source))
-	})
-	h("PUT /api/v1/updates/bundle", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Updates == nil {
-			return notServed("updates")
-		}
-		return noContent(w, a.Updates.Upload(r.Context(), r.Body))
-	})
-	h("POST /api/v1/updates/rollback", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Updates == nil {
-			return notServed("updates")
-		}
-		return noContent(w, a.Updates.Rollback(r.Context()))
-	})
-	h("GET /api/v1/web/code", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Web == nil {
-			return fmt.Errorf("%w: the web page runs with the daemon (hark run), and this one has none ([web] listen is empty)", ErrUnavailable)
-		}
-		c, err := a.Web.Code(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, c)
-	})
-	h("GET /api/v1/facts", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Memory == nil {
-			return notServed("memory")
-		}
-		l, err := a.Memory.Facts(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, nonNil(l))
-	})
-	h("DELETE /api/v1/facts/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Memory == nil {
-			return notServed("memory")
-		}
-		return noContent(w, a.Memory.Forget(r.Context(), r.PathValue("id")))
-	})
-	h("GET /api/v1/conversations", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Memory == nil {
-			return notServed("memory")
-		}
-		l, err := a.Memory.Conversations(r.Context())
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, nonNil(l))
-	})
-	h("DELETE /api/v1/conversations/{id}", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Memory == nil {
-			return notServed("memory")
-		}
-		return noContent(w, a.Memory.DeleteConversation(r.Context(), r.PathValue("id")))
-	})
-	h("POST /api/v1/ask", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Asker == nil {
-			return notServed("ask")
-		}
-		return serveAsk(w, r, a.Asker)
-	})
-	h("GET /api/v1/logs", func(w http.ResponseWriter, r *http.Request) error {
-		if a.Logs == nil {
-			return notServed("logs")
-		}
-		n := 100
-		if s := r.URL.Query().Get("lines"); s != "" {
-			v, err := strconv.Atoi(s)
-			if err != nil || v < 1 {
-				return fmt.Errorf("%w: lines=%q is not a positive number", ErrInvalid, s)
-			}
-			n = v
-		}
-		return writeJSON(w, LogLines{Lines: nonNil(a.Logs.Tail(n))})
-	})
-	mux.Handle("/", admin(func(w http.ResponseWriter, r *http.Request) error {
-		return fmt.Errorf("%w: no endpoint %s %s", ErrNotFound, r.Method, r.URL.Path)
-	}))
-	return mux
+	Probe    Probe
+	Turns    Turns
+	Voice    Voice
 }
 
 func notServed(what string) error {

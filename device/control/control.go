@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,11 @@ type Check struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail,omitempty"`
+	// Data marks a failing check as a fault of the data partition (a
+	// card read-only, damaged or not mounted): the box needs care, but a
+	// system update neither caused it nor cures it, so the boot check
+	// passes it and never rolls the system back for it.
+	Data bool `json:"data,omitempty"`
 }
 
 // Status is the daemon's answer to "how are you?".
@@ -33,6 +39,31 @@ type Status struct {
 	Started time.Time `json:"started,omitzero"`
 	// Storage is the data partition's use; nil when unknown.
 	Storage *Storage `json:"storage,omitempty"`
+	// Clock is the box's wall clock; nil when unknown.
+	Clock *Clock `json:"clock,omitempty"`
+}
+
+// Clock is the box's wall clock. It is not part of the self-test: a box
+// whose clock is not set yet still works (timers ring), so it never fails
+// an update's health check.
+type Clock struct {
+	// Now is the box's time, in Zone.
+	Now time.Time `json:"now"`
+	// Zone is the household's time zone (an IANA name): every time a
+	// person reads is in it.
+	Zone string `json:"zone"`
+	// Synced is set once NTP has set the clock; until then alarms and
+	// reminders at a clock time wait.
+	Synced bool `json:"synced"`
+}
+
+// String is the clock as a person reads it.
+func (c Clock) String() string {
+	s := c.Now.Format("Mon 2 Jan 2006 15:04 MST") + " (" + c.Zone + "), "
+	if c.Synced {
+		return s + "synchronised"
+	}
+	return s + "not synchronised yet: alarms and reminders at a time of day wait for it"
 }
 
 // Storage is how full the data partition is.
@@ -43,14 +74,14 @@ type Storage struct {
 	Full bool `json:"full,omitempty"`
 }
 
-// Healthy reports whether the daemon is ready and every check passed, and
-// if not, why.
+// Healthy reports whether the daemon is ready and every check passed but
+// those of the data partition (Check.Data), and if not, why.
 func (s Status) Healthy() (bool, string) {
 	if !s.Ready {
 		return false, "the pipeline is not armed yet"
 	}
 	for _, c := range s.Checks {
-		if !c.OK {
+		if !c.OK && !c.Data {
 			return false, c.Name + ": " + c.Detail
 		}
 	}
@@ -76,8 +107,12 @@ type Update struct {
 // Serve listens on the unix socket at path (replacing a stale one) and
 // serves h until ctx is done. The socket file is readable and writable by
 // the owner and group only, and every connection carries its peer's
-// identity (see the package documentation).
+// identity (see the package documentation). A nil log discards the
+// server's own complaints.
 func Serve(ctx context.Context, path string, h http.Handler, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return fmt.Errorf("control: socket %s: %w", path, err)
 	}
@@ -102,4 +137,66 @@ func Serve(ctx context.Context, path string, h http.Handler, log *slog.Logger) e
 		return nil
 	}
 	return fmt.Errorf("control: socket %s: %w", path, err)
+}
+
+// Answer is the status's answer to the question a person asks first:
+// can it answer me? Can is "yes", "partly" or "no"; Sentence says so in
+// one plain sentence, Todo what to do about it, and Fix, when set, is the
+// web page where that is done.
+type Answer struct {
+	Can      string `json:"can"`
+	Sentence string `json:"sentence"`
+	Todo     string `json:"todo,omitempty"`
+	Fix      string `json:"fix,omitempty"`
+}
+
+// OK reports whether the box answers fully.
+func (a Answer) OK() bool { return a.Can == "yes" }
+
+// CanAnswer says whether the box can answer a person, and if not, why and
+// what to do: a box that is stopped or starting cannot; one whose
+// microphone or speech-to-text fails cannot hear; one that cannot reach
+// any model server (or its center) answers only its built-in commands.
+func (s Status) CanAnswer() Answer {
+	switch {
+	case s.State == "stopped":
+		return Answer{Can: "no", Sentence: "No: Hark is not running.", Todo: "Start it: on the speaker, systemctl start hark (or hark run)."}
+	case !s.Ready:
+		return Answer{Can: "no", Sentence: "Not yet: it is still starting.", Todo: "Give it a minute. If this stays, the details below say what it waits for."}
+	}
+	for _, c := range s.Checks {
+		if c.OK {
+			continue
+		}
+		switch c.Name {
+		case "microphone":
+			return Answer{Can: "no", Sentence: "No: it cannot hear you, because its microphone is not working.", Todo: "Check the microphone's cable or board, then restart the speaker."}
+		case "speech-to-text":
+			return Answer{Can: "no", Sentence: "No: it cannot make out words, because its speech recognition did not load.", Todo: "Restart the speaker; if that does not help, look at the logs for the speech model."}
+		case "storage":
+			return Answer{Can: "partly", Sentence: "Partly: it answers, but cannot remember anything new.", Todo: "Delete old conversations, or free space on the SD card.", Fix: "/conversations"}
+		}
+	}
+	var model []Check
+	for _, l := range s.Links {
+		if l.Name == "model server" || strings.HasPrefix(l.Name, "model ") || l.Name == "center" {
+			model = append(model, l)
+		}
+	}
+	up := 0
+	for _, l := range model {
+		if l.OK {
+			up++
+		}
+	}
+	if len(model) > 0 && up == 0 {
+		where, _, _ := strings.Cut(model[0].Detail, ",")
+		if model[0].Name == "center" {
+			return Answer{Can: "partly", Sentence: "Only simple things: it cannot reach its command center (" + where + "), so it sets timers and tells the time, but answers no questions.",
+				Todo: "Check that the center's computer is on and hark center runs there."}
+		}
+		return Answer{Can: "partly", Sentence: "Only simple things: it cannot reach its model server (" + where + "), so it sets timers and tells the time, but answers no questions.",
+			Todo: "Start Ollama on that computer (ollama serve), or choose another model server.", Fix: "/setup/model"}
+	}
+	return Answer{Can: "yes", Sentence: "Yes: it can hear you and answer you."}
 }

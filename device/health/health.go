@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/internal/disk"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -40,7 +41,8 @@ type Listening struct {
 // Options describe the box. Storage is required.
 type Options struct {
 	Version string
-	// Storage makes one real read of the store.
+	// Storage makes one real read of the store, and says why it cannot
+	// save; a *DataFault is the data partition's.
 	Storage func(ctx context.Context) error
 	// Full returns why writes are refused (the data partition below its
 	// reserve), or nil; nil Full means never.
@@ -49,10 +51,27 @@ type Options struct {
 	Mic Mic
 	// Listening is the speech-to-text check.
 	Listening Listening
+	// Devices are the board's devices that did not open (the button, the
+	// LEDs): the box runs without them; each fails the self-test.
+	Devices []control.Check
 	// Updating shows the updating pattern on the LEDs; nil without LEDs.
 	Updating func(active bool)
-	Now      func() time.Time
-	Log      *slog.Logger
+	// DataDir is the data partition's directory, whose use the status
+	// shows; "" for none.
+	DataDir string
+	// Started is when the daemon started; zero when none runs.
+	Started time.Time
+	// Links are the box's links to other machines (model servers, the
+	// command center), asked at each status; nil for none.
+	Links func(ctx context.Context) []control.Check
+	// Clock is the box's clock for the status; nil for none.
+	Clock func() control.Clock
+	// State and Ready are the state of a box with no pipeline to Follow
+	// (the command center, a speaker whose daemon is stopped).
+	State string
+	Ready bool
+	Now   func() time.Time
+	Log   *slog.Logger
 }
 
 // Box is the box's state and self-test, as the API serves them. Follow
@@ -76,7 +95,7 @@ func New(o Options) *Box {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Box{o: o, changed: make(chan struct{})}
+	return &Box{o: o, ready: o.Ready, changed: make(chan struct{})}
 }
 
 // Follow tracks the pipeline's state until ctx is done.
@@ -97,28 +116,58 @@ func (b *Box) Follow(ctx context.Context, f *pipeline.Feed) {
 	}
 }
 
-// Status is the self-test: storage, the microphone and speech-to-text.
+// Status is the box's state, its self-test (storage; on a speaker the
+// microphone and speech-to-text too), its storage's use and its links.
 func (b *Box) Status(ctx context.Context) control.Status {
 	b.mu.Lock()
-	s := control.Status{State: b.state.String(), Ready: b.ready, Version: b.o.Version}
+	state := b.state.String()
+	if b.o.State != "" {
+		state = b.o.State
+	}
+	s := control.Status{State: state, Ready: b.ready, Version: b.o.Version, Started: b.o.Started}
 	b.mu.Unlock()
 	storage := result("storage", b.o.Storage(ctx), "open")
-	if b.o.Full != nil && storage.OK {
-		if err := b.o.Full(); err != nil {
+	full := false
+	if b.o.Full != nil {
+		if err := b.o.Full(); err != nil && storage.OK {
 			// Full is the user's to fix, not the update's: the booted slot
 			// is still good, so the check passes and says so.
 			storage.Detail = "open, but full: " + err.Error()
+			full = true
 		}
 	}
-	s.Checks = []control.Check{
-		storage,
-		b.micCheck(),
-		b.listeningCheck(),
+	s.Checks = []control.Check{storage}
+	if b.o.Clock != nil {
+		c := b.o.Clock()
+		s.Clock = &c
+	}
+	if b.o.State == "" { // a speaker: it hears
+		s.Checks = append(s.Checks, b.micCheck(), b.listeningCheck())
+	}
+	s.Checks = append(s.Checks, b.o.Devices...)
+	if b.o.DataDir != "" {
+		if sp, err := disk.Usage(b.o.DataDir); err == nil {
+			s.Storage = &control.Storage{Free: sp.Free, Total: sp.Total, Full: full}
+		}
+	}
+	if b.o.Links != nil {
+		s.Links = b.o.Links(ctx)
 	}
 	return s
 }
 
+// DataFault marks a storage error as the data partition's: the storage
+// check fails with Check.Data set, which the boot check passes.
+type DataFault struct{ Err error }
+
+func (d *DataFault) Error() string { return d.Err.Error() }
+func (d *DataFault) Unwrap() error { return d.Err }
+
 func result(name string, err error, ok string) control.Check {
+	var df *DataFault
+	if errors.As(err, &df) {
+		return control.Check{Name: name, Detail: err.Error(), Data: true}
+	}
 	if err != nil {
 		return control.Check{Name: name, Detail: err.Error()}
 	}

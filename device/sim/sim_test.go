@@ -100,6 +100,28 @@ func TestTerminalQuit(t *testing.T) {
 	}
 }
 
+// TestTerminalConsoleCommands: a console command runs and shows its line
+// (or its error), and is neither a press nor speech.
+func TestTerminalConsoleCommands(t *testing.T) {
+	var out strings.Builder
+	term := NewTerminal(strings.NewReader("/clock sync\n/clock soon\n/quit\n"), NewScreen(&out, false))
+	var args []string
+	term.Handle("/clock", func(arg string) (string, error) {
+		args = append(args, arg)
+		if arg != "sync" {
+			return "", errors.New("not a time")
+		}
+		return "clock: set", nil
+	})
+	go term.Run(t.Context())
+	if _, ok := <-term.Events(); ok {
+		t.Error("a console command sent an event")
+	}
+	if !slices.Equal(args, []string{"sync", "soon"}) || !strings.Contains(out.String(), "clock: set\n") || !strings.Contains(out.String(), "not a time\n") {
+		t.Errorf("ran %q; screen:\n%s", args, out.String())
+	}
+}
+
 func writeWAV(t *testing.T, path string, b pcm.Buffer) {
 	t.Helper()
 	f, err := os.Create(path)

@@ -62,15 +62,17 @@ func NewWAVSpeaker(o SpeakerOptions) *WAVSpeaker {
 	return &WAVSpeaker{o: o}
 }
 
-// Open starts a new reply file.
+// Open starts a new reply file. Where none can be written (the data
+// directory on a card that turned read-only) it plays unrecorded: the
+// simulated speaker is not the card.
 func (s *WAVSpeaker) Open(ctx context.Context) (pipeline.Playback, error) {
 	if err := os.MkdirAll(s.o.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("sim: speaker: %w", err)
+		return &wavPlayback{s: s}, nil
 	}
 	name := filepath.Join(s.o.Dir, "reply-"+s.o.Now().Format("20060102-150405.000")+".wav")
 	f, err := os.Create(name)
 	if err != nil {
-		return nil, fmt.Errorf("sim: speaker: %w", err)
+		return &wavPlayback{s: s}, nil
 	}
 	w, err := pcm.NewWAVWriter(f, s.o.Rate, s.o.Channels, 16)
 	if err != nil {
@@ -130,6 +132,9 @@ func (p *wavPlayback) Write(ctx context.Context, b pcm.Buffer) error {
 
 // record appends b to the file, up to MaxLength.
 func (p *wavPlayback) record(b pcm.Buffer) error {
+	if p.w == nil {
+		return nil
+	}
 	room := pcm.FramesIn(p.s.o.MaxLength, b.Rate) - p.written
 	if room <= 0 {
 		return nil
@@ -143,6 +148,9 @@ func (p *wavPlayback) record(b pcm.Buffer) error {
 
 // Close finishes the file, which holds what was played, and prunes old ones.
 func (p *wavPlayback) Close(ctx context.Context) error {
+	if p.w == nil {
+		return nil
+	}
 	err := p.w.Close()
 	if cerr := p.f.Close(); err == nil {
 		err = cerr

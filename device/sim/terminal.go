@@ -22,7 +22,8 @@ import (
 //     together (pipeline.Talk): while idle, while the box thinks or speaks
 //     (barge-in), and while an alert rings, which it silences. No line is
 //     lost or answered out of turn.
-//   - "/stop" is a long press (stop everything); "/quit" leaves.
+//   - "/stop" is a long press (stop everything); "/quit" leaves; other
+//     slash commands are the console's own (Handle), such as /clock.
 //
 // As a microphone, Record captures no audio: it takes the typed line, and
 // the terminal's Transcriber hands that line on as the transcript, so the
@@ -37,6 +38,8 @@ type Terminal struct {
 	// button is set when the terminal is only the button (a board whose
 	// microphone is real): a typed line is a press and nothing more.
 	button bool
+
+	commands map[string]func(arg string) (string, error) // set before Run
 
 	mu      sync.Mutex
 	pending []string    // typed ahead of the Record that will take them
@@ -61,6 +64,31 @@ func NewButton(in io.Reader, s *Screen) *Terminal {
 	t := NewTerminal(in, s)
 	t.button = true
 	return t
+}
+
+// Handle makes "/name arg" a console command: it runs fn and shows the
+// line fn returns, or its error, on the screen; it is never a press or
+// speech. Call it before Run.
+func (t *Terminal) Handle(name string, fn func(arg string) (string, error)) {
+	if t.commands == nil {
+		t.commands = map[string]func(string) (string, error){}
+	}
+	t.commands[name] = fn
+}
+
+// command runs line when it is a console command, reporting whether it was.
+func (t *Terminal) command(line string) bool {
+	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	fn, ok := t.commands[name]
+	if !ok || !strings.HasPrefix(name, "/") {
+		return false
+	}
+	out, err := fn(arg)
+	if err != nil {
+		out = err.Error()
+	}
+	t.screen.Println(out)
+	return true
 }
 
 // Events delivers the button presses. It is closed when input ends or the
@@ -95,7 +123,7 @@ func (t *Terminal) Run(ctx context.Context) {
 				return
 			}
 		}
-		if t.deliver(line) {
+		if t.command(line) || t.deliver(line) {
 			continue
 		}
 		ev := pipeline.Press

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/harkbox/hark/internal/atomicfile"
@@ -23,6 +24,7 @@ type State struct {
 const (
 	lastCheckFile  = "last-check"
 	lastResultFile = "last-result.json"
+	failedBootFile = "failed-boot-check.json"
 )
 
 // Record is what an install did, for hark update status.
@@ -31,6 +33,40 @@ type Record struct {
 	Source  string    `json:"source"`
 	Version string    `json:"version,omitempty"`
 	Error   string    `json:"error,omitempty"`
+}
+
+// BootCheck is a boot health check that failed: the slot it ran on was
+// not marked good, and once that slot's boot attempts are spent the boot
+// loader goes back to the other one. hark update status shows the last.
+type BootCheck struct {
+	Time    time.Time `json:"time"`
+	Slot    string    `json:"slot"`    // the boot name, "A" or "B"
+	Version string    `json:"version"` // of the hark that ran the check
+	Reason  string    `json:"reason"`
+}
+
+// SlotFromCmdline is the slot the boot loader started, from rauc.slot= on
+// the kernel command line (as /proc/cmdline reads); "" without one.
+func SlotFromCmdline(cmdline string) string {
+	for _, f := range strings.Fields(cmdline) {
+		if v, ok := strings.CutPrefix(f, "rauc.slot="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// FailedBoot keeps the record of a failed boot check.
+func (s State) FailedBoot(c BootCheck) error { return s.writeJSON(failedBootFile, c) }
+
+// LastFailedBoot is the last failed boot check; false when none is
+// recorded.
+func (s State) LastFailedBoot() (BootCheck, bool) {
+	var c BootCheck
+	if !s.readJSON(failedBootFile, &c) {
+		return BootCheck{}, false
+	}
+	return c, true
 }
 
 // Due reports whether a scheduled check should ask the server now: every
@@ -63,22 +99,31 @@ func (s State) Checked(now time.Time) error {
 }
 
 // Keep keeps the record of an install.
-func (s State) Keep(r Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("update: record result: %w", err)
-	}
-	return s.write(lastResultFile, append(b, '\n'))
-}
+func (s State) Keep(r Record) error { return s.writeJSON(lastResultFile, r) }
 
 // Last is the last install's result; false when none is recorded.
 func (s State) Last() (Record, bool) {
 	var r Record
-	b, err := os.ReadFile(filepath.Join(s.Dir, lastResultFile))
-	if err != nil || json.Unmarshal(b, &r) != nil {
+	if !s.readJSON(lastResultFile, &r) {
 		return Record{}, false
 	}
 	return r, true
+}
+
+// writeJSON keeps v as the file name.
+func (s State) writeJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("update: record %s: %w", name, err)
+	}
+	return s.write(name, append(b, '\n'))
+}
+
+// readJSON reads the file name into v; false when it is missing or
+// unreadable.
+func (s State) readJSON(name string, v any) bool {
+	b, err := os.ReadFile(filepath.Join(s.Dir, name))
+	return err == nil && json.Unmarshal(b, v) == nil
 }
 
 func (s State) write(name string, b []byte) error {

@@ -110,3 +110,31 @@ func TestRestartPolicies(t *testing.T) {
 		t.Errorf("no reboot configured: %v", err)
 	}
 }
+
+func TestStateFailedBoot(t *testing.T) {
+	s := State{Dir: filepath.Join(t.TempDir(), "updates")}
+	if _, ok := s.LastFailedBoot(); ok {
+		t.Fatal("a failed boot check before any was kept")
+	}
+	want := BootCheck{Time: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC), Slot: "B", Version: "1.0.1", Reason: "speech-to-text: model not found"}
+	if err := s.FailedBoot(want); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := s.LastFailedBoot()
+	if !ok || got != want {
+		t.Errorf("LastFailedBoot() = %+v, %v; want %+v", got, ok, want)
+	}
+}
+
+func TestSlotFromCmdline(t *testing.T) {
+	tests := []struct{ cmdline, want string }{
+		{"console=ttyAMA0 root=/dev/mmcblk0p3 rootfstype=ext4 ro rootwait rauc.slot=B\n", "B"},
+		{"root=/dev/mmcblk0p2 rauc.slot=A", "A"},
+		{"root=/dev/sda1 ro quiet", ""},
+	}
+	for _, tt := range tests {
+		if got := SlotFromCmdline(tt.cmdline); got != tt.want {
+			t.Errorf("SlotFromCmdline(%q) = %q, want %q", tt.cmdline, got, tt.want)
+		}
+	}
+}

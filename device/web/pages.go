@@ -8,14 +8,23 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/harkbox/hark/device/control"
 )
 
 // next is where to go after logging in: a page of this site only.
 func next(r *http.Request) string {
-	n := r.FormValue("next")
-	if u, err := url.Parse(n); err != nil || n == "" || !strings.HasPrefix(n, "/") || strings.HasPrefix(n, "//") || u.Host != "" {
+	return localPath(r.FormValue("next"))
+}
+
+// localPath is n when it is a path on this page, else "/": never another
+// site, however a browser might read it ("//host", "/\\host", a scheme,
+// control characters).
+func localPath(n string) string {
+	u, err := url.Parse(n)
+	if err != nil || !strings.HasPrefix(n, "/") || u.Scheme != "" || u.Host != "" || u.User != nil ||
+		strings.HasPrefix(n, "//") || strings.Contains(n, `\`) || strings.ContainsFunc(n, unicode.IsControl) {
 		return "/"
 	}
 	return n
@@ -26,11 +35,11 @@ func (s *Server) setupPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
 	}
-	s.render(w, http.StatusOK, "setup", view{Title: "Set up", Field: map[string]string{}})
+	s.render(w, http.StatusOK, "setup", view{Title: "Set up", Field: map[string]string{}, Data: s.fingerprint()})
 }
 
 func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
-	v := view{Title: "Set up", Field: map[string]string{}}
+	v := view{Title: "Set up", Field: map[string]string{}, Data: s.fingerprint()}
 	password := r.PostFormValue("password")
 	if c := r.PostFormValue("confirm"); c != "" && c != password {
 		v.Field["confirm"] = "The two passwords differ."
@@ -43,14 +52,19 @@ func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
 		v.Error = sentence(err)
 		s.render(w, http.StatusTooManyRequests, "setup", v)
 		return
+	case errors.Is(err, errBusy):
+		v.Error = sentence(err)
+		s.render(w, http.StatusTooManyRequests, "setup", v)
+		return
 	case errors.Is(err, errWrongCode):
+		s.log.Warn("wrong setup code on the web page", "from", r.RemoteAddr)
 		v.Field["code"] = sentence(err)
 		s.render(w, http.StatusForbidden, "setup", v)
 		return
-	case err != nil && strings.Contains(err.Error(), "set up already"):
+	case errors.Is(err, errSetUp):
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
-	case err != nil && strings.HasPrefix(err.Error(), "the password"):
+	case errors.Is(err, errPassword):
 		v.Field["password"] = sentence(err)
 		s.render(w, http.StatusBadRequest, "setup", v)
 		return
@@ -61,7 +75,11 @@ func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("web page set up", "from", r.RemoteAddr)
 	setSession(w, r, t)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	to := "/"
+	if s.o.API.Settings != nil {
+		to = "/setup/" + steps[0].Name // the welcome
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -80,7 +98,7 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	v := view{Title: "Log in", Field: map[string]string{}, Form: map[string]string{"next": next(r)}}
 	t, err := s.access.login(r.Context(), source(r), r.PostFormValue("password"))
 	switch {
-	case errors.Is(err, errLocked):
+	case errors.Is(err, errLocked), errors.Is(err, errBusy):
 		v.Error = sentence(err)
 		s.render(w, http.StatusTooManyRequests, "login", v)
 		return
@@ -124,6 +142,9 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 	handle("GET /logs", s.logsPage)
 	handle("GET /logs/download", s.logsDownload)
 	handle("GET /events", s.events)
+	s.alertRoutes(handle)
+	s.welcomeRoutes(handle)
+	s.talkRoutes(handle)
 	s.settingsRoutes(handle)
 	s.networkRoutes(handle, s.o.Network)
 	s.updatesRoutes(handle)
@@ -162,11 +183,12 @@ func (s *Server) statusPage(w http.ResponseWriter, r *request) {
 	}
 	v.Data = struct {
 		control.Status
+		Answer  control.Answer
 		Healthy bool
 		Why     string
 		Version string
 		Slots   []control.UpdateSlot
-	}{st, healthy, why, s.o.Version, slots}
+	}{st, st.CanAnswer(), healthy, why, s.o.Version, slots}
 	s.render(w, http.StatusOK, "status", v)
 }
 
@@ -207,7 +229,7 @@ func (s *Server) timersAdd(w http.ResponseWriter, r *request) {
 		}
 		na.In = time.Duration(m * float64(time.Minute))
 	case "alarm", "reminder":
-		at, err := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("at"), time.Local)
+		at, err := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("at"), s.o.Location)
 		if err != nil {
 			v.Field["at"] = "Pick a day and a time."
 			s.showTimers(w, r, v, http.StatusBadRequest)
@@ -231,7 +253,11 @@ func (s *Server) timersAdd(w http.ResponseWriter, r *request) {
 		s.showTimers(w, r, v, status(err))
 		return
 	}
-	s.back(w, r, "/timers", fmt.Sprintf("The %s is set for %s.", a.Kind, a.Due.Local().Format("15:04 on Mon 2 Jan")))
+	if a.Held {
+		s.back(w, r, "/timers", fmt.Sprintf("The %s is set for %s, once the box's clock is set.", a.Kind, a.Due.In(s.o.Location).Format("15:04 MST")))
+		return
+	}
+	s.back(w, r, "/timers", fmt.Sprintf("The %s is set for %s.", a.Kind, a.Due.In(s.o.Location).Format("15:04 MST on Mon 2 Jan")))
 }
 
 func (s *Server) timersCancel(w http.ResponseWriter, r *request) {
@@ -239,13 +265,20 @@ func (s *Server) timersCancel(w http.ResponseWriter, r *request) {
 		s.unserved(w, r, "Timers", "timers")
 		return
 	}
-	if err := s.o.API.Alerts.Cancel(r.Context(), r.PathValue("id")); err != nil {
+	id := r.PathValue("id")
+	done := "Cancelled."
+	for _, a := range s.ringing(r.Context()) {
+		if a.ID == id {
+			done = "Stopped."
+		}
+	}
+	if err := s.o.API.Alerts.Cancel(r.Context(), id); err != nil {
 		v := s.page(r, "Timers, alarms and reminders", "timers")
 		v.Error = sentence(err)
 		s.showTimers(w, r, v, status(err))
 		return
 	}
-	s.back(w, r, "/timers", "Cancelled.")
+	s.back(w, r, "/timers", done)
 }
 
 func (s *Server) memoryPage(w http.ResponseWriter, r *request) {
@@ -310,6 +343,12 @@ func (s *Server) conversationsDeleteAll(w http.ResponseWriter, r *request) {
 	cs, err := s.o.API.Memory.Conversations(r.Context())
 	if err != nil {
 		s.back(w, r, "/conversations", sentence(err))
+		return
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		v := s.page(r, "Delete every conversation?", "conversations")
+		v.Data = len(cs)
+		s.render(w, http.StatusOK, "confirm", v)
 		return
 	}
 	for _, c := range cs {
@@ -479,13 +518,18 @@ func (s *Server) accountPage(w http.ResponseWriter, r *request) {
 
 func (s *Server) accountPassword(w http.ResponseWriter, r *request) {
 	v := s.page(r, "Account", "account")
+	if r.PostFormValue("confirm") != r.PostFormValue("password") {
+		v.Field["confirm"] = "The two new passwords differ."
+		s.render(w, http.StatusBadRequest, "account", v)
+		return
+	}
 	err := s.access.changePassword(r.Context(), source(r.Request), r.token, r.PostFormValue("old"), r.PostFormValue("password"))
 	switch {
 	case errors.Is(err, errWrong):
 		v.Field["old"] = sentence(err)
-	case errors.Is(err, errLocked):
+	case errors.Is(err, errLocked), errors.Is(err, errBusy):
 		v.Error = sentence(err)
-	case err != nil && strings.HasPrefix(err.Error(), "the password"):
+	case errors.Is(err, errPassword):
 		v.Field["password"] = sentence(err)
 	case err != nil:
 		v.Error = sentence(err)

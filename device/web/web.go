@@ -22,6 +22,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +43,9 @@ type Options struct {
 	Store Store
 	// Network is the box's network, for its page; nil for none.
 	Network Network
+	// Hotspot is the box's own access point, for the Wi-Fi page a phone
+	// joined to it sees; nil for none.
+	Hotspot Hotspot
 	// Sessions, when set, keeps the logged-in browsers across pages made
 	// one after another (the daemon's restart after a setting); nil for
 	// this page's own.
@@ -49,10 +54,22 @@ type Options struct {
 	Version string
 	// AnyAddress serves every source address, not only the local ones.
 	AnyAddress bool
+	// Fingerprint is the page's certificate's, when it is served over
+	// HTTPS with the box's own: the setup page shows it, for the person
+	// whose browser warns to compare.
+	Fingerprint string
+	// Names are host names the page answers to besides the machine's own
+	// name, name.local, localhost and its addresses (a name given to the
+	// box in the router's DNS, say).
+	Names []string
 	// IdleExpiry ends a session unused this long; default 30 min.
 	IdleExpiry time.Duration
-	Now        func() time.Time
-	Log        *slog.Logger
+	// Location is the household's time zone ([assistant] time_zone): the
+	// page shows every time in it, labelled, and reads the times typed in
+	// it. Default time.Local.
+	Location *time.Location
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
 // Server is the page.
@@ -60,6 +77,7 @@ type Server struct {
 	o      Options
 	log    *slog.Logger
 	access *access
+	names  *names
 	pages  map[string]*template.Template
 
 	flowsMu sync.Mutex
@@ -76,6 +94,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -95,7 +116,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 			o.Sessions.a = a
 		}
 	}
-	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, pages: map[string]*template.Template{}, flows: map[string]*flow{}}
+	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, names: newNames(o.Names, o.Now), pages: map[string]*template.Template{}, flows: map[string]*flow{}}
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -104,7 +125,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		if strings.HasSuffix(n, "/layout.html") {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).Funcs(s.zoned()).ParseFS(files, "templates/layout.html", n)
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", n, err)
 		}
@@ -117,25 +138,80 @@ func New(ctx context.Context, o Options) (*Server, error) {
 // The zero value is ready for use.
 type Sessions struct{ a *access }
 
+// fingerprint is the certificate's fingerprint as browsers show it
+// (colon-separated pairs of hex digits), or nil when the page is plain.
+func (s *Server) fingerprint() any {
+	if s.o.Fingerprint == "" {
+		return nil
+	}
+	return Pairs(s.o.Fingerprint)
+}
+
+// Pairs is a "sha256:..." fingerprint as browsers show it: upper-case
+// pairs of hex digits joined by colons.
+func Pairs(fingerprint string) string {
+	hex := strings.ToUpper(strings.TrimPrefix(fingerprint, "sha256:"))
+	var pairs []string
+	for i := 0; i+2 <= len(hex); i += 2 {
+		pairs = append(pairs, hex[i:i+2])
+	}
+	return strings.Join(pairs, ":")
+}
+
+// Fingerprint is the page's certificate's fingerprint ("sha256:..."); ""
+// when it is served over plain HTTP.
+func (s *Server) Fingerprint() string { return s.o.Fingerprint }
+
 // SetupCode is the one-time code the first visit asks for, while no
 // password is set.
 func (s *Server) SetupCode() (string, bool) { return s.access.setupCode() }
 
+// Reset forgets the page's password, logs every browser out and returns
+// a new setup code, which the page then asks for with a new password;
+// nothing else is forgotten.
+func (s *Server) Reset(ctx context.Context) (string, error) {
+	code, err := s.access.reset(ctx)
+	if err == nil {
+		s.log.Warn("the web page's password was reset: its next visit asks for a new setup code")
+	}
+	return code, err
+}
+
+// language is one the box listens and answers in.
+type language struct{ Code, Name string }
+
+var languages = []language{{"auto", "Whatever language it hears"}, {"en", "English"}, {"de", "German (Deutsch)"},
+	{"fr", "French (Français)"}, {"es", "Spanish (Español)"}}
+
 // navItem is one page in the navigation.
 type navItem struct{ Name, Path, Label string }
 
-var nav = []navItem{{"status", "/", "Status"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
+var nav = []navItem{{"status", "/", "Status"}, {"talk", "/talk", "Talk"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
 	{"memory", "/memory", "Memory"}, {"settings", "/settings", "Settings"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
 	{"updates", "/updates", "Updates"}, {"logs", "/logs", "Logs"}, {"network", "/network", "Network"}, {"account", "/account", "Account"}}
 
+// zoned are the functions that show times, in the household's zone and
+// labelled with it: when (a date and time), clock (a time of day) and zone
+// (the zone's name).
+func (s *Server) zoned() template.FuncMap {
+	loc := s.o.Location
+	return template.FuncMap{
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.In(loc).Format("Mon 2 Jan 15:04 MST")
+		},
+		"clock": func(t time.Time) string { return t.In(loc).Format("15:04 MST") },
+		"zone":  func() string { return loc.String() },
+	}
+}
+
 var funcs = template.FuncMap{
 	"navItems": func() []navItem { return nav },
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Local().Format("Mon 2 Jan 15:04")
-	},
+	"when":     func(t time.Time) string { return t.Local().Format("Mon 2 Jan 15:04") }, // replaced by zoned's
+	"clock":    func(t time.Time) string { return t.Local().Format("15:04") },           // replaced by zoned's
+	"zone":     func() string { return time.Local.String() },                            // replaced by zoned's
 	"uptime": func(t time.Time) string {
 		if t.IsZero() {
 			return "not running"
@@ -153,6 +229,18 @@ var funcs = template.FuncMap{
 		}
 		return 100 * part / whole
 	},
+	"left":      func(t time.Time) string { return left(t, time.Now()) },
+	"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"ringing":   ringingSentence,
+	"secs":      func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
+	"languages": func() []language { return languages },
+	"reverseTurns": func(ts []control.Turn) []control.Turn {
+		out := slices.Clone(ts)
+		slices.Reverse(out)
+		return out
+	},
+	"stagesText": stagesText,
+	"bars":       func(n int) string { return strings.Repeat("▮", n) + strings.Repeat("▯", 4-n) },
 	"in": func(t time.Time) string {
 		d := time.Until(t).Round(time.Second)
 		if d < 0 {
@@ -165,14 +253,60 @@ var funcs = template.FuncMap{
 // Handler serves the page.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	static, _ := fs.Sub(files, "static")
-	mux.Handle("GET /static/", cacheable(http.StripPrefix("/static/", http.FileServerFS(static))))
+	mux.Handle("GET /static/", s.staticHandler())
+	mux.HandleFunc("GET "+wifiPath, s.wifiPage)
+	mux.HandleFunc("POST "+wifiPath, s.wifiJoin)
 	mux.HandleFunc("GET /setup", s.setupPage)
 	mux.HandleFunc("POST /setup", s.setupPost)
 	mux.HandleFunc("GET /login", s.loginPage)
 	mux.HandleFunc("POST /login", s.loginPost)
 	s.routes(func(pattern string, h pageHandler) { mux.Handle(pattern, s.authed(h)) })
 	return s.guard(mux)
+}
+
+// staticHandler serves the page's style and scripts.
+func (s *Server) staticHandler() http.Handler {
+	static, _ := fs.Sub(files, "static")
+	return cacheable(noListing(http.StripPrefix("/static/", http.FileServerFS(static))))
+}
+
+// noListing answers 404 for a directory instead of listing its files.
+func noListing(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// PlainHandler answers plain HTTP on a page served over HTTPS: a request
+// for one of the box's names is sent on to the same address over HTTPS,
+// but for the Wi-Fi page while the box's own access point is open (a
+// phone joined to it has no way to trust the box's certificate yet).
+func (s *Server) PlainHandler() http.Handler {
+	wifi := http.NewServeMux()
+	s.captiveRoutes(wifi)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.o.AnyAddress && !local(r.RemoteAddr) {
+			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
+			return
+		}
+		if s.wifiShown() && (r.URL.Path == wifiPath || strings.HasPrefix(r.URL.Path, "/static/")) {
+			s.guard(wifi).ServeHTTP(w, r)
+			return
+		}
+		if !s.names.ours(r.Host) {
+			http.Error(w, "This is the speaker's page: open it by the speaker's own name or address.", http.StatusMisdirectedRequest)
+			return
+		}
+		code := http.StatusMovedPermanently
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			code = http.StatusPermanentRedirect
+		}
+		http.Redirect(w, r, "https://"+r.Host+r.URL.RequestURI(), code)
+	})
 }
 
 func cacheable(h http.Handler) http.Handler {
@@ -182,8 +316,18 @@ func cacheable(h http.Handler) http.Handler {
 	})
 }
 
-// guard refuses addresses outside the local network and sets the headers
-// every answer carries.
+// uploadPath is the one address a multipart body may be sent to (a
+// logged-in browser's update bundle, streamed); formLimit bounds every
+// other body, read before anything is checked.
+const (
+	uploadPath = "/updates/upload"
+	formLimit  = 64 << 10
+)
+
+// guard refuses addresses outside the local network, names and origins
+// that are not the box's (a page elsewhere driving this one through DNS
+// rebinding), and bodies no form needs, and sets the headers every answer
+// carries.
 func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.o.AnyAddress && !local(r.RemoteAddr) {
@@ -191,12 +335,34 @@ func (s *Server) guard(h http.Handler) http.Handler {
 			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
 			return
 		}
-		w.Header().Set("X-Frame-Options", "DENY")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "same-origin")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
+		if !s.names.ours(r.Host) {
+			s.log.Warn("refused a request for another site's name", "host", r.Host, "from", r.RemoteAddr)
+			http.Error(w, "This is the speaker's page: open it by the speaker's own name or address.", http.StatusMisdirectedRequest)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.sameOrigin(r) {
+			s.log.Warn("refused a form from another site", "origin", r.Header.Get("Origin"), "from", r.RemoteAddr)
+			http.Error(w, "This form came from another site.", http.StatusForbidden)
+			return
+		}
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") && r.URL.Path != uploadPath {
+			http.Error(w, "This page takes no files here.", http.StatusUnsupportedMediaType)
+			return
+		}
+		if r.URL.Path != uploadPath {
+			r.Body = http.MaxBytesReader(w, r.Body, formLimit)
+		}
+		s.headers(w)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// headers are those every answer carries.
+func (s *Server) headers(w http.ResponseWriter) {
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "same-origin")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
 }
 
 // request is one authenticated request as a page handler sees it.
@@ -221,8 +387,8 @@ func (s *Server) authed(h pageHandler) http.Handler {
 		}
 		if !ok {
 			to := "/login" // which sends a first visit on to /setup
-			if r.Method == http.MethodGet && r.URL.Path != "/" {
-				to += "?next=" + r.URL.Path
+			if n := localPath(r.URL.Path); r.Method == http.MethodGet && n != "/" {
+				to += "?next=" + url.QueryEscape(n)
 			}
 			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
@@ -269,6 +435,11 @@ type view struct {
 	Field        map[string]string
 	Form         map[string]string // what the user typed, kept after an error
 	Data         any
+	// Path is the page's own address, where a form on every page (the
+	// Stop of what rings) comes back to.
+	Path string
+	// Ringing is what rings now, shown on every page with a Stop.
+	Ringing []control.Alert
 }
 
 // render writes a page.
@@ -335,5 +506,10 @@ func (s *Server) back(w http.ResponseWriter, r *request, path, flash string) {
 // page is a view for an authenticated page, with the flash of the last
 // action taken.
 func (s *Server) page(r *request, title, nav string) view {
-	return view{Title: title, Nav: nav, CSRF: r.sess.csrf, Flash: s.access.takeFlash(r.token), Field: map[string]string{}, Form: map[string]string{}}
+	path := r.URL.Path
+	if r.Method != http.MethodGet {
+		path = "/" + nav
+	}
+	return view{Title: title, Nav: nav, CSRF: r.sess.csrf, Flash: s.access.takeFlash(r.token), Field: map[string]string{}, Form: map[string]string{},
+		Path: localPath(path), Ringing: s.ringing(r.Context())}
 }

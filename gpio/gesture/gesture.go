@@ -2,7 +2,7 @@
 // press and release drive the pipeline, a long press stops everything, a
 // double press runs the configured action (mute, stop or nothing), and a
 // very long hold starts a spoken factory-reset countdown that letting go
-// cancels. cmd/hark wires it between gpio/button and the pipeline.
+// cancels. device/box wires it between gpio/button and the pipeline.
 package gesture
 
 import (

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/internal/ratelog"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -81,6 +82,9 @@ func (d *Display) SetMuted(m bool) { d.update(func(st *Status) { st.Muted = m })
 // SetFull shows or clears that the storage is full.
 func (d *Display) SetFull(f bool) { d.update(func(st *Status) { st.Full = f }) }
 
+// SetStorageFault shows or clears that the storage card cannot save.
+func (d *Display) SetStorageFault(f bool) { d.update(func(st *Status) { st.StorageFault = f }) }
+
 // SetUpdating shows or clears the updating pattern.
 func (d *Display) SetUpdating(u bool) { d.update(func(st *Status) { st.Updating = u }) }
 
@@ -109,12 +113,22 @@ func (d *Display) Run(ctx context.Context) {
 	tick.Stop()
 	ticking := false
 	defer tick.Stop()
+	failing := ratelog.New(time.Minute) // a line failing each frame logs once a minute
+	broken := false
 	show := func(c []Color) {
 		if slices.Equal(c, last) {
 			return
 		}
 		if err := d.strip.Show(c); err != nil {
-			d.o.Log.Warn("LEDs failed", "pkg", "leds", "err", err)
+			broken = true
+			if ok, held := failing.Allow("show"); ok {
+				d.o.Log.Warn("LEDs failed", "pkg", "leds", "err", err, "failures_not_logged", held)
+			}
+			return // tried again at the next frame or change
+		}
+		if broken {
+			broken = false
+			d.o.Log.Info("LEDs work again", "pkg", "leds", "failures_not_logged", failing.Reset("show"))
 		}
 		last = c
 	}

@@ -57,6 +57,9 @@ var (
 	// Full is the idle box whose storage is full: a slow amber pulse
 	// instead of idle, so the box still shows what it is doing.
 	Full = Pattern{Name: "storage-full", Color: Color{255, 80, 0}, Anim: Pulse, Period: 3 * time.Second, Level: 0.3}
+	// StorageFault is the idle box whose storage card cannot save (or
+	// held damaged files): a slow red pulse, brighter than a full one.
+	StorageFault = Pattern{Name: "storage-fault", Color: Color{255, 20, 0}, Anim: Pulse, Period: 2 * time.Second, Level: 0.5}
 )
 
 // Status is everything the LEDs reflect.
@@ -66,13 +69,16 @@ type Status struct {
 	Muted    bool // the microphone is off
 	Updating bool // an update is being installed
 	Full     bool // the storage is full: nothing new can be remembered
+	// StorageFault: the storage card cannot save, or held damaged files.
+	StorageFault bool
 	// Failed holds the error pattern on after a failed turn, which the
 	// pipeline reports only for a moment.
 	Failed bool
 }
 
 // Choose is the pattern for s, by the fixed priority: error, muted,
-// updating, ringing, speaking, thinking, listening, storage full, idle.
+// updating, ringing, speaking, thinking, listening, storage fault, storage
+// full, idle.
 func Choose(s Status, dimIdle bool) Pattern {
 	switch {
 	case s.State == voice.Error || s.Failed:
@@ -91,6 +97,8 @@ func Choose(s Status, dimIdle bool) Pattern {
 		return FollowUp
 	case s.State == voice.Listening:
 		return Listening
+	case s.StorageFault:
+		return StorageFault
 	case s.Full:
 		return Full
 	case dimIdle:

@@ -3,8 +3,10 @@ package leds
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -44,6 +46,10 @@ func TestChoosePriority(t *testing.T) {
 		{Status{State: voice.Listening, Full: true}, false, "listening"},
 		{Status{State: voice.Speaking, Full: true}, false, "speaking"},
 		{Status{State: voice.Idle, Full: true, Muted: true}, false, "muted"},
+		{Status{State: voice.Idle, StorageFault: true}, true, "storage-fault"},
+		{Status{State: voice.Idle, StorageFault: true, Full: true}, false, "storage-fault"},
+		{Status{State: voice.Speaking, StorageFault: true}, false, "speaking"},
+		{Status{State: voice.Ringing, StorageFault: true}, false, "ringing"},
 	} {
 		if got := Choose(tc.s, tc.dim).Name; got != tc.want {
 			t.Errorf("Choose(%+v, dim %v) = %s, want %s", tc.s, tc.dim, got, tc.want)
@@ -272,4 +278,77 @@ func TestPlainLEDs(t *testing.T) {
 			t.Errorf("%s at %v: LEDs %s, want %s", tc.p.Name, tc.t, got, tc.want)
 		}
 	}
+}
+
+// failingStrip is an LED line that fails every frame (a pin another
+// program took, a loose HAT) until fixed.
+type failingStrip struct {
+	mu    sync.Mutex
+	fixed bool
+	shown int
+}
+
+func (f *failingStrip) Len() int { return 3 }
+func (f *failingStrip) Show([]Color) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.fixed {
+		return errors.New("leds: LED on GPIO22: device or resource busy")
+	}
+	f.shown++
+	return nil
+}
+
+// lineCounter counts log lines by level.
+type lineCounter struct {
+	mu    sync.Mutex
+	warn  int
+	info  int
+	lines []string
+}
+
+func (c *lineCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (c *lineCounter) Handle(_ context.Context, r slog.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.Level >= slog.LevelWarn {
+		c.warn++
+	} else {
+		c.info++
+	}
+	c.lines = append(c.lines, r.Message)
+	return nil
+}
+func (c *lineCounter) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c *lineCounter) WithGroup(string) slog.Handler      { return c }
+
+// A failing LED line under a spinning pattern (25 frames a second) logs
+// its failure once a minute, not once a frame, and says when it works
+// again.
+func TestFailingLEDsLogOnceAMinute(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		strip := &failingStrip{}
+		log := &lineCounter{}
+		d := runDisplay(t, strip, Options{Log: slog.New(log)})
+		d.SetState(voice.Status{State: voice.Thinking})
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		log.mu.Lock()
+		warn := log.warn
+		log.mu.Unlock()
+		t.Logf("figure: a failing LED line logged %d lines in 5 minutes of spinning (%.1f per minute)", warn, float64(warn)/5)
+		if warn < 1 || warn > 6 {
+			t.Errorf("%d warnings in 5 minutes; want the first and then one a minute", warn)
+		}
+		strip.mu.Lock()
+		strip.fixed = true
+		strip.mu.Unlock()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		if !slices.Contains(log.lines, "LEDs work again") {
+			t.Errorf("no line says the LEDs work again: %v", log.lines)
+		}
+	})
 }

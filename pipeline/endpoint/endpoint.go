@@ -166,10 +166,12 @@ const (
 	Ended                    // speech was followed by enough silence
 	NoSpeech                 // no speech began in time
 	TooLong                  // the utterance reached the length cap
+	Paused                   // the speech paused for PauseAfter: a moment to work ahead
+	Resumed                  // the speech went on after a Paused
 )
 
 func (d Decision) String() string {
-	return [...]string{"continue", "began", "ended", "no speech", "too long"}[d]
+	return [...]string{"continue", "began", "ended", "no speech", "too long", "paused", "resumed"}[d]
 }
 
 // Endpointer turns per-frame speech scores into decisions. Times are
@@ -178,34 +180,55 @@ func (d Decision) String() string {
 // Speech begins where a run of frames scoring at least 0.5 lasts MinSpeech,
 // and is placed back to where that run first rose above 0.2 (a detector's
 // score climbs over the first syllable); it goes on while frames score at
-// least 0.35. The silence that ends it depends on what came before: the
-// longest wait (MaxSilence) after a word or two, or after a last burst too
-// short to be more than a trailing syllable, and less the longer the speech
-// (down to MinSilence after four seconds of it), so a command with a pause
-// in it survives and a long one ends fast. A short
-// sound soon after the press (a click, the box's own earcon heard through
-// the microphone) that silence follows is forgotten, not taken for the
-// start of speech.
+// least 0.35. A run above 0.2 that lasts 200 ms with a mean score of 0.35
+// or more begins it too: a short word a detector is unsure of in noise.
+// Once it has begun, a sound more than quickGap into a silence takes it up
+// again only when it lasts resumeSpeech: a click, a knock or a peak of the
+// room's noise is part of the silence.
+//
+// The silence that ends it depends on what came before: the longest wait
+// (MaxSilence) after a word or two, or after a last burst too short to be
+// more than a trailing syllable, and less the longer the speech (down to
+// MinSilence after four seconds of it), so a command with a pause in it
+// survives and a long one ends fast; and only Settle once the words so far
+// are known to make a whole request (Complete). After PauseAfter of
+// silence it says Paused, once per pause, and Resumed when the speech goes
+// on after that.
+//
+// (The box's own earcon heard through the microphone is the Listener's to
+// ignore, and a click is shorter than MinSpeech: a short word said at the
+// press is the user, never forgotten.)
 type Endpointer struct {
 	// MinSilence and MaxSilence bound the silence after speech that ends
-	// the utterance; defaults 500 ms and 1.2 s. Silence, when set, is a
+	// the utterance; defaults 500 ms and 1 s. Silence, when set, is a
 	// fixed wait instead.
 	MinSilence, MaxSilence time.Duration
 	Silence                time.Duration
+	// Settle is the silence that ends an utterance whose words are known to
+	// make a whole request; default 300 ms.
+	Settle time.Duration
+	// PauseAfter is the silence after which the speech counts as paused;
+	// default 250 ms.
+	PauseAfter time.Duration
 	// StartTimeout ends an utterance in which no speech began; 0 waits.
 	StartTimeout time.Duration
 	// MaxLength caps an utterance; default 15 s.
 	MaxLength time.Duration
 	// MinSpeech is how much speech must come before it counts as begun,
-	// so a click or a cough is not; default 120 ms.
+	// so a click is not; default 90 ms (a short word scores above 0.5 for
+	// little more than that in noise).
 	MinSpeech time.Duration
-	// PressAt is where in the audio the press came (after the pre-roll);
-	// a blip within blipWindow of it does not begin the utterance.
+	// PressAt is where in the audio the press came (after the pre-roll):
+	// StartTimeout counts from there.
 	PressAt time.Duration
 
 	elapsed, speechRun, silenceRun time.Duration
 	spoken, lastRun                time.Duration // speech so far; the last run before the silence
+	resume                         time.Duration // a sound in the silence, not yet taken for speech
+	weak                           time.Duration // the current run above onsetLevel
+	weakSum                        float64       // its scores times their durations
 	began, rising                  bool
+	paused, complete               bool          // this silence said Paused; its words are a whole request
 	onset                          time.Duration // where the current rise above onsetLevel began
 	start, end                     time.Duration // speech bounds, audio time
 }
@@ -217,15 +240,42 @@ const (
 	startLevel = 0.5
 	keepLevel  = 0.35
 	onsetLevel = 0.2
-	// A sound shorter than blipSpeech that starts within blipWindow of the
-	// press and is followed by blipQuiet of silence is not speech.
-	blipSpeech = 150 * time.Millisecond
-	blipWindow = 600 * time.Millisecond
-	blipQuiet  = 400 * time.Millisecond
+	// resumeSpeech is how long a sound in the silence after speech must
+	// last to take the speech up again.
+	resumeSpeech = 60 * time.Millisecond
+	// quickGap is the start of a silence in which any sound takes the
+	// speech up again at once.
+	quickGap = 100 * time.Millisecond
+	// weakSpeech is how long a run above onsetLevel whose mean score is
+	// keepLevel or more must last to begin speech as well: a short word a
+	// detector is unsure of in noise.
+	weakSpeech = 200 * time.Millisecond
 )
 
 // silence is the wait that ends the utterance now.
 func (e *Endpointer) silence() time.Duration {
+	if e.complete {
+		return min(e.settle(), e.long())
+	}
+	return e.long()
+}
+
+func (e *Endpointer) settle() time.Duration {
+	if e.Settle == 0 {
+		return 300 * time.Millisecond
+	}
+	return e.Settle
+}
+
+func (e *Endpointer) pauseAfter() time.Duration {
+	if e.PauseAfter == 0 {
+		return 250 * time.Millisecond
+	}
+	return e.PauseAfter
+}
+
+// long is the wait that ends the utterance on silence alone.
+func (e *Endpointer) long() time.Duration {
 	if e.Silence > 0 {
 		return e.Silence
 	}
@@ -234,7 +284,7 @@ func (e *Endpointer) silence() time.Duration {
 		lo = 500 * time.Millisecond
 	}
 	if hi == 0 {
-		hi = 1200 * time.Millisecond
+		hi = 1000 * time.Millisecond
 	}
 	if hi < lo {
 		hi = lo
@@ -259,7 +309,7 @@ func (e *Endpointer) maxLength() time.Duration {
 
 func (e *Endpointer) minSpeech() time.Duration {
 	if e.MinSpeech == 0 {
-		return 120 * time.Millisecond
+		return 90 * time.Millisecond
 	}
 	return e.MinSpeech
 }
@@ -270,14 +320,27 @@ func (e *Endpointer) Push(p float32, d time.Duration) Decision {
 	e.elapsed += d
 	if p >= onsetLevel {
 		if !e.rising {
-			e.rising, e.onset = true, at
+			e.rising, e.onset, e.weak, e.weakSum = true, at, 0, 0
 		}
+		e.weak += d
+		e.weakSum += float64(p) * d.Seconds()
 	} else {
 		e.rising = false
 	}
 	inRun := e.speechRun > 0
-	speech := p >= startLevel || inRun && p >= keepLevel
+	speech := p >= startLevel || (inRun || e.resume > 0) && p >= keepLevel
+	resumed := false
 	switch {
+	case speech && e.began && !inRun:
+		// A sound in the silence: speech again once it lasts, or at once
+		// in the silence's first moment (a word's last sound).
+		e.resume += d
+		e.silenceRun += d
+		if e.resume >= resumeSpeech || e.silenceRun-e.resume < quickGap {
+			e.speechRun, e.spoken, e.silenceRun, e.end = e.resume, e.spoken+e.resume, 0, e.elapsed
+			e.resume, e.complete = 0, false
+			resumed, e.paused = e.paused, false
+		}
 	case speech:
 		if !inRun && !e.began {
 			e.start = e.onset
@@ -290,27 +353,52 @@ func (e *Endpointer) Push(p float32, d time.Duration) Decision {
 		if inRun {
 			e.lastRun = e.speechRun
 		}
-		e.speechRun = 0
+		e.speechRun, e.resume = 0, 0
 		e.silenceRun += d
 		if !e.began {
 			e.spoken = 0
 		}
 	}
-	if e.began && e.spoken < blipSpeech && e.silenceRun >= blipQuiet && e.start < e.PressAt+blipWindow {
-		e.began, e.spoken, e.start, e.end = false, 0, 0, 0 // a blip, not the user
-	}
 	switch {
 	case !e.began && e.speechRun >= e.minSpeech():
 		e.began = true
 		return Began
-	case e.began && e.silenceRun >= e.silence():
+	case !e.began && e.rising && e.weak >= weakSpeech && e.weakSum/e.weak.Seconds() >= keepLevel:
+		e.began, e.start, e.end, e.spoken, e.lastRun = true, e.onset, e.elapsed, e.weak, e.weak
+		return Began
+	case resumed:
+		return Resumed
+	case e.began && e.resume == 0 && e.silenceRun >= e.silence():
 		return Ended
+	case e.began && !e.paused && e.speechRun == 0 && e.silenceRun >= e.pauseAfter():
+		e.paused = true
+		return Paused
 	case !e.began && e.StartTimeout > 0 && e.elapsed-e.PressAt >= e.StartTimeout:
 		return NoSpeech
 	case e.elapsed >= e.maxLength():
 		return TooLong
 	}
 	return Continue
+}
+
+// Complete tells the endpointer that the words up to the current pause
+// make a whole request: the silence that ends the utterance is Settle. It
+// returns Ended when that much silence has passed already. It does nothing
+// when the speech is not paused.
+func (e *Endpointer) Complete() Decision {
+	if !e.began || !e.paused {
+		return Continue
+	}
+	e.complete = true
+	if e.resume == 0 && e.silenceRun >= e.silence() {
+		return Ended
+	}
+	return Continue
+}
+
+// pausing reports a silence after speech that has lasted PauseAfter.
+func (e *Endpointer) pausing() bool {
+	return e.began && e.speechRun == 0 && e.silenceRun >= e.pauseAfter()
 }
 
 // HasBegun reports whether speech has begun.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,9 +50,15 @@ type Options struct {
 	PreRoll time.Duration
 	// MinSilence and MaxSilence bound the silence after speech that ends
 	// an utterance that ends on silence (see Endpointer); defaults 500 ms
-	// and 1.2 s. Silence, when set, is a fixed wait instead.
+	// and 1 s. Silence, when set, is a fixed wait instead.
 	MinSilence, MaxSilence time.Duration
 	Silence                time.Duration
+	// Settle is the silence that ends an utterance once what was said is
+	// known to be a whole request (see voice.Pauses); default 300 ms.
+	Settle time.Duration
+	// PauseAfter is the silence after which a recording hands the words
+	// so far to its voice.Pauses; default 250 ms.
+	PauseAfter time.Duration
 	// MaxLength caps an utterance; default 15 s.
 	MaxLength time.Duration
 	// Margin is the audio kept after the last speech; default 500 ms. What
@@ -139,7 +146,7 @@ func (l *Listener) Run(ctx context.Context) error {
 		s, err := l.o.Source.Open()
 		if err != nil {
 			l.log.Error("microphone did not open", "err", err)
-			l.setDown(fmt.Errorf("endpoint: the microphone is unavailable: %w", err))
+			l.setDown(fmt.Errorf("endpoint: %w: it does not open: %w", voice.ErrNoMicrophone, err))
 			l.waitChange(ctx, l.o.Retry)
 			continue
 		}
@@ -147,7 +154,7 @@ func (l *Listener) Run(ctx context.Context) error {
 		s.Close()
 		if err != nil && ctx.Err() == nil {
 			l.log.Error("microphone stopped", "err", err)
-			l.setDown(fmt.Errorf("endpoint: the microphone stopped: %w", err))
+			l.setDown(fmt.Errorf("endpoint: %w: it stopped: %w", voice.ErrNoMicrophone, err))
 			l.waitChange(ctx, l.o.Retry)
 		}
 	}
@@ -281,9 +288,10 @@ func (l *Listener) Muted() bool {
 
 // Record takes one utterance, starting with the pre-roll. It ends when
 // l.End is closed, when ctx is done, at MaxLength, and when l.EndOnSilence
-// is set, after Silence following speech. It returns ErrNoSpeech when no
-// speech was heard, including when none began within l.StartTimeout. The
-// audio returned is trimmed to the speech and a margin around it.
+// is set, after the silence following speech (Settle once l.Pauses has
+// said the words so far make a whole request). It returns ErrNoSpeech when
+// no speech was heard, including when none began within l.StartTimeout.
+// The audio returned is trimmed to the speech and a margin around it.
 func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance, error) {
 	rec := &recording{audio: make(chan []float32, 1024), err: make(chan error, 1)}
 	l.mu.Lock()
@@ -321,9 +329,9 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 	det.Reset()
 	press := time.Duration(len(pre)) * time.Second / pcm.SpeechRate
 	ep := &Endpointer{Silence: l.o.Silence, MinSilence: l.o.MinSilence, MaxSilence: l.o.MaxSilence,
-		StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
-	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo}
-	u.add(pre)
+		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
+	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses}
+	u.add(ctx, pre)
 	for {
 		select {
 		case <-ctx.Done():
@@ -332,8 +340,13 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 			return voice.Utterance{}, err
 		case <-ls.End:
 			return u.result(false)
+		case whole := <-u.verdict:
+			u.verdict = nil
+			if whole && ep.Complete() == Ended && ls.EndOnSilence {
+				return u.result(false)
+			}
 		case chunk := <-rec.audio:
-			switch d := u.add(chunk); {
+			switch d := u.add(ctx, chunk); {
 			case d == Ended && ls.EndOnSilence:
 				return u.result(false)
 			case d == NoSpeech:
@@ -356,14 +369,37 @@ type utterance struct {
 	echo   func() bool   // reports the box's own speaker sounding; nil for never
 	audio  []float32
 	scored int // samples scored so far
+	// pauses is told of the pauses; verdict is its answer for the current
+	// one (nil when there is none).
+	pauses  voice.Pauses
+	verdict <-chan bool
+	// band filters frames to the voice band; levels are the sorted band
+	// loudnesses of the frames scored as speech so far.
+	band   [2]biquad
+	buf    []float32
+	levels []float64
+	soft   time.Duration // speech let through by the lower bar since the last at the higher
 }
+
+// A sound too far below the speaker's level (the 9th decile of the
+// voice-band loudness of the frames scored speech so far) is not them,
+// once they have begun: another voice further off, the room's own sounds.
+// A sound within near dB of it is theirs; one between near and far only
+// as a word's soft ending, for softTail after their last near one, and
+// never once the speech has paused.
+const (
+	near     = 20.0
+	far      = 24.0
+	softTail = 200 * time.Millisecond
+)
 
 // lead is the audio kept before the detected start of speech.
 const lead = time.Second
 
 // add appends audio, scores the whole frames it completes, and returns
-// the first decision other than Continue and Began, if any.
-func (u *utterance) add(chunk []float32) Decision {
+// the first decision other than Continue and Began, if any; it tells
+// pauses of the pauses.
+func (u *utterance) add(ctx context.Context, chunk []float32) Decision {
 	u.audio = append(u.audio, chunk...)
 	// What the microphone caught while the box itself was sounding (its
 	// earcon, say) is never the user: it is scored, so the detector keeps
@@ -376,12 +412,56 @@ func (u *utterance) add(chunk []float32) Decision {
 		if echo {
 			p = 0
 		}
-		d := u.ep.Push(p, time.Duration(u.frame)*time.Second/pcm.SpeechRate)
-		if d != Continue && d != Began {
+		p = u.speaker(f, p)
+		switch d := u.ep.Push(p, time.Duration(u.frame)*time.Second/pcm.SpeechRate); d {
+		case Continue, Began:
+		case Paused:
+			if u.pauses != nil {
+				r, _ := u.result(false)
+				u.verdict = u.pauses.Pause(ctx, r)
+			}
+		case Resumed:
+			if u.pauses != nil {
+				u.pauses.Resume()
+				u.verdict = nil
+			}
+		default:
 			return d
 		}
 	}
 	return Continue
+}
+
+// speaker scores a frame for the user's speech: p, unless the speech
+// has begun and the frame is too quiet to be the user (see near), which
+// makes it silence.
+func (u *utterance) speaker(f []float32, p float32) float32 {
+	if u.band[0].b0 == 0 {
+		u.band = voiceBand()
+	}
+	u.buf = append(u.buf[:0], f...)
+	u.band[0].run(u.buf)
+	u.band[1].run(u.buf)
+	if p < keepLevel {
+		return p
+	}
+	db := Loudness(u.buf)
+	if u.ep.HasBegun() && len(u.levels) > 0 {
+		level := u.levels[len(u.levels)*9/10]
+		switch {
+		case db >= level-near:
+			u.soft = 0
+		case db >= level-far && u.soft < softTail && !u.ep.pausing():
+			u.soft += time.Duration(len(f)) * time.Second / pcm.SpeechRate
+		default:
+			return 0
+		}
+	}
+	if p >= startLevel {
+		i, _ := slices.BinarySearch(u.levels, db)
+		u.levels = slices.Insert(u.levels, i, db)
+	}
+	return p
 }
 
 // result is the utterance trimmed to its speech, or ErrNoSpeech.

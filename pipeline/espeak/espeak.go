@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/pcm"
-	"github.com/harkbox/hark/pipeline/voice"
 )
 
 // ErrNotInstalled reports that the espeak-ng program was not found.
@@ -70,7 +70,7 @@ func New(o Options) (*Engine, error) {
 	}
 	path, err := exec.LookPath(o.Program)
 	if err != nil {
-		return nil, fmt.Errorf("espeak: %w (%v)", ErrNotInstalled, err)
+		return nil, fmt.Errorf("%w (%v)", ErrNotInstalled, err)
 	}
 	voices := maps.Clone(DefaultVoices)
 	maps.Copy(voices, o.Voices)
@@ -88,7 +88,7 @@ func New(o Options) (*Engine, error) {
 // asked in German is answered in a German voice. A language without a
 // voice in the map is tried by its code.
 func (e *Engine) voiceFor(ctx context.Context) string {
-	lang := strings.ToLower(voice.Language(ctx))
+	lang := strings.ToLower(locale.LanguageOf(ctx))
 	if lang == "" || primary(lang) == primary(e.voice) {
 		return e.voice
 	}

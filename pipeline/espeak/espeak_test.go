@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkbox/hark/pipeline/voice"
+	"github.com/harkbox/hark/locale"
 )
 
 func engine(t *testing.T, o Options) *Engine {
@@ -102,7 +102,7 @@ func TestSpeaksTheHeardLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	german, err := e.Synthesize(voice.WithLanguage(t.Context(), "de"), text)
+	german, err := e.Synthesize(locale.WithLanguage(t.Context(), "de"), text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestSpeaksTheHeardLanguage(t *testing.T) {
 		t.Error("a turn heard in German was spoken in the English voice")
 	}
 	// espeak-ng has no voice "zz": the configured voice speaks instead.
-	fallback, err := e.Synthesize(voice.WithLanguage(t.Context(), "zz"), text)
+	fallback, err := e.Synthesize(locale.WithLanguage(t.Context(), "zz"), text)
 	if err != nil {
 		t.Fatalf("unknown language: %v", err)
 	}
@@ -129,7 +129,7 @@ func TestMissingVoiceLoggedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		b, err := e.Synthesize(voice.WithLanguage(t.Context(), "fr-FR"), "Bonjour.")
+		b, err := e.Synthesize(locale.WithLanguage(t.Context(), "fr-FR"), "Bonjour.")
 		if err != nil || !slices.Equal(b.Samples, english.Samples) {
 			t.Fatalf("a missing voice did not fall back to the configured one: %v", err)
 		}
@@ -139,7 +139,7 @@ func TestMissingVoiceLoggedOnce(t *testing.T) {
 	}
 	// The built-in map gives French its own voice.
 	e2 := engine(t, Options{Voice: "en"})
-	if v := e2.voiceFor(voice.WithLanguage(t.Context(), "fr")); v != "fr-fr" {
+	if v := e2.voiceFor(locale.WithLanguage(t.Context(), "fr")); v != "fr-fr" {
 		t.Errorf("French voice %q, want fr-fr", v)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/internal/memfile"
 )
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
@@ -231,11 +233,11 @@ func TestWAVRoundTrip(t *testing.T) {
 
 func TestReadWAVRejectsCorrupt(t *testing.T) {
 	var good bytes.Buffer
-	ws := &memFile{}
+	ws := &memfile.File{}
 	if err := WriteWAV(ws, sine(16000, 1, 300, 10*time.Millisecond), 16); err != nil {
 		t.Fatal(err)
 	}
-	good.Write(ws.b)
+	good.Write(ws.Bytes())
 	for name, data := range map[string][]byte{
 		"empty":        nil,
 		"text":         []byte("this is not audio at all, just words"),
@@ -289,31 +291,4 @@ func equal(a, b []float32) bool {
 		}
 	}
 	return true
-}
-
-// memFile is an in-memory io.WriteSeeker.
-type memFile struct {
-	b   []byte
-	off int
-}
-
-func (m *memFile) Write(p []byte) (int, error) {
-	if need := m.off + len(p); need > len(m.b) {
-		m.b = append(m.b, make([]byte, need-len(m.b))...)
-	}
-	copy(m.b[m.off:], p)
-	m.off += len(p)
-	return len(p), nil
-}
-
-func (m *memFile) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case 0:
-		m.off = int(off)
-	case 1:
-		m.off += int(off)
-	case 2:
-		m.off = len(m.b) + int(off)
-	}
-	return int64(m.off), nil
 }

@@ -6,6 +6,7 @@
 package voice
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -30,6 +31,26 @@ type Listen struct {
 	// Echo, when set, reports whether the box's own speaker is sounding
 	// (or just was): what the microphone hears then is not the user.
 	Echo func() bool
+	// Pauses, when set, is told where the speech pauses, so that the words
+	// said so far can be worked on before the utterance is over; its
+	// verdict that they make a whole request lets the microphone end the
+	// utterance on a shorter silence (when EndOnSilence is set).
+	Pauses Pauses
+}
+
+// Pauses is told where an utterance pauses. A microphone calls it from
+// the goroutine that records, so both methods must return at once; the
+// work they start runs elsewhere.
+type Pauses interface {
+	// Pause hands over the utterance so far (trimmed as the microphone
+	// would return it if it ended now) when the speech has paused for a
+	// moment; the work it starts ends with ctx, the recording's. The
+	// channel receives true, once, when the words so far are known to
+	// make a whole request; false, or nothing, otherwise.
+	Pause(ctx context.Context, u Utterance) <-chan bool
+	// Resume says the speech went on after the last pause: that pause's
+	// utterance is not the end, and its work can be dropped.
+	Resume()
 }
 
 // Utterance is what the microphone captured.
@@ -58,3 +79,12 @@ var ErrNoSpeech = errors.New("voice: no speech")
 // ErrMuted reports a recording asked of a muted microphone. The box says
 // so and goes back to idle.
 var ErrMuted = errors.New("voice: the microphone is muted")
+
+// ErrNoVoice reports a speech engine without a voice for the turn's
+// language: the box's own voice speaks that language instead, without the
+// engine being asked again.
+var ErrNoVoice = errors.New("voice: no voice for the language")
+
+// ErrNoMicrophone reports a recording asked of a microphone that is gone
+// or does not open. The box says so, and shows the error pattern.
+var ErrNoMicrophone = errors.New("voice: the microphone is not working")

@@ -4,14 +4,19 @@ package whisper
 
 import (
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
 )
 
 // TestCorpusSilero is the endpointing corpus (pipeline/endpoint's
 // TestCorpusEnergy) with the Silero model as the detector, the default
-// wherever whisper.cpp is built in, with the same floor: it fails when
+// wherever whisper.cpp is built in, as the box listens (working ahead at
+// each pause, ending on a short silence when the offline core takes the
+// words so far for a whole request), with the same floor: it fails when
 // endpointing with Silero gets worse than it is. The table is logged.
 func TestCorpusSilero(t *testing.T) {
 	v, err := NewVAD(shared(t, "models/ggml-silero-v6.2.0.bin"), 1)
@@ -19,13 +24,37 @@ func TestCorpusSilero(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	reg := command.NewRegistry(command.Options{})
+	if err := reg.Register(builtin.All(builtin.Deps{})...); err != nil {
+		t.Fatal(err)
+	}
 	// One model serves every case: the listener resets it for each.
-	tb := endpointtest.Run(t, speechClip, func() endpoint.Detector { return v })
+	tb := endpointtest.Run(t, speechClip, func() endpoint.Detector { return v }, endpointtest.Options{Complete: reg})
 	t.Logf("Silero VAD, %d utterances:\n%s", tb.Row("clean").Cases, tb)
-	for _, cond := range []string{"clean", "SNR 30", "SNR 20"} {
-		if r := tb.Row(cond); r.Heard < r.Cases || r.Early > 0 || r.StartLost+r.EndLost > 0 {
-			t.Errorf("%s: heard %d of %d, %d ended early, %d lost speech at the start or end; the floor is all heard, none early or lost",
-				cond, r.Heard, r.Cases, r.Early, r.StartLost+r.EndLost)
+	// Silero scores one real word of 140 ms ("Stuff", cut from a
+	// LibriSpeech clip) under 0.5 in noise and after a late press: it may
+	// miss it, once a condition.
+	floor := func(cond string, missed int, p50, p90 time.Duration) {
+		r := tb.Row(cond)
+		if r.Heard < r.Cases-missed || r.Early > 0 || r.StartLost+r.EndLost > 0 {
+			t.Errorf("%s: heard %d of %d, %d ended early, %d lost speech at the start or end; the floor is %d missed, none early or lost",
+				cond, r.Heard, r.Cases, r.Early, r.StartLost+r.EndLost, missed)
+		}
+		if r.Lag(0.5) > p50 || r.Lag(0.9) > p90 {
+			t.Errorf("%s: lag p50 %v, p90 %v; the floor is %v, %v", cond, r.Lag(0.5), r.Lag(0.9), p50, p90)
 		}
 	}
+	for _, cond := range []string{"clean", "late press"} {
+		floor(cond, 1, 600*time.Millisecond, 1100*time.Millisecond)
+	}
+	floor("own room", 0, 1100*time.Millisecond, 1100*time.Millisecond) // real recordings, none a command
+	for _, snr := range []string{"SNR 30", "SNR 20", "SNR 10"} {
+		floor(snr, 5, 4*time.Second, 5*time.Second)
+		// Babble of voices 20 dB or less below the user's keeps Silero
+		// listening too: the rows of every other noise.
+		for _, kind := range []string{"pink", "brown", "fan", "bed"} {
+			floor(snr+" "+kind, 1, 650*time.Millisecond, 1100*time.Millisecond)
+		}
+	}
+	floor("SNR 30 babble", 1, 600*time.Millisecond, 1100*time.Millisecond)
 }

@@ -33,9 +33,14 @@ func CheckModel(path string) error {
 	if path == "" {
 		return errors.New("whisper: no model file configured")
 	}
+	return checkModel(path, fileSource(path, "model"))
+}
+
+// checkModel is CheckModel over what src opens (the fuzz target's bytes).
+func checkModel(path string, src source) error {
 	var hp hparams
 	var want map[string]tensorSpec
-	return checkFile(path, "model", func(r *reader) error {
+	return check(path, "model", src, func(r *reader) error {
 		for _, v := range []*int32{&hp.vocab, &hp.audioCtx, &hp.audioState, &hp.audioHead, &hp.audioLayer,
 			&hp.textCtx, &hp.textState, &hp.textHead, &hp.textLayer, &hp.mels, &hp.ftype} {
 			*v = r.i32()
@@ -206,7 +211,7 @@ func (h hparams) tensors() map[string]tensorSpec {
 // CheckVADModel does for a Silero VAD model what CheckModel does for a
 // whisper model; whisper.cpp aborts the process on a file of the wrong kind.
 func CheckVADModel(path string) error {
-	return check(path, "VAD model", func(r *reader) error {
+	return checkHeader(path, "VAD model", func(r *reader) error {
 		n := r.i32()
 		if r.err != nil {
 			return nil
@@ -232,29 +237,23 @@ func CheckVADModel(path string) error {
 	})
 }
 
-// check opens a ggml file, checks its magic, reads the kind-specific
-// header with header, then walks the tensors to the end of the file.
-func check(path, what string, header func(*reader) error) error {
-	return checkFile(path, what, header, nil, nil)
+// checkHeader opens a ggml file, checks its magic, reads the
+// kind-specific header with header, then walks the tensors to the end of
+// the file.
+func checkHeader(path, what string, header func(*reader) error) error {
+	return check(path, what, fileSource(path, what), header, nil, nil)
 }
 
-// checkFile is check with two more checks: tensor, when set, judges each
-// tensor's name, ggml type and shape; done, when set, the whole once every
-// tensor was read, given how many there were.
-func checkFile(path, what string, header func(*reader) error, tensor func(name string, typ int32, ne []int64) error, done func(loaded int) error) error {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("whisper: %s file %s does not exist: %w", what, path, err)
-	}
+// check is checkHeader over what src opens, with two more checks: tensor,
+// when set, judges each tensor's name, ggml type and shape; done, when
+// set, the whole once every tensor was read, given how many there were.
+func check(path, what string, src source, header func(*reader) error, tensor func(name string, typ int32, ne []int64) error, done func(loaded int) error) error {
+	f, size, err := src()
 	if err != nil {
-		return fmt.Errorf("whisper: %s: %w", what, err)
+		return err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("whisper: %s: %w", what, err)
-	}
-	r := &reader{r: bufio.NewReader(f), size: info.Size(), section: "header"}
+	r := &reader{r: bufio.NewReader(f), size: size, section: "header"}
 	if r.i32() != ggmlMagic && r.err == nil {
 		if what == "model" {
 			return fmt.Errorf("whisper: %s is not a whisper.cpp ggml model", path)
@@ -321,6 +320,28 @@ func checkFile(path, what string, header func(*reader) error, tensor func(name s
 }
 
 // reader reads little-endian values and remembers the first error.
+// source opens what is checked and tells its size.
+type source func() (io.ReadCloser, int64, error)
+
+// fileSource opens the file at path, a what ("model").
+func fileSource(path, what string) source {
+	return func() (io.ReadCloser, int64, error) {
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, fmt.Errorf("whisper: %s file %s does not exist: %w", what, path, err)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("whisper: %s: %w", what, err)
+		}
+		info, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, fmt.Errorf("whisper: %s: %w", what, err)
+		}
+		return f, info.Size(), nil
+	}
+}
+
 type reader struct {
 	r       *bufio.Reader
 	pos     int64

@@ -1,7 +1,8 @@
 // Package wyoming speaks the Wyoming protocol, the event protocol of the
 // Rhasspy and Home Assistant voice services, so Hark can send speech to a
 // speech-to-text server on the LAN (wyoming-faster-whisper,
-// wyoming-whisper-cpp) instead of, or before, its own engine.
+// wyoming-whisper-cpp) instead of, or before, its own engine, and have
+// replies spoken by a text-to-speech server (wyoming-piper).
 //
 // An event is one line of JSON (type, optional data, data_length and
 // payload_length), then data_length bytes of JSON merged over the data,
@@ -22,8 +23,13 @@ import (
 	"github.com/harkbox/hark/pipeline/voice"
 )
 
-// Version is the protocol version Hark writes.
-const Version = "1.5.0"
+// Version is the protocol version Hark writes in each event's header: the
+// release of the reference library whose events are the newest Hark sends
+// and reads (describe and info's supports_synthesize_streaming,
+// synthesize-start, -chunk, -stop and -stopped came with 1.7.0); Hark's
+// exchanges are checked against transcripts of release 1.9.0, which left
+// them as they were.
+const Version = "1.7.0"
 
 // Event is one protocol event.
 type Event struct {
@@ -180,7 +186,8 @@ func (c *Client) Transcribe(ctx context.Context, u voice.Utterance) (voice.Trans
 			if msg == "" {
 				msg, _ = e.Data["message"].(string)
 			}
-			return voice.Transcript{}, fmt.Errorf("wyoming: server error: %s", msg)
+			code, _ := e.Data["code"].(string)
+			return voice.Transcript{}, &ServerError{Text: strings.TrimSpace(msg), Code: code}
 		}
 		// Other events (transcript-start, transcript-chunk, info) are not
 		// needed: the final transcript carries the whole text.

@@ -153,7 +153,7 @@ func TestTranscribeErrors(t *testing.T) {
 	speech := pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 16000)}
 	for name, answer := range map[string][]Event{
 		"empty":        {{Type: "transcript", Data: map[string]any{"text": "  "}}},
-		"server error": {{Type: "error", Data: map[string]any{"text": "model not loaded"}}},
+		"server error": {{Type: "error", Data: map[string]any{"text": "model not loaded", "code": "ModelError"}}},
 		"hang up":      nil,
 	} {
 		s := newServer(t, func([]byte) []Event { return answer })
@@ -164,7 +164,7 @@ func TestTranscribeErrors(t *testing.T) {
 				t.Errorf("%s: %v", name, err)
 			}
 		case "server error":
-			if err == nil || !strings.Contains(err.Error(), "model not loaded") {
+			if err == nil || !strings.Contains(err.Error(), "model not loaded (code ModelError)") {
 				t.Errorf("%s: %v", name, err)
 			}
 		default:

@@ -9,10 +9,16 @@ package alert
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/storage"
 )
 
 // Alert is one item come due, as a Ringer rings it.
@@ -22,6 +28,12 @@ type Alert struct {
 	// Language (the language it was set in; "" for the box's own).
 	Announcement string
 	Language     string
+	// Missed is said instead, once the box can speak again, when the
+	// alert could not be heard (the speaker was gone).
+	Missed string
+	// Done is called once the alert has stopped ringing, however it
+	// stopped, or was dropped before it rang: the Ringer must call it.
+	Done func()
 }
 
 // Ringer rings alerts: the box's pipeline, through device/box.
@@ -32,6 +44,9 @@ type Ringer interface {
 	// StopAlerts silences the ringing alert and drops those waiting,
 	// reporting whether there was any. It is safe from any goroutine.
 	StopAlerts() bool
+	// StopAlert silences the alert of id, ringing or waiting, reporting
+	// whether there was one.
+	StopAlert(id string) bool
 }
 
 // Options configure a Service: the schedule's options (Store is required).
@@ -43,8 +58,9 @@ type Service struct {
 	*schedule.Scheduler
 	log *slog.Logger
 
-	mu     sync.Mutex
-	ringer Ringer // while Run runs
+	mu      sync.Mutex
+	ringer  Ringer                  // while Run runs
+	ringing map[string]storage.Item // handed to the ringer and not yet stopped
 }
 
 // New returns the service over o.Store. Nothing rings until Run.
@@ -57,7 +73,7 @@ func New(o Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{Scheduler: s, log: log.With("pkg", "alert")}, nil
+	return &Service{Scheduler: s, log: log.With("pkg", "alert"), ringing: map[string]storage.Item{}}, nil
 }
 
 // ErrRunning reports a second Run while one runs.
@@ -77,10 +93,15 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 	defer func() {
 		s.mu.Lock()
 		s.ringer = nil
+		clear(s.ringing)
 		s.mu.Unlock()
 	}()
 	err := s.Scheduler.Run(ctx, func(a schedule.Alert) {
-		r.Ring(Alert{ID: a.Item.ID, Announcement: a.Announcement(), Language: a.Item.Lang})
+		id := a.Item.ID
+		s.mu.Lock()
+		s.ringing[id] = a.Item
+		s.mu.Unlock()
+		r.Ring(Alert{ID: id, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed(), Done: func() { s.stopped(id) }})
 	})
 	if err != nil && ctx.Err() == nil {
 		return err
@@ -93,9 +114,89 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 func (s *Service) StopAlerts() bool {
 	s.mu.Lock()
 	r := s.ringer
+	was := slices.Collect(maps.Keys(s.ringing))
 	s.mu.Unlock()
 	if r == nil {
 		return false
 	}
-	return r.StopAlerts()
+	stopped := r.StopAlerts()
+	s.stopped(was...) // silenced now, whenever the ringer reports it done
+	return stopped
+}
+
+// stopped forgets that the items of ids ring.
+func (s *Service) stopped(ids ...string) {
+	s.mu.Lock()
+	for _, id := range ids {
+		delete(s.ringing, id)
+	}
+	s.mu.Unlock()
+}
+
+// Ringing lists the items ringing now, or waiting their turn to ring,
+// oldest due first.
+func (s *Service) Ringing() []storage.Item {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]storage.Item, 0, len(s.ringing))
+	for _, it := range s.ringing {
+		out = append(out, it)
+	}
+	slices.SortFunc(out, func(a, b storage.Item) int { return a.Due.Compare(b.Due) })
+	return out
+}
+
+// StopAlert silences the item of id if it rings (or waits to), reporting
+// whether it did.
+func (s *Service) StopAlert(id string) bool {
+	s.mu.Lock()
+	r := s.ringer
+	_, ringing := s.ringing[id]
+	s.mu.Unlock()
+	if r == nil || !ringing {
+		return false
+	}
+	stopped := r.StopAlert(id)
+	s.stopped(id)
+	return stopped
+}
+
+// Request is a timer, alarm or reminder set from outside a conversation
+// (the daemon's API): a timer In from now, an alarm or reminder At a time.
+type Request struct {
+	Kind storage.ItemKind
+	Name string
+	In   time.Duration
+	At   time.Time
+}
+
+// Set sets what r asks for by the rules the spoken commands keep: a timer
+// of up to schedule.MaxTimer, an alarm or a reminder in the future (an
+// alarm rings at At's hour and minute in the service's time zone), a
+// reminder of something, In a while or At a time. A refusal wraps
+// schedule.ErrInvalid (or, for a clock time before the clock is set,
+// schedule.ErrClockNotSet) and says why.
+func (s *Service) Set(ctx context.Context, r Request) (storage.Item, error) {
+	switch r.Kind {
+	case storage.Timer:
+		return s.AddTimer(ctx, r.Name, r.In)
+	case storage.Alarm:
+		if r.At.IsZero() {
+			return storage.Item{}, fmt.Errorf("%w: an alarm needs a time", schedule.ErrInvalid)
+		}
+		at := r.At.In(s.Location())
+		return s.AddAlarm(ctx, r.Name, at.Hour(), at.Minute(), nil, at)
+	case storage.Reminder:
+		if strings.TrimSpace(r.Name) == "" {
+			return storage.Item{}, fmt.Errorf("%w: a reminder needs something to remind of", schedule.ErrInvalid)
+		}
+		switch {
+		case r.In > 0:
+			return s.AddReminderIn(ctx, r.Name, r.In)
+		case r.At.IsZero():
+			return storage.Item{}, fmt.Errorf("%w: a reminder needs a time", schedule.ErrInvalid)
+		}
+		return s.AddReminder(ctx, r.Name, r.At)
+	}
+	return storage.Item{}, fmt.Errorf("%w: %q is not a timer, alarm or reminder", schedule.ErrInvalid, r.Kind)
 }

@@ -1,8 +1,12 @@
 package center
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"runtime"
@@ -40,7 +44,7 @@ func (m timedModel) Chat(ctx context.Context, req llm.Request, on func(llm.Chunk
 
 // benchCenter is a center whose model answers at once (or at rate tokens
 // per second of streamed words), with each conversation's model time kept.
-func benchCenter(b *testing.B, tokenDelay time.Duration) (*centerSide, *sync.Map) {
+func benchCenter(b *testing.B, tokenDelay time.Duration, media ...Media) (*centerSide, *sync.Map) {
 	c := &centerSide{model: replytest.New(), llm: ollamatest.New(served)}
 	b.Cleanup(c.llm.Close)
 	c.model.Default(replytest.Chat, ollamatest.Reply{Content: "Sure, here is a short answer. And a second sentence to say. Then a third one.", TokenDelay: tokenDelay})
@@ -56,7 +60,11 @@ func benchCenter(b *testing.B, tokenDelay time.Duration) (*centerSide, *sync.Map
 	meter := cost.NewMeter()
 	meter.Set(cost.Key(c.llm.URL, served.Name), cost.Rates{Prompt: 5000, Gen: 500, CharsPerToken: 4})
 	spent := &sync.Map{} // conversation id → *atomic.Int64
-	c.srv, err = NewServer(Options{Keys: c.keys, Rate: 1e6, Burst: 1e6,
+	var m Media
+	if len(media) > 0 {
+		m = media[0]
+	}
+	c.srv, err = NewServer(Options{Keys: c.keys, Rate: 1e6, Burst: 1e6, Media: m,
 		ServerTools: func(*time.Location) []*command.Command { return []*command.Command{builtin.Calculate()} },
 		Engine: func(cv Conversation) (*reply.Engine, error) {
 			v, _ := spent.LoadOrStore(cv.ID, &atomic.Int64{})
@@ -213,4 +221,80 @@ func rss() int64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkCenterLoadJarvis is BenchmarkCenterLoad as 50 stock Jarvis
+// nodes load the center: each turn a new conversation (the date context,
+// the start with its tools, then /voice/command/stream), answered as JSON
+// (no voice) or spoken (a voice that costs nothing, so the figure is the
+// center's own). The overhead is the turn's time beyond the model's.
+func BenchmarkCenterLoadJarvis(b *testing.B) {
+	for _, voiced := range []bool{false, true} {
+		name := map[bool]string{false: "json", true: "audio"}[voiced]
+		b.Run(name, func(b *testing.B) {
+			const nodes, turns = 50, 20
+			for b.Loop() {
+				var m Media
+				if voiced {
+					m.Voice = &toneVoice{}
+				}
+				c, spent := benchCenter(b, 0, m)
+				start, _ := json.Marshal(jarvisStart("CONV", timerTool()))
+				creds := make([]string, nodes)
+				for i := range creds {
+					creds[i], _ = c.keys.Add(b.Context(), fmt.Sprintf("node-%d", i))
+				}
+				hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: nodes}}
+				post := func(cred, method, path string, body []byte, want int) bool {
+					req, _ := http.NewRequestWithContext(b.Context(), method, c.http.URL+path, bytes.NewReader(body))
+					req.Header.Set("X-API-Key", cred)
+					resp, err := hc.Do(req)
+					if err != nil {
+						b.Error(err)
+						return false
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != want {
+						b.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
+						return false
+					}
+					return true
+				}
+				want := map[bool]int{false: http.StatusAccepted, true: http.StatusOK}[voiced]
+				var mu sync.Mutex
+				var overhead []time.Duration
+				began := time.Now()
+				var wg sync.WaitGroup
+				for i, cred := range creds {
+					wg.Go(func() {
+						for turn := range turns {
+							conv := fmt.Sprintf("node-%d-turn-%d", i, turn)
+							v, _ := spent.LoadOrStore(conv, &atomic.Int64{})
+							model := v.(*atomic.Int64)
+							t0 := time.Now()
+							ok := post(cred, "GET", PathDateContext+"?timezone=UTC-00:00", nil, 200) &&
+								post(cred, "POST", PathStart, bytes.Replace(start, []byte("CONV"), []byte(conv), 1), 200) &&
+								post(cred, "POST", PathCommandStream, []byte(`{"voice_command": "tell me something nice", "conversation_id": "`+conv+`"}`), want)
+							if !ok {
+								return
+							}
+							mu.Lock()
+							overhead = append(overhead, time.Since(t0)-time.Duration(model.Load()))
+							mu.Unlock()
+						}
+					})
+				}
+				wg.Wait()
+				elapsed := time.Since(began)
+				slices.Sort(overhead)
+				b.ReportMetric(float64(3*len(overhead))/elapsed.Seconds(), "requests/s")
+				b.ReportMetric(float64(len(overhead))/elapsed.Seconds(), "turns/s")
+				b.ReportMetric(ms(overhead[len(overhead)/2]), "ms-overhead-p50")
+				b.ReportMetric(ms(overhead[len(overhead)*99/100]), "ms-overhead-p99")
+				b.ReportMetric(float64(rss())/(1<<20), "MiB-rss-after")
+				c.srv.expire(time.Now().Add(time.Hour))
+			}
+		})
+	}
 }

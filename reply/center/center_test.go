@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/harkbox/hark/locale"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
@@ -59,8 +59,9 @@ func (noStatus) Status(context.Context) builtin.DeviceStatus {
 	return builtin.DeviceStatus{Version: "test"}
 }
 
-// newCenter starts a center on dir's store (a new one when dir is "").
-func newCenter(t *testing.T, dir string, o Options) *centerSide {
+// newCenter starts a center on dir's store (a new one when dir is ""); tune
+// adjusts each conversation's engine.
+func newCenter(t testing.TB, dir string, o Options, tune ...func(*reply.Options)) *centerSide {
 	t.Helper()
 	c := &centerSide{model: replytest.New(), llm: ollamatest.New(served), wire: &wireLog{}}
 	t.Cleanup(c.llm.Close)
@@ -88,9 +89,16 @@ func newCenter(t *testing.T, dir string, o Options) *centerSide {
 			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem, db.Diary())}
 	}
 	o.Engine = func(cv Conversation) (*reply.Engine, error) {
-		return reply.New(reply.Options{Model: client, Info: client, ModelName: served.Name, Server: c.llm.URL, Meter: meter,
+		ro := reply.Options{Model: client, Info: client, ModelName: served.Name, Server: c.llm.URL, Meter: meter,
 			Commands: cv.Commands, Conversation: cv.ID, Dialogue: Dialogue{Store: db.Dialogue(), ID: cv.ID},
-			Diary: db.Diary(), Facts: db.Facts(), Location: cv.Location, Place: cv.Node.Room, PlannerOff: true, Router: "all", ToolTokens: 5000})
+			Diary: db.Diary(), Facts: db.Facts(), Location: cv.Location, Place: cv.Node.Room, PlannerOff: true, Router: "all", ToolTokens: 5000}
+		for _, f := range tune {
+			f(&ro)
+		}
+		return reply.New(ro)
+	}
+	if o.Media.Model == nil {
+		o.Media.Model, o.Media.ModelName = client, served.Name
 	}
 	c.srv, err = NewServer(o)
 	if err != nil {
@@ -106,6 +114,11 @@ func (c *centerSide) stop() {
 	c.srv.closeAll()
 	c.db.Close()
 }
+
+// nodeTools are the tools a Hark node offers (device/box's catalogue
+// chooses them): what acts on the speaker itself or on its schedule.
+var nodeTools = []string{"set_timer", "check_timers", "cancel_timer", "set_alarm", "set_reminder",
+	"list_reminders", "cancel_reminder", "control_volume", "device_status", "stop"}
 
 // nodeSide is a speaker with its own schedule and volume.
 type nodeSide struct {
@@ -137,7 +150,7 @@ func newNode(t *testing.T, c *centerSide, name string) *nodeSide {
 		t.Fatal(err)
 	}
 	client.hc.Transport = &recording{inner: client.hc.Transport, log: c.wire}
-	n.node = NewNode(NodeOptions{Client: client, Commands: n.reg, Tools: NodeTools, Room: "kitchen", Timezone: "Europe/Lisbon"})
+	n.node = NewNode(NodeOptions{Client: client, Commands: n.reg, Tools: nodeTools, Room: "kitchen", Timezone: "Europe/Lisbon"})
 	return n
 }
 
@@ -173,6 +186,8 @@ func TestClientToolRoundTrip(t *testing.T) {
 	last := chats[len(chats)-1]
 	if tool := last.Messages[len(last.Messages)-1]; tool.Role != "tool" || !strings.Contains(tool.Content, "tea") {
 		t.Errorf("the node's result did not reach the model: %s", fmtMsgs(last))
+	} else if !strings.Contains(tool.Content, "UNTRUSTED TEXT FROM the speaker's set_timer") {
+		t.Errorf("the node's result reached the model unfenced: %s", tool.Content)
 	}
 	golden(t, c.wire, "client_tool")
 }
@@ -296,7 +311,6 @@ func TestBadInput(t *testing.T) {
 		{"nothing to continue with", a, PathContinue, `{"conversation_id": "a-1"}`, 400, "tool_results or validation_response"},
 		{"no tool awaited", a, PathContinue, `{"conversation_id": "a-1", "tool_results": [{"tool_call_id": "x", "output": {"success": true, "message": ""}}]}`, 409, "waits for no tool result"},
 		{"bad tool schema", a, PathStart, `{"conversation_id": "a-2", "client_tools": [{"type": "function", "function": {"name": "x", "description": "d", "parameters": {"type": "array"}}}]}`, 400, "want an object"},
-		{"bad time zone", a, PathStart, `{"conversation_id": "a-3", "node_context": {"timezone": "Mars/Olympus"}}`, 400, "node_context.timezone"},
 		{"no such path", a, "/api/v0/nothing", `{}`, 404, "no such endpoint"},
 	} {
 		code, body := post(tt.cred, tt.path, tt.body)
@@ -523,5 +537,58 @@ func TestSlowCenter(t *testing.T) {
 	_, err := n.node.Reply(t.Context(), "tell me about the moon and its seas", func(s string) { n.said = append(n.said, s) })
 	if err == nil || !strings.Contains(err.Error(), "within the budget") || !slices.Equal(n.said, []string{TooSlow}) {
 		t.Errorf("err %v, said %q", err, n.said)
+	}
+}
+
+// TestConversationStaysItsNodesAcrossARestart: after the center restarts,
+// a node that names another node's conversation gets no history of it.
+func TestConversationStaysItsNodesAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	kitchen, _ := c.keys.Add(t.Context(), "kitchen")
+	hall, _ := c.keys.Add(t.Context(), "hall")
+	start := func(c *centerSide, cred, conv string) int {
+		req, _ := http.NewRequest(http.MethodPost, c.http.URL+PathStart, strings.NewReader(`{"conversation_id":"`+conv+`","node_context":{"timezone":"UTC"}}`))
+		req.Header.Set("X-API-Key", cred)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := start(c, kitchen, "conv-kitchen-1"); code != http.StatusOK {
+		t.Fatalf("the kitchen's start: %d", code)
+	}
+	c.stop()
+	again := newCenter(t, dir, Options{})
+	defer again.stop()
+	if code := start(again, hall, "conv-kitchen-1"); code != http.StatusForbidden {
+		t.Errorf("the hall naming the kitchen's conversation after a restart: %d, want 403", code)
+	}
+	if code := start(again, kitchen, "conv-kitchen-1"); code != http.StatusOK {
+		t.Errorf("the kitchen taking up its own conversation after a restart: %d, want 200", code)
+	}
+}
+
+// TestWrongKeysAreLimited: an address that keeps sending wrong keys is
+// refused before its keys are checked.
+func TestWrongKeysAreLimited(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	id, _, _ := strings.Cut(func() string { s, _ := c.keys.Add(t.Context(), "kitchen"); return s }(), ":")
+	codes := map[int]int{}
+	for range 3 * badKeyBurst {
+		req, _ := http.NewRequest(http.MethodGet, c.http.URL+PathStatus, nil)
+		req.Header.Set("X-API-Key", id+":not-the-key")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes[resp.StatusCode]++
+	}
+	if codes[http.StatusUnauthorized] > badKeyBurst+1 || codes[http.StatusTooManyRequests] == 0 {
+		t.Errorf("answers to %d wrong keys: %v; want at most %d checked, the rest refused", 3*badKeyBurst, codes, badKeyBurst+1)
 	}
 }

@@ -12,11 +12,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/harkbox/hark/internal/netdial"
 )
 
 // ClientOptions configure a Client.
@@ -33,6 +36,9 @@ type ClientOptions struct {
 	Insecure bool
 	// Timeout bounds one request; default 2 min (a slow model is slow).
 	Timeout time.Duration
+	// Resolver looks the center's name up; default the system's. A
+	// lookup gets at most 5 s, and its failure is named as DNS's.
+	Resolver *net.Resolver
 }
 
 // Client is a node's connection to its center.
@@ -54,7 +60,13 @@ func NewClient(o ClientOptions) (*Client, error) {
 	if !strings.Contains(o.Credential, ":") {
 		return nil, errors.New("center: the node's key is not NODE_ID:KEY (hark center nodes add prints it)")
 	}
-	tr := &http.Transport{DialContext: (&net.Dialer{Timeout: 3 * time.Second}).DialContext, MaxIdleConnsPerHost: 2}
+	// The name is looked up within its own budget (a resolver that says
+	// nothing is named as such, not taken for a slow center); connections
+	// close with a reset, so that a request given up on is dropped with
+	// its connection instead of reaching the center when the network
+	// comes back.
+	tr := &http.Transport{DialContext: netdial.Dialer(netdial.Options{Lookup: dnsBudget, Reset: true, Resolver: o.Resolver}),
+		MaxIdleConnsPerHost: 2, TLSHandshakeTimeout: 10 * time.Second}
 	switch u.Scheme {
 	case "https":
 		pin, err := parseFingerprint(o.Fingerprint)
@@ -82,6 +94,21 @@ func NewClient(o ClientOptions) (*Client, error) {
 	}
 	return &Client{o: o, base: u, hc: &http.Client{Transport: tr}}, nil
 }
+
+// dnsBudget bounds a lookup of the center's name.
+const dnsBudget = 5 * time.Second
+
+// DNSError is the center's name that could not be looked up: the
+// household's resolver, not the center.
+type DNSError struct {
+	Host string
+	Err  error
+}
+
+func (e *DNSError) Error() string {
+	return fmt.Sprintf("center: the name %s cannot be looked up (DNS): %v", e.Host, e.Err)
+}
+func (e *DNSError) Unwrap() error { return e.Err }
 
 func parseFingerprint(s string) ([]byte, error) {
 	h, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(s)), "sha256:")
@@ -125,6 +152,30 @@ func (c *Client) Continue(ctx context.Context, req ContinueRequest, onSentence f
 	return out, c.post(ctx, PathContinue, req, onSentence, &out)
 }
 
+// Transcribe has the center transcribe a recording, a WAV file, as
+// /media/whisper/transcribe does for nodes without speech-to-text of their
+// own; language is a hint. No speech is an empty text.
+func (c *Client) Transcribe(ctx context.Context, wav []byte, language string) (text, detected string, err error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", "utterance.wav")
+	if err != nil {
+		return "", "", fmt.Errorf("center: transcribe: %w", err)
+	}
+	fw.Write(wav)
+	if language != "" {
+		mw.WriteField("language", language)
+	}
+	if err := mw.Close(); err != nil {
+		return "", "", fmt.Errorf("center: transcribe: %w", err)
+	}
+	var out Transcript
+	if err := c.send(ctx, http.MethodPost, PathTranscribe, mw.FormDataContentType(), body.Bytes(), nil, &out); err != nil {
+		return "", "", err
+	}
+	return out.Text, out.Language, nil
+}
+
 // Ping asks the center's status, for the link's health.
 func (c *Client) Ping(ctx context.Context) error {
 	var out map[string]any
@@ -140,6 +191,10 @@ func (c *Client) post(ctx context.Context, path string, body any, onSentence fun
 }
 
 func (c *Client) do(ctx context.Context, method, path string, body []byte, onSentence func(string), out any) error {
+	return c.send(ctx, method, path, "application/json", body, onSentence, out)
+}
+
+func (c *Client) send(ctx context.Context, method, path, ctype string, body []byte, onSentence func(string), out any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.base.JoinPath(path).String(), bytes.NewReader(body))
@@ -147,7 +202,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, onSen
 		return fmt.Errorf("center: %w", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.o.Credential)
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", ctype)
 	if onSentence != nil {
 		req.Header.Set("Accept", NDJSON)
 	}
@@ -155,6 +210,10 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, onSen
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return err
+		}
+		var dns *net.DNSError
+		if errors.As(err, &dns) {
+			return fmt.Errorf("%w: %w", ErrUnreachable, &DNSError{Host: dns.Name, Err: dns})
 		}
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
@@ -174,16 +233,30 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, onSen
 		return nil
 	}
 	// A stream: sentences, then the final object.
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
+	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			// A line cut short is a broken stream, whatever its bytes.
+			if errors.Is(err, io.EOF) && len(line) == 0 {
+				return fmt.Errorf("%w: the stream ended without a final answer", ErrUnreachable)
+			}
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("%w: the stream broke in the middle of a line (%d bytes)", ErrUnreachable, len(line))
+			}
+			return fmt.Errorf("%w: the stream broke: %v", ErrUnreachable, err)
+		}
 		var probe map[string]json.RawMessage
 		if err := json.Unmarshal(line, &probe); err != nil {
-			return fmt.Errorf("center: %s: a streamed line is not JSON: %w", path, err)
+			return fmt.Errorf("center: %s: a streamed line of %d bytes is not JSON", path, len(line))
 		}
 		if _, final := probe["stop_reason"]; final {
 			return json.Unmarshal(line, out)
+		}
+		if _, failed := probe["error"]; failed {
+			var e Error
+			json.Unmarshal(line, &e)
+			return &StatusError{Code: http.StatusServiceUnavailable, Message: e.Error}
 		}
 		var l Line
 		json.Unmarshal(line, &l)
@@ -191,8 +264,4 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, onSen
 			onSentence(l.Sentence)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%w: the stream broke: %v", ErrUnreachable, err)
-	}
-	return fmt.Errorf("%w: the stream ended without a final answer", ErrUnreachable)
 }

@@ -28,6 +28,10 @@ type NodeInfo struct {
 	Name    string    `json:"name"`
 	Added   time.Time `json:"added"`
 	Revoked bool      `json:"revoked,omitempty"`
+	// Room is where the node stands, as the center keeps it: a Jarvis
+	// node never says, and a Hark node's own word only counts when this
+	// is empty.
+	Room string `json:"room,omitempty"`
 	// Hash is the SHA-256 of the node's key: the key itself is shown
 	// once, when the node is added, and kept nowhere.
 	Hash string `json:"hash"`
@@ -52,10 +56,51 @@ var nodeName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
 // Add enrolls a node named name and returns its credential NODE_ID:KEY,
 // which is shown once.
 func (k *Keys) Add(ctx context.Context, name string) (string, error) {
-	id := strings.ToLower(strings.TrimSpace(name))
-	id = strings.Join(strings.FieldsFunc(id, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') }), "-")
-	if !nodeName.MatchString(id) {
-		return "", fmt.Errorf("center: node name %q: use letters, digits and dashes, at most 40", name)
+	return k.Enrol(ctx, Enrolment{Name: name})
+}
+
+// Enrolment is a node to enrol: its name, and the id and key it already
+// has (a Jarvis node set up for another center) or none, for new ones.
+type Enrolment struct {
+	Name string
+	// ID is the node's id; empty derives one from Name.
+	ID string
+	// Key is the node's key; empty makes a new one.
+	Key  string
+	Room string
+}
+
+var (
+	nodeID  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	nodeKey = regexp.MustCompile(`^[!-~]{8,256}$`)
+)
+
+// Enrol enrolls a node and returns its credential NODE_ID:KEY, which is
+// shown once.
+func (k *Keys) Enrol(ctx context.Context, e Enrolment) (string, error) {
+	id := e.ID
+	if id == "" {
+		id = strings.ToLower(strings.TrimSpace(e.Name))
+		id = strings.Join(strings.FieldsFunc(id, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') }), "-")
+		if !nodeName.MatchString(id) {
+			return "", fmt.Errorf("center: node name %q: use letters, digits and dashes, at most 40", e.Name)
+		}
+	} else if !nodeID.MatchString(id) {
+		return "", fmt.Errorf("center: node id %q: use letters, digits, dots, dashes and underscores, at most 64", id)
+	}
+	if e.Name == "" {
+		e.Name = id
+	}
+	key := e.Key
+	switch {
+	case key != "" && !nodeKey.MatchString(key):
+		return "", fmt.Errorf("center: the key of node %q: want 8 to 256 printable characters without spaces", id)
+	case key == "":
+		raw := make([]byte, 32)
+		if _, err := rand.Read(raw); err != nil {
+			return "", fmt.Errorf("center: %w", err)
+		}
+		key = base64.RawURLEncoding.EncodeToString(raw)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -66,13 +111,8 @@ func (k *Keys) Add(ctx context.Context, name string) (string, error) {
 	if slices.ContainsFunc(nodes, func(n NodeInfo) bool { return n.ID == id && !n.Revoked }) {
 		return "", fmt.Errorf("center: node %q already exists (revoke it first to issue a new key)", id)
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", fmt.Errorf("center: %w", err)
-	}
-	key := base64.RawURLEncoding.EncodeToString(raw)
 	nodes = slices.DeleteFunc(nodes, func(n NodeInfo) bool { return n.ID == id })
-	nodes = append(nodes, NodeInfo{ID: id, Name: name, Added: time.Now().UTC(), Hash: hash(key)})
+	nodes = append(nodes, NodeInfo{ID: id, Name: e.Name, Room: strings.TrimSpace(e.Room), Added: time.Now().UTC(), Hash: hash(key)})
 	if err := k.s.Set(ctx, keysSetting, nodes); err != nil {
 		return "", fmt.Errorf("center: add node: %w", err)
 	}
@@ -106,24 +146,24 @@ func (k *Keys) Revoke(ctx context.Context, id string) error {
 }
 
 // Check returns the node a credential NODE_ID:KEY belongs to.
-func (k *Keys) Check(ctx context.Context, credential string) (string, error) {
+func (k *Keys) Check(ctx context.Context, credential string) (NodeInfo, error) {
 	id, key, ok := strings.Cut(credential, ":")
 	if !ok || id == "" || key == "" {
-		return "", ErrBadCredential
+		return NodeInfo{}, ErrBadCredential
 	}
 	k.mu.Lock()
 	nodes, err := k.load(ctx)
 	k.mu.Unlock()
 	if err != nil {
-		return "", err
+		return NodeInfo{}, err
 	}
 	want := hash(key)
 	for _, n := range nodes {
 		if n.ID == id && !n.Revoked && subtle.ConstantTimeCompare([]byte(n.Hash), []byte(want)) == 1 {
-			return id, nil
+			return n, nil
 		}
 	}
-	return "", ErrBadCredential
+	return NodeInfo{}, ErrBadCredential
 }
 
 func (k *Keys) load(ctx context.Context) ([]NodeInfo, error) {
@@ -137,4 +177,30 @@ func (k *Keys) load(ctx context.Context) ([]NodeInfo, error) {
 func hash(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])
+}
+
+// ownerKey is where the node a conversation belongs to is kept, so that
+// after the center restarts no node takes up another's conversation (and
+// its history) by naming its id.
+func ownerKey(conversation string) string { return "center/conversation/" + conversation }
+
+// Claim gives conversation to node, unless another node has it; it
+// reports that node's id when one does.
+func (k *Keys) Claim(ctx context.Context, conversation, node string) (other string, err error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var owner string
+	ok, err := k.s.Get(ctx, ownerKey(conversation), &owner)
+	if err != nil {
+		return "", fmt.Errorf("center: read the conversation's node: %w", err)
+	}
+	if ok && owner != node {
+		return owner, nil
+	}
+	if !ok {
+		if err := k.s.Set(ctx, ownerKey(conversation), node); err != nil {
+			return "", fmt.Errorf("center: keep the conversation's node: %w", err)
+		}
+	}
+	return "", nil
 }

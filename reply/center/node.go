@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -26,18 +27,21 @@ type NodeOptions struct {
 	Timezone string
 	// Lapse starts a new conversation after this much quiet; default 5 min.
 	Lapse time.Duration
-	// Budget bounds the silence before the center's first sentence (or its
-	// tool call); default 30 s. A center that says nothing for that long
-	// is taken for a hung one.
+	// Budget bounds each silence of the center: before its first
+	// sentence (the conversation's start included), and between one
+	// sentence and the next; default 30 s. A center that says nothing for
+	// that long is taken for a hung one.
 	Budget time.Duration
 	Log    *slog.Logger
 }
 
 // Unreachable is said when the center cannot be reached; TooSlow when it
-// says nothing within the budget.
+// says nothing within the budget; Interrupted when it stopped in the
+// middle of an answer (a restart).
 var (
 	Unreachable = locale.Key("I can't reach the command center right now.")
 	TooSlow     = locale.Key("The command center is taking too long. Please try again in a moment.")
+	Interrupted = locale.Key("The command center stopped in the middle of that answer. Please ask again.")
 )
 
 // ErrTooSlow: the center said nothing within the node's budget.
@@ -93,24 +97,29 @@ func (n *Node) Link() Link {
 // when the center asked the user something: the next utterance is the
 // answer.
 //
-// The language of ctx (command.WithLanguage), or else the one text reads
-// as, is what the node's own commands hear and its sentences are said in.
+// The turn's language in ctx (locale.WithLanguage), or else the one text
+// reads as, is what the node's own commands hear and its sentences are
+// said in.
 func (n *Node) Reply(ctx context.Context, text string, say func(string)) (followUp bool, err error) {
-	lang, known := locale.Of(command.LanguageOf(ctx))
-	if !known {
-		if l, ok := locale.Detect(text); ok {
-			lang, known = l, true
-		}
+	if locale.LanguageOf(ctx) == "" { // a caller that decided none
+		ctx = locale.WithLanguage(ctx, locale.Decide("", text, locale.English))
 	}
-	if known {
-		ctx = command.WithLanguage(ctx, string(lang))
-	}
+	lang := locale.Speaking(ctx)
 	n.mu.Lock()
 	answering := n.question
 	n.question = false
 	n.mu.Unlock()
 	if !answering && n.offline(ctx, lang, text, say) {
 		return false, nil
+	}
+	// A center known to be down or timing out costs a short look, not a
+	// whole budget per question.
+	if err := n.stillDown(ctx); err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		say(lang.T(Unreachable))
+		return false, err
 	}
 	resp, streamed, err := n.ask(ctx, text, answering, say)
 	for err == nil && resp.StopReason == StopToolCalls {
@@ -120,7 +129,11 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 	case ctx.Err() != nil:
 		return false, ctx.Err()
 	case errors.Is(err, ErrTooSlow):
+		n.down(err) // the link is timing out: the status shows it
 		say(lang.T(TooSlow))
+		return false, err
+	case isStatus(err, http.StatusServiceUnavailable):
+		say(lang.T(Interrupted))
 		return false, err
 	case err != nil:
 		n.down(err)
@@ -157,12 +170,13 @@ func (n *Node) offline(ctx context.Context, lang locale.Lang, text string, say f
 // restarted, or the conversation lapsed there) is started afresh once.
 func (n *Node) ask(ctx context.Context, text string, answering bool, say func(string)) (resp Response, streamed bool, err error) {
 	for attempt := 0; ; attempt++ {
-		conv, err := n.conversation(ctx)
-		if err != nil {
-			return Response{}, false, err
-		}
+		var conv string
 		began := time.Now()
 		err = n.budgeted(ctx, say, func(ctx context.Context, say func(string)) (err error) {
+			// Starting the conversation is inside the budget too.
+			if conv, err = n.conversation(ctx); err != nil {
+				return err
+			}
 			if answering {
 				resp, err = n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ValidationResponse: &text}, n.streamed(say))
 			} else {
@@ -171,8 +185,11 @@ func (n *Node) ask(ctx context.Context, text string, answering bool, say func(st
 			return err
 		})
 		var se *StatusError
-		if errors.As(err, &se) && (se.Code == 404 || se.Code == 410) && attempt == 0 {
-			n.log.Info("the center no longer knows the conversation; starting a new one", "conversation", conv, "status", se.Code)
+		// 404, 410: the center no longer knows the conversation; 409: it
+		// still holds it for an answer this node gave up on (a cancel that
+		// never reached it).
+		if errors.As(err, &se) && (se.Code == 404 || se.Code == 410 || se.Code == 409) && attempt == 0 {
+			n.log.Info("the center no longer knows the conversation, or holds it still; starting a new one", "conversation", conv, "status", se.Code)
 			n.forget()
 			answering = false // the question went with the conversation
 			continue
@@ -188,8 +205,9 @@ func (n *Node) ask(ctx context.Context, text string, answering bool, say func(st
 	}
 }
 
-// budgeted runs one request to the center, cancelling it when neither a
-// sentence nor the answer came within the budget.
+// budgeted runs one request to the center, cancelling it when the center
+// says nothing for the budget: before its first sentence, or between one
+// sentence and the next.
 func (n *Node) budgeted(ctx context.Context, say func(string), do func(context.Context, func(string)) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -197,7 +215,8 @@ func (n *Node) budgeted(ctx context.Context, say func(string), do func(context.C
 	defer timer.Stop()
 	err := do(ctx, func(s string) {
 		timer.Stop()
-		say(s)
+		say(s) // the time it takes to say is not the center's silence
+		timer.Reset(n.o.Budget)
 	})
 	if err != nil && errors.Is(context.Cause(ctx), ErrTooSlow) {
 		return fmt.Errorf("%w (%v)", ErrTooSlow, n.o.Budget)
@@ -302,6 +321,33 @@ func (n *Node) forget() {
 
 func (n *Node) context() NodeContext {
 	return NodeContext{NodeID: n.o.Client.NodeID(), Room: n.o.Room, Timezone: n.o.Timezone}
+}
+
+// stillDown looks, briefly, whether a center known to be down answers
+// again; nil when the link is up or the center answers.
+func (n *Node) stillDown(ctx context.Context) error {
+	n.mu.Lock()
+	up := n.link.Up
+	n.mu.Unlock()
+	if up {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, pingBudget)
+	defer cancel()
+	began := time.Now()
+	if err := n.o.Client.Ping(ctx); err != nil {
+		return fmt.Errorf("center: still unreachable: %w", err)
+	}
+	n.up(time.Since(began))
+	return nil
+}
+
+// pingBudget bounds a look at whether the center is back.
+const pingBudget = 3 * time.Second
+
+func isStatus(err error, code int) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Code == code
 }
 
 func (n *Node) up(rtt time.Duration) {

@@ -10,8 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -40,15 +41,25 @@ type Options struct {
 	// it the model, the household's memory and the persona. The engine
 	// must keep exactly c.ID (reply.Options.Conversation).
 	Engine func(c Conversation) (*reply.Engine, error)
+	// Location is the center's own time zone, for nodes that send none or
+	// one the center cannot read; default time.Local.
+	Location *time.Location
 	// Lapse ends a conversation nobody used for this long; default 5 min.
 	Lapse time.Duration
 	// ToolTimeout bounds the wait for a node's tool result; default 30 s.
 	ToolTimeout time.Duration
-	// BodyLimit bounds a request body; default 64 KiB.
-	BodyLimit int64
+	// BodyLimit bounds a request body; default 64 KiB. A conversation's
+	// start (a Jarvis node's tools and house context) may take StartLimit,
+	// default 1 MiB, and a recording MediaLimit, default 16 MiB.
+	BodyLimit, StartLimit, MediaLimit int64
 	// Rate and Burst limit each node's requests; defaults 5/s and 20.
 	Rate  float64
 	Burst int
+	// Media is what the center does for nodes too small to do it
+	// themselves; each part may be nil, and its endpoints then answer 503.
+	Media Media
+	// Now is the clock of the date context; default time.Now.
+	Now func() time.Time
 	// Version is reported by the status endpoint.
 	Version string
 	Log     *slog.Logger
@@ -63,12 +74,19 @@ type Server struct {
 	sessions map[string]*session
 	expired  map[string]time.Time // conversation ids that lapsed, and when
 	limits   map[string]*rate.Limiter
+	guesses  guesses // wrong keys, by source address
+
+	zonesWarned sync.Map // time zones a node sent that the center cannot read
+	greeted     atomic.Uint64
 }
 
 // NewServer returns a Server; run Expire in the background.
 func NewServer(o Options) (*Server, error) {
 	if o.Keys == nil || o.Engine == nil {
 		return nil, errors.New("center: a server needs keys and an engine")
+	}
+	if o.Location == nil {
+		o.Location = time.Local
 	}
 	if o.Lapse == 0 {
 		o.Lapse = 5 * time.Minute
@@ -79,12 +97,20 @@ func NewServer(o Options) (*Server, error) {
 	if o.BodyLimit == 0 {
 		o.BodyLimit = 64 << 10
 	}
+	o.StartLimit = max(o.StartLimit, o.BodyLimit, 1<<20)
+	if o.MediaLimit == 0 {
+		o.MediaLimit = 16 << 20
+	}
 	if o.Rate == 0 {
 		o.Rate = 5
 	}
 	if o.Burst == 0 {
 		o.Burst = 20
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	o.Media.defaults()
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -97,92 +123,57 @@ type session struct {
 	id, node string
 	nc       NodeContext
 	engine   *reply.Engine
-	ctx      context.Context // ends when the conversation lapses
+	ctx      context.Context // ends when the conversation lapses or is replaced
 	cancel   context.CancelFunc
 
-	mu   sync.Mutex
-	used time.Time
-	turn *run // the reply under way, or nil
+	mu    sync.Mutex
+	used  time.Time
+	turn  *run    // the reply under way, or nil
+	asked string  // the tool_call_id of the question the reply ended on
+	held  *parked // what the reply did after a result a stream could not voice
 }
 
-// run is one reply of the engine, which may wait on the node between
-// requests.
-type run struct {
-	voice   string
-	events  chan event
-	results chan ToolResult
-	mu      sync.Mutex
-	waiting string // the tool call id the reply waits for
-}
-
-// event is what a reply does next: say a sentence, call a client tool,
-// or end.
-type event struct {
-	sentence string
-	call     *ToolCall
-	done     *reply.Result
-	err      error
+// parked is what a reply did after the tool result with id callID, taken
+// by a /continue/stream that could not voice it: the node sends the same
+// result to /continue next, which answers with it.
+type parked struct {
+	callID string
+	tr     *run
+	oc     outcome
 }
 
 // Handler serves the protocol's endpoints.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+PathStart, s.authed(s.start))
-	mux.HandleFunc("POST "+PathCommand, s.authed(s.command))
-	mux.HandleFunc("POST "+PathContinue, s.authed(s.continueTurn))
-	mux.HandleFunc("GET "+PathStatus, s.authed(s.status))
+	small, start, media := s.o.BodyLimit, s.o.StartLimit, s.o.MediaLimit
+	mux.HandleFunc("POST "+PathStart, s.authed(start, s.start))
+	mux.HandleFunc("POST "+PathCommand, s.authed(small, s.command))
+	mux.HandleFunc("POST "+PathCommandStream, s.authed(small, s.commandStream))
+	mux.HandleFunc("POST "+PathContinue, s.authed(small, s.continueTurn))
+	mux.HandleFunc("POST "+PathContinueStream, s.authed(small, s.continueStream))
+	mux.HandleFunc("POST "+PathAcknowledge, s.authed(small, s.acknowledge))
+	mux.HandleFunc("GET "+PathDateContext, s.authed(small, s.dateContext))
+	mux.HandleFunc("POST "+PathTranscribe, s.authed(media, s.transcribe))
+	mux.HandleFunc("POST "+PathSpeak, s.authed(small, s.speak))
+	mux.HandleFunc("POST "+PathSpeakStream, s.authed(small, s.speakStream))
+	mux.HandleFunc("POST "+PathWakeResponse, s.authed(small, s.wakeResponse))
+	mux.HandleFunc("GET "+PathWakeResponse, s.authed(small, s.wakeResponse))
+	mux.HandleFunc("POST "+PathChat, s.authed(4*small, s.chat))
+	mux.HandleFunc("GET "+PathStatus, s.authed(small, s.status))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	return mux
 }
 
-// authed checks the node's key, its request rate and the body's size.
-func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, node string)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		cred, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok {
-			fail(w, http.StatusUnauthorized, "missing Authorization: Bearer NODE_ID:KEY")
-			return
-		}
-		node, err := s.o.Keys.Check(r.Context(), strings.TrimSpace(cred))
-		if errors.Is(err, ErrBadCredential) {
-			fail(w, http.StatusUnauthorized, "unknown node or wrong key")
-			return
-		}
-		if err != nil {
-			fail(w, http.StatusInternalServerError, err.Error())
-			return
-		}
-		if !s.limiter(node).Allow() {
-			w.Header().Set("Retry-After", "1")
-			fail(w, http.StatusTooManyRequests, fmt.Sprintf("too many requests from node %s", node))
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.o.BodyLimit)
-		h(w, r, node)
-	}
-}
-
-func (s *Server) limiter(node string) *rate.Limiter {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, ok := s.limits[node]
-	if !ok {
-		l = rate.NewLimiter(rate.Limit(s.o.Rate), s.o.Burst)
-		s.limits[node] = l
-	}
-	return l
-}
-
-func (s *Server) status(w http.ResponseWriter, r *http.Request, node string) {
+func (s *Server) status(w http.ResponseWriter, r *http.Request, node NodeInfo) {
 	s.mu.Lock()
 	n := len(s.sessions)
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": s.o.Version, "node_id": node, "conversations": n})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": s.o.Version, "node_id": node.ID, "conversations": n})
 }
 
-func (s *Server) start(w http.ResponseWriter, r *http.Request, node string) {
+func (s *Server) start(w http.ResponseWriter, r *http.Request, node NodeInfo) {
 	var req StartRequest
 	if !decode(w, r, &req) {
 		return
@@ -197,7 +188,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request, node string) {
 			return
 		}
 	}
-	sess, status, msg := s.session(req.ConversationID, node, req.NodeContext, req.ClientTools, true)
+	sess, status, msg := s.session(req.ConversationID, node, req.NodeContext, described(req.ClientTools, req.AvailableCommands), true)
 	if sess == nil {
 		fail(w, status, msg)
 		return
@@ -205,125 +196,79 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request, node string) {
 	writeJSON(w, http.StatusOK, StartResponse{Status: "success", ConversationID: sess.id})
 }
 
-func (s *Server) command(w http.ResponseWriter, r *http.Request, node string) {
-	var req CommandRequest
-	if !decode(w, r, &req) {
-		return
-	}
-	switch {
-	case req.ConversationID == "":
-		fail(w, http.StatusBadRequest, "conversation_id is required")
-		return
-	case strings.TrimSpace(req.VoiceCommand) == "":
-		fail(w, http.StatusBadRequest, "voice_command is empty")
-		return
-	}
-	sess, status, msg := s.session(req.ConversationID, node, req.NodeContext, nil, false)
-	if sess == nil {
-		fail(w, status, msg)
-		return
-	}
-	tr, err := sess.begin(req.VoiceCommand, s.o.Log)
-	if err != nil {
-		fail(w, http.StatusConflict, err.Error())
-		return
-	}
-	s.respond(w, r, sess, tr)
-}
-
-func (s *Server) continueTurn(w http.ResponseWriter, r *http.Request, node string) {
-	var req ContinueRequest
-	if !decode(w, r, &req) {
-		return
-	}
-	switch {
-	case req.ConversationID == "":
-		fail(w, http.StatusBadRequest, "conversation_id is required")
-		return
-	case len(req.ToolResults) == 0 && req.ValidationResponse == nil:
-		fail(w, http.StatusBadRequest, "tool_results or validation_response is required")
-		return
-	case len(req.ToolResults) > 0 && req.ValidationResponse != nil:
-		fail(w, http.StatusBadRequest, "send tool_results or validation_response, not both")
-		return
-	}
-	sess, status, msg := s.existing(req.ConversationID, node)
-	if sess == nil {
-		fail(w, status, msg)
-		return
-	}
-	if req.ValidationResponse != nil {
-		if strings.TrimSpace(*req.ValidationResponse) == "" {
-			fail(w, http.StatusBadRequest, "validation_response is empty")
-			return
-		}
-		tr, err := sess.begin(*req.ValidationResponse, s.o.Log)
-		if err != nil {
-			fail(w, http.StatusConflict, err.Error())
-			return
-		}
-		s.respond(w, r, sess, tr)
-		return
-	}
-	tr := sess.current()
-	if tr == nil {
-		fail(w, http.StatusConflict, "conversation "+sess.id+" waits for no tool result")
-		return
-	}
-	if len(req.ToolResults) != 1 {
-		fail(w, http.StatusBadRequest, fmt.Sprintf("tool_results: send the one result the center waits for, not %d", len(req.ToolResults)))
-		return
-	}
-	res := req.ToolResults[0]
-	tr.mu.Lock()
-	waiting := tr.waiting
-	if res.ToolCallID == waiting {
-		tr.waiting = ""
-	}
-	tr.mu.Unlock()
-	if waiting == "" || res.ToolCallID != waiting {
-		fail(w, http.StatusBadRequest, fmt.Sprintf("tool_results[0].tool_call_id %q is not the call the center waits for (%q)", res.ToolCallID, waiting))
-		return
-	}
-	tr.results <- res
-	s.respond(w, r, sess, tr)
-}
-
 // session finds or makes the conversation id for node. A new one is made
 // for an unknown id (conversation/start is optional, and a center that
 // restarted knows no conversation: its history is in the store); an
-// expired id is gone (410), another node's is not this node's (403).
-func (s *Server) session(id, node string, nc NodeContext, tools []Tool, starting bool) (*session, int, string) {
+// expired id is gone (410), another node's is not this node's (403). A
+// start of a running conversation replaces it: its tools and context are
+// the new ones, its history (in the store) stays.
+func (s *Server) session(id string, node NodeInfo, nc NodeContext, tools []Tool, starting bool) (*session, int, string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sess, ok := s.sessions[id]; ok {
-		if sess.node != node {
-			return nil, http.StatusForbidden, "conversation " + id + " belongs to another node"
-		}
-		if starting {
-			return nil, http.StatusConflict, "conversation " + id + " has already started"
-		}
-		sess.touch()
-		return sess, 0, ""
+	old, ok := s.sessions[id]
+	switch {
+	case ok && old.node != node.ID:
+		s.mu.Unlock()
+		return nil, http.StatusForbidden, "conversation " + id + " belongs to another node"
+	case ok && !starting:
+		s.mu.Unlock()
+		old.touch()
+		return old, 0, ""
 	}
-	if _, ok := s.expired[id]; ok {
+	if _, gone := s.expired[id]; gone && !ok {
+		s.mu.Unlock()
 		return nil, http.StatusGone, "conversation " + id + " has expired; start a new one"
 	}
-	nc.NodeID = node
-	loc := time.Local
-	if nc.Timezone != "" {
-		l, err := time.LoadLocation(nc.Timezone)
-		if err != nil {
-			return nil, http.StatusBadRequest, fmt.Sprintf("node_context.timezone: unknown time zone %q", nc.Timezone)
-		}
-		loc = l
+	s.mu.Unlock()
+	sess, status, msg := s.open(id, node, nc, tools)
+	if sess == nil {
+		return nil, status, msg
 	}
+	s.mu.Lock()
+	if cur, ok := s.sessions[id]; ok && cur != old { // another request made it meanwhile
+		s.mu.Unlock()
+		sess.cancel()
+		sess.engine.Close()
+		if cur.node != node.ID {
+			return nil, http.StatusForbidden, "conversation " + id + " belongs to another node"
+		}
+		return cur, 0, ""
+	}
+	s.sessions[id] = sess
+	s.mu.Unlock()
+	if old != nil {
+		old.cancel()
+		old.engine.Close()
+		s.log.Info("conversation started again: its tools are replaced", "conversation", id, "node", node.ID, "client_tools", len(tools))
+	} else {
+		s.log.Info("conversation started", "conversation", id, "node", node.ID, "client_tools", len(tools))
+	}
+	return sess, 0, ""
+}
+
+// open makes a conversation's session: its zone, its room, its tools and
+// its engine.
+func (s *Server) open(id string, node NodeInfo, nc NodeContext, tools []Tool) (*session, int, string) {
+	// Whose the conversation is outlives the center's memory: its history
+	// is in the store, and another node naming its id must not read it.
+	other, err := s.o.Keys.Claim(context.Background(), id, node.ID)
+	if err != nil {
+		return nil, http.StatusInternalServerError, err.Error()
+	}
+	if other != "" {
+		s.log.Warn("a node named another node's conversation", "conversation", id, "node", node.ID, "owner", other)
+		return nil, http.StatusForbidden, "conversation " + id + " belongs to another node"
+	}
+	nc.NodeID = node.ID
+	if node.Room != "" {
+		nc.Room = node.Room
+	}
+	loc := s.zone(node.ID, nc.Timezone)
 	reg := command.NewRegistry(command.Options{Location: loc, Log: s.log})
 	var cmds []*command.Command
 	if s.o.ServerTools != nil {
 		cmds = s.o.ServerTools(loc)
 	}
-	sess := &session{id: id, node: node, nc: nc, used: time.Now()}
+	sess := &session{id: id, node: node.ID, nc: nc, used: time.Now()}
 	sess.ctx, sess.cancel = context.WithCancel(context.Background())
 	for _, t := range tools {
 		c, err := clientCommand(t, sess, s.o.ToolTimeout)
@@ -333,12 +278,7 @@ func (s *Server) session(id, node string, nc NodeContext, tools []Tool, starting
 		}
 		// A client tool replaces a server tool of the same name: the node
 		// that heard the request runs it.
-		for i, sc := range cmds {
-			if sc.Name == c.Name {
-				cmds = append(cmds[:i], cmds[i+1:]...)
-				break
-			}
-		}
+		cmds = slices.DeleteFunc(cmds, func(sc *command.Command) bool { return sc.Name == c.Name })
 		cmds = append(cmds, c)
 	}
 	if err := reg.Register(cmds...); err != nil {
@@ -351,8 +291,6 @@ func (s *Server) session(id, node string, nc NodeContext, tools []Tool, starting
 		return nil, http.StatusInternalServerError, err.Error()
 	}
 	sess.engine = eng
-	s.sessions[id] = sess
-	s.log.Info("conversation started", "conversation", id, "node", node, "client_tools", len(tools))
 	return sess, 0, ""
 }
 
@@ -384,100 +322,6 @@ func (sess *session) current() *run {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	return sess.turn
-}
-
-// begin starts a reply to text, unless one is under way.
-func (sess *session) begin(text string, log *slog.Logger) (*run, error) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.turn != nil {
-		return nil, fmt.Errorf("conversation %s is still answering the last request", sess.id)
-	}
-	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1)}
-	sess.turn = tr
-	go func() {
-		res, err := sess.engine.Reply(withRun(sess.ctx, tr), reply.Query{Text: text}, func(sentence string) {
-			tr.send(sess.ctx, event{sentence: sentence})
-		})
-		if err != nil && sess.ctx.Err() == nil {
-			log.Warn("reply failed", "conversation", sess.id, "err", err)
-		}
-		sess.mu.Lock()
-		sess.turn = nil
-		sess.mu.Unlock()
-		tr.send(sess.ctx, event{done: &res, err: err})
-	}()
-	return tr, nil
-}
-
-// send hands an event to the request that is waiting, or waits for the
-// next one, until the conversation ends.
-func (tr *run) send(ctx context.Context, ev event) {
-	select {
-	case tr.events <- ev:
-	case <-ctx.Done():
-	}
-}
-
-type runKey struct{}
-
-func withRun(ctx context.Context, tr *run) context.Context {
-	return context.WithValue(ctx, runKey{}, tr)
-}
-
-// respond answers a request with what the reply does next: its sentences
-// (as they come, to a node that streams), then a client tool call, a
-// question, or the end.
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, tr *run) {
-	stream := strings.Contains(r.Header.Get("Accept"), NDJSON)
-	if stream {
-		w.Header().Set("Content-Type", NDJSON)
-		w.WriteHeader(http.StatusOK)
-	}
-	flusher, _ := w.(http.Flusher)
-	enc := json.NewEncoder(w)
-	var said []string
-	final := func(resp Response) {
-		resp.Commands = []json.RawMessage{}
-		resp.RequestInformation = RequestInformation{VoiceCommand: tr.voice, ConversationID: sess.id}
-		if stream {
-			enc.Encode(resp)
-			return
-		}
-		writeJSON(w, http.StatusOK, resp)
-	}
-	for {
-		select {
-		case <-r.Context().Done():
-			return // the node went away; the reply goes on, and its tool calls time out
-		case ev := <-tr.events:
-			switch {
-			case ev.call != nil:
-				final(Response{StopReason: StopToolCalls, AssistantMessage: strings.Join(said, " "), ToolCalls: []ToolCall{*ev.call}})
-				return
-			case ev.done != nil:
-				res := ev.done
-				resp := Response{StopReason: StopComplete, AssistantMessage: strings.Join(said, " ")}
-				if res.FollowUp && len(said) > 0 {
-					// The reply ends waiting for the user: the node asks
-					// and sends the answer back.
-					resp.StopReason = StopValidation
-					resp.AssistantMessage = strings.Join(said[:len(said)-1], " ")
-					resp.ValidationRequest = &ValidationRequest{Question: said[len(said)-1]}
-				}
-				final(resp)
-				return
-			default:
-				said = append(said, ev.sentence)
-				if stream {
-					enc.Encode(Line{Sentence: ev.sentence})
-					if flusher != nil {
-						flusher.Flush()
-					}
-				}
-			}
-		}
-	}
 }
 
 // Expire ends conversations unused for the lapse, until ctx is done.
@@ -577,8 +421,9 @@ func fail(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, Error{Error: "center: " + msg})
 }
 
-func newCallID() string {
+// newID is a fresh id for a tool call ("call_") or a question ("ask_").
+func newID(prefix string) string {
 	b := make([]byte, 8)
 	rand.Read(b)
-	return "call_" + hex.EncodeToString(b)
+	return prefix + hex.EncodeToString(b)
 }

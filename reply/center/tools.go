@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -24,18 +25,30 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 		return nil, fmt.Errorf("client_tools: %s: %w", t.Function.Name, err)
 	}
 	name := t.Function.Name
+	var examples []command.Example
+	for _, x := range t.Examples {
+		if strings.TrimSpace(x.VoiceCommand) != "" {
+			examples = append(examples, command.Example{Utterance: x.VoiceCommand, Arguments: x.ExpectedParameters})
+		}
+	}
+	// The primary example first: it is the one shown with the tool.
+	slices.SortStableFunc(examples, func(a, b command.Example) int {
+		return boolRank(primary(t.Examples, b.Utterance)) - boolRank(primary(t.Examples, a.Utterance))
+	})
 	return &command.Command{
 		Name: name, Description: t.Function.Description, Parameters: params,
+		Keywords: t.Keywords, Examples: examples, Rules: t.Rules,
+		DirectAnswer: t.AllowDirectAnswer != nil && *t.AllowDirectAnswer,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			tr, _ := ctx.Value(runKey{}).(*run)
 			if tr == nil {
-				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("That runs on the speaker, which is not connected.")}, nil
+				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("That runs on the speaker, which is not connected.")}, nil
 			}
 			args, err := json.Marshal(encodeArgs(params, c.Args))
 			if err != nil {
 				return command.Response{}, fmt.Errorf("center: %s: %w", name, err)
 			}
-			id := newCallID()
+			id := newID("call_")
 			tr.mu.Lock()
 			tr.waiting = id
 			tr.mu.Unlock()
@@ -44,19 +57,64 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 			defer timer.Stop()
 			select {
 			case res := <-tr.results:
-				return fromOutput(res.Output), nil
+				return fromOutput(name, res.Output), nil
 			case <-timer.C:
 				tr.mu.Lock()
 				tr.waiting = ""
 				tr.mu.Unlock()
 				sess.touch()
-				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("The speaker did not answer."),
+				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("The speaker did not answer."),
 					Data: map[string]any{"error": fmt.Sprintf("no result from node %s within %v", sess.node, timeout)}}, nil
 			case <-ctx.Done():
 				return command.Response{}, ctx.Err()
 			}
 		},
 	}, nil
+}
+
+func primary(xs []Example, utterance string) bool {
+	for _, x := range xs {
+		if x.VoiceCommand == utterance {
+			return x.IsPrimary
+		}
+	}
+	return false
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// described is the client tools with the keywords, examples and rules a
+// node gave only in its available_commands.
+func described(tools []Tool, defs []CommandDefinition) []Tool {
+	if len(defs) == 0 {
+		return tools
+	}
+	byName := map[string]CommandDefinition{}
+	for _, d := range defs {
+		byName[d.CommandName] = d
+	}
+	out := slices.Clone(tools)
+	for i, t := range out {
+		d, ok := byName[t.Function.Name]
+		if !ok {
+			continue
+		}
+		if len(t.Keywords) == 0 {
+			out[i].Keywords = d.Keywords
+		}
+		if len(t.Examples) == 0 {
+			out[i].Examples = d.Examples
+		}
+		if len(t.Rules) == 0 {
+			out[i].Rules = d.Rules
+		}
+	}
+	return out
 }
 
 // schemaProp is one property of a tool's JSON schema.
@@ -173,10 +231,14 @@ func encodeValue(kind string, v any) any {
 	return v
 }
 
-// fromOutput is a node's tool result as a command response.
-func fromOutput(o ToolOutput) command.Response {
-	if o.Success {
-		return command.Response{Kind: command.Success, Spoken: o.Message, Data: o.Context}
+// fromOutput is a node's tool result as a command response. Why a tool
+// failed reaches the model: the output's error, or else its message.
+//
+// What the node says is its own: the model reads it fenced, as data, never
+// as instructions (a node's tool may return what a web page said).
+func fromOutput(name string, o ToolOutput) command.Response {
+	if o.Success && o.Error == "" {
+		return command.Response{Kind: command.Success, Data: map[string]any{"result": fenceOutput(name, o.Message, o.Context)}}
 	}
 	var problems []Problem
 	if raw, ok := o.Context["problems"]; ok {
@@ -190,7 +252,30 @@ func fromOutput(o ToolOutput) command.Response {
 		}
 		return r
 	}
-	return command.Response{Kind: command.Failure, Spoken: o.Message, Data: o.Context}
+	why := o.Error
+	switch {
+	case why == "":
+		why = o.Message
+	case o.Message != "" && o.Message != why:
+		why = o.Message + ": " + why
+	}
+	if why == "" {
+		return command.Response{Kind: command.Failure, Data: map[string]any{"error": "the speaker's tool failed and said nothing more"}}
+	}
+	return command.Response{Kind: command.Failure, Data: map[string]any{"error": fenceOutput(name, why, o.Context)}}
+}
+
+// nodeOutputChars bounds what of a node's tool result the model reads.
+const nodeOutputChars = 4000
+
+// fenceOutput is a node's message and context for the model, fenced.
+func fenceOutput(name, message string, context map[string]any) string {
+	text := message
+	if len(context) > 0 {
+		b, _ := json.Marshal(context)
+		text = strings.TrimSpace(text + "\n" + string(b))
+	}
+	return command.Fence("the speaker's "+name, text, nodeOutputChars)
 }
 
 // outputOf is a command's response as a node sends it back.
@@ -218,8 +303,3 @@ func ToolsOf(cmds []*command.Command) []Tool {
 	}
 	return out
 }
-
-// NodeTools are the commands a Hark node offers the center as client
-// tools: what acts on the speaker itself or on its schedule.
-var NodeTools = []string{"set_timer", "check_timers", "cancel_timer", "set_alarm", "set_reminder",
-	"list_reminders", "cancel_reminder", "control_volume", "device_status", "stop"}

@@ -4,26 +4,51 @@
 // center for replies while it keeps its offline core and runs the
 // center's client-side tool calls itself.
 //
-// The wire format is the seed's: POST /api/v0/conversation/start registers
-// a conversation's client tools and node context, POST
-// /api/v0/voice/command sends what the user said, POST
+// The wire format is the one stock Jarvis nodes (alexberardi's
+// jarvis-node-setup) speak, of which seed 002 is a snapshot: POST
+// /api/v0/conversation/start registers a conversation's client tools and
+// node context, POST /api/v0/voice/command sends what the user said, POST
 // /api/v0/voice/command/continue sends tool results or the user's answer to
 // a question, and every answer carries a stop_reason of "tool_calls",
-// "validation_required" or "complete". One Hark extension: a request with
-// Accept: application/x-ndjson gets the spoken sentences as lines
-// ({"sentence": "..."}) as they are generated, then the same final object,
-// so the node speaks the first sentence early.
+// "validation_required" or "complete". The /stream twins of the last two
+// answer 202 with the same JSON, or 200 with the answer spoken as raw PCM
+// when the center has a voice. Around them: the date context a node builds
+// its tool schemas from, a quick acknowledgement, and the media services a
+// node too small for them uses (speech to text, text to speech, a wake
+// greeting, a plain chat). A node authenticates with X-API-Key: ID:KEY (or
+// X-Node-ID and X-API-Key, or Authorization: Bearer ID:KEY).
+//
+// Hark's own extensions: a request with Accept: application/x-ndjson gets
+// the spoken sentences as lines ({"sentence": "..."}) as they are
+// generated, then the same final object, so the node speaks the first
+// sentence early; and GET /api/v0/status.
 package center
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // The paths.
 const (
-	PathStart    = "/api/v0/conversation/start"
-	PathCommand  = "/api/v0/voice/command"
-	PathContinue = "/api/v0/voice/command/continue"
-	PathStatus   = "/api/v0/status"
+	PathStart          = "/api/v0/conversation/start"
+	PathCommand        = "/api/v0/voice/command"
+	PathContinue       = "/api/v0/voice/command/continue"
+	PathCommandStream  = "/api/v0/voice/command/stream"
+	PathContinueStream = "/api/v0/voice/command/continue/stream"
+	PathAcknowledge    = "/api/v0/voice/acknowledge"
+	PathDateContext    = "/api/v0/generate/date-context"
+	PathTranscribe     = "/api/v0/media/whisper/transcribe"
+	PathSpeak          = "/api/v0/media/tts/speak"
+	PathSpeakStream    = "/api/v0/media/tts/speak/stream"
+	PathWakeResponse   = "/api/v0/wake-response"
+	PathChat           = "/api/v0/chat"
+	PathStatus         = "/api/v0/status"
 )
+
+// ValidationAnswerID is the tool_call_id a node puts on its answer to a
+// question that came without one.
+const ValidationAnswerID = "validation-response"
 
 // The stop reasons.
 const (
@@ -36,16 +61,44 @@ const (
 const NDJSON = "application/x-ndjson"
 
 // NodeContext tells the center which speaker is asking and where it is.
+// A Jarvis node sends only its time zone (and a speaker it recognized);
+// the center keeps the room per node.
 type NodeContext struct {
 	NodeID   string `json:"node_id,omitempty"`
 	Room     string `json:"room,omitempty"`
 	Timezone string `json:"timezone,omitempty"`
 }
 
-// Tool is a tool definition in OpenAI's function-calling format.
+// Tool is a tool definition in OpenAI's function-calling format, with what
+// a Jarvis command adds beside the function: the words and utterances that
+// lead to it, which the center's router and search_tools read.
 type Tool struct {
-	Type     string   `json:"type"`
-	Function Function `json:"function"`
+	Type     string    `json:"type"`
+	Function Function  `json:"function"`
+	Keywords []string  `json:"keywords,omitempty"`
+	Examples []Example `json:"examples,omitempty"`
+	// AllowDirectAnswer false means the model must call the tool rather
+	// than answer itself.
+	AllowDirectAnswer *bool `json:"allow_direct_answer,omitempty"`
+	// Rules say when to use the tool (from a node's available_commands).
+	Rules []string `json:"rules,omitempty"`
+}
+
+// Example is an utterance and the arguments it means.
+type Example struct {
+	VoiceCommand       string         `json:"voice_command"`
+	ExpectedParameters map[string]any `json:"expected_parameters,omitempty"`
+	IsPrimary          bool           `json:"is_primary,omitempty"`
+}
+
+// CommandDefinition is how a Jarvis node also describes its commands at
+// the start (available_commands); the center reads the keywords, examples
+// and rules of the client tools from it where the tool lacks them.
+type CommandDefinition struct {
+	CommandName string    `json:"command_name"`
+	Keywords    []string  `json:"keywords,omitempty"`
+	Examples    []Example `json:"examples,omitempty"`
+	Rules       []string  `json:"rules,omitempty"`
 }
 
 // Function is a tool's name, description and JSON schema of its arguments.
@@ -55,11 +108,13 @@ type Function struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// StartRequest registers a conversation's client tools.
+// StartRequest registers a conversation's client tools. Starting a
+// conversation again replaces its tools.
 type StartRequest struct {
-	ConversationID string      `json:"conversation_id"`
-	NodeContext    NodeContext `json:"node_context"`
-	ClientTools    []Tool      `json:"client_tools"`
+	ConversationID    string              `json:"conversation_id"`
+	NodeContext       NodeContext         `json:"node_context"`
+	ClientTools       []Tool              `json:"client_tools"`
+	AvailableCommands []CommandDefinition `json:"available_commands,omitempty"`
 }
 
 // StartResponse acknowledges a StartRequest.
@@ -72,11 +127,16 @@ type StartResponse struct {
 type CommandRequest struct {
 	VoiceCommand   string      `json:"voice_command"`
 	ConversationID string      `json:"conversation_id"`
-	NodeContext    NodeContext `json:"node_context"`
+	NodeContext    NodeContext `json:"node_context,omitzero"`
+	// SpeakerUserID is who a Jarvis node recognized; the center does not
+	// use it.
+	SpeakerUserID *int64 `json:"speaker_user_id,omitempty"`
 }
 
 // ContinueRequest carries tool results, or the user's answer to a
-// validation question.
+// validation question: a Jarvis node sends it as a tool result for the
+// question's tool_call_id (see ToolOutput.Answer), a Hark node as
+// validation_response.
 type ContinueRequest struct {
 	ConversationID     string       `json:"conversation_id"`
 	ToolResults        []ToolResult `json:"tool_results,omitempty"`
@@ -89,13 +149,82 @@ type ToolResult struct {
 	Output     ToolOutput `json:"output"`
 }
 
-// ToolOutput is a tool's answer: whether it worked, a sentence, and the
-// data the model phrases its answer from. A Hark node that refused the
-// arguments puts them in Context["problems"] (see Problem).
+// ToolOutput is a tool's answer: whether it worked, a sentence, why it
+// failed, and the data the model phrases its answer from. A Hark node that
+// refused the arguments puts them in Context["problems"] (see Problem).
+//
+// The answer to a question (validation_required) comes back in the same
+// place: Answer, with the question, its parameter and options echoed.
 type ToolOutput struct {
 	Success bool           `json:"success"`
 	Message string         `json:"message"`
+	Error   string         `json:"error,omitempty"`
 	Context map[string]any `json:"context,omitempty"`
+
+	Answer        *string  `json:"answer,omitempty"`
+	ParameterName string   `json:"parameter_name,omitempty"`
+	Question      string   `json:"question,omitempty"`
+	Options       []string `json:"options,omitempty"`
+}
+
+// UnmarshalJSON reads an output as a node may send it: an object whose
+// fields may be null, or a bare value, which is taken as the message.
+func (o *ToolOutput) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		*o = ToolOutput{}
+		return nil
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*o = ToolOutput{Success: true, Message: s}
+		return nil
+	case b[0] != '{':
+		*o = ToolOutput{Success: true, Message: string(b)}
+		return nil
+	}
+	var raw struct {
+		Success       *bool           `json:"success"`
+		Message       any             `json:"message"`
+		Error         any             `json:"error"`
+		Context       json.RawMessage `json:"context"`
+		Answer        *string         `json:"answer"`
+		ParameterName string          `json:"parameter_name"`
+		Question      string          `json:"question"`
+		Options       []string        `json:"options"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*o = ToolOutput{Message: text(raw.Message), Error: text(raw.Error), Answer: raw.Answer,
+		ParameterName: raw.ParameterName, Question: raw.Question, Options: raw.Options}
+	o.Success = raw.Success != nil && *raw.Success || raw.Success == nil && o.Error == ""
+	if len(raw.Context) > 0 && raw.Context[0] == '{' {
+		if err := json.Unmarshal(raw.Context, &o.Context); err != nil {
+			return err
+		}
+	} else if c := bytes.TrimSpace(raw.Context); len(c) > 0 && string(c) != "null" {
+		var v any
+		json.Unmarshal(c, &v)
+		o.Context = map[string]any{"value": v}
+	}
+	return nil
+}
+
+// text is a JSON value as a sentence: a string as is, null as "", anything
+// else as JSON.
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // Problem is one argument a client tool refused, with the values it would
@@ -136,10 +265,14 @@ type CallFunction struct {
 }
 
 // ValidationRequest is a question for the user: the node says it and sends
-// the answer back as a validation_response.
+// the answer back, as a tool result for ToolCallID (a Jarvis node) or as a
+// validation_response (a Hark node). ParameterName is the argument the
+// answer fills, "" when the question is the reply's own.
 type ValidationRequest struct {
-	Question string   `json:"question"`
-	Options  []string `json:"options,omitempty"`
+	Question      string   `json:"question"`
+	ParameterName string   `json:"parameter_name"`
+	Options       []string `json:"options"`
+	ToolCallID    string   `json:"tool_call_id"`
 }
 
 // Line is one line of a streamed answer: a sentence to say now, until the
@@ -151,4 +284,61 @@ type Line struct {
 // Error is every error's body.
 type Error struct {
 	Error string `json:"error"`
+}
+
+// Fallback is a /continue/stream answer that has no audio for the node: it
+// sends the same results to the blocking /continue.
+type Fallback struct {
+	Fallback string `json:"fallback"`
+}
+
+// UseBlocking is the only Fallback there is.
+const UseBlocking = "use_blocking_continue"
+
+// AcknowledgeRequest asks for a few words to say while the answer comes.
+type AcknowledgeRequest struct {
+	VoiceCommand string `json:"voice_command"`
+}
+
+// Text is the answer of /voice/acknowledge and /wake-response.
+type Text struct {
+	Text string `json:"text"`
+}
+
+// Transcript is the answer of /media/whisper/transcribe.
+type Transcript struct {
+	Text     string `json:"text"`
+	Language string `json:"language,omitempty"`
+}
+
+// SpeakRequest is the body of /media/tts/speak and its stream.
+type SpeakRequest struct {
+	Text string `json:"text"`
+}
+
+// ChatRequest is a plain chat in OpenAI's shape, for /chat.
+type ChatRequest struct {
+	Messages    []ChatMessage `json:"messages"`
+	MaxTokens   int           `json:"max_tokens,omitempty"`
+	Temperature *float64      `json:"temperature,omitempty"`
+}
+
+// ChatMessage is one message of a chat.
+type ChatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatResponse is the answer of /chat, in OpenAI's shape.
+type ChatResponse struct {
+	Object  string       `json:"object"`
+	Model   string       `json:"model"`
+	Choices []ChatChoice `json:"choices"`
+}
+
+// ChatChoice is the one answer of a chat.
+type ChatChoice struct {
+	Index        int         `json:"index"`
+	Message      ChatMessage `json:"message"`
+	FinishReason string      `json:"finish_reason"`
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/harkbox/hark/locale"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/locale"
 )
 
 func TestParseTypeSpellings(t *testing.T) {

@@ -338,3 +338,22 @@ func hasFreeText(res intent.Result) bool {
 	}
 	return false
 }
+
+// Decide is locale.Decide with the sentence templates read first: typed
+// text (nothing heard) that the templates of exactly one language match
+// is in that language ("schalte das Licht aus" is German whatever its
+// words look like to the word detector).
+func (r *Registry) Decide(ctx context.Context, heard, text string, fallback locale.Lang) string {
+	if heard == "" && r != nil {
+		var found []locale.Lang
+		for _, l := range locale.All {
+			if len(r.Intents(ctx, l, text)) > 0 {
+				found = append(found, l)
+			}
+		}
+		if len(found) == 1 {
+			return string(found[0])
+		}
+	}
+	return locale.Decide(heard, text, fallback)
+}

@@ -26,6 +26,9 @@ type Options struct {
 	Secrets Secrets
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Synced reports whether Now is right (the box's clock is set); nil
+	// means always. Calls made while it is not carry Call.ClockUnset.
+	Synced func() bool
 	// Location is the time zone of the user; default time.Local.
 	Location *time.Location
 	// RefineWindow is how long after a call a refinement of it is taken;
@@ -169,7 +172,7 @@ func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response
 func (r *Registry) Call(ctx context.Context, name string, args map[string]any, text string) Response {
 	c, ok := r.Lookup(name)
 	if !ok || c.Hidden { // a hidden command is the offline path's alone
-		l := Speaking(ctx)
+		l := locale.Speaking(ctx)
 		return Response{Kind: Failure, Spoken: l.T("I don't know how to do that."), Data: map[string]any{"error": fmt.Sprintf("%s: %v", name, ErrUnknown)}}
 	}
 	return r.call(ctx, c, args, text, true, nil)
@@ -244,13 +247,17 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 			}
 		}
 	}
-	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: LanguageOf(ctx), Now: r.Now(), Refines: refines})
+	unset := r.o.Synced != nil && !r.o.Synced()
+	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: locale.LanguageOf(ctx), Now: r.Now(), ClockUnset: unset, Refines: refines})
 	if err != nil {
 		r.log.Warn("command failed", "command", c.Name, "err", err)
-		l := Speaking(ctx)
+		l := locale.Speaking(ctx)
 		spoken := l.T("Sorry, that didn't work.")
-		if errors.Is(err, storage.ErrFull) {
+		switch {
+		case errors.Is(err, storage.ErrFull):
 			spoken = l.T("My storage is full, so I couldn't save that.")
+		case errors.Is(err, storage.ErrUnavailable):
+			spoken = l.T("I can't save that right now: my storage card has a problem.")
 		}
 		return Response{Kind: Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
 	}
@@ -283,7 +290,7 @@ func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool
 		return Response{}, true
 	}
 	what := strings.ReplaceAll(c.Name, "_", " ")
-	l := Speaking(ctx)
+	l := locale.Speaking(ctx)
 	return Response{
 		Kind:   Failure,
 		Spoken: sentenceCase(l.T("%s isn't set up yet. To set it up, run: hark secrets set %s.", what, missing[0])),
@@ -292,7 +299,7 @@ func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool
 }
 
 func invalid(ctx context.Context, c *Command, problems []Problem) Response {
-	l := Speaking(ctx)
+	l := locale.Speaking(ctx)
 	var msgs []string
 	for _, p := range problems {
 		msgs = append(msgs, p.Message)
@@ -312,15 +319,6 @@ func sentenceCase(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-type languageKey struct{}
-
-// WithLanguage returns ctx carrying the language of the utterance being
-// answered (an ISO 639-1 code such as "de"), which calls made under it see
-// as Call.Language.
-func WithLanguage(ctx context.Context, lang string) context.Context {
-	return context.WithValue(ctx, languageKey{}, lang)
-}
-
 type areaKey struct{}
 
 // WithArea returns ctx carrying the room of the speaker a call is made on,
@@ -333,17 +331,4 @@ func WithArea(ctx context.Context, area string) context.Context {
 func AreaOf(ctx context.Context) string {
 	s, _ := ctx.Value(areaKey{}).(string)
 	return s
-}
-
-// LanguageOf is the utterance's language WithLanguage put in ctx, or "".
-func LanguageOf(ctx context.Context) string {
-	s, _ := ctx.Value(languageKey{}).(string)
-	return s
-}
-
-// Speaking is the language fixed sentences are said in under ctx: the
-// utterance's, when Hark has phrases for it, else English.
-func Speaking(ctx context.Context) locale.Lang {
-	l, _ := locale.Of(LanguageOf(ctx))
-	return l
 }

@@ -3,9 +3,13 @@ package command
 import "encoding/json"
 
 // ParametersSchema is the JSON schema of the command's arguments, as the
-// model sees it in a tool definition. Refinable parameters carry
+// model sees it in a tool definition: Schema when the command has one,
+// else rendered from Parameters, where refinable parameters carry
 // "_refinable": true.
 func (c *Command) ParametersSchema() map[string]any {
+	if c.Schema != nil {
+		return c.Schema
+	}
 	props := map[string]any{}
 	required := []string{}
 	for _, p := range c.Parameters {

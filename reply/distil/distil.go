@@ -15,11 +15,6 @@ import (
 	"github.com/harkbox/hark/reply/llm"
 )
 
-// Chatter is the model that distils; *llm.Client is one.
-type Chatter interface {
-	Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error)
-}
-
 // Sizes of the digests, in characters.
 const (
 	MemoryPassThrough = 400  // smaller memory is injected as is
@@ -32,7 +27,7 @@ const (
 
 // Distiller runs the passes.
 type Distiller struct {
-	Model   Chatter
+	Model   llm.Chatter
 	Timeout time.Duration // per call; default 8 s
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/envconfig"
+
+	"github.com/harkbox/hark/internal/netdial"
 )
 
 // Options configure a Client.
@@ -34,13 +36,18 @@ type Options struct {
 	HTTPClient *http.Client
 }
 
-// DialTimeout bounds connecting to the server with the default HTTP client.
-const DialTimeout = 3 * time.Second
+// DialTimeout bounds connecting to the server with the default HTTP
+// client, and LookupTimeout looking its name up.
+const (
+	DialTimeout   = 3 * time.Second
+	LookupTimeout = 4 * time.Second
+)
 
 // Client talks to one Ollama server about one model. It is safe for
 // concurrent use.
 type Client struct {
 	api  *api.Client
+	hc   *http.Client
 	host *url.URL
 	o    Options
 }
@@ -57,13 +64,15 @@ func New(o Options) (*Client, error) {
 	hc := o.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+			Proxy: http.ProxyFromEnvironment,
+			// The name is looked up within its own budget: a resolver that
+			// says nothing is named (DNS), not taken for a slow model.
+			DialContext:         netdial.Dialer(netdial.Options{Lookup: LookupTimeout, Connect: DialTimeout, KeepAlive: 30 * time.Second}),
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
 		}}
 	}
-	return &Client{api: api.NewClient(host, hc), host: host, o: o}, nil
+	return &Client{api: api.NewClient(host, hc), hc: hc, host: host, o: o}, nil
 }
 
 // Model is the model the client chats with by default.
@@ -87,7 +96,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 		done     bool
 		cbErr    error
 	)
-	err = c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+	err = c.chat(ctx, areq, func(r api.ChatResponse) error {
 		calls, err := toolCalls(r.Message.ToolCalls)
 		if err != nil {
 			return err
@@ -113,6 +122,7 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 		}
 		return nil
 	})
+	out.Model, out.Server = c.o.Model, c.host.Redacted()
 	out.Message.Role = RoleAssistant
 	out.Message.Content = content.String()
 	out.Message.Thinking = thinking.String()
@@ -351,17 +361,34 @@ func hinted(params json.RawMessage) json.RawMessage {
 		}
 		return notes
 	}
-	for _, v := range props {
-		p, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		if notes := hint(p); len(notes) > 0 {
-			d, _ := p["description"].(string)
-			p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
-			changed = true
+	// Ollama keeps an object property's properties but not its required
+	// list: that goes into its description too, at every depth.
+	var walk func(props map[string]any)
+	walk = func(props map[string]any) {
+		for _, v := range props {
+			p, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			notes := hint(p)
+			if sub, ok := p["properties"].(map[string]any); ok {
+				if req, ok := p["required"].([]any); ok && len(req) > 0 {
+					var names []string
+					for _, r := range req {
+						names = append(names, fmt.Sprint(r))
+					}
+					notes = append(notes, "required: "+strings.Join(names, ", "))
+				}
+				walk(sub)
+			}
+			if len(notes) > 0 {
+				d, _ := p["description"].(string)
+				p["description"] = strings.TrimSpace(d + " (" + strings.Join(notes, "; ") + ")")
+				changed = true
+			}
 		}
 	}
+	walk(props)
 	if !changed {
 		return params
 	}
@@ -371,3 +398,16 @@ func hinted(params json.RawMessage) json.RawMessage {
 	}
 	return b
 }
+
+// Chatter is a model to chat with: a Client, a Chain, or a test's double.
+// The reply engine and its helpers (planner, router, distil, memory) ask
+// their models through it.
+type Chatter interface {
+	// Chat sends req and streams the answer to onChunk; see Client.Chat.
+	Chat(ctx context.Context, req Request, onChunk func(Chunk) error) (Response, error)
+}
+
+var (
+	_ Chatter = (*Client)(nil)
+	_ Chatter = (*Chain)(nil)
+)

@@ -77,10 +77,13 @@ type Chunk struct {
 
 // Response is a whole answer.
 type Response struct {
-	Message      Message
-	DoneReason   string
-	PromptTokens int
-	OutputTokens int
+	Message Message
+	// Model and Server are the model and the server (its URL) that
+	// answered: with a Chain, the endpoint that did.
+	Model, Server string
+	DoneReason    string
+	PromptTokens  int
+	OutputTokens  int
 	// Duration is the server's own time for the answer, load included;
 	// PromptDuration of it went on the prompt, EvalDuration on the output
 	// and LoadDuration on loading the model.

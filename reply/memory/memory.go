@@ -17,11 +17,6 @@ import (
 	"github.com/harkbox/hark/storage"
 )
 
-// Chatter is the model that picks search terms; *llm.Client is one.
-type Chatter interface {
-	Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error)
-}
-
 // Diary is the conversation diary; *storage.Diary is one.
 type Diary interface {
 	Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]storage.DiaryEntry, error)
@@ -51,7 +46,7 @@ func (s Snippet) String() string { return "[" + s.Date.Format("2006-01-02") + "]
 
 // Options configure a Recall.
 type Options struct {
-	Model Chatter
+	Model llm.Chatter
 	Diary Diary
 	Facts Facts
 	// MaxResults bounds the snippets returned; default 5.

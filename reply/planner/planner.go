@@ -16,11 +16,6 @@ import (
 	"github.com/harkbox/hark/reply/llm"
 )
 
-// Chatter is the model the planner asks; *llm.Client is one.
-type Chatter interface {
-	Chat(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error)
-}
-
 // Tool is a catalogue entry the planner may name.
 type Tool struct{ Name, Description string }
 
@@ -100,7 +95,7 @@ func (p Plan) Block() string {
 
 // Options configure a Planner.
 type Options struct {
-	Model Chatter
+	Model llm.Chatter
 	// Timeout bounds the planner's call; default 6 s.
 	Timeout time.Duration
 	// MinWords: queries shorter than this are not planned; default 3.

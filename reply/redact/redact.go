@@ -10,8 +10,10 @@ package redact
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -96,6 +98,26 @@ func (r *Redactor) RestoreArgs(args map[string]any) map[string]any {
 	return out
 }
 
+// Placeholders are the placeholders of this Redactor in the string
+// arguments of a tool call, each once, in order.
+func (r *Redactor) Placeholders(args map[string]any) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		s, ok := args[k].(string)
+		if !ok {
+			continue
+		}
+		for _, p := range placeholderRE.FindAllString(s, -1) {
+			if _, ours := r.values[p]; ours && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // Reveal lets the placeholders of the values in s (redacted by this
 // Redactor) be said aloud by Speakable: a secret the user explicitly asked
 // for.
@@ -129,30 +151,28 @@ var (
 	// digits in all. Plain runs of digits are left to the card check.
 	phoneRE = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d{2,8}(?:[\s.\-]\d{2,8}){1,4}\b|\+\d{7,15}\b`)
 	isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	// ibanHead is the start of an IBAN-shaped string, whose digits are not
-	// a card or a phone even when its checksum fails.
-	ibanHead = regexp.MustCompile(`(?i)\b[a-z]{2}\d{2}\s?$`)
 	// Card numbers: 13 to 19 digits, optionally in groups.
 	cardRE = regexp.MustCompile(`\b\d(?:[ \-]?\d){12,18}\b`)
 	// IBANs: country code, check digits, then up to 30 letters and digits,
 	// optionally in groups of four.
 	ibanRE = regexp.MustCompile(`(?i)\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]){11,30}\b`)
-	// Tokens with a known shape.
-	tokenREs = []*regexp.Regexp{
-		regexp.MustCompile(`\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}\b`),                                  // OpenAI-style keys
-		regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`),                                        // GitHub tokens
-		regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]{10,}\b`),                                     // Slack tokens
-		regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`),                                                  // AWS access keys
-		regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`),                                            // Google API keys
-		regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\b`),           // JWTs
-		regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}`),                                   // bearer tokens
-		regexp.MustCompile(`(?i)\b(?:api[_ ]?key|token|secret)\s*(?:is|=|:)\s*[A-Za-z0-9._\-]{8,}`), // "api key is ..."
-	}
+	// Tokens with a known shape, in one pattern (one scan).
+	tokenRE = regexp.MustCompile("(?:" + strings.Join([]string{
+		`\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}\b`,                                  // OpenAI-style keys
+		`\bgh[pousr]_[A-Za-z0-9]{30,}\b`,                                        // GitHub tokens
+		`\bxox[abprs]-[A-Za-z0-9\-]{10,}\b`,                                     // Slack tokens
+		`\bAKIA[0-9A-Z]{16}\b`,                                                  // AWS access keys
+		`\bAIza[0-9A-Za-z_\-]{35}\b`,                                            // Google API keys
+		`\beyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\b`,           // JWTs
+		`(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}`,                                   // bearer tokens
+		`(?i)\b(?:api[_ ]?key|token|secret)\s*(?:is|=|:)\s*[A-Za-z0-9._\-]{8,}`, // "api key is ..."
+	}, ")|(?:") + ")")
 	// What follows "my password is", "the pin is", "passcode:" and the like.
 	passwordRE = regexp.MustCompile(`(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)("[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`)
 	// Codes of any kind: "my locker code is 7351", "the alarm code's 4 4 1 9",
 	// "gate combination: 12-34-56", "CVV 123", "the code is four two one".
-	codeRE = regexp.MustCompile(`(?i)\b((?:(\w+)\s+)?(?:code|combination|combo|cvv2?|cvc|security code|pin)\s*(?:is|=|:|was|'s|number is)?\s*)((?:\d[\d\s\-]{1,14}\d|\d{3,8}|(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[\s\-]*){3,12}))`)
+	// The word before (its kind: "zip code") is read by wordBefore.
+	codeRE = regexp.MustCompile(`(?i)\b((?:code|combination|combo|cvv2?|cvc|security code|pin)\s*(?:is|=|:|was|'s|number is)?\s*)((?:\d[\d\s\-]{1,14}\d|\d{3,8}|(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[\s\-]*){3,12}))`)
 	// notSecretWords follow "password is" in talk about a password, not
 	// in one: "the password is wrong", "my pin is a secret".
 	notSecretWords = map[string]bool{"a": true, "an": true, "the": true, "my": true, "your": true, "this": true, "that": true,
@@ -168,15 +188,54 @@ var (
 
 // Redact returns s with sensitive values replaced by placeholders, and the
 // kinds of what it replaced. Redacting its result again changes nothing.
+//
+// Its cost is linear in the length of s, and small for prose: s is cut
+// into sentences, and a sentence is searched only for what it could hold
+// (no digits, no phone number; no "@", no address).
 func (r *Redactor) Redact(s string) (string, []Kind) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var kinds []Kind
-	// One value's placeholder can bring the next into view (digits glued
-	// to an address, an IBAN-shaped run across a phone number): redact to
-	// a fixed point.
+	var b strings.Builder
+	b.Grow(len(s))
+	for len(s) > 0 {
+		n := sentence(s)
+		out, k := r.sentence(s[:n])
+		kinds = append(kinds, k...)
+		b.WriteString(out)
+		s = s[n:]
+	}
+	return b.String(), kinds
+}
+
+// sentence is the length of the first sentence of s: up to a line's end,
+// or a full stop, exclamation or question mark after a letter and before
+// a space. A value never holds one.
+func sentence(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\n':
+			return i + 1
+		case '.', '!', '?':
+			if i > 0 && isLetter(s[i-1]) && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n') {
+				return i + 1
+			}
+		}
+	}
+	return len(s)
+}
+
+// sentence redacts one sentence. One value's placeholder can bring the
+// next into view (digits glued to an address, an IBAN-shaped run across a
+// phone number): it redacts to a fixed point.
+func (r *Redactor) sentence(s string) (string, []Kind) {
+	var kinds []Kind
 	for range 8 {
-		out, k := r.pass(s)
+		f := look(s)
+		if f == 0 {
+			break
+		}
+		out, k := r.pass(s, f)
 		kinds = append(kinds, k...)
 		if out == s {
 			break
@@ -186,15 +245,110 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 	return s, kinds
 }
 
-// pass is one round of Redact.
-func (r *Redactor) pass(s string) (string, []Kind) {
+// features are what a sentence could hold a value by.
+type features uint8
+
+const (
+	hasIBAN     features = 1 << iota // two letters and two digits
+	hasPhone                         // seven digits or more, in groups
+	hasCard                          // thirteen or more
+	hasAt                            // e-mail
+	hasPassword                      // "password", "pin", "wifi" said
+	hasCode                          // "code", "combination", "cvv" said
+	hasToken                         // "key", "token", "secret", "bearer" said
+	hasLongRun                       // a key or token: 16 letters and digits in a row
+)
+
+// keywords start the phrasings the password, code and token patterns
+// read (lower case).
+var keywords = []struct {
+	word string
+	f    features
+}{
+	{"pass", hasPassword}, {"pin", hasPassword | hasCode}, {"wifi", hasPassword}, {"wi-fi", hasPassword},
+	{"code", hasCode}, {"combination", hasCode}, {"combo", hasCode}, {"cvv", hasCode}, {"cvc", hasCode},
+	{"key", hasToken}, {"token", hasToken}, {"secret", hasToken}, {"bearer", hasToken},
+}
+
+// look says what s could hold, cheaply; placeholders already handed out
+// hold nothing more.
+func look(s string) features {
+	var f features
+	run := 0     // letters, digits, _ and - in a row
+	digits := 0  // digits in a row, spaces, dashes, dots and brackets between
+	letters := 0 // letters in a row, for an IBAN's country
+	lower := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '[' {
+			if loc := placeholderRE.FindStringIndex(s[i:min(len(s), i+16)]); loc != nil && loc[0] == 0 {
+				i += loc[1] - 1
+				run, digits, letters = 0, 0, 0
+				continue
+			}
+		}
+		switch {
+		case isDigit(c):
+			digits++
+			if letters >= 2 && i+1 < len(s) && isDigit(s[i+1]) {
+				f |= hasIBAN // two letters, then two digits
+			}
+			letters = 0
+		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '+':
+			letters = 0
+		case c == '@':
+			f |= hasAt
+			digits, letters = 0, 0
+		case isLetter(c):
+			lower = lower || c <= 'Z'
+			digits = 0
+			letters++
+		default:
+			digits, letters = 0, 0
+		}
+		switch {
+		case digits >= 13:
+			f |= hasCard | hasPhone
+		case digits >= 7:
+			f |= hasPhone
+		}
+		if isWordByte(c) || c == '-' {
+			if run++; run >= 16 {
+				f |= hasLongRun
+			}
+		} else {
+			run = 0
+		}
+	}
+	l := s
+	if lower {
+		l = strings.ToLower(s)
+	}
+	for _, k := range keywords {
+		if f&k.f != k.f && strings.Contains(l, k.word) {
+			f |= k.f
+		}
+	}
+	return f
+}
+
+// pass is one round of Redact over a sentence that has f.
+func (r *Redactor) pass(s string, f features) (string, []Kind) {
 	var kinds []Kind
 	replace := func(re *regexp.Regexp, k Kind, ok func(string) bool) {
 		var b strings.Builder
 		last := 0
 		for _, loc := range re.FindAllStringIndex(s, -1) {
+			if k == IBAN {
+				// The pattern runs on into the words after an IBAN ("... 32
+				// by Friday"): the IBAN is the longest start that checks.
+				loc[1] = loc[0] + ibanPrefix(s[loc[0]:loc[1]])
+				if loc[1] == loc[0] {
+					continue
+				}
+			}
 			m := s[loc[0]:loc[1]]
-			if ok != nil && !ok(m) || (k == Card || k == Phone) && ibanHead.MatchString(s[:loc[0]]) {
+			if ok != nil && !ok(m) || (k == Card || k == Phone) && afterIBANHead(s, loc[0]) {
 				continue
 			}
 			if k == Phone && loc[0] > 0 && isWordByte(s[loc[0]-1]) {
@@ -208,32 +362,83 @@ func (r *Redactor) pass(s string) (string, []Kind) {
 		b.WriteString(s[last:])
 		s = b.String()
 	}
-	replace(emailRE, Email, nil)
-	s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := passwordRE.FindStringSubmatch(m)
-		if strings.HasPrefix(sub[2], "[") || notSecretWords[strings.ToLower(sub[2])] { // a placeholder, or talk about it
-			return m
-		}
-		kinds = append(kinds, Secret)
-		return sub[1] + r.placeholder(Secret, strings.Trim(sub[2], `"'`))
-	})
-	s = codeRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := codeRE.FindStringSubmatch(m)
-		if notSecretCodes[strings.ToLower(sub[2])] {
-			return m
-		}
-		value := strings.TrimSpace(sub[3])
-		kinds = append(kinds, Secret)
-		return sub[1] + r.placeholder(Secret, value) + m[len(sub[1])+len(sub[3]):]
-	})
-	for _, re := range tokenREs {
-		replace(re, Secret, nil)
+	if f&hasAt != 0 {
+		replace(emailRE, Email, nil)
 	}
-	replace(ibanRE, IBAN, validIBAN)
-	replace(opaqueRE, Secret, opaque)
-	replace(cardRE, Card, luhn)
-	replace(phoneRE, Phone, phoneLike)
+	if f&hasPassword != 0 {
+		s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := passwordRE.FindStringSubmatch(m)
+			if strings.HasPrefix(sub[2], "[") || notSecretWords[strings.ToLower(sub[2])] { // a placeholder, or talk about it
+				return m
+			}
+			kinds = append(kinds, Secret)
+			return sub[1] + r.placeholder(Secret, strings.Trim(sub[2], `"'`))
+		})
+	}
+	if f&hasCode != 0 {
+		var b strings.Builder
+		last := 0
+		for _, m := range codeRE.FindAllStringSubmatchIndex(s, -1) {
+			if notSecretCodes[strings.ToLower(wordBefore(s, m[0]))] {
+				continue
+			}
+			value := s[m[4]:m[5]]
+			trimmed := strings.TrimRight(value, " \t\n-")
+			b.WriteString(s[last:m[4]])
+			b.WriteString(r.placeholder(Secret, strings.TrimSpace(trimmed)))
+			kinds = append(kinds, Secret)
+			last = m[4] + len(trimmed)
+		}
+		b.WriteString(s[last:])
+		s = b.String()
+	}
+	if f&(hasToken|hasLongRun) != 0 {
+		replace(tokenRE, Secret, nil)
+	}
+	if f&hasIBAN != 0 {
+		replace(ibanRE, IBAN, validIBAN)
+	}
+	if f&hasLongRun != 0 {
+		replace(opaqueRE, Secret, opaque)
+	}
+	if f&hasCard != 0 {
+		replace(cardRE, Card, luhn)
+	}
+	if f&hasPhone != 0 {
+		replace(phoneRE, Phone, phoneLike)
+	}
 	return s, kinds
+}
+
+// afterIBANHead reports whether s[:i] ends in the start of an IBAN-shaped
+// string (two letters and two digits, a space maybe, after a word
+// boundary), whose digits are not a card or a phone even when its
+// checksum fails. It looks at a few bytes only, so a long text costs no
+// more per match.
+func afterIBANHead(s string, i int) bool {
+	if i > 0 && s[i-1] == ' ' {
+		i--
+	}
+	if i < 4 || !isDigit(s[i-1]) || !isDigit(s[i-2]) || !isLetter(s[i-3]) || !isLetter(s[i-4]) {
+		return false
+	}
+	return i == 4 || !isWordByte(s[i-5])
+}
+
+func isDigit(b byte) bool  { return b >= '0' && b <= '9' }
+func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
+
+// wordBefore is the word before s[i], across spaces: "zip" of "zip code".
+func wordBefore(s string, i int) string {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	k := j
+	for k > 0 && isWordByte(s[k-1]) {
+		k--
+	}
+	return s[k:j]
 }
 
 // digits returns the digits of s.
@@ -264,6 +469,22 @@ func luhn(s string) bool {
 		sum += n
 	}
 	return sum%10 == 0
+}
+
+// ibanPrefix is the length of the longest start of m, ending at the end
+// of one of its groups, that is an IBAN with a valid checksum; 0 for none.
+func ibanPrefix(m string) int {
+	for end := len(m); end >= 15; {
+		if validIBAN(m[:end]) {
+			return end
+		}
+		i := strings.LastIndexByte(m[:end], ' ')
+		if i < 0 {
+			return 0
+		}
+		end = i
+	}
+	return 0
 }
 
 // validIBAN checks an IBAN's mod-97 checksum.

@@ -19,6 +19,8 @@ func TestRedact(t *testing.T) {
 		{"card 4111-1111-1111-1111 expires soon", "card [CARD_1] expires soon", []Kind{Card}},
 		{"the IBAN is DE89 3704 0044 0532 0130 00", "the IBAN is [IBAN_1]", []Kind{IBAN}},
 		{"send it to GB82WEST12345698765432", "send it to [IBAN_1]", []Kind{IBAN}},
+		{"pay DE89 3704 0044 0532 0130 00 by friday please", "pay [IBAN_1] by friday please", []Kind{IBAN}},
+		{"pay GB82 WEST 1234 5698 7654 32 and then call", "pay [IBAN_1] and then call", []Kind{IBAN}},
 		{"my password is hunter2", "my password is [SECRET_1]", []Kind{Secret}},
 		{"the wifi password is \"correct horse battery\"", "the wifi password is [SECRET_1]", []Kind{Secret}},
 		{"my PIN is 4321", "my PIN is [SECRET_1]", []Kind{Secret}},

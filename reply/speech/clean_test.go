@@ -124,6 +124,7 @@ func FuzzStream(f *testing.F) {
 func FuzzMalformed(f *testing.F) {
 	f.Add(`{"a": [1, 2`)
 	f.Add("It is sunny.")
+	f.Add(`{"reply": ["It is sunny", "and warm"]`)
 	f.Fuzz(func(t *testing.T, s string) {
 		Malformed(s) // must not panic
 		if trimmed := strings.TrimSpace(s); strings.HasPrefix(trimmed, `{"`) && !strings.HasSuffix(trimmed, "}") && !Malformed(s) {

@@ -1,7 +1,6 @@
 package speech
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -23,9 +22,9 @@ func Malformed(answer string) bool {
 		return true
 	}
 	if jsonStartRE.MatchString(s) {
-		// Structured data is not speech, whole or truncated.
-		var v any
-		return json.Unmarshal([]byte(s), &v) == nil || !strings.HasSuffix(s, "}") && !strings.HasSuffix(s, "]") || looksLikeData(s)
+		// Structured data is not speech: whole, truncated, or cut where
+		// an inner array ends ({"reply": ["It is sunny", "and warm"]).
+		return true
 	}
 	return looksLikeData(s)
 }

@@ -63,8 +63,7 @@ check_plain compatible "$compatible"
 # Everything the firmware and U-Boot read, staged as ${rootpath}/boot for
 # the boot.vfat image in genimage.cfg.
 rootpath=$(mktemp -d)
-bundledir=$(mktemp -d)
-trap 'rm -rf "$rootpath" "$bundledir"' EXIT
+trap 'rm -rf "$rootpath"' EXIT
 boot=$rootpath/boot
 mkdir -p "$boot"
 
@@ -104,32 +103,8 @@ if [ -z "$keyring" ] || [ -z "$key" ] || [ -z "$cert" ]; then
 	die "set BR2_PACKAGE_HARK_SYSTEM_RAUC_KEYRING, _SIGNING_KEY and _SIGNING_CERT (buildroot/README.md, \"Signing keys\")"
 fi
 
-cat >"$bundledir/manifest.raucm" <<MANIFEST
-[update]
-compatible=$compatible
-version=$version
+"$COMMON_DIR/bundle.sh" "$BINARIES_DIR/rootfs.ext4" "$compatible" "$version" \
+	"$cert" "$key" "$keyring" "$BINARIES_DIR" ||
+	die "the update bundle could not be made"
 
-[bundle]
-format=verity
-
-[image.rootfs]
-filename=rootfs.ext4
-MANIFEST
-ln -L "$BINARIES_DIR/rootfs.ext4" "$bundledir/rootfs.ext4" 2>/dev/null ||
-	cp -L "$BINARIES_DIR/rootfs.ext4" "$bundledir/rootfs.ext4"
-
-bundle_name=$compatible-$version.raucb
-rm -f "$BINARIES_DIR/$compatible"-*.raucb
-rauc bundle --cert="$cert" --key="$key" "$bundledir" "$BINARIES_DIR/$bundle_name"
-
-# The device will check the bundle against its keyring: do it now, so a
-# signing certificate the keyring does not trust fails the build.
-rauc info --keyring="$keyring" "$BINARIES_DIR/$bundle_name" >/dev/null ||
-	die "the bundle's signature does not verify against $keyring"
-
-size=$(wc -c <"$BINARIES_DIR/$bundle_name" | tr -d ' ')
-sha256=$(sha256sum "$BINARIES_DIR/$bundle_name" | cut -d ' ' -f 1)
-printf '{"version": "%s", "url": "%s", "size": %s, "sha256": "%s", "compatible": "%s"}\n' \
-	"$version" "$bundle_name" "$size" "$sha256" "$compatible" >"$BINARIES_DIR/manifest.json"
-
-echo "post-image.sh: $BINARIES_DIR/sdcard.img, $BINARIES_DIR/$bundle_name ($version, $compatible), manifest.json"
+echo "post-image.sh: $BINARIES_DIR/sdcard.img, $BINARIES_DIR/$compatible-$version.raucb ($version, $compatible), manifest.json"

@@ -306,3 +306,22 @@ func FakeBundle(t testing.TB, compatible, version string) string {
 	}
 	return p
 }
+
+// Booted is the double of a box booted from slot A at 1.0.0, with slot B
+// inactive, checking bundles with FakeCheck, on a private bus of its own;
+// it returns the double and the bus's address.
+func Booted(t testing.TB) (*RAUC, string) {
+	t.Helper()
+	addr := Bus(t)
+	r := &RAUC{
+		Compatible: "hark-rpi4-64",
+		BootSlot:   "A",
+		Slots: []Slot{
+			{Name: "rootfs.0", BootName: "A", State: "booted", BundleVersion: "1.0.0", Status: "ok"},
+			{Name: "rootfs.1", BootName: "B", State: "inactive"},
+		},
+		Check: FakeCheck,
+	}
+	r.Start(t, addr)
+	return r, addr
+}

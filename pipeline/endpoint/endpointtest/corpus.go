@@ -8,29 +8,54 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/pcm"
-	"github.com/harkbox/hark/pipeline/voice"
 )
 
-// The endpointing corpus: real recorded speech from ../shared and espeak-ng
-// sentences in several voices and languages (some with a pause in the
-// middle of the phrase), each mixed with noise made here (pink and brown
-// noise, a fan's hum, babble of overlapping voices) at 30, 20, 10 and 5 dB
-// SNR, fed through the real Listener in simulated real time, pressed 200 ms
-// before the speech. For each case it tells whether the utterance was
-// heard, whether it ended before the speech did, and whether more than
-// 50 ms of the speech's start or end is missing from the audio handed to
-// speech-to-text.
+// The endpointing corpus: real recorded speech from ../shared (whole
+// clips, and single words cut from them with their own room around them),
+// espeak-ng sentences in several voices and languages (some with a pause
+// in the middle of the phrase), and the one-word commands ("stop",
+// "pause", "next", "resume", "yes", "no", "cancel") said by espeak-ng in
+// several voices, pitches, rates and loudnesses, some with their onset
+// cut off. Run (run.go) mixes each with noise and feeds it through the
+// real Listener.
 
 // Utterance is one utterance of the corpus with where its speech lies.
 type Utterance struct {
 	Name       string
 	Audio      []float32
 	Start, End time.Duration // of the speech, judged on the clean audio
+	// Lang is the language it is said in (an ISO 639-1 code); Words are
+	// its words, as a recognizer would write them, each with where in
+	// Audio it has been said; none when they are not known.
+	Lang  string
+	Words []Word
+	// Room is the recording's own background (a stretch of it without
+	// speech), for a real recording; nil for synthetic speech.
+	Room []float32
+	// OneWord marks the one-word commands.
+	OneWord bool
+}
+
+// Word is a word of an utterance and where it ends.
+type Word struct {
+	Text string
+	End  time.Duration
+}
+
+// Heard is what a recognizer that misses nothing would write for the
+// audio up to at: the words said by then.
+func (u Utterance) Heard(at time.Duration) string {
+	var out []string
+	for _, w := range u.Words {
+		if w.End > at {
+			break
+		}
+		out = append(out, w.Text)
+	}
+	return strings.Join(out, " ")
 }
 
 var corpusOnce struct {
@@ -39,29 +64,65 @@ var corpusOnce struct {
 	babble []float32
 }
 
+// oneWords are the one-word commands the box must hear.
+var oneWords = []string{"stop", "pause", "next", "resume", "yes", "no", "cancel"}
+
+// wordVariant is a way espeak-ng says a one-word command.
+type wordVariant struct {
+	name string
+	args []string
+	trim time.Duration // cut off the start of the word
+}
+
+var wordVariants = []wordVariant{
+	{name: "en", args: []string{"-v", "en"}},
+	{name: "en-us high fast", args: []string{"-v", "en-us", "-p", "80", "-s", "230"}},
+	{name: "en low slow quiet", args: []string{"-v", "en", "-p", "20", "-s", "120", "-a", "25"}},
+	{name: "en-gb onset cut", args: []string{"-v", "en-gb"}, trim: 40 * time.Millisecond},
+}
+
+// realText are the reference transcripts of the shared clips, written as
+// a recognizer would.
+var realText = map[string]string{
+	"librispeech-mini/1089-134686-0000.wav":                         "He hoped there would be stew for dinner, turnips and carrots and bruised potatoes and fat mutton pieces to be ladled out in thick peppered flour fattened sauce.",
+	"librispeech-mini/1089-134686-0001.wav":                         "Stuff it into you, his belly counselled him.",
+	"librispeech-mini/1089-134691-0000.wav":                         "He could wait no longer.",
+	"librispeech-mini/1089-134691-0001.wav":                         "For a full hour he had paced up and down, waiting, but he could wait no longer.",
+	"wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav": "Turn on the living room lamp.",
+	"wyoming-faster-whisper-tests/living_room_light_en.wav":         "Turn on the living room light.",
+}
+
+// realWords are single words cut from the shared clips with the room
+// around them: real onsets and endings, in a real room's noise.
+var realWords = []struct {
+	clip     string
+	from, to time.Duration
+	text     string
+}{
+	{"jfk.wav", 3100 * time.Millisecond, 3850 * time.Millisecond, "Ask"},
+	{"jfk.wav", 3800 * time.Millisecond, 4600 * time.Millisecond, "not"},
+	{"librispeech-mini/1089-134686-0001.wav", 0, 540 * time.Millisecond, "Stuff"},
+	{"librispeech-mini/1089-134691-0000.wav", 1070 * time.Millisecond, 2085 * time.Millisecond, "No longer."},
+}
+
 // Corpus is the utterances and the babble, built once per test binary;
 // it skips without espeak-ng or ../shared.
 func Corpus(tb testing.TB, read Clips) ([]Utterance, []float32) {
 	corpusOnce.Do(func() {
 		var items []Utterance
-		add := func(name string, s []float32) {
-			active, _ := Activity(s)
-			first, last := slices.Index(active, true), len(active)-1
-			for last >= 0 && !active[last] {
-				last--
-			}
-			if first < 0 {
-				return
-			}
-			items = append(items, Utterance{Name: name, Audio: s,
-				Start: time.Duration(first) * 10 * time.Millisecond, End: time.Duration(last+1) * 10 * time.Millisecond})
-		}
-		// (JFK's speech is not in it: its pauses are longer than the
+		// (JFK's speech is not in it whole: its pauses are longer than the
 		// longest end silence; TestEndpointOnSpeech has it.)
 		for _, rel := range []string{"librispeech-mini/1089-134686-0000.wav", "librispeech-mini/1089-134686-0001.wav",
 			"librispeech-mini/1089-134691-0000.wav", "librispeech-mini/1089-134691-0001.wav",
 			"wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav", "wyoming-faster-whisper-tests/living_room_light_en.wav"} {
-			add(rel, Clip(tb, read, rel))
+			s := Clip(tb, read, rel)
+			items = appendItem(items, Utterance{Name: rel, Audio: s, Lang: "en", Room: room(s)}, realText[rel])
+		}
+		for _, w := range realWords {
+			s := Clip(tb, read, w.clip)
+			cut := s[pcm.FramesIn(w.from, pcm.SpeechRate):min(pcm.FramesIn(w.to, pcm.SpeechRate), len(s))]
+			items = appendItem(items, Utterance{Name: fmt.Sprintf("real word: %s %v-%v", w.clip, w.from, w.to),
+				Audio: cut, Lang: "en", Room: room(s), OneWord: true}, w.text)
 		}
 		sentences := map[string][]string{
 			"en": {"What time is it?", "Cancel timer.", "Resume.", "Set a timer for ten minutes.",
@@ -71,16 +132,25 @@ func Corpus(tb testing.TB, read Clips) ([]Utterance, []float32) {
 			"de":    {"Wie spät ist es?", "Stell einen Timer für fünf Minuten."},
 			"es":    {"¿Qué hora es?", "Pon una alarma a las siete."},
 		}
-		voices := slices.Sorted(func(yield func(string) bool) {
+		for _, v := range slices.Sorted(func(yield func(string) bool) {
 			for v := range sentences {
 				if !yield(v) {
 					return
 				}
 			}
-		})
-		for _, v := range voices {
+		}) {
 			for _, s := range sentences[v] {
-				add("espeak "+v+": "+s, Espeak(tb, v, "<speak>"+s+"</speak>"))
+				items = appendItem(items, Utterance{Name: "espeak " + v + ": " + s, Audio: Espeak(tb, v, "<speak>"+s+"</speak>"),
+					Lang: v[:2]}, s)
+			}
+		}
+		for _, w := range oneWords {
+			for _, v := range wordVariants {
+				s := espeak(tb, append(slices.Clone(v.args), "-m"), "<speak>"+w+"</speak>")
+				if v.trim > 0 {
+					s = trimOnset(s, v.trim)
+				}
+				items = appendItem(items, Utterance{Name: "espeak " + v.name + ": " + w, Audio: s, Lang: "en", OneWord: true}, w)
 			}
 		}
 		// Babble: four voices at once, none of them the speaker's words.
@@ -103,24 +173,154 @@ func Corpus(tb testing.TB, read Clips) ([]Utterance, []float32) {
 	return corpusOnce.items, corpusOnce.babble
 }
 
+// appendItem places u's speech and its words (text, SSML breaks marking
+// its pauses) and appends it to items; audio without speech is left out.
+func appendItem(items []Utterance, u Utterance, text string) []Utterance {
+	active, _ := Activity(u.Audio)
+	first, last := slices.Index(active, true), len(active)-1
+	for last >= 0 && !active[last] {
+		last--
+	}
+	if first < 0 {
+		return items
+	}
+	const frame = 10 * time.Millisecond
+	u.Start, u.End = time.Duration(first)*frame, time.Duration(last+1)*frame
+	u.Words = placeWords(text, active[first:last+1], u.Start)
+	return append(items, u)
+}
+
+// placeWords spreads the words of each phrase of text (phrases are
+// separated by SSML breaks) over that phrase's speech, by their length:
+// the phrases are the speech between the longest pauses, one pause per
+// break. at is where active starts.
+func placeWords(text string, active []bool, at time.Duration) []Word {
+	var phrases [][]string
+	for _, p := range strings.Split(breakRE(text), "|") {
+		if w := strings.Fields(p); len(w) > 0 {
+			phrases = append(phrases, w)
+		}
+	}
+	if len(phrases) == 0 {
+		return nil
+	}
+	// The pauses, longest first; the phrases lie between the longest ones.
+	type gap struct{ from, to int }
+	var gaps []gap
+	for i := 0; i < len(active); {
+		j := i
+		for j < len(active) && active[j] == active[i] {
+			j++
+		}
+		if !active[i] {
+			gaps = append(gaps, gap{i, j})
+		}
+		i = j
+	}
+	slices.SortFunc(gaps, func(a, b gap) int { return (b.to - b.from) - (a.to - a.from) })
+	gaps = gaps[:min(len(phrases)-1, len(gaps))]
+	slices.SortFunc(gaps, func(a, b gap) int { return a.from - b.from })
+	bounds := [][2]int{}
+	from := 0
+	for _, g := range gaps {
+		bounds = append(bounds, [2]int{from, g.from})
+		from = g.to
+	}
+	bounds = append(bounds, [2]int{from, len(active)})
+	const frame = 10 * time.Millisecond
+	var words []Word
+	for i, p := range phrases {
+		b := bounds[min(i, len(bounds)-1)]
+		total := 0
+		for _, w := range p {
+			total += len(w)
+		}
+		done := 0
+		for _, w := range p {
+			done += len(w)
+			end := at + time.Duration(b[0])*frame + time.Duration(float64(b[1]-b[0])*float64(done)/float64(total))*frame
+			words = append(words, Word{Text: w, End: end})
+		}
+	}
+	return words
+}
+
+// breakRE replaces SSML breaks with "|".
+func breakRE(text string) string {
+	for {
+		i := strings.Index(text, "<break")
+		if i < 0 {
+			return text
+		}
+		j := strings.Index(text[i:], "/>")
+		if j < 0 {
+			return text
+		}
+		text = text[:i] + "|" + text[i+j+2:]
+	}
+}
+
+// room is the longest stretch of a recording without speech, less 30 ms
+// at each side, when it is at least 150 ms long: the recording's own
+// background.
+func room(s []float32) []float32 {
+	active, _ := Activity(s)
+	best, bestLen := 0, 0
+	for i := 0; i < len(active); {
+		j := i
+		for j < len(active) && active[j] == active[i] {
+			j++
+		}
+		if !active[i] && j-i > bestLen {
+			best, bestLen = i, j-i
+		}
+		i = j
+	}
+	if bestLen < 21 {
+		return nil
+	}
+	return slices.Clone(s[(best+3)*160 : (best+bestLen-3)*160])
+}
+
+// loop fills n samples with bed repeated, crossfading 10 ms at each seam
+// so that the seams do not click.
+func loop(bed []float32, n int) []float32 {
+	const fade = 160
+	out := make([]float32, n)
+	if len(bed) <= 2*fade {
+		return out
+	}
+	period := len(bed) - fade
+	for i := range out {
+		k := i % period
+		v := bed[k]
+		if k < fade && i >= period { // the tail of the previous pass fades out
+			f := float32(k) / fade
+			v = v*f + bed[period+k]*(1-f)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// trimOnset cuts d off the start of the speech in s.
+func trimOnset(s []float32, d time.Duration) []float32 {
+	active, _ := Activity(s)
+	first := slices.Index(active, true)
+	if first < 0 {
+		return s
+	}
+	at := first*160 + pcm.FramesIn(d, pcm.SpeechRate)
+	return slices.Concat(make([]float32, first*160), s[min(at, len(s)):])
+}
+
 // noise makes n samples of a kind of noise at unit RMS.
 func noise(kind string, n int, babble []float32, seed uint64) []float32 {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	out := make([]float32, n)
 	switch kind {
 	case "pink": // Paul Kellet's filter over white noise
-		var b0, b1, b2, b3, b4, b5, b6 float64
-		for i := range out {
-			w := rng.NormFloat64()
-			b0 = 0.99886*b0 + w*0.0555179
-			b1 = 0.99332*b1 + w*0.0750759
-			b2 = 0.96900*b2 + w*0.1538520
-			b3 = 0.86650*b3 + w*0.3104856
-			b4 = 0.55000*b4 + w*0.5329522
-			b5 = -0.7616*b5 - w*0.0168980
-			out[i] = float32(b0 + b1 + b2 + b3 + b4 + b5 + b6 + w*0.5362)
-			b6 = w * 0.115926
-		}
+		pink(rng, out)
 	case "brown":
 		var y float64
 		for i := range out {
@@ -137,6 +337,13 @@ func noise(kind string, n int, babble []float32, seed uint64) []float32 {
 		for i := range out {
 			out[i] = babble[(off+i)%len(babble)]
 		}
+	case "bed": // 400 ms of a room's pink noise and mains hum, looped
+		bed := make([]float32, pcm.SpeechRate*2/5)
+		pink(rng, bed)
+		for i := range bed {
+			bed[i] += float32(0.5 * math.Sin(2*math.Pi*50*float64(i)/pcm.SpeechRate))
+		}
+		out = loop(bed, n)
 	}
 	var sum float64
 	for _, v := range out {
@@ -149,6 +356,21 @@ func noise(kind string, n int, babble []float32, seed uint64) []float32 {
 	return out
 }
 
+func pink(rng *rand.Rand, out []float32) {
+	var b0, b1, b2, b3, b4, b5, b6 float64
+	for i := range out {
+		w := rng.NormFloat64()
+		b0 = 0.99886*b0 + w*0.0555179
+		b1 = 0.99332*b1 + w*0.0750759
+		b2 = 0.96900*b2 + w*0.1538520
+		b3 = 0.86650*b3 + w*0.3104856
+		b4 = 0.55000*b4 + w*0.5329522
+		b5 = -0.7616*b5 - w*0.0168980
+		out[i] = float32(b0 + b1 + b2 + b3 + b4 + b5 + b6 + w*0.5362)
+		b6 = w * 0.115926
+	}
+}
+
 // speechRMS is the RMS of an utterance over its speech.
 func speechRMS(s Utterance) float64 {
 	a, b := pcm.FramesIn(s.Start, pcm.SpeechRate), min(pcm.FramesIn(s.End, pcm.SpeechRate), len(s.Audio))
@@ -158,142 +380,3 @@ func speechRMS(s Utterance) float64 {
 	}
 	return math.Sqrt(sum / float64(b-a))
 }
-
-// outcome is what the listener made of one case.
-type outcome struct {
-	heard, early, startLost, endLost bool
-	lag                              time.Duration // from the end of speech to the end of the utterance
-}
-
-const (
-	corpusLead  = 1500 * time.Millisecond // noise before the speech
-	corpusPress = 200 * time.Millisecond  // the press comes this long before the speech
-)
-
-// endpointCase runs one utterance in noise at snr dB (0 for clean: the
-// room tone of a quiet microphone only).
-func endpointCase(t *testing.T, s Utterance, kind string, snr float64, babble []float32, det func() endpoint.Detector, seed uint64) outcome {
-	lead := pcm.FramesIn(corpusLead, pcm.SpeechRate)
-	tail := pcm.FramesIn(3*time.Second, pcm.SpeechRate)
-	audio := Cat(make([]float32, lead), s.Audio, make([]float32, tail))
-	if snr != 0 {
-		level := speechRMS(s) / math.Pow(10, snr/20)
-		for i, v := range noise(kind, len(audio), babble, seed) {
-			audio[i] += v * float32(level)
-		}
-	}
-	var o outcome
-	synctest.Test(t, func(t *testing.T) {
-		tl := &Timeline{Audio: audio, Noise: 0.0005} // a microphone's own hiss, -66 dBFS
-		l := Listen(t, tl, endpoint.Options{Detector: det()})
-		opened := time.Now()
-		time.Sleep(corpusLead - corpusPress)
-		pressed := time.Now()
-		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
-		ended := time.Since(opened)
-		if err != nil {
-			return
-		}
-		o.heard = true
-		speechStart, speechEnd := corpusLead+s.Start, corpusLead+s.End
-		o.early = ended < speechEnd
-		o.lag = ended - speechEnd
-		audioStart := pressed.Sub(opened) + u.Offset
-		audioEnd := audioStart + u.Audio.Duration()
-		o.startLost = audioStart > speechStart+50*time.Millisecond
-		o.endLost = audioEnd < speechEnd-50*time.Millisecond
-	})
-	return o
-}
-
-// Table is the corpus result per condition.
-type Table struct {
-	rows  []string
-	cells map[string]*Row
-}
-
-// Row is one condition: cases, how many were heard, ended early, lost
-// over 50 ms at the start or the end, and the lags from the end of speech
-// to the end of the utterance.
-type Row struct {
-	Cases, Heard, Early, StartLost, EndLost int
-	Lags                                    []time.Duration
-}
-
-func (tb *Table) add(cond string, o outcome) {
-	if tb.cells == nil {
-		tb.cells = map[string]*Row{}
-	}
-	r, ok := tb.cells[cond]
-	if !ok {
-		r = &Row{}
-		tb.cells[cond] = r
-		tb.rows = append(tb.rows, cond)
-	}
-	r.Cases++
-	if !o.heard {
-		return
-	}
-	r.Heard++
-	r.Lags = append(r.Lags, o.lag)
-	if o.early {
-		r.Early++
-	}
-	if o.startLost {
-		r.StartLost++
-	}
-	if o.endLost {
-		r.EndLost++
-	}
-}
-
-func (tb *Table) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-16s %6s %6s %6s %11s %9s %10s %9s\n", "condition", "cases", "heard", "early", "start_lost", "end_lost", "lag_p50", "lag_p90")
-	for _, c := range tb.rows {
-		r := tb.cells[c]
-		p50, p90 := quantile(r.Lags, 0.5), quantile(r.Lags, 0.9)
-		fmt.Fprintf(&b, "%-16s %6d %6d %6d %11d %9d %8.0fms %7.0fms\n", c, r.Cases, r.Heard, r.Early, r.StartLost, r.EndLost, ms(p50), ms(p90))
-	}
-	return b.String()
-}
-
-func quantile(d []time.Duration, q float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(d))
-	return s[min(int(q*float64(len(s))), len(s)-1)]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// Run endpoints the whole corpus with a detector, clean and in each noise
-// at each SNR; read finds the clips. Conditions: "clean", "SNR 20" (every noise), "SNR 20 pink".
-func Run(t *testing.T, read Clips, det func() endpoint.Detector) *Table {
-	items, babble := Corpus(t, read)
-	tb := &Table{}
-	for i, s := range items {
-		o := endpointCase(t, s, "", 0, babble, det, uint64(i))
-		tb.add("clean", o)
-		if !o.heard || o.early || o.startLost || o.endLost {
-			t.Logf("clean: %s: heard %v, early %v, start lost %v, end lost %v (speech %v-%v)", s.Name, o.heard, o.early, o.startLost, o.endLost, s.Start, s.End)
-		}
-	}
-	for _, snr := range []float64{30, 20, 10, 5} {
-		for _, kind := range []string{"pink", "brown", "fan", "babble"} {
-			for i, s := range items {
-				o := endpointCase(t, s, kind, snr, babble, det, uint64(i))
-				if snr >= 10 && (!o.heard || o.early || o.startLost || o.endLost) {
-					t.Logf("SNR %.0f %s: %s: heard %v, early %v, start lost %v, end lost %v", snr, kind, s.Name, o.heard, o.early, o.startLost, o.endLost)
-				}
-				tb.add(fmt.Sprintf("SNR %2.0f", snr), o)
-				tb.add(fmt.Sprintf("SNR %2.0f %s", snr, kind), o)
-			}
-		}
-	}
-	return tb
-}
-
-// Row is the result of a condition.
-func (tb *Table) Row(cond string) Row { return *tb.cells[cond] }

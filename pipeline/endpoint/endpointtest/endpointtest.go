@@ -134,16 +134,21 @@ func Clip(tb testing.TB, read Clips, rel string) []float32 {
 // Espeak says text (SSML allowed) in voice ("" for espeak-ng's default) as
 // 16 kHz mono, or skips when espeak-ng is not installed.
 func Espeak(tb testing.TB, voice, text string) []float32 {
+	args := []string{"-m"}
+	if voice != "" {
+		args = append(args, "-v", voice)
+	}
+	return espeak(tb, args, text)
+}
+
+// espeak says text with espeak-ng's arguments args.
+func espeak(tb testing.TB, args []string, text string) []float32 {
 	tb.Helper()
 	path, err := exec.LookPath("espeak-ng")
 	if err != nil {
 		tb.Skip("espeak-ng is not installed (apt-get install espeak-ng)")
 	}
-	args := []string{"-m", "--stdout"}
-	if voice != "" {
-		args = append(args, "-v", voice)
-	}
-	out, err := exec.Command(path, append(args, text)...).Output()
+	out, err := exec.Command(path, append(append(slices.Clone(args), "--stdout"), text)...).Output()
 	if err != nil {
 		tb.Fatalf("espeak-ng %v: %v", args, err)
 	}

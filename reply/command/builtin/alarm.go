@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -64,8 +66,11 @@ func parseDay(s string, now time.Time) (time.Time, error) {
 }
 
 func describeAlarm(l locale.Lang, it storage.Item, now time.Time) string {
-	if len(it.Days) > 0 {
+	switch {
+	case len(it.Days) > 0:
 		return l.At(it.Hour, it.Minute, it.Days)
+	case it.Held: // its day waits for the clock
+		return l.Clock(it.Hour, it.Minute)
 	}
 	return l.When(it.Due, now)
 }
@@ -118,8 +123,16 @@ func SetAlarm(s Schedule) *command.Command {
 				s.Cancel(ctx, id) // the refined alarm replaces it
 			}
 			it, err := s.AddAlarm(ctx, c.Args.String("label"), hour, ct.Minute, days, day)
-			if err != nil {
+			switch {
+			case errors.Is(err, schedule.ErrClockNotSet):
+				return command.Failed(l.T("I can't set an alarm for a particular day until my clock is set; I'm still getting the time.")), nil
+			case errors.Is(err, schedule.ErrInvalid):
 				return command.Failed(l.T("That time has already passed.")), nil
+			case err != nil:
+				return command.Response{}, err
+			case it.Held:
+				return command.Said(l.T("Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.", describeAlarm(l, it, c.Now), l.Clock(it.Hour, it.Minute)),
+					map[string]any{"alarm_id": it.ID, "held": true}), nil
 			}
 			return command.Said(l.T("Alarm set for %s.", describeAlarm(l, it, c.Now)),
 				map[string]any{"alarm_id": it.ID, "due": it.Due.Format(time.RFC3339)}), nil
@@ -163,6 +176,8 @@ func SetReminder(s Schedule) *command.Command {
 			switch {
 			case c.Args.Has("in"):
 				due = c.Now.Add(c.Args.Duration("in"))
+			case c.ClockUnset:
+				return command.Failed(l.T("I can't set reminders for a time of day until my clock is set; I'm still getting the time. A reminder in so many minutes works now.")), nil
 			default:
 				day := c.Now
 				if d := c.Args.String("day"); d != "" {
@@ -180,9 +195,20 @@ func SetReminder(s Schedule) *command.Command {
 				}
 				due = reminderTime(ct, day, c.Args.String("day") != "", c.Now)
 			}
-			it, err := s.AddReminder(ctx, msg, due)
-			if err != nil {
+			var it storage.Item
+			var err error
+			if c.Args.Has("in") {
+				it, err = s.AddReminderIn(ctx, msg, c.Args.Duration("in"))
+			} else {
+				it, err = s.AddReminder(ctx, msg, due)
+			}
+			switch {
+			case errors.Is(err, schedule.ErrClockNotSet):
+				return command.Failed(l.T("I can't set reminders for a time of day until my clock is set; I'm still getting the time. A reminder in so many minutes works now.")), nil
+			case errors.Is(err, schedule.ErrInvalid):
 				return command.Failed(l.T("That time has already passed.")), nil
+			case err != nil:
+				return command.Response{}, err
 			}
 			when := l.T("at %s", l.When(due, c.Now))
 			if c.Args.Has("in") {

@@ -19,8 +19,10 @@ type Deps struct {
 
 // All returns the built-in commands in pre-route order: specific phrasings
 // before general ones, stop last so that "cancel the timer" is not a stop.
+//
+// Every built-in keeps its arguments on the box (Local).
 func All(d Deps) []*command.Command {
-	return []*command.Command{
+	cmds := []*command.Command{
 		SetTimer(d.Schedule), CheckTimers(d.Schedule), CancelTimer(d.Schedule, d.Alerts), PauseTimer(d.Schedule), AdjustTimer(d.Schedule),
 		SetAlarm(d.Schedule), SetReminder(d.Schedule), ListReminders(d.Schedule), CancelReminder(d.Schedule, d.Alerts),
 		Volume(d.Mixer),
@@ -29,4 +31,8 @@ func All(d Deps) []*command.Command {
 		Status(d.Status),
 		Stop(d.Alerts),
 	}
+	for _, c := range cmds {
+		c.Local = true
+	}
+	return cmds
 }

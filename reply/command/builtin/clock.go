@@ -34,13 +34,16 @@ func Time() *command.Command {
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			now := c.Now
+			l := lang(c)
+			if c.ClockUnset {
+				return command.Failed(l.T("I don't know the time yet: my clock isn't set. I'm still getting the time.")), nil
+			}
 			data := map[string]any{
 				"time":     now.Format("15:04"),
 				"date":     now.Format("2006-01-02"),
 				"weekday":  now.Weekday().String(),
 				"timezone": now.Format("MST"),
 			}
-			l := lang(c)
 			var s string
 			switch c.Args.String("detail") {
 			case "date":

@@ -3,9 +3,13 @@ package builtin
 import (
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/reply/schedule/scheduletest"
 )
 
 // TestNeverTheWrongAction: what the old pre-routes got wrong (a new timer
@@ -47,34 +51,48 @@ func TestNeverTheWrongAction(t *testing.T) {
 }
 
 // TestTimerChanges: a timer is paused with the time it had left, resumed
-// from there, given more time or less, and never less than nothing.
+// from there, given more time or less, and never less than nothing. Time
+// passes in a synctest bubble: timers count on the monotonic clock.
 func TestTimerChanges(t *testing.T) {
-	f := newFixture(t)
-	say := func(s string) string { t.Helper(); got, _ := f.say(t, s); return got }
-	say("set a pizza timer for 10 minutes")
-	f.now = f.now.Add(2 * time.Minute)
-	if got := say("pause the pizza timer"); got != "Timer paused." {
-		t.Errorf("pause: %q", got)
-	}
-	f.now = f.now.Add(30 * time.Minute) // paused: nothing goes by
-	if got := say("how much time is left on the pizza timer"); got != "Your pizza timer has 8 minutes left." {
-		t.Errorf("paused status: %q", got)
-	}
-	say("resume the pizza timer")
-	f.now = f.now.Add(time.Minute)
-	if got := say("add 5 minutes to the pizza timer"); got != "Added 5 minutes to the timer." {
-		t.Errorf("add: %q", got)
-	}
-	if got := say("how much time is left on the pizza timer"); got != "Your pizza timer has 12 minutes left." {
-		t.Errorf("after adding: %q", got)
-	}
-	if got := say("take 20 minutes off the pizza timer"); got != "The timer has less time left than that." {
-		t.Errorf("too much off: %q", got)
-	}
-	if got := say("take 2 minutes off the pizza timer"); got != "Took 2 minutes off the timer." {
-		t.Errorf("off: %q", got)
-	}
-	if got := say("how much time is left on the pizza timer"); got != "Your pizza timer has 10 minutes left." {
-		t.Errorf("after taking off: %q", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		sched, _ := schedule.New(schedule.Options{Store: scheduletest.New(), Location: berlin})
+		reg := command.NewRegistry(command.Options{Location: berlin})
+		if err := reg.Register(All(Deps{Schedule: sched, Alerts: &countAlerts{}, Mixer: &memMixer{level: 50}})...); err != nil {
+			t.Fatal(err)
+		}
+		say := func(s string) string {
+			t.Helper()
+			u := reg.Understand(t.Context(), locale.English, s)
+			if !u.OK {
+				t.Fatalf("%q was not claimed offline: %s %s (%s)", s, u.Intent, u.Reason, u.Detail)
+			}
+			return reg.RunRoute(t.Context(), u.Route, s).Spoken
+		}
+		say("set a pizza timer for 10 minutes")
+		time.Sleep(2 * time.Minute)
+		if got := say("pause the pizza timer"); got != "Timer paused." {
+			t.Errorf("pause: %q", got)
+		}
+		time.Sleep(30 * time.Minute) // paused: nothing goes by
+		if got := say("how much time is left on the pizza timer"); got != "Your pizza timer has 8 minutes left." {
+			t.Errorf("paused status: %q", got)
+		}
+		say("resume the pizza timer")
+		time.Sleep(time.Minute)
+		if got := say("add 5 minutes to the pizza timer"); got != "Added 5 minutes to the timer." {
+			t.Errorf("add: %q", got)
+		}
+		if got := say("how much time is left on the pizza timer"); got != "Your pizza timer has 12 minutes left." {
+			t.Errorf("after adding: %q", got)
+		}
+		if got := say("take 20 minutes off the pizza timer"); got != "The timer has less time left than that." {
+			t.Errorf("too much off: %q", got)
+		}
+		if got := say("take 2 minutes off the pizza timer"); got != "Took 2 minutes off the timer." {
+			t.Errorf("off: %q", got)
+		}
+		if got := say("how much time is left on the pizza timer"); got != "Your pizza timer has 10 minutes left." {
+			t.Errorf("after taking off: %q", got)
+		}
+	})
 }

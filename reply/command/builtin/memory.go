@@ -42,6 +42,8 @@ func Remember(m Memory) *command.Command {
 		Description: "Store a fact the user asks to be remembered: about them, an instruction, or the world.",
 		Keywords:    []string{"remember", "note"},
 		Parameters:  []command.Parameter{{Name: "fact", Type: "string", Required: true, Description: "the fact, in the user's words"}},
+		Intents:     []string{"remember"},
+		FromIntent:  rememberFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			// Kept as said, a password's case included.
 			fact := asSaid(c.Utterance, c.Args.String("fact"))
@@ -62,6 +64,17 @@ func Remember(m Memory) *command.Command {
 			return command.Said(lang(c).T("OK, I'll remember that."), map[string]any{"fact_id": f.ID}), nil
 		},
 	}
+}
+
+// rememberFromIntent takes a fact of two words or more: one word alone
+// ("remember that password") names a thing, with "that" pointing at it,
+// and is no fact to store.
+func rememberFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	fact := m.String("fact")
+	if len(strings.Fields(fact)) < 2 {
+		return command.Claim{}, command.Unresolved("fact", "one word is no fact: "+fact)
+	}
+	return command.Claim{Arguments: map[string]any{"fact": fact}}, nil
 }
 
 // Forget is forget: remove a remembered fact.

@@ -20,9 +20,13 @@ type DeviceStatus struct {
 	Model               string
 	// ModelErr is why the model server did not answer; nil when it did.
 	ModelErr error
+	// Web are the web page's addresses, by name first and then by
+	// address ("https://hark.local:8080", "https://192.168.1.20:8080");
+	// none when the box has no page.
+	Web []string
 }
 
-// StatusSource gathers the device's status; cmd/hark provides it.
+// StatusSource gathers the device's status; device/box provides it.
 type StatusSource interface {
 	Status(ctx context.Context) DeviceStatus
 }
@@ -32,13 +36,14 @@ func Status(src StatusSource) *command.Command {
 	return &command.Command{
 		Name:        "device_status",
 		Description: "This speaker's version, uptime, IP address, storage use and model server state.",
-		Keywords:    []string{"status", "ip address", "version", "storage", "uptime"},
-		Parameters:  []command.Parameter{{Name: "detail", Type: "string", Enum: []string{"all", "version", "uptime", "ip", "storage", "model"}, Default: "all"}},
+		Keywords:    []string{"status", "ip address", "web address", "version", "storage", "uptime"},
+		Parameters:  []command.Parameter{{Name: "detail", Type: "string", Enum: []string{"all", "version", "uptime", "ip", "web", "storage", "model"}, Default: "all"}},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			st := src.Status(ctx)
 			data := map[string]any{
 				"version": st.Version, "uptime": st.Uptime.Round(time.Second).String(), "addresses": st.Addresses,
 				"disk_used_bytes": st.DiskUsed, "disk_total_bytes": st.DiskTotal, "model": st.Model, "model_ok": st.ModelErr == nil,
+				"web": st.Web,
 			}
 			l := lang(c)
 			parts := map[string]string{
@@ -50,6 +55,19 @@ func Status(src StatusSource) *command.Command {
 			}
 			if len(st.Addresses) > 0 {
 				parts["ip"] = l.T("My IP address is %s.", l.And(st.Addresses))
+			}
+			// An address is said without its scheme: a browser finds the
+			// page from NAME.local:8080, and the reply's speech would call
+			// a whole URL "a link".
+			parts["web"] = l.T("I have no web page.")
+			switch page := bare(byAddress(st.Web)); {
+			case len(st.Web) == 1:
+				parts["web"] = l.T("Open %s in your browser.", bare(st.Web[0]))
+			case len(st.Web) > 1:
+				parts["web"] = l.T("Open %s in your browser, or %s.", bare(st.Web[0]), page)
+			}
+			if page := bare(byAddress(st.Web)); page != "" && len(st.Addresses) > 0 {
+				parts["ip"] = l.T("My IP address is %s. To set me up, open %s in your browser.", l.And(st.Addresses), page)
 			}
 			if st.DiskTotal > 0 {
 				parts["storage"] = l.T("Storage is %d percent used, %s free.", st.DiskUsed*100/st.DiskTotal, sayBytes(l, st.DiskTotal-st.DiskUsed))
@@ -64,6 +82,23 @@ func Status(src StatusSource) *command.Command {
 			return command.Said(parts[detail], data), nil
 		},
 	}
+}
+
+// bare is a page's address without its scheme.
+func bare(u string) string { return strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://") }
+
+// byAddress is the page's address by IP, which works where NAME.local
+// does not; the first when none is.
+func byAddress(web []string) string {
+	for _, u := range web {
+		if h := strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://"); h != "" && (h[0] >= '0' && h[0] <= '9' || h[0] == '[') {
+			return u
+		}
+	}
+	if len(web) > 0 {
+		return web[0]
+	}
+	return ""
 }
 
 func sayUptime(l locale.Lang, d time.Duration) string {

@@ -10,11 +10,15 @@ import (
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
 )
 
 // Schedule keeps the timers, alarms and reminders; the alert service is
-// one. Each call is on disk before it returns.
+// one. An item it accepts rings, saved or not (a store that refuses
+// writes does not lose it while the box runs). Before the box's clock is
+// set, an alarm is held (Item.Held) and a clock time it cannot place is
+// refused with schedule.ErrClockNotSet.
 type Schedule interface {
 	AddTimer(ctx context.Context, name string, d time.Duration) (storage.Item, error)
 	ChangeTimer(ctx context.Context, id string, d time.Duration) (storage.Item, error)
@@ -24,6 +28,8 @@ type Schedule interface {
 	AddToTimer(ctx context.Context, id string, d time.Duration) (storage.Item, error)
 	AddAlarm(ctx context.Context, name string, hour, minute int, days []time.Weekday, day time.Time) (storage.Item, error)
 	AddReminder(ctx context.Context, message string, due time.Time) (storage.Item, error)
+	// AddReminderIn reminds after d, counted like a timer.
+	AddReminderIn(ctx context.Context, message string, d time.Duration) (storage.Item, error)
 	// Pending lists the items still to go off, soonest first.
 	Pending(ctx context.Context, kinds ...storage.ItemKind) ([]storage.Item, error)
 	Cancel(ctx context.Context, id string) (storage.Item, error)
@@ -35,9 +41,6 @@ type Alerts interface {
 	// whether anything was ringing.
 	StopAlerts() bool
 }
-
-// MaxTimer is the longest timer.
-const MaxTimer = 24 * time.Hour
 
 var cancelVerbs = []string{"cancel", "stop", "delete", "remove", "clear", "turn off", "kill", "end", "reset", "get rid of"}
 
@@ -98,7 +101,7 @@ func SetTimer(s Schedule) *command.Command {
 		Parameters: []command.Parameter{
 			{Name: "duration", Type: "timedelta", Required: true, Refinable: true, Description: "ISO 8601, e.g. PT5M",
 				Check: func(v any) error {
-					if v.(time.Duration) > MaxTimer {
+					if v.(time.Duration) > schedule.MaxTimer {
 						return errors.New("timers go up to 24 hours")
 					}
 					return nil

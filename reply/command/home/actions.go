@@ -268,7 +268,7 @@ func unlocks(cs []serviceCall) bool {
 }
 
 func runService(ctx context.Context, c *Client, call command.Call) (command.Response, error) {
-	l := command.Speaking(ctx)
+	l := locale.Speaking(ctx)
 	cs := fromArgs(call.Args)
 	h, err := c.House(ctx)
 	if err != nil && len(h.Entities) == 0 {

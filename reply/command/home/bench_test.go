@@ -2,9 +2,9 @@ package home
 
 import (
 	"fmt"
-	"github.com/harkbox/hark/locale"
 	"testing"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 

@@ -56,7 +56,7 @@ func domainsFor(name string) []string {
 func resolve(ctx context.Context, c *Client, said string, domains []string) *command.Problem {
 	states, err := c.States(ctx)
 	if err != nil {
-		return &command.Problem{Param: "entity", Message: spokenError(command.Speaking(ctx), err)}
+		return &command.Problem{Param: "entity", Message: spokenError(locale.Speaking(ctx), err)}
 	}
 	e, ok, close := Best(Find(said, states, domains))
 	switch {
@@ -132,7 +132,7 @@ func Control(c *Client) *command.Command {
 		Refine: refine,
 		Setup:  setup(c),
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
-			l := command.Speaking(ctx)
+			l := locale.Speaking(ctx)
 			act := actions[call.Args.String("action")]
 			e, err := entityByID(ctx, c, call.Args.String("entity"))
 			if err != nil {
@@ -196,13 +196,13 @@ func State(c *Client) *command.Command {
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
 			e, err := entityByID(ctx, c, call.Args.String("entity"))
 			if err != nil {
-				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("That device is gone from Home Assistant.")}, nil
+				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("That device is gone from Home Assistant.")}, nil
 			}
 			state := e.State
 			if u, ok := e.Attributes["unit_of_measurement"].(string); ok {
 				state += " " + u
 			}
-			return command.Response{Spoken: command.Speaking(ctx).T("%s is %s.", e.Name(), state),
+			return command.Response{Spoken: locale.Speaking(ctx).T("%s is %s.", e.Name(), state),
 				Data: map[string]any{"entity": e.ID, "state": e.State, "attributes": e.Attributes}}, nil
 		},
 	}

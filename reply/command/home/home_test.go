@@ -3,7 +3,6 @@ package home
 import (
 	"context"
 	"encoding/json"
-	"github.com/harkbox/hark/locale"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 

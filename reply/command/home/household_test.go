@@ -537,7 +537,7 @@ func TestHouseholdBar(t *testing.T) {
 			u := hh.reg.Understand(t.Context(), lang, c.Sentence)
 			res, why := judge(h, c, u)
 			if u.OK {
-				resp := hh.reg.RunRoute(command.WithLanguage(t.Context(), string(lang)), u.Route, c.Sentence)
+				resp := hh.reg.RunRoute(locale.WithLanguage(t.Context(), string(lang)), u.Route, c.Sentence)
 				if res == correct && len(c.Response) > 0 && yesNo(resp.Spoken)*yesNo(c.Response[0]) < 0 {
 					res, why = wrong, fmt.Sprintf("answered %q, Home Assistant %q", resp.Spoken, c.Response[0])
 				}

@@ -108,7 +108,7 @@ func TestHomeIntentsCarriedOut(t *testing.T) {
 			t.Errorf("%s %q in %q: not carried out (%s %s: %s)", tt.lang, tt.said, tt.area, u.Intent, u.Reason, u.Detail)
 			continue
 		}
-		resp := reg.RunRoute(command.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
 		got := strings.ReplaceAll(strings.Join(ha.CallsMade(), "|"), " {}", " null")
 		if resp.Kind != command.Success || got != strings.Join(tt.calls, "|") {
 			t.Errorf("%s %q in %q: %s %q (%v), want calls %q", tt.lang, tt.said, tt.area, resp.Spoken, got, u.Route.Claim.Arguments, tt.calls)
@@ -176,7 +176,7 @@ func TestHomeQuestions(t *testing.T) {
 			t.Errorf("%s %q: not carried out (%s %s: %s)", tt.lang, tt.said, u.Intent, u.Reason, u.Detail)
 			continue
 		}
-		resp := reg.RunRoute(command.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
 		if resp.Spoken != tt.want || len(ha.CallsMade()) != 0 {
 			t.Errorf("%s %q: %q, want %q", tt.lang, tt.said, resp.Spoken, tt.want)
 		}

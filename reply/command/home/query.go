@@ -68,7 +68,7 @@ func Query(c *Client) *command.Command {
 			return command.Claim{Arguments: args}, nil
 		},
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
-			l := command.Speaking(ctx)
+			l := locale.Speaking(ctx)
 			c.Forget() // a question wants the state now
 			h, err := c.House(ctx)
 			if err != nil && len(h.Entities) == 0 {

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/internal/egress"
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
@@ -40,7 +41,13 @@ type Options struct {
 	MaxChars int
 	// MaxBytes caps what is read of any answer; default 2 MiB.
 	MaxBytes int64
-	Client   *http.Client
+	// Allow names the hosts and networks of the box's own network that
+	// fetch_page may reach; the configured servers' hosts are always
+	// allowed, the rest of the local network and the box itself never.
+	Allow egress.Policy
+	// Client, when set, replaces the client through Allow's dialer (a
+	// test's).
+	Client *http.Client
 }
 
 func (o *Options) defaults() {
@@ -51,7 +58,7 @@ func (o *Options) defaults() {
 		o.MaxBytes = 2 << 20
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 10 * time.Second}
+		o.Client = o.Allow.WithHostsOf(o.SearXNG, o.Brave, strings.ReplaceAll(o.Wikipedia, "{lang}", "en")).Client(10 * time.Second)
 	}
 }
 
@@ -115,7 +122,7 @@ func status(err error) int {
 }
 
 func failed(ctx context.Context, what string, err error) command.Response {
-	l := command.Speaking(ctx)
+	l := locale.Speaking(ctx)
 	spoken := l.T("I can't reach %s right now.", l.T(what))
 	return command.Response{Kind: command.Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
 }
@@ -195,12 +202,12 @@ func webSearch(o Options, s searcher) *command.Command {
 			hits, err := s.search(ctx, o, key, c.Args.String("query"))
 			switch code := status(err); {
 			case code == http.StatusUnauthorized || code == http.StatusForbidden:
-				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("The search service didn't accept the key. Set it again with: hark secrets set %s.", s.secret),
+				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("The search service didn't accept the key. Set it again with: hark secrets set %s.", s.secret),
 					Data: map[string]any{"error": err.Error()}}, nil
 			case err != nil:
 				return failed(ctx, s.spoken, err), nil
 			case len(hits) == 0:
-				return command.Response{Spoken: command.Speaking(ctx).T("The search found nothing."), Data: map[string]any{"results": 0}}, nil
+				return command.Response{Spoken: locale.Speaking(ctx).T("The search found nothing."), Data: map[string]any{"results": 0}}, nil
 			}
 			var lines []string
 			for _, x := range hits[:min(5, len(hits))] {
@@ -254,7 +261,7 @@ func fetchPage(o Options) *command.Command {
 				text = readable(text)
 			}
 			if text == "" {
-				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("That page has no text I can read.")}, nil
+				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("That page has no text I can read.")}, nil
 			}
 			host := c.Args.String("url")
 			if u, err := url.Parse(host); err == nil {
@@ -295,7 +302,7 @@ func wikipedia(o Options) *command.Command {
 			}
 			switch {
 			case status(err) == http.StatusNotFound:
-				return command.Response{Kind: command.Failure, Spoken: command.Speaking(ctx).T("The encyclopedia has no article by that name.")}, nil
+				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("The encyclopedia has no article by that name.")}, nil
 			case err != nil:
 				return failed(ctx, locale.Key("the encyclopedia"), err), nil
 			case json.Unmarshal(b, &r) != nil || r.Extract == "":

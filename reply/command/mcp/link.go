@@ -1,21 +1,19 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/harkbox/hark/internal/egress"
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -34,9 +32,22 @@ type link struct {
 	state    string
 	err      error
 	since    time.Time
-	tools    []Tool
-	session  *sdk.ClientSession
 	restarts int
+	session  *sdk.ClientSession
+	proc     *proc       // a stdio server's process; nil for HTTP
+	remote   []*sdk.Tool // the server's allowed tools, while connected
+	about    string      // the server's instructions, clipped
+	warnings []string
+	// tools and cmds are what the catalogue holds of the server; the hub
+	// writes them under h.names.
+	tools []Tool
+	cmds  map[string]built
+}
+
+// built is a command made from one of the server's tools.
+type built struct {
+	from *sdk.Tool
+	cmd  *command.Command
 }
 
 func newLink(h *Hub, s Server) *link {
@@ -54,7 +65,7 @@ func (l *link) status() Status {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := Status{Name: l.s.Name, Transport: l.s.Transport(), State: l.state, Tools: append([]Tool(nil), l.tools...),
-		Restarts: l.restarts, Since: l.since}
+		Restarts: l.restarts, Since: l.since, Warnings: append([]string(nil), l.warnings...)}
 	if l.err != nil {
 		st.Error = l.err.Error()
 	}
@@ -76,6 +87,7 @@ func (l *link) run(ctx context.Context) {
 		}
 		if err == nil {
 			l.set("up", nil)
+			l.h.memo.note(l.s.Name, true)
 			l.triedOnce.Do(func() { close(l.tried) })
 			l.log.Info("mcp server up", "tools", len(l.status().Tools))
 			up := time.Now()
@@ -93,6 +105,7 @@ func (l *link) run(ctx context.Context) {
 			return
 		}
 		l.set("down", err)
+		l.h.memo.note(l.s.Name, false)
 		l.triedOnce.Do(func() { close(l.tried) })
 		l.log.Warn("mcp server down; starting it again later", "in", backoff, "err", err)
 		select {
@@ -111,19 +124,24 @@ func (l *link) run(ctx context.Context) {
 // connect starts or reaches the server and does the protocol's handshake.
 func (l *link) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	var t sdk.Transport
+	var p *proc
 	if len(l.s.Command) > 0 {
-		cmd := exec.Command(l.s.Command[0], l.s.Command[1:]...)
-		cmd.Env = append(os.Environ(), l.s.Env...)
-		cmd.Stderr = &lineLog{log: l.log}
-		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		var err error
+		if p, err = startProc(l.s, l.log); err != nil {
+			return nil, err
+		}
+		t = p.transport()
 	} else {
-		hc := &http.Client{}
+		// The configured server's host is reached wherever it is; a
+		// redirect elsewhere on the box or its network is not.
+		var next http.RoundTripper = egress.Policy{}.WithHostsOf(l.s.URL).Transport()
+		hc := &http.Client{Transport: next}
 		if l.s.TokenSecret != "" {
 			token, err := l.token(ctx)
 			if err != nil {
 				return nil, err
 			}
-			hc.Transport = bearer{token: token, next: http.DefaultTransport}
+			hc.Transport = bearer{token: token, next: next}
 		}
 		t = &sdk.StreamableClientTransport{Endpoint: l.s.URL, HTTPClient: hc, MaxRetries: -1}
 	}
@@ -140,8 +158,21 @@ func (l *link) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	defer cancel()
 	cs, err := c.Connect(cctx, t, nil)
 	if err != nil {
+		if p != nil {
+			p.stop()
+			if why := p.why(0); why != "" {
+				err = fmt.Errorf("%w (%s)", err, why)
+			}
+		}
 		return nil, fmt.Errorf("mcp: %s: connect: %w", l.s.Name, err)
 	}
+	l.mu.Lock()
+	l.proc = p
+	l.about = ""
+	if r := cs.InitializeResult(); r != nil {
+		l.about = clipSentence(r.Instructions, 300)
+	}
+	l.mu.Unlock()
 	return cs, nil
 }
 
@@ -186,9 +217,9 @@ func (l *link) serve(ctx context.Context, cs *sdk.ClientSession) error {
 			if err == nil {
 				err = errors.New("the server closed the connection")
 			}
-			return fmt.Errorf("mcp: %s: %w", l.s.Name, err)
+			return fmt.Errorf("mcp: %s: %w%s", l.s.Name, err, l.why())
 		case <-l.broken:
-			return fmt.Errorf("mcp: %s: a call found the server gone", l.s.Name)
+			return fmt.Errorf("mcp: %s: a call found the server gone%s", l.s.Name, l.why())
 		case <-l.changed:
 			if err := l.refresh(ctx, cs); err != nil {
 				return err
@@ -204,87 +235,67 @@ func (l *link) serve(ctx context.Context, cs *sdk.ClientSession) error {
 	}
 }
 
-// refresh reads the server's tools and puts the allowed ones in the
-// catalogue in place of those it had.
+// why is how a stdio server's process ended, in brackets, when it has
+// within a moment; "" for an HTTP server or one still running.
+func (l *link) why() string {
+	l.mu.Lock()
+	p := l.proc
+	l.mu.Unlock()
+	if p == nil {
+		return ""
+	}
+	if w := p.why(500 * time.Millisecond); w != "" {
+		return " (" + w + ")"
+	}
+	return ""
+}
+
+// refresh reads the server's tools, keeps the allowed ones and has the
+// hub name them and put them in the catalogue.
 func (l *link) refresh(ctx context.Context, cs *sdk.ClientSession) error {
 	lctx, cancel := context.WithTimeout(ctx, l.h.o.ConnectTimeout)
 	defer cancel()
-	var remote []*sdk.Tool
+	var all, remote []*sdk.Tool
 	for t, err := range cs.Tools(lctx, nil) {
 		if err != nil {
 			return fmt.Errorf("mcp: %s: list tools: %w", l.s.Name, err)
 		}
-		if t != nil && l.s.allowed(t.Name) {
+		if t == nil {
+			continue
+		}
+		all = append(all, t)
+		if l.s.allowed(t.Name) {
 			remote = append(remote, t)
 		}
 	}
-	h := l.h
-	h.names.Lock()
-	defer h.names.Unlock()
-	l.mu.Lock()
-	var old []string
-	for _, t := range l.tools {
-		old = append(old, t.Name)
-	}
-	l.mu.Unlock()
-	var cmds []*command.Command
-	var tools []Tool
-	reg := &pending{Catalogue: h.o.Catalogue, freeing: old}
-	for _, t := range remote {
-		name := uniqueName(reg, l.s.Name, t.Name)
-		c, err := convert(l, t, name)
-		if err != nil {
-			l.log.Warn("mcp tool left out", "tool", t.Name, "err", err)
-			continue
-		}
-		reg.adding = append(reg.adding, name)
-		cmds = append(cmds, c)
-		tools = append(tools, Tool{Name: name, Remote: t.Name})
-	}
-	if err := h.o.Catalogue.Replace(old, cmds...); err != nil {
-		return fmt.Errorf("mcp: %s: register tools: %w", l.s.Name, err)
+	warnings := l.s.unknown(all)
+	for _, w := range warnings {
+		l.log.Warn("mcp: check the server's configuration", "problem", w)
 	}
 	l.mu.Lock()
-	l.tools, l.session = tools, cs
+	l.remote, l.session, l.warnings = remote, cs, warnings
 	l.mu.Unlock()
+	if err := l.h.assign(); err != nil {
+		l.mu.Lock()
+		l.remote, l.session = nil, nil
+		l.mu.Unlock()
+		return err
+	}
 	return nil
-}
-
-// pending is the catalogue as it will be: the server's old names free,
-// the names about to be registered taken.
-type pending struct {
-	Catalogue
-	adding, freeing []string
-}
-
-func (p *pending) Lookup(n string) (*command.Command, bool) {
-	if slices.Contains(p.adding, n) {
-		return nil, true
-	}
-	if slices.Contains(p.freeing, n) {
-		return nil, false
-	}
-	return p.Catalogue.Lookup(n)
 }
 
 // drop takes the server's tools out of the catalogue and closes cs.
 func (l *link) drop(cs *sdk.ClientSession) {
-	l.h.names.Lock()
-	l.unregister()
-	l.h.names.Unlock()
-	cs.Close()
-}
-
-// unregister takes the tools out; the caller holds h.names.
-func (l *link) unregister() {
 	l.mu.Lock()
-	var names []string
-	for _, t := range l.tools {
-		names = append(names, t.Name)
-	}
-	l.tools, l.session = nil, nil
+	l.remote, l.session = nil, nil
 	l.mu.Unlock()
-	l.h.o.Catalogue.Replace(names) // removing alone cannot fail
+	if err := l.h.assign(); err != nil {
+		l.log.Warn("mcp: catalogue not updated", "err", err)
+	}
+	cs.Close()
+	l.mu.Lock()
+	l.proc = nil
+	l.mu.Unlock()
 }
 
 // call runs the server's tool remote, named name in the catalogue.
@@ -293,7 +304,7 @@ func (l *link) call(ctx context.Context, remote, name string, args map[string]an
 	cs := l.session
 	l.mu.Unlock()
 	what := spokenName(name)
-	say := command.Speaking(ctx)
+	say := locale.Speaking(ctx)
 	if cs == nil {
 		return command.Response{Kind: command.Failure, Spoken: say.T("The %s tool isn't connected right now.", what),
 			Data: map[string]any{"error": "mcp server " + l.s.Name + " is down"}}
@@ -308,11 +319,12 @@ func (l *link) call(ctx context.Context, remote, name string, args map[string]an
 		return command.Response{Kind: command.Failure, Spoken: say.T("Stopped."), Data: map[string]any{"error": ctx.Err().Error()}}
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		l.log.Warn("mcp call timed out", "tool", remote, "timeout", l.s.Timeout)
+		l.h.runs.Go(func() { l.check(cs) }) // a wedged server is started again
 		return command.Response{Kind: command.Failure, Spoken: say.T("The %s tool took too long to answer.", what),
 			Data: map[string]any{"error": fmt.Sprintf("no answer within %v", l.s.Timeout)}}
 	case err != nil:
 		l.log.Warn("mcp call failed", "tool", remote, "err", err)
-		go l.check(cs)
+		l.h.runs.Go(func() { l.check(cs) })
 		return command.Response{Kind: command.Failure, Spoken: say.T("The %s tool gave an answer I can't use.", what),
 			Data: map[string]any{"error": err.Error()}}
 	case res.IsError:
@@ -340,26 +352,3 @@ func (l *link) check(cs *sdk.ClientSession) {
 }
 
 func spokenName(name string) string { return strings.ReplaceAll(name, "_", " ") }
-
-// lineLog logs a stdio server's standard error, line by line.
-type lineLog struct {
-	log *slog.Logger
-	buf []byte
-}
-
-func (w *lineLog) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		w.log.Debug("mcp server says", "line", string(w.buf[:i]))
-		w.buf = w.buf[i+1:]
-	}
-	if len(w.buf) > 64<<10 { // a line that never ends
-		w.log.Debug("mcp server says", "line", string(w.buf))
-		w.buf = w.buf[:0]
-	}
-	return len(p), nil
-}

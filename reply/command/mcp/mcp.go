@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -26,7 +28,10 @@ type Server struct {
 	Name string
 	// Command is the program and its arguments, for a stdio server.
 	Command []string
-	// Env adds variables (KEY=VALUE) to a stdio server's environment.
+	// Env are a stdio server's variables beyond the few every server gets
+	// (PATH, HOME, the locale): KEY=VALUE sets one, a bare KEY passes the
+	// daemon's own value on. Nothing else of the daemon's environment
+	// reaches the server.
 	Env []string
 	// URL is a streamable HTTP server's endpoint.
 	URL string
@@ -34,8 +39,13 @@ type Server struct {
 	// empty for none.
 	TokenSecret string
 	// Allow, when not empty, lists the only tools taken; Deny lists tools
-	// left out. Both hold the names the server gives its tools.
+	// left out. A tool is named by the server's name for it ("get-sum") or
+	// the command's ("get_sum"); a name that matches none of the server's
+	// tools is warned about.
 	Allow, Deny []string
+	// Confirm lists tools, by either name, that ask the user before they
+	// run, besides those the server marks destructive; "*" is every tool.
+	Confirm []string
 	// Timeout bounds one tool call; default 15 s.
 	Timeout time.Duration
 }
@@ -92,7 +102,11 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// MaxChars caps the text of one result the model reads; default 3,000.
 	MaxChars int
-	Log      *slog.Logger
+	// StatePath is a small file in the data directory where the hub
+	// remembers which servers were down when last tried, so Ready does not
+	// wait for them; "" remembers nothing between runs.
+	StatePath string
+	Log       *slog.Logger
 }
 
 // Hub keeps the configured servers connected and their tools in the
@@ -101,6 +115,7 @@ type Hub struct {
 	o     Options
 	log   *slog.Logger
 	links []*link
+	memo  *memo
 	// names guards registration, so two servers never take one name.
 	names sync.Mutex
 
@@ -124,6 +139,7 @@ func New(o Options) (*Hub, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	h := &Hub{o: o, log: o.Log.With("pkg", "mcp")}
+	h.memo = loadMemo(o.StatePath, h.log)
 	seen := map[string]bool{}
 	for _, s := range o.Servers {
 		if err := s.Check(); err != nil {
@@ -134,7 +150,11 @@ func New(o Options) (*Hub, error) {
 		}
 		seen[s.Name] = true
 		setDefault(&s.Timeout, 15*time.Second)
-		h.links = append(h.links, newLink(h, s))
+		l := newLink(h, s)
+		if h.memo.wasDown(s.Name) {
+			l.state, l.err = "down", errors.New("it did not answer when last tried; trying again")
+		}
+		h.links = append(h.links, l)
 	}
 	return h, nil
 }
@@ -160,12 +180,26 @@ func (h *Hub) Start(ctx context.Context) {
 func (h *Hub) Wait() { h.runs.Wait() }
 
 // Ready waits until every server has been tried once (connected or
-// failed), or ctx is done.
+// failed), or ctx is done. Servers that were down when last tried (in
+// this run or, with StatePath, the last) are not waited for: a one-shot
+// command does not pay for a server that is known not to answer.
 func (h *Hub) Ready(ctx context.Context) error {
 	for _, l := range h.links {
+		if h.memo.wasDown(l.s.Name) {
+			continue
+		}
 		select {
 		case <-l.tried:
 		case <-ctx.Done():
+			// Those still silent count as down until they answer: the
+			// next one-shot command does not wait for them either.
+			for _, l := range h.links {
+				select {
+				case <-l.tried:
+				default:
+					h.memo.note(l.s.Name, false)
+				}
+			}
 			return ctx.Err()
 		}
 	}
@@ -185,6 +219,9 @@ type Status struct {
 	Tools []Tool
 	// Restarts counts the times the server was started again.
 	Restarts int
+	// Warnings are problems of the configuration the server's tools
+	// revealed: allow, deny or confirm names that match none of them.
+	Warnings []string
 	// Since is when the server reached its state.
 	Since time.Time
 }
@@ -193,6 +230,8 @@ type Status struct {
 type Tool struct {
 	Name   string // the command's name
 	Remote string // the name the server gives it
+	// Confirm is set when the tool asks the user before it runs.
+	Confirm bool
 }
 
 // Servers returns every server's state, in configuration order.
@@ -207,10 +246,32 @@ func (h *Hub) Servers() []Status {
 // Len is the number of servers configured.
 func (h *Hub) Len() int { return len(h.links) }
 
+// mentions reports whether list names the tool, by the server's name or
+// the command's.
+func mentions(list []string, remote string) bool {
+	return slices.Contains(list, remote) || slices.Contains(list, snake(remote))
+}
+
 // allowed reports whether the server's tool remote is taken.
 func (s Server) allowed(remote string) bool {
-	if slices.Contains(s.Deny, remote) {
+	if mentions(s.Deny, remote) {
 		return false
 	}
-	return len(s.Allow) == 0 || slices.Contains(s.Allow, remote)
+	return len(s.Allow) == 0 || mentions(s.Allow, remote)
+}
+
+// unknown lists the names in the server's allow, deny and confirm lists
+// that match none of its tools.
+func (s Server) unknown(tools []*sdk.Tool) []string {
+	var out []string
+	for key, list := range map[string][]string{"allow": s.Allow, "deny": s.Deny, "confirm": s.Confirm} {
+		for _, n := range list {
+			if n == "*" && key == "confirm" || slices.ContainsFunc(tools, func(t *sdk.Tool) bool { return t.Name == n || snake(t.Name) == n }) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s names %q, which is not one of the server's tools", key, n))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

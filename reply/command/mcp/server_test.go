@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,17 +21,31 @@ import (
 // The test binary doubles as the stdio servers the tests start: with
 // HARK_MCP_SERVE set it serves instead of testing.
 func TestMain(m *testing.M) {
+	if d, err := time.ParseDuration(os.Getenv("HARK_MCP_DELAY")); err == nil {
+		time.Sleep(d) // a server slow to start
+	}
 	switch os.Getenv("HARK_MCP_SERVE") {
 	case "":
 		os.Exit(m.Run())
-	case "sdk":
-		if err := testServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	case "sdk", "house":
+		srv := testServer()
+		if os.Getenv("HARK_MCP_SERVE") == "house" {
+			srv = houseServer()
+		}
+		if err := srv.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "test server:", err)
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case "malformed":
-		serveMalformed()
+	case "malformed", "wedge":
+		serveMalformed(os.Getenv("HARK_MCP_SERVE") == "wedge")
+		os.Exit(0)
+	case "crash":
+		fmt.Fprintln(os.Stderr, "starting the notes server")
+		fmt.Fprintln(os.Stderr, "fatal: /srv/notes.json is missing")
+		os.Exit(7)
+	case "stall":
+		io.Copy(io.Discard, os.Stdin) // reads, never answers
 		os.Exit(0)
 	}
 }
@@ -123,9 +138,58 @@ func bearerOnly(token string, h http.Handler) http.Handler {
 	})
 }
 
+// houseServer is an MCP server with instructions and the tools a model
+// finds hard: a nested parameter schema, a destructive tool, a tool named
+// like kit's (a collision), a tool that reads its environment.
+func houseServer() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "hark-house", Version: "1"},
+		&sdk.ServerOptions{Instructions: "This server keeps the household's notebook: the people, pets and rooms of the house and what is known about them."})
+	sdk.AddTool(s, &sdk.Tool{Name: "create-entities", Description: "Create several entities in the notebook at once. Each entity has a name, a kind and observations. Entities that exist already are left as they are, which the result reports."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in entitiesIn) (*sdk.CallToolResult, any, error) {
+			var names []string
+			for _, e := range in.Entities {
+				names = append(names, e.Name+" ("+e.EntityType+")")
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "created " + strings.Join(names, ", ")}}}, nil, nil
+		})
+	destructive := true
+	sdk.AddTool(s, &sdk.Tool{Name: "delete-all", Description: "Empties the notebook.", Annotations: &sdk.ToolAnnotations{DestructiveHint: &destructive}},
+		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "the notebook is empty"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "read-notes", Description: "Reads the notebook.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest, noIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Rex is a dog."}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "get-sum", Description: "Adds two numbers, the house's way."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in sumIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("house sum %g", in.A+in.B)}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "get-env", Description: "Reads one of the server's environment variables."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in envIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: in.Name + "=" + os.Getenv(in.Name) + "."}}}, nil, nil
+		})
+	return s
+}
+
+type entity struct {
+	Name         string   `json:"name" jsonschema:"the entity's name"`
+	EntityType   string   `json:"entityType" jsonschema:"person, pet or room"`
+	Observations []string `json:"observations,omitempty" jsonschema:"what is known about it"`
+}
+
+type entitiesIn struct {
+	Entities []entity `json:"entities" jsonschema:"the entities to create"`
+}
+
+type envIn struct {
+	Name string `json:"name"`
+}
+
 // serveMalformed speaks the protocol's framing on stdio with a tool whose
-// answers are broken: a result that is not a tool result.
-func serveMalformed() {
+// answers are broken: a result that is not a tool result. Wedged, the
+// server stops answering anything once a tool is called.
+func serveMalformed(wedge bool) {
 	in := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
 	for in.Scan() {
@@ -151,6 +215,9 @@ func serveMalformed() {
 				map[string]any{"name": "fine", "description": "Answers properly.", "inputSchema": map[string]any{"type": "object"}},
 			}}
 		case "tools/call":
+			if wedge {
+				time.Sleep(time.Hour) // hangs, reading nothing more
+			}
 			if req.Params.Name == "garbled" {
 				result = map[string]any{"content": "this should be a list", "isError": "perhaps"}
 			} else {

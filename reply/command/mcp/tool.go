@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -56,12 +57,11 @@ func snake(s string) string {
 
 // uniqueName is the name a server's tool takes in the catalogue: its own
 // when free, else prefixed with the server's name, else numbered.
-func uniqueName(cat Catalogue, server, remote string) string {
+func uniqueName(taken func(string) bool, server, remote string) string {
 	base := snake(remote)
 	if base == "" {
 		base = "tool"
 	}
-	taken := func(n string) bool { _, ok := cat.Lookup(n); return ok }
 	if !taken(base) {
 		return base
 	}
@@ -76,9 +76,11 @@ func uniqueName(cat Catalogue, server, remote string) string {
 	}
 }
 
-// convert makes a server's tool into a command called name; params maps
-// each parameter's command name to the server's.
-func convert(l *link, t *sdk.Tool, name string) (*command.Command, error) {
+// convert makes a server's tool into a command called name: its schema
+// whole for the model, its top-level parameters checked before the
+// server is asked, and, when it is destructive, a question to the user
+// before it runs.
+func convert(l *link, t *sdk.Tool, name, about string) (*command.Command, error) {
 	schema, err := asMap(t.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %s: tool %s: input schema: %w", l.s.Name, t.Name, err)
@@ -92,7 +94,8 @@ func convert(l *link, t *sdk.Tool, name string) (*command.Command, error) {
 			}
 		}
 	}
-	params := map[string]string{}
+	params := map[string]string{} // the command's names to the server's
+	rename := map[string]string{} // and back
 	var ps []command.Parameter
 	for _, remote := range sortedKeys(props) {
 		p, _ := props[remote].(map[string]any)
@@ -100,25 +103,73 @@ func convert(l *link, t *sdk.Tool, name string) (*command.Command, error) {
 		if local == "" || params[local] != "" {
 			return nil, fmt.Errorf("mcp: %s: tool %s: parameter %q has no usable name", l.s.Name, t.Name, remote)
 		}
-		params[local] = remote
+		params[local], rename[remote] = remote, local
 		ps = append(ps, command.Parameter{
 			Name:        local,
 			Type:        paramType(p),
 			Required:    required[remote],
-			Description: clip(str(p["description"]), 120),
+			Description: clipSentence(str(p["description"]), paramBudget),
 			Enum:        enum(p),
 		})
 	}
-	desc := clip(firstOf(t.Description, t.Title, t.Name), 200)
-	return &command.Command{
+	confirm := needsConfirm(l.s, t)
+	c := &command.Command{
 		Name:        name,
-		Description: desc,
+		Description: clipSentence(firstOf(t.Description, t.Title, t.Name), descBudget),
 		Keywords:    keywords(t),
 		Parameters:  ps,
+		Schema:      schemaFor(schema, rename, schemaBudget),
+		About:       about,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			if confirm {
+				if r, ok := l.ask(ctx, name, c); !ok {
+					return r, nil
+				}
+			}
 			return l.call(ctx, t.Name, name, remoteArgs(c.Args, params)), nil
 		},
-	}, nil
+	}
+	if confirm {
+		c.Refine = func(text string, last command.Args) (command.Args, bool) {
+			if yes, ok := command.Answer(text); ok {
+				return command.Args{confirmKey: map[bool]string{true: "yes", false: "no"}[yes]}, true
+			}
+			return nil, false
+		}
+	}
+	return c, nil
+}
+
+// needsConfirm reports whether the tool asks the user before it runs: the
+// configuration names it, or the server's annotations say it changes
+// things destructively (a tool without annotations says nothing).
+func needsConfirm(s Server, t *sdk.Tool) bool {
+	if mentions(s.Confirm, t.Name) || slices.Contains(s.Confirm, "*") {
+		return true
+	}
+	a := t.Annotations
+	return a != nil && !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
+}
+
+// confirmKey carries the user's answer to a confirmation in a refined
+// call. No parameter can be called so (names start with a letter), and
+// only the user's words, read by Refine, put it there.
+const confirmKey = "_confirmed"
+
+// ask decides a destructive tool's call: ok when the user has just said
+// yes to it; otherwise the response to give, the question or the
+// acknowledged no.
+func (l *link) ask(ctx context.Context, name string, c command.Call) (command.Response, bool) {
+	say := locale.Speaking(ctx)
+	what := spokenName(name)
+	switch answer := c.Args.String(confirmKey); {
+	case c.Refines != nil && answer == "yes":
+		return command.Response{}, true
+	case c.Refines != nil && answer == "no":
+		return command.Response{Spoken: say.T("Okay, I won't."), Data: map[string]any{"cancelled": true}}, false
+	}
+	return command.Response{Kind: command.FollowUp, Spoken: say.T("The %s tool changes things on the %s server. Should I go ahead? Say yes to confirm.", what, l.s.Name),
+		Data: map[string]any{"awaiting": "the user's yes before " + name + " runs", "server": l.s.Name}}, false
 }
 
 // asMap is a tool's input schema as plain JSON values.
@@ -239,14 +290,6 @@ func text(res *sdk.CallToolResult) string {
 		}
 	}
 	return strings.TrimSpace(strings.Join(parts, "\n"))
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return strings.TrimSpace(string(r[:n-1])) + "…"
-	}
-	return s
 }
 
 func firstOf(ss ...string) string {

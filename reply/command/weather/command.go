@@ -60,7 +60,7 @@ func Command(c *Client, home Home) *command.Command {
 				if p, ok, err = home.Home(ctx); err != nil {
 					return failure(ctx, err, ""), nil
 				} else if !ok {
-					return command.Response{Kind: command.Invalid, Spoken: command.Speaking(ctx).T("For which city? You can also set your home with: hark commands setup get_weather."),
+					return command.Response{Kind: command.Invalid, Spoken: locale.Speaking(ctx).T("For which city? You can also set your home with: hark commands setup get_weather."),
 						Problems: []command.Problem{{Param: "location", Message: "no location said and no home set"}}}, nil
 				}
 			}
@@ -68,7 +68,7 @@ func Command(c *Client, home Home) *command.Command {
 			if err != nil {
 				return failure(ctx, err, ""), nil
 			}
-			return answer(command.Speaking(ctx), f, call.Args.String("day"), call.Now)
+			return answer(locale.Speaking(ctx), f, call.Args.String("day"), call.Now)
 		},
 		Setup: func(ctx context.Context, io command.SetupIO) error {
 			name, err := io.Ask("Which city or town is this speaker in?")
@@ -89,7 +89,7 @@ func Command(c *Client, home Home) *command.Command {
 }
 
 func failure(ctx context.Context, err error, place string) command.Response {
-	l := command.Speaking(ctx)
+	l := locale.Speaking(ctx)
 	if errors.Is(err, ErrNoPlace) {
 		return command.Response{Kind: command.Failure, Spoken: l.T("I couldn't find a place called %s.", place), Data: map[string]any{"error": err.Error()}}
 	}

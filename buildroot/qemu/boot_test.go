@@ -1,0 +1,606 @@
+//go:build boottest
+
+package qemu
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The boot test needs what `make boot-test` builds in $QEMU_BOOT_TEST:
+//
+//	card/     sdcard.img and u-boot.bin for version 1.0.0, keys/ (its CA)
+//	update/   rootfs.ext4, hark-qemu-arm64-1.0.1.raucb and manifest.json
+//
+// Each step prints a PASS or FAIL line (and its time); -short runs only
+// the first boot to READY and the self-test.
+
+// Time limits, under emulation on two cores.
+const (
+	bootLimit    = 6 * time.Minute  // power on to hark READY
+	installLimit = 10 * time.Minute // download and RAUC's write
+)
+
+var (
+	dir     = os.Getenv("QEMU_BOOT_TEST")
+	console = os.Getenv("QEMU_CONSOLE") // a file for the boards' consoles
+)
+
+// board is one card image and the machine running it.
+type board struct {
+	t    *testing.T
+	disk string
+	fw   string
+	web  int
+	m    *Machine
+	log  io.Writer
+}
+
+func newBoard(t *testing.T, name string) *board {
+	t.Helper()
+	if dir == "" {
+		t.Skip("QEMU_BOOT_TEST is not set: run make boot-test")
+	}
+	card := filepath.Join(dir, "card")
+	disk := filepath.Join(t.TempDir(), name+".img")
+	// A fresh copy of the card, sparse like the image.
+	if out, err := exec.Command("cp", "--sparse=always", filepath.Join(card, "sdcard.img"), disk).CombinedOutput(); err != nil {
+		t.Fatalf("copying the card: %v\n%s", err, out)
+	}
+	b := &board{t: t, disk: disk, fw: filepath.Join(card, "u-boot.bin"), web: freePort(t), log: io.Discard}
+	if console != "" {
+		f, err := os.OpenFile(console, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		fmt.Fprintf(f, "\n===== %s: %s =====\n", t.Name(), name)
+		b.log = f
+	}
+	t.Cleanup(func() {
+		if b.m != nil {
+			b.m.Kill()
+		}
+	})
+	return b
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// power starts the board (after a power cut, or for the first time).
+func (b *board) power(ctx context.Context) {
+	b.t.Helper()
+	m, err := Start(ctx, Options{Disk: b.disk, Firmware: b.fw, WebPort: b.web, Console: b.log})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.m = m
+}
+
+var slotRE = regexp.MustCompile(`Hark: booting slot ([AB]) \(A (\d+) left, B (\d+) left, order ([AB ]+)\)`)
+
+// boot waits, from mark, for U-Boot to pick a slot and the shell to come
+// up; it returns the slot.
+func (b *board) boot(ctx context.Context, mark int) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, bootLimit)
+	defer cancel()
+	sub, end, err := b.m.Expect(ctx, mark, slotRE)
+	if err != nil {
+		b.t.Fatalf("U-Boot picked no slot: %v\n%s", err, tail(b.m.Console(mark)))
+	}
+	if err := b.m.Login(ctx, end); err != nil {
+		b.t.Fatalf("no shell after U-Boot booted slot %s: %v\n%s", sub[1], err, tail(b.m.Console(end)))
+	}
+	return sub[1]
+}
+
+// ready waits until systemd has hark.service active: with Type=notify,
+// only after hark sent READY=1.
+func (b *board) ready(ctx context.Context) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, bootLimit)
+	defer cancel()
+	for {
+		out, _ := b.sh(ctx, "systemctl show -p ActiveState -p SubState -p Result hark.service | tr '\\n' ' '")
+		if strings.Contains(out, "ActiveState=active") && strings.Contains(out, "SubState=running") {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			st, _ := b.sh(context.Background(), "systemctl status --no-pager -n 30 hark.service")
+			b.t.Fatalf("hark.service never got READY: %s\n%s", out, st)
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// sh runs a command in the board's shell.
+func (b *board) sh(ctx context.Context, line string) (string, int) {
+	b.t.Helper()
+	out, rc, err := b.m.Shell(ctx, line)
+	if err != nil {
+		b.t.Fatalf("%v\n%s", err, tail(b.m.Console(0)))
+	}
+	return out, rc
+}
+
+// must runs a command that has to succeed.
+func (b *board) must(ctx context.Context, line string) string {
+	b.t.Helper()
+	out, rc := b.sh(ctx, line)
+	if rc != 0 {
+		b.t.Fatalf("%s: exit %d\n%s", line, rc, out)
+	}
+	return out
+}
+
+// env reads the U-Boot variables as Linux sees them.
+func (b *board) env(ctx context.Context) map[string]string {
+	b.t.Helper()
+	out := b.must(ctx, "fw_printenv BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT")
+	vars := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			vars[k] = v
+		}
+	}
+	return vars
+}
+
+// healthGood waits for hark-health.service to finish and reports whether
+// it marked the slot good.
+func (b *board) healthDone(ctx context.Context) (result string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	for {
+		out, _ := b.sh(ctx, "systemctl show -p ActiveState -p Result hark-health.service | tr '\\n' ' '")
+		switch {
+		case strings.Contains(out, "ActiveState=active"):
+			return "good"
+		case strings.Contains(out, "ActiveState=failed"):
+			return "failed"
+		}
+		select {
+		case <-ctx.Done():
+			b.t.Fatalf("hark-health.service never finished: %s", out)
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+func tail(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > 60 {
+		lines = lines[len(lines)-60:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// step runs one checked step as a subtest, with its time.
+func step(t *testing.T, name string, f func(t *testing.T)) bool {
+	t.Helper()
+	start := time.Now()
+	ok := t.Run(name, f)
+	t.Logf("%s %s (%.0f s)", map[bool]string{true: "PASS", false: "FAIL"}[ok], name, time.Since(start).Seconds())
+	return ok
+}
+
+// serve serves a directory over HTTP on 127.0.0.1; the board reaches it
+// as 10.0.2.2, qemu's address for this machine's loopback.
+func serve(t *testing.T, root string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(root))}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return fmt.Sprintf("http://10.0.2.2:%d", l.Addr().(*net.TCPAddr).Port)
+}
+
+// TestBoot is the card's life: first boot on slot A, READY, the self-test
+// marks A good, the web page and its setup code, the watchdog, then a
+// signed update to 1.0.1 through the update server, which boots on B,
+// is marked good, and keeps what the box was told.
+func TestBoot(t *testing.T) {
+	ctx := context.Background()
+	b := newBoard(t, "main")
+	var bootStart time.Time
+	ok := step(t, "slot-A", func(t *testing.T) {
+		b.t = t
+		bootStart = time.Now()
+		b.power(ctx)
+		if slot := b.boot(ctx, 0); slot != "A" {
+			t.Fatalf("U-Boot booted slot %s of a fresh card, want A", slot)
+		}
+		b.must(ctx, "grep -q 'rauc.slot=A' /proc/cmdline")
+	})
+	ok = ok && step(t, "ready", func(t *testing.T) {
+		b.t = t
+		b.ready(ctx)
+		up := b.must(ctx, "systemctl show -p ActiveEnterTimestampMonotonic hark.service | cut -d= -f2")
+		var us int64
+		fmt.Sscan(up, &us)
+		t.Logf("hark.service READY %.1f s after the kernel started, %.1f s after power on", float64(us)/1e6, time.Since(bootStart).Seconds())
+	})
+	ok = ok && step(t, "first-boot", func(t *testing.T) {
+		b.t = t
+		out := b.must(ctx, "journalctl -b -u hark-firstboot.service --no-pager -o cat")
+		if !strings.Contains(out, "is blank; making an ext4 filesystem labelled hark-data") {
+			t.Errorf("hark-firstboot did not format the blank data partition:\n%s", out)
+		}
+		if got := strings.TrimSpace(b.must(ctx, "blkid -o value -s LABEL /dev/mmcblk0p4")); got != "hark-data" {
+			t.Errorf("data partition label %q, want hark-data", got)
+		}
+		b.must(ctx, "findmnt -n /data && findmnt -n /var/lib/hark")
+		id := strings.TrimSpace(b.must(ctx, "cat /var/lib/hark/device-id"))
+		if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(id) {
+			t.Errorf("device id %q, want 32 hex digits", id)
+		}
+	})
+	ok = ok && step(t, "healthy", func(t *testing.T) {
+		b.t = t
+		out := b.must(ctx, "hark status")
+		for _, want := range []string{"ok   storage", "ok   microphone      capturing", "ok   speech-to-text"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("hark status lacks %q:\n%s", want, out)
+			}
+		}
+		if r := b.healthDone(ctx); r != "good" {
+			log, _ := b.sh(ctx, "journalctl -b -u hark-health.service --no-pager -o cat")
+			t.Fatalf("hark-health.service %s:\n%s", r, log)
+		}
+		if env := b.env(ctx); env["BOOT_A_LEFT"] != "3" || env["BOOT_ORDER"] != "A B" {
+			t.Errorf("after marking A good, U-Boot's environment is %v; want A with 3 attempts, first", env)
+		}
+	})
+	if testing.Short() {
+		return
+	}
+	step(t, "web-setup-code", func(t *testing.T) {
+		b.t = t
+		webSetup(t, ctx, b)
+	})
+	step(t, "watchdog", func(t *testing.T) {
+		b.t = t
+		watchdog(t, ctx, b)
+	})
+	step(t, "update", func(t *testing.T) {
+		b.t = t
+		updateGood(t, ctx, b)
+	})
+}
+
+// webSetup: the page answers through the forwarded port and asks for the
+// one-time code; hark web code prints it; the code and a password open a
+// session.
+func webSetup(t *testing.T, ctx context.Context, b *board) {
+	base := fmt.Sprintf("http://127.0.0.1:%d", b.web)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 60 * time.Second}
+	resp, err := client.Get(base + "/")
+	if err != nil {
+		t.Fatalf("the web page through 127.0.0.1:%d: %v", b.web, err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(strings.ToLower(string(page)), "code") {
+		t.Fatalf("GET /: %s, want the setup page asking for the code:\n%.2000s", resp.Status, page)
+	}
+	out := b.must(ctx, "hark web code")
+	m := regexp.MustCompile(`asks for this code:\n(\S+)\n`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("hark web code printed no code:\n%s", out)
+	}
+	pw := "correct horse battery"
+	resp, err = client.PostForm(base+"/setup", url.Values{"code": {m[1]}, "password": {pw}, "confirm": {pw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	u, _ := url.Parse(base)
+	if resp.StatusCode != http.StatusOK || len(jar.Cookies(u)) == 0 {
+		t.Fatalf("POST /setup with the code: %s, cookies %v\n%.2000s", resp.Status, jar.Cookies(u), page)
+	}
+}
+
+// watchdog: hark stopped with SIGSTOP sends no pings; systemd kills it
+// after WatchdogSec and starts it again, and it gets READY.
+func watchdog(t *testing.T, ctx context.Context, b *board) {
+	pid := strings.TrimSpace(b.must(ctx, "systemctl show -p MainPID --value hark.service"))
+	sec := strings.TrimSpace(b.must(ctx, "systemctl show -p WatchdogUSec --value hark.service"))
+	b.must(ctx, "kill -STOP "+pid)
+	start := time.Now()
+	ctx2, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	for {
+		now := strings.TrimSpace(b.must(ctx2, "systemctl show -p MainPID --value hark.service"))
+		if now != pid && now != "0" {
+			break
+		}
+		select {
+		case <-ctx2.Done():
+			t.Fatalf("hark (pid %s) stopped with SIGSTOP was not restarted in 3 minutes (WatchdogSec %s)", pid, sec)
+		case <-time.After(2 * time.Second):
+		}
+	}
+	t.Logf("restarted %.0f s after SIGSTOP (WatchdogSec %s)", time.Since(start).Seconds(), sec)
+	log := b.must(ctx, "journalctl -b -u hark.service --no-pager -o cat | grep -i watchdog || true")
+	if !strings.Contains(log, "Watchdog timeout") {
+		t.Errorf("the journal does not say the watchdog fired:\n%s", log)
+	}
+	b.ready(ctx)
+}
+
+// updateGood: a fact and a timer, then hark update install from the
+// update server; the board reboots into B, hark-health marks it good,
+// hark version is 1.0.1, and the fact and the timer are still there.
+func updateGood(t *testing.T, ctx context.Context, b *board) {
+	b.must(ctx, `hark ask "remember that the boat is called Hecate"`)
+	b.must(ctx, `hark ask "set a timer for 3 hours"`)
+	if out := b.must(ctx, "hark memory facts"); !strings.Contains(out, "Hecate") {
+		t.Fatalf("the fact was not kept before the update:\n%s", out)
+	}
+	srv := serve(t, filepath.Join(dir, "update"))
+	start := time.Now()
+	mark := b.install(ctx, srv, "1.0.1")
+	installed := time.Since(start)
+	if slot := b.boot(ctx, mark); slot != "B" {
+		t.Fatalf("after the update U-Boot booted %s, want B", slot)
+	}
+	b.ready(ctx)
+	if r := b.healthDone(ctx); r != "good" {
+		log, _ := b.sh(ctx, "journalctl -b -u hark-health.service --no-pager -o cat")
+		t.Fatalf("hark-health.service %s on the updated slot:\n%s", r, log)
+	}
+	t.Logf("download and install %.0f s; download to marked good %.0f s", installed.Seconds(), time.Since(start).Seconds())
+	if env := b.env(ctx); env["BOOT_B_LEFT"] != "3" || !strings.HasPrefix(env["BOOT_ORDER"], "B") {
+		t.Errorf("after marking B good, U-Boot's environment is %v; want B first with 3 attempts", env)
+	}
+	if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.1") {
+		t.Errorf("hark version after the update:\n%s", out)
+	}
+	if out := b.must(ctx, "hark memory facts"); !strings.Contains(out, "Hecate") {
+		t.Errorf("the fact did not survive the update:\n%s", out)
+	}
+	if out := b.must(ctx, "hark timers"); !regexp.MustCompile(`(?m)^timer\s`).MatchString(out) {
+		t.Errorf("the timer did not survive the update:\n%s", out)
+	}
+	b.must(ctx, "rauc status --detailed")
+}
+
+// install types hark update install (--now: it reboots when done, so the
+// shell's command never ends: it is typed, not run) and waits for it to
+// say it installed want; it returns the console's mark before it.
+func (b *board) install(ctx context.Context, srv, want string) int {
+	b.t.Helper()
+	mark := b.m.Mark()
+	ictx, cancel := context.WithTimeout(ctx, installLimit)
+	defer cancel()
+	if err := b.m.Send("hark update install --now " + srv + "/manifest.json\n"); err != nil {
+		b.t.Fatal(err)
+	}
+	if _, _, err := b.m.Expect(ictx, mark, regexp.MustCompile(`installed `+regexp.QuoteMeta(want)+`; it runs after the next reboot`)); err != nil {
+		b.t.Fatalf("the install did not finish: %v\n%s", err, tail(b.m.Console(mark)))
+	}
+	return mark
+}
+
+// reboot types systemctl reboot and returns the console's mark before it.
+func (b *board) reboot() int {
+	b.t.Helper()
+	mark := b.m.Mark()
+	if err := b.m.Send("systemctl reboot\n"); err != nil {
+		b.t.Fatal(err)
+	}
+	return mark
+}
+
+// firstBoot powers a fresh card on and waits until slot A is marked good.
+func (b *board) firstBoot(ctx context.Context) {
+	b.t.Helper()
+	b.power(ctx)
+	if slot := b.boot(ctx, 0); slot != "A" {
+		b.t.Fatalf("U-Boot booted slot %s of a fresh card, want A", slot)
+	}
+	b.ready(ctx)
+	if r := b.healthDone(ctx); r != "good" {
+		b.t.Fatalf("hark-health.service %s on the fresh card", r)
+	}
+}
+
+// bundle makes a bundle in a new directory from the update's root
+// filesystem: edit changes a copy of it (with debugfs), and it is signed by
+// the CA in keys.
+func bundle(t *testing.T, keys, version string, edit func(rootfs string)) string {
+	t.Helper()
+	out := t.TempDir()
+	rootfs := filepath.Join(out, "rootfs.ext4")
+	if o, err := exec.Command("cp", "--sparse=always", filepath.Join(dir, "update", "rootfs.ext4"), rootfs).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, o)
+	}
+	if edit != nil {
+		edit(rootfs)
+	}
+	sh, _ := filepath.Abs("../board/common/bundle.sh")
+	cmd := exec.Command(sh, rootfs, "hark-qemu-arm64", version,
+		filepath.Join(keys, "signing.cert.pem"), filepath.Join(keys, "signing.key.pem"), filepath.Join(keys, "ca.cert.pem"), out)
+	if o, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("bundle.sh: %v\n%s", err, o)
+	}
+	os.Remove(rootfs)
+	return out
+}
+
+// brokenConfig points hark.toml's whisper model at a file the image does
+// not have: hark starts, but its self-test fails speech-to-text.
+func brokenConfig(t *testing.T) func(string) {
+	return func(rootfs string) {
+		cfg := filepath.Join(t.TempDir(), "hark.toml")
+		if err := os.WriteFile(cfg, []byte("board = \"generic-i2s\"\n\n[whisper]\nmodel = \"/usr/share/hark/models/ggml-missing.bin\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, req := range []string{"rm /etc/hark/hark.toml", "write " + cfg + " /etc/hark/hark.toml"} {
+			if o, err := exec.Command("debugfs", "-w", "-R", req, rootfs).CombinedOutput(); err != nil {
+				t.Fatalf("debugfs %s: %v\n%s", req, err, o)
+			}
+		}
+	}
+}
+
+// TestRollback: a signed update whose hark fails its self-test boots B,
+// is not marked good, and once B's attempts are spent (the board power
+// cycled three times) U-Boot boots A again; hark update status says why.
+func TestRollback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	ctx := context.Background()
+	b := newBoard(t, "rollback")
+	bad := bundle(t, filepath.Join(dir, "card", "keys"), "1.0.1", brokenConfig(t))
+	step(t, "bad-update", func(t *testing.T) {
+		b.t = t
+		b.firstBoot(ctx)
+		srv := serve(t, bad)
+		mark := b.install(ctx, srv, "1.0.1")
+		start := time.Now()
+		for attempt := 1; attempt <= 3; attempt++ {
+			if slot := b.boot(ctx, mark); slot != "B" {
+				t.Fatalf("boot %d after the bad update: slot %s, want B", attempt, slot)
+			}
+			b.ready(ctx)
+			if r := b.healthDone(ctx); r != "failed" {
+				t.Fatalf("hark-health.service %s on the broken slot, want failed", r)
+			}
+			env := b.env(ctx)
+			if want := fmt.Sprint(3 - attempt); env["BOOT_B_LEFT"] != want {
+				t.Errorf("boot %d of B: BOOT_B_LEFT=%s, want %s (%v)", attempt, env["BOOT_B_LEFT"], want, env)
+			}
+			mark = b.reboot()
+		}
+		if slot := b.boot(ctx, mark); slot != "A" {
+			t.Fatalf("after B's three attempts U-Boot booted %s, want A", slot)
+		}
+		b.ready(ctx)
+		if r := b.healthDone(ctx); r != "good" {
+			t.Fatalf("hark-health.service %s back on A", r)
+		}
+		t.Logf("rollback: first boot of B to A marked good again %.0f s", time.Since(start).Seconds())
+		if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.0") {
+			t.Errorf("hark version after the rollback:\n%s", out)
+		}
+		out := b.must(ctx, "hark update status")
+		t.Logf("hark update status:\n%s", out)
+		if !regexp.MustCompile(`(?m)^rootfs\.1\s+B\s+\S+\s+bad`).MatchString(out) {
+			t.Errorf("hark update status does not show slot B bad:\n%s", out)
+		}
+		if !strings.Contains(out, "speech-to-text") {
+			t.Errorf("hark update status does not give the reason (the failed speech-to-text check):\n%s", out)
+		}
+	})
+}
+
+// TestPowerCut: the power goes while RAUC writes slot B; the board boots
+// A as before. Then a bundle signed by another CA is refused before
+// anything is written to B or to U-Boot's environment.
+func TestPowerCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	ctx := context.Background()
+	b := newBoard(t, "powercut")
+	step(t, "power-cut", func(t *testing.T) {
+		b.t = t
+		b.firstBoot(ctx)
+		srv := serve(t, filepath.Join(dir, "update"))
+		b.must(ctx, "(hark update install --no-reboot "+srv+"/manifest.json >/tmp/install.log 2>&1 &)")
+		wctx, cancel := context.WithTimeout(ctx, installLimit)
+		defer cancel()
+		for {
+			p, _ := b.sh(wctx, "busctl get-property de.pengutronix.rauc / de.pengutronix.rauc.Installer Progress")
+			if strings.Contains(p, "Copying image") {
+				t.Logf("power cut during %s", strings.TrimSpace(p))
+				break
+			}
+			select {
+			case <-wctx.Done():
+				log, _ := b.sh(ctx, "cat /tmp/install.log")
+				t.Fatalf("RAUC never started writing the slot:\n%s", log)
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+		time.Sleep(3 * time.Second)
+		b.m.Kill()
+		b.power(ctx)
+		if slot := b.boot(ctx, 0); slot != "A" {
+			t.Fatalf("after a power cut mid-install U-Boot booted %s, want A", slot)
+		}
+		b.ready(ctx)
+		if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.0") {
+			t.Errorf("hark version after the power cut:\n%s", out)
+		}
+		if r := b.healthDone(ctx); r != "good" {
+			t.Errorf("hark-health.service %s after the power cut", r)
+		}
+	})
+	step(t, "wrong-key", func(t *testing.T) {
+		b.t = t
+		other := filepath.Join(t.TempDir(), "keys")
+		makeCA(t, other)
+		srv := serve(t, bundle(t, other, "1.0.1", nil))
+		before := b.must(ctx, "fw_printenv; head -c 64M /dev/mmcblk0p3 | sha256sum")
+		out, rc := b.sh(ctx, "hark update install --no-reboot "+srv+"/manifest.json")
+		if rc == 0 {
+			t.Fatalf("a bundle signed by another CA was installed:\n%s", out)
+		}
+		t.Logf("refused: %s", strings.TrimSpace(out))
+		if !strings.Contains(out, "signature") && !strings.Contains(out, "certificate") && !strings.Contains(out, "signer") {
+			t.Errorf("the refusal does not say the signature is not trusted:\n%s", out)
+		}
+		if after := b.must(ctx, "fw_printenv; head -c 64M /dev/mmcblk0p3 | sha256sum"); after != before {
+			t.Errorf("the refused bundle changed the boot environment or slot B:\nbefore %s\nafter %s", before, after)
+		}
+	})
+}
+
+// makeCA makes a CA and a signing certificate it issued in dir, as
+// buildroot/README.md's "Signing keys" does.
+func makeCA(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	for _, args := range [][]string{
+		{"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", p("ca.key.pem"), "-out", p("ca.cert.pem"), "-subj", "/CN=Someone else", "-days", "30"},
+		{"req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", p("signing.key.pem"), "-out", p("signing.csr"), "-subj", "/CN=Someone else's signer"},
+		{"x509", "-req", "-in", p("signing.csr"), "-CA", p("ca.cert.pem"), "-CAkey", p("ca.key.pem"), "-CAcreateserial", "-out", p("signing.cert.pem"), "-days", "30"},
+	} {
+		if out, err := exec.Command("openssl", args...).CombinedOutput(); err != nil {
+			t.Fatalf("openssl %v: %v\n%s", args, err, out)
+		}
+	}
+}

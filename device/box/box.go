@@ -1,0 +1,243 @@
+// Package box is the running box as a library: its parts put together from
+// the configuration (the store, the model server, the reply engine, the
+// commands, the alerts, the mixer, the MCP servers), their lifecycle (Run,
+// a restart that applies settings, a factory reset), and one small type per
+// /api/v1 resource, each holding only what it uses.
+//
+// The role is chosen once, when the box is built: Open makes a speaker,
+// or a node of the command center when [center] url is set; OpenCenter
+// makes the household's command center. cmd/hark is the only importer: it
+// loads the configuration, calls in, and prints.
+package box
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/clock"
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/mixer"
+	"github.com/harkbox/hark/internal/owner"
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/alert"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
+	ha "github.com/harkbox/hark/reply/command/home"
+	"github.com/harkbox/hark/reply/command/weather"
+	"github.com/harkbox/hark/storage"
+)
+
+// Options are what the configuration does not say about a box.
+type Options struct {
+	// Version is the firmware's, for the status, the update agent and the
+	// model's device_status.
+	Version string
+	// Clock is the box's wall clock, which the schedule, the commands and
+	// the reply engine read; nil is the computer's (the daemon gives the
+	// board's, or the simulation's).
+	Clock clock.Source
+	// LastAlive is when the box was last known to run before this start
+	// (its uptime record); zero when unknown.
+	LastAlive time.Time
+	Log       *slog.Logger
+}
+
+// Box is a speaker or a node: the store and everything that answers,
+// schedules and rings. Open it, Run it (the daemon) or ask its API once
+// (a one-shot command), and Close it.
+type Box struct {
+	cfg     *config.Loaded
+	res     config.Resolved
+	version string
+	log     *slog.Logger
+	started time.Time
+	clock   clock.Source
+
+	db       *storage.DB
+	brain    *brain
+	commands *command.Registry
+	alerts   *alert.Service
+	mixer    *mixer.Mixer
+	mcp      *mcpServers
+	// answerer answers every turn: the box's own engine, or the center's
+	// through the node, as the configuration chose once.
+	answerer answerer
+	closers  []func() // what the box's API opened
+	turns    *turnLog // the last turns, for the page's live view
+}
+
+// Open opens the data directory's store and connects the parts: a node of
+// the center in [center] url when one is set, a speaker otherwise.
+func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	db, err := openStore(cfg, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	if o.Clock == nil {
+		o.Clock = systemClock(cfg, o.Log)
+	}
+	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), clock: o.Clock, db: db}
+	b.turns = newTurnLog(db.Dialogue(), b.log.Warn)
+	if err := b.wire(o.LastAlive); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// openStore opens the data directory's store.
+func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
+	if err := dataDir(cfg.DataDir); errors.Is(err, owner.ErrNotPrivate) {
+		return nil, err
+	} else if err != nil {
+		// A card read-only or not there: the store holds in memory.
+		log.Warn("no data directory", "err", err)
+	}
+	reserve := int64(cfg.Storage.ReserveMiB) << 20
+	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve,
+		Mount: cfg.Storage.Mount})
+	if errors.Is(err, storage.ErrLocked) {
+		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
+	}
+	return db, err
+}
+
+// systemClock is the computer's clock: a board's is set once NTP has set
+// it; a desktop's (the simulation, a USB board) always counts as set.
+func systemClock(cfg *config.Loaded, log *slog.Logger) *clock.System {
+	return clock.NewSystem(clock.SystemOptions{Trust: cfg.Board == "sim" || cfg.Board == "usb", Log: log})
+}
+
+// wire connects the model server, the schedule, the commands and the reply
+// engine, and chooses the role.
+func (b *Box) wire(lastAlive time.Time) error {
+	cfg := b.cfg
+	var err error
+	if b.brain, err = openBrain(cfg, b.res, b.log); err != nil {
+		return err
+	}
+	b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Clock: b.clock, Location: b.res.Location, LastAlive: lastAlive, Log: b.log})
+	if err != nil {
+		return err
+	}
+	b.mixer = mixer.New(b.db.Settings(), cfg.Audio.Volume)
+	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
+	parts := b.parts()
+	b.commands = command.NewRegistry(command.Options{
+		Secrets:      secrets,
+		Now:          b.clock.Now,
+		Synced:       b.clock.Synced,
+		Location:     b.res.Location,
+		RefineWindow: cfg.Commands.RefineWindow.Duration,
+		Lists:        parts.house, // the templates' names, areas and floors
+		Area:         b.room(),
+		Log:          b.log,
+	})
+	if err := b.commands.Register(catalogue.commands(onBox, parts)...); err != nil {
+		return err
+	}
+	if b.mcp, err = newMCPServers(b.res.MCP, b.commands, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), b.log); err != nil {
+		return err
+	}
+	if cfg.Center.URL != "" {
+		b.answerer, err = b.nodeAnswerer()
+		return err
+	}
+	o := b.brain.options()
+	// A voice turn's exchange is kept once the turn says how much of the
+	// reply was heard.
+	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, heardDialogue{b.db.Dialogue()}, b.db.Diary(), b.db.Facts()
+	o.Place, o.Location, o.Now = cfg.Assistant.Place, b.res.Location, b.clock.Now
+	if cfg.Assistant.Room != "" {
+		o.Place = nodePlace(cfg.Assistant.Room, cfg.Assistant.Place)
+	}
+	engine, err := reply.New(o)
+	if err != nil {
+		return err
+	}
+	b.answerer = engineAnswerer{engine}
+	return nil
+}
+
+// room is the room the speaker stands in: [center] room on a node, else
+// [assistant] room. It is the Home Assistant area "turn on the lights"
+// means, and the room the speaker's timers are set in.
+func (b *Box) room() string {
+	if b.cfg.Center.Room != "" {
+		return b.cfg.Center.Room
+	}
+	return b.cfg.Assistant.Room
+}
+
+// Lang is the box's own language: what it says before it has heard anyone
+// (the factory-reset countdown, a full disk, the web page's code).
+func (b *Box) Lang() locale.Lang { return boxLang(b.cfg.Whisper.Language) }
+
+// boxLang is the language [whisper] language names; "auto" or a language
+// without offline phrases is English.
+func boxLang(whisper string) locale.Lang {
+	l, _ := locale.Of(whisper)
+	return l
+}
+
+// Close stops the MCP servers, waits for diary entries being written,
+// saves the model rates learned, then closes the store.
+func (b *Box) Close() error {
+	for _, c := range b.closers {
+		c()
+	}
+	b.mcp.stop()
+	b.answerer.close()
+	b.brain.close()
+	return b.db.Close()
+}
+
+// clockStatus is the box's clock as the status shows it.
+func (b *Box) clockStatus() control.Clock {
+	return control.Clock{Now: b.clock.Now().In(b.res.Location), Zone: b.res.Location.String(), Synced: b.clock.Synced()}
+}
+
+// uptime is how long the box has been open.
+func (b *Box) uptime() time.Duration { return time.Since(b.started) }
+
+// parts are what the box's commands act on.
+func (b *Box) parts() parts {
+	cfg := b.cfg
+	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
+	wc := newWeather(cfg)
+	return parts{
+		builtin: builtin.Deps{Schedule: b.alerts, Alerts: b.alerts, Mixer: b.mixer, Memory: b.db.SealedFacts(secrets), Diary: b.db.Diary(), Status: deviceStatus{b}},
+		weather: wc,
+		home:    &home{settings: b.db.Settings(), client: wc, name: cfg.Weather.Location},
+		house:   ha.NewClient(secrets),
+		lookup:  lookupOptions(cfg, secrets),
+	}
+}
+
+// newWeather is the weather service the configuration names.
+func newWeather(cfg *config.Loaded) *weather.Client {
+	return weather.New(weather.Options{ForecastURL: cfg.Weather.ForecastURL, GeocodeURL: cfg.Weather.GeocodeURL, Units: cfg.Weather.Units})
+}
+
+// dataDir makes the data directory, readable by this user only, or checks
+// the one there is: this user's, writable by no one else (a directory
+// made beforehand by someone else could hold their key or a link for the
+// log).
+func dataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("box: data directory: %w", err)
+	}
+	if err := owner.CheckDir(dir); err != nil {
+		return fmt.Errorf("box: data directory: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package box
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/sim"
+)
+
+func TestWipe(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "replies"), 0o700)
+	os.WriteFile(filepath.Join(dir, "000001.vlog"), []byte("x"), 0o600)
+	if err := wipe(dir); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if _, err := os.Stat(dir); err != nil || len(entries) != 0 {
+		t.Errorf("after the wipe: %v, %d entries", err, len(entries))
+	}
+}
+
+// TestSileroIsTheDefaultWhereItCanRun: with whisper.cpp built in and no
+// model configured, the Silero model beside the whisper model (or in the
+// image's shared directory) is used; a configured one always wins; a build
+// without whisper.cpp has none.
+func TestSileroIsTheDefaultWhereItCanRun(t *testing.T) {
+	have := map[string]bool{"/models/" + SileroName: true, SileroDir + "/" + SileroName: true}
+	exists := func(p string) bool { return have[p] }
+	for _, tt := range []struct {
+		configured, whisperModel string
+		built                    bool
+		want                     string
+	}{
+		{"", "/models/ggml-base.bin", true, "/models/" + SileroName},
+		{"", "/elsewhere/ggml-base.bin", true, SileroDir + "/" + SileroName},
+		{"/my/vad.bin", "/models/ggml-base.bin", true, "/my/vad.bin"},
+		{"", "/models/ggml-base.bin", false, ""},
+	} {
+		if got := sileroModel(tt.configured, tt.whisperModel, tt.built, exists); got != tt.want {
+			t.Errorf("sileroModel(%q, %q, %v) = %q, want %q", tt.configured, tt.whisperModel, tt.built, got, tt.want)
+		}
+	}
+	delete(have, SileroDir+"/"+SileroName)
+	if got := sileroModel("", "/elsewhere/ggml-base.bin", true, exists); got != "" {
+		t.Errorf("no model anywhere: %q, want none (the energy detector)", got)
+	}
+}
+
+// TestDataDirMustBePrivate: a data directory others may write in, or one
+// another user made, is not used; a log that is a link is not followed.
+func TestDataDirMustBePrivate(t *testing.T) {
+	cfg, res := configure(t, "", map[string]string{"OLLAMA_HOST": "http://127.0.0.1:9"})
+	os.Chmod(cfg.DataDir, 0o777)
+	if b, err := Open(cfg, res, Options{}); err == nil || !strings.Contains(err.Error(), "chmod 700") {
+		if b != nil {
+			b.Close()
+		}
+		t.Errorf("a data directory anyone may write: %v", err)
+	}
+	os.Chmod(cfg.DataDir, 0o700)
+	if os.Geteuid() == 0 {
+		os.Chown(cfg.DataDir, 4321, 4321)
+		if b, err := Open(cfg, res, Options{}); err == nil || !strings.Contains(err.Error(), "belongs to user 4321") {
+			if b != nil {
+				b.Close()
+			}
+			t.Errorf("another user's data directory: %v", err)
+		}
+		os.Chown(cfg.DataDir, 0, 0)
+	}
+	target := filepath.Join(t.TempDir(), "victim")
+	os.Symlink(target, filepath.Join(cfg.DataDir, "hark.log"))
+	cfg.Board = "sim"
+	if _, _, err := daemonLogger(cfg, RunOptions{}, sim.NewScreen(io.Discard, false), control.NewLogTail(1), new(slog.LevelVar), nil); err == nil {
+		t.Error("the log followed a link")
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Errorf("the link's target was written: %v", err)
+	}
+}
+
+func TestPageURLs(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  config.Web
+		want []string
+	}{
+		{config.Web{Listen: "127.0.0.1:8080", TLS: "auto"}, []string{"http://127.0.0.1:8080"}},
+		{config.Web{Listen: ":8080", TLS: "auto", MDNS: true}, []string{"https://" + hostLabel() + ".local:8080", "https://192.168.1.20:8080"}},
+		{config.Web{Listen: ":8080", TLS: "off"}, []string{"http://192.168.1.20:8080"}},
+		{config.Web{Listen: ""}, nil},
+	} {
+		if got := pageURLs(tc.cfg, []string{"192.168.1.20"}); !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: %v, want %v", tc.cfg, got, tc.want)
+		}
+	}
+}

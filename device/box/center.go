@@ -1,0 +1,270 @@
+package box
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/mdns"
+	"github.com/harkbox/hark/device/web"
+	"github.com/harkbox/hark/internal/listener"
+	"github.com/harkbox/hark/pipeline/media"
+	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/center"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
+	ha "github.com/harkbox/hark/reply/command/home"
+	"github.com/harkbox/hark/storage"
+)
+
+// Center is the household's command center (`hark center`): the reply
+// engine and the household's memory for many speaker nodes, beside the
+// model server.
+type Center struct {
+	cfg     *config.Loaded
+	res     config.Resolved
+	version string
+	log     *slog.Logger
+	db      *storage.DB
+	brain   *brain
+	// own are the center's own commands, made anew for each conversation.
+	own func() []*command.Command
+	mcp *mcpServers
+	// house keeps the MCP servers' tools, which every conversation that
+	// starts gets.
+	house *command.Registry
+}
+
+// OpenCenter opens the center's store and connects it to the model server.
+func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	db, err := openStore(cfg, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	c := &Center{cfg: cfg, res: res, version: o.Version, log: o.Log, db: db}
+	if c.brain, err = openBrain(cfg, res, o.Log); err != nil {
+		db.Close()
+		return nil, err
+	}
+	secrets := db.Secrets(cfg.Commands.SecretsKey)
+	wc := newWeather(cfg)
+	c.own = func() []*command.Command {
+		return catalogue.commands(onCenter, parts{
+			builtin: builtin.Deps{Memory: db.SealedFacts(secrets), Diary: db.Diary()},
+			weather: wc, home: &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location},
+			house: ha.NewClient(secrets), lookup: lookupOptions(cfg, secrets),
+		})
+	}
+	c.house = command.NewRegistry(command.Options{Log: o.Log})
+	if c.mcp, err = newMCPServers(res.MCP, beside{c.house, c.own()}, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), o.Log); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close stops the MCP servers, saves the model rates and closes the store.
+func (c *Center) Close() error {
+	c.mcp.stop()
+	c.brain.close()
+	return c.db.Close()
+}
+
+// beside is a catalogue whose names must not clash with other commands'.
+type beside struct {
+	*command.Registry
+	others []*command.Command
+}
+
+func (b beside) Lookup(name string) (*command.Command, bool) {
+	for _, c := range b.others {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return b.Registry.Lookup(name)
+}
+
+// Serve serves the nodes on [center] listen until ctx is done, over HTTPS
+// with the center's own certificate (plain HTTP when insecure), and the
+// household's web page on [web] listen. show, when set, tells the person
+// at the terminal where it serves.
+func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) error {
+	cfg := c.cfg
+	// The first conversations get the tools of the MCP servers that start
+	// at once; a slower one joins later.
+	c.mcp.start(ctx, MCPFirstTry)
+	services, closeMedia := c.media()
+	defer closeMedia()
+	srv, err := center.NewServer(center.Options{
+		Media:       services,
+		Location:    c.res.Location,
+		Keys:        center.NewKeys(c.db.Settings()),
+		ServerTools: func(*time.Location) []*command.Command { return append(c.own(), c.house.Commands()...) },
+		Engine:      c.engine,
+		Lapse:       cfg.Assistant.ConversationLapse.Duration,
+		Version:     c.version,
+		Log:         c.log,
+	})
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", cfg.Center.Listen)
+	if err != nil {
+		return fmt.Errorf("box: center: listen on %s: %w", cfg.Center.Listen, err)
+	}
+	l = listener.Capped(l, perAddress)
+	fp := ""
+	if !insecure {
+		cert, f, err := center.Certificate(tlsDir(cfg.DataDir))
+		if err != nil {
+			l.Close()
+			return err
+		}
+		fp = f
+		l = tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go srv.Expire(sctx)
+	go c.brain.watch(sctx)
+	if cfg.Web.MDNS && reachable(cfg.Center.Listen) {
+		// nodes find the center; the fingerprint lets them check it
+		go announce(sctx, c.log, mdns.Service{Instance: instanceName("Hark center", cfg.Assistant.Room), Type: "_hark._tcp", Port: portOf(l.Addr()),
+			Text: []string{"fingerprint=" + fp, "tls=" + strconv.FormatBool(!insecure)}})
+	}
+	pageDone := make(chan struct{})
+	go func() {
+		defer close(pageDone)
+		c.servePage(sctx, show)
+	}()
+	defer func() { stop(); <-pageDone }()
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
+	go func() {
+		<-sctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(shut)
+	}()
+	if show != nil {
+		if insecure {
+			show(fmt.Sprintf("serving nodes on http://%s (plain HTTP: a trusted LAN only)", l.Addr()))
+		} else {
+			show(fmt.Sprintf("serving nodes on https://%s, certificate %s", l.Addr(), fp))
+		}
+	}
+	c.log.Info("center started", "listen", l.Addr().String(), "tls", !insecure, "model", cfg.Ollama.Model)
+	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// media is what the center does for nodes too small to do it: its own
+// whisper.cpp model and voice, as a box loads them, and its model for
+// plain chats.
+func (c *Center) media() (center.Media, func() error) {
+	m := center.Media{Model: c.brain.model, ModelName: c.cfg.Ollama.Model}
+	if synth, why := synthesizer(c.cfg, c.log); synth != nil {
+		m.Voice = media.Voice{Synth: synth}
+	} else {
+		c.log.Info("the center has no voice: nodes get text to speak themselves", "why", why)
+	}
+	sp := openSpeech(c.cfg, c.log)
+	if sp.stt != nil {
+		m.Transcriber = media.Transcriber{Engine: sp.stt}
+	} else {
+		c.log.Info("the center has no speech-to-text for its nodes", "why", sp.note)
+	}
+	return m, sp.close
+}
+
+// engine is the reply engine of one node's conversation.
+func (c *Center) engine(cv center.Conversation) (*reply.Engine, error) {
+	o := c.brain.options()
+	o.Commands, o.Conversation, o.Location = cv.Commands, cv.ID, cv.Location
+	o.Dialogue, o.Diary, o.Facts = center.Dialogue{Store: c.db.Dialogue(), ID: cv.ID}, c.db.Diary(), c.db.Facts()
+	o.Place = nodePlace(cv.Node.Room, c.cfg.Assistant.Place)
+	return reply.New(o)
+}
+
+// servePage serves the household's web page: the memory and conversations
+// of every node, the secrets, the center's health.
+func (c *Center) servePage(ctx context.Context, show func(string)) {
+	cfg := c.cfg
+	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db), Full: c.db.Writable,
+		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links, Log: c.log})
+	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
+	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show,
+		codeFile: filepath.Join(cfg.DataDir, "web", "setup-code")}.serve(ctx, web.Options{API: api, Store: c.db.Settings(),
+		Version: c.version, AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log})
+}
+
+// nodePlace is how the model is told where a node is: "the kitchen speaker",
+// and the household's place when one is configured.
+func nodePlace(room, household string) string {
+	p := "a speaker"
+	if room != "" {
+		p = "the " + room + " speaker"
+	}
+	if household != "" {
+		p += ", " + household
+	}
+	return p
+}
+
+// tlsDir keeps the center's certificate.
+func tlsDir(dataDir string) string { return filepath.Join(dataDir, "center") }
+
+// Nodes are the center's enrolled nodes and the certificate they pin, for
+// `hark center nodes` and `hark center status` while the center does not
+// run: ErrLocked (wrapped) while it does.
+type Nodes struct {
+	*center.Keys
+	// Fingerprint is the center's certificate's, which nodes pin.
+	Fingerprint string
+	db          *storage.DB
+}
+
+// OpenNodes opens the center's store for its node keys, making the
+// center's certificate on the first call.
+func OpenNodes(cfg *config.Loaded, log *slog.Logger) (*Nodes, error) {
+	_, fp, err := center.Certificate(tlsDir(cfg.DataDir))
+	if err != nil {
+		return nil, err
+	}
+	db, err := openStore(cfg, log)
+	if err != nil {
+		return &Nodes{Fingerprint: fp}, err
+	}
+	return &Nodes{Keys: center.NewKeys(db.Settings()), Fingerprint: fp, db: db}, nil
+}
+
+// Close closes the store.
+func (n *Nodes) Close() error { return n.db.Close() }
+
+// Advertised is a listen address as a node would dial it: the machine's
+// name when it listens on every address.
+func Advertised(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil || host == "" || host == "0.0.0.0" || host == "::" {
+		name, _ := os.Hostname()
+		return net.JoinHostPort(name, port)
+	}
+	return listen
+}

@@ -1,0 +1,184 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/harkbox/hark/internal/atomicfile"
+)
+
+// SettingsFile is where, in the data directory, the values set on the web
+// page are kept: over the configuration file, under the environment and
+// flags.
+const SettingsFile = "settings.toml"
+
+// Settable are the keys the web page offers, in its order: what a user
+// of a speaker changes, not how it is built.
+var Settable = []string{
+	"assistant.name", "assistant.room", "assistant.place", "assistant.time_zone", "whisper.language",
+	"audio.volume", "audio.earcons", "audio.earcon_start", "audio.earcon_end",
+	"audio.earcon_error", "audio.earcon_thinking", "tts.voice", "tts.rate",
+	"listen.mode", "pipeline.follow_up", "button.double_action",
+	"weather.location", "weather.units",
+	"ollama.host", "ollama.model",
+	"lookup.searxng", "lookup.wikipedia", "lookup.fetch_pages",
+	"update.manifest", "log.level",
+}
+
+// Help is the example file's comment above key, as one paragraph; "" for
+// a key it does not comment.
+func Help(key string) string {
+	section, name := "", key
+	if i := strings.LastIndex(key, "."); i >= 0 {
+		section, name = key[:i], key[i+1:]
+	}
+	current := ""
+	var comment []string // the comment of the group of keys below it
+	afterKey := false
+	for _, line := range strings.Split(Example, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]"):
+			current, comment = strings.Trim(t, "[]"), nil
+		case strings.HasPrefix(t, "#"):
+			if afterKey {
+				comment = nil
+			}
+			comment = append(comment, strings.TrimSpace(strings.TrimPrefix(t, "#")))
+		case t == "":
+			comment = nil
+		default:
+			if k, _, ok := strings.Cut(t, "="); ok && current == section && strings.TrimSpace(k) == name {
+				return strings.Join(comment, " ")
+			}
+		}
+		afterKey = t != "" && !strings.HasPrefix(t, "#")
+	}
+	return ""
+}
+
+// Choices are the allowed values of a key that has a fixed few; nil for
+// a free value.
+func Choices(key string) []string {
+	return map[string][]string{
+		"listen.mode":           {"tap", "hold"},
+		"whisper.language":      {"auto", "en", "de", "fr", "es"},
+		"pipeline.follow_up":    {"off", "when-asked", "always"},
+		"button.double_action":  {"mute", "stop", "none"},
+		"weather.units":         {"metric", "imperial"},
+		"log.level":             {"debug", "info", "warn", "error"},
+		"lookup.fetch_pages":    {"false", "true"},
+		"audio.earcons":         {"false", "true"},
+		"audio.earcon_start":    {"false", "true"},
+		"audio.earcon_end":      {"false", "true"},
+		"audio.earcon_error":    {"false", "true"},
+		"audio.earcon_thinking": {"false", "true"},
+	}[key]
+}
+
+// Text is the effective value of key as a form shows it: a string
+// unquoted, a duration as "30s".
+func (l *Loaded) Text(key string) string {
+	for _, f := range fields(reflect.ValueOf(&l.Config).Elem(), "") {
+		if f.key != key {
+			continue
+		}
+		switch v := f.v.Interface().(type) {
+		case string:
+			return v
+		case Duration:
+			return v.Duration.String()
+		case time.Duration:
+			return v.String()
+		default:
+			return fmt.Sprint(v)
+		}
+	}
+	return ""
+}
+
+// Saved reads the web page's settings file, key → value; a missing file
+// holds none.
+func Saved(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	m := map[string]string{}
+	if err := toml.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ApplySettings applies the web page's settings kept at path, except keys
+// the environment or a flag set, which win.
+func (l *Loaded) ApplySettings(path string) error {
+	m, err := Saved(path)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if s := l.Sources[k]; strings.HasPrefix(s, "env ") || strings.HasPrefix(s, "flag ") {
+			continue
+		}
+		if err := l.Override(k, m[k], "settings "+path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrSetting is a value the web page may not keep.
+var ErrSetting = errors.New("config: setting refused")
+
+// SaveSetting checks key = value by the rules of the file, on a copy of
+// the configuration, and keeps it in the settings file at path, written
+// atomically. The running configuration is not changed: a restart applies
+// it.
+func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
+	if !slices.Contains(Settable, key) {
+		return fmt.Errorf("%w: %s is not set on this page", ErrSetting, key)
+	}
+	if s := l.Sources[key]; strings.HasPrefix(s, "env ") || strings.HasPrefix(s, "flag ") {
+		return fmt.Errorf("%w: %s is set by %s, which wins over this page", ErrSetting, key, s)
+	}
+	c := &Loaded{Config: l.Config, File: l.File, Sources: maps.Clone(l.Sources)}
+	if err := c.Override(key, value, "the page"); err != nil {
+		_, msg, _ := strings.Cut(err.Error(), key+": ")
+		return fmt.Errorf("%w: %s", ErrSetting, msg)
+	}
+	if _, err := c.Resolve(env); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if _, msg, ok := strings.Cut(line, key+": "); ok {
+				return fmt.Errorf("%w: %s", ErrSetting, msg)
+			}
+		}
+		return fmt.Errorf("%w: %v", ErrSetting, err)
+	}
+	m, err := Saved(path)
+	if err != nil {
+		return err
+	}
+	m[key] = value
+	b, err := toml.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("config: settings: %w", err)
+	}
+	head := "# Set on the web page; these win over the configuration file, not over\n# the environment or flags. Edit with care: `hark config` shows the result.\n"
+	if err := atomicfile.Write(path, append([]byte(head), b...), 0o600); err != nil {
+		return fmt.Errorf("config: keep the setting: %w", err)
+	}
+	return nil
+}

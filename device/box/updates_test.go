@@ -1,0 +1,90 @@
+package box
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/update/rauctest"
+)
+
+// TestUpdatesThroughTheAPI: the daemon's updates resource, as the web page
+// uses it, with RAUC's double: a check, an install whose progress reaches
+// 100 % and then reboots when the speaker is idle, a rollback.
+func TestUpdatesThroughTheAPI(t *testing.T) {
+	r, bus := rauctest.Booted(t)
+	bundle := []byte("hark-rpi4-64 1.3.0")
+	h := sha256.Sum256(bundle)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"version":"1.3.0","url":"hark-1.3.0.raucb","size":%d,"sha256":"%s","compatible":"hark-rpi4-64"}`, len(bundle), hex.EncodeToString(h[:]))
+	})
+	mux.HandleFunc("/hark/hark-1.3.0.raucb", func(w http.ResponseWriter, _ *http.Request) { w.Write(bundle) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	cfg, _ := configure(t, fmt.Sprintf("board = \"usb\"\n[update]\nmanifest = %q\nrauc_bus = %q\n", srv.URL+"/hark/manifest.json", bus), nil)
+	rebooted := make(chan struct{}, 2)
+	u := newUpdates(cfg, "1.0.0", quietBox{}, slog.New(slog.DiscardHandler))
+	u.reboot = func(context.Context) error { rebooted <- struct{}{}; return nil }
+	defer u.close()
+	api := updatesResource{u}
+	st, err := api.Check(t.Context())
+	if err != nil || st.Offered != "1.3.0" || !st.Newer || len(st.Slots) != 2 || st.Other != "rootfs.1" {
+		t.Fatalf("check: %+v %v", st, err)
+	}
+	if err := api.Install(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := api.Install(t.Context(), ""); err != nil && !errors.Is(err, control.ErrConflict) {
+		t.Errorf("a second install at once: %v, want a conflict", err)
+	}
+	var last control.UpdateJob
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, _ = api.Status(t.Context())
+		last = st.Job
+		if !last.Running || time.Now().After(end) {
+			break
+		}
+	}
+	if last.Phase != "installed" || last.Percent != 100 || last.Version != "1.3.0" || len(r.Installed()) != 1 {
+		t.Fatalf("install: %+v, RAUC installed %v", last, r.Installed())
+	}
+	select {
+	case <-rebooted:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no reboot into the update")
+	}
+	if st, _ := api.Status(t.Context()); !strings.Contains(st.Last, "installed 1.3.0") {
+		t.Errorf("last result %q", st.Last)
+	}
+	if err := api.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Marks(); len(m) != 1 || m[0] != "active rootfs.1" {
+		t.Errorf("RAUC marks %v, want the other slot active", m)
+	}
+	// the simulation has no slots: a sentence says so
+	sim := updatesResource{newUpdates(&config.Loaded{Config: config.Config{Board: "sim"}}, "1.0.0", quietBox{}, slog.New(slog.DiscardHandler))}
+	if _, err := sim.Status(t.Context()); !errors.Is(err, control.ErrUnavailable) || !strings.Contains(err.Error(), "no A/B slots") {
+		t.Errorf("updates in simulation: %v", err)
+	}
+}
+
+// quietBox is a speaker that is idle and healthy.
+type quietBox struct{}
+
+func (quietBox) Status(context.Context) control.Status {
+	return control.Status{State: "idle", Ready: true}
+}
+func (quietBox) WaitIdle(context.Context) error { return nil }
+func (quietBox) SetUpdating(bool, int)          {}

@@ -1,0 +1,221 @@
+package endpoint_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/pipeline/endpoint"
+	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
+	"github.com/harkbox/hark/pipeline/voice"
+)
+
+// frames pushes n frames of score p, 20 ms each, and returns the
+// decisions other than Continue with the frame they came on.
+func frames(e *endpoint.Endpointer, from, n int, p float32, got map[int]endpoint.Decision) int {
+	for i := range n {
+		if d := e.Push(p, 20*time.Millisecond); d != endpoint.Continue {
+			got[from+i] = d
+		}
+	}
+	return from + n
+}
+
+func TestEndpointerPausesAndResumes(t *testing.T) {
+	cases := []struct {
+		name  string
+		steps []struct {
+			n int
+			p float32
+		}
+		complete int // the frame after which Complete is called; 0 for never
+		want     map[int]endpoint.Decision
+	}{
+		{
+			name: "a pause, then speech again, then the long silence",
+			steps: []struct {
+				n int
+				p float32
+			}{{10, 1}, {20, 0}, {10, 1}, {60, 0}},
+			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 32: endpoint.Resumed, 52: endpoint.Paused, 89: endpoint.Ended},
+		},
+		{
+			// A sound of 40 ms in the silence is a click, not the user:
+			// the silence goes on counting through it.
+			name: "a click in the silence",
+			steps: []struct {
+				n int
+				p float32
+			}{{10, 1}, {20, 0}, {2, 1}, {30, 0}},
+			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 59: endpoint.Ended},
+		},
+		{
+			// Whole words: the utterance ends at 300 ms of silence.
+			name: "complete at the pause",
+			steps: []struct {
+				n int
+				p float32
+			}{{10, 1}, {13, 0}, {30, 0}},
+			complete: 23,
+			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 24: endpoint.Ended},
+		},
+		{
+			// The verdict comes late, when 300 ms have passed: it ends at
+			// once (Complete says so).
+			name: "complete after the settle",
+			steps: []struct {
+				n int
+				p float32
+			}{{10, 1}, {20, 0}, {30, 0}},
+			complete: 30,
+			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 30: endpoint.Ended},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &endpoint.Endpointer{}
+			got := map[int]endpoint.Decision{}
+			at := 0
+			for _, s := range tc.steps {
+				for range s.n {
+					if tc.complete > 0 && at == tc.complete {
+						if d := e.Complete(); d != endpoint.Continue {
+							got[at] = d
+						}
+					}
+					if _, ended := got[at]; ended && got[at] == endpoint.Ended {
+						break
+					}
+					if d := e.Push(s.p, 20*time.Millisecond); d != endpoint.Continue {
+						got[at] = d
+					}
+					at++
+				}
+			}
+			// Only the first Ended counts: frames after it are not heard.
+			for i := range at {
+				if got[i] == endpoint.Ended {
+					for j := i + 1; j < at; j++ {
+						delete(got, j)
+					}
+				}
+			}
+			for i := range at {
+				if got[i] != tc.want[i] {
+					t.Errorf("frame %d: got %v, want %v (all: %v)", i, got[i], tc.want[i], got)
+					break
+				}
+			}
+		})
+	}
+}
+
+// pauses is a voice.Pauses that answers each pause with verdict after
+// delay, and records what it was told.
+type pauses struct {
+	verdict bool
+	delay   time.Duration
+	mu      sync.Mutex
+	told    []string
+	last    voice.Utterance
+}
+
+func (p *pauses) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
+	p.mu.Lock()
+	p.told = append(p.told, "pause")
+	p.last = u
+	p.mu.Unlock()
+	ch := make(chan bool, 1)
+	go func() {
+		time.Sleep(p.delay)
+		ch <- p.verdict
+	}()
+	return ch
+}
+
+func (p *pauses) Resume() {
+	p.mu.Lock()
+	p.told = append(p.told, "resume")
+	p.mu.Unlock()
+}
+
+// The words said so far decide the silence that ends the utterance: 300
+// ms once they are whole (the verdict took 100 ms after the 250 ms pause:
+// it ends on the verdict, 350 ms into the silence), the long wait when not.
+func TestListenerEndsOnWholeWords(t *testing.T) {
+	for _, tc := range []struct {
+		whole    bool
+		from, to time.Duration // the silence before the end
+	}{{true, 340 * time.Millisecond, 380 * time.Millisecond}, {false, 900 * time.Millisecond, 1100 * time.Millisecond}} {
+		synctest.Test(t, func(t *testing.T) {
+			tl := &endpointtest.Timeline{Audio: endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(time.Second, 0.1)), Noise: 0.001}
+			l := endpointtest.Listen(t, tl, endpoint.Options{})
+			time.Sleep(900 * time.Millisecond)
+			p := &pauses{verdict: tc.whole, delay: 100 * time.Millisecond}
+			start := time.Now()
+			u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The tone ends 1.1 s after the press, its last syllable 50 ms
+			// before that.
+			quiet := time.Since(start) - 1050*time.Millisecond
+			if quiet < tc.from || quiet > tc.to {
+				t.Errorf("whole %v: ended %v into the silence, want %v-%v", tc.whole, quiet, tc.from, tc.to)
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if len(p.told) != 1 || p.told[0] != "pause" {
+				t.Errorf("told %v, want one pause", p.told)
+			}
+			if d := p.last.Speech[1] - p.last.Speech[0]; d < 900*time.Millisecond || p.last.Audio.Duration() > u.Audio.Duration() {
+				t.Errorf("the pause was handed %v of speech in %v of audio; want the whole tone, no more audio than the end's %v", d, p.last.Audio.Duration(), u.Audio.Duration())
+			}
+		})
+	}
+}
+
+// Speech that goes on after a pause is told: the pause's work is dropped,
+// and a whole-words verdict arriving after it changes nothing.
+func TestListenerResumesAfterAPause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		audio := endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(time.Second, 0.1),
+			endpointtest.Silence(400*time.Millisecond), endpointtest.Tone(time.Second, 0.1))
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.001}, endpoint.Options{})
+		time.Sleep(900 * time.Millisecond)
+		p := &pauses{verdict: true, delay: 500 * time.Millisecond} // slower than the pause
+		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := u.Speech[1] - u.Speech[0]; d < 2300*time.Millisecond {
+			t.Errorf("speech of %v: the utterance ended in the pause", d)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if len(p.told) != 3 || p.told[0] != "pause" || p.told[1] != "resume" || p.told[2] != "pause" {
+			t.Errorf("told %v, want pause, resume, pause", p.told)
+		}
+	})
+}
+
+// Room tone after speech ends the utterance as silence does: another voice
+// 25 dB below the user's, or the room's own sounds, going on after they
+// stopped, is not them.
+func TestQuieterVoiceAfterSpeechIsSilence(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		audio := endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(1500*time.Millisecond, 0.1),
+			endpointtest.Tone(5*time.Second, 0.1/18)) // 25 dB down
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+		time.Sleep(900 * time.Millisecond)
+		start := time.Now()
+		if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 3*time.Second {
+			t.Errorf("the utterance ended %v after the press: the quieter voice kept it going", took)
+		}
+	})
+}

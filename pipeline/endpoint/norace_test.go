@@ -1,0 +1,6 @@
+//go:build !race
+
+package endpoint_test
+
+// race reports a test binary built with the race detector.
+const race = false

@@ -1,0 +1,208 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/pipeline/voice"
+)
+
+// slowTranscriber takes its time, counts its calls, and never runs two at
+// once without saying so.
+type slowTranscriber struct {
+	took time.Duration
+
+	mu        sync.Mutex
+	calls     int
+	cancelled int
+	running   int
+	overlap   bool
+}
+
+func (s *slowTranscriber) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
+	s.mu.Lock()
+	s.calls++
+	s.running++
+	s.overlap = s.overlap || s.running > 1
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running--
+		s.mu.Unlock()
+	}()
+	select {
+	case <-ctx.Done():
+		s.mu.Lock()
+		s.cancelled++
+		s.mu.Unlock()
+		return voice.Transcript{}, ctx.Err()
+	case <-time.After(s.took):
+	}
+	return voice.Transcript{Text: textOf(u), Language: "en"}, nil
+}
+
+// wholeIf judges the words whole when they end with a full stop.
+type wholeIf struct{}
+
+func (wholeIf) Complete(ctx context.Context, text, lang string) bool {
+	return strings.HasSuffix(text, ".")
+}
+
+func TestSpeculatorTakesTheLastPause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &slowTranscriber{took: 200 * time.Millisecond}
+		s := NewSpeculator(tr, wholeIf{})
+		v1 := s.Pause(t.Context(), speech("set a timer for"))
+		time.Sleep(50 * time.Millisecond)
+		s.Resume() // the user went on: that transcription is dropped
+		v2 := s.Pause(t.Context(), speech("set a timer for ten minutes."))
+		if whole, ok := <-v1; ok {
+			t.Errorf("the dropped pause gave a verdict: %v", whole)
+		}
+		start := time.Now()
+		if whole := <-v2; !whole {
+			t.Error("the whole command was not judged whole")
+		}
+		// The second waited for the first to return (at once, on its
+		// cancel), then took 200 ms.
+		if took := time.Since(start); took != 200*time.Millisecond {
+			t.Errorf("the verdict came %v after the pause, want 200 ms", took)
+		}
+		tr2, ok, err := s.Take(t.Context())
+		if !ok || err != nil || tr2.Text != "set a timer for ten minutes." {
+			t.Errorf("Take: %q, %v, %v; want the last pause's words", tr2.Text, ok, err)
+		}
+		started, dropped := s.Close()
+		if started != 2 || dropped != 1 || tr.calls != 2 || tr.cancelled != 1 || tr.overlap {
+			t.Errorf("started %d, dropped %d; transcriber called %d, cancelled %d, overlapping %v; want 2, 1, 2, 1, false",
+				started, dropped, tr.calls, tr.cancelled, tr.overlap)
+		}
+	})
+}
+
+// A pause after which the speech went on leaves nothing to take: the
+// caller transcribes the whole utterance, after Close, which waits for
+// the dropped transcription to return.
+func TestSpeculatorNothingToTakeAfterResume(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &slowTranscriber{took: 200 * time.Millisecond}
+		s := NewSpeculator(tr, nil)
+		v := s.Pause(t.Context(), speech("turn on the"))
+		s.Resume()
+		if _, ok, _ := s.Take(t.Context()); ok {
+			t.Error("Take gave the transcript of a pause the speech went on after")
+		}
+		s.Close()
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if tr.running != 0 {
+			t.Error("Close returned with a transcription still running")
+		}
+		if _, ok := <-v; ok {
+			t.Error("a verdict without a Completer")
+		}
+	})
+}
+
+// With Speculate the turn's transcript is the one worked out at the pause
+// that ended the utterance: the transcriber runs once, before the silence
+// is over, and the reply has the words as soon as the utterance ends.
+func TestTurnUsesTheTranscriptWorkedAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &slowTranscriber{took: 300 * time.Millisecond}
+		mic := &pausingMic{words: "what time is it", quiet: 600 * time.Millisecond}
+		rep := &scriptReplier{sentences: []string{"It is noon."}}
+		var asked time.Time
+		timed := ReplierFunc(func(ctx context.Context, q Query, say func(string)) (Outcome, error) {
+			asked = time.Now()
+			return rep.Reply(ctx, q, say)
+		})
+		pressOnce(t, Options{Microphone: mic, Transcriber: tr, Replier: timed, Speculate: true})
+		rep.mu.Lock()
+		defer rep.mu.Unlock()
+		if len(rep.queries) != 1 || rep.queries[0].Text != "what time is it" {
+			t.Fatalf("queries %+v", rep.queries)
+		}
+		if tr.calls != 1 {
+			t.Errorf("transcribed %d times, want once, at the pause", tr.calls)
+		}
+		// The pause came 250 ms into the silence, the transcript 300 ms
+		// later: 50 ms before the 600 ms silence ended the utterance.
+		if mic.ended.IsZero() || asked.Sub(mic.ended) != 0 {
+			t.Errorf("the reply began %v after the utterance ended, want at once", asked.Sub(mic.ended))
+		}
+	})
+}
+
+// pressOnce runs a pipeline for o, presses once and lets the turn run
+// for 3 s.
+func pressOnce(t *testing.T, o Options) {
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan Event)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	go p.Run(ctx, events)
+	events <- Press
+	time.Sleep(3 * time.Second)
+	synctest.Wait()
+}
+
+// pausingMic says words, pauses (telling l.Pauses after 250 ms) and ends
+// the utterance after quiet.
+type pausingMic struct {
+	words string
+	quiet time.Duration
+	ended time.Time
+}
+
+func (m *pausingMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
+	u := speech(m.words)
+	time.Sleep(250 * time.Millisecond)
+	if l.Pauses != nil {
+		l.Pauses.Pause(ctx, u)
+	}
+	time.Sleep(m.quiet - 250*time.Millisecond)
+	m.ended = time.Now()
+	return u, nil
+}
+
+// When the speech went on after the last pause, the turn transcribes the
+// whole utterance itself, after the dropped transcription has returned.
+func TestTurnTranscribesAnewWhenTheSpeechWentOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &slowTranscriber{took: 300 * time.Millisecond}
+		mic := &resumingMic{}
+		rep := &scriptReplier{sentences: []string{"Done."}}
+		pressOnce(t, Options{Microphone: mic, Transcriber: tr, Replier: rep, Speculate: true, Completer: wholeIf{}})
+		rep.mu.Lock()
+		defer rep.mu.Unlock()
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if len(rep.queries) != 1 || rep.queries[0].Text != "turn on the kitchen light" {
+			t.Fatalf("queries %+v, want the whole utterance", rep.queries)
+		}
+		if tr.calls != 2 || tr.cancelled != 1 || tr.overlap {
+			t.Errorf("transcriber called %d times, %d cancelled, overlapping %v; want 2, 1, false", tr.calls, tr.cancelled, tr.overlap)
+		}
+	})
+}
+
+// resumingMic pauses after "turn on the", goes on, and ends on the button
+// of its own accord: the pause's work is stale.
+type resumingMic struct{}
+
+func (resumingMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance, error) {
+	time.Sleep(250 * time.Millisecond)
+	l.Pauses.Pause(ctx, speech("turn on the"))
+	time.Sleep(100 * time.Millisecond)
+	l.Pauses.Resume()
+	time.Sleep(time.Second)
+	return speech("turn on the kitchen light"), nil
+}
