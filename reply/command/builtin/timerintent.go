@@ -119,30 +119,33 @@ func PauseTimer(s Schedule) *command.Command {
 			return command.Claim{Arguments: args}, nil
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
-			it, resp, err := oneTimer(ctx, s, c)
-			if err != nil || resp != nil {
-				return deref(resp), err
-			}
-			l := lang(c)
-			if c.Args.Bool("resume") {
-				if _, err := s.ResumeTimer(ctx, it.ID); err != nil {
+			return onTimer(ctx, s, c, func(it storage.Item, l locale.Lang) (command.Response, error) {
+				if c.Args.Bool("resume") {
+					if _, err := s.ResumeTimer(ctx, it.ID); err != nil {
+						return command.Response{}, err
+					}
+					return command.Said(l.T("Timer resumed."), timerData(it)), nil
+				}
+				if _, err := s.PauseTimer(ctx, it.ID); err != nil {
 					return command.Response{}, err
 				}
-				return command.Said(l.T("Timer resumed."), timerData(it)), nil
-			}
-			if _, err := s.PauseTimer(ctx, it.ID); err != nil {
-				return command.Response{}, err
-			}
-			return command.Said(l.T("Timer paused."), timerData(it)), nil
+				return command.Said(l.T("Timer paused."), timerData(it)), nil
+			})
 		},
 	}
 }
 
-func deref(r *command.Response) command.Response {
-	if r == nil {
-		return command.Response{}
+// onTimer runs do on the one timer a call means, in the call's language,
+// or says why there is no one timer.
+func onTimer(ctx context.Context, s Schedule, c command.Call, do func(storage.Item, locale.Lang) (command.Response, error)) (command.Response, error) {
+	it, resp, err := oneTimer(ctx, s, c)
+	if err != nil {
+		return command.Response{}, err
 	}
-	return *r
+	if resp != nil {
+		return *resp, nil
+	}
+	return do(it, lang(c))
 }
 
 // AdjustTimer is adjust_timer: add time to a timer or take some off.
@@ -171,26 +174,25 @@ func AdjustTimer(s Schedule) *command.Command {
 			return command.Claim{Arguments: args}, nil
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
-			it, resp, err := oneTimer(ctx, s, c)
-			if err != nil || resp != nil {
-				return deref(resp), err
-			}
-			l := lang(c)
-			by := c.Args.Duration("by")
-			if c.Args.Bool("subtract") {
-				by = -by
-			}
-			it, err = s.AddToTimer(ctx, it.ID, by)
-			if errors.Is(err, schedule.ErrTooMuch) {
-				return command.Failed(l.T("The timer has less time left than that.")), nil
-			}
-			if err != nil {
-				return command.Response{}, err
-			}
-			if by > 0 {
-				return command.Said(l.T("Added %s to the timer.", l.Duration(by)), timerData(it)), nil
-			}
-			return command.Said(l.T("Took %s off the timer.", l.Duration(-by)), timerData(it)), nil
+			return onTimer(ctx, s, c, func(it storage.Item, l locale.Lang) (command.Response, error) {
+				by := c.Args.Duration("by")
+				if c.Args.Bool("subtract") {
+					by = -by
+				}
+				it, err := s.AddToTimer(ctx, it.ID, by)
+				switch {
+				case errors.Is(err, schedule.ErrTooMuch):
+					return command.Failed(l.T("The timer has less time left than that.")), nil
+				case errors.Is(err, schedule.ErrInvalid):
+					return command.Failed(l.T("A timer can run for up to %s.", l.Duration(schedule.MaxTimer))), nil
+				case err != nil:
+					return command.Response{}, err
+				}
+				if by > 0 {
+					return command.Said(l.T("Added %s to the timer.", l.Duration(by)), timerData(it)), nil
+				}
+				return command.Said(l.T("Took %s off the timer.", l.Duration(-by)), timerData(it)), nil
+			})
 		},
 	}
 }
