@@ -262,4 +262,7 @@ var de = map[string]string{
 	"Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.":                                                "Wecker für %s gestellt. Meine Uhr ist noch nicht gestellt; er klingelt um das nächste %s, sobald sie es ist.",
 	"I can't set reminders for a time of day until my clock is set; I'm still getting the time. A reminder in so many minutes works now.": "Erinnerungen zu einer Uhrzeit kann ich erst stellen, wenn meine Uhr gestellt ist; ich hole mir gerade die Zeit. Eine Erinnerung in so und so vielen Minuten geht schon.",
 	"I don't know the time yet: my clock isn't set. I'm still getting the time.":                                                          "Ich weiß die Uhrzeit noch nicht: Meine Uhr ist nicht gestellt. Ich hole mir gerade die Zeit.",
+	"The web page is off, so it has no password to forget.":                                                                               "Die Webseite ist aus, also hat sie kein Passwort zu vergessen.",
+	"Sorry, I could not reset the web page's password.":                                                                                   "Entschuldigung, ich konnte das Passwort der Webseite nicht zurücksetzen.",
+	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "Das Passwort der Webseite ist vergessen; sie fragt nach einem neuen Einrichtungscode.",
 }

@@ -262,4 +262,7 @@ var es = map[string]string{
 	"Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.":                                                "Alarma puesta para %s. Mi reloj aún no está en hora, así que sonará a las próximas %s en cuanto lo esté.",
 	"I can't set reminders for a time of day until my clock is set; I'm still getting the time. A reminder in so many minutes works now.": "No puedo crear recordatorios a una hora del día hasta que mi reloj esté en hora; todavía estoy obteniendo la hora. Un recordatorio dentro de unos minutos ya funciona.",
 	"I don't know the time yet: my clock isn't set. I'm still getting the time.":                                                          "Todavía no sé la hora: mi reloj no está en hora. Estoy obteniendo la hora.",
+	"The web page is off, so it has no password to forget.":                                                                               "La página web está apagada, así que no tiene contraseña que olvidar.",
+	"Sorry, I could not reset the web page's password.":                                                                                   "Lo siento, no pude restablecer la contraseña de la página web.",
+	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "La contraseña de la página web está olvidada; pide un nuevo código de configuración.",
 }

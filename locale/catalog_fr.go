@@ -262,4 +262,7 @@ var fr = map[string]string{
 	"Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.":                                                "Alarme réglée pour %s. Mon horloge n'est pas encore à l'heure : elle sonnera au prochain %s dès qu'elle le sera.",
 	"I can't set reminders for a time of day until my clock is set; I'm still getting the time. A reminder in so many minutes works now.": "Je ne peux pas créer de rappel à une heure précise tant que mon horloge n'est pas à l'heure ; je suis en train de récupérer l'heure. Un rappel dans quelques minutes, ça marche déjà.",
 	"I don't know the time yet: my clock isn't set. I'm still getting the time.":                                                          "Je ne connais pas encore l'heure : mon horloge n'est pas réglée. Je suis en train de la récupérer.",
+	"The web page is off, so it has no password to forget.":                                                                               "La page web est éteinte, elle n'a donc pas de mot de passe à oublier.",
+	"Sorry, I could not reset the web page's password.":                                                                                   "Désolé, je n'ai pas pu réinitialiser le mot de passe de la page web.",
+	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "Le mot de passe de la page web est oublié ; elle demande un nouveau code de configuration.",
 }

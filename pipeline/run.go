@@ -28,123 +28,150 @@ import (
 // ring, or within MissedProbe while idle.
 func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 	p.publish(voice.Status{State: voice.Idle})
-	var cur *turn
-	var ring *ringer
-	cancelTurn := func() {
-		if cur != nil {
-			cur.cancel()
-			<-cur.done // stages return promptly once their context is done
-			cur = nil
-		}
-	}
-	stopRing := func() {
-		if ring != nil {
-			ring.cancel()
-			<-ring.done
-			ring = nil
-		}
-	}
-	// next starts what comes after a turn or a ring: a queued alert, the
-	// follow-up window, what rang unheard (when tell), or idle.
-	next := func(followUp, tell bool) {
-		if a, ok := p.alerts.pop(); ok {
-			ring = p.ring(ctx, a)
-			return
-		}
-		if followUp {
-			cur = p.start(ctx, true)
-			return
-		}
-		if tell && p.alerts.anyMissed() {
-			ring = p.tell(ctx)
-			return
-		}
-		p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
-	}
+	var l loop
 	probe := time.NewTicker(MissedProbe)
 	defer probe.Stop()
 	for {
-		var turnDone, ringDone <-chan struct{}
-		if cur != nil {
-			turnDone = cur.done
-		}
-		if ring != nil {
-			ringDone = ring.done
-		}
 		select {
 		case <-ctx.Done():
-			cancelTurn()
-			stopRing()
+			l.cancelTurn()
+			l.stopRing()
 			return nil
-		case <-turnDone:
-			followUp := cur.followUp.Load()
-			cur = nil
-			next(followUp, true)
-		case <-ringDone:
-			told := ring.telling
-			ring = nil
-			next(false, !told)
+		case <-l.turnDone():
+			followUp := l.cur.followUp.Load()
+			l.cur = nil
+			p.next(ctx, &l, followUp, true)
+		case <-l.ringDone():
+			told := l.ring.telling
+			l.ring = nil
+			p.next(ctx, &l, false, !told)
 		case <-p.alertCh:
-			// An alert rings on time, whatever the turn is doing; one that
-			// comes due while another rings waits for it to be silenced.
-			if cur != nil {
-				p.log.Info("an alert ends the turn", "turn_id", cur.id)
-				cancelTurn()
-			}
-			if ring != nil && ring.telling {
-				stopRing()
-			}
-			if ring == nil {
-				next(false, false)
-			}
+			p.alertDue(ctx, &l)
 		case <-probe.C:
-			if cur == nil && ring == nil && p.alerts.anyMissed() {
-				ring = p.tell(ctx)
+			if l.cur == nil && l.ring == nil && p.alerts.anyMissed() {
+				l.ring = p.tell(ctx)
 			}
 		case ev, ok := <-events:
 			if !ok {
-				if cur != nil {
-					<-cur.done
-					cur = nil
+				if l.cur != nil {
+					<-l.cur.done
+					l.cur = nil
 				}
-				stopRing()
+				l.stopRing()
 				p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
 				return nil
 			}
-			holding := p.opts.Talk == TalkHold && cur != nil && cur.listening.Load() && !cur.followUpTurn
-			switch {
-			case ev == Release:
-				if holding {
-					cur.endUtterance()
-				}
-			case ev == Stop && holding:
-				// A long hold while talking is talking.
-			case ev == Stop || ev == Abort:
-				if cur != nil || ring != nil {
-					p.log.Info("stop", "turn_id", p.turns)
-					cancelTurn()
-					p.StopAlerts()
-					stopRing()
-					next(false, false) // alerts nobody heard yet are still announced
-				}
-			case ring != nil && ev == Talk: // silence the alert and hear the words
-				p.StopAlerts()
-				stopRing()
-				cur = p.start(ctx, false)
-			case ring != nil: // a press silences the alert, and only that
-				p.StopAlerts()
-				stopRing()
-				next(false, false)
-			case cur == nil:
-				cur = p.start(ctx, false)
-			case cur.listening.Load():
-				cur.endUtterance()
-			default: // barge-in: drop the turn and listen again
-				p.log.Info("barge-in", "turn_id", cur.id)
-				cancelTurn()
-				cur = p.start(ctx, false)
-			}
+			p.press(ctx, &l, ev)
 		}
+	}
+}
+
+// loop is what Run has under way: at most one turn and one ringing alert.
+type loop struct {
+	cur  *turn
+	ring *ringer
+}
+
+// turnDone is closed when the turn under way returns; nil (never ready)
+// with none.
+func (l *loop) turnDone() <-chan struct{} {
+	if l.cur == nil {
+		return nil
+	}
+	return l.cur.done
+}
+
+// ringDone is closed when the ringing alert is done; nil with none.
+func (l *loop) ringDone() <-chan struct{} {
+	if l.ring == nil {
+		return nil
+	}
+	return l.ring.done
+}
+
+func (l *loop) cancelTurn() {
+	if l.cur != nil {
+		l.cur.cancel()
+		<-l.cur.done // stages return promptly once their context is done
+		l.cur = nil
+	}
+}
+
+func (l *loop) stopRing() {
+	if l.ring != nil {
+		l.ring.cancel()
+		<-l.ring.done
+		l.ring = nil
+	}
+}
+
+// next starts what comes after a turn or a ring: a queued alert, the
+// follow-up window, what rang unheard (when tell), or idle.
+func (p *Pipeline) next(ctx context.Context, l *loop, followUp, tell bool) {
+	if a, ok := p.alerts.pop(); ok {
+		l.ring = p.ring(ctx, a)
+		return
+	}
+	if followUp {
+		l.cur = p.start(ctx, true)
+		return
+	}
+	if tell && p.alerts.anyMissed() {
+		l.ring = p.tell(ctx)
+		return
+	}
+	p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
+}
+
+// alertDue rings an alert on time, whatever the turn is doing; one that
+// comes due while another rings waits for it to be silenced.
+func (p *Pipeline) alertDue(ctx context.Context, l *loop) {
+	if l.cur != nil {
+		p.log.Info("an alert ends the turn", "turn_id", l.cur.id)
+		l.cancelTurn()
+	}
+	if l.ring != nil && l.ring.telling {
+		l.stopRing()
+	}
+	if l.ring == nil {
+		p.next(ctx, l, false, false)
+	}
+}
+
+// press acts on a button event (see Run).
+func (p *Pipeline) press(ctx context.Context, l *loop, ev Event) {
+	holding := p.opts.Talk == TalkHold && l.cur != nil && l.cur.listening.Load() && !l.cur.followUpTurn
+	switch {
+	case ev == Release:
+		if holding {
+			l.cur.endUtterance()
+		}
+	case ev == Stop && holding:
+		// A long hold while talking is talking.
+	case ev == Stop || ev == Abort:
+		if l.cur != nil || l.ring != nil {
+			p.log.Info("stop", "turn_id", p.turns)
+			l.cancelTurn()
+			p.StopAlerts()
+			l.stopRing()
+			p.next(ctx, l, false, false) // alerts nobody heard yet are still announced
+		}
+	case l.ring != nil && ev == Talk: // silence the alert and hear the words
+		p.StopAlerts()
+		l.stopRing()
+		l.cur = p.start(ctx, false)
+	case l.ring != nil: // a press silences the alert, and only that
+		p.StopAlerts()
+		l.stopRing()
+		p.next(ctx, l, false, false)
+	case l.cur == nil:
+		l.cur = p.start(ctx, false)
+	case l.cur.listening.Load():
+		l.cur.endUtterance()
+	default: // barge-in: drop the turn and listen again
+		p.log.Info("barge-in", "turn_id", l.cur.id)
+		l.cancelTurn()
+		l.cur = p.start(ctx, false)
 	}
 }
 

@@ -246,6 +246,9 @@ type Engine struct {
 
 	// who is the assistant's name and place: Options' until SetPersona.
 	who atomic.Pointer[persona]
+	// zone is the household's time zone: Options.Location until
+	// SetLocation.
+	zone atomic.Pointer[time.Location]
 
 	mu        sync.Mutex
 	conv      *conversation
@@ -268,6 +271,23 @@ func (e *Engine) SetPersona(name, place string) {
 		name = e.persona().name
 	}
 	e.who.Store(&persona{name: name, place: place})
+}
+
+// SetLocation changes the household's time zone from the next reply on:
+// the time the model is told, the dates it reads and searches with; nil
+// changes nothing.
+func (e *Engine) SetLocation(loc *time.Location) {
+	if loc != nil {
+		e.zone.Store(loc)
+	}
+}
+
+// location is the household's time zone now.
+func (e *Engine) location() *time.Location {
+	if loc := e.zone.Load(); loc != nil {
+		return loc
+	}
+	return e.o.Location
 }
 
 func (e *Engine) persona() persona {

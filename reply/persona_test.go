@@ -3,6 +3,7 @@ package reply
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -33,5 +34,28 @@ func TestSetPersona(t *testing.T) {
 	}
 	if !strings.Contains(last, "Place: the kitchen speaker, Porto.") {
 		t.Errorf("the last question's stamp: %q", last)
+	}
+}
+
+// TestSetLocation: a time zone set while the engine runs stamps the next
+// question with the time there.
+func TestSetLocation(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	f := newFixture(t, smallModel, Options{}) // Berlin
+	f.model.on(kindChat, ollamatest.Reply{Content: "Hello."}, ollamatest.Reply{Content: "Hello again."})
+	f.ask(t, "tell me a joke about cheese")
+	f.eng.SetLocation(tokyo)
+	f.ask(t, "tell me another joke about bread")
+	var stamps []string
+	for _, c := range f.srv.Chats() {
+		if replytest.KindOf(c) == replytest.Chat {
+			stamps = append(stamps, c.Messages[len(c.Messages)-1].Content)
+		}
+	}
+	if len(stamps) != 2 || !strings.Contains(stamps[0], "(CET)") || !strings.Contains(stamps[1], "(JST)") {
+		t.Errorf("got the questions' stamps %q, want Berlin's CET, then JST", stamps)
 	}
 }

@@ -129,7 +129,7 @@ func (t *turn) snippet() string {
 
 // contextNote tells the memory search what is already known.
 func (t *turn) contextNote() string {
-	note := "the time is " + t.now.In(t.e.o.Location).Format("Monday 2 January 2006 15:04")
+	note := "the time is " + t.now.In(t.e.location()).Format("Monday 2 January 2006 15:04")
 	if place := t.e.persona().place; place != "" {
 		note += "; the place is " + place
 	}
@@ -159,7 +159,7 @@ func (t *turn) recallMemory(ctx context.Context) (string, error) {
 			return t.searchMemory(ctx, r, memory.Terms(t.q.Text, t.plan.Topic()))
 		}
 		r = memory.New(memory.Options{Model: t.aux, Diary: e.recall.Diary(), Facts: e.recall.Facts(), MaxResults: e.o.MemoryResults, Timeout: timeout})
-		p, err := r.Extract(ctx, t.q.Text, t.plan.Topic(), t.contextNote(), t.now.In(e.o.Location))
+		p, err := r.Extract(ctx, t.q.Text, t.plan.Topic(), t.contextNote(), t.now.In(e.location()))
 		if err != nil {
 			e.log.Warn("memory search terms failed; answering without memory", "err", err)
 			return "", err
@@ -174,7 +174,7 @@ func (t *turn) recallMemory(ctx context.Context) (string, error) {
 // result for a small model when that is worth it.
 func (t *turn) searchMemory(ctx context.Context, r *memory.Recall, params memory.Params) (string, error) {
 	e := t.e
-	snippets, err := r.Search(ctx, params, e.o.Location)
+	snippets, err := r.Search(ctx, params, e.location())
 	if err != nil {
 		e.log.Warn("memory search failed; answering without memory", "err", err)
 		return "", nil

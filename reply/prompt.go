@@ -85,7 +85,7 @@ func (t *turn) toolNotes() string {
 // from the time they were said, so that every message the server saw
 // before is sent again byte for byte and its cache reuses them.
 func (e *Engine) stamp(at time.Time) string {
-	now := at.In(e.o.Location)
+	now := at.In(e.location())
 	place := e.persona().place
 	if place == "" {
 		place = "unknown"

@@ -40,7 +40,12 @@ func mcpConfig(t *testing.T) string {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(t.TempDir(), "hark.toml")
-	text := fmt.Sprintf(`[[mcp.server]]
+	// A loaded machine may take longer than the default 1.2 s to start
+	// this test binary as the server.
+	text := fmt.Sprintf(`[mcp]
+first_try = "20s"
+
+[[mcp.server]]
 name = "pantry"
 command = [%q]
 env = ["HARK_MCP_SERVE=1"]

@@ -47,8 +47,12 @@ func reachable(listen string) bool {
 // announce answers mDNS for the box's host name and services until ctx is
 // done; a network without multicast costs a line in the log.
 func announce(ctx context.Context, log *slog.Logger, services ...mdns.Service) {
-	r := &mdns.Responder{Host: hostLabel(), Services: services, Log: log}
-	log.Info("announced on the local network", "name", r.Host+".local", "services", len(services))
+	serveMDNS(ctx, log, &mdns.Responder{Host: hostLabel(), Services: services, Log: log})
+}
+
+// serveMDNS serves r until ctx is done, as announce does.
+func serveMDNS(ctx context.Context, log *slog.Logger, r *mdns.Responder) {
+	log.Info("announced on the local network", "name", r.Host+".local", "services", len(r.Services))
 	if err := r.Serve(ctx); err != nil {
 		log.Warn("not announced on the local network (mDNS)", "err", err)
 	}

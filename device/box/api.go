@@ -12,7 +12,7 @@ import (
 func (b *Box) API() control.API {
 	status := health.New(health.Options{Version: b.version, Storage: storageCheck(b.db), State: "stopped", Clock: b.clockStatus, Log: b.log})
 	up := newUpdates(b.cfg, b.version, status, b.log)
-	up.loc = b.res.Location
+	up.loc = b.location
 	b.closers = append(b.closers, up.close)
 	return b.api(status, nil, &page{listen: b.cfg.Web.Listen}, nil, up)
 }

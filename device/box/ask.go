@@ -20,7 +20,7 @@ type askResource struct {
 var _ control.Asker = askResource{}
 
 func (s askResource) Ask(ctx context.Context, q control.Question, say func(string)) (any, error) {
-	s.mcp.start(ctx, MCPFirstTry)
+	s.mcp.start(ctx, true)
 	began := time.Now()
 	res, _, err := s.answer(ctx, reply.Query{Text: q.Text, Language: q.Language}, say)
 	if s.turns != nil {

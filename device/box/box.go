@@ -11,11 +11,13 @@
 package box
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/device/box/config"
@@ -58,6 +60,9 @@ type Box struct {
 	log     *slog.Logger
 	started time.Time
 	clock   clock.Source
+	// zone is the household's time zone: res.Location until the page
+	// sets another (setLocation).
+	zone atomic.Pointer[time.Location]
 
 	db       *storage.DB
 	brain    *brain
@@ -86,6 +91,7 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 		o.Clock = systemClock(cfg, o.Log)
 	}
 	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), clock: o.Clock, db: db}
+	b.zone.Store(res.Location)
 	b.turns = newTurnLog(db.Dialogue(), b.log.Warn)
 	if err := b.wire(o.LastAlive); err != nil {
 		db.Close()
@@ -145,7 +151,7 @@ func (b *Box) wire(lastAlive time.Time) error {
 	if err := b.commands.Register(catalogue.commands(onBox, parts)...); err != nil {
 		return err
 	}
-	if b.mcp, err = newMCPServers(b.res.MCP, b.commands, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), b.log); err != nil {
+	if b.mcp, err = newMCPServers(b.res.MCP, cfg.MCP.FirstTry.Duration, b.commands, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), b.log); err != nil {
 		return err
 	}
 	if cfg.Center.URL != "" {
@@ -203,7 +209,27 @@ func (b *Box) Close() error {
 
 // clockStatus is the box's clock as the status shows it.
 func (b *Box) clockStatus() control.Clock {
-	return control.Clock{Now: b.clock.Now().In(b.res.Location), Zone: b.res.Location.String(), Synced: b.clock.Synced()}
+	loc := b.location()
+	return control.Clock{Now: b.clock.Now().In(loc), Zone: loc.String(), Synced: b.clock.Synced()}
+}
+
+// location is the household's time zone now.
+func (b *Box) location() *time.Location { return b.zone.Load() }
+
+// setLocation makes loc the household's time zone at once for the parts
+// that tell or read the time: the alarms (each moves to the same hour in
+// the new zone), the commands, and the replies (the engine's prompt, or
+// the zone a node tells its center).
+func (b *Box) setLocation(ctx context.Context, loc *time.Location) {
+	b.zone.Store(loc)
+	b.alerts.SetLocation(ctx, loc)
+	b.commands.SetLocation(loc)
+	switch a := b.answerer.(type) {
+	case engineAnswerer:
+		a.engine.SetLocation(loc)
+	case nodeAnswerer:
+		a.node.SetTimezone(loc.String())
+	}
 }
 
 // uptime is how long the box has been open.

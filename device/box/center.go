@@ -70,7 +70,7 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 		})
 	}
 	c.house = command.NewRegistry(command.Options{Log: o.Log})
-	if c.mcp, err = newMCPServers(res.MCP, beside{c.house, c.own()}, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), o.Log); err != nil {
+	if c.mcp, err = newMCPServers(res.MCP, cfg.MCP.FirstTry.Duration, beside{c.house, c.own()}, secrets, filepath.Join(cfg.DataDir, "mcp-state.json"), o.Log); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	cfg := c.cfg
 	// The first conversations get the tools of the MCP servers that start
 	// at once; a slower one joins later.
-	c.mcp.start(ctx, MCPFirstTry)
+	c.mcp.start(ctx, true)
 	services, closeMedia := c.media()
 	defer closeMedia()
 	srv, err := center.NewServer(center.Options{

@@ -100,8 +100,8 @@ type deviceKit struct {
 	in     io.Reader // the keyboard, where it stands in for the button
 	screen *sim.Screen
 	speech speech
-	clock  *clock.Sim // the simulated board's clock, set from the console
-	loc    *time.Location
+	clock  *clock.Sim            // the simulated board's clock, set from the console
+	loc    func() *time.Location // the household's zone now
 }
 
 // replyDir keeps the simulation's spoken replies.
@@ -134,7 +134,7 @@ func (k deviceKit) openSim() (*devices, error) {
 	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), onScreen: true,
 		listening: health.Listening{Engine: "typed input (simulation: " + sp.note + ")"}}
 	if k.clock != nil {
-		term.Handle("/clock", func(arg string) (string, error) { return k.clock.Command(arg, k.loc) })
+		term.Handle("/clock", func(arg string) (string, error) { return k.clock.Command(arg, k.loc()) })
 	}
 	d.task(term.Run)
 	prof, _ := board.Lookup("sim")

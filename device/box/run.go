@@ -141,7 +141,7 @@ func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolve
 	sp := openSpeech(cfg, d.log)
 	defer sp.close()
 	r := &running{daemon: d, b: b, mute: &muter{settings: b.db.Settings(), log: d.log}}
-	kit := deviceKit{cfg: cfg, log: d.log, mixer: b.mixer, mute: r.mute, in: d.o.Stdin, screen: d.screen, speech: sp, clock: d.sim, loc: res.Location}
+	kit := deviceKit{cfg: cfg, log: d.log, mixer: b.mixer, mute: r.mute, in: d.o.Stdin, screen: d.screen, speech: sp, clock: d.sim, loc: b.location}
 	if cfg.Board == "sim" {
 		r.dev, err = kit.openSim()
 	} else {
@@ -212,7 +212,7 @@ func (r *running) pipeline(ctx context.Context) error {
 			cfg.Sim.KeepReplies, replyDir(cfg.DataDir), cfg.Ollama.Model, cfg.Ollama.Host))
 		r.screen.Println("      Enter = button, /stop = long press, /clock sync or /clock <RFC 3339> = the board's clock, /quit or Ctrl-D = leave")
 		if !r.b.clock.Synced() {
-			line, _ := r.b.clock.(*clock.Sim).Command("", r.b.res.Location)
+			line, _ := r.b.clock.(*clock.Sim).Command("", r.b.location())
 			r.screen.Println(line + " ([sim] boot_clock; /clock sync sets it as NTP would)")
 		}
 	}

@@ -44,12 +44,15 @@ func (r *running) serve(ctx context.Context) error {
 	ctlFeed := r.p.Subscribe(4)
 	wg.Go(func() { status.Follow(octx, ctlFeed) })
 	up := newUpdates(b.cfg, b.version, status, r.log)
-	up.loc = b.res.Location
+	up.loc = b.location
 	defer up.close()
 	lv := &live{level: r.level, restart: func() { reset(ErrRestart) }, pipe: r.p, earcons: dev.earcons != (pipeline.Earcons{}) || b.cfg.Board != "sim"}
 	if e, ok := b.answerer.(engineAnswerer); ok {
 		lv.persona = e.engine.SetPersona
 	}
+	lv.zone = func(ctx context.Context, loc *time.Location) { r.setLocation(ctx, loc, pg) }
+	lv.voice = liveVoice(r.synth)
+	lv.rename = func(name, room string) { pg.rename(name, room, r.log) }
 	api := b.api(status, r.tail, pg, lv, up)
 	if r.synth != nil {
 		api.Voice = voiceResource{r.synth}
@@ -200,7 +203,7 @@ func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup) {
 		wg.Go(func() { e.engine.Warm(ctx) }) // the first question then pays only for its own words
 	}
 	wg.Go(func() { b.brain.watch(ctx) })
-	b.mcp.start(ctx, 0) // their tools join the catalogue as each server answers
+	b.mcp.start(ctx, false) // their tools join the catalogue as each server answers
 	wg.Go(func() {
 		if err := b.alerts.Run(ctx, ringer{r.p}); err != nil {
 			r.log.Error("timers, alarms and reminders stopped", "err", err)
@@ -218,7 +221,7 @@ func (r *running) keepTime(ctx context.Context, wg *sync.WaitGroup) {
 	wg.Go(func() { clock.Keep(ctx, r.b.cfg.DataDir, r.clock, time.Minute, r.log) })
 	wg.Go(func() {
 		clock.Follow(ctx, r.clock, func(step time.Duration) {
-			r.log.Info("clock", "now", r.clock.Now().In(r.b.res.Location).Format(time.RFC3339), "synchronised", r.clock.Synced(), "step_ms", step.Milliseconds())
+			r.log.Info("clock", "now", r.clock.Now().In(r.b.location()).Format(time.RFC3339), "synchronised", r.clock.Synced(), "step_ms", step.Milliseconds())
 			if step == 0 {
 				return
 			}
@@ -237,7 +240,7 @@ func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 	b, cfg := r.b, r.b.cfg.Web
 	n := boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, b.cfg.Sim.NoNetwork, r.log)
 	o := web.Options{API: api, Store: b.db.Settings(), Network: n, Sessions: r.sessions,
-		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Location: b.res.Location, Log: r.log}
+		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Location: b.location(), Log: r.log}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	hs := r.hotspot(n, func(addr netip.Addr) string { return joinedPage(cfg, addr) })
@@ -248,12 +251,23 @@ func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 	}
 	ready := func(s *web.Server) {
 		pg.srv.Store(s)
+		s.SetLocation(b.location()) // a zone set while the page was starting
 		if hs != nil {
 			serveCaptive(ctx, s, hs.Own().Address.Addr().String(), r.log)
 		}
 	}
 	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: ready,
-		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room)}.serve(ctx, o)
+		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room), announced: pg.named.Store}.serve(ctx, o)
+}
+
+// setLocation applies the household's new time zone at once: the box's
+// parts, the web page and the log's times.
+func (r *running) setLocation(ctx context.Context, loc *time.Location, pg *page) {
+	r.b.setLocation(ctx, loc)
+	r.zone.Store(loc)
+	if s := pg.srv.Load(); s != nil {
+		s.SetLocation(loc)
+	}
 }
 
 // gestures maps the board button for the pipeline: the long press, the
@@ -268,10 +282,11 @@ func (r *running) gestures(ctx context.Context, out chan<- pipeline.Event, reset
 			ap := sayHotspot(ctx, pg.hotspot.Load(), r.b.Lang(), r.say) // the way onto the network first
 			return pg.sayCode(ctx, r.b.Lang(), r.say) || ap
 		},
-		Say:   r.say,
-		Lang:  r.b.Lang(),
-		Reset: reset,
-		Log:   r.log,
+		Recover: func(ctx context.Context) { pg.recover(ctx, r.b.Lang(), r.say, r.log) },
+		Say:     r.say,
+		Lang:    r.b.Lang(),
+		Reset:   reset,
+		Log:     r.log,
 	}, dev.gestures, out)
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
@@ -34,6 +35,14 @@ type live struct {
 	// persona gives the reply engine a new name and place; nil for a
 	// node, whose replies the center writes.
 	persona func(name, place string)
+	// zone makes a time zone the household's at once.
+	zone func(ctx context.Context, loc *time.Location)
+	// voice sets the speech engine's voice and rate (0: kept) at once;
+	// nil when speech is off.
+	voice func(voice string, rate int)
+	// rename announces the page on the network under the assistant's
+	// name and room; nil without a page.
+	rename func(name, room string)
 
 	mu      sync.Mutex
 	applied map[string]string // settings applied without a restart, key → value
@@ -117,8 +126,9 @@ func (s settingsResource) Set(ctx context.Context, key, value string) error {
 
 // applyNow applies a kept setting to the running daemon where that needs
 // no restart: the log level, the volume (which the speaker then plays at,
-// until someone says otherwise), the follow-up, the earcons, and the
-// assistant's name, room and place. It reports whether it did.
+// until someone says otherwise), the follow-up, the earcons, the
+// assistant's name, room and place, the household's time zone, and the
+// voice and its rate. It reports whether it did.
 func (s settingsResource) applyNow(ctx context.Context, key, value string) bool {
 	if s.live == nil || s.live.restart == nil { // no daemon: nothing runs
 		return false
@@ -145,6 +155,9 @@ func (s settingsResource) applyNow(ctx context.Context, key, value string) bool 
 			EarconError: on("audio.earcon_error"), EarconThinking: on("audio.earcon_thinking")}))
 		return true
 	case key == "assistant.name" || key == "assistant.room" || key == "assistant.place":
+		if lv.rename != nil && key != "assistant.place" {
+			lv.rename(now("assistant.name"), now("assistant.room")) // its name in lists of services
+		}
 		if lv.persona == nil {
 			return false
 		}
@@ -156,6 +169,30 @@ func (s settingsResource) applyNow(ctx context.Context, key, value string) bool 
 		return true
 	}
 	switch key {
+	case "assistant.time_zone":
+		if lv.zone == nil {
+			return false
+		}
+		loc := time.Local // "" is the system's zone, as config.Resolve reads it
+		if value != "" {
+			l, err := time.LoadLocation(value) // SaveSetting checked it
+			if err != nil {
+				return false
+			}
+			loc = l
+		}
+		lv.zone(ctx, loc)
+		return true
+	case "tts.voice", "tts.rate":
+		if lv.voice == nil {
+			return false
+		}
+		rate, err := strconv.Atoi(now("tts.rate"))
+		if err != nil {
+			return false
+		}
+		lv.voice(cmpOr(now("tts.voice"), "en"), rate) // "" speaks English, as espeak.New reads it
+		return true
 	case "log.level":
 		return s.live.level != nil && s.live.level.UnmarshalText([]byte(value)) == nil
 	case "audio.volume":

@@ -139,6 +139,21 @@ func synthesizer(cfg *config.Loaded, log *slog.Logger) (pipeline.Synthesizer, st
 	return e, ""
 }
 
+// liveVoice is what sets the voice and rate of a running synthesizer at
+// once: espeak-ng's, alone or behind a Wyoming voice (which takes its
+// voices from [tts] voices, not tts.voice); nil when speech is off.
+func liveVoice(s pipeline.Synthesizer) func(voice string, rate int) {
+	switch v := s.(type) {
+	case *espeak.Engine:
+		return v.SetVoice
+	case *pipeline.VoiceFallback:
+		if e, ok := v.Backup.(*espeak.Engine); ok {
+			return e.SetVoice
+		}
+	}
+	return nil
+}
+
 // SileroName is the Silero VAD model's file as whisper.cpp ships it; the
 // image installs it in SileroDir.
 const (

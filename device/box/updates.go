@@ -29,8 +29,8 @@ type updates struct {
 	// (a test's stand-in otherwise).
 	reboot func(ctx context.Context) error
 	log    *slog.Logger
-	// loc is the household's zone, for the last update's time.
-	loc *time.Location
+	// loc is the household's zone now, for the last update's time.
+	loc func() *time.Location
 
 	mu   sync.Mutex
 	svc  *update.Service
@@ -39,7 +39,7 @@ type updates struct {
 
 func newUpdates(cfg *config.Loaded, version string, box control.Box, log *slog.Logger) *updates {
 	return &updates{cfg: cfg, sim: cfg.Board == "sim", reserve: int64(cfg.Storage.ReserveMiB) << 20,
-		version: version, box: box, log: log, loc: time.Local}
+		version: version, box: box, log: log, loc: func() *time.Location { return time.Local }}
 }
 
 // service dials RAUC once and returns the update service.
@@ -84,7 +84,7 @@ func (r updatesResource) Status(ctx context.Context) (control.UpdateStatus, erro
 	if c, ok := svc.Offered(); ok {
 		st.Offered, st.Newer = c.Available.Version, c.Newer
 	}
-	st.Last = svc.LastSentence(r.u.loc)
+	st.Last = svc.LastSentence(r.u.loc())
 	sys, err := rauc.Status(ctx)
 	if err != nil {
 		return st, fmt.Errorf("%w: %w", control.ErrUnavailable, err)

@@ -36,6 +36,18 @@ type page struct {
 	srv    atomic.Pointer[web.Server]
 	// hotspot is the box's own access point, when it may open one.
 	hotspot atomic.Pointer[network.Hotspot]
+	// named is the page's mDNS responder while it announces the page.
+	named atomic.Pointer[mdns.Responder]
+}
+
+// rename announces the page under the assistant's new name and room, at
+// once, when it is announced at all.
+func (p *page) rename(name, room string, log *slog.Logger) {
+	if r := p.named.Load(); r != nil {
+		if err := r.Rename(instanceName(name, room)); err != nil {
+			log.Warn("the page keeps its name on the network", "err", err)
+		}
+	}
 }
 
 // pageServing is how the web page is served: where, encrypted or not.
@@ -47,8 +59,10 @@ type pageServing struct {
 	// and its setup code; ready gets the page once it listens.
 	show  func(string)
 	ready func(*web.Server)
-	// instance is the box's name in lists of services on the network.
-	instance string
+	// instance is the box's name in lists of services on the network;
+	// announced, when set, gets the responder that announces it.
+	instance  string
+	announced func(*mdns.Responder)
 	// codeFile, when set, keeps the setup code in a file only this user
 	// may read, and show names the file instead of the code: show's lines
 	// go to a log others may read (the center's output in the journal).
@@ -125,9 +139,11 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		if instance == "" {
 			instance = "Hark"
 		}
-		wg.Go(func() {
-			announce(ctx, log, mdns.Service{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}})
-		})
+		r := &mdns.Responder{Host: hostLabel(), Services: []mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, Log: log}
+		if ps.announced != nil {
+			ps.announced(r)
+		}
+		wg.Go(func() { serveMDNS(ctx, log, r) })
 	}
 	serve := func(l net.Listener, h http.Handler) {
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
@@ -264,6 +280,25 @@ func (p *page) sayCode(ctx context.Context, lang locale.Lang, say func(context.C
 	}
 	say(ctx, line)
 	return true
+}
+
+// recover is the button's long double press: the running page forgets
+// its password (memory, timers and settings kept, as hark web reset) and
+// the new setup code is said, so a household that lost the password gets
+// back in with the box alone.
+func (p *page) recover(ctx context.Context, lang locale.Lang, say func(context.Context, string), log *slog.Logger) {
+	srv := p.srv.Load()
+	if srv == nil {
+		say(ctx, lang.T("The web page is off, so it has no password to forget."))
+		return
+	}
+	if _, err := srv.Reset(ctx); err != nil {
+		log.Error("recovery: the web page's password was not forgotten", "err", err)
+		say(ctx, lang.T("Sorry, I could not reset the web page's password."))
+		return
+	}
+	say(ctx, lang.T("The web page's password is forgotten; it asks for a new setup code."))
+	p.sayCode(ctx, lang, say)
 }
 
 // webResource is the web page as the API shows it: the running page's,

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,7 +49,8 @@ func (s Service) instanceName() string {
 }
 
 // Responder answers for a host name and its services. Its fields are set
-// before Serve and not changed after.
+// before Serve and not changed after; Rename changes the services' name
+// while it serves.
 type Responder struct {
 	// Host is the host name without .local: "hark".
 	Host     string
@@ -58,6 +61,61 @@ type Responder struct {
 	// TTL is how long others may keep the answers; default 2 minutes.
 	TTL time.Duration
 	Log *slog.Logger
+
+	mu      sync.Mutex
+	renamed []Service                   // Services with Rename's name; nil before a Rename
+	groups  map[net.PacketConn]net.Addr // the connections ServeConn announces on, to their group
+}
+
+// services are the services as they are named now.
+func (r *Responder) services() []Service {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.renamed != nil {
+		return r.renamed
+	}
+	return r.Services
+}
+
+// Rename gives every service the name a person sees (Service.Instance)
+// from now on, while the responder serves: the groups it announces on are
+// told the old names are gone (a goodbye, time to live 0) and are sent the
+// new ones at once. A name DNS cannot carry is an error and changes
+// nothing.
+func (r *Responder) Rename(instance string) error {
+	r.mu.Lock()
+	old := r.renamed
+	if old == nil {
+		old = r.Services
+	}
+	next := slices.Clone(old)
+	for i := range next {
+		next[i].Instance = instance
+		if _, err := dnsmessage.NewName(next[i].instanceName()); err != nil || instance == "" || len(instance) > 63 { // one DNS label
+			r.mu.Unlock()
+			return fmt.Errorf("mdns: %q cannot name a service", instance)
+		}
+	}
+	r.renamed = next
+	conns := maps.Clone(r.groups)
+	r.mu.Unlock()
+	bye := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}}
+	for _, s := range old {
+		bye.Answers = append(bye.Answers, ptr(s.typeName(), s.instanceName(), 0))
+		bye.Answers = append(bye.Answers, r.instanceRecords(s, 0)...)
+	}
+	goodbye, err := bye.Pack()
+	if err != nil {
+		return fmt.Errorf("mdns: rename: %w", err)
+	}
+	hello, ok := r.announcement()
+	for conn, group := range conns {
+		conn.WriteTo(goodbye, group)
+		if ok {
+			conn.WriteTo(hello, group)
+		}
+	}
+	return nil
 }
 
 const servicesName = "_services._dns-sd._udp.local."
@@ -111,6 +169,7 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 		resp.Questions = q.Questions
 	}
 	ttl := r.ttl(legacy)
+	services := r.services()
 	seen := map[string]bool{}
 	add := func(to *[]dnsmessage.Resource, rr dnsmessage.Resource) {
 		key := rr.Header.Name.String() + rr.Header.Type.String() + rr.Body.GoString()
@@ -130,11 +189,11 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 				add(&resp.Answers, rr)
 			}
 		case name == servicesName && (qu.Type == dnsmessage.TypePTR || qu.Type == dnsmessage.TypeALL):
-			for _, s := range r.Services {
+			for _, s := range services {
 				add(&resp.Answers, ptr(servicesName, s.typeName(), ttl))
 			}
 		default:
-			for _, s := range r.Services {
+			for _, s := range services {
 				switch {
 				case name == strings.ToLower(s.typeName()) && (qu.Type == dnsmessage.TypePTR || qu.Type == dnsmessage.TypeALL):
 					add(&resp.Answers, ptr(s.typeName(), s.instanceName(), ttl))
@@ -157,7 +216,7 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 		return dnsmessage.Message{}, false
 	}
 	for _, rr := range r.hostRecords(dnsmessage.TypeALL, ttl) { // where the services are
-		if len(r.Services) > 0 {
+		if len(services) > 0 {
 			add(&resp.Additionals, rr)
 		}
 	}
@@ -208,7 +267,7 @@ func (r *Responder) check() error {
 	if _, err := dnsmessage.NewName(r.hostName()); err != nil || r.Host == "" || strings.ContainsAny(r.Host, ". ") {
 		return fmt.Errorf("mdns: %q is not a host name", r.Host)
 	}
-	for _, s := range r.Services {
+	for _, s := range r.services() {
 		if _, err := dnsmessage.NewName(s.instanceName()); err != nil || !strings.HasPrefix(s.Type, "_") {
 			return fmt.Errorf("mdns: service %q of type %q cannot be named", s.Instance, s.Type)
 		}
@@ -258,6 +317,17 @@ func (r *Responder) ServeConn(ctx context.Context, conn net.PacketConn, group ne
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	if group != nil {
+		r.mu.Lock()
+		if r.groups == nil {
+			r.groups = map[net.PacketConn]net.Addr{}
+		}
+		r.groups[conn] = group
+		r.mu.Unlock()
+		defer func() {
+			r.mu.Lock()
+			delete(r.groups, conn)
+			r.mu.Unlock()
+		}()
 		if b, ok := r.announcement(); ok {
 			conn.WriteTo(b, group)
 		}
@@ -308,7 +378,7 @@ func unicastAsked(q dnsmessage.Message) bool {
 // so that browsers see the box at once.
 func (r *Responder) announcement() ([]byte, bool) {
 	q := dnsmessage.Message{Questions: []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET}}}
-	for _, s := range r.Services {
+	for _, s := range r.services() {
 		q.Questions = append(q.Questions, dnsmessage.Question{Name: dnsmessage.MustNewName(s.typeName()), Type: dnsmessage.TypePTR, Class: dnsmessage.ClassINET})
 	}
 	resp, ok := r.answer(q, false)

@@ -2,9 +2,11 @@ package mdns
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +178,67 @@ func firstAnswer(t *testing.T) time.Duration {
 		t.Fatalf("no answer: %v", err)
 	}
 	return time.Since(began)
+}
+
+// TestRename: a responder renamed while it serves tells its group that
+// the old names are gone (time to live 0), announces the new ones at
+// once, and answers with them from then on; a name DNS cannot carry is
+// refused and changes nothing.
+func TestRename(t *testing.T) {
+	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	group, err := net.ListenPacket("udp4", "127.0.0.1:0") // stands in for the multicast group
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer group.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	r := box()
+	r.Services = r.Services[:1] // the web page
+	go r.ServeConn(ctx, conn, group.LocalAddr())
+	read := func() dnsmessage.Message {
+		t.Helper()
+		group.SetReadDeadline(time.Now().Add(5 * time.Second))
+		buf := make([]byte, 9000)
+		n, _, err := group.ReadFrom(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m dnsmessage.Message
+		if err := m.Unpack(buf[:n]); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	ptrs := func(m dnsmessage.Message) []string {
+		var out []string
+		for _, rr := range m.Answers {
+			if p, ok := rr.Body.(*dnsmessage.PTRResource); ok {
+				out = append(out, fmt.Sprint(p.PTR.String(), " ttl ", rr.Header.TTL))
+			}
+		}
+		return out
+	}
+	if got := ptrs(read()); !slices.Equal(got, []string{"Hark (kitchen)._https._tcp.local. ttl 120"}) {
+		t.Fatalf("got the first announcement %q", got)
+	}
+	if err := r.Rename("Ada (kitchen)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ptrs(read()); !slices.Equal(got, []string{"Hark (kitchen)._https._tcp.local. ttl 0"}) {
+		t.Errorf("got the goodbye %q, want the old name with ttl 0", got)
+	}
+	if got := ptrs(read()); !slices.Equal(got, []string{"Ada (kitchen)._https._tcp.local. ttl 120"}) {
+		t.Errorf("got the new announcement %q, want the new name", got)
+	}
+	if err := r.Rename(strings.Repeat("x", 70)); err == nil {
+		t.Error("a name longer than a DNS label was taken")
+	}
+	resp, ok := r.answer(question("_https._tcp.local.", dnsmessage.TypePTR), false)
+	if got := ptrs(resp); !ok || !slices.Equal(got, []string{"Ada (kitchen)._https._tcp.local. ttl 120"}) {
+		t.Errorf("got the answer %q after the rename, want the new name", got)
+	}
 }

@@ -123,9 +123,13 @@ func (c *chrome) open(path string) {
 }
 
 // text is the visible text of the first element the CSS selector finds.
+// It reads the text in one step in the page, since a live page may
+// replace the element between finding it and reading it.
 func (c *chrome) text(sel string) string {
 	c.t.Helper()
-	return run(c, "the text of "+sel, chromedp.Text(chromedp.CSS(sel)))
+	q := "document.querySelector(" + quote(sel) + ")"
+	c.step("find "+sel, chromedp.Poll[chromedp.Void](q+" !== null", chromedp.WithPollingTimeout(15*time.Second)))
+	return run(c, "the text of "+sel, chromedp.Evaluate[string](q+".textContent"))
 }
 
 // eval is a JavaScript expression's value.

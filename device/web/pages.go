@@ -229,7 +229,7 @@ func (s *Server) timersAdd(w http.ResponseWriter, r *request) {
 		}
 		na.In = time.Duration(m * float64(time.Minute))
 	case "alarm", "reminder":
-		at, err := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("at"), s.o.Location)
+		at, err := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("at"), s.location())
 		if err != nil {
 			v.Field["at"] = "Pick a day and a time."
 			s.showTimers(w, r, v, http.StatusBadRequest)
@@ -254,10 +254,10 @@ func (s *Server) timersAdd(w http.ResponseWriter, r *request) {
 		return
 	}
 	if a.Held {
-		s.back(w, r, "/timers", fmt.Sprintf("The %s is set for %s, once the box's clock is set.", a.Kind, a.Due.In(s.o.Location).Format("15:04 MST")))
+		s.back(w, r, "/timers", fmt.Sprintf("The %s is set for %s, once the box's clock is set.", a.Kind, a.Due.In(s.location()).Format("15:04 MST")))
 		return
 	}
-	s.back(w, r, "/timers", fmt.Sprintf("The %s is set for %s.", a.Kind, a.Due.In(s.o.Location).Format("15:04 MST on Mon 2 Jan")))
+	s.back(w, r, "/timers", fmt.Sprintf("The %s is set for %s.", a.Kind, a.Due.In(s.location()).Format("15:04 MST on Mon 2 Jan")))
 }
 
 func (s *Server) timersCancel(w http.ResponseWriter, r *request) {

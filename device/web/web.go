@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/device/control"
@@ -82,7 +83,22 @@ type Server struct {
 
 	flowsMu sync.Mutex
 	flows   map[string]*flow // a command's setup under way, by session
+
+	// zone is the household's time zone: Options.Location until
+	// SetLocation.
+	zone atomic.Pointer[time.Location]
 }
+
+// SetLocation changes the zone the page shows and reads times in, from
+// the next request on (the household set another); nil changes nothing.
+func (s *Server) SetLocation(loc *time.Location) {
+	if loc != nil {
+		s.zone.Store(loc)
+	}
+}
+
+// location is the household's time zone now.
+func (s *Server) location() *time.Location { return s.zone.Load() }
 
 // New returns the page; it reads whether a password is set.
 func New(ctx context.Context, o Options) (*Server, error) {
@@ -117,6 +133,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		}
 	}
 	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, names: newNames(o.Names, o.Now), pages: map[string]*template.Template{}, flows: map[string]*flow{}}
+	s.zone.Store(o.Location)
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -194,16 +211,15 @@ var nav = []navItem{{"status", "/", "Status"}, {"talk", "/talk", "Talk"}, {"time
 // labelled with it: when (a date and time), clock (a time of day) and zone
 // (the zone's name).
 func (s *Server) zoned() template.FuncMap {
-	loc := s.o.Location
 	return template.FuncMap{
 		"when": func(t time.Time) string {
 			if t.IsZero() {
 				return ""
 			}
-			return t.In(loc).Format("Mon 2 Jan 15:04 MST")
+			return t.In(s.location()).Format("Mon 2 Jan 15:04 MST")
 		},
-		"clock": func(t time.Time) string { return t.In(loc).Format("15:04 MST") },
-		"zone":  func() string { return loc.String() },
+		"clock": func(t time.Time) string { return t.In(s.location()).Format("15:04 MST") },
+		"zone":  func() string { return s.location().String() },
 	}
 }
 

@@ -629,6 +629,19 @@ func TestTimesInTheHouseholdsZone(t *testing.T) {
 	if body := b.do("GET", "/", nil).Body.String(); !strings.Contains(body, "Thu 1 Jan 1970 01:00 CET (Europe/Berlin), not synchronised yet") {
 		t.Errorf("the status page does not say the clock is not set:\n%s", body)
 	}
+	// The household picks another zone while the page runs: the next
+	// request reads and shows times in it, no restart.
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	r.srv.SetLocation(tokyo)
+	if w := b.post("/timers", url.Values{"kind": {"alarm"}, "at": {"2026-11-26T07:00"}}); w.Code != http.StatusSeeOther {
+		t.Fatalf("add in Tokyo: %d %s", w.Code, w.Body.String())
+	}
+	if due := r.house.alerts[len(r.house.alerts)-1].Due; !due.Equal(time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC)) {
+		t.Errorf("after SetLocation the box got %v, want 07:00 in Tokyo", due)
+	}
+	if body := b.do("GET", "/timers", nil).Body.String(); !strings.Contains(body, "Times are in Asia/Tokyo.") || !strings.Contains(body, "Thu 26 Nov 15:00 JST") {
+		t.Errorf("after SetLocation the timers page is not in Tokyo's zone:\n%s", body)
+	}
 }
 
 func TestSecretsAreNeverShown(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package button reads Hark's push button through periph.io and turns its
 // edges into gestures: press and release, short press, long press (stop
-// everything), double press, and the very long hold that starts a factory
-// reset. The debounce is Hark's own: the first edge counts at once (no
+// everything), double press, long double press (a tap, then a hold: the
+// box's own recovery), and the very long hold that starts a factory reset. The debounce is Hark's own: the first edge counts at once (no
 // added latency on the press that starts listening) and the contact's
 // bounces after it are ignored for a lock-out time, after which the level
 // is read again so a release within the lock-out is not lost.
@@ -20,15 +20,19 @@ import (
 type Gesture int
 
 // The gestures. Press and Release come for every push; the others come as
-// the push is understood: LongPress and VeryLongPress while the button is
-// still held, ShortPress and DoublePress when it is let go.
+// the push is understood: LongPress, LongDoublePress and VeryLongPress
+// while the button is still held, ShortPress and DoublePress when it is
+// let go. A push that is a LongDoublePress is neither a LongPress nor,
+// however long it is held, a VeryLongPress: the gesture that recovers the
+// box never runs on into the one that erases it.
 const (
-	Press         Gesture = iota + 1 // pushed down
-	Release                          // let go
-	ShortPress                       // let go before LongPress
-	DoublePress                      // a second short press soon after a first
-	LongPress                        // held for Options.Long
-	VeryLongPress                    // held for Options.VeryLong
+	Press           Gesture = iota + 1 // pushed down
+	Release                            // let go
+	ShortPress                         // let go before LongPress
+	DoublePress                        // a second short press soon after a first
+	LongPress                          // held for Options.Long
+	VeryLongPress                      // held for Options.VeryLong
+	LongDoublePress                    // a short press, then soon after one held for Options.Long
 )
 
 func (g Gesture) String() string {
@@ -45,6 +49,8 @@ func (g Gesture) String() string {
 		return "long press"
 	case VeryLongPress:
 		return "very long press"
+	case LongDoublePress:
+		return "long double press"
 	}
 	return fmt.Sprintf("Gesture(%d)", int(g))
 }
@@ -66,7 +72,8 @@ type Options struct {
 	// Long is the hold that is a long press; default 1.5 s.
 	Long time.Duration
 	// Double is the most time from the release of a short press to the
-	// next press for the two to be a double press; default 400 ms.
+	// next press for the two to be a double press (or, when the second is
+	// held for Long, a long double press); default 400 ms.
 	Double time.Duration
 	// VeryLong is the hold that starts a factory reset; default 10 s.
 	VeryLong time.Duration
@@ -173,7 +180,7 @@ func send[T any](ctx context.Context, ch chan<- T, v T) {
 func (b *Button) gestures(ctx context.Context, levels <-chan bool, out chan<- Event) {
 	var (
 		down, lastShort      time.Time
-		held                 bool
+		held, second         bool // second: this push follows a short press within Double
 		longTimer, veryTimer *time.Timer
 		longC, veryC         <-chan time.Time
 	)
@@ -205,6 +212,7 @@ func (b *Button) gestures(ctx context.Context, levels <-chan bool, out chan<- Ev
 			now := time.Now()
 			if p && !held {
 				held, down = true, now
+				second = !lastShort.IsZero() && down.Sub(lastShort) <= b.o.Double
 				emit(Press)
 				longTimer, veryTimer = time.NewTimer(b.o.Long), time.NewTimer(b.o.VeryLong)
 				longC, veryC = longTimer.C, veryTimer.C
@@ -215,7 +223,7 @@ func (b *Button) gestures(ctx context.Context, levels <-chan bool, out chan<- Ev
 				emit(Release)
 				if short {
 					emit(ShortPress)
-					if !lastShort.IsZero() && down.Sub(lastShort) <= b.o.Double {
+					if second {
 						emit(DoublePress)
 						lastShort = time.Time{} // a third tap starts afresh
 					} else {
@@ -227,6 +235,11 @@ func (b *Button) gestures(ctx context.Context, levels <-chan bool, out chan<- Ev
 			}
 		case <-longC:
 			longC = nil
+			if second {
+				veryC = nil // no factory reset from the recovery gesture
+				emit(LongDoublePress)
+				continue
+			}
 			emit(LongPress)
 		case <-veryC:
 			veryC = nil

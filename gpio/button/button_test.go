@@ -124,6 +124,36 @@ func TestDoublePress(t *testing.T) {
 	})
 }
 
+// TestLongDoublePress: a tap, then a press held within the double-press
+// gap, is a long double press in place of the long press, and holding on
+// never becomes the factory reset's very long press; a hold after a gap
+// too long is a plain long press again.
+func TestLongDoublePress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Options{})
+		for _, tc := range []struct {
+			gap, hold time.Duration
+			want      []string
+		}{
+			{200 * time.Millisecond, 12 * time.Second, []string{"press@0s", "release@100ms", "short press@100ms",
+				"press@300ms", "long double press@1.8s", "release@12.3s"}},
+			{600 * time.Millisecond, 2 * time.Second, []string{"press@0s", "release@100ms", "short press@100ms",
+				"press@700ms", "long press@2.2s", "release@2.7s"}},
+		} {
+			r.start = time.Now()
+			r.press()
+			time.Sleep(100 * time.Millisecond)
+			r.release()
+			time.Sleep(tc.gap)
+			r.press()
+			time.Sleep(tc.hold)
+			r.release()
+			time.Sleep(time.Second)
+			check(t, r.got(), tc.want...)
+		}
+	})
+}
+
 func TestActiveHighAndLevels(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		pin := &gpiotest.Pin{N: "GPIO5", EdgesChan: make(chan gpio.Level, 8)}

@@ -1,7 +1,9 @@
 // Package gesture gives the button's gestures their meaning on the box: a
 // press and release drive the pipeline, a long press stops everything, a
-// double press runs the configured action (mute, stop or nothing), and a
-// very long hold starts a spoken factory-reset countdown that letting go
+// double press runs the configured action (mute, stop or nothing), a long
+// double press (a tap, then a hold) stops everything and recovers the box
+// (a new setup code for the web page, nothing forgotten), and a very long
+// hold starts a spoken factory-reset countdown that letting go
 // cancels. device/box wires it between gpio/button and the pipeline.
 package gesture
 
@@ -40,6 +42,11 @@ type Options struct {
 	// the user is waiting for (the web page's setup code, until the page
 	// is set up) and reports whether it did, in place of the action.
 	Pending func(ctx context.Context) bool
+	// Recover, when set, is what the long double press does once the
+	// pipeline is stopped: the box's way back in without a terminal (the
+	// web page's password forgotten, a new setup code said), which erases
+	// nothing.
+	Recover func(ctx context.Context)
 	// Say speaks a sentence and returns once it has been said.
 	Say func(ctx context.Context, text string)
 	// Reset is called with ErrFactoryReset when the countdown runs out.
@@ -81,6 +88,12 @@ func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipe
 			send(pipeline.Release)
 		case button.LongPress:
 			send(pipeline.Stop)
+		case button.LongDoublePress:
+			send(pipeline.Stop)
+			if o.Recover != nil {
+				o.Log.Warn("recovery: long double press on the button")
+				o.Recover(ctx)
+			}
 		case button.DoublePress:
 			if o.Pending != nil && o.Pending(ctx) {
 				continue

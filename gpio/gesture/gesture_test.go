@@ -143,3 +143,33 @@ func TestDoublePressSaysWhatIsPending(t *testing.T) {
 		}
 	})
 }
+
+// TestLongDoublePressRecovers: the tap-then-hold stops the pipeline and
+// runs the recovery once, and neither mutes nor starts the countdown.
+func TestLongDoublePressRecovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in, out := make(chan button.Event), make(chan pipeline.Event, 8)
+		var mu sync.Mutex
+		recovered, mutes := 0, 0
+		var said []string
+		o := Options{DoubleAction: DoubleMute, FactoryReset: true, Log: slog.New(slog.DiscardHandler), Reset: func(error) {},
+			ToggleMute: func(context.Context) { mu.Lock(); mutes++; mu.Unlock() },
+			Say:        func(_ context.Context, s string) { mu.Lock(); said = append(said, s); mu.Unlock() },
+			Recover:    func(context.Context) { mu.Lock(); recovered++; mu.Unlock() }}
+		go Run(t.Context(), o, in, out)
+		for _, g := range []button.Gesture{button.Press, button.Release, button.ShortPress, button.Press, button.LongDoublePress, button.Release} {
+			in <- button.Event{Gesture: g}
+		}
+		synctest.Wait()
+		var got []pipeline.Event
+		for len(out) > 0 {
+			got = append(got, <-out)
+		}
+		want := []pipeline.Event{pipeline.Press, pipeline.Release, pipeline.Press, pipeline.Stop, pipeline.Release}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(got, want) || recovered != 1 || mutes != 0 || len(said) != 0 {
+			t.Errorf("got events %v, recovered %d, muted %d, said %q; want %v, recovered once, no mute, nothing said", got, recovered, mutes, said, want)
+		}
+	})
+}

@@ -44,14 +44,39 @@ type Options struct {
 // offline besides the configured voice's own.
 var DefaultVoices = map[string]string{"en": "en", "de": "de", "fr": "fr-fr", "es": "es"}
 
-// Engine synthesizes speech by running espeak-ng once per sentence.
+// Engine synthesizes speech by running espeak-ng once per sentence. Its
+// methods are safe for concurrent use.
 type Engine struct {
 	path   string
-	voice  string
 	voices map[string]string
-	args   []string
+	pitch  int
 	log    *slog.Logger
 	failed sync.Map // voices espeak-ng does not have, logged once
+
+	mu    sync.Mutex
+	voice string // Options.Voice until SetVoice
+	rate  int    // Options.Rate until SetVoice
+}
+
+// SetVoice changes the configured voice and the rate (words per minute)
+// from the next sentence on; an empty voice or a rate of 0 keeps the
+// current one. A sentence being made is finished as it began.
+func (e *Engine) SetVoice(voice string, rate int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if voice != "" {
+		e.voice = voice
+	}
+	if rate != 0 {
+		e.rate = rate
+	}
+}
+
+// current is the configured voice and rate now.
+func (e *Engine) current() (string, int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.voice, e.rate
 }
 
 // New finds espeak-ng and returns an Engine, or ErrNotInstalled.
@@ -77,20 +102,17 @@ func New(o Options) (*Engine, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{path: path, voice: o.Voice, voices: voices, log: o.Log, args: []string{
-		"--stdout", "--stdin", "-z", "-b", "1",
-		"-s", strconv.Itoa(o.Rate), "-p", strconv.Itoa(o.Pitch),
-	}}, nil
+	return &Engine{path: path, voice: o.Voice, rate: o.Rate, pitch: o.Pitch, voices: voices, log: o.Log}, nil
 }
 
 // voiceFor is the configured voice, or the voice of the language the turn
 // was heard in (voice.Language) when that is another language: a question
 // asked in German is answered in a German voice. A language without a
 // voice in the map is tried by its code.
-func (e *Engine) voiceFor(ctx context.Context) string {
+func (e *Engine) voiceFor(ctx context.Context, configured string) string {
 	lang := strings.ToLower(locale.LanguageOf(ctx))
-	if lang == "" || primary(lang) == primary(e.voice) {
-		return e.voice
+	if lang == "" || primary(lang) == primary(configured) {
+		return configured
 	}
 	if v, ok := e.voices[lang]; ok {
 		return v
@@ -111,20 +133,22 @@ func primary(tag string) string {
 // configured voice otherwise. The text goes in on standard input, so
 // nothing in it is read as an option.
 func (e *Engine) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
-	voice := e.voiceFor(ctx)
-	b, err := e.run(ctx, voice, text)
-	if err != nil && voice != e.voice && ctx.Err() == nil {
+	configured, rate := e.current()
+	voice := e.voiceFor(ctx, configured)
+	b, err := e.run(ctx, voice, rate, text)
+	if err != nil && voice != configured && ctx.Err() == nil {
 		if _, logged := e.failed.LoadOrStore(voice, true); !logged {
-			e.log.Warn("espeak-ng cannot speak this voice; using the configured one", "voice", voice, "fallback", e.voice, "err", err)
+			e.log.Warn("espeak-ng cannot speak this voice; using the configured one", "voice", voice, "fallback", configured, "err", err)
 		}
-		return e.run(ctx, e.voice, text) // espeak-ng has no voice for that language
+		return e.run(ctx, configured, rate, text) // espeak-ng has no voice for that language
 	}
 	return b, err
 }
 
-func (e *Engine) run(ctx context.Context, voice, text string) (pcm.Buffer, error) {
+func (e *Engine) run(ctx context.Context, voice string, rate int, text string) (pcm.Buffer, error) {
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, e.path, append(e.args, "-v", voice)...)
+	cmd := exec.CommandContext(ctx, e.path, "--stdout", "--stdin", "-z", "-b", "1",
+		"-s", strconv.Itoa(rate), "-p", strconv.Itoa(e.pitch), "-v", voice)
 	cmd.Stdin = strings.NewReader(text)
 	cmd.Stdout = &out
 	cmd.Stderr = &errOut

@@ -73,6 +73,38 @@ func TestRateChangesLength(t *testing.T) {
 	}
 }
 
+// TestSetVoiceAppliesToTheNextSentence: a voice and rate set while the
+// engine runs speak the next sentence: the slower rate makes it at least
+// twice as long, another voice makes other sound; zero values keep what
+// is set.
+func TestSetVoiceAppliesToTheNextSentence(t *testing.T) {
+	e := engine(t, Options{Voice: "en", Rate: 300})
+	text := "This sentence is spoken again after the settings change."
+	before, err := e.Synthesize(t.Context(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetVoice("", 100)
+	slower, err := e.Synthesize(t.Context(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slower.Duration() < 2*before.Duration() {
+		t.Errorf("got %v at 100 wpm after SetVoice, %v at 300 before; want at least twice as long", slower.Duration(), before.Duration())
+	}
+	e.SetVoice("en-gb-scotland", 0)
+	if v, r := e.current(); v != "en-gb-scotland" || r != 100 {
+		t.Errorf("got voice %q rate %d, want en-gb-scotland at 100 (the rate kept)", v, r)
+	}
+	other, err := e.Synthesize(t.Context(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(other.Samples, slower.Samples) {
+		t.Error("the new voice sounds exactly like the old one")
+	}
+}
+
 func TestBadVoiceIsAnError(t *testing.T) {
 	e := engine(t, Options{Voice: "xx-nonexistent"})
 	if _, err := e.Synthesize(t.Context(), "hello"); err == nil {
@@ -139,7 +171,7 @@ func TestMissingVoiceLoggedOnce(t *testing.T) {
 	}
 	// The built-in map gives French its own voice.
 	e2 := engine(t, Options{Voice: "en"})
-	if v := e2.voiceFor(locale.WithLanguage(t.Context(), "fr")); v != "fr-fr" {
+	if v := e2.voiceFor(locale.WithLanguage(t.Context(), "fr"), "en"); v != "fr-fr" {
 		t.Errorf("French voice %q, want fr-fr", v)
 	}
 }

@@ -62,6 +62,7 @@ type Node struct {
 	spoke    bool      // the last answer's sentences were said as they streamed
 	link     Link
 	retrying bool
+	zone     string // the household's time zone: NodeOptions.Timezone until SetTimezone
 }
 
 // Link is the node's connection to its center.
@@ -83,7 +84,15 @@ func NewNode(o NodeOptions) *Node {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Node{o: o, log: o.Log.With("pkg", "center", "node", o.Client.NodeID()), link: Link{Up: true}}
+	return &Node{o: o, log: o.Log.With("pkg", "center", "node", o.Client.NodeID()), link: Link{Up: true}, zone: o.Timezone}
+}
+
+// SetTimezone changes the zone name (an IANA name) the center is told
+// with each question from now on; the household set another.
+func (n *Node) SetTimezone(name string) {
+	n.mu.Lock()
+	n.zone = name
+	n.mu.Unlock()
 }
 
 // Link reports the connection to the center.
@@ -320,7 +329,10 @@ func (n *Node) forget() {
 }
 
 func (n *Node) context() NodeContext {
-	return NodeContext{NodeID: n.o.Client.NodeID(), Room: n.o.Room, Timezone: n.o.Timezone}
+	n.mu.Lock()
+	zone := n.zone
+	n.mu.Unlock()
+	return NodeContext{NodeID: n.o.Client.NodeID(), Room: n.o.Room, Timezone: zone}
 }
 
 // stillDown looks, briefly, whether a center known to be down answers

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/locale"
@@ -57,6 +58,9 @@ type Registry struct {
 
 	mu   sync.Mutex
 	last *lastCall
+
+	// zone is the user's time zone: Options.Location until SetLocation.
+	zone atomic.Pointer[time.Location]
 }
 
 type lastCall struct {
@@ -80,7 +84,17 @@ func NewRegistry(o Options) *Registry {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Registry{o: o, log: o.Log.With("pkg", "command"), byName: map[string]*Command{}}
+	r := &Registry{o: o, log: o.Log.With("pkg", "command"), byName: map[string]*Command{}}
+	r.zone.Store(o.Location)
+	return r
+}
+
+// SetLocation changes the user's time zone for the calls from now on (the
+// household set another on the web page); nil changes nothing.
+func (r *Registry) SetLocation(loc *time.Location) {
+	if loc != nil {
+		r.zone.Store(loc)
+	}
 }
 
 // Register adds commands, all or none: a malformed command (bad name,
@@ -141,7 +155,7 @@ func (r *Registry) Lookup(name string) (*Command, bool) {
 }
 
 // Now is the registry's clock in the user's time zone.
-func (r *Registry) Now() time.Time { return r.o.Now().In(r.o.Location) }
+func (r *Registry) Now() time.Time { return r.o.Now().In(r.zone.Load()) }
 
 // Route is an utterance the offline path handles.
 type Route struct {

@@ -317,6 +317,44 @@ func TestZoneChangeMovesAlarms(t *testing.T) {
 	})
 }
 
+// TestSetLocationMovesAlarmsLive: the household changes the box's zone
+// while it runs: a pending 07:00 alarm moves to 07:00 in the new zone at
+// once (kept so in the store) and rings then, and a timer keeps its
+// instant.
+func TestSetLocationMovesAlarmsLive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := scheduletest.New()
+		s, r, stop := running(t, Options{Store: store, Location: time.UTC})
+		defer stop()
+		alarm, _ := s.AddAlarm(t.Context(), "", 7, 0, nil, time.Time{})
+		timer, _ := s.AddTimer(t.Context(), "tea", 3*time.Hour)
+		synctest.Wait()
+		s.SetLocation(t.Context(), berlin)
+		if got := s.Location(); got != berlin {
+			t.Errorf("zone %v after SetLocation, want Berlin", got)
+		}
+		it, _, _ := store.Get(t.Context(), alarm.ID)
+		if d := it.Due.In(berlin); d.Hour() != 7 || d.Minute() != 0 || it.Zone != "Europe/Berlin" {
+			t.Errorf("the alarm is due %v in %q, want 07:00 in Europe/Berlin", d, it.Zone)
+		}
+		if tm, _, _ := store.Get(t.Context(), timer.ID); !tm.Due.Equal(timer.Due) {
+			t.Errorf("the timer moved from %v to %v", timer.Due, tm.Due)
+		}
+		time.Sleep(8 * time.Hour)
+		synctest.Wait()
+		if r.count() != 2 {
+			t.Fatalf("rang %d times, want the timer and the alarm", r.count())
+		}
+		for i, a := range r.alerts {
+			if a.Item.Kind == storage.Alarm {
+				if at := r.at[i].In(berlin); at.Hour() != 7 || at.Minute() != 0 || !strings.HasPrefix(a.Announcement(), "It's 7:00 AM.") {
+					t.Errorf("the alarm rang at %v saying %q, want 07:00 Berlin", at, a.Announcement())
+				}
+			}
+		}
+	})
+}
+
 // TestDaylightSaving: in Berlin, 02:30 does not exist on 29 March 2026
 // (clocks jump from 02:00 to 03:00) and happens twice on 25 October 2026.
 // A one-off alarm at a skipped time rings when the clock jumps over it; at a

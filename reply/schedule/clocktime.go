@@ -66,7 +66,7 @@ func daysApart(now, day time.Time) int {
 // zone (from before zones were kept) counts as set in the zone its due
 // time was written in.
 func (s *Scheduler) moveAlarm(it *storage.Item, now time.Time) bool {
-	loc := s.o.Location
+	loc := s.Location()
 	if it.Zone == loc.String() {
 		return false
 	}

@@ -98,7 +98,7 @@ func (s *Scheduler) load(ctx context.Context) error {
 			continue
 		}
 		if it.Kind == storage.Alarm && s.moveAlarm(&e.it, now) {
-			s.log.Info("alarm moved to the same time in the box's zone", "id", it.ID, "zone", s.o.Location.String(), "due", e.it.Due)
+			s.log.Info("alarm moved to the same time in the box's zone", "id", it.ID, "zone", s.Location().String(), "due", e.it.Due)
 			s.save(ctx, e)
 		}
 	}
@@ -302,7 +302,7 @@ func (s *Scheduler) place(ctx context.Context, now time.Time) {
 			continue
 		}
 		e.it.Held = false
-		e.it.Zone = s.o.Location.String()
+		e.it.Zone = s.Location().String()
 		e.it.Due = nextAlarm(now, e.it.Hour, e.it.Minute, e.it.Days)
 		s.log.Info("the clock is set: held alarm placed", "id", e.it.ID, "due", e.it.Due.Format(time.RFC3339))
 		s.save(ctx, e)

@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/locale"
@@ -177,6 +178,9 @@ type Scheduler struct {
 	clock Clock
 	log   *slog.Logger
 	began time.Time // this start, on the monotonic clock
+	// zone is the time zone alarms ring in: Options.Location until
+	// SetLocation.
+	zone atomic.Pointer[time.Location]
 
 	mu      sync.Mutex
 	items   map[string]*entry // pending items, and changes not yet saved
@@ -227,8 +231,10 @@ func New(o Options) (*Scheduler, error) {
 	if c == nil {
 		c = steadyClock(o.Now)
 	}
-	return &Scheduler{o: o, clock: c, log: o.Log.With("pkg", "schedule"), began: time.Now(),
-		items: map[string]*entry{}, wake: make(chan struct{}, 1)}, nil
+	s := &Scheduler{o: o, clock: c, log: o.Log.With("pkg", "schedule"), began: time.Now(),
+		items: map[string]*entry{}, wake: make(chan struct{}, 1)}
+	s.zone.Store(o.Location)
+	return s, nil
 }
 
 // steadyClock is a wall clock that is always set and never steps.
@@ -238,13 +244,39 @@ func (c steadyClock) Now() time.Time         { return c() }
 func (steadyClock) Synced() bool             { return true }
 func (steadyClock) Changed() <-chan struct{} { return nil }
 
-func (s *Scheduler) now() time.Time { return s.clock.Now().In(s.o.Location) }
+func (s *Scheduler) now() time.Time { return s.clock.Now().In(s.Location()) }
 
 // Now is the wall time on the scheduler's clock, in its zone.
 func (s *Scheduler) Now() time.Time { return s.now() }
 
 // Location is the time zone alarms ring in.
-func (s *Scheduler) Location() *time.Location { return s.o.Location }
+func (s *Scheduler) Location() *time.Location { return s.zone.Load() }
+
+// SetLocation changes the time zone alarms ring in, at once: each pending
+// alarm moves to the same hour in the new zone (07:00 stays 07:00 on the
+// household's clocks), as one set in another zone does when the box
+// starts. Timers and reminders counted from a moment keep their instant.
+// A nil loc changes nothing.
+func (s *Scheduler) SetLocation(ctx context.Context, loc *time.Location) {
+	if loc == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.zone.Store(loc)
+	s.load(ctx)
+	now := s.now()
+	for _, e := range s.items {
+		if e.it.Kind != storage.Alarm || !e.it.Active() {
+			continue
+		}
+		if s.moveAlarm(&e.it, now) {
+			s.log.Info("alarm moved to the same time in the box's new zone", "id", e.it.ID, "zone", loc.String(), "due", e.it.Due)
+			s.save(ctx, e)
+		}
+	}
+	s.poke()
+}
 
 // Synced reports whether the clock is set, so clock times can be placed.
 func (s *Scheduler) Synced() bool { return s.clock.Synced() }
@@ -408,7 +440,7 @@ func (s *Scheduler) AddAlarm(ctx context.Context, name string, hour, minute int,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	loc := s.o.Location
+	loc := s.Location()
 	it := storage.Item{ID: s.id(storage.Alarm, now), Kind: storage.Alarm, Name: name, Created: now, Hour: hour, Minute: minute, Days: days,
 		Zone: loc.String(), State: storage.Pending, Lang: locale.LanguageOf(ctx)}
 	switch {
@@ -445,7 +477,7 @@ func (s *Scheduler) AddReminder(ctx context.Context, message string, due time.Ti
 	if !due.After(now) {
 		return storage.Item{}, fmt.Errorf("%w: that time has already passed", ErrInvalid)
 	}
-	it := storage.Item{ID: s.id(storage.Reminder, now), Kind: storage.Reminder, Name: message, Created: now, Due: due.In(s.o.Location), State: storage.Pending, Lang: locale.LanguageOf(ctx)}
+	it := storage.Item{ID: s.id(storage.Reminder, now), Kind: storage.Reminder, Name: message, Created: now, Due: due.In(s.Location()), State: storage.Pending, Lang: locale.LanguageOf(ctx)}
 	return s.add(ctx, &entry{it: it}), nil
 }
 

@@ -85,7 +85,11 @@ type Web struct {
 // MCP configures the Model Context Protocol servers whose tools the
 // assistant may use.
 type MCP struct {
-	Servers []MCPServer `toml:"server"`
+	// FirstTry bounds how long a one-shot command (hark ask, hark mcp
+	// list) and the center's first conversations wait for the servers'
+	// first connection; a slower server's tools join later.
+	FirstTry Duration    `toml:"first_try"`
+	Servers  []MCPServer `toml:"server"`
 }
 
 // MCPServer is one MCP server: a command (stdio) or a URL (streamable
@@ -379,7 +383,7 @@ func Default() Config {
 		Storage: Storage{Profile: "low-memory", ReserveMiB: 16},
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},
-		MCP:     MCP{Servers: []MCPServer{}},
+		MCP:     MCP{FirstTry: Duration{1200 * time.Millisecond}, Servers: []MCPServer{}},
 		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}, TLS: "auto", Names: []string{}, MDNS: true},
 		Lookup:  Lookup{Allow: []string{}},
 		WiFi:    WiFi{Hotspot: true, Grace: Duration{2 * time.Minute}},

@@ -308,6 +308,7 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 	}
 	ck.positive("web.idle_expiry", c.Web.IdleExpiry)
 	ck.positive("wifi.grace", c.WiFi.Grace)
+	ck.positive("mcp.first_try", c.MCP.FirstTry)
 	ck.oneOf("web.tls", c.Web.TLS, []string{"auto", "on", "off"})
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,
