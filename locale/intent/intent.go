@@ -272,10 +272,14 @@ func (r *numberRange) contains(v float64) bool {
 	return false
 }
 
+// ErrNoSpaces is a language whose templates ignore white space (Chinese):
+// the matcher reads words between spaces, and does not compile it.
+var ErrNoSpaces = errors.New("intent: templates that ignore white space are not supported")
+
 // Compile turns a Source into a Language.
 func Compile(s Source) (*Language, error) {
 	if s.IgnoreWhitespace {
-		return nil, fmt.Errorf("intent: %s: templates that ignore white space are not supported", s.Language)
+		return nil, fmt.Errorf("%w: %s", ErrNoSpaces, s.Language)
 	}
 	l := &Language{Code: s.Language, lists: map[string]*List{}, rules: map[string]*node{}}
 	lang, _ := locale.Of(s.Language)

@@ -42,7 +42,13 @@ func read(m map[string]any) (intent.Source, error) {
 			if err != nil {
 				return s, fmt.Errorf("intent %s: data %d: %w", name, i, err)
 			}
+			if len(sd.Sentences) == 0 {
+				continue // a placeholder ("sentences: []"): it matches nothing, as in HassIL
+			}
 			si.Data = append(si.Data, sd)
+		}
+		if len(si.Data) == 0 {
+			continue
 		}
 		s.Intents[name] = si
 	}
@@ -56,7 +62,7 @@ func block(m map[string]any) (intent.SourceData, error) {
 		return d, err
 	}
 	if len(d.Sentences) == 0 {
-		return d, fmt.Errorf("no sentences")
+		return d, nil
 	}
 	d.Slots, _ = m["slots"].(map[string]any)
 	d.RequiresContext, _ = m["requires_context"].(map[string]any)
