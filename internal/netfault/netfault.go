@@ -99,6 +99,13 @@ func (p *Proxy) Accepted() int {
 	return p.accepted
 }
 
+// Open is how many connections the proxy holds now, either side's.
+func (p *Proxy) Open() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.conns)
+}
+
 func (p *Proxy) close() {
 	p.mu.Lock()
 	p.closed = true

@@ -189,6 +189,12 @@ func TestGivenUpRequestIsNotReplayed(t *testing.T) {
 	if !errors.Is(err, ErrTooSlow) {
 		t.Fatalf("err %v; want the budget's", err)
 	}
+	// The network comes back once the node has let the connection go (a
+	// slow, emulated machine may take a moment to): what it sent and gave
+	// up on must not arrive then.
+	for end := time.Now().Add(5 * time.Second); p.Open() > 0 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	p.Set(netfault.Pass)
 	time.Sleep(500 * time.Millisecond) // what a replay would need to arrive
 	if n := commands.Load(); n != 0 {
