@@ -1,14 +1,9 @@
 package intent_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/harkbox/hark/locale/intent"
@@ -23,7 +18,13 @@ func TestEveryLanguageOfTheData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles every language: not in -short")
 	}
-	all := tarLanguages(t)
+	if _, err := os.Stat(tarball); err != nil {
+		t.Skipf("%s is absent", tarball)
+	}
+	all, err := source.TarballLanguages(tarball)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srcs, err := source.FromTarball(tarball, all)
 	if err != nil {
 		t.Fatal(err)
@@ -66,33 +67,4 @@ func TestEveryLanguageOfTheData(t *testing.T) {
 	if low > 0 {
 		t.Errorf("%d languages under 90 %% recall on sentences sampled from their own templates", low)
 	}
-}
-
-// tarLanguages are the languages of the tarball's sentences/ folder.
-func tarLanguages(t *testing.T) []string {
-	f, err := os.Open(tarball)
-	if err != nil {
-		t.Skipf("%s is absent", tarball)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts := strings.Split(h.Name, "/")
-		if len(parts) == 4 && parts[1] == "sentences" && !slices.Contains(out, parts[2]) {
-			out = append(out, parts[2])
-		}
-	}
-	return out
 }

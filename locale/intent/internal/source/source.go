@@ -26,37 +26,23 @@ import (
 // tarball of Home Assistant's intents repository (top folder
 // home-assistant-intents-<commit>/, templates in sentences/<lang>/*.yaml).
 func FromTarball(file string, langs []string) (map[string]intent.Source, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("source: %w", err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("source: %s: %w", file, err)
-	}
 	files := map[string]map[string][]byte{} // lang → file name → YAML
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	err := walkSentences(file, func(lang, name string, r io.Reader) error {
+		if !slices.Contains(langs, lang) {
+			return nil
 		}
+		b, err := io.ReadAll(r)
 		if err != nil {
-			return nil, fmt.Errorf("source: %s: %w", file, err)
+			return err
 		}
-		parts := strings.Split(h.Name, "/")
-		if len(parts) != 4 || parts[1] != "sentences" || !slices.Contains(langs, parts[2]) || !strings.HasSuffix(parts[3], ".yaml") {
-			continue
+		if files[lang] == nil {
+			files[lang] = map[string][]byte{}
 		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, fmt.Errorf("source: %s: %s: %w", file, h.Name, err)
-		}
-		if files[parts[2]] == nil {
-			files[parts[2]] = map[string][]byte{}
-		}
-		files[parts[2]][parts[3]] = b
+		files[lang][name] = b
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]intent.Source{}
 	for _, lang := range langs {
@@ -70,6 +56,50 @@ func FromTarball(file string, langs []string) (map[string]intent.Source, error) 
 		out[lang] = s
 	}
 	return out, nil
+}
+
+// TarballLanguages lists the languages a tarball of Home Assistant's
+// intents holds templates for.
+func TarballLanguages(file string) ([]string, error) {
+	var out []string
+	err := walkSentences(file, func(lang, _ string, _ io.Reader) error {
+		if !slices.Contains(out, lang) {
+			out = append(out, lang)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// walkSentences calls fn with each template file of the tarball
+// (sentences/<lang>/<name>.yaml) and its content.
+func walkSentences(file string, fn func(lang, name string, r io.Reader) error) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("source: %s: %w", file, err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("source: %s: %w", file, err)
+		}
+		parts := strings.Split(h.Name, "/")
+		if len(parts) != 4 || parts[1] != "sentences" || !strings.HasSuffix(parts[3], ".yaml") {
+			continue
+		}
+		if err := fn(parts[2], parts[3], tr); err != nil {
+			return fmt.Errorf("source: %s: %s: %w", file, h.Name, err)
+		}
+	}
 }
 
 // FromDir reads a language's templates from dir/<lang>/*.yaml in fsys:
