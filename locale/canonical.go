@@ -38,10 +38,6 @@ func frame(pattern, to string) rule {
 	return rule{re: regexp.MustCompile(`^(?:` + pattern + `)$`), to: to, frame: true}
 }
 
-func frameFn(pattern string, fn func(g []string) string) rule {
-	return rule{re: regexp.MustCompile(`^(?:` + pattern + `)$`), fn: fn, frame: true}
-}
-
 func (r rule) expand(g []string) string {
 	if r.fn != nil {
 		return r.fn(g)
@@ -108,15 +104,35 @@ type phrasebook struct {
 
 var books = map[Lang]*phrasebook{}
 
-// Canonical rewrites an utterance in l into the English the offline core's
-// commands read: "stell einen Timer für fünf Minuten" becomes "set a timer
-// for 5 minutes". What the frames do not know is returned with its numbers
-// and quantities read, and is then claimed by no command. English is
-// returned as said.
+// Canonical rewrites a follow-up said in l into the English the commands'
+// refinements read: "ja" is "yes", "eigentlich zehn Minuten" "actually 10
+// minutes". What the frames do not know is returned with its numbers and
+// quantities read. English is returned as said.
 func (l Lang) Canonical(text string) string {
 	b, ok := books[l]
 	if !ok {
 		return text
+	}
+	s := l.Quantities(text)
+	if b.trim != nil {
+		s = strings.TrimSpace(b.trim.ReplaceAllString(s, ""))
+	}
+	for _, f := range b.frames {
+		if out, ok := f.match(s); ok {
+			return tidy(out)
+		}
+	}
+	return s
+}
+
+// Quantities reads the numbers, durations, times of day and days said in
+// l into the English the commands read ("halb acht" is "7:30", "zwei
+// Minuten" "2 minutes", "demain" "tomorrow"), normalized; the other words
+// are left as they are. English is normalized only.
+func (l Lang) Quantities(text string) string {
+	b, ok := books[l]
+	if !ok {
+		return utterance.Normalize(text)
 	}
 	var words []string
 	for _, w := range strings.Fields(utterance.Normalize(text)) {
@@ -149,16 +165,7 @@ func (l Lang) Canonical(text string) string {
 			}
 		}
 	}
-	s = strings.Join(words, " ")
-	if b.trim != nil {
-		s = strings.TrimSpace(b.trim.ReplaceAllString(s, ""))
-	}
-	for _, f := range b.frames {
-		if out, ok := f.match(s); ok {
-			return tidy(out)
-		}
-	}
-	return s
+	return strings.Join(words, " ")
 }
 
 // digits writes the numbers in words as digits; an article is one only
@@ -214,85 +221,6 @@ func before(h int) int {
 }
 
 var clockRE = regexp.MustCompile(`^\d{1,2}(?::\d{2})?$`)
-
-// items is how a language names timers, alarms and reminders when asking
-// about them or cancelling them.
-type items struct {
-	timer, alarm, reminder []string // the nouns, singular and plural
-	cancel                 []string // verbs and particles that cancel
-	ask                    []string // words that ask which there are
-	all                    []string // "all of them"
-	about                  []string // "the reminder about ..."
-	// skip are words before the noun that are not a timer's name.
-	skip []string
-}
-
-// read turns "lösche alle Timer", "quels sont mes réveils" or "cancela la
-// alarma de las 7" into the English the timer and reminder commands read.
-func (it items) read(s string) string {
-	words := strings.Fields(s)
-	at := func(nouns []string) int {
-		for i, w := range words {
-			if slices.Contains(nouns, w) {
-				return i
-			}
-		}
-		return -1
-	}
-	has := func(list []string) bool {
-		for _, w := range words {
-			if slices.Contains(list, w) {
-				return true
-			}
-		}
-		return false
-	}
-	all := has(it.all)
-	clock := ""
-	for i, w := range words {
-		if clockRE.MatchString(w) {
-			clock = " at " + w
-			if i+1 < len(words) && (words[i+1] == "am" || words[i+1] == "pm") {
-				clock += " " + words[i+1]
-			}
-			break
-		}
-	}
-	switch ti, ai, ri := at(it.timer), at(it.alarm), at(it.reminder); {
-	case ti >= 0 && has(it.cancel):
-		switch {
-		case all:
-			return "cancel all timers"
-		case ti > 0 && !slices.Contains(it.skip, words[ti-1]) && !isNumber(words[ti-1]):
-			return "cancel the " + words[ti-1] + " timer"
-		}
-		return "cancel the timer"
-	case ti >= 0 && has(it.ask):
-		return "how much time is left"
-	case ai >= 0 && has(it.cancel):
-		if all {
-			return "cancel all alarms"
-		}
-		return "cancel the alarm" + clock
-	case ri >= 0 && has(it.cancel):
-		if all {
-			return "cancel all reminders"
-		}
-		for i := ri + 1; i+1 < len(words); i++ {
-			if slices.Contains(it.about, words[i]) {
-				return "cancel the reminder about " + strings.Join(words[i+1:], " ")
-			}
-		}
-		return "cancel the reminder"
-	case ai >= 0 && ri >= 0 && has(it.ask):
-		return "what reminders and alarms do i have"
-	case ai >= 0 && has(it.ask):
-		return "what alarms do i have"
-	case ri >= 0 && has(it.ask):
-		return "what reminders do i have"
-	}
-	return ""
-}
 
 // reminder reads the rest of "remind me ..." in a language where the
 // message and the time come in either order: the time as read into
@@ -361,47 +289,60 @@ func elided(w string, elisions map[string]string) (string, string, bool) {
 	return "", "", false
 }
 
-// weather writes a weather question in English: lead, then the days read
-// into English ("tomorrow", "on friday"), then the place after in (the
-// language's word for it: "in", "à", "en"). Anything else is not a
-// weather question the offline path knows.
-func weather(lead, rest, in string) string {
-	words := strings.Fields(rest)
-	var when, place []string
-	for i := 0; i < len(words); i++ {
-		switch w := words[i]; {
-		case w == "today" || w == "tomorrow" || w == "tonight":
-			when = append(when, w)
-		case w == "on" && i+1 < len(words) && isDay(words[i+1]):
-			when = append(when, w, words[i+1])
-			i++
-		case isDay(w):
-			when = append(when, "on", w)
-		case slices.Contains([]string{"de", "pour", "für", "para", "del", "am", "le"}, w) && i+1 < len(words) && (isDay(words[i+1]) || words[i+1] == "tomorrow" || words[i+1] == "today"):
-			// "la météo de demain", "das Wetter für morgen"
-		case (w == in || w == "in") && i+1 < len(words) && place == nil:
-			place = words[i+1:]
-			i = len(words)
-		default:
-			return ""
-		}
-	}
-	out := lead
-	if place != nil {
-		out += " in " + strings.Join(place, " ")
-	}
-	return strings.Join(append([]string{out}, when...), " ")
+// convertUnits are the converter's unit names in each language, as the
+// English names it reads.
+var convertUnits = map[Lang]map[string]string{German: germanConvert, French: frenchConvert, Spanish: spanishConvert}
+
+// reminderLinks are the words that lead a reminder's message in each
+// language: "an", "de", "que".
+var reminderLinks = map[Lang][]string{
+	German:  {"an", "daran", "dass", "zu"},
+	French:  {"de", "que", "qu'", "à"},
+	Spanish: {"que", "de", "a", "para"},
 }
 
-// timer writes a timer frame's groups, the name and the duration, in
-// English: "set a pasta timer for 8 minutes". A name that is one of
-// fillers or a number is no name.
-func timer(fillers ...string) func(g []string) string {
-	return func(g []string) string {
-		name := g[1]
-		if slices.Contains(fillers, name) || isNumber(name) {
-			name = ""
-		}
-		return "set a " + name + " timer for " + g[2]
+// UnitName is the English name of a unit said in l ("Meilen" is
+// "miles"), and whether l has one; English names are their own.
+func (l Lang) UnitName(said string) (string, bool) {
+	w := strings.TrimSpace(utterance.Normalize(said))
+	if u, ok := convertUnits[l][w]; ok {
+		return u, true
 	}
+	if en, ok := englishUnits[w]; ok {
+		return en, true
+	}
+	return w, l == English
+}
+
+// Reminder reads the rest of "remind me ..." said in l (time and message
+// in either order, the message led by its link word) into the English
+// "in 10 minutes to take the pizza out", with the quantities read; "" when
+// it has no time. English is returned normalized.
+func (l Lang) Reminder(rest string) string {
+	q := l.Quantities(rest)
+	links, ok := reminderLinks[l]
+	if !ok {
+		return q
+	}
+	out := reminder(q, links)
+	return strings.TrimPrefix(out, "remind me ")
+}
+
+// atWords are the words that put a time of day in each language: "um 7",
+// "à 7 heures", "a las 7".
+var atWords = map[Lang]string{German: "um", French: "à", Spanish: "a las"}
+
+// WhenSaid reads a time of day and the days said in l ("7 heures", "demain à 7
+// h 30", "halb acht") into English ("at 7", "tomorrow at 7:30", "7:30"): a
+// time said bare gets the language's "at" first, so it reads as a time of
+// day rather than a duration.
+func (l Lang) WhenSaid(text string) string {
+	if at, ok := atWords[l]; ok {
+		if f := strings.Fields(utterance.Normalize(text)); len(f) > 0 {
+			if _, _, isNum := l.ReadNumber(f); isNum || clockRE.MatchString(f[0]) {
+				text = at + " " + text
+			}
+		}
+	}
+	return l.Quantities(text)
 }

@@ -10,17 +10,6 @@ var frenchValues = map[string]int{
 	"vingt": 20, "vingts": 20, "trente": 30, "quarante": 40, "cinquante": 50, "soixante": 60,
 }
 
-var frenchItems = items{
-	timer:    []string{"minuteur", "minuteurs", "minuterie", "timer", "timers", "compte", "chrono"},
-	alarm:    []string{"alarme", "alarmes", "réveil", "réveils"},
-	reminder: []string{"rappel", "rappels"},
-	cancel:   []string{"annule", "annuler", "arrête", "arrêter", "arrete", "supprime", "supprimer", "efface", "effacer", "stoppe", "stop", "enlève", "retire", "désactive", "coupe"},
-	ask:      []string{"quels", "quel", "quelles", "quelle", "combien", "reste", "restant", "liste", "montre", "ai", "as", "y", "encore"},
-	all:      []string{"tous", "toutes"},
-	about:    []string{"pour", "de", "du", "d'"},
-	skip:     []string{"le", "la", "les", "mon", "ma", "mes", "un", "une", "tous", "toutes", "ce"},
-}
-
 var frenchUnits = map[string]string{
 	"seconde": "second", "secondes": "seconds", "minute": "minute", "minutes": "minutes",
 	"heure": "hour", "heures": "hours", "jour": "day", "jours": "days",
@@ -76,52 +65,15 @@ func init() {
 			phrase(`dans (\d+(?:\.\d+)?) (secondes?|minutes?|heures?|jours?)`, "in $1 $2"),
 		},
 		trim: regexp.MustCompile(`^(?:(?:hey|salut|ok|okay|alors|et|dis moi|dites moi|est ce que tu peux|tu peux|peux tu|pourrais tu|tu pourrais|je voudrais savoir|je veux savoir|sais tu|tu sais) )+|(?: (?:merci|maintenant|pour moi|stp))+$`),
+		// frames read the follow-ups that change the last call: yes and
+		// no, more and less, again, "actually ...", "make it ...".
 		frames: []rule{
-			frame(`quelle est (?:ton|votre|le|la) adresse (?:web|internet)|quelle est (?:ton|votre|le|la) url|(?:quelle est )?(?:le|la) adresse de (?:ta|votre) page web|où est (?:ta|votre) page web|comment (?:ouvrir|trouver) (?:ta|votre) page web`, "what is your web address"),
-			frame(`quelle est (?:ton|votre|le|la) adresse ip`, "what is your ip address"),
-			frame(`quelle heure est il(?: maintenant)?|quelle heure il est|il est quelle heure|le heure|quelle heure|vous avez le heure|tu as le heure|donne moi le heure`, "what time is it"),
-			frame(`quelle est la date(?: today)?|quelle date sommes nous(?: today)?|on est le combien(?: today)?|nous sommes le combien(?: today)?|quelle date on est|la date`, "what is the date"),
-			frame(`quel jour (?:sommes nous|on est|est on|est il|est ce)(?: today)?|on est quel jour(?: today)?|quel jour de la semaine sommes nous`, "what day is it"),
-			frameFn(`(?:quel temps (?:fait il|fera t il|va t il faire|il fait|il va faire|fait il)|il fait quel temps|la météo|météo|quelle est la météo|quelles sont les prévisions|il fait chaud|il fait froid)((?: \S+)*)`, func(g []string) string { return weather("what is the weather", g[1], "à") }),
-			frameFn(`(?:va t il pleuvoir|est ce qu'il va pleuvoir|il va pleuvoir|il pleut)((?: \S+)*)`, func(g []string) string { return weather("will it rain", g[1], "à") }),
 			frame(`oui|ouais|oui vas y|vas y|d'accord|bien sûr|confirme`, "yes"),
 			frame(`non|non merci|surtout pas`, "no"),
-			frame(`stop|arrête|arrete|arrête toi|tais toi|silence|chut|ça suffit|ca suffit|c'est tout|laisse tomber|oublie ça|rien|annule|merci c'est tout|assez`, "stop"),
-			frame(`combien de temps (?:reste t il|il reste|reste|me reste t il)(?: sur le (?:minuteur|timer))?|il reste combien de temps|combien de temps encore`, "how much time is left"),
-			{whole: frenchItems.read},
-			frameFn(`(?:mets|mettre|met|règle|regle|lance|démarre|demarre|programme|crée|fais|configure)(?: moi)?(?: un| le)? (?:minuteur|timer|minuterie|compte à rebours)(?: (?:pour les |pour le |pour la |pour )(\S+))? (?:de|pour|sur|à) (.+)`, timer("de", "pour", "un", "une")),
-			frameFn(`(?:un )?(?:minuteur|timer|minuterie) (?:de|pour) (.+)`, func(g []string) string { return "set a timer for " + g[1] }),
-			frame(`(?:mets|mettre|met|règle|regle|programme|crée|fais)(?: moi)?(?: une| la| un| le)? (?:alarme|réveil) (?:à |pour |a )?(.+)`, "set an alarm for $1"),
-			frame(`(?:une )?(?:alarme|réveil) (?:à|pour) (.+)`, "set an alarm for $1"),
-			frame(`réveille (?:moi|nous) (.+)`, "wake me up $1"),
-			frameFn(`rappelle (?:moi|nous) (.+)`, func(g []string) string { return reminder(g[1], []string{"de", "que", "qu'", "à"}) }),
-			frame(`(?:plus fort|monte le son|monte le volume|augmente le volume|augmente le son|encore plus fort|un peu plus fort|volume plus fort|parle plus fort|monte)`, "louder"),
-			frame(`(?:moins fort|baisse le son|baisse le volume|diminue le volume|diminue le son|un peu moins fort|plus bas|parle moins fort|baisse|trop fort)`, "quieter"),
-			frame(`(?:mets|met|règle|regle|fixe)? ?(?:le )?volume (?:à |a |sur )?(\d+)(?: pour cent| %)?`, "set the volume to $1"),
-			frame(`coupe le son|mets toi en sourdine|sourdine|muet|mode muet|coupe le volume`, "mute"),
-			frame(`remets le son|rétablis le son|réactive le son|enlève la sourdine|active le son`, "unmute"),
-			frame(`quel est le volume|à combien est le volume|c'est quoi le volume|quel volume`, "what is the volume"),
-			frameFn(`(?:combien font|combien fait|combien ça fait|ça fait combien|c'est combien|calcule|combien est|que font|que fait|qu'est ce que|quel est le résultat de|combien) (.+?)(?: font| fait| ça fait)?`, frenchSum),
-			frameFn(`(-?\d.*?)`, frenchSum),
-			frameFn(`combien (?:de |d')(.+?) (?:dans|font|fait|y a t il dans|en) (-?\d\S*) (.+?)`, func(g []string) string { return convertTo(frenchConvert, g[2], g[3], g[1]) }),
-			frameFn(`(?:convertis |convertir |combien font |combien fait |ça fait combien |calcule )?(-?\d\S*) (.+?) (?:en|à) (.+?)`, func(g []string) string { return convertTo(frenchConvert, g[1], g[2], g[3]) }),
-			frame(`souviens toi (?:que|qu')(.+)|rappelle toi (?:que|qu')(.+)|retiens (?:que|qu')(.+)|n'oublie pas (?:que|qu')(.+)`, "remember that $1$2$3$4"),
-			frame(`que sais tu (?:de|sur) moi|qu'est ce que tu sais (?:de|sur) moi|qu'est ce que je t'ai dit`, "what do you know about me"),
-			frame(`que sais tu (?:de|sur|du|des) (.+)|qu'est ce que tu sais (?:de|sur|du|des) (.+)|tu te souviens (?:de|du|des) (.+)`, "what do you remember about $1$2$3"),
-			frame(`oublie (?:que|qu')(.+)|oublie ce que je t'ai dit (?:sur|de) (.+)`, "forget that $1$2"),
 			frame(`plus|encore plus|un peu plus|encore`, "more"),
 			frame(`moins|un peu moins`, "less"),
 			frame(`(?:non |en fait |plutôt |finalement |je voulais dire )+(.+?)(?: plutôt| à la place)?`, "actually $1"),
 			frame(`(?:mets|fais|change)(?: le| en| ça| ça en)? (?:à |pour )?(\d.*)`, "make it $1"),
 		},
 	}
-}
-
-// frenchSum reads "12 fois 4", "100 divisé par 8", "15 pour cent de 80".
-func frenchSum(g []string) string {
-	return sum(g[len(g)-1], map[string]string{
-		"plus": "plus", "et": "plus", "moins": "minus", "fois": "times", "x": "times", "multiplié par": "times",
-		"divisé par": "divided by", "sur": "divided by", "puissance": "to the power of", "à la puissance": "to the power of",
-		"pour cent de": "percent of", "% de": "percent of",
-	}, map[string]string{"au carré": "squared", "au cube": "cubed"})
 }

@@ -3,8 +3,9 @@
 // catalogue of every fixed sentence (keyed by the English sentence, through
 // golang.org/x/text/message), the way each language says durations, times
 // of day, dates and lists, the detection of a typed utterance's language,
-// and the phrase tables that read the offline core's commands in German,
-// French and Spanish.
+// and the readers of what German, French and Spanish say as quantities
+// (numbers, durations, times of day, days, units) into the English the
+// commands read; the sentences themselves are matched by locale/intent.
 package locale
 
 import (

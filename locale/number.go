@@ -202,3 +202,27 @@ func germanSmall(w string) (int, bool) {
 	}
 	return 0, false
 }
+
+// ReadNumber reads a number said in words in l at the start of words
+// ("fünfundzwanzig", "vingt et un", "twenty five"; digits too) and returns
+// it with the count of words it took. Articles are not read as one in
+// English ("a", "an"); in the other languages one is said as its article
+// ("eine", "une", "una") and is read.
+func (l Lang) ReadNumber(words []string) (float64, int, bool) {
+	if len(words) == 0 {
+		return 0, 0, false
+	}
+	b, ok := books[l]
+	if !ok {
+		switch words[0] {
+		case "a", "an", "single", "couple", "dozen", "half", "quarter", "minus", "negative", "oh", "nought":
+			return 0, 0, false
+		}
+		return utterance.Number(words)
+	}
+	if v, err := strconv.ParseFloat(decimalComma(words[0]), 64); err == nil {
+		return v, 1, true
+	}
+	v, n, ok := b.numeral.read(words)
+	return float64(v), n, ok
+}

@@ -383,6 +383,11 @@ type Result struct {
 	Conversation string `json:"conversation"`
 	// Offline is set when a command answered without the model.
 	Offline bool `json:"offline"`
+	// NotUnderstood says why the offline path did not carry the request
+	// out ("no match", "unsupported intent", "unresolved slot", ...) when
+	// the model could not be asked either; the reply is one sentence
+	// saying so.
+	NotUnderstood string `json:"not_understood,omitempty"`
 	// FollowUp is set when the reply waits for the user: a command asked
 	// for input, or the user must choose.
 	FollowUp bool `json:"follow_up"`

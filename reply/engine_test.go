@@ -337,7 +337,7 @@ func TestPlannerSeesUnreachableServerOnce(t *testing.T) {
 	f.eng.o.Model, f.eng.o.Aux, f.eng.o.Info = c, c, nil
 	start := time.Now()
 	_, said, err := f.ask(t, "who wrote the novel Dune")
-	if !errors.Is(err, llm.ErrUnreachable) || !slices.Equal(said, []string{"I can't reach my language model right now."}) {
+	if !errors.Is(err, llm.ErrUnreachable) || !slices.Equal(said, []string{"I didn't understand that, and I can't reach my language model right now."}) {
 		t.Errorf("said %q, err %v", said, err)
 	}
 	if time.Since(start) > 2*time.Second {
@@ -650,7 +650,8 @@ func TestCommandsHearTheUtterancesLanguage(t *testing.T) {
 	var heard []string
 	reg := command.NewRegistry(command.Options{})
 	err := reg.Register(&command.Command{Name: "which_language", Description: "Notes the language.",
-		PreRoute: func(text string) (command.Claim, bool) { return command.Claim{}, strings.Contains(text, "sprache") },
+		Intents:    []string{"HassGetCurrentTime"},
+		FromIntent: func(context.Context, command.Match) (command.Claim, error) { return command.Claim{}, nil },
 		Run: func(_ context.Context, c command.Call) (command.Response, error) {
 			heard = append(heard, c.Language)
 			return command.Response{Spoken: "Ja."}, nil
@@ -659,12 +660,12 @@ func TestCommandsHearTheUtterancesLanguage(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, smallModel, Options{Commands: reg})
-	for _, lang := range []string{"de-CH", "DE", ""} {
-		if _, err := f.eng.Reply(t.Context(), Query{Text: "welche sprache", Language: lang}, func(string) {}); err != nil {
+	for _, q := range []Query{{Text: "wie spät ist es", Language: "de-CH"}, {Text: "wie spät ist es", Language: "DE"}, {Text: "what time is it"}} {
+		if _, err := f.eng.Reply(t.Context(), q, func(string) {}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !slices.Equal(heard, []string{"de", "de", ""}) {
+	if !slices.Equal(heard, []string{"de", "de", "en"}) {
 		t.Errorf("languages heard %q", heard)
 	}
 }

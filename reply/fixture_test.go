@@ -168,7 +168,7 @@ func newFixtureHooked(t testing.TB, served ollamatest.Model, o Options, more fun
 		now := o.Now
 		sched, _ := schedule.New(schedule.Options{Store: db.Schedule(), Now: now, Location: berlin})
 		reg := command.NewRegistry(command.Options{Now: now, Location: berlin})
-		cmds := builtin.All(builtin.Deps{Schedule: sched, Mixer: &fixedMixer{level: 50}, Memory: db.SealedFacts(db.Secrets("")), Status: noStatus{}})
+		cmds := builtin.All(builtin.Deps{Schedule: sched, Mixer: &fixedMixer{level: 50}, Memory: db.SealedFacts(db.Secrets("")), Diary: db.Diary(), Status: noStatus{}})
 		cmds = append(cmds, weather.Command(weather.New(weather.Options{ForecastURL: deadURL(t), GeocodeURL: deadURL(t)}), noHome{}))
 		if more != nil {
 			cmds = append(cmds, more(db)...)

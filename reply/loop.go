@@ -48,7 +48,7 @@ func (t *turn) converse(ctx context.Context) error {
 			return ctx.Err()
 		}
 		err = prefixed(err)
-		t.speak(apology(t.lang, err))
+		t.apologize(err)
 		return err
 	}
 	if t.text {
@@ -84,7 +84,7 @@ func (t *turn) converse(ctx context.Context) error {
 				return ctx.Err()
 			}
 			err = prefixed(err)
-			t.speak(apology(t.lang, err))
+			t.apologize(err)
 			return err
 		}
 		calls, content := t.calls(resp)
@@ -102,6 +102,13 @@ func (t *turn) converse(ctx context.Context) error {
 			case t.malformed && len(t.res.Sentences) == 0:
 				e.log.Warn("malformed answer not spoken", "chars", len(content))
 				t.speak(t.lang.T(trouble))
+			case len(t.res.Sentences) == 0 && t.lastResult != "" && !t.askedAgain:
+				// Nothing said right after a tool answered: ask once more.
+				t.askedAgain = true
+				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: content}, llm.Message{Role: llm.RoleUser, Content: answerNow})
+				continue
+			case len(t.res.Sentences) == 0 && t.lastSpoken != "":
+				t.speakText(t.lastSpoken) // the tool's own answer, rather than none
 			case len(t.res.Sentences) == 0:
 				t.speak(t.lang.T("Sorry, I have no answer to that."))
 				return errors.New("reply: the model's answer was empty")
@@ -191,15 +198,24 @@ func (t *turn) execute(ctx context.Context, call llm.ToolCall) (result string, r
 	if resp.EndConversation {
 		return content, resp, true // stop: say nothing more
 	}
-	if resp.Kind == command.Invalid && len(valid(resp)) > 0 {
+	if resp.Kind == command.Invalid {
 		t.seen[key] = false // the same call may come back corrected
 		if t.invalid[call.Name]++; t.invalid[call.Name] >= 2 {
-			// The model missed twice even with the valid values: ask.
-			t.speak(choose(t.lang, resp))
+			// The model missed twice: ask the user, with the valid values
+			// when there are some.
+			if len(valid(resp)) > 0 {
+				t.speak(choose(t.lang, resp))
+			} else {
+				t.speak(clarify(t.lang, resp))
+			}
 			t.res.FollowUp = true
 			t.res.Choice = choiceOf(resp)
 			return content, resp, true
 		}
+	}
+	if !failed {
+		t.lastResult = content
+		t.lastSpoken = resp.Spoken
 	}
 	if !failed && (e.o.ToolDigest == On || e.o.ToolDigest == Auto && t.small) {
 		timeout, ok := t.worth("tool digest", distil.Overhead+len(t.q.Text)+len(content), 80, e.o.DigestTimeout)
@@ -247,7 +263,7 @@ func (t *turn) searchTools(ctx context.Context, call llm.ToolCall) string {
 		q = t.q.Text
 	}
 	var found []string
-	for _, c := range t.e.catalog() {
+	for _, c := range t.e.catalog(t.lang) {
 		if strings.Contains(strings.ToLower(c.name+" "+c.description+" "+strings.Join(c.keywords, " ")), strings.ToLower(q)) {
 			found = append(found, c.name)
 		}
@@ -365,6 +381,37 @@ func choose(l locale.Lang, r command.Response) string {
 		return r.Spoken
 	}
 	return l.T("Which one do you mean: %s?", l.Or(v))
+}
+
+// clarify asks the user for what a call was missing when no list of
+// valid values says it: the command's own question, or one naming the
+// argument.
+func clarify(l locale.Lang, r command.Response) string {
+	if strings.HasSuffix(strings.TrimSpace(r.Spoken), "?") {
+		return r.Spoken
+	}
+	for _, p := range r.Problems {
+		return l.T("What should the %s be?", strings.ReplaceAll(p.Param, "_", " "))
+	}
+	return l.T("Could you say that again another way?")
+}
+
+// apologize says the one sentence for a model that failed: what the
+// offline path could not do, when the model could not be asked at all.
+func (t *turn) apologize(err error) {
+	if t.understood.Reason == "" || !errors.Is(err, llm.ErrUnreachable) || t.res.Timings.FirstSentence > 0 {
+		t.speak(apology(t.lang, err))
+		return
+	}
+	t.res.NotUnderstood = string(t.understood.Reason)
+	switch {
+	case t.understood.Reason == command.Unsupported && t.understood.Intent != "HassRespond": // a greeting is no request
+		t.speak(t.lang.T("I can't do that without my language model, and I can't reach it right now."))
+	case t.understood.Reason == command.Unresolved_:
+		t.speak(t.lang.T("I couldn't work out what you meant by that, and I can't reach my language model right now."))
+	default:
+		t.speak(t.lang.T("I didn't understand that, and I can't reach my language model right now."))
+	}
 }
 
 // apology is the one sentence said when the model fails.

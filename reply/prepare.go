@@ -7,6 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/intent"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/compound"
 	"github.com/harkbox/hark/reply/distil"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/memory"
@@ -30,7 +34,7 @@ func (t *turn) prepare(ctx context.Context) error {
 	}
 	cancel()
 	t.priceChat()
-	catalog := e.catalog()
+	catalog := e.catalog(t.lang)
 	sig := signature(catalog)
 
 	if e.planner != nil {
@@ -223,6 +227,9 @@ func (t *turn) allowList(ctx context.Context, catalog []tool, sig string) ([]str
 			}
 			r, tools := t.router("router", catalog, len(t.q.Text), most)
 			picked, fellBack := r.Select(ctx, t.q.Text, tools)
+			if r.Strategy() != router.All { // every tool is on offer already
+				picked = e.withHints(ctx, t.lang, t.q.Text, picked, most)
+			}
 			from = append(from, string(r.Strategy()))
 			if fellBack {
 				from[len(from)-1] += "-fallback"
@@ -282,7 +289,7 @@ func (t *turn) router(what string, catalog []tool, queryChars, most int) (*route
 	var tools []router.Tool
 	chars := router.Overhead + queryChars
 	for _, c := range catalog {
-		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about})
+		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about, Words: c.words, Extra: c.extra})
 		chars += len(c.name) + len(c.description) + 4
 	}
 	strategy, timeout := e.o.Router, e.o.AuxTimeout
@@ -340,25 +347,76 @@ func (t *turn) budget(names []string) []string {
 	return out
 }
 
-// tool is a command as the planner and router see it.
+// withHints puts first the tools of the intents the request's templates
+// match, in whole or in its two parts, then the router's picks, at most
+// most: what the offline path understood but did not carry out still
+// tells which tools the model needs.
+func (e *Engine) withHints(ctx context.Context, l locale.Lang, text string, picked []string, most int) []string {
+	parts := append([]string{text}, compound.Split(text, string(l))...)
+	var out []string
+	for _, p := range parts {
+		for _, in := range e.o.Commands.Intents(ctx, l, p) {
+			for _, n := range e.o.Commands.ToolsFor(in) {
+				if !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	for _, n := range picked {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out[:min(len(out), max(most, 1))]
+}
+
+// tool is a command as the planner and router see it: words are those
+// its sentence templates say in the request's language.
 type tool struct {
 	name, description string
 	keywords          []string
 	examples          []string
 	about             string
+	words, extra      []string
 }
 
-func (e *Engine) catalog() []tool {
+// catalog is the commands the model may be offered, for a request in l.
+func (e *Engine) catalog(l locale.Lang) []tool {
 	if e.o.Commands == nil {
 		return nil
 	}
+	lang, _ := intent.Load(string(l))
+	words := func(c *command.Command) (core, extra []string) {
+		if lang == nil {
+			return nil, nil
+		}
+		for _, in := range append(slices.Clone(c.Intents), c.Name) {
+			c, e := lang.Words(in)
+			core, extra = append(core, c...), append(extra, e...)
+		}
+		return core, extra
+	}
 	var out []tool
+	aliased := map[string][2][]string{} // a hidden command's words go to its alias
 	for _, c := range e.o.Commands.Commands() {
+		core, extra := words(c)
+		if c.Hidden {
+			if c.Alias != "" {
+				a := aliased[c.Alias]
+				aliased[c.Alias] = [2][]string{append(a[0], core...), append(a[1], extra...)}
+			}
+			continue // the offline path's own
+		}
 		var examples []string
 		for _, x := range c.Examples {
 			examples = append(examples, x.Utterance)
 		}
-		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, c.About})
+		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, c.About, core, extra})
+	}
+	for i := range out {
+		a := aliased[out[i].name]
+		out[i].words, out[i].extra = append(out[i].words, a[0]...), append(out[i].extra, a[1]...)
 	}
 	return out
 }

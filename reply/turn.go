@@ -41,6 +41,9 @@ type turn struct {
 	// lang is what the offline core and the fixed sentences speak: the
 	// utterance's language when Hark has phrases for it, else English.
 	lang locale.Lang
+	// understood is what the offline path made of an utterance it did not
+	// carry out, for the sentence said when the model cannot be asked.
+	understood command.Understood
 
 	// The reply budget: the first words by deadline, the auxiliary calls
 	// done by auxDeadline; auxSpent once one of them timed out.
@@ -69,16 +72,21 @@ type turn struct {
 	allowed   []string // tool names offered
 
 	// Loop state.
-	text      bool              // tools described in text
-	seen      map[string]bool   // tool calls made, for duplicate suppression
-	invalid   map[string]int    // invalid calls per tool
-	searches  int               // search_tools calls
-	stepsDone int               // plan tool steps executed directly
-	parts     []string          // compound query parts, in text mode
-	answered  int               // tool results received, in text mode
-	malformed bool              // an answer failed the guard
-	lastSaid  string            // the last candidate reply, for out of turns
-	results   map[string]string // tool results by call, for the out-of-turns digest
+	text      bool            // tools described in text
+	seen      map[string]bool // tool calls made, for duplicate suppression
+	invalid   map[string]int  // invalid calls per tool
+	searches  int             // search_tools calls
+	stepsDone int             // plan tool steps executed directly
+	parts     []string        // compound query parts, in text mode
+	answered  int             // tool results received, in text mode
+	malformed bool            // an answer failed the guard
+	lastSaid  string          // the last candidate reply, for out of turns
+	// lastResult and lastSpoken are the last successful tool call's
+	// result and own answer; askedAgain is set once an empty answer after
+	// it was asked for again.
+	lastResult, lastSpoken string
+	askedAgain             bool
+	results                map[string]string // tool results by call, for the out-of-turns digest
 }
 
 // speak hands a sentence to the caller.
@@ -112,10 +120,13 @@ func (t *turn) offline(ctx context.Context) bool {
 	if reg == nil {
 		return false
 	}
-	rt, ok := reg.PreRouteFor(t.client, t.lang.Canonical(t.raw))
-	if !ok {
+	u := reg.Understand(ctx, t.lang, t.raw)
+	if !u.OK {
+		t.understood = u
+		t.e.log.Debug("not carried out offline", "intent", u.Intent, "reason", u.Reason, "detail", u.Detail)
 		return false
 	}
+	rt := u.Route
 	resp := reg.RunRoute(ctx, rt, t.raw)
 	t.res.Offline = true
 	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid

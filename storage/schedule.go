@@ -43,6 +43,10 @@ type Item struct {
 	State   ItemState `json:"state"`
 	// Duration is a timer's length as set.
 	Duration time.Duration `json:"duration,omitempty"`
+	// Paused is set on a timer that is paused, with Left the time it had
+	// left then; Due means nothing while it is paused.
+	Paused bool          `json:"paused,omitempty"`
+	Left   time.Duration `json:"left,omitempty"`
 	// Hour, Minute and Days describe an alarm: its time of day and, for a
 	// repeating alarm, its days.
 	Hour   int            `json:"hour,omitempty"`
@@ -62,6 +66,9 @@ type Item struct {
 	// Lang is the language the item was set in (an ISO 639-1 code), which
 	// it is announced in; empty for the box's own language.
 	Lang string `json:"lang,omitempty"`
+	// Area is the room of the speaker it was set on ("the kitchen
+	// timer"); empty when the speaker's room is not configured.
+	Area string `json:"area,omitempty"`
 }
 
 // Active reports whether the item is still to go off.

@@ -93,5 +93,17 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 	if _, err := e.stdout.Write(pretty.Bytes()); err != nil {
 		return err
 	}
+	if notUnderstood(raw) {
+		return nil // said so in one sentence: the contract's exit 0
+	}
 	return replyErr
+}
+
+// notUnderstood reports a reply that says the offline path did not
+// understand and the model could not be asked.
+func notUnderstood(raw json.RawMessage) bool {
+	var r struct {
+		NotUnderstood string `json:"not_understood"`
+	}
+	return json.Unmarshal(raw, &r) == nil && r.NotUnderstood != ""
 }

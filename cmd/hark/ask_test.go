@@ -73,12 +73,13 @@ func TestAskJSON(t *testing.T) {
 	}
 }
 
-// An unreachable model: the spoken sentence, then one hint on what to do,
-// and neither a log line nor the error repeated.
+// An unreachable model: the spoken sentence (what the offline path did not
+// understand), then one hint on what to do, and neither a log line nor the
+// error repeated.
 func TestAskUnreachable(t *testing.T) {
 	host := deadPort(t)
 	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": host}), "ask", "--data", t.TempDir(), "hi")
-	if code != 1 || out != "I can't reach my language model right now.\n" {
+	if code != 1 || out != "I didn't understand that, and I can't reach my language model right now.\n" {
 		t.Errorf("code %d, stdout %q; want 1 and the spoken sentence", code, out)
 	}
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")

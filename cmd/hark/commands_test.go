@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -40,6 +41,16 @@ func TestOfflineContract(t *testing.T) {
 	}
 	if _, out, _ = ask(t, getenv, "timers", "--data", dir); out != "no timers\n" {
 		t.Errorf("after cancelling: %q", out)
+	}
+	// Not understood offline, with no model: one sentence, no tool, exit 0.
+	code, out, errOut = ask(t, getenv, "ask", "--json", "--data", dir, "tell me a story about the moon")
+	var res struct {
+		Sentences     []string
+		Tools         []any
+		NotUnderstood string `json:"not_understood"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || len(res.Sentences) != 1 || len(res.Tools) != 0 || res.NotUnderstood == "" {
+		t.Errorf("not understood offline: code %d, %+v, err %v, stderr %q", code, res, err, errOut)
 	}
 }
 

@@ -120,7 +120,7 @@ func TestUnreachableModelIsSpoken(t *testing.T) {
 	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": dir}), "--data", dir, "--config", cfg)
 	s.out.waitFor(t, "[leds] ○ idle", 1)
 	s.typeLine(t, "who wrote Dune")
-	s.out.waitFor(t, "hark: I can't reach my language model right now.", 1)
+	s.out.waitFor(t, "hark: I didn't understand that, and I can't reach my language model right now.", 1) // not understood offline either
 	s.out.waitFor(t, "[leds] ○ idle", 2)
 	if code := s.quit(t); code != 0 {
 		t.Fatalf("exit code %d", code)

@@ -89,13 +89,14 @@ func (nodeAnswerer) close() {}
 
 // answer answers q through the box's answerer, in the turn's language: the
 // one decided at the turn's start (a voice turn's, by the pipeline), else
-// decided here from what was heard, the words and the box's own.
+// decided here from what was heard, the sentence templates, the words and
+// the box's own.
 func (b *Box) answer(ctx context.Context, q reply.Query, say func(string)) (any, bool, error) {
 	if b.busy != nil {
 		defer b.busy()()
 	}
 	if locale.LanguageOf(ctx) == "" {
-		ctx = locale.WithLanguage(ctx, locale.Decide(q.Language, q.Text, b.Lang()))
+		ctx = locale.WithLanguage(ctx, b.commands.Decide(ctx, q.Language, q.Text, b.Lang()))
 	}
 	return b.answerer.answer(ctx, q, say)
 }

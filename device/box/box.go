@@ -140,15 +140,17 @@ func (b *Box) wire(lastAlive time.Time) error {
 	}
 	b.mixer = mixer.New(b.db.Settings(), cfg.Audio.Volume)
 	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
+	parts := b.parts()
 	b.commands = command.NewRegistry(command.Options{
 		Secrets:      secrets,
 		Now:          b.clock.Now,
 		Synced:       b.clock.Synced,
 		Location:     b.res.Location,
 		RefineWindow: cfg.Commands.RefineWindow.Duration,
+		Lists:        parts.house, // the templates' names, areas and floors
+		Area:         b.room(),
 		Log:          b.log,
 	})
-	parts := b.parts()
 	if err := b.commands.Register(catalogue.commands(onBox, parts)...); err != nil {
 		return err
 	}
@@ -173,6 +175,16 @@ func (b *Box) wire(lastAlive time.Time) error {
 	}
 	b.answerer = engineAnswerer{engine}
 	return nil
+}
+
+// room is the room the speaker stands in: [center] room on a node, else
+// [assistant] room. It is the Home Assistant area "turn on the lights"
+// means, and the room the speaker's timers are set in.
+func (b *Box) room() string {
+	if b.cfg.Center.Room != "" {
+		return b.cfg.Center.Room
+	}
+	return b.cfg.Assistant.Room
 }
 
 // Lang is the box's own language: what it says before it has heard anyone
@@ -232,7 +244,7 @@ func (b *Box) parts() parts {
 	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
 	wc := newWeather(cfg)
 	return parts{
-		builtin: builtin.Deps{Schedule: b.alerts, Alerts: b.alerts, Mixer: b.mixer, Memory: b.db.SealedFacts(secrets), Status: deviceStatus{b}},
+		builtin: builtin.Deps{Schedule: b.alerts, Alerts: b.alerts, Mixer: b.mixer, Memory: b.db.SealedFacts(secrets), Diary: b.db.Diary(), Status: deviceStatus{b}},
 		weather: wc,
 		home:    &home{settings: b.db.Settings(), client: wc, name: cfg.Weather.Location},
 		house:   ha.NewClient(secrets),

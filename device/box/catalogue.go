@@ -29,6 +29,8 @@ var catalogue = where{
 	"set_timer":           onBox | forCenter,
 	"check_timers":        onBox | forCenter,
 	"cancel_timer":        onBox | forCenter,
+	"pause_timer":         onBox | forCenter,
+	"adjust_timer":        onBox | forCenter,
 	"set_alarm":           onBox | forCenter,
 	"set_reminder":        onBox | forCenter,
 	"list_reminders":      onBox | forCenter,
@@ -45,9 +47,13 @@ var catalogue = where{
 	"get_weather":         onBox | onCenter,
 	"home_control":        onBox | onCenter,
 	"home_state":          onBox | onCenter,
-	"web_search":          onBox | onCenter,
-	"wikipedia":           onBox | onCenter,
-	"fetch_page":          onBox | onCenter,
+	// The offline path's own (hidden from the model): Home Assistant's
+	// intents as the service calls and questions they make.
+	"home_service": onBox,
+	"home_query":   onBox,
+	"web_search":   onBox | onCenter,
+	"wikipedia":    onBox | onCenter,
+	"fetch_page":   onBox | onCenter,
 }
 
 type where map[string]place
@@ -68,7 +74,7 @@ type parts struct {
 func all(p parts) []*command.Command {
 	cmds := builtin.All(p.builtin)
 	stop := cmds[len(cmds)-1]
-	out := append(cmds[:len(cmds)-1:len(cmds)-1], weather.Command(p.weather, p.home), ha.Control(p.house), ha.State(p.house))
+	out := append(cmds[:len(cmds)-1:len(cmds)-1], weather.Command(p.weather, p.home), ha.Control(p.house), ha.State(p.house), ha.Service(p.house), ha.Query(p.house))
 	out = append(out, lookup.Commands(p.lookup)...)
 	return append(out, stop)
 }

@@ -32,7 +32,7 @@ func TestCatalogueNamesEveryCommand(t *testing.T) {
 // TestWhereEachRoleRuns: a node offers its center what acts on the speaker
 // or its schedule, and runs everything offline; the center runs the rest.
 func TestWhereEachRoleRuns(t *testing.T) {
-	want := []string{"set_timer", "check_timers", "cancel_timer", "set_alarm", "set_reminder",
+	want := []string{"set_timer", "check_timers", "cancel_timer", "pause_timer", "adjust_timer", "set_alarm", "set_reminder",
 		"list_reminders", "cancel_reminder", "control_volume", "device_status", "stop"}
 	if got := catalogue.names(forCenter); !slices.Equal(got, want) {
 		t.Errorf("a node's client tools %v, want %v", got, want)

@@ -65,7 +65,7 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 	wc := newWeather(cfg)
 	c.own = func() []*command.Command {
 		return catalogue.commands(onCenter, parts{
-			builtin: builtin.Deps{Memory: db.SealedFacts(secrets)},
+			builtin: builtin.Deps{Memory: db.SealedFacts(secrets), Diary: db.Diary()},
 			weather: wc, home: &home{settings: db.Settings(), client: wc, name: cfg.Weather.Location},
 			house: ha.NewClient(secrets), lookup: lookupOptions(cfg, secrets),
 		})

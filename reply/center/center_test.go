@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
@@ -93,7 +94,7 @@ func newCenterServing(t testing.TB, dir string, o Options, served ollamatest.Mod
 	o.ServerTools = func(loc *time.Location) []*command.Command {
 		mem := db.SealedFacts(db.Secrets(""))
 		return []*command.Command{builtin.Time(), builtin.Calculate(), builtin.Convert(),
-			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem)}
+			builtin.Remember(mem), builtin.Forget(mem), builtin.SearchMemory(mem, db.Diary())}
 	}
 	var keeper *llm.Keeper
 	if keep {
@@ -168,7 +169,7 @@ func newNode(t *testing.T, c *centerSide, name string) *nodeSide {
 
 func (n *nodeSide) ask(t *testing.T, text string) bool {
 	t.Helper()
-	if _, routed := n.reg.PreRoute(text); routed {
+	if n.reg.Understand(t.Context(), locale.English, text).OK {
 		t.Fatalf("%q is answered offline on the node; the test needs the center", text)
 	}
 	follow, err := n.node.Reply(t.Context(), text, func(s string) { n.said = append(n.said, s) })

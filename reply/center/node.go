@@ -163,11 +163,11 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 // offline runs the node's own deterministic path (time, timers, volume,
 // stop, arithmetic), which works without the center.
 func (n *Node) offline(ctx context.Context, lang locale.Lang, text string, say func(string)) bool {
-	rt, ok := n.o.Commands.PreRoute(lang.Canonical(text))
-	if !ok {
+	u := n.o.Commands.Understand(ctx, lang, text)
+	if !u.OK {
 		return false
 	}
-	resp := n.o.Commands.RunRoute(ctx, rt, text)
+	resp := n.o.Commands.RunRoute(ctx, u.Route, text)
 	if resp.Spoken != "" {
 		say(resp.Spoken)
 	}

@@ -1,10 +1,10 @@
 // Package command is Hark's command framework: typed commands that the reply
 // engine offers the model as tools and that the offline path runs without a
-// model. A command declares its parameters, secrets, examples and rules; the
+// model. A command declares its parameters, secrets, examples and rules, and
+// the sentence-template intents (locale/intent) it carries out offline; the
 // framework renders it as a tool schema and takes every call through the
-// same steps: pre-route (a command may claim the raw utterance), argument
-// repair, secrets, required parameters, value validation, auto-correction,
-// and finally Run.
+// same steps: argument repair, secrets, required parameters, value
+// validation, auto-correction, and finally Run.
 package command
 
 import (
@@ -31,6 +31,12 @@ type Parameter struct {
 	Refinable bool
 	// Check is custom validation of a present, well-typed value.
 	Check func(v any) error
+	// Quantity marks a value said as a quantity (a time of day, a
+	// duration, a day, a number): taken from a template's slot, it is read
+	// from the user's language into English first, then by ParseSlot when
+	// set (an error leaves the utterance unresolved).
+	Quantity  bool
+	ParseSlot func(english string) (any, error)
 
 	typ Type
 }
@@ -71,9 +77,18 @@ type Command struct {
 	// the value is withheld.
 	Local bool
 
-	// PreRoute claims an utterance deterministically, skipping the model.
-	// It receives the utterance normalized by utterance.Expand.
-	PreRoute func(text string) (Claim, bool)
+	// Intents are the intents of the sentence templates (locale/intent)
+	// the command carries out offline; FromIntent makes the call's
+	// arguments from a match, or returns an error wrapping ErrUnresolved
+	// when a slot names nothing it knows. A command named as an intent of
+	// Hark's own templates needs neither: the slots are its arguments.
+	Intents    []string
+	FromIntent func(ctx context.Context, m Match) (Claim, error)
+	// Hidden keeps the command from the model: the offline path alone
+	// reaches it (Home Assistant's intents as the service calls they make).
+	// Alias names the command the model uses for the same requests.
+	Hidden bool
+	Alias  string
 	// PostProcess repairs a model's arguments using the raw utterance.
 	PostProcess func(args Args, utterance string) Args
 	// Validate checks the arguments as a whole; a Problem with Suggest set
@@ -98,7 +113,12 @@ type Command struct {
 	About string
 }
 
-// Claim is a pre-route's decision to handle an utterance.
+// ErrNotMine is what a FromIntent returns for a match that another
+// command declaring the same intent carries out ("set the volume to 50"
+// is the speaker's own, "set the TV's volume to 50" Home Assistant's).
+var ErrNotMine = errors.New("command: another command's")
+
+// Claim is the offline path's decision to handle an utterance.
 type Claim struct {
 	Arguments map[string]any
 	// Spoken, when set, is said instead of the response's own sentence.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/locale"
 )
 
 func TestParseTypeSpellings(t *testing.T) {
@@ -268,19 +270,10 @@ func TestPostProcessOnlyForModelCalls(t *testing.T) {
 			}
 			return a
 		},
-		PreRoute: func(text string) (Claim, bool) {
-			if text == "delete it" {
-				return Claim{Arguments: map[string]any{"action": "delete"}, Spoken: "Deleted."}, true
-			}
-			return Claim{}, false
-		},
 	}
 	r := newTestRegistry(t, c, nil)
 	r.Call(t.Context(), "music", map[string]any{"action": "delete"}, "delete it")
-	rt, ok := r.PreRoute("Delete it!")
-	if !ok || rt.Command != c {
-		t.Fatalf("pre-route did not claim: %+v", rt)
-	}
+	rt := Route{Command: c, Claim: Claim{Arguments: map[string]any{"action": "delete"}, Spoken: "Deleted."}}
 	resp := r.RunRoute(t.Context(), rt, "Delete it!")
 	if resp.Spoken != "Deleted." {
 		t.Errorf("claim's spoken answer not used: %q", resp.Spoken)
@@ -306,12 +299,16 @@ func TestRefinement(t *testing.T) {
 	now := clock
 	r := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
 	r.Register(c)
-	if _, ok := r.PreRoute("actually ten minutes"); ok {
+	refined := func(text string) (Route, bool) {
+		u := r.Understand(t.Context(), locale.English, text)
+		return u.Route, u.OK && u.Route.Refine
+	}
+	if _, ok := refined("actually ten minutes"); ok {
 		t.Fatal("refined before any call")
 	}
 	r.Call(t.Context(), "set_timer", map[string]any{"duration": "5m", "name": "tea"}, "set a tea timer for 5 minutes")
 	now = now.Add(5 * time.Second)
-	rt, ok := r.PreRoute("Actually, ten minutes.")
+	rt, ok := refined("Actually, ten minutes.")
 	if !ok || !rt.Refine {
 		t.Fatalf("no refinement: %+v", rt)
 	}
@@ -320,16 +317,16 @@ func TestRefinement(t *testing.T) {
 	if got.Args.Duration("duration") != 10*time.Minute || got.Args.String("name") != "tea" || got.Refines["timer_id"] != "t1" {
 		t.Errorf("refined call saw %+v refining %v", got.Args, got.Refines)
 	}
-	if _, ok := r.PreRoute("what is the capital of peru"); ok {
+	if _, ok := refined("what is the capital of peru"); ok {
 		t.Error("an unrelated question was taken as a refinement")
 	}
 	now = now.Add(time.Minute)
-	if _, ok := r.PreRoute("actually twenty minutes"); ok {
+	if _, ok := refined("actually twenty minutes"); ok {
 		t.Error("refined after the window closed")
 	}
 	now = now.Add(-time.Minute)
 	r.Forget("")
-	if _, ok := r.PreRoute("actually twenty minutes"); ok {
+	if _, ok := refined("actually twenty minutes"); ok {
 		t.Error("refined after the conversation ended")
 	}
 }

@@ -12,7 +12,7 @@ import (
 // Complete reports whether text, heard in lang (a BCP 47 code; "" lets
 // the words tell), makes a whole request as it stands, so that the
 // microphone may stop listening after a short silence: a command of the
-// offline core claims it (a timer with its duration, "stop", "what time is
+// offline core carries it out (a timer with its duration, "stop", "what time is
 // it"), it is a word that is a whole answer or control on its own ("yes",
 // "pause", "next"), or it is a whole question (it ends in a question mark
 // or opens with a question word, has three words or more, and does not
@@ -31,10 +31,10 @@ func (r *Registry) Complete(ctx context.Context, text, lang string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	canonical := l.Canonical(text)
-	if _, ok := r.PreRoute(canonical); ok {
+	if r.Understand(ctx, l, text).OK {
 		return true
 	}
+	canonical := l.Canonical(text)
 	if len(words) <= 2 {
 		for _, said := range []string{strings.Join(words, " "), utterance.Expand(canonical)} {
 			if slices.Contains(wholeWords[l], said) || slices.Contains(wholeWords[locale.English], said) {

@@ -3,6 +3,7 @@ package command
 import (
 	"strings"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
 )
 
@@ -11,7 +12,11 @@ var refineCues = []string{"actually", "make it", "make that", "change it to", "c
 
 // refinement reads text as a change to the client's last call, when it
 // came within the refine window and the command has refinable parameters.
-func (r *Registry) refinement(client, text string) (Route, bool) {
+func (r *Registry) refinement(client string, l locale.Lang, said string) (Route, bool) {
+	text := utterance.Expand(said)
+	if l != locale.English {
+		text = utterance.Expand(l.Canonical(said))
+	}
 	r.mu.Lock()
 	last := r.last[client]
 	r.mu.Unlock()

@@ -14,8 +14,6 @@ import (
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/storage"
-
-	"github.com/harkbox/hark/locale/utterance"
 )
 
 // Secrets is where commands' credentials are kept; *storage.Secrets is one.
@@ -37,7 +35,13 @@ type Options struct {
 	// RefineWindow is how long after a call a refinement of it is taken;
 	// default 30 s.
 	RefineWindow time.Duration
-	Log          *slog.Logger
+	// Lists fills the templates' run-time lists (the house's names, areas
+	// and floors); nil for none.
+	Lists Lister
+	// Area is the room the speaker is in: "turn on the lights" there
+	// means that area's lights, when the house has an area of that name.
+	Area string
+	Log  *slog.Logger
 }
 
 // Registry holds the commands and runs calls to them. It is safe for
@@ -164,29 +168,8 @@ type Route struct {
 	Refine bool
 }
 
-// PreRoute offers the utterance to every command in order and returns the
-// first claim: a refinement of the box microphone's last call within the
-// refine window, or a command's deterministic pre-route.
-func (r *Registry) PreRoute(text string) (Route, bool) { return r.PreRouteFor("", text) }
-
-// PreRouteFor is PreRoute for a client: only its own last call is refined.
-func (r *Registry) PreRouteFor(client, text string) (Route, bool) {
-	norm := utterance.Expand(text)
-	if rt, ok := r.refinement(client, norm); ok {
-		return rt, true
-	}
-	for _, c := range r.Commands() {
-		if c.PreRoute == nil {
-			continue
-		}
-		if claim, ok := c.PreRoute(norm); ok {
-			return Route{Command: c, Claim: claim}, true
-		}
-	}
-	return Route{}, false
-}
-
-// RunRoute carries out a pre-routed utterance for the client in ctx.
+// RunRoute carries out an utterance the offline path understood. for the
+// client in ctx.
 func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response {
 	var refines map[string]any
 	if rt.Refine {
@@ -206,7 +189,7 @@ func (r *Registry) RunRoute(ctx context.Context, rt Route, text string) Response
 // Call runs the command name with a model's arguments for the utterance.
 func (r *Registry) Call(ctx context.Context, name string, args map[string]any, text string) Response {
 	c, ok := r.Lookup(name)
-	if !ok {
+	if !ok || c.Hidden { // a hidden command is the offline path's alone
 		l := locale.Speaking(ctx)
 		return Response{Kind: Failure, Spoken: l.T("I don't know how to do that."), Data: map[string]any{"error": fmt.Sprintf("%s: %v", name, ErrUnknown)}}
 	}
@@ -223,6 +206,9 @@ func (r *Registry) Forget(client string) {
 
 // call takes one call through the whole lifecycle.
 func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, text string, fromModel bool, refines map[string]any) Response {
+	if AreaOf(ctx) == "" && r.o.Area != "" {
+		ctx = WithArea(ctx, r.o.Area)
+	}
 	args := Args(maps.Clone(raw))
 	if args == nil {
 		args = Args{}
@@ -349,4 +335,18 @@ func sentenceCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+type areaKey struct{}
+
+// WithArea returns ctx carrying the room of the speaker a call is made on,
+// which timers set under it keep ("the kitchen timer").
+func WithArea(ctx context.Context, area string) context.Context {
+	return context.WithValue(ctx, areaKey{}, area)
+}
+
+// AreaOf is the room WithArea put in ctx, or "".
+func AreaOf(ctx context.Context) string {
+	s, _ := ctx.Value(areaKey{}).(string)
+	return s
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/storage"
@@ -26,6 +27,9 @@ type Tool struct {
 	// About is more on the tool that only the search reads, such as the
 	// instructions of the MCP server it comes from; tools may share one.
 	About string
+	// Words are the words its sentence templates say in the request's
+	// language; Extra those they say only in optional parts.
+	Words, Extra []string
 }
 
 // Strategy is how tools are picked.
@@ -157,19 +161,68 @@ func writeAbout(b *strings.Builder, tools []Tool) {
 // keywords scores each tool by the request's words: a keyword phrase of
 // the tool in the request counts 3, a part of its name 2, a content word
 // shared with one of its examples 1 each (at most 2 per tool), a word of
-// its description 1 (at most 2), a word of its About 1 (at most 2). The
-// best-scored, at most max, are picked;
-// nothing scores for a greeting, and nothing is picked.
+// its description 1 (at most 2), a word of its About 1 (at most 2), and a
+// word its sentence templates say 3 when no other tool's say it, 2 when
+// one other's does, 1 when a few do (at most 6; a word they say only in
+// optional parts 1; and at most 1 unless two of their words are said).
+// The best-scored, at most max, are picked; nothing scores for a
+// greeting, and nothing is picked.
 func keywords(query string, tools []Tool, max int) []string {
 	q := " " + strings.ToLower(query) + " "
 	words := storage.ContentWords(query)
+	said := saidWords(query)
+	df := map[string]int{} // how many tools' templates say each word
+	core := make([]map[string]bool, len(tools))
+	extra := make([]map[string]bool, len(tools))
+	for i, t := range tools {
+		core[i], extra[i] = map[string]bool{}, map[string]bool{}
+		for _, w := range t.Words {
+			core[i][w] = true
+		}
+		for _, w := range t.Extra {
+			if !core[i][w] {
+				extra[i][w] = true
+			}
+		}
+		for w := range core[i] {
+			df[w]++
+		}
+		for w := range extra[i] {
+			df[w]++
+		}
+	}
 	type scored struct {
 		name string
 		n    int
 	}
 	var hits []scored
-	for _, t := range tools {
+	for i, t := range tools {
 		n := 0
+		tw, cores := 0, 0
+		for w := range said {
+			weight := 0
+			switch d := df[w]; {
+			case d == 1:
+				weight = 3
+			case d == 2:
+				weight = 2
+			case d <= 4:
+				weight = 1
+			}
+			switch {
+			case core[i][w]:
+				tw += weight
+				if weight > 0 {
+					cores++
+				}
+			case extra[i][w]:
+				tw += min(weight, 1)
+			}
+		}
+		if cores < 2 { // one word ("next", "a little") is no request alone
+			tw = min(tw, 1)
+		}
+		n += min(6, tw)
 		for _, part := range strings.Split(t.Name, "_") {
 			if len(part) >= 3 && words[strings.TrimSuffix(part, "s")] {
 				n += 2
@@ -191,6 +244,20 @@ func keywords(query string, tools []Tool, max int) []string {
 	var out []string
 	for _, h := range hits[:min(max, len(hits))] {
 		out = append(out, h.name)
+	}
+	return out
+}
+
+// saidWords are a request's words as the templates write them: lowercase,
+// without the punctuation around them, hyphens as spaces.
+func saidWords(query string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return unicode.IsSpace(r) || r == '-' || r == '_' || strings.ContainsRune(".,;:!?¿¡\"“”«»()", r)
+	}) {
+		if w = strings.Trim(w, "'’"); w != "" {
+			out[w] = true
+		}
 	}
 	return out
 }

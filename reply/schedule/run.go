@@ -171,7 +171,7 @@ func (s *Scheduler) Unsaved() []storage.Item {
 // time waits while the clock is not set.
 func (s *Scheduler) left(e *entry, now, mono time.Time, synced bool) (time.Duration, bool) {
 	switch {
-	case !e.it.Active() || e.it.Held:
+	case !e.it.Active() || e.it.Held || e.it.Paused:
 		return 0, false
 	case !e.deadline.IsZero():
 		return e.deadline.Sub(mono), true

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -312,7 +313,8 @@ func (s *Scheduler) AddTimer(ctx context.Context, name string, d time.Duration) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	it := storage.Item{ID: s.id(storage.Timer, now), Kind: storage.Timer, Name: name, Created: now, Due: now.Add(d), Duration: d, State: storage.Pending, Lang: locale.LanguageOf(ctx)}
+	it := storage.Item{ID: s.id(storage.Timer, now), Kind: storage.Timer, Name: name, Created: now, Due: now.Add(d), Duration: d, State: storage.Pending,
+		Lang: locale.LanguageOf(ctx), Area: command.AreaOf(ctx)}
 	return s.add(ctx, &entry{it: it, deadline: time.Now().Add(d)}), nil
 }
 
@@ -334,6 +336,96 @@ func (s *Scheduler) ChangeTimer(ctx context.Context, id string, d time.Duration)
 	s.poke()
 	return e.it, nil
 }
+
+// timer returns a pending timer for a change.
+func (s *Scheduler) timer(ctx context.Context, id string) (*entry, error) {
+	e, err := s.find(ctx, id)
+	if err != nil || e.it.Kind != storage.Timer {
+		return nil, fmt.Errorf("schedule: timer %s is not running", id)
+	}
+	return e, nil
+}
+
+// leftOn is the time a running timer has left.
+func (s *Scheduler) leftOn(e *entry) time.Duration {
+	if !e.deadline.IsZero() {
+		return time.Until(e.deadline)
+	}
+	return e.it.Due.Sub(s.now())
+}
+
+// PauseTimer stops a timer's countdown, keeping the time it has left.
+func (s *Scheduler) PauseTimer(ctx context.Context, id string) (storage.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.timer(ctx, id)
+	if err != nil {
+		return storage.Item{}, err
+	}
+	if e.it.Paused {
+		return e.it, nil
+	}
+	e.it.Paused, e.it.Left = true, max(s.leftOn(e), 0)
+	e.deadline = time.Time{}
+	s.save(ctx, e)
+	s.poke()
+	return e.it, nil
+}
+
+// ResumeTimer counts a paused timer down again from the time it had left.
+func (s *Scheduler) ResumeTimer(ctx context.Context, id string) (storage.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.timer(ctx, id)
+	if err != nil {
+		return storage.Item{}, err
+	}
+	if !e.it.Paused {
+		return e.it, nil
+	}
+	e.it.Due, e.it.Paused = s.now().Add(e.it.Left), false
+	e.deadline, e.fresh = time.Now().Add(e.it.Left), true
+	e.it.Left = 0
+	s.save(ctx, e)
+	s.poke()
+	return e.it, nil
+}
+
+// AddToTimer gives a timer d more (less for a negative d), paused or not;
+// it may not take more than the timer has left.
+func (s *Scheduler) AddToTimer(ctx context.Context, id string, d time.Duration) (storage.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.timer(ctx, id)
+	if err != nil {
+		return storage.Item{}, err
+	}
+	left := e.it.Left
+	if !e.it.Paused {
+		left = s.leftOn(e)
+	}
+	if left+d <= 0 {
+		return e.it, fmt.Errorf("%w: %v is more than the %v left", ErrTooMuch, -d, left.Round(time.Second))
+	}
+	if left+d > MaxTimer {
+		return e.it, fmt.Errorf("%w: a timer runs for up to %v", ErrInvalid, MaxTimer)
+	}
+	if e.it.Paused {
+		e.it.Left += d
+	} else {
+		e.it.Due = e.it.Due.Add(d)
+		if !e.deadline.IsZero() {
+			e.deadline = e.deadline.Add(d)
+		}
+	}
+	e.it.Duration += d
+	s.save(ctx, e)
+	s.poke()
+	return e.it, nil
+}
+
+// ErrTooMuch reports taking more time off a timer than it has left.
+var ErrTooMuch = errors.New("schedule: more than the timer has left")
 
 // AddAlarm sets an alarm at hour:minute. With days it repeats on those
 // days; otherwise it goes off once, on day when day is set (its date

@@ -338,3 +338,42 @@ func TestLateMillisIsTheRealLateness(t *testing.T) {
 		}
 	})
 }
+
+// TestPausedTimer: a paused timer does not go off, keeps the time it had
+// left, and goes off that long after it is resumed; time added or taken
+// off moves it, and no more than it has left may be taken.
+func TestPausedTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var b box
+		b.on(t, time.UTC)
+		defer b.off()
+		ctx := t.Context()
+		it, _ := b.s.AddTimer(ctx, "tea", 5*time.Minute)
+		time.Sleep(time.Minute)
+		if it, _ = b.s.PauseTimer(ctx, it.ID); !it.Paused || it.Left != 4*time.Minute {
+			t.Fatalf("paused: %+v, want 4 minutes left", it)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if b.r.count() != 0 {
+			t.Fatal("a paused timer rang")
+		}
+		if _, err := b.s.AddToTimer(ctx, it.ID, -5*time.Minute); err == nil {
+			t.Error("took more than was left")
+		}
+		if it, _ = b.s.AddToTimer(ctx, it.ID, time.Minute); it.Left != 5*time.Minute {
+			t.Errorf("added to a paused timer: %+v", it)
+		}
+		b.s.ResumeTimer(ctx, it.ID)
+		time.Sleep(4*time.Minute + 59*time.Second)
+		synctest.Wait()
+		if b.r.count() != 0 {
+			t.Fatal("rang before its time was up")
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if b.r.count() != 1 {
+			t.Errorf("%d rings after the time left was up, want 1", b.r.count())
+		}
+	})
+}

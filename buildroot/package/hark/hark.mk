@@ -119,6 +119,10 @@ define HARK_INSTALL_TARGET_CMDS
 	$(INSTALL) -D -m 0755 $(@D)/bin/hark $(TARGET_DIR)/usr/bin/hark
 	mkdir -p $(TARGET_DIR)/usr/share/hark
 	printf '%s\n' '$(HARK_BUILD_VERSION)' > $(TARGET_DIR)/usr/share/hark/version
+	# The sentence templates compiled into hark are Home Assistant's
+	# intents (CC BY 4.0): their attribution ships with them.
+	$(INSTALL) -D -m 0644 $(@D)/locale/intent/data/README.md \
+		$(TARGET_DIR)/usr/share/doc/hark/home-assistant-intents.md
 	$(INSTALL) -D -m 0644 $(HARK_PROFILE_DIR)/asound.conf $(TARGET_DIR)/etc/asound.conf
 	$(INSTALL) -D -m 0644 $(HARK_PROFILE_DIR)/hark.toml $(TARGET_DIR)/etc/hark/hark.toml
 	$(HARK_INSTALL_WHISPER_SECTION)

@@ -87,31 +87,9 @@ func SetAlarm(s Schedule) *command.Command {
 			{Name: "day", Type: "string", Description: "today, tomorrow, a weekday or YYYY-MM-DD, for a one-off"},
 			{Name: "label", Type: "string"},
 		},
-		Examples: []command.Example{{Utterance: "wake me up at 6:30 on weekdays", Arguments: map[string]any{"time": "06:30", "repeat": "weekdays"}}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			if !hasPhrase(t, "alarm", "wake me", "wake me up") || hasPhrase(t, cancelVerbs...) || hasPhrase(t, "what", "when", "list", "any", "which", "show") {
-				return noClaim, false
-			}
-			words := utterance.Words(t)
-			_, at, n, ok := utterance.FindClock(words, "for", "at", "alarm", "to")
-			if !ok {
-				return noClaim, false
-			}
-			args := map[string]any{"time": strings.Join(words[at:at+n], " ")}
-			rest := append(slices.Clone(words[:at]), words[at+n:]...)
-			switch d := utterance.FindDays(rest); {
-			case d.Repeat:
-				args["repeat"] = dayNames(d.Days)
-			case d.Offset == 1:
-				args["day"] = "tomorrow"
-			case d.Offset == 0:
-				args["day"] = "today"
-			case len(d.Days) == 1:
-				args["day"] = strings.ToLower(d.Days[0].String())
-			}
-			return claim(args)
-		},
+		Examples:   []command.Example{{Utterance: "wake me up at 6:30 on weekdays", Arguments: map[string]any{"time": "06:30", "repeat": "weekdays"}}},
+		Intents:    []string{"set_alarm"},
+		FromIntent: alarmFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			ct, err := parseClock(c.Args.String("time"))
 			if err != nil {
@@ -182,73 +160,14 @@ func SetReminder(s Schedule) *command.Command {
 			{Name: "day", Type: "string", Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
 			{Name: "in", Type: "timedelta", Description: "after this long, e.g. PT20M"},
 		},
-		Examples: []command.Example{{Utterance: "remind me to call mom at 5 pm", Arguments: map[string]any{"message": "call mom", "at": "17:00"}}},
+		Examples:   []command.Example{{Utterance: "remind me to call mom at 5 pm", Arguments: map[string]any{"message": "call mom", "at": "17:00"}}},
+		Intents:    []string{"set_reminder"},
+		FromIntent: reminderFromIntent,
 		Validate: func(ctx context.Context, a command.Args) []command.Problem {
 			if !a.Has("at") && !a.Has("in") && !a.Has("day") {
 				return []command.Problem{{Param: "at", Message: "say when: a time (at) or a delay (in)"}}
 			}
 			return nil
-		},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			var rest string
-			for _, lead := range []string{"remind me", "set a reminder", "create a reminder", "add a reminder", "make a reminder"} {
-				if r, ok := strings.CutPrefix(t, lead); ok {
-					rest = strings.TrimSpace(r)
-					break
-				}
-			}
-			if rest == "" {
-				return noClaim, false
-			}
-			words := utterance.Words(rest)
-			used := make([]bool, len(words))
-			args := map[string]any{}
-			for i := range words {
-				if words[i] != "in" || i+1 >= len(words) {
-					continue
-				}
-				if d, n, ok := utterance.Duration(words[i+1:]); ok {
-					args["in"] = d
-					for j := i; j <= i+n; j++ {
-						used[j] = true
-					}
-					break
-				}
-			}
-			if _, at, n, ok := utterance.FindClock(words, "at", "by"); ok {
-				args["at"] = strings.Join(words[at:at+n], " ")
-				for j := at - 1; j < at+n; j++ {
-					used[j] = true
-				}
-			}
-			for i, w := range words {
-				switch {
-				case w == "tomorrow" || w == "today" || w == "tonight":
-					args["day"], used[i] = w, true
-					if w == "tonight" && !args2has(args, "at") {
-						args["at"] = "20:00"
-					}
-				case i > 0 && words[i-1] == "on" && isWeekday(w):
-					args["day"], used[i], used[i-1] = w, true, true
-				}
-			}
-			var msg []string
-			for i, w := range words {
-				if !used[i] {
-					msg = append(msg, w)
-				}
-			}
-			message := strings.Join(msg, " ")
-			for _, c := range []string{"to ", "that ", "about ", "of "} {
-				message = strings.TrimPrefix(message, c)
-			}
-			message = strings.TrimSuffix(strings.TrimSuffix(message, " to"), " and")
-			if message == "" || len(args) == 0 {
-				return noClaim, false
-			}
-			args["message"] = message
-			return claim(args)
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			l := lang(c)
@@ -332,21 +251,6 @@ func ListReminders(s Schedule) *command.Command {
 		Description: "List upcoming reminders and alarms.",
 		Keywords:    []string{"reminders", "alarms", "list"},
 		Parameters:  []command.Parameter{{Name: "kind", Type: "string", Enum: []string{"all", "reminders", "alarms"}, Default: "all"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			if !hasPhrase(t, "reminder", "reminders", "alarm", "alarms") || hasPhrase(t, cancelVerbs...) ||
-				!hasPhrase(t, "what", "list", "show", "any", "do i have", "when is", "which", "are there", "check") || hasPhrase(t, "remind me") {
-				return noClaim, false
-			}
-			kind := "all"
-			switch {
-			case hasPhrase(t, "alarm", "alarms") && !hasPhrase(t, "reminder", "reminders"):
-				kind = "alarms"
-			case hasPhrase(t, "reminder", "reminders") && !hasPhrase(t, "alarm", "alarms"):
-				kind = "reminders"
-			}
-			return claim(map[string]any{"kind": kind})
-		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			kinds := map[string][]storage.ItemKind{"all": {storage.Reminder, storage.Alarm}, "reminders": {storage.Reminder}, "alarms": {storage.Alarm}}[c.Args.String("kind")]
 			items, err := s.Pending(ctx, kinds...)
@@ -392,31 +296,8 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 			{Name: "which", Type: "string", Description: "words of the reminder, or the alarm's time"},
 			{Name: "all", Type: "bool"},
 		},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			if !hasPhrase(t, "reminder", "reminders", "alarm", "alarms") || !hasPhrase(t, cancelVerbs...) || hasPhrase(t, "remind me") {
-				return noClaim, false
-			}
-			args := map[string]any{"kind": "reminder"}
-			words := utterance.Words(t)
-			if hasPhrase(t, "alarm", "alarms") {
-				args["kind"] = "alarm"
-				if _, at, n, ok := utterance.FindClock(words); ok {
-					args["which"] = strings.Join(words[at:at+n], " ")
-				}
-			} else {
-				for i, w := range words {
-					if (w == "to" || w == "about" || w == "for") && i+1 < len(words) {
-						args["which"] = strings.Join(words[i+1:], " ")
-						break
-					}
-				}
-			}
-			if hasPhrase(t, "all", "every") {
-				args["all"] = true
-			}
-			return claim(args)
-		},
+		Intents:    []string{"cancel_reminder"},
+		FromIntent: cancelReminderFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			l := lang(c)
 			kind := storage.ItemKind(c.Args.String("kind"))
@@ -506,4 +387,91 @@ func counted(l locale.Lang, n int, one, many, list string) string {
 		return l.T(one, list)
 	}
 	return l.T(many, n, list)
+}
+
+func readAlarm(text string) (command.Claim, bool) {
+	t := trim(text)
+	if !hasPhrase(t, "alarm", "wake me", "wake me up") || hasPhrase(t, cancelVerbs...) || hasPhrase(t, "what", "when", "list", "any", "which", "show") {
+		return noClaim, false
+	}
+	words := utterance.Words(t)
+	_, at, n, ok := utterance.FindClock(words, "for", "at", "alarm", "to")
+	if !ok {
+		return noClaim, false
+	}
+	args := map[string]any{"time": strings.Join(words[at:at+n], " ")}
+	rest := append(slices.Clone(words[:at]), words[at+n:]...)
+	switch d := utterance.FindDays(rest); {
+	case d.Repeat:
+		args["repeat"] = dayNames(d.Days)
+	case d.Offset == 1:
+		args["day"] = "tomorrow"
+	case d.Offset == 0:
+		args["day"] = "today"
+	case len(d.Days) == 1:
+		args["day"] = strings.ToLower(d.Days[0].String())
+	}
+	return claim(args)
+}
+
+func readReminder(text string) (command.Claim, bool) {
+	t := trim(text)
+	var rest string
+	for _, lead := range []string{"remind me", "set a reminder", "create a reminder", "add a reminder", "make a reminder"} {
+		if r, ok := strings.CutPrefix(t, lead); ok {
+			rest = strings.TrimSpace(r)
+			break
+		}
+	}
+	if rest == "" {
+		return noClaim, false
+	}
+	words := utterance.Words(rest)
+	used := make([]bool, len(words))
+	args := map[string]any{}
+	for i := range words {
+		if words[i] != "in" || i+1 >= len(words) {
+			continue
+		}
+		if d, n, ok := utterance.Duration(words[i+1:]); ok {
+			args["in"] = d
+			for j := i; j <= i+n; j++ {
+				used[j] = true
+			}
+			break
+		}
+	}
+	if _, at, n, ok := utterance.FindClock(words, "at", "by"); ok {
+		args["at"] = strings.Join(words[at:at+n], " ")
+		for j := at - 1; j < at+n; j++ {
+			used[j] = true
+		}
+	}
+	for i, w := range words {
+		switch {
+		case w == "tomorrow" || w == "today" || w == "tonight":
+			args["day"], used[i] = w, true
+			if w == "tonight" && !args2has(args, "at") {
+				args["at"] = "20:00"
+			}
+		case i > 0 && words[i-1] == "on" && isWeekday(w):
+			args["day"], used[i], used[i-1] = w, true, true
+		}
+	}
+	var msg []string
+	for i, w := range words {
+		if !used[i] {
+			msg = append(msg, w)
+		}
+	}
+	message := strings.Join(msg, " ")
+	for _, c := range []string{"to ", "that ", "about ", "of "} {
+		message = strings.TrimPrefix(message, c)
+	}
+	message = strings.TrimSuffix(strings.TrimSuffix(message, " to"), " and")
+	if message == "" || len(args) == 0 {
+		return noClaim, false
+	}
+	args["message"] = message
+	return claim(args)
 }

@@ -12,6 +12,8 @@ type Deps struct {
 	Alerts Alerts
 	Mixer  Mixer
 	Memory Memory
+	// Diary is searched with the facts; nil for none.
+	Diary  Diary
 	Status StatusSource
 }
 
@@ -21,11 +23,11 @@ type Deps struct {
 // Every built-in keeps its arguments on the box (Local).
 func All(d Deps) []*command.Command {
 	cmds := []*command.Command{
-		SetTimer(d.Schedule), CheckTimers(d.Schedule), CancelTimer(d.Schedule, d.Alerts),
+		SetTimer(d.Schedule), CheckTimers(d.Schedule), CancelTimer(d.Schedule, d.Alerts), PauseTimer(d.Schedule), AdjustTimer(d.Schedule),
 		SetAlarm(d.Schedule), SetReminder(d.Schedule), ListReminders(d.Schedule), CancelReminder(d.Schedule, d.Alerts),
 		Volume(d.Mixer),
 		Time(), Calculate(), Convert(),
-		Remember(d.Memory), Forget(d.Memory), SearchMemory(d.Memory),
+		Remember(d.Memory), Forget(d.Memory), SearchMemory(d.Memory, d.Diary),
 		Status(d.Status),
 		Stop(d.Alerts),
 	}

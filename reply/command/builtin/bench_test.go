@@ -13,7 +13,7 @@ func BenchmarkOfflineRoute(b *testing.B) {
 	f := newFixture(b)
 	for b.Loop() {
 		for _, u := range offline {
-			f.reg.PreRoute(u.say)
+			f.reg.Understand(b.Context(), locale.English, u.say)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(offline)), "µs/utterance")
@@ -27,11 +27,11 @@ func BenchmarkOfflineAnswer(b *testing.B) {
 		b.Run(u, func(b *testing.B) {
 			f := newFixture(b)
 			for b.Loop() {
-				rt, ok := f.reg.PreRoute(u)
-				if !ok {
+				un := f.reg.Understand(b.Context(), locale.English, u)
+				if !un.OK {
 					b.Fatalf("%q not claimed", u)
 				}
-				f.reg.RunRoute(b.Context(), rt, u)
+				f.reg.RunRoute(b.Context(), un.Route, u)
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/answer")
 		})
@@ -54,14 +54,14 @@ func BenchmarkToolSchema(b *testing.B) {
 }
 
 // BenchmarkOfflineRouteLanguage measures reading an utterance in each
-// language into a command: the phrasebook's numbers, quantities and
-// frames, then the English pre-routes; English runs its own table.
+// language into a command: matching the language's templates, then the
+// command's readers of the slots.
 func BenchmarkOfflineRouteLanguage(b *testing.B) {
 	f := newFixture(b)
 	b.Run("en", func(b *testing.B) {
 		for b.Loop() {
 			for _, u := range offline {
-				f.reg.PreRoute(locale.English.Canonical(u.say))
+				f.reg.Understand(b.Context(), locale.English, u.say)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(offline)), "µs/utterance")
@@ -71,7 +71,7 @@ func BenchmarkOfflineRouteLanguage(b *testing.B) {
 		b.Run(string(l), func(b *testing.B) {
 			for b.Loop() {
 				for _, c := range cases {
-					f.reg.PreRoute(l.Canonical(c.say))
+					f.reg.Understand(b.Context(), l, c.say)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(cases)), "µs/utterance")

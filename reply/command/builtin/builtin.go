@@ -1,8 +1,11 @@
 // Package builtin holds the commands every Hark has: the time, arithmetic
 // and unit conversion, timers, alarms and reminders, the volume, stop, the
-// memory tools and the device's status. Each declares a deterministic
-// pre-route for the ordinary English phrasings, so the offline path answers
-// them without a model; the model reaches them as tools for everything else.
+// memory tools and the device's status. Each carries out intents of the
+// sentence templates (locale/intent: Home Assistant's for timers, the time,
+// the volume and nevermind; Hark's own, named as the commands, for the
+// rest), so the offline path answers them without a model in English,
+// German, French and Spanish; the model reaches them as tools for
+// everything else.
 package builtin
 
 import (

@@ -22,20 +22,15 @@ func Time() *command.Command {
 			{Utterance: "what time is it", Arguments: map[string]any{"detail": "time"}},
 			{Utterance: "what's the date today", Arguments: map[string]any{"detail": "date"}},
 		},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			switch {
-			case oneOf(t, "what time is it", "what is the time", "the time", "time", "what time is it now",
-				"what is the time now", "what is the current time", "current time", "what time is it right now", "do you have the time"):
-				return claim(map[string]any{"detail": "time"})
-			case oneOf(t, "what is the date", "what is today's date", "what is the date today", "what date is it",
-				"today's date", "the date", "what is the date today", "date", "what date is it today"):
-				return claim(map[string]any{"detail": "date"})
-			case oneOf(t, "what day is it", "what day is it today", "what day is today", "which day is it",
-				"what day of the week is it", "what is today", "which day is it today"):
-				return claim(map[string]any{"detail": "day"})
+		Intents: []string{"HassGetCurrentTime", "HassGetCurrentDate", "get_current_time"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			if m.Intent == "get_current_time" {
+				return command.Claim{Arguments: map[string]any{"detail": m.String("detail")}}, nil
 			}
-			return noClaim, false
+			if m.Intent == "HassGetCurrentDate" {
+				return command.Claim{Arguments: map[string]any{"detail": "date"}}, nil
+			}
+			return command.Claim{Arguments: map[string]any{"detail": "time"}}, nil
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			now := c.Now

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/harkbox/hark/locale/utterance"
@@ -124,14 +123,9 @@ func Convert() *command.Command {
 			{Name: "from_unit", Type: "string", Required: true, Description: "e.g. ft, kg, F, mph"},
 			{Name: "to_unit", Type: "string", Required: true, Refinable: true},
 		},
-		Examples: []command.Example{{Utterance: "how many centimeters in a foot", Arguments: map[string]any{"value": 1, "from_unit": "ft", "to_unit": "cm"}}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			v, from, to, ok := parseConversion(text)
-			if !ok {
-				return noClaim, false
-			}
-			return claim(map[string]any{"value": v, "from_unit": from.code, "to_unit": to.code})
-		},
+		Examples:   []command.Example{{Utterance: "how many centimeters in a foot", Arguments: map[string]any{"value": 1, "from_unit": "ft", "to_unit": "cm"}}},
+		Intents:    []string{"convert_measurement"},
+		FromIntent: convertFromIntent,
 		// Aliases are corrected to unit codes; units of different kinds fail
 		// with the units that would fit.
 		Validate: func(ctx context.Context, a command.Args) []command.Problem {
@@ -195,62 +189,4 @@ func round(v float64) float64 {
 	var r float64
 	fmt.Sscan(s, &r)
 	return r
-}
-
-// parseConversion reads "how many centimeters in a foot", "convert 5 miles
-// to kilometers", "what is 100 fahrenheit in celsius", "60 mph in km/h".
-func parseConversion(text string) (v float64, from, to *unit, ok bool) {
-	t := trim(text)
-	for _, lead := range []string{"what is", "how much is", "convert", "how many", "how much"} {
-		if rest, ok := strings.CutPrefix(t, lead+" "); ok {
-			if lead == "how many" || lead == "how much" {
-				return parseHowMany(rest)
-			}
-			t = rest
-			break
-		}
-	}
-	words := utterance.Words(t)
-	v, n, ok := utterance.Number(words)
-	if !ok || n == len(words) {
-		return 0, nil, nil, false
-	}
-	from, k := lookupUnit(words[n:])
-	if from == nil {
-		return 0, nil, nil, false
-	}
-	rest := words[n+k:]
-	if len(rest) < 2 || !slices.Contains([]string{"to", "in", "into", "as"}, rest[0]) {
-		return 0, nil, nil, false
-	}
-	to, m := lookupUnit(rest[1:])
-	if to == nil || 1+m != len(rest) || to.category != from.category || to == from {
-		return 0, nil, nil, false
-	}
-	return v, from, to, true
-}
-
-// parseHowMany reads the rest of "how many UNIT (are there) in (a|N) UNIT".
-func parseHowMany(rest string) (float64, *unit, *unit, bool) {
-	words := utterance.Words(rest)
-	to, k := lookupUnit(words)
-	if to == nil {
-		return 0, nil, nil, false
-	}
-	words = words[k:]
-	for _, filler := range [][]string{{"are", "there", "in"}, {"are", "in"}, {"is", "in"}, {"in"}, {"make", "up"}, {"make"}, {"to"}} {
-		if len(words) > len(filler) && slices.Equal(words[:len(filler)], filler) {
-			words = words[len(filler):]
-			break
-		}
-	}
-	v, n, ok := utterance.Number(words)
-	if !ok {
-		v, n = 1, 0
-	}
-	from, m := lookupUnit(words[n:])
-	if from == nil || n+m != len(words) || from.category != to.category || from == to {
-		return 0, nil, nil, false
-	}
-	return v, from, to, true
 }

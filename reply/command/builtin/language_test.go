@@ -18,7 +18,7 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"stell einen Timer für 5 Minuten", "set_timer", "map[duration:5m0s]"},
 		{"Stell einen Timer für fünf Minuten.", "set_timer", "map[duration:5m0s]"},
 		{"Timer auf zehn Minuten", "set_timer", "map[duration:10m0s]"},
-		{"stelle einen Nudeltimer auf 8 Minuten", "set_timer", "map[duration:8m0s name:nudel]"},
+		{"stelle einen Nudeltimer auf 8 Minuten", "set_timer", "map[duration:8m0s name:Nudel]"},
 		{"stell mir bitte einen Timer für eine halbe Stunde", "set_timer", "map[duration:30m0s]"},
 		{"Timer für anderthalb Stunden", "set_timer", "map[duration:1h30m0s]"},
 		{"stell einen Timer für eine Stunde und zwanzig Minuten", "set_timer", "map[duration:1h20m0s]"},
@@ -27,20 +27,20 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"wie lange läuft der Timer noch", "check_timers", "map[]"},
 		{"lösche den Timer", "cancel_timer", "map[]"},
 		{"lösche alle Timer", "cancel_timer", "map[all:true]"},
-		{"brich den Nudeltimer ab", "cancel_timer", "map[name:nudel]"},
+		{"brich den Nudeltimer ab", "cancel_timer", "map[name:Nudel]"},
 		{"wie spät ist es", "get_current_time", "map[detail:time]"},
 		{"Wie viel Uhr ist es?", "get_current_time", "map[detail:time]"},
 		{"welches Datum ist heute", "get_current_time", "map[detail:date]"},
-		{"welcher Tag ist heute", "get_current_time", "map[detail:day]"},
+		{"welcher Tag ist heute", "get_current_time", "map[detail:date]"},
 		{"stell einen Wecker auf 7 Uhr", "set_alarm", "map[time:7]"},
 		{"weck mich morgen um halb acht", "set_alarm", "map[day:tomorrow time:7:30]"},
 		{"weck mich werktags um 6 Uhr 30", "set_alarm", "map[repeat:monday tuesday wednesday thursday friday time:6:30]"},
 		{"stell den Wecker auf viertel nach sieben", "set_alarm", "map[time:7:15]"},
 		{"welche Wecker habe ich", "list_reminders", "map[kind:alarms]"},
 		{"lösche den Wecker um 7 Uhr", "cancel_reminder", "map[kind:alarm which:7]"},
-		{"erinnere mich in zehn Minuten an die Wäsche", "set_reminder", "map[in:10m0s message:die wäsche]"},
-		{"erinnere mich morgen um 9 Uhr daran, den Müll rauszubringen", "set_reminder", "map[at:9 day:tomorrow message:den müll rauszubringen]"},
-		{"erinnere mich an den Arzttermin in einer Stunde", "set_reminder", "map[in:1h0m0s message:den arzttermin]"},
+		{"erinnere mich in zehn Minuten an die Wäsche", "set_reminder", "map[in:10m0s message:die Wäsche]"},
+		{"erinnere mich morgen um 9 Uhr daran, den Müll rauszubringen", "set_reminder", "map[at:9 day:tomorrow message:den Müll rauszubringen]"},
+		{"erinnere mich an den Arzttermin in einer Stunde", "set_reminder", "map[in:1h0m0s message:den Arzttermin]"},
 		{"lauter", "control_volume", "map[action:up]"},
 		{"mach leiser", "control_volume", "map[action:down]"},
 		{"stell die Lautstärke auf 40", "control_volume", "map[action:set level:40]"},
@@ -54,9 +54,9 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"was ist zwei Komma fünf minus eins", "calculate", "map[a:2.5 b:1 operation:subtract]"},
 		{"wie viele Kilometer sind 5 Meilen", "convert_measurement", "map[from_unit:mi to_unit:km value:5]"},
 		{"rechne 10 Grad Celsius in Fahrenheit", "convert_measurement", "map[from_unit:c to_unit:f value:10]"},
-		{"merk dir, dass mein Fahrrad blau ist", "remember", "map[fact:mein fahrrad blau ist]"},
-		{"was weißt du über mein Fahrrad", "search_memory", "map[query:mein fahrrad]"},
-		{"vergiss, dass mein Fahrrad blau ist", "forget", "map[fact:mein fahrrad blau ist]"},
+		{"merk dir, dass mein Fahrrad blau ist", "remember", "map[fact:mein Fahrrad blau ist]"},
+		{"was weißt du über mein Fahrrad", "search_memory", "map[query:mein Fahrrad]"},
+		{"vergiss, dass mein Fahrrad blau ist", "forget", "map[fact:mein Fahrrad blau ist]"},
 		{"Wie ist deine Webadresse?", "device_status", "map[detail:web]"},
 		{"Was ist deine IP-Adresse?", "device_status", "map[detail:ip]"},
 	},
@@ -74,7 +74,7 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"quelle heure est-il", "get_current_time", "map[detail:time]"},
 		{"Quelle heure est-il ?", "get_current_time", "map[detail:time]"},
 		{"quelle est la date", "get_current_time", "map[detail:date]"},
-		{"quel jour sommes-nous", "get_current_time", "map[detail:day]"},
+		{"quel jour sommes-nous", "get_current_time", "map[detail:date]"},
 		{"mets une alarme à 7 heures", "set_alarm", "map[time:7]"},
 		{"réveille-moi demain à 7 h 30", "set_alarm", "map[day:tomorrow time:7:30]"},
 		{"réveille-moi en semaine à six heures et demie", "set_alarm", "map[repeat:monday tuesday wednesday thursday friday time:6:30]"},
@@ -115,7 +115,7 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"cuánto es doscientos cincuenta menos uno", "calculate", "map[a:250 b:1 operation:subtract]"},
 		{"qué hora es", "get_current_time", "map[detail:time]"},
 		{"qué fecha es hoy", "get_current_time", "map[detail:date]"},
-		{"qué día es hoy", "get_current_time", "map[detail:day]"},
+		{"qué día es hoy", "get_current_time", "map[detail:date]"},
 		{"pon un temporizador de 5 minutos", "set_timer", "map[duration:5m0s]"},
 		{"pon un temporizador de cinco minutos", "set_timer", "map[duration:5m0s]"},
 		{"temporizador de diez minutos", "set_timer", "map[duration:10m0s]"},
@@ -160,13 +160,13 @@ func TestOfflineLanguages(t *testing.T) {
 			t.Errorf("%s has %d offline cases, want at least 30", l, len(cases))
 		}
 		for _, c := range cases {
-			rt, ok := f.reg.PreRoute(l.Canonical(c.say))
-			if !ok {
-				t.Errorf("%s %q (read as %q): no command claimed it, want %s", l, c.say, l.Canonical(c.say), c.command)
+			u := f.reg.Understand(t.Context(), l, c.say)
+			if !u.OK {
+				t.Errorf("%s %q: no command claimed it (%s %s: %s), want %s", l, c.say, u.Intent, u.Reason, u.Detail, c.command)
 				continue
 			}
-			if got := fmt.Sprint(rt.Claim.Arguments); rt.Command.Name != c.command || got != c.args {
-				t.Errorf("%s %q (read as %q): %s %s, want %s %s", l, c.say, l.Canonical(c.say), rt.Command.Name, got, c.command, c.args)
+			if got := fmt.Sprint(u.Route.Claim.Arguments); u.Route.Command.Name != c.command || got != c.args {
+				t.Errorf("%s %q: %s %s, want %s %s", l, c.say, u.Route.Command.Name, got, c.command, c.args)
 			}
 		}
 	}
@@ -182,8 +182,8 @@ func TestOfflineLanguagesLeaveTheRest(t *testing.T) {
 		locale.Spanish: {"cuéntame un chiste", "quién inventó el temporizador", "cuál es la capital de Italia"},
 	} {
 		for _, s := range says {
-			if rt, ok := f.reg.PreRoute(l.Canonical(s)); ok {
-				t.Errorf("%s %q (read as %q) was claimed by %s %v", l, s, l.Canonical(s), rt.Command.Name, rt.Claim.Arguments)
+			if u := f.reg.Understand(t.Context(), l, s); u.OK {
+				t.Errorf("%s %q was claimed by %s %v", l, s, u.Route.Command.Name, u.Route.Claim.Arguments)
 			}
 		}
 	}

@@ -24,22 +24,16 @@ type Memory interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// Diary is the record of past conversations; *storage.Diary is one.
+type Diary interface {
+	Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]storage.DiaryEntry, error)
+}
+
 // secretWords are what a request for a remembered secret names.
 var secretWords = []string{"password", "passcode", "passphrase", "code", "pin", "combination", "combo", "cvv", "cvc", "key", "token", "number"}
 
 // placeholder is a redacted secret in a fact's shown text.
 var placeholder = regexp.MustCompile(`\[(?:EMAIL|PHONE|CARD|IBAN|SECRET)_\d+\]`)
-
-// cut returns what follows the first of the leads that text starts with.
-func cut(text string, leads ...string) (string, bool) {
-	t := trim(text)
-	for _, l := range leads {
-		if rest, ok := strings.CutPrefix(t, l+" "); ok && rest != "" {
-			return rest, true
-		}
-	}
-	return "", false
-}
 
 // Remember is remember: store a fact the user states.
 func Remember(m Memory) *command.Command {
@@ -48,14 +42,8 @@ func Remember(m Memory) *command.Command {
 		Description: "Store a fact the user asks to be remembered: about them, an instruction, or the world.",
 		Keywords:    []string{"remember", "note"},
 		Parameters:  []command.Parameter{{Name: "fact", Type: "string", Required: true, Description: "the fact, in the user's words"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			if fact, ok := cut(text, "remember that", "please remember that", "remember", "note that", "make a note that",
-				"do not forget that", "keep in mind that", "remember this"); ok && len(strings.Fields(fact)) >= 2 &&
-				!strings.HasPrefix(fact, "when ") && !strings.HasPrefix(fact, "what ") {
-				return claim(map[string]any{"fact": fact})
-			}
-			return noClaim, false
-		},
+		Intents:     []string{"remember"},
+		FromIntent:  rememberFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			// Kept as said, a password's case included.
 			fact := asSaid(c.Utterance, c.Args.String("fact"))
@@ -78,6 +66,17 @@ func Remember(m Memory) *command.Command {
 	}
 }
 
+// rememberFromIntent takes a fact of two words or more: one word alone
+// ("remember that password") names a thing, with "that" pointing at it,
+// and is no fact to store.
+func rememberFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	fact := m.String("fact")
+	if len(strings.Fields(fact)) < 2 {
+		return command.Claim{}, command.Unresolved("fact", "one word is no fact: "+fact)
+	}
+	return command.Claim{Arguments: map[string]any{"fact": fact}}, nil
+}
+
 // Forget is forget: remove a remembered fact.
 func Forget(m Memory) *command.Command {
 	return &command.Command{
@@ -85,12 +84,6 @@ func Forget(m Memory) *command.Command {
 		Description: "Remove a fact the user no longer wants remembered.",
 		Keywords:    []string{"forget"},
 		Parameters:  []command.Parameter{{Name: "fact", Type: "string", Required: true, Description: "words of the fact"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			if fact, ok := cut(text, "forget that", "forget what i said about", "forget what i told you about", "forget about"); ok {
-				return claim(map[string]any{"fact": fact})
-			}
-			return noClaim, false
-		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			q := c.Args.String("fact")
 			hits, err := m.Search(ctx, q, 1)
@@ -121,22 +114,15 @@ func covers(fact, query string) bool {
 }
 
 // SearchMemory is search_memory: what the user told Hark to remember.
-func SearchMemory(m Memory) *command.Command {
+// SearchMemory is search_memory: the facts the user asked to be
+// remembered, and what was talked about in past conversations (the diary;
+// nil for none): "do you remember when we talked about Paris".
+func SearchMemory(m Memory, diary Diary) *command.Command {
 	return &command.Command{
 		Name:        "search_memory",
-		Description: "Look up facts the user asked to be remembered.",
+		Description: "Look up facts the user asked to be remembered, and past conversations.",
 		Keywords:    []string{"remember", "told you", "memory"},
 		Parameters:  []command.Parameter{{Name: "query", Type: "string", Required: true, Description: "keywords"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			if oneOf(t, "what do you know about me", "what have i told you", "what do you remember") {
-				return claim(map[string]any{"query": "me"})
-			}
-			if q, ok := cut(t, "what do you remember about", "what did i tell you about", "do you remember", "what did i say about"); ok {
-				return claim(map[string]any{"query": q})
-			}
-			return noClaim, false
-		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			q := c.Args.String("query")
 			aboutMe := oneOf(q, "me", "myself", "i", "you know about me")
@@ -169,15 +155,31 @@ func SearchMemory(m Memory) *command.Command {
 				facts = append(facts, text)
 			}
 			data := map[string]any{"facts": facts}
-			if len(facts) == 0 {
-				return command.Said(lang(c).T("I don't remember anything about that."), data), nil
-			}
-			spoken := make([]string, len(facts))
-			for i, f := range facts {
-				spoken[i] = placeholder.ReplaceAllString(f, lang(c).T("a secret"))
-			}
 			l := lang(c)
-			resp := command.Said(l.T("You told me: %s.", strings.Join(quoted(l, spoken), l.T(". And "))), data)
+			talks, err := pastTalks(ctx, diary, q, aboutMe)
+			if err != nil {
+				return command.Response{}, err
+			}
+			var said []string
+			if len(facts) > 0 {
+				spoken := make([]string, len(facts))
+				for i, f := range facts {
+					spoken[i] = placeholder.ReplaceAllString(f, l.T("a secret"))
+				}
+				said = append(said, l.T("You told me: %s.", strings.Join(quoted(l, spoken), l.T(". And "))))
+			}
+			var conversations []map[string]any
+			for _, e := range talks {
+				conversations = append(conversations, map[string]any{"date": e.Date.Format("2006-01-02"), "summary": e.Summary})
+				said = append(said, l.T("On %s we talked about this: %s", l.Date(e.Date), strings.TrimSpace(e.Summary)))
+			}
+			if len(conversations) > 0 {
+				data["conversations"] = conversations
+			}
+			if len(said) == 0 {
+				return command.Said(l.T("I don't remember anything about that."), data), nil
+			}
+			resp := command.Said(strings.Join(said, " "), data)
 			resp.Reveal = revealed
 			return resp, nil
 		},
@@ -213,4 +215,27 @@ func secretsOf(said string) []string {
 		out = append(out, r.Restore(p))
 	}
 	return out
+}
+
+// talkWords say that a question is about a past conversation, not a
+// fact: they are not what was talked about.
+var talkWords = map[string]bool{"when": true, "we": true, "talked": true, "talk": true, "spoke": true, "said": true,
+	"discussed": true, "about": true, "conversation": true, "chatted": true, "last": true, "time": true}
+
+// pastTalks are up to two past conversations whose summaries name what
+// the question is about.
+func pastTalks(ctx context.Context, diary Diary, q string, aboutMe bool) ([]storage.DiaryEntry, error) {
+	if diary == nil || aboutMe {
+		return nil, nil
+	}
+	var keywords []string
+	for w := range storage.ContentWords(q) {
+		if !talkWords[w] {
+			keywords = append(keywords, w)
+		}
+	}
+	if len(keywords) == 0 {
+		return nil, nil
+	}
+	return diary.Search(ctx, keywords, time.Time{}, time.Time{}, 2)
 }

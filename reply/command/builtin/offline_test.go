@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
@@ -78,11 +79,11 @@ func newFixture(t testing.TB) *fixture {
 // say runs an utterance down the offline path and returns what would be said.
 func (f *fixture) say(t *testing.T, text string) (string, command.Response) {
 	t.Helper()
-	rt, ok := f.reg.PreRoute(text)
-	if !ok {
-		t.Fatalf("%q was not claimed offline", text)
+	u := f.reg.Understand(t.Context(), locale.English, text)
+	if !u.OK {
+		t.Fatalf("%q was not claimed offline: %s %s (%s)", text, u.Intent, u.Reason, u.Detail)
 	}
-	resp := f.reg.RunRoute(t.Context(), rt, text)
+	resp := f.reg.RunRoute(t.Context(), u.Route, text)
 	return resp.Spoken, resp
 }
 
@@ -198,11 +199,12 @@ func TestOfflineUtterances(t *testing.T) {
 	}
 	f := newFixture(t)
 	for _, tt := range offline {
-		rt, ok := f.reg.PreRoute(tt.say)
-		if !ok {
-			t.Errorf("%q: not claimed, want %s", tt.say, tt.cmd)
+		u := f.reg.Understand(t.Context(), locale.English, tt.say)
+		if !u.OK {
+			t.Errorf("%q: not claimed (%s %s: %s), want %s", tt.say, u.Intent, u.Reason, u.Detail, tt.cmd)
 			continue
 		}
+		rt := u.Route
 		if rt.Command.Name != tt.cmd || !sameArgs(rt.Claim.Arguments, tt.args) {
 			t.Errorf("%q: %s %v, want %s %v", tt.say, rt.Command.Name, rt.Claim.Arguments, tt.cmd, tt.args)
 		}
@@ -240,8 +242,8 @@ func TestOfflineLeavesTheRestToTheModel(t *testing.T) {
 		"set the table", "what time does the bakery open", "how do I convert a pdf to word", "cancel my subscription",
 		"play some music", "what is love", "is it going to be a good day", "what's the weather in my heart",
 	} {
-		if rt, ok := f.reg.PreRoute(q); ok {
-			t.Errorf("%q was claimed by %s %v", q, rt.Command.Name, rt.Claim.Arguments)
+		if u := f.reg.Understand(t.Context(), locale.English, q); u.OK {
+			t.Errorf("%q was claimed by %s %v", q, u.Route.Command.Name, u.Route.Claim.Arguments)
 		}
 	}
 }
@@ -325,11 +327,11 @@ func TestStopFromElsewhere(t *testing.T) {
 	f := newFixture(t)
 	phone := command.WithClient(t.Context(), command.Client{ID: "ask:1"})
 	run := func(text string) command.Response {
-		rt, ok := f.reg.PreRouteFor("ask:1", text)
-		if !ok {
-			t.Fatalf("%q was not claimed offline", text)
+		u := f.reg.Understand(phone, locale.English, text)
+		if !u.OK {
+			t.Fatalf("%q was not understood offline: %s %s", text, u.Reason, u.Detail)
 		}
-		return f.reg.RunRoute(phone, rt, text)
+		return f.reg.RunRoute(phone, u.Route, text)
 	}
 	for _, tc := range []struct {
 		say       string
@@ -371,7 +373,7 @@ func TestToolSchemaSize(t *testing.T) {
 	}
 	sort.Strings(sizes)
 	t.Logf("tool schema: %d characters for %d built-ins (%s)", total, len(f.reg.Commands()), strings.Join(sizes, " "))
-	if len(f.reg.Commands()) != 16 {
-		t.Errorf("%d built-ins, want 16 (get_weather is registered by the wiring)", len(f.reg.Commands()))
+	if len(f.reg.Commands()) != 18 {
+		t.Errorf("%d built-ins, want 18 (get_weather is registered by the wiring)", len(f.reg.Commands()))
 	}
 }

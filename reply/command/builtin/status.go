@@ -38,24 +38,6 @@ func Status(src StatusSource) *command.Command {
 		Description: "This speaker's version, uptime, IP address, storage use and model server state.",
 		Keywords:    []string{"status", "ip address", "web address", "version", "storage", "uptime"},
 		Parameters:  []command.Parameter{{Name: "detail", Type: "string", Enum: []string{"all", "version", "uptime", "ip", "web", "storage", "model"}, Default: "all"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			for detail, phrases := range map[string][]string{
-				"all": {"device status", "system status", "status report", "status", "how are you doing", "give me a status report", "diagnostics"},
-				"ip":  {"what is your ip address", "what is your ip", "ip address", "what is the ip address"},
-				"web": {"what is your web address", "what is the web address", "what is your website", "what is your web page", "where is your web page",
-					"what is your url", "how do i open your web page", "how do i find your web page", "web address", "web page address", "how do i set you up"},
-				"storage": {"how much storage is left", "how much space is left", "how much storage do you have", "how full is your storage", "disk space"},
-				"version": {"what version are you", "what version are you running", "which version are you", "what is your version", "version"},
-				"uptime":  {"how long have you been running", "how long have you been on", "uptime"},
-				"model":   {"is the model server up", "is the model server running", "can you reach the model", "are you connected to the model"},
-			} {
-				if oneOf(t, phrases...) {
-					return claim(map[string]any{"detail": detail})
-				}
-			}
-			return noClaim, false
-		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			st := src.Status(ctx)
 			data := map[string]any{

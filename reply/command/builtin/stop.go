@@ -7,33 +7,22 @@ import (
 	"github.com/harkbox/hark/reply/command"
 )
 
-var stopPhrases = []string{
-	"stop", "cancel", "never mind", "nevermind", "forget it", "be quiet", "quiet", "shut up", "silence",
-	"that is all", "that is enough", "enough", "stop it", "stop talking", "ok stop", "stop that", "nothing",
-	"thanks that is all", "thank you that is all", "no thanks",
-	"hush", "cancel that", "abort", "stop please", "never mind thanks",
-}
-
-// ringingPhrases name the ringing: from anywhere, they silence it.
-var ringingPhrases = []string{"stop ringing", "stop the alarm", "stop the ringing", "dismiss", "silence the alarm", "turn off the alarm"}
-
 // Stop is stop: silence speech or ringing and end the conversation. The
 // box's own microphone silences the ringing with any stop; another asker
 // (a phone, a node) ends only its own conversation, unless it names the
-// ringing ("stop the alarm"), and is told when it did silence it.
+// ringing ("stop the alarm": the templates' ringing slot), and is told
+// when it did silence it.
 func Stop(alerts Alerts) *command.Command {
 	return &command.Command{
 		Name:        "stop",
 		Description: "Stop speaking or ringing and end the conversation.",
 		Keywords:    []string{"stop", "cancel", "never mind", "quiet"},
-		PreRoute: func(text string) (command.Claim, bool) {
-			switch {
-			case oneOf(text, ringingPhrases...):
-				return claim(map[string]any{"ringing": true})
-			case oneOf(text, stopPhrases...):
-				return claim(nil)
+		Intents:     []string{"HassNevermind", "stop"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			if _, ok := m.Slots["ringing"]; ok {
+				return command.Claim{Arguments: map[string]any{"ringing": true}}, nil
 			}
-			return noClaim, false
+			return command.Claim{}, nil
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			stopped := false

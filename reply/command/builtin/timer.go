@@ -22,6 +22,10 @@ import (
 type Schedule interface {
 	AddTimer(ctx context.Context, name string, d time.Duration) (storage.Item, error)
 	ChangeTimer(ctx context.Context, id string, d time.Duration) (storage.Item, error)
+	PauseTimer(ctx context.Context, id string) (storage.Item, error)
+	ResumeTimer(ctx context.Context, id string) (storage.Item, error)
+	// AddToTimer adds d (takes it off when negative) to a timer's time.
+	AddToTimer(ctx context.Context, id string, d time.Duration) (storage.Item, error)
 	AddAlarm(ctx context.Context, name string, hour, minute int, days []time.Weekday, day time.Time) (storage.Item, error)
 	AddReminder(ctx context.Context, message string, due time.Time) (storage.Item, error)
 	// AddReminderIn reminds after d, counted like a timer.
@@ -104,25 +108,9 @@ func SetTimer(s Schedule) *command.Command {
 				}},
 			{Name: "name", Type: "string", Description: "e.g. pasta"},
 		},
-		Examples: []command.Example{{Utterance: "set a pasta timer for 8 minutes", Arguments: map[string]any{"duration": "PT8M", "name": "pasta"}}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			words := utterance.Words(trim(text))
-			ti := timerWord(words)
-			d, at, n, ok := utterance.FindDuration(words)
-			if ti < 0 || !ok || hasPhrase(text, cancelVerbs...) || hasPhrase(text, "how", "what", "left", "check") {
-				return noClaim, false
-			}
-			inDur := func(i int) bool { return i >= at && i < at+n }
-			name := nameAfter(words, ti, inDur)
-			if name == "" {
-				name = nameBefore(words, ti, inDur)
-			}
-			args := map[string]any{"duration": d}
-			if name != "" {
-				args["name"] = name
-			}
-			return claim(args)
-		},
+		Examples:   []command.Example{{Utterance: "set a pasta timer for 8 minutes", Arguments: map[string]any{"duration": "PT8M", "name": "pasta"}}},
+		Intents:    []string{"HassStartTimer", "set_timer"},
+		FromIntent: setTimerFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			d, name := c.Args.Duration("duration"), c.Args.String("name")
 			if id, ok := c.Refines["timer_id"].(string); ok {
@@ -156,6 +144,9 @@ func timerData(it storage.Item) map[string]any {
 // minutes and to the minute above.
 func remaining(l locale.Lang, it storage.Item, now time.Time) string {
 	left := it.Due.Sub(now)
+	if it.Paused {
+		left = it.Left
+	}
 	if left >= 10*time.Minute {
 		left = left.Round(time.Minute)
 	}
@@ -171,43 +162,28 @@ func CheckTimers(s Schedule) *command.Command {
 		Name:        "check_timers",
 		Description: "List running timers and the time left.",
 		Keywords:    []string{"timer", "left", "remaining"},
-		Parameters:  []command.Parameter{{Name: "name", Type: "string", Description: "only this timer"}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			words := utterance.Words(t)
-			ti := timerWord(words)
-			if oneOf(t, "how much time is left", "how much time left", "how long is left", "how much longer", "time left", "how long left") {
-				return claim(map[string]any{})
-			}
-			if ti < 0 || hasPhrase(t, cancelVerbs...) {
-				return noClaim, false
-			}
-			if _, _, _, ok := utterance.FindDuration(words); ok {
-				return noClaim, false
-			}
-			if !hasPhrase(t, "what", "how", "check", "list", "any", "status", "left", "remaining", "show", "do i have", "are there") {
-				return noClaim, false
-			}
-			args := map[string]any{}
-			if name := nameBefore(words, ti, func(int) bool { return false }); name != "" && !hasPhrase(name, "much", "long", "many") {
-				args["name"] = name
-			}
-			return claim(args)
+		Parameters:  timerParams,
+		Intents:     []string{"HassTimerStatus", "check_timers"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			args, err := whichTimer(m)
+			return command.Claim{Arguments: args}, err
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			timers, err := s.Pending(ctx, storage.Timer)
 			if err != nil {
 				return command.Response{}, err
 			}
-			if name := c.Args.String("name"); name != "" {
-				timers = slices.DeleteFunc(timers, func(it storage.Item) bool { return !strings.EqualFold(it.Name, name) })
-			}
+			timers = pick(timers, c)
 			l := lang(c)
 			var list []map[string]any
 			var parts []string
 			for _, it := range timers {
 				left := remaining(l, it, c.Now)
-				list = append(list, map[string]any{"name": it.Name, "remaining": it.Due.Sub(c.Now).Round(time.Second).String()})
+				togo := it.Due.Sub(c.Now)
+				if it.Paused {
+					togo = it.Left
+				}
+				list = append(list, map[string]any{"name": it.Name, "remaining": togo.Round(time.Second).String(), "paused": it.Paused})
 				if it.Name != "" {
 					parts = append(parts, l.T("%s with %s left", it.Name, left))
 				} else {
@@ -239,27 +215,14 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 		Name:        "cancel_timer",
 		Description: "Cancel a running timer, by name, or all of them.",
 		Keywords:    []string{"timer", "cancel", "stop"},
-		Parameters: []command.Parameter{
-			{Name: "name", Type: "string"},
-			{Name: "all", Type: "bool"},
-		},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			words := utterance.Words(t)
-			ti := timerWord(words)
-			if ti < 0 || !hasPhrase(t, cancelVerbs...) {
-				return noClaim, false
-			}
-			if _, _, _, ok := utterance.FindDuration(words); ok {
-				return noClaim, false
-			}
-			args := map[string]any{}
-			if hasPhrase(t, "all", "every", "all the", "all my") {
+		Parameters:  append(slices.Clone(timerParams), command.Parameter{Name: "all", Type: "bool"}),
+		Intents:     []string{"HassCancelTimer", "HassCancelAllTimers", "cancel_timer"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			args, err := whichTimer(m) // "all kitchen timers" are the kitchen's
+			if m.Intent == "HassCancelAllTimers" || m.Has("all") {
 				args["all"] = true
-			} else if name := nameBefore(words, ti, func(int) bool { return false }); name != "" {
-				args["name"] = name
 			}
-			return claim(args)
+			return command.Claim{Arguments: args}, err
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			timers, err := s.Pending(ctx, storage.Timer)
@@ -268,9 +231,7 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 			}
 			l := lang(c)
 			name := c.Args.String("name")
-			if name != "" {
-				timers = slices.DeleteFunc(timers, func(it storage.Item) bool { return !strings.EqualFold(it.Name, name) })
-			}
+			timers = pick(timers, c)
 			switch {
 			case len(timers) == 0 && alerts != nil && alerts.StopAlerts():
 				return command.Said(ringingStopped(ctx, l, true), map[string]any{"stopped_ringing": true}), nil
@@ -304,4 +265,23 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 			return command.Said(l.T("Timer cancelled."), map[string]any{"cancelled": 1}), nil
 		},
 	}
+}
+
+func readSetTimer(text string) (command.Claim, bool) {
+	words := utterance.Words(trim(text))
+	ti := timerWord(words)
+	d, at, n, ok := utterance.FindDuration(words)
+	if ti < 0 || !ok || hasPhrase(text, cancelVerbs...) || hasPhrase(text, "how", "what", "left", "check") {
+		return noClaim, false
+	}
+	inDur := func(i int) bool { return i >= at && i < at+n }
+	name := nameAfter(words, ti, inDur)
+	if name == "" {
+		name = nameBefore(words, ti, inDur)
+	}
+	args := map[string]any{"duration": d}
+	if name != "" {
+		args["name"] = name
+	}
+	return claim(args)
 }

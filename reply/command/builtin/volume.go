@@ -41,25 +41,10 @@ func Volume(m Mixer) *command.Command {
 			}},
 		},
 		Examples: []command.Example{{Utterance: "turn it up", Arguments: map[string]any{"action": "up"}}},
-		PreRoute: func(text string) (command.Claim, bool) {
-			t := trim(text)
-			switch {
-			case oneOf(t, upPhrases...):
-				return claim(map[string]any{"action": "up"})
-			case oneOf(t, downPhrases...):
-				return claim(map[string]any{"action": "down"})
-			case oneOf(t, "mute", "mute yourself", "mute the volume", "mute the sound", "mute sound"):
-				return claim(map[string]any{"action": "mute"})
-			case oneOf(t, "unmute", "unmute yourself", "sound on", "unmute the sound", "turn the sound on"):
-				return claim(map[string]any{"action": "unmute"})
-			case oneOf(t, "what is the volume", "what volume is it", "how loud are you", "what is the volume level", "what is the current volume"):
-				return claim(map[string]any{"action": "get"})
-			}
-			if level, ok := volumeLevel(t); ok {
-				return claim(map[string]any{"action": "set", "level": level})
-			}
-			return noClaim, false
-		},
+		// "set the volume to 50", said to the speaker with no device or
+		// room named, is the speaker's own volume.
+		Intents:    []string{"HassSetVolume", "control_volume"},
+		FromIntent: volumeFromIntent,
 		Refine: func(text string, last command.Args) (command.Args, bool) {
 			t := trim(text)
 			switch {
@@ -128,50 +113,9 @@ func Volume(m Mixer) *command.Command {
 	}
 }
 
-// volumeLevel reads "volume 50", "set the volume to 30", "volume to 7" and
-// "turn the volume to 40 percent". Levels up to 10 without "percent" are on
-// a 1–10 scale.
-func volumeLevel(t string) (int, bool) {
-	words := utterance.Words(t)
-	i := -1
-	for j, w := range words {
-		if w == "volume" {
-			i = j
-		}
-	}
-	if i < 0 || i+1 >= len(words) {
-		return 0, false
-	}
-	rest := words[i+1:]
-	if rest[0] == "to" || rest[0] == "at" {
-		rest = rest[1:]
-	}
-	v, n, ok := utterance.Number(rest)
-	if !ok || rest[0] == "a" || rest[0] == "an" {
-		return 0, false
-	}
-	pct := n < len(rest) && (rest[n] == "percent" || rest[n] == "%")
-	if n+boolInt(pct) != len(rest) || strings.HasSuffix(rest[0], "%") && n != 1 {
-		return 0, false
-	}
-	pct = pct || strings.HasSuffix(rest[0], "%")
-	head := strings.Join(words[:i], " ")
-	if head != "" && !oneOf(head, "set", "set the", "change the", "turn the", "put the", "set your", "change", "turn", "make the") {
-		return 0, false
-	}
-	return scaleLevel(v, pct), true
-}
-
 func scaleLevel(v float64, pct bool) int {
 	if !pct && v <= 10 {
 		v *= 10
 	}
 	return int(max(0, min(100, v)))
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
-// BenchmarkOfflineHomeCommand is "turn on the living room light" from the
-// utterance to Home Assistant's answer on loopback, without a model: the
-// pre-route's fuzzy match over the cached state list, then the service
-// call. A house of 14 entities, and one of 314.
+// BenchmarkOfflineHomeCommand is "turn on the living room main light" from
+// the utterance to Home Assistant's answer on loopback, without a model:
+// the templates matched with the house's names, then the service call. A
+// house of 14 entities, and one of 314.
 func BenchmarkOfflineHomeCommand(b *testing.B) {
 	for _, extra := range []int{0, 300} {
 		b.Run(fmt.Sprintf("entities=%d", 14+extra), func(b *testing.B) {
@@ -20,14 +21,15 @@ func BenchmarkOfflineHomeCommand(b *testing.B) {
 				ha.states = append(ha.states, ent(fmt.Sprintf("sensor.s%d", i), fmt.Sprintf("%s Sensor %d", rooms[i%len(rooms)], i), "1"))
 			}
 			keys := storeMap{URLSecret: srv.URL, TokenSecret: ha.token}
-			reg := command.NewRegistry(command.Options{Secrets: keys})
-			reg.Register(Control(NewClient(keys)))
+			c := NewClient(keys)
+			reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c})
+			reg.Register(Control(c), Service(c))
 			for b.Loop() {
-				rt, ok := reg.PreRoute("turn on the living room light")
-				if !ok {
-					b.Fatal("not pre-routed")
+				u := reg.Understand(b.Context(), locale.English, "turn on the living room main light")
+				if !u.OK {
+					b.Fatalf("not understood: %s %s", u.Reason, u.Detail)
 				}
-				if r := reg.RunRoute(b.Context(), rt, "turn on the living room light"); r.Kind != command.Success {
+				if r := reg.RunRoute(b.Context(), u.Route, "turn on the living room main light"); r.Kind != command.Success {
 					b.Fatalf("%+v", r)
 				}
 			}

@@ -38,6 +38,7 @@ type Entity struct {
 	ID         string         `json:"entity_id"`
 	State      string         `json:"state"`
 	Attributes map[string]any `json:"attributes"`
+	area       string         // the area's id, from the template API
 }
 
 // Name is the entity's friendly name, or its id.
@@ -61,6 +62,12 @@ type Client struct {
 	mu      sync.Mutex
 	states  []Entity
 	fetched time.Time
+	house   *House
+	houseAt time.Time
+	// failed is why the house could not be read at failedAt.
+	failed   error
+	failedAt time.Time
+	listCache
 }
 
 // NewClient returns a Client reading its URL and token from secrets.
@@ -90,13 +97,26 @@ func (c *Client) States(ctx context.Context) ([]Entity, error) {
 // Forget drops the cached state list: the next call reads it again.
 func (c *Client) Forget() {
 	c.mu.Lock()
-	c.states = nil
+	c.states, c.house, c.failed = nil, nil, nil
 	c.mu.Unlock()
 }
 
 // Call runs a service on an entity, with more data when given.
 func (c *Client) Call(ctx context.Context, domain, service, entity string, data map[string]any) error {
-	body := map[string]any{"entity_id": entity}
+	return c.CallMany(ctx, domain, service, []string{entity}, data)
+}
+
+// CallMany runs a service on entities at once (none for a service of no
+// entity, such as shopping_list.add_item).
+func (c *Client) CallMany(ctx context.Context, domain, service string, entities []string, data map[string]any) error {
+	body := map[string]any{}
+	switch len(entities) {
+	case 0:
+	case 1:
+		body["entity_id"] = entities[0]
+	default:
+		body["entity_id"] = entities
+	}
 	for k, v := range data {
 		body[k] = v
 	}
@@ -105,6 +125,9 @@ func (c *Client) Call(ctx context.Context, domain, service, entity string, data 
 }
 
 func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	if c.secrets == nil {
+		return ErrNotSetUp
+	}
 	base, err := c.secrets.Get(ctx, URLSecret)
 	if err != nil {
 		return fmt.Errorf("home: %w", err)
@@ -145,6 +168,11 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	if out == nil {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		return nil
+	}
+	if text, ok := out.(*string); ok { // a rendered template is plain text
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+		*text = string(b)
+		return err
 	}
 	// A state list is small; one of megabytes is not Home Assistant's.
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(out); err != nil {

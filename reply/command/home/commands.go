@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
@@ -130,9 +129,8 @@ func Control(c *Client) *command.Command {
 			}
 			return nil
 		},
-		PreRoute: func(text string) (command.Claim, bool) { return preRoute(c, text) },
-		Refine:   refine,
-		Setup:    setup(c),
+		Refine: refine,
+		Setup:  setup(c),
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
 			l := locale.Speaking(ctx)
 			act := actions[call.Args.String("action")]
@@ -210,47 +208,6 @@ func State(c *Client) *command.Command {
 	}
 }
 
-// preRoute claims "turn on the living room light" and the like when the
-// device named matches one entity unambiguously, so the commonest commands
-// need no model.
-func preRoute(c *Client, text string) (command.Claim, bool) {
-	t := " " + strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!?")) + " "
-	var act, rest string
-	for _, p := range []struct{ lead, act string }{
-		{" turn on ", "turn_on"}, {" switch on ", "turn_on"}, {" turn off ", "turn_off"}, {" switch off ", "turn_off"},
-		{" lock ", "lock"}, {" unlock ", "unlock"},
-	} {
-		if i := strings.Index(t, p.lead); i >= 0 && i < 12 { // at the start, or after "please"
-			act, rest = p.act, t[i+len(p.lead):]
-			break
-		}
-	}
-	if act == "" {
-		// "turn the kitchen light off"
-		for _, p := range []struct{ lead, tail, act string }{{" turn ", " on ", "turn_on"}, {" turn ", " off ", "turn_off"}, {" switch ", " on ", "turn_on"}, {" switch ", " off ", "turn_off"}} {
-			if strings.HasPrefix(strings.TrimPrefix(t, " please"), p.lead) && strings.HasSuffix(t, p.tail) {
-				act, rest = p.act, strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(t, " please"), p.lead), p.tail)
-				break
-			}
-		}
-	}
-	rest = strings.TrimSpace(rest)
-	if act == "" || rest == "" || len(strings.Fields(rest)) > 6 {
-		return command.Claim{}, false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	states, err := c.States(ctx)
-	if err != nil {
-		return command.Claim{}, false // the model path says what is wrong
-	}
-	e, ok, _ := Best(Find(rest, states, domainsFor(act)))
-	if !ok {
-		return command.Claim{}, false
-	}
-	return command.Claim{Arguments: map[string]any{"action": act, "entity": e.ID}}, true
-}
-
 // opensLock reports whether the action on the entity unlocks a lock.
 func opensLock(action, id string) bool {
 	return strings.HasPrefix(id, "lock.") && (action == "unlock" || action == "turn_on" || action == "open")
@@ -261,19 +218,31 @@ var (
 	no  = []string{"no", "no thanks", "nope", "cancel", "don't", "do not", "leave it", "keep it locked", "never mind"}
 )
 
+// said is what was said, lower-cased, its spaces single and its end's
+// punctuation gone.
+func said(text string) string {
+	return strings.Join(strings.Fields(strings.ToLower(strings.Trim(text, " .!?"))), " ")
+}
+
+// yesOrNo reads the yes or no to an unlock asked about.
+func yesOrNo(text string) (command.Args, bool) {
+	t := said(text)
+	switch {
+	case slices.Contains(yes, t):
+		return command.Args{"confirmed": "yes"}, true
+	case slices.Contains(no, t):
+		return command.Args{"confirmed": "no"}, true
+	}
+	return nil, false
+}
+
 // refine reads a follow-up to home_control: the yes or no to an unlock,
 // or a new value for the last change ("make it 30", "actually blue").
 func refine(text string, last command.Args) (command.Args, bool) {
-	t := strings.Join(strings.Fields(strings.ToLower(strings.Trim(text, " .!?"))), " ")
 	if opensLock(last.String("action"), last.String("entity")) {
-		switch {
-		case slices.Contains(yes, t):
-			return command.Args{"confirmed": "yes"}, true
-		case slices.Contains(no, t):
-			return command.Args{"confirmed": "no"}, true
-		}
-		return nil, false
+		return yesOrNo(text)
 	}
+	t := said(text)
 	if actions[last.String("action")].data == "" {
 		return nil, false
 	}

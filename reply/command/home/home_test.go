@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -168,10 +169,9 @@ func TestFindEntities(t *testing.T) {
 
 func formatScore(f float64) string { b, _ := json.Marshal(f); return string(b) }
 
-// TestControlAndStateOverTheAPI: home_control calls the service Home
-// Assistant expects, with the token, after matching the name; home_state
-// reads the state; the offline pre-route claims a plain command when the
-// match is unambiguous; a refused token is said plainly.
+// TestControlAndStateOverTheAPI: home_control, as the model calls it,
+// calls the service Home Assistant expects, with the token, after matching
+// the name; home_state reads the state; a refused token is said plainly.
 func TestControlAndStateOverTheAPI(t *testing.T) {
 	ha, srv := newFakeHA(t)
 	secrets := secretMap{URLSecret: srv.URL, TokenSecret: "good"}
@@ -180,16 +180,9 @@ func TestControlAndStateOverTheAPI(t *testing.T) {
 	if err := reg.Register(Control(c), State(c)); err != nil {
 		t.Fatal(err)
 	}
-	rt, ok := reg.PreRoute("turn on the living room light")
-	if !ok || rt.Claim.Arguments["entity"] != "light.living_room_main" {
-		t.Fatalf("pre-route: %v %+v", ok, rt.Claim)
-	}
-	resp := reg.RunRoute(t.Context(), rt, "turn on the living room light")
+	resp := reg.Call(t.Context(), "home_control", map[string]any{"action": "turn_on", "entity": "living room light"}, "turn on the living room light")
 	if resp.Kind != command.Success || resp.Spoken != "Living Room Main Light is on." {
 		t.Fatalf("%+v", resp)
-	}
-	if _, ok := reg.PreRoute("turn off the kitchen lights"); ok {
-		t.Error("an ambiguous name was pre-routed")
 	}
 	resp = reg.Call(t.Context(), "home_control", map[string]any{"action": "set_brightness", "entity": "reading lamp", "value": "40"}, "dim the reading lamp")
 	if resp.Kind != command.Success {
@@ -258,73 +251,17 @@ func TestSetup(t *testing.T) {
 	}
 }
 
-// TestUnlockAsksFirst: a lock opens only on the user's yes, said right
-// after the question; a no leaves it locked, and a model's own
-// "confirmed" argument does not count.
-func TestUnlockAsksFirst(t *testing.T) {
-	ha, srv := newFakeHA(t)
-	c := NewClient(storeMap{URLSecret: srv.URL, TokenSecret: ha.token})
-	reg := command.NewRegistry(command.Options{Secrets: storeMap{URLSecret: srv.URL, TokenSecret: ha.token}})
-	if err := reg.Register(Control(c), State(c)); err != nil {
-		t.Fatal(err)
-	}
-	calls := func() []string {
-		ha.mu.Lock()
-		defer ha.mu.Unlock()
-		return append([]string(nil), ha.calls...)
-	}
-	rt, ok := reg.PreRoute("unlock the front door")
-	if !ok {
-		t.Fatal("unlock the front door was not pre-routed")
-	}
-	resp := reg.RunRoute(t.Context(), rt, "unlock the front door")
-	if resp.Kind != command.FollowUp || resp.Spoken != "Unlock Front Door? Say yes to confirm." || len(calls()) != 0 {
-		t.Fatalf("unlock without asking: %+v, calls %q", resp, calls())
-	}
-	rt, ok = reg.PreRoute("yes please")
-	if !ok {
-		t.Fatal("the yes was not taken as the answer")
-	}
-	if resp = reg.RunRoute(t.Context(), rt, "yes please"); resp.Kind != command.Success || resp.Spoken != "Front Door is on." && resp.Spoken != "Front Door is unlocked." {
-		t.Errorf("after yes: %+v", resp)
-	}
-	if got := calls(); len(got) != 1 || got[0] != "lock/unlock lock.front_door {}" {
-		t.Errorf("service calls %q", got)
-	}
-
-	// a no
-	reg.Forget("")
-	rt, _ = reg.PreRoute("unlock the back door")
-	reg.RunRoute(t.Context(), rt, "unlock the back door")
-	rt, ok = reg.PreRoute("no")
-	if resp = reg.RunRoute(t.Context(), rt, "no"); !ok || resp.Spoken != "Okay, Back Door stays locked." || len(calls()) != 1 {
-		t.Errorf("after no: %v %+v, calls %q", ok, resp, calls())
-	}
-
-	// the model cannot confirm for the user
-	reg.Forget("")
-	resp = reg.Call(t.Context(), "home_control", map[string]any{"action": "unlock", "entity": "back door", "confirmed": "yes"}, "unlock the back door")
-	if resp.Kind != command.FollowUp || len(calls()) != 1 {
-		t.Errorf("a model's confirmed argument unlocked: %+v, calls %q", resp, calls())
-	}
-	// locking needs no confirmation
-	resp = reg.Call(t.Context(), "home_control", map[string]any{"action": "lock", "entity": "back door"}, "lock the back door")
-	if resp.Kind != command.Success || len(calls()) != 2 {
-		t.Errorf("lock: %+v, calls %q", resp, calls())
-	}
-}
-
 func TestValueRefinement(t *testing.T) {
 	ha, srv := newFakeHA(t)
 	c := NewClient(storeMap{URLSecret: srv.URL, TokenSecret: ha.token})
 	reg := command.NewRegistry(command.Options{Secrets: storeMap{URLSecret: srv.URL, TokenSecret: ha.token}})
 	reg.Register(Control(c))
 	reg.Call(t.Context(), "home_control", map[string]any{"action": "set_brightness", "entity": "reading lamp", "value": "40"}, "dim the reading lamp")
-	rt, ok := reg.PreRoute("make it 70 percent")
-	if !ok {
+	u := reg.Understand(t.Context(), locale.English, "make it 70 percent")
+	if !u.OK {
 		t.Fatal("make it 70 percent was not a refinement")
 	}
-	if resp := reg.RunRoute(t.Context(), rt, "make it 70 percent"); resp.Spoken != "Reading Lamp is at 70 percent." {
+	if resp := reg.RunRoute(t.Context(), u.Route, "make it 70 percent"); resp.Spoken != "Reading Lamp is at 70 percent." {
 		t.Errorf("refined: %+v", resp)
 	}
 }

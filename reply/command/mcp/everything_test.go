@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -133,7 +134,7 @@ func TestRealNpmFilesystemServer(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "milk\nbread\n" {
 		t.Errorf("the file changed before the yes: %q", b)
 	}
-	rt, _ := reg.PreRoute("yes")
+	rt := reg.Understand(ctx, locale.English, "yes").Route
 	if r := reg.RunRoute(ctx, rt, "yes"); r.Kind != command.Success {
 		t.Errorf("after yes: %v %q %v", r.Kind, r.Spoken, r.Data)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -122,15 +123,16 @@ func TestDestructiveToolAsksFirst(t *testing.T) {
 	if r.Kind != command.FollowUp || !strings.Contains(r.Spoken, "Say yes to confirm") {
 		t.Fatalf("a destructive call ran without asking: %v %q %v", r.Kind, r.Spoken, r.Data)
 	}
-	rt, ok := reg.PreRoute("Yes.")
-	if !ok || rt.Command.Name != "delete_all" {
-		t.Fatalf("the yes was not taken as the answer: %+v %v", rt, ok)
+	u := reg.Understand(ctx, locale.English, "Yes.")
+	rt := u.Route
+	if !u.OK || rt.Command.Name != "delete_all" {
+		t.Fatalf("the yes was not taken as the answer: %+v", u)
 	}
 	if r := reg.RunRoute(ctx, rt, "Yes."); r.Kind != command.Success || !strings.Contains(r.Data["result"].(string), "the notebook is empty") {
 		t.Errorf("after yes: %v %q %v", r.Kind, r.Spoken, r.Data)
 	}
 	reg.Call(ctx, "delete_all", nil, "")
-	rt, _ = reg.PreRoute("no")
+	rt = reg.Understand(ctx, locale.English, "no").Route
 	if r := reg.RunRoute(ctx, rt, "no"); r.Data["cancelled"] != true {
 		t.Errorf("after no: %v %q %v", r.Kind, r.Spoken, r.Data)
 	}

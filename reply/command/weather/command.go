@@ -30,7 +30,23 @@ func Command(c *Client, home Home) *command.Command {
 			{Name: "day", Type: "string", Default: "today", Refinable: true, Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
 		},
 		Examples: []command.Example{{Utterance: "will it rain tomorrow in Paris", Arguments: map[string]any{"location": "Paris", "day": "tomorrow"}}},
-		PreRoute: preRoute,
+		// Home Assistant's "what's the weather" with no weather entity
+		// named is the forecast; Hark's own templates add the place and
+		// the day (get_weather's slots).
+		Intents: []string{"HassGetWeather", "get_weather"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			if m.Has("name") {
+				return command.Claim{}, command.ErrNotMine // a weather entity of the house
+			}
+			args := map[string]any{}
+			if p := strings.TrimSpace(m.String("location")); p != "" {
+				args["location"] = title(p)
+			}
+			if d := m.String("day"); d != "" {
+				args["day"] = d
+			}
+			return command.Claim{Arguments: args}, nil
+		},
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
 			var p Place
 			if loc := call.Args.String("location"); loc != "" {
@@ -133,64 +149,6 @@ func answer(l locale.Lang, f Forecast, day string, now time.Time) (command.Respo
 			l.T(Describe(fd.Code)), l.Number(round(fd.Max)), l.T(f.TemperatureUnit), l.Number(round(fd.Min)), rain)
 	}
 	return command.Said(s, data), nil
-}
-
-// preRoute reads "what's the weather (like) (tomorrow) (in Paris)", "will it
-// rain tomorrow", "how cold is it outside", "what's the forecast for friday".
-func preRoute(text string) (command.Claim, bool) {
-	t := text
-	for _, lead := range []string{"hey ", "ok ", "please ", "can you tell me ", "tell me "} {
-		t = strings.TrimPrefix(t, lead)
-	}
-	starts := []string{"what is the weather", "how is the weather", "what is the forecast", "weather", "forecast",
-		"will it rain", "is it going to rain", "will it snow", "is it going to snow", "how cold is it", "how hot is it",
-		"how warm is it", "what is the temperature", "do i need an umbrella", "what is the weather going to be", "what will the weather be"}
-	matched := ""
-	for _, s := range starts {
-		if t == s || strings.HasPrefix(t, s+" ") {
-			matched = s
-		}
-	}
-	if matched == "" {
-		return command.Claim{}, false
-	}
-	words := utterance.Words(strings.TrimPrefix(t, matched))
-	args := map[string]any{}
-	var rest []string
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		switch {
-		case w == "today" || w == "tomorrow" || w == "tonight":
-			args["day"] = w
-		case len(utterance.FindDays([]string{w}).Days) == 1 && !strings.HasSuffix(w, "s"):
-			args["day"] = w
-		case w == "like" || w == "outside" || w == "be" || w == "going" || w == "to" || w == "for" || w == "on" || w == "this" || w == "the" || w == "there" || w == "right" || w == "now" || w == "week" || w == "weekend":
-			if w == "weekend" {
-				args["day"] = "saturday"
-			}
-		case w == "in" || w == "at":
-			rest = append(rest, words[i+1:]...)
-			i = len(words)
-		default:
-			return command.Claim{}, false // a question about something else
-		}
-	}
-	var place []string
-	for _, w := range rest {
-		switch {
-		case w == "today" || w == "tomorrow" || w == "tonight":
-			args["day"] = w
-		case len(utterance.FindDays([]string{w}).Days) == 1:
-			args["day"] = w
-		case w == "on" || w == "for" || w == "the":
-		default:
-			place = append(place, w)
-		}
-	}
-	if len(place) > 0 {
-		args["location"] = title(strings.Join(place, " "))
-	}
-	return command.Claim{Arguments: args}, true
 }
 
 // article is "an" before numbers said with a vowel sound (8, 11, 18, 80-89).

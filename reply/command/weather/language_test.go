@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
-	"github.com/harkbox/hark/locale/utterance"
 )
 
 // TestLanguagesAskTheWeather: the weather asked in German, French and
-// Spanish reaches the same pre-route as in English.
+// Spanish reaches get_weather as in English.
 func TestLanguagesAskTheWeather(t *testing.T) {
+	r := registry(t, nil, &home{})
 	for _, c := range []struct {
 		l         locale.Lang
 		say, args string
@@ -26,13 +26,13 @@ func TestLanguagesAskTheWeather(t *testing.T) {
 		{locale.Spanish, "qué tiempo hace en Madrid", "map[location:Madrid]"},
 		{locale.Spanish, "va a llover mañana", "map[day:tomorrow]"},
 	} {
-		claim, ok := preRoute(utterance.Expand(c.l.Canonical(c.say)))
+		u := r.Understand(t.Context(), c.l, c.say)
 		got := ""
-		if ok {
-			got = fmt.Sprint(claim.Arguments)
+		if u.OK {
+			got = fmt.Sprint(u.Route.Claim.Arguments)
 		}
 		if got != c.args {
-			t.Errorf("%s %q (read as %q): %q, want %q", c.l, c.say, c.l.Canonical(c.say), got, c.args)
+			t.Errorf("%s %q: %q (%s %s), want %q", c.l, c.say, got, u.Reason, u.Detail, c.args)
 		}
 	}
 }

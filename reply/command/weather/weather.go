@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/harkbox/hark/locale"
 )
@@ -247,8 +249,10 @@ func sign(v float64) float64 {
 }
 
 func title(s string) string {
-	if s == "" {
-		return s
+	words := strings.Fields(s)
+	for i, w := range words {
+		r, n := utf8.DecodeRuneInString(w)
+		words[i] = string(unicode.ToUpper(r)) + w[n:]
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return strings.Join(words, " ")
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -90,11 +91,11 @@ func registry(t *testing.T, c *Client, h Home) *command.Registry {
 
 func ask(t *testing.T, r *command.Registry, text string) command.Response {
 	t.Helper()
-	rt, ok := r.PreRoute(text)
-	if !ok {
-		t.Fatalf("%q not claimed", text)
+	u := r.Understand(t.Context(), locale.English, text)
+	if !u.OK {
+		t.Fatalf("%q not claimed: %s %s", text, u.Reason, u.Detail)
 	}
-	return r.RunRoute(t.Context(), rt, text)
+	return r.RunRoute(t.Context(), u.Route, text)
 }
 
 func TestWeatherAnswers(t *testing.T) {
@@ -118,15 +119,25 @@ func TestWeatherAnswers(t *testing.T) {
 	}
 }
 
-func TestWeatherPreRouteLeavesOtherQuestions(t *testing.T) {
-	for _, q := range []string{"weather or not we go", "what's the weather in my heart like for you", "forecast the stock market"} {
-		if _, ok := preRoute(q); ok && !strings.Contains(q, "heart") {
-			t.Errorf("%q was claimed", q)
+// TestWeatherTemplatesLeaveOtherQuestions: the weather is asked only in
+// the templates' words; a place is said as written, each word capitalized,
+// an accented first letter too.
+func TestWeatherTemplatesLeaveOtherQuestions(t *testing.T) {
+	r := registry(t, nil, &home{})
+	for _, q := range []string{"weather or not we go", "forecast the stock market", "what is the temperature in the living room", "how warm is it in here"} {
+		if u := r.Understand(t.Context(), locale.English, q); u.OK {
+			t.Errorf("%q was claimed: %v", q, u.Route.Claim.Arguments)
 		}
 	}
-	claim, ok := preRoute("what is the weather like in new york tomorrow")
-	if !ok || claim.Arguments["location"] != "New york" || claim.Arguments["day"] != "tomorrow" {
-		t.Errorf("claim %+v", claim)
+	for _, tt := range []struct{ say, place, day string }{
+		{"what is the weather like in new york tomorrow", "New York", "tomorrow"},
+		{"weather in ávila", "Ávila", ""},
+		{"will it rain on friday in paris", "Paris", "friday"},
+	} {
+		u := r.Understand(t.Context(), locale.English, tt.say)
+		if !u.OK || u.Route.Claim.Arguments["location"] != tt.place || tt.day != "" && u.Route.Claim.Arguments["day"] != tt.day {
+			t.Errorf("%q: %v %+v, want %s %s", tt.say, u.OK, u.Route.Claim, tt.place, tt.day)
+		}
 	}
 }
 

@@ -1,0 +1,684 @@
+// Package intent understands what people say to a house assistant the way
+// Home Assistant's own matcher, HassIL, does: sentence templates per
+// language and intent ("turn on [the] {name}", "<timer_set> a timer for
+// <timer_duration>"), with alternatives, optionals, permutations, lists
+// of values, number ranges, wildcards, expansion rules, skip words, fixed
+// slots and context conditions, matched against the whole of what was
+// said. An utterance matches an intent only when every word of it is
+// accounted for by one template.
+//
+// The templates are data: Home Assistant's intents for the languages Hark
+// speaks (Home Assistant intents, CC BY 4.0, commit aa550032) and Hark's
+// own, in the same syntax, compiled by the generator in internal/gen into
+// the compact form in data/, which the package embeds. The lists Home
+// Assistant fills at run time ({name}, {area}, {floor}) are handed to
+// Recognize by the caller.
+//
+// The reply engine's offline path and the tool router use it; it imports
+// nothing of reply.
+package intent
+
+//go:generate go run ./internal/gen -ha ../../../shared/third_party/home-assistant-intents-aa550032.tar.gz
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/harkbox/hark/locale"
+)
+
+// Language is one language's compiled templates. It is safe for
+// concurrent use.
+type Language struct {
+	Code    string
+	intents []*compiledIntent
+	lists   map[string]*List
+	rules   map[string]*node
+	skip    [][]string // skip words, as words, longest first
+	// literals are the distinct words that some template needs; a
+	// sentence is tried only when its clauses of them hold.
+	literals []string
+	numbers  func(words []string) (float64, int, bool)
+	words    sync.Map // intent → []string, as Words computed them
+
+	// The prefilter's index: the literals found by one walk, and the
+	// sentences by one clause each (every sentence is reached through an
+	// atom of its anchor clause, or always when it has none).
+	finder     *finder
+	all        []*sentence
+	byLiteral  [][]int32 // literal → sentences anchored on it
+	byRuntime  [4][]int32
+	anchorless []int32
+	// skipped are the sentences whose intents say a skip word themselves:
+	// only they are tried again on what was said with its skip words.
+	skipped []int32
+}
+
+type compiledIntent struct {
+	name string
+	data []*block
+}
+
+// block is one compiled SourceData.
+type block struct {
+	intent    string
+	sentences []*sentence
+	slots     map[string]any
+	response  string
+	requires  map[string]any
+	excludes  map[string]any
+	rules     map[string]*node
+	lists     map[string]*List
+	keywords  []string
+	metadata  map[string]any
+}
+
+type sentence struct {
+	text string
+	root *node
+	need []clause // all must hold of what was said
+	blk  *block
+}
+
+// Value is one value of a list given at run time: the words that say it,
+// the value a match puts in the slot (the words when nil), and context
+// the match gains ({"domain": "light"} for a light's name).
+type Value struct {
+	Text    string
+	Out     any
+	Context map[string]any
+}
+
+// List is a list of values, a range of numbers or a wildcard.
+type List struct {
+	values   []listValue
+	rng      *numberRange
+	wildcard bool
+	// byFirst indexes the plain values by their first byte; templates
+	// lists the values written as templates, tried at any byte.
+	byFirst   map[byte][]int
+	templates []int
+}
+
+// candidates are the values that may start with byte c, in list order.
+func (l *List) candidates(c byte) []int {
+	if l.byFirst == nil {
+		l.index()
+	}
+	plain := l.byFirst[c]
+	if len(l.templates) == 0 {
+		return plain
+	}
+	if len(plain) == 0 {
+		return l.templates
+	}
+	out := make([]int, 0, len(plain)+len(l.templates))
+	i, j := 0, 0
+	for i < len(plain) || j < len(l.templates) {
+		if j >= len(l.templates) || i < len(plain) && plain[i] < l.templates[j] {
+			out = append(out, plain[i])
+			i++
+			continue
+		}
+		out = append(out, l.templates[j])
+		j++
+	}
+	return out
+}
+
+// index builds byFirst; lists are indexed when compiled, so concurrent
+// matching only reads it.
+func (l *List) index() {
+	l.byFirst = map[byte][]int{}
+	for i := range l.values {
+		v := &l.values[i]
+		v.filtered = filterText(v.text)
+		if v.in != nil {
+			l.templates = append(l.templates, i)
+			continue
+		}
+		l.byFirst[v.text[0]] = append(l.byFirst[v.text[0]], i)
+	}
+}
+
+type listValue struct {
+	text     string // plain words, normalized; "" when in is set
+	filtered string // text as the prefilter compares it
+	in       *node  // a template
+	out      any
+	context  map[string]any
+	metadata map[string]any
+}
+
+type numberRange struct {
+	from, to, step float64
+	fractions      []float64
+	multiplier     float64
+	digits, words  bool
+}
+
+// NewList compiles values given at run time (names, areas, floors) into a
+// list Recognize can take. Words in template syntax are taken as a
+// template ("[the] kitchen [light]").
+func NewList(values []Value) *List {
+	l := &List{}
+	for _, v := range values {
+		lv := listValue{out: v.Out, context: v.Context}
+		if lv.out == nil {
+			lv.out = v.Text
+		}
+		if isTemplate(v.Text) {
+			if n, err := parseTemplate(v.Text); err == nil {
+				lv.in = prepared(n)
+			}
+		}
+		if lv.in == nil {
+			lv.text = strings.TrimSpace(normText(v.Text))
+			if lv.text == "" {
+				continue
+			}
+		}
+		l.values = append(l.values, lv)
+	}
+	l.index()
+	return l
+}
+
+// Find returns the value said by text (in any case), if the list has one
+// written plainly.
+func (l *List) Find(text string) (Value, bool) {
+	t := strings.TrimSpace(normText(text))
+	for _, v := range l.values {
+		if v.in == nil && v.text == t {
+			return Value{Text: v.text, Out: v.out, Context: v.context}, true
+		}
+	}
+	return Value{}, false
+}
+
+// Len is the number of values of a text list.
+func (l *List) Len() int { return len(l.values) }
+
+func compileList(name string, s SourceList) (*List, error) {
+	switch {
+	case s.Wildcard:
+		return &List{wildcard: true}, nil
+	case s.Range != nil:
+		r := s.Range
+		nr := &numberRange{from: float64(r.From), to: float64(r.To), step: float64(max(r.Step, 1)), multiplier: 1,
+			digits: !r.NoDigits, words: !r.NoWords}
+		if r.Multiplier != nil {
+			nr.multiplier = *r.Multiplier
+		}
+		switch r.Fractions {
+		case "":
+		case "halves":
+			nr.fractions = []float64{0.5}
+		case "tenths":
+			nr.fractions = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+		default:
+			return nil, fmt.Errorf("intent: list %s: unknown fractions %q", name, r.Fractions)
+		}
+		if nr.from > nr.to {
+			return nil, fmt.Errorf("intent: list %s: range from %v is above to %v", name, nr.from, nr.to)
+		}
+		return &List{rng: nr}, nil
+	}
+	l := &List{}
+	for _, v := range s.Values {
+		lv := listValue{out: v.Out, context: v.Context, metadata: v.Metadata}
+		if isTemplate(v.In) {
+			n, err := parseTemplate(v.In)
+			if err != nil {
+				return nil, fmt.Errorf("intent: list %s: %w", name, err)
+			}
+			lv.in = prepared(n)
+		} else {
+			lv.text = strings.TrimSpace(normText(v.In))
+		}
+		l.values = append(l.values, lv)
+	}
+	l.index()
+	return l, nil
+}
+
+// contains reports whether a number is in the range.
+func (r *numberRange) contains(v float64) bool {
+	if v < r.from || v > r.to {
+		return false
+	}
+	whole := math.Floor(v)
+	if math.Mod(whole-r.from, r.step) != 0 {
+		return false
+	}
+	frac := v - whole
+	if frac == 0 {
+		return true
+	}
+	if whole+1 > r.to+1e-9 && frac > 0 {
+		return false
+	}
+	for _, f := range r.fractions {
+		if math.Abs(frac-f) < 1e-9 {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrNoSpaces is a language whose templates ignore white space (Chinese):
+// the matcher reads words between spaces, and does not compile it.
+var ErrNoSpaces = errors.New("intent: templates that ignore white space are not supported")
+
+// Compile turns a Source into a Language.
+func Compile(s Source) (*Language, error) {
+	if s.IgnoreWhitespace {
+		return nil, fmt.Errorf("%w: %s", ErrNoSpaces, s.Language)
+	}
+	l := &Language{Code: s.Language, lists: map[string]*List{}, rules: map[string]*node{}}
+	lang, _ := locale.Of(s.Language)
+	l.numbers = lang.ReadNumber
+	for name, ls := range s.Lists {
+		c, err := compileList(name, ls)
+		if err != nil {
+			return nil, err
+		}
+		l.lists[name] = c
+	}
+	var err error
+	if l.rules, err = compileRules(s.Rules); err != nil {
+		return nil, err
+	}
+	for _, w := range s.SkipWords {
+		if ws := strings.Fields(normText(w)); len(ws) > 0 {
+			l.skip = append(l.skip, ws)
+		}
+	}
+	sort.SliceStable(l.skip, func(i, j int) bool { return len(strings.Join(l.skip[i], " ")) > len(strings.Join(l.skip[j], " ")) })
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range s.Intents {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	lits := map[string]int{}
+	for _, name := range names {
+		ci := &compiledIntent{name: name}
+		for _, d := range s.Intents[name].Data {
+			b, err := l.compileBlock(name, d, lits)
+			if err != nil {
+				return nil, err
+			}
+			ci.data = append(ci.data, b)
+		}
+		l.intents = append(l.intents, ci)
+	}
+	l.index(s.SkipWords)
+	return l, nil
+}
+
+func compileRules(src map[string]string) (map[string]*node, error) {
+	out := map[string]*node{}
+	for name, body := range src {
+		n, err := parseTemplate(body)
+		if err != nil {
+			return nil, fmt.Errorf("intent: rule <%s>: %w", name, err)
+		}
+		out[name] = prepared(n)
+	}
+	return out, nil
+}
+
+func (l *Language) compileBlock(intent string, d SourceData, lits map[string]int) (*block, error) {
+	b := &block{intent: intent, slots: d.Slots, response: d.Response, requires: d.RequiresContext, excludes: d.ExcludesContext,
+		metadata: d.Metadata, lists: map[string]*List{}}
+	for name, ls := range d.Lists {
+		c, err := compileList(name, ls)
+		if err != nil {
+			return nil, fmt.Errorf("intent: %s: %w", intent, err)
+		}
+		b.lists[name] = c
+	}
+	var err error
+	if b.rules, err = compileRules(d.Rules); err != nil {
+		return nil, fmt.Errorf("intent: %s: %w", intent, err)
+	}
+	for _, k := range d.RequiredKeywords {
+		b.keywords = append(b.keywords, normText(k))
+	}
+	for _, text := range d.Sentences {
+		n, err := parseTemplate(text)
+		if err != nil {
+			return nil, fmt.Errorf("intent: %s: %w", intent, err)
+		}
+		s := &sentence{text: text, root: prepared(n), blk: b}
+		need, err := l.needs(b, s.root, 0)
+		if err != nil {
+			return nil, fmt.Errorf("intent: %s: %q: %w", intent, text, err)
+		}
+		s.need = l.clauses(need, lits)
+		b.sentences = append(b.sentences, s)
+	}
+	return b, nil
+}
+
+// filterText is text as the prefilter compares it: hyphens and
+// underscores are spaces, as the matcher may read them.
+func filterText(s string) string { return filterer.Replace(s) }
+
+var filterer = strings.NewReplacer("-", " ", "_", " ")
+
+// expandPerms replaces every permutation by the alternatives of its
+// orders.
+func expandPerms(n *node) *node {
+	for i, it := range n.items {
+		n.items[i] = expandPerms(it)
+	}
+	if n.kind != perm {
+		return n
+	}
+	out := &node{kind: alt}
+	var walk func(chosen []*node, rest []*node)
+	walk = func(chosen, rest []*node) {
+		if len(rest) == 0 {
+			out.items = append(out.items, &node{kind: seq, items: slices.Clone(chosen)})
+			return
+		}
+		for i := range rest {
+			others := append(slices.Clone(rest[:i]), rest[i+1:]...)
+			walk(append(chosen, rest[i]), others)
+		}
+	}
+	walk(nil, n.items)
+	return out
+}
+
+// prepared is a parsed template made ready to match: permutations
+// expanded, first bytes computed.
+func prepared(n *node) *node {
+	n = expandPerms(n)
+	starts(n)
+	return n
+}
+
+//go:embed data/*.json.gz
+var data embed.FS
+
+var (
+	loadMu sync.Mutex
+	loaded = map[string]*Language{}
+)
+
+// Languages lists the languages whose templates Hark carries.
+func Languages() []string {
+	entries, _ := data.ReadDir("data")
+	var out []string
+	for _, e := range entries {
+		code, ok := strings.CutPrefix(e.Name(), "ha-")
+		if !ok {
+			continue
+		}
+		out = append(out, strings.TrimSuffix(code, ".json.gz"))
+	}
+	return out
+}
+
+// Load returns the compiled templates of a language (an ISO 639-1 code):
+// Home Assistant's and Hark's own, merged. It is compiled once and shared.
+func Load(code string) (*Language, error) {
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	if l, ok := loaded[code]; ok {
+		return l, nil
+	}
+	src, err := Embedded(code)
+	if err != nil {
+		return nil, err
+	}
+	l, err := Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	loaded[code] = l
+	return l, nil
+}
+
+// ErrNoLanguage reports a language Hark carries no templates for.
+var ErrNoLanguage = errors.New("intent: no templates for this language")
+
+// Embedded returns the source of a language as embedded: Home
+// Assistant's templates with Hark's own merged in.
+func Embedded(code string) (Source, error) {
+	var src Source
+	found := false
+	for _, part := range []string{"ha-", "hark-"} {
+		f, err := data.Open("data/" + part + code + ".json.gz")
+		if err != nil {
+			continue
+		}
+		s, err := DecodeSource(f)
+		f.Close()
+		if err != nil {
+			return Source{}, fmt.Errorf("intent: %s%s: %w", part, code, err)
+		}
+		if !found {
+			src, found = s, true
+			continue
+		}
+		src.Merge(s)
+	}
+	if !found {
+		return Source{}, fmt.Errorf("%w: %q", ErrNoLanguage, code)
+	}
+	return src, nil
+}
+
+// NameContexts lists the contexts a {name} must have for some template
+// of the language: every domain and device class its conditions ask for.
+func (l *Language) NameContexts() []map[string]any {
+	seen := map[string]bool{}
+	var out []map[string]any
+	add := func(c map[string]any) {
+		key := fmt.Sprint(c)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, c)
+		}
+	}
+	for _, ci := range l.intents {
+		for _, b := range ci.data {
+			domains, classes := values(b.requires["domain"]), values(b.requires["device_class"])
+			for _, d := range domains {
+				if len(classes) == 0 {
+					add(map[string]any{"domain": d})
+				}
+				for _, c := range classes {
+					add(map[string]any{"domain": d, "device_class": c})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// values are the values a condition accepts.
+func values(v any) []any {
+	want, _ := condition("", v)
+	switch w := want.(type) {
+	case nil:
+		return nil
+	case []any:
+		return w
+	}
+	return []any{want}
+}
+
+// Words are the words an intent's templates say in the language: their
+// literal text, and the plain values of the lists they name (wildcards,
+// ranges and the lists filled at run time say none), lowercased, each
+// once. Core are those some template says outside an optional part
+// ("louder" in "[a (bit|little)] louder"); the rest are in extra. The
+// tool router reads requests by them.
+func (l *Language) Words(intentName string) (core, extra []string) {
+	if w, ok := l.words.Load(intentName); ok {
+		p := w.([2][]string)
+		return p[0], p[1]
+	}
+	core, extra = l.words0(intentName)
+	l.words.Store(intentName, [2][]string{core, extra})
+	return core, extra
+}
+
+func (l *Language) words0(intentName string) (core, extra []string) {
+	isCore := map[string]bool{}
+	seen := map[string]bool{}
+	var order []string
+	add := func(text string, optional bool) {
+		for _, w := range strings.Fields(filterText(text)) {
+			w = strings.Trim(w, "'")
+			if w == "" {
+				continue
+			}
+			if !seen[w] {
+				seen[w] = true
+				order = append(order, w)
+			}
+			isCore[w] = isCore[w] || !optional
+		}
+	}
+	var walk func(b *block, n *node, optional bool, depth int)
+	walk = func(b *block, n *node, optional bool, depth int) {
+		if depth > 50 {
+			return
+		}
+		switch n.kind {
+		case text:
+			add(n.text, optional)
+		case alt:
+			if n.nullable {
+				optional = true
+			}
+		case rule:
+			if r := b.rules[n.text]; r != nil {
+				walk(b, r, optional, depth+1)
+			} else if r := l.rules[n.text]; r != nil {
+				walk(b, r, optional, depth+1)
+			}
+		case list:
+			lst := b.lists[n.text]
+			if lst == nil {
+				lst = l.lists[n.text]
+			}
+			if lst == nil {
+				return
+			}
+			for _, v := range lst.values {
+				if v.in != nil {
+					walk(b, v.in, optional, depth+1)
+				} else {
+					add(v.text, optional)
+				}
+			}
+		}
+		for _, it := range n.items {
+			walk(b, it, optional, depth+1)
+		}
+	}
+	for _, ci := range l.intents {
+		if ci.name != intentName {
+			continue
+		}
+		for _, b := range ci.data {
+			for _, s := range b.sentences {
+				walk(b, s.root, false, 0)
+			}
+		}
+	}
+	for _, w := range order {
+		if isCore[w] {
+			core = append(core, w)
+		} else {
+			extra = append(extra, w)
+		}
+	}
+	return core, extra
+}
+
+// index builds the prefilter's index once every sentence is compiled: each
+// sentence is filed under the atoms of the clause of it that is rarest
+// across the language (any clause would do; a rare one tries fewest).
+func (l *Language) index(skipWords []string) {
+	l.finder = newFinder(l.literals)
+	l.byLiteral = make([][]int32, len(l.literals))
+	freq := make([]int, len(l.literals))
+	for _, ci := range l.intents {
+		for _, b := range ci.data {
+			for _, s := range b.sentences {
+				l.all = append(l.all, s)
+				for _, c := range s.need {
+					for _, a := range c {
+						if a >= 0 {
+							freq[a]++
+						}
+					}
+				}
+			}
+		}
+	}
+	cost := func(c clause) int {
+		n := 0
+		for _, a := range c {
+			if a < 0 {
+				n += len(l.all) / 4 // a name said is common
+			} else {
+				n += freq[a]
+			}
+		}
+		return n
+	}
+	skips := map[string]bool{}
+	for _, w := range skipWords {
+		for _, f := range strings.Fields(normText(w)) {
+			skips[f] = true
+		}
+	}
+	saysSkip := map[string]bool{}
+	for _, ci := range l.intents {
+		core, extra := l.Words(ci.name)
+		for _, w := range append(core, extra...) {
+			if skips[w] {
+				saysSkip[ci.name] = true
+			}
+		}
+	}
+	for i, s := range l.all {
+		id := int32(i)
+		if saysSkip[s.blk.intent] {
+			l.skipped = append(l.skipped, id)
+		}
+		if len(s.need) == 0 {
+			l.anchorless = append(l.anchorless, id)
+			continue
+		}
+		anchor := s.need[0]
+		for _, c := range s.need[1:] {
+			if cost(c) < cost(anchor) {
+				anchor = c
+			}
+		}
+		for _, a := range anchor {
+			if a < 0 {
+				l.byRuntime[-a] = append(l.byRuntime[-a], id)
+			} else {
+				l.byLiteral[a] = append(l.byLiteral[a], id)
+			}
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package builtin
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/utterance"
+	"github.com/harkbox/hark/reply/command"
+)
+
+// The built-ins carry out Hark's own intents (templates/<lang>/ in
+// locale/intent, named as the commands) and Home Assistant's that are the
+// speaker's own (timers, the time, the volume, nevermind). A slot said as a
+// quantity is read from the user's language into English (l.Quantities)
+// and then by the same readers the model's arguments go through; whatever
+// a reader does not take whole is not carried out offline.
+
+// english is a slot's words read into English quantities, normalized.
+func english(m command.Match, slot string) string {
+	return strings.TrimSpace(m.Lang.Quantities(m.String(slot)))
+}
+
+// number reads a number that is all of a slot's words.
+func number(m command.Match, slot string) (float64, error) {
+	if v, ok := m.Slots[slot].Value.(float64); ok {
+		return v, nil
+	}
+	words := utterance.Words(english(m, slot))
+	v, n, ok := utterance.Number(words)
+	if !ok || n != len(words) {
+		return 0, command.Unresolved(slot, "not a number")
+	}
+	return v, nil
+}
+
+// readsWhole runs a reader of an English utterance on the one the slots
+// make, and takes its claim.
+func readsWhole(read func(string) (command.Claim, bool), text, slot string) (command.Claim, error) {
+	c, ok := read(utterance.Expand(text))
+	if !ok {
+		return command.Claim{}, command.Unresolved(slot, "not read: "+text)
+	}
+	return c, nil
+}
+
+// whenWords are the words a time and day said for an alarm may use
+// besides the clock time itself.
+var whenWords = []string{"on", "every", "at", "for", "the", "and", "this", "next", "today", "tomorrow", "tonight", "day",
+	"days", "daily", "weekdays", "weekday", "weekends", "weekend", "morning", "afternoon", "evening", "night", "am", "pm",
+	"in", "of", "week", "working", "work", "except"}
+
+// onlyWhen reports whether every word of an alarm's when is a clock time
+// or a word of days: nothing else hides in it.
+func onlyWhen(text string) bool {
+	words := append([]string{"for"}, utterance.Words(text)...) // the template said "for" or "at"
+	_, at, n, ok := utterance.FindClock(words, "for", "at", "to")
+	if !ok {
+		return false
+	}
+	for i, w := range words {
+		if i >= at && i < at+n {
+			continue
+		}
+		if !slices.Contains(whenWords, w) && !isWeekday(w) && !isWeekday(strings.TrimSuffix(w, "s")) {
+			return false
+		}
+	}
+	return true
+}
+
+func alarmFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	when := strings.TrimSpace(m.Lang.WhenSaid(m.String("when")))
+	if !onlyWhen(when) {
+		return command.Claim{}, command.Unresolved("when", "not a time: "+when)
+	}
+	return readsWhole(readAlarm, "set an alarm for "+when, "when")
+}
+
+func reminderFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	rest := m.Lang.Reminder(m.String("rest"))
+	if rest == "" {
+		return command.Claim{}, command.Unresolved("rest", "no time")
+	}
+	c, err := readsWhole(readReminder, "remind me "+rest, "rest")
+	if err != nil {
+		return c, err
+	}
+	if msg, ok := c.Arguments["message"].(string); ok {
+		c.Arguments["message"] = asSaid(m.String("rest"), msg) // as said: "Mom", not "mom"
+	}
+	return c, nil
+}
+
+func calculateFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	a, err := number(m, "a")
+	if err != nil {
+		return command.Claim{}, err
+	}
+	b, err := number(m, "b")
+	if err != nil {
+		return command.Claim{}, err
+	}
+	op := m.String("operation")
+	if m.Has("swap") {
+		a, b = b, a
+	}
+	return command.Claim{Arguments: map[string]any{"a": a, "operation": op, "b": b}}, nil
+}
+
+// unitOf reads a unit said in the user's language.
+func unitOf(m command.Match, slot string) (*unit, error) {
+	name, ok := m.Lang.UnitName(m.String(slot))
+	if !ok {
+		return nil, command.Unresolved(slot, "not a unit")
+	}
+	u, err := findUnit(name)
+	if err != nil {
+		return nil, command.Unresolved(slot, err.Error())
+	}
+	return u, nil
+}
+
+func convertFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	v := 1.0
+	if m.Has("value") {
+		words := utterance.Words(english(m, "value"))
+		if len(words) == 1 && slices.Contains([]string{"a", "an", "one", "1"}, words[0]) {
+			v = 1
+		} else {
+			var err error
+			if v, err = number(m, "value"); err != nil {
+				return command.Claim{}, err
+			}
+		}
+	}
+	from, err := unitOf(m, "from_unit")
+	if err != nil {
+		return command.Claim{}, err
+	}
+	to, err := unitOf(m, "to_unit")
+	if err != nil {
+		return command.Claim{}, err
+	}
+	if from.category != to.category || from == to {
+		return command.Claim{}, command.Unresolved("to_unit", "units of different kinds")
+	}
+	return command.Claim{Arguments: map[string]any{"value": v, "from_unit": from.code, "to_unit": to.code}}, nil
+}
+
+func volumeFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	switch m.Intent {
+	case "HassSetVolume":
+		if !m.Slots["area"].FromContext || m.Has("name") {
+			return command.Claim{}, command.ErrNotMine
+		}
+		v, _ := m.Number("volume_level")
+		return command.Claim{Arguments: map[string]any{"action": "set", "level": v}}, nil
+	}
+	args := map[string]any{"action": m.String("action")}
+	if m.Has("level") {
+		v, err := number(m, "level")
+		if err != nil {
+			return command.Claim{}, err
+		}
+		args["level"] = scaleLevel(v, m.Has("percent"))
+	}
+	return command.Claim{Arguments: args}, nil
+}
+
+func cancelReminderFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	args := map[string]any{"kind": m.String("kind")}
+	if m.Has("all") {
+		args["all"] = true
+	}
+	if m.Has("which") {
+		w := m.String("which")
+		if args["kind"] == "alarm" {
+			w = strings.TrimPrefix(strings.TrimSpace(m.Lang.WhenSaid(w)), "at ")
+			if _, err := parseClock(w); err != nil {
+				return command.Claim{}, command.Unresolved("which", "not a time: "+w)
+			}
+		}
+		args["which"] = w
+	}
+	return command.Claim{Arguments: args}, nil
+}
+
+func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	if m.Intent == "HassStartTimer" || !m.Has("duration") {
+		return haTimer(m) // the length in Home Assistant's slots
+	}
+	text := "set a timer for " + english(m, "duration")
+	if m.Has("name") {
+		text = "set a timer called " + english(m, "name") + " for " + english(m, "duration")
+	}
+	c, err := readsWhole(readSetTimer, text, "duration")
+	if err != nil {
+		return c, err
+	}
+	// The whole of the duration must be one.
+	if d, n, ok := utterance.Duration(utterance.Words(english(m, "duration"))); !ok || n != len(utterance.Words(english(m, "duration"))) || d <= 0 {
+		return command.Claim{}, command.Unresolved("duration", "not a duration")
+	}
+	if m.Has("name") {
+		c.Arguments["name"] = strings.TrimSpace(m.String("name"))
+	}
+	return c, nil
+}
+
+func haTimer(m command.Match) (command.Claim, error) {
+	if m.Has("conversation_command") {
+		// A command to run when the time is up: not something the box does.
+		return command.Claim{}, command.Unresolved("conversation_command", "delayed commands are not carried out")
+	}
+	d := durationOf(m, "")
+	if d <= 0 {
+		return command.Claim{}, command.Unresolved("minutes", "no length")
+	}
+	args := map[string]any{"duration": d}
+	if n := strings.TrimSpace(m.String("name")); n != "" {
+		args["name"] = n
+	}
+	return command.Claim{Arguments: args}, nil
+}
+
+var _ = locale.English

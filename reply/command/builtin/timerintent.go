@@ -1,0 +1,198 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/schedule"
+	"github.com/harkbox/hark/storage"
+)
+
+// durationOf reads a timer duration from a match's hours, minutes and
+// seconds slots (prefix "" for the length to set or add, "start_" for the
+// length a timer was started with); zero when none is there.
+func durationOf(m command.Match, prefix string) time.Duration {
+	var d time.Duration
+	for _, u := range []struct {
+		slot string
+		unit time.Duration
+	}{{"hours", time.Hour}, {"minutes", time.Minute}, {"seconds", time.Second}} {
+		if v, ok := m.Number(prefix + u.slot); ok {
+			d += time.Duration(v * float64(u.unit))
+		}
+	}
+	return d
+}
+
+// whichTimer reads how a match names a timer: its name, the length it was
+// started with, the room it was set in ("the kitchen timer").
+func whichTimer(m command.Match) (map[string]any, error) {
+	args := map[string]any{}
+	if n := strings.TrimSpace(m.String("name")); n != "" {
+		args["name"] = n
+	}
+	if d := durationOf(m, "start_"); d > 0 {
+		args["started"] = d
+	}
+	if m.Has("area") { // said, or "in here": the speaker's own room
+		args["area"] = m.String("area")
+	}
+	return args, nil
+}
+
+// pick narrows timers to those named, of the length started with, set in
+// the room.
+func pick(timers []storage.Item, c command.Call) []storage.Item {
+	name, started, area := c.Args.String("name"), c.Args.Duration("started"), c.Args.String("area")
+	return slices.DeleteFunc(timers, func(it storage.Item) bool {
+		return name != "" && !strings.EqualFold(it.Name, name) || started > 0 && it.Duration != started ||
+			area != "" && !strings.EqualFold(it.Area, area)
+	})
+}
+
+// describeTimer names a timer for a question: its name, or its length.
+func describeTimer(l locale.Lang, it storage.Item) string {
+	if it.Name != "" {
+		return it.Name
+	}
+	return l.T("the %s timer", l.Duration(it.Duration))
+}
+
+// oneTimer finds the one timer a call means, or says why not.
+func oneTimer(ctx context.Context, s Schedule, c command.Call) (storage.Item, *command.Response, error) {
+	timers, err := s.Pending(ctx, storage.Timer)
+	if err != nil {
+		return storage.Item{}, nil, err
+	}
+	l := lang(c)
+	name := c.Args.String("name")
+	timers = pick(timers, c)
+	switch {
+	case len(timers) == 0 && name != "":
+		r := command.Said(l.T("You have no %s timer.", name), nil)
+		return storage.Item{}, &r, nil
+	case len(timers) == 0 && c.Args.String("area") != "":
+		r := command.Said(l.T("There is no timer in the %s.", c.Args.String("area")), nil)
+		return storage.Item{}, &r, nil
+	case len(timers) == 0:
+		r := command.Said(l.T("You have no timers."), nil)
+		return storage.Item{}, &r, nil
+	case len(timers) > 1:
+		var names []string
+		for _, it := range timers {
+			names = append(names, describeTimer(l, it))
+		}
+		r := command.Response{Kind: command.Invalid, Spoken: l.T("You have %d timers. Which one: %s?", len(timers), l.Or(names)),
+			Problems: []command.Problem{{Param: "name", Message: "several timers are running", Valid: names}}}
+		return storage.Item{}, &r, nil
+	}
+	return timers[0], nil, nil
+}
+
+var timerParams = []command.Parameter{
+	{Name: "name", Type: "string", Description: "the timer's name"},
+	{Name: "started", Type: "timedelta", Description: "the length the timer was set to, to tell it apart"},
+	{Name: "area", Type: "string", Description: "the room it was set in"},
+}
+
+// PauseTimer is pause_timer: pause a timer, or resume a paused one.
+func PauseTimer(s Schedule) *command.Command {
+	return &command.Command{
+		Name:        "pause_timer",
+		Description: "Pause a running timer, or resume a paused one.",
+		Keywords:    []string{"pause", "resume", "timer"},
+		Parameters:  append(slices.Clone(timerParams), command.Parameter{Name: "resume", Type: "bool", Description: "true to resume"}),
+		Intents:     []string{"HassPauseTimer", "HassUnpauseTimer"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			args, err := whichTimer(m)
+			if err != nil {
+				return command.Claim{}, err
+			}
+			if m.Intent == "HassUnpauseTimer" {
+				args["resume"] = true
+			}
+			return command.Claim{Arguments: args}, nil
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			return onTimer(ctx, s, c, func(it storage.Item, l locale.Lang) (command.Response, error) {
+				if c.Args.Bool("resume") {
+					if _, err := s.ResumeTimer(ctx, it.ID); err != nil {
+						return command.Response{}, err
+					}
+					return command.Said(l.T("Timer resumed."), timerData(it)), nil
+				}
+				if _, err := s.PauseTimer(ctx, it.ID); err != nil {
+					return command.Response{}, err
+				}
+				return command.Said(l.T("Timer paused."), timerData(it)), nil
+			})
+		},
+	}
+}
+
+// onTimer runs do on the one timer a call means, in the call's language,
+// or says why there is no one timer.
+func onTimer(ctx context.Context, s Schedule, c command.Call, do func(storage.Item, locale.Lang) (command.Response, error)) (command.Response, error) {
+	it, resp, err := oneTimer(ctx, s, c)
+	if err != nil {
+		return command.Response{}, err
+	}
+	if resp != nil {
+		return *resp, nil
+	}
+	return do(it, lang(c))
+}
+
+// AdjustTimer is adjust_timer: add time to a timer or take some off.
+func AdjustTimer(s Schedule) *command.Command {
+	return &command.Command{
+		Name:        "adjust_timer",
+		Description: "Add time to a running timer, or take time off it.",
+		Keywords:    []string{"add", "more time", "timer", "minutes"},
+		Parameters: append(slices.Clone(timerParams),
+			command.Parameter{Name: "by", Type: "timedelta", Required: true, Description: "how much, e.g. PT5M"},
+			command.Parameter{Name: "subtract", Type: "bool", Description: "true to take the time off"}),
+		Intents: []string{"HassIncreaseTimer", "HassDecreaseTimer"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			args, err := whichTimer(m)
+			if err != nil {
+				return command.Claim{}, err
+			}
+			by := durationOf(m, "")
+			if by <= 0 {
+				return command.Claim{}, command.Unresolved("minutes", "no time to add or take off")
+			}
+			args["by"] = by
+			if m.Intent == "HassDecreaseTimer" {
+				args["subtract"] = true
+			}
+			return command.Claim{Arguments: args}, nil
+		},
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			return onTimer(ctx, s, c, func(it storage.Item, l locale.Lang) (command.Response, error) {
+				by := c.Args.Duration("by")
+				if c.Args.Bool("subtract") {
+					by = -by
+				}
+				it, err := s.AddToTimer(ctx, it.ID, by)
+				switch {
+				case errors.Is(err, schedule.ErrTooMuch):
+					return command.Failed(l.T("The timer has less time left than that.")), nil
+				case errors.Is(err, schedule.ErrInvalid):
+					return command.Failed(l.T("A timer can run for up to %s.", l.Duration(schedule.MaxTimer))), nil
+				case err != nil:
+					return command.Response{}, err
+				}
+				if by > 0 {
+					return command.Said(l.T("Added %s to the timer.", l.Duration(by)), timerData(it)), nil
+				}
+				return command.Said(l.T("Took %s off the timer.", l.Duration(-by)), timerData(it)), nil
+			})
+		},
+	}
+}

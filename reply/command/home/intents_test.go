@@ -1,0 +1,219 @@
+package home_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/home"
+	"github.com/harkbox/hark/reply/command/home/hatest"
+)
+
+// house is a flat of two floors: two lights and a switch in the kitchen,
+// a lamp in the living room, two blinds and a thermostat, a TV and a
+// speaker playing, a vacuum, locks, sensors, a to-do list; two lights
+// called "Ceiling Light", one in the kitchen and one in the bedroom; Anna,
+// at work, and four zones.
+func house(t *testing.T) *hatest.HA {
+	ent := func(id, name, state, area string, attrs ...any) hatest.Entity {
+		a := map[string]any{}
+		for i := 0; i+1 < len(attrs); i += 2 {
+			a[attrs[i].(string)] = attrs[i+1]
+		}
+		return hatest.Entity{ID: id, Name: name, State: state, Area: area, Attributes: a}
+	}
+	return hatest.New(t,
+		[]hatest.Floor{{ID: "ground", Name: "Ground Floor"}, {ID: "up", Name: "Upstairs"}},
+		[]hatest.Area{{ID: "kitchen", Name: "Kitchen", Floor: "ground"}, {ID: "living_room", Name: "Living Room", Floor: "ground"}, {ID: "bedroom", Name: "Bedroom", Floor: "up"}},
+		nil,
+		[]hatest.Entity{
+			ent("light.kitchen_ceiling", "Ceiling Light", "off", "kitchen"),
+			ent("light.kitchen_counter", "Counter Lights", "off", "kitchen"),
+			ent("switch.kettle", "Kettle", "off", "kitchen"),
+			ent("light.floor_lamp", "Floor Lamp", "on", "living_room"),
+			ent("light.bedroom_ceiling", "Ceiling Light", "off", "bedroom"),
+			ent("cover.living_room_blinds", "Living Room Blinds", "open", "living_room", "device_class", "blind"),
+			ent("cover.bedroom_blinds", "Bedroom Blinds", "closed", "bedroom", "device_class", "blind"),
+			ent("climate.thermostat", "Thermostat", "heat", "living_room", "current_temperature", 21.5, "temperature", 21),
+			ent("media_player.tv", "TV", "playing", "living_room"),
+			ent("media_player.kitchen_speaker", "Kitchen Speaker", "paused", "kitchen"),
+			ent("vacuum.robo", "Robo", "docked", "living_room"),
+			ent("lock.front_door", "Front Door", "locked", ""),
+			ent("binary_sensor.window", "Bedroom Window", "off", "bedroom", "device_class", "window"),
+			ent("sensor.outside", "Outside Temperature", "12", "", "unit_of_measurement", "°C", "device_class", "temperature"),
+			ent("todo.groceries", "Groceries", "3", ""),
+			ent("scene.movie", "Movie Night", "scening", ""),
+			ent("person.anna", "Anna", "Work", ""),
+			ent("zone.home", "Home", "1", ""),
+			ent("zone.work", "Work", "1", ""),
+			ent("zone.school", "School", "0", ""),
+			ent("zone.schule", "Schule", "0", ""),
+		})
+}
+
+type secretsOf map[string]string
+
+func (s secretsOf) Get(_ context.Context, k string) (string, error) { return s[k], nil }
+
+// speakerIn returns a registry for a speaker in the area (none for "")
+// with Home Assistant's commands over ha.
+func speakerIn(t *testing.T, ha *hatest.HA, area string) *command.Registry {
+	keys := secretsOf(ha.Secrets())
+	c := home.NewClient(keys)
+	reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c, Area: area})
+	if err := reg.Register(home.Control(c), home.State(c), home.Service(c), home.Query(c)); err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// TestHomeIntentsCarriedOut: Home Assistant's intents, matched in what was
+// said, become the service calls Home Assistant makes for them, on the
+// entities the names, areas, floors, domains and device classes said (or
+// the speaker's own area) mean.
+func TestHomeIntentsCarriedOut(t *testing.T) {
+	for _, tt := range []struct {
+		lang       locale.Lang
+		area, said string
+		calls      []string // as hatest writes them; empty data as {}
+	}{
+		{locale.English, "", "turn on the kitchen lights", []string{"light.turn_on light.kitchen_ceiling,light.kitchen_counter null"}},
+		{locale.English, "", "turn on the living room lights", []string{"light.turn_on light.floor_lamp null"}},
+		{locale.English, "kitchen", "turn off the lights", []string{"light.turn_off light.kitchen_ceiling,light.kitchen_counter null"}},
+		{locale.English, "", "turn on the kettle", []string{"switch.turn_on switch.kettle null"}},
+		{locale.English, "", "turn off the lights upstairs", []string{"light.turn_off light.bedroom_ceiling null"}},
+		{locale.English, "bedroom", "turn on the ceiling light", []string{"light.turn_on light.bedroom_ceiling null"}},
+		{locale.English, "", "set the floor lamp brightness to 40%", []string{`light.turn_on light.floor_lamp {"brightness_pct":40}`}},
+		{locale.English, "", "make the floor lamp red", []string{`light.turn_on light.floor_lamp {"color_name":"red"}`}},
+		{locale.English, "", "open the living room blinds", []string{"cover.open_cover cover.living_room_blinds null"}},
+		{locale.English, "", "set the bedroom blinds to 30%", []string{`cover.set_cover_position cover.bedroom_blinds {"position":30}`}},
+		{locale.English, "", "set the temperature to 19 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":19}`}},
+		{locale.English, "", "pause the TV", []string{"media_player.media_pause media_player.tv null"}},
+		{locale.English, "kitchen", "resume", []string{"media_player.media_play media_player.kitchen_speaker null"}},
+		{locale.English, "", "next track on the TV", []string{"media_player.media_next_track media_player.tv null"}},
+		{locale.English, "", "set the TV volume to 30", []string{`media_player.volume_set media_player.tv {"volume_level":0.3}`}},
+		{locale.English, "", "start the robo", []string{"vacuum.start vacuum.robo null"}},
+		{locale.English, "", "add milk to my shopping list", []string{`shopping_list.add_item  {"name":"milk"}`}},
+		{locale.English, "", "add eggs to groceries", []string{`todo.add_item todo.groceries {"item":"eggs"}`}},
+		{locale.English, "", "activate movie night", []string{"scene.turn_on scene.movie null"}},
+		{locale.English, "", "lock the front door", []string{"lock.lock lock.front_door null"}},
+	} {
+		ha := house(t)
+		reg := speakerIn(t, ha, tt.area)
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if !u.OK {
+			t.Errorf("%s %q in %q: not carried out (%s %s: %s)", tt.lang, tt.said, tt.area, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
+		got := strings.ReplaceAll(strings.Join(ha.CallsMade(), "|"), " {}", " null")
+		if resp.Kind != command.Success || got != strings.Join(tt.calls, "|") {
+			t.Errorf("%s %q in %q: %s %q (%v), want calls %q", tt.lang, tt.said, tt.area, resp.Spoken, got, u.Route.Claim.Arguments, tt.calls)
+		}
+	}
+}
+
+// TestHomeIntentsRefused: what names nothing, or more than one thing, or
+// more than a guess, is not carried out offline; nothing is called.
+func TestHomeIntentsRefused(t *testing.T) {
+	for _, tt := range []struct {
+		area, said string
+		reason     command.Reason // "" for any
+	}{
+		{"", "turn on the ceiling light", command.Unresolved_}, // two of that name, no room to tell
+		{"", "turn off the lights", command.NoMatch},           // no room
+		{"", "turn on the garage lights", command.NoMatch},     // no such area
+		{"", "turn on the outside temperature", ""},            // a sensor does not switch
+		{"", "turn on the toaster", command.NoMatch},           // no such device
+		{"", "turn on the kitchen lights and the kettle", ""},
+		{"kitchen", "set the bedroom lamp brightness to 40%", ""},
+		{"", "play some jazz", ""},
+	} {
+		ha := house(t)
+		reg := speakerIn(t, ha, tt.area)
+		u := reg.Understand(t.Context(), locale.English, tt.said)
+		if u.OK || tt.reason != "" && u.Reason != tt.reason || len(ha.CallsMade()) != 0 {
+			t.Errorf("%q in %q: OK %v, %s %s (%s), want not carried out (%q)", tt.said, tt.area, u.OK, u.Intent, u.Reason, u.Detail, tt.reason)
+		}
+	}
+}
+
+// TestHomeQuestions: questions about the house are answered from the
+// states, in the language asked.
+func TestHomeQuestions(t *testing.T) {
+	for _, tt := range []struct {
+		lang       locale.Lang
+		area, said string
+		want       string
+	}{
+		{locale.English, "", "is the bedroom window open", "No, Bedroom Window is closed."},
+		{locale.English, "", "are any lights on", "Yes: Floor Lamp."},
+		{locale.English, "", "what is the outside temperature", "Outside Temperature is 12 °C."},
+		{locale.English, "", "what is the temperature in the living room", "Thermostat is at 21.5 degrees."},
+		{locale.English, "living room", "what is the temperature", "Thermostat is at 21.5 degrees."},
+		{locale.German, "", "ist das Wohnzimmerlicht an", ""},
+		{locale.English, "", "is Anna at work", "Yes."},
+		{locale.English, "", "is anyone at school", "No."},
+		{locale.German, "", "ist jemand in der Schule", "Nein."},
+		// "are all <a place>", a place being anything: not a zone, so not
+		// a question about people
+		{locale.German, "", "alle Türen im Flur öffnen", ""},
+		{locale.English, "", "is anyone at the turn on the lights", ""},
+	} {
+		ha := house(t)
+		reg := speakerIn(t, ha, tt.area)
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if tt.want == "" {
+			if u.OK {
+				t.Errorf("%q: carried out, want not", tt.said)
+			}
+			continue
+		}
+		if !u.OK {
+			t.Errorf("%s %q: not carried out (%s %s: %s)", tt.lang, tt.said, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
+		if resp.Spoken != tt.want || len(ha.CallsMade()) != 0 {
+			t.Errorf("%s %q: %q, want %q", tt.lang, tt.said, resp.Spoken, tt.want)
+		}
+	}
+}
+
+// TestUnlockAsksFirst: a lock opens only on the user's yes, said right
+// after the question; a no leaves it locked; and the model cannot reach
+// the offline path's command to skip the question.
+func TestUnlockAsksFirst(t *testing.T) {
+	ha := house(t)
+	reg := speakerIn(t, ha, "")
+	ctx := t.Context()
+	u := reg.Understand(ctx, locale.English, "unlock the front door")
+	if !u.OK {
+		t.Fatalf("not understood: %s %s", u.Reason, u.Detail)
+	}
+	resp := reg.RunRoute(ctx, u.Route, "unlock the front door")
+	if resp.Kind != command.FollowUp || resp.Spoken != "Unlock Front Door? Say yes to confirm." || len(ha.CallsMade()) != 0 {
+		t.Fatalf("unlock without asking: %+v, calls %q", resp, ha.CallsMade())
+	}
+	u = reg.Understand(ctx, locale.English, "yes please")
+	if !u.OK || !u.Route.Refine {
+		t.Fatalf("the yes was not taken as the answer: %+v", u)
+	}
+	if resp = reg.RunRoute(ctx, u.Route, "yes please"); resp.Kind != command.Success || !slices.Equal(ha.CallsMade(), []string{"lock.unlock lock.front_door {}"}) {
+		t.Errorf("after yes: %+v, calls %q", resp, ha.CallsMade())
+	}
+	reg.Forget("")
+	u = reg.Understand(ctx, locale.English, "unlock the front door")
+	reg.RunRoute(ctx, u.Route, "unlock the front door")
+	u = reg.Understand(ctx, locale.English, "no")
+	if resp = reg.RunRoute(ctx, u.Route, "no"); resp.Spoken != "Okay, Front Door stays locked." || len(ha.CallsMade()) != 1 {
+		t.Errorf("after no: %+v, calls %q", resp, ha.CallsMade())
+	}
+	resp = reg.Call(ctx, "home_service", map[string]any{"intent": "HassTurnOff", "calls": []any{map[string]any{"service": "lock.unlock", "entity_id": []any{"lock.front_door"}}}, "confirmed": "yes"}, "unlock")
+	if resp.Kind != command.Failure || len(ha.CallsMade()) != 1 {
+		t.Errorf("the model reached home_service: %+v", resp)
+	}
+}

@@ -1,0 +1,359 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/intent"
+	"github.com/harkbox/hark/reply/compound"
+)
+
+// Lister fills the lists the sentence templates leave to run time: the
+// names, areas and floors of the house. The home package's client is one.
+type Lister interface {
+	// Lists returns the lists by name ("name", "area", "floor"); on an
+	// error the lists it could not read are absent.
+	Lists(ctx context.Context) (map[string]*intent.List, error)
+}
+
+// Match is an intent the offline path matched in what was said, as a
+// command's FromIntent receives it.
+type Match struct {
+	intent.Result
+	// Lang is the language it was said in; Said what was said.
+	Lang locale.Lang
+	Said string
+}
+
+// ErrUnresolved reports a slot a command cannot resolve (a device, a timer
+// or a time it does not know): the utterance is not carried out offline.
+var ErrUnresolved = errors.New("command: a slot is not resolved")
+
+// Unresolved returns ErrUnresolved, saying which slot and why.
+func Unresolved(slot, why string) error { return &unresolved{slot, why} }
+
+type unresolved struct{ slot, why string }
+
+func (u *unresolved) Error() string { return fmt.Sprintf("%v: %s: %s", ErrUnresolved, u.slot, u.why) }
+func (u *unresolved) Unwrap() error { return ErrUnresolved }
+
+// freeTextFailed reports an error over a slot of free text (a wildcard):
+// the template took words that were not what it wanted there.
+func freeTextFailed(res intent.Result, err error) bool {
+	var u *unresolved
+	if !errors.As(err, &u) {
+		return false
+	}
+	return res.Slots[u.slot].Wildcard
+}
+
+// Understood is what the offline path made of an utterance.
+type Understood struct {
+	// Route is the call to make, when OK.
+	Route Route
+	OK    bool
+	// Intent is the intent matched, if any; Reason says why nothing is
+	// carried out when not OK.
+	Intent string
+	Reason Reason
+	// Detail explains the reason, for the log.
+	Detail string
+}
+
+// Reason is why an utterance is not carried out offline.
+type Reason string
+
+// The reasons.
+const (
+	NoMatch     Reason = "no match"           // no template accounts for every word
+	Ambiguous   Reason = "ambiguous"          // two intents match equally well
+	Unsupported Reason = "unsupported intent" // no command carries the intent out
+	Unresolved_ Reason = "unresolved slot"    // a value is not known
+	Compound    Reason = "compound"           // two requests in one
+	NoLanguage  Reason = "no templates"       // the language has none
+)
+
+// listTimeout bounds reading the house's lists before matching.
+const listTimeout = 3 * time.Second
+
+// Understand reads an utterance in language l for the offline path: a
+// refinement of the last call of the client in ctx, else the intent its words match with every
+// word accounted for, carried out by the command that declares it. What
+// is ambiguous, unsupported, unresolved or two requests in one is not
+// carried out.
+func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) Understood {
+	if rt, ok := r.refinement(ClientOf(ctx).ID, l, text); ok {
+		return Understood{Route: rt, OK: true, Intent: "refine"}
+	}
+	lang, err := intent.Load(string(l))
+	if err != nil {
+		return Understood{Reason: NoLanguage, Detail: err.Error()}
+	}
+	o := r.matchOptions(ctx)
+	all := lang.RecognizeAll(text, o)
+	if len(all) == 0 {
+		return Understood{Reason: NoMatch}
+	}
+	best := all[0]
+	u := Understood{Intent: best.Intent}
+	if part := r.compoundPart(lang, l, best, o); part != "" {
+		u.Reason, u.Detail = Compound, part
+		return u
+	}
+	// The matches as good as the best: of one intent, the first that
+	// resolves (a wildcard split elsewhere); of several intents, only when
+	// they come to the same call.
+	var top []intent.Result
+	intents := map[string]bool{}
+	for _, res := range all {
+		if intent.Compare(best, res) != 0 {
+			break
+		}
+		top = append(top, res)
+		intents[res.Intent] = true
+	}
+	var chosen *Route
+	var firstErr error
+	var firstReason Reason
+	for _, res := range top {
+		rt, reason, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text})
+		if reason == Unsupported && len(intents) > 1 {
+			continue // no command here does it: not another action
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr, firstReason = err, reason
+			}
+			if len(intents) > 1 {
+				u.Reason, u.Detail = Ambiguous, fmt.Sprint(keys(intents))
+				return u
+			}
+			continue
+		}
+		if chosen == nil {
+			chosen = &rt
+			if len(intents) == 1 {
+				break
+			}
+			continue
+		}
+		if rt.Command != chosen.Command || fmt.Sprint(rt.Claim.Arguments) != fmt.Sprint(chosen.Claim.Arguments) {
+			u.Reason, u.Detail = Ambiguous, fmt.Sprint(keys(intents))
+			return u
+		}
+	}
+	if chosen == nil && firstErr == nil {
+		u.Reason = Unsupported
+		return u
+	}
+	if chosen == nil {
+		u.Reason, u.Detail = firstReason, firstErr.Error()
+		return u
+	}
+	u.Route, u.OK = *chosen, true
+	return u
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// resolve finds the command that carries out a match and its call.
+func (r *Registry) resolve(ctx context.Context, m Match) (Route, Reason, error) {
+	for _, c := range r.handlers(m.Intent) {
+		var claim Claim
+		var err error
+		if c.FromIntent != nil {
+			claim, err = c.FromIntent(ctx, m)
+		} else {
+			claim, err = slotArgs(c, m)
+		}
+		if errors.Is(err, ErrNotMine) {
+			continue
+		}
+		if err != nil {
+			return Route{}, Unresolved_, err
+		}
+		return Route{Command: c, Claim: claim}, "", nil
+	}
+	return Route{}, Unsupported, fmt.Errorf("no command carries out %s", m.Intent)
+}
+
+// matchOptions are the house's lists and the speaker's area as context.
+func (r *Registry) matchOptions(ctx context.Context) intent.Options {
+	var o intent.Options
+	if r.o.Lists == nil {
+		return o
+	}
+	lctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	lists, err := r.o.Lists.Lists(lctx)
+	if err != nil {
+		r.log.Warn("house lists not read; matching without them", "err", err)
+	}
+	o.Lists = lists
+	if r.o.Area != "" {
+		// The house's own name for the room, else the room as configured.
+		o.Context = map[string]any{"area": map[string]any{"value": r.o.Area, "text": r.o.Area}}
+		if area := lists["area"]; area != nil {
+			if v, ok := area.Find(r.o.Area); ok {
+				o.Context = map[string]any{"area": map[string]any{"value": v.Out, "text": v.Text}}
+			}
+		}
+	}
+	return o
+}
+
+// handlers are the commands that may carry out an intent: those
+// declaring it, or the one named as the intent (Hark's own templates name
+// commands).
+func (r *Registry) handlers(name string) []*Command {
+	var out []*Command
+	for _, c := range r.Commands() {
+		if slices.Contains(c.Intents, name) {
+			out = append(out, c)
+		}
+	}
+	if c, ok := r.Lookup(name); ok && c.FromIntent == nil && len(c.Intents) == 0 {
+		out = append(out, c)
+	}
+	return out
+}
+
+// compoundPart returns the second request a wildcard swallowed ("add milk
+// and turn off the lights"): the part of a wildcard slot after the
+// language's "and" that is an intent of its own; "" when there is none.
+func (r *Registry) compoundPart(lang *intent.Language, l locale.Lang, best intent.Result, o intent.Options) string {
+	for _, s := range best.Slots {
+		if !s.Wildcard {
+			continue
+		}
+		parts := compound.Split(s.Text, string(l))
+		if len(parts) < 2 {
+			continue
+		}
+		if _, _, ok := lang.Recognize(parts[1], o); ok {
+			return parts[1]
+		}
+	}
+	return ""
+}
+
+// slotArgs makes a call of a command from the slots of its own intent:
+// each slot is the argument of the same name; a value said as a quantity
+// (a time, a duration, a day, a number) is read from the language into
+// the form the parameter takes, and must be read whole.
+func slotArgs(c *Command, m Match) (Claim, error) {
+	args := map[string]any{}
+	for name, s := range m.Slots {
+		i := slices.IndexFunc(c.Parameters, func(p Parameter) bool { return p.Name == name })
+		if i < 0 {
+			continue // a slot of the template's own, such as a context copy
+		}
+		p := c.Parameters[i]
+		v, err := slotValue(m.Lang, p, s)
+		if err != nil {
+			return Claim{}, err
+		}
+		args[name] = v
+	}
+	return Claim{Arguments: args}, nil
+}
+
+func slotValue(l locale.Lang, p Parameter, s intent.Slot) (any, error) {
+	text, isText := s.Value.(string)
+	if !isText || !p.Quantity {
+		return s.Value, nil
+	}
+	read := l.Quantities(text)
+	if p.ParseSlot != nil {
+		v, err := p.ParseSlot(read)
+		if err != nil {
+			return nil, Unresolved(p.Name, err.Error())
+		}
+		return v, nil
+	}
+	return strings.TrimSpace(read), nil
+}
+
+// Intents are the intents of the templates what was said matches best,
+// carried out or not, for the tool router: what the offline path
+// understood tells which tools the model needs.
+func (r *Registry) Intents(ctx context.Context, l locale.Lang, text string) []string {
+	lang, err := intent.Load(string(l))
+	if err != nil {
+		return nil
+	}
+	all := lang.RecognizeAll(text, r.matchOptions(ctx))
+	var out []string
+	for _, res := range all {
+		if intent.Compare(all[0], res) != 0 {
+			break
+		}
+		// A match whose free text the command could not read ("I need to
+		// be woken and reminded" as a sum of two things) tells nothing.
+		if hasFreeText(res) {
+			if _, _, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text}); freeTextFailed(res, err) {
+				continue
+			}
+		}
+		if !slices.Contains(out, res.Intent) {
+			out = append(out, res.Intent)
+		}
+	}
+	return out
+}
+
+// ToolsFor are the commands the model uses for an intent: those that
+// carry it out, or for a hidden one the command it stands for.
+func (r *Registry) ToolsFor(name string) []string {
+	var out []string
+	for _, c := range r.handlers(name) {
+		n := c.Name
+		if c.Hidden {
+			n = c.Alias
+		}
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func hasFreeText(res intent.Result) bool {
+	for _, s := range res.Slots {
+		if s.Wildcard {
+			return true
+		}
+	}
+	return false
+}
+
+// Decide is locale.Decide with the sentence templates read first: typed
+// text (nothing heard) that the templates of exactly one language match
+// is in that language ("schalte das Licht aus" is German whatever its
+// words look like to the word detector).
+func (r *Registry) Decide(ctx context.Context, heard, text string, fallback locale.Lang) string {
+	if heard == "" && r != nil {
+		var found []locale.Lang
+		for _, l := range locale.All {
+			if len(r.Intents(ctx, l, text)) > 0 {
+				found = append(found, l)
+			}
+		}
+		if len(found) == 1 {
+			return string(found[0])
+		}
+	}
+	return locale.Decide(heard, text, fallback)
+}

@@ -1,0 +1,194 @@
+package reply
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/intent"
+	"github.com/harkbox/hark/locale/intent/intenttest"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
+	"github.com/harkbox/hark/reply/command/home"
+	"github.com/harkbox/hark/reply/command/weather"
+	"github.com/harkbox/hark/reply/router"
+)
+
+// toolsFor are the tools the model would use for an intent of the
+// templates: Hark's own are named as their commands; Home Assistant's are
+// the house's tools, the timers' and the clock's.
+var toolsFor = map[string][]string{
+	"HassTurnOn": {"home_control"}, "HassTurnOff": {"home_control"}, "HassLightSet": {"home_control"},
+	"HassClimateSetTemperature": {"home_control"}, "HassSetPosition": {"home_control"},
+	"HassGetState": {"home_state"}, "HassClimateGetTemperature": {"home_state"},
+	"HassStartTimer": {"set_timer"}, "HassCancelTimer": {"cancel_timer"}, "HassCancelAllTimers": {"cancel_timer"},
+	"HassTimerStatus": {"check_timers"}, "HassPauseTimer": {"pause_timer"}, "HassUnpauseTimer": {"pause_timer"},
+	"HassIncreaseTimer": {"adjust_timer"}, "HassDecreaseTimer": {"adjust_timer"},
+	"HassGetCurrentTime": {"get_current_time"}, "HassGetCurrentDate": {"get_current_time"},
+	"HassGetWeather": {"get_weather"}, "HassNevermind": {"stop"}, "HassSetVolume": {"control_volume", "home_control"},
+}
+
+type recallCase struct {
+	lang locale.Lang
+	say  string
+	want []string
+}
+
+// recallSet is the router's labelled set: sentences sampled from every
+// template of each language whose intent has a tool, the commands' own
+// examples, and a few said freely.
+func recallSet(t *testing.T, reg *command.Registry) []recallCase {
+	var out []recallCase
+	lists, _ := recallHouse{}.Lists(t.Context())
+	for _, l := range locale.All {
+		lang, err := intent.Load(string(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range lang.Samples(rand.New(rand.NewPCG(5, 6)), 1, lists) {
+			want := toolsFor[s.Intent]
+			if _, ok := reg.Lookup(s.Intent); ok {
+				want = []string{s.Intent}
+			}
+			if want != nil {
+				out = append(out, recallCase{l, s.Text, want})
+			}
+		}
+	}
+	for _, c := range reg.Commands() {
+		for _, x := range c.Examples {
+			out = append(out, recallCase{locale.English, x.Utterance, []string{c.Name}})
+		}
+	}
+	return append(out, []recallCase{
+		{locale.English, "What do I get when I combine seventeen cats with twenty five more cats?", []string{"calculate"}},
+		{locale.English, "how many inches is a meter", []string{"convert_measurement"}},
+		{locale.English, "could you wake me tomorrow at half past six", []string{"set_alarm"}},
+		{locale.German, "kannst du mich morgen um sieben wecken", []string{"set_alarm"}},
+		{locale.French, "combien de temps reste-t-il sur le minuteur des pâtes", []string{"check_timers"}},
+		{locale.Spanish, "qué tiempo va a hacer el sábado en Sevilla", []string{"get_weather"}},
+	}...)
+}
+
+// recallHouse is the house the sampled sentences name: a lamp, a
+// switch, a room and a floor.
+type recallHouse struct{}
+
+func (recallHouse) Lists(context.Context) (map[string]*intent.List, error) {
+	return map[string]*intent.List{
+		"name":  intent.NewList([]intent.Value{{Text: "Zorvex Lamp", Context: map[string]any{"domain": "light"}}, {Text: "Quilmab", Context: map[string]any{"domain": "switch"}}}),
+		"area":  intent.NewList([]intent.Value{{Text: "Praxdun"}}),
+		"floor": intent.NewList([]intent.Value{{Text: "Keltro"}}),
+	}, nil
+}
+
+type noMixer struct{}
+
+func (noMixer) Volume(context.Context) (int, bool, error)  { return 50, false, nil }
+func (noMixer) SetVolume(context.Context, int, bool) error { return nil }
+
+// standIn returns the registry and a function giving the tools the
+// stand-in router offers for a request, as a turn on a slow server does.
+func standIn(t *testing.T) (*command.Registry, func(l locale.Lang, say string) []string) {
+	reg := command.NewRegistry(command.Options{Lists: recallHouse{}})
+	c := home.NewClient(nil)
+	cmds := append(builtin.All(builtin.Deps{Mixer: noMixer{}}), weather.Command(nil, nil), home.Control(c), home.State(c), home.Service(c), home.Query(c))
+	if err := reg.Register(cmds...); err != nil {
+		t.Fatal(err)
+	}
+	eng := &Engine{o: Options{Commands: reg}} // the catalogue alone
+	r := router.New(router.Options{Strategy: router.Keyword, Max: Handful})
+	return reg, func(l locale.Lang, say string) []string {
+		var tools []router.Tool
+		for _, tl := range eng.catalog(l) {
+			tools = append(tools, router.Tool{Name: tl.name, Description: tl.description, Keywords: tl.keywords, Examples: tl.examples, Words: tl.words, Extra: tl.extra})
+		}
+		picked, _ := r.Select(t.Context(), say, tools)
+		return eng.withHints(t.Context(), l, say, picked, Handful)
+	}
+}
+
+// TestKeywordRouterRecallOnLabelled measures the stand-in router on the
+// held-out half of Home Assistant's labelled sentences (HARK_HA_TESTS) whose
+// intents have a tool: sentences people wrote, not sampled.
+func TestKeywordRouterRecallOnLabelled(t *testing.T) {
+	dir := intenttest.Dir()
+	if dir == "" {
+		t.Skip("no labelled sentences: set " + intenttest.Env)
+	}
+	_, offered := standIn(t)
+	for _, l := range locale.All {
+		_, cases, err := intenttest.Load(dir, string(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, n := 0, 0
+		for _, c := range cases {
+			want := toolsFor[c.Intent]
+			if want == nil || !c.HeldOut {
+				continue
+			}
+			n++
+			picked := offered(l, c.Sentence)
+			if slices.ContainsFunc(want, func(w string) bool { return slices.Contains(picked, w) }) {
+				got++
+			}
+		}
+		t.Logf("%s: %d of %d held-out labelled requests offered their tool (%.1f %%)", l, got, n, 100*float64(got)/float64(n))
+	}
+}
+
+// TestKeywordRouterRecall measures the keyword stand-in router (what a
+// slow or unmeasured model server gets, offering a handful of tools) on
+// the labelled set: the share of requests whose tool is among those
+// offered. The bar is 95 %.
+func TestKeywordRouterRecall(t *testing.T) {
+	reg, offered := standIn(t)
+	set := recallSet(t, reg)
+	byLang := map[locale.Lang][2]int{}
+	var misses []string
+	for _, rc := range set {
+		picked := offered(rc.lang, rc.say)
+		n := byLang[rc.lang]
+		n[1]++
+		if slices.ContainsFunc(rc.want, func(w string) bool { return slices.Contains(picked, w) }) {
+			n[0]++
+		} else if len(misses) < 40 {
+			misses = append(misses, string(rc.lang)+" "+rc.say+" → "+strings.Join(picked, ",")+" (want "+strings.Join(rc.want, "|")+")")
+		}
+		byLang[rc.lang] = n
+	}
+	total := [2]int{}
+	for _, l := range locale.All {
+		n := byLang[l]
+		total[0], total[1] = total[0]+n[0], total[1]+n[1]
+		t.Logf("%s: %d of %d requests offered their tool (%.1f %%)", l, n[0], n[1], 100*float64(n[0])/float64(n[1]))
+	}
+	t.Logf("all: %d of %d (%.1f %%)", total[0], total[1], 100*float64(total[0])/float64(total[1]))
+	if float64(total[0]) < 0.95*float64(total[1]) {
+		t.Errorf("keyword router recall %.1f %%, want 95 %%; misses:\n%s", 100*float64(total[0])/float64(total[1]), strings.Join(misses, "\n"))
+	}
+}
+
+// TestKeywordRouterLeavesSmallTalk: a request for no tool is offered
+// none, in any language: a word a template says in passing ("a little")
+// picks nothing alone.
+func TestKeywordRouterLeavesSmallTalk(t *testing.T) {
+	_, offered := standIn(t)
+	for _, c := range []recallCase{
+		{locale.English, "tell me a story about a little dog", nil},
+		{locale.English, "and what happened to the dog next", nil},
+		{locale.English, "hello there my friend", nil},
+		{locale.English, "who wrote the novel Dune", nil},
+		{locale.German, "erzähl mir einen Witz", nil},
+		{locale.French, "raconte-moi une histoire", nil},
+		{locale.Spanish, "cuéntame un chiste", nil},
+	} {
+		if got := offered(c.lang, c.say); len(got) != 0 {
+			t.Errorf("%s %q offered %v, want nothing", c.lang, c.say, got)
+		}
+	}
+}
