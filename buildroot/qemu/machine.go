@@ -73,6 +73,9 @@ func Start(ctx context.Context, o Options) (*Machine, error) {
 		"-drive", "file=" + o.Disk + ",format=raw,if=virtio,cache=unsafe",
 		"-netdev", netdev, "-device", "virtio-net-pci,netdev=n0,romfile=",
 		"-device", "virtio-rng-pci",
+		// The board's hardware watchdog, which systemd keeps fed
+		// (RuntimeWatchdogSec); a Pi has its SoC's.
+		"-device", "i6300esb",
 	}
 	cmd := exec.CommandContext(ctx, "qemu-system-aarch64", args...)
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
