@@ -779,10 +779,15 @@ func TestSystemdUnits(t *testing.T) {
 		"var-lib-hark.mount":     "package/hark-system/files/var-lib-hark.mount",
 		"hark-data-dirs.service": "package/hark-system/files/hark-data-dirs.service",
 		"hark-mixer.service":     "package/hark/hark-mixer.service",
+		"hark-ap.path":           "package/hark-system/files/hark-ap.path",
+		"hark-ap.service":        "package/hark-system/files/hark-ap.service",
+		"hark-ap-dhcp.service":   "package/hark-system/files/hark-ap-dhcp.service",
+		"hark-captive.socket":    "package/hark-system/files/hark-captive.socket",
 	}
 	dropins := map[string]string{ // unit the drop-in extends -> drop-in
 		"rauc.service":                 "package/hark-system/files/rauc-data.conf",
 		"wpa_supplicant@wlan0.service": "package/hark-system/files/wpa-supplicant-data.conf",
+		"hark.service":                 "package/hark-system/files/hark-wifi.conf",
 	}
 	var names []string
 	execRE := regexp.MustCompile(`(?m)^Exec\w+=[-@!+]*(/\S+)`)
@@ -801,7 +806,14 @@ func TestSystemdUnits(t *testing.T) {
 		stub := "[Service]\nExecStart=/usr/bin/true\n"
 		template := strings.Replace(unit, "@wlan0", "@", 1)
 		writeFile(t, filepath.Join(unitDir, template), []byte(stub))
-		writeFile(t, filepath.Join(unitDir, unit+".d", filepath.Base(src)), []byte(readFile(t, src)))
+		body := readFile(t, src)
+		writeFile(t, filepath.Join(unitDir, unit+".d", filepath.Base(src)), []byte(body))
+		for _, m := range execRE.FindAllStringSubmatch(body, -1) {
+			writeFile(t, filepath.Join(root, m[1]), []byte("#!/bin/sh\n"))
+			if err := os.Chmod(filepath.Join(root, m[1]), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
 		names = append(names, unit)
 	}
 	// systemd's own fsck template, which data.mount requires.

@@ -86,6 +86,8 @@ func init() {
 		},
 		trim: regexp.MustCompile(`^(?:(?:hey|hallo|ok|okay|also|und|bitte|kannst du|könntest du|würdest du|sag mir|sage mir|weißt du|ich möchte wissen|ich will wissen|jetzt) )+|(?: (?:bitte|danke|mal|jetzt|doch|für mich))+$`),
 		frames: []rule{
+			frame(`(?:wie|was) ist (?:deine|ihre|die) (?:web ?adresse|internetadresse|url)|wie (?:finde|erreiche|öffne) ich (?:deine|ihre|die) (?:web ?seite|webseite)|wo ist (?:deine|ihre|die) webseite`, "what is your web address"),
+			frame(`(?:wie|was) ist (?:deine|ihre|die) ip(?: adresse)?`, "what is your ip address"),
 			frame(`wie spät ist es(?: jetzt| gerade)?|wie spät(?: haben wir)?|wie viel uhr ist es(?: jetzt)?|wieviel uhr ist es(?: jetzt)?|wie viel uhr|wieviel uhr|was ist die uhrzeit|wie ist die uhrzeit|die uhrzeit|uhrzeit`, "what time is it"),
 			frame(`welches datum (?:ist|haben wir)(?: today)?|der wievielte ist today|den wievielten haben wir(?: today)?|was ist today für ein datum|das datum|welches datum ist es`, "what is the date"),
 			frame(`welcher (?:wochen)?tag ist (?:today|es)|was ist today für ein tag|welchen tag haben wir(?: today)?|was für ein tag ist today`, "what day is it"),

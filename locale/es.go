@@ -81,6 +81,8 @@ func init() {
 		},
 		trim: regexp.MustCompile(`^(?:(?:oye|hola|ok|okay|vale|bueno|y|puedes|podrías|podrias|me puedes|me podrías|dime|quiero saber|sabes) )+|(?: (?:gracias|ahora|para mí|ya))+$`),
 		frames: []rule{
+			frame(`cuál es (?:tu|su|la) (?:dirección web|url|página web)|cuál es la dirección de (?:tu|su) página web|dónde está (?:tu|su) página web|cómo (?:abro|encuentro) (?:tu|su) página web`, "what is your web address"),
+			frame(`cuál es (?:tu|su|la) dirección ip`, "what is your ip address"),
 			frame(`qué hora es(?: ahora)?|que hora es(?: ahora)?|qué horas son|que horas son|tienes hora|me dices la hora|la hora`, "what time is it"),
 			frame(`(?:qué|que|cuál|cual) es la fecha(?: de today)?|(?:qué|que) fecha es(?: today)?|a (?:qué|que) fecha estamos(?: today)?|(?:qué|que) día del mes es(?: today)?|la fecha`, "what is the date"),
 			frame(`(?:qué|que) día es(?: today)?|(?:qué|que) día de la semana es(?: today)?|en (?:qué|que) día estamos`, "what day is it"),

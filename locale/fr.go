@@ -77,6 +77,8 @@ func init() {
 		},
 		trim: regexp.MustCompile(`^(?:(?:hey|salut|ok|okay|alors|et|dis moi|dites moi|est ce que tu peux|tu peux|peux tu|pourrais tu|tu pourrais|je voudrais savoir|je veux savoir|sais tu|tu sais) )+|(?: (?:merci|maintenant|pour moi|stp))+$`),
 		frames: []rule{
+			frame(`quelle est (?:ton|votre|le|la) adresse (?:web|internet)|quelle est (?:ton|votre|le|la) url|(?:quelle est )?(?:le|la) adresse de (?:ta|votre) page web|où est (?:ta|votre) page web|comment (?:ouvrir|trouver) (?:ta|votre) page web`, "what is your web address"),
+			frame(`quelle est (?:ton|votre|le|la) adresse ip`, "what is your ip address"),
 			frame(`quelle heure est il(?: maintenant)?|quelle heure il est|il est quelle heure|le heure|quelle heure|vous avez le heure|tu as le heure|donne moi le heure`, "what time is it"),
 			frame(`quelle est la date(?: today)?|quelle date sommes nous(?: today)?|on est le combien(?: today)?|nous sommes le combien(?: today)?|quelle date on est|la date`, "what is the date"),
 			frame(`quel jour (?:sommes nous|on est|est on|est il|est ce)(?: today)?|on est quel jour(?: today)?|quel jour de la semaine sommes nous`, "what day is it"),

@@ -55,7 +55,7 @@ const thinkEvery = 1500 * time.Millisecond
 // earcon plays sound k, when it is on, without holding up the turn; wg
 // tracks it.
 func (p *Pipeline) earcon(ctx context.Context, wg *sync.WaitGroup, k earcon) {
-	if !p.opts.Earcons.on(k) || p.opts.Speaker == nil {
+	if !p.earcons().on(k) || p.opts.Speaker == nil {
 		return
 	}
 	wg.Go(func() { p.sound(ctx, k) })
@@ -66,7 +66,7 @@ func (p *Pipeline) earcon(ctx context.Context, wg *sync.WaitGroup, k earcon) {
 // playing and returns once the speaker is free of it; it may be called
 // more than once, and must be called before anything waits for wg.
 func (p *Pipeline) thinking(ctx context.Context, wg *sync.WaitGroup) (quiet func()) {
-	if !p.opts.Earcons.Thinking || p.opts.Speaker == nil {
+	if !p.earcons().Thinking || p.opts.Speaker == nil {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -94,3 +94,31 @@ func TestFollowUpPolicies(t *testing.T) {
 		t.Error("an unknown policy was accepted")
 	}
 }
+
+// TestSetFollowUpWhileRunning: a policy set while the box runs applies
+// from the next reply: a question no longer reopens the microphone once
+// the follow-up is off.
+func TestSetFollowUpWhileRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep := &scriptReplier{sentences: []string{"Which room?"}}
+		h := newHarness(t, rep, "turn on the light")
+		if err := h.p.SetFollowUp("sometimes"); err == nil {
+			t.Error("an unknown policy was taken")
+		}
+		if err := h.p.SetFollowUp(FollowUpOff); err != nil {
+			t.Fatal(err)
+		}
+		h.p.SetEarcons(Earcons{Start: true})
+		h.events <- Press
+		h.events <- Press
+		time.Sleep(time.Minute)
+		want := []string{"idle", "listening", "transcribing", "thinking", "speaking", "idle"}
+		if got := h.states(t); !slices.Equal(got, want) {
+			t.Errorf("states = %v, want %v: the question reopened the microphone", got, want)
+		}
+		if e := h.p.earcons(); !e.Start || e.End {
+			t.Errorf("earcons %+v after SetEarcons", e)
+		}
+		h.stop(t)
+	})
+}

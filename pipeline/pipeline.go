@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/locale"
@@ -135,6 +136,10 @@ type Options struct {
 	// Log receives turn summaries at Info and state changes at Debug. It
 	// never receives what the user said. Nil discards.
 	Log *slog.Logger
+	// Turns, when set, is told each turn as it went once it is over (the
+	// turn's goroutine calls it before the next turn can start); it must
+	// return quickly.
+	Turns func(voice.Turn)
 }
 
 // FollowUpPolicy says when the microphone reopens after a reply.
@@ -182,6 +187,39 @@ type Pipeline struct {
 	alertCh chan struct{} // a wake-up: an alert was queued
 	alerts  alertState
 	echo    *echo // when the box's own sound will have died away
+
+	// What a setting changes while the box runs (SetEarcons,
+	// SetFollowUp), read by each turn.
+	liveEarcons  atomic.Pointer[Earcons]
+	liveFollowUp atomic.Pointer[FollowUpPolicy]
+}
+
+// SetEarcons changes the earcons from the next sound on.
+func (p *Pipeline) SetEarcons(e Earcons) { p.liveEarcons.Store(&e) }
+
+// SetFollowUp changes when the microphone reopens after a reply, from the
+// next reply on; an unknown policy is an error.
+func (p *Pipeline) SetFollowUp(f FollowUpPolicy) error {
+	switch f {
+	case FollowUpOff, FollowUpWhenAsked, FollowUpAlways:
+		p.liveFollowUp.Store(&f)
+		return nil
+	}
+	return fmt.Errorf("pipeline: unknown follow-up policy %q", f)
+}
+
+func (p *Pipeline) earcons() Earcons {
+	if e := p.liveEarcons.Load(); e != nil {
+		return *e
+	}
+	return p.opts.Earcons
+}
+
+func (p *Pipeline) followUpPolicy() FollowUpPolicy {
+	if f := p.liveFollowUp.Load(); f != nil {
+		return *f
+	}
+	return p.opts.FollowUp.Policy
 }
 
 // New returns a Pipeline for opts.

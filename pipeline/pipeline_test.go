@@ -598,3 +598,40 @@ func TestReplySpokenInTheWordsLanguage(t *testing.T) {
 		}
 	})
 }
+
+// TestTurnsReportWhatWasSaid: each turn is reported once it is over, with
+// what was heard, the sentences that began to play and the time of each
+// stage; a barge-in while the first of three written sentences plays
+// reports only that one, cut.
+func TestTurnsReportWhatWasSaid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rep := &scriptReplier{sentences: []string{"A long answer begins here.", "It goes on.", "And on."}}
+		h := newHarness(t, rep, "tell me a story", "never mind")
+		var turns []voice.Turn
+		h.p.opts.Turns = func(tr voice.Turn) { turns = append(turns, tr) }
+		h.events <- Press
+		time.Sleep(500 * time.Millisecond)
+		h.events <- Press // the end of the utterance
+		time.Sleep(time.Second)
+		synctest.Wait()
+		h.events <- Press // barge-in, while the first sentence plays
+		synctest.Wait()
+		if len(turns) != 1 {
+			t.Fatalf("%d turns reported after the barge-in, want 1", len(turns))
+		}
+		tr := turns[0]
+		if tr.Heard != "tell me a story" || !slices.Equal(tr.Said, []string{"A long answer begins here."}) || !tr.Cut || tr.Err != "" {
+			t.Errorf("the cut turn: heard %q, said %q, cut %v, err %q", tr.Heard, tr.Said, tr.Cut, tr.Err)
+		}
+		if tr.Endpoint < 500*time.Millisecond || tr.FirstAudio < 0 || tr.Transcribe < 0 || tr.ID != 1 { // time stands still in the bubble but for sleeps
+			t.Errorf("the cut turn's stages: %+v", tr)
+		}
+		h.events <- Press
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if len(turns) != 2 || turns[1].Cut || turns[1].Heard != "never mind" || len(turns[1].Said) != 3 {
+			t.Errorf("the whole turn: %+v", turns[len(turns)-1])
+		}
+		h.stop(t)
+	})
+}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,33 @@ type Alert struct {
 	// Missed is said instead, once the box can speak again, when the
 	// alert could not be heard (the speaker was gone); "" says nothing.
 	Missed string
+	// Done, when set, is called once when the alert has stopped ringing,
+	// however it stopped (a press, Stop, StopAlerts, StopAlert, RingFor),
+	// or was dropped before it rang.
+	Done func()
+	// also are the alerts announced with this one (they came due while it
+	// waited): stopping it stops them, and each is done with it.
+	also []Alert
+}
+
+// ids are the alert's id and those announced with it.
+func (a Alert) ids() []string {
+	out := []string{a.ID}
+	for _, b := range a.also {
+		out = append(out, b.ID)
+	}
+	return out
+}
+
+// done reports that a (and those announced with it) stopped ringing, or
+// will never ring.
+func (a Alert) done() {
+	if a.Done != nil {
+		a.Done()
+	}
+	for _, b := range a.also {
+		b.done()
+	}
 }
 
 // MissedProbe is how often, while an alert could not be heard, the
@@ -44,7 +72,17 @@ func (p *Pipeline) Ring(a Alert) {
 // one press never silences an alert nobody heard. It is safe to call from
 // any goroutine, including a command running inside a turn.
 func (p *Pipeline) StopAlerts() bool {
-	return p.alerts.stop()
+	return p.alerts.stop("")
+}
+
+// StopAlert silences the alert of that id, ringing or waiting, and
+// reports whether there was one; the others ring on. It is safe to call
+// from any goroutine.
+func (p *Pipeline) StopAlert(id string) bool {
+	if id == "" {
+		return false
+	}
+	return p.alerts.stop(id)
 }
 
 // alertState holds the ringing alert, the queue and the alerts nobody
@@ -53,6 +91,7 @@ type alertState struct {
 	mu      sync.Mutex
 	pending []Alert
 	cancel  context.CancelFunc // of the alert ringing now
+	ringing []string           // its ids (and those announced with it)
 	missed  []Alert            // rang while the speaker was gone
 }
 
@@ -80,6 +119,7 @@ func (s *alertState) pop() (Alert, bool) {
 		}
 		said = append(said, b.Announcement)
 		missed = append(missed, b.Missed)
+		a.also = append(a.also, b)
 	}
 	if len(said) > 0 {
 		a.Announcement = strings.Join(append([]string{a.Announcement}, said...), " ")
@@ -89,13 +129,31 @@ func (s *alertState) pop() (Alert, bool) {
 	return a, true
 }
 
-func (s *alertState) stop() bool {
+// stop silences what rings (the alert of id, ringing or waiting, when id
+// is not ""), reporting whether there was any. Without an id the alerts
+// waiting stay, to be announced next: one press never silences an alert
+// nobody heard.
+func (s *alertState) stop(id string) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	any := len(s.pending) > 0 || s.cancel != nil
-	if s.cancel != nil {
+	any := id == "" && len(s.pending) > 0
+	var dropped, kept []Alert
+	for _, a := range s.pending {
+		if id != "" && a.ID == id {
+			dropped = append(dropped, a)
+		} else {
+			kept = append(kept, a)
+		}
+	}
+	s.pending = kept
+	any = any || len(dropped) > 0
+	if s.cancel != nil && (id == "" || slices.Contains(s.ringing, id)) {
 		s.cancel()
-		s.cancel = nil
+		s.cancel, s.ringing = nil, nil
+		any = true
+	}
+	s.mu.Unlock()
+	for _, a := range dropped {
+		a.done()
 	}
 	return any
 }
@@ -148,10 +206,11 @@ func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 	rctx, cancel := context.WithTimeout(ctx, p.opts.RingFor)
 	r := &ringer{cancel: cancel, done: make(chan struct{})}
 	p.alerts.mu.Lock()
-	p.alerts.cancel = cancel
+	p.alerts.cancel, p.alerts.ringing = cancel, a.ids()
 	p.alerts.mu.Unlock()
 	go func() {
 		defer close(r.done)
+		defer a.done()
 		defer cancel()
 		p.log.Info("ringing", "alert_id", a.ID)
 		p.publish(voice.Status{State: voice.Ringing, Turn: p.turns, Text: a.Announcement})
@@ -161,7 +220,9 @@ func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 			<-rctx.Done() // ring silently until stopped
 		}
 		p.alerts.mu.Lock()
-		p.alerts.cancel = nil
+		if slices.Equal(p.alerts.ringing, a.ids()) {
+			p.alerts.cancel, p.alerts.ringing = nil, nil
+		}
 		p.alerts.mu.Unlock()
 	}()
 	return r

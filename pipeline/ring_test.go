@@ -192,3 +192,48 @@ func TestMissedAlertToldWhenSpeakerBack(t *testing.T) {
 		h.stop(t)
 	})
 }
+
+// TestStopAlertByID: StopAlert silences only the alert of its id, ringing
+// or waiting, and every alert's Done is called once it stops, however it
+// stops.
+func TestStopAlertByID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		done := map[string]int{}
+		ring := func(id string) { h.p.Ring(Alert{ID: id, Done: func() { done[id]++ }}) }
+		ring("tea")
+		time.Sleep(time.Second) // tea rings; the others come due while it does
+		ring("eggs")
+		ring("bread")
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if h.p.StopAlert("nothing") {
+			t.Error("StopAlert reported an id that does not ring")
+		}
+		if !h.p.StopAlert("eggs") { // waiting behind tea
+			t.Error("StopAlert did not find the waiting alert")
+		}
+		synctest.Wait()
+		if done["eggs"] != 1 || done["tea"] != 0 {
+			t.Errorf("after stopping the waiting eggs: done %v", done)
+		}
+		if !h.p.StopAlert("tea") { // ringing
+			t.Error("StopAlert did not find the ringing alert")
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if done["tea"] != 1 {
+			t.Errorf("after stopping the ringing tea: done %v", done)
+		}
+		st := h.statuses(t)
+		if st[len(st)-1].State != voice.Ringing {
+			t.Errorf("bread does not ring after tea stopped: %v", st[len(st)-1].State)
+		}
+		h.events <- Press
+		synctest.Wait()
+		if done["tea"] != 1 || done["eggs"] != 1 || done["bread"] != 1 {
+			t.Errorf("after the press: done %v, want each once", done)
+		}
+		h.stop(t)
+	})
+}

@@ -24,7 +24,8 @@ type reader struct {
 	// Written by the playback goroutine, read after finish.
 	sentences  int
 	firstAudio time.Time
-	last       string // the last sentence said
+	last       string   // the last sentence said
+	said       []string // every sentence that began to play
 }
 
 type clip struct {
@@ -168,6 +169,7 @@ func (v *reader) play(ctx context.Context) {
 		}
 		v.sentences++
 		v.last = c.text
+		v.said = append(v.said, c.text)
 		if v.firstAudio.IsZero() {
 			v.firstAudio = time.Now()
 		}

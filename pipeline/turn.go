@@ -21,6 +21,12 @@ var (
 // runTurn takes one turn from listening to the end of the reply's speech.
 func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	began := time.Now()
+	rec := voice.Turn{ID: t.id, Began: began}
+	defer func() {
+		if p.opts.Turns != nil {
+			p.opts.Turns(rec)
+		}
+	}()
 	log := p.log.With("turn_id", t.id)
 	p.publish(voice.Status{State: voice.Listening, Turn: t.id, FollowUp: followUp})
 	var earcons sync.WaitGroup
@@ -51,10 +57,12 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		v.finish()
 	}
 	if err != nil {
+		rec.Err = failure(ctx, err)
 		p.fail(ctx, t, &earcons, "record", err)
 		return
 	}
 	heard := time.Now()
+	rec.Endpoint = heard.Sub(began)
 	p.earcon(ctx, &earcons, earconEnd)
 	quiet := p.thinking(ctx, &earcons)
 	defer quiet()
@@ -66,10 +74,12 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	}
 	if err != nil {
 		quiet()
+		rec.Err = failure(ctx, err)
 		p.fail(ctx, t, &earcons, "transcribe", err)
 		return
 	}
 	transcribed := time.Now()
+	rec.Heard, rec.Transcribe = tr.Text, transcribed.Sub(heard)
 
 	p.publish(voice.Status{State: voice.Thinking, Turn: t.id, Text: tr.Text})
 	// The turn's language, decided once: the reply, its commands and the
@@ -85,7 +95,11 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // the reply was written, but a press cut its speech short
 	}
-	switch p.opts.FollowUp.Policy {
+	rec.Said, rec.Cut, rec.Err = v.said, ctx.Err() != nil, failure(ctx, err)
+	if !v.firstAudio.IsZero() {
+		rec.FirstAudio = v.firstAudio.Sub(heard)
+	}
+	switch p.followUpPolicy() {
 	case FollowUpAlways:
 		t.followUp.Store(err == nil)
 	case FollowUpWhenAsked:
@@ -124,11 +138,20 @@ func (p *Pipeline) fail(ctx context.Context, t *turn, earcons *sync.WaitGroup, o
 	default:
 		p.log.Warn("turn failed", "turn_id", t.id, "during", op, "err", err)
 		p.publish(voice.Status{State: voice.Error, Turn: t.id, Err: err})
-		if p.opts.Earcons.Error {
+		if p.earcons().Error {
 			earcons.Wait()
 			p.earcon(ctx, earcons, earconError)
 		}
 	}
+}
+
+// failure is err as a turn's record says it: "" for none, for a turn a
+// press cancelled and for one that heard nothing.
+func failure(ctx context.Context, err error) string {
+	if err == nil || ctx.Err() != nil || errors.Is(err, voice.ErrNoSpeech) {
+		return ""
+	}
+	return err.Error()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

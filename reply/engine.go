@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkbox/hark/locale"
@@ -243,6 +244,9 @@ type Engine struct {
 	distil       *distil.Distiller
 	meter        *cost.Meter
 
+	// who is the assistant's name and place: Options' until SetPersona.
+	who atomic.Pointer[persona]
+
 	mu        sync.Mutex
 	conv      *conversation
 	textTools bool // the model refused native tools; describe them in text from now on
@@ -252,6 +256,25 @@ type Engine struct {
 	// waited long enough for them.
 	closing context.Context
 	giveUp  context.CancelFunc
+}
+
+// persona is who the assistant is and where.
+type persona struct{ name, place string }
+
+// SetPersona changes the assistant's name and place from the next reply
+// on; an empty name keeps the current one.
+func (e *Engine) SetPersona(name, place string) {
+	if name == "" {
+		name = e.persona().name
+	}
+	e.who.Store(&persona{name: name, place: place})
+}
+
+func (e *Engine) persona() persona {
+	if p := e.who.Load(); p != nil {
+		return *p
+	}
+	return persona{name: e.o.Name, place: e.o.Place}
 }
 
 // New returns an Engine for o.

@@ -126,8 +126,8 @@ func (t *turn) snippet() string {
 // contextNote tells the memory search what is already known.
 func (t *turn) contextNote() string {
 	note := "the time is " + t.now.In(t.e.o.Location).Format("Monday 2 January 2006 15:04")
-	if t.e.o.Place != "" {
-		note += "; the place is " + t.e.o.Place
+	if place := t.e.persona().place; place != "" {
+		note += "; the place is " + place
 	}
 	if s := t.snippet(); s != "" {
 		note += "; recent dialogue:\n" + s

@@ -20,7 +20,7 @@ import (
 func (t *turn) systemPrompt() string {
 	e := t.e
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are %s, the voice assistant inside a small speaker in someone's home. ", e.o.Name)
+	fmt.Fprintf(&b, "You are %s, the voice assistant inside a small speaker in someone's home. ", e.persona().name)
 	b.WriteString("Everything you write is read aloud, so answer the way a person talks: usually one to three short sentences, " +
 		"no lists, no markdown, no emoji, no links, numbers as they are said.\n")
 	b.WriteString("The user's words come from speech recognition and may be misheard: answer what they most likely meant, " +
@@ -86,7 +86,7 @@ func (t *turn) toolNotes() string {
 // before is sent again byte for byte and its cache reuses them.
 func (e *Engine) stamp(at time.Time) string {
 	now := at.In(e.o.Location)
-	place := e.o.Place
+	place := e.persona().place
 	if place == "" {
 		place = "unknown"
 	}

@@ -118,3 +118,18 @@ func TestOpenUnwritableDirSaysWhere(t *testing.T) {
 		t.Errorf("Open of a read-only dir = %v, want an error naming it", err)
 	}
 }
+
+func TestExists(t *testing.T) {
+	dir := t.TempDir()
+	if Exists(dir) {
+		t.Error("an empty directory holds a store")
+	}
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if !Exists(dir) {
+		t.Error("the directory Open made a store in holds none")
+	}
+}

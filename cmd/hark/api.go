@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/harkbox/hark/device/box"
@@ -39,6 +41,9 @@ func connect(ctx context.Context, e env, g *globals, floor slog.Level) (*control
 		if !errors.Is(err, control.ErrNotRunning) {
 			return nil, nil, fmt.Errorf("the running hark at %s: %w", cfg.ControlSocket, err)
 		}
+		if err := storeThere(g.data); err != nil {
+			return nil, nil, err
+		}
 		b, err = box.Open(cfg, res, box.Options{Version: version, Log: newLogger(e.stderr, cfg.Log.Level, floor)})
 		if err == nil {
 			break
@@ -50,6 +55,25 @@ func connect(ctx context.Context, e env, g *globals, floor slog.Level) (*control
 	}
 	lc := control.Local(control.Handler(b.API()))
 	return lc, func() { lc.Close(); b.Close() }, nil
+}
+
+// storeThere refuses a --data that names a directory without Hark's
+// store: one that does not exist (mistyped), or one that holds other
+// things. An empty directory made for the purpose gets a new store.
+func storeThere(dir string) error {
+	if dir == "" || storage.Exists(dir) {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--data %s: there is no such directory: is the path right? (hark run makes the store on its first start)", dir)
+	case err != nil:
+		return fmt.Errorf("--data %s: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("--data %s: this directory holds no Hark store: is the path right? (hark run makes the store on its first start)", dir)
+	}
+	return nil
 }
 
 // newLogger writes text logs to w at the configured level, or at least at

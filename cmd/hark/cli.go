@@ -49,7 +49,7 @@ func init() {
 		"ask":         {"answer one typed question: hark ask [--json] TEXT...", cmdAsk},
 		"config":      {"print the effective configuration and where each value came from", cmdConfig},
 		"version":     {"print the version and what was built in", cmdVersion},
-		"timers":      {"list running timers (--all: alarms and reminders too), or cancel one: hark timers cancel ID", cmdTimers},
+		"timers":      {"list what rings and the running timers (--all: alarms and reminders too), stop what rings, or cancel one: hark timers stop|cancel ID-or-NAME", cmdTimers},
 		"secrets":     {"set, list or unset the credentials commands need", cmdSecrets},
 		"commands":    {"list the commands, or run one's setup: hark commands setup NAME", cmdCommands},
 		"smoketest":   {"check the board's microphone, speaker, button and LEDs, with a PASS or FAIL line each", cmdSmoketest},
@@ -60,7 +60,7 @@ func init() {
 		"status":      {"the box's state and self-test", cmdStatus},
 		"clock":       {"the clock and the uptime record; hark clock restore sets a clock that booted behind to the record (as root, at boot)", cmdClock},
 		"logs":        {"the running daemon's last log lines", cmdLogs},
-		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for", cmdWeb},
+		"web":         {"the web page: hark web code prints the one-time setup code its first visit asks for; hark web reset forgets its password and prints a new code", cmdWeb},
 		"mcp":         {"list the MCP servers, their state and their tools: hark mcp list", cmdMCP},
 		"center":      {"the household's command center for speaker nodes: hark center [--listen ADDR] [--insecure-http], hark center nodes add NAME [--id ID --key KEY] [--room ROOM]|list|revoke ID, hark center status", cmdCenter},
 		"probe-model": {"load a whisper model and transcribe silence, in a process of its own (hark run does this first)", cmdProbeModel},
@@ -78,12 +78,13 @@ var synopses = map[string]string{
 	"secrets":        "hark secrets set NAME        (reads the value from standard input)\n       hark secrets list\n       hark secrets unset NAME",
 	"mcp":            "hark mcp [list]               the MCP servers, their state and their tools",
 	"memory":         "hark memory [facts]            what the assistant was asked to remember\n       hark memory forget ID          forget one\n       hark memory conversations      the conversations, newest first\n       hark memory delete ID          delete one conversation",
-	"timers":         "hark timers [--all]            the running timers (--all: alarms and reminders too)\n       hark timers cancel ID          cancel one",
+	"timers":         "hark timers [--all]            what rings and the running timers (--all: alarms and reminders too)\n       hark timers stop               silence what rings\n       hark timers cancel ID-or-NAME  silence or cancel one, by its id or its name",
 	"transcribe":     "hark transcribe [--json] [--model FILE] [--threads N] [--language L] ... FILE.wav",
 	"update":         "hark update check [--install] [--scheduled]\n       hark update install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE]\n       hark update status",
 	"update check":   "hark update check [--install] [--scheduled]",
 	"update install": "hark update install [--now|--no-reboot] [--allow-downgrade] [URL-or-FILE]",
 	"update status":  "hark update status",
+	"web":            "hark web code                 the one-time setup code the page's first visit asks for\n       hark web reset                forget the page's password (nothing else): prints a new setup code last",
 }
 
 // errUsage marks a command line that could not be understood; the message

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/harkbox/hark/device/control"
+	"golang.org/x/term"
 )
 
 // cmdCommands lists the commands with their parameters and whether their
@@ -29,7 +31,11 @@ func cmdCommands(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	defer done()
 	if len(rest) == 2 {
-		return c.Setup(ctx, rest[1], &terminalIO{in: bufio.NewReader(e.stdin), out: e.stdout})
+		tio := &terminalIO{in: bufio.NewReader(e.stdin), out: e.stdout}
+		if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			tio.hidden = func() ([]byte, error) { return term.ReadPassword(int(f.Fd())) }
+		}
+		return c.Setup(ctx, rest[1], tio)
 	}
 	cmds, err := c.Commands(ctx)
 	if err != nil {
@@ -75,12 +81,23 @@ func dash(s string) string {
 type terminalIO struct {
 	in  *bufio.Reader
 	out io.Writer
+	// hidden, on a terminal, reads a line without showing it: the answer
+	// to a question for a token or a password.
+	hidden func() ([]byte, error)
 }
 
 var _ control.SetupIO = (*terminalIO)(nil)
 
 func (t *terminalIO) Ask(q string) (string, error) {
 	fmt.Fprint(t.out, q+" ")
+	if t.hidden != nil && control.AsksSecret(q) {
+		b, err := t.hidden()
+		fmt.Fprintln(t.out) // the Enter the terminal did not show
+		if err != nil {
+			return "", fmt.Errorf("setup: no answer: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
 	line, err := t.in.ReadString('\n')
 	if err != nil && line == "" {
 		return "", fmt.Errorf("setup: no answer: %w", err)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"regexp"
 	"strings"
 	"testing"
@@ -145,5 +147,26 @@ func TestModelAnswersWithATool(t *testing.T) {
 	}
 	if _, out, _ = ask(t, vars(nil), "timers", "--data", dir); !strings.Contains(out, "bread") {
 		t.Errorf("the model's timer is not listed: %q", out)
+	}
+}
+
+// TestSetupHidesSecretAnswers: on a terminal, the answer to a question for
+// a token or a password is read without being shown; other answers are
+// read as typed.
+func TestSetupHidesSecretAnswers(t *testing.T) {
+	var out bytes.Buffer
+	hiddenReads := 0
+	tio := &terminalIO{in: bufio.NewReader(strings.NewReader("http://ha.lan:8123\n")), out: &out,
+		hidden: func() ([]byte, error) { hiddenReads++; return []byte("s3cret-token"), nil }}
+	addr, err := tio.Ask("Home Assistant's address (e.g. http://homeassistant.local:8123):")
+	if err != nil || addr != "http://ha.lan:8123" {
+		t.Errorf("the address: %q %v", addr, err)
+	}
+	tok, err := tio.Ask("A long-lived access token (Home Assistant: your profile, Security):")
+	if err != nil || tok != "s3cret-token" || hiddenReads != 1 {
+		t.Errorf("the token: %q %v, %d hidden reads", tok, err, hiddenReads)
+	}
+	if strings.Contains(out.String(), "s3cret") {
+		t.Errorf("the token shows on the terminal:\n%s", out.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/device/alsa"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -133,6 +134,9 @@ func TestUnreachableModelIsSpoken(t *testing.T) {
 }
 
 func TestRunRefusesHardwareBoardWithoutDrivers(t *testing.T) {
+	if alsa.Built() {
+		t.Skip("built with alsa-lib: a board whose devices are missing runs degraded rather than refusing (device/box's controls tests); the build without it refuses")
+	}
 	var out output
 	code := run(t.Context(), []string{"run", "--data", t.TempDir(), "--config", writeConfig(t, "board = \"respeaker-2mic\"\n")}, env{stdin: strings.NewReader(""), stdout: &out, stderr: &out, getenv: vars(nil)})
 	if code != 1 || !strings.Contains(out.String(), `board "respeaker-2mic"`) {

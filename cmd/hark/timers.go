@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
 
-// cmdTimers lists the running timers, and with --all the alarms and
-// reminders too: the running daemon's, or the data directory's when none
-// runs.
+// cmdTimers lists what rings and the running timers, and with --all the
+// alarms and reminders too; stops what rings; or cancels one by id or
+// name: the running daemon's, or the data directory's when none runs.
 func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("timers", e, g)
 	all := fs.Bool("all", false, "list alarms and reminders too")
@@ -18,7 +19,7 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	rest := fs.Args()
-	if len(rest) != 0 && !(len(rest) == 2 && rest[0] == "cancel") {
+	if len(rest) != 0 && !(len(rest) >= 2 && rest[0] == "cancel") && !(len(rest) == 1 && rest[0] == "stop") {
 		return usageError(e, fs, "")
 	}
 	c, done, err := connect(ctx, e, g, slog.LevelWarn)
@@ -26,11 +27,26 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	defer done()
-	if len(rest) == 2 {
-		if err := c.CancelAlert(ctx, rest[1]); err != nil {
+	switch {
+	case len(rest) == 1:
+		stopped, err := c.StopAlerts(ctx)
+		switch {
+		case err != nil:
+			return err
+		case stopped:
+			fmt.Fprintln(e.stdout, "stopped")
+		case !c.Remote():
+			fmt.Fprintln(e.stdout, "nothing is ringing (hark run is not running)")
+		default:
+			fmt.Fprintln(e.stdout, "nothing is ringing")
+		}
+		return nil
+	case len(rest) >= 2:
+		ref := strings.Join(rest[1:], " ")
+		if err := c.CancelAlert(ctx, ref); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "cancelled %s\n", rest[1])
+		fmt.Fprintf(e.stdout, "cancelled %s\n", ref)
 		return nil
 	}
 	items, err := c.Alerts(ctx, *all)
@@ -49,7 +65,10 @@ func cmdTimers(ctx context.Context, e env, g *globals, args []string) error {
 	fmt.Fprintln(w, "KIND\tNAME\tLEFT\tDUE\tID")
 	for _, it := range items {
 		left := dueIn(it.Left)
-		if it.Left < 0 && !c.Remote() {
+		switch {
+		case it.Ringing:
+			left = "RINGING (hark timers stop)"
+		case it.Left < 0 && !c.Remote():
 			left += " (rings when hark run starts)"
 		}
 		at := inZone(it.Due, it.Zone)

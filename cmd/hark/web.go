@@ -9,13 +9,15 @@ import (
 	"github.com/harkbox/hark/device/control"
 )
 
-// cmdWeb prints the web page's one-time setup code.
+// cmdWeb prints the web page's one-time setup code, or forgets its
+// password and prints a new one.
 func cmdWeb(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("web", e, g)
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
-	if rest := fs.Args(); len(rest) != 1 || rest[0] != "code" {
+	rest := fs.Args()
+	if len(rest) != 1 || rest[0] != "code" && rest[0] != "reset" {
 		return usageError(e, fs, "")
 	}
 	c, done, err := connect(ctx, e, g, slog.LevelWarn)
@@ -23,6 +25,16 @@ func cmdWeb(ctx context.Context, e env, g *globals, args []string) error {
 		return err
 	}
 	defer done()
+	if rest[0] == "reset" {
+		wc, err := c.ResetWeb(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, "the web page's password is forgotten; every browser is logged out; memory, timers and settings are kept.")
+		fmt.Fprintln(e.stdout, "its next visit asks for this code and a new password:")
+		fmt.Fprintln(e.stdout, wc.Code)
+		return nil
+	}
 	wc, err := c.WebCode(ctx)
 	switch {
 	case errors.Is(err, control.ErrUnavailable):

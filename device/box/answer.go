@@ -48,6 +48,9 @@ type nodeAnswerer struct {
 // nodeAnswerer makes the box a node of the command center in [center] url.
 func (b *Box) nodeAnswerer() (answerer, error) {
 	c := b.cfg.Center
+	if c.Room == "" {
+		c.Room = b.cfg.Assistant.Room // the room the welcome asked for
+	}
 	client, err := center.NewClient(center.ClientOptions{URL: c.URL, Credential: c.Key, Fingerprint: c.Fingerprint, Insecure: c.InsecureHTTP})
 	if err != nil {
 		return nil, err

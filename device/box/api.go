@@ -3,6 +3,7 @@ package box
 import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/probe"
 )
 
 // API is the box's resources as a one-shot command serves them to itself
@@ -27,10 +28,12 @@ func (b *Box) api(box control.Box, logs control.Logs, pg *page, lv *live, up *up
 		Commands: commandsResource{reg: b.commands, secrets: secrets},
 		Memory:   newMemoryResource(b.db),
 		MCP:      mcpResource{b.mcp},
-		Web:      webResource{pg},
+		Web:      webResource{p: pg, store: b.db.Settings()},
 		Settings: settingsResource{cfg: b.cfg, live: lv, mixer: b.mixer, log: b.log},
 		Updates:  updatesResource{up},
-		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint},
+		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint, turns: b.turns},
 		Logs:     logs,
+		Probe:    probe.Models{},
+		Turns:    b.turns,
 	}
 }

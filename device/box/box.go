@@ -69,6 +69,7 @@ type Box struct {
 	// through the node, as the configuration chose once.
 	answerer answerer
 	closers  []func() // what the box's API opened
+	turns    *turnLog // the last turns, for the page's live view
 }
 
 // Open opens the data directory's store and connects the parts: a node of
@@ -85,6 +86,7 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 		o.Clock = systemClock(cfg, o.Log)
 	}
 	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), clock: o.Clock, db: db}
+	b.turns = newTurnLog(db.Dialogue(), b.log.Warn)
 	if err := b.wire(o.LastAlive); err != nil {
 		db.Close()
 		return nil, err
@@ -149,8 +151,13 @@ func (b *Box) wire(lastAlive time.Time) error {
 		return err
 	}
 	o := b.brain.options()
-	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, b.db.Dialogue(), b.db.Diary(), b.db.Facts()
+	// A voice turn's exchange is kept once the turn says how much of the
+	// reply was heard.
+	o.Commands, o.Dialogue, o.Diary, o.Facts = b.commands, heardDialogue{b.db.Dialogue()}, b.db.Diary(), b.db.Facts()
 	o.Place, o.Location, o.Now = cfg.Assistant.Place, b.res.Location, b.clock.Now
+	if cfg.Assistant.Room != "" {
+		o.Place = nodePlace(cfg.Assistant.Room, cfg.Assistant.Place)
+	}
 	engine, err := reply.New(o)
 	if err != nil {
 		return err

@@ -5,9 +5,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/sim"
 )
@@ -82,5 +84,21 @@ func TestDataDirMustBePrivate(t *testing.T) {
 	}
 	if _, err := os.Stat(target); !os.IsNotExist(err) {
 		t.Errorf("the link's target was written: %v", err)
+	}
+}
+
+func TestPageURLs(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  config.Web
+		want []string
+	}{
+		{config.Web{Listen: "127.0.0.1:8080", TLS: "auto"}, []string{"http://127.0.0.1:8080"}},
+		{config.Web{Listen: ":8080", TLS: "auto", MDNS: true}, []string{"https://" + hostLabel() + ".local:8080", "https://192.168.1.20:8080"}},
+		{config.Web{Listen: ":8080", TLS: "off"}, []string{"http://192.168.1.20:8080"}},
+		{config.Web{Listen: ""}, nil},
+	} {
+		if got := pageURLs(tc.cfg, []string{"192.168.1.20"}); !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: %v, want %v", tc.cfg, got, tc.want)
+		}
 	}
 }

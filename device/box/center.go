@@ -10,11 +10,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/mdns"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/internal/listener"
 	"github.com/harkbox/hark/pipeline/media"
@@ -140,6 +142,11 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	defer stop()
 	go srv.Expire(sctx)
 	go c.brain.watch(sctx)
+	if cfg.Web.MDNS && reachable(cfg.Center.Listen) {
+		// nodes find the center; the fingerprint lets them check it
+		go announce(sctx, c.log, mdns.Service{Instance: instanceName("Hark center", cfg.Assistant.Room), Type: "_hark._tcp", Port: portOf(l.Addr()),
+			Text: []string{"fingerprint=" + fp, "tls=" + strconv.FormatBool(!insecure)}})
+	}
 	pageDone := make(chan struct{})
 	go func() {
 		defer close(pageDone)

@@ -20,6 +20,7 @@ import (
 	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/internal/owner"
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/voice"
 	"github.com/harkbox/hark/reply"
 )
 
@@ -197,6 +198,7 @@ func (r *running) pipeline(ctx context.Context) error {
 		FollowUp:    pipeline.FollowUp{Policy: pipeline.FollowUpPolicy(cfg.Pipeline.FollowUp), Window: cfg.Pipeline.FollowUpWindow.Duration},
 		RingFor:     cfg.Pipeline.RingFor.Duration,
 		Log:         r.log,
+		Turns:       func(t voice.Turn) { r.b.turns.voice(ctx, t) },
 	})
 	if err != nil {
 		return err
@@ -220,7 +222,9 @@ func (r *running) pipeline(ctx context.Context) error {
 // reply answers a voice turn through the box, and shows the hint on
 // reaching a model once.
 func (r *running) reply(ctx context.Context, q pipeline.Query, say func(string)) (pipeline.Outcome, error) {
-	_, followUp, err := r.b.answer(ctx, replyQuery(q), say)
+	held := &heldExchange{}
+	res, followUp, err := r.b.answer(holding(ctx, held), replyQuery(q), say)
+	r.b.turns.replied(q.Turn, res, held)
 	if h := r.b.modelHint(err); h != "" && r.notice != nil {
 		r.hinted.Do(func() { r.notice("hint: " + h) })
 	}

@@ -3,6 +3,7 @@ package box
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -45,7 +46,14 @@ func (r *running) serve(ctx context.Context) error {
 	up := newUpdates(b.cfg, b.version, status, r.log)
 	up.loc = b.res.Location
 	defer up.close()
-	api := b.api(status, r.tail, pg, &live{level: r.level, restart: func() { reset(ErrRestart) }}, up)
+	lv := &live{level: r.level, restart: func() { reset(ErrRestart) }, pipe: r.p, earcons: dev.earcons != (pipeline.Earcons{}) || b.cfg.Board != "sim"}
+	if e, ok := b.answerer.(engineAnswerer); ok {
+		lv.persona = e.engine.SetPersona
+	}
+	api := b.api(status, r.tail, pg, lv, up)
+	if r.synth != nil {
+		api.Voice = voiceResource{r.synth}
+	}
 	wg.Go(func() { r.serveWeb(octx, api, pg) })
 	wg.Go(func() {
 		if err := control.Serve(octx, b.cfg.ControlSocket, control.Handler(api), r.log); err != nil {
@@ -227,9 +235,25 @@ func (r *running) keepTime(ctx context.Context, wg *sync.WaitGroup) {
 // the daemon's API.
 func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 	b, cfg := r.b, r.b.cfg.Web
-	o := web.Options{API: api, Store: b.db.Settings(), Network: boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, r.log), Sessions: r.sessions,
+	n := boxNetwork(b.cfg.Board == "sim", b.cfg.DataDir, b.cfg.Sim.NoNetwork, r.log)
+	o := web.Options{API: api, Store: b.db.Settings(), Network: n, Sessions: r.sessions,
 		Version: b.version, AnyAddress: cfg.AnyAddress, IdleExpiry: cfg.IdleExpiry.Duration, Location: b.res.Location, Log: r.log}
-	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: func(s *web.Server) { pg.srv.Store(s) }}.serve(ctx, o)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	hs := r.hotspot(n, func(addr netip.Addr) string { return joinedPage(cfg, addr) })
+	if hs != nil {
+		o.Hotspot = hs
+		pg.hotspot.Store(hs)
+		wg.Go(func() { hs.Run(ctx) })
+	}
+	ready := func(s *web.Server) {
+		pg.srv.Store(s)
+		if hs != nil {
+			serveCaptive(ctx, s, hs.Own().Address.Addr().String(), r.log)
+		}
+	}
+	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: ready,
+		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room)}.serve(ctx, o)
 }
 
 // gestures maps the board button for the pipeline: the long press, the
@@ -240,17 +264,22 @@ func (r *running) gestures(ctx context.Context, out chan<- pipeline.Event, reset
 		DoubleAction: cfg.Button.DoubleAction,
 		FactoryReset: cfg.Button.FactoryReset,
 		ToggleMute:   func(ctx context.Context) { r.mute.set(ctx, dev, !dev.listener.Muted(), true) },
-		Pending:      func(ctx context.Context) bool { return pg.sayCode(ctx, r.b.Lang(), r.say) },
-		Say:          r.say,
-		Lang:         r.b.Lang(),
-		Reset:        reset,
-		Log:          r.log,
+		Pending: func(ctx context.Context) bool {
+			ap := sayHotspot(ctx, pg.hotspot.Load(), r.b.Lang(), r.say) // the way onto the network first
+			return pg.sayCode(ctx, r.b.Lang(), r.say) || ap
+		},
+		Say:   r.say,
+		Lang:  r.b.Lang(),
+		Reset: reset,
+		Log:   r.log,
 	}, dev.gestures, out)
 }
 
 // ringer rings the alert service's alerts on the pipeline.
 type ringer struct{ *pipeline.Pipeline }
 
-func (r ringer) Ring(a alert.Alert) { r.Pipeline.Ring(pipeline.Alert(a)) }
+func (r ringer) Ring(a alert.Alert) {
+	r.Pipeline.Ring(pipeline.Alert{ID: a.ID, Announcement: a.Announcement, Language: a.Language, Missed: a.Missed, Done: a.Done})
+}
 
 var _ alert.Ringer = ringer{}

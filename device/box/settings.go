@@ -14,6 +14,7 @@ import (
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/mixer"
+	"github.com/harkbox/hark/pipeline"
 )
 
 // ErrRestart ends Run's box so that it starts again with the configuration
@@ -26,6 +27,13 @@ var ErrRestart = errors.New("box: restart to apply the settings")
 type live struct {
 	level   *slog.LevelVar // nil without a daemon
 	restart func()         // nil without a daemon
+	// pipe is the running pipeline: its follow-up and earcons; earcons
+	// is false on a speaker that plays none (the simulation's WAV files).
+	pipe    *pipeline.Pipeline
+	earcons bool
+	// persona gives the reply engine a new name and place; nil for a
+	// node, whose replies the center writes.
+	persona func(name, place string)
 
 	mu      sync.Mutex
 	applied map[string]string // settings applied without a restart, key → value
@@ -64,7 +72,7 @@ var _ control.Settings = settingsResource{}
 
 func (s settingsResource) path() string { return filepath.Join(s.cfg.DataDir, config.SettingsFile) }
 
-func (s settingsResource) List(context.Context) ([]control.Setting, error) {
+func (s settingsResource) List(ctx context.Context) ([]control.Setting, error) {
 	saved, err := config.Saved(s.path())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", control.ErrUnavailable, err)
@@ -77,6 +85,11 @@ func (s settingsResource) List(context.Context) ([]control.Setting, error) {
 		}
 		if now, ok := s.live.value(k); ok {
 			st.Value = now // applied at once: what the daemon uses now
+		}
+		if k == "audio.volume" {
+			if v, _, err := s.mixer.Volume(ctx); err == nil {
+				st.Value = strconv.Itoa(v) // as the speaker plays now, whoever set it
+			}
 		}
 		if v, ok := saved[k]; ok && v != st.Value {
 			st.Saved = v
@@ -103,11 +116,44 @@ func (s settingsResource) Set(ctx context.Context, key, value string) error {
 }
 
 // applyNow applies a kept setting to the running daemon where that needs
-// no restart: the log level, and the volume (which the speaker then plays
-// at, until someone says otherwise). It reports whether it did.
+// no restart: the log level, the volume (which the speaker then plays at,
+// until someone says otherwise), the follow-up, the earcons, and the
+// assistant's name, room and place. It reports whether it did.
 func (s settingsResource) applyNow(ctx context.Context, key, value string) bool {
 	if s.live == nil || s.live.restart == nil { // no daemon: nothing runs
 		return false
+	}
+	lv := s.live
+	now := func(k string) string { // the value in use, with this one applied
+		if k == key {
+			return value
+		}
+		if v, ok := lv.value(k); ok {
+			return v
+		}
+		return s.cfg.Text(k)
+	}
+	switch {
+	case key == "pipeline.follow_up":
+		return lv.pipe != nil && lv.pipe.SetFollowUp(pipeline.FollowUpPolicy(value)) == nil
+	case strings.HasPrefix(key, "audio.earcon"):
+		if lv.pipe == nil || !lv.earcons {
+			return false
+		}
+		on := func(k string) bool { b, _ := strconv.ParseBool(now(k)); return b }
+		lv.pipe.SetEarcons(earcons(config.Audio{Earcons: on("audio.earcons"), EarconStart: on("audio.earcon_start"), EarconEnd: on("audio.earcon_end"),
+			EarconError: on("audio.earcon_error"), EarconThinking: on("audio.earcon_thinking")}))
+		return true
+	case key == "assistant.name" || key == "assistant.room" || key == "assistant.place":
+		if lv.persona == nil {
+			return false
+		}
+		place := now("assistant.place")
+		if room := now("assistant.room"); room != "" {
+			place = nodePlace(room, place)
+		}
+		lv.persona(now("assistant.name"), place)
+		return true
 	}
 	switch key {
 	case "log.level":

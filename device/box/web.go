@@ -12,13 +12,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/mdns"
 	"github.com/harkbox/hark/device/network"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/internal/atomicfile"
@@ -31,6 +34,8 @@ import (
 type page struct {
 	listen string
 	srv    atomic.Pointer[web.Server]
+	// hotspot is the box's own access point, when it may open one.
+	hotspot atomic.Pointer[network.Hotspot]
 }
 
 // pageServing is how the web page is served: where, encrypted or not.
@@ -42,6 +47,8 @@ type pageServing struct {
 	// and its setup code; ready gets the page once it listens.
 	show  func(string)
 	ready func(*web.Server)
+	// instance is the box's name in lists of services on the network.
+	instance string
 	// codeFile, when set, keeps the setup code in a file only this user
 	// may read, and show names the file instead of the code: show's lines
 	// go to a log others may read (the center's output in the journal).
@@ -83,33 +90,45 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
 		log.Warn("no web page: its address is taken or not this machine's ([web] listen)", "listen", listen, "err", err)
+		if ps.show != nil {
+			ps.show(listenProblem(listen, err))
+		}
 		return
 	}
 	l = listener.Capped(l, perAddress)
 	if ps.ready != nil {
 		ps.ready(srv)
 	}
-	scheme := "http"
-	if encrypt {
-		scheme = "https"
-	}
-	url := scheme + "://" + l.Addr().String()
-	if host, port, _ := net.SplitHostPort(listen); host == "" {
-		url = scheme + "://localhost:" + port
-	}
+	url := pageURL(listen, l.Addr(), encrypt)
 	log.Info("web page", "url", url, "certificate", o.Fingerprint)
-	if code, pending := srv.SetupCode(); pending && ps.show != nil {
-		switch {
-		case ps.codeFile == "":
-			ps.show(fmt.Sprintf("web page: %s; its first visit asks for the code %s", url, code))
-		case os.MkdirAll(filepath.Dir(ps.codeFile), 0o700) == nil && atomicfile.Write(ps.codeFile, []byte(code+"\n"), 0o600) == nil:
-			ps.show(fmt.Sprintf("web page: %s; its first visit asks for the code in %s", url, ps.codeFile))
-		default:
-			ps.show(fmt.Sprintf("web page: %s; its setup code could not be kept in %s", url, ps.codeFile))
+	if ps.show != nil {
+		ps.show("web page: " + url)
+		if code, pending := srv.SetupCode(); pending {
+			switch {
+			case ps.codeFile == "":
+				ps.show(fmt.Sprintf("      its first visit asks for the code %s", code))
+			case os.MkdirAll(filepath.Dir(ps.codeFile), 0o700) == nil && atomicfile.Write(ps.codeFile, []byte(code+"\n"), 0o600) == nil:
+				ps.show(fmt.Sprintf("      its first visit asks for the code in %s", ps.codeFile))
+			default:
+				ps.show(fmt.Sprintf("      its setup code could not be kept in %s", ps.codeFile))
+			}
 		}
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	if ps.cfg.MDNS && reachable(listen) {
+		typ := "_http._tcp"
+		if encrypt {
+			typ = "_https._tcp"
+		}
+		instance := ps.instance
+		if instance == "" {
+			instance = "Hark"
+		}
+		wg.Go(func() {
+			announce(ctx, log, mdns.Service{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}})
+		})
+	}
 	serve := func(l net.Listener, h http.Handler) {
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -130,6 +149,46 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	tlsL, plain := listener.Split(l)
 	wg.Go(func() { serve(plain, srv.PlainHandler()) })
 	serve(tls.NewListener(tlsL, tc), srv.Handler())
+}
+
+// pageURL is the address a browser opens the page at: the one it listens
+// on, or for every interface (":8080") the machine's name.
+func pageURL(listen string, at net.Addr, encrypt bool) string {
+	scheme := "http"
+	if encrypt {
+		scheme = "https"
+	}
+	host, port, _ := net.SplitHostPort(listen)
+	switch {
+	case host == "" || host == "0.0.0.0" || host == "::":
+		name := "localhost"
+		if h, err := os.Hostname(); err == nil && h != "" {
+			name = h + ".local"
+		}
+		return scheme + "://" + net.JoinHostPort(name, port)
+	case port == "0":
+		return scheme + "://" + at.String()
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// listenProblem is the line the terminal shows when the page cannot
+// listen: what is wrong and how to put it right.
+func listenProblem(listen string, err error) string {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Sprintf("web page: %s is taken by another program; stop that program, or give the page another port in the configuration: [web] listen = %q", listen, nextPort(listen))
+	}
+	return fmt.Sprintf("web page: cannot listen on %s (%v); set [web] listen to HOST:PORT of this machine, or \"\" to turn the page off", listen, err)
+}
+
+// nextPort is listen with the port after its own.
+func nextPort(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || n >= 65535 {
+		return "127.0.0.1:8081"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+1))
 }
 
 // encrypted reports whether the page is served over HTTPS: [web] tls
@@ -158,9 +217,9 @@ const wifiConf = "/data/network/wpa_supplicant-wlan0.conf"
 
 // boxNetwork is the box's network for the web page: the real one on a
 // board, a stand-in in the data directory in simulation.
-func boxNetwork(sim bool, dataDir string, log *slog.Logger) web.Network {
+func boxNetwork(sim bool, dataDir string, offline bool, log *slog.Logger) web.Network {
 	if sim {
-		return network.Simulated(dataDir)
+		return network.Simulated(dataDir, offline)
 	}
 	if err := os.MkdirAll(filepath.Dir(wifiConf), 0o700); err != nil {
 		log.Warn("no Wi-Fi settings on the web page", "err", err)
@@ -207,16 +266,43 @@ func (p *page) sayCode(ctx context.Context, lang locale.Lang, say func(context.C
 	return true
 }
 
-// webResource is the web page as the API shows it.
-type webResource struct{ p *page }
+// webResource is the web page as the API shows it: the running page's,
+// or, when none runs (a one-shot command), the store's.
+type webResource struct {
+	p     *page
+	store web.Store
+}
 
 var _ control.Web = webResource{}
 
-func (w webResource) Code(context.Context) (control.WebCode, error) {
+func (w webResource) Code(ctx context.Context) (control.WebCode, error) {
 	srv := w.p.srv.Load()
+	if srv == nil && w.p.listen != "" && w.store != nil { // no daemon: the code its page will ask for
+		code, pending, err := web.Code(ctx, w.store)
+		if err != nil {
+			return control.WebCode{}, fmt.Errorf("box: the web page's code: %w", err)
+		}
+		return control.WebCode{Pending: pending, Code: code}, nil
+	}
 	if srv == nil {
 		return control.WebCode{}, fmt.Errorf("%w: the web page is not running ([web] listen is %q)", control.ErrUnavailable, w.p.listen)
 	}
 	code, pending := srv.SetupCode()
 	return control.WebCode{Pending: pending, Code: code}, nil
+}
+
+// Reset forgets the page's password: the running page's at once, or the
+// store's, which the page reads when the daemon starts.
+func (w webResource) Reset(ctx context.Context) (control.WebCode, error) {
+	var code string
+	var err error
+	if srv := w.p.srv.Load(); srv != nil {
+		code, err = srv.Reset(ctx)
+	} else {
+		code, err = web.Reset(ctx, w.store)
+	}
+	if err != nil {
+		return control.WebCode{}, fmt.Errorf("box: reset the web page: %w", err)
+	}
+	return control.WebCode{Pending: true, Code: code}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,10 +66,11 @@ func watchSteps(ctx context.Context, stepped chan<- struct{}) (<-chan struct{}, 
 	return done, nil
 }
 
-// arm sets the timerfd to expire in about 35,000 years, cancelled when the
-// clock is set.
+// arm sets the timerfd to expire at the latest time the board's clock
+// holds (2038 where time_t has 32 bits), cancelled when the clock is set.
 func arm(fd int) error {
-	spec := unix.ItimerSpec{Value: unix.Timespec{Sec: 1 << 40}}
+	var spec unix.ItimerSpec
+	spec.Value.Sec = 1<<(8*unsafe.Sizeof(spec.Value.Sec)-1) - 1
 	if err := unix.TimerfdSettime(fd, unix.TFD_TIMER_ABSTIME|unix.TFD_TIMER_CANCEL_ON_SET, &spec, nil); err != nil {
 		return fmt.Errorf("clock: arm timerfd: %w", err)
 	}

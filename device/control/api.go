@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -39,6 +40,15 @@ type Alert struct {
 	// off at the next Due hour and minute once the clock is set, and Due's
 	// date means nothing until then.
 	Held bool `json:"held,omitempty"`
+	// Ringing is set while it rings, or waits its turn to ring: Stop or
+	// Cancel silences it.
+	Ringing bool `json:"ringing,omitempty"`
+}
+
+// Stopped is what POST /api/v1/alerts/stop answers: whether anything
+// rang.
+type Stopped struct {
+	Stopped bool `json:"stopped"`
 }
 
 // NewAlert is what POST /api/v1/alerts carries: a timer In from now, or an
@@ -54,11 +64,16 @@ type NewAlert struct {
 type Alerts interface {
 	// Add sets one; ErrInvalid names what is wrong with it.
 	Add(ctx context.Context, a NewAlert) (Alert, error)
-	// List returns the pending timers, and with all the alarms and
-	// reminders too, soonest first.
+	// List returns what rings first, then the pending timers, and with
+	// all the alarms and reminders too, soonest first.
 	List(ctx context.Context, all bool) ([]Alert, error)
-	// Cancel removes one; ErrNotFound when there is none with that id.
-	Cancel(ctx context.Context, id string) error
+	// Cancel silences one that rings, or removes one still to come; ref
+	// is its id or its name. ErrNotFound when none has that id or name,
+	// ErrConflict when several have that name.
+	Cancel(ctx context.Context, ref string) error
+	// Stop silences everything that rings, reporting whether anything
+	// did.
+	Stop(ctx context.Context) (bool, error)
 }
 
 // SecretValue is what PUT /api/v1/secrets/{name} carries.
@@ -103,6 +118,18 @@ type SetupIO interface {
 	Ask(q string) (string, error)
 	// Say shows a line.
 	Say(line string)
+}
+
+// AsksSecret reports whether a setup's question asks for something not to
+// be shown as it is typed: a token, a password, a key or a secret.
+func AsksSecret(question string) bool {
+	q := strings.ToLower(question)
+	for _, w := range []string{"token", "password", "passphrase", "key", "secret"} {
+		if strings.Contains(q, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Commands are the assistant's commands.
@@ -237,6 +264,85 @@ type WebCode struct {
 // Web is the box's web page.
 type Web interface {
 	Code(ctx context.Context) (WebCode, error)
+	// Reset forgets the page's password and returns the new setup code
+	// its next visit asks for; nothing else is forgotten.
+	Reset(ctx context.Context) (WebCode, error)
+}
+
+// ModelServer is what a model server offers, as the welcome asks it.
+type ModelServer struct {
+	// Host is the server's address as Hark reads what was typed.
+	Host    string  `json:"host"`
+	Version string  `json:"version,omitempty"`
+	Models  []Model `json:"models"`
+}
+
+// Model is one model a server has pulled.
+type Model struct {
+	Name          string `json:"name"`
+	Family        string `json:"family,omitempty"`
+	ParameterSize string `json:"parameter_size,omitempty"`
+	Size          int64  `json:"size,omitempty"` // bytes on the server's disk
+}
+
+// Trial is a model's answer to the welcome's test question.
+type Trial struct {
+	Question string        `json:"question"`
+	Answer   string        `json:"answer"`
+	Took     time.Duration `json:"took"`
+}
+
+// ModelTrial is what POST /api/v1/models/try carries.
+type ModelTrial struct {
+	Host  string `json:"host"`
+	Model string `json:"model"`
+}
+
+// Probe checks what the welcome is told before it is kept.
+type Probe interface {
+	// Models asks the model server at host (an address as OLLAMA_HOST is
+	// written) for its models. ErrInvalid says what is wrong with an
+	// address that is not one; ErrUnavailable, naming the host, that no
+	// server answers there.
+	Models(ctx context.Context, host string) (ModelServer, error)
+	// Try asks model on the server at host a short test question.
+	Try(ctx context.Context, host, model string) (Trial, error)
+}
+
+// Turn is one turn of talk, as the page's live view shows it: what was
+// heard (or typed), what was said, and how long each stage took, in
+// milliseconds (0 for a stage the turn did not have).
+type Turn struct {
+	ID     string    `json:"id"`
+	At     time.Time `json:"at"`
+	Source string    `json:"source"` // "voice" or "typed"
+	Heard  string    `json:"heard"`
+	Said   string    `json:"said"`
+	// Cut is set when a press or a stop cut the reply short: Said is what
+	// was said of it.
+	Cut   bool   `json:"cut,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Endpoint is from the press to the end of the utterance; Transcribe
+	// the transcription; FirstToken from the question to the model's
+	// first word; FirstAudio from the end of the utterance to the first
+	// sound of the reply; Total the whole reply.
+	Endpoint   float64 `json:"endpoint_ms"`
+	Transcribe float64 `json:"transcribe_ms"`
+	FirstToken float64 `json:"first_token_ms"`
+	FirstAudio float64 `json:"first_audio_ms"`
+	Total      float64 `json:"total_ms"`
+}
+
+// Voice reads text aloud in the box's own voice.
+type Voice interface {
+	// WAV is text spoken in the voice of language ("" for the box's own),
+	// as a WAV file; ErrUnavailable when the box has no voice.
+	WAV(ctx context.Context, text, language string) ([]byte, error)
+}
+
+// Turns are the last turns of talk, oldest first.
+type Turns interface {
+	Turns(ctx context.Context) ([]Turn, error)
 }
 
 // Fact is one thing the assistant was asked to remember.
@@ -331,6 +437,9 @@ type API struct {
 	Updates  Updates
 	Asker    Asker
 	Logs     Logs
+	Probe    Probe
+	Turns    Turns
+	Voice    Voice
 }
 
 func notServed(what string) error {

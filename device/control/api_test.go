@@ -26,6 +26,7 @@ type fakeHouse struct {
 	convs   []Conversation
 	logs    []string
 	full    bool
+	ringing bool
 }
 
 func newHouse() *fakeHouse {
@@ -70,6 +71,15 @@ func (h *fakeHouse) Cancel(_ context.Context, id string) error {
 	}
 	h.alerts = slices.Delete(h.alerts, i, i+1)
 	return nil
+}
+
+// Stop silences what rings: the pasta timer rings in these tests.
+func (h *fakeHouse) Stop(context.Context) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	was := h.ringing
+	h.ringing = false
+	return was, nil
 }
 
 type houseSecrets struct{ *fakeHouse }
@@ -170,7 +180,8 @@ func clients(t *testing.T, a API) map[string]*Client {
 }
 
 func TestResources(t *testing.T) {
-	for name, c := range clients(t, houseAPI(newHouse())) {
+	h := newHouse()
+	for name, c := range clients(t, houseAPI(h)) {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
 			timers, err := c.Alerts(ctx, false)
@@ -180,6 +191,15 @@ func TestResources(t *testing.T) {
 			all, err := c.Alerts(ctx, true)
 			if err != nil || len(all) != 2 || !all[1].Repeats {
 				t.Fatalf("all alerts: %v %v", all, err)
+			}
+			h.mu.Lock()
+			h.ringing = true
+			h.mu.Unlock()
+			if stopped, err := c.StopAlerts(ctx); err != nil || !stopped {
+				t.Errorf("stop while ringing: %v %v", stopped, err)
+			}
+			if stopped, err := c.StopAlerts(ctx); err != nil || stopped {
+				t.Errorf("stop with nothing ringing: %v %v", stopped, err)
 			}
 			if err := c.CancelAlert(ctx, "nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `"nope"`) {
 				t.Errorf("cancel unknown: %v, want ErrNotFound naming the id", err)

@@ -229,9 +229,18 @@ func (c *Client) AddAlert(ctx context.Context, na NewAlert) (Alert, error) {
 	return a, err
 }
 
-// CancelAlert cancels one timer, alarm or reminder.
-func (c *Client) CancelAlert(ctx context.Context, id string) error {
-	return c.do(ctx, http.MethodDelete, "/api/v1/alerts/"+url.PathEscape(id), nil, nil)
+// CancelAlert silences or cancels one timer, alarm or reminder, by its id
+// or its name.
+func (c *Client) CancelAlert(ctx context.Context, ref string) error {
+	return c.do(ctx, http.MethodDelete, "/api/v1/alerts/"+url.PathEscape(ref), nil, nil)
+}
+
+// StopAlerts silences everything that rings, reporting whether anything
+// did.
+func (c *Client) StopAlerts(ctx context.Context) (bool, error) {
+	var s Stopped
+	err := c.do(ctx, http.MethodPost, "/api/v1/alerts/stop", nil, &s)
+	return s.Stopped, err
 }
 
 // SecretNames lists the secrets that are set.
@@ -287,6 +296,34 @@ func (c *Client) WebCode(ctx context.Context) (WebCode, error) {
 	var w WebCode
 	err := c.do(ctx, http.MethodGet, "/api/v1/web/code", nil, &w)
 	return w, err
+}
+
+// ResetWeb forgets the web page's password and returns the new setup code.
+func (c *Client) ResetWeb(ctx context.Context) (WebCode, error) {
+	var w WebCode
+	err := c.do(ctx, http.MethodPost, "/api/v1/web/reset", nil, &w)
+	return w, err
+}
+
+// Models asks the model server at host for its models.
+func (c *Client) Models(ctx context.Context, host string) (ModelServer, error) {
+	var ms ModelServer
+	err := c.do(ctx, http.MethodGet, "/api/v1/models?host="+url.QueryEscape(host), nil, &ms)
+	return ms, err
+}
+
+// TryModel asks model on the server at host the test question.
+func (c *Client) TryModel(ctx context.Context, host, model string) (Trial, error) {
+	var tr Trial
+	err := c.do(ctx, http.MethodPost, "/api/v1/models/try", ModelTrial{Host: host, Model: model}, &tr)
+	return tr, err
+}
+
+// Turns lists the last turns of talk, oldest first.
+func (c *Client) Turns(ctx context.Context) ([]Turn, error) {
+	var l []Turn
+	err := c.do(ctx, http.MethodGet, "/api/v1/turns", nil, &l)
+	return l, err
 }
 
 // Facts lists what the assistant remembers.

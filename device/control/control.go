@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -136,4 +137,66 @@ func Serve(ctx context.Context, path string, h http.Handler, log *slog.Logger) e
 		return nil
 	}
 	return fmt.Errorf("control: socket %s: %w", path, err)
+}
+
+// Answer is the status's answer to the question a person asks first:
+// can it answer me? Can is "yes", "partly" or "no"; Sentence says so in
+// one plain sentence, Todo what to do about it, and Fix, when set, is the
+// web page where that is done.
+type Answer struct {
+	Can      string `json:"can"`
+	Sentence string `json:"sentence"`
+	Todo     string `json:"todo,omitempty"`
+	Fix      string `json:"fix,omitempty"`
+}
+
+// OK reports whether the box answers fully.
+func (a Answer) OK() bool { return a.Can == "yes" }
+
+// CanAnswer says whether the box can answer a person, and if not, why and
+// what to do: a box that is stopped or starting cannot; one whose
+// microphone or speech-to-text fails cannot hear; one that cannot reach
+// any model server (or its center) answers only its built-in commands.
+func (s Status) CanAnswer() Answer {
+	switch {
+	case s.State == "stopped":
+		return Answer{Can: "no", Sentence: "No: Hark is not running.", Todo: "Start it: on the speaker, systemctl start hark (or hark run)."}
+	case !s.Ready:
+		return Answer{Can: "no", Sentence: "Not yet: it is still starting.", Todo: "Give it a minute. If this stays, the details below say what it waits for."}
+	}
+	for _, c := range s.Checks {
+		if c.OK {
+			continue
+		}
+		switch c.Name {
+		case "microphone":
+			return Answer{Can: "no", Sentence: "No: it cannot hear you, because its microphone is not working.", Todo: "Check the microphone's cable or board, then restart the speaker."}
+		case "speech-to-text":
+			return Answer{Can: "no", Sentence: "No: it cannot make out words, because its speech recognition did not load.", Todo: "Restart the speaker; if that does not help, look at the logs for the speech model."}
+		case "storage":
+			return Answer{Can: "partly", Sentence: "Partly: it answers, but cannot remember anything new.", Todo: "Delete old conversations, or free space on the SD card.", Fix: "/conversations"}
+		}
+	}
+	var model []Check
+	for _, l := range s.Links {
+		if l.Name == "model server" || strings.HasPrefix(l.Name, "model ") || l.Name == "center" {
+			model = append(model, l)
+		}
+	}
+	up := 0
+	for _, l := range model {
+		if l.OK {
+			up++
+		}
+	}
+	if len(model) > 0 && up == 0 {
+		where, _, _ := strings.Cut(model[0].Detail, ",")
+		if model[0].Name == "center" {
+			return Answer{Can: "partly", Sentence: "Only simple things: it cannot reach its command center (" + where + "), so it sets timers and tells the time, but answers no questions.",
+				Todo: "Check that the center's computer is on and hark center runs there."}
+		}
+		return Answer{Can: "partly", Sentence: "Only simple things: it cannot reach its model server (" + where + "), so it sets timers and tells the time, but answers no questions.",
+			Todo: "Start Ollama on that computer (ollama serve), or choose another model server.", Fix: "/setup/model"}
+	}
+	return Answer{Can: "yes", Sentence: "Yes: it can hear you and answer you."}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,5 +116,32 @@ func TestNoDaemon(t *testing.T) {
 	}
 	if err := c.WaitIdle(t.Context()); err != nil {
 		t.Errorf("WaitIdle without a daemon: %v; nothing is talking, so it is idle", err)
+	}
+}
+
+func TestCanAnswer(t *testing.T) {
+	ok := []Check{{Name: "storage", OK: true}, {Name: "microphone", OK: true}, {Name: "speech-to-text", OK: true}}
+	for _, tc := range []struct {
+		name string
+		s    Status
+		can  string
+		want string
+	}{
+		{"stopped", Status{State: "stopped"}, "no", "not running"},
+		{"starting", Status{State: "idle"}, "no", "still starting"},
+		{"all well", Status{Ready: true, Checks: ok, Links: []Check{{Name: "model server", OK: true, Detail: "http://gpu.lan:11434, Ollama 0.17.4"}}}, "yes", "Yes"},
+		{"model down", Status{Ready: true, Checks: ok, Links: []Check{{Name: "model server", Detail: "http://gpu.lan:11434, unreachable: dial tcp: connection refused"}}},
+			"partly", "cannot reach its model server (http://gpu.lan:11434)"},
+		{"one of a chain up", Status{Ready: true, Checks: ok, Links: []Check{{Name: "model http://a:1", Detail: "x, down"}, {Name: "model http://b:1", OK: true}}}, "yes", "Yes"},
+		{"center down", Status{Ready: true, Checks: ok, Links: []Check{{Name: "center", Detail: "https://c.lan:8765, unreachable since 10:00"}}}, "partly", "command center (https://c.lan:8765)"},
+		{"deaf", Status{Ready: true, Checks: []Check{{Name: "microphone", Detail: "no device"}}}, "no", "cannot hear you"},
+	} {
+		a := tc.s.CanAnswer()
+		if a.Can != tc.can || !strings.Contains(a.Sentence, tc.want) {
+			t.Errorf("%s: got %s %q, want %s saying %q", tc.name, a.Can, a.Sentence, tc.can, tc.want)
+		}
+		if a.Can != "yes" && a.Todo == "" {
+			t.Errorf("%s: no word on what to do", tc.name)
+		}
 	}
 }

@@ -27,7 +27,8 @@
 //	POST   /api/v1/updating                Update: show or clear the updating pattern
 //	GET    /api/v1/alerts[?all=1]          []Alert: running timers; with all, alarms and reminders
 //	POST   /api/v1/alerts                  NewAlert: set a timer, alarm or reminder; the Alert
-//	DELETE /api/v1/alerts/{id}             cancel one
+//	DELETE /api/v1/alerts/{id-or-name}     silence one that rings, or cancel one to come
+//	POST   /api/v1/alerts/stop             Stopped: silence everything that rings
 //	GET    /api/v1/secrets                 []string: the names of the secrets set (never values)
 //	PUT    /api/v1/secrets/{name}          SecretValue: set one
 //	DELETE /api/v1/secrets/{name}          remove one
@@ -43,6 +44,11 @@
 //	PUT    /api/v1/updates/bundle          a bundle file as the body: keep it and install it
 //	POST   /api/v1/updates/rollback        boot the other slot
 //	GET    /api/v1/web/code                WebCode: the web page's one-time setup code, while pending
+//	POST   /api/v1/web/reset               WebCode: forget the page's password; its new setup code
+//	GET    /api/v1/models?host=H         ModelServer: the models of the server at H (the welcome)
+//	POST   /api/v1/models/try              ModelTrial: ask a model the test question; the Trial
+//	GET    /api/v1/turns                   []Turn: the last 50 turns, heard and said, with their stages' times
+//	POST   /api/v1/voice                   Question: its text spoken in the box's voice, as audio/wav
 //	GET    /api/v1/facts                   []Fact: what the assistant was asked to remember
 //	DELETE /api/v1/facts/{id}              forget one
 //	GET    /api/v1/conversations           []Conversation: the dialogue, by conversation

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // handlerFunc serves one endpoint; its error is written as JSON.
@@ -29,6 +30,30 @@ func Handler(a API) http.Handler {
 	memoryRoutes(h.of("memory", a.Memory != nil), a.Memory)
 	askRoutes(h.of("ask", a.Asker != nil), a.Asker)
 	logRoutes(h.of("logs", a.Logs != nil), a.Logs)
+	probeRoutes(h.of("model checks", a.Probe != nil), a.Probe)
+	h.of("voice", a.Voice != nil)("POST /api/v1/voice", func(w http.ResponseWriter, r *http.Request) error {
+		var q Question
+		if err := readJSON(w, r, &q); err != nil {
+			return err
+		}
+		if strings.TrimSpace(q.Text) == "" {
+			return fmt.Errorf("%w: no text to say", ErrInvalid)
+		}
+		wav, err := a.Voice.WAV(r.Context(), q.Text, q.Language)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "audio/wav")
+		_, err = w.Write(wav)
+		return err
+	})
+	h.of("turns", a.Turns != nil)("GET /api/v1/turns", func(w http.ResponseWriter, r *http.Request) error {
+		l, err := a.Turns.Turns(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, nonNil(l))
+	})
 	mux.Handle("/", admin(func(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("%w: no endpoint %s %s", ErrNotFound, r.Method, r.URL.Path)
 	}))
@@ -90,6 +115,13 @@ func alertRoutes(h routes, a Alerts) {
 	})
 	h("DELETE /api/v1/alerts/{id}", func(w http.ResponseWriter, r *http.Request) error {
 		return noContent(w, a.Cancel(r.Context(), r.PathValue("id")))
+	})
+	h("POST /api/v1/alerts/stop", func(w http.ResponseWriter, r *http.Request) error {
+		stopped, err := a.Stop(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, Stopped{Stopped: stopped})
 	})
 }
 
@@ -200,6 +232,16 @@ func webRoutes(h routes, web Web) {
 		}
 		return writeJSON(w, c)
 	})
+	h("POST /api/v1/web/reset", func(w http.ResponseWriter, r *http.Request) error {
+		if web == nil {
+			return fmt.Errorf("%w: this daemon has no web page", ErrUnavailable)
+		}
+		c, err := web.Reset(r.Context())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, c)
+	})
 }
 
 func memoryRoutes(h routes, m Memory) {
@@ -242,5 +284,27 @@ func logRoutes(h routes, l Logs) {
 			n = v
 		}
 		return writeJSON(w, LogLines{Lines: nonNil(l.Tail(n))})
+	})
+}
+
+func probeRoutes(h routes, p Probe) {
+	h("GET /api/v1/models", func(w http.ResponseWriter, r *http.Request) error {
+		ms, err := p.Models(r.Context(), r.URL.Query().Get("host"))
+		if err != nil {
+			return err
+		}
+		ms.Models = nonNil(ms.Models)
+		return writeJSON(w, ms)
+	})
+	h("POST /api/v1/models/try", func(w http.ResponseWriter, r *http.Request) error {
+		var mt ModelTrial
+		if err := readJSON(w, r, &mt); err != nil {
+			return err
+		}
+		tr, err := p.Try(r.Context(), mt.Host, mt.Model)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, tr)
 	})
 }

@@ -44,7 +44,7 @@ func TestAddresses(t *testing.T) {
 
 func TestSimAndBox(t *testing.T) {
 	dir := t.TempDir()
-	s := Simulated(dir)
+	s := Simulated(dir, false)
 	if !s.Simulated() || s.WiFi.Apply != nil {
 		t.Fatal("the simulation is not simulated, or applies its networks")
 	}

@@ -101,6 +101,43 @@ func (w *WiFi) Add(ctx context.Context, ssid, psk string) error {
 	return nil
 }
 
+// Remove takes the network of that name out of the file and applies the
+// change; a name the file does not hold is a *FieldError.
+func (w *WiFi) Remove(ctx context.Context, ssid string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	old, err := w.read()
+	if errors.Is(err, fs.ErrNotExist) {
+		old, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	var out strings.Builder
+	found := false
+	for _, s := range parse(old) {
+		if s.block && s.hasSSID && string(s.ssid) == ssid {
+			found = true
+			continue
+		}
+		out.WriteString(s.text)
+	}
+	if !found {
+		return &FieldError{"ssid", fmt.Sprintf("no Wi-Fi network called “%s” is kept", ssid)}
+	}
+	if err := atomicfile.Write(w.Path, []byte(out.String()), 0o600); err != nil {
+		return fmt.Errorf("network: forget %q: %w", ssid, err)
+	}
+	w.logger().Info("Wi-Fi network forgotten", "ssid", ssid, "path", w.Path)
+	if w.Apply == nil {
+		return nil
+	}
+	if err := w.Apply(ctx); err != nil {
+		return &notApplied{err}
+	}
+	return nil
+}
+
 // Networks lists the names (SSIDs) of the networks in the file, in its
 // order; none if there is no file. Passphrases are never read out.
 func (w *WiFi) Networks() ([]string, error) {

@@ -33,7 +33,9 @@ func Display(ctx context.Context, feed *pipeline.Feed, s *Screen) {
 		case (st.State == voice.Speaking || st.State == voice.Ringing) && st.Text != "":
 			s.Println("hark: " + st.Text)
 		case st.State == voice.Error && st.Err != nil:
-			s.Println("error: " + st.Err.Error())
+			// What was said says what went wrong; the error itself, in
+			// the words of the code, is in the log.
+			s.Println("      (that did not work out; the log says why)")
 		}
 		line := ledLine(st.State, s.tty)
 		if st.State == voice.Listening && st.FollowUp {

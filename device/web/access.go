@@ -25,6 +25,7 @@ type Store interface {
 
 const (
 	passwordKey   = "web/password"
+	codeKey       = "web/code" // the setup code while no password is set
 	sessionCookie = "hark_session"
 	minPassword   = 8
 	// failures within failWindow lock a source address out for lockFor.
@@ -46,6 +47,13 @@ const (
 // credential is what the store keeps: the bcrypt hash of the password.
 type credential struct {
 	Hash string `json:"hash"`
+}
+
+// pendingCode is the setup code the store keeps while no password is set,
+// so that a code printed by `hark web reset` while the daemon is stopped
+// is the one its page asks for.
+type pendingCode struct {
+	Code string `json:"code"`
 }
 
 // access is who may use the page: the one-time setup code until a
@@ -97,9 +105,74 @@ func newAccess(ctx context.Context, store Store, now func() time.Time, idle time
 		return nil, fmt.Errorf("web: read the password: %w", err)
 	}
 	if !ok || c.Hash == "" {
-		a.code = newCode()
+		if a.code, err = keptCode(ctx, store); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
+}
+
+// keptCode is the setup code the store keeps, made and kept when there is
+// none. A store that cannot keep it (full, read-only) still gets a code,
+// for this run.
+func keptCode(ctx context.Context, store Store) (string, error) {
+	var pc pendingCode
+	if _, err := store.Get(ctx, codeKey, &pc); err != nil {
+		return "", fmt.Errorf("web: read the setup code: %w", err)
+	}
+	if len(pc.Code) == 8 {
+		return pc.Code, nil
+	}
+	pc.Code = newCode()
+	store.Set(ctx, codeKey, pc) // a store that refuses costs only the next start's code
+	return pc.Code, nil
+}
+
+// Reset forgets the page's password and keeps a new setup code, which it
+// returns: the page's next visit asks for it and a new password. Memory,
+// timers and everything else the store holds are kept. It works on the
+// store alone, for `hark web reset` while no daemon runs; a running page
+// is reset by Server.Reset.
+func Reset(ctx context.Context, store Store) (string, error) {
+	code := newCode()
+	if err := store.Set(ctx, codeKey, pendingCode{Code: code}); err != nil {
+		return "", fmt.Errorf("web: keep the new setup code: %w", err)
+	}
+	if err := store.Set(ctx, passwordKey, credential{}); err != nil {
+		return "", fmt.Errorf("web: forget the password: %w", err)
+	}
+	return code, nil
+}
+
+// Code is the setup code the page's next first visit asks for, from the
+// store alone (made and kept when there is none), and whether one is
+// pending: none is once a password is set. `hark web code` uses it while
+// no daemon runs.
+func Code(ctx context.Context, store Store) (string, bool, error) {
+	var c credential
+	ok, err := store.Get(ctx, passwordKey, &c)
+	if err != nil {
+		return "", false, fmt.Errorf("web: read the password: %w", err)
+	}
+	if ok && c.Hash != "" {
+		return "", false, nil
+	}
+	code, err := keptCode(ctx, store)
+	return code, err == nil, err
+}
+
+// reset is Reset on the running page: every browser is logged out, and
+// the page asks for the new code.
+func (a *access) reset(ctx context.Context) (string, error) {
+	code, err := Reset(ctx, a.keep())
+	if err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	a.code = code
+	clear(a.sessions)
+	a.mu.Unlock()
+	return code, nil
 }
 
 // keep is the store the password is kept in.
@@ -167,6 +240,7 @@ func (a *access) setup(ctx context.Context, src, code, password string) (string,
 	if err := a.keep().Set(ctx, passwordKey, credential{Hash: string(hash)}); err != nil {
 		return "", fmt.Errorf("web: keep the password: %w", err)
 	}
+	a.keep().Set(ctx, codeKey, pendingCode{}) // used: the password stands whatever this says
 	a.mu.Lock()
 	a.code = ""
 	a.mu.Unlock()

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,63 +11,58 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// BenchmarkPageLoad is the status page in headless Chromium over loopback,
+// BenchmarkPageLoad is each page in headless Chromium over loopback,
 // logged in: the time to its first contentful paint, as the browser's own
-// performance timeline tells it, and the page's weight (HTML, CSS and JS
-// bytes).
+// performance timeline tells it, and the page's weight: the bytes of the
+// document and of every file it loads (style, scripts), as the timeline
+// counts them.
 func BenchmarkPageLoad(b *testing.B) {
 	path := chromium()
 	if path == "" {
 		b.Skip("chromium is not installed (apt-get install chromium)")
 	}
 	r := newRig(b)
+	r.srv.o.API.Asker, r.srv.o.API.Turns = &talker{}, &talker{}
 	srv := httptest.NewServer(r.h)
 	defer srv.Close()
-	code, _ := r.srv.SetupCode()
-	jar := &cookieJar{}
-	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.PostForm(srv.URL+"/setup", url.Values{"code": {code}, "password": {"correct horse"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	resp.Body.Close()
-	weight := 0
-	for _, p := range []string{"/", "/static/style.css", "/static/live.js"} {
-		req, _ := http.NewRequest("GET", srv.URL+p, nil)
-		req.AddCookie(jar.c)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, _ := io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		weight += int(n)
-	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/login")); err != nil {
+	code, _ := r.srv.SetupCode()
+	// the session cookie is HttpOnly: set up through the form
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/setup"), chromedp.SendKeys(chromedp.ID("code"), code),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse"), chromedp.SendKeys(chromedp.ID("confirm"), "correct horse"),
+		chromedp.Submit(chromedp.CSS(`form`)), chromedp.WaitVisible(chromedp.CSS(`main h1`))); err != nil {
 		b.Fatal(err)
 	}
-	// the session cookie is HttpOnly: log in through the form
-	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), "correct horse"), chromedp.Submit(chromedp.CSS(`form`)), chromedp.WaitVisible(chromedp.CSS(`#state`))); err != nil {
-		b.Fatal(err)
+	for _, pg := range []struct{ name, path, ready string }{
+		{"status", "/", "#answer"}, {"welcome-name", "/setup/name", "#name"}, {"welcome-model", "/setup/model", "#host"},
+		{"talk", "/talk", "#q"}, {"settings", "/settings", "#s-audio\\.volume"},
+	} {
+		b.Run(pg.name, func(b *testing.B) {
+			var paint, weight float64
+			for b.Loop() {
+				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+pg.path), chromedp.WaitVisible(chromedp.CSS(pg.ready))); err != nil {
+					b.Fatal(err)
+				}
+				fcp, err := chromedp.Run(ctx, chromedp.Poll[float64](`(performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime`, chromedp.WithPollingTimeout(5*time.Second)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				w, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"))
+					.filter(e => !e.name.includes("/events")).reduce((n, e) => n + (e.decodedBodySize || 0), 0)`))
+				if err != nil {
+					b.Fatal(err)
+				}
+				paint += fcp
+				weight = w
+			}
+			b.ReportMetric(paint/float64(b.N), "first-paint-ms")
+			b.ReportMetric(weight, "page-bytes")
+		})
 	}
-	var total float64
-	for b.Loop() {
-		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`#state`))); err != nil {
-			b.Fatal(err)
-		}
-		fcp, err := chromedp.Run(ctx, chromedp.Poll[float64](`(performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime`, chromedp.WithPollingTimeout(5*time.Second)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		total += fcp
-	}
-	b.ReportMetric(total/float64(b.N), "first-paint-ms")
-	b.ReportMetric(float64(weight), "page-bytes")
 }
 
 type cookieJar struct{ c *http.Cookie }

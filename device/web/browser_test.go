@@ -79,14 +79,40 @@ func (c *chrome) step(what string, steps ...chromedp.Action[chromedp.Void]) {
 // page the server answers with, after its redirect.
 func (c *chrome) click(what, button string) {
 	c.t.Helper()
+	if status := c.clickFor(what, button); status != http.StatusOK {
+		c.t.Fatalf("%s: the page answered %d", what, status)
+	}
+}
+
+// clickFor clicks like click and returns the status the page answered
+// with, whatever it is.
+func (c *chrome) clickFor(what, button string) int64 {
+	c.t.Helper()
 	ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
 	defer cancel()
 	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(button)))
 	if err != nil {
 		c.t.Fatalf("%s: %v", what, err)
 	}
-	if resp.Status != http.StatusOK {
-		c.t.Fatalf("%s: the page answered %d %s", what, resp.Status, resp.StatusText)
+	return resp.Status
+}
+
+// waitFor evaluates expr until it is true, through reloads of the page
+// (a Refresh header), or fails the test after d.
+func (c *chrome) waitFor(what, expr string, d time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s: not within %v (%v)", what, d, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -143,6 +169,43 @@ func (c *chrome) screenshot(name string) {
 	c.t.Logf("screenshot: %s", p)
 }
 
+// startChrome starts a headless Chromium for the test, over the page at
+// base, or skips the test without one (or with -short). The browser stops
+// with the test.
+func startChrome(t *testing.T, base string) *chrome {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the browser test starts Chromium: not with -short")
+	}
+	path := chromium()
+	if path == "" {
+		t.Skip("chromium is not installed (apt-get install chromium; .ci/deps installs it): neither chromium nor chromium-browser is on PATH")
+	}
+	shots := os.Getenv("HARK_SCREENSHOTS")
+	if shots == "" {
+		shots = t.ArtifactDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox, // the tests run as root
+		chromedp.DisableGPU,
+		chromedp.WindowSize(desktopWidth, desktopHeight),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc(); cancel() })
+	// The browser lives as long as the context of its first run: this one,
+	// not a step's.
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start %s: %v", path, err)
+	}
+	return &chrome{t: t, ctx: bctx, base: base, shot: shots}
+}
+
 // noSideways fails when the page is wider than the window: on a phone it
 // must be one column with nothing to scroll sideways.
 func (c *chrome) noSideways(page string) {
@@ -160,45 +223,12 @@ func (c *chrome) noSideways(page string) {
 // (go test -artifacts keeps them, under -outputdir; HARK_SCREENSHOTS=DIR
 // puts them in DIR).
 func TestBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the browser test starts Chromium: not with -short")
-	}
-	path := chromium()
-	if path == "" {
-		t.Skip("chromium is not installed (apt-get install chromium; .ci/deps installs it): neither chromium nor chromium-browser is on PATH")
-	}
-	shots := os.Getenv("HARK_SCREENSHOTS")
-	if shots == "" {
-		shots = t.ArtifactDir()
-	} else if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
 	r := newRig(t)
 	state := &liveBox{state: "idle"}
 	r.srv.o.API.Box = state // before the first request: the handlers read it per request
 	srv := httptest.NewServer(r.h)
-	defer srv.Close() // after the browser is gone: the event stream ends with its connection
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox, // the tests run as root
-		chromedp.DisableGPU,
-		chromedp.WindowSize(desktopWidth, desktopHeight),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	// The browser lives as long as the context of its first run: this one,
-	// not a step's.
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start %s: %v", path, err)
-	}
-	c := &chrome{t: t, ctx: bctx, base: srv.URL, shot: shots}
+	t.Cleanup(srv.Close) // after the browser is gone: the event stream ends with its connection
+	c := startChrome(t, srv.URL)
 
 	// The first visit: the page asks for the code the speaker says and a
 	// password.
@@ -220,16 +250,28 @@ func TestBrowser(t *testing.T) {
 	)
 	c.click("set up", `form[action="/setup"] button[type="submit"]`)
 
-	// The status page.
-	if loc := run(c, "location", chromedp.Location()); loc != srv.URL+"/" {
-		t.Fatalf("after setting up the page is %s, want the status page", loc)
+	// The welcome, left for later; then the status page.
+	if loc := run(c, "location", chromedp.Location()); loc != srv.URL+"/setup/name" {
+		t.Fatalf("after setting up the page is %s, want the welcome", loc)
 	}
+	c.open("/")
 	if h := c.text("main h1"); h != "Status" {
 		t.Errorf("the status page's heading is %q", h)
 	}
 	if s := c.text("#state"); s != "idle" {
 		t.Errorf("the state shows %q, want idle", s)
 	}
+	if a := c.text("#answer"); a != "Yes: it can hear you and answer you." {
+		t.Errorf("the status page leads with %q", a)
+	}
+	c.step("wait for the event stream", chromedp.Poll[chromedp.Void](`document.documentElement.dataset.live === "state"`, chromedp.WithPollingTimeout(10*time.Second)))
+	if cls := eval[string](c, `document.getElementById("answer").className`); cls != "answer ok" {
+		t.Errorf("a box that answers is shown as %q after the live update", cls)
+	}
+	if open := eval[bool](c, `document.querySelector("details.details").open`); open {
+		t.Error("the details are open without being asked for")
+	}
+	c.step("open the details", chromedp.Click(chromedp.CSS("details.details summary")))
 	if hl := c.text("#health"); hl != "All checks pass" {
 		t.Errorf("the health shows %q", hl)
 	}
@@ -322,7 +364,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`input[name="assistant.name"]`), "Friday"),
 	)
 	c.click("save the settings", `form.settings button[type="submit"]`)
-	if f := c.text(".flash"); !strings.HasPrefix(f, "Kept assistant.name:") {
+	if f := c.text(".flash"); !strings.HasPrefix(f, "Kept for when Hark starts again: its name.") {
 		t.Errorf("after saving a setting the page says %q", f)
 	}
 	c.screenshot("settings-desktop")

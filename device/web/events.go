@@ -16,7 +16,9 @@ import (
 const pollEvery = time.Second
 
 // events streams server-sent events: "state" (the box's status, when it
-// changes); with ?logs=LEVEL, "log" (each new log line at LEVEL or
+// changes); with ?turns, "turns" (the last turns, when one more is
+// over); "alerts" (the timers, alarms and reminders and what rings,
+// when they change); with ?logs=LEVEL, "log" (each new log line at LEVEL or
 // above); with ?update, "update" (the install's progress, when it moves).
 func (s *Server) events(w http.ResponseWriter, r *request) {
 	fl, ok := w.(http.Flusher)
@@ -28,7 +30,8 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 	w.Header().Set("Cache-Control", "no-store")
 	level, logs := r.URL.Query().Get("logs"), r.URL.Query().Has("logs")
 	updates := r.URL.Query().Has("update") && s.o.API.Updates != nil
-	var lastState, lastJob []byte
+	var lastState, lastJob, lastAlerts, lastTurns []byte
+	turns := r.URL.Query().Has("turns") && s.o.API.Turns != nil
 	var lastLines []string
 	if logs {
 		lastLines = s.logLines(level, 200) // the page shows these already
@@ -43,10 +46,23 @@ func (s *Server) events(w http.ResponseWriter, r *request) {
 			State  string          `json:"state"`
 			Ready  bool            `json:"ready"`
 			Checks []control.Check `json:"checks"`
-		}{full.State, full.Ready, full.Checks})
+			Answer control.Answer  `json:"answer"`
+		}{full.State, full.Ready, full.Checks, full.CanAnswer()})
 		if string(st) != string(lastState) {
 			fmt.Fprintf(w, "event: state\ndata: %s\n\n", st)
 			lastState = st
+		}
+		if al := s.alertsEvent(r.Context()); al != nil && string(al) != string(lastAlerts) {
+			fmt.Fprintf(w, "event: alerts\ndata: %s\n\n", al)
+			lastAlerts = al
+		}
+		if turns {
+			if ts, err := s.o.API.Turns.Turns(r.Context()); err == nil {
+				if b, _ := json.Marshal(ts); string(b) != string(lastTurns) {
+					fmt.Fprintf(w, "event: turns\ndata: %s\n\n", b)
+					lastTurns = b
+				}
+			}
 		}
 		if updates {
 			if st, err := s.o.API.Updates.Status(r.Context()); err == nil {

@@ -27,6 +27,18 @@ type Network interface {
 	Simulated() bool
 }
 
+// Scanner is a Network that can list the Wi-Fi networks in reach, an
+// optional capability (*network.Box and *network.Sim have it).
+type Scanner interface {
+	Scan(ctx context.Context) ([]network.Seen, error)
+}
+
+// Forgetter is a Network that can forget a Wi-Fi network it keeps, an
+// optional capability (*network.Box and *network.Sim have it).
+type Forgetter interface {
+	Forget(ctx context.Context, ssid string) error
+}
+
 // networkRoutes are the network page's: its addresses and Wi-Fi networks,
 // and a form to add one. A nil n is a daemon that does not offer them.
 func (s *Server) networkRoutes(handle func(string, pageHandler), n Network) {
@@ -44,6 +56,20 @@ func (s *Server) networkRoutes(handle func(string, pageHandler), n Network) {
 		}
 		s.networkAddWiFi(w, r, n)
 	})
+	handle("POST /network/forget", func(w http.ResponseWriter, r *request) {
+		f, ok := n.(Forgetter)
+		if !ok {
+			s.unserved(w, r, "Network", "network")
+			return
+		}
+		ssid := r.PostFormValue("ssid")
+		if err := f.Forget(r.Context(), ssid); err != nil {
+			s.back(w, r, "/network", networkSentence(err))
+			return
+		}
+		s.log.Info("Wi-Fi network forgotten", "ssid", ssid, "from", r.RemoteAddr)
+		s.back(w, r, "/network", "The Wi-Fi network “"+ssid+"” is forgotten.")
+	})
 }
 
 // showNetwork lists the addresses and the Wi-Fi networks.
@@ -56,11 +82,22 @@ func (s *Server) showNetwork(w http.ResponseWriter, r *request, n Network, v vie
 	if err != nil {
 		v.Error, code = strings.TrimSpace(v.Error+" "+networkSentence(err)), http.StatusInternalServerError
 	}
+	var seen []network.Seen
+	if sc, ok := n.(Scanner); ok && r.URL.Query().Has("scan") {
+		if seen, err = sc.Scan(r.Context()); err != nil {
+			v.Error = strings.TrimSpace(v.Error + " " + networkSentence(err))
+		}
+	}
+	_, canScan := n.(Scanner)
+	_, canForget := n.(Forgetter)
 	v.Data = struct {
-		Addresses []network.Address
-		Networks  []string
-		Simulated bool
-	}{addrs, nets, n.Simulated()}
+		Addresses          []network.Address
+		Networks           []string
+		Simulated          bool
+		Seen               []network.Seen
+		Scanned            bool
+		CanScan, CanForget bool
+	}{addrs, nets, n.Simulated(), seen, r.URL.Query().Has("scan"), canScan, canForget}
 	s.render(w, code, "network", v)
 }
 

@@ -175,7 +175,7 @@ func TestNetworkNotApplied(t *testing.T) {
 
 func TestNetworkSimulated(t *testing.T) {
 	dir := t.TempDir()
-	r := networkRig(t, fixedAddresses{network.Simulated(dir), testAddresses})
+	r := networkRig(t, fixedAddresses{network.Simulated(dir, false), testAddresses})
 	b := r.setUp()
 	body := b.do("GET", "/network", nil).Body.String()
 	if !strings.Contains(body, "This is the simulation.") || !strings.Contains(body, "Nothing on this computer's network is changed") || !strings.Contains(body, "data directory") {
@@ -201,5 +201,23 @@ func TestNetworkUnserved(t *testing.T) {
 	}
 	if w := b.post("/network/wifi", url.Values{"ssid": {"Home"}, "psk": {"12345678"}}); w.Code != http.StatusNotFound {
 		t.Errorf("POST without a network: %d", w.Code)
+	}
+}
+
+// TestNetworkScanAndForget: the network page lists the networks in reach
+// when asked, and forgets a kept one.
+func TestNetworkScanAndForget(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	b.post("/network/wifi", url.Values{"ssid": {"Home"}, "psk": {"correct horse battery"}})
+	body := b.do("GET", "/network?scan", nil).Body.String()
+	if !strings.Contains(body, "Neighbours 5G") || !strings.Contains(body, `aria-label="Forget Home"`) {
+		t.Errorf("the network page with a scan:\n%s", body)
+	}
+	if w := b.post("/network/forget", url.Values{"ssid": {"Home"}}); w.Code != http.StatusSeeOther {
+		t.Fatalf("forget: %d", w.Code)
+	}
+	if body := b.do("GET", "/network", nil).Body.String(); !strings.Contains(body, "The Wi-Fi network “Home” is forgotten.") || strings.Contains(body, `aria-label="Forget Home"`) {
+		t.Errorf("after forgetting:\n%s", body)
 	}
 }

@@ -75,7 +75,11 @@ func (s *Server) setupPost(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("web page set up", "from", r.RemoteAddr)
 	setSession(w, r, t)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	to := "/"
+	if s.o.API.Settings != nil {
+		to = "/setup/" + steps[0].Name // the welcome
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -138,6 +142,9 @@ func (s *Server) routes(handle func(string, pageHandler)) {
 	handle("GET /logs", s.logsPage)
 	handle("GET /logs/download", s.logsDownload)
 	handle("GET /events", s.events)
+	s.alertRoutes(handle)
+	s.welcomeRoutes(handle)
+	s.talkRoutes(handle)
 	s.settingsRoutes(handle)
 	s.networkRoutes(handle, s.o.Network)
 	s.updatesRoutes(handle)
@@ -176,11 +183,12 @@ func (s *Server) statusPage(w http.ResponseWriter, r *request) {
 	}
 	v.Data = struct {
 		control.Status
+		Answer  control.Answer
 		Healthy bool
 		Why     string
 		Version string
 		Slots   []control.UpdateSlot
-	}{st, healthy, why, s.o.Version, slots}
+	}{st, st.CanAnswer(), healthy, why, s.o.Version, slots}
 	s.render(w, http.StatusOK, "status", v)
 }
 
@@ -257,13 +265,20 @@ func (s *Server) timersCancel(w http.ResponseWriter, r *request) {
 		s.unserved(w, r, "Timers", "timers")
 		return
 	}
-	if err := s.o.API.Alerts.Cancel(r.Context(), r.PathValue("id")); err != nil {
+	id := r.PathValue("id")
+	done := "Cancelled."
+	for _, a := range s.ringing(r.Context()) {
+		if a.ID == id {
+			done = "Stopped."
+		}
+	}
+	if err := s.o.API.Alerts.Cancel(r.Context(), id); err != nil {
 		v := s.page(r, "Timers, alarms and reminders", "timers")
 		v.Error = sentence(err)
 		s.showTimers(w, r, v, status(err))
 		return
 	}
-	s.back(w, r, "/timers", "Cancelled.")
+	s.back(w, r, "/timers", done)
 }
 
 func (s *Server) memoryPage(w http.ResponseWriter, r *request) {
@@ -328,6 +343,12 @@ func (s *Server) conversationsDeleteAll(w http.ResponseWriter, r *request) {
 	cs, err := s.o.API.Memory.Conversations(r.Context())
 	if err != nil {
 		s.back(w, r, "/conversations", sentence(err))
+		return
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		v := s.page(r, "Delete every conversation?", "conversations")
+		v.Data = len(cs)
+		s.render(w, http.StatusOK, "confirm", v)
 		return
 	}
 	for _, c := range cs {
@@ -497,6 +518,11 @@ func (s *Server) accountPage(w http.ResponseWriter, r *request) {
 
 func (s *Server) accountPassword(w http.ResponseWriter, r *request) {
 	v := s.page(r, "Account", "account")
+	if r.PostFormValue("confirm") != r.PostFormValue("password") {
+		v.Field["confirm"] = "The two new passwords differ."
+		s.render(w, http.StatusBadRequest, "account", v)
+		return
+	}
 	err := s.access.changePassword(r.Context(), source(r.Request), r.token, r.PostFormValue("old"), r.PostFormValue("password"))
 	switch {
 	case errors.Is(err, errWrong):

@@ -178,7 +178,7 @@ func TestLongPasswordIsAFieldError(t *testing.T) {
 		t.Errorf("a password of 80 bytes at setup: %d %q", w.Code, w.Body.String())
 	}
 	b := r.setUp()
-	w = b.post("/account/password", url.Values{"old": {"correct horse"}, "password": {long}})
+	w = b.post("/account/password", url.Values{"old": {"correct horse"}, "password": {long}, "confirm": {long}})
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "72 bytes") {
 		t.Errorf("a new password of 80 bytes: %d", w.Code)
 	}

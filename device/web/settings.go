@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/harkbox/hark/device/control"
 )
 
 func (s *Server) settingsRoutes(handle func(string, pageHandler)) {
@@ -29,24 +27,22 @@ func (s *Server) showSettings(w http.ResponseWriter, r *request, v view, code in
 		v.Error, code = sentence(err), status(err)
 	}
 	pending := false
-	for i, st := range list {
-		if typed, ok := v.Form[st.Key]; ok {
-			list[i].Value = typed // what the user typed, shown again by its error
-		} else if st.Saved != "" {
-			list[i].Value = st.Saved
-		}
+	for _, st := range list {
 		pending = pending || st.Saved != ""
 	}
 	v.Data = struct {
-		Settings []control.Setting
+		Sections []section
 		Pending  bool
-	}{list, pending}
+		Zones    []string
+	}{sectionsOf(list, v.Form, v.Field), pending, zones()}
 	s.render(w, code, "settings", v)
 }
 
 // settingsSave keeps every setting the form changed, each checked by the
 // configuration's rules; a refused one is shown by its field, and the
-// others are still kept.
+// others are still kept. A field is changed when it differs from what the
+// page showed (was.KEY): a value that changed meanwhile (a volume said
+// aloud) is not overwritten by a page loaded before it.
 func (s *Server) settingsSave(w http.ResponseWriter, r *request) {
 	if s.o.API.Settings == nil {
 		s.unserved(w, r, "Settings", "settings")
@@ -61,15 +57,18 @@ func (s *Server) settingsSave(w http.ResponseWriter, r *request) {
 	var saved []string
 	for _, st := range list {
 		typed, ok := r.PostForm[st.Key]
-		if !ok || st.Locked != "" {
+		if !ok || len(typed) == 0 || st.Locked != "" {
 			continue
 		}
-		value := strings.TrimSpace(typed[0])
-		current := st.Value
+		value := strings.TrimSpace(typed[len(typed)-1]) // a switch sends "false", then "true" when on
+		shown := st.Value
 		if st.Saved != "" {
-			current = st.Saved
+			shown = st.Saved
 		}
-		if value == current {
+		if was, ok := r.PostForm["was."+st.Key]; ok && len(was) > 0 {
+			shown = was[0]
+		}
+		if value == shown {
 			continue
 		}
 		if err := s.o.API.Settings.Set(r.Context(), st.Key, value); err != nil {
@@ -81,7 +80,7 @@ func (s *Server) settingsSave(w http.ResponseWriter, r *request) {
 	}
 	if len(v.Field) > 0 {
 		if len(saved) > 0 {
-			v.Flash = fmt.Sprintf("Kept %s; the others below need a look.", strings.Join(saved, ", "))
+			v.Flash = fmt.Sprintf("Kept: %s. The others below need a look.", labels(saved))
 		}
 		s.showSettings(w, r, v, http.StatusBadRequest)
 		return
@@ -104,12 +103,21 @@ func (s *Server) settingsSave(w http.ResponseWriter, r *request) {
 	}
 	var msg []string
 	if len(now) > 0 {
-		msg = append(msg, fmt.Sprintf("%s in use now.", strings.Join(now, ", ")))
+		msg = append(msg, fmt.Sprintf("In use now: %s.", labels(now)))
 	}
 	if len(later) > 0 {
-		msg = append(msg, fmt.Sprintf("Kept %s: Hark uses the new values once it starts again; restart it below.", strings.Join(later, ", ")))
+		msg = append(msg, fmt.Sprintf("Kept for when Hark starts again: %s. Restart it below.", labels(later)))
 	}
 	s.back(w, r, "/settings", strings.Join(msg, " "))
+}
+
+// labels names settings in words, joined.
+func labels(keys []string) string {
+	var out []string
+	for _, k := range keys {
+		out = append(out, strings.ToLower(label(k)[:1])+label(k)[1:])
+	}
+	return strings.Join(out, ", ")
 }
 
 func (s *Server) settingsRestart(w http.ResponseWriter, r *request) {
@@ -117,12 +125,18 @@ func (s *Server) settingsRestart(w http.ResponseWriter, r *request) {
 		s.unserved(w, r, "Settings", "settings")
 		return
 	}
+	s.restart(w, r, "/settings", "Hark is starting again with the settings kept; this page comes back in a few seconds.")
+}
+
+// restart starts the daemon again, applying the settings kept, and says
+// so on a page that goes back to then after a few seconds.
+func (s *Server) restart(w http.ResponseWriter, r *request, then, said string) {
 	if err := s.o.API.Settings.Restart(r.Context()); err != nil {
-		s.back(w, r, "/settings", sentence(err))
+		s.back(w, r, then, sentence(err))
 		return
 	}
 	v := s.page(r, "Restarting", "settings")
-	v.Flash = "Hark is starting again with the settings kept; this page comes back in a few seconds."
-	w.Header().Set("Refresh", "5; url=/settings")
+	v.Flash = said
+	w.Header().Set("Refresh", "5; url="+then)
 	s.render(w, http.StatusOK, "message", v)
 }

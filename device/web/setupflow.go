@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/harkbox/hark/device/control"
 )
 
 // A command's setup is a conversation (questions, answers, lines said),
@@ -75,8 +76,7 @@ func (f *flow) view() flowView {
 	if f.err != nil {
 		v.Error = sentence(f.err)
 	}
-	q := strings.ToLower(f.question)
-	v.Secret = strings.Contains(q, "token") || strings.Contains(q, "password") || strings.Contains(q, "key") || strings.Contains(q, "secret")
+	v.Secret = control.AsksSecret(f.question)
 	return v
 }
 

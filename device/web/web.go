@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,9 @@ type Options struct {
 	Store Store
 	// Network is the box's network, for its page; nil for none.
 	Network Network
+	// Hotspot is the box's own access point, for the Wi-Fi page a phone
+	// joined to it sees; nil for none.
+	Hotspot Hotspot
 	// Sessions, when set, keeps the logged-in browsers across pages made
 	// one after another (the daemon's restart after a setting); nil for
 	// this page's own.
@@ -162,10 +166,27 @@ func (s *Server) Fingerprint() string { return s.o.Fingerprint }
 // password is set.
 func (s *Server) SetupCode() (string, bool) { return s.access.setupCode() }
 
+// Reset forgets the page's password, logs every browser out and returns
+// a new setup code, which the page then asks for with a new password;
+// nothing else is forgotten.
+func (s *Server) Reset(ctx context.Context) (string, error) {
+	code, err := s.access.reset(ctx)
+	if err == nil {
+		s.log.Warn("the web page's password was reset: its next visit asks for a new setup code")
+	}
+	return code, err
+}
+
+// language is one the box listens and answers in.
+type language struct{ Code, Name string }
+
+var languages = []language{{"auto", "Whatever language it hears"}, {"en", "English"}, {"de", "German (Deutsch)"},
+	{"fr", "French (Français)"}, {"es", "Spanish (Español)"}}
+
 // navItem is one page in the navigation.
 type navItem struct{ Name, Path, Label string }
 
-var nav = []navItem{{"status", "/", "Status"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
+var nav = []navItem{{"status", "/", "Status"}, {"talk", "/talk", "Talk"}, {"timers", "/timers", "Timers"}, {"conversations", "/conversations", "Conversations"},
 	{"memory", "/memory", "Memory"}, {"settings", "/settings", "Settings"}, {"commands", "/commands", "Commands"}, {"secrets", "/secrets", "Secrets"},
 	{"updates", "/updates", "Updates"}, {"logs", "/logs", "Logs"}, {"network", "/network", "Network"}, {"account", "/account", "Account"}}
 
@@ -208,6 +229,18 @@ var funcs = template.FuncMap{
 		}
 		return 100 * part / whole
 	},
+	"left":      func(t time.Time) string { return left(t, time.Now()) },
+	"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"ringing":   ringingSentence,
+	"secs":      func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) },
+	"languages": func() []language { return languages },
+	"reverseTurns": func(ts []control.Turn) []control.Turn {
+		out := slices.Clone(ts)
+		slices.Reverse(out)
+		return out
+	},
+	"stagesText": stagesText,
+	"bars":       func(n int) string { return strings.Repeat("▮", n) + strings.Repeat("▯", 4-n) },
 	"in": func(t time.Time) string {
 		d := time.Until(t).Round(time.Second)
 		if d < 0 {
@@ -220,14 +253,21 @@ var funcs = template.FuncMap{
 // Handler serves the page.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	static, _ := fs.Sub(files, "static")
-	mux.Handle("GET /static/", cacheable(noListing(http.StripPrefix("/static/", http.FileServerFS(static)))))
+	mux.Handle("GET /static/", s.staticHandler())
+	mux.HandleFunc("GET "+wifiPath, s.wifiPage)
+	mux.HandleFunc("POST "+wifiPath, s.wifiJoin)
 	mux.HandleFunc("GET /setup", s.setupPage)
 	mux.HandleFunc("POST /setup", s.setupPost)
 	mux.HandleFunc("GET /login", s.loginPage)
 	mux.HandleFunc("POST /login", s.loginPost)
 	s.routes(func(pattern string, h pageHandler) { mux.Handle(pattern, s.authed(h)) })
 	return s.guard(mux)
+}
+
+// staticHandler serves the page's style and scripts.
+func (s *Server) staticHandler() http.Handler {
+	static, _ := fs.Sub(files, "static")
+	return cacheable(noListing(http.StripPrefix("/static/", http.FileServerFS(static))))
 }
 
 // noListing answers 404 for a directory instead of listing its files.
@@ -242,11 +282,19 @@ func noListing(h http.Handler) http.Handler {
 }
 
 // PlainHandler answers plain HTTP on a page served over HTTPS: a request
-// for one of the box's names is sent on to the same address over HTTPS.
+// for one of the box's names is sent on to the same address over HTTPS,
+// but for the Wi-Fi page while the box's own access point is open (a
+// phone joined to it has no way to trust the box's certificate yet).
 func (s *Server) PlainHandler() http.Handler {
+	wifi := http.NewServeMux()
+	s.captiveRoutes(wifi)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.o.AnyAddress && !local(r.RemoteAddr) {
 			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
+			return
+		}
+		if s.wifiShown() && (r.URL.Path == wifiPath || strings.HasPrefix(r.URL.Path, "/static/")) {
+			s.guard(wifi).ServeHTTP(w, r)
 			return
 		}
 		if !s.names.ours(r.Host) {
@@ -304,12 +352,17 @@ func (s *Server) guard(h http.Handler) http.Handler {
 		if r.URL.Path != uploadPath {
 			r.Body = http.MaxBytesReader(w, r.Body, formLimit)
 		}
-		w.Header().Set("X-Frame-Options", "DENY")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "same-origin")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
+		s.headers(w)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// headers are those every answer carries.
+func (s *Server) headers(w http.ResponseWriter) {
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "same-origin")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
 }
 
 // request is one authenticated request as a page handler sees it.
@@ -382,6 +435,11 @@ type view struct {
 	Field        map[string]string
 	Form         map[string]string // what the user typed, kept after an error
 	Data         any
+	// Path is the page's own address, where a form on every page (the
+	// Stop of what rings) comes back to.
+	Path string
+	// Ringing is what rings now, shown on every page with a Stop.
+	Ringing []control.Alert
 }
 
 // render writes a page.
@@ -448,5 +506,10 @@ func (s *Server) back(w http.ResponseWriter, r *request, path, flash string) {
 // page is a view for an authenticated page, with the flash of the last
 // action taken.
 func (s *Server) page(r *request, title, nav string) view {
-	return view{Title: title, Nav: nav, CSRF: r.sess.csrf, Flash: s.access.takeFlash(r.token), Field: map[string]string{}, Form: map[string]string{}}
+	path := r.URL.Path
+	if r.Method != http.MethodGet {
+		path = "/" + nav
+	}
+	return view{Title: title, Nav: nav, CSRF: r.sess.csrf, Flash: s.access.takeFlash(r.token), Field: map[string]string{}, Form: map[string]string{},
+		Path: localPath(path), Ringing: s.ringing(r.Context())}
 }

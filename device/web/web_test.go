@@ -68,10 +68,29 @@ func (h *house) Add(_ context.Context, na control.NewAlert) (control.Alert, erro
 	return a, nil
 }
 
+func (h *house) Stop(context.Context) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(h.alerts)
+	h.alerts = slices.DeleteFunc(h.alerts, func(a control.Alert) bool { return a.Ringing })
+	return len(h.alerts) < n, nil
+}
+
+// ring makes the alert of id ring.
+func (h *house) ring(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.alerts {
+		if h.alerts[i].ID == id {
+			h.alerts[i].Ringing = true
+		}
+	}
+}
+
 func (h *house) Cancel(_ context.Context, id string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	i := slices.IndexFunc(h.alerts, func(a control.Alert) bool { return a.ID == id })
+	i := slices.IndexFunc(h.alerts, func(a control.Alert) bool { return a.ID == id || strings.EqualFold(a.Name, id) })
 	if i < 0 {
 		return fmt.Errorf("%w: no timer, alarm or reminder %q", control.ErrNotFound, id)
 	}
@@ -181,7 +200,8 @@ func (st *settings) List(context.Context) ([]control.Setting, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []control.Setting
-	for _, k := range []string{"assistant.name", "audio.volume", "listen.mode", "ollama.host"} {
+	for _, k := range []string{"assistant.name", "audio.volume", "listen.mode", "ollama.host", "assistant.room", "assistant.time_zone", "assistant.place",
+		"weather.location", "whisper.language", "tts.voice", "ollama.model"} {
 		s := control.Setting{Key: k, Value: st.running[k], Help: "Help for " + k + ".", Source: "default"}
 		if k == "listen.mode" {
 			s.Choices = []string{"tap", "hold"}
@@ -332,10 +352,10 @@ func newRigIn(t testing.TB, loc *time.Location) *rig {
 			{ID: "c2", Exchanges: []control.Exchange{{At: time.Now(), User: "what time is it", Assistant: "Ten past nine."}}}}}
 	r := &rig{t: t, house: h, now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC),
 		updates:  &updates{st: control.UpdateStatus{Running: "1.3.2", Other: "B", Slots: []control.UpdateSlot{{Name: "A", State: "booted", Version: "1.3.2", Good: "good"}, {Name: "B", State: "inactive", Version: "1.3.1"}}}},
-		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan"}, saved: map[string]string{}}}
+		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan", "whisper.language": "auto"}, saved: map[string]string{}}}
 	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
 		Settings: r.settings, Updates: r.updates, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
-	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir()), Version: "v-test", Location: loc, Now: r.clock,
+	s, err := New(t.Context(), Options{API: api, Store: &store{m: map[string][]byte{}}, Network: network.Simulated(t.TempDir(), false), Version: "v-test", Location: loc, Now: r.clock,
 		Names: []string{"example.com"}}) // httptest's requests name it
 	if err != nil {
 		t.Fatal(err)
@@ -422,13 +442,13 @@ func (r *rig) setUp() *browser {
 	}
 	b := r.browser()
 	w := b.do("POST", "/setup", url.Values{"code": {code}, "password": {"correct horse"}, "confirm": {"correct horse"}})
-	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/" || b.cookie == "" {
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/setup/name" || b.cookie == "" {
 		r.t.Fatalf("setup: %d %q", w.Code, w.Body.String())
 	}
 	return b
 }
 
-var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/network", "/updates", "/account"}
+var pages = []string{"/", "/timers", "/conversations", "/memory", "/settings", "/commands", "/secrets", "/logs", "/network", "/updates", "/account", "/talk"}
 
 func TestAnonymousRequestsGoToSetupThenLogin(t *testing.T) {
 	r := newRig(t)
@@ -501,7 +521,7 @@ func TestEveryPageRenders(t *testing.T) {
 	r := newRig(t)
 	b := r.setUp()
 	want := map[string]string{"/": "v-test", "/timers": "Nothing is set.", "/conversations": "Ten past nine.", "/memory": "the cat is called Miso",
-		"/commands": "home_control", "/settings": "Help for audio.volume.", "/network": "simulation", "/updates": "Roll back to slot B", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere"}
+		"/commands": "home_control", "/settings": "How loud it speaks and rings.", "/network": "simulation", "/updates": "Roll back to slot B", "/secrets": "HA_TOKEN", "/logs": "model slow", "/account": "Log out everywhere", "/talk": "Ask it something"}
 	for _, p := range pages {
 		w := b.do("GET", p, nil)
 		body := w.Body.String()
@@ -650,8 +670,11 @@ func TestMemoryAndConversations(t *testing.T) {
 	if b.post("/conversations/c1/delete", nil); len(r.house.convs) != 1 {
 		t.Errorf("delete one: %v", r.house.convs)
 	}
-	if b.post("/conversations/delete", nil); len(r.house.convs) != 0 {
-		t.Errorf("delete all: %v", r.house.convs)
+	if w := b.post("/conversations/delete", nil); w.Code != http.StatusOK || len(r.house.convs) != 1 || !strings.Contains(w.Body.String(), "Yes, delete all 1") {
+		t.Errorf("delete all, unconfirmed: %d, %v left\n%s", w.Code, r.house.convs, w.Body.String())
+	}
+	if b.post("/conversations/delete", url.Values{"confirm": {"yes"}}); len(r.house.convs) != 0 {
+		t.Errorf("delete all, confirmed: %v", r.house.convs)
 	}
 }
 
@@ -711,10 +734,14 @@ func TestSessionsExpireAndLogOutEverywhere(t *testing.T) {
 	c.do("POST", "/login", url.Values{"password": {"correct horse"}})
 	d := r.browser()
 	d.do("POST", "/login", url.Values{"password": {"correct horse"}})
-	if w := c.post("/account/password", url.Values{"old": {"wrong one!"}, "password": {"battery staple"}}); !strings.Contains(w.Body.String(), "That is not the right password.") {
+	if w := c.post("/account/password", url.Values{"old": {"wrong one!"}, "password": {"battery staple"}, "confirm": {"battery staple"}}); !strings.Contains(w.Body.String(), "That is not the right password.") {
 		t.Errorf("a wrong old password: %d", w.Code)
 	}
-	if w := c.post("/account/password", url.Values{"old": {"correct horse"}, "password": {"battery staple"}}); w.Code != http.StatusSeeOther {
+	if w := c.post("/account/password", url.Values{"old": {"correct horse"}, "password": {"battery staple"}, "confirm": {"battery stapel"}}); w.Code != http.StatusBadRequest ||
+		!strings.Contains(w.Body.String(), "The two new passwords differ.") {
+		t.Errorf("a confirmation that differs: %d", w.Code)
+	}
+	if w := c.post("/account/password", url.Values{"old": {"correct horse"}, "password": {"battery staple"}, "confirm": {"battery staple"}}); w.Code != http.StatusSeeOther {
 		t.Fatalf("change: %d %s", w.Code, w.Body.String())
 	}
 	if c.do("GET", "/", nil).Code != http.StatusOK || d.do("GET", "/", nil).Code != http.StatusSeeOther {
@@ -790,7 +817,7 @@ func TestSettings(t *testing.T) {
 	// a bad value is shown by its field; the good one is still kept
 	w := b.post("/settings", url.Values{"assistant.name": {"Friday"}, "audio.volume": {"140"}, "listen.mode": {"tap"}})
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "&#34;140&#34; is outside 0..100.") || !strings.Contains(w.Body.String(), `id="e-audio.volume"`) ||
-		!strings.Contains(w.Body.String(), `value="140"`) || !strings.Contains(w.Body.String(), "Kept assistant.name") {
+		!strings.Contains(w.Body.String(), `value="140"`) || !strings.Contains(w.Body.String(), "Kept: its name.") {
 		t.Errorf("a refused value: %d\n%s", w.Code, w.Body.String())
 	}
 	// a locked key is not changed by a forged field
@@ -812,8 +839,37 @@ func TestSettings(t *testing.T) {
 		t.Error("no word that nothing changed")
 	}
 	b.post("/settings", url.Values{"audio.volume": {"35"}, "listen.mode": {"hold"}})
-	if body := b.do("GET", "/settings", nil).Body.String(); !strings.Contains(body, "audio.volume in use now. Kept listen.mode: Hark uses the new values once it starts again") {
+	if body := b.do("GET", "/settings", nil).Body.String(); !strings.Contains(body, "In use now: volume. Kept for when Hark starts again: how you talk to it.") {
 		t.Errorf("a setting applied at once and one kept:\n%s", body)
+	}
+	// a volume said aloud meanwhile is not overwritten by a page that
+	// showed the old one and saved something else
+	r.settings.mu.Lock()
+	r.settings.running["audio.volume"] = "60"
+	r.settings.mu.Unlock()
+	b.post("/settings", url.Values{"audio.volume": {"35"}, "was.audio.volume": {"35"}, "assistant.name": {"Ada"}, "was.assistant.name": {"Friday"}})
+	if got := r.settings.running["audio.volume"]; got != "60" {
+		t.Errorf("a stale page set the volume to %s, over the 60 said aloud", got)
+	}
+}
+
+// TestSettingsInPlainWords: the settings are grouped under headings, with
+// labels and help written for people, not the configuration's keys; a
+// volume is a slider, a fixed few a list of words, an on/off a switch that
+// saves off when unticked.
+func TestSettingsInPlainWords(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	body := b.do("GET", "/settings", nil).Body.String()
+	for _, want := range []string{"<legend>Its name and where it is</legend>", `<label for="s-assistant.name">Its name</label>`,
+		`type="range" id="s-audio.volume" name="audio.volume" min="0" max="100" value="70"`, `<option value="tap" selected>Press once, then talk`,
+		"What it calls itself when it answers."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the settings page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, ">assistant.name<") || strings.Contains(body, "Help for assistant.name") {
+		t.Errorf("a key or the file's comment shows as a label or help:\n%s", body)
 	}
 }
 
@@ -997,5 +1053,118 @@ func TestCommandSetupOnThePage(t *testing.T) {
 	}
 	if w := b.do("GET", "/commands/set_timer/setup", nil); w.Code != http.StatusSeeOther {
 		t.Errorf("the page of a setup not running: %d", w.Code)
+	}
+}
+
+// TestRingingHasAStopOnEveryPage: what rings is named on every page with
+// a Stop that silences it and comes back to the same page; the timers
+// page lists it as ringing with its own Stop, and counts the others down.
+func TestRingingHasAStopOnEveryPage(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	b.post("/timers", url.Values{"kind": {"timer"}, "name": {"tea"}, "minutes": {"4"}})
+	b.post("/timers", url.Values{"kind": {"timer"}, "name": {"eggs"}, "minutes": {"9"}})
+	if body := b.do("GET", "/memory", nil).Body.String(); !strings.Contains(body, `id="ringing" aria-live="assertive" hidden`) {
+		t.Errorf("the Stop banner shows with nothing ringing:\n%s", body)
+	}
+	r.house.ring("a1")
+	for _, p := range []string{"/", "/memory", "/settings", "/timers"} {
+		body := b.do("GET", p, nil).Body.String()
+		if !strings.Contains(body, "The tea timer is ringing.") || strings.Contains(body, `aria-live="assertive" hidden`) ||
+			!strings.Contains(body, `<input type="hidden" name="back" value="`+p+`">`) {
+			t.Errorf("%s does not show the ringing tea timer with its Stop:\n%s", p, body)
+		}
+	}
+	timers := b.do("GET", "/timers", nil).Body.String()
+	if !strings.Contains(timers, `aria-label="Stop the timer tea">Stop</button>`) || !strings.Contains(timers, `<time class="countdown"`) {
+		t.Errorf("the timers page does not list tea as ringing and eggs counting down:\n%s", timers)
+	}
+	w := b.post("/alerts/stop", url.Values{"back": {"/memory"}})
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/memory" {
+		t.Fatalf("stop: %d %s", w.Code, w.Header().Get("Location"))
+	}
+	if body := b.do("GET", "/memory", nil).Body.String(); !strings.Contains(body, "Stopped.") || strings.Contains(body, "The tea timer is ringing.") {
+		t.Errorf("after the Stop:\n%s", body)
+	}
+	if w := b.post("/alerts/stop", url.Values{"back": {"//evil.example/"}}); w.Header().Get("Location") != "/" {
+		t.Errorf("a Stop sent back to another site: %s", w.Header().Get("Location"))
+	}
+}
+
+func TestLeft(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{{-time.Second, "now"}, {4*time.Minute + 59*time.Second, "4:59"}, {time.Hour + 2*time.Minute + 3*time.Second, "1:02:03"}, {51 * time.Hour, "2 days 3 h"}} {
+		if got := left(now.Add(tc.d), now); got != tc.want {
+			t.Errorf("left(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestResetPassword: Reset logs every browser out, forgets the password
+// and asks for a new code; a page started later over the same store asks
+// for the same code, as does one after Reset on the store alone.
+func TestResetPassword(t *testing.T) {
+	r := newRig(t)
+	b := r.setUp()
+	code, err := r.srv.Reset(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, pending := r.srv.SetupCode(); !pending || got != code {
+		t.Fatalf("after Reset the page asks for %q (pending %v), want %q", got, pending, code)
+	}
+	if w := b.do("GET", "/memory", nil); w.Code != http.StatusSeeOther {
+		t.Errorf("the browser is still logged in after the reset: %d", w.Code)
+	}
+	if w := r.browser().do("POST", "/login", url.Values{"password": {"correct horse"}}); w.Code == http.StatusSeeOther {
+		t.Error("the old password logs in after the reset")
+	}
+	st := r.srv.access.keep()
+	later, err := New(t.Context(), Options{API: r.srv.o.API, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := later.SetupCode(); got != code {
+		t.Errorf("a page started after the reset asks for %q, want %q", got, code)
+	}
+	offline, err := Reset(t.Context(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := New(t.Context(), Options{API: r.srv.o.API, Store: st}); again == nil {
+		t.Fatal("no page")
+	} else if got, _ := again.SetupCode(); got != offline {
+		t.Errorf("after Reset on the store the page asks for %q, want %q", got, offline)
+	}
+}
+
+// downBox is a box whose model server does not answer.
+type downBox struct{ box }
+
+func (d *downBox) Status(ctx context.Context) control.Status {
+	st := d.box.Status(ctx)
+	st.Links = []control.Check{{Name: "model server", Detail: "http://gpu.lan:11434, unreachable: llm: version: dial tcp 10.0.0.9:11434: connect: connection refused"}}
+	return st
+}
+
+// TestStatusLeadsWithTheAnswer: with the model server down the status page
+// says first, in one plain sentence, that it answers only simple things
+// and what to do; the raw error is only in the details fold.
+func TestStatusLeadsWithTheAnswer(t *testing.T) {
+	r := newRig(t)
+	r.srv.o.API.Box = &downBox{box{state: "idle"}}
+	b := r.setUp()
+	body := b.do("GET", "/", nil).Body.String()
+	answer := strings.Index(body, "Only simple things: it cannot reach its model server (http://gpu.lan:11434)")
+	details := strings.Index(body, "<details")
+	raw := strings.Index(body, "connection refused")
+	if answer < 0 || details < 0 || raw < details || answer > details {
+		t.Errorf("the answer at %d, the details fold at %d, the raw error at %d:\n%s", answer, details, raw, body)
+	}
+	if !strings.Contains(body, `<a href="/setup/model">Put it right</a>`) || strings.Contains(body, "All checks pass</span>") && !strings.Contains(body, "<details") {
+		t.Errorf("no way to put it right:\n%s", body)
 	}
 }

@@ -70,7 +70,7 @@ func New(o Options) (*Engine, error) {
 	}
 	path, err := exec.LookPath(o.Program)
 	if err != nil {
-		return nil, fmt.Errorf("espeak: %w (%v)", ErrNotInstalled, err)
+		return nil, fmt.Errorf("%w (%v)", ErrNotInstalled, err)
 	}
 	voices := maps.Clone(DefaultVoices)
 	maps.Copy(voices, o.Voices)

@@ -1,6 +1,9 @@
 package voice
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // State is what the pipeline is doing.
 type State int
@@ -39,4 +42,26 @@ type Status struct {
 	Err error
 	// FollowUp marks Listening in the follow-up window after a reply.
 	FollowUp bool
+}
+
+// Turn is one voice turn as it went, reported once it is over: for a view
+// of the last turns, and so that the record of what was said keeps only
+// what the speaker said. Heard and Said are user content: show them, never
+// log them at Info.
+type Turn struct {
+	ID    uint64
+	Began time.Time // the press, or the follow-up window's opening
+	// Heard is the transcript; "" when nothing was heard.
+	Heard string
+	// Said are the reply's sentences that began to play, in order.
+	Said []string
+	// Cut is set when a press or a stop ended the turn before its reply
+	// was all said.
+	Cut bool
+	// Endpoint is from the press to the end of the utterance;
+	// Transcribe, the transcription; FirstAudio, from the end of the
+	// utterance to the reply's first sound. Zero for a stage not reached.
+	Endpoint, Transcribe, FirstAudio time.Duration
+	// Err is why the turn failed; "" when it did not.
+	Err string
 }

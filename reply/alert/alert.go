@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +31,9 @@ type Alert struct {
 	// Missed is said instead, once the box can speak again, when the
 	// alert could not be heard (the speaker was gone).
 	Missed string
+	// Done is called once the alert has stopped ringing, however it
+	// stopped, or was dropped before it rang: the Ringer must call it.
+	Done func()
 }
 
 // Ringer rings alerts: the box's pipeline, through device/box.
@@ -39,6 +44,9 @@ type Ringer interface {
 	// StopAlerts silences the ringing alert and drops those waiting,
 	// reporting whether there was any. It is safe from any goroutine.
 	StopAlerts() bool
+	// StopAlert silences the alert of id, ringing or waiting, reporting
+	// whether there was one.
+	StopAlert(id string) bool
 }
 
 // Options configure a Service: the schedule's options (Store is required).
@@ -50,8 +58,9 @@ type Service struct {
 	*schedule.Scheduler
 	log *slog.Logger
 
-	mu     sync.Mutex
-	ringer Ringer // while Run runs
+	mu      sync.Mutex
+	ringer  Ringer                  // while Run runs
+	ringing map[string]storage.Item // handed to the ringer and not yet stopped
 }
 
 // New returns the service over o.Store. Nothing rings until Run.
@@ -64,7 +73,7 @@ func New(o Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{Scheduler: s, log: log.With("pkg", "alert")}, nil
+	return &Service{Scheduler: s, log: log.With("pkg", "alert"), ringing: map[string]storage.Item{}}, nil
 }
 
 // ErrRunning reports a second Run while one runs.
@@ -84,10 +93,15 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 	defer func() {
 		s.mu.Lock()
 		s.ringer = nil
+		clear(s.ringing)
 		s.mu.Unlock()
 	}()
 	err := s.Scheduler.Run(ctx, func(a schedule.Alert) {
-		r.Ring(Alert{ID: a.Item.ID, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed()})
+		id := a.Item.ID
+		s.mu.Lock()
+		s.ringing[id] = a.Item
+		s.mu.Unlock()
+		r.Ring(Alert{ID: id, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed(), Done: func() { s.stopped(id) }})
 	})
 	if err != nil && ctx.Err() == nil {
 		return err
@@ -100,11 +114,51 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 func (s *Service) StopAlerts() bool {
 	s.mu.Lock()
 	r := s.ringer
+	was := slices.Collect(maps.Keys(s.ringing))
 	s.mu.Unlock()
 	if r == nil {
 		return false
 	}
-	return r.StopAlerts()
+	stopped := r.StopAlerts()
+	s.stopped(was...) // silenced now, whenever the ringer reports it done
+	return stopped
+}
+
+// stopped forgets that the items of ids ring.
+func (s *Service) stopped(ids ...string) {
+	s.mu.Lock()
+	for _, id := range ids {
+		delete(s.ringing, id)
+	}
+	s.mu.Unlock()
+}
+
+// Ringing lists the items ringing now, or waiting their turn to ring,
+// oldest due first.
+func (s *Service) Ringing() []storage.Item {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]storage.Item, 0, len(s.ringing))
+	for _, it := range s.ringing {
+		out = append(out, it)
+	}
+	slices.SortFunc(out, func(a, b storage.Item) int { return a.Due.Compare(b.Due) })
+	return out
+}
+
+// StopAlert silences the item of id if it rings (or waits to), reporting
+// whether it did.
+func (s *Service) StopAlert(id string) bool {
+	s.mu.Lock()
+	r := s.ringer
+	_, ringing := s.ringing[id]
+	s.mu.Unlock()
+	if r == nil || !ringing {
+		return false
+	}
+	stopped := r.StopAlert(id)
+	s.stopped(id)
+	return stopped
 }
 
 // Request is a timer, alarm or reminder set from outside a conversation

@@ -32,11 +32,34 @@ func (b *bell) Ring(a Alert) {
 
 func (b *bell) StopAlerts() bool {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.stops++
 	was := b.ringing
 	b.ringing = false
+	rung := slices.Clone(b.rung)
+	b.mu.Unlock()
+	if was {
+		for _, a := range rung {
+			a.Done() // done twice for one rung before: the service must not mind
+		}
+	}
 	return was
+}
+
+// StopAlert stops the one alert of id the bell rings, as the pipeline does.
+func (b *bell) StopAlert(id string) bool {
+	b.mu.Lock()
+	i := slices.IndexFunc(b.rung, func(a Alert) bool { return a.ID == id })
+	var a Alert
+	if i >= 0 {
+		a = b.rung[i]
+		b.rung = slices.Delete(b.rung, i, i+1)
+	}
+	b.mu.Unlock()
+	if i < 0 {
+		return false
+	}
+	a.Done()
+	return true
 }
 
 func (b *bell) seen() ([]Alert, int) {
@@ -77,6 +100,10 @@ func TestServiceRingsAndStops(t *testing.T) {
 			t.Fatalf("rang %+v, want the tea timer once", rung)
 		}
 
+		if r := svc.Ringing(); len(r) != 1 || r[0].Name != "tea" {
+			t.Errorf("Ringing while the tea timer rings: %+v", r)
+		}
+
 		// The stop command reaches the ringer through the service.
 		reg := command.NewRegistry(command.Options{Location: time.UTC})
 		if err := reg.Register(builtin.All(builtin.Deps{Schedule: svc, Alerts: svc})...); err != nil {
@@ -86,12 +113,46 @@ func TestServiceRingsAndStops(t *testing.T) {
 		if _, stops := b.seen(); resp.Data["stopped_ringing"] != true || stops != 1 {
 			t.Errorf("stop: %+v after %d stops, want stopped_ringing", resp, stops)
 		}
+		if r := svc.Ringing(); len(r) != 0 {
+			t.Errorf("Ringing after stop: %+v", r)
+		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
 		}
 		if _, stops := b.seen(); svc.StopAlerts() || stops != 1 {
 			t.Error("StopAlerts after Run reached the ringer")
+		}
+	})
+}
+
+// TestStopOneAlert: StopAlert silences the one item of its id, and
+// Ringing lists what rings until then.
+func TestStopOneAlert(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		svc, err := New(Options{Store: newMemStore(), Location: time.UTC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &bell{}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go svc.Run(ctx, b)
+		tea, _ := svc.AddTimer(t.Context(), "tea", time.Minute)
+		eggs, _ := svc.AddTimer(t.Context(), "eggs", 2*time.Minute)
+		time.Sleep(3 * time.Minute)
+		synctest.Wait()
+		if r := svc.Ringing(); len(r) != 2 || r[0].ID != tea.ID || r[1].ID != eggs.ID {
+			t.Fatalf("Ringing: %+v, want tea then eggs", r)
+		}
+		if svc.StopAlert("nothing") {
+			t.Error("StopAlert stopped an id that does not ring")
+		}
+		if !svc.StopAlert(tea.ID) {
+			t.Error("StopAlert did not stop the tea timer")
+		}
+		if r := svc.Ringing(); len(r) != 1 || r[0].ID != eggs.ID {
+			t.Errorf("Ringing after the tea timer stopped: %+v, want eggs", r)
 		}
 	})
 }

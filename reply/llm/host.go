@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -47,5 +48,30 @@ func ParseHost(s string) (*url.URL, error) {
 		}
 		port = p
 	}
+	if host != "" && !hostName(host) { // "" is Ollama's own reading of ":11434"
+		return nil, fmt.Errorf("llm: host %q: %q is not a host name or an IP address", s, host)
+	}
 	return &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port), Path: path}, nil
+}
+
+// hostName reports whether h is an IP address or a host name: labels of
+// letters, digits, hyphens and underscores, joined by dots.
+func hostName(h string) bool {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 || strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }

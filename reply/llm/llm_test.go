@@ -286,7 +286,7 @@ func TestParseHostMatchesOllama(t *testing.T) {
 			t.Errorf("ParseHost(%q) = %s, Ollama reads %s", in, got, want)
 		}
 	}
-	for _, bad := range []string{"box.lan:99999", "box.lan:http", "ftp://box.lan"} {
+	for _, bad := range []string{"box.lan:99999", "box.lan:http", "ftp://box.lan", "not a host::", "box lan", "http://box..lan", "-box.lan"} {
 		if _, err := ParseHost(bad); err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("ParseHost(%q) = %v, want an error naming it", bad, err)
 		}

@@ -53,6 +53,17 @@ define HARK_SYSTEM_INSTALL_TARGET_CMDS
 	mkdir -p $(TARGET_DIR)/etc/wpa_supplicant
 	ln -sf /data/network/wpa_supplicant-wlan0.conf \
 		$(TARGET_DIR)/etc/wpa_supplicant/wpa_supplicant-wlan0.conf
+	$(INSTALL) -D -m 0755 $(HARK_SYSTEM_FILES)/hark-wifi-prepare \
+		$(TARGET_DIR)/usr/libexec/hark/hark-wifi-prepare
+endef
+
+# The box's own access point (hostapd, dnsmasq) and its captive page, for
+# a board on no network: see device/network and buildroot/README.md.
+HARK_SYSTEM_WIFI_UNITS = hark-ap.path hark-ap.service hark-ap-dhcp.service hark-captive.socket
+
+# wpa_cli's control socket is open to the netdev group, hark among it.
+define HARK_SYSTEM_USERS
+	- - netdev -1 * - - - Wi-Fi control
 endef
 
 define HARK_SYSTEM_INSTALL_INIT_SYSTEMD
@@ -67,6 +78,13 @@ define HARK_SYSTEM_INSTALL_INIT_SYSTEMD
 		$(TARGET_DIR)/usr/lib/systemd/system.conf.d/10-hark-watchdog.conf
 	$(INSTALL) -D -m 0644 $(HARK_SYSTEM_FILES)/40-hark-system.preset \
 		$(TARGET_DIR)/usr/lib/systemd/system-preset/40-hark-system.preset
+	$(foreach u,$(HARK_SYSTEM_WIFI_UNITS), \
+		$(INSTALL) -D -m 0644 $(HARK_SYSTEM_FILES)/$(u) \
+			$(TARGET_DIR)/usr/lib/systemd/system/$(u)$(sep))
+	$(INSTALL) -D -m 0644 $(HARK_SYSTEM_FILES)/hark-wifi.conf \
+		$(TARGET_DIR)/usr/lib/systemd/system/hark.service.d/20-hark-wifi.conf
+	$(INSTALL) -D -m 0644 $(HARK_SYSTEM_FILES)/45-hark-wifi.preset \
+		$(TARGET_DIR)/usr/lib/systemd/system-preset/45-hark-wifi.preset
 endef
 
 $(eval $(generic-package))

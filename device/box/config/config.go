@@ -55,6 +55,7 @@ type Config struct {
 	Lookup         Lookup    `toml:"lookup"`
 	MCP            MCP       `toml:"mcp"`
 	Web            Web       `toml:"web"`
+	WiFi           WiFi      `toml:"wifi"`
 	Sim            Sim       `toml:"sim"`
 }
 
@@ -67,6 +68,10 @@ type Lookup struct {
 	Allow       []string `toml:"allow"`
 }
 
+// SimWebListen is where the simulation's web page listens unless [web]
+// listen says otherwise: this computer only.
+const SimWebListen = "127.0.0.1:8080"
+
 // Web configures the box's web page.
 type Web struct {
 	Listen     string   `toml:"listen"`
@@ -74,6 +79,7 @@ type Web struct {
 	IdleExpiry Duration `toml:"idle_expiry"`
 	TLS        string   `toml:"tls"`
 	Names      []string `toml:"names"`
+	MDNS       bool     `toml:"mdns"`
 }
 
 // MCP configures the Model Context Protocol servers whose tools the
@@ -139,6 +145,7 @@ type Endpoint struct {
 // Assistant configures the persona and the conversation.
 type Assistant struct {
 	Name              string   `toml:"name"`
+	Room              string   `toml:"room"`
 	Place             string   `toml:"place"`
 	TimeZone          string   `toml:"time_zone"`
 	ConversationLapse Duration `toml:"conversation_lapse"`
@@ -319,6 +326,16 @@ type Sim struct {
 	// 3339), not synchronised, as a board without a real-time clock boots;
 	// empty is the computer's clock, synchronised.
 	BootClock string `toml:"boot_clock"`
+	// NoNetwork plays a box on no network: its own Wi-Fi opens (pretended)
+	// and the page's Wi-Fi setup can be tried.
+	NoNetwork bool `toml:"no_network"`
+}
+
+// WiFi configures the box's own access point, which a board without a
+// network opens so that a phone can give it one.
+type WiFi struct {
+	Hotspot bool     `toml:"hotspot"`
+	Grace   Duration `toml:"grace"`
 }
 
 // Default returns the built-in configuration.
@@ -363,8 +380,9 @@ func Default() Config {
 		Update:  Update{Every: Duration{24 * time.Hour}},
 		Center:  Center{Listen: ":8765"},
 		MCP:     MCP{Servers: []MCPServer{}},
-		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}, TLS: "auto", Names: []string{}},
+		Web:     Web{Listen: ":8080", IdleExpiry: Duration{30 * time.Minute}, TLS: "auto", Names: []string{}, MDNS: true},
 		Lookup:  Lookup{Allow: []string{}},
+		WiFi:    WiFi{Hotspot: true, Grace: Duration{2 * time.Minute}},
 		Sim:     Sim{Realtime: true, SpeakerRate: 48000, SpeakerChannels: 2, KeepReplies: 20},
 	}
 }

@@ -252,6 +252,7 @@ func TestSettingsFromThePage(t *testing.T) {
 		{"listen.mode", "shout", "not one of"},
 		{"audio.volume", "loud", "not a whole number"},
 		{"board", "usb", "not set on this page"},
+		{"ollama.host", "not a host::", "is not a host name or an IP address"},
 	} {
 		if err := l.SaveSetting(path, tc.key, tc.value, vars); !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s = %s: %v, want %q", tc.key, tc.value, err, tc.want)

@@ -293,6 +293,11 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 		}
 	}
 	ck.positive("tts.deadline", c.TTS.Deadline)
+	if ck.l.Sources["web.listen"] == "default" && c.Board == "sim" {
+		// The simulation's page is this computer's only, unless the
+		// configuration says otherwise.
+		c.Web.Listen = SimWebListen
+	}
 	if l := c.Web.Listen; l != "" {
 		if _, port, err := net.SplitHostPort(l); err != nil || port == "" {
 			ck.bad("web.listen", "%q is not HOST:PORT or :PORT (\"\" turns the page off)", l)
@@ -302,6 +307,7 @@ func (ck *checker) places(c *Config, r *Resolved, env Env) {
 		ck.bad("memory_limit_mib", "%d is negative (0 turns the limit off)", c.MemoryLimitMiB)
 	}
 	ck.positive("web.idle_expiry", c.Web.IdleExpiry)
+	ck.positive("wifi.grace", c.WiFi.Grace)
 	ck.oneOf("web.tls", c.Web.TLS, []string{"auto", "on", "off"})
 	for i, ms := range c.MCP.Servers {
 		s := mcp.Server{Name: ms.Name, Command: ms.Command, Env: ms.Env, URL: ms.URL, TokenSecret: ms.TokenSecret,

@@ -23,7 +23,7 @@ const SettingsFile = "settings.toml"
 // Settable are the keys the web page offers, in its order: what a user
 // of a speaker changes, not how it is built.
 var Settable = []string{
-	"assistant.name", "assistant.place", "assistant.time_zone",
+	"assistant.name", "assistant.room", "assistant.place", "assistant.time_zone", "whisper.language",
 	"audio.volume", "audio.earcons", "audio.earcon_start", "audio.earcon_end",
 	"audio.earcon_error", "audio.earcon_thinking", "tts.voice", "tts.rate",
 	"listen.mode", "pipeline.follow_up", "button.double_action",
@@ -70,6 +70,7 @@ func Help(key string) string {
 func Choices(key string) []string {
 	return map[string][]string{
 		"listen.mode":           {"tap", "hold"},
+		"whisper.language":      {"auto", "en", "de", "fr", "es"},
 		"pipeline.follow_up":    {"off", "when-asked", "always"},
 		"button.double_action":  {"mute", "stop", "none"},
 		"weather.units":         {"metric", "imperial"},

@@ -57,6 +57,8 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"merk dir, dass mein Fahrrad blau ist", "remember", "map[fact:mein fahrrad blau ist]"},
 		{"was weißt du über mein Fahrrad", "search_memory", "map[query:mein fahrrad]"},
 		{"vergiss, dass mein Fahrrad blau ist", "forget", "map[fact:mein fahrrad blau ist]"},
+		{"Wie ist deine Webadresse?", "device_status", "map[detail:web]"},
+		{"Was ist deine IP-Adresse?", "device_status", "map[detail:ip]"},
 	},
 	locale.French: {
 		{"mets un minuteur de 5 minutes", "set_timer", "map[duration:5m0s]"},
@@ -100,6 +102,8 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"souviens-toi que mon vélo est bleu", "remember", "map[fact:mon vélo est bleu]"},
 		{"que sais-tu de mon vélo", "search_memory", "map[query:mon vélo]"},
 		{"oublie que mon vélo est bleu", "forget", "map[fact:mon vélo est bleu]"},
+		{"Quelle est l'adresse de ta page web ?", "device_status", "map[detail:web]"},
+		{"Quelle est ton adresse IP ?", "device_status", "map[detail:ip]"},
 	},
 	locale.Spanish: {
 		{"cuánto es doce por cuatro", "calculate", "map[a:12 b:4 operation:multiply]"},
@@ -142,6 +146,8 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"recuerda que mi bici es azul", "remember", "map[fact:mi bici es azul]"},
 		{"qué sabes de mi bici", "search_memory", "map[query:mi bici]"},
 		{"olvida que mi bici es azul", "forget", "map[fact:mi bici es azul]"},
+		{"¿Cuál es tu dirección web?", "device_status", "map[detail:web]"},
+		{"¿Cuál es tu dirección IP?", "device_status", "map[detail:ip]"},
 	},
 }
 

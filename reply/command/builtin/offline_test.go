@@ -50,7 +50,8 @@ func (a *countAlerts) StopAlerts() bool {
 type fixedStatus struct{}
 
 func (fixedStatus) Status(context.Context) DeviceStatus {
-	return DeviceStatus{Version: "1.2.3", Uptime: 3 * time.Hour, Addresses: []string{"192.168.1.20"}, DiskUsed: 1 << 30, DiskTotal: 8 << 30, Model: "llama3.2:3b"}
+	return DeviceStatus{Version: "1.2.3", Uptime: 3 * time.Hour, Addresses: []string{"192.168.1.20"}, DiskUsed: 1 << 30, DiskTotal: 8 << 30, Model: "llama3.2:3b",
+		Web: []string{"https://hark.local:8080", "https://192.168.1.20:8080"}}
 }
 
 // Sunday 22 November 2026, 10:15 in Berlin.
@@ -274,7 +275,8 @@ func TestOfflineAnswers(t *testing.T) {
 		{"what's the volume", "The volume is 40."},
 		{"remember that my sister's birthday is on March 3rd", "OK, I'll remember that."},
 		{"what do you remember about my sister's birthday", "You told me: your sister's birthday is on March 3rd."},
-		{"what's your ip address", "My IP address is 192.168.1.20."},
+		{"what's your ip address", "My IP address is 192.168.1.20. To set me up, open 192.168.1.20:8080 in your browser."},
+		{"what's your web address", "Open hark.local:8080 in your browser, or 192.168.1.20:8080."},
 	}
 	for _, tt := range tests {
 		if got, _ := f.say(t, tt.say); got != tt.want {

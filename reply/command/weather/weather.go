@@ -89,22 +89,22 @@ func (c *Client) get(ctx context.Context, base string, q url.Values, v any) erro
 	}
 	resp, err := c.o.HTTPClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("weather: %w: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return fmt.Errorf("weather: %w: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct {
 			Reason string `json:"reason"`
 		}
 		json.Unmarshal(body, &e)
-		return fmt.Errorf("weather: %w: HTTP %d %s", ErrUnavailable, resp.StatusCode, e.Reason)
+		return fmt.Errorf("%w: HTTP %d %s", ErrUnavailable, resp.StatusCode, e.Reason)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("weather: %w: malformed answer: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: malformed answer: %w", ErrUnavailable, err)
 	}
 	return nil
 }
@@ -178,12 +178,12 @@ func (c *Client) Forecast(ctx context.Context, p Place) (Forecast, error) {
 	f.Temperature, f.Humidity, f.Code, f.Wind = r.Current.Temperature, r.Current.Humidity, r.Current.Code, r.Current.Wind
 	d := r.Daily
 	if len(d.Code) != len(d.Time) || len(d.Max) != len(d.Time) || len(d.Min) != len(d.Time) {
-		return Forecast{}, fmt.Errorf("weather: %w: malformed daily forecast", ErrUnavailable)
+		return Forecast{}, fmt.Errorf("%w: malformed daily forecast", ErrUnavailable)
 	}
 	for i, day := range d.Time {
 		t, err := time.Parse("2006-01-02", day)
 		if err != nil {
-			return Forecast{}, fmt.Errorf("weather: %w: malformed date %q", ErrUnavailable, day)
+			return Forecast{}, fmt.Errorf("%w: malformed date %q", ErrUnavailable, day)
 		}
 		rain := 0
 		if i < len(d.RainChance) && d.RainChance[i] != nil {

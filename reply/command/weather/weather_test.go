@@ -151,8 +151,8 @@ func TestWeatherMalformedAnswer(t *testing.T) {
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"daily":{"time":["x"]}}`)) }))
 	defer bad.Close()
 	_, err := New(Options{ForecastURL: bad.URL}).Forecast(t.Context(), Place{})
-	if err == nil || !strings.Contains(err.Error(), "malformed") {
-		t.Errorf("err = %v", err)
+	if err == nil || !strings.Contains(err.Error(), "malformed") || strings.Count(err.Error(), "weather:") != 1 {
+		t.Errorf("err = %v, want one weather: prefix and the word malformed", err)
 	}
 }
 
