@@ -208,8 +208,24 @@ func (m *Machine) Login(ctx context.Context, mark int) error {
 	if _, _, err := m.Expect(ctx, mark, shellReady); err != nil {
 		return fmt.Errorf("qemu: login: %w", err)
 	}
-	_, _, err := m.Shell(ctx, "stty -echo; PS1=''; PS2=''; export SYSTEMD_PAGER='' SYSTEMD_COLORS=0 TERM=dumb; dmesg -n 1")
-	return err
+	// Without line editing bash reads through the terminal, whose echo
+	// stty turns off (readline would echo by itself). A line typed while
+	// the shell is still starting can be lost, so it is sent until the
+	// shell answers.
+	setup := "set +o emacs +o vi; stty -echo; PS1=''; PS2=''; export SYSTEMD_PAGER='' SYSTEMD_COLORS=0 TERM=dumb; dmesg -n 1"
+	var err error
+	for range 5 {
+		tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, _, err = m.Shell(tctx, setup)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("qemu: login: %w", err)
+	}
+	return nil
 }
 
 // Shell runs a command line in the console's root shell and returns what
@@ -221,8 +237,9 @@ func (m *Machine) Shell(ctx context.Context, line string) (string, int, error) {
 	n := m.seq
 	mark := m.Mark()
 	// The markers are written so that their echo (before stty -echo)
-	// cannot match what the command prints.
-	cmd := fmt.Sprintf("{ %s ; } 2>&1 </dev/null | sed 's/^/@@%d| /'; printf '@@%%s:%%s\\n' E%d \"${PIPESTATUS[0]}\"\n", line, n, n)
+	// cannot match what the command prints: the shell joins the quoted
+	// pieces, the echo shows them apart.
+	cmd := fmt.Sprintf("{ %s ; } 2>&1 </dev/null | sed 's/^/@@%d''| /'; printf '@@%%s:%%s\\n' E%d \"${PIPESTATUS[0]}\"\n", line, n, n)
 	if err := m.Send(cmd); err != nil {
 		return "", 0, fmt.Errorf("qemu: shell: %w", err)
 	}
