@@ -69,6 +69,15 @@ install -D -m 0644 "$sys/rauc-data.conf" "$units/rauc.service.d/10-hark-data.con
 install -D -m 0644 "$sys/wpa-supplicant-data.conf" "$units/wpa_supplicant@wlan0.service.d/10-hark-data.conf"
 install -D -m 0644 "$sys/watchdog.conf" "$root/usr/lib/systemd/system.conf.d/10-hark-watchdog.conf"
 install -D -m 0644 "$sys/40-hark-system.preset" "$root/usr/lib/systemd/system-preset/40-hark-system.preset"
+# The box's own access point and its captive page (HARK_SYSTEM_WIFI_UNITS);
+# wpa_cli's socket is open to the netdev group (HARK_SYSTEM_USERS).
+install -D -m 0755 "$sys/hark-wifi-prepare" "$root/usr/libexec/hark/hark-wifi-prepare"
+for u in hark-ap.path hark-ap.service hark-ap-dhcp.service hark-captive.socket; do
+	install -D -m 0644 "$sys/$u" "$units/$u"
+done
+install -D -m 0644 "$sys/hark-wifi.conf" "$units/hark.service.d/20-hark-wifi.conf"
+install -D -m 0644 "$sys/45-hark-wifi.preset" "$root/usr/lib/systemd/system-preset/45-hark-wifi.preset"
+grep -q '^netdev:' "$root/etc/group" || groupadd -R "$root" --system netdev
 
 # --- The emulated board ---------------------------------------------------------
 cp -R --no-preserve=ownership "$br/qemu/rootfs/." "$root/"
@@ -76,7 +85,7 @@ cp -R --no-preserve=ownership "$br/qemu/rootfs/." "$root/"
 # The presets' "enable" lines, as Buildroot's systemctl preset-all applies
 # them; a unit the image does not have (wpa_supplicant, the mixer of
 # another HAT) is skipped, as there.
-for p in "$root"/usr/lib/systemd/system-preset/40-hark-system.preset "$root"/usr/lib/systemd/system-preset/50-hark.preset; do
+for p in "$root"/usr/lib/systemd/system-preset/4[05]-hark-*.preset "$root"/usr/lib/systemd/system-preset/50-hark.preset; do
 	while read -r verb unit inst; do
 		[ "$verb" = enable ] || continue
 		[ -e "$units/$unit" ] || [ -e "$root/lib/systemd/system/$unit" ] || continue
