@@ -209,14 +209,19 @@ func (m *Machine) Login(ctx context.Context, mark int) error {
 		return fmt.Errorf("qemu: login: %w", err)
 	}
 	// Without line editing bash reads through the terminal, whose echo
-	// stty turns off (readline would echo by itself). A line typed while
-	// the shell is still starting can be lost, so it is sent until the
-	// shell answers.
-	setup := "set +o emacs +o vi; stty -echo; PS1=''; PS2=''; export SYSTEMD_PAGER='' SYSTEMD_COLORS=0 TERM=dumb; dmesg -n 1"
+	// stty turns off (readline would echo by itself). The settings are
+	// typed as they are (Shell's pipeline would run them in a subshell),
+	// then a marker whose echo cannot match it. A line typed while the
+	// shell is still starting can be lost, so it is sent until it answers.
 	var err error
-	for range 5 {
+	for try := 1; try <= 5; try++ {
+		mark := m.Mark()
+		err = m.Send(fmt.Sprintf("set +o emacs +o vi; stty -echo; PS1=''; PS2=''; export SYSTEMD_PAGER='' SYSTEMD_COLORS=0 TERM=dumb; dmesg -n 1; printf '@@%%s\\n' LOGIN%d\n", try))
+		if err != nil {
+			break
+		}
 		tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		_, _, err = m.Shell(tctx, setup)
+		_, _, err = m.Expect(tctx, mark, regexp.MustCompile(fmt.Sprintf(`@@LOGIN%d\r?\n`, try)))
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			break
