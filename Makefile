@@ -326,7 +326,8 @@ $(WHISPER_DIR)/pi4/lib/libwhisper.a:
 # signed update that boots B and keeps the data, a bad update that rolls
 # back to A, a power cut mid-install, a bundle signed by another key. The
 # card is version 1.0.0 and the update 1.0.1, whatever git says.
-# BOOT_TEST_FLAGS=-short: only the first boot to READY and the self-test.
+# BOOT_TEST_FLAGS=-short: only the first boot: READY, the self-test, the web
+# page, the watchdog.
 boot-test: $(WHISPER_DIR)/pi4/lib/libwhisper.a
 	$(MAKE) --no-print-directory cross-whisper-pi4 VERSION=1.0.0 CROSS_OUT=$(BOOT_TEST_OUT)/bin-1.0.0
 	HARK_BIN=$(BOOT_TEST_OUT)/bin-1.0.0/hark HARK_VERSION=1.0.0 QEMU_OUT=$(BOOT_TEST_OUT)/card buildroot/qemu/image.sh

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var units = []string{"hark.service", "hark-health.service", "hark-update.service", "hark-update.timer", "hark-firstboot.service", "hark-clock.service"}
@@ -228,5 +229,26 @@ func TestTimeOrdering(t *testing.T) {
 	}
 	if caps := keysOf(t, "hark-clock.service")["CapabilityBoundingSet"]; len(caps) != 1 {
 		t.Errorf("hark-clock.service may use %v, want only CAP_SYS_TIME", caps)
+	}
+}
+
+// TestHarkFlagsParse: hark reads its flags with Go's flag package, so a
+// duration on an ExecStart line is Go's form ("3m"), not systemd's
+// ("3min"), which hark refuses, failing the unit.
+func TestHarkFlagsParse(t *testing.T) {
+	durationLike := regexp.MustCompile(`^[0-9]+[a-zµ]+$`)
+	for _, u := range units {
+		line := keysOf(t, u)["ExecStart"]
+		if len(line) == 0 || line[0] != "/usr/bin/hark" {
+			continue
+		}
+		for i, arg := range line[1:] {
+			if !durationLike.MatchString(arg) || i == 0 || !strings.HasPrefix(line[i], "-") {
+				continue
+			}
+			if _, err := time.ParseDuration(arg); err != nil {
+				t.Errorf("%s: ExecStart gives %s %s, which hark's flags refuse: %v", u, line[i], arg, err)
+			}
+		}
 	}
 }

@@ -254,6 +254,9 @@ tar -C "$root" --numeric-owner -xf "$base"
 mkdir -p "$root/dev" "$root/proc" "$root/sys" "$root/run" "$root/tmp"
 chmod 1777 "$root/tmp"
 "$here/install-hark.sh" "$root" "$repo" "$hark_bin" "$version" "$model" "$profile" "$compatible" "$keys/ca.cert.pem"
+# Under emulation the model's test load takes minutes (install-hark.sh
+# ended hark.toml with its [whisper] section).
+echo 'load_timeout = "20m"' >>"$root/etc/hark/hark.toml"
 # The kernel and the initramfs U-Boot loads from the slot (boot.cmd).
 install -D -m 0644 "$kdir/boot/vmlinuz-$kver" "$root/boot/Image"
 install -D -m 0644 "$initrd" "$root/boot/initrd"

@@ -28,6 +28,9 @@ units=$root/usr/lib/systemd/system
 install -D -m 0755 "$hark_bin" "$root/usr/bin/hark"
 mkdir -p "$root/usr/share/hark"
 printf '%s\n' "$version" >"$root/usr/share/hark/version"
+# The binary carries Home Assistant's intents (CC BY 4.0): their
+# attribution ships with them.
+install -D -m 0644 "$repo/locale/intent/data/README.md" "$root/usr/share/doc/hark/home-assistant-intents.md"
 install -D -m 0644 "$prof/asound.conf" "$root/etc/asound.conf"
 install -D -m 0644 "$prof/hark.toml" "$root/etc/hark/hark.toml"
 # BR2_PACKAGE_HARK_WHISPER_MODEL: the model in the image, named in hark.toml.

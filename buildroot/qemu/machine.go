@@ -73,6 +73,9 @@ func Start(ctx context.Context, o Options) (*Machine, error) {
 		"-drive", "file=" + o.Disk + ",format=raw,if=virtio,cache=unsafe",
 		"-netdev", netdev, "-device", "virtio-net-pci,netdev=n0,romfile=",
 		"-device", "virtio-rng-pci",
+		// The board's hardware watchdog, which systemd keeps fed
+		// (RuntimeWatchdogSec); a Pi has its SoC's.
+		"-device", "i6300esb",
 	}
 	cmd := exec.CommandContext(ctx, "qemu-system-aarch64", args...)
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
@@ -205,8 +208,29 @@ func (m *Machine) Login(ctx context.Context, mark int) error {
 	if _, _, err := m.Expect(ctx, mark, shellReady); err != nil {
 		return fmt.Errorf("qemu: login: %w", err)
 	}
-	_, _, err := m.Shell(ctx, "stty -echo; PS1=''; PS2=''; export SYSTEMD_PAGER='' SYSTEMD_COLORS=0 TERM=dumb; dmesg -n 1")
-	return err
+	// Without line editing bash reads through the terminal, whose echo
+	// stty turns off (readline would echo by itself). The settings are
+	// typed as they are (Shell's pipeline would run them in a subshell),
+	// then a marker whose echo cannot match it. A line typed while the
+	// shell is still starting can be lost, so it is sent until it answers.
+	var err error
+	for try := 1; try <= 5; try++ {
+		mark := m.Mark()
+		err = m.Send(fmt.Sprintf("set +o emacs +o vi; stty -echo; PS1=''; PS2=''; export SYSTEMD_PAGER='' SYSTEMD_COLORS=0 TERM=dumb; dmesg -n 1; printf '@@%%s\\n' LOGIN%d\n", try))
+		if err != nil {
+			break
+		}
+		tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, _, err = m.Expect(tctx, mark, regexp.MustCompile(fmt.Sprintf(`@@LOGIN%d\r?\n`, try)))
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("qemu: login: %w", err)
+	}
+	return nil
 }
 
 // Shell runs a command line in the console's root shell and returns what
@@ -218,8 +242,9 @@ func (m *Machine) Shell(ctx context.Context, line string) (string, int, error) {
 	n := m.seq
 	mark := m.Mark()
 	// The markers are written so that their echo (before stty -echo)
-	// cannot match what the command prints.
-	cmd := fmt.Sprintf("{ %s ; } 2>&1 </dev/null | sed 's/^/@@%d| /'; printf '@@%%s:%%s\\n' E%d \"${PIPESTATUS[0]}\"\n", line, n, n)
+	// cannot match what the command prints: the shell joins the quoted
+	// pieces, the echo shows them apart.
+	cmd := fmt.Sprintf("{ %s ; } 2>&1 </dev/null | sed 's/^/@@%d''| /'; printf '@@%%s:%%s\\n' E%d \"${PIPESTATUS[0]}\"\n", line, n, n)
 	if err := m.Send(cmd); err != nil {
 		return "", 0, fmt.Errorf("qemu: shell: %w", err)
 	}

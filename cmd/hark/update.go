@@ -229,11 +229,10 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 	if err != nil {
 		return err
 	}
-	if *mark { // why the slot was not marked good, for hark update status
+	if *mark { // why the slot was not marked good, and a reboot while it is on trial
 		defer func() {
 			if err != nil {
-				cmdline, _ := os.ReadFile("/proc/cmdline")
-				update.State{Dir: cfg.Update.Dir}.FailedBoot(update.BootCheck{Time: time.Now().UTC(), Slot: update.SlotFromCmdline(string(cmdline)), Version: version, Reason: err.Error()})
+				fmt.Fprintln(e.stdout, failedCheck(ctx, cfg, err))
 			}
 		}()
 	}
@@ -289,10 +288,30 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 		return boardOnly(err)
 	}
 	defer r.Close()
-	msg, err := r.Mark(ctx, "good", "booted")
+	msg, err := update.Trial{State: update.State{Dir: cfg.Update.Dir}, RAUC: r}.Pass(ctx, time.Now())
 	if err != nil {
 		return boardOnly(err)
 	}
 	fmt.Fprintf(e.stdout, "healthy: %s\n", msg)
 	return nil
+}
+
+// failedCheck records why the boot check failed and reboots while the
+// booted slot is on trial (update.Trial); it says what it did.
+func failedCheck(ctx context.Context, cfg *config.Loaded, checkErr error) string {
+	cmdline, _ := os.ReadFile("/proc/cmdline")
+	slot := update.SlotFromCmdline(string(cmdline))
+	tr := update.Trial{State: update.State{Dir: cfg.Update.Dir}}
+	if slot != "" { // only a board its boot loader started from a slot reboots
+		tr.Reboot = update.SystemReboot
+	}
+	if r, err := update.DialRAUC(ctx, cfg.Update.RAUCBus); err == nil {
+		defer r.Close()
+		tr.RAUC = r
+	}
+	why, err := tr.Fail(ctx, update.BootCheck{Time: time.Now().UTC(), Slot: slot, Version: version, Reason: checkErr.Error()})
+	if err != nil {
+		return why + ": " + err.Error()
+	}
+	return why
 }

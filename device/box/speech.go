@@ -53,7 +53,7 @@ func openSpeech(cfg *config.Loaded, log *slog.Logger) speech {
 		// whisper.cpp aborts the process on some corrupt models: load it
 		// in a child first, so that costs the box nothing.
 		if exe, err := os.Executable(); err == nil {
-			o.Probe = whisper.ProbeCommand{Path: exe, Args: []string{"probe-model"}}.Probe
+			o.Probe = whisper.ProbeCommand{Path: exe, Args: []string{"probe-model"}, Timeout: w.LoadTimeout.Duration}.Probe
 		}
 		e, err := whisper.New(o)
 		if err != nil {

@@ -204,6 +204,9 @@ type Whisper struct {
 	MinConfidence  float64  `toml:"min_confidence"`
 	Remote         string   `toml:"remote"`
 	RemoteTimeout  Duration `toml:"remote_timeout"`
+	// LoadTimeout bounds the test load of the model in a child process
+	// before the daemon loads it (a corrupt model hangs or aborts).
+	LoadTimeout Duration `toml:"load_timeout"`
 }
 
 // Audio configures the microphone and the speaker.
@@ -379,7 +382,7 @@ func Default() Config {
 			AuxTimeout: Duration{8 * time.Second}, DigestTimeout: Duration{8 * time.Second}},
 		Pipeline: Pipeline{FollowUp: "when-asked", FollowUpWindow: Duration{4 * time.Second}, RingFor: Duration{15 * time.Minute}},
 		Whisper: Whisper{Language: "auto", Vocabulary: []string{}, BeamSize: 1, FlashAttention: true, NoSpeech: 0.6, MinConfidence: 0.35,
-			RemoteTimeout: Duration{15 * time.Second}},
+			RemoteTimeout: Duration{15 * time.Second}, LoadTimeout: Duration{time.Minute}},
 		Audio: Audio{Volume: 70, Earcons: true, EarconStart: true, EarconEnd: true, EarconError: true, EarconReady: true,
 			PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
 		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{time.Second}, NoSpeech: Duration{5 * time.Second}, VAD: "auto",

@@ -108,6 +108,7 @@ func TestBadValuesNamed(t *testing.T) {
 		{"[center]\ntranscribe = true\n", "center.transcribe: needs center.url"},
 		{"[listen]\nsettle = \"800ms\"\n", "listen.settle: 800ms is longer than listen.silence_min (500ms)"},
 		{"[listen]\npause = \"10ms\"\n", "listen.pause: 10ms is outside 200ms..5s"},
+		{"[whisper]\nload_timeout = \"0s\"\n", "whisper.load_timeout: 0s must be longer than zero"},
 		{"this is not toml", "hark.toml:1:"},
 	}
 	for _, tt := range tests {

@@ -243,6 +243,7 @@ func (ck *checker) speech(c *Config) {
 		}
 	}
 	ck.positive("whisper.remote_timeout", c.Whisper.RemoteTimeout)
+	ck.positive("whisper.load_timeout", c.Whisper.LoadTimeout)
 	ck.positive("commands.refine_window", c.Commands.RefineWindow)
 	ck.oneOf("weather.units", c.Weather.Units, []string{"metric", "imperial"})
 	for key, v := range map[string]string{"weather.forecast_url": c.Weather.ForecastURL, "weather.geocode_url": c.Weather.GeocodeURL} {

@@ -33,6 +33,9 @@ func Bus(t testing.TB) string {
 // Slot is a slot of the double's system.
 type Slot struct {
 	Name, BootName, State, BundleVersion, Status string
+	// BootStatus is the boot loader's "good" or "bad"; Installed the
+	// time of the last write into the slot, as RAUC writes it.
+	BootStatus, Installed string
 }
 
 // RAUC is the double. Set its fields before Start; lock-free reads of the
@@ -225,6 +228,7 @@ func (r *RAUC) install(bundle string) {
 	for i := range r.Slots {
 		if r.Slots[i].BootName == target {
 			r.Slots[i].BundleVersion, r.Slots[i].Status = version, "ok"
+			r.Slots[i].Installed, r.Slots[i].BootStatus = time.Now().UTC().Format(time.RFC3339Nano), "good"
 		}
 	}
 	r.primary = target
@@ -248,8 +252,10 @@ func (r *RAUC) GetSlotStatus() ([]slotStatus, *dbus.Error) {
 		if s.BundleVersion != "" {
 			p["bundle.version"] = dbus.MakeVariant(s.BundleVersion)
 		}
-		if s.Status != "" {
-			p["status"] = dbus.MakeVariant(s.Status)
+		for k, v := range map[string]string{"status": s.Status, "boot-status": s.BootStatus, "installed.timestamp": s.Installed} {
+			if v != "" {
+				p[k] = dbus.MakeVariant(v)
+			}
 		}
 		out = append(out, slotStatus{s.Name, p})
 	}
@@ -273,9 +279,12 @@ func (r *RAUC) Mark(state, slot string) (string, string, *dbus.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	name := slot
-	for _, s := range r.Slots {
-		if (slot == "booted" && s.BootName == r.BootSlot) || (slot == "other" && s.BootName != r.BootSlot) {
+	for i, s := range r.Slots {
+		if (slot == "booted" && s.BootName == r.BootSlot) || (slot == "other" && s.BootName != r.BootSlot) || s.Name == slot {
 			name = s.Name
+			if state == "good" || state == "bad" {
+				r.Slots[i].BootStatus = state
+			}
 		}
 	}
 	r.marks = append(r.marks, state+" "+name)
