@@ -123,7 +123,8 @@ func New(pin gpio.PinIn, o Options) (*Button, error) {
 const edgePoll = 250 * time.Millisecond
 
 // Run sends gestures to out until ctx is done. Sends never block for
-// long: a reader that is not keeping up loses gestures, not time.
+// long: a reader that is not keeping up loses gestures, not time. A button
+// already pressed when Run starts counts only once it has been let go.
 func (b *Button) Run(ctx context.Context, out chan<- Event) {
 	levels := make(chan bool, 16)
 	go b.Levels(ctx, levels)
@@ -176,8 +177,32 @@ func send[T any](ctx context.Context, ch chan<- T, v T) {
 	}
 }
 
+// settled reads the first level and, when the button is already pressed
+// as the box starts watching it, waits for it to be let go: a button held
+// from the start (stuck, a line that reads the wrong way for
+// Options.ActiveHigh, a hand on it at power-on) is no press, and must not
+// run on into a long and then a very long press, which would start a
+// factory reset at every start. It reports false when levels ended first.
+func (b *Button) settled(levels <-chan bool) bool {
+	p, ok := <-levels
+	if !ok || !p {
+		return ok
+	}
+	b.o.Log.Warn("the button reads pressed as the box starts: ignored until it is let go (a stuck button, or the wrong button.active_high?)")
+	for p := range levels {
+		if !p {
+			b.o.Log.Info("the button held since the start was let go: its presses count from now")
+			return true
+		}
+	}
+	return false
+}
+
 // gestures recognises gestures in the debounced levels.
 func (b *Button) gestures(ctx context.Context, levels <-chan bool, out chan<- Event) {
+	if !b.settled(levels) {
+		return
+	}
 	var (
 		down, lastShort      time.Time
 		held, second         bool // second: this push follows a short press within Double

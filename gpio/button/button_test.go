@@ -182,3 +182,41 @@ func TestActiveHighAndLevels(t *testing.T) {
 		}
 	})
 }
+
+// unpulledPin is a line the kernel cannot pull (qemu's pl061 on the
+// emulated board, which pulls every line low): it reads Low, pressed for
+// an active-low button, whatever pull was asked for.
+type unpulledPin struct{ *gpiotest.Pin }
+
+func (p unpulledPin) In(pull gpio.Pull, edge gpio.Edge) error {
+	err := p.Pin.In(pull, edge)
+	p.Pin.Out(gpio.Low)
+	return err
+}
+
+func TestHeldFromTheStartIsNoGesture(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pin := unpulledPin{&gpiotest.Pin{N: "GPIO17", Num: 17, EdgesChan: make(chan gpio.Level, 64)}}
+		b, err := New(pin, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &rig{events: make(chan Event, 64), start: time.Now()}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { b.Run(ctx, r.events); close(done) }()
+		t.Cleanup(func() { cancel(); <-done })
+		// Held for 30 s from the start: no press, no long press and no very
+		// long press (the factory reset's countdown), nor a release after.
+		time.Sleep(30 * time.Second)
+		pin.EdgesChan <- gpio.High
+		time.Sleep(time.Second)
+		check(t, r.got())
+		// Once let go, a push counts.
+		pin.EdgesChan <- gpio.Low
+		time.Sleep(100 * time.Millisecond)
+		pin.EdgesChan <- gpio.High
+		time.Sleep(time.Second)
+		check(t, r.got(), "press@31s", "release@31.1s", "short press@31.1s")
+	})
+}
