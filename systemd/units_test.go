@@ -91,20 +91,9 @@ func TestHarkServiceSecurity(t *testing.T) {
 
 // What the rest of the system relies on in hark.service.
 func TestHarkServiceContract(t *testing.T) {
-	keys := map[string][]string{}
-	f, err := os.Open("hark.service")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok && !strings.HasPrefix(k, "#") {
-			keys[k] = append(keys[k], v)
-		}
-	}
+	keys := unitKeys(t, "hark.service")
 	for k, want := range map[string]string{
-		"Type": "notify", "Restart": "on-failure", "StateDirectory": "hark", "RuntimeDirectory": "hark",
+		"Type": "notify", "Restart": "on-failure", "RuntimeDirectory": "hark",
 		"User": "hark", "SupplementaryGroups": "audio gpio spi", "NoNewPrivileges": "yes",
 		"ProtectSystem": "strict", "DevicePolicy": "closed", "WatchdogSec": "30s", "ExecStart": "/usr/bin/hark run",
 	} {
@@ -116,6 +105,61 @@ func TestHarkServiceContract(t *testing.T) {
 	for _, dev := range []string{"char-alsa rw", "char-gpiochip rw", "char-spi rw"} {
 		if !strings.Contains(allowed, dev) {
 			t.Errorf("DeviceAllow lacks %s (has %s)", dev, allowed)
+		}
+	}
+}
+
+// unitKeys reads a unit's settings: each key's values, in order.
+func unitKeys(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	keys := map[string][]string{}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok && !strings.HasPrefix(k, "#") {
+			keys[k] = append(keys[k], v)
+		}
+	}
+	return keys
+}
+
+// hark.service starts when the data partition does not mount (issue 36:
+// the box answers on and holds in memory). systemd makes a unit Require=
+// the mounts under a WorkingDirectory=, StateDirectory= and the like
+// (systemd.exec(5), "Implicit dependencies"), as under RequiresMountsFor=:
+// none of these may name the data directory, and the partition's mounts
+// are only wanted. Its directory is made and given to hark before it
+// starts, on the partition or, without it, on the tmpfs /var.
+func TestHarkServiceStartsWithoutTheDataPartition(t *testing.T) {
+	keys := unitKeys(t, "hark.service")
+	onData := func(v string) bool {
+		for _, w := range strings.Fields(v) {
+			w = strings.TrimLeft(w, "-+!:")
+			if w == "hark" || strings.HasPrefix(w, "/var/lib/hark") || strings.HasPrefix(w, "/data") ||
+				w == "var-lib-hark.mount" || w == "data.mount" || w == "hark-data-dirs.service" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range []string{"WorkingDirectory", "RootDirectory", "RootImage", "StateDirectory", "CacheDirectory",
+		"LogsDirectory", "ConfigurationDirectory", "RequiresMountsFor", "Requires", "Requisite", "BindsTo", "PartOf"} {
+		for _, v := range keys[k] {
+			if onData(v) {
+				t.Errorf("%s=%s: systemd would not start hark while the data partition is not mounted", k, v)
+			}
+		}
+	}
+	for k, want := range map[string]string{
+		"Wants": "var-lib-hark.mount", "After": "var-lib-hark.mount", "ReadWritePaths": "/var/lib/hark",
+		"ExecStartPre": "+/usr/bin/install -d -o hark -g hark -m 0700 /var/lib/hark",
+	} {
+		if got := keys[k]; !slices.ContainsFunc(got, func(v string) bool { return v == want || slices.Contains(strings.Fields(v), want) }) {
+			t.Errorf("%s=%q, want it to hold %s", k, got, want)
 		}
 	}
 }
