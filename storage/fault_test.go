@@ -261,3 +261,36 @@ func TestLateOpenIsTakenWhenItComes(t *testing.T) {
 		t.Errorf("the setting held while the open was late: %v %d, want 4 on the card", ok, v)
 	}
 }
+
+// In hark.service the data directory is bound onto itself
+// (ReadWritePaths= under ProtectSystem=strict) whether the data partition
+// is there or not: without the partition the store holds what it is told
+// in memory and says so, rather than write it to the tmpfs below, where a
+// reboot would lose it unsaid.
+func TestNotMountedUnderABindOntoItself(t *testing.T) {
+	if !ext4test.InNamespace(t) {
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "hark")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount(dir, dir, "", syscall.MS_BIND, ""); err != nil {
+		t.Skipf("cannot bind a directory here: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	db, err := Open(dir, Options{Mount: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if h := db.Health(); h.Condition != Holding || !h.Data {
+		t.Errorf("health %+v, want Holding on a data fault (not mounted)", h)
+	}
+	if _, err := db.Facts().Add(t.Context(), "the boat is called Hecate", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("the store wrote below the missing partition: %v", entries)
+	}
+}

@@ -42,7 +42,8 @@ type reserve struct {
 	full bool
 }
 
-func newReserve(dir string, o Options, log *slog.Logger) *reserve {
+// newReserve makes the reserve of dir; keep makes its ballast now.
+func newReserve(dir string, o Options, log *slog.Logger, keep bool) *reserve {
 	r := &reserve{dir: dir, floor: o.Floor, ballast: o.Ballast, log: log, free: freeBytes}
 	if r.floor == 0 {
 		r.floor = DefaultFloor
@@ -53,7 +54,7 @@ func newReserve(dir string, o Options, log *slog.Logger) *reserve {
 	if o.Free != nil {
 		r.free = o.Free
 	}
-	if r.floor > 0 && r.ballast > 0 {
+	if keep && r.floor > 0 && r.ballast > 0 {
 		r.keepBallast()
 	}
 	return r

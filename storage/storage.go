@@ -154,7 +154,9 @@ func Open(dir string, o Options) (*DB, error) {
 		db.health = Health{Condition: Holding, Err: err, Since: time.Now(), Reading: db.bdb != nil, Data: dataFault(err), Recovered: rec}
 		log.Error("the store cannot save: answering on, holding what is new in memory until it can", "dir", dir, "err", err, "reading", db.bdb != nil)
 	}
-	db.res = newReserve(dir, o, log)
+	// No ballast below a data partition that is not there: on the image
+	// that is the tmpfs /var, the board's memory.
+	db.res = newReserve(dir, o, log, db.mounted() == nil)
 	db.lastTry = time.Now()
 	go db.watch()
 	return db, nil

@@ -42,18 +42,33 @@ func Usage(dir string) (Space, error) {
 // Mounted reports whether a filesystem is mounted at path (the data
 // partition on /data, or bound on /var/lib/hark), rather than path being a
 // directory of the filesystem below.
+//
+// A directory bound onto itself is a mount point too, but nothing is
+// mounted there: systemd's ReadWritePaths= and StateDirectory= under
+// ProtectSystem=strict do that in the service's namespace, whether the
+// data partition is there or not. So path must also be on another
+// filesystem than its parent directory.
 func Mounted(path string) bool {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return false
 	}
 	path = filepath.Clean(path)
+	found := false
 	for _, line := range strings.Split(string(b), "\n") {
 		if fields := strings.Fields(line); len(fields) > 4 && unescape(fields[4]) == path {
-			return true
+			found = true
+			break
 		}
 	}
-	return false
+	if !found {
+		return false
+	}
+	var st, parent unix.Stat_t
+	if unix.Stat(path, &st) != nil || unix.Stat(filepath.Dir(path), &parent) != nil {
+		return false
+	}
+	return st.Dev != parent.Dev || path == "/"
 }
 
 // unescape undoes mountinfo's octal escapes of spaces, tabs and
