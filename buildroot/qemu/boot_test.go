@@ -401,6 +401,7 @@ func updateGood(t *testing.T, ctx context.Context, b *board) {
 	if out := b.must(ctx, "hark memory facts"); !strings.Contains(out, "Hecate") {
 		t.Fatalf("the fact was not kept before the update:\n%s", out)
 	}
+	b.kept(ctx, "before the update")
 	srv := serve(t, filepath.Join(dir, "update"))
 	start := time.Now()
 	mark := b.install(ctx, srv, "1.0.1")
@@ -420,6 +421,7 @@ func updateGood(t *testing.T, ctx context.Context, b *board) {
 	if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.1") {
 		t.Errorf("hark version after the update:\n%s", out)
 	}
+	b.kept(ctx, "after the update")
 	if out := b.must(ctx, "hark memory facts"); !strings.Contains(out, "Hecate") {
 		t.Errorf("the fact did not survive the update:\n%s", out)
 	}
@@ -427,6 +429,21 @@ func updateGood(t *testing.T, ctx context.Context, b *board) {
 		t.Errorf("the timer did not survive the update:\n%s", out)
 	}
 	b.must(ctx, "rauc status --detailed")
+}
+
+// kept checks, when, that the store saves to the data partition and that
+// nothing erased it this boot (the journal is on the tmpfs /var, so what
+// happened before a reboot is read before it): a store holding in memory
+// or a factory reset (a button that reads pressed: qemu pulls the pl061's
+// lines low) would lose what the box was told.
+func (b *board) kept(ctx context.Context, when string) {
+	b.t.Helper()
+	if out := b.must(ctx, "hark status"); !regexp.MustCompile(`(?m)^ok\s+storage\s+open\s*$`).MatchString(out) {
+		b.t.Errorf("%s, the store does not save to the data partition:\n%s", when, out)
+	}
+	if log := b.must(ctx, "journalctl -b -u hark.service --no-pager -o cat | grep -iE 'factory reset|button|storage|store ' || true"); strings.Contains(log, "factory reset") {
+		b.t.Errorf("%s, the box reset itself:\n%s", when, log)
+	}
 }
 
 // install types hark update install (--now: it reboots when done, so the
