@@ -73,7 +73,7 @@ func TestUpdateCommands(t *testing.T) {
 
 	code, out = hark(t, append([]string{"update", "status"}, common...)...)
 	for _, want := range []string{"compatible   hark-rpi4-64", "booted       A (rootfs.0)", "next boot    rootfs.1",
-		"failed: update: ", "rootfs.0  A     booted    -            1.0.0", "rootfs.1  B     inactive  -            1.3.0"} {
+		"failed: update: ", "rootfs.0  A     booted    -            1.0.0", "rootfs.1  B     inactive  good         1.3.0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
