@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,10 +33,14 @@ func TestReadyThenStatus(t *testing.T) {
 	}
 	feed := p.Subscribe(8)
 	ctx, cancel := context.WithCancel(t.Context())
+	// Both loops end before the test does: a Run left going would tell the
+	// next test's socket that it stops.
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer cancel()
-	go Run(ctx, feed, nil, slog.New(slog.DiscardHandler))
+	wg.Go(func() { Run(ctx, feed, nil, slog.New(slog.DiscardHandler)) })
 	events := make(chan pipeline.Event)
-	go p.Run(ctx, events)
+	wg.Go(func() { p.Run(ctx, events) })
 
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	buf := make([]byte, 512)
@@ -88,9 +93,11 @@ func TestStatusCarriesTheDetail(t *testing.T) {
 	var detail atomic.Value
 	detail.Store("model llama3.2:3b loading for 2 s")
 	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer cancel()
-	go Run(ctx, feed, func() string { return detail.Load().(string) }, slog.New(slog.DiscardHandler))
-	go p.Run(ctx, make(chan pipeline.Event))
+	wg.Go(func() { Run(ctx, feed, func() string { return detail.Load().(string) }, slog.New(slog.DiscardHandler)) })
+	wg.Go(func() { p.Run(ctx, make(chan pipeline.Event)) })
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	buf := make([]byte, 512)
 	n, err := conn.Read(buf)
