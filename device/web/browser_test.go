@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -125,11 +126,25 @@ func (c *chrome) open(path string) {
 // text is the visible text of the first element the CSS selector finds.
 // It reads the text in one step in the page, since a live page may
 // replace the element between finding it and reading it.
+// It asks again while the element is not there yet or the page is between
+// two documents (a navigation under way), for up to 15 s.
 func (c *chrome) text(sel string) string {
 	c.t.Helper()
-	q := "document.querySelector(" + quote(sel) + ")"
-	c.step("find "+sel, chromedp.Poll[chromedp.Void](q+" !== null", chromedp.WithPollingTimeout(15*time.Second)))
-	return run(c, "the text of "+sel, chromedp.Evaluate[string](q+".textContent"))
+	expr := "(() => { const e = document.querySelector(" + quote(sel) + "); return e === null ? null : e.textContent })()"
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[*string](expr))
+		cancel()
+		if err == nil && got != nil {
+			return *got
+		}
+		if time.Now().After(deadline) {
+			if err == nil {
+				err = errors.New("no such element")
+			}
+			c.t.Fatalf("the text of %s: %v", sel, err)
+		}
+	}
 }
 
 // eval is a JavaScript expression's value.
