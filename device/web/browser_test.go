@@ -102,6 +102,7 @@ func (c *chrome) clickFor(what, button string) int64 {
 // (a Refresh header), or fails the test after d.
 func (c *chrome) waitFor(what, expr string, d time.Duration) {
 	c.t.Helper()
+	d = slack(d)
 	deadline := time.Now().Add(d)
 	for {
 		ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
@@ -131,7 +132,7 @@ func (c *chrome) open(path string) {
 func (c *chrome) text(sel string) string {
 	c.t.Helper()
 	expr := "(() => { const e = document.querySelector(" + quote(sel) + "); return e === null ? null : e.textContent })()"
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(slack(15 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
 		got, err := chromedp.Run(ctx, chromedp.Evaluate[*string](expr))
 		cancel()
@@ -145,6 +146,15 @@ func (c *chrome) text(sel string) string {
 			c.t.Fatalf("the text of %s: %v", sel, err)
 		}
 	}
+}
+
+// slack is how long a wait may take: four times d when the page's server
+// runs under emulation (make test's qemu step), where every step is slower.
+func slack(d time.Duration) time.Duration {
+	if os.Getenv("HARK_EMULATED") != "" {
+		return 4 * d
+	}
+	return d
 }
 
 // eval is a JavaScript expression's value.
