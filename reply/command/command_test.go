@@ -330,3 +330,21 @@ func TestRefinement(t *testing.T) {
 		t.Error("refined after the conversation ended")
 	}
 }
+
+// A node's tool named as a template's intent ("calculate", with its own
+// num1 and num2) is not given the template's slots (a, b) offline: what
+// no slot fills goes to the model, not back to the user as an error.
+func TestAnotherCommandUnderAnIntentsNameGoesToTheModel(t *testing.T) {
+	r := NewRegistry(Options{})
+	c := &Command{Name: "calculate", Description: "the node's calculator",
+		Parameters: []Parameter{{Name: "num1", Type: "float", Required: true}, {Name: "num2", Type: "float", Required: true},
+			{Name: "operation", Type: "string", Required: true}},
+		Run: func(context.Context, Call) (Response, error) { return Response{Kind: Success}, nil }}
+	if err := r.Register(c); err != nil {
+		t.Fatal(err)
+	}
+	u := r.Understand(t.Context(), locale.English, "what is 3 plus 4")
+	if u.OK || u.Reason != Unresolved_ {
+		t.Errorf("understood %+v; want not carried out, its slot unresolved", u)
+	}
+}

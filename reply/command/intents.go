@@ -267,6 +267,14 @@ func slotArgs(c *Command, m Match) (Claim, error) {
 		}
 		args[name] = v
 	}
+	// A command that is not the template's own (a node's or a server's
+	// tool that shares the intent's name) may want what no slot gives: the
+	// model, not the offline path, fills it.
+	for _, p := range c.Parameters {
+		if _, ok := args[p.Name]; p.Required && !ok {
+			return Claim{}, Unresolved(p.Name, "no slot of the template gives it")
+		}
+	}
 	return Claim{Arguments: args}, nil
 }
 
