@@ -15,15 +15,23 @@ import (
 	"github.com/harkbox/hark/pipeline/voice"
 )
 
-// A real unix datagram socket stands in for systemd's notify socket.
-func TestReadyThenStatus(t *testing.T) {
+// notifySocket is a real unix datagram socket standing in for systemd's
+// notify socket, named in NOTIFY_SOCKET for the test.
+func notifySocket(t *testing.T) *net.UnixConn {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "notify.sock")
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	t.Setenv("NOTIFY_SOCKET", sock)
+	return conn
+}
+
+// A real unix datagram socket stands in for systemd's notify socket.
+func TestReadyThenStatus(t *testing.T) {
+	conn := notifySocket(t)
 
 	p, err := pipeline.New(pipeline.Options{Microphone: nopMic{}, Transcriber: nopTranscriber{}, Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) (pipeline.Outcome, error) {
 		return pipeline.Outcome{}, nil
@@ -74,13 +82,7 @@ func TestReadyThenStatus(t *testing.T) {
 // TestStatusCarriesTheDetail: the status line carries the box's detail,
 // and is sent again when the detail changes between states.
 func TestStatusCarriesTheDetail(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "notify.sock")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	t.Setenv("NOTIFY_SOCKET", sock)
+	conn := notifySocket(t)
 	defer func(r time.Duration) { refresh = r }(refresh)
 	refresh = 20 * time.Millisecond
 	p, err := pipeline.New(pipeline.Options{Microphone: nopMic{}, Transcriber: nopTranscriber{}, Replier: pipeline.ReplierFunc(func(context.Context, pipeline.Query, func(string)) (pipeline.Outcome, error) {
@@ -132,13 +134,7 @@ func (nopTranscriber) Transcribe(context.Context, voice.Utterance) (voice.Transc
 
 // Pings go out while the audio loop is alive, and stop when it stalls.
 func TestWatchdogPingsOnlyWhileAlive(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "notify.sock")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	t.Setenv("NOTIFY_SOCKET", sock)
+	conn := notifySocket(t)
 	t.Setenv("WATCHDOG_USEC", "30000") // 30 ms: a ping every 10 ms
 	var alive atomic.Bool
 	alive.Store(true)
