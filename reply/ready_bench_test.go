@@ -126,6 +126,7 @@ func BenchmarkModelReadiness(b *testing.B) {
 			k := llm.NewKeeper(llm.KeeperOptions{Server: client})
 			e := benchEngine(b, client, k)
 			b.StartTimer()
+			k.Probe(ctx)
 			k.Load(e.Warm)
 			if err := k.Wait(ctx); err != nil {
 				b.Fatal(err)
@@ -143,6 +144,7 @@ func BenchmarkModelReadiness(b *testing.B) {
 			unload()
 			k := llm.NewKeeper(llm.KeeperOptions{Server: client})
 			e := benchEngine(b, client, k)
+			k.Probe(ctx) // as the daemon's Keep does: the model is found cold
 			k.Load(e.Warm)
 			time.Sleep(2 * time.Second) // the question comes 2 s after start
 			b.StartTimer()
@@ -150,6 +152,9 @@ func BenchmarkModelReadiness(b *testing.B) {
 			b.StopTimer()
 			if err != nil {
 				b.Fatal(err)
+			}
+			if !h.line && h.first > 3*time.Second {
+				b.Fatalf("no words for %v and no waiting line while the model loaded", h.first)
 			}
 			b.ReportMetric(h.first.Seconds(), "first_words_s")
 			b.ReportMetric(h.answer.Seconds(), "answer_s")

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -151,6 +154,9 @@ func TestQuestionDuringTheWarmUp(t *testing.T) {
 	}
 	s.out.waitFor(t, "hark: Hello there yourself.", 1)
 	t.Logf("the answer came %v after the question", time.Since(asked))
+	if !slices.Contains(s.out.leds(), "starting") {
+		t.Errorf("the lights never showed the model loading: %v", s.out.leds())
+	}
 	if out := s.out.String(); strings.Contains(out, "too long") || strings.Contains(out, "[leds] ✖") {
 		t.Errorf("the question during the warm-up failed:\n%s", out)
 	}
@@ -158,4 +164,72 @@ func TestQuestionDuringTheWarmUp(t *testing.T) {
 		t.Errorf("loads %d, aborted %d", loads, aborted)
 	}
 	s.quit(t)
+}
+
+// TestEvictedModelIsLoadedAgain is issue 34's last contract: the box warm,
+// another client unloads its model (/api/generate with keep_alive 0), and
+// after the quiet the daemon has loaded it again, so the next question is
+// answered at once, with no waiting line. The server is looked at every
+// 200 ms here (30 s on a box) and its load takes longer than the budget.
+func TestEvictedModelIsLoadedAgain(t *testing.T) {
+	srv := coldServer(t, 1500*time.Millisecond)
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": dir})
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n[reply]\nplanner = false\n[ollama]\nreply_budget = \"1s\"\nwatch = \"200ms\"\n")
+	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
+	waitLoaded := func(loads int) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			n, _ := srv.Loads()
+			if n >= loads && residentModels(t, srv.URL) == 1 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after 20 s: %d loads, want %d and the model resident; output:\n%s", n, loads, s.out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitLoaded(1)
+	resp, err := http.Post(srv.URL+"/api/generate", "application/json", strings.NewReader(`{"model":"`+testModel.Name+`","keep_alive":0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := residentModels(t, srv.URL); n != 0 {
+		t.Fatalf("%d models resident after the unload", n)
+	}
+	waitLoaded(2)
+	time.Sleep(300 * time.Millisecond) // the system prompt after the load
+	asked := time.Now()
+	s.typeLine(t, "hello there")
+	s.out.waitFor(t, "hark: Hello there yourself.", 1)
+	if d := time.Since(asked); d > 5*time.Second {
+		t.Errorf("the answer came %v after the question", d)
+	}
+	if out := s.out.String(); strings.Contains(out, "waking up") || strings.Contains(out, "too long") {
+		t.Errorf("the question after the eviction waited for a load:\n%s", out)
+	}
+	if loads, aborted := srv.Loads(); loads != 2 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d: one at start, one after the eviction", loads, aborted)
+	}
+	s.quit(t)
+}
+
+// residentModels is how many models the server's /api/ps lists.
+func residentModels(t *testing.T, base string) int {
+	t.Helper()
+	resp, err := http.Get(base + "/api/ps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ps struct {
+		Models []json.RawMessage `json:"models"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ps); err != nil {
+		t.Fatal(err)
+	}
+	return len(ps.Models)
 }

@@ -108,7 +108,7 @@ func loopback(u *url.URL) bool {
 // model up at once with warm (the first question then pays only for its
 // own words) and looking at the server every interval.
 func (b *brain) keepModels(ctx context.Context, warm llm.Warm) {
-	const every = 30 * time.Second
+	every := b.cfg.Ollama.Watch.Duration
 	var wg sync.WaitGroup
 	if b.auxKeeper != nil {
 		wg.Go(func() { b.auxKeeper.Keep(ctx, every, nil, b.keep) })

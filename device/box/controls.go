@@ -62,7 +62,7 @@ func (k deviceKit) openControls(d *devices, prof board.Profile) {
 	switch {
 	case err != nil && prof.Name == "usb":
 		term := sim.NewButton(k.in, k.screen)
-		d.events, d.onScreen = term.Events(), true
+		d.events, d.lights = term.Events(), sim.NewLights(k.screen)
 		d.task(term.Run)
 		k.screen.Println("no button (" + err.Error() + "): press Enter instead")
 	case err != nil:

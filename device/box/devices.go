@@ -42,10 +42,10 @@ type devices struct {
 	display *leds.Display
 	// gestures are the board button's; nil without one.
 	gestures chan button.Event
-	// onScreen shows the states on the terminal: the simulation, and a
-	// board whose keyboard stands in for its button.
-	onScreen bool
-	tasks    []func(ctx context.Context) // run while the pipeline runs
+	// lights show the states on the terminal: the simulation, and a
+	// board whose keyboard stands in for its button; nil elsewhere.
+	lights *sim.Lights
+	tasks  []func(ctx context.Context) // run while the pipeline runs
 	// listening is what turns speech into text, for the self-test.
 	listening health.Listening
 	// faults are the devices that did not open: the box runs without
@@ -131,7 +131,7 @@ func (k deviceKit) listener(dev alsa.Config, detector endpoint.Detector) *endpoi
 func (k deviceKit) openSim() (*devices, error) {
 	cfg, in, screen, sp := k.cfg, k.in, k.screen, k.speech
 	term := sim.NewTerminal(in, screen)
-	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), onScreen: true,
+	d := &devices{mic: term, stt: term.Transcriber(), events: term.Events(), lights: sim.NewLights(screen),
 		listening: health.Listening{Engine: "typed input (simulation: " + sp.note + ")"}}
 	if k.clock != nil {
 		term.Handle("/clock", func(arg string) (string, error) { return k.clock.Command(arg, k.loc()) })

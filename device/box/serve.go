@@ -11,7 +11,6 @@ import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/notify"
-	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/locale"
@@ -91,9 +90,9 @@ func (r *running) follow(ctx context.Context, wg *sync.WaitGroup) {
 		f := r.p.Subscribe(16)
 		wg.Go(func() { r.dev.display.Follow(ctx, f) })
 	}
-	if r.dev.onScreen {
+	if r.dev.lights != nil {
 		f := r.p.Subscribe(256)
-		wg.Go(func() { sim.Display(ctx, f, r.screen) })
+		wg.Go(func() { r.dev.lights.Follow(ctx, f) })
 	}
 	f := r.p.Subscribe(4)
 	var detail func() string
@@ -244,6 +243,9 @@ func (r *running) showModel(ctx context.Context, status *health.Box) {
 		}
 		if r.dev.display != nil {
 			r.dev.display.SetStarting(st.Phase == llm.Loading)
+		}
+		if r.dev.lights != nil {
+			r.dev.lights.SetStarting(st.Phase == llm.Loading)
 		}
 		select {
 		case <-ctx.Done():

@@ -371,3 +371,23 @@ func TestWAVMicSaysNothingInAFollowUpWindow(t *testing.T) {
 		}
 	})
 }
+
+// TestLightsShowTheModelLoading: while the model loads, the ring's line
+// says so over idle and thinking, as the board's ring does, but not over
+// listening; it goes back to the state when the load ends.
+func TestLightsShowTheModelLoading(t *testing.T) {
+	var out bytes.Buffer
+	l := NewLights(NewScreen(&out, false))
+	l.SetStarting(true) // nothing drawn before the pipeline's first state
+	l.show(voice.Idle, false)
+	l.show(voice.Listening, false)
+	l.show(voice.Thinking, false)
+	l.SetStarting(false)
+	want := "[leds] ◌ starting: the model is loading\n" +
+		"[leds] ● listening: type what you say, Enter ends it\n" +
+		"[leds] ◌ starting: the model is loading\n" +
+		"[leds] ◑ thinking: Enter cancels\n"
+	if got := out.String(); got != want {
+		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
+	}
+}

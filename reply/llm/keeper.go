@@ -196,7 +196,7 @@ func (k *Keeper) probe(ctx context.Context, load bool, warm Warm) Readiness {
 	if k.cur != nil { // a load began meanwhile
 		return k.st
 	}
-	m, held := Holds(loaded, k.o.Server.Model())
+	m, held := Holds(loaded, k.o.Server.Model(), time.Now())
 	switch {
 	case err != nil:
 		k.set(func(st *Readiness) { st.phase(Unknown, fmt.Errorf("llm: ask which models are loaded: %w", err)) })

@@ -242,3 +242,28 @@ func newSilent(t *testing.T) string {
 	})
 	return ln.Addr().String()
 }
+
+// TestHoldsNotAModelBeingUnloaded: right after another client unloads the
+// model, Ollama still lists it, expiring at the moment it was told to go;
+// that model is not held, or a question then would find it "ready" and
+// pay for the load inside its reply budget.
+func TestHoldsNotAModelBeingUnloaded(t *testing.T) {
+	now := time.Date(2026, 11, 27, 7, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		expires time.Time
+		held    bool
+	}{
+		{time.Time{}, true},                      // no expiry said
+		{now.Add(30 * time.Minute), true},        // kept alive
+		{now.Add(-10 * time.Millisecond), false}, // told to go
+		{now, false},
+	} {
+		_, held := Holds([]Loaded{{Name: "llama3.2:1b", Expires: c.expires}}, "llama3.2:1b", now)
+		if held != c.held {
+			t.Errorf("expires %v: held %v, want %v", c.expires, held, c.held)
+		}
+	}
+	if _, held := Holds([]Loaded{{Name: "hark-bench-1b:latest"}}, "hark-bench-1b", now); !held {
+		t.Error("an untagged name must match its :latest listing")
+	}
+}

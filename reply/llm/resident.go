@@ -61,11 +61,17 @@ func (c *Client) Unload(ctx context.Context) error {
 }
 
 // Holds reports whether loaded lists the model name: Ollama lists a model
-// by its short name, with the ":latest" tag an untagged name implies.
-func Holds(loaded []Loaded, name string) (Loaded, bool) {
+// by its short name, with the ":latest" tag an untagged name implies. A
+// model whose keep-alive ran out before now is being unloaded (Ollama
+// lists it, expiring at the moment it was told to go, until the runner
+// has stopped) and is not held.
+func Holds(loaded []Loaded, name string, now time.Time) (Loaded, bool) {
 	want := tagged(name)
 	for _, l := range loaded {
 		if tagged(l.Name) == want {
+			if !l.Expires.IsZero() && !l.Expires.After(now) {
+				return Loaded{}, false
+			}
 			return l, true
 		}
 	}

@@ -138,6 +138,9 @@ type Ollama struct {
 	LoadBudget Duration `toml:"load_budget"`
 	// KeepWarm loads the model again when a shared server evicts it.
 	KeepWarm bool `toml:"keep_warm"`
+	// Watch is how often the daemon asks the server whether it still
+	// holds the model (renewing or reloading it as KeepWarm says).
+	Watch Duration `toml:"watch"`
 	// Parallel is how many turns go to the server at once; 0 learns it.
 	Parallel int `toml:"parallel"`
 	// Endpoints, when set, are a fallback chain of model servers in order
@@ -368,6 +371,7 @@ func Default() Config {
 			ReplyBudget: Duration{15 * time.Second},
 			LoadBudget:  Duration{3 * time.Minute},
 			KeepWarm:    true,
+			Watch:       Duration{30 * time.Second},
 			Endpoints:   []Endpoint{},
 		},
 		Assistant: Assistant{

@@ -133,6 +133,7 @@ func (ck *checker) model(c *Config, r *Resolved) {
 	ck.positive("ollama.chat_timeout", c.Ollama.ChatTimeout)
 	ck.positive("ollama.reply_budget", c.Ollama.ReplyBudget)
 	ck.positive("ollama.load_budget", c.Ollama.LoadBudget)
+	ck.positive("ollama.watch", c.Ollama.Watch)
 	ck.between("ollama.parallel", c.Ollama.Parallel, 0, 64)
 }
 
