@@ -219,3 +219,46 @@ func TestQuieterVoiceAfterSpeechIsSilence(t *testing.T) {
 		}
 	})
 }
+
+// scores runs audio through d and returns the score of each frame.
+func scores(d endpoint.Detector, audio []float32) []float32 {
+	n := d.FrameSize()
+	var out []float32
+	for i := 0; i+n <= len(audio); i += n {
+		out = append(out, d.Speech(audio[i:i+n]))
+	}
+	return out
+}
+
+// TestOtherVoicesUnderTheUserAreNotSpeech: after the user's speech, other
+// voices 26 dB below it, in bursts with gaps between (no steady floor to
+// learn), score under the level that holds speech; a knock far louder
+// than the user, before they speak, does not hide their voice.
+func TestOtherVoicesUnderTheUserAreNotSpeech(t *testing.T) {
+	const user = 0.05 // about -29 dBFS
+	var babble [][]float32
+	for range 6 {
+		babble = append(babble, endpointtest.Tone(200*time.Millisecond, user/20), endpointtest.Silence(150*time.Millisecond))
+	}
+	audio := endpointtest.Cat(endpointtest.Silence(500*time.Millisecond), endpointtest.Tone(1500*time.Millisecond, user),
+		endpointtest.Cat(babble...))
+	got := scores(&endpoint.Energy{}, audio)
+	for i, p := range got[100:] { // from 2 s: the other voices
+		if p >= 0.35 {
+			t.Fatalf("frame %d of the other voices scores %.2f: they would hold the utterance open", 100+i, p)
+		}
+	}
+	knock := endpointtest.Tone(20*time.Millisecond, 0.9)
+	audio = endpointtest.Cat(endpointtest.Silence(500*time.Millisecond), knock, endpointtest.Silence(300*time.Millisecond),
+		endpointtest.Tone(time.Second, user))
+	got = scores(&endpoint.Energy{}, audio)
+	high := 0
+	for _, p := range got[41:] { // the user's second
+		if p >= 0.5 {
+			high++
+		}
+	}
+	if high < 40 {
+		t.Errorf("%d of the user's 50 frames after a knock score as speech", high)
+	}
+}

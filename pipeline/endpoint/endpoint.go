@@ -36,6 +36,12 @@ type Detector interface {
 // floor rises: in a quiet room a voice stands far above it and 12 dB keeps
 // breaths and clicks out; in a loud one even a clear voice stands only a
 // few decibels above, and 6 dB still hears it.
+// Other voices in the room (a television, people talking) are no steady
+// floor: their syllables rise above it as the user's do. Against them the
+// detector also measures the user: a frame more than voiceGate below the
+// level the user's speech held lately is not theirs, so babble 20 dB under
+// the user's voice no longer holds the utterance open. A knock or a click
+// is too short to set that level.
 type Energy struct {
 	// Margin, when set, is a fixed margin over the floor in dB instead of
 	// the adaptive one.
@@ -45,6 +51,7 @@ type Energy struct {
 	Quietest float64
 
 	recent []float64 // band loudness of the last floorWindow frames, a ring
+	voice  float64   // the loudest speech lately, falling by voiceFall a frame
 	next   int
 	band   [2]biquad // high-pass, low-pass
 	buf    []float32
@@ -64,6 +71,22 @@ const (
 	// down to loudMargin over one at or above loudFloor.
 	quietMargin, loudMargin = 12.0, 6.0
 	quietFloor, loudFloor   = -60.0, -35.0
+	// voiceGate is how far below the user's held speech level lately a
+	// frame is no longer theirs. Real speech ends quieter than espeak's:
+	// at 20 dB the recorded LibriSpeech clips (TestEndpointOnSpeech) lost
+	// their last word's tail, at 22 dB none did. Against babble 20 dB
+	// below the user, the corpus's lag median falls from 1.6 s to 1.1 s;
+	// a closer gate (16 dB: 0.5 s) would cut real people short.
+	voiceGate = 22.0
+	// voiceFall is how fast the loudest speech is forgotten: 2.5 dB a
+	// second, so a user who turns away or lowers their voice is followed.
+	voiceFall = 0.05
+	// voiceHold is how many frames a sound must keep its level to count
+	// as the user's speech level: 80 ms.
+	voiceHold = 4
+	// notVoice is the score of a frame under the gate: below keepLevel,
+	// so it neither starts nor holds speech.
+	notVoice = 0.3
 )
 
 // FrameSize is 20 ms.
@@ -72,6 +95,7 @@ func (e *Energy) FrameSize() int { return energyFrame }
 // Reset forgets the floor and the filters' state.
 func (e *Energy) Reset() {
 	e.recent, e.next = e.recent[:0], 0
+	e.voice = -100
 	e.band = voiceBand()
 }
 
@@ -91,7 +115,7 @@ func (e *Energy) Speech(frame []float32) float32 {
 		quietest = -55
 	}
 	if e.band[0].b0 == 0 {
-		e.band = voiceBand()
+		e.band, e.voice = voiceBand(), -100
 	}
 	e.buf = append(e.buf[:0], frame...)
 	e.band[0].run(e.buf)
@@ -107,7 +131,35 @@ func (e *Energy) Speech(frame []float32) float32 {
 	if db < quietest {
 		return 0
 	}
-	return float32(1 / (1 + math.Exp(-(db-floor-e.margin(floor))*0.8)))
+	p := float32(1 / (1 + math.Exp(-(db-floor-e.margin(floor))*0.8)))
+	e.voice -= voiceFall
+	if held := e.held(); p > startLevel && held > e.voice {
+		e.voice = held
+	}
+	if db < e.voice-voiceGate {
+		return min(p, notVoice)
+	}
+	return p
+}
+
+// held is the loudness the last voiceHold frames all reached: a vowel
+// holds its level that long, a knock or a click does not.
+func (e *Energy) held() float64 {
+	n := len(e.recent)
+	if n < voiceHold {
+		return -100
+	}
+	level := 0.0
+	for i := 1; i <= voiceHold; i++ {
+		j := i
+		if n == floorWindow {
+			j = (e.next - i + floorWindow) % floorWindow // the ring's last i-th
+		} else {
+			j = n - i
+		}
+		level = min(level, e.recent[j])
+	}
+	return level
 }
 
 // biquad is a second-order filter section (direct form I).
