@@ -35,6 +35,10 @@ hark_bin=${HARK_BIN:-$repo/bin/linux-pi4-whisper/hark}
 version=${HARK_VERSION:-$("$br/package/hark/version.sh" "$repo")}
 model=${HARK_MODEL:-$repo/../shared/models/for-tests-ggml-tiny.en.bin}
 keys=${QEMU_KEYS:-$out/keys}
+# Absolute: the chroot tools (groupadd --root) refuse relative paths, and
+# make passes its own relative to the repository.
+out=$(realpath -m "$out") cache=$(realpath -m "$cache") hark_bin=$(realpath -m "$hark_bin")
+model=$(realpath -m "$model") keys=$(realpath -m "$keys")
 compatible=hark-qemu-arm64
 profile=generic-i2s
 suite=bookworm
