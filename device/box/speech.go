@@ -188,7 +188,9 @@ func fileExists(path string) bool {
 }
 
 // detector is the voice activity detector [listen] vad asks for: the
-// Silero model through whisper.cpp, or the energy detector.
+// Silero model through whisper.cpp (under the energy detector's voice
+// gate: Silero hears other voices in the room as speech), or the energy
+// detector.
 func detector(cfg *config.Loaded, log *slog.Logger) (endpoint.Detector, func() error, error) {
 	mode, model := cfg.Listen.VAD, sileroModel(cfg.Whisper.VADModel, cfg.Whisper.Model, whisper.Built(), fileExists)
 	if mode == "energy" || (mode == "auto" && (model == "" || !whisper.Built())) {
@@ -202,7 +204,7 @@ func detector(cfg *config.Loaded, log *slog.Logger) (endpoint.Detector, func() e
 		log.Warn("Silero VAD did not load; using the energy detector", "err", err)
 		return &endpoint.Energy{}, func() error { return nil }, nil
 	}
-	return v, v.Close, nil
+	return endpoint.Gate(v), v.Close, nil
 }
 
 // centerSpeech puts the center's speech-to-text in front of the box's own

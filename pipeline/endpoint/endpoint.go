@@ -51,7 +51,7 @@ type Energy struct {
 	Quietest float64
 
 	recent []float64 // band loudness of the last floorWindow frames, a ring
-	voice  float64   // the loudest speech lately, falling by voiceFall a frame
+	voice  voiceLevel
 	next   int
 	band   [2]biquad // high-pass, low-pass
 	buf    []float32
@@ -78,12 +78,12 @@ const (
 	// below the user, the corpus's lag median falls from 1.6 s to 1.1 s;
 	// a closer gate (16 dB: 0.5 s) would cut real people short.
 	voiceGate = 22.0
-	// voiceFall is how fast the loudest speech is forgotten: 2.5 dB a
-	// second, so a user who turns away or lowers their voice is followed.
-	voiceFall = 0.05
-	// voiceHold is how many frames a sound must keep its level to count
-	// as the user's speech level: 80 ms.
-	voiceHold = 4
+	// voiceFall is how fast the held level is forgotten, in dB a second:
+	// a user who turns away or lowers their voice is followed.
+	voiceFall = 2.5
+	// voiceHold is how long a sound must keep its level to count as the
+	// user's speech level: a vowel does, a knock or a click does not.
+	voiceHold = 80 * time.Millisecond
 	// notVoice is the score of a frame under the gate: below keepLevel,
 	// so it neither starts nor holds speech.
 	notVoice = 0.3
@@ -95,7 +95,7 @@ func (e *Energy) FrameSize() int { return energyFrame }
 // Reset forgets the floor and the filters' state.
 func (e *Energy) Reset() {
 	e.recent, e.next = e.recent[:0], 0
-	e.voice = -100
+	e.voice = newVoiceLevel(energyFrame)
 	e.band = voiceBand()
 }
 
@@ -115,7 +115,7 @@ func (e *Energy) Speech(frame []float32) float32 {
 		quietest = -55
 	}
 	if e.band[0].b0 == 0 {
-		e.band, e.voice = voiceBand(), -100
+		e.band, e.voice = voiceBand(), newVoiceLevel(energyFrame)
 	}
 	e.buf = append(e.buf[:0], frame...)
 	e.band[0].run(e.buf)
@@ -132,34 +132,66 @@ func (e *Energy) Speech(frame []float32) float32 {
 		return 0
 	}
 	p := float32(1 / (1 + math.Exp(-(db-floor-e.margin(floor))*0.8)))
-	e.voice -= voiceFall
-	if held := e.held(); p > startLevel && held > e.voice {
-		e.voice = held
+	return e.voice.gate(db, p)
+}
+
+// voiceLevel is the level the user's speech held lately, and the gate
+// under it: a frame far below it is not the user's, whatever a detector
+// scores it.
+type voiceLevel struct {
+	level  float64   // dBFS
+	fall   float64   // dB a frame
+	recent []float64 // the last frames' loudness, the oldest first
+	hold   int       // frames in voiceHold
+}
+
+// newVoiceLevel is a level not yet heard, for frames of n samples.
+func newVoiceLevel(n int) voiceLevel {
+	frame := time.Duration(n) * time.Second / pcm.SpeechRate
+	hold := max(int((voiceHold+frame-1)/frame), 1)
+	return voiceLevel{level: -100, fall: voiceFall * frame.Seconds(), hold: hold, recent: make([]float64, 0, hold)}
+}
+
+// gate takes a frame's loudness db and a detector's score p for it, and
+// returns the score: p, or at most notVoice under the gate.
+func (v *voiceLevel) gate(db float64, p float32) float32 {
+	if len(v.recent) == v.hold {
+		v.recent = append(v.recent[:0], v.recent[1:]...)
 	}
-	if db < e.voice-voiceGate {
+	v.recent = append(v.recent, db)
+	v.level -= v.fall
+	if held := slices.Min(v.recent); p > startLevel && len(v.recent) == v.hold && held > v.level {
+		v.level = held
+	}
+	if db < v.level-voiceGate {
 		return min(p, notVoice)
 	}
 	return p
 }
 
-// held is the loudness the last voiceHold frames all reached: a vowel
-// holds its level that long, a knock or a click does not.
-func (e *Energy) held() float64 {
-	n := len(e.recent)
-	if n < voiceHold {
-		return -100
-	}
-	level := 0.0
-	for i := 1; i <= voiceHold; i++ {
-		j := i
-		if n == floorWindow {
-			j = (e.next - i + floorWindow) % floorWindow // the ring's last i-th
-		} else {
-			j = n - i
-		}
-		level = min(level, e.recent[j])
-	}
-	return level
+// Gated is a detector with the voice gate the energy detector has: a
+// frame more than voiceGate below the level the user's speech held lately
+// is not theirs, however speech-like (other voices in the room).
+type Gated struct {
+	d Detector
+	v voiceLevel
+}
+
+var _ Detector = (*Gated)(nil)
+
+// Gate puts the voice gate on d.
+func Gate(d Detector) *Gated { return &Gated{d: d, v: newVoiceLevel(d.FrameSize())} }
+
+// FrameSize is d's.
+func (g *Gated) FrameSize() int { return g.d.FrameSize() }
+
+// Speech is d's score, under the gate.
+func (g *Gated) Speech(frame []float32) float32 { return g.v.gate(Loudness(frame), g.d.Speech(frame)) }
+
+// Reset starts a new stream.
+func (g *Gated) Reset() {
+	g.d.Reset()
+	g.v = newVoiceLevel(g.d.FrameSize())
 }
 
 // biquad is a second-order filter section (direct form I).

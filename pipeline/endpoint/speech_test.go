@@ -1,83 +1,18 @@
 package endpoint_test
 
 import (
-	"math"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/harkbox/hark/internal/sharedtest"
-	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
 	"github.com/harkbox/hark/pipeline/pcm"
-	"github.com/harkbox/hark/pipeline/voice"
 )
 
-// Endpointing on real speech, in the room tone of its own recording: the
-// utterance ends within 200 ms after the configured silence has followed
-// the speech, and never before (no cut inside a shorter pause).
+// Endpointing on real speech with the energy detector: endpointtest's
+// OnSpeech.
 func TestEndpointOnSpeech(t *testing.T) {
-	cases := []struct {
-		name    string
-		audio   func(t *testing.T) []float32
-		silence time.Duration
-		noise   float64 // RMS of hiss added under everything, beyond the room tone
-	}{
-		// JFK pauses for over a second between phrases.
-		{"jfk, 700 ms ends at the first pause", func(t *testing.T) []float32 { return endpointtest.Clip(t, speechClip, "jfk.wav") }, 700 * time.Millisecond, 0},
-		{"jfk, 1.5 s waits through the pauses", func(t *testing.T) []float32 { return endpointtest.Clip(t, speechClip, "jfk.wav") }, 1500 * time.Millisecond, 0},
-		{"librispeech stew", func(t *testing.T) []float32 {
-			return endpointtest.Clip(t, speechClip, "librispeech-mini/1089-134686-0000.wav")
-		}, 700 * time.Millisecond, 0},
-		{"librispeech wait", func(t *testing.T) []float32 {
-			return endpointtest.Clip(t, speechClip, "librispeech-mini/1089-134691-0001.wav")
-		}, 700 * time.Millisecond, 0},
-		{"librispeech belly", func(t *testing.T) []float32 {
-			return endpointtest.Clip(t, speechClip, "librispeech-mini/1089-134686-0001.wav")
-		}, 700 * time.Millisecond, 0},
-		{"lamp", func(t *testing.T) []float32 {
-			return endpointtest.Clip(t, speechClip, "wyoming-faster-whisper-tests/turn_on_the_living_room_lamp.wav")
-		}, 700 * time.Millisecond, 0},
-		{"espeak", func(t *testing.T) []float32 {
-			return endpointtest.Espeak(t, "", "Set a timer for ten minutes, and then remind me to call my sister.")
-		}, 700 * time.Millisecond, 0},
-		{"espeak in hiss", func(t *testing.T) []float32 {
-			return endpointtest.Espeak(t, "", "What is the weather like in Lisbon tomorrow?")
-		}, 700 * time.Millisecond, 0.003}, // about -50 dBFS
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			speech := tc.audio(t)
-			active, floor := endpointtest.Activity(speech)
-			want := endpointtest.ExpectedEnd(active, tc.silence)
-			// The room tone of the recording goes on before and after it
-			// (at least a microphone's own -66 dBFS of hiss).
-			room := max(math.Pow(10, floor/20), 0.0005)
-			noise := math.Hypot(room, tc.noise)
-			lead := time.Second
-			synctest.Test(t, func(t *testing.T) {
-				tl := &endpointtest.Timeline{Audio: endpointtest.Cat(endpointtest.Silence(lead), speech), Noise: noise}
-				l := endpointtest.Listen(t, tl, endpoint.Options{Silence: tc.silence})
-				time.Sleep(lead - 200*time.Millisecond) // pressed just before speaking
-				pressed := time.Now()
-				u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second})
-				if err != nil {
-					t.Fatal(err)
-				}
-				late := time.Since(pressed.Add(200*time.Millisecond + want))
-				t.Logf("room %.0f dBFS; expected end %v into the clip; ended %v after it; kept %v",
-					20*math.Log10(noise), want.Round(10*time.Millisecond), late, u.Audio.Duration().Round(10*time.Millisecond))
-				// Frames of 20 ms online against 10 ms offline: a few tens of
-				// milliseconds either way is the same end.
-				if late < -50*time.Millisecond {
-					t.Errorf("ended %v before the silence had passed: an early cut", -late)
-				}
-				if late > 200*time.Millisecond {
-					t.Errorf("ended %v after the silence had passed, want within 200 ms", late)
-				}
-			})
-		})
-	}
+	endpointtest.OnSpeech(t, speechClip, nil, 200*time.Millisecond)
 }
 
 // speechClip reads a clip of ../shared/testdata/speech for endpointtest.

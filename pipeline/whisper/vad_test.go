@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/pipeline/endpoint"
+	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
 )
 
 // The Silero model as the endpoint detector: on real speech padded with
@@ -52,4 +53,17 @@ func TestSileroEndpointing(t *testing.T) {
 		t.Errorf("ended at %v; speech ended at %v: %v after the 700 ms of silence", ended, last, late)
 	}
 	t.Logf("speech %v to %v, utterance ended at %v", first, last, ended)
+}
+
+// TestGatedSileroOnSpeech: the Silero model under the voice gate, as the
+// box listens, on the real recordings the energy detector is held to:
+// the gate cuts no one short. Silero places the end of speech apart from
+// the recording's energy, so its lateness is bounded more loosely.
+func TestGatedSileroOnSpeech(t *testing.T) {
+	v, err := NewVAD(shared(t, "models/ggml-silero-v6.2.0.bin"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	endpointtest.OnSpeech(t, speechClip, func() endpoint.Detector { return endpoint.Gate(v) }, 400*time.Millisecond)
 }
