@@ -82,4 +82,3 @@ func OnSpeech(t *testing.T, read Clips, det func() endpoint.Detector, lateBy tim
 		})
 	}
 }
-
