@@ -138,18 +138,24 @@ func (b *board) ready(ctx context.Context) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, bootLimit)
 	defer cancel()
-	for {
-		out, _ := b.sh(ctx, "systemctl show -p ActiveState -p SubState -p Result hark.service | tr '\\n' ' '")
-		if strings.Contains(out, "ActiveState=active") && strings.Contains(out, "SubState=running") {
+	var out string
+	for ctx.Err() == nil {
+		var err error
+		out, _, err = b.m.Shell(ctx, "systemctl show -p ActiveState -p SubState -p Result hark.service | tr '\\n' ' '")
+		if err == nil && strings.Contains(out, "ActiveState=active") && strings.Contains(out, "SubState=running") {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			st, _ := b.sh(context.Background(), "systemctl status --no-pager -n 30 hark.service")
-			b.t.Fatalf("hark.service never got READY: %s\n%s", out, st)
 		case <-time.After(2 * time.Second):
 		}
 	}
+	// What hark was doing: its status and its journal, read with a time
+	// of their own.
+	dctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, _, _ := b.m.Shell(dctx, "systemctl status --no-pager -n 0 hark.service; journalctl -b -u hark.service --no-pager -o short-monotonic -n 80")
+	b.t.Fatalf("hark.service never got READY: %s\n%s", out, st)
 }
 
 // sh runs a command in the board's shell.
