@@ -296,6 +296,7 @@ func TestBoot(t *testing.T) {
 			log, _ := b.sh(ctx, "journalctl -b -u hark-health.service --no-pager -o cat")
 			t.Fatalf("hark-health.service %s:\n%s", r, log)
 		}
+		b.noFailedUnits(ctx, "on the first boot")
 		if env := b.env(ctx); env["BOOT_A_LEFT"] != "3" || env["BOOT_ORDER"] != "A B" {
 			t.Errorf("after marking A good, U-Boot's environment is %v; want A with 3 attempts, first", env)
 		}
@@ -428,6 +429,7 @@ func updateGood(t *testing.T, ctx context.Context, b *board) {
 		t.Errorf("hark version after the update:\n%s", out)
 	}
 	b.kept(ctx, "after the update")
+	b.noFailedUnits(ctx, "after the update")
 	if out := b.must(ctx, "hark memory facts"); !strings.Contains(out, "Hecate") {
 		t.Errorf("the fact did not survive the update:\n%s", out)
 	}
@@ -435,6 +437,17 @@ func updateGood(t *testing.T, ctx context.Context, b *board) {
 		t.Errorf("the timer did not survive the update:\n%s", out)
 	}
 	b.must(ctx, "rauc status --detailed")
+}
+
+// noFailedUnits checks, when, that no unit of this boot failed, showing
+// the journal of each that did.
+func (b *board) noFailedUnits(ctx context.Context, when string) {
+	b.t.Helper()
+	units := strings.Fields(b.must(ctx, "systemctl list-units --failed --plain --no-legend | cut -d' ' -f1"))
+	for _, u := range units {
+		log, _ := b.sh(ctx, "journalctl -b -u "+u+" --no-pager -o cat -n 30")
+		b.t.Errorf("%s, %s failed:\n%s", when, u, log)
+	}
 }
 
 // kept checks, when, that the store saves to the data partition and that
