@@ -261,6 +261,7 @@ func TestTimeOrdering(t *testing.T) {
 		{"hark-clock.service", "Before", "hark.service", true},
 		{"hark-clock.service", "RequiresMountsFor", "/var/lib/hark", true},
 		{"hark-clock.service", "CapabilityBoundingSet", "CAP_SYS_TIME", true},
+		{"hark-clock.service", "AmbientCapabilities", "CAP_SYS_TIME", true},
 		{"hark-clock.service", "ExecStart", "restore", true},
 		{"hark.service", "After", "time-set.target", true},
 		{"hark.service", "After", "time-sync.target", false},
@@ -273,6 +274,13 @@ func TestTimeOrdering(t *testing.T) {
 	}
 	if caps := keysOf(t, "hark-clock.service")["CapabilityBoundingSet"]; len(caps) != 1 {
 		t.Errorf("hark-clock.service may use %v, want only CAP_SYS_TIME", caps)
+	}
+	// The uptime record is in the daemon's 0700 directory: a root with
+	// only CAP_SYS_TIME cannot read it (the emulated board's second boot
+	// failed so); the daemon's user can.
+	clockUser, harkUser := keysOf(t, "hark-clock.service")["User"], keysOf(t, "hark.service")["User"]
+	if len(clockUser) != 1 || len(harkUser) != 1 || clockUser[0] != harkUser[0] {
+		t.Errorf("hark-clock.service runs as %v, hark.service as %v: the record's reader must be its writer", clockUser, harkUser)
 	}
 }
 
