@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/harkbox/hark/gpio/leds"
-
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/voice"
 )
