@@ -146,7 +146,6 @@ func (r *Redactor) Speakable(s string) string {
 }
 
 var (
-	isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	// E-mail addresses, phone numbers, card numbers, IBANs and codes
 	// ("my locker code is 7351") are found by the scanners of scan.go.
 	// Tokens with a known shape, in one pattern (one scan).
@@ -259,13 +258,25 @@ var keywords = []struct {
 	{"key", hasToken}, {"token", hasToken}, {"secret", hasToken}, {"bearer", hasToken},
 }
 
-// keywordsBy are the keywords by their first letter.
+// keywordsBy are the keywords by their first letter, in either case.
 var keywordsBy = func() (by [256][]int) {
 	for i, k := range keywords {
 		by[k.word[0]] = append(by[k.word[0]], i)
 		by[k.word[0]&^0x20] = append(by[k.word[0]&^0x20], i)
 	}
 	return by
+}()
+
+// keywordPairs has, for a keyword's first letter in either case, a bit
+// for each second letter (0 for a): a letter pair that starts no keyword
+// is passed over with one look-up.
+var keywordPairs = func() (pairs [256]uint32) {
+	for _, k := range keywords {
+		bit := uint32(1) << (k.word[1] - 'a')
+		pairs[k.word[0]] |= bit
+		pairs[k.word[0]&^0x20] |= bit
+	}
+	return pairs
 }()
 
 // look says what s could hold, cheaply; placeholders already handed out
@@ -277,47 +288,51 @@ func look(s string) features {
 	letters := 0 // letters in a row, for an IBAN's country
 	lower, ascii := false, true
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '[' {
-			if n := placeholderAt(s, i); n > 0 {
-				i += n - 1
-				run, digits, letters = 0, 0, 0
-				continue
-			}
-		}
-		switch {
-		case isDigit(c):
-			digits++
-			if letters >= 2 && i+1 < len(s) && isDigit(s[i+1]) {
-				f |= hasIBAN // two letters, then two digits
-			}
-			letters = 0
-		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '+':
-			letters = 0
-		case c == '@':
-			f |= hasAt
-			digits, letters = 0, 0
+		switch c := s[i]; {
 		case isLetter(c):
 			lower = lower || c <= 'Z'
 			digits = 0
 			letters++
-			f |= keywordAt(s, i)
+			run++
+			// A byte other than a letter shifts the bit out of range.
+			if i+1 < len(s) && keywordPairs[c]>>((s[i+1]|0x20)-'a')&1 != 0 {
+				f |= keywordAt(s, i)
+			}
+		case c == ' ':
+			letters, run = 0, 0
+		case isDigit(c):
+			if digits++; digits >= 13 {
+				f |= hasCard | hasPhone
+			} else if digits >= 7 {
+				f |= hasPhone
+			}
+			if letters >= 2 && i+1 < len(s) && isDigit(s[i+1]) {
+				f |= hasIBAN // two letters, then two digits
+			}
+			letters = 0
+			run++
+		case c == '-':
+			letters = 0
+			run++
+		case c == '.' || c == '(' || c == ')' || c == '+':
+			letters, run = 0, 0
+		case c == '@':
+			f |= hasAt
+			digits, letters, run = 0, 0, 0
+		case c == '[' && placeholderAt(s, i) > 0:
+			i += placeholderAt(s, i) - 1
+			run, digits, letters = 0, 0, 0
 		default:
 			ascii = ascii && c < 0x80
 			digits, letters = 0, 0
-		}
-		switch {
-		case digits >= 13:
-			f |= hasCard | hasPhone
-		case digits >= 7:
-			f |= hasPhone
-		}
-		if isWordByte(c) || c == '-' {
-			if run++; run >= 16 {
-				f |= hasLongRun
+			if c == '_' {
+				run++
+			} else {
+				run = 0
 			}
-		} else {
-			run = 0
+		}
+		if run >= 16 {
+			f |= hasLongRun
 		}
 	}
 	if !ascii {
@@ -399,13 +414,13 @@ func placeholderAt(s string, i int) int {
 // pass is one round of Redact over a sentence that has f.
 func (r *Redactor) pass(s string, f features) (string, []Kind) {
 	var kinds []Kind
-	replace := func(locs [][]int, k Kind, ok func(string) bool) {
+	replace := func(at finder, k Kind, ok func(string) bool) {
 		var out string
-		out, kinds = r.replace(s, locs, k, ok, kinds)
+		out, kinds = r.replace(s, at, k, ok, kinds)
 		s = out
 	}
 	if f&hasAt != 0 {
-		replace(findAll(s, emailAt), Email, nil)
+		replace(emailAt, Email, nil)
 	}
 	if f&hasPassword != 0 {
 		s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
@@ -421,52 +436,61 @@ func (r *Redactor) pass(s string, f features) (string, []Kind) {
 		s, kinds = r.codes(s, kinds)
 	}
 	if f&(hasToken|hasLongRun) != 0 {
-		replace(tokenRE.FindAllStringIndex(s, -1), Secret, nil)
+		replace(listed(tokenRE.FindAllStringIndex(s, -1)), Secret, nil)
 	}
 	if f&hasIBAN != 0 {
-		replace(findAll(s, ibanAt), IBAN, validIBAN)
+		replace(ibanAt, IBAN, validIBAN)
 	}
 	if f&hasLongRun != 0 {
-		replace(opaqueRE.FindAllStringIndex(s, -1), Secret, opaque)
+		replace(listed(opaqueRE.FindAllStringIndex(s, -1)), Secret, opaque)
 	}
 	if f&hasCard != 0 {
-		replace(findAll(s, cardAt), Card, luhn)
+		replace(cardAt, Card, luhn)
 	}
 	if f&hasPhone != 0 {
-		replace(findAll(s, phoneAt), Phone, phoneLike)
+		replace(phoneAt, Phone, phoneLike)
 	}
 	return s, kinds
 }
 
-// replace puts placeholders of kind k for the matches locs of s that ok
+// replace puts placeholders of kind k for the matches in s that ok
 // accepts (nil: all), and adds their kinds to kinds. With nothing
-// replaced it returns s itself.
-func (r *Redactor) replace(s string, locs [][]int, k Kind, ok func(string) bool, kinds []Kind) (string, []Kind) {
+// replaced it returns s itself. Matches are found as regexp's FindAll
+// finds them: each search starts where the last match ended, whether or
+// not it was replaced.
+func (r *Redactor) replace(s string, at finder, k Kind, ok func(string) bool, kinds []Kind) (string, []Kind) {
 	var b strings.Builder
 	last := 0
-	for _, loc := range locs {
+	for i := 0; i < len(s); {
+		end, next := at(s, i)
+		if end < 0 {
+			i = next
+			continue
+		}
+		start := i
+		i = end
 		if k == IBAN {
 			// The pattern runs on into the words after an IBAN ("... 32
 			// by Friday"): the IBAN is the longest start that checks.
-			loc[1] = loc[0] + ibanPrefix(s[loc[0]:loc[1]])
-			if loc[1] == loc[0] {
+			end = start + ibanPrefix(s[start:end])
+			if end == start {
 				continue
 			}
 		}
-		m := s[loc[0]:loc[1]]
-		if ok != nil && !ok(m) || (k == Card || k == Phone) && afterIBANHead(s, loc[0]) {
+		m := s[start:end]
+		if ok != nil && !ok(m) || (k == Card || k == Phone) && afterIBANHead(s, start) {
 			continue
 		}
-		if k == Phone && loc[0] > 0 && isWordByte(s[loc[0]-1]) {
+		if k == Phone && start > 0 && isWordByte(s[start-1]) {
 			continue // digits glued to a word are part of it
 		}
-		if last == 0 {
+		if b.Len() == 0 {
 			b.Grow(len(s))
 		}
-		b.WriteString(s[last:loc[0]])
+		b.WriteString(s[last:start])
 		b.WriteString(r.placeholder(k, m))
 		kinds = append(kinds, k)
-		last = loc[1]
+		last = end
 	}
 	if b.Len() == 0 {
 		return s, kinds
@@ -479,16 +503,20 @@ func (r *Redactor) replace(s string, locs [][]int, k Kind, ok func(string) bool,
 func (r *Redactor) codes(s string, kinds []Kind) (string, []Kind) {
 	var b strings.Builder
 	last := 0
-	for _, m := range findCodes(s) {
-		if notSecretCodes[strings.ToLower(wordBefore(s, m[0]))] {
+	for i := 0; ; {
+		start, value, end := nextCode(s, i)
+		if start < 0 {
+			break
+		}
+		i = end
+		if notSecretCodes[strings.ToLower(wordBefore(s, start))] {
 			continue
 		}
-		value := s[m[4]:m[5]]
-		trimmed := strings.TrimRight(value, " \t\n-")
-		b.WriteString(s[last:m[4]])
+		trimmed := strings.TrimRight(s[value:end], " \t\n-")
+		b.WriteString(s[last:value])
 		b.WriteString(r.placeholder(Secret, strings.TrimSpace(trimmed)))
 		kinds = append(kinds, Secret)
-		last = m[4] + len(trimmed)
+		last = value + len(trimmed)
 	}
 	if b.Len() == 0 {
 		return s, kinds
@@ -528,32 +556,35 @@ func wordBefore(s string, i int) string {
 	return s[k:j]
 }
 
-// digits returns the digits of s.
-func digits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
+// countDigits is the number of digits in s.
+func countDigits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			n++
 		}
 	}
-	return b.String()
+	return n
 }
 
 // luhn checks a card number's check digit.
 func luhn(s string) bool {
-	d := digits(s)
-	if len(d) < 13 || len(d) > 19 {
+	if n := countDigits(s); n < 13 || n > 19 {
 		return false
 	}
-	sum := 0
-	for i := range d {
-		n := int(d[len(d)-1-i] - '0')
-		if i%2 == 1 {
+	sum, nth := 0, 0 // nth: of the digits, from the right
+	for i := len(s) - 1; i >= 0; i-- {
+		if !isDigit(s[i]) {
+			continue
+		}
+		n := int(s[i] - '0')
+		if nth%2 == 1 {
 			if n *= 2; n > 9 {
 				n -= 9
 			}
 		}
 		sum += n
+		nth++
 	}
 	return sum%10 == 0
 }
@@ -665,12 +696,24 @@ func validIBANFolded(s string) bool {
 // phoneLike keeps phone candidates that are not quantities said in a
 // sentence: 7 to 15 digits, not a time, not a decimal, not a date.
 func phoneLike(s string) bool {
-	d := digits(s)
-	if len(d) < 7 || len(d) > 15 || isoDate.MatchString(s) {
+	if n := countDigits(s); n < 7 || n > 15 || isISODate(s) {
 		return false
 	}
 	if strings.Count(s, ".") > 0 && !strings.Contains(s, " ") && strings.Count(s, ".") < 2 {
 		return false // 1234.5678: a decimal
+	}
+	return true
+}
+
+// isISODate reports whether s is a date written 2026-11-27.
+func isISODate(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i := range len(s) {
+		if i != 4 && i != 7 && !isDigit(s[i]) {
+			return false
+		}
 	}
 	return true
 }

@@ -11,21 +11,20 @@ package redact
 // position worth trying (a finder may skip starts that cannot match).
 type finder func(s string, i int) (end, next int)
 
-// findAll is regexp's FindAllStringIndex(s, -1) for a finder: the matches
-// left to right, each search starting where the last match ended. It
-// returns nil when nothing matches.
-func findAll(s string, at finder) [][]int {
-	var locs [][]int
-	for i := 0; i < len(s); {
-		end, next := at(s, i)
-		if end < 0 {
-			i = next
-			continue
+// listed is a finder for matches found already (by a regexp's FindAll).
+func listed(locs [][]int) finder {
+	return func(s string, i int) (int, int) {
+		for len(locs) > 0 && locs[0][0] < i {
+			locs = locs[1:]
 		}
-		locs = append(locs, []int{i, end})
-		i = end
+		switch {
+		case len(locs) == 0:
+			return -1, len(s)
+		case locs[0][0] == i:
+			return locs[0][1], 0
+		}
+		return -1, locs[0][0]
 	}
-	return locs
 }
 
 // boundary is regexp's \b at s[i]: a word byte on one side only. A byte
@@ -303,21 +302,20 @@ var (
 	numberWords = []string{"zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
 )
 
-// findCodes is the code pattern's FindAllStringSubmatchIndex(s, -1): for
-// each code, where it starts and ends, its word and link (group 1), and
-// its value (group 2).
-func findCodes(s string) [][]int {
-	var locs [][]int
-	for i := 0; i < len(s); i++ {
+// nextCode finds the first code at or after s[from] as regexp's
+// FindAllStringSubmatchIndex does: where it starts, where its value
+// (group 2) starts, and where both end; -1s for none. Its word and link
+// (group 1) run from start to value.
+func nextCode(s string, from int) (start, value, end int) {
+	for i := from; i < len(s); i++ {
 		if c := s[i] | 0x20; c != 'c' && c != 's' && c != 'p' && s[i] != 0xC5 {
-			continue
+			continue // not a word's first letter, nor ſ
 		}
 		if value, end := codeAt(s, i); end >= 0 {
-			locs = append(locs, []int{i, end, i, value, value, end})
-			i = end - 1
+			return i, value, end
 		}
 	}
-	return locs
+	return -1, -1, -1
 }
 
 // codeAt matches the code pattern at s[i]: where its value starts and

@@ -21,6 +21,34 @@ var (
 	codeRE  = regexp.MustCompile(`(?i)\b((?:code|combination|combo|cvv2?|cvc|security code|pin)\s*(?:is|=|:|was|'s|number is)?\s*)((?:\d[\d\s\-]{1,14}\d|\d{3,8}|(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[\s\-]*){3,12}))`)
 )
 
+// findAll is regexp's FindAllStringIndex(s, -1) for a finder.
+func findAll(s string, at finder) [][]int {
+	var locs [][]int
+	for i := 0; i < len(s); {
+		end, next := at(s, i)
+		if end < 0 {
+			i = next
+			continue
+		}
+		locs = append(locs, []int{i, end})
+		i = end
+	}
+	return locs
+}
+
+// findCodes is regexp's FindAllStringSubmatchIndex(s, -1) for nextCode.
+func findCodes(s string) [][]int {
+	var locs [][]int
+	for i := 0; ; {
+		start, value, end := nextCode(s, i)
+		if start < 0 {
+			return locs
+		}
+		locs = append(locs, []int{start, end, start, value, value, end})
+		i = end
+	}
+}
+
 // scanners pairs each scanner with its regexp.
 var scanners = []struct {
 	name string
@@ -156,67 +184,22 @@ func FuzzCardScanner(f *testing.F)  { fuzzScanner(f, "card") }
 func FuzzIBANScanner(f *testing.F)  { fuzzScanner(f, "iban") }
 func FuzzCodeScanner(f *testing.F)  { fuzzScanner(f, "code") }
 
-// lookReference is look as it was, with the regexp for placeholders and
-// Unicode lower-casing, but for one change: a keyword inside a placeholder
-// ("[SECRET_1]") no longer counts, as no pattern can match there.
+// lookReference is look as it was (lookBefore), but for one change: a
+// keyword inside a placeholder ("[SECRET_1]") no longer counts, as no
+// pattern can match there.
 func lookReference(s string) features {
-	var f features
-	run, digits, letters := 0, 0, 0
-	lower := false
+	const keywordBits = hasPassword | hasCode | hasToken
 	blanked := []byte(s)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '[' {
-			if loc := placeholderRE.FindStringIndex(s[i:min(len(s), i+16)]); loc != nil && loc[0] == 0 {
-				copy(blanked[i:], strings.Repeat(" ", loc[1]))
-				i += loc[1] - 1
-				run, digits, letters = 0, 0, 0
-				continue
-			}
+		if s[i] != '[' {
+			continue
 		}
-		switch {
-		case isDigit(c):
-			digits++
-			if letters >= 2 && i+1 < len(s) && isDigit(s[i+1]) {
-				f |= hasIBAN
-			}
-			letters = 0
-		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '+':
-			letters = 0
-		case c == '@':
-			f |= hasAt
-			digits, letters = 0, 0
-		case isLetter(c):
-			lower = lower || c <= 'Z'
-			digits = 0
-			letters++
-		default:
-			digits, letters = 0, 0
-		}
-		switch {
-		case digits >= 13:
-			f |= hasCard | hasPhone
-		case digits >= 7:
-			f |= hasPhone
-		}
-		if isWordByte(c) || c == '-' {
-			if run++; run >= 16 {
-				f |= hasLongRun
-			}
-		} else {
-			run = 0
+		if loc := placeholderRE.FindStringIndex(s[i:min(len(s), i+16)]); loc != nil && loc[0] == 0 {
+			copy(blanked[i:], strings.Repeat(" ", loc[1]))
+			i += loc[1] - 1
 		}
 	}
-	l := string(blanked)
-	if lower {
-		l = strings.ToLower(l)
-	}
-	for _, k := range keywords {
-		if strings.Contains(l, k.word) {
-			f |= k.f
-		}
-	}
-	return f
+	return lookBefore(s)&^keywordBits | lookBefore(string(blanked))&keywordBits
 }
 
 // sameLook checks look against lookReference on s and its cases.
