@@ -188,8 +188,8 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 	b.Grow(len(s))
 	for len(s) > 0 {
 		n := sentence(s)
-		out, k := r.sentence(s[:n])
-		kinds = append(kinds, k...)
+		var out string
+		out, kinds = r.sentence(s[:n], kinds)
 		b.WriteString(out)
 		s = s[n:]
 	}
@@ -213,18 +213,18 @@ func sentence(s string) int {
 	return len(s)
 }
 
-// sentence redacts one sentence. One value's placeholder can bring the
-// next into view (digits glued to an address, an IBAN-shaped run across a
-// phone number): it redacts to a fixed point.
-func (r *Redactor) sentence(s string) (string, []Kind) {
-	var kinds []Kind
+// sentence redacts one sentence, adding the kinds of what it replaced to
+// kinds. One value's placeholder can bring the next into view (digits
+// glued to an address, an IBAN-shaped run across a phone number): it
+// redacts to a fixed point.
+func (r *Redactor) sentence(s string, kinds []Kind) (string, []Kind) {
 	for range 8 {
 		f := look(s)
 		if f == 0 {
 			break
 		}
-		out, k := r.pass(s, f)
-		kinds = append(kinds, k...)
+		var out string
+		out, kinds = r.pass(s, f, kinds)
 		if out == s {
 			break
 		}
@@ -411,9 +411,9 @@ func placeholderAt(s string, i int) int {
 	return 0
 }
 
-// pass is one round of Redact over a sentence that has f.
-func (r *Redactor) pass(s string, f features) (string, []Kind) {
-	var kinds []Kind
+// pass is one round of Redact over a sentence that has f, adding the
+// kinds of what it replaced to kinds.
+func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 	replace := func(at finder, k Kind, ok func(string) bool) {
 		var out string
 		out, kinds = r.replace(s, at, k, ok, kinds)
