@@ -294,7 +294,8 @@ func look(s string) features {
 			digits = 0
 			letters++
 			run++
-			// A byte other than a letter shifts the bit out of range.
+			// A next byte that is not a letter shifts by 26 or more:
+			// past every bit.
 			if i+1 < len(s) && keywordPairs[c]>>((s[i+1]|0x20)-'a')&1 != 0 {
 				f |= keywordAt(s, i)
 			}

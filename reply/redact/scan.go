@@ -67,10 +67,9 @@ func digitRun(s string, i, max int) int {
 	return n
 }
 
-// isPhoneSep is [\s.\-]: regexp's \s is ASCII space, tab, newline, form
-// feed and carriage return.
+// isPhoneSep is [\s.\-].
 func isPhoneSep(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '.' || c == '-'
+	return isSpace(c) || c == '.' || c == '-'
 }
 
 // phoneAt finds the phone pattern
@@ -294,8 +293,15 @@ func topLevel(s string, p int) int {
 	}
 }
 
-// The code pattern, (?i)\b + codeBody, in parts: its words, what may come
-// between the word and the value, and the numbers said as words.
+// The code pattern ("my locker code is 7351", "the alarm code's 4 4 1 9",
+// "gate combination: 12-34-56", "CVV 123", "the code is four two one"),
+//
+//	(?i)\b((?:code|combination|combo|cvv2?|cvc|security code|pin)\s*(?:is|=|:|was|'s|number is)?\s*)
+//	((?:\d[\d\s\-]{1,14}\d|\d{3,8}|(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[\s\-]*){3,12}))
+//
+// in parts: its words, what may come between the word and the value, and
+// the numbers said as words. The word before the code (its kind: "zip
+// code") is read by wordBefore.
 var (
 	codeWords   = []string{"code", "combination", "combo", "cvv2", "cvv", "cvc", "security code", "pin"}
 	codeLinks   = []string{"is", "=", ":", "was", "'s", "number is"}
