@@ -145,20 +145,35 @@ func (r *Redactor) Speakable(s string) string {
 	})
 }
 
+// tokenPatterns are the tokens with a known shape. Each starts at a word
+// boundary.
+var tokenPatterns = []string{
+	`\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}\b`,                                  // OpenAI-style keys
+	`\bgh[pousr]_[A-Za-z0-9]{30,}\b`,                                        // GitHub tokens
+	`\bxox[abprs]-[A-Za-z0-9\-]{10,}\b`,                                     // Slack tokens
+	`\bAKIA[0-9A-Z]{16}\b`,                                                  // AWS access keys
+	`\bAIza[0-9A-Za-z_\-]{35}\b`,                                            // Google API keys
+	`\beyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\b`,           // JWTs
+	`(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}`,                                   // bearer tokens
+	`(?i)\b(?:api[_ ]?key|token|secret)\s*(?:is|=|:)\s*[A-Za-z0-9._\-]{8,}`, // "api key is ..."
+}
+
+// anchoredTokens compiles tokenAnchored.
+func anchoredTokens() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(tokenPatterns))
+	for i, p := range tokenPatterns {
+		flags, rest, _ := strings.Cut(p, `\b`)
+		out[i] = regexp.MustCompile(`^` + flags + rest)
+	}
+	return out
+}
+
 var (
 	// E-mail addresses, phone numbers, card numbers, IBANs and codes
 	// ("my locker code is 7351") are found by the scanners of scan.go.
-	// Tokens with a known shape, in one pattern (one scan).
-	tokenRE = regexp.MustCompile("(?:" + strings.Join([]string{
-		`\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}\b`,                                  // OpenAI-style keys
-		`\bgh[pousr]_[A-Za-z0-9]{30,}\b`,                                        // GitHub tokens
-		`\bxox[abprs]-[A-Za-z0-9\-]{10,}\b`,                                     // Slack tokens
-		`\bAKIA[0-9A-Z]{16}\b`,                                                  // AWS access keys
-		`\bAIza[0-9A-Za-z_\-]{35}\b`,                                            // Google API keys
-		`\beyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\b`,           // JWTs
-		`(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}`,                                   // bearer tokens
-		`(?i)\b(?:api[_ ]?key|token|secret)\s*(?:is|=|:)\s*[A-Za-z0-9._\-]{8,}`, // "api key is ..."
-	}, ")|(?:") + ")")
+	// tokenAnchored are tokenPatterns anchored, without their first \b
+	// (tokenAt checks it): each is tried only where it can start.
+	tokenAnchored = anchoredTokens()
 	// What follows "my password is", "the pin is", "passcode:" and the like.
 	passwordRE = regexp.MustCompile(`(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)("[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`)
 	// notSecretWords follow "password is" in talk about a password, not
@@ -170,8 +185,6 @@ var (
 	notSecretCodes = map[string]bool{"zip": true, "postal": true, "post": true, "postcode": true, "area": true, "country": true,
 		"dress": true, "source": true, "error": true, "status": true, "colour": true, "color": true, "promo": true,
 		"discount": true, "coupon": true, "product": true, "tracking": true, "airport": true, "bar": true, "qr": true}
-	// A long mixed run of letters and digits that reads like a key.
-	opaqueRE = regexp.MustCompile(`\b[A-Za-z0-9_\-]{24,}\b`)
 )
 
 // Redact returns s with sensitive values replaced by placeholders, and the
@@ -437,13 +450,13 @@ func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 		s, kinds = r.codes(s, kinds)
 	}
 	if f&(hasToken|hasLongRun) != 0 {
-		replace(listed(tokenRE.FindAllStringIndex(s, -1)), Secret, nil)
+		replace(tokenAt, Secret, nil)
 	}
 	if f&hasIBAN != 0 {
 		replace(ibanAt, IBAN, validIBAN)
 	}
 	if f&hasLongRun != 0 {
-		replace(listed(opaqueRE.FindAllStringIndex(s, -1)), Secret, opaque)
+		replace(opaqueAt, Secret, opaque)
 	}
 	if f&hasCard != 0 {
 		replace(cardAt, Card, luhn)

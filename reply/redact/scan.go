@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // Hand-written scanners for the value patterns. They find exactly what the
 // regular expressions kept beside them in scan_test.go find, with the same
 // leftmost-first choices (greedy repeats try the longest first), the same
@@ -10,22 +12,6 @@ package redact
 // A finder looks for a match starting at s[i]: its end, or -1 and the next
 // position worth trying (a finder may skip starts that cannot match).
 type finder func(s string, i int) (end, next int)
-
-// listed is a finder for matches found already (by a regexp's FindAll).
-func listed(locs [][]int) finder {
-	return func(s string, i int) (int, int) {
-		for len(locs) > 0 && locs[0][0] < i {
-			locs = locs[1:]
-		}
-		switch {
-		case len(locs) == 0:
-			return -1, len(s)
-		case locs[0][0] == i:
-			return locs[0][1], 0
-		}
-		return -1, locs[0][0]
-	}
-}
 
 // boundary is regexp's \b at s[i]: a word byte on one side only. A byte
 // of a multi-byte rune is never a word byte, as the rune is not.
@@ -428,4 +414,57 @@ func foldedPrefix(s string, p int, word string) int {
 		}
 	}
 	return p - start
+}
+
+// tokenStarts are what each of tokenPatterns begins with, in their
+// order: as written, or folded where the pattern ignores case.
+var tokenStarts = []struct {
+	text    string
+	folded  bool
+	pattern int
+}{
+	{"sk-", false, 0}, {"pk-", false, 0}, {"rk-", false, 0}, {"gh", false, 1}, {"xox", false, 2}, {"AKIA", false, 3},
+	{"AIza", false, 4}, {"eyJ", false, 5}, {"bearer", true, 6}, {"api", true, 7}, {"token", true, 7}, {"secret", true, 7},
+}
+
+// tokenAt finds the token patterns at s[i]. Each starts at a word
+// boundary, checked here; then only the patterns whose start is at s[i]
+// are tried, in their order, each anchored: small patterns called at a
+// few places instead of one large one searched at every byte.
+func tokenAt(s string, i int) (int, int) {
+	if !boundary(s, i) {
+		return -1, i + 1
+	}
+	for _, t := range tokenStarts {
+		if t.folded && foldedPrefix(s, i, t.text) < 0 || !t.folded && !strings.HasPrefix(s[i:], t.text) {
+			continue
+		}
+		if loc := tokenAnchored[t.pattern].FindStringIndex(s[i:]); loc != nil {
+			return i + loc[1], 0
+		}
+	}
+	return -1, i + 1
+}
+
+// isKeyByte is [A-Za-z0-9_\-].
+func isKeyByte(c byte) bool { return isWordByte(c) || c == '-' }
+
+// opaqueAt finds \b[A-Za-z0-9_\-]{24,}\b at s[i]: a long run that may be a
+// generated key. The repeat is greedy, so the match ends at the run's
+// last word boundary; a start later in the same run has the same last
+// boundary, nearer, so when this one fails the run is skipped.
+func opaqueAt(s string, i int) (int, int) {
+	if !isKeyByte(s[i]) || !boundary(s, i) {
+		return -1, i + 1
+	}
+	end := i
+	for end < len(s) && isKeyByte(s[end]) {
+		end++
+	}
+	for p := end; p >= i+24; p-- {
+		if boundary(s, p) {
+			return p, 0
+		}
+	}
+	return -1, end
 }
