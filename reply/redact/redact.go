@@ -145,34 +145,37 @@ func (r *Redactor) Speakable(s string) string {
 	})
 }
 
+// tokenPatterns are the tokens with a known shape. Each starts at a word
+// boundary.
+var tokenPatterns = []string{
+	`\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}\b`,                                  // OpenAI-style keys
+	`\bgh[pousr]_[A-Za-z0-9]{30,}\b`,                                        // GitHub tokens
+	`\bxox[abprs]-[A-Za-z0-9\-]{10,}\b`,                                     // Slack tokens
+	`\bAKIA[0-9A-Z]{16}\b`,                                                  // AWS access keys
+	`\bAIza[0-9A-Za-z_\-]{35}\b`,                                            // Google API keys
+	`\beyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\b`,           // JWTs
+	`(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}`,                                   // bearer tokens
+	`(?i)\b(?:api[_ ]?key|token|secret)\s*(?:is|=|:)\s*[A-Za-z0-9._\-]{8,}`, // "api key is ..."
+}
+
+// anchoredTokens compiles tokenAnchored.
+func anchoredTokens() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(tokenPatterns))
+	for i, p := range tokenPatterns {
+		flags, rest, _ := strings.Cut(p, `\b`)
+		out[i] = regexp.MustCompile(`^` + flags + rest)
+	}
+	return out
+}
+
 var (
-	emailRE = regexp.MustCompile(`(?i)\b[a-z0-9._%+\-]+@[a-z0-9.\-]+\.[a-z]{2,}\b`)
-	// Phone numbers: digit groups with separators or a leading +, 7 to 15
-	// digits in all. Plain runs of digits are left to the card check.
-	phoneRE = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d{2,8}(?:[\s.\-]\d{2,8}){1,4}\b|\+\d{7,15}\b`)
-	isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	// Card numbers: 13 to 19 digits, optionally in groups.
-	cardRE = regexp.MustCompile(`\b\d(?:[ \-]?\d){12,18}\b`)
-	// IBANs: country code, check digits, then up to 30 letters and digits,
-	// optionally in groups of four.
-	ibanRE = regexp.MustCompile(`(?i)\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]){11,30}\b`)
-	// Tokens with a known shape, in one pattern (one scan).
-	tokenRE = regexp.MustCompile("(?:" + strings.Join([]string{
-		`\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}\b`,                                  // OpenAI-style keys
-		`\bgh[pousr]_[A-Za-z0-9]{30,}\b`,                                        // GitHub tokens
-		`\bxox[abprs]-[A-Za-z0-9\-]{10,}\b`,                                     // Slack tokens
-		`\bAKIA[0-9A-Z]{16}\b`,                                                  // AWS access keys
-		`\bAIza[0-9A-Za-z_\-]{35}\b`,                                            // Google API keys
-		`\beyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\b`,           // JWTs
-		`(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}`,                                   // bearer tokens
-		`(?i)\b(?:api[_ ]?key|token|secret)\s*(?:is|=|:)\s*[A-Za-z0-9._\-]{8,}`, // "api key is ..."
-	}, ")|(?:") + ")")
+	// E-mail addresses, phone numbers, card numbers, IBANs and codes
+	// ("my locker code is 7351") are found by the scanners of scan.go.
+	// tokenAnchored are tokenPatterns anchored, without their first \b
+	// (tokenAt checks it): each is tried only where it can start.
+	tokenAnchored = anchoredTokens()
 	// What follows "my password is", "the pin is", "passcode:" and the like.
 	passwordRE = regexp.MustCompile(`(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)("[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`)
-	// Codes of any kind: "my locker code is 7351", "the alarm code's 4 4 1 9",
-	// "gate combination: 12-34-56", "CVV 123", "the code is four two one".
-	// The word before (its kind: "zip code") is read by wordBefore.
-	codeRE = regexp.MustCompile(`(?i)\b((?:code|combination|combo|cvv2?|cvc|security code|pin)\s*(?:is|=|:|was|'s|number is)?\s*)((?:\d[\d\s\-]{1,14}\d|\d{3,8}|(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[\s\-]*){3,12}))`)
 	// notSecretWords follow "password is" in talk about a password, not
 	// in one: "the password is wrong", "my pin is a secret".
 	notSecretWords = map[string]bool{"a": true, "an": true, "the": true, "my": true, "your": true, "this": true, "that": true,
@@ -182,8 +185,6 @@ var (
 	notSecretCodes = map[string]bool{"zip": true, "postal": true, "post": true, "postcode": true, "area": true, "country": true,
 		"dress": true, "source": true, "error": true, "status": true, "colour": true, "color": true, "promo": true,
 		"discount": true, "coupon": true, "product": true, "tracking": true, "airport": true, "bar": true, "qr": true}
-	// A long mixed run of letters and digits that reads like a key.
-	opaqueRE = regexp.MustCompile(`\b[A-Za-z0-9_\-]{24,}\b`)
 )
 
 // Redact returns s with sensitive values replaced by placeholders, and the
@@ -200,8 +201,8 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 	b.Grow(len(s))
 	for len(s) > 0 {
 		n := sentence(s)
-		out, k := r.sentence(s[:n])
-		kinds = append(kinds, k...)
+		var out string
+		out, kinds = r.sentence(s[:n], kinds)
 		b.WriteString(out)
 		s = s[n:]
 	}
@@ -225,18 +226,18 @@ func sentence(s string) int {
 	return len(s)
 }
 
-// sentence redacts one sentence. One value's placeholder can bring the
-// next into view (digits glued to an address, an IBAN-shaped run across a
-// phone number): it redacts to a fixed point.
-func (r *Redactor) sentence(s string) (string, []Kind) {
-	var kinds []Kind
+// sentence redacts one sentence, adding the kinds of what it replaced to
+// kinds. One value's placeholder can bring the next into view (digits
+// glued to an address, an IBAN-shaped run across a phone number): it
+// redacts to a fixed point.
+func (r *Redactor) sentence(s string, kinds []Kind) (string, []Kind) {
 	for range 8 {
 		f := look(s)
 		if f == 0 {
 			break
 		}
-		out, k := r.pass(s, f)
-		kinds = append(kinds, k...)
+		var out string
+		out, kinds = r.pass(s, f, kinds)
 		if out == s {
 			break
 		}
@@ -270,6 +271,27 @@ var keywords = []struct {
 	{"key", hasToken}, {"token", hasToken}, {"secret", hasToken}, {"bearer", hasToken},
 }
 
+// keywordsBy are the keywords by their first letter, in either case.
+var keywordsBy = func() (by [256][]int) {
+	for i, k := range keywords {
+		by[k.word[0]] = append(by[k.word[0]], i)
+		by[k.word[0]&^0x20] = append(by[k.word[0]&^0x20], i)
+	}
+	return by
+}()
+
+// keywordPairs has, for a keyword's first letter in either case, a bit
+// for each second letter (0 for a): a letter pair that starts no keyword
+// is passed over with one look-up.
+var keywordPairs = func() (pairs [256]uint32) {
+	for _, k := range keywords {
+		bit := uint32(1) << (k.word[1] - 'a')
+		pairs[k.word[0]] |= bit
+		pairs[k.word[0]&^0x20] |= bit
+	}
+	return pairs
+}()
+
 // look says what s could hold, cheaply; placeholders already handed out
 // hold nothing more.
 func look(s string) features {
@@ -277,93 +299,142 @@ func look(s string) features {
 	run := 0     // letters, digits, _ and - in a row
 	digits := 0  // digits in a row, spaces, dashes, dots and brackets between
 	letters := 0 // letters in a row, for an IBAN's country
-	lower := false
+	lower, ascii := false, true
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '[' {
-			if loc := placeholderRE.FindStringIndex(s[i:min(len(s), i+16)]); loc != nil && loc[0] == 0 {
-				i += loc[1] - 1
-				run, digits, letters = 0, 0, 0
-				continue
-			}
-		}
-		switch {
-		case isDigit(c):
-			digits++
-			if letters >= 2 && i+1 < len(s) && isDigit(s[i+1]) {
-				f |= hasIBAN // two letters, then two digits
-			}
-			letters = 0
-		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '+':
-			letters = 0
-		case c == '@':
-			f |= hasAt
-			digits, letters = 0, 0
+		switch c := s[i]; {
 		case isLetter(c):
 			lower = lower || c <= 'Z'
 			digits = 0
 			letters++
-		default:
-			digits, letters = 0, 0
-		}
-		switch {
-		case digits >= 13:
-			f |= hasCard | hasPhone
-		case digits >= 7:
-			f |= hasPhone
-		}
-		if isWordByte(c) || c == '-' {
-			if run++; run >= 16 {
-				f |= hasLongRun
+			run++
+			// A next byte that is not a letter shifts by 26 or more:
+			// past every bit.
+			if i+1 < len(s) && keywordPairs[c]>>((s[i+1]|0x20)-'a')&1 != 0 {
+				f |= keywordAt(s, i)
 			}
-		} else {
-			run = 0
+		case c == ' ':
+			letters, run = 0, 0
+		case isDigit(c):
+			if digits++; digits >= 13 {
+				f |= hasCard | hasPhone
+			} else if digits >= 7 {
+				f |= hasPhone
+			}
+			if letters >= 2 && i+1 < len(s) && isDigit(s[i+1]) {
+				f |= hasIBAN // two letters, then two digits
+			}
+			letters = 0
+			run++
+		case c == '-':
+			letters = 0
+			run++
+		case c == '.' || c == '(' || c == ')' || c == '+':
+			letters, run = 0, 0
+		case c == '@':
+			f |= hasAt
+			digits, letters, run = 0, 0, 0
+		case c == '[' && placeholderAt(s, i) > 0:
+			i += placeholderAt(s, i) - 1
+			run, digits, letters = 0, 0, 0
+		default:
+			ascii = ascii && c < 0x80
+			digits, letters = 0, 0
+			if c == '_' {
+				run++
+			} else {
+				run = 0
+			}
+		}
+		if run >= 16 {
+			f |= hasLongRun
 		}
 	}
-	l := s
-	if lower {
-		l = strings.ToLower(s)
+	if !ascii {
+		f |= foldedKeywords(s, lower)
 	}
+	return f
+}
+
+// keywordAt is what the keyword starting at s[i] (an ASCII letter) says
+// s could hold, in any case.
+func keywordAt(s string, i int) features {
+	var f features
+	for _, k := range keywordsBy[s[i]] {
+		if w := keywords[k].word; len(s)-i >= len(w) && equalFoldASCII(s[i:i+len(w)], w) {
+			f |= keywords[k].f
+		}
+	}
+	return f
+}
+
+// equalFoldASCII reports whether s is word (lower case) but for the case of
+// its ASCII letters.
+func equalFoldASCII(s, word string) bool {
+	for j := range len(word) {
+		if c := s[j]; c != word[j] && !(isLetter(c) && c|0x20 == word[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// foldedKeywords finds the keywords in a sentence that is not all ASCII
+// as Unicode lower-casing does (the Kelvin sign is a k), when s has an
+// ASCII capital (lower), outside the placeholders.
+func foldedKeywords(s string, lower bool) features {
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		if n := placeholderAt(s, i); n > 0 {
+			copy(b[i:i+n], strings.Repeat(" ", n))
+			i += n - 1
+		}
+	}
+	l := string(b)
+	if lower {
+		l = strings.ToLower(l)
+	}
+	var f features
 	for _, k := range keywords {
-		if f&k.f != k.f && strings.Contains(l, k.word) {
+		if strings.Contains(l, k.word) {
 			f |= k.f
 		}
 	}
 	return f
 }
 
-// pass is one round of Redact over a sentence that has f.
-func (r *Redactor) pass(s string, f features) (string, []Kind) {
-	var kinds []Kind
-	replace := func(re *regexp.Regexp, k Kind, ok func(string) bool) {
-		var b strings.Builder
-		last := 0
-		for _, loc := range re.FindAllStringIndex(s, -1) {
-			if k == IBAN {
-				// The pattern runs on into the words after an IBAN ("... 32
-				// by Friday"): the IBAN is the longest start that checks.
-				loc[1] = loc[0] + ibanPrefix(s[loc[0]:loc[1]])
-				if loc[1] == loc[0] {
-					continue
-				}
-			}
-			m := s[loc[0]:loc[1]]
-			if ok != nil && !ok(m) || (k == Card || k == Phone) && afterIBANHead(s, loc[0]) {
-				continue
-			}
-			if k == Phone && loc[0] > 0 && isWordByte(s[loc[0]-1]) {
-				continue // digits glued to a word are part of it
-			}
-			b.WriteString(s[last:loc[0]])
-			b.WriteString(r.placeholder(k, m))
-			kinds = append(kinds, k)
-			last = loc[1]
+// placeholderNames are the kinds a placeholder names.
+var placeholderNames = []string{"EMAIL", "PHONE", "CARD", "IBAN", "SECRET"}
+
+// placeholderAt is the length of the placeholder ("[PHONE_1]") at s[i] if
+// it ends within 16 bytes, else 0.
+func placeholderAt(s string, i int) int {
+	w := s[i:min(len(s), i+16)]
+	if len(w) == 0 || w[0] != '[' {
+		return 0
+	}
+	for _, name := range placeholderNames {
+		j := 2 + len(name)
+		if len(w) < j || w[1:j-1] != name || w[j-1] != '_' {
+			continue
 		}
-		b.WriteString(s[last:])
-		s = b.String()
+		n := digitRun(w, j, len(w))
+		if n > 0 && j+n < len(w) && w[j+n] == ']' {
+			return j + n + 1
+		}
+	}
+	return 0
+}
+
+// pass is one round of Redact over a sentence that has f, adding the
+// kinds of what it replaced to kinds.
+func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
+	replace := func(at finder, k Kind, ok func(string) bool) {
+		var out string
+		out, kinds = r.replace(s, at, k, ok, kinds)
+		s = out
 	}
 	if f&hasAt != 0 {
-		replace(emailRE, Email, nil)
+		replace(emailAt, Email, nil)
 	}
 	if f&hasPassword != 0 {
 		s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
@@ -376,38 +447,96 @@ func (r *Redactor) pass(s string, f features) (string, []Kind) {
 		})
 	}
 	if f&hasCode != 0 {
-		var b strings.Builder
-		last := 0
-		for _, m := range codeRE.FindAllStringSubmatchIndex(s, -1) {
-			if notSecretCodes[strings.ToLower(wordBefore(s, m[0]))] {
-				continue
-			}
-			value := s[m[4]:m[5]]
-			trimmed := strings.TrimRight(value, " \t\n-")
-			b.WriteString(s[last:m[4]])
-			b.WriteString(r.placeholder(Secret, strings.TrimSpace(trimmed)))
-			kinds = append(kinds, Secret)
-			last = m[4] + len(trimmed)
-		}
-		b.WriteString(s[last:])
-		s = b.String()
+		s, kinds = r.codes(s, kinds)
 	}
 	if f&(hasToken|hasLongRun) != 0 {
-		replace(tokenRE, Secret, nil)
+		replace(tokenAt, Secret, nil)
 	}
 	if f&hasIBAN != 0 {
-		replace(ibanRE, IBAN, validIBAN)
+		replace(ibanAt, IBAN, validIBAN)
 	}
 	if f&hasLongRun != 0 {
-		replace(opaqueRE, Secret, opaque)
+		replace(opaqueAt, Secret, opaque)
 	}
 	if f&hasCard != 0 {
-		replace(cardRE, Card, luhn)
+		replace(cardAt, Card, luhn)
 	}
 	if f&hasPhone != 0 {
-		replace(phoneRE, Phone, phoneLike)
+		replace(phoneAt, Phone, phoneLike)
 	}
 	return s, kinds
+}
+
+// replace puts placeholders of kind k for the matches in s that ok
+// accepts (nil: all), and adds their kinds to kinds. With nothing
+// replaced it returns s itself. Matches are found as regexp's FindAll
+// finds them: each search starts where the last match ended, whether or
+// not it was replaced.
+func (r *Redactor) replace(s string, at finder, k Kind, ok func(string) bool, kinds []Kind) (string, []Kind) {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		end, next := at(s, i)
+		if end < 0 {
+			i = next
+			continue
+		}
+		start := i
+		i = end
+		if k == IBAN {
+			// The pattern runs on into the words after an IBAN ("... 32
+			// by Friday"): the IBAN is the longest start that checks.
+			end = start + ibanPrefix(s[start:end])
+			if end == start {
+				continue
+			}
+		}
+		m := s[start:end]
+		if ok != nil && !ok(m) || (k == Card || k == Phone) && afterIBANHead(s, start) {
+			continue
+		}
+		if k == Phone && start > 0 && isWordByte(s[start-1]) {
+			continue // digits glued to a word are part of it
+		}
+		if b.Len() == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(r.placeholder(k, m))
+		kinds = append(kinds, k)
+		last = end
+	}
+	if b.Len() == 0 {
+		return s, kinds
+	}
+	b.WriteString(s[last:])
+	return b.String(), kinds
+}
+
+// codes replaces the values of the codes in s that are secrets.
+func (r *Redactor) codes(s string, kinds []Kind) (string, []Kind) {
+	var b strings.Builder
+	last := 0
+	for i := 0; ; {
+		start, value, end := nextCode(s, i)
+		if start < 0 {
+			break
+		}
+		i = end
+		if notSecretCodes[strings.ToLower(wordBefore(s, start))] {
+			continue
+		}
+		trimmed := strings.TrimRight(s[value:end], " \t\n-")
+		b.WriteString(s[last:value])
+		b.WriteString(r.placeholder(Secret, strings.TrimSpace(trimmed)))
+		kinds = append(kinds, Secret)
+		last = value + len(trimmed)
+	}
+	if b.Len() == 0 {
+		return s, kinds
+	}
+	b.WriteString(s[last:])
+	return b.String(), kinds
 }
 
 // afterIBANHead reports whether s[:i] ends in the start of an IBAN-shaped
@@ -441,32 +570,35 @@ func wordBefore(s string, i int) string {
 	return s[k:j]
 }
 
-// digits returns the digits of s.
-func digits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
+// countDigits is the number of digits in s.
+func countDigits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			n++
 		}
 	}
-	return b.String()
+	return n
 }
 
 // luhn checks a card number's check digit.
 func luhn(s string) bool {
-	d := digits(s)
-	if len(d) < 13 || len(d) > 19 {
+	if n := countDigits(s); n < 13 || n > 19 {
 		return false
 	}
-	sum := 0
-	for i := range d {
-		n := int(d[len(d)-1-i] - '0')
-		if i%2 == 1 {
+	sum, nth := 0, 0 // nth: of the digits, from the right
+	for i := len(s) - 1; i >= 0; i-- {
+		if !isDigit(s[i]) {
+			continue
+		}
+		n := int(s[i] - '0')
+		if nth%2 == 1 {
 			if n *= 2; n > 9 {
 				n -= 9
 			}
 		}
 		sum += n
+		nth++
 	}
 	return sum%10 == 0
 }
@@ -489,6 +621,72 @@ func ibanPrefix(m string) int {
 
 // validIBAN checks an IBAN's mod-97 checksum.
 func validIBAN(s string) bool {
+	if valid, judged := validASCIIIBAN(s); judged {
+		return valid
+	}
+	return validIBANFolded(s)
+}
+
+// validASCIIIBAN checks the mod-97 checksum of an IBAN written in ASCII,
+// a digit at a time. It does not judge text that is not all ASCII
+// (Unicode upper-casing turns ſ into an S): validIBANFolded does.
+func validASCIIIBAN(s string) (valid, judged bool) {
+	if hasNonASCII(s) {
+		return false, false
+	}
+	if n := len(s) - strings.Count(s, " "); n < 15 || n > 34 {
+		return false, true
+	}
+	// The first four characters (country and check digits) go last.
+	sum, seen, head := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			continue
+		}
+		ok := true
+		if seen < 4 {
+			seen, head = seen+1, i+1
+		} else if sum, ok = ibanDigit(sum, s[i]); !ok {
+			return false, true
+		}
+	}
+	for i := range head {
+		if s[i] == ' ' {
+			continue
+		}
+		var ok bool
+		if sum, ok = ibanDigit(sum, s[i]); !ok {
+			return false, true
+		}
+	}
+	return sum == 1, true
+}
+
+// ibanDigit adds c to a running mod-97 remainder: a digit as itself, a
+// letter as 10 (A) to 35 (Z); false for anything else.
+func ibanDigit(sum int, c byte) (int, bool) {
+	switch {
+	case isDigit(c):
+		return (sum*10 + int(c-'0')) % 97, true
+	case isLetter(c):
+		return (sum*100 + int(c|0x20-'a') + 10) % 97, true
+	}
+	return sum, false
+}
+
+// hasNonASCII reports a byte of s outside ASCII.
+func hasNonASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// validIBANFolded checks an IBAN's mod-97 checksum after Unicode
+// upper-casing, with big numbers: the slow path for text not all ASCII.
+func validIBANFolded(s string) bool {
 	s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
 	if len(s) < 15 || len(s) > 34 {
 		return false
@@ -512,12 +710,24 @@ func validIBAN(s string) bool {
 // phoneLike keeps phone candidates that are not quantities said in a
 // sentence: 7 to 15 digits, not a time, not a decimal, not a date.
 func phoneLike(s string) bool {
-	d := digits(s)
-	if len(d) < 7 || len(d) > 15 || isoDate.MatchString(s) {
+	if n := countDigits(s); n < 7 || n > 15 || isISODate(s) {
 		return false
 	}
 	if strings.Count(s, ".") > 0 && !strings.Contains(s, " ") && strings.Count(s, ".") < 2 {
 		return false // 1234.5678: a decimal
+	}
+	return true
+}
+
+// isISODate reports whether s is a date written 2026-11-27.
+func isISODate(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i := range len(s) {
+		if i != 4 && i != 7 && !isDigit(s[i]) {
+			return false
+		}
 	}
 	return true
 }
