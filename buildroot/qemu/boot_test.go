@@ -38,7 +38,7 @@ const (
 
 var (
 	dir     = os.Getenv("QEMU_BOOT_TEST")
-	console = os.Getenv("QEMU_CONSOLE") // a file for the boards' consoles
+	console = os.Getenv("QEMU_CONSOLE") // the boards' consoles go to files named after it: console-main.log, ...
 )
 
 // board is one card image and the machine running it.
@@ -64,7 +64,9 @@ func newBoard(t *testing.T, name string) *board {
 	}
 	b := &board{t: t, disk: disk, fw: filepath.Join(card, "u-boot.bin"), web: freePort(t), log: io.Discard}
 	if console != "" {
-		f, err := os.OpenFile(console, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		// One file a board: the tests boot theirs side by side.
+		path := strings.TrimSuffix(console, ".log") + "-" + name + ".log"
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,6 +251,7 @@ func serve(t *testing.T, root string) string {
 // signed update to 1.0.1 through the update server, which boots on B,
 // is marked good, and keeps what the box was told.
 func TestBoot(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := newBoard(t, "main")
 	var bootStart time.Time
@@ -552,6 +555,7 @@ func TestRollback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	b := newBoard(t, "rollback")
 	bad := bundle(t, filepath.Join(dir, "card", "keys"), "1.0.1", brokenConfig(t))
@@ -606,6 +610,7 @@ func TestPowerCut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	b := newBoard(t, "powercut")
 	step(t, "power-cut", func(t *testing.T) {
