@@ -335,7 +335,7 @@ boot-test: $(WHISPER_DIR)/pi4/lib/libwhisper.a
 	$(if $(filter -short,$(BOOT_TEST_FLAGS)),,HARK_BIN=$(BOOT_TEST_OUT)/bin-1.0.1/hark HARK_VERSION=1.0.1 QEMU_OUT=$(BOOT_TEST_OUT)/update \
 		QEMU_KEYS=$(BOOT_TEST_OUT)/card/keys QEMU_BUNDLE_ONLY=1 buildroot/qemu/image.sh)
 	QEMU_BOOT_TEST=$(abspath $(BOOT_TEST_OUT)) QEMU_CONSOLE=$(abspath $(BOOT_TEST_OUT))/console.log \
-		$(GO) test -tags boottest -count 1 -timeout 60m -parallel 3 -v $(BOOT_TEST_FLAGS) ./buildroot/qemu
+		$(GO) test -tags boottest -count 1 -timeout 60m -v $(BOOT_TEST_FLAGS) ./buildroot/qemu
 
 lint:
 	$(GO) vet -tags $(TAGS) ./...

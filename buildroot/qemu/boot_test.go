@@ -64,7 +64,7 @@ func newBoard(t *testing.T, name string) *board {
 	}
 	b := &board{t: t, disk: disk, fw: filepath.Join(card, "u-boot.bin"), web: freePort(t), log: io.Discard}
 	if console != "" {
-		// One file a board: the tests boot theirs side by side.
+		// One file a board, to read each boot apart.
 		path := strings.TrimSuffix(console, ".log") + "-" + name + ".log"
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -251,7 +251,6 @@ func serve(t *testing.T, root string) string {
 // signed update to 1.0.1 through the update server, which boots on B,
 // is marked good, and keeps what the box was told.
 func TestBoot(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	b := newBoard(t, "main")
 	var bootStart time.Time
@@ -555,7 +554,6 @@ func TestRollback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	t.Parallel()
 	ctx := context.Background()
 	b := newBoard(t, "rollback")
 	bad := bundle(t, filepath.Join(dir, "card", "keys"), "1.0.1", brokenConfig(t))
@@ -610,7 +608,6 @@ func TestPowerCut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	t.Parallel()
 	ctx := context.Background()
 	b := newBoard(t, "powercut")
 	step(t, "power-cut", func(t *testing.T) {
