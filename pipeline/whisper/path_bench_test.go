@@ -134,7 +134,7 @@ func pathOnce(b *testing.B, eng *Engine, silero, det string, ahead bool, words [
 			b.Fatal(err)
 		}
 		defer v.Close()
-		d = v
+		d = endpoint.Gate(v) // as the box listens
 	}
 	l := endpoint.New(endpoint.Options{Source: src, Detector: d})
 	go l.Run(ctx)
