@@ -12,17 +12,6 @@ import (
 	"github.com/harkbox/hark/pipeline/voice"
 )
 
-// frames pushes n frames of score p, 20 ms each, and returns the
-// decisions other than Continue with the frame they came on.
-func frames(e *endpoint.Endpointer, from, n int, p float32, got map[int]endpoint.Decision) int {
-	for i := range n {
-		if d := e.Push(p, 20*time.Millisecond); d != endpoint.Continue {
-			got[from+i] = d
-		}
-	}
-	return from + n
-}
-
 func TestEndpointerPausesAndResumes(t *testing.T) {
 	cases := []struct {
 		name  string
