@@ -246,10 +246,13 @@ func serve(t *testing.T, root string) string {
 	return fmt.Sprintf("http://10.0.2.2:%d", l.Addr().(*net.TCPAddr).Port)
 }
 
-// TestBoot is the card's life: first boot on slot A, READY, the self-test
-// marks A good, the web page and its setup code, the watchdog, then a
-// signed update to 1.0.1 through the update server, which boots on B,
-// is marked good, and keeps what the box was told.
+// TestBoot is one card's life: first boot on slot A, READY, the self-test
+// marks A good, the web page and its setup code, the watchdog; then the
+// box is told a fact and a timer, refuses a bundle signed by another key,
+// loses its power while RAUC writes B and boots A again, rolls back from
+// a signed update whose self-test fails, and finally takes a good update
+// to 1.0.1, which boots on B and is marked good. What it was told
+// outlives each of them.
 func TestBoot(t *testing.T) {
 	ctx := context.Background()
 	b := newBoard(t, "main")
@@ -270,6 +273,9 @@ func TestBoot(t *testing.T) {
 		var us int64
 		fmt.Sscan(up, &us)
 		t.Logf("hark.service READY %.1f s after the kernel started, %.1f s after power on", float64(us)/1e6, time.Since(bootStart).Seconds())
+		// Where a boot's time goes, for the figures.
+		out, _ := b.sh(ctx, "journalctl -b -o short-monotonic --no-pager -u hark.service -u hark-firstboot.service -u hark-clock.service | head -40")
+		t.Logf("where the boot's time went:\n%s", out)
 	})
 	ok = ok && step(t, "first-boot", func(t *testing.T) {
 		b.t = t
@@ -307,17 +313,41 @@ func TestBoot(t *testing.T) {
 		b.t = t
 		webSetup(t, ctx, b)
 	})
-	step(t, "watchdog", func(t *testing.T) {
+	// A hark the watchdog did not bring back would fail every step after.
+	ok = step(t, "watchdog", func(t *testing.T) {
 		b.t = t
 		watchdog(t, ctx, b)
-	})
-	if testing.Short() {
+	}) && ok
+	if testing.Short() || !ok {
 		return
 	}
-	step(t, "update", func(t *testing.T) {
+	// The rest of the card's life, one board throughout (a first boot
+	// under emulation costs minutes): what the box is told now must
+	// outlive each of the steps after.
+	ok = step(t, "told", func(t *testing.T) {
 		b.t = t
-		updateGood(t, ctx, b)
+		b.must(ctx, `hark ask "remember that the boat is called Hecate"`)
+		b.must(ctx, `hark ask "set a timer for 3 hours"`)
+		b.remembers(ctx, "before the updates")
 	})
+	ok = ok && step(t, "wrong-key", func(t *testing.T) {
+		b.t = t
+		wrongKey(t, ctx, b)
+	})
+	ok = ok && step(t, "power-cut", func(t *testing.T) {
+		b.t = t
+		powerCut(t, ctx, b)
+	})
+	ok = ok && step(t, "bad-update", func(t *testing.T) {
+		b.t = t
+		badUpdate(t, ctx, b)
+	})
+	if ok {
+		step(t, "update", func(t *testing.T) {
+			b.t = t
+			updateGood(t, ctx, b)
+		})
+	}
 }
 
 // webSetup: the page answers through the forwarded port, sends plain
@@ -401,16 +431,10 @@ func watchdog(t *testing.T, ctx context.Context, b *board) {
 	b.ready(ctx)
 }
 
-// updateGood: a fact and a timer, then hark update install from the
-// update server; the board reboots into B, hark-health marks it good,
-// hark version is 1.0.1, and the fact and the timer are still there.
+// updateGood: hark update install from the update server; the board
+// reboots into B, hark-health marks it good, hark version is 1.0.1, and
+// what the box was told is still there.
 func updateGood(t *testing.T, ctx context.Context, b *board) {
-	b.must(ctx, `hark ask "remember that the boat is called Hecate"`)
-	b.must(ctx, `hark ask "set a timer for 3 hours"`)
-	if out := b.must(ctx, "hark memory facts"); !strings.Contains(out, "Hecate") {
-		t.Fatalf("the fact was not kept before the update:\n%s", out)
-	}
-	b.kept(ctx, "before the update")
 	srv := serve(t, filepath.Join(dir, "update"))
 	start := time.Now()
 	mark := b.install(ctx, srv, "1.0.1")
@@ -430,15 +454,22 @@ func updateGood(t *testing.T, ctx context.Context, b *board) {
 	if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.1") {
 		t.Errorf("hark version after the update:\n%s", out)
 	}
-	b.kept(ctx, "after the update")
+	b.remembers(ctx, "after the update")
 	b.noFailedUnits(ctx, "after the update")
+	b.must(ctx, "rauc status --detailed")
+}
+
+// remembers checks, when, that the fact and the timer told at the start
+// are still there, and that the store saves to the data partition.
+func (b *board) remembers(ctx context.Context, when string) {
+	b.t.Helper()
+	b.kept(ctx, when)
 	if out := b.must(ctx, "hark memory facts"); !strings.Contains(out, "Hecate") {
-		t.Errorf("the fact did not survive the update:\n%s", out)
+		b.t.Errorf("%s, the fact is gone:\n%s", when, out)
 	}
 	if out := b.must(ctx, "hark timers"); !regexp.MustCompile(`(?m)^timer\s`).MatchString(out) {
-		t.Errorf("the timer did not survive the update:\n%s", out)
+		b.t.Errorf("%s, the timer is gone:\n%s", when, out)
 	}
-	b.must(ctx, "rauc status --detailed")
 }
 
 // noFailedUnits checks, when, that no unit of this boot failed, showing
@@ -494,19 +525,6 @@ func (b *board) reboot() int {
 	return mark
 }
 
-// firstBoot powers a fresh card on and waits until slot A is marked good.
-func (b *board) firstBoot(ctx context.Context) {
-	b.t.Helper()
-	b.power(ctx)
-	if slot := b.boot(ctx, 0); slot != "A" {
-		b.t.Fatalf("U-Boot booted slot %s of a fresh card, want A", slot)
-	}
-	b.ready(ctx)
-	if r := b.healthDone(ctx); r != "good" {
-		b.t.Fatalf("hark-health.service %s on the fresh card", r)
-	}
-}
-
 // bundle makes a bundle in a new directory from the update's root
 // filesystem: edit changes a copy of it (with debugfs), and it is signed by
 // the CA in keys.
@@ -546,122 +564,109 @@ func brokenConfig(t *testing.T) func(string) {
 	}
 }
 
-// TestRollback: a signed update whose hark fails its self-test boots B
-// and is not marked good; B on trial reboots the board itself after each
-// failed check (U-Boot only counts boots), and once B's attempts are
-// spent U-Boot boots A again; hark update status says why.
-func TestRollback(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
-	ctx := context.Background()
-	b := newBoard(t, "rollback")
+// badUpdate: a signed update whose hark fails its self-test boots B and
+// is not marked good; B on trial reboots the board itself after each
+// failed check (U-Boot only counts boots), and once B's attempts are spent
+// U-Boot boots A again; hark update status says why.
+func badUpdate(t *testing.T, ctx context.Context, b *board) {
 	bad := bundle(t, filepath.Join(dir, "card", "keys"), "1.0.1", brokenConfig(t))
-	step(t, "bad-update", func(t *testing.T) {
-		b.t = t
-		b.firstBoot(ctx)
-		srv := serve(t, bad)
-		mark := b.install(ctx, srv, "1.0.1")
-		start := time.Now()
-		// Each boot of B takes an attempt; a check that passed would give
-		// them back (B 3 left at the next boot), so 2, 1, 0 shows that B
-		// was never marked good. No one reboots the board but itself.
-		for attempt := 1; attempt <= 3; attempt++ {
-			u := b.picked(ctx, mark, bootLimit+healthLimit)
-			if u.slot != "B" {
-				t.Fatalf("boot %d after the bad update: slot %s, want B\n%s", attempt, u.slot, tail(b.m.Console(mark)))
-			}
-			if want := fmt.Sprint(3 - attempt); u.bLeft != want {
-				t.Errorf("boot %d of B: %s attempts left, want %s (was it marked good?)", attempt, u.bLeft, want)
-			}
-			t.Logf("boot %d of B, %.0f s after the install", attempt, time.Since(start).Seconds())
-			mark = u.end
+	srv := serve(t, bad)
+	mark := b.install(ctx, srv, "1.0.1")
+	start := time.Now()
+	// Each boot of B takes an attempt; a check that passed would give
+	// them back (B 3 left at the next boot), so 2, 1, 0 shows that B was
+	// never marked good. No one reboots the board but itself.
+	for attempt := 1; attempt <= 3; attempt++ {
+		u := b.picked(ctx, mark, bootLimit+healthLimit)
+		if u.slot != "B" {
+			t.Fatalf("boot %d after the bad update: slot %s, want B\n%s", attempt, u.slot, tail(b.m.Console(mark)))
 		}
-		if slot := b.boot(ctx, mark); slot != "A" {
-			t.Fatalf("after B's three attempts U-Boot booted %s, want A", slot)
+		if want := fmt.Sprint(3 - attempt); u.bLeft != want {
+			t.Errorf("boot %d of B: %s attempts left, want %s (was it marked good?)", attempt, u.bLeft, want)
 		}
-		b.ready(ctx)
-		if r := b.healthDone(ctx); r != "good" {
-			t.Fatalf("hark-health.service %s back on A", r)
-		}
-		t.Logf("rollback: from the install's reboot to A marked good again %.0f s", time.Since(start).Seconds())
-		if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.0") {
-			t.Errorf("hark version after the rollback:\n%s", out)
-		}
-		out := b.must(ctx, "hark update status")
-		t.Logf("hark update status:\n%s", out)
-		if !regexp.MustCompile(`(?m)^rootfs\.1\s+B\s+\S+\s+bad`).MatchString(out) {
-			t.Errorf("hark update status does not show slot B bad:\n%s", out)
-		}
-		if !strings.Contains(out, "speech-to-text") {
-			t.Errorf("hark update status does not give the reason (the failed speech-to-text check):\n%s", out)
-		}
-		// Back on its proven slot, a failing check would not reboot: the
-		// board stays where it is (unit-tested in device/update).
-	})
+		t.Logf("boot %d of B, %.0f s after the install", attempt, time.Since(start).Seconds())
+		mark = u.end
+	}
+	if slot := b.boot(ctx, mark); slot != "A" {
+		t.Fatalf("after B's three attempts U-Boot booted %s, want A", slot)
+	}
+	b.ready(ctx)
+	if r := b.healthDone(ctx); r != "good" {
+		t.Fatalf("hark-health.service %s back on A", r)
+	}
+	t.Logf("rollback: from the install's reboot to A marked good again %.0f s", time.Since(start).Seconds())
+	if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.0") {
+		t.Errorf("hark version after the rollback:\n%s", out)
+	}
+	out := b.must(ctx, "hark update status")
+	t.Logf("hark update status:\n%s", out)
+	if !regexp.MustCompile(`(?m)^rootfs\.1\s+B\s+\S+\s+bad`).MatchString(out) {
+		t.Errorf("hark update status does not show slot B bad:\n%s", out)
+	}
+	if !strings.Contains(out, "speech-to-text") {
+		t.Errorf("hark update status does not give the reason (the failed speech-to-text check):\n%s", out)
+	}
+	b.remembers(ctx, "after the rollback")
+	// Back on its proven slot, a failing check would not reboot: the
+	// board stays where it is (unit-tested in device/update).
 }
 
-// TestPowerCut: the power goes while RAUC writes slot B; the board boots
-// A as before. Then a bundle signed by another CA is refused before
-// anything is written to B or to U-Boot's environment.
-func TestPowerCut(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
+// powerCut: the power goes while RAUC writes slot B; the board boots A as
+// before, and marks it good.
+func powerCut(t *testing.T, ctx context.Context, b *board) {
+	srv := serve(t, filepath.Join(dir, "update"))
+	b.must(ctx, "(hark update install --no-reboot "+srv+"/manifest.json >/tmp/install.log 2>&1 &)")
+	wctx, cancel := context.WithTimeout(ctx, installLimit)
+	defer cancel()
+	for {
+		p, _ := b.sh(wctx, "busctl get-property de.pengutronix.rauc / de.pengutronix.rauc.Installer Progress")
+		if strings.Contains(p, "Copying image") {
+			t.Logf("power cut during %s", strings.TrimSpace(p))
+			break
+		}
+		select {
+		case <-wctx.Done():
+			log, _ := b.sh(ctx, "cat /tmp/install.log")
+			t.Fatalf("RAUC never started writing the slot:\n%s", log)
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	ctx := context.Background()
-	b := newBoard(t, "powercut")
-	step(t, "power-cut", func(t *testing.T) {
-		b.t = t
-		b.firstBoot(ctx)
-		srv := serve(t, filepath.Join(dir, "update"))
-		b.must(ctx, "(hark update install --no-reboot "+srv+"/manifest.json >/tmp/install.log 2>&1 &)")
-		wctx, cancel := context.WithTimeout(ctx, installLimit)
-		defer cancel()
-		for {
-			p, _ := b.sh(wctx, "busctl get-property de.pengutronix.rauc / de.pengutronix.rauc.Installer Progress")
-			if strings.Contains(p, "Copying image") {
-				t.Logf("power cut during %s", strings.TrimSpace(p))
-				break
-			}
-			select {
-			case <-wctx.Done():
-				log, _ := b.sh(ctx, "cat /tmp/install.log")
-				t.Fatalf("RAUC never started writing the slot:\n%s", log)
-			case <-time.After(500 * time.Millisecond):
-			}
-		}
-		time.Sleep(3 * time.Second)
-		b.m.Kill()
-		b.power(ctx)
-		if slot := b.boot(ctx, 0); slot != "A" {
-			t.Fatalf("after a power cut mid-install U-Boot booted %s, want A", slot)
-		}
-		b.ready(ctx)
-		if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.0") {
-			t.Errorf("hark version after the power cut:\n%s", out)
-		}
-		if r := b.healthDone(ctx); r != "good" {
-			t.Errorf("hark-health.service %s after the power cut", r)
-		}
-	})
-	step(t, "wrong-key", func(t *testing.T) {
-		b.t = t
-		other := filepath.Join(t.TempDir(), "keys")
-		makeCA(t, other)
-		srv := serve(t, bundle(t, other, "1.0.1", nil))
-		before := b.must(ctx, "fw_printenv; head -c 64M /dev/mmcblk0p3 | sha256sum")
-		out, rc := b.sh(ctx, "hark update install --no-reboot "+srv+"/manifest.json")
-		if rc == 0 {
-			t.Fatalf("a bundle signed by another CA was installed:\n%s", out)
-		}
-		t.Logf("refused: %s", strings.TrimSpace(out))
-		if !strings.Contains(out, "signature") && !strings.Contains(out, "certificate") && !strings.Contains(out, "signer") {
-			t.Errorf("the refusal does not say the signature is not trusted:\n%s", out)
-		}
-		if after := b.must(ctx, "fw_printenv; head -c 64M /dev/mmcblk0p3 | sha256sum"); after != before {
-			t.Errorf("the refused bundle changed the boot environment or slot B:\nbefore %s\nafter %s", before, after)
-		}
-	})
+	time.Sleep(3 * time.Second)
+	b.m.Kill()
+	start := time.Now()
+	b.power(ctx)
+	if slot := b.boot(ctx, 0); slot != "A" {
+		t.Fatalf("after a power cut mid-install U-Boot booted %s, want A", slot)
+	}
+	b.ready(ctx)
+	t.Logf("READY %.0f s after power on", time.Since(start).Seconds())
+	if out := b.must(ctx, "hark version"); !strings.Contains(out, "hark 1.0.0") {
+		t.Errorf("hark version after the power cut:\n%s", out)
+	}
+	if r := b.healthDone(ctx); r != "good" {
+		t.Errorf("hark-health.service %s after the power cut", r)
+	}
+	b.remembers(ctx, "after the power cut")
+}
+
+// wrongKey: a bundle signed by another CA is refused before anything is
+// written to B or to U-Boot's environment.
+func wrongKey(t *testing.T, ctx context.Context, b *board) {
+	other := filepath.Join(t.TempDir(), "keys")
+	makeCA(t, other)
+	srv := serve(t, bundle(t, other, "1.0.1", nil))
+	before := b.must(ctx, "fw_printenv; head -c 64M /dev/mmcblk0p3 | sha256sum")
+	out, rc := b.sh(ctx, "hark update install --no-reboot "+srv+"/manifest.json")
+	if rc == 0 {
+		t.Fatalf("a bundle signed by another CA was installed:\n%s", out)
+	}
+	t.Logf("refused: %s", strings.TrimSpace(out))
+	if !strings.Contains(out, "signature") && !strings.Contains(out, "certificate") && !strings.Contains(out, "signer") {
+		t.Errorf("the refusal does not say the signature is not trusted:\n%s", out)
+	}
+	if after := b.must(ctx, "fw_printenv; head -c 64M /dev/mmcblk0p3 | sha256sum"); after != before {
+		t.Errorf("the refused bundle changed the boot environment or slot B:\nbefore %s\nafter %s", before, after)
+	}
 }
 
 // makeCA makes a CA and a signing certificate it issued in dir, as

@@ -51,9 +51,16 @@ func openSpeech(cfg *config.Loaded, log *slog.Logger) speech {
 	default:
 		o := WhisperOptions(cfg, log)
 		// whisper.cpp aborts the process on some corrupt models: load it
-		// in a child first, so that costs the box nothing.
+		// in a child first, so that costs the box nothing. A model this
+		// program loaded before is not probed again (the record is taken
+		// back while it loads, so a crash brings the probe back).
+		var probe whisper.ProbeCommand
 		if exe, err := os.Executable(); err == nil {
-			o.Probe = whisper.ProbeCommand{Path: exe, Args: []string{"probe-model"}, Timeout: w.LoadTimeout.Duration}.Probe
+			probe = whisper.ProbeCommand{Path: exe, Args: []string{"probe-model"}, Timeout: w.LoadTimeout.Duration}
+			if cfg.DataDir != "" {
+				probe.Record = filepath.Join(cfg.DataDir, "whisper-probed.json")
+			}
+			o.Probe = probe.Probe
 		}
 		e, err := whisper.New(o)
 		if err != nil {
@@ -61,6 +68,7 @@ func openSpeech(cfg *config.Loaded, log *slog.Logger) speech {
 			log.Error("speech-to-text model did not load", "model", w.Model, "err", err)
 			break
 		}
+		probe.Loaded(w.Model)
 		s.local, s.stt = e, e
 		if len(whisper.Features()) == 0 {
 			log.Warn("whisper.cpp was built without SIMD or threading: transcription will be slow; rebuild it with make whisper")
