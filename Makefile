@@ -321,11 +321,12 @@ image-qemu: $(WHISPER_DIR)/pi4/lib/libwhisper.a
 $(WHISPER_DIR)/pi4/lib/libwhisper.a:
 	$(MAKE) --no-print-directory whisper-pi4
 
-# Boots the emulated board headless and proves, a PASS or FAIL line each:
-# slot A, READY, the self-test, the web page's setup code, the watchdog, a
-# signed update that boots B and keeps the data, a bad update that rolls
-# back to A, a power cut mid-install, a bundle signed by another key. The
-# card is version 1.0.0 and the update 1.0.1, whatever git says.
+# Boots the emulated board headless and proves, a PASS or FAIL line each,
+# on one board: slot A, READY, the self-test, the web page's setup code,
+# the watchdog, a bundle signed by another key refused, a power cut
+# mid-install, a bad update that rolls back to A, a signed update that
+# boots B; a fact and a timer outlive them all. The card is version 1.0.0
+# and the update 1.0.1, whatever git says.
 # BOOT_TEST_FLAGS=-short: only the first boot: READY, the self-test, the web
 # page, the watchdog.
 boot-test: $(WHISPER_DIR)/pi4/lib/libwhisper.a
