@@ -21,7 +21,9 @@
 # (its version), QEMU_OUT, HARK_MODEL (the whisper model baked in),
 # QEMU_KEYS (a directory with ca.cert.pem, signing.key.pem and
 # signing.cert.pem; made when missing), QEMU_BUNDLE_ONLY=1 (the root
-# filesystem and its bundle, no card).
+# filesystem and its bundle, no card), QEMU_CACHE (the cache's directory),
+# QEMU_BASE_CHECK=1 (build nothing: exit 0 when the Debian base is cached,
+# 1 with the reason when it is not; what CI asks before its short boot).
 # Needs root (the tree's owners), debootstrap, qemu-system-aarch64,
 # genimage, mkimage, rauc, mkfs.ext4 and apt-get download for arm64.
 set -euo pipefail
@@ -55,8 +57,9 @@ for t in debootstrap qemu-system-aarch64 genimage mkimage rauc mksquashfs mkfs.e
 	command -v "$t" >/dev/null || die "$t is missing (.ci/deps installs it)"
 done
 [ -f "$uboot" ] || die "$uboot is missing (apt-get install u-boot-qemu)"
-[ -x "$hark_bin" ] || die "$hark_bin is missing: make cross-whisper-pi4 (or set HARK_BIN)"
-[ -f "$model" ] || die "the whisper model $model is missing (set HARK_MODEL)"
+check=${QEMU_BASE_CHECK:-}
+[ -n "$check" ] || [ -x "$hark_bin" ] || die "$hark_bin is missing: make cross-whisper-pi4 (or set HARK_BIN)"
+[ -n "$check" ] || [ -f "$model" ] || die "the whisper model $model is missing (set HARK_MODEL)"
 printf '%s\n' "$version" | grep -Eq '^v?[0-9]+(\.[0-9]+)*([-+][A-Za-z0-9._+~-]*)?$' ||
 	die "version '$version' is not a release number like 1.4.2"
 
@@ -163,6 +166,11 @@ mirror=$(
 packages=$(listed "$here/packages" | paste -sd, -)
 key=$( { echo "$suite $kpkg $(basename "$kdeb")"; listed "$here/packages"; cat "$here/modules" "$here/stage2"; } | sha256sum | cut -c1-16)
 base=$cache/base-$key.tar
+if [ -n "$check" ]; then
+	[ -f "$base" ] || die "no Debian $suite arm64 base for this package list in $cache (base-$key.tar): make image-qemu QEMU_CACHE=$cache builds it, 30 to 60 minutes under emulation"
+	say "the Debian base is cached: $base"
+	exit 0
+fi
 
 # stage2_boot DISK TAROUT LOG: the emulated machine with Debian's kernel
 # and the initramfs started by qemu itself (no U-Boot), for the second
