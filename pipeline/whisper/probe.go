@@ -99,14 +99,17 @@ func (p ProbeCommand) trusted(model string) bool {
 }
 
 // identity is what a record holds: the model file and the program that
-// loads it, each by path, size, modification time and inode, so a model
-// or a program replaced (an update, a new download) is probed again.
+// loads it, each by path, size, modification time, device and inode, so a
+// model or a program replaced (a new download, a rebuild) is probed again,
+// and so is the same path on the other slot after an update (another
+// device, however alike the two files are).
 func (p ProbeCommand) identity(model string) ([]byte, bool) {
 	type file struct {
-		Path  string `json:"path"`
-		Size  int64  `json:"size"`
-		MTime int64  `json:"mtime_ns"`
-		Inode uint64 `json:"inode"`
+		Path   string `json:"path"`
+		Size   int64  `json:"size"`
+		MTime  int64  `json:"mtime_ns"`
+		Device uint64 `json:"device"`
+		Inode  uint64 `json:"inode"`
 	}
 	stat := func(path string) (file, bool) {
 		fi, err := os.Stat(path)
@@ -115,7 +118,7 @@ func (p ProbeCommand) identity(model string) ([]byte, bool) {
 		}
 		f := file{Path: path, Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			f.Inode = st.Ino
+			f.Device, f.Inode = uint64(st.Dev), st.Ino
 		}
 		return f, true
 	}
