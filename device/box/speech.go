@@ -54,13 +54,14 @@ func openSpeech(cfg *config.Loaded, log *slog.Logger) speech {
 		// in a child first, so that costs the box nothing. A model this
 		// program loaded before is not probed again (the record is taken
 		// back while it loads, so a crash brings the probe back).
-		var probe whisper.ProbeCommand
+		var record *probeRecord
 		if exe, err := os.Executable(); err == nil {
-			probe = whisper.ProbeCommand{Path: exe, Args: []string{"probe-model"}, Timeout: w.LoadTimeout.Duration}
+			cmd := whisper.ProbeCommand{Path: exe, Args: []string{"probe-model"}, Timeout: w.LoadTimeout.Duration}
+			o.Probe = cmd.Probe
 			if cfg.DataDir != "" {
-				probe.Record = filepath.Join(cfg.DataDir, "whisper-probed.json")
+				record = &probeRecord{path: filepath.Join(cfg.DataDir, "whisper-probed.json"), program: exe, args: cmd.Args, probe: cmd.Probe}
+				o.Probe = record.Probe
 			}
-			o.Probe = probe.Probe
 		}
 		e, err := whisper.New(o)
 		if err != nil {
@@ -68,7 +69,9 @@ func openSpeech(cfg *config.Loaded, log *slog.Logger) speech {
 			log.Error("speech-to-text model did not load", "model", w.Model, "err", err)
 			break
 		}
-		probe.Loaded(w.Model)
+		if record != nil {
+			record.Loaded(w.Model)
+		}
 		s.local, s.stt = e, e
 		if len(whisper.Features()) == 0 {
 			log.Warn("whisper.cpp was built without SIMD or threading: transcription will be slow; rebuild it with make whisper")

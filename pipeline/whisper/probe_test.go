@@ -1,8 +1,6 @@
 package whisper
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,70 +36,5 @@ func TestProbeCommand(t *testing.T) {
 				t.Errorf("err %v, want %q", err, tt.want)
 			}
 		})
-	}
-}
-
-// A model this program loaded after its probe passed is not probed again;
-// a load that never reported back (the process died in it), a model or a
-// program replaced, and a record that cannot be written all probe again.
-func TestProbeRecord(t *testing.T) {
-	dir := t.TempDir()
-	model := filepath.Join(dir, "m.bin")
-	if err := os.WriteFile(model, []byte("model"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	count := filepath.Join(dir, "probes")
-	script := filepath.Join(dir, "probe.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho x >>"+count+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := ProbeCommand{Path: script, Timeout: time.Minute, Record: filepath.Join(dir, "probed.json")}
-	probes := func() int {
-		b, _ := os.ReadFile(count)
-		return strings.Count(string(b), "x")
-	}
-	step := func(name string, p ProbeCommand, loaded bool, want int) {
-		t.Helper()
-		if err := p.Probe(t.Context(), model); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if loaded {
-			p.Loaded(model)
-		}
-		if got := probes(); got != want {
-			t.Fatalf("%s: %d probes so far, want %d", name, got, want)
-		}
-	}
-	step("first start", p, false, 1)
-	step("the load died: probed again", p, true, 2)
-	step("loaded before: trusted", p, true, 2)
-	step("trusted again", p, false, 2)
-	step("the trusted load died: probed again", p, true, 3)
-	later := time.Now().Add(time.Hour)
-	if err := os.Chtimes(model, later, later); err != nil {
-		t.Fatal(err)
-	}
-	step("the model changed", p, true, 4)
-	step("same model", p, true, 4)
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho x >>"+count+"\n# a new version\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	step("the program changed", p, true, 5)
-	other := p
-	other.Args = []string{"probe-model"}
-	step("other arguments", other, true, 6)
-
-	nowhere := p
-	nowhere.Record = filepath.Join(dir, "missing", "probed.json")
-	step("no record can be written", nowhere, true, 7)
-	step("still none", nowhere, true, 8)
-
-	failing := ProbeCommand{Path: "/bin/sh", Args: []string{"-c", "exit 3", "probe"}, Timeout: time.Minute, Record: filepath.Join(dir, "failing.json")}
-	if err := failing.Probe(t.Context(), model); err == nil {
-		t.Fatal("a failing probe passed")
-	}
-	failing.Loaded(model)
-	if _, err := os.Stat(failing.Record); err == nil {
-		t.Error("a model whose probe failed was recorded")
 	}
 }
