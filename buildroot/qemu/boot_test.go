@@ -515,16 +515,6 @@ func (b *board) install(ctx context.Context, srv, want string) int {
 	return mark
 }
 
-// reboot types systemctl reboot and returns the console's mark before it.
-func (b *board) reboot() int {
-	b.t.Helper()
-	mark := b.m.Mark()
-	if err := b.m.Send("systemctl reboot\n"); err != nil {
-		b.t.Fatal(err)
-	}
-	return mark
-}
-
 // bundle makes a bundle in a new directory from the update's root
 // filesystem: edit changes a copy of it (with debugfs), and it is signed by
 // the CA in keys.
