@@ -145,11 +145,14 @@ type voiceLevel struct {
 	hold   int       // frames in voiceHold
 }
 
+// noLevel is the level of a voice not yet heard.
+const noLevel = -100.0
+
 // newVoiceLevel is a level not yet heard, for frames of n samples.
 func newVoiceLevel(n int) voiceLevel {
 	frame := time.Duration(n) * time.Second / pcm.SpeechRate
 	hold := max(int((voiceHold+frame-1)/frame), 1)
-	return voiceLevel{level: -100, fall: voiceFall * frame.Seconds(), hold: hold, recent: make([]float64, 0, hold)}
+	return voiceLevel{level: noLevel, fall: voiceFall * frame.Seconds(), hold: hold, recent: make([]float64, 0, hold)}
 }
 
 // gate takes a frame's loudness db and a detector's score p for it, and
@@ -169,29 +172,71 @@ func (v *voiceLevel) gate(db float64, p float32) float32 {
 	return p
 }
 
-// Gated is a detector with the voice gate the energy detector has: a
-// frame more than voiceGate below the level the user's speech held lately
-// is not theirs, however speech-like (other voices in the room).
+// Gated is a detector (whisper.cpp's Silero model, on a box) steadied by
+// the energy detector, which runs beside it on the same audio:
+//   - the voice gate: a frame more than voiceGate below the level the
+//     user's speech held lately is not theirs, however speech-like (other
+//     voices in the room);
+//   - a frame the energy detector scores as the room's floor does not hold
+//     speech (in steady noise Silero's score lingers for a frame or more
+//     after the last word);
+//   - until the user's voice has been heard, a frame the energy detector
+//     is sure of counts as speech when the detector gives it a little
+//     chance (uncertainHeard): Silero scores some real short words ("Stuff", 140
+//     ms) under its own threshold in noise or when pressed late.
 type Gated struct {
-	d Detector
-	v voiceLevel
+	d       Detector
+	v       voiceLevel
+	e       Energy
+	pending []float32 // audio not yet a whole energy frame
+	floor   float32   // the energy detector's score of the last whole frame
 }
 
 var _ Detector = (*Gated)(nil)
 
-// Gate puts the voice gate on d.
+// The energy detector's scores Gated trusts, and the least score of the
+// detector it lets the energy detector's certainty take to speech.
+const (
+	energyFloor    = 0.2  // under it, a frame is the room's floor
+	energySure     = 0.9  // over it, a frame is loud enough to be a word
+	uncertainHeard = 0.05 // what the detector gives a word it is unsure of
+)
+
+// Gate puts the voice gate and the energy detector's judgement on d.
 func Gate(d Detector) *Gated { return &Gated{d: d, v: newVoiceLevel(d.FrameSize())} }
 
 // FrameSize is d's.
 func (g *Gated) FrameSize() int { return g.d.FrameSize() }
 
-// Speech is d's score, under the gate.
-func (g *Gated) Speech(frame []float32) float32 { return g.v.gate(Loudness(frame), g.d.Speech(frame)) }
+// Speech is d's score, under the gate and steadied by the energy detector.
+func (g *Gated) Speech(frame []float32) float32 {
+	g.pending = append(g.pending, frame...)
+	var pe float32
+	whole := false
+	for len(g.pending) >= energyFrame {
+		pe = max(pe, g.e.Speech(g.pending[:energyFrame]))
+		g.pending, whole = g.pending[energyFrame:], true
+	}
+	if whole {
+		g.floor = pe
+	}
+	unheard := g.v.level <= noLevel
+	p := g.v.gate(Loudness(frame), g.d.Speech(frame))
+	switch {
+	case g.floor < energyFloor:
+		p = min(p, notVoice)
+	case unheard && g.floor >= energySure && p >= uncertainHeard:
+		p = max(p, startLevel)
+	}
+	return p
+}
 
 // Reset starts a new stream.
 func (g *Gated) Reset() {
 	g.d.Reset()
+	g.e.Reset()
 	g.v = newVoiceLevel(g.d.FrameSize())
+	g.pending, g.floor = g.pending[:0], 0
 }
 
 // biquad is a second-order filter section (direct form I).
@@ -279,6 +324,12 @@ func (d Decision) String() string {
 // silence it says Paused, once per pause, and Resumed when the speech goes
 // on after that.
 //
+// A frame pushed with PushSoft is one a detector took for speech that is
+// no louder than the other voices in the room: silence for Paused and for
+// Settle, so a whole request said over a television still ends soon, but a
+// silence made of such frames ends the utterance on its own only after
+// SoftSilence, since the user's own quiet words sound the same.
+//
 // (The box's own earcon heard through the microphone is the Listener's to
 // ignore, and a click is shorter than MinSpeech: a short word said at the
 // press is the user, never forgotten.)
@@ -294,6 +345,10 @@ type Endpointer struct {
 	// PauseAfter is the silence after which the speech counts as paused;
 	// default 250 ms.
 	PauseAfter time.Duration
+	// SoftSilence is the silence, soft frames (PushSoft) counted, that ends
+	// an utterance whose words are not known to be a whole request;
+	// default 1.5 s.
+	SoftSilence time.Duration
 	// StartTimeout ends an utterance in which no speech began; 0 waits.
 	StartTimeout time.Duration
 	// MaxLength caps an utterance; default 15 s.
@@ -307,6 +362,7 @@ type Endpointer struct {
 	PressAt time.Duration
 
 	elapsed, speechRun, silenceRun time.Duration
+	softRun                        time.Duration // the soft frames in the silence
 	spoken, lastRun                time.Duration // speech so far; the last run before the silence
 	resume                         time.Duration // a sound in the silence, not yet taken for speech
 	weak                           time.Duration // the current run above onsetLevel
@@ -336,12 +392,24 @@ const (
 	weakSpeech = 200 * time.Millisecond
 )
 
-// silence is the wait that ends the utterance now.
-func (e *Endpointer) silence() time.Duration {
-	if e.complete {
-		return min(e.settle(), e.long())
+// over reports a silence long enough to end the utterance: Settle once
+// its words are a whole request, else the long wait, soft frames left out,
+// or SoftSilence with them.
+func (e *Endpointer) over() bool {
+	if e.resume > 0 {
+		return false
 	}
-	return e.long()
+	if e.complete {
+		return e.silenceRun >= min(e.settle(), e.long())
+	}
+	return e.silenceRun-e.softRun >= e.long() || e.softRun > 0 && e.silenceRun >= e.softSilence()
+}
+
+func (e *Endpointer) softSilence() time.Duration {
+	if e.SoftSilence == 0 {
+		return 1500 * time.Millisecond
+	}
+	return e.SoftSilence
 }
 
 func (e *Endpointer) settle() time.Duration {
@@ -399,7 +467,14 @@ func (e *Endpointer) minSpeech() time.Duration {
 }
 
 // Push takes the next frame's speech score and length.
-func (e *Endpointer) Push(p float32, d time.Duration) Decision {
+func (e *Endpointer) Push(p float32, d time.Duration) Decision { return e.push(p, d, false) }
+
+// PushSoft takes the next frame's length: a frame a detector took for
+// speech that is no louder than the other voices in the room (see
+// Endpointer).
+func (e *Endpointer) PushSoft(d time.Duration) Decision { return e.push(0, d, true) }
+
+func (e *Endpointer) push(p float32, d time.Duration, soft bool) Decision {
 	at := e.elapsed
 	e.elapsed += d
 	if p >= onsetLevel {
@@ -421,7 +496,7 @@ func (e *Endpointer) Push(p float32, d time.Duration) Decision {
 		e.resume += d
 		e.silenceRun += d
 		if e.resume >= resumeSpeech || e.silenceRun-e.resume < quickGap {
-			e.speechRun, e.spoken, e.silenceRun, e.end = e.resume, e.spoken+e.resume, 0, e.elapsed
+			e.speechRun, e.spoken, e.silenceRun, e.softRun, e.end = e.resume, e.spoken+e.resume, 0, 0, e.elapsed
 			e.resume, e.complete = 0, false
 			resumed, e.paused = e.paused, false
 		}
@@ -431,7 +506,7 @@ func (e *Endpointer) Push(p float32, d time.Duration) Decision {
 		}
 		e.speechRun += d
 		e.spoken += d
-		e.silenceRun = 0
+		e.silenceRun, e.softRun = 0, 0
 		e.end = e.elapsed
 	case p < keepLevel:
 		if inRun {
@@ -439,6 +514,9 @@ func (e *Endpointer) Push(p float32, d time.Duration) Decision {
 		}
 		e.speechRun, e.resume = 0, 0
 		e.silenceRun += d
+		if soft {
+			e.softRun += d
+		}
 		if !e.began {
 			e.spoken = 0
 		}
@@ -452,7 +530,7 @@ func (e *Endpointer) Push(p float32, d time.Duration) Decision {
 		return Began
 	case resumed:
 		return Resumed
-	case e.began && e.resume == 0 && e.silenceRun >= e.silence():
+	case e.began && e.over():
 		return Ended
 	case e.began && !e.paused && e.speechRun == 0 && e.silenceRun >= e.pauseAfter():
 		e.paused = true
@@ -474,7 +552,7 @@ func (e *Endpointer) Complete() Decision {
 		return Continue
 	}
 	e.complete = true
-	if e.resume == 0 && e.silenceRun >= e.silence() {
+	if e.over() {
 		return Ended
 	}
 	return Continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -59,6 +60,10 @@ type Options struct {
 	// PauseAfter is the silence after which a recording hands the words
 	// so far to its voice.Pauses; default 250 ms.
 	PauseAfter time.Duration
+	// SoftSilence is how long the room's other voices, heard where the
+	// user's have stopped, must go on to end an utterance on silence (see
+	// Endpointer); default 1.5 s.
+	SoftSilence time.Duration
 	// MaxLength caps an utterance; default 15 s.
 	MaxLength time.Duration
 	// Margin is the audio kept after the last speech; default 500 ms. What
@@ -329,8 +334,9 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 	det.Reset()
 	press := time.Duration(len(pre)) * time.Second / pcm.SpeechRate
 	ep := &Endpointer{Silence: l.o.Silence, MinSilence: l.o.MinSilence, MaxSilence: l.o.MaxSilence,
-		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
+		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, SoftSilence: l.o.SoftSilence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
 	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses}
+	u.room.window = max(int(roomWindow*pcm.SpeechRate/time.Second)/u.frame, 1)
 	u.add(ctx, pre)
 	for {
 		select {
@@ -379,6 +385,7 @@ type utterance struct {
 	buf    []float32
 	levels []float64
 	soft   time.Duration // speech let through by the lower bar since the last at the higher
+	room   roomVoices
 }
 
 // A sound too far below the speaker's level (the 9th decile of the
@@ -412,8 +419,13 @@ func (u *utterance) add(ctx context.Context, chunk []float32) Decision {
 		if echo {
 			p = 0
 		}
-		p = u.speaker(f, p)
-		switch d := u.ep.Push(p, time.Duration(u.frame)*time.Second/pcm.SpeechRate); d {
+		p, soft := u.speaker(f, p)
+		length := time.Duration(u.frame) * time.Second / pcm.SpeechRate
+		push := u.ep.Push
+		if soft {
+			push = func(_ float32, d time.Duration) Decision { return u.ep.PushSoft(d) }
+		}
+		switch d := push(p, length); d {
 		case Continue, Began:
 		case Paused:
 			if u.pauses != nil {
@@ -434,18 +446,23 @@ func (u *utterance) add(ctx context.Context, chunk []float32) Decision {
 
 // speaker scores a frame for the user's speech: p, unless the speech
 // has begun and the frame is too quiet to be the user (see near), which
-// makes it silence.
-func (u *utterance) speaker(f []float32, p float32) float32 {
+// makes it silence, or no louder than the other voices in the room (see
+// roomVoices), which makes it soft.
+func (u *utterance) speaker(f []float32, p float32) (float32, bool) {
 	if u.band[0].b0 == 0 {
 		u.band = voiceBand()
 	}
 	u.buf = append(u.buf[:0], f...)
 	u.band[0].run(u.buf)
 	u.band[1].run(u.buf)
-	if p < keepLevel {
-		return p
-	}
 	db := Loudness(u.buf)
+	soft := u.room.add(db, p, u.scored <= u.press)
+	if p < keepLevel {
+		return p, false
+	}
+	if u.ep.HasBegun() && soft {
+		return 0, true
+	}
 	if u.ep.HasBegun() && len(u.levels) > 0 {
 		level := u.levels[len(u.levels)*9/10]
 		switch {
@@ -454,14 +471,72 @@ func (u *utterance) speaker(f []float32, p float32) float32 {
 		case db >= level-far && u.soft < softTail && !u.ep.pausing():
 			u.soft += time.Duration(len(f)) * time.Second / pcm.SpeechRate
 		default:
-			return 0
+			return 0, false
 		}
 	}
 	if p >= startLevel {
 		i, _ := slices.BinarySearch(u.levels, db)
 		u.levels = slices.Insert(u.levels, i, db)
 	}
-	return p
+	return p, false
+}
+
+// roomVoices tells the user's voice from other voices in the room (a
+// television, people talking) by loudness over roomWindow. When the
+// detector took roomSpeech or more of the second before the press for
+// speech, the room holds voices: their level is the roomPercentile of that
+// second's. After the press, a stretch within roomMargin of that level and
+// at least userGap under the user's loudest is soft: the user has paused,
+// or is saying something no louder than the room, which only words can
+// tell apart (see Endpointer).
+type roomVoices struct {
+	window int       // frames in roomWindow
+	power  []float64 // the last window frames' power, the oldest first
+	before []float64 // the smoothed levels before the press, in dBFS
+	voices int       // of them, the frames scored as speech
+	level  float64   // the room's voices, once judged
+	judged bool      // the press has passed and the room been judged
+	talk   bool      // the room holds voices
+	peak   float64   // the user's loudest stretch since the press
+}
+
+const (
+	roomWindow     = 120 * time.Millisecond
+	roomSpeech     = 0.15
+	roomPercentile = 0.85
+	roomMargin     = 4.0 // dB
+	userGap        = 8.0 // dB
+)
+
+// add takes a frame's band loudness db and speech score p, before or after
+// the press, and reports whether the stretch it ends is soft.
+func (r *roomVoices) add(db float64, p float32, before bool) bool {
+	if len(r.power) == r.window {
+		r.power = append(r.power[:0], r.power[1:]...)
+	}
+	r.power = append(r.power, math.Pow(10, db/10))
+	var sum float64
+	for _, w := range r.power {
+		sum += w
+	}
+	level := 10 * math.Log10(sum/float64(len(r.power)))
+	if before {
+		r.before = append(r.before, level)
+		if p >= keepLevel {
+			r.voices++
+		}
+		return false
+	}
+	if !r.judged {
+		r.judged = true
+		if n := len(r.before); n > 0 && float64(r.voices) >= roomSpeech*float64(n) {
+			slices.Sort(r.before)
+			r.level, r.talk = r.before[int(roomPercentile*float64(n))], true
+		}
+		r.peak = level
+	}
+	r.peak = max(r.peak, level)
+	return r.talk && level < r.level+roomMargin && level < r.peak-userGap
 }
 
 // result is the utterance trimmed to its speech, or ErrNoSpeech.
