@@ -112,16 +112,17 @@ func replyDir(dataDir string) string { return filepath.Join(dataDir, "replies") 
 func (k deviceKit) listener(dev alsa.Config, detector endpoint.Detector) *endpoint.Listener {
 	c := k.cfg.Audio
 	return endpoint.New(endpoint.Options{
-		Source:     endpoint.SourceFunc[*alsa.Mic](func() (*alsa.Mic, error) { return alsa.OpenMic(dev) }),
-		Detector:   detector,
-		PreRoll:    c.PreRoll.Duration,
-		Silence:    k.cfg.Listen.Silence.Duration,
-		MinSilence: k.cfg.Listen.SilenceMin.Duration,
-		MaxSilence: k.cfg.Listen.SilenceMax.Duration,
-		Settle:     k.cfg.Listen.Settle.Duration,
-		PauseAfter: k.cfg.Listen.Pause.Duration,
-		MaxLength:  c.MaxUtterance.Duration,
-		Log:        k.log,
+		Source:      endpoint.SourceFunc[*alsa.Mic](func() (*alsa.Mic, error) { return alsa.OpenMic(dev) }),
+		Detector:    detector,
+		PreRoll:     c.PreRoll.Duration,
+		Silence:     k.cfg.Listen.Silence.Duration,
+		MinSilence:  k.cfg.Listen.SilenceMin.Duration,
+		MaxSilence:  k.cfg.Listen.SilenceMax.Duration,
+		SoftSilence: k.cfg.Listen.SilenceSoft.Duration,
+		Settle:      k.cfg.Listen.Settle.Duration,
+		PauseAfter:  k.cfg.Listen.Pause.Duration,
+		MaxLength:   c.MaxUtterance.Duration,
+		Log:         k.log,
 	})
 }
 

@@ -2,6 +2,8 @@ package endpoint_test
 
 import (
 	"context"
+	"math"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
+	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 )
 
@@ -61,6 +64,36 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			complete: 30,
 			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 30: endpoint.Ended},
 		},
+		{
+			// Other voices where the user's stopped (soft frames, p < 0
+			// here): a pause, but the end waits 1.5 s, not the long
+			// silence's 1 s.
+			name: "soft frames end only after the soft silence",
+			steps: []struct {
+				n int
+				p float32
+			}{{10, 1}, {100, -1}},
+			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 84: endpoint.Ended},
+		},
+		{
+			name: "whole words settle in soft frames",
+			steps: []struct {
+				n int
+				p float32
+			}{{10, 1}, {13, -1}, {30, -1}},
+			complete: 23,
+			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 24: endpoint.Ended},
+		},
+		{
+			// A true silence after the soft frames still ends at the long
+			// wait counted in true silence alone.
+			name: "soft frames, then silence",
+			steps: []struct {
+				n int
+				p float32
+			}{{10, 1}, {20, -1}, {60, 0}},
+			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 79: endpoint.Ended},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,7 +110,11 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 					if _, ended := got[at]; ended && got[at] == endpoint.Ended {
 						break
 					}
-					if d := e.Push(s.p, 20*time.Millisecond); d != endpoint.Continue {
+					push := e.Push
+					if s.p < 0 {
+						push = func(_ float32, d time.Duration) endpoint.Decision { return e.PushSoft(d) }
+					}
+					if d := push(s.p, 20*time.Millisecond); d != endpoint.Continue {
 						got[at] = d
 					}
 					at++
@@ -251,3 +288,114 @@ func TestOtherVoicesUnderTheUserAreNotSpeech(t *testing.T) {
 		t.Errorf("%d of the user's 50 frames after a knock score as speech", high)
 	}
 }
+
+// TestRoomVoicesDoNotHoldTheUtterance: in a room where other voices were
+// already talking before the press (bursts 12 dB under the user, which
+// the detector takes for speech), they do not hold the utterance open
+// once the user stops: whole words end it as in a quiet room, other words
+// after 1.5 s of the room's voices alone.
+func TestRoomVoicesDoNotHoldTheUtterance(t *testing.T) {
+	const user = 0.05 // about -29 dBFS
+	voices := func(d time.Duration) []float32 {
+		var parts [][]float32
+		for range int(d / (300 * time.Millisecond)) {
+			parts = append(parts, endpointtest.Tone(200*time.Millisecond, user/4), endpointtest.Silence(100*time.Millisecond))
+		}
+		return endpointtest.Cat(parts...)
+	}
+	for _, tc := range []struct {
+		whole    bool
+		from, to time.Duration // after the user stopped
+	}{{true, 300 * time.Millisecond, 700 * time.Millisecond}, {false, 1400 * time.Millisecond, 1800 * time.Millisecond}} {
+		synctest.Test(t, func(t *testing.T) {
+			audio := endpointtest.Cat(voices(1500*time.Millisecond), endpointtest.Tone(1500*time.Millisecond, user), voices(6*time.Second))
+			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+			time.Sleep(1300 * time.Millisecond)
+			start := time.Now()
+			p := &pauses{verdict: tc.whole, delay: 100 * time.Millisecond}
+			if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p}); err != nil {
+				t.Fatal(err)
+			}
+			if after := time.Since(start) - 1700*time.Millisecond; after < tc.from || after > tc.to {
+				t.Errorf("whole %v: ended %v after the user stopped, want %v-%v", tc.whole, after, tc.from, tc.to)
+			}
+		})
+	}
+}
+
+// fixed is a detector that gives every frame the same score.
+type fixed float32
+
+func (fixed) FrameSize() int                   { return 512 }
+func (f fixed) Speech(frame []float32) float32 { return float32(f) }
+func (fixed) Reset()                           {}
+
+// TestGateSteadiesTheDetector: under the gate, a detector's score does
+// not hold speech where the energy detector hears only the room's steady
+// floor (a hum 10 dB under the user, within the voice gate), and a short
+// loud word the detector gives a little chance counts as speech until the
+// user's voice has been heard, and not when it gives none.
+func TestGateSteadiesTheDetector(t *testing.T) {
+	const user = 0.05
+	hum := func(d time.Duration) []float32 {
+		out := make([]float32, pcm.FramesIn(d, pcm.SpeechRate))
+		for i := range out {
+			out[i] = float32(user / 3 * math.Sqrt2 * math.Sin(2*math.Pi*150*float64(i)/pcm.SpeechRate))
+		}
+		return out
+	}
+	audio := hum(5 * time.Second) // the room's, under the user's second from 2 s
+	for i, v := range endpointtest.Tone(time.Second, user) {
+		audio[2*pcm.SpeechRate+i] += v
+	}
+	got := scores(endpoint.Gate(fixed(0.9)), audio)
+	perSec := len(got) / 5
+	if held := slices.Max(got[3*perSec+perSec/5:]); held >= 0.35 {
+		t.Errorf("the room's hum after the user scores up to %.2f: it would hold the utterance open", held)
+	}
+	if n := slices.Index(got[2*perSec:3*perSec], 0.9); n < 0 || slices.Max(got[2*perSec:3*perSec]) != 0.9 {
+		t.Errorf("the user's voice never scores the detector's 0.9: %v", got[2*perSec:3*perSec])
+	}
+	var voiced int
+	for _, p := range got[2*perSec : 3*perSec] {
+		if p == 0.9 {
+			voiced++
+		}
+	}
+	if voiced < perSec*7/10 {
+		t.Errorf("%d of the user's %d frames keep the detector's score", voiced, perSec)
+	}
+	word := endpointtest.Cat(endpointtest.Silence(500*time.Millisecond), endpointtest.Tone(140*time.Millisecond, user), endpointtest.Silence(300*time.Millisecond))
+	for _, tc := range []struct {
+		chance float32
+		heard  bool
+	}{{0.1, true}, {0.01, false}} {
+		got := scores(endpoint.Gate(fixed(tc.chance)), word)
+		if heard := slices.Max(got) >= 0.5; heard != tc.heard {
+			t.Errorf("a short word the detector gives %.2f: scored up to %.2f, heard %v, want %v", tc.chance, slices.Max(got), heard, tc.heard)
+		}
+	}
+	// Once the detector has heard the user, it alone says what speech is.
+	g := endpoint.Gate(&firstThen{n: int(time.Second / (32 * time.Millisecond)), first: 0.9, then: 0.1})
+	got = scores(g, endpointtest.Cat(endpointtest.Tone(time.Second, user), word))
+	if late := slices.Max(got[len(got)-len(word)/512:]); late >= 0.5 {
+		t.Errorf("a short word after the user's voice was heard scores %.2f, want the detector's 0.1", late)
+	}
+}
+
+// firstThen scores the first n frames first, the others then.
+type firstThen struct {
+	n           int
+	first, then float32
+	seen        int
+}
+
+func (f *firstThen) FrameSize() int { return 512 }
+func (f *firstThen) Speech(frame []float32) float32 {
+	f.seen++
+	if f.seen <= f.n {
+		return f.first
+	}
+	return f.then
+}
+func (f *firstThen) Reset() { f.seen = 0 }

@@ -242,8 +242,11 @@ type Listen struct {
 	Silence    Duration `toml:"silence"`
 	SilenceMin Duration `toml:"silence_min"`
 	SilenceMax Duration `toml:"silence_max"`
-	NoSpeech   Duration `toml:"no_speech"`
-	VAD        string   `toml:"vad"`
+	// SilenceSoft is how long other voices in the room, heard where the
+	// user's have stopped, end an utterance that is not a whole request.
+	SilenceSoft Duration `toml:"silence_soft"`
+	NoSpeech    Duration `toml:"no_speech"`
+	VAD         string   `toml:"vad"`
 	// Speculate transcribes at the pauses in speech, and ends a whole
 	// request after Settle of silence; Pause is the silence that is a pause.
 	Speculate bool     `toml:"speculate"`
@@ -389,7 +392,7 @@ func Default() Config {
 			RemoteTimeout: Duration{15 * time.Second}, LoadTimeout: Duration{time.Minute}},
 		Audio: Audio{Volume: 70, Earcons: true, EarconStart: true, EarconEnd: true, EarconError: true, EarconReady: true,
 			PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
-		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{time.Second}, NoSpeech: Duration{5 * time.Second}, VAD: "auto",
+		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{time.Second}, SilenceSoft: Duration{1500 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto",
 			Speculate: true, Settle: Duration{300 * time.Millisecond}, Pause: Duration{250 * time.Millisecond}},
 		Button: Button{Debounce: Duration{30 * time.Millisecond}, LongPress: Duration{1500 * time.Millisecond},
 			DoublePress: Duration{400 * time.Millisecond}, DoubleAction: "mute", VeryLongPress: Duration{10 * time.Second}, FactoryReset: true},

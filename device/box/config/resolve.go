@@ -195,7 +195,7 @@ func (ck *checker) hearing(c *Config) {
 	for _, k := range []struct {
 		name string
 		d    time.Duration
-	}{{"listen.silence_min", c.Listen.SilenceMin.Duration}, {"listen.silence_max", c.Listen.SilenceMax.Duration},
+	}{{"listen.silence_min", c.Listen.SilenceMin.Duration}, {"listen.silence_max", c.Listen.SilenceMax.Duration}, {"listen.silence_soft", c.Listen.SilenceSoft.Duration},
 		{"listen.settle", c.Listen.Settle.Duration}, {"listen.pause", c.Listen.Pause.Duration}} {
 		if k.d < 200*time.Millisecond || k.d > 5*time.Second {
 			ck.bad(k.name, "%v is outside 200ms..5s", k.d)
@@ -206,6 +206,9 @@ func (ck *checker) hearing(c *Config) {
 	}
 	if c.Listen.SilenceMax.Duration < c.Listen.SilenceMin.Duration {
 		ck.bad("listen.silence_max", "%v is shorter than listen.silence_min (%v)", c.Listen.SilenceMax.Duration, c.Listen.SilenceMin.Duration)
+	}
+	if c.Listen.SilenceSoft.Duration < c.Listen.SilenceMax.Duration {
+		ck.bad("listen.silence_soft", "%v is shorter than listen.silence_max (%v): other voices in the room would end an utterance sooner than silence does", c.Listen.SilenceSoft.Duration, c.Listen.SilenceMax.Duration)
 	}
 	ck.positive("listen.no_speech", c.Listen.NoSpeech)
 	ck.oneOf("listen.vad", c.Listen.VAD, []string{"auto", "energy", "silero"})
