@@ -182,8 +182,9 @@ func (v *voiceLevel) gate(db float64, p float32) float32 {
 //     after the last word);
 //   - until the user's voice has been heard, a frame the energy detector
 //     is sure of counts as speech when the detector gives it a little
-//     chance (uncertainHeard): Silero scores some real short words ("Stuff", 140
-//     ms) under its own threshold in noise or when pressed late.
+//     chance (uncertainHeard): Silero scores some real short words
+//     ("Stuff", 140 ms) under its own threshold in noise or when pressed
+//     late.
 type Gated struct {
 	d       Detector
 	v       voiceLevel

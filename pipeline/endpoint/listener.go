@@ -500,12 +500,17 @@ type roomVoices struct {
 	peak   float64   // the user's loudest stretch since the press
 }
 
+// The room's voices, as the endpointing corpus (endpointtest) set them:
+// babble at 20 and 10 dB under the user ends a whole request as in a
+// quiet room, and no recording ends early in any noise. Wider margins cut
+// a real recording short under babble at 10 dB (its "but he could" said
+// as softly as the room).
 const (
-	roomWindow     = 120 * time.Millisecond
-	roomSpeech     = 0.15
-	roomPercentile = 0.85
-	roomMargin     = 4.0 // dB
-	userGap        = 8.0 // dB
+	roomWindow     = 120 * time.Millisecond // loudness is measured over it
+	roomSpeech     = 0.15                   // of the second before the press, scored as speech
+	roomPercentile = 0.85                   // the room's voices' level among that second's
+	roomMargin     = 4.0                    // dB over the room's voices that is still them
+	userGap        = 8.0                    // dB under the user's loudest that may be the room
 )
 
 // add takes a frame's band loudness db and speech score p, before or after
