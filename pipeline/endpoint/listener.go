@@ -502,9 +502,12 @@ type roomVoices struct {
 
 // The room's voices, as the endpointing corpus (endpointtest) set them:
 // babble at 20 and 10 dB under the user ends a whole request as in a
-// quiet room, and no recording ends early in any noise. Wider margins cut
-// a real recording short under babble at 10 dB (its "but he could" said
-// as softly as the room).
+// quiet room, and no recording ends early in any noise down to 10 dB. The
+// user's quiet words are what limits them: a real recording's "but he
+// could", said as softly as babble 10 dB under the user, is cut short when
+// the soft silence that ends (Endpointer.SoftSilence) is under 1.2 s, and
+// at 5 dB one recording of 54 is cut under babble (two with a 5 dB
+// margin).
 const (
 	roomWindow     = 120 * time.Millisecond // loudness is measured over it
 	roomSpeech     = 0.15                   // of the second before the press, scored as speech
