@@ -461,7 +461,7 @@ func (u *utterance) speaker(f []float32, p float32) (float32, bool) {
 		return p, false
 	}
 	if u.ep.HasBegun() && soft {
-		return 0, true
+		return 0, !u.room.clear()
 	}
 	if u.ep.HasBegun() && len(u.levels) > 0 {
 		level := u.levels[len(u.levels)*9/10]
@@ -488,7 +488,9 @@ func (u *utterance) speaker(f []float32, p float32) (float32, bool) {
 // second's. After the press, a stretch within roomMargin of that level and
 // at least userGap under the user's loudest is soft: the user has paused,
 // or is saying something no louder than the room, which only words can
-// tell apart (see Endpointer).
+// tell apart (see Endpointer). Once the user's loudest stands clearGap or
+// more above the room's voices, their quiet words do too, and a soft
+// stretch is plain silence.
 type roomVoices struct {
 	window int       // frames in roomWindow
 	power  []float64 // the last window frames' power, the oldest first
@@ -505,16 +507,20 @@ type roomVoices struct {
 // quiet room, and no recording ends early in any noise down to 10 dB. The
 // user's quiet words are what limits them: a real recording's "but he
 // could", said as softly as babble 10 dB under the user, is cut short when
-// the soft silence that ends (Endpointer.SoftSilence) is under 1.2 s, and
-// at 5 dB one recording of 54 is cut under babble (two with a 5 dB
-// margin).
+// the soft silence that ends (Endpointer.SoftSilence) is under 1.2 s, or
+// when clearGap is 16 dB; at 5 dB one recording of 54 is cut under babble
+// (two with a 5 dB margin).
 const (
 	roomWindow     = 120 * time.Millisecond // loudness is measured over it
 	roomSpeech     = 0.15                   // of the second before the press, scored as speech
 	roomPercentile = 0.85                   // the room's voices' level among that second's
 	roomMargin     = 4.0                    // dB over the room's voices that is still them
 	userGap        = 8.0                    // dB under the user's loudest that may be the room
+	clearGap       = 20.0                   // dB of the user's loudest over the room's voices that tells them apart
 )
+
+// clear reports a user who stands clearGap or more above the room's voices.
+func (r *roomVoices) clear() bool { return r.talk && r.peak-r.level >= clearGap }
 
 // add takes a frame's band loudness db and speech score p, before or after
 // the press, and reports whether the stretch it ends is soft.
