@@ -421,11 +421,13 @@ func (u *utterance) add(ctx context.Context, chunk []float32) Decision {
 		}
 		p, soft := u.speaker(f, p)
 		length := time.Duration(u.frame) * time.Second / pcm.SpeechRate
-		push := u.ep.Push
+		var d Decision
 		if soft {
-			push = func(_ float32, d time.Duration) Decision { return u.ep.PushSoft(d) }
+			d = u.ep.PushSoft(length)
+		} else {
+			d = u.ep.Push(p, length)
 		}
-		switch d := push(p, length); d {
+		switch d {
 		case Continue, Began:
 		case Paused:
 			if u.pauses != nil {
