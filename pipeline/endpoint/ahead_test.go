@@ -22,7 +22,8 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			n int
 			p float32
 		}
-		complete int // the frame after which Complete is called; 0 for never
+		complete int           // the frame after which Complete is called; 0 for never
+		silence  time.Duration // the Endpointer's fixed Silence; 0 for the range
 		want     map[int]endpoint.Decision
 	}{
 		{
@@ -76,6 +77,17 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 84: endpoint.Ended},
 		},
 		{
+			// A fixed silence longer than the soft one: soft frames never
+			// end the utterance sooner than silence would.
+			name:    "soft frames under a longer fixed silence",
+			silence: 2 * time.Second,
+			steps: []struct {
+				n int
+				p float32
+			}{{10, 1}, {120, -1}},
+			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 109: endpoint.Ended},
+		},
+		{
 			name: "whole words settle in soft frames",
 			steps: []struct {
 				n int
@@ -97,7 +109,7 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &endpoint.Endpointer{}
+			e := &endpoint.Endpointer{Silence: tc.silence}
 			got := map[int]endpoint.Decision{}
 			at := 0
 			for _, s := range tc.steps {

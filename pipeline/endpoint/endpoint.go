@@ -395,7 +395,7 @@ const (
 
 // over reports a silence long enough to end the utterance: Settle once
 // its words are a whole request, else the long wait, soft frames left out,
-// or SoftSilence with them.
+// or SoftSilence with them (never less than the long wait).
 func (e *Endpointer) over() bool {
 	if e.resume > 0 {
 		return false
@@ -403,7 +403,7 @@ func (e *Endpointer) over() bool {
 	if e.complete {
 		return e.silenceRun >= min(e.settle(), e.long())
 	}
-	return e.silenceRun-e.softRun >= e.long() || e.softRun > 0 && e.silenceRun >= e.softSilence()
+	return e.silenceRun-e.softRun >= e.long() || e.softRun > 0 && e.silenceRun >= max(e.softSilence(), e.long())
 }
 
 func (e *Endpointer) softSilence() time.Duration {
