@@ -15,96 +15,77 @@ import (
 	"github.com/harkbox/hark/pipeline/voice"
 )
 
+// run is n frames of 20 ms scoring p, or soft ones when p is soft.
+type run struct {
+	n int
+	p float32
+}
+
+// soft marks a run of soft frames (Endpointer.PushSoft).
+const soft = -1
+
 func TestEndpointerPausesAndResumes(t *testing.T) {
 	cases := []struct {
-		name  string
-		steps []struct {
-			n int
-			p float32
-		}
+		name     string
+		steps    []run
 		complete int           // the frame after which Complete is called; 0 for never
 		silence  time.Duration // the Endpointer's fixed Silence; 0 for the range
 		want     map[int]endpoint.Decision
 	}{
 		{
-			name: "a pause, then speech again, then the long silence",
-			steps: []struct {
-				n int
-				p float32
-			}{{10, 1}, {20, 0}, {10, 1}, {60, 0}},
-			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 32: endpoint.Resumed, 52: endpoint.Paused, 89: endpoint.Ended},
+			name:  "a pause, then speech again, then the long silence",
+			steps: []run{{10, 1}, {20, 0}, {10, 1}, {60, 0}},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 32: endpoint.Resumed, 52: endpoint.Paused, 89: endpoint.Ended},
 		},
 		{
 			// A sound of 40 ms in the silence is a click, not the user:
 			// the silence goes on counting through it.
-			name: "a click in the silence",
-			steps: []struct {
-				n int
-				p float32
-			}{{10, 1}, {20, 0}, {2, 1}, {30, 0}},
-			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 59: endpoint.Ended},
+			name:  "a click in the silence",
+			steps: []run{{10, 1}, {20, 0}, {2, 1}, {30, 0}},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 59: endpoint.Ended},
 		},
 		{
 			// Whole words: the utterance ends at 300 ms of silence.
-			name: "complete at the pause",
-			steps: []struct {
-				n int
-				p float32
-			}{{10, 1}, {13, 0}, {30, 0}},
+			name:     "complete at the pause",
+			steps:    []run{{10, 1}, {13, 0}, {30, 0}},
 			complete: 23,
 			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 24: endpoint.Ended},
 		},
 		{
 			// The verdict comes late, when 300 ms have passed: it ends at
 			// once (Complete says so).
-			name: "complete after the settle",
-			steps: []struct {
-				n int
-				p float32
-			}{{10, 1}, {20, 0}, {30, 0}},
+			name:     "complete after the settle",
+			steps:    []run{{10, 1}, {20, 0}, {30, 0}},
 			complete: 30,
 			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 30: endpoint.Ended},
 		},
 		{
-			// Other voices where the user's stopped (soft frames, p < 0
-			// here): a pause, but the end waits 1.5 s, not the long
-			// silence's 1 s.
-			name: "soft frames end only after the soft silence",
-			steps: []struct {
-				n int
-				p float32
-			}{{10, 1}, {100, -1}},
-			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 84: endpoint.Ended},
+			// Other voices where the user's stopped: a pause, but the end
+			// waits 1.5 s, not the long silence's 1 s.
+			name:  "soft frames end only after the soft silence",
+			steps: []run{{10, 1}, {100, soft}},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 84: endpoint.Ended},
 		},
 		{
 			// A fixed silence longer than the soft one: soft frames never
 			// end the utterance sooner than silence would.
 			name:    "soft frames under a longer fixed silence",
 			silence: 2 * time.Second,
-			steps: []struct {
-				n int
-				p float32
-			}{{10, 1}, {120, -1}},
-			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 109: endpoint.Ended},
+			steps:   []run{{10, 1}, {120, soft}},
+			want:    map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 109: endpoint.Ended},
 		},
 		{
-			name: "whole words settle in soft frames",
-			steps: []struct {
-				n int
-				p float32
-			}{{10, 1}, {13, -1}, {30, -1}},
+			name:     "whole words settle in soft frames",
+			steps:    []run{{10, 1}, {13, soft}, {30, soft}},
 			complete: 23,
 			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 24: endpoint.Ended},
 		},
 		{
 			// A true silence after the soft frames still ends at the long
 			// wait counted in true silence alone.
-			name: "soft frames, then silence",
-			steps: []struct {
-				n int
-				p float32
-			}{{10, 1}, {20, -1}, {60, 0}},
-			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 79: endpoint.Ended},
+			name:  "soft frames, then silence",
+			steps: []run{{10, 1}, {20, soft}, {60, 0}},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 79: endpoint.Ended},
 		},
 	}
 	for _, tc := range cases {
@@ -123,7 +104,7 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 						break
 					}
 					push := e.Push
-					if s.p < 0 {
+					if s.p == soft {
 						push = func(_ float32, d time.Duration) endpoint.Decision { return e.PushSoft(d) }
 					}
 					if d := push(s.p, 20*time.Millisecond); d != endpoint.Continue {
