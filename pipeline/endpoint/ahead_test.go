@@ -35,14 +35,14 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 		{
 			name:  "a pause, then speech again, then the long silence",
 			steps: []run{{10, 1}, {20, 0}, {10, 1}, {60, 0}},
-			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 32: endpoint.Resumed, 52: endpoint.Paused, 89: endpoint.Ended},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 32: endpoint.Resumed, 52: endpoint.Paused, 87: endpoint.Ended},
 		},
 		{
 			// A sound of 40 ms in the silence is a click, not the user:
 			// the silence goes on counting through it.
 			name:  "a click in the silence",
 			steps: []run{{10, 1}, {20, 0}, {2, 1}, {30, 0}},
-			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 59: endpoint.Ended},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 57: endpoint.Ended},
 		},
 		{
 			// Whole words: the utterance ends at 300 ms of silence.
@@ -61,7 +61,7 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 		},
 		{
 			// Other voices where the user's stopped: a pause, but the end
-			// waits 1.5 s, not the long silence's 1 s.
+			// waits 1.5 s, not the long silence's 950 ms.
 			name:  "soft frames end only after the soft silence",
 			steps: []run{{10, 1}, {100, soft}},
 			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 84: endpoint.Ended},
@@ -85,7 +85,7 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			// wait counted in true silence alone.
 			name:  "soft frames, then silence",
 			steps: []run{{10, 1}, {20, soft}, {60, 0}},
-			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 79: endpoint.Ended},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 77: endpoint.Ended},
 		},
 	}
 	for _, tc := range cases {
@@ -289,19 +289,43 @@ func TestOtherVoicesUnderTheUserAreNotSpeech(t *testing.T) {
 // after 1.5 s of the room's voices alone.
 func TestRoomVoicesDoNotHoldTheUtterance(t *testing.T) {
 	const user = 0.05 // about -29 dBFS
-	voices := func(d time.Duration) []float32 {
-		var parts [][]float32
-		for range int(d / (300 * time.Millisecond)) {
-			parts = append(parts, endpointtest.Tone(200*time.Millisecond, user/4), endpointtest.Silence(100*time.Millisecond))
-		}
-		return endpointtest.Cat(parts...)
+	said := endpointtest.Tone(1500*time.Millisecond, user)
+	roomVoicesEnd(t, roomVoices(1500*time.Millisecond, user/4), said, roomVoices(6*time.Second, user/4), 1400*time.Millisecond, 1800*time.Millisecond)
+}
+
+// TestRoomVoicesLouderAfterThePress: other voices that grow louder after
+// the press than they were before it (a television turned up, someone
+// coming closer) but stay 20 dB or more under the user's loudest are the
+// room's, not the user's: the utterance ends as in a quiet room.
+func TestRoomVoicesLouderAfterThePress(t *testing.T) {
+	const user = 0.2 // about -17 dBFS
+	// The user's request, with one stressed syllable 6 dB over the rest.
+	said := endpointtest.Cat(endpointtest.Tone(700*time.Millisecond, user), endpointtest.Tone(150*time.Millisecond, 2*user), endpointtest.Tone(650*time.Millisecond, user))
+	// 30 dB under the user before the press, 19 dB under after.
+	roomVoicesEnd(t, roomVoices(1500*time.Millisecond, user/30), said, roomVoices(6*time.Second, user/9), 700*time.Millisecond, 1200*time.Millisecond)
+}
+
+// roomVoices is d of other voices at level: bursts with gaps between.
+func roomVoices(d time.Duration, level float64) []float32 {
+	var parts [][]float32
+	for range int(d / (300 * time.Millisecond)) {
+		parts = append(parts, endpointtest.Tone(200*time.Millisecond, level), endpointtest.Silence(100*time.Millisecond))
 	}
+	return endpointtest.Cat(parts...)
+}
+
+// roomVoicesEnd has the user say 1.5 s of words between the room's voices
+// before and after, pressing 200 ms before them, and checks when the
+// utterance ends after they stop: within 300-700 ms when the words are a
+// whole request, within from-to when they are not.
+func roomVoicesEnd(t *testing.T, before, said, after []float32, from, to time.Duration) {
+	t.Helper()
 	for _, tc := range []struct {
 		whole    bool
 		from, to time.Duration // after the user stopped
-	}{{true, 300 * time.Millisecond, 700 * time.Millisecond}, {false, 1400 * time.Millisecond, 1800 * time.Millisecond}} {
+	}{{true, 300 * time.Millisecond, 700 * time.Millisecond}, {false, from, to}} {
 		synctest.Test(t, func(t *testing.T) {
-			audio := endpointtest.Cat(voices(1500*time.Millisecond), endpointtest.Tone(1500*time.Millisecond, user), voices(6*time.Second))
+			audio := endpointtest.Cat(before, said, after)
 			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
 			time.Sleep(1300 * time.Millisecond)
 			start := time.Now()
@@ -373,6 +397,23 @@ func TestGateSteadiesTheDetector(t *testing.T) {
 	got = scores(g, endpointtest.Cat(endpointtest.Tone(time.Second, user), word))
 	if late := slices.Max(got[len(got)-len(word)/512:]); late >= 0.5 {
 		t.Errorf("a short word after the user's voice was heard scores %.2f, want the detector's 0.1", late)
+	}
+	// A word's last sounds the detector lets go of (a closing fricative)
+	// hold the speech while the energy detector is sure of them, for a
+	// word's tail and no longer.
+	const frame = 32 * time.Millisecond
+	vowel := hum(1100 * time.Millisecond) // a steady sound from 0.5 s, 3 times the room's hum
+	for i := range vowel {
+		vowel[i] *= 3
+	}
+	g = endpoint.Gate(&firstThen{n: int(time.Second / frame), first: 0.9, then: 0.1})
+	got = scores(g, endpointtest.Cat(endpointtest.Silence(500*time.Millisecond), vowel, endpointtest.Silence(300*time.Millisecond)))
+	let := int(time.Second / frame) // the first frame the detector lets go of
+	if tail := slices.Min(got[let : let+int(150*time.Millisecond/frame)]); tail < 0.35 {
+		t.Errorf("the word's tail after the detector let go scores down to %.2f: the speech ends before the word does", tail)
+	}
+	if on := slices.Max(got[let+int(250*time.Millisecond/frame):]); on >= 0.35 {
+		t.Errorf("a sound the detector does not take for speech scores %.2f 250 ms on: the energy detector holds it alone", on)
 	}
 }
 

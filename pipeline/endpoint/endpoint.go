@@ -184,13 +184,20 @@ func (v *voiceLevel) gate(db float64, p float32) float32 {
 //     is sure of counts as speech when the detector gives it a little
 //     chance (uncertainHeard): Silero scores some real short words
 //     ("Stuff", 140 ms) under its own threshold in noise or when pressed
-//     late.
+//     late;
+//   - once it has, a word's last sounds the energy detector is sure of
+//     hold the speech for up to wordTail where the detector lets go:
+//     Silero drops a word's closing fricative ("lights") a frame or
+//     several before it ends, which lengthened the pauses in a phrase
+//     and cut one after a late press.
 type Gated struct {
 	d       Detector
 	v       voiceLevel
 	e       Energy
-	pending []float32 // audio not yet a whole energy frame
-	floor   float32   // the energy detector's score of the last whole frame
+	pending []float32     // audio not yet a whole energy frame
+	floor   float32       // the energy detector's score of the last whole frame
+	held    bool          // the last frame was scored as speech
+	tail    time.Duration // of this word's tail, held by the energy detector alone
 }
 
 var _ Detector = (*Gated)(nil)
@@ -201,6 +208,9 @@ const (
 	energyFloor    = 0.2  // under it, a frame is the room's floor
 	energySure     = 0.9  // over it, a frame is loud enough to be a word
 	uncertainHeard = 0.05 // what the detector gives a word it is unsure of
+	// wordTail is the most of a word's end the energy detector holds
+	// alone: a closing fricative or plosive, not a word of its own.
+	wordTail = 200 * time.Millisecond
 )
 
 // Gate puts the voice gate and the energy detector's judgement on d.
@@ -222,13 +232,21 @@ func (g *Gated) Speech(frame []float32) float32 {
 		g.floor = pe
 	}
 	unheard := g.v.level <= noLevel
-	p := g.v.gate(Loudness(frame), g.d.Speech(frame))
+	raw := g.d.Speech(frame)
+	p := g.v.gate(Loudness(frame), raw)
 	switch {
 	case g.floor < energyFloor:
 		p = min(p, notVoice)
 	case unheard && g.floor >= energySure && p >= uncertainHeard:
 		p = max(p, startLevel)
+	case !unheard && g.held && g.floor >= energySure && p < keepLevel && g.tail < wordTail:
+		p = keepLevel
+		g.tail += time.Duration(len(frame)) * time.Second / pcm.SpeechRate
 	}
+	if raw >= keepLevel {
+		g.tail = 0
+	}
+	g.held = p >= keepLevel
 	return p
 }
 
@@ -237,7 +255,7 @@ func (g *Gated) Reset() {
 	g.d.Reset()
 	g.e.Reset()
 	g.v = newVoiceLevel(g.d.FrameSize())
-	g.pending, g.floor = g.pending[:0], 0
+	g.pending, g.floor, g.held, g.tail = g.pending[:0], 0, false, 0
 }
 
 // biquad is a second-order filter section (direct form I).
@@ -336,7 +354,7 @@ func (d Decision) String() string {
 // press is the user, never forgotten.)
 type Endpointer struct {
 	// MinSilence and MaxSilence bound the silence after speech that ends
-	// the utterance; defaults 500 ms and 1 s. Silence, when set, is a
+	// the utterance; defaults 500 ms and 950 ms. Silence, when set, is a
 	// fixed wait instead.
 	MinSilence, MaxSilence time.Duration
 	Silence                time.Duration
@@ -437,7 +455,7 @@ func (e *Endpointer) long() time.Duration {
 		lo = 500 * time.Millisecond
 	}
 	if hi == 0 {
-		hi = 1000 * time.Millisecond
+		hi = 950 * time.Millisecond
 	}
 	if hi < lo {
 		hi = lo

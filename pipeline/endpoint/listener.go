@@ -51,7 +51,7 @@ type Options struct {
 	PreRoll time.Duration
 	// MinSilence and MaxSilence bound the silence after speech that ends
 	// an utterance that ends on silence (see Endpointer); defaults 500 ms
-	// and 1 s. Silence, when set, is a fixed wait instead.
+	// and 950 ms. Silence, when set, is a fixed wait instead.
 	MinSilence, MaxSilence time.Duration
 	Silence                time.Duration
 	// Settle is the silence that ends an utterance once what was said is
@@ -492,7 +492,9 @@ func (u *utterance) speaker(f []float32, p float32) (float32, bool) {
 // or is saying something no louder than the room, which only words can
 // tell apart (see Endpointer). Once the user's loudest stands clearGap or
 // more above the room's voices, their quiet words do too, and a soft
-// stretch is plain silence.
+// stretch is plain silence; and then a stretch clearGap or more under the
+// user's loudest is the room's too, though it be louder than the second
+// before the press (voices turned up or come closer since).
 type roomVoices struct {
 	window int       // frames in roomWindow
 	power  []float64 // the last window frames' power, the oldest first
@@ -552,7 +554,7 @@ func (r *roomVoices) add(db float64, p float32, before bool) bool {
 		r.peak = level
 	}
 	r.peak = max(r.peak, level)
-	return r.talk && level < r.level+roomMargin && level < r.peak-userGap
+	return r.talk && level < r.peak-userGap && (level < r.level+roomMargin || level < r.peak-clearGap)
 }
 
 // result is the utterance trimmed to its speech, or ErrNoSpeech.

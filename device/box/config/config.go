@@ -392,7 +392,7 @@ func Default() Config {
 			RemoteTimeout: Duration{15 * time.Second}, LoadTimeout: Duration{time.Minute}},
 		Audio: Audio{Volume: 70, Earcons: true, EarconStart: true, EarconEnd: true, EarconError: true, EarconReady: true,
 			PreRoll: Duration{time.Second}, MaxUtterance: Duration{15 * time.Second}},
-		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{time.Second}, SilenceSoft: Duration{1500 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto",
+		Listen: Listen{Mode: "tap", SilenceMin: Duration{500 * time.Millisecond}, SilenceMax: Duration{950 * time.Millisecond}, SilenceSoft: Duration{1500 * time.Millisecond}, NoSpeech: Duration{5 * time.Second}, VAD: "auto",
 			Speculate: true, Settle: Duration{300 * time.Millisecond}, Pause: Duration{250 * time.Millisecond}},
 		Button: Button{Debounce: Duration{30 * time.Millisecond}, LongPress: Duration{1500 * time.Millisecond},
 			DoublePress: Duration{400 * time.Millisecond}, DoubleAction: "mute", VeryLongPress: Duration{10 * time.Second}, FactoryReset: true},

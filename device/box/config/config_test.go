@@ -107,7 +107,7 @@ func TestBadValuesNamed(t *testing.T) {
 		{"[ollama]\nmodel = \"\"\n", "ollama.model: no model named"},
 		{"[center]\ntranscribe = true\n", "center.transcribe: needs center.url"},
 		{"[listen]\nsettle = \"800ms\"\n", "listen.settle: 800ms is longer than listen.silence_min (500ms)"},
-		{"[listen]\nsilence_soft = \"800ms\"\n", "listen.silence_soft: 800ms is shorter than listen.silence_max (1s)"},
+		{"[listen]\nsilence_soft = \"800ms\"\n", "listen.silence_soft: 800ms is shorter than listen.silence_max (950ms)"},
 		{"[listen]\npause = \"10ms\"\n", "listen.pause: 10ms is outside 200ms..5s"},
 		{"[whisper]\nload_timeout = \"0s\"\n", "whisper.load_timeout: 0s must be longer than zero"},
 		{"this is not toml", "hark.toml:1:"},
