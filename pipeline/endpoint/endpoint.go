@@ -455,6 +455,9 @@ func (e *Endpointer) long() time.Duration {
 		lo = 500 * time.Millisecond
 	}
 	if hi == 0 {
+		// Above the longest pause mid-phrase the corpus holds (700 ms,
+		// heard as up to 900 ms at 10 dB SNR, where a word's edges sink
+		// into the noise), and under the 1 s a user feels as a wait.
 		hi = 950 * time.Millisecond
 	}
 	if hi < lo {
