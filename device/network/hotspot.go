@@ -278,6 +278,12 @@ func (h *Hotspot) serve(ctx context.Context) bool {
 }
 
 func (h *Hotspot) open(ctx context.Context, seen []Seen) bool {
+	return h.openAnd(ctx, seen, func(*HotspotState) {})
+}
+
+// openAnd opens the access point and, once it is open, changes the state
+// with and in the same step.
+func (h *Hotspot) openAnd(ctx context.Context, seen []Seen, and func(*HotspotState)) bool {
 	if err := h.o.AP.OpenAP(ctx, h.o.Own); err != nil {
 		h.log.Error("the box's own Wi-Fi did not open", "ssid", h.o.Own.SSID, "err", err)
 		return false
@@ -288,6 +294,7 @@ func (h *Hotspot) open(ctx context.Context, seen []Seen) bool {
 		if seen != nil {
 			st.Seen = seen
 		}
+		and(st)
 	})
 	return true
 }
@@ -314,12 +321,17 @@ func (h *Hotspot) tryJoin(ctx context.Context, r joinRequest) bool {
 	}
 	h.log.Warn("could not join the Wi-Fi network", "ssid", r.ssid, "err", err)
 	why := errorWords(err)
-	h.set(func(st *HotspotState) {
+	failed := func(st *HotspotState) {
 		st.Joining, st.Failed = "", fmt.Sprintf("Could not join “%s”: %s.", r.ssid, why)
-	})
-	if ctx.Err() == nil && h.open(ctx, nil) {
-		h.say(ctx, h.o.Lang.T("I could not join %s. My own Wi-Fi is open again: the page there says why.", r.ssid))
 	}
+	// Still joining until the access point is open again: the page has
+	// somewhere to say why (in between it would have none, and send a
+	// phone that looked away to the network page).
+	if ctx.Err() == nil && h.openAnd(ctx, nil, failed) {
+		h.say(ctx, h.o.Lang.T("I could not join %s. My own Wi-Fi is open again: the page there says why.", r.ssid))
+		return false
+	}
+	h.set(failed)
 	return false
 }
 

@@ -158,11 +158,12 @@ func TestSpoken(t *testing.T) {
 // radio is a Link and AccessPoint the test drives: offline until a
 // network of its own is joined.
 type radio struct {
-	mu     sync.Mutex
-	online bool
-	open   bool
-	opened int
-	psk    map[string]string
+	mu        sync.Mutex
+	online    bool
+	open      bool
+	opened    int
+	psk       map[string]string
+	openTakes time.Duration // how long the access point takes to open
 }
 
 func (r *radio) Online(context.Context) (bool, error) {
@@ -190,6 +191,10 @@ func (r *radio) Join(ctx context.Context, ssid, psk string) (netip.Addr, error) 
 }
 
 func (r *radio) OpenAP(context.Context, AP) error {
+	r.mu.Lock()
+	takes := r.openTakes
+	r.mu.Unlock()
+	time.Sleep(takes)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.open, r.opened = true, r.opened+1
@@ -233,10 +238,20 @@ func TestHotspot(t *testing.T) {
 		if len(said) != 1 || !strings.Contains(said[0], "Hark 4 8 2 1") {
 			t.Errorf("said %q", said)
 		}
+		r.mu.Lock()
+		r.openTakes = 2 * time.Second
+		r.mu.Unlock()
 		if err := h.Join("Home", "wrong horse"); err != nil {
 			t.Fatal(err)
 		}
+		// While the access point opens again the page still has a join to
+		// show: a phone that looks then is not sent away.
 		time.Sleep(6 * time.Second)
+		synctest.Wait()
+		if st := h.State(); st.Joining != "Home" || st.Open || st.Failed != "" {
+			t.Errorf("with the access point opening again: %+v, want still joining", st)
+		}
+		time.Sleep(2 * time.Second)
 		synctest.Wait()
 		if st := h.State(); !st.Open || !strings.Contains(st.Failed, "did not take that passphrase") || r.opened != 2 {
 			t.Errorf("after a wrong passphrase: %+v, opened %d times", st, r.opened)
