@@ -21,8 +21,12 @@ type run struct {
 	p float32
 }
 
-// soft marks a run of soft frames (Endpointer.PushSoft).
-const soft = -1
+// soft and quiet mark runs of soft frames (Endpointer.PushSoft) and of
+// quiet ones scoring 1 (Endpointer.PushQuiet).
+const (
+	soft  = -1
+	quiet = -2
+)
 
 func TestEndpointerPausesAndResumes(t *testing.T) {
 	cases := []struct {
@@ -87,6 +91,27 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			steps: []run{{10, 1}, {20, soft}, {60, 0}},
 			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 77: endpoint.Ended},
 		},
+		{
+			// Voices louder than the room's but well under the user's:
+			// whole words end as in silence ...
+			name:     "whole words settle in quiet frames",
+			steps:    []run{{10, 1}, {13, quiet}, {30, quiet}},
+			complete: 23,
+			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 24: endpoint.Ended},
+		},
+		{
+			// ... and the user's speech going on after them is told.
+			name:     "speech after quiet frames resumes",
+			steps:    []run{{10, 1}, {13, quiet}, {5, 1}, {60, 0}},
+			complete: 23,
+			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 25: endpoint.Resumed, 40: endpoint.Paused, 74: endpoint.Ended},
+		},
+		{
+			// Other words wait them out: they may be the user's quiet ones.
+			name:  "quiet frames hold words not whole",
+			steps: []run{{10, 1}, {100, quiet}, {60, 0}},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 146: endpoint.Ended},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,8 +129,11 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 						break
 					}
 					push := e.Push
-					if s.p == soft {
+					switch s.p {
+					case soft:
 						push = func(_ float32, d time.Duration) endpoint.Decision { return e.PushSoft(d) }
+					case quiet:
+						push = func(_ float32, d time.Duration) endpoint.Decision { return e.PushQuiet(1, d) }
 					}
 					if d := push(s.p, 20*time.Millisecond); d != endpoint.Continue {
 						got[at] = d
@@ -303,6 +331,16 @@ func TestRoomVoicesLouderAfterThePress(t *testing.T) {
 	said := endpointtest.Cat(endpointtest.Tone(700*time.Millisecond, user), endpointtest.Tone(150*time.Millisecond, 2*user), endpointtest.Tone(650*time.Millisecond, user))
 	// 30 dB under the user before the press, 19 dB under after.
 	roomVoicesEnd(t, roomVoices(1500*time.Millisecond, user/30), said, roomVoices(6*time.Second, user/9), 700*time.Millisecond, 1200*time.Millisecond)
+}
+
+// TestRoomVoicesLouderButUnderTheUser: voices turned up after the press
+// to 14 dB under the user, louder than the room's were but well under the
+// user's own, may be the user's quiet words: whole words end the
+// utterance as in a quiet room, other words wait them out.
+func TestRoomVoicesLouderButUnderTheUser(t *testing.T) {
+	const user = 0.2 // about -17 dBFS
+	said := endpointtest.Tone(1500*time.Millisecond, user)
+	roomVoicesEnd(t, roomVoices(1500*time.Millisecond, user/30), said, roomVoices(6*time.Second, user/5), 6*time.Second, 7500*time.Millisecond)
 }
 
 // roomVoices is d of other voices at level: bursts with gaps between.

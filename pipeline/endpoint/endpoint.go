@@ -349,6 +349,13 @@ func (d Decision) String() string {
 // silence made of such frames ends the utterance on its own only after
 // SoftSilence, since the user's own quiet words sound the same.
 //
+// A frame pushed with PushQuiet is one a detector took for speech that is
+// louder than those voices but well under the user's own: the room's
+// voices turned up, or the user's quiet words. Words alone tell them
+// apart, so it is silence for Paused and for Settle (a whole request said
+// over it still ends soon, and the words worked out at the pause show
+// whether it held any), and speech for the silence that ends without them.
+//
 // (The box's own earcon heard through the microphone is the Listener's to
 // ignore, and a click is shorter than MinSpeech: a short word said at the
 // press is the user, never forgotten.)
@@ -381,6 +388,8 @@ type Endpointer struct {
 	PressAt time.Duration
 
 	elapsed, speechRun, silenceRun time.Duration
+	hush                           time.Duration // the silence for Paused and Settle: quiet frames counted
+	loudResume                     time.Duration // a sound not quiet in the hush, not yet taken for speech
 	softRun                        time.Duration // the soft frames in the silence
 	spoken, lastRun                time.Duration // speech so far; the last run before the silence
 	resume                         time.Duration // a sound in the silence, not yet taken for speech
@@ -415,11 +424,11 @@ const (
 // its words are a whole request, else the long wait, soft frames left out,
 // or SoftSilence with them (never less than the long wait).
 func (e *Endpointer) over() bool {
+	if e.complete {
+		return e.loudResume == 0 && e.hush >= min(e.settle(), e.long())
+	}
 	if e.resume > 0 {
 		return false
-	}
-	if e.complete {
-		return e.silenceRun >= min(e.settle(), e.long())
 	}
 	return e.silenceRun-e.softRun >= e.long() || e.softRun > 0 && e.silenceRun >= max(e.softSilence(), e.long())
 }
@@ -489,14 +498,28 @@ func (e *Endpointer) minSpeech() time.Duration {
 }
 
 // Push takes the next frame's speech score and length.
-func (e *Endpointer) Push(p float32, d time.Duration) Decision { return e.push(p, d, false) }
+func (e *Endpointer) Push(p float32, d time.Duration) Decision { return e.push(p, d, loud) }
 
 // PushSoft takes the next frame's length: a frame a detector took for
 // speech that is no louder than the other voices in the room (see
 // Endpointer).
-func (e *Endpointer) PushSoft(d time.Duration) Decision { return e.push(0, d, true) }
+func (e *Endpointer) PushSoft(d time.Duration) Decision { return e.push(0, d, soft) }
 
-func (e *Endpointer) push(p float32, d time.Duration, soft bool) Decision {
+// PushQuiet takes the next frame's speech score and length: a frame that
+// may be the user's quiet words or the room's louder voices (see
+// Endpointer).
+func (e *Endpointer) PushQuiet(p float32, d time.Duration) Decision { return e.push(p, d, quiet) }
+
+// frameKind is how a frame is pushed.
+type frameKind int
+
+const (
+	loud  frameKind = iota // Push: the user's, or silence
+	soft                   // PushSoft
+	quiet                  // PushQuiet
+)
+
+func (e *Endpointer) push(p float32, d time.Duration, kind frameKind) Decision {
 	at := e.elapsed
 	e.elapsed += d
 	if p >= onsetLevel {
@@ -511,6 +534,25 @@ func (e *Endpointer) push(p float32, d time.Duration, soft bool) Decision {
 	inRun := e.speechRun > 0
 	speech := p >= startLevel || (inRun || e.resume > 0) && p >= keepLevel
 	resumed := false
+	// The hush goes on through quiet frames; the user's own speech takes
+	// it up again as it does the silence.
+	switch {
+	case speech && kind != quiet:
+		if e.hush == 0 {
+			break
+		}
+		e.loudResume += d
+		e.hush += d
+		if e.loudResume >= resumeSpeech || e.hush-e.loudResume < quickGap {
+			e.hush, e.loudResume = 0, 0
+			if e.paused {
+				resumed, e.paused, e.complete = true, false, false
+			}
+		}
+	case speech || p < keepLevel:
+		e.hush += d
+		e.loudResume = 0
+	}
 	switch {
 	case speech && e.began && !inRun:
 		// A sound in the silence: speech again once it lasts, or at once
@@ -519,8 +561,7 @@ func (e *Endpointer) push(p float32, d time.Duration, soft bool) Decision {
 		e.silenceRun += d
 		if e.resume >= resumeSpeech || e.silenceRun-e.resume < quickGap {
 			e.speechRun, e.spoken, e.silenceRun, e.softRun, e.end = e.resume, e.spoken+e.resume, 0, 0, e.elapsed
-			e.resume, e.complete = 0, false
-			resumed, e.paused = e.paused, false
+			e.resume = 0
 		}
 	case speech:
 		if !inRun && !e.began {
@@ -536,7 +577,7 @@ func (e *Endpointer) push(p float32, d time.Duration, soft bool) Decision {
 		}
 		e.speechRun, e.resume = 0, 0
 		e.silenceRun += d
-		if soft {
+		if kind == soft {
 			e.softRun += d
 		}
 		if !e.began {
@@ -554,7 +595,7 @@ func (e *Endpointer) push(p float32, d time.Duration, soft bool) Decision {
 		return Resumed
 	case e.began && e.over():
 		return Ended
-	case e.began && !e.paused && e.speechRun == 0 && e.silenceRun >= e.pauseAfter():
+	case e.began && !e.paused && e.hush >= e.pauseAfter():
 		e.paused = true
 		return Paused
 	case !e.began && e.StartTimeout > 0 && e.elapsed-e.PressAt >= e.StartTimeout:

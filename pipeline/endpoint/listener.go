@@ -419,12 +419,15 @@ func (u *utterance) add(ctx context.Context, chunk []float32) Decision {
 		if echo {
 			p = 0
 		}
-		p, soft := u.speaker(f, p)
+		p, kind := u.speaker(f, p)
 		length := time.Duration(u.frame) * time.Second / pcm.SpeechRate
 		var d Decision
-		if soft {
+		switch kind {
+		case soft:
 			d = u.ep.PushSoft(length)
-		} else {
+		case quiet:
+			d = u.ep.PushQuiet(p, length)
+		default:
 			d = u.ep.Push(p, length)
 		}
 		switch d {
@@ -449,8 +452,10 @@ func (u *utterance) add(ctx context.Context, chunk []float32) Decision {
 // speaker scores a frame for the user's speech: p, unless the speech
 // has begun and the frame is too quiet to be the user (see near), which
 // makes it silence, or no louder than the other voices in the room (see
-// roomVoices), which makes it soft.
-func (u *utterance) speaker(f []float32, p float32) (float32, bool) {
+// roomVoices), which makes it soft, or well under the user's loudest
+// where the room holds voices, which makes it quiet. It returns the kind
+// of frame to push.
+func (u *utterance) speaker(f []float32, p float32) (float32, frameKind) {
 	if u.band[0].b0 == 0 {
 		u.band = voiceBand()
 	}
@@ -458,12 +463,15 @@ func (u *utterance) speaker(f []float32, p float32) (float32, bool) {
 	u.band[0].run(u.buf)
 	u.band[1].run(u.buf)
 	db := Loudness(u.buf)
-	soft := u.room.add(db, p, u.scored <= u.press)
+	kind := u.room.add(db, p, u.scored <= u.press)
 	if p < keepLevel {
-		return p, false
+		return p, loud
 	}
-	if u.ep.HasBegun() && soft {
-		return 0, !u.room.clear()
+	if u.ep.HasBegun() && kind == soft {
+		if u.room.clear() {
+			return 0, loud
+		}
+		return 0, soft
 	}
 	if u.ep.HasBegun() && len(u.levels) > 0 {
 		level := u.levels[len(u.levels)*9/10]
@@ -473,14 +481,17 @@ func (u *utterance) speaker(f []float32, p float32) (float32, bool) {
 		case db >= level-far && u.soft < softTail && !u.ep.pausing():
 			u.soft += time.Duration(len(f)) * time.Second / pcm.SpeechRate
 		default:
-			return 0, false
+			return 0, loud
 		}
 	}
-	if p >= startLevel {
+	if !u.ep.HasBegun() {
+		kind = loud
+	}
+	if p >= startLevel && kind == loud {
 		i, _ := slices.BinarySearch(u.levels, db)
 		u.levels = slices.Insert(u.levels, i, db)
 	}
-	return p, false
+	return p, kind
 }
 
 // roomVoices tells the user's voice from other voices in the room (a
@@ -494,7 +505,10 @@ func (u *utterance) speaker(f []float32, p float32) (float32, bool) {
 // more above the room's voices, their quiet words do too, and a soft
 // stretch is plain silence; and then a stretch clearGap or more under the
 // user's loudest is the room's too, though it be louder than the second
-// before the press (voices turned up or come closer since).
+// before the press (voices turned up or come closer since). Any other
+// stretch userGap or more under the user's loudest is quiet: the room's
+// voices turned up, or the user's quiet words, which again only words can
+// tell apart (see Endpointer.PushQuiet).
 type roomVoices struct {
 	window int       // frames in roomWindow
 	power  []float64 // the last window frames' power, the oldest first
@@ -527,8 +541,10 @@ const (
 func (r *roomVoices) clear() bool { return r.talk && r.peak-r.level >= clearGap }
 
 // add takes a frame's band loudness db and speech score p, before or after
-// the press, and reports whether the stretch it ends is soft.
-func (r *roomVoices) add(db float64, p float32, before bool) bool {
+// the press, and tells whether the stretch it ends is soft, quiet (well
+// under the user's loudest, but louder than the room's voices were: their
+// voices turned up, or the user's quiet words), or neither (loud).
+func (r *roomVoices) add(db float64, p float32, before bool) frameKind {
 	if len(r.power) == r.window {
 		r.power = append(r.power[:0], r.power[1:]...)
 	}
@@ -543,7 +559,7 @@ func (r *roomVoices) add(db float64, p float32, before bool) bool {
 		if p >= keepLevel {
 			r.voices++
 		}
-		return false
+		return loud
 	}
 	if !r.judged {
 		r.judged = true
@@ -554,7 +570,13 @@ func (r *roomVoices) add(db float64, p float32, before bool) bool {
 		r.peak = level
 	}
 	r.peak = max(r.peak, level)
-	return r.talk && level < r.peak-userGap && (level < r.level+roomMargin || level < r.peak-clearGap)
+	switch {
+	case !r.talk || level >= r.peak-userGap:
+		return loud
+	case level < r.level+roomMargin || level < r.peak-clearGap:
+		return soft
+	}
+	return quiet
 }
 
 // result is the utterance trimmed to its speech, or ErrNoSpeech.

@@ -62,5 +62,5 @@ func TestCorpusSilero(t *testing.T) {
 	// wait the room's voices out for SoftSilence (the user's own quiet
 	// words sound the same).
 	floor("SNR 20 babble", 600*time.Millisecond, time.Second)
-	floor("SNR 10 babble", 600*time.Millisecond, 1700*time.Millisecond)
+	floor("SNR 10 babble", 600*time.Millisecond, 1600*time.Millisecond)
 }
