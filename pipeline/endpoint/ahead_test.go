@@ -110,7 +110,14 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			// Other words wait them out: they may be the user's quiet ones.
 			name:  "quiet frames hold words not whole",
 			steps: []run{{10, 1}, {100, quiet}, {60, 0}},
-			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 146: endpoint.Ended},
+			// When they pause in turn, the words worked out at the first
+			// pause may lack them: they are dropped and worked out anew.
+			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 122: endpoint.Resumed, 123: endpoint.Paused, 146: endpoint.Ended},
+		},
+		{
+			name:  "quiet frames after a pause",
+			steps: []run{{10, 1}, {15, 0}, {10, quiet}, {60, 0}},
+			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 47: endpoint.Resumed, 48: endpoint.Paused, 82: endpoint.Ended},
 		},
 	}
 	for _, tc := range cases {
@@ -341,6 +348,63 @@ func TestRoomVoicesLouderButUnderTheUser(t *testing.T) {
 	const user = 0.2 // about -17 dBFS
 	said := endpointtest.Tone(1500*time.Millisecond, user)
 	roomVoicesEnd(t, roomVoices(1500*time.Millisecond, user/30), said, roomVoices(6*time.Second, user/5), 6*time.Second, 7500*time.Millisecond)
+}
+
+// TestQuietWordsAfterAPauseAreTranscribed: words said well under the
+// user's loudest after a pause, in a room with voices, may be theirs: the
+// words worked out at the pause are dropped once those words pause in
+// turn, and worked out again with them.
+func TestQuietWordsAfterAPauseAreTranscribed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: quietWordsAfterAPause(), Noise: 0.0005}, endpoint.Options{})
+		time.Sleep(1300 * time.Millisecond)
+		p := &pauses{delay: 100 * time.Millisecond}
+		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !slices.Equal(p.told, []string{"pause", "resume", "pause"}) {
+			t.Errorf("told %v, want pause, resume, pause", p.told)
+		}
+		// The quiet words end 2.9 s after the press.
+		if end := p.last.Offset + p.last.Audio.Duration(); end < 2900*time.Millisecond {
+			t.Errorf("the last pause was handed audio up to %v after the press, want the quiet words' end (2.9 s) in it", end)
+		}
+		if end := u.Offset + u.Audio.Duration(); end < 2900*time.Millisecond {
+			t.Errorf("the utterance ends %v after the press, before the quiet words did (2.9 s)", end)
+		}
+	})
+}
+
+// A press that ends the utterance during such words drops the words
+// worked out at the pause too: they lack the end.
+func TestQuietWordsCutByThePressAreTranscribed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: quietWordsAfterAPause(), Noise: 0.0005}, endpoint.Options{})
+		time.Sleep(1300 * time.Millisecond)
+		p := &pauses{delay: 100 * time.Millisecond}
+		end := make(chan struct{})
+		time.AfterFunc(2600*time.Millisecond, func() { close(end) }) // in the quiet words
+		if _, err := l.Record(t.Context(), voice.Listen{End: end, Pauses: p}); err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !slices.Equal(p.told, []string{"pause", "resume"}) {
+			t.Errorf("told %v, want pause, resume", p.told)
+		}
+	})
+}
+
+// quietWordsAfterAPause is a room's voices 30 dB under the user, then the
+// user's words (from 1.5 s), a pause of 600 ms, and words 14 dB quieter
+// (from 3.6 s to 4.2 s), then the room's voices again.
+func quietWordsAfterAPause() []float32 {
+	const user = 0.2 // about -17 dBFS
+	return endpointtest.Cat(roomVoices(1500*time.Millisecond, user/30), endpointtest.Tone(1500*time.Millisecond, user),
+		roomVoices(600*time.Millisecond, user/30), endpointtest.Tone(600*time.Millisecond, user/5), roomVoices(4*time.Second, user/30))
 }
 
 // roomVoices is d of other voices at level: bursts with gaps between.

@@ -397,6 +397,7 @@ type Endpointer struct {
 	weakSum                        float64       // its scores times their durations
 	began, rising                  bool
 	paused, complete               bool          // this silence said Paused; its words are a whole request
+	stale                          bool          // quiet speech came after Paused: the pause's words may lack it
 	onset                          time.Duration // where the current rise above onsetLevel began
 	start, end                     time.Duration // speech bounds, audio time
 }
@@ -546,7 +547,7 @@ func (e *Endpointer) push(p float32, d time.Duration, kind frameKind) Decision {
 		if e.loudResume >= resumeSpeech || e.hush-e.loudResume < quickGap {
 			e.hush, e.loudResume = 0, 0
 			if e.paused {
-				resumed, e.paused, e.complete = true, false, false
+				resumed, e.paused, e.complete, e.stale = true, false, false, false
 			}
 		}
 	case speech || p < keepLevel:
@@ -561,12 +562,13 @@ func (e *Endpointer) push(p float32, d time.Duration, kind frameKind) Decision {
 		e.silenceRun += d
 		if e.resume >= resumeSpeech || e.silenceRun-e.resume < quickGap {
 			e.speechRun, e.spoken, e.silenceRun, e.softRun, e.end = e.resume, e.spoken+e.resume, 0, 0, e.elapsed
-			e.resume = 0
+			e.resume, e.stale = 0, e.paused
 		}
 	case speech:
 		if !inRun && !e.began {
 			e.start = e.onset
 		}
+		e.stale = e.stale || e.paused
 		e.speechRun += d
 		e.spoken += d
 		e.silenceRun, e.softRun = 0, 0
@@ -595,6 +597,12 @@ func (e *Endpointer) push(p float32, d time.Duration, kind frameKind) Decision {
 		return Resumed
 	case e.began && e.over():
 		return Ended
+	case e.stale && e.speechRun == 0 && e.resume == 0 && e.silenceRun >= e.pauseAfter():
+		// Quiet speech went on after the pause and has paused in turn:
+		// the words worked out at the pause may lack it, so they are
+		// dropped (Resumed), and worked out again (Paused, next frame).
+		e.paused, e.complete, e.stale = false, false, false
+		return Resumed
 	case e.began && !e.paused && e.hush >= e.pauseAfter():
 		e.paused = true
 		return Paused
@@ -625,6 +633,11 @@ func (e *Endpointer) Complete() Decision {
 func (e *Endpointer) pausing() bool {
 	return e.began && e.speechRun == 0 && e.silenceRun >= e.pauseAfter()
 }
+
+// Stale reports quiet speech (PushQuiet) after the last Paused, not yet
+// paused in turn: the words worked out at that pause may lack it, unless
+// the utterance ends on them (Complete).
+func (e *Endpointer) Stale() bool { return e.stale && !e.complete }
 
 // HasBegun reports whether speech has begun.
 func (e *Endpointer) HasBegun() bool { return e.began }

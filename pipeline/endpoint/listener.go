@@ -345,6 +345,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		case err := <-rec.err:
 			return voice.Utterance{}, err
 		case <-ls.End:
+			u.drop()
 			return u.result(false)
 		case whole := <-u.verdict:
 			u.verdict = nil
@@ -359,6 +360,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 				return voice.Utterance{}, voice.ErrNoSpeech
 			case d == TooLong:
 				l.log.Warn("utterance cut at the maximum length", "max", ep.maxLength())
+				u.drop()
 				return u.result(true)
 			}
 		}
@@ -577,6 +579,16 @@ func (r *roomVoices) add(db float64, p float32, before bool) frameKind {
 		return soft
 	}
 	return quiet
+}
+
+// drop tells pauses that the speech went on after the last pause when
+// quiet speech came after it (Endpointer.Stale): the utterance ends
+// before that speech has paused, and its words must be worked out anew.
+func (u *utterance) drop() {
+	if u.pauses != nil && u.ep.Stale() {
+		u.pauses.Resume()
+		u.verdict = nil
+	}
 }
 
 // result is the utterance trimmed to its speech, or ErrNoSpeech.
