@@ -46,11 +46,11 @@ func TestEarconsEchoAndLength(t *testing.T) {
 		mic.mu.Lock()
 		echo := mic.listens[0].Echo
 		mic.mu.Unlock()
-		if echo == nil || !echo() {
+		if echo == nil || !echo(time.Now()) {
 			t.Error("during the earcon the microphone was not told the box is sounding")
 		}
 		time.Sleep(400 * time.Millisecond)
-		if echo != nil && echo() {
+		if echo != nil && echo(time.Now()) {
 			t.Error("400 ms after the 120 ms earcon the microphone still ignores what it hears")
 		}
 		events <- Press

@@ -49,3 +49,27 @@ func TestEchoFollowsThePlayback(t *testing.T) {
 		}
 	})
 }
+
+// What the microphone caught before a press is judged by when it was
+// caught: during an earlier sound and its tail, it is the box; before that
+// sound began or after its tail, it is not.
+func TestEchoHeardAtAMoment(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := &echo{}
+		start := time.Now()
+		time.Sleep(time.Second)
+		e.played(time.Second) // from 1 s to 2 s
+		time.Sleep(3 * time.Second)
+		for _, tc := range []struct {
+			at   time.Duration
+			want bool
+		}{{500 * time.Millisecond, false}, {1500 * time.Millisecond, true}, {2200 * time.Millisecond, true}, {2300 * time.Millisecond, false}} {
+			if got := e.heard(start.Add(tc.at)); got != tc.want {
+				t.Errorf("caught %v in: heard %v, want %v", tc.at, got, tc.want)
+			}
+		}
+		if e.sounding() {
+			t.Error("sounding 2 s after the sound's tail")
+		}
+	})
+}

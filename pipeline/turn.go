@@ -32,7 +32,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	var earcons sync.WaitGroup
 	defer earcons.Wait()
 	p.earcon(ctx, &earcons, earconStart)
-	l := voice.Listen{End: t.end, Echo: p.echo.sounding}
+	l := voice.Listen{End: t.end, Echo: p.echo.heard}
 	switch {
 	case followUp:
 		l.StartTimeout, l.EndOnSilence, l.FollowUp = p.opts.FollowUp.Window, true, true

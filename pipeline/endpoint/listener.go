@@ -337,7 +337,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, SoftSilence: l.o.SoftSilence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
 	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses}
 	u.room.window = max(int(roomWindow*pcm.SpeechRate/time.Second)/u.frame, 1)
-	u.add(ctx, pre)
+	u.add(ctx, pre, time.Now())
 	for {
 		select {
 		case <-ctx.Done():
@@ -353,7 +353,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 				return u.result(false)
 			}
 		case chunk := <-rec.audio:
-			switch d := u.add(ctx, chunk); {
+			switch d := u.add(ctx, chunk, time.Now()); {
 			case d == Ended && ls.EndOnSilence:
 				return u.result(false)
 			case d == NoSpeech:
@@ -372,9 +372,9 @@ type utterance struct {
 	det    Detector
 	ep     *Endpointer
 	frame  int
-	margin time.Duration // kept after the speech
-	press  int           // the sample of the press: the pre-roll comes before it
-	echo   func() bool   // reports the box's own speaker sounding; nil for never
+	margin time.Duration        // kept after the speech
+	press  int                  // the sample of the press: the pre-roll comes before it
+	echo   func(time.Time) bool // reports the box's own sound caught at a moment; nil for never
 	audio  []float32
 	scored int // samples scored so far
 	// pauses is told of the pauses; verdict is its answer for the current
@@ -405,20 +405,20 @@ const (
 // lead is the audio kept before the detected start of speech.
 const lead = time.Second
 
-// add appends audio, scores the whole frames it completes, and returns
-// the first decision other than Continue and Began, if any; it tells
-// pauses of the pauses.
-func (u *utterance) add(ctx context.Context, chunk []float32) Decision {
+// add appends audio whose last sample was caught at at, scores the whole
+// frames it completes, and returns the first decision other than Continue
+// and Began, if any; it tells pauses of the pauses.
+func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Decision {
 	u.audio = append(u.audio, chunk...)
-	// What the microphone caught while the box itself was sounding (its
-	// earcon, say) is never the user: it is scored, so the detector keeps
-	// its state, and then counted as silence.
-	echo := u.echo != nil && u.echo()
 	for u.scored+u.frame <= len(u.audio) {
 		f := u.audio[u.scored : u.scored+u.frame]
 		u.scored += u.frame
 		p := u.det.Speech(f)
-		if echo {
+		// What the microphone caught while the box itself was sounding
+		// (its earcon, the end of its last answer in the audio from before
+		// the press) is never the user: it is scored, so the detector
+		// keeps its state, and then counted as silence.
+		if caught := at.Add(-time.Duration(len(u.audio)-u.scored) * time.Second / pcm.SpeechRate); u.echo != nil && u.echo(caught) {
 			p = 0
 		}
 		p, kind := u.speaker(f, p)

@@ -253,7 +253,7 @@ func TestOwnSoundIsNotSpeech(t *testing.T) {
 			pressed := time.Now()
 			ls := voice.Listen{EndOnSilence: true, StartTimeout: 5 * time.Second}
 			if told {
-				ls.Echo = func() bool { return time.Since(pressed) < 400*time.Millisecond }
+				ls.Echo = func(at time.Time) bool { return !at.Before(pressed) && at.Sub(pressed) < 400*time.Millisecond }
 			}
 			u, err := l.Record(t.Context(), ls)
 			if err != nil {
@@ -268,4 +268,27 @@ func TestOwnSoundIsNotSpeech(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBoxsLastWordsAreNotTheUser: a press half a second after the box
+// stopped speaking starts with the end of its answer in the audio from
+// before the press; that is the box, not the start of the user's words.
+func TestBoxsLastWordsAreNotTheUser(t *testing.T) {
+	audio := endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(time.Second, 0.1), // the box's answer
+		endpointtest.Silence(700*time.Millisecond), endpointtest.Tone(time.Second, 0.05), endpointtest.Silence(3*time.Second))
+	synctest.Test(t, func(t *testing.T) {
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+		opened := time.Now()
+		answer, answered := opened.Add(time.Second), opened.Add(2*time.Second)
+		time.Sleep(2500 * time.Millisecond)
+		echo := func(at time.Time) bool { return !at.Before(answer) && at.Before(answered.Add(250*time.Millisecond)) }
+		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Echo: echo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The user speaks from 200 ms after the press.
+		if from := u.Offset + u.Speech[0]; from < 150*time.Millisecond {
+			t.Errorf("the speech starts %v after the press: the box's own answer was taken for the user's words", from)
+		}
+	})
 }

@@ -28,9 +28,10 @@ type Listen struct {
 	// after speech (tap mode and the follow-up window); otherwise only End
 	// does (hold mode: the release).
 	EndOnSilence bool
-	// Echo, when set, reports whether the box's own speaker is sounding
-	// (or just was): what the microphone hears then is not the user.
-	Echo func() bool
+	// Echo, when set, reports whether what the microphone caught at a
+	// moment may be the box's own sound (its speaker was sounding then, or
+	// just before): that is not the user, though it came before the press.
+	Echo func(at time.Time) bool
 	// Pauses, when set, is told where the speech pauses, so that the words
 	// said so far can be worked on before the utterance is over; its
 	// verdict that they make a whole request lets the microphone end the
