@@ -30,11 +30,12 @@ const (
 
 func TestEndpointerPausesAndResumes(t *testing.T) {
 	cases := []struct {
-		name     string
-		steps    []run
-		complete int           // the frame after which Complete is called; 0 for never
-		silence  time.Duration // the Endpointer's fixed Silence; 0 for the range
-		want     map[int]endpoint.Decision
+		name       string
+		steps      []run
+		complete   int           // the frame after which Complete is called; 0 for never
+		incomplete int           // the frame after which Incomplete is called; 0 for never
+		silence    time.Duration // the Endpointer's fixed Silence; 0 for the range
+		want       map[int]endpoint.Decision
 	}{
 		{
 			name:  "a pause, then speech again, then the long silence",
@@ -92,6 +93,13 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 77: endpoint.Ended},
 		},
 		{
+			// A word the detector is unsure of, after a second of silence
+			// before it: the silence after it counts from its end.
+			name:  "a weak word after a long silence",
+			steps: []run{{60, 0}, {12, 0.4}, {60, 0}},
+			want:  map[int]endpoint.Decision{69: endpoint.Began, 84: endpoint.Paused, 119: endpoint.Ended},
+		},
+		{
 			// Voices louder than the room's but well under the user's:
 			// whole words end as in silence ...
 			name:     "whole words settle in quiet frames",
@@ -108,16 +116,32 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 		},
 		{
 			// Other words wait them out: they may be the user's quiet ones.
-			name:  "quiet frames hold words not whole",
-			steps: []run{{10, 1}, {100, quiet}, {60, 0}},
 			// When they pause in turn, the words worked out at the first
 			// pause may lack them: they are dropped and worked out anew.
-			want: map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 122: endpoint.Resumed, 123: endpoint.Paused, 146: endpoint.Ended},
+			name:       "quiet frames hold words not whole",
+			steps:      []run{{10, 1}, {100, quiet}, {60, 0}},
+			incomplete: 30,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 122: endpoint.Resumed, 123: endpoint.Paused, 146: endpoint.Ended},
 		},
 		{
-			name:  "quiet frames after a pause",
-			steps: []run{{10, 1}, {15, 0}, {10, quiet}, {60, 0}},
-			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 47: endpoint.Resumed, 48: endpoint.Paused, 82: endpoint.Ended},
+			name:       "quiet frames after a pause",
+			steps:      []run{{10, 1}, {15, 0}, {10, quiet}, {60, 0}},
+			incomplete: 30,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 47: endpoint.Resumed, 48: endpoint.Paused, 82: endpoint.Ended},
+		},
+		{
+			// Until the verdict on the pause's words comes, they are not
+			// dropped: whole, they end the utterance.
+			name:       "quiet frames after a pause, the verdict late",
+			steps:      []run{{10, 1}, {15, 0}, {10, quiet}, {60, 0}},
+			incomplete: 55,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 55: endpoint.Resumed, 56: endpoint.Paused, 82: endpoint.Ended},
+		},
+		{
+			name:     "quiet frames after a pause, the words whole late",
+			steps:    []run{{10, 1}, {15, 0}, {10, quiet}, {60, 0}},
+			complete: 55,
+			want:     map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 55: endpoint.Ended},
 		},
 	}
 	for _, tc := range cases {
@@ -131,6 +155,9 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 						if d := e.Complete(); d != endpoint.Continue {
 							got[at] = d
 						}
+					}
+					if tc.incomplete > 0 && at == tc.incomplete {
+						e.Incomplete()
 					}
 					if _, ended := got[at]; ended && got[at] == endpoint.Ended {
 						break
@@ -378,22 +405,58 @@ func TestQuietWordsAfterAPauseAreTranscribed(t *testing.T) {
 	})
 }
 
-// A press that ends the utterance during such words drops the words
-// worked out at the pause too: they lack the end.
+// A press that ends the utterance after such words, before they paused
+// or (holding the button) after words that were whole, drops the words
+// worked out at the pause too: they lack the quiet ones.
 func TestQuietWordsCutByThePressAreTranscribed(t *testing.T) {
+	for _, tc := range []struct {
+		whole bool
+		end   time.Duration // after the press
+	}{{false, 2600 * time.Millisecond}, {true, 4 * time.Second}} {
+		synctest.Test(t, func(t *testing.T) {
+			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: quietWordsAfterAPause(), Noise: 0.0005}, endpoint.Options{})
+			time.Sleep(1300 * time.Millisecond)
+			p := &pauses{verdict: tc.whole, delay: 100 * time.Millisecond}
+			end := make(chan struct{})
+			time.AfterFunc(tc.end, func() { close(end) })
+			if _, err := l.Record(t.Context(), voice.Listen{End: end, Pauses: p}); err != nil {
+				t.Fatal(err)
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if !slices.Equal(p.told, []string{"pause", "resume"}) {
+				t.Errorf("whole %v, the press %v after: told %v, want pause, resume", tc.whole, tc.end, p.told)
+			}
+		})
+	}
+}
+
+// TestWholeWordsWaitForTheirVerdict: the room's louder voices pausing
+// now and then (400 ms on, 300 ms off) do not drop the words worked out at
+// the user's pause while their verdict is still coming: whole, they end
+// the utterance when it comes.
+func TestWholeWordsWaitForTheirVerdict(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: quietWordsAfterAPause(), Noise: 0.0005}, endpoint.Options{})
+		const user = 0.2 // about -17 dBFS
+		var after [][]float32
+		for range 10 {
+			after = append(after, endpointtest.Tone(400*time.Millisecond, user/5), endpointtest.Silence(300*time.Millisecond))
+		}
+		audio := endpointtest.Cat(roomVoices(1500*time.Millisecond, user/30), endpointtest.Tone(1500*time.Millisecond, user), endpointtest.Cat(after...))
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
 		time.Sleep(1300 * time.Millisecond)
-		p := &pauses{delay: 100 * time.Millisecond}
-		end := make(chan struct{})
-		time.AfterFunc(2600*time.Millisecond, func() { close(end) }) // in the quiet words
-		if _, err := l.Record(t.Context(), voice.Listen{End: end, Pauses: p}); err != nil {
+		start := time.Now()
+		p := &pauses{verdict: true, delay: 800 * time.Millisecond}
+		if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p}); err != nil {
 			t.Fatal(err)
+		}
+		if after := time.Since(start) - 1700*time.Millisecond; after > 1400*time.Millisecond {
+			t.Errorf("ended %v after the user stopped, want the verdict's 1.05 s", after)
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if !slices.Equal(p.told, []string{"pause", "resume"}) {
-			t.Errorf("told %v, want pause, resume", p.told)
+		if !slices.Equal(p.told, []string{"pause"}) {
+			t.Errorf("told %v, want one pause", p.told)
 		}
 	})
 }

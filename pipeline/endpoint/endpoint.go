@@ -353,8 +353,11 @@ func (d Decision) String() string {
 // louder than those voices but well under the user's own: the room's
 // voices turned up, or the user's quiet words. Words alone tell them
 // apart, so it is silence for Paused and for Settle (a whole request said
-// over it still ends soon, and the words worked out at the pause show
-// whether it held any), and speech for the silence that ends without them.
+// over it still ends soon, the quiet frames after it taken for the
+// room's), and speech for the silence that ends without them. When such
+// speech comes after a pause whose words are not whole (Incomplete) and
+// pauses in turn, the endpointer says Resumed and then Paused again, so
+// that the words are worked out anew with it.
 //
 // (The box's own earcon heard through the microphone is the Listener's to
 // ignore, and a click is shorter than MinSpeech: a short word said at the
@@ -398,6 +401,7 @@ type Endpointer struct {
 	began, rising                  bool
 	paused, complete               bool          // this silence said Paused; its words are a whole request
 	stale                          bool          // quiet speech came after Paused: the pause's words may lack it
+	judging                        bool          // Paused, and no verdict on its words yet
 	onset                          time.Duration // where the current rise above onsetLevel began
 	start, end                     time.Duration // speech bounds, audio time
 }
@@ -547,7 +551,7 @@ func (e *Endpointer) push(p float32, d time.Duration, kind frameKind) Decision {
 		if e.loudResume >= resumeSpeech || e.hush-e.loudResume < quickGap {
 			e.hush, e.loudResume = 0, 0
 			if e.paused {
-				resumed, e.paused, e.complete, e.stale = true, false, false, false
+				resumed, e.paused, e.complete, e.stale, e.judging = true, false, false, false, false
 			}
 		}
 	case speech || p < keepLevel:
@@ -591,20 +595,23 @@ func (e *Endpointer) push(p float32, d time.Duration, kind frameKind) Decision {
 		e.began = true
 		return Began
 	case !e.began && e.rising && e.weak >= weakSpeech && e.weakSum/e.weak.Seconds() >= keepLevel:
+		// The silence before the speech is no silence after it.
 		e.began, e.start, e.end, e.spoken, e.lastRun = true, e.onset, e.elapsed, e.weak, e.weak
+		e.silenceRun, e.softRun, e.hush = 0, 0, 0
 		return Began
 	case resumed:
 		return Resumed
 	case e.began && e.over():
 		return Ended
-	case e.stale && e.speechRun == 0 && e.resume == 0 && e.silenceRun >= e.pauseAfter():
-		// Quiet speech went on after the pause and has paused in turn:
-		// the words worked out at the pause may lack it, so they are
-		// dropped (Resumed), and worked out again (Paused, next frame).
-		e.paused, e.complete, e.stale = false, false, false
+	case e.stale && !e.judging && !e.complete && e.speechRun == 0 && e.resume == 0 && e.silenceRun >= e.pauseAfter():
+		// Quiet speech went on after a pause whose words are not whole,
+		// and has paused in turn: the words worked out at the pause may
+		// lack it, so they are dropped (Resumed), and worked out again
+		// (Paused, next frame).
+		e.paused, e.stale = false, false
 		return Resumed
 	case e.began && !e.paused && e.hush >= e.pauseAfter():
-		e.paused = true
+		e.paused, e.judging = true, true
 		return Paused
 	case !e.began && e.StartTimeout > 0 && e.elapsed-e.PressAt >= e.StartTimeout:
 		return NoSpeech
@@ -622,7 +629,7 @@ func (e *Endpointer) Complete() Decision {
 	if !e.began || !e.paused {
 		return Continue
 	}
-	e.complete = true
+	e.complete, e.judging = true, false
 	if e.over() {
 		return Ended
 	}
@@ -634,10 +641,20 @@ func (e *Endpointer) pausing() bool {
 	return e.began && e.speechRun == 0 && e.silenceRun >= e.pauseAfter()
 }
 
-// Stale reports quiet speech (PushQuiet) after the last Paused, not yet
-// paused in turn: the words worked out at that pause may lack it, unless
-// the utterance ends on them (Complete).
-func (e *Endpointer) Stale() bool { return e.stale && !e.complete }
+// Incomplete tells the endpointer that the words up to the current pause
+// are not known to make a whole request (or that no verdict will come).
+func (e *Endpointer) Incomplete() {
+	if e.paused {
+		e.judging = false
+	}
+}
+
+// Stale reports quiet speech (PushQuiet) after the last Paused: the words
+// worked out at that pause may lack it. An utterance that ends on those
+// words (Ended once they are whole) takes the quiet speech for the room's;
+// one ended otherwise (a press, the length cap) must work its words out
+// anew.
+func (e *Endpointer) Stale() bool { return e.stale }
 
 // HasBegun reports whether speech has begun.
 func (e *Endpointer) HasBegun() bool { return e.began }

@@ -85,6 +85,7 @@ type Listener struct {
 
 	mu      sync.Mutex
 	ring    []float32 // the last PreRoll of audio
+	ringAt  time.Time // when its last sample was caught
 	rec     *recording
 	muted   bool
 	running bool
@@ -96,7 +97,7 @@ type Listener struct {
 
 // recording receives the audio of one utterance.
 type recording struct {
-	audio chan []float32
+	audio chan caught
 	err   chan error // the capture failed or was muted
 }
 
@@ -201,10 +202,11 @@ func (l *Listener) capture(ctx context.Context, s Stream) error {
 		}
 		chunk := append([]float32(nil), buf[:n]...)
 		l.mu.Lock()
-		l.beat = time.Now()
+		l.ringAt = time.Now()
+		l.beat = l.ringAt
 		if l.rec != nil {
 			select {
-			case l.rec.audio <- chunk:
+			case l.rec.audio <- caught{chunk, l.ringAt}:
 			default:
 				l.log.Warn("utterance audio dropped: the recorder fell behind")
 			}
@@ -215,6 +217,12 @@ func (l *Listener) capture(ctx context.Context, s Stream) error {
 		}
 		l.mu.Unlock()
 	}
+}
+
+// caught is audio from the microphone and when its last sample was caught.
+type caught struct {
+	samples []float32
+	at      time.Time
 }
 
 // alive notes that the capture loop is making progress.
@@ -298,7 +306,7 @@ func (l *Listener) Muted() bool {
 // no speech was heard, including when none began within l.StartTimeout.
 // The audio returned is trimmed to the speech and a margin around it.
 func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance, error) {
-	rec := &recording{audio: make(chan []float32, 1024), err: make(chan error, 1)}
+	rec := &recording{audio: make(chan caught, 1024), err: make(chan error, 1)}
 	l.mu.Lock()
 	if l.muted {
 		l.mu.Unlock()
@@ -321,7 +329,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		l.mu.Unlock()
 		return voice.Utterance{}, err
 	}
-	pre := append([]float32(nil), l.ring...)
+	pre, preAt := append([]float32(nil), l.ring...), l.ringAt
 	l.rec = rec
 	l.mu.Unlock()
 	defer func() {
@@ -337,7 +345,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, SoftSilence: l.o.SoftSilence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
 	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses}
 	u.room.window = max(int(roomWindow*pcm.SpeechRate/time.Second)/u.frame, 1)
-	u.add(ctx, pre, time.Now())
+	u.add(ctx, pre, preAt)
 	for {
 		select {
 		case <-ctx.Done():
@@ -349,11 +357,13 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 			return u.result(false)
 		case whole := <-u.verdict:
 			u.verdict = nil
-			if whole && ep.Complete() == Ended && ls.EndOnSilence {
+			if !whole {
+				ep.Incomplete()
+			} else if ep.Complete() == Ended && ls.EndOnSilence {
 				return u.result(false)
 			}
-		case chunk := <-rec.audio:
-			switch d := u.add(ctx, chunk, time.Now()); {
+		case c := <-rec.audio:
+			switch d := u.add(ctx, c.samples, c.at); {
 			case d == Ended && ls.EndOnSilence:
 				return u.result(false)
 			case d == NoSpeech:
@@ -418,7 +428,7 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 		// (its earcon, the end of its last answer in the audio from before
 		// the press) is never the user: it is scored, so the detector
 		// keeps its state, and then counted as silence.
-		if caught := at.Add(-time.Duration(len(u.audio)-u.scored) * time.Second / pcm.SpeechRate); u.echo != nil && u.echo(caught) {
+		if when := at.Add(-time.Duration(len(u.audio)-u.scored) * time.Second / pcm.SpeechRate); u.echo != nil && u.echo(when) {
 			p = 0
 		}
 		p, kind := u.speaker(f, p)
