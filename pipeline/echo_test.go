@@ -59,17 +59,26 @@ func TestEchoHeardAtAMoment(t *testing.T) {
 		start := time.Now()
 		time.Sleep(time.Second)
 		e.played(time.Second) // from 1 s to 2 s
-		time.Sleep(3 * time.Second)
+		time.Sleep(2 * time.Second)
+		e.played(500 * time.Millisecond) // from 3 s to 3.5 s
+		time.Sleep(2 * time.Second)
 		for _, tc := range []struct {
 			at   time.Duration
 			want bool
-		}{{500 * time.Millisecond, false}, {1500 * time.Millisecond, true}, {2200 * time.Millisecond, true}, {2300 * time.Millisecond, false}} {
+		}{{500 * time.Millisecond, false}, {1500 * time.Millisecond, true}, {2200 * time.Millisecond, true}, {2300 * time.Millisecond, false},
+			{2900 * time.Millisecond, false}, {3200 * time.Millisecond, true}, {3800 * time.Millisecond, false}} {
 			if got := e.heard(start.Add(tc.at)); got != tc.want {
 				t.Errorf("caught %v in: heard %v, want %v", tc.at, got, tc.want)
 			}
 		}
 		if e.sounding() {
 			t.Error("sounding 2 s after the sound's tail")
+		}
+		// Sounds older than echoKeep are forgotten when the next plays.
+		time.Sleep(echoKeep)
+		e.played(time.Second)
+		if e.heard(start.Add(1500*time.Millisecond)) || len(e.spans) != 1 {
+			t.Errorf("%d sounds remembered %v after the first; want only the last", len(e.spans), echoKeep)
 		}
 	})
 }

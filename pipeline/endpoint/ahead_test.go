@@ -407,14 +407,16 @@ func TestQuietWordsAfterAPauseAreTranscribed(t *testing.T) {
 
 // A press that ends the utterance after such words, before they paused
 // or (holding the button) after words that were whole, drops the words
-// worked out at the pause too: they lack the quiet ones.
+// worked out at the pause too: they lack the quiet ones; so does the
+// length cap.
 func TestQuietWordsCutByThePressAreTranscribed(t *testing.T) {
 	for _, tc := range []struct {
 		whole bool
 		end   time.Duration // after the press
-	}{{false, 2600 * time.Millisecond}, {true, 4 * time.Second}} {
+		max   time.Duration // the length cap, the second of pre-roll included
+	}{{false, 2600 * time.Millisecond, 0}, {true, 4 * time.Second, 0}, {false, 5 * time.Second, 3500 * time.Millisecond}} {
 		synctest.Test(t, func(t *testing.T) {
-			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: quietWordsAfterAPause(), Noise: 0.0005}, endpoint.Options{})
+			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: quietWordsAfterAPause(), Noise: 0.0005}, endpoint.Options{MaxLength: tc.max})
 			time.Sleep(1300 * time.Millisecond)
 			p := &pauses{verdict: tc.whole, delay: 100 * time.Millisecond}
 			end := make(chan struct{})
@@ -425,7 +427,7 @@ func TestQuietWordsCutByThePressAreTranscribed(t *testing.T) {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			if !slices.Equal(p.told, []string{"pause", "resume"}) {
-				t.Errorf("whole %v, the press %v after: told %v, want pause, resume", tc.whole, tc.end, p.told)
+				t.Errorf("whole %v, the press %v after, the cap %v: told %v, want pause, resume", tc.whole, tc.end, tc.max, p.told)
 			}
 		})
 	}
