@@ -67,10 +67,6 @@ func (e *echo) heard(at time.Time) bool {
 	return false
 }
 
-// sounding reports whether the box's own sound may be what the microphone
-// hears now.
-func (e *echo) sounding() bool { return e.heard(time.Now()) }
-
 // echoSpeaker is the speaker as the pipeline uses it: every write is noted.
 type echoSpeaker struct {
 	Speaker

@@ -24,15 +24,15 @@ func TestEchoFollowsThePlayback(t *testing.T) {
 			pb.Close(t.Context())
 		}()
 		time.Sleep(1900 * time.Millisecond)
-		if !e.sounding() {
+		if !e.heard(time.Now()) {
 			t.Error("sounding ended during the second second of audio")
 		}
 		time.Sleep(300 * time.Millisecond) // 2.2 s: the tail
-		if !e.sounding() {
+		if !e.heard(time.Now()) {
 			t.Error("sounding ended before the tail after the audio")
 		}
 		time.Sleep(100 * time.Millisecond) // 2.3 s
-		if e.sounding() {
+		if e.heard(time.Now()) {
 			t.Error("still sounding after the audio and its tail")
 		}
 
@@ -44,7 +44,7 @@ func TestEchoFollowsThePlayback(t *testing.T) {
 		cancel() // barge-in: the rest is dropped
 		<-done
 		time.Sleep(echoTail + 10*time.Millisecond)
-		if e.sounding() {
+		if e.heard(time.Now()) {
 			t.Error("a dropped playback still counts as sounding")
 		}
 	})
@@ -71,7 +71,7 @@ func TestEchoHeardAtAMoment(t *testing.T) {
 				t.Errorf("caught %v in: heard %v, want %v", tc.at, got, tc.want)
 			}
 		}
-		if e.sounding() {
+		if e.heard(time.Now()) {
 			t.Error("sounding 2 s after the sound's tail")
 		}
 		// Sounds older than echoKeep are forgotten when the next plays.
