@@ -123,6 +123,11 @@ type Claim struct {
 	Arguments map[string]any
 	// Spoken, when set, is said instead of the response's own sentence.
 	Spoken string
+	// Unplaced says the request names no device, room or floor: it acts
+	// where the speaker stands, or on the whole house. The user may be
+	// about to name one ("turn on all the lights … on the ground floor"),
+	// so Complete does not take it for a whole request.
+	Unplaced bool
 }
 
 // Args are a call's arguments after validation: time kinds parsed into

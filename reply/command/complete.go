@@ -13,7 +13,8 @@ import (
 // the words tell), makes a whole request as it stands, so that the
 // microphone may stop listening after a short silence: a command of the
 // offline core carries it out (a timer with its duration, "stop", "what time is
-// it"), it is a word that is a whole answer or control on its own ("yes",
+// it", "turn on the kitchen light"; not one to the house that names no
+// device, room or floor, see Claim.Unplaced), it is a word that is a whole answer or control on its own ("yes",
 // "pause", "next"), or it is a whole question (it ends in a question mark
 // or opens with a question word, has three words or more, and does not
 // end on one that needs another after it: "what is the weather in").
@@ -31,7 +32,12 @@ func (r *Registry) Complete(ctx context.Context, text, lang string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	if r.Understand(ctx, l, text).OK {
+	// A request to the house that names no device or place ("turn on all
+	// the lights") is whole only as a control word ("pause"): the user
+	// may be naming the place after a pause, and the wrong lights would go
+	// on if the microphone stopped there.
+	u := r.Understand(ctx, l, text)
+	if u.OK && !u.Route.Claim.Unplaced {
 		return true
 	}
 	canonical := l.Canonical(text)
@@ -42,7 +48,7 @@ func (r *Registry) Complete(ctx context.Context, text, lang string) bool {
 			}
 		}
 	}
-	return wholeQuestion(l, text, words)
+	return !u.OK && wholeQuestion(l, text, words)
 }
 
 // wholeQuestion reports a question that is whole as said.

@@ -111,6 +111,12 @@ func strs(v any) []string {
 	return nil
 }
 
+// unplaced reports a match that names no device, room or floor: the
+// speaker's area, or the whole house, is what it acts on.
+func (s scope) unplaced() bool {
+	return s.name == "" && (s.area == "" || s.areaFromContext) && s.floor == ""
+}
+
 // contextArea is the speaker's area from the match's context, if any.
 func contextArea(m command.Match) string {
 	v, _ := m.Context["area"].(map[string]any)

@@ -85,6 +85,25 @@ func New(t testing.TB, floors []Floor, areas []Area, devices []Device, entities 
 	return ha
 }
 
+// Small starts a Home Assistant with a small house, for the test's length:
+// the kitchen, the living room and the salon on the ground floor, the
+// bedroom on the first; a light in each (two in the living room), and the
+// kitchen's speaker and thermostat.
+func Small(t testing.TB) *HA {
+	return New(t, []Floor{{ID: "ground", Name: "Ground floor"}, {ID: "first", Name: "First floor"}},
+		[]Area{{ID: "kitchen", Name: "Kitchen", Floor: "ground"}, {ID: "living_room", Name: "Living room", Floor: "ground"},
+			{ID: "salon", Name: "Salon", Floor: "ground"}, {ID: "bedroom", Name: "Bedroom", Floor: "first"}}, nil,
+		[]Entity{
+			{ID: "light.kitchen", Name: "Kitchen light", State: "off", Area: "kitchen"},
+			{ID: "light.living_room_lamp", Name: "Living room lamp", State: "off", Area: "living_room"},
+			{ID: "light.living_room_light", Name: "Living room light", State: "off", Area: "living_room"},
+			{ID: "light.salon", Name: "Lumière du salon", State: "off", Area: "salon"},
+			{ID: "light.bedroom", Name: "Bedroom light", State: "off", Area: "bedroom"},
+			{ID: "media_player.kitchen", Name: "Kitchen speaker", State: "playing", Area: "kitchen"},
+			{ID: "climate.kitchen", Name: "Kitchen thermostat", State: "heat", Area: "kitchen", Attributes: map[string]any{"current_temperature": 20.5}},
+		})
+}
+
 // Secrets are the secrets that point Hark at it.
 func (ha *HA) Secrets() map[string]string {
 	return map[string]string{home.URLSecret: ha.URL, home.TokenSecret: ha.Token}

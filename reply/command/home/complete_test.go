@@ -1,0 +1,57 @@
+package home_test
+
+import (
+	"testing"
+
+	"github.com/harkbox/hark/locale"
+
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
+	"github.com/harkbox/hark/reply/command/home"
+	"github.com/harkbox/hark/reply/command/home/hatest"
+)
+
+// A request to the house that names no device, room or floor is not
+// whole as it stands: the user may name one after a pause, and the
+// microphone stopping on "turn on all the lights" would light the
+// bedrooms when "… on the ground floor" was coming.
+func TestWholeRequestsNameTheirPlace(t *testing.T) {
+	ha := hatest.Small(t)
+	keys := secretsOf(ha.Secrets())
+	c := home.NewClient(keys)
+	reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c, Area: "Kitchen"})
+	cmds := builtin.All(builtin.Deps{})
+	cmds = append(cmds[:len(cmds)-1:len(cmds)-1], home.Control(c), home.State(c), home.Service(c), home.Query(c), cmds[len(cmds)-1])
+	if err := reg.Register(cmds...); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		text, lang string
+		want       bool
+	}{
+		// A device, a room or a floor named: whole.
+		{"Turn on the living room lamp.", "en", true},
+		{"turn off the kitchen light", "en", true},
+		{"Turn on all the lights on the ground floor.", "en", true},
+		{"turn off the lights in the bedroom", "en", true},
+		{"Allume la lumière du salon.", "fr", true},
+		// None named: the speaker's room, or the whole house, unless a
+		// place follows.
+		{"Turn on all the lights", "en", false},
+		{"turn off the lights", "en", false},
+		{"Allume la lumière", "fr", false},
+		{"what is the temperature", "en", false},
+		// A control word stays whole on its own, whatever it acts on.
+		{"pause", "en", true},
+		{"next", "en", true},
+		// The offline core's own commands are not the house's.
+		{"Set a timer for five minutes.", "en", true},
+		{"What time is it?", "en", true},
+	}
+	for _, tc := range cases {
+		if got := reg.Complete(t.Context(), tc.text, tc.lang); got != tc.want {
+			u := reg.Understand(t.Context(), locale.Lang(tc.lang), tc.text)
+			t.Errorf("Complete(%q, %q) = %v, want %v (understood %v as %s: %s %s)", tc.text, tc.lang, got, tc.want, u.OK, u.Intent, u.Reason, u.Detail)
+		}
+	}
+}
