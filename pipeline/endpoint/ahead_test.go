@@ -355,6 +355,17 @@ func TestRoomVoicesDoNotHoldTheUtterance(t *testing.T) {
 	roomVoicesEnd(t, roomVoices(1500*time.Millisecond, user/4), said, roomVoices(6*time.Second, user/4), 1400*time.Millisecond, 1800*time.Millisecond)
 }
 
+// TestRoomVoicesBeforeALull: voices that fell silent for more than a
+// second just before the press (a lull in a television's dialogue) are
+// still the room's when they go on: the room is judged over the last four
+// seconds, not only the pre-roll.
+func TestRoomVoicesBeforeALull(t *testing.T) {
+	const user = 0.05 // about -29 dBFS
+	said := endpointtest.Tone(1500*time.Millisecond, user)
+	before := endpointtest.Cat(roomVoices(3*time.Second, user/4), endpointtest.Silence(1200*time.Millisecond))
+	roomVoicesEnd(t, before, said, roomVoices(6*time.Second, user/4), 1400*time.Millisecond, 1800*time.Millisecond)
+}
+
 // TestRoomVoicesLouderAfterThePress: other voices that grow louder after
 // the press than they were before it (a television turned up, someone
 // coming closer) but stay 20 dB or more under the user's loudest are the
@@ -494,7 +505,7 @@ func roomVoicesEnd(t *testing.T, before, said, after []float32, from, to time.Du
 		synctest.Test(t, func(t *testing.T) {
 			audio := endpointtest.Cat(before, said, after)
 			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
-			time.Sleep(1300 * time.Millisecond)
+			time.Sleep(time.Duration(len(before))*time.Second/pcm.SpeechRate - 200*time.Millisecond)
 			start := time.Now()
 			p := &pauses{verdict: tc.whole, delay: 100 * time.Millisecond}
 			if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p}); err != nil {
@@ -600,3 +611,51 @@ func (f *firstThen) Speech(frame []float32) float32 {
 	return f.then
 }
 func (f *firstThen) Reset() { f.seen = 0 }
+
+// TestBoxsOwnSoundIsNotTheRoom: the box's own sound is neither the
+// user's nor the room's voices. The start earcon, heard 12 dB over the
+// user through the microphone in a room with voices, is not the user's
+// loudest: their words after it are theirs, and a whole request is not
+// ended inside them. And the box's last answer, in the seconds before the
+// press in a quiet room, is not other voices: the user's quieter words
+// after their loud ones are theirs, and a whole request is not ended
+// inside them either.
+func TestBoxsOwnSoundIsNotTheRoom(t *testing.T) {
+	const user = 0.2 // about -17 dBFS
+	for _, tc := range []struct {
+		answer bool    // the box answered from 3.7 s to 1.2 s before the press
+		room   float64 // the room's voices
+		said   []float32
+	}{
+		{false, user / 4, endpointtest.Tone(1500*time.Millisecond, user)},
+		{true, 0, endpointtest.Cat(endpointtest.Tone(1500*time.Millisecond, user), endpointtest.Tone(time.Second, user/4))},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			before := roomVoices(4*time.Second, tc.room)
+			if tc.answer {
+				for i, v := range endpointtest.Tone(2500*time.Millisecond, user*2) {
+					before[pcm.FramesIn(300*time.Millisecond, pcm.SpeechRate)+i] += v
+				}
+			}
+			audio := endpointtest.Cat(before, endpointtest.Tone(150*time.Millisecond, user*4), // the earcon
+				endpointtest.Silence(50*time.Millisecond), tc.said, roomVoices(4*time.Second, tc.room))
+			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+			opened := time.Now()
+			time.Sleep(4 * time.Second)
+			pressed := time.Now()
+			echo := func(at time.Time) bool {
+				earcon := !at.Before(pressed) && at.Sub(pressed) < 200*time.Millisecond
+				answer := tc.answer && at.Sub(opened) >= 300*time.Millisecond && at.Sub(opened) < 2800*time.Millisecond
+				return earcon || answer
+			}
+			p := &pauses{verdict: true, delay: 100 * time.Millisecond}
+			if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p, Echo: echo}); err != nil {
+				t.Fatal(err)
+			}
+			stopped := 200*time.Millisecond + time.Duration(len(tc.said))*time.Second/pcm.SpeechRate
+			if after := time.Since(pressed) - stopped; after < 150*time.Millisecond || after > 700*time.Millisecond {
+				t.Errorf("answer before %v: ended %v after the user stopped, want 150-700 ms (told %v)", tc.answer, after, p.told)
+			}
+		})
+	}
+}

@@ -49,6 +49,11 @@ type Options struct {
 	// utterance, so a first word said with the press is not lost; default
 	// 1 s.
 	PreRoll time.Duration
+	// RoomHistory is how far back before the press the room is judged
+	// for other voices (a television, people talking; see roomVoices), so
+	// that a lull in their talk just before the press does not hide them;
+	// default 4 s, never less than PreRoll.
+	RoomHistory time.Duration
 	// MinSilence and MaxSilence bound the silence after speech that ends
 	// an utterance that ends on silence (see Endpointer); defaults 500 ms
 	// and 950 ms. Silence, when set, is a fixed wait instead.
@@ -84,7 +89,7 @@ type Listener struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
-	ring    []float32 // the last PreRoll of audio
+	ring    history   // the last RoomHistory of audio
 	ringAt  time.Time // when its last sample was caught
 	rec     *recording
 	muted   bool
@@ -118,6 +123,10 @@ func New(o Options) *Listener {
 	if o.PreRoll == 0 {
 		o.PreRoll = time.Second
 	}
+	if o.RoomHistory == 0 {
+		o.RoomHistory = 4 * time.Second
+	}
+	o.RoomHistory = max(o.RoomHistory, o.PreRoll)
 	if o.Margin == 0 {
 		o.Margin = 500 * time.Millisecond
 	}
@@ -190,7 +199,6 @@ func (l *Listener) capture(ctx context.Context, s Stream) error {
 			}
 		}
 	}()
-	keep := pcm.FramesIn(l.o.PreRoll, pcm.SpeechRate)
 	buf := make([]float32, readSize)
 	for {
 		n, err := s.Read(cctx, buf)
@@ -211,10 +219,7 @@ func (l *Listener) capture(ctx context.Context, s Stream) error {
 				l.log.Warn("utterance audio dropped: the recorder fell behind")
 			}
 		}
-		l.ring = append(l.ring, chunk...)
-		if over := len(l.ring) - keep; over > 0 {
-			l.ring = append(l.ring[:0], l.ring[over:]...)
-		}
+		l.ring.add(chunk, pcm.FramesIn(l.o.RoomHistory, pcm.SpeechRate))
 		l.mu.Unlock()
 	}
 }
@@ -246,7 +251,8 @@ func (l *Listener) Health() (last time.Time, down error) {
 func (l *Listener) setDown(reason error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.running, l.openErr, l.ring = false, reason, l.ring[:0]
+	l.running, l.openErr = false, reason
+	l.ring.reset()
 	l.stateChanged()
 	if l.rec != nil {
 		select {
@@ -329,7 +335,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		l.mu.Unlock()
 		return voice.Utterance{}, err
 	}
-	pre, preAt := append([]float32(nil), l.ring...), l.ringAt
+	past, preAt := l.ring.copy(), l.ringAt
 	l.rec = rec
 	l.mu.Unlock()
 	defer func() {
@@ -338,6 +344,8 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		l.mu.Unlock()
 	}()
 
+	split := max(len(past)-pcm.FramesIn(l.o.PreRoll, pcm.SpeechRate), 0)
+	older, pre := past[:split], past[split:]
 	det := l.o.Detector
 	det.Reset()
 	press := time.Duration(len(pre)) * time.Second / pcm.SpeechRate
@@ -345,6 +353,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, SoftSilence: l.o.SoftSilence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
 	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses}
 	u.room.window = max(int(roomWindow*pcm.SpeechRate/time.Second)/u.frame, 1)
+	u.judgeRoom(older, preAt.Add(-press))
 	u.add(ctx, pre, preAt)
 	for {
 		select {
@@ -428,10 +437,11 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 		// (its earcon, the end of its last answer in the audio from before
 		// the press) is never the user: it is scored, so the detector
 		// keeps its state, and then counted as silence.
-		if when := at.Add(-time.Duration(len(u.audio)-u.scored) * time.Second / pcm.SpeechRate); u.echo != nil && u.echo(when) {
+		own := u.echo != nil && u.echo(at.Add(-time.Duration(len(u.audio)-u.scored)*time.Second/pcm.SpeechRate))
+		if own {
 			p = 0
 		}
-		p, kind := u.speaker(f, p)
+		p, kind := u.speaker(f, p, own)
 		length := time.Duration(u.frame) * time.Second / pcm.SpeechRate
 		var d Decision
 		switch kind {
@@ -461,13 +471,37 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 	return Continue
 }
 
+// judgeRoom scores the audio from before the pre-roll, whose last sample
+// was caught at at, for the room's voices alone (roomVoices), then resets
+// the detector: the utterance is scored from the pre-roll on as though
+// that audio had never been heard.
+func (u *utterance) judgeRoom(audio []float32, at time.Time) {
+	if len(audio) < u.frame {
+		return
+	}
+	if u.band[0].b0 == 0 {
+		u.band = voiceBand()
+	}
+	audio = audio[len(audio)%u.frame:]
+	for i := 0; i < len(audio); i += u.frame {
+		f := audio[i : i+u.frame]
+		p := u.det.Speech(f)
+		own := u.echo != nil && u.echo(at.Add(-time.Duration(len(audio)-i-u.frame)*time.Second/pcm.SpeechRate))
+		u.buf = append(u.buf[:0], f...)
+		u.band[0].run(u.buf)
+		u.band[1].run(u.buf)
+		u.room.add(Loudness(u.buf), p, true, own)
+	}
+	u.det.Reset()
+}
+
 // speaker scores a frame for the user's speech: p, unless the speech
 // has begun and the frame is too quiet to be the user (see near), which
 // makes it silence, or no louder than the other voices in the room (see
 // roomVoices), which makes it soft, or well under the user's loudest
 // where the room holds voices, which makes it quiet. It returns the kind
 // of frame to push.
-func (u *utterance) speaker(f []float32, p float32) (float32, frameKind) {
+func (u *utterance) speaker(f []float32, p float32, own bool) (float32, frameKind) {
 	if u.band[0].b0 == 0 {
 		u.band = voiceBand()
 	}
@@ -475,7 +509,7 @@ func (u *utterance) speaker(f []float32, p float32) (float32, frameKind) {
 	u.band[0].run(u.buf)
 	u.band[1].run(u.buf)
 	db := Loudness(u.buf)
-	kind := u.room.add(db, p, u.scored <= u.press)
+	kind := u.room.add(db, p, u.scored <= u.press, own)
 	if p < keepLevel {
 		return p, loud
 	}
@@ -508,9 +542,9 @@ func (u *utterance) speaker(f []float32, p float32) (float32, frameKind) {
 
 // roomVoices tells the user's voice from other voices in the room (a
 // television, people talking) by loudness over roomWindow. When the
-// detector took roomSpeech or more of the second before the press for
-// speech, the room holds voices: their level is the roomPercentile of that
-// second's. After the press, a stretch within roomMargin of that level and
+// detector took roomSpeech or more of the audio before the press
+// (Options.RoomHistory, the box's own sound left out) for speech, the room
+// holds voices: their level is the roomPercentile of that audio's. After the press, a stretch within roomMargin of that level and
 // at least userGap under the user's loudest is soft: the user has paused,
 // or is saying something no louder than the room, which only words can
 // tell apart (see Endpointer). Once the user's loudest stands clearGap or
@@ -542,8 +576,8 @@ type roomVoices struct {
 // (two with a 5 dB margin).
 const (
 	roomWindow     = 120 * time.Millisecond // loudness is measured over it
-	roomSpeech     = 0.15                   // of the second before the press, scored as speech
-	roomPercentile = 0.85                   // the room's voices' level among that second's
+	roomSpeech     = 0.15                   // of the audio before the press, scored as speech
+	roomPercentile = 0.85                   // the room's voices' level among that audio's
 	roomMargin     = 4.0                    // dB over the room's voices that is still them
 	userGap        = 8.0                    // dB under the user's loudest that may be the room
 	clearGap       = 20.0                   // dB of the user's loudest over the room's voices that tells them apart
@@ -555,8 +589,15 @@ func (r *roomVoices) clear() bool { return r.talk && r.peak-r.level >= clearGap 
 // add takes a frame's band loudness db and speech score p, before or after
 // the press, and tells whether the stretch it ends is soft, quiet (well
 // under the user's loudest, but louder than the room's voices were: their
-// voices turned up, or the user's quiet words), or neither (loud).
-func (r *roomVoices) add(db float64, p float32, before bool) frameKind {
+// voices turned up, or the user's quiet words), or neither (loud). A frame
+// caught while the box itself was sounding (own: its earcon, its last
+// answer) is neither the room's nor the user's: it is left out, and the
+// loudness is measured afresh after it.
+func (r *roomVoices) add(db float64, p float32, before, own bool) frameKind {
+	if own {
+		r.power = r.power[:0]
+		return loud
+	}
 	if len(r.power) == r.window {
 		r.power = append(r.power[:0], r.power[1:]...)
 	}
@@ -617,3 +658,37 @@ func (u *utterance) result(cut bool) (voice.Utterance, error) {
 		Speech: [2]time.Duration{from - time.Duration(a)*time.Second/rate, to - time.Duration(a)*time.Second/rate},
 	}, nil
 }
+
+// history is the last stretch of audio captured, in a buffer written
+// round and round (the capture loop adds to it every 20 ms).
+type history struct {
+	buf  []float32
+	next int  // where the next sample goes
+	full bool // buf has wrapped
+}
+
+// add appends chunk, keeping the last n samples.
+func (h *history) add(chunk []float32, n int) {
+	if len(h.buf) != n {
+		old := h.copy()
+		h.buf, h.next, h.full = make([]float32, n), 0, false
+		h.add(old[max(len(old)-n, 0):], n)
+	}
+	for len(chunk) > 0 {
+		c := copy(h.buf[h.next:], chunk)
+		chunk, h.next = chunk[c:], h.next+c
+		if h.next == len(h.buf) {
+			h.next, h.full = 0, true
+		}
+	}
+}
+
+// copy returns the audio held, the oldest first.
+func (h *history) copy() []float32 {
+	if !h.full {
+		return append([]float32(nil), h.buf[:h.next]...)
+	}
+	return append(append(make([]float32, 0, len(h.buf)), h.buf[h.next:]...), h.buf[:h.next]...)
+}
+
+func (h *history) reset() { h.next, h.full = 0, false }

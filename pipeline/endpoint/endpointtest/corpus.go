@@ -282,10 +282,13 @@ func room(s []float32) []float32 {
 	return slices.Clone(s[(best+3)*160 : (best+bestLen-3)*160])
 }
 
+// loopFade is loop's crossfade, in samples.
+const loopFade = 160
+
 // loop fills n samples with bed repeated, crossfading 10 ms at each seam
 // so that the seams do not click.
 func loop(bed []float32, n int) []float32 {
-	const fade = 160
+	const fade = loopFade
 	out := make([]float32, n)
 	if len(bed) <= 2*fade {
 		return out
@@ -314,8 +317,10 @@ func trimOnset(s []float32, d time.Duration) []float32 {
 	return slices.Concat(make([]float32, first*160), s[min(at, len(s)):])
 }
 
-// noise makes n samples of a kind of noise at unit RMS.
-func noise(kind string, n int, babble []float32, seed uint64) []float32 {
+// noise makes past+n samples of a kind of noise at unit RMS: the last n
+// are the same whatever past is. Babble goes back in time, at the same
+// level; other noise is drawn anew for the past.
+func noise(kind string, n, past int, babble []float32, seed uint64) []float32 {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	out := make([]float32, n)
 	switch kind {
@@ -353,7 +358,20 @@ func noise(kind string, n int, babble []float32, seed uint64) []float32 {
 	for i := range out {
 		out[i] = float32(float64(out[i]) / rms)
 	}
-	return out
+	if past == 0 {
+		return out
+	}
+	var before []float32
+	if kind == "babble" {
+		before = make([]float32, past)
+		off := int(seed*7919) % len(babble)
+		for i := range before {
+			before[i] = float32(float64(babble[((off-past+i)%len(babble)+len(babble))%len(babble)]) / rms)
+		}
+	} else {
+		before = noise(kind, past, 0, babble, seed+1<<32)
+	}
+	return append(before, out...)
 }
 
 func pink(rng *rand.Rand, out []float32) {

@@ -50,9 +50,13 @@ type outcome struct {
 }
 
 const (
-	corpusLead  = 1500 * time.Millisecond // noise before the speech
-	corpusPress = 200 * time.Millisecond  // the press comes this long before the speech
-	latePress   = 150 * time.Millisecond  // a late press comes this long after the speech began
+	corpusLead = 1500 * time.Millisecond // noise before the speech
+	// corpusPast is more of the same noise before that, heard only as the
+	// room before the press (Options.RoomHistory): the noise under and
+	// around the speech is the same with it as without it.
+	corpusPast  = 3 * time.Second
+	corpusPress = 200 * time.Millisecond // the press comes this long before the speech
+	latePress   = 150 * time.Millisecond // a late press comes this long after the speech began
 )
 
 // condition is how one case is heard.
@@ -69,21 +73,26 @@ type condition struct {
 
 // endpointCase runs one utterance in one condition.
 func endpointCase(t *testing.T, s Utterance, c condition, babble []float32) outcome {
+	past := pcm.FramesIn(corpusPast, pcm.SpeechRate)
 	lead := pcm.FramesIn(corpusLead, pcm.SpeechRate)
 	tail := pcm.FramesIn(3*time.Second, pcm.SpeechRate)
-	before, after := make([]float32, lead), make([]float32, tail)
+	before, after := make([]float32, past+lead), make([]float32, tail)
 	if c.room {
-		bed := loop(s.Room, lead+tail)
-		before, after = bed[:lead], bed[lead:]
+		if period := len(s.Room) - loopFade; period > loopFade {
+			past = (past + period - 1) / period * period // the bed's loop stays where it was under the speech
+		}
+		bed := loop(s.Room, past+lead+tail)
+		before, after = bed[:past+lead], bed[past+lead:]
 	}
 	audio := Cat(before, s.Audio, after)
 	if c.snr != 0 {
 		level := speechRMS(s) / math.Pow(10, c.snr/20)
-		for i, v := range noise(c.kind, len(audio), babble, c.seed) {
+		for i, v := range noise(c.kind, len(audio)-past, past, babble, c.seed) {
 			audio[i] += v * float32(level)
 		}
 	}
-	speechStart, speechEnd := corpusLead+s.Start, corpusLead+s.End
+	clipAt := time.Duration(past)*time.Second/pcm.SpeechRate + corpusLead
+	speechStart, speechEnd := clipAt+s.Start, clipAt+s.End
 	pressAt := speechStart - corpusPress
 	if c.late {
 		pressAt = speechStart + latePress
@@ -104,7 +113,7 @@ func endpointCase(t *testing.T, s Utterance, c condition, babble []float32) outc
 			if decode == 0 {
 				decode = 200 * time.Millisecond
 			}
-			ref := reference{u: s, clipAt: corpusLead, pressAt: pressed.Sub(opened), decode: decode}
+			ref := reference{u: s, clipAt: clipAt, pressAt: pressed.Sub(opened), decode: decode}
 			spec = pipeline.NewSpeculator(ref, c.opts.Complete)
 			ls.Pauses = spec
 		}
