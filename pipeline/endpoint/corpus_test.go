@@ -7,12 +7,13 @@ import (
 
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
+	"github.com/harkbox/hark/reply/command/home/hatest"
 )
 
 // TestCorpusEnergy is the floor under the energy detector's endpointing,
 // as the box listens: working ahead at each pause, and ending on a short
 // silence when the words so far are a whole request to the offline core
-// of a box in a house (endpointtest.Household).
+// of a box in a house (hatest.Household).
 // It fails when endpointing gets worse than it is. The table is logged
 // (and printed by make bench).
 func TestCorpusEnergy(t *testing.T) {
@@ -22,7 +23,7 @@ func TestCorpusEnergy(t *testing.T) {
 	if os.Getenv("HARK_EMULATED") != "" {
 		t.Skip("the corpus takes over ten minutes under emulation (make qemu); make test runs it natively")
 	}
-	tb := endpointtest.Run(t, speechClip, func() endpoint.Detector { return &endpoint.Energy{} }, endpointtest.Options{Complete: endpointtest.Household(t)})
+	tb := endpointtest.Run(t, speechClip, func() endpoint.Detector { return &endpoint.Energy{} }, endpointtest.Options{Complete: hatest.Household(t)})
 	t.Logf("energy VAD, %d utterances:\n%s", tb.Row("clean").Cases, tb)
 	floor := func(cond string, heardPct float64, early, lost int, p50, p90 time.Duration) {
 		r := tb.Row(cond)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/harkbox/hark/pipeline/endpoint"
 	"github.com/harkbox/hark/pipeline/endpoint/endpointtest"
+	"github.com/harkbox/hark/reply/command/home/hatest"
 )
 
 // TestCorpusSilero is the endpointing corpus (pipeline/endpoint's
@@ -23,7 +24,7 @@ func TestCorpusSilero(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	reg := endpointtest.Household(t)
+	reg := hatest.Household(t)
 	// One model serves every case: the listener resets it for each.
 	gated := endpoint.Gate(v) // as the box listens
 	tb := endpointtest.Run(t, speechClip, func() endpoint.Detector { return gated }, endpointtest.Options{Complete: reg})

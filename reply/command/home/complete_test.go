@@ -5,9 +5,6 @@ import (
 
 	"github.com/harkbox/hark/locale"
 
-	"github.com/harkbox/hark/reply/command"
-	"github.com/harkbox/hark/reply/command/builtin"
-	"github.com/harkbox/hark/reply/command/home"
 	"github.com/harkbox/hark/reply/command/home/hatest"
 )
 
@@ -16,15 +13,7 @@ import (
 // microphone stopping on "turn on all the lights" would light the
 // bedrooms when "… on the ground floor" was coming.
 func TestWholeRequestsNameTheirPlace(t *testing.T) {
-	ha := hatest.Small(t)
-	keys := secretsOf(ha.Secrets())
-	c := home.NewClient(keys)
-	reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c, Area: "Kitchen"})
-	cmds := builtin.All(builtin.Deps{})
-	cmds = append(cmds[:len(cmds)-1:len(cmds)-1], home.Control(c), home.State(c), home.Service(c), home.Query(c), cmds[len(cmds)-1])
-	if err := reg.Register(cmds...); err != nil {
-		t.Fatal(err)
-	}
+	reg := hatest.Household(t) // the box in the kitchen
 	cases := []struct {
 		text, lang string
 		want       bool

@@ -1,4 +1,4 @@
-package endpointtest
+package hatest
 
 import (
 	"context"
@@ -8,17 +8,16 @@ import (
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/home"
-	"github.com/harkbox/hark/reply/command/home/hatest"
 )
 
-// Household is the judgement of whole requests of a box in a house, as
-// the wiring gives it to the pipeline: the offline core's commands and
-// Home Assistant's, over a house (hatest.Small) that has the rooms, floors
-// and lights the corpus's sentences name, the box standing in the kitchen.
-// The house is read once, before the corpus runs, and kept: the corpus's
-// simulated clock never makes it stale.
+// Household is the registry of a box in the Small house, standing in the
+// kitchen: the offline core's commands and Home Assistant's, as the
+// wiring registers them (stop last). It is the judgement of whole
+// requests the pipeline gets on such a box. The house is read once, here,
+// and kept for a day: a test's simulated clock (synctest) never makes it
+// stale, and no request leaves the test's own goroutine for it later.
 func Household(tb testing.TB) *command.Registry {
-	ha := hatest.Small(tb)
+	ha := Small(tb)
 	keys := secrets(ha.Secrets())
 	c := home.NewClient(keys)
 	c.Refresh = 24 * time.Hour
@@ -34,6 +33,7 @@ func Household(tb testing.TB) *command.Registry {
 	return reg
 }
 
+// secrets are the secrets that point Hark at a Home Assistant.
 type secrets map[string]string
 
 func (s secrets) Get(_ context.Context, k string) (string, error) { return s[k], nil }
