@@ -623,39 +623,76 @@ func (f *firstThen) Reset() { f.seen = 0 }
 func TestBoxsOwnSoundIsNotTheRoom(t *testing.T) {
 	const user = 0.2 // about -17 dBFS
 	for _, tc := range []struct {
+		name   string
 		answer bool    // the box answered from 3.7 s to 1.2 s before the press
 		room   float64 // the room's voices
 		said   []float32
 	}{
-		{false, user / 4, endpointtest.Tone(1500*time.Millisecond, user)},
-		{true, 0, endpointtest.Cat(endpointtest.Tone(1500*time.Millisecond, user), endpointtest.Tone(time.Second, user/4))},
+		{"earcon", false, user / 4, endpointtest.Tone(1500*time.Millisecond, user)},
+		{"answer", true, 0, endpointtest.Cat(endpointtest.Tone(1500*time.Millisecond, user), endpointtest.Tone(time.Second, user/4))},
 	} {
-		synctest.Test(t, func(t *testing.T) {
-			before := roomVoices(4*time.Second, tc.room)
-			if tc.answer {
-				for i, v := range endpointtest.Tone(2500*time.Millisecond, user*2) {
-					before[pcm.FramesIn(300*time.Millisecond, pcm.SpeechRate)+i] += v
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				before := roomVoices(4*time.Second, tc.room)
+				if tc.answer {
+					for i, v := range endpointtest.Tone(2500*time.Millisecond, user*2) {
+						before[pcm.FramesIn(300*time.Millisecond, pcm.SpeechRate)+i] += v
+					}
 				}
-			}
-			audio := endpointtest.Cat(before, endpointtest.Tone(150*time.Millisecond, user*4), // the earcon
-				endpointtest.Silence(50*time.Millisecond), tc.said, roomVoices(4*time.Second, tc.room))
-			l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
-			opened := time.Now()
-			time.Sleep(4 * time.Second)
-			pressed := time.Now()
-			echo := func(at time.Time) bool {
-				earcon := !at.Before(pressed) && at.Sub(pressed) < 200*time.Millisecond
-				answer := tc.answer && at.Sub(opened) >= 300*time.Millisecond && at.Sub(opened) < 2800*time.Millisecond
-				return earcon || answer
-			}
-			p := &pauses{verdict: true, delay: 100 * time.Millisecond}
-			if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p, Echo: echo}); err != nil {
-				t.Fatal(err)
-			}
-			stopped := 200*time.Millisecond + time.Duration(len(tc.said))*time.Second/pcm.SpeechRate
-			if after := time.Since(pressed) - stopped; after < 150*time.Millisecond || after > 700*time.Millisecond {
-				t.Errorf("answer before %v: ended %v after the user stopped, want 150-700 ms (told %v)", tc.answer, after, p.told)
-			}
+				audio := endpointtest.Cat(before, endpointtest.Tone(150*time.Millisecond, user*4), // the earcon
+					endpointtest.Silence(50*time.Millisecond), tc.said, roomVoices(4*time.Second, tc.room))
+				l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+				opened := time.Now()
+				time.Sleep(4 * time.Second)
+				pressed := time.Now()
+				echo := func(at time.Time) bool {
+					earcon := !at.Before(pressed) && at.Sub(pressed) < 200*time.Millisecond
+					answer := tc.answer && at.Sub(opened) >= 300*time.Millisecond && at.Sub(opened) < 2800*time.Millisecond
+					return earcon || answer
+				}
+				p := &pauses{verdict: true, delay: 100 * time.Millisecond}
+				if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p, Echo: echo}); err != nil {
+					t.Fatal(err)
+				}
+				stopped := 200*time.Millisecond + time.Duration(len(tc.said))*time.Second/pcm.SpeechRate
+				if after := time.Since(pressed) - stopped; after < 150*time.Millisecond || after > 700*time.Millisecond {
+					t.Errorf("ended %v after the user stopped, want 150-700 ms (told %v)", after, p.told)
+				}
+			})
 		})
 	}
+}
+
+// TestLastRequestIsNotTheRoom: the user's last request, heard by the
+// recording that took it a moment before the press, is not other voices
+// in the room: after a short reply, the quieter words of the next request
+// are the user's, and a whole request is not ended inside them.
+func TestLastRequestIsNotTheRoom(t *testing.T) {
+	const user = 0.2                                                                                             // about -17 dBFS
+	audio := endpointtest.Cat(endpointtest.Silence(time.Second), endpointtest.Tone(1500*time.Millisecond, user), // the last request
+		endpointtest.Silence(2*time.Second),                                                                                                // the box says "Done." from 3.5 s to 4 s
+		endpointtest.Silence(200*time.Millisecond), endpointtest.Tone(1500*time.Millisecond, user), endpointtest.Tone(time.Second, user/4), // pressed at 4.5 s
+		endpointtest.Silence(3*time.Second))
+	synctest.Test(t, func(t *testing.T) {
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+		opened := time.Now()
+		echo := func(at time.Time) bool {
+			return at.Sub(opened) >= 3500*time.Millisecond && at.Sub(opened) < 4*time.Second
+		}
+		time.Sleep(800 * time.Millisecond)
+		if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Echo: echo}); err != nil {
+			t.Fatal(err)
+		}
+		if ended := time.Since(opened); ended > 4500*time.Millisecond {
+			t.Fatalf("the last request ended at %v", ended)
+		}
+		time.Sleep(4500*time.Millisecond - time.Since(opened))
+		p := &pauses{verdict: true, delay: 100 * time.Millisecond}
+		if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p, Echo: echo}); err != nil {
+			t.Fatal(err)
+		}
+		if after := time.Since(opened) - 7200*time.Millisecond; after < 150*time.Millisecond || after > 700*time.Millisecond {
+			t.Errorf("ended %v after the user stopped, want 150-700 ms (told %v)", after, p.told)
+		}
+	})
 }

@@ -335,12 +335,13 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		l.mu.Unlock()
 		return voice.Utterance{}, err
 	}
-	past, preAt := l.ring.copy(), l.ringAt
+	past, preAt, fresh := l.ring.copy(), l.ringAt, l.ring.fresh
 	l.rec = rec
 	l.mu.Unlock()
 	defer func() {
 		l.mu.Lock()
 		l.rec = nil
+		l.ring.mark() // what this recording took is not the next one's room
 		l.mu.Unlock()
 	}()
 
@@ -351,7 +352,8 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 	press := time.Duration(len(pre)) * time.Second / pcm.SpeechRate
 	ep := &Endpointer{Silence: l.o.Silence, MinSilence: l.o.MinSilence, MaxSilence: l.o.MaxSilence,
 		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, SoftSilence: l.o.SoftSilence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
-	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses}
+	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses,
+		taken: len(past) - fresh, older: len(older)}
 	u.room.window = max(int(roomWindow*pcm.SpeechRate/time.Second)/u.frame, 1)
 	u.judgeRoom(older, preAt.Add(-press))
 	u.add(ctx, pre, preAt)
@@ -394,8 +396,13 @@ type utterance struct {
 	margin time.Duration        // kept after the speech
 	press  int                  // the sample of the press: the pre-roll comes before it
 	echo   func(time.Time) bool // reports the box's own sound caught at a moment; nil for never
-	audio  []float32
-	scored int // samples scored so far
+	// taken is how much of the audio from before the press (the older
+	// history, then the pre-roll) an earlier recording took: the user's
+	// last request is not the room's voices. older is the older history's
+	// length.
+	taken, older int
+	audio        []float32
+	scored       int // samples scored so far
 	// pauses is told of the pauses; verdict is its answer for the current
 	// one (nil when there is none).
 	pauses  voice.Pauses
@@ -441,7 +448,7 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 		if own {
 			p = 0
 		}
-		p, kind := u.speaker(f, p, own)
+		p, kind := u.speaker(f, p, own || u.older+u.scored-u.frame < u.taken)
 		length := time.Duration(u.frame) * time.Second / pcm.SpeechRate
 		var d Decision
 		switch kind {
@@ -482,7 +489,8 @@ func (u *utterance) judgeRoom(audio []float32, at time.Time) {
 	if u.band[0].b0 == 0 {
 		u.band = voiceBand()
 	}
-	audio = audio[len(audio)%u.frame:]
+	trim := len(audio) % u.frame
+	audio = audio[trim:]
 	for i := 0; i < len(audio); i += u.frame {
 		f := audio[i : i+u.frame]
 		p := u.det.Speech(f)
@@ -490,7 +498,7 @@ func (u *utterance) judgeRoom(audio []float32, at time.Time) {
 		u.buf = append(u.buf[:0], f...)
 		u.band[0].run(u.buf)
 		u.band[1].run(u.buf)
-		u.room.add(Loudness(u.buf), p, true, own)
+		u.room.add(Loudness(u.buf), p, true, own || trim+i < u.taken)
 	}
 	u.det.Reset()
 }
@@ -501,7 +509,7 @@ func (u *utterance) judgeRoom(audio []float32, at time.Time) {
 // roomVoices), which makes it soft, or well under the user's loudest
 // where the room holds voices, which makes it quiet. It returns the kind
 // of frame to push.
-func (u *utterance) speaker(f []float32, p float32, own bool) (float32, frameKind) {
+func (u *utterance) speaker(f []float32, p float32, aside bool) (float32, frameKind) {
 	if u.band[0].b0 == 0 {
 		u.band = voiceBand()
 	}
@@ -509,7 +517,7 @@ func (u *utterance) speaker(f []float32, p float32, own bool) (float32, frameKin
 	u.band[0].run(u.buf)
 	u.band[1].run(u.buf)
 	db := Loudness(u.buf)
-	kind := u.room.add(db, p, u.scored <= u.press, own)
+	kind := u.room.add(db, p, u.scored <= u.press, aside)
 	if p < keepLevel {
 		return p, loud
 	}
@@ -542,19 +550,21 @@ func (u *utterance) speaker(f []float32, p float32, own bool) (float32, frameKin
 
 // roomVoices tells the user's voice from other voices in the room (a
 // television, people talking) by loudness over roomWindow. When the
-// detector took roomSpeech or more of the audio before the press
-// (Options.RoomHistory, the box's own sound left out) for speech, the room
-// holds voices: their level is the roomPercentile of that audio's. After the press, a stretch within roomMargin of that level and
-// at least userGap under the user's loudest is soft: the user has paused,
-// or is saying something no louder than the room, which only words can
-// tell apart (see Endpointer). Once the user's loudest stands clearGap or
-// more above the room's voices, their quiet words do too, and a soft
-// stretch is plain silence; and then a stretch clearGap or more under the
-// user's loudest is the room's too, though it be louder than the second
-// before the press (voices turned up or come closer since). Any other
-// stretch userGap or more under the user's loudest is quiet: the room's
-// voices turned up, or the user's quiet words, which again only words can
-// tell apart (see Endpointer.PushQuiet).
+// detector took roomSpeech or more of the audio before the press for
+// speech (Options.RoomHistory, less the box's own sound and what an
+// earlier recording took), the room holds voices: their level is the
+// roomPercentile of that audio's. After the press, a stretch within
+// roomMargin of that level and at least userGap under the user's loudest
+// is soft: the user has paused, or is saying something no louder than the
+// room, which only words can tell apart (see Endpointer). Once the user's
+// loudest stands clearGap or more above the room's voices, their quiet
+// words do too, and a soft stretch is plain silence; and then a stretch
+// clearGap or more under the user's loudest is the room's too, though it
+// be louder than the room was before the press (voices turned up or come
+// closer since). Any other stretch userGap or more under the user's
+// loudest is quiet: the room's voices turned up, or the user's quiet
+// words, which again only words can tell apart (see
+// Endpointer.PushQuiet).
 type roomVoices struct {
 	window int       // frames in roomWindow
 	power  []float64 // the last window frames' power, the oldest first
@@ -590,11 +600,11 @@ func (r *roomVoices) clear() bool { return r.talk && r.peak-r.level >= clearGap 
 // the press, and tells whether the stretch it ends is soft, quiet (well
 // under the user's loudest, but louder than the room's voices were: their
 // voices turned up, or the user's quiet words), or neither (loud). A frame
-// caught while the box itself was sounding (own: its earcon, its last
-// answer) is neither the room's nor the user's: it is left out, and the
-// loudness is measured afresh after it.
-func (r *roomVoices) add(db float64, p float32, before, own bool) frameKind {
-	if own {
+// set aside is neither the room's nor the user's (the box's own sound, its
+// earcon or its last answer; audio an earlier recording took): it is left
+// out, and the loudness is measured afresh after it.
+func (r *roomVoices) add(db float64, p float32, before, aside bool) frameKind {
+	if aside {
 		r.power = r.power[:0]
 		return loud
 	}
@@ -662,18 +672,21 @@ func (u *utterance) result(cut bool) (voice.Utterance, error) {
 // history is the last stretch of audio captured, in a buffer written
 // round and round (the capture loop adds to it every 20 ms).
 type history struct {
-	buf  []float32
-	next int  // where the next sample goes
-	full bool // buf has wrapped
+	buf   []float32
+	next  int  // where the next sample goes
+	full  bool // buf has wrapped
+	fresh int  // samples added since the last mark, at most len(buf)
 }
 
 // add appends chunk, keeping the last n samples.
 func (h *history) add(chunk []float32, n int) {
 	if len(h.buf) != n {
-		old := h.copy()
+		old, fresh := h.copy(), h.fresh
 		h.buf, h.next, h.full = make([]float32, n), 0, false
 		h.add(old[max(len(old)-n, 0):], n)
+		h.fresh = min(fresh, n)
 	}
+	h.fresh = min(h.fresh+len(chunk), n)
 	for len(chunk) > 0 {
 		c := copy(h.buf[h.next:], chunk)
 		chunk, h.next = chunk[c:], h.next+c
@@ -691,4 +704,7 @@ func (h *history) copy() []float32 {
 	return append(append(make([]float32, 0, len(h.buf)), h.buf[h.next:]...), h.buf[:h.next]...)
 }
 
-func (h *history) reset() { h.next, h.full = 0, false }
+// mark starts counting fresh samples anew.
+func (h *history) mark() { h.fresh = 0 }
+
+func (h *history) reset() { h.next, h.full, h.fresh = 0, false, 0 }

@@ -12,14 +12,16 @@ import (
 // Complete reports whether text, heard in lang (a BCP 47 code; "" lets
 // the words tell), makes a whole request as it stands, so that the
 // microphone may stop listening after a short silence: a command of the
-// offline core carries it out (a timer with its duration, "stop", "what time is
-// it", "turn on the kitchen light"; not one to the house that names no
-// device, room or floor, see Claim.Unplaced), it is a word that is a whole answer or control on its own ("yes",
-// "pause", "next"), or it is a whole question (it ends in a question mark
-// or opens with a question word, has three words or more, and does not
-// end on one that needs another after it: "what is the weather in").
-// Anything else is not known to be whole, and the microphone waits for the
-// longer silence. It changes nothing: it is the pipeline's Completer,
+// offline core carries it out (a timer with its duration, "stop", "what
+// time is it", "turn on the kitchen light"), it is a word that is a whole
+// answer or control on its own ("yes", "pause", "next"), or it is a whole
+// question (it ends in a question mark or opens with a question word, has
+// three words or more, and does not end on one that needs another after
+// it: "what is the weather in"). A command or question to the house that
+// names no device, room or floor ("turn on all the lights", "are any
+// lights on", see Claim.Unplaced) is whole only as such a word: the user
+// may be naming the place after a pause. Anything else is not known to be
+// whole, and the microphone waits for the longer silence. It changes nothing: it is the pipeline's Completer,
 // asked at every pause while the user may still be speaking.
 func (r *Registry) Complete(ctx context.Context, text, lang string) bool {
 	l, ok := locale.Of(lang)

@@ -246,7 +246,7 @@ func Service(c *Client) *command.Command {
 			if err != nil {
 				return command.Claim{}, err
 			}
-			return command.Claim{Arguments: asArgs(m.Intent, cs), Unplaced: scopeOf(m).unplaced()}, nil
+			return command.Claim{Arguments: asArgs(m.Intent, cs), Unplaced: unplaced(m)}, nil
 		},
 		Refine: confirmRefine,
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/harkbox/hark/locale"
-
 	"github.com/harkbox/hark/reply/command/home/hatest"
 )
 
@@ -30,9 +29,13 @@ func TestWholeRequestsNameTheirPlace(t *testing.T) {
 		{"turn off the lights", "en", false},
 		{"Allume la lumière", "fr", false},
 		{"what is the temperature", "en", false},
-		// A control word stays whole on its own, whatever it acts on.
+		{"are any lights on", "en", false},
+		// A control word stays whole on its own, whatever it acts on; and
+		// what acts on what is playing, or on a list, has no place to name.
 		{"pause", "en", true},
 		{"next", "en", true},
+		{"skip this song", "en", true},
+		{"add milk to my shopping list", "en", true},
 		// The offline core's own commands are not the house's.
 		{"Set a timer for five minutes.", "en", true},
 		{"What time is it?", "en", true},

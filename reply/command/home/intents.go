@@ -111,10 +111,19 @@ func strs(v any) []string {
 	return nil
 }
 
-// unplaced reports a match that names no device, room or floor: the
-// speaker's area, or the whole house, is what it acts on.
-func (s scope) unplaced() bool {
-	return s.name == "" && (s.area == "" || s.areaFromContext) && s.floor == ""
+// byPlace are the intents that act on the devices of a place (lights,
+// switches, covers, thermostats, and questions about them): said with no
+// device, room or floor, they act where the speaker stands, or on the
+// whole house. The others act on what is playing, on a list, on the one
+// vacuum.
+var byPlace = []string{"HassTurnOn", "HassTurnOff", "HassLightSet", "HassSetPosition",
+	"HassClimateSetTemperature", "HassClimateGetTemperature", "HassGetState"}
+
+// unplaced reports a match of an intent that acts by place and names no
+// device, room or floor (command.Claim.Unplaced).
+func unplaced(m command.Match) bool {
+	s := scopeOf(m)
+	return slices.Contains(byPlace, m.Intent) && s.name == "" && (s.area == "" || s.areaFromContext) && s.floor == ""
 }
 
 // contextArea is the speaker's area from the match's context, if any.

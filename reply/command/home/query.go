@@ -65,7 +65,7 @@ func Query(c *Client) *command.Command {
 			if m.Response != "" {
 				args["ask"] = m.Response
 			}
-			return command.Claim{Arguments: args, Unplaced: s.unplaced()}, nil
+			return command.Claim{Arguments: args, Unplaced: unplaced(m)}, nil
 		},
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
 			l := locale.Speaking(ctx)

@@ -11,9 +11,10 @@ import (
 )
 
 // Household is the registry of a box in the Small house, standing in the
-// kitchen: the offline core's commands and Home Assistant's, as the
-// wiring registers them (stop last). It is the judgement of whole
-// requests the pipeline gets on such a box. The house is read once, here,
+// kitchen: the offline core's built-in commands and Home Assistant's,
+// stop last as the box has them (the box adds the weather and the web
+// lookups, which need a network). It is the judgement of whole requests
+// the pipeline gets on such a box. The house is read once, here,
 // and kept for a day: a test's simulated clock (synctest) never makes it
 // stale, and no request leaves the test's own goroutine for it later.
 func Household(tb testing.TB) *command.Registry {
