@@ -663,6 +663,38 @@ func TestBoxsOwnSoundIsNotTheRoom(t *testing.T) {
 	}
 }
 
+// TestRoomBeforeTheLastRequest: only the user's words are set aside from
+// the room, not the rest of the last recording: pressed again a moment
+// after a short request, in a lull of the television that talked before
+// and around it, the television is still the room's.
+func TestRoomBeforeTheLastRequest(t *testing.T) {
+	const user = 0.05 // about -29 dBFS
+	tv := func(d time.Duration) []float32 { return roomVoices(d, user/4) }
+	stop := endpointtest.Tone(600*time.Millisecond, user)
+	audio := endpointtest.Cat(tv(4200*time.Millisecond), stop, tv(600*time.Millisecond), // "stop" from 4.2 s, pressed at 4 s
+		endpointtest.Silence(1300*time.Millisecond), endpointtest.Tone(1500*time.Millisecond, user), // a lull; pressed again at 6.5 s
+		tv(6*time.Second))
+	synctest.Test(t, func(t *testing.T) {
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+		opened := time.Now()
+		time.Sleep(4 * time.Second)
+		if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: &pauses{verdict: true, delay: 100 * time.Millisecond}}); err != nil {
+			t.Fatal(err)
+		}
+		if ended := time.Since(opened); ended > 6500*time.Millisecond {
+			t.Fatalf("\"stop\" ended at %v", ended)
+		}
+		time.Sleep(6500*time.Millisecond - time.Since(opened))
+		p := &pauses{verdict: true, delay: 100 * time.Millisecond}
+		if _, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p}); err != nil {
+			t.Fatal(err)
+		}
+		if after := time.Since(opened) - 8200*time.Millisecond; after < 250*time.Millisecond || after > 700*time.Millisecond {
+			t.Errorf("ended %v after the user stopped, want 250-700 ms (told %v)", after, p.told)
+		}
+	})
+}
+
 // TestLastRequestIsNotTheRoom: the user's last request, heard by the
 // recording that took it a moment before the press, is not other voices
 // in the room: after a short reply, the quieter words of the next request

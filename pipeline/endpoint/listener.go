@@ -90,6 +90,7 @@ type Listener struct {
 
 	mu      sync.Mutex
 	ring    history   // the last RoomHistory of audio
+	said    [2]int64  // where the user spoke in the last recording, in ring.added's count
 	ringAt  time.Time // when its last sample was caught
 	rec     *recording
 	muted   bool
@@ -335,13 +336,12 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		l.mu.Unlock()
 		return voice.Utterance{}, err
 	}
-	past, preAt, fresh := l.ring.copy(), l.ringAt, l.ring.fresh
+	past, preAt, pastEnd, said := l.ring.copy(), l.ringAt, l.ring.added, l.said
 	l.rec = rec
 	l.mu.Unlock()
 	defer func() {
 		l.mu.Lock()
 		l.rec = nil
-		l.ring.mark() // what this recording took is not the next one's room
 		l.mu.Unlock()
 	}()
 
@@ -352,10 +352,21 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 	press := time.Duration(len(pre)) * time.Second / pcm.SpeechRate
 	ep := &Endpointer{Silence: l.o.Silence, MinSilence: l.o.MinSilence, MaxSilence: l.o.MaxSilence,
 		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, SoftSilence: l.o.SoftSilence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
+	pastAt := pastEnd - int64(len(past)) // past[0] in the capture's count of samples
 	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses,
-		taken: len(past) - fresh, older: len(older)}
+		said: said, audioAt: pastAt + int64(len(older))}
+	defer func() {
+		// The user's words are not the next recording's room.
+		if !ep.HasBegun() {
+			return
+		}
+		from, to := ep.Speech()
+		l.mu.Lock()
+		l.said = [2]int64{u.audioAt + int64(pcm.FramesIn(from-saidMargin, pcm.SpeechRate)), u.audioAt + int64(pcm.FramesIn(to+saidMargin, pcm.SpeechRate))}
+		l.mu.Unlock()
+	}()
 	u.room.window = max(int(roomWindow*pcm.SpeechRate/time.Second)/u.frame, 1)
-	u.judgeRoom(older, preAt.Add(-press))
+	u.judgeRoom(older, preAt.Add(-press), pastAt)
 	u.add(ctx, pre, preAt)
 	for {
 		select {
@@ -396,13 +407,13 @@ type utterance struct {
 	margin time.Duration        // kept after the speech
 	press  int                  // the sample of the press: the pre-roll comes before it
 	echo   func(time.Time) bool // reports the box's own sound caught at a moment; nil for never
-	// taken is how much of the audio from before the press (the older
-	// history, then the pre-roll) an earlier recording took: the user's
-	// last request is not the room's voices. older is the older history's
-	// length.
-	taken, older int
-	audio        []float32
-	scored       int // samples scored so far
+	// said is where the user spoke in the last recording, and audioAt
+	// where audio[0] was caught, both in the capture's count of samples:
+	// the user's last request is not the room's voices.
+	said    [2]int64
+	audioAt int64
+	audio   []float32
+	scored  int // samples scored so far
 	// pauses is told of the pauses; verdict is its answer for the current
 	// one (nil when there is none).
 	pauses  voice.Pauses
@@ -431,6 +442,10 @@ const (
 // lead is the audio kept before the detected start of speech.
 const lead = time.Second
 
+// saidMargin widens the user's words in a recording, on both sides, where
+// they are set aside from the next recording's room: a word's soft edges.
+const saidMargin = 250 * time.Millisecond
+
 // add appends audio whose last sample was caught at at, scores the whole
 // frames it completes, and returns the first decision other than Continue
 // and Began, if any; it tells pauses of the pauses.
@@ -448,7 +463,7 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 		if own {
 			p = 0
 		}
-		p, kind := u.speaker(f, p, own || u.older+u.scored-u.frame < u.taken)
+		p, kind := u.speaker(f, p, own || u.saidAt(u.audioAt+int64(u.scored-u.frame)))
 		length := time.Duration(u.frame) * time.Second / pcm.SpeechRate
 		var d Decision
 		switch kind {
@@ -479,10 +494,10 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 }
 
 // judgeRoom scores the audio from before the pre-roll, whose last sample
-// was caught at at, for the room's voices alone (roomVoices), then resets
+// was caught at at and whose first is audioAt in the capture's count, for the room's voices alone (roomVoices), then resets
 // the detector: the utterance is scored from the pre-roll on as though
 // that audio had never been heard.
-func (u *utterance) judgeRoom(audio []float32, at time.Time) {
+func (u *utterance) judgeRoom(audio []float32, at time.Time, audioAt int64) {
 	if len(audio) < u.frame {
 		return
 	}
@@ -498,9 +513,15 @@ func (u *utterance) judgeRoom(audio []float32, at time.Time) {
 		u.buf = append(u.buf[:0], f...)
 		u.band[0].run(u.buf)
 		u.band[1].run(u.buf)
-		u.room.add(Loudness(u.buf), p, true, own || trim+i < u.taken)
+		u.room.add(Loudness(u.buf), p, true, own || u.saidAt(audioAt+int64(trim+i)))
 	}
 	u.det.Reset()
+}
+
+// saidAt reports whether the frame that starts at sample x (in the
+// capture's count) holds some of the user's last request.
+func (u *utterance) saidAt(x int64) bool {
+	return x+int64(u.frame) > u.said[0] && x < u.said[1]
 }
 
 // speaker scores a frame for the user's speech: p, unless the speech
@@ -551,8 +572,8 @@ func (u *utterance) speaker(f []float32, p float32, aside bool) (float32, frameK
 // roomVoices tells the user's voice from other voices in the room (a
 // television, people talking) by loudness over roomWindow. When the
 // detector took roomSpeech or more of the audio before the press for
-// speech (Options.RoomHistory, less the box's own sound and what an
-// earlier recording took), the room holds voices: their level is the
+// speech (Options.RoomHistory, less the box's own sound and the user's
+// words in the last recording), the room holds voices: their level is the
 // roomPercentile of that audio's. After the press, a stretch within
 // roomMargin of that level and at least userGap under the user's loudest
 // is soft: the user has paused, or is saying something no louder than the
@@ -600,9 +621,9 @@ func (r *roomVoices) clear() bool { return r.talk && r.peak-r.level >= clearGap 
 // the press, and tells whether the stretch it ends is soft, quiet (well
 // under the user's loudest, but louder than the room's voices were: their
 // voices turned up, or the user's quiet words), or neither (loud). A frame
-// set aside is neither the room's nor the user's (the box's own sound, its
-// earcon or its last answer; audio an earlier recording took): it is left
-// out, and the loudness is measured afresh after it.
+// set aside is neither the room's nor the user's now (the box's own sound,
+// its earcon or its last answer; the user's words in the last recording):
+// it is left out, and the loudness is measured afresh after it.
 func (r *roomVoices) add(db float64, p float32, before, aside bool) frameKind {
 	if aside {
 		r.power = r.power[:0]
@@ -673,20 +694,20 @@ func (u *utterance) result(cut bool) (voice.Utterance, error) {
 // round and round (the capture loop adds to it every 20 ms).
 type history struct {
 	buf   []float32
-	next  int  // where the next sample goes
-	full  bool // buf has wrapped
-	fresh int  // samples added since the last mark, at most len(buf)
+	next  int   // where the next sample goes
+	full  bool  // buf has wrapped
+	added int64 // samples ever added: the capture's count
 }
 
 // add appends chunk, keeping the last n samples.
 func (h *history) add(chunk []float32, n int) {
 	if len(h.buf) != n {
-		old, fresh := h.copy(), h.fresh
+		old, added := h.copy(), h.added
 		h.buf, h.next, h.full = make([]float32, n), 0, false
 		h.add(old[max(len(old)-n, 0):], n)
-		h.fresh = min(fresh, n)
+		h.added = added
 	}
-	h.fresh = min(h.fresh+len(chunk), n)
+	h.added += int64(len(chunk))
 	for len(chunk) > 0 {
 		c := copy(h.buf[h.next:], chunk)
 		chunk, h.next = chunk[c:], h.next+c
@@ -704,7 +725,5 @@ func (h *history) copy() []float32 {
 	return append(append(make([]float32, 0, len(h.buf)), h.buf[h.next:]...), h.buf[:h.next]...)
 }
 
-// mark starts counting fresh samples anew.
-func (h *history) mark() { h.fresh = 0 }
-
-func (h *history) reset() { h.next, h.full, h.fresh = 0, false, 0 }
+// reset empties the buffer; the count goes on.
+func (h *history) reset() { h.next, h.full = 0, false }

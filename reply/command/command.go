@@ -123,10 +123,11 @@ type Claim struct {
 	Arguments map[string]any
 	// Spoken, when set, is said instead of the response's own sentence.
 	Spoken string
-	// Unplaced says the request names no device, room or floor: it acts
-	// where the speaker stands, or on the whole house. The user may be
-	// about to name one ("turn on all the lights … on the ground floor"),
-	// so Complete does not take it for a whole request.
+	// Unplaced says the request acts on devices by place (switches them,
+	// sets them, asks about them) and names no device, room or floor: it
+	// acts where the speaker stands, or on the whole house. The user may
+	// be about to name one ("turn on all the lights … on the ground
+	// floor"), so Complete does not take it for a whole request.
 	Unplaced bool
 }
 

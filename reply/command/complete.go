@@ -17,10 +17,10 @@ import (
 // answer or control on its own ("yes", "pause", "next"), or it is a whole
 // question (it ends in a question mark or opens with a question word, has
 // three words or more, and does not end on one that needs another after
-// it: "what is the weather in"). A command or question to the house that
-// names no device, room or floor ("turn on all the lights", "are any
-// lights on", see Claim.Unplaced) is whole only as such a word: the user
-// may be naming the place after a pause. Anything else is not known to be
+// it: "what is the weather in"). A command or question that acts on the
+// house's devices by place and names no device, room or floor ("turn on
+// all the lights", "are any lights on", see Claim.Unplaced) is whole only
+// as such a word: the user may be naming the place after a pause. Anything else is not known to be
 // whole, and the microphone waits for the longer silence. It changes nothing: it is the pipeline's Completer,
 // asked at every pause while the user may still be speaking.
 func (r *Registry) Complete(ctx context.Context, text, lang string) bool {

@@ -114,8 +114,10 @@ func strs(v any) []string {
 // byPlace are the intents that act on the devices of a place (lights,
 // switches, covers, thermostats, and questions about them): said with no
 // device, room or floor, they act where the speaker stands, or on the
-// whole house. The others act on what is playing, on a list, on the one
-// vacuum.
+// whole house. The media controls act by place too (the players in the
+// speaker's room), but they are left whole: said short far more often
+// than with a room, and at worst they pause or skip the music in the
+// wrong room. The lists and the vacuum have no place.
 var byPlace = []string{"HassTurnOn", "HassTurnOff", "HassLightSet", "HassSetPosition",
 	"HassClimateSetTemperature", "HassClimateGetTemperature", "HassGetState"}
 
