@@ -493,16 +493,14 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 	return Continue
 }
 
-// judgeRoom scores the audio from before the pre-roll, whose last sample
-// was caught at at and whose first is audioAt in the capture's count, for the room's voices alone (roomVoices), then resets
-// the detector: the utterance is scored from the pre-roll on as though
-// that audio had never been heard.
+// judgeRoom scores the audio from before the pre-roll for the room's
+// voices alone (roomVoices), then resets the detector: the utterance is
+// scored from the pre-roll on as though that audio had never been heard.
+// The audio's last sample was caught at at, and its first is audioAt in
+// the capture's count.
 func (u *utterance) judgeRoom(audio []float32, at time.Time, audioAt int64) {
 	if len(audio) < u.frame {
 		return
-	}
-	if u.band[0].b0 == 0 {
-		u.band = voiceBand()
 	}
 	trim := len(audio) % u.frame
 	audio = audio[trim:]
@@ -510,12 +508,20 @@ func (u *utterance) judgeRoom(audio []float32, at time.Time, audioAt int64) {
 		f := audio[i : i+u.frame]
 		p := u.det.Speech(f)
 		own := u.echo != nil && u.echo(at.Add(-time.Duration(len(audio)-i-u.frame)*time.Second/pcm.SpeechRate))
-		u.buf = append(u.buf[:0], f...)
-		u.band[0].run(u.buf)
-		u.band[1].run(u.buf)
-		u.room.add(Loudness(u.buf), p, true, own || u.saidAt(audioAt+int64(trim+i)))
+		u.room.add(u.loudness(f), p, true, own || u.saidAt(audioAt+int64(trim+i)))
 	}
 	u.det.Reset()
+}
+
+// loudness is a frame's loudness in the voice band, in dBFS.
+func (u *utterance) loudness(f []float32) float64 {
+	if u.band[0].b0 == 0 {
+		u.band = voiceBand()
+	}
+	u.buf = append(u.buf[:0], f...)
+	u.band[0].run(u.buf)
+	u.band[1].run(u.buf)
+	return Loudness(u.buf)
 }
 
 // saidAt reports whether the frame that starts at sample x (in the
@@ -531,13 +537,7 @@ func (u *utterance) saidAt(x int64) bool {
 // where the room holds voices, which makes it quiet. It returns the kind
 // of frame to push.
 func (u *utterance) speaker(f []float32, p float32, aside bool) (float32, frameKind) {
-	if u.band[0].b0 == 0 {
-		u.band = voiceBand()
-	}
-	u.buf = append(u.buf[:0], f...)
-	u.band[0].run(u.buf)
-	u.band[1].run(u.buf)
-	db := Loudness(u.buf)
+	db := u.loudness(f)
 	kind := u.room.add(db, p, u.scored <= u.press, aside)
 	if p < keepLevel {
 		return p, loud
@@ -699,13 +699,10 @@ type history struct {
 	added int64 // samples ever added: the capture's count
 }
 
-// add appends chunk, keeping the last n samples.
+// add appends chunk, keeping the last n samples (n never changes).
 func (h *history) add(chunk []float32, n int) {
-	if len(h.buf) != n {
-		old, added := h.copy(), h.added
-		h.buf, h.next, h.full = make([]float32, n), 0, false
-		h.add(old[max(len(old)-n, 0):], n)
-		h.added = added
+	if h.buf == nil {
+		h.buf = make([]float32, n)
 	}
 	h.added += int64(len(chunk))
 	for len(chunk) > 0 {
