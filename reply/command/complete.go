@@ -20,8 +20,9 @@ import (
 // it: "what is the weather in"). A command or question that acts on the
 // house's devices by place and names no device, room or floor ("turn on
 // all the lights", "are any lights on", see Claim.Unplaced) is whole only
-// as such a word: the user may be naming the place after a pause. Anything else is not known to be
-// whole, and the microphone waits for the longer silence. It changes nothing: it is the pipeline's Completer,
+// as such a word: the user may be naming the place after a pause.
+// Anything else is not known to be whole, and the microphone waits for the
+// longer silence. It changes nothing: it is the pipeline's Completer,
 // asked at every pause while the user may still be speaking.
 func (r *Registry) Complete(ctx context.Context, text, lang string) bool {
 	l, ok := locale.Of(lang)
@@ -34,10 +35,8 @@ func (r *Registry) Complete(ctx context.Context, text, lang string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	// A request to the house that names no device or place ("turn on all
-	// the lights") is whole only as a control word ("pause"): the user
-	// may be naming the place after a pause, and the wrong lights would go
-	// on if the microphone stopped there.
+	// An unplaced request is whole only as a control word: the wrong
+	// lights would go on if the microphone stopped before the place.
 	u := r.Understand(ctx, l, text)
 	if u.OK && !u.Route.Claim.Unplaced {
 		return true

@@ -282,23 +282,22 @@ func room(s []float32) []float32 {
 	return slices.Clone(s[(best+3)*160 : (best+bestLen-3)*160])
 }
 
-// loopFade is loop's crossfade, in samples.
+// loopFade is loop's crossfade at each seam: 10 ms.
 const loopFade = 160
 
-// loop fills n samples with bed repeated, crossfading 10 ms at each seam
-// so that the seams do not click.
+// loop fills n samples with bed repeated, crossfading loopFade samples at
+// each seam so that the seams do not click.
 func loop(bed []float32, n int) []float32 {
-	const fade = loopFade
 	out := make([]float32, n)
-	if len(bed) <= 2*fade {
+	if len(bed) <= 2*loopFade {
 		return out
 	}
-	period := len(bed) - fade
+	period := len(bed) - loopFade
 	for i := range out {
 		k := i % period
 		v := bed[k]
-		if k < fade && i >= period { // the tail of the previous pass fades out
-			f := float32(k) / fade
+		if k < loopFade && i >= period { // the tail of the previous pass fades out
+			f := float32(k) / loopFade
 			v = v*f + bed[period+k]*(1-f)
 		}
 		out[i] = v

@@ -7,8 +7,8 @@ import (
 	"github.com/harkbox/hark/reply/command/home/hatest"
 )
 
-// A request to the house that names no device, room or floor is not
-// whole as it stands: the user may name one after a pause, and the
+// A request that acts on the house's devices by place and names no
+// device, room or floor is not whole as it stands: the user may name one after a pause, and the
 // microphone stopping on "turn on all the lights" would light the
 // bedrooms when "… on the ground floor" was coming.
 func TestWholeRequestsNameTheirPlace(t *testing.T) {
