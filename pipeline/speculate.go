@@ -2,7 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -25,8 +28,9 @@ type Completer interface {
 // the transcription is dropped; when the utterance ends at that pause,
 // Take has its transcript, ready or nearly. It asks Completer, when there
 // is one, whether the words so far make a whole request, so that the
-// microphone can end the utterance sooner. At most one transcription is
-// in flight: a new pause waits for the dropped one to return.
+// microphone can end the utterance sooner, and, when soft sounds go on in
+// a pause, whether they hold words (Murmur). At most one transcription is
+// in flight: a new one waits for the one before it to return.
 type Speculator struct {
 	tr       Transcriber
 	complete Completer
@@ -34,14 +38,14 @@ type Speculator struct {
 	mu      sync.Mutex
 	cur     *guess        // the current pause's transcription; nil after Resume
 	prev    chan struct{} // closed when the last transcription started has returned
-	started int           // transcriptions started
+	started int           // transcriptions started, Murmur's included
 	dropped int           // ... and dropped because the speech went on
 }
 
 // guess is one speculative transcription.
 type guess struct {
-	cancel context.CancelFunc
-	done   chan struct{} // closed when tr and err are set
+	cancel context.CancelFunc // ends it, and its Murmur's
+	done   chan struct{}      // closed when tr and err are set
 	tr     voice.Transcript
 	err    error
 }
@@ -64,18 +68,10 @@ func (s *Speculator) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
 	ctx, cancel := context.WithCancel(ctx)
 	g := &guess{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.drop()
-	s.cur, s.started = g, s.started+1
-	prev, ended := s.prev, make(chan struct{})
-	s.prev = ended
-	s.mu.Unlock()
-	go func() {
-		defer close(ended)
-		defer close(verdict)
-		select { // one transcription in flight
-		case <-prev:
-		case <-ctx.Done():
-		}
+	s.cur = g
+	s.inLine(ctx, verdict, func() {
 		if ctx.Err() != nil {
 			g.err = ctx.Err()
 		} else {
@@ -85,8 +81,61 @@ func (s *Speculator) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
 		if g.err == nil && s.complete != nil && ctx.Err() == nil {
 			verdict <- s.complete.Complete(ctx, g.tr.Text, g.tr.Language)
 		}
-	}()
+	})
 	return verdict
+}
+
+// inLine runs work in the background once the transcription started
+// before it has returned (at once when ctx is done: one transcription in
+// flight), then closes verdict. Call with mu held.
+func (s *Speculator) inLine(ctx context.Context, verdict chan bool, work func()) {
+	prev, ended := s.prev, make(chan struct{})
+	s.prev, s.started = ended, s.started+1
+	go func() {
+		defer close(ended)
+		defer close(verdict)
+		select {
+		case <-prev:
+		case <-ctx.Done():
+		}
+		work()
+	}()
+}
+
+// Murmur transcribes u, the utterance with the soft sounds after the
+// current pause, in the background (after the transcription before it has
+// returned), and sends true when its words are the pause's: the sounds
+// hold none. Nothing is sent when there is no current pause, or when
+// either transcription fails.
+func (s *Speculator) Murmur(ctx context.Context, u voice.Utterance) <-chan bool {
+	verdict := make(chan bool, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.cur
+	if g == nil {
+		close(verdict)
+		return verdict
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := g.cancel
+	g.cancel = func() { stop(); cancel() }
+	s.inLine(ctx, verdict, func() {
+		// The pause's transcription was the one before: it has returned.
+		if ctx.Err() != nil || g.err != nil {
+			return
+		}
+		tr, err := s.tr.Transcribe(ctx, u)
+		if err == nil && ctx.Err() == nil && slices.Equal(wordsIn(tr.Text), wordsIn(g.tr.Text)) {
+			verdict <- true
+		}
+	})
+	return verdict
+}
+
+// wordsIn are text's words, lower case, without punctuation: a transcript
+// with more audio may end its sentence differently.
+func wordsIn(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // Resume drops the current pause's transcription: the speech went on.

@@ -84,6 +84,70 @@ func TestSpeculatorTakesTheLastPause(t *testing.T) {
 	})
 }
 
+// Murmur transcribes the utterance with the sounds after the pause, once
+// the pause's transcription has returned, and says whether they hold
+// words: only the same words, punctuation and case aside, say none. The
+// pause's transcript is still the one to take.
+func TestSpeculatorMurmur(t *testing.T) {
+	for _, tc := range []struct {
+		later  string
+		hushed bool
+	}{{"Turn on the kitchen light", true}, {"turn on the kitchen light.", true}, {"turn on the kitchen light please", false}} {
+		synctest.Test(t, func(t *testing.T) {
+			tr := &slowTranscriber{took: 200 * time.Millisecond}
+			s := NewSpeculator(tr, wholeIf{})
+			v := s.Pause(t.Context(), speech("turn on the kitchen light,"))
+			time.Sleep(100 * time.Millisecond)
+			m := s.Murmur(t.Context(), speech(tc.later))
+			if whole := <-v; whole {
+				t.Error("words not whole judged whole")
+			}
+			start := time.Now()
+			hushed, ok := <-m
+			if hushed != tc.hushed || ok != tc.hushed {
+				t.Errorf("%q after %q: the murmur said %v (sent %v), want %v", tc.later, "turn on the kitchen light,", hushed, ok, tc.hushed)
+			}
+			// It waited for the pause's transcription (100 ms more), then
+			// took its own 200 ms.
+			if took := time.Since(start); took != 200*time.Millisecond {
+				t.Errorf("the murmur answered %v after the pause's verdict, want 200 ms", took)
+			}
+			if got, ok, err := s.Take(t.Context()); !ok || err != nil || got.Text != "turn on the kitchen light," {
+				t.Errorf("Take: %q, %v, %v; want the pause's words", got.Text, ok, err)
+			}
+			started, dropped := s.Close()
+			if started != 2 || dropped != 0 || tr.calls != 2 || tr.overlap {
+				t.Errorf("started %d, dropped %d; transcriber called %d, overlapping %v; want 2, 0, 2, false", started, dropped, tr.calls, tr.overlap)
+			}
+		})
+	}
+}
+
+// Speech after the pause drops its murmur with it; with no pause there is
+// nothing to murmur about.
+func TestSpeculatorMurmurDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &slowTranscriber{took: 200 * time.Millisecond}
+		s := NewSpeculator(tr, nil)
+		if _, ok := <-s.Murmur(t.Context(), speech("play some music")); ok {
+			t.Error("a murmur with no pause answered")
+		}
+		s.Pause(t.Context(), speech("play some music"))
+		m := s.Murmur(t.Context(), speech("play some music"))
+		time.Sleep(300 * time.Millisecond) // the murmur's transcription is running
+		s.Resume()
+		if _, ok := <-m; ok {
+			t.Error("a murmur answered after the speech went on")
+		}
+		s.Close()
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if tr.calls != 2 || tr.cancelled != 1 || tr.running != 0 {
+			t.Errorf("transcriber called %d, cancelled %d, running %d after Close; want 2, 1, 0", tr.calls, tr.cancelled, tr.running)
+		}
+	})
+}
+
 // A pause after which the speech went on leaves nothing to take: the
 // caller transcribes the whole utterance, after Close, which waits for
 // the dropped transcription to return.

@@ -34,6 +34,7 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 		steps      []run
 		complete   int           // the frame after which Complete is called; 0 for never
 		incomplete int           // the frame after which Incomplete is called; 0 for never
+		hushed     int           // the frame after which Hushed is called; 0 for never
 		silence    time.Duration // the Endpointer's fixed Silence; 0 for the range
 		want       map[int]endpoint.Decision
 	}{
@@ -70,6 +71,47 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			name:  "soft frames end only after the soft silence",
 			steps: []run{{10, 1}, {100, soft}},
 			want:  map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 84: endpoint.Ended},
+		},
+		{
+			// Words not whole: 500 ms into the silence, 200 ms of it soft,
+			// the endpointer asks whether the soft frames hold words ...
+			name:       "soft frames after words not whole",
+			steps:      []run{{10, 1}, {100, soft}},
+			incomplete: 30,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 34: endpoint.Murmuring, 84: endpoint.Ended},
+		},
+		{
+			// ... and when they hold none, they are silence: the longest
+			// wait (950 ms) ends the utterance.
+			name:       "soft frames that hold no words",
+			steps:      []run{{10, 1}, {100, soft}},
+			incomplete: 30,
+			hushed:     40,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 34: endpoint.Murmuring, 57: endpoint.Ended},
+		},
+		{
+			// The answer comes late, the longest wait past: it ends at once.
+			name:       "soft frames that hold no words, the answer late",
+			steps:      []run{{10, 1}, {100, soft}},
+			incomplete: 30,
+			hushed:     70,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 34: endpoint.Murmuring, 70: endpoint.Ended},
+		},
+		{
+			// The user's speech after them begins a new pause, whose soft
+			// frames are not known to hold no words.
+			name:       "speech after soft frames that held none",
+			steps:      []run{{10, 1}, {30, soft}, {10, 1}, {100, soft}},
+			incomplete: 30,
+			hushed:     36,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 34: endpoint.Murmuring, 42: endpoint.Resumed, 62: endpoint.Paused, 124: endpoint.Ended},
+		},
+		{
+			// No soft frames: no question; silence ends it as ever.
+			name:       "silence after words not whole",
+			steps:      []run{{10, 1}, {60, 0}},
+			incomplete: 30,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 57: endpoint.Ended},
 		},
 		{
 			// A fixed silence longer than the soft one: soft frames never
@@ -159,6 +201,11 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 					if tc.incomplete > 0 && at == tc.incomplete {
 						e.Incomplete()
 					}
+					if tc.hushed > 0 && at == tc.hushed {
+						if d := e.Hushed(); d != endpoint.Continue {
+							got[at] = d
+						}
+					}
 					if _, ended := got[at]; ended && got[at] == endpoint.Ended {
 						break
 					}
@@ -193,14 +240,14 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 	}
 }
 
-// pauses is a voice.Pauses that answers each pause with verdict after
-// delay, and records what it was told.
+// pauses is a voice.Pauses that answers each pause with verdict, and each
+// murmur with hushed, after delay, and records what it was told.
 type pauses struct {
-	verdict bool
-	delay   time.Duration
-	mu      sync.Mutex
-	told    []string
-	last    voice.Utterance
+	verdict, hushed bool
+	delay           time.Duration
+	mu              sync.Mutex
+	told            []string
+	last            voice.Utterance
 }
 
 func (p *pauses) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
@@ -212,6 +259,19 @@ func (p *pauses) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
 	go func() {
 		time.Sleep(p.delay)
 		ch <- p.verdict
+	}()
+	return ch
+}
+
+func (p *pauses) Murmur(ctx context.Context, u voice.Utterance) <-chan bool {
+	p.mu.Lock()
+	p.told = append(p.told, "murmur")
+	p.last = u
+	p.mu.Unlock()
+	ch := make(chan bool, 1)
+	go func() {
+		time.Sleep(p.delay)
+		ch <- p.hushed
 	}()
 	return ch
 }
@@ -364,6 +424,40 @@ func TestRoomVoicesBeforeALull(t *testing.T) {
 	said := endpointtest.Tone(1500*time.Millisecond, user)
 	before := endpointtest.Cat(roomVoices(3*time.Second, user/4), endpointtest.Silence(1200*time.Millisecond))
 	roomVoicesEnd(t, before, said, roomVoices(6*time.Second, user/4), 1400*time.Millisecond, 1800*time.Millisecond)
+}
+
+// TestRoomVoicesHoldingNoWords: after words not whole, the room's voices
+// go on where the user stopped. Handed over with them (Murmur), the words
+// are the pause's: the voices are silence, and the longest wait (950 ms)
+// ends the utterance instead of SoftSilence (1.5 s).
+func TestRoomVoicesHoldingNoWords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const user = 0.05 // about -29 dBFS
+		audio := endpointtest.Cat(roomVoices(1500*time.Millisecond, user/4), endpointtest.Tone(1500*time.Millisecond, user), roomVoices(6*time.Second, user/4))
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+		time.Sleep(1300 * time.Millisecond)
+		start := time.Now()
+		p := &pauses{hushed: true, delay: 100 * time.Millisecond}
+		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The user stops 1.7 s after the press.
+		if after := time.Since(start) - 1700*time.Millisecond; after < 900*time.Millisecond || after > 1150*time.Millisecond {
+			t.Errorf("ended %v after the user stopped, want 900 ms-1.15 s", after)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !slices.Equal(p.told, []string{"pause", "murmur"}) {
+			t.Errorf("told %v, want pause, murmur", p.told)
+		}
+		if end := p.last.Offset + p.last.Audio.Duration(); end < 2150*time.Millisecond {
+			t.Errorf("the murmur was handed audio up to %v after the press, want the room's voices to 2.15 s in it", end)
+		}
+		if end := u.Offset + u.Audio.Duration(); end > 2300*time.Millisecond {
+			t.Errorf("the utterance ends %v after the press, want the user's words and their margin (500 ms) only", end)
+		}
+	})
 }
 
 // TestRoomVoicesLouderAfterThePress: other voices that grow louder after

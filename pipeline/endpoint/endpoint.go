@@ -309,17 +309,18 @@ type Decision int
 
 // The decisions.
 const (
-	Continue Decision = iota // nothing new
-	Began                    // speech began
-	Ended                    // speech was followed by enough silence
-	NoSpeech                 // no speech began in time
-	TooLong                  // the utterance reached the length cap
-	Paused                   // the speech paused for PauseAfter: a moment to work ahead
-	Resumed                  // the speech went on after a Paused
+	Continue  Decision = iota // nothing new
+	Began                     // speech began
+	Ended                     // speech was followed by enough silence
+	NoSpeech                  // no speech began in time
+	TooLong                   // the utterance reached the length cap
+	Paused                    // the speech paused for PauseAfter: a moment to work ahead
+	Resumed                   // the speech went on after a Paused
+	Murmuring                 // soft sounds go on in the pause: a moment to ask whether they hold words
 )
 
 func (d Decision) String() string {
-	return [...]string{"continue", "began", "ended", "no speech", "too long", "paused", "resumed"}[d]
+	return [...]string{"continue", "began", "ended", "no speech", "too long", "paused", "resumed", "murmuring"}[d]
 }
 
 // Endpointer turns per-frame speech scores into decisions. Times are
@@ -347,7 +348,11 @@ func (d Decision) String() string {
 // no louder than the other voices in the room: silence for Paused and for
 // Settle, so a whole request said over a television still ends soon, but a
 // silence made of such frames ends the utterance on its own only after
-// SoftSilence, since the user's own quiet words sound the same.
+// SoftSilence, since the user's own quiet words sound the same. Words
+// tell them apart: when such frames have gone on for murmurSoft in a
+// pause whose words are not whole, murmurAfter into the silence, the
+// endpointer says Murmuring, once per pause; told that they hold no words
+// (Hushed), it counts them as silence from then on.
 //
 // A frame pushed with PushQuiet is one a detector took for speech that is
 // louder than those voices but well under the user's own: the room's
@@ -400,6 +405,7 @@ type Endpointer struct {
 	weakSum                        float64       // its scores times their durations
 	began, rising                  bool
 	paused, complete               bool          // this silence said Paused; its words are a whole request
+	murmured, hushed               bool          // this pause said Murmuring; its soft frames hold no words
 	stale                          bool          // quiet speech came after Paused: the pause's words may lack it
 	judging                        bool          // Paused, and no verdict on its words yet
 	onset                          time.Duration // where the current rise above onsetLevel began
@@ -423,17 +429,29 @@ const (
 	// keepLevel or more must last to begin speech as well: a short word a
 	// detector is unsure of in noise.
 	weakSpeech = 200 * time.Millisecond
+	// murmurAfter is the silence, and murmurSoft the soft frames in it,
+	// after which a pause whose words are not whole says Murmuring: time
+	// enough for the user's quiet words after a pause to have begun.
+	murmurAfter = 500 * time.Millisecond
+	murmurSoft  = 200 * time.Millisecond
 )
 
 // over reports a silence long enough to end the utterance: Settle once
-// its words are a whole request, else the long wait, soft frames left out,
-// or SoftSilence with them (never less than the long wait).
+// its words are a whole request, else the long wait, soft frames left out
+// unless they hold no words, or SoftSilence with them (never less than
+// the long wait).
 func (e *Endpointer) over() bool {
 	if e.complete {
 		return e.loudResume == 0 && e.hush >= min(e.settle(), e.long())
 	}
 	if e.resume > 0 {
 		return false
+	}
+	if e.hushed {
+		// Soft frames after those Murmuring handed over may be the user's
+		// next words coming in softly: the longest wait outlasts a pause.
+		_, hi := e.waits()
+		return e.silenceRun >= hi
 	}
 	return e.silenceRun-e.softRun >= e.long() || e.softRun > 0 && e.silenceRun >= max(e.softSilence(), e.long())
 }
@@ -461,22 +479,7 @@ func (e *Endpointer) pauseAfter() time.Duration {
 
 // long is the wait that ends the utterance on silence alone.
 func (e *Endpointer) long() time.Duration {
-	if e.Silence > 0 {
-		return e.Silence
-	}
-	lo, hi := e.MinSilence, e.MaxSilence
-	if lo == 0 {
-		lo = 500 * time.Millisecond
-	}
-	if hi == 0 {
-		// Above the longest pause mid-phrase the corpus holds (700 ms,
-		// heard as up to 900 ms at 10 dB SNR, where a word's edges sink
-		// into the noise), and under the 1 s a user feels as a wait.
-		hi = 950 * time.Millisecond
-	}
-	if hi < lo {
-		hi = lo
-	}
+	lo, hi := e.waits()
 	// A word or two, or a last burst of a syllable: the user may be
 	// pausing mid-phrase.
 	if e.spoken < 400*time.Millisecond || e.lastRun < 200*time.Millisecond {
@@ -486,6 +489,25 @@ func (e *Endpointer) long() time.Duration {
 	// wait shrinks to lo over four seconds of it.
 	f := min(float64(e.spoken-400*time.Millisecond)/float64(3600*time.Millisecond), 1)
 	return hi - time.Duration(f*float64(hi-lo))
+}
+
+// waits are the shortest and the longest silence that end the utterance
+// on silence alone.
+func (e *Endpointer) waits() (lo, hi time.Duration) {
+	if e.Silence > 0 {
+		return e.Silence, e.Silence
+	}
+	lo, hi = e.MinSilence, e.MaxSilence
+	if lo == 0 {
+		lo = 500 * time.Millisecond
+	}
+	if hi == 0 {
+		// Above the longest pause mid-phrase the corpus holds (700 ms,
+		// heard as up to 900 ms at 10 dB SNR, where a word's edges sink
+		// into the noise), and under the 1 s a user feels as a wait.
+		hi = 950 * time.Millisecond
+	}
+	return lo, max(hi, lo)
 }
 
 func (e *Endpointer) maxLength() time.Duration {
@@ -551,7 +573,8 @@ func (e *Endpointer) push(p float32, d time.Duration, kind frameKind) Decision {
 		if e.loudResume >= resumeSpeech || e.hush-e.loudResume < quickGap {
 			e.hush, e.loudResume = 0, 0
 			if e.paused {
-				resumed, e.paused, e.complete, e.stale, e.judging = true, false, false, false, false
+				resumed = true
+				e.unpause()
 			}
 		}
 	case speech || p < keepLevel:
@@ -608,11 +631,14 @@ func (e *Endpointer) push(p float32, d time.Duration, kind frameKind) Decision {
 		// and has paused in turn: the words worked out at the pause may
 		// lack it, so they are dropped (Resumed), and worked out again
 		// (Paused, next frame).
-		e.paused, e.stale = false, false
+		e.unpause()
 		return Resumed
 	case e.began && !e.paused && e.hush >= e.pauseAfter():
 		e.paused, e.judging = true, true
 		return Paused
+	case e.paused && !e.complete && !e.judging && !e.murmured && e.resume == 0 && e.softRun >= murmurSoft && e.silenceRun >= murmurAfter:
+		e.murmured = true
+		return Murmuring
 	case !e.began && e.StartTimeout > 0 && e.elapsed-e.PressAt >= e.StartTimeout:
 		return NoSpeech
 	case e.elapsed >= e.maxLength():
@@ -630,6 +656,26 @@ func (e *Endpointer) Complete() Decision {
 		return Continue
 	}
 	e.complete, e.judging = true, false
+	if e.over() {
+		return Ended
+	}
+	return Continue
+}
+
+// unpause ends the current pause: the speech went on after it.
+func (e *Endpointer) unpause() {
+	e.paused, e.complete, e.stale, e.judging, e.murmured, e.hushed = false, false, false, false, false, false
+}
+
+// Hushed tells the endpointer that the soft frames since the current
+// pause (Murmuring) hold no words: they are the room's, and count as
+// silence. It returns Ended when that much silence has passed already.
+// It does nothing when the pause has not said Murmuring.
+func (e *Endpointer) Hushed() Decision {
+	if !e.paused || !e.murmured {
+		return Continue
+	}
+	e.hushed = true
 	if e.over() {
 		return Ended
 	}

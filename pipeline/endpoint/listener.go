@@ -384,6 +384,11 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 			} else if ep.Complete() == Ended && ls.EndOnSilence {
 				return u.result(false)
 			}
+		case hushed := <-u.murmur:
+			u.murmur = nil
+			if hushed && ep.Hushed() == Ended && ls.EndOnSilence {
+				return u.result(false)
+			}
 		case c := <-rec.audio:
 			switch d := u.add(ctx, c.samples, c.at); {
 			case d == Ended && ls.EndOnSilence:
@@ -418,6 +423,7 @@ type utterance struct {
 	// one (nil when there is none).
 	pauses  voice.Pauses
 	verdict <-chan bool
+	murmur  <-chan bool // the answer to Murmuring: the soft sounds hold no words
 	// band filters frames to the voice band; levels are the sorted band
 	// loudnesses of the frames scored as speech so far.
 	band   [2]biquad
@@ -484,7 +490,11 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 		case Resumed:
 			if u.pauses != nil {
 				u.pauses.Resume()
-				u.verdict = nil
+				u.verdict, u.murmur = nil, nil
+			}
+		case Murmuring:
+			if u.pauses != nil {
+				u.murmur = u.pauses.Murmur(ctx, u.clip(len(u.audio)))
 			}
 		default:
 			return d
@@ -669,7 +679,7 @@ func (r *roomVoices) add(db float64, p float32, before, aside bool) frameKind {
 func (u *utterance) drop() {
 	if u.pauses != nil && u.ep.Stale() {
 		u.pauses.Resume()
-		u.verdict = nil
+		u.verdict, u.murmur = nil, nil
 	}
 }
 
@@ -678,16 +688,24 @@ func (u *utterance) result(cut bool) (voice.Utterance, error) {
 	if !u.ep.HasBegun() {
 		return voice.Utterance{}, voice.ErrNoSpeech
 	}
+	_, to := u.ep.Speech()
+	r := u.clip(min(pcm.FramesIn(to+u.margin, pcm.SpeechRate), len(u.audio)))
+	r.Cut = cut
+	return r, nil
+}
+
+// clip is the utterance from its lead before the speech up to sample b:
+// the speech and its margin (result), or all the audio so far (Murmuring).
+// Call it once the speech has begun.
+func (u *utterance) clip(b int) voice.Utterance {
 	from, to := u.ep.Speech()
 	a := min(u.press, pcm.FramesIn(max(from-lead, 0), pcm.SpeechRate))
-	b := min(pcm.FramesIn(to+u.margin, pcm.SpeechRate), len(u.audio))
 	rate := time.Duration(pcm.SpeechRate)
 	return voice.Utterance{
 		Audio:  pcm.Buffer{Rate: pcm.SpeechRate, Channels: 1, Samples: append([]float32(nil), u.audio[a:b]...)},
-		Cut:    cut,
 		Offset: time.Duration(a-u.press) * time.Second / rate,
 		Speech: [2]time.Duration{from - time.Duration(a)*time.Second/rate, to - time.Duration(a)*time.Second/rate},
-	}, nil
+	}
 }
 
 // history is the last stretch of audio captured, in a buffer written

@@ -52,6 +52,13 @@ type Pauses interface {
 	// Resume says the speech went on after the last pause: that pause's
 	// utterance is not the end, and its work can be dropped.
 	Resume()
+	// Murmur hands over the utterance so far, the pause's silence included,
+	// when sounds no louder than the room's other voices have gone on in
+	// it for a while, and the pause's words are not known to be whole:
+	// they are the room's, or the user's quiet words. The channel receives
+	// true, once, when those sounds hold no words (the words are the
+	// pause's); false, or nothing, otherwise.
+	Murmur(ctx context.Context, u Utterance) <-chan bool
 }
 
 // Utterance is what the microphone captured.
