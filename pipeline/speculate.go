@@ -86,13 +86,16 @@ func (s *Speculator) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
 }
 
 // inLine runs work in the background once the transcription started
-// before it has returned (at once when ctx is done: one transcription in
-// flight), then closes verdict. Call with mu held.
+// before it has returned (at once when ctx is done), then closes verdict.
+// It counts as returned only once the one before it has too, whatever
+// ctx: one transcription in flight, and Close waits for them all. Call
+// with mu held.
 func (s *Speculator) inLine(ctx context.Context, verdict chan bool, work func()) {
 	prev, ended := s.prev, make(chan struct{})
 	s.prev, s.started = ended, s.started+1
 	go func() {
 		defer close(ended)
+		defer func() { <-prev }()
 		defer close(verdict)
 		select {
 		case <-prev:
@@ -175,8 +178,8 @@ func (s *Speculator) Take(ctx context.Context) (tr voice.Transcript, ok bool, er
 
 // Close drops what is still running, waits for it to return (so that the
 // caller's own transcription never overlaps one), and reports how many
-// transcriptions were started and how many of them the speech made
-// useless.
+// transcriptions were started (Murmur's among them) and how many pauses
+// the speech made useless.
 func (s *Speculator) Close() (started, dropped int) {
 	s.mu.Lock()
 	if s.cur != nil {
@@ -195,7 +198,7 @@ type turnSpec struct {
 	s                *Speculator
 	closed           bool
 	used             bool // the transcript was the one worked out ahead
-	started, dropped int
+	started, dropped int  // transcriptions started (Murmur's among them), pauses dropped
 }
 
 // speculator starts a turn's Speculator and hands it to l, when Speculate

@@ -270,3 +270,55 @@ func (resumingMic) Record(ctx context.Context, l voice.Listen) (voice.Utterance,
 	time.Sleep(time.Second)
 	return speech("turn on the kitchen light"), nil
 }
+
+// lagging takes 100 ms to return once cancelled (an encoder pass that
+// finishes before it looks at its context, a recognizer across the
+// network), a second otherwise.
+type lagging struct {
+	mu      sync.Mutex
+	running int
+}
+
+func (l *lagging) Transcribe(ctx context.Context, u voice.Utterance) (voice.Transcript, error) {
+	l.mu.Lock()
+	l.running++
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.running--
+		l.mu.Unlock()
+	}()
+	select {
+	case <-ctx.Done():
+		time.Sleep(100 * time.Millisecond)
+		return voice.Transcript{}, ctx.Err()
+	case <-time.After(time.Second):
+	}
+	return voice.Transcript{Text: textOf(u)}, nil
+}
+
+// Close waits for every transcription to return, those dropped behind a
+// slow one included: a murmur queued behind its pause, or a second pause.
+func TestSpeculatorCloseWaitsForAll(t *testing.T) {
+	for _, second := range []string{"murmur", "pause"} {
+		synctest.Test(t, func(t *testing.T) {
+			tr := &lagging{}
+			s := NewSpeculator(tr, nil)
+			s.Pause(t.Context(), speech("play some"))
+			time.Sleep(50 * time.Millisecond)
+			if second == "murmur" {
+				s.Murmur(t.Context(), speech("play some"))
+			} else {
+				s.Pause(t.Context(), speech("play some"))
+			}
+			time.Sleep(50 * time.Millisecond)
+			s.Resume()
+			s.Close()
+			tr.mu.Lock()
+			defer tr.mu.Unlock()
+			if tr.running != 0 {
+				t.Errorf("a %s behind a pause, both dropped: Close returned with %d transcriptions running", second, tr.running)
+			}
+		})
+	}
+}

@@ -107,6 +107,23 @@ func TestEndpointerPausesAndResumes(t *testing.T) {
 			want:       map[int]endpoint.Decision{4: endpoint.Began, 22: endpoint.Paused, 34: endpoint.Murmuring, 42: endpoint.Resumed, 62: endpoint.Paused, 124: endpoint.Ended},
 		},
 		{
+			// After four seconds of speech the long wait is 500 ms of true
+			// silence: a burst of the room's voices in the pause, known to
+			// hold no words, does not make the end come later ...
+			name:       "a burst of soft frames after long speech, then silence",
+			steps:      []run{{210, 1}, {15, 0}, {12, soft}, {40, 0}},
+			incomplete: 224,
+			hushed:     236,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 222: endpoint.Paused, 234: endpoint.Murmuring, 246: endpoint.Ended},
+		},
+		{
+			// ... than with no answer.
+			name:       "a burst of soft frames after long speech, no answer",
+			steps:      []run{{210, 1}, {15, 0}, {12, soft}, {40, 0}},
+			incomplete: 224,
+			want:       map[int]endpoint.Decision{4: endpoint.Began, 222: endpoint.Paused, 234: endpoint.Murmuring, 246: endpoint.Ended},
+		},
+		{
 			// No soft frames: no question; silence ends it as ever.
 			name:       "silence after words not whole",
 			steps:      []run{{10, 1}, {60, 0}},
@@ -821,4 +838,40 @@ func TestLastRequestIsNotTheRoom(t *testing.T) {
 			t.Errorf("ended %v after the user stopped, want 150-700 ms (told %v)", after, p.told)
 		}
 	})
+}
+
+// TestEndpointerMurmursEachPause: a pause after the speech went on asks
+// anew whether the room's voices in it hold words, once its own words are
+// known not to be whole.
+func TestEndpointerMurmursEachPause(t *testing.T) {
+	e := &endpoint.Endpointer{}
+	var murmurs []int
+	at := 0
+	push := func(n int, soft bool) {
+		for range n {
+			switch at {
+			case 30, 64: // the verdicts on the two pauses' words
+				e.Incomplete()
+			case 36:
+				e.Hushed()
+			}
+			var d endpoint.Decision
+			if soft {
+				d = e.PushSoft(20 * time.Millisecond)
+			} else {
+				d = e.Push(1, 20*time.Millisecond)
+			}
+			if d == endpoint.Murmuring {
+				murmurs = append(murmurs, at)
+			}
+			at++
+		}
+	}
+	push(10, false)
+	push(30, true)
+	push(10, false)
+	push(100, true)
+	if !slices.Equal(murmurs, []int{34, 74}) {
+		t.Errorf("Murmuring at frames %v, want 34, 74", murmurs)
+	}
 }

@@ -437,9 +437,9 @@ const (
 )
 
 // over reports a silence long enough to end the utterance: Settle once
-// its words are a whole request, else the long wait, soft frames left out
-// unless they hold no words, or SoftSilence with them (never less than
-// the long wait).
+// its words are a whole request, else the long wait, soft frames left out,
+// or SoftSilence with them (never less than the long wait), or the
+// longest wait with them once they are known to hold no words.
 func (e *Endpointer) over() bool {
 	if e.complete {
 		return e.loudResume == 0 && e.hush >= min(e.settle(), e.long())
@@ -447,11 +447,10 @@ func (e *Endpointer) over() bool {
 	if e.resume > 0 {
 		return false
 	}
-	if e.hushed {
-		// Soft frames after those Murmuring handed over may be the user's
-		// next words coming in softly: the longest wait outlasts a pause.
-		_, hi := e.waits()
-		return e.silenceRun >= hi
+	// Soft frames after those Murmuring handed over may be the user's
+	// next words coming in softly: the longest wait outlasts a pause.
+	if _, hi := e.waits(); e.hushed && e.silenceRun >= hi {
+		return true
 	}
 	return e.silenceRun-e.softRun >= e.long() || e.softRun > 0 && e.silenceRun >= max(e.softSilence(), e.long())
 }

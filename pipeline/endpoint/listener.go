@@ -354,7 +354,7 @@ func (l *Listener) Record(ctx context.Context, ls voice.Listen) (voice.Utterance
 		Settle: l.o.Settle, PauseAfter: l.o.PauseAfter, SoftSilence: l.o.SoftSilence, StartTimeout: ls.StartTimeout, MaxLength: l.o.MaxLength, PressAt: press}
 	pastAt := pastEnd - int64(len(past)) // past[0] in the capture's count of samples
 	u := utterance{det: det, ep: ep, frame: det.FrameSize(), margin: l.o.Margin, press: len(pre), echo: ls.Echo, pauses: ls.Pauses,
-		said: said, audioAt: pastAt + int64(len(older))}
+		ends: ls.EndOnSilence, said: said, audioAt: pastAt + int64(len(older))}
 	defer func() {
 		// The user's words are not the next recording's room.
 		if !ep.HasBegun() {
@@ -424,6 +424,7 @@ type utterance struct {
 	pauses  voice.Pauses
 	verdict <-chan bool
 	murmur  <-chan bool // the answer to Murmuring: the soft sounds hold no words
+	ends    bool        // silence ends the utterance (Listen.EndOnSilence): Murmuring is worth asking
 	// band filters frames to the voice band; levels are the sorted band
 	// loudnesses of the frames scored as speech so far.
 	band   [2]biquad
@@ -493,7 +494,7 @@ func (u *utterance) add(ctx context.Context, chunk []float32, at time.Time) Deci
 				u.verdict, u.murmur = nil, nil
 			}
 		case Murmuring:
-			if u.pauses != nil {
+			if u.pauses != nil && u.ends {
 				u.murmur = u.pauses.Murmur(ctx, u.clip(len(u.audio)))
 			}
 		default:

@@ -40,7 +40,7 @@ type Listen struct {
 }
 
 // Pauses is told where an utterance pauses. A microphone calls it from
-// the goroutine that records, so both methods must return at once; the
+// the goroutine that records, so its methods must return at once; the
 // work they start runs elsewhere.
 type Pauses interface {
 	// Pause hands over the utterance so far (trimmed as the microphone
