@@ -477,6 +477,29 @@ func TestRoomVoicesHoldingNoWords(t *testing.T) {
 	})
 }
 
+// TestNoMurmurWhileHeld: while the button is held only the press ends
+// the utterance: the room's voices are never transcribed for an end that
+// silence cannot bring.
+func TestNoMurmurWhileHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const user = 0.05 // about -29 dBFS
+		audio := endpointtest.Cat(roomVoices(1500*time.Millisecond, user/4), endpointtest.Tone(1500*time.Millisecond, user), roomVoices(6*time.Second, user/4))
+		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+		time.Sleep(1300 * time.Millisecond)
+		p := &pauses{hushed: true, delay: 100 * time.Millisecond}
+		end := make(chan struct{})
+		time.AfterFunc(4*time.Second, func() { close(end) })
+		if _, err := l.Record(t.Context(), voice.Listen{End: end, Pauses: p}); err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !slices.Equal(p.told, []string{"pause"}) {
+			t.Errorf("told %v, want pause alone", p.told)
+		}
+	})
+}
+
 // TestRoomVoicesLouderAfterThePress: other voices that grow louder after
 // the press than they were before it (a television turned up, someone
 // coming closer) but stay 20 dB or more under the user's loudest are the
