@@ -155,7 +155,17 @@ func pathOnce(b *testing.B, eng *Engine, silero, det string, ahead bool, words [
 	}
 	feed := p.Subscribe(64)
 	events := make(chan pipeline.Event)
-	go p.Run(ctx, events)
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		p.Run(ctx, events)
+	}()
+	// The turn (its follow-up listening, scored by Silero) is over before
+	// the detector is freed.
+	defer func() {
+		cancel()
+		<-ran
+	}()
 	states := map[voice.State]time.Time{}
 	var mu sync.Mutex
 	go func() {

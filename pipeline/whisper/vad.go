@@ -59,9 +59,9 @@ func NewVAD(path string, threads int) (*VAD, error) {
 func (d *VAD) FrameSize() int { return sileroWindow }
 
 // Speech is the model's probability that frame (FrameSize samples) is
-// speech; 0 when the model fails.
+// speech; 0 when the model fails, or has been closed.
 func (d *VAD) Speech(frame []float32) float32 {
-	if len(frame) < sileroWindow {
+	if d.v == nil || len(frame) < sileroWindow {
 		return 0
 	}
 	p := C.hark_vad_frame(d.v, (*C.float)(unsafe.Pointer(&frame[0])), C.int(sileroWindow))
@@ -69,7 +69,11 @@ func (d *VAD) Speech(frame []float32) float32 {
 }
 
 // Reset starts a new stream.
-func (d *VAD) Reset() { C.whisper_vad_reset_state(d.v) }
+func (d *VAD) Reset() {
+	if d.v != nil {
+		C.whisper_vad_reset_state(d.v)
+	}
+}
 
 // Close frees the model.
 func (d *VAD) Close() error {

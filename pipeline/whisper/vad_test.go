@@ -67,3 +67,20 @@ func TestGatedSileroOnSpeech(t *testing.T) {
 	defer v.Close()
 	endpointtest.OnSpeech(t, speechClip, func() endpoint.Detector { return endpoint.Gate(v) }, 400*time.Millisecond)
 }
+
+// A detector closed while a recording is still scored hears nothing; it
+// does not crash the process.
+func TestSileroClosedHearsNothing(t *testing.T) {
+	v, err := NewVAD(shared(t, "models/ggml-silero-v6.2.0.bin"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := speech(t, "testdata/speech/librispeech-mini/1089-134691-0000.wav").Samples
+	v.Close()
+	v.Reset()
+	for i := 0; i+v.FrameSize() <= len(words); i += v.FrameSize() {
+		if p := v.Speech(words[i : i+v.FrameSize()]); p != 0 {
+			t.Fatalf("a closed detector scored %v", p)
+		}
+	}
+}
