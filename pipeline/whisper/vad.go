@@ -59,7 +59,8 @@ func NewVAD(path string, threads int) (*VAD, error) {
 func (d *VAD) FrameSize() int { return sileroWindow }
 
 // Speech is the model's probability that frame (FrameSize samples) is
-// speech; 0 when the model fails, or has been closed.
+// speech; 0 when the model fails, or has been closed (by this goroutine:
+// see VAD).
 func (d *VAD) Speech(frame []float32) float32 {
 	if d.v == nil || len(frame) < sileroWindow {
 		return 0

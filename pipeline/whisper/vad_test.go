@@ -68,8 +68,10 @@ func TestGatedSileroOnSpeech(t *testing.T) {
 	endpointtest.OnSpeech(t, speechClip, func() endpoint.Detector { return endpoint.Gate(v) }, 400*time.Millisecond)
 }
 
-// A detector closed while a recording is still scored hears nothing; it
-// does not crash the process.
+// A detector used after Close, on the goroutine that closed it, hears
+// nothing: it never hands whisper.cpp the freed model. (Close while
+// another goroutine scores is still a race: VAD is not safe for concurrent
+// use, and its owner stops the recording first.)
 func TestSileroClosedHearsNothing(t *testing.T) {
 	v, err := NewVAD(shared(t, "models/ggml-silero-v6.2.0.bin"), 1)
 	if err != nil {
