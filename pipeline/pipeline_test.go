@@ -274,6 +274,27 @@ func (h *harness) stop(t *testing.T) {
 	}
 }
 
+// TestQuietReplyIsThinking: a reply that goes quiet for more than a
+// second between sentences (the model loading after "one moment") shows
+// thinking again until the next, not speaking over silence.
+func TestQuietReplyIsThinking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Each sentence comes 3 s after the one before; "One moment."
+		// plays for 1.1 s.
+		rep := &scriptReplier{sentences: []string{"One moment.", "It is sunny."}, delay: 3 * time.Second}
+		h := newHarness(t, rep, "what's the weather")
+		h.events <- Press
+		h.events <- Press
+		time.Sleep(10 * time.Second)
+		got := h.states(t)
+		want := []string{"idle", "listening", "transcribing", "thinking", "speaking", "thinking", "speaking", "idle"}
+		if !slices.Equal(got, want) {
+			t.Errorf("states = %v, want %v", got, want)
+		}
+		h.stop(t)
+	})
+}
+
 func TestFullTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rep := &scriptReplier{sentences: []string{"Hello there.", "It is sunny."}, delay: 50 * time.Millisecond}

@@ -127,6 +127,37 @@ func (v *reader) synthesize(ctx context.Context) {
 	}
 }
 
+// waitingAfter is how long the reply may go quiet between sentences
+// before the lights say it is thinking again: a model that answers after
+// the box said it is still waking up takes seconds, and "speaking" over
+// silence would tell the user wrong.
+const waitingAfter = time.Second
+
+// next is the next sentence to play; more is false when the reply is
+// over. After a sentence, a wait of waitingAfter for the next publishes
+// Thinking.
+func (v *reader) next() (c clip, more bool) {
+	if v.sentences == 0 {
+		c, more = <-v.audio
+		return c, more
+	}
+	select {
+	case c, more = <-v.audio:
+		return c, more
+	default:
+	}
+	wait := time.NewTimer(waitingAfter)
+	defer wait.Stop()
+	select {
+	case c, more = <-v.audio:
+		return c, more
+	case <-wait.C:
+		v.p.publish(voice.Status{State: voice.Thinking, Turn: v.turn})
+	}
+	c, more = <-v.audio
+	return c, more
+}
+
 // first is a clip's audio, or the first piece of its stream: it waits for
 // the piece, or the stream's end (no audio); ok is false once ctx is done.
 func first(ctx context.Context, c clip) (pcm.Buffer, bool) {
@@ -152,7 +183,11 @@ func (v *reader) play(ctx context.Context) {
 		}
 	}()
 	speaker := v.p.opts.Speaker
-	for c := range v.audio {
+	for {
+		c, more := v.next()
+		if !more {
+			return
+		}
 		audio, ok := first(ctx, c)
 		if !ok || ctx.Err() != nil {
 			return

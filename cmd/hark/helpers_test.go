@@ -77,9 +77,12 @@ func (o *output) waitFor(t *testing.T, want string, n int) {
 var ledLine = regexp.MustCompile(`(?m)^\[leds\] \S+ (\w+)`)
 
 // leds is the sequence of LED states the simulation drew.
-func (o *output) leds() []string {
+func (o *output) leds() []string { return ledsIn(o.String()) }
+
+// ledsIn is the LED states text shows, in order.
+func ledsIn(text string) []string {
 	var out []string
-	for _, m := range ledLine.FindAllStringSubmatch(o.String(), -1) {
+	for _, m := range ledLine.FindAllStringSubmatch(text, -1) {
 		out = append(out, m[1])
 	}
 	return out
