@@ -141,11 +141,6 @@ func (v *reader) next() (c clip, more bool) {
 		c, more = <-v.audio
 		return c, more
 	}
-	select {
-	case c, more = <-v.audio:
-		return c, more
-	default:
-	}
 	wait := time.NewTimer(waitingAfter)
 	defer wait.Stop()
 	select {
