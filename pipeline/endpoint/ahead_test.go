@@ -268,27 +268,23 @@ type pauses struct {
 }
 
 func (p *pauses) Pause(ctx context.Context, u voice.Utterance) <-chan bool {
-	p.mu.Lock()
-	p.told = append(p.told, "pause")
-	p.last = u
-	p.mu.Unlock()
-	ch := make(chan bool, 1)
-	go func() {
-		time.Sleep(p.delay)
-		ch <- p.verdict
-	}()
-	return ch
+	return p.answer("pause", u, p.verdict)
 }
 
 func (p *pauses) Murmur(ctx context.Context, u voice.Utterance) <-chan bool {
+	return p.answer("murmur", u, p.hushed)
+}
+
+// answer records being told what with u, and sends v after delay.
+func (p *pauses) answer(what string, u voice.Utterance, v bool) <-chan bool {
 	p.mu.Lock()
-	p.told = append(p.told, "murmur")
+	p.told = append(p.told, what)
 	p.last = u
 	p.mu.Unlock()
 	ch := make(chan bool, 1)
 	go func() {
 		time.Sleep(p.delay)
-		ch <- p.hushed
+		ch <- v
 	}()
 	return ch
 }
@@ -449,10 +445,7 @@ func TestRoomVoicesBeforeALull(t *testing.T) {
 // ends the utterance instead of SoftSilence (1.5 s).
 func TestRoomVoicesHoldingNoWords(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const user = 0.05 // about -29 dBFS
-		audio := endpointtest.Cat(roomVoices(1500*time.Millisecond, user/4), endpointtest.Tone(1500*time.Millisecond, user), roomVoices(6*time.Second, user/4))
-		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
-		time.Sleep(1300 * time.Millisecond)
+		l := wordsInARoom(t)
 		start := time.Now()
 		p := &pauses{hushed: true, delay: 100 * time.Millisecond}
 		u, err := l.Record(t.Context(), voice.Listen{EndOnSilence: true, Pauses: p})
@@ -477,15 +470,23 @@ func TestRoomVoicesHoldingNoWords(t *testing.T) {
 	})
 }
 
+// wordsInARoom has the user say 1.5 s of words (about -29 dBFS) between
+// the room's voices 12 dB under them, and returns at the press, 200 ms
+// before the words: they end 1.7 s after it.
+func wordsInARoom(t *testing.T) *endpoint.Listener {
+	const user = 0.05
+	audio := endpointtest.Cat(roomVoices(1500*time.Millisecond, user/4), endpointtest.Tone(1500*time.Millisecond, user), roomVoices(6*time.Second, user/4))
+	l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
+	time.Sleep(1300 * time.Millisecond)
+	return l
+}
+
 // TestNoMurmurWhileHeld: while the button is held only the press ends
 // the utterance: the room's voices are never transcribed for an end that
 // silence cannot bring.
 func TestNoMurmurWhileHeld(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const user = 0.05 // about -29 dBFS
-		audio := endpointtest.Cat(roomVoices(1500*time.Millisecond, user/4), endpointtest.Tone(1500*time.Millisecond, user), roomVoices(6*time.Second, user/4))
-		l := endpointtest.Listen(t, &endpointtest.Timeline{Audio: audio, Noise: 0.0005}, endpoint.Options{})
-		time.Sleep(1300 * time.Millisecond)
+		l := wordsInARoom(t)
 		p := &pauses{hushed: true, delay: 100 * time.Millisecond}
 		end := make(chan struct{})
 		time.AfterFunc(4*time.Second, func() { close(end) })
