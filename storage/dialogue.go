@@ -156,13 +156,9 @@ func (d *Dialogue) Restamp(ctx context.Context, step time.Duration) (int, error)
 	}
 	from := string(binary.BigEndian.AppendUint64([]byte(dialoguePrefix), o.first))
 	var moved []kv
-	err := d.db.scan(ctx, "restamp exchanges", dialoguePrefix, func(key string, value []byte) error {
+	err := records(ctx, d.db, "restamp exchanges", dialoguePrefix, func(key string, e Exchange) error {
 		if key < from {
 			return nil
-		}
-		var e Exchange
-		if err := json.Unmarshal(value, &e); err != nil {
-			return fmt.Errorf("exchange %x: %w", key, err)
 		}
 		e.At = e.At.Add(step)
 		v, err := json.Marshal(e)
@@ -218,7 +214,8 @@ func (d *Dialogue) recent(ctx context.Context, conversation string, since time.T
 			}
 			var e Exchange
 			if err := json.Unmarshal(v, &e); err != nil {
-				return nil, fmt.Errorf("exchange %x: %w", key, err)
+				d.db.passOver("read dialogue", key, err)
+				continue
 			}
 			if e.At.Before(since) {
 				break // the newest exchanges come first, in the order stored
@@ -238,7 +235,8 @@ func (d *Dialogue) recent(ctx context.Context, conversation string, since time.T
 	for _, c := range d.db.overlay(stored, dialoguePrefix) {
 		var e Exchange
 		if err := json.Unmarshal(c.value, &e); err != nil {
-			return nil, fmt.Errorf("storage: read dialogue: exchange %x: %w", c.key, err)
+			d.db.passOver("read dialogue", c.key, err)
+			continue
 		}
 		if e.At.Before(since) {
 			out = out[:0] // an older exchange: only those stored after it count
@@ -264,11 +262,7 @@ func (d *Dialogue) Conversations(ctx context.Context) ([]Conversation, error) {
 	at := map[string]int{}
 	var latest []int // each conversation's newest exchange, by its place in the store
 	n := 0
-	err := d.db.scan(ctx, "read dialogue", dialoguePrefix, func(_ string, v []byte) error {
-		var e Exchange
-		if err := json.Unmarshal(v, &e); err != nil {
-			return err
-		}
+	err := records(ctx, d.db, "read dialogue", dialoguePrefix, func(_ string, e Exchange) error {
 		i, ok := at[e.Conversation]
 		if !ok {
 			i = len(out)
@@ -300,11 +294,7 @@ func (d *Dialogue) Conversations(ctx context.Context) ([]Conversation, error) {
 // diary summary, and returns how many exchanges there were.
 func (d *Dialogue) DeleteConversation(ctx context.Context, id string) (int, error) {
 	var keys []string
-	err := d.db.scan(ctx, "delete conversation", dialoguePrefix, func(key string, v []byte) error {
-		var e Exchange
-		if err := json.Unmarshal(v, &e); err != nil {
-			return err
-		}
+	err := records(ctx, d.db, "delete conversation", dialoguePrefix, func(key string, e Exchange) error {
 		if e.Conversation == id {
 			keys = append(keys, key)
 		}

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,11 +58,7 @@ func (d *Diary) Has(ctx context.Context, conversation string) (bool, error) {
 func (d *Diary) Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]DiaryEntry, error) {
 	want := ContentWords(strings.Join(keywords, " "))
 	var hits []hit[DiaryEntry]
-	err := d.db.scan(ctx, "read diary", diaryPrefix, func(key string, v []byte) error {
-		var e DiaryEntry
-		if err := json.Unmarshal(v, &e); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
+	err := records(ctx, d.db, "read diary", diaryPrefix, func(_ string, e DiaryEntry) error {
 		if !from.IsZero() && e.Date.Before(from) || !to.IsZero() && e.Date.After(to) {
 			return nil
 		}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,11 +76,7 @@ func (f *Facts) Delete(ctx context.Context, id string) error {
 // All returns every fact, oldest first.
 func (f *Facts) All(ctx context.Context) ([]Fact, error) {
 	var out []Fact
-	err := f.db.scan(ctx, "read facts", factPrefix, func(key string, v []byte) error {
-		var fact Fact
-		if err := json.Unmarshal(v, &fact); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
+	err := records(ctx, f.db, "read facts", factPrefix, func(_ string, fact Fact) error {
 		out = append(out, fact)
 		return nil
 	})

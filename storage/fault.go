@@ -15,6 +15,10 @@ import (
 // the other records are held in memory meanwhile (see Health).
 var ErrUnavailable = errors.New("storage: cannot save right now")
 
+// ErrClosed is the error of a write that comes after Close: a part still
+// saving while the box stops.
+var ErrClosed = errors.New("storage: the store is closed")
+
 // Condition is whether the store can save.
 type Condition int
 

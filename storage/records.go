@@ -103,6 +103,28 @@ func (db *DB) scan(ctx context.Context, op, prefix string, fn func(key string, v
 	return nil
 }
 
+// records calls fn with every record under prefix decoded as T, in key
+// order. A record that does not decode (a bit flipped on the card, or one
+// a newer build wrote before an update was rolled back) is left where it
+// is and skipped, logged once: it hides none of the others.
+func records[T any](ctx context.Context, db *DB, op, prefix string, fn func(key string, v T) error) error {
+	return db.scan(ctx, op, prefix, func(key string, b []byte) error {
+		var v T
+		if err := json.Unmarshal(b, &v); err != nil {
+			db.passOver(op, key, err)
+			return nil
+		}
+		return fn(key, v)
+	})
+}
+
+// passOver logs, once, a record that does not decode.
+func (db *DB) passOver(op, key string, err error) {
+	if _, seen := db.undecodable.LoadOrStore(key, true); !seen {
+		db.log.Warn("storage: a record does not decode; passing over it", "op", op, "key", fmt.Sprintf("%q", key), "err", err)
+	}
+}
+
 // overlay is stored (in key order) with the changes held under prefix
 // applied, in key order.
 func (db *DB) overlay(stored []kv, prefix string) []kv {

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -107,11 +106,7 @@ func (s *Schedule) Get(ctx context.Context, id string) (Item, bool, error) {
 // sorted by due time.
 func (s *Schedule) List(ctx context.Context, kinds ...ItemKind) ([]Item, error) {
 	var out []Item
-	err := s.db.scan(ctx, "list schedule", schedulePrefix, func(key string, v []byte) error {
-		var it Item
-		if err := json.Unmarshal(v, &it); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
+	err := records(ctx, s.db, "list schedule", schedulePrefix, func(_ string, it Item) error {
 		if len(kinds) == 0 || slices.Contains(kinds, it.Kind) {
 			out = append(out, it)
 		}

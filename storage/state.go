@@ -276,15 +276,23 @@ func (db *DB) apply(ctx context.Context, op string, cs []kv, critical bool) erro
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("storage: %s: %w", op, err)
 	}
+	if db.isClosed() {
+		return fmt.Errorf("storage: %s: %w", op, ErrClosed)
+	}
 	db.probe()
 	if db.hold(cs, critical) {
 		return nil
 	}
 	db.mu.Lock()
-	bdb, h := db.bdb, db.health
+	bdb, h, closed := db.bdb, db.health, db.closed
 	db.mu.Unlock()
-	if h.Condition == Holding {
+	switch {
+	case closed: // since the look above
+		return fmt.Errorf("storage: %s: %w", op, ErrClosed)
+	case h.Condition == Holding:
 		return fmt.Errorf("storage: %s: %w: %s", op, ErrUnavailable, describe(h.Err))
+	case bdb == nil:
+		return fmt.Errorf("storage: %s: %w: nothing is open", op, ErrUnavailable)
 	}
 	check := db.res.check
 	if critical {
@@ -305,6 +313,12 @@ func (db *DB) apply(ctx context.Context, op string, cs []kv, critical bool) erro
 		return nil
 	}
 	return fmt.Errorf("storage: %s: %w: %s", op, ErrUnavailable, describe(err))
+}
+
+func (db *DB) isClosed() bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.closed
 }
 
 // hold keeps cs in memory when the store is Holding and they are not

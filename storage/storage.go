@@ -108,6 +108,9 @@ type DB struct {
 	seq atomic.Uint32 // tells apart keys made in the same nanosecond
 	// order numbers the dialogue's exchanges, whatever the wall clock does.
 	order dialogueOrder
+	// undecodable holds the keys of records found not to decode, each
+	// logged once.
+	undecodable sync.Map
 
 	mu       sync.Mutex
 	bdb      *badger.DB // nil while nothing could be opened
