@@ -429,3 +429,53 @@ func TestDaylightSaving(t *testing.T) {
 		})
 	})
 }
+
+// TestDaylightSavingWestOfUTC: west of UTC, time.Date moves a skipped
+// time backwards (New York's 02:30 on 8 March 2026 reads as 01:30 EST),
+// and Santiago skips midnight itself (00:30 on 6 September 2026 reads as
+// 23:30 the evening before). The alarm still rings when the clock jumps
+// over it, never an hour early.
+func TestDaylightSavingWestOfUTC(t *testing.T) {
+	for _, tc := range []struct {
+		zone         string
+		day          time.Time // a date, read in zone
+		hour, minute int
+		want         time.Time
+	}{
+		{"America/New_York", time.Date(2026, 3, 8, 0, 0, 0, 0, time.UTC), 2, 30, time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC)},    // 03:00 EDT
+		{"America/New_York", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), 1, 30, time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC)}, // 01:30 EDT, the first
+		{"America/Santiago", time.Date(2026, 9, 6, 0, 0, 0, 0, time.UTC), 0, 30, time.Date(2026, 9, 6, 4, 0, 0, 0, time.UTC)},    // 01:00 -03
+		{"America/Santiago", time.Date(2026, 9, 6, 0, 0, 0, 0, time.UTC), 7, 0, time.Date(2026, 9, 6, 10, 0, 0, 0, time.UTC)},    // an hour past the jump
+		{"Australia/Sydney", time.Date(2026, 10, 4, 0, 0, 0, 0, time.UTC), 2, 30, time.Date(2026, 10, 3, 16, 0, 0, 0, time.UTC)}, // 03:00 AEDT
+	} {
+		loc, err := time.LoadLocation(tc.zone)
+		if err != nil {
+			t.Skipf("no zone data for %s: %v", tc.zone, err)
+		}
+		if got := alarmAt(tc.day.Year(), tc.day.Month(), tc.day.Day(), tc.hour, tc.minute, loc); !got.Equal(tc.want) {
+			t.Errorf("%s %s %02d:%02d is %v, want %v", tc.zone, tc.day.Format("2006-01-02"), tc.hour, tc.minute, got.In(loc), tc.want.In(loc))
+		}
+	}
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skipf("no zone data for New York: %v", err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		clk := bootAt(time.Date(2026, 3, 7, 20, 0, 0, 0, ny))
+		clk.synced = true
+		s, r, stop := running(t, Options{Clock: clk, Location: ny})
+		defer stop()
+		if _, err := s.AddAlarm(t.Context(), "medicine", 2, 30, []time.Weekday{0, 1, 2, 3, 4, 5, 6}, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(36 * time.Hour)
+		synctest.Wait()
+		var at []string
+		for _, a := range r.at {
+			at = append(at, clk.Now().Add(time.Until(a)).In(ny).Format("Jan 2 15:04 MST"))
+		}
+		if got := strings.Join(at, ", "); got != "Mar 8 03:00 EDT, Mar 9 02:30 EDT" {
+			t.Errorf("the daily 02:30 alarm rang at [%s]; want Mar 8 03:00 EDT, Mar 9 02:30 EDT", got)
+		}
+	})
+}

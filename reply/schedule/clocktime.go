@@ -12,15 +12,20 @@ import (
 // is its first occurrence.
 func alarmAt(year int, month time.Month, day, hour, minute int, loc *time.Location) time.Time {
 	t := time.Date(year, month, day, hour, minute, 0, 0, loc)
-	start, _ := t.ZoneBounds()
+	start, end := t.ZoneBounds()
 	if start.IsZero() {
 		return t
 	}
-	if t.Hour() != hour || t.Minute() != minute {
-		// Skipped: time.Date went past the gap; the jump is when the zone
-		// in effect began.
-		if y, m, d := start.Date(); y == year && m == month && d == day {
+	want := time.Date(year, month, day, hour, minute, 0, 0, time.UTC)
+	if read := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, time.UTC); !read.Equal(want) {
+		// Skipped: time.Date moved it across the gap, forwards (east of
+		// UTC, as Go does today) or backwards (west of it). The jump is
+		// where the zone in effect began, or where it ends.
+		if read.After(want) {
 			return start
+		}
+		if !end.IsZero() {
+			return end
 		}
 		return t
 	}
