@@ -103,8 +103,13 @@ func (s *Schedule) Get(ctx context.Context, id string) (Item, bool, error) {
 }
 
 // List returns the items of the given kinds (all kinds when none are given),
-// sorted by due time.
+// sorted by due time. While nothing is open (the card slow to open, or not
+// there) it fails with ErrUnavailable: an empty list would be taken for
+// the household's schedule.
 func (s *Schedule) List(ctx context.Context, kinds ...ItemKind) ([]Item, error) {
+	if err := s.db.readable("list schedule"); err != nil {
+		return nil, err
+	}
 	var out []Item
 	err := records(ctx, s.db, "list schedule", schedulePrefix, func(_ string, it Item) error {
 		if len(kinds) == 0 || slices.Contains(kinds, it.Kind) {

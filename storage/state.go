@@ -315,6 +315,20 @@ func (db *DB) apply(ctx context.Context, op string, cs []kv, critical bool) erro
 	return fmt.Errorf("storage: %s: %w: %s", op, ErrUnavailable, describe(err))
 }
 
+// readable fails when no store is open to read: closed, or nothing could
+// be opened yet.
+func (db *DB) readable(op string) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	switch {
+	case db.closed:
+		return fmt.Errorf("storage: %s: %w", op, ErrClosed)
+	case db.bdb == nil:
+		return fmt.Errorf("storage: %s: %w: nothing is open", op, ErrUnavailable)
+	}
+	return nil
+}
+
 func (db *DB) isClosed() bool {
 	db.mu.Lock()
 	defer db.mu.Unlock()

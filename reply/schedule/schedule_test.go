@@ -377,3 +377,52 @@ func TestPausedTimer(t *testing.T) {
 		}
 	})
 }
+
+// TestStoreThatOpensLate: at boot the card is too slow for the store's
+// open timeout (here every open is), so the store starts from memory and
+// takes Badger when it opens after all. The scheduler must not take the
+// nothing it read meanwhile for the schedule: once the store opens, the
+// daily alarm is pending again and the timer that came due while the box
+// was off rings.
+func TestStoreThatOpensLate(t *testing.T) {
+	dir := t.TempDir()
+	clock := &clockAt{t: t0}
+	db, s, _ := start(t, dir, clock)
+	bread, err := s.AddTimer(t.Context(), "bread", 30*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wake, err := s.AddAlarm(t.Context(), "", 7, 0, []time.Weekday{0, 1, 2, 3, 4, 5, 6}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	clock.set(t0.Add(time.Hour)) // the box was off when the bread came due
+	db, err = storage.Open(dir, storage.Options{OpenTimeout: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, _ = New(Options{Store: db.Schedule(), Now: clock.now, Location: time.UTC, Retry: 10 * time.Millisecond})
+	r := &ringer{}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx, r.ring) }()
+	defer func() { cancel(); <-done }()
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pending, _ := s.Pending(t.Context())
+		if r.count() == 1 && len(pending) == 1 {
+			if r.alerts[0].Item.ID != bread.ID || pending[0].ID != wake.ID {
+				t.Errorf("rang %+v with %+v pending; want the bread timer rung and the daily alarm pending", r.alerts, pending)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s on, the store %v: rang %d, pending %+v; want the bread timer rung and the daily alarm pending", db.Health(), r.count(), pending)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
