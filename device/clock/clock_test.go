@@ -226,3 +226,46 @@ func TestFollowReportsSteps(t *testing.T) {
 		}
 	})
 }
+
+// TestLastAliveIsOnASetClock: the box ran to 12:00 on a set clock and lost
+// power; it comes back with its clock restored to 12:00 and no NTP yet,
+// runs on to 12:20 on that unset clock, and restarts. A timer due at 12:05
+// waited for the real clock all that time and never rang: the next start
+// must compare it with 12:00, not 12:20, or take it for one that rang.
+// Restoring the clock still uses the latest reading.
+func TestLastAliveIsOnASetClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		noon := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		keep := func(c *Sim, d time.Duration) {
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() { defer close(done); Keep(ctx, dir, c, time.Minute, nil) }()
+			time.Sleep(d)
+			cancel()
+			<-done
+		}
+		set := NewSim(noon.Add(-time.Hour))
+		set.Step(noon.Add(-time.Hour), true)
+		keep(set, time.Hour)
+		if r, _ := Load(dir); !r.LastAlive().Equal(noon) {
+			t.Fatalf("on a set clock: %+v, last alive %v; want noon", r, r.LastAlive())
+		}
+		for _, run := range []time.Duration{20 * time.Minute, 5 * time.Minute} {
+			r, _ := Load(dir)
+			keep(NewSim(r.Alive), run) // restored, never set
+		}
+		r, _ := Load(dir)
+		if !r.Alive.Equal(noon.Add(25*time.Minute)) || r.Synced {
+			t.Errorf("after two runs on an unset clock: %+v; want alive at 12:25, not synced", r)
+		}
+		if !r.LastAlive().Equal(noon) {
+			t.Errorf("last alive on a set clock %v; want noon", r.LastAlive())
+		}
+	})
+	// A record from before AliveSynced was kept, written on an unset
+	// clock, tells nothing.
+	if r := (Record{Alive: time.Now()}); !r.LastAlive().IsZero() {
+		t.Errorf("an old unsynced record's last alive %v; want unknown", r.LastAlive())
+	}
+}

@@ -25,6 +25,20 @@ const RecordFile = "clock.json"
 type Record struct {
 	Alive  time.Time `json:"alive"`
 	Synced bool      `json:"synced"`
+	// AliveSynced is the last moment the box was known to run on a clock
+	// that was set; Alive, when Synced.
+	AliveSynced time.Time `json:"alive_synced,omitzero"`
+}
+
+// LastAlive is the last moment the box was known to run on a set clock:
+// what due times are compared with at the next start. Alive, read on a
+// clock not yet set, is not: a restored clock runs on past the times of
+// what waits for the real one, which never rang. Zero when unknown.
+func (r Record) LastAlive() time.Time {
+	if r.Synced {
+		return r.Alive
+	}
+	return r.AliveSynced
 }
 
 // Load reads the record in dir; a missing record is the zero Record.
@@ -43,9 +57,16 @@ func Load(dir string) (Record, error) {
 	return r, nil
 }
 
-// save writes the record of now into dir.
+// save writes the record of now into dir, keeping the last moment on a
+// set clock from the record before while the clock is not set.
 func save(dir string, c Source) error {
-	b, _ := json.Marshal(Record{Alive: c.Now().UTC(), Synced: c.Synced()})
+	r := Record{Alive: c.Now().UTC(), Synced: c.Synced()}
+	if r.Synced {
+		r.AliveSynced = r.Alive
+	} else if before, err := Load(dir); err == nil {
+		r.AliveSynced = before.LastAlive()
+	}
+	b, _ := json.Marshal(r)
 	return atomicfile.Write(filepath.Join(dir, RecordFile), append(b, '\n'), 0o644)
 }
 
