@@ -47,6 +47,9 @@ type Options struct {
 	// LastAlive is when the box was last known to run before this start
 	// (its uptime record); zero when unknown.
 	LastAlive time.Time
+	// ClockContinues says the clock reads on from the one the uptime
+	// record was written on: the same boot.
+	ClockContinues bool
 	Log       *slog.Logger
 }
 
@@ -96,7 +99,7 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), clock: o.Clock, db: db}
 	b.zone.Store(res.Location)
 	b.turns = newTurnLog(db.Dialogue(), b.log.Warn)
-	if err := b.wire(o.LastAlive); err != nil {
+	if err := b.wire(o.LastAlive, o.ClockContinues); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -128,13 +131,13 @@ func systemClock(cfg *config.Loaded, log *slog.Logger) *clock.System {
 
 // wire connects the model server, the schedule, the commands and the reply
 // engine, and chooses the role.
-func (b *Box) wire(lastAlive time.Time) error {
+func (b *Box) wire(lastAlive time.Time, continues bool) error {
 	cfg := b.cfg
 	var err error
 	if b.brain, err = openBrain(cfg, b.res, b.log); err != nil {
 		return err
 	}
-	b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Clock: b.clock, Location: b.res.Location, LastAlive: lastAlive, Log: b.log})
+	b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Clock: b.clock, Location: b.res.Location, LastAlive: lastAlive, Continues: continues, Log: b.log})
 	if err != nil {
 		return err
 	}

@@ -131,7 +131,7 @@ func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolve
 	if err != nil {
 		d.log.Warn("no uptime record: what came due while the box was off is rung without saying so", "err", err)
 	}
-	b, err := Open(cfg, res, Options{Version: d.o.Version, Clock: d.clock, LastAlive: rec.LastAlive(), Log: d.log})
+	b, err := Open(cfg, res, Options{Version: d.o.Version, Clock: d.clock, LastAlive: rec.LastAlive(), ClockContinues: rec.Continues(d.clock), Log: d.log})
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,10 @@ type Source interface {
 	Now() time.Time
 	Synced() bool
 	Changed() <-chan struct{}
+	// Boot names this run of the clock: the same for as long as its wall
+	// clock reads on without a new start (the board's boot); "" when it
+	// cannot tell.
+	Boot() string
 }
 
 var (

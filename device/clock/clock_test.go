@@ -269,3 +269,37 @@ func TestLastAliveIsOnASetClock(t *testing.T) {
 		t.Errorf("an old unsynced record's last alive %v; want unknown", r.LastAlive())
 	}
 }
+
+// TestRecordContinues: a record written on a clock continues on that
+// clock (a daemon restart in the same boot), not on a new one (a reboot),
+// nor when written before the boot was kept.
+func TestRecordContinues(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		c := NewSim(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { defer close(done); Keep(ctx, dir, c, time.Minute, nil) }()
+		time.Sleep(time.Minute)
+		cancel()
+		<-done
+		r, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Continues(c) {
+			t.Errorf("record %+v does not continue on the clock it was written on", r)
+		}
+		if r.Continues(NewSim(r.Alive)) {
+			t.Errorf("record %+v continues on a clock booted anew", r)
+		}
+		if (Record{Alive: r.Alive}).Continues(c) {
+			t.Error("a record with no boot continues")
+		}
+	})
+	if b := NewSystem(SystemOptions{}).Boot(); b == "" {
+		t.Logf("no boot id here (%s)", BootIDFile)
+	} else if b != NewSystem(SystemOptions{}).Boot() {
+		t.Error("the system's boot id changes between reads")
+	}
+}

@@ -28,7 +28,14 @@ type Record struct {
 	// AliveSynced is the last moment the box was known to run on a clock
 	// that was set; Alive, when Synced.
 	AliveSynced time.Time `json:"alive_synced,omitzero"`
+	// Boot is the clock's Boot when the record was written.
+	Boot string `json:"boot,omitempty"`
 }
+
+// Continues reports whether c reads on from the clock the record was
+// written on: the same boot, so that a time read then and one read now
+// are apart by the time that passed, set or not.
+func (r Record) Continues(c Source) bool { return r.Boot != "" && r.Boot == c.Boot() }
 
 // LastAlive is the last moment the box was known to run on a set clock:
 // what due times are compared with at the next start. Alive, read on a
@@ -60,7 +67,7 @@ func Load(dir string) (Record, error) {
 // save writes the record of now into dir, keeping the last moment on a
 // set clock from the record before while the clock is not set.
 func save(dir string, c Source) error {
-	r := Record{Alive: c.Now().UTC(), Synced: c.Synced()}
+	r := Record{Alive: c.Now().UTC(), Synced: c.Synced(), Boot: c.Boot()}
 	if r.Synced {
 		r.AliveSynced = r.Alive
 	} else if before, err := Load(dir); err == nil {

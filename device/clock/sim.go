@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"crypto/rand"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 // set or not, stepped as NTP (Sync) or a person (Step) would step a board's.
 // It is safe for concurrent use.
 type Sim struct {
+	boot    string
 	mu      sync.Mutex
 	offset  time.Duration
 	synced  bool
@@ -21,10 +23,13 @@ type Sim struct {
 // boot is the computer's own time, synchronised.
 func NewSim(boot time.Time) *Sim {
 	if boot.IsZero() {
-		return &Sim{synced: true}
+		return &Sim{boot: rand.Text(), synced: true}
 	}
-	return &Sim{offset: time.Until(boot)}
+	return &Sim{boot: rand.Text(), offset: time.Until(boot)}
 }
+
+// Boot names this Sim: each is a board booted anew.
+func (s *Sim) Boot() string { return s.boot }
 
 // Now is the simulated wall time, without a monotonic reading.
 func (s *Sim) Now() time.Time {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -73,6 +74,18 @@ func (c *System) Synced() bool {
 
 // Changed is closed at the next step of the wall clock or change of Synced.
 func (c *System) Changed() <-chan struct{} { return c.changed.next() }
+
+// BootIDFile holds the kernel's identity of this boot.
+const BootIDFile = "/proc/sys/kernel/random/boot_id"
+
+// Boot is the kernel's boot id; "" where it cannot be read.
+func (c *System) Boot() string {
+	b, err := os.ReadFile(BootIDFile)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
 
 // read works out whether the clock is set.
 func (c *System) read() bool {

@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -478,4 +479,56 @@ func TestDaylightSavingWestOfUTC(t *testing.T) {
 			t.Errorf("the daily 02:30 alarm rang at [%s]; want Mar 8 03:00 EDT, Mar 9 02:30 EDT", got)
 		}
 	})
+}
+
+// TestCountdownAcrossADaemonRestart: the board booted with its clock
+// restored two hours behind and no NTP (a household without internet). A
+// 10-minute pasta timer and a reminder in 15 minutes are set; two minutes
+// on, hark restarts (a setting applied, the watchdog) on the same boot. On
+// that clock the countdowns go on: the timer rings 10 minutes after it was
+// set, not when NTP comes, if ever. On another boot the time the box was
+// off is not known, and they wait for the clock as before.
+func TestCountdownAcrossADaemonRestart(t *testing.T) {
+	for _, sameBoot := range []bool{true, false} {
+		t.Run(fmt.Sprintf("same boot %v", sameBoot), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				clk := bootAt(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+				store := newMemStore()
+				s, _, stop := running(t, Options{Store: store, Clock: clk, Location: time.UTC})
+				set := time.Now()
+				if _, err := s.AddTimer(t.Context(), "pasta", 10*time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.AddReminderIn(t.Context(), "turn the bread", 15*time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(2 * time.Minute)
+				alive := clk.Now()
+				stop()
+				if !sameBoot {
+					clk = bootAt(alive) // restored to the record; the minutes off are lost
+				}
+				_, r, stop := running(t, Options{Store: store, Clock: clk, Location: time.UTC, Continues: sameBoot})
+				defer stop()
+				time.Sleep(20 * time.Minute)
+				synctest.Wait()
+				var got []string
+				for i, a := range r.alerts {
+					got = append(got, fmt.Sprintf("%s at %v", a.Item.Name, r.at[i].Sub(set)))
+				}
+				want := "pasta at 10m0s, turn the bread at 15m0s"
+				if !sameBoot {
+					want = ""
+				}
+				if strings.Join(got, ", ") != want {
+					t.Errorf("rang [%s]; want [%s]", strings.Join(got, ", "), want)
+				}
+				for _, a := range r.alerts {
+					if a.LateBy != 0 {
+						t.Errorf("%s said it was late by %v; the box was not off", a.Item.Name, a.LateBy)
+					}
+				}
+			})
+		})
+	}
 }

@@ -90,6 +90,10 @@ func (s *Scheduler) load(ctx context.Context) error {
 			s.save(ctx, mine)
 		}
 		e := &entry{it: it, saved: true, stored: true}
+		if s.o.Continues && it.Duration > 0 && it.State == storage.Pending && !it.Paused && !it.Held {
+			// A countdown on the same clock: it goes on where it was.
+			e.deadline, e.fresh = time.Now().Add(it.Due.Sub(now)), true
+		}
 		s.items[it.ID] = e
 		if it.State == storage.Ringing {
 			s.log.Info("item was ringing when Hark stopped; not ringing it again", "kind", it.Kind, "id", it.ID)

@@ -97,6 +97,11 @@ type Options struct {
 	// was off, and says so when it goes off. Zero when unknown: anything
 	// due before this start counts as missed while off.
 	LastAlive time.Time
+	// Continues says the wall clock reads on from the one the stored items
+	// were set on (the same boot of the board: the daemon restarted). A
+	// countdown from before this start then keeps counting though the
+	// clock is not set, rather than wait for it.
+	Continues bool
 	// Retry is how often changes the store refused are tried again;
 	// default 30 seconds.
 	Retry time.Duration
