@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/harkbox/hark/internal/atomicfile"
@@ -127,10 +128,40 @@ func (s State) readJSON(name string, v any) bool {
 }
 
 func (s State) write(name string, b []byte) error {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	if err := makeDir(s.Dir); err != nil {
 		return fmt.Errorf("update: state: %w", err)
 	}
 	return atomicfile.Write(filepath.Join(s.Dir, name), b, 0o644)
+}
+
+// makeDir makes dir, the downloads' and the state's. The boot check runs
+// as root and the daemon as its own user, and either may be first to make
+// it: made by root (now, or on a box from before this was mended) inside
+// the daemon's data directory, it takes that directory's owner, so that
+// the daemon can still download into it and write its state.
+func makeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	parent, err := os.Stat(filepath.Dir(dir))
+	if err != nil {
+		return nil
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	p, d := parent.Sys().(*syscall.Stat_t), st.Sys().(*syscall.Stat_t)
+	if d.Uid != 0 || p.Uid == 0 {
+		return nil
+	}
+	if err := os.Chown(dir, int(p.Uid), int(p.Gid)); err != nil {
+		return fmt.Errorf("give %s to the owner of %s: %w", dir, filepath.Dir(dir), err)
+	}
+	return nil
 }
 
 func trimNewline(b []byte) []byte {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -136,5 +137,54 @@ func TestSlotFromCmdline(t *testing.T) {
 		if got := SlotFromCmdline(tt.cmdline); got != tt.want {
 			t.Errorf("SlotFromCmdline(%q) = %q, want %q", tt.cmdline, got, tt.want)
 		}
+	}
+}
+
+// TestStateDirTakesTheDataDirsOwner: the boot check (root) is first to
+// write the update directory inside the daemon's data directory; it must
+// stay the daemon's to download into. A box where root made it before is
+// mended at the next write.
+func TestStateDirTakesTheDataDirsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to stand for the boot check")
+	}
+	const daemon = 65534 // stands for the hark user
+	data := filepath.Join(t.TempDir(), "hark")
+	if err := os.Mkdir(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(data, daemon, daemon); err != nil {
+		t.Fatal(err)
+	}
+	owner := func(dir string) uint32 {
+		st, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Sys().(*syscall.Stat_t).Uid
+	}
+	st := State{Dir: filepath.Join(data, "updates")}
+	if err := st.Proven(Slot{Name: "rootfs.0", BootName: "A", State: "booted"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := owner(st.Dir); got != daemon {
+		t.Errorf("the boot check made %s owned by uid %d; want the data directory's, %d", st.Dir, got, daemon)
+	}
+	if err := os.Chown(st.Dir, 0, 0); err != nil { // as a box from before left it
+		t.Fatal(err)
+	}
+	if err := st.FailedBoot(BootCheck{Time: time.Now(), Slot: "B", Version: "1.1.0", Reason: "no"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := owner(st.Dir); got != daemon {
+		t.Errorf("a root-owned %s was not given back at the next write: uid %d", st.Dir, got)
+	}
+	// Root's own directory stays root's.
+	mine := State{Dir: filepath.Join(t.TempDir(), "updates")}
+	if err := mine.FailedBoot(BootCheck{Time: time.Now(), Slot: "B", Version: "1.1.0", Reason: "no"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := owner(mine.Dir); got != 0 {
+		t.Errorf("%s in root's own directory went to uid %d", mine.Dir, got)
 	}
 }
