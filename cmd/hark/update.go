@@ -227,6 +227,12 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 	}
 	cfg, _, err := loadConfig(e, g)
 	if err != nil {
+		if *mark {
+			// hark cannot start on it either: the check fails, recorded,
+			// and a slot on trial reboots, like any other failure.
+			err = fmt.Errorf("%w; the slot is not marked good", err)
+			fmt.Fprintln(e.stdout, failedCheck(ctx, bareConfig(e, g), err))
+		}
 		return err
 	}
 	if *mark { // why the slot was not marked good, and a reboot while it is on trial
@@ -294,6 +300,21 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 	}
 	fmt.Fprintf(e.stdout, "healthy: %s\n", msg)
 	return nil
+}
+
+// bareConfig is the configuration as far as it loads, for where a failed
+// check is recorded when the whole does not load: the file's, or the
+// defaults, with --data.
+func bareConfig(e env, g *globals) *config.Loaded {
+	l, err := config.Load(g.config, e.getenv)
+	if err != nil {
+		l = &config.Loaded{Config: config.Default(), Sources: map[string]string{}}
+	}
+	if g.data != "" {
+		l.Override("data_dir", g.data, "flag --data")
+	}
+	l.Resolve(e.getenv) // its problems are known; it fills in the defaults
+	return l
 }
 
 // failedCheck records why the boot check failed and reboots while the

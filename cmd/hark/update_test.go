@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/update"
 	"github.com/harkbox/hark/device/update/rauctest"
 )
 
@@ -148,3 +150,25 @@ func (sickBox) Status(context.Context) control.Status {
 }
 func (sickBox) WaitIdle(context.Context) error { return nil }
 func (sickBox) SetUpdating(bool, int)          {}
+
+// After an update the kept settings no longer load (a typo in the
+// hand-edited DATA/settings.toml, or a value the new image refuses): hark
+// cannot start, and the boot check fails too. It records why, for hark
+// update status, as any failed check does (and a slot on trial reboots):
+// the box must not stay dark on the update with nothing said.
+func TestHealthRecordsAConfigurationThatDoesNotLoad(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "control.sock") // nothing answers
+	cfg := writeConfig(t, fmt.Sprintf("control_socket = %q\n", sock))
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "settings.toml"), []byte("'audio.volume' = 'loud'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out := hark(t, "health", "--mark-good", "--wait", "1s", "--config", cfg, "--data", data)
+	if code == 0 || !strings.Contains(out, "audio.volume") {
+		t.Fatalf("health on settings that do not load: %d\n%s", code, out)
+	}
+	f, ok := (update.State{Dir: filepath.Join(data, "updates")}).LastFailedBoot()
+	if !ok || !strings.Contains(f.Reason, "audio.volume") || !strings.Contains(f.Reason, "not marked good") {
+		t.Errorf("recorded %+v, %v; want the failure, naming the setting\n%s", f, ok, out)
+	}
+}
