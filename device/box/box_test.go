@@ -2,16 +2,19 @@ package box
 
 import (
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/sim"
+	"github.com/harkbox/hark/device/update"
 )
 
 func TestWipe(t *testing.T) {
@@ -24,6 +27,43 @@ func TestWipe(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if _, err := os.Stat(dir); err != nil || len(entries) != 0 {
 		t.Errorf("after the wipe: %v, %d entries", err, len(entries))
+	}
+}
+
+// TestFactoryResetKeepsTheSlotRecords: a factory reset empties the data
+// directory but keeps which slot passed its boot check on this box, or an
+// update that fails its check after the reset would stay up, broken, with
+// no slot to go back to.
+func TestFactoryResetKeepsTheSlotRecords(t *testing.T) {
+	data := t.TempDir()
+	st := update.State{Dir: filepath.Join(data, "updates")}
+	a := update.Slot{Name: "rootfs.0", Class: "rootfs", BootName: "A", State: "booted", BootStatus: "good", BundleVersion: "1.0.0", Installed: "2025-01-01T00:00:00Z"}
+	if err := st.Proven(a, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(st.Dir, "hark-1.1.0.raucb"), []byte("bundle"), 0o644)
+	os.WriteFile(filepath.Join(data, "000001.vlog"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(data, "settings.toml"), []byte("[audio]\nvolume = 3\n"), 0o600)
+
+	if err := wipe(data, st.Slots()...); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(data, p)
+			left = append(left, rel)
+		}
+		return nil
+	})
+	if want := []string{filepath.Join("updates", "proven-slots.json")}; !slices.Equal(left, want) {
+		t.Errorf("after the reset the data directory holds %v; want only %v", left, want)
+	}
+	// Slot B, on trial after an update, fails its check: back to A.
+	b := update.Slot{Name: "rootfs.1", Class: "rootfs", BootName: "B", State: "booted", BootStatus: "good", BundleVersion: "1.1.0", Installed: "2025-02-01T00:00:00Z"}
+	a.State = "inactive"
+	if retry, why := st.Retry(update.System{BootSlot: "B", Slots: []update.Slot{a, b}}); !retry {
+		t.Errorf("after a factory reset a failed update stays up: %s", why)
 	}
 }
 

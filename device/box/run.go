@@ -16,6 +16,7 @@ import (
 	"github.com/harkbox/hark/device/clock"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/sim"
+	"github.com/harkbox/hark/device/update"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/internal/owner"
@@ -75,23 +76,25 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	for {
 		err := d.run(ctx, cfg, res)
-		if errors.Is(err, ErrRestart) {
-			if cfg, res, err = o.Load(); err != nil {
-				return fmt.Errorf("restart: %w", err)
+		switch {
+		case errors.Is(err, ErrRestart):
+			log.Info("starting again with the settings kept")
+		case errors.Is(err, gesture.ErrFactoryReset):
+			if err := wipe(cfg.DataDir, update.State{Dir: cfg.Update.Dir}.Slots()...); err != nil {
+				return fmt.Errorf("factory reset: %w", err)
 			}
-			d.level.UnmarshalText([]byte(cfg.Log.Level))
-			d.zone.Store(res.Location)
-			log.Info("started again with the settings kept")
-			continue
-		}
-		if !errors.Is(err, gesture.ErrFactoryReset) {
+			d.sessions = &web.Sessions{}
+			log.Warn("factory reset: everything the box remembered was erased; starting again", "data_dir", cfg.DataDir)
+		default:
 			return err
 		}
-		if err := wipe(cfg.DataDir); err != nil {
-			return fmt.Errorf("factory reset: %w", err)
+		// The settings are read anew: the page's, after a factory reset,
+		// are gone with the data directory.
+		if cfg, res, err = o.Load(); err != nil {
+			return fmt.Errorf("start again: %w", err)
 		}
-		d.sessions = &web.Sessions{}
-		log.Warn("factory reset: everything the box remembered was erased; starting again", "data_dir", cfg.DataDir)
+		d.level.UnmarshalText([]byte(cfg.Log.Level))
+		d.zone.Store(res.Location)
 	}
 }
 

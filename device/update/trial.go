@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -37,6 +38,14 @@ type proof struct {
 func proofOf(sl Slot) proof { return proof{Installed: sl.Installed, Version: sl.BundleVersion} }
 
 func (p proof) same(q proof) bool { return p.Installed == q.Installed && p.Version == q.Version }
+
+// Slots are the records in s that tell of the box's slots, not of its
+// household: which passed a boot check here, and the last that failed
+// one. A factory reset keeps them, or an update that fails its check
+// after the reset would find no slot to go back to.
+func (s State) Slots() []string {
+	return []string{filepath.Join(s.Dir, provenFile), filepath.Join(s.Dir, failedBootFile)}
+}
 
 // Proven records that sl, the booted slot, passed its boot check at now:
 // until something else is written into it, it is a slot to go back to.
