@@ -80,7 +80,7 @@ type Server struct {
 	limits   map[string]*rate.Limiter
 	guesses  guesses // wrong keys, by source address
 
-	zonesWarned sync.Map // time zones a node sent that the center cannot read
+	zonesWarned warnedZones // time zones a node sent that the center cannot read
 	greeted     atomic.Uint64
 }
 
