@@ -325,6 +325,10 @@ func TestBadInput(t *testing.T) {
 		{"another node's command", b, PathCommand, `{"voice_command": "hi", "conversation_id": "a-1"}`, 403, "another node"},
 		{"nothing to continue with", a, PathContinue, `{"conversation_id": "a-1"}`, 400, "tool_results or validation_response"},
 		{"no tool awaited", a, PathContinue, `{"conversation_id": "a-1", "tool_results": [{"tool_call_id": "x", "output": {"success": true, "message": ""}}]}`, 409, "waits for no tool result"},
+		{"conversation id too long", a, PathCommand, `{"voice_command": "hi", "conversation_id": "` + strings.Repeat("k", maxConversationID+1) + `"}`, 400, "conversation_id is 129 bytes long; want at most 128"},
+		{"conversation id too long to continue", a, PathContinue, `{"conversation_id": "` + strings.Repeat("k", maxConversationID+1) + `", "validation_response": "yes"}`, 400, "at most 128"},
+		{"control character in conversation id", a, PathCommand, `{"voice_command": "hi", "conversation_id": "a-1\n"}`, 400, "conversation_id has a control character"},
+		{"control character in conversation id to continue", a, PathContinue, `{"conversation_id": "a-1\u001b[2J", "validation_response": "yes"}`, 400, "control character"},
 		{"bad tool schema", a, PathStart, `{"conversation_id": "a-2", "client_tools": [{"type": "function", "function": {"name": "x", "description": "d", "parameters": {"type": "array"}}}]}`, 400, "want an object"},
 		{"no such path", a, "/api/v0/nothing", `{}`, 404, "no such endpoint"},
 	} {
@@ -619,6 +623,47 @@ func TestConversationStaysItsNodesAcrossARestart(t *testing.T) {
 	}
 	if code := start(again, kitchen, "conv-kitchen-1"); code != http.StatusOK {
 		t.Errorf("the kitchen taking up its own conversation after a restart: %d, want 200", code)
+	}
+}
+
+// TestConversationIDsAreBounded: a conversation id is a node's short
+// name for its conversation (a Jarvis node's is a UUID); a start with an
+// id too long or with a control character is refused, naming what is
+// wrong, and leaves nothing in the store.
+func TestConversationIDsAreBounded(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	cred := addNode(t, c.keys, "kitchen")
+	h := c.srv.Handler()
+	for _, tt := range []struct {
+		name, id string
+		code     int
+		says     string
+	}{
+		{"a UUID", "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", 200, ""},
+		{"a Hark node's", newConversationID("kitchen"), 200, ""},
+		{"the longest", strings.Repeat("k", maxConversationID), 200, ""},
+		{"one byte over", strings.Repeat("k", maxConversationID+1), 400, "conversation_id is 129 bytes long; want at most 128"},
+		{"over what the store takes as a key", strings.Repeat("k", 70_000), 400, "conversation_id is 70000 bytes long"},
+		{"a newline", "kitchen-1\nforged log line", 400, "conversation_id has a control character (U+000A) at byte 9"},
+		{"a terminal escape", "kitchen-1\x1b[2J", 400, "control character (U+001B)"},
+		{"a DEL", "kitchen-1\x7f", 400, "control character (U+007F)"},
+	} {
+		start, _ := json.Marshal(StartRequest{ConversationID: tt.id, NodeContext: NodeContext{Timezone: "UTC"}})
+		req := httptest.NewRequest(http.MethodPost, PathStart, bytes.NewReader(start))
+		req.Header.Set("X-API-Key", cred)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var e Error
+		json.Unmarshal(rec.Body.Bytes(), &e)
+		if rec.Code != tt.code || !strings.Contains(e.Error, tt.says) {
+			t.Errorf("%s: %d %.200s; want %d naming %q", tt.name, rec.Code, strings.TrimSpace(rec.Body.String()), tt.code, tt.says)
+		}
+		var owner string
+		kept, err := c.db.Settings().Get(t.Context(), ownerKey(tt.id), &owner)
+		if err != nil || kept != (tt.code == 200) {
+			t.Errorf("%s: kept in the store %v (%v); want %v", tt.name, kept, err, tt.code == 200)
+		}
 	}
 }
 
