@@ -1,6 +1,7 @@
 package center
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -43,15 +44,17 @@ func (s *Server) authed(limit int64, h func(w http.ResponseWriter, r *http.Reque
 			fail(w, http.StatusUnauthorized, "missing credentials: send X-API-Key: NODE_ID:KEY (or Authorization: Bearer NODE_ID:KEY)")
 			return
 		}
-		src := source(r)
-		if !s.guesses.may(src) {
+		// The guess is counted before its key is checked, so that keys
+		// sent together are all counted.
+		guess, ok := s.guesses.try(r.Context(), source(r))
+		if !ok {
 			w.Header().Set("Retry-After", "10")
 			fail(w, http.StatusTooManyRequests, "too many wrong keys from this address: wait and try again")
 			return
 		}
 		node, err := s.o.Keys.Check(r.Context(), cred)
+		guess.settle(errors.Is(err, ErrBadCredential))
 		if errors.Is(err, ErrBadCredential) {
-			s.guesses.wrong(src)
 			s.log.Warn("a request with an unknown node or a wrong key", "from", r.RemoteAddr)
 			fail(w, http.StatusUnauthorized, "unknown node or wrong key")
 			return
@@ -82,11 +85,17 @@ func (s *Server) limiter(node string) *rate.Limiter {
 }
 
 // guesses limits wrong keys by source address (an IPv6 host's /64 counts
-// as one): a burst of badKeyBurst, then one each badKeyEvery; at most
-// maxSources addresses are remembered.
+// as one): a burst of badKeyBurst, then one each badKeyEvery. A guess
+// spends a token when it is tried, before its key is checked, and gives
+// it back when the key was right, so that keys sent together are held to
+// the same burst as keys sent one by one. A guess that finds the tokens
+// out with guesses still being checked waits for them rather than be
+// refused: a source whose keys are right (a node's requests sent
+// together, nodes behind one address) is never refused for them. At most
+// maxSources addresses are remembered, and none with every token back.
 type guesses struct {
 	mu      sync.Mutex
-	sources map[string]*rate.Limiter
+	sources map[string]*allowance
 }
 
 const (
@@ -95,34 +104,123 @@ const (
 	maxSources  = 4096
 )
 
-// may reports whether src may try a key now.
-func (g *guesses) may(src string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	l, ok := g.sources[src]
-	return !ok || l.Tokens() >= 1
+// allowance is one source's tokens.
+type allowance struct {
+	tokens   float64 // as of at
+	at       time.Time
+	checking int           // guesses tried and not yet settled
+	settled  chan struct{} // closed when one of them settles; nil while none waits
 }
 
-// wrong counts a wrong key from src.
-func (g *guesses) wrong(src string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.sources == nil {
-		g.sources = map[string]*rate.Limiter{}
-	}
-	l, ok := g.sources[src]
-	if !ok {
-		for k := range g.sources { // full: forget one, any
-			if len(g.sources) < maxSources {
-				break
-			}
-			delete(g.sources, k)
-		}
-		l = rate.NewLimiter(rate.Every(badKeyEvery), badKeyBurst)
-		g.sources[src] = l
-	}
-	l.Allow()
+// guess is a guess being checked; settle it once.
+type guess struct {
+	g   *guesses
+	src string
+	a   *allowance
 }
+
+// try counts a guess from src, or refuses it (false) when src's wrong keys
+// have spent its tokens. While the tokens are out with guesses still being
+// checked, it waits for those to settle, or for ctx to end.
+func (g *guesses) try(ctx context.Context, src string) (guess, bool) {
+	for {
+		g.mu.Lock()
+		now := time.Now()
+		a := g.allowance(src, now)
+		a.refill(now)
+		switch {
+		case a.tokens >= 1:
+			a.tokens--
+			a.checking++
+			g.mu.Unlock()
+			return guess{g: g, src: src, a: a}, true
+		case a.checking == 0:
+			g.mu.Unlock()
+			return guess{}, false
+		}
+		if a.settled == nil {
+			a.settled = make(chan struct{})
+		}
+		settled := a.settled
+		g.mu.Unlock()
+		select {
+		case <-settled:
+		case <-ctx.Done():
+			return guess{}, false
+		}
+	}
+}
+
+// settle ends the guess's check: a wrong key keeps its token spent; a
+// right one, or a check that could not tell, gives it back.
+func (c guess) settle(wrong bool) {
+	c.g.mu.Lock()
+	defer c.g.mu.Unlock()
+	a := c.a
+	a.checking--
+	a.refill(time.Now())
+	if !wrong {
+		a.tokens = min(a.tokens+1, badKeyBurst)
+	}
+	if a.settled != nil {
+		close(a.settled)
+		a.settled = nil
+	}
+	if a.full() && c.g.sources[c.src] == a {
+		delete(c.g.sources, c.src)
+	}
+}
+
+// allowance is src's, made when it has none.
+func (g *guesses) allowance(src string, now time.Time) *allowance {
+	if a, ok := g.sources[src]; ok {
+		return a
+	}
+	if g.sources == nil {
+		g.sources = map[string]*allowance{}
+	}
+	if len(g.sources) >= maxSources {
+		g.forget(now)
+	}
+	a := &allowance{tokens: badKeyBurst, at: now}
+	g.sources[src] = a
+	return a
+}
+
+// forget makes room for one more source: it forgets those back to every
+// token, then, if still full, one with no guess being checked (or, with
+// none such, any one).
+func (g *guesses) forget(now time.Time) {
+	var quiet, busy string
+	for src, a := range g.sources {
+		a.refill(now)
+		switch {
+		case a.full():
+			delete(g.sources, src)
+		case a.checking == 0:
+			quiet = src
+		default:
+			busy = src
+		}
+	}
+	if len(g.sources) < maxSources {
+		return
+	}
+	if quiet != "" {
+		delete(g.sources, quiet)
+	} else {
+		delete(g.sources, busy)
+	}
+}
+
+func (a *allowance) refill(now time.Time) {
+	a.tokens = min(a.tokens+float64(now.Sub(a.at))/float64(badKeyEvery), badKeyBurst)
+	a.at = now
+}
+
+// full reports an allowance no different from none: every token back,
+// no guess being checked.
+func (a *allowance) full() bool { return a.tokens >= badKeyBurst && a.checking == 0 }
 
 // source is the address a request's wrong keys are counted by.
 func source(r *http.Request) string {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -323,6 +325,10 @@ func TestBadInput(t *testing.T) {
 		{"another node's command", b, PathCommand, `{"voice_command": "hi", "conversation_id": "a-1"}`, 403, "another node"},
 		{"nothing to continue with", a, PathContinue, `{"conversation_id": "a-1"}`, 400, "tool_results or validation_response"},
 		{"no tool awaited", a, PathContinue, `{"conversation_id": "a-1", "tool_results": [{"tool_call_id": "x", "output": {"success": true, "message": ""}}]}`, 409, "waits for no tool result"},
+		{"conversation id too long", a, PathCommand, `{"voice_command": "hi", "conversation_id": "` + strings.Repeat("k", maxConversationID+1) + `"}`, 400, "conversation_id is 129 bytes long; want at most 128"},
+		{"conversation id too long to continue", a, PathContinue, `{"conversation_id": "` + strings.Repeat("k", maxConversationID+1) + `", "validation_response": "yes"}`, 400, "at most 128"},
+		{"control character in conversation id", a, PathCommand, `{"voice_command": "hi", "conversation_id": "a-1\n"}`, 400, "conversation_id has a control character"},
+		{"control character in conversation id to continue", a, PathContinue, `{"conversation_id": "a-1\u001b[2J", "validation_response": "yes"}`, 400, "control character"},
 		{"bad tool schema", a, PathStart, `{"conversation_id": "a-2", "client_tools": [{"type": "function", "function": {"name": "x", "description": "d", "parameters": {"type": "array"}}}]}`, 400, "want an object"},
 		{"no such path", a, "/api/v0/nothing", `{}`, 404, "no such endpoint"},
 	} {
@@ -620,6 +626,47 @@ func TestConversationStaysItsNodesAcrossARestart(t *testing.T) {
 	}
 }
 
+// TestConversationIDsAreBounded: a conversation id is a node's short
+// name for its conversation (a Jarvis node's is a UUID); a start with an
+// id too long or with a control character is refused, naming what is
+// wrong, and leaves nothing in the store.
+func TestConversationIDsAreBounded(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	cred := addNode(t, c.keys, "kitchen")
+	h := c.srv.Handler()
+	for _, tt := range []struct {
+		name, id string
+		code     int
+		says     string
+	}{
+		{"a UUID", "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", 200, ""},
+		{"a Hark node's", newConversationID("kitchen"), 200, ""},
+		{"the longest", strings.Repeat("k", maxConversationID), 200, ""},
+		{"one byte over", strings.Repeat("k", maxConversationID+1), 400, "conversation_id is 129 bytes long; want at most 128"},
+		{"over what the store takes as a key", strings.Repeat("k", 70_000), 400, "conversation_id is 70000 bytes long"},
+		{"a newline", "kitchen-1\nforged log line", 400, "conversation_id has a control character (U+000A) at byte 9"},
+		{"a terminal escape", "kitchen-1\x1b[2J", 400, "control character (U+001B)"},
+		{"a DEL", "kitchen-1\x7f", 400, "control character (U+007F)"},
+	} {
+		start, _ := json.Marshal(StartRequest{ConversationID: tt.id, NodeContext: NodeContext{Timezone: "UTC"}})
+		req := httptest.NewRequest(http.MethodPost, PathStart, bytes.NewReader(start))
+		req.Header.Set("X-API-Key", cred)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var e Error
+		json.Unmarshal(rec.Body.Bytes(), &e)
+		if rec.Code != tt.code || !strings.Contains(e.Error, tt.says) {
+			t.Errorf("%s: %d %.200s; want %d naming %q", tt.name, rec.Code, strings.TrimSpace(rec.Body.String()), tt.code, tt.says)
+		}
+		var owner string
+		kept, err := c.db.Settings().Get(t.Context(), ownerKey(tt.id), &owner)
+		if err != nil || kept != (tt.code == 200) {
+			t.Errorf("%s: kept in the store %v (%v); want %v", tt.name, kept, err, tt.code == 200)
+		}
+	}
+}
+
 // TestWrongKeysAreLimited: an address that keeps sending wrong keys is
 // refused before its keys are checked.
 func TestWrongKeysAreLimited(t *testing.T) {
@@ -640,4 +687,170 @@ func TestWrongKeysAreLimited(t *testing.T) {
 	if codes[http.StatusUnauthorized] > badKeyBurst+1 || codes[http.StatusTooManyRequests] == 0 {
 		t.Errorf("answers to %d wrong keys: %v; want at most %d checked, the rest refused", 3*badKeyBurst, codes, badKeyBurst+1)
 	}
+}
+
+// TestWrongKeysSentTogetherAreLimited: wrong keys sent all at once from
+// one address are held to the burst of wrong keys sent one by one, even
+// when checking each takes a while.
+func TestWrongKeysSentTogetherAreLimited(t *testing.T) {
+	keys, h := slowCenter(t, Options{})
+	id, _, _ := strings.Cut(addNode(t, keys, "kitchen"), ":")
+	var creds []string
+	for i := range 20 * badKeyBurst {
+		creds = append(creds, fmt.Sprintf("%s:guess-%d", id, i))
+	}
+	codes := together(h, "192.168.1.66:40000", creds)
+	if codes[http.StatusUnauthorized] > badKeyBurst+1 || codes[http.StatusUnauthorized]+codes[http.StatusTooManyRequests] != len(creds) {
+		t.Errorf("answers to %d wrong keys sent together: %v; want at most %d checked, the rest refused", len(creds), codes, badKeyBurst+1)
+	}
+}
+
+// TestRightKeysSentTogetherGetIn: more right keys than the burst of wrong
+// ones, sent all at once from one address (nodes behind one router), all
+// get in: a guess being checked holds back the ones after it, it does not
+// refuse them.
+func TestRightKeysSentTogetherGetIn(t *testing.T) {
+	keys, h := slowCenter(t, Options{})
+	var creds []string
+	for i := range 3 * badKeyBurst {
+		creds = append(creds, addNode(t, keys, fmt.Sprintf("node-%d", i)))
+	}
+	if codes := together(h, "192.168.1.1:40000", creds); codes[http.StatusOK] != len(creds) {
+		t.Errorf("answers to %d right keys sent together: %v; want all %d 200", len(creds), codes, len(creds))
+	}
+}
+
+// TestRightKeysSpendNoGuesses: a right key gives back the guess it was
+// counted as, and the wrong keys of one address spend only its own.
+func TestRightKeysSpendNoGuesses(t *testing.T) {
+	c := newCenter(t, "", Options{Rate: 1e6, Burst: 1e6})
+	defer c.stop()
+	cred := addNode(t, c.keys, "kitchen")
+	id, _, _ := strings.Cut(cred, ":")
+	h := c.srv.Handler()
+	const home, guesser = "192.168.1.20:40000", "192.168.1.66:40000"
+	for i := range badKeyBurst - 1 {
+		if code := keyAt(h, home, id+":typo"); code != http.StatusUnauthorized {
+			t.Fatalf("wrong key %d from home: %d, want 401", i+1, code)
+		}
+	}
+	for i := range 3 * badKeyBurst {
+		if code := keyAt(h, home, cred); code != http.StatusOK {
+			t.Fatalf("right key %d after %d wrong ones: %d, want 200", i+1, badKeyBurst-1, code)
+		}
+	}
+	codes := map[int]int{}
+	for range 2 * badKeyBurst {
+		codes[keyAt(h, guesser, id+":guess")]++
+	}
+	if codes[http.StatusTooManyRequests] == 0 {
+		t.Fatalf("answers to %d wrong keys from one address: %v; want some refused", 2*badKeyBurst, codes)
+	}
+	for _, tt := range []struct {
+		name, from string
+		want       int
+	}{
+		{"the right key from home", home, http.StatusOK},
+		{"the right key from the guesser's address", guesser, http.StatusTooManyRequests},
+	} {
+		if got := keyAt(h, tt.from, cred); got != tt.want {
+			t.Errorf("%s: got %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestGuessesRememberFewAddresses: the addresses wrong keys came from are
+// remembered up to maxSources, and those whose keys were right not at all.
+func TestGuessesRememberFewAddresses(t *testing.T) {
+	var g guesses
+	addr := func(i int) string { return fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255) }
+	for i := range maxSources + 100 {
+		guess, ok := g.try(t.Context(), addr(i))
+		if !ok {
+			t.Fatalf("the first wrong key from %s was refused", addr(i))
+		}
+		guess.settle(true)
+	}
+	if got := len(g.sources); got != maxSources {
+		t.Errorf("after wrong keys from %d addresses: %d remembered, want %d", maxSources+100, got, maxSources)
+	}
+	g = guesses{}
+	for i := range 100 {
+		guess, _ := g.try(t.Context(), addr(i))
+		guess.settle(false)
+	}
+	if got := len(g.sources); got != 0 {
+		t.Errorf("after right keys from 100 addresses: %d remembered, want none", got)
+	}
+}
+
+// addNode enrols a node named name and returns its credential.
+func addNode(t *testing.T, keys *Keys, name string) string {
+	t.Helper()
+	cred, err := keys.Add(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cred
+}
+
+// keyAt asks for the status with credential cred from address from, and
+// returns the answer's status code.
+func keyAt(h http.Handler, from, cred string) int {
+	req := httptest.NewRequest(http.MethodGet, PathStatus, nil)
+	req.RemoteAddr = from
+	req.Header.Set("X-API-Key", cred)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// together sends creds all at once from address from, and counts the
+// answers by status code.
+func together(h http.Handler, from string, creds []string) map[int]int {
+	var mu sync.Mutex
+	codes := map[int]int{}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, cred := range creds {
+		wg.Go(func() {
+			<-start
+			code := keyAt(h, from, cred)
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	return codes
+}
+
+// slowCenter is a center whose keys take a few milliseconds to read, as
+// they do from an SD card; it answers status requests only.
+func slowCenter(t *testing.T, o Options) (*Keys, http.Handler) {
+	t.Helper()
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	o.Keys = NewKeys(slowSettings{db.Settings(), 5 * time.Millisecond})
+	o.Engine = func(Conversation) (*reply.Engine, error) { return nil, errors.New("no conversations here") }
+	srv, err := NewServer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.Keys, srv.Handler()
+}
+
+// slowSettings takes delay over each read.
+type slowSettings struct {
+	Settings
+	delay time.Duration
+}
+
+func (s slowSettings) Get(ctx context.Context, key string, v any) (bool, error) {
+	time.Sleep(s.delay)
+	return s.Settings.Get(ctx, key, v)
 }

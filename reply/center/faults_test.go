@@ -34,12 +34,12 @@ func behind(t *testing.T, c *centerSide, n *nodeSide, budget time.Duration) *net
 	return p
 }
 
-// reply asks n and returns what it said, the error and how long it took.
-func (n *nodeSide) reply(ctx context.Context, text string) ([]string, error, time.Duration) {
+// reply asks n and returns what it said, how long it took and the error.
+func (n *nodeSide) reply(ctx context.Context, text string) ([]string, time.Duration, error) {
 	n.said = nil
 	began := time.Now()
 	_, err := n.node.Reply(ctx, text, func(s string) { n.said = append(n.said, s) })
-	return n.said, err, time.Since(began)
+	return n.said, time.Since(began), err
 }
 
 // A blackholed center while the node starts its conversation: the
@@ -52,7 +52,7 @@ func TestBlackholedCenterAtConversationStart(t *testing.T) {
 	n := newNode(t, c, "attic")
 	p := behind(t, c, n, 300*time.Millisecond)
 	p.Set(netfault.Blackhole)
-	said, err, took := n.reply(t.Context(), "tell me about the moon and its seas")
+	said, took, err := n.reply(t.Context(), "tell me about the moon and its seas")
 	if !errors.Is(err, ErrTooSlow) || !slices.Equal(said, []string{TooSlow}) {
 		t.Errorf("err %v, said %q; want the budget's apology", err, said)
 	}
@@ -65,7 +65,7 @@ func TestBlackholedCenterAtConversationStart(t *testing.T) {
 	}
 	// The next question, the center still blackholed: a short look, not
 	// a whole budget.
-	said, _, took = n.reply(t.Context(), "and what about mars then")
+	said, took, _ = n.reply(t.Context(), "and what about mars then")
 	if !slices.Equal(said, []string{Unreachable}) || took > pingBudget+time.Second {
 		t.Errorf("the next question: said %q after %v; want the unreachable sentence within the %v look", said, took, pingBudget)
 	}
@@ -133,7 +133,7 @@ func TestCancelledAnswerFreesTheConversation(t *testing.T) {
 	<-got
 	waitFor(t, func() bool { return cancelledChats(c.llm) > 0 })
 	close(gate)
-	said, err, _ := n.reply(t.Context(), "what kind of day is it out there")
+	said, _, err := n.reply(t.Context(), "what kind of day is it out there")
 	if err != nil || !slices.Equal(said, []string{"It is a fine day."}) {
 		t.Errorf("the next question: %v, said %q; want it answered", err, said)
 	}
@@ -154,7 +154,7 @@ func TestCenterStopsMidAnswer(t *testing.T) {
 	var said []string
 	var err error
 	go func() {
-		said, err, _ = n.reply(t.Context(), "tell me a long story about the sea")
+		said, _, err = n.reply(t.Context(), "tell me a long story about the sea")
 		close(done)
 	}()
 	waitFor(t, func() bool { return chatsOfKind(c.llm) > 0 })
@@ -185,7 +185,7 @@ func TestGivenUpRequestIsNotReplayed(t *testing.T) {
 	})
 	p := behind(t, c, n, 300*time.Millisecond)
 	p.Set(netfault.Blackhole)
-	_, err, _ := n.reply(t.Context(), "open the garage door and leave it open")
+	_, _, err := n.reply(t.Context(), "open the garage door and leave it open")
 	if !errors.Is(err, ErrTooSlow) {
 		t.Fatalf("err %v; want the budget's", err)
 	}

@@ -353,6 +353,48 @@ func TestTimeZones(t *testing.T) {
 	}
 }
 
+// TestUnknownZonesAreBounded: a node that names a new zone the center
+// cannot read in each request, every other one 16 KiB long, gets the
+// center's own zone each time; the center remembers and warns of only
+// the first maxWarnedZones, and logs none of them whole.
+func TestUnknownZonesAreBounded(t *testing.T) {
+	var logged bytes.Buffer
+	c := newCenter(t, "", Options{Location: time.FixedZone("center", 3600), Rate: 1e6, Burst: 1e6, Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	defer c.stop()
+	n := newJarvisNode(t, c, "attic")
+	long := strings.Repeat("x", 16<<10)
+	for i := range 10 * maxWarnedZones {
+		zone := fmt.Sprintf("Nowhere/%d", i)
+		if i%2 == 1 {
+			zone += long
+		}
+		code, _, body := n.do("GET", PathDateContext+"?timezone="+url.QueryEscape(zone), nil)
+		var dc DateContext
+		if code != 200 || json.Unmarshal(body, &dc) != nil || dc.Timezone.UserTimezone != "center" {
+			t.Fatalf("date context for unknown zone %d: %d %.200s; want 200 in the center's zone", i, code, body)
+		}
+	}
+	c.srv.zonesWarned.mu.Lock()
+	kept, size := len(c.srv.zonesWarned.names), 0
+	for name := range c.srv.zonesWarned.names {
+		size += len(name)
+	}
+	c.srv.zonesWarned.mu.Unlock()
+	if kept > maxWarnedZones || size > maxWarnedZones*maxZoneName {
+		t.Errorf("after %d unknown zones the center keeps %d, of %d bytes; want at most %d, of at most %d bytes each", 10*maxWarnedZones, kept, size, maxWarnedZones, maxZoneName)
+	}
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	if warned := strings.Count(logged.String(), "does not know"); warned > maxWarnedZones+1 {
+		t.Errorf("the log warns %d times of unknown zones; want at most %d", warned, maxWarnedZones+1)
+	}
+	for _, l := range lines {
+		if len(l) > 512 {
+			t.Errorf("a log line of %d bytes: %.200s…", len(l), l)
+			break
+		}
+	}
+}
+
 // TestJarvisQuestion: a question the center asks carries parameter_name,
 // options and a tool_call_id; a stock node answers it as a tool result
 // for that id (or for "validation-response"), and the reply goes on.

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/time/rate"
 
@@ -80,7 +82,7 @@ type Server struct {
 	limits   map[string]*rate.Limiter
 	guesses  guesses // wrong keys, by source address
 
-	zonesWarned sync.Map // time zones a node sent that the center cannot read
+	zonesWarned warnedZones // time zones a node sent that the center cannot read
 	greeted     atomic.Uint64
 }
 
@@ -185,8 +187,8 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request, node NodeInfo) {
 	if !decode(w, r, &req) {
 		return
 	}
-	if req.ConversationID == "" {
-		fail(w, http.StatusBadRequest, "conversation_id is required")
+	if err := checkConversationID(req.ConversationID); err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	for i, t := range req.ClientTools {
@@ -201,6 +203,30 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request, node NodeInfo) {
 		return
 	}
 	writeJSON(w, http.StatusOK, StartResponse{Status: "success", ConversationID: sess.id})
+}
+
+// maxConversationID bounds a conversation id: a Jarvis node sends a UUID
+// (36 bytes), a Hark node its id, the time and a random tail (at most 93).
+const maxConversationID = 128
+
+// checkConversationID says what is wrong with a conversation id a node
+// sent, if anything. An id is kept in the store for good (whose it is),
+// and named in the log and in answers: it must be short and printable.
+func checkConversationID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("conversation_id is required")
+	case len(id) > maxConversationID:
+		return fmt.Errorf("conversation_id is %d bytes long; want at most %d", len(id), maxConversationID)
+	case !utf8.ValidString(id):
+		return errors.New("conversation_id is not UTF-8")
+	}
+	for i, r := range id {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("conversation_id has a control character (%U) at byte %d", r, i)
+		}
+	}
+	return nil
 }
 
 // session finds or makes the conversation id for node. A new one is made

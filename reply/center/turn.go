@@ -266,9 +266,9 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 	if !decode(w, r, &req) {
 		return
 	}
-	switch {
-	case req.ConversationID == "":
-		fail(w, http.StatusBadRequest, "conversation_id is required")
+	switch err := checkConversationID(req.ConversationID); {
+	case err != nil:
+		fail(w, http.StatusBadRequest, err.Error())
 		return
 	case strings.TrimSpace(req.VoiceCommand) == "":
 		fail(w, http.StatusBadRequest, "voice_command is empty")
@@ -298,9 +298,9 @@ func (s *Server) continuation(w http.ResponseWriter, r *http.Request, node NodeI
 	if !decode(w, r, &req) {
 		return req, nil
 	}
-	switch {
-	case req.ConversationID == "":
-		fail(w, http.StatusBadRequest, "conversation_id is required")
+	switch err := checkConversationID(req.ConversationID); {
+	case err != nil:
+		fail(w, http.StatusBadRequest, err.Error())
 		return req, nil
 	case len(req.ToolResults) == 0 && req.ValidationResponse == nil:
 		fail(w, http.StatusBadRequest, "tool_results or validation_response is required")

@@ -5,7 +5,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
+)
+
+const (
+	// maxZoneName bounds a zone's name: the longest IANA names are about
+	// 30 bytes, an offset under 10. A longer one is not read.
+	maxZoneName = 64
+	// maxWarnedZones bounds the unknown zones the center remembers having
+	// warned about.
+	maxWarnedZones = 32
 )
 
 // offsetZone is a zone written as its offset, as a Jarvis node guesses it
@@ -18,6 +29,9 @@ var offsetZone = regexp.MustCompile(`^(?:UTC|GMT)?\s*([+\- ])\s*(\d{1,2})(?::?(\
 // uses its own and says so once.
 func location(name string) (loc *time.Location, ok bool) {
 	name = strings.TrimSpace(name)
+	if len(name) > maxZoneName {
+		return nil, false
+	}
 	switch strings.ToUpper(name) {
 	case "UTC", "GMT", "Z", "ETC/UTC":
 		return time.UTC, true
@@ -50,7 +64,8 @@ func location(name string) (loc *time.Location, ok bool) {
 
 // zone is the node's time zone for a conversation: what it sent when the
 // center can read it, else the center's own, with one warning per zone the
-// center does not know. A conversation never fails to start over its zone.
+// center does not know (for the first maxWarnedZones of them). A
+// conversation never fails to start over its zone.
 func (s *Server) zone(node, name string) *time.Location {
 	if strings.TrimSpace(name) == "" {
 		return s.o.Location
@@ -58,8 +73,51 @@ func (s *Server) zone(node, name string) *time.Location {
 	if loc, ok := location(name); ok {
 		return loc
 	}
-	if _, warned := s.zonesWarned.LoadOrStore(name, true); !warned {
-		s.log.Warn("a node sent a time zone the center does not know; using the center's own", "node", node, "timezone", name, "instead", s.o.Location.String())
+	warn, last := s.zonesWarned.first(name)
+	if warn {
+		s.log.Warn("a node sent a time zone the center does not know; using the center's own", "node", node, "timezone", clip(name), "instead", s.o.Location.String())
+	}
+	if last {
+		s.log.Warn("nodes sent many time zones the center does not know; it warns of no more", "zones", maxWarnedZones)
 	}
 	return s.o.Location
+}
+
+// warnedZones are the unknown zones the center has warned about, at most
+// maxWarnedZones of them; every name over maxZoneName counts as one, kept
+// as "".
+type warnedZones struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+// first reports whether to warn about name: it is new, and there is room
+// to remember it. last reports that it took the last room.
+func (z *warnedZones) first(name string) (warn, last bool) {
+	if len(name) > maxZoneName {
+		name = "" // a blank name is the center's own zone, never warned about
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.names[name] || len(z.names) >= maxWarnedZones {
+		return false, false
+	}
+	if z.names == nil {
+		z.names = map[string]bool{}
+	}
+	z.names[name] = true
+	return true, len(z.names) == maxWarnedZones
+}
+
+// clip is a zone's name for the log: cut to maxZoneName bytes, with its
+// length when it was longer.
+func clip(name string) string {
+	if len(name) <= maxZoneName {
+		return name
+	}
+	cut := maxZoneName
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", name[:cut], len(name))
 }
