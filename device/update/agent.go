@@ -122,6 +122,12 @@ func newer(v, cur string) bool {
 // manifest URL (ending in .json), or empty for the configured server's
 // manifest. It refuses while another install runs, and a bundle that RAUC
 // will not verify, that is for another box, or that is not newer.
+//
+// Once RAUC has written the bundle into the other slot, the downloaded
+// bundles and partial downloads in Download.Dir are removed, the
+// installed one with them: the slot holds it now, and the data partition
+// has no room to keep old bundles beside the next one. A bundle file
+// given as src elsewhere, or named otherwise, stays.
 func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)) (Result, error) {
 	a.mu.Lock()
 	if a.busy {
@@ -167,6 +173,9 @@ func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)
 		return Result{}, err
 	}
 	a.log().Info("update installed; it runs after the next reboot", "version", info.Version)
+	if err := a.Download.prune(""); err != nil {
+		a.log().Warn("could not remove the downloaded bundles", "dir", a.Download.Dir, "err", err)
+	}
 	return Result{Version: info.Version, Bundle: bundle}, nil
 }
 

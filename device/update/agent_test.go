@@ -266,3 +266,94 @@ func TestNoRAUCService(t *testing.T) {
 		t.Errorf("status without RAUC: %v", err)
 	}
 }
+
+// updateServer offers, in its manifest, whichever version offer holds,
+// and serves that version's bundle.
+func updateServer(t *testing.T, offer *atomic.Value) *httptest.Server {
+	bundle := func(v string) []byte { return []byte("hark-rpi4-64 " + v) }
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, _ *http.Request) {
+		v := offer.Load().(string)
+		sum := sha256.Sum256(bundle(v))
+		fmt.Fprintf(w, `{"version":%q,"url":"hark-%s.raucb","size":%d,"sha256":"%s","compatible":"hark-rpi4-64"}`, v, v, len(bundle(v)), hex.EncodeToString(sum[:]))
+	})
+	mux.HandleFunc("/hark/", func(w http.ResponseWriter, r *http.Request) {
+		v, ok := strings.CutPrefix(r.URL.Path, "/hark/hark-")
+		v, ok2 := strings.CutSuffix(v, ".raucb")
+		if !ok || !ok2 {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(bundle(v))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n []string
+	for _, e := range entries {
+		n = append(n, e.Name())
+	}
+	return n
+}
+
+// A bundle is removed once RAUC has written it into a slot, with what
+// other versions left: the data partition (512 MiB) has no room for a
+// second bundle of a few hundred MB beside the next, and a box that kept
+// them stopped updating after its second update. What is not a bundle
+// the agent downloaded stays.
+func TestInstallRemovesTheDownloadedBundles(t *testing.T) {
+	g := newRig(t, fakeBundles)
+	var offer atomic.Value
+	srv := updateServer(t, &offer)
+	g.agent.Manifest = srv.URL + "/hark/manifest.json"
+	dir := g.agent.Download.Dir
+	for _, name := range []string{"hark-1.2.0.raucb.part", "hark-download.raucb", "uploaded.raucb", "last-result.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("hark-rpi4-64 1.2.0"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []string{"1.3.0", "1.4.0"} {
+		offer.Store(v)
+		if _, err := g.agent.Install(t.Context(), "", nil); err != nil {
+			t.Fatalf("install %s: %v", v, err)
+		}
+		if got, want := names(t, dir), []string{"last-result.json", "uploaded.raucb"}; !slices.Equal(got, want) {
+			t.Errorf("after installing %s the download directory holds %q, want %q", v, got, want)
+		}
+	}
+	if got := g.rauc.Installed(); len(got) != 2 || filepath.Base(got[1]) != "hark-1.4.0.raucb" {
+		t.Errorf("RAUC installed %v", got)
+	}
+
+	// A bundle file given by hand, elsewhere, is the user's.
+	own := fakeBundle(t, "hark-rpi4-64", "1.5.0")
+	if _, err := g.agent.Install(t.Context(), own, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(own); err != nil {
+		t.Errorf("the bundle given by hand: %v; want it left where it was", err)
+	}
+}
+
+// A bundle RAUC failed to install stays, so that trying again does not
+// download it again.
+func TestInstallThatFailsKeepsTheBundle(t *testing.T) {
+	g := newRig(t, fakeBundles, func(r *rauctest.RAUC) { r.Fail = "Failed updating slot rootfs.1: No space left on device" })
+	var offer atomic.Value
+	offer.Store("1.3.0")
+	g.agent.Manifest = updateServer(t, &offer).URL + "/hark/manifest.json"
+	if _, err := g.agent.Install(t.Context(), "", nil); err == nil {
+		t.Fatal("the install succeeded; want RAUC's failure")
+	}
+	if got, want := names(t, g.agent.Download.Dir), []string{"hark-1.3.0.raucb"}; !slices.Equal(got, want) {
+		t.Errorf("after a failed install the download directory holds %q, want %q", got, want)
+	}
+}

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harkbox/hark/internal/disk"
@@ -28,6 +30,12 @@ type Progress struct {
 
 // Downloader fetches a bundle into a directory, resuming where a broken
 // download stopped.
+//
+// A bundle of version v is hark-v.raucb in Dir, and hark-v.raucb.part
+// while it downloads. Those names are the Downloader's own: it removes
+// such files of other versions before a download (see Fetch), and
+// Agent.Install removes them all once RAUC has written a bundle into a
+// slot. Nothing else in Dir is touched.
 type Downloader struct {
 	HTTP *http.Client
 	// Dir keeps the bundle and its partial download; on the box it is on
@@ -54,13 +62,18 @@ var ErrNoRoom = errors.New("update: no room for the bundle")
 var ErrChecksum = errors.New("update: the download does not match the manifest")
 
 // Fetch downloads m's bundle and returns its path. A bundle already there
-// with the right sha256 is not fetched again.
+// with the right sha256 is not fetched again. Bundles and partial
+// downloads of other versions are removed first: the data partition has
+// room for one, and none of them will be installed now. A partial
+// download of m's version is kept and resumed.
 func (d *Downloader) Fetch(ctx context.Context, m Manifest, progress func(Progress)) (string, error) {
 	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
 		return "", fmt.Errorf("download: %w", err)
 	}
-	final := filepath.Join(d.Dir, "hark-"+m.Version+".raucb")
-	part := final + ".part"
+	// A file that cannot be removed only costs room, which room checks.
+	_ = d.prune(m.Version)
+	final := filepath.Join(d.Dir, bundleName(m.Version))
+	part := final + partSuffix
 	if m.SHA256 == "" {
 		os.Remove(part) // nothing to check a partial file against
 	} else if sum, err := fileSHA256(final); err == nil && sum == m.SHA256 {
@@ -240,6 +253,53 @@ func (c *counter) tell() {
 	if c.report != nil {
 		c.report(Progress{Stage: "download", Percent: c.last, Done: c.n, Total: c.total})
 	}
+}
+
+const (
+	bundlePrefix = "hark-"
+	bundleSuffix = ".raucb"
+	partSuffix   = ".part"
+)
+
+// bundleName is the file a bundle of version v is downloaded to.
+func bundleName(v string) string { return bundlePrefix + v + bundleSuffix }
+
+// bundleVersion is the version that name, a whole or partial download,
+// is a bundle of; false when name is not one of the Downloader's.
+func bundleVersion(name string) (string, bool) {
+	v, ok := strings.CutPrefix(strings.TrimSuffix(name, partSuffix), bundlePrefix)
+	if !ok {
+		return "", false
+	}
+	v, ok = strings.CutSuffix(v, bundleSuffix)
+	return v, ok && v != ""
+}
+
+// prune removes the downloaded bundles and partial downloads in Dir of
+// every version but keep; keep "" removes them all. Only regular files
+// named as the Downloader's are removed.
+func (d *Downloader) prune(keep string) error {
+	if d.Dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(d.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("download: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		v, ours := bundleVersion(e.Name())
+		if !ours || !e.Type().IsRegular() || (keep != "" && v == keep) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(d.Dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("download: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func fileSHA256(path string) (string, error) {

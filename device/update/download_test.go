@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -178,5 +179,104 @@ func TestDownloadRefusesToCrossTheFloor(t *testing.T) {
 	free = 64 << 20
 	if _, err := d.Fetch(t.Context(), m, func(Progress) {}); err != nil {
 		t.Errorf("fetch with room: %v", err)
+	}
+}
+
+// Bundles of other versions are removed before a download, so that the
+// partition that held the last update has room for the next; a partial
+// download of the version asked for is resumed, and nothing that is not
+// named as a bundle of the Downloader's is touched.
+func TestDownloadClearsOtherVersionsFirst(t *testing.T) {
+	srv := newBundleServer(t, 2<<20, 0)
+	m := srv.manifest() // 1.2.0
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "kept.raucb")
+	for name, size := range map[string]int{
+		"hark-1.1.0.raucb":      2 << 20, // installed an update ago
+		"hark-1.1.0.raucb.part": 1 << 20,
+		"hark-download.raucb":   1000, // from a bundle URL given by hand
+		"uploaded.raucb":        10,
+		"last-result.json":      10,
+		"hark-1.1.0.raucb.sig":  10,
+		"old-hark-1.0.0.raucb":  10,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hark-1.2.0.raucb.part"), srv.data[:300_000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "hark-0.9.0.raucb"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, []byte("a bundle kept elsewhere"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "hark-0.8.0.raucb")); err != nil {
+		t.Fatal(err)
+	}
+	// A partition of 6 MiB that keeps 1 MiB in reserve: with the old
+	// bundle and its partial still there, the new one would not fit.
+	free := func(string) (int64, error) {
+		used := int64(0)
+		filepath.WalkDir(dir, func(_ string, e os.DirEntry, _ error) error {
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+				used += info.Size()
+			}
+			return nil
+		})
+		return 6<<20 - used, nil
+	}
+	d := Downloader{HTTP: srv.Client(), Dir: dir, Floor: 1 << 20, Free: free}
+	path, err := d.Fetch(t.Context(), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, srv.data) {
+		t.Fatal("the downloaded bundle differs from the served one")
+	}
+	if want := []string{"bytes=300000-"}; !slices.Equal(srv.ranges, want) {
+		t.Errorf("requests with ranges %q, want %q: the partial download of 1.2.0 resumed", srv.ranges, want)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	want := []string{"hark-0.8.0.raucb", "hark-0.9.0.raucb", "hark-1.1.0.raucb.sig", "hark-1.2.0.raucb", "last-result.json", "old-hark-1.0.0.raucb", "uploaded.raucb"}
+	if !slices.Equal(left, want) {
+		t.Errorf("after the download the directory holds %q, want %q", left, want)
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("the file a link named like a bundle points at: %v", err)
+	}
+}
+
+// Removing every bundle (after an install) leaves the rest.
+func TestPruneRemovesOnlyBundles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"hark-1.1.0.raucb", "hark-1.2.0.raucb.part", "hark-.raucb", "hark-1.0.0.raucb.part.part", "failed-boot-check.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := Downloader{Dir: dir}
+	if err := d.prune(""); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{"failed-boot-check.json", "hark-.raucb", "hark-1.0.0.raucb.part.part"}; !slices.Equal(left, want) {
+		t.Errorf("left %q, want %q", left, want)
+	}
+	if err := (&Downloader{}).prune(""); err != nil {
+		t.Errorf("a Downloader without a directory: %v", err)
+	}
+	if err := (&Downloader{Dir: filepath.Join(dir, "none")}).prune(""); err != nil {
+		t.Errorf("a directory not made yet: %v", err)
 	}
 }
