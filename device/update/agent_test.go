@@ -357,3 +357,70 @@ func TestInstallThatFailsKeepsTheBundle(t *testing.T) {
 		t.Errorf("after a failed install the download directory holds %q, want %q", got, want)
 	}
 }
+
+// An update whose hark fails its boot check is rolled back by the boot
+// loader, and the failure recorded. The update timer must not install
+// that version again: it would fail the same boots every day until the
+// server offers another. A newer version installs as usual, and the user
+// may still install the failed one by hand.
+func TestCheckTellsOfAVersionThatFailedItsBootCheck(t *testing.T) {
+	failed := update.BootCheck{Time: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC), Slot: "B", Version: "1.1.0",
+		Reason: "speech-to-text: model ggml-base.en.bin: truncated; the slot is not marked good"}
+	for _, c := range []struct {
+		name, offered string
+		failed        *update.BootCheck
+		skip          string // "" for an offer the timer installs
+	}{
+		{"the failed version", "1.1.0", &failed,
+			"1.1.0 failed its boot check on this box on 24 Nov 2026 09:00 UTC: speech-to-text: model ggml-base.en.bin: truncated; the slot is not marked good; skipping it until another version is offered"},
+		{"the failed version, written otherwise", "v1.1", &failed,
+			"v1.1 failed its boot check on this box on 24 Nov 2026 09:00 UTC: speech-to-text: model ggml-base.en.bin: truncated; the slot is not marked good; skipping it until another version is offered"},
+		{"a newer version", "1.2.0", &failed, ""},
+		{"no failed check", "1.1.0", nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newRig(t, fakeBundles)
+			var offer atomic.Value
+			offer.Store(c.offered)
+			g.agent.Manifest = updateServer(t, &offer).URL + "/hark/manifest.json"
+			svc := update.NewService(g.agent)
+			if c.failed != nil {
+				if err := svc.State().FailedBoot(*c.failed); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			// The timer's run, as hark update check --install does it.
+			ch, err := svc.Check(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ch.Newer {
+				t.Fatalf("check %+v: want %s offered as newer than 1.0.0", ch, c.offered)
+			}
+			skip := ch.Skip(time.UTC)
+			if skip != c.skip {
+				t.Errorf("skip %q, want %q", skip, c.skip)
+			}
+			if skip == "" {
+				if _, err := svc.Install(t.Context(), "", nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantInstalled := 0
+			if c.skip == "" {
+				wantInstalled = 1
+			}
+			if got := g.rauc.Installed(); len(got) != wantInstalled {
+				t.Errorf("the timer installed %v, want %d bundles", got, wantInstalled)
+			}
+			if c.skip == "" {
+				return
+			}
+			// Asked for by hand, it installs.
+			if res, err := svc.Install(t.Context(), "", nil); err != nil || res.Version != c.offered || len(g.rauc.Installed()) != 1 {
+				t.Errorf("install by hand: %+v, %v, installed %v; want %s installed", res, err, g.rauc.Installed(), c.offered)
+			}
+		})
+	}
+}

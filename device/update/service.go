@@ -104,10 +104,15 @@ func (s *Service) Agent() *Agent { return s.agent }
 func (s *Service) State() State { return s.state }
 
 // Check asks the update server what it offers, and records when it asked.
+// An offered version that failed its boot check on this box comes with
+// that check in Failed (see Check.Skip).
 func (s *Service) Check(ctx context.Context) (Check, error) {
 	c, err := s.agent.Check(ctx)
 	if err != nil {
 		return c, err
+	}
+	if f, ok := s.state.LastFailedBoot(); ok && sameVersion(f.Version, c.Available.Version) {
+		c.Failed = &f
 	}
 	if err := s.state.Checked(time.Now()); err != nil {
 		s.agent.log().Warn("could not record the check", "err", err)
