@@ -33,7 +33,9 @@ type AgentOptions struct {
 // NewAgent is the update agent of a box, as `hark update` and the daemon
 // both run it: a download client with no overall timeout (a bundle is
 // hundreds of megabytes; a server that stops answering is caught by the
-// header and idle timeouts) that names Hark, its version and the box.
+// transport's header timeout, and one that stops sending midway by the
+// Downloader's idle timeout, which resumes from where it stopped) that
+// names Hark, its version and the box.
 func NewAgent(o AgentOptions) *Agent {
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
