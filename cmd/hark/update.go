@@ -108,8 +108,16 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 		fmt.Fprintln(e.stdout, "the box is up to date")
 		return nil
 	}
+	skip := c.Skip(boxZone(e, g))
 	if !*install {
 		fmt.Fprintln(e.stdout, "an update is available: hark update install")
+		if skip != "" {
+			fmt.Fprintf(e.stdout, "the update timer will not install it: %s\n", skip)
+		}
+		return nil
+	}
+	if skip != "" {
+		fmt.Fprintf(e.stdout, "%s (hark update install installs it anyway)\n", skip)
 		return nil
 	}
 	return u.install(ctx, e, "", update.RebootWhenIdle)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Installer is what the agent needs of RAUC; *RAUC is the real one.
@@ -57,7 +58,27 @@ type Agent struct {
 type Check struct {
 	Current   string
 	Available Manifest
-	Newer     bool
+	// Newer reports that the offered version is newer than what runs.
+	Newer bool
+	// Failed is the boot check the offered version failed on this box,
+	// when it did: RAUC wrote it into a slot, its hark failed there and
+	// the board went back. Only Service.Check fills it in. See Skip.
+	Failed *BootCheck
+}
+
+// Skip says why an update installed without asking (the update timer's
+// hark update check --install) leaves this offer alone: the offered
+// version failed its boot check on this box, and installing it again
+// would only go through the same failing boots, every day, until the
+// server offers another version. It is "" when the offer may be
+// installed; loc is the zone the failure's time is told in. An install
+// asked for by hand (hark update install, the web page) does not ask.
+func (c Check) Skip(loc *time.Location) string {
+	if !c.Newer || c.Failed == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s failed its boot check on this box on %s: %s; skipping it until another version is offered",
+		c.Available.Version, c.Failed.Time.In(loc).Format("2 Jan 2006 15:04 MST"), c.Failed.Reason)
 }
 
 // Result is an installed update.
@@ -104,6 +125,17 @@ func fits(m Manifest, sys System) error {
 	return nil
 }
 
+// sameVersion reports whether a and b name one release ("v1.1" is
+// 1.1.0); names that are not release numbers must match exactly.
+func sameVersion(a, b string) bool {
+	va, erra := ParseVersion(a)
+	vb, errb := ParseVersion(b)
+	if erra != nil || errb != nil {
+		return a == b
+	}
+	return va.Compare(vb) == 0
+}
+
 // newer reports whether v is newer than cur; an unreadable current
 // version (a development build) counts as older than any release.
 func newer(v, cur string) bool {
@@ -122,6 +154,12 @@ func newer(v, cur string) bool {
 // manifest URL (ending in .json), or empty for the configured server's
 // manifest. It refuses while another install runs, and a bundle that RAUC
 // will not verify, that is for another box, or that is not newer.
+//
+// Once RAUC has written the bundle into the other slot, the downloaded
+// bundles and partial downloads in Download.Dir are removed, the
+// installed one with them: the slot holds it now, and the data partition
+// has no room to keep old bundles beside the next one. A bundle file
+// given as src elsewhere, or named otherwise, stays.
 func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)) (Result, error) {
 	a.mu.Lock()
 	if a.busy {
@@ -167,6 +205,9 @@ func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)
 		return Result{}, err
 	}
 	a.log().Info("update installed; it runs after the next reboot", "version", info.Version)
+	if err := a.Download.prune(""); err != nil {
+		a.log().Warn("could not remove the downloaded bundles", "dir", a.Download.Dir, "err", err)
+	}
 	return Result{Version: info.Version, Bundle: bundle}, nil
 }
 

@@ -266,3 +266,161 @@ func TestNoRAUCService(t *testing.T) {
 		t.Errorf("status without RAUC: %v", err)
 	}
 }
+
+// updateServer offers, in its manifest, whichever version offer holds,
+// and serves that version's bundle.
+func updateServer(t *testing.T, offer *atomic.Value) *httptest.Server {
+	bundle := func(v string) []byte { return []byte("hark-rpi4-64 " + v) }
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, _ *http.Request) {
+		v := offer.Load().(string)
+		sum := sha256.Sum256(bundle(v))
+		fmt.Fprintf(w, `{"version":%q,"url":"hark-%s.raucb","size":%d,"sha256":"%s","compatible":"hark-rpi4-64"}`, v, v, len(bundle(v)), hex.EncodeToString(sum[:]))
+	})
+	mux.HandleFunc("/hark/", func(w http.ResponseWriter, r *http.Request) {
+		v, ok := strings.CutPrefix(r.URL.Path, "/hark/hark-")
+		v, ok2 := strings.CutSuffix(v, ".raucb")
+		if !ok || !ok2 {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(bundle(v))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n []string
+	for _, e := range entries {
+		n = append(n, e.Name())
+	}
+	return n
+}
+
+// A bundle is removed once RAUC has written it into a slot, with what
+// other versions left: the data partition (512 MiB) has no room for a
+// second bundle of a few hundred MB beside the next, and a box that kept
+// them stopped updating after its second update. What is not a bundle
+// the agent downloaded stays.
+func TestInstallRemovesTheDownloadedBundles(t *testing.T) {
+	g := newRig(t, fakeBundles)
+	var offer atomic.Value
+	srv := updateServer(t, &offer)
+	g.agent.Manifest = srv.URL + "/hark/manifest.json"
+	dir := g.agent.Download.Dir
+	for _, name := range []string{"hark-1.2.0.raucb.part", "hark-download.raucb", "uploaded.raucb", "last-result.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("hark-rpi4-64 1.2.0"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []string{"1.3.0", "1.4.0"} {
+		offer.Store(v)
+		if _, err := g.agent.Install(t.Context(), "", nil); err != nil {
+			t.Fatalf("install %s: %v", v, err)
+		}
+		if got, want := names(t, dir), []string{"last-result.json", "uploaded.raucb"}; !slices.Equal(got, want) {
+			t.Errorf("after installing %s the download directory holds %q, want %q", v, got, want)
+		}
+	}
+	if got := g.rauc.Installed(); len(got) != 2 || filepath.Base(got[1]) != "hark-1.4.0.raucb" {
+		t.Errorf("RAUC installed %v", got)
+	}
+
+	// A bundle file given by hand, elsewhere, is the user's.
+	own := fakeBundle(t, "hark-rpi4-64", "1.5.0")
+	if _, err := g.agent.Install(t.Context(), own, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(own); err != nil {
+		t.Errorf("the bundle given by hand: %v; want it left where it was", err)
+	}
+}
+
+// A bundle RAUC failed to install stays, so that trying again does not
+// download it again.
+func TestInstallThatFailsKeepsTheBundle(t *testing.T) {
+	g := newRig(t, fakeBundles, func(r *rauctest.RAUC) { r.Fail = "Failed updating slot rootfs.1: No space left on device" })
+	var offer atomic.Value
+	offer.Store("1.3.0")
+	g.agent.Manifest = updateServer(t, &offer).URL + "/hark/manifest.json"
+	if _, err := g.agent.Install(t.Context(), "", nil); err == nil {
+		t.Fatal("the install succeeded; want RAUC's failure")
+	}
+	if got, want := names(t, g.agent.Download.Dir), []string{"hark-1.3.0.raucb"}; !slices.Equal(got, want) {
+		t.Errorf("after a failed install the download directory holds %q, want %q", got, want)
+	}
+}
+
+// An update whose hark fails its boot check is rolled back by the boot
+// loader, and the failure recorded. The update timer must not install
+// that version again: it would fail the same boots every day until the
+// server offers another. A newer version installs as usual, and the user
+// may still install the failed one by hand.
+func TestCheckTellsOfAVersionThatFailedItsBootCheck(t *testing.T) {
+	failed := update.BootCheck{Time: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC), Slot: "B", Version: "1.1.0",
+		Reason: "speech-to-text: model ggml-base.en.bin: truncated; the slot is not marked good"}
+	for _, c := range []struct {
+		name, offered string
+		failed        *update.BootCheck
+		skip          string // "" for an offer the timer installs
+	}{
+		{"the failed version", "1.1.0", &failed,
+			"1.1.0 failed its boot check on this box on 24 Nov 2026 09:00 UTC: speech-to-text: model ggml-base.en.bin: truncated; the slot is not marked good; skipping it until another version is offered"},
+		{"the failed version, written otherwise", "v1.1", &failed,
+			"v1.1 failed its boot check on this box on 24 Nov 2026 09:00 UTC: speech-to-text: model ggml-base.en.bin: truncated; the slot is not marked good; skipping it until another version is offered"},
+		{"a newer version", "1.2.0", &failed, ""},
+		{"no failed check", "1.1.0", nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newRig(t, fakeBundles)
+			var offer atomic.Value
+			offer.Store(c.offered)
+			g.agent.Manifest = updateServer(t, &offer).URL + "/hark/manifest.json"
+			svc := update.NewService(g.agent)
+			if c.failed != nil {
+				if err := svc.State().FailedBoot(*c.failed); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			// The timer's run, as hark update check --install does it.
+			ch, err := svc.Check(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ch.Newer {
+				t.Fatalf("check %+v: want %s offered as newer than 1.0.0", ch, c.offered)
+			}
+			skip := ch.Skip(time.UTC)
+			if skip != c.skip {
+				t.Errorf("skip %q, want %q", skip, c.skip)
+			}
+			if skip == "" {
+				if _, err := svc.Install(t.Context(), "", nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantInstalled := 0
+			if c.skip == "" {
+				wantInstalled = 1
+			}
+			if got := g.rauc.Installed(); len(got) != wantInstalled {
+				t.Errorf("the timer installed %v, want %d bundles", got, wantInstalled)
+			}
+			if c.skip == "" {
+				return
+			}
+			// Asked for by hand, it installs.
+			if res, err := svc.Install(t.Context(), "", nil); err != nil || res.Version != c.offered || len(g.rauc.Installed()) != 1 {
+				t.Errorf("install by hand: %+v, %v, installed %v; want %s installed", res, err, g.rauc.Installed(), c.offered)
+			}
+		})
+	}
+}

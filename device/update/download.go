@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harkbox/hark/internal/disk"
@@ -28,6 +30,12 @@ type Progress struct {
 
 // Downloader fetches a bundle into a directory, resuming where a broken
 // download stopped.
+//
+// A bundle of version v is hark-v.raucb in Dir, and hark-v.raucb.part
+// while it downloads. Those names are the Downloader's own: it removes
+// such files of other versions before a download (see Fetch), and
+// Agent.Install removes them all once RAUC has written a bundle into a
+// slot. Nothing else in Dir is touched.
 type Downloader struct {
 	HTTP *http.Client
 	// Dir keeps the bundle and its partial download; on the box it is on
@@ -38,6 +46,11 @@ type Downloader struct {
 	Attempts int
 	// Backoff is the pause before a retry, growing with each; 0 means 1 s.
 	Backoff time.Duration
+	// Idle is how long an attempt may go without receiving a byte (while
+	// connecting, waiting for the answer or reading the bundle) before it
+	// is dropped and retried from where it stopped, like a lost
+	// connection; 0 means 60 s.
+	Idle time.Duration
 	// Floor is the free space the download must leave on Dir's
 	// filesystem (the data partition's reserve, so that the store keeps
 	// working); 0 checks nothing.
@@ -54,13 +67,21 @@ var ErrNoRoom = errors.New("update: no room for the bundle")
 var ErrChecksum = errors.New("update: the download does not match the manifest")
 
 // Fetch downloads m's bundle and returns its path. A bundle already there
-// with the right sha256 is not fetched again.
+// with the right sha256 is not fetched again. Bundles and partial
+// downloads of other versions are removed first: the data partition has
+// room for one, and none of them will be installed now. A partial
+// download of m's version is kept and resumed.
+//
+// A dropped or stalled connection is retried from where it stopped; a
+// fault of the bundle's own file (no permission, no space left) is not.
 func (d *Downloader) Fetch(ctx context.Context, m Manifest, progress func(Progress)) (string, error) {
 	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
 		return "", fmt.Errorf("download: %w", err)
 	}
-	final := filepath.Join(d.Dir, "hark-"+m.Version+".raucb")
-	part := final + ".part"
+	// A file that cannot be removed only costs room, which room checks.
+	_ = d.prune(m.Version)
+	final := filepath.Join(d.Dir, bundleName(m.Version))
+	part := final + partSuffix
 	if m.SHA256 == "" {
 		os.Remove(part) // nothing to check a partial file against
 	} else if sum, err := fileSHA256(final); err == nil && sum == m.SHA256 {
@@ -120,25 +141,37 @@ func (e *httpError) Error() string {
 	return fmt.Sprintf("download %s: the server answered %s", e.url, e.text)
 }
 
+// fileError is a fault of the download's own file (no permission, the
+// partition full): not the network's, so not worth another try.
+type fileError struct{ err error }
+
+func (e *fileError) Error() string { return "download: " + e.err.Error() }
+func (e *fileError) Unwrap() error { return e.err }
+
+// errStalled ends an attempt that received nothing for Downloader.Idle.
+var errStalled = errors.New("nothing arrived")
+
 func retryable(err error) bool {
 	var he *httpError
 	if errors.As(err, &he) {
 		return he.status >= 500
 	}
-	return true // a dropped connection, a reset, a timeout
+	var fe *fileError
+	return !errors.As(err, &fe) // else a dropped connection, a reset, a timeout, a stall
 }
 
 // once makes one request, from where part ends, and appends to it. It
-// returns how many bytes part holds afterwards.
+// returns how many bytes part holds afterwards. The attempt ends with
+// errStalled when nothing arrives for d.Idle.
 func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress func(Progress)) (int64, error) {
 	f, err := os.OpenFile(part, os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return 0, fmt.Errorf("download: %w", err)
+		return 0, &fileError{err}
 	}
 	defer f.Close()
 	have, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
-		return 0, fmt.Errorf("download: %w", err)
+		return 0, &fileError{err}
 	}
 	known := m.Size > 0 // a bundle URL given by hand has no manifest
 	if known && have > m.Size {
@@ -146,6 +179,14 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 	}
 	if known && have == m.Size {
 		return have, nil
+	}
+	idle := time.Duration(orDefault(int(d.Idle), int(time.Minute)))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	quiet := time.AfterFunc(idle, func() { cancel(errStalled) })
+	defer quiet.Stop()
+	stalled := func(at, of int64) error {
+		return fmt.Errorf("download %s: %w for %s, at %d of %d bytes", m.URL, errStalled, idle, at, of)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL, nil)
 	if err != nil {
@@ -160,6 +201,9 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errStalled) {
+			return have, stalled(have, m.Size)
+		}
 		return have, fmt.Errorf("download %s: %w", m.URL, err)
 	}
 	defer resp.Body.Close()
@@ -167,16 +211,20 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 	case resp.StatusCode == http.StatusPartialContent && have > 0:
 	case resp.StatusCode == http.StatusOK:
 		// No range support, or a fresh start: from the top.
-		if err := f.Truncate(0); err != nil {
-			return 0, fmt.Errorf("download: %w", err)
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return 0, fmt.Errorf("download: %w", err)
+		if have > 0 {
+			if err := f.Truncate(0); err != nil {
+				return 0, &fileError{err}
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return 0, &fileError{err}
+			}
 		}
 		have = 0
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
 		// The file on the server is not the one begun: start again.
-		f.Truncate(0)
+		if err := f.Truncate(0); err != nil {
+			return have, &fileError{err}
+		}
 		return 0, &httpError{m.URL, 503, resp.Status + " (starting again)"}
 	default:
 		return have, &httpError{m.URL, resp.StatusCode, resp.Status}
@@ -190,19 +238,24 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 	}
 	w := &counter{w: f, n: have, total: total, report: progress}
 	w.tell()
-	var body io.Reader = resp.Body
+	var body io.Reader = &lively{r: resp.Body, quiet: quiet, idle: idle}
 	if known {
-		body = io.LimitReader(resp.Body, m.Size-have+1)
+		body = io.LimitReader(body, m.Size-have+1)
 	}
 	_, err = io.Copy(w, body)
-	if err != nil {
+	switch {
+	case w.err != nil:
+		return w.n, &fileError{w.err}
+	case err != nil && errors.Is(context.Cause(ctx), errStalled):
+		return w.n, stalled(w.n, total)
+	case err != nil:
 		return w.n, fmt.Errorf("download %s: connection lost at %d of %d bytes: %w", m.URL, w.n, total, err)
 	}
 	if !known {
 		if total > 0 && w.n != total {
 			return w.n, fmt.Errorf("download %s: connection closed at %d of %d bytes", m.URL, w.n, total)
 		}
-		return w.n, f.Sync()
+		return w.n, syncFile(f)
 	}
 	if w.n > m.Size {
 		return w.n, d.mismatch(part, m, fmt.Sprintf("more than the %d bytes the manifest says", m.Size))
@@ -210,7 +263,30 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 	if w.n < m.Size {
 		return w.n, fmt.Errorf("download %s: connection closed at %d of %d bytes", m.URL, w.n, m.Size)
 	}
-	return w.n, f.Sync()
+	return w.n, syncFile(f)
+}
+
+func syncFile(f *os.File) error {
+	if err := f.Sync(); err != nil {
+		return &fileError{err}
+	}
+	return nil
+}
+
+// lively reads a response body, putting off quiet's firing for idle at
+// every read that brings bytes.
+type lively struct {
+	r     io.Reader
+	quiet *time.Timer
+	idle  time.Duration
+}
+
+func (l *lively) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.quiet.Reset(l.idle)
+	}
+	return n, err
 }
 
 func (d *Downloader) mismatch(part string, m Manifest, what string) error {
@@ -218,17 +294,22 @@ func (d *Downloader) mismatch(part string, m Manifest, what string) error {
 	return fmt.Errorf("download %s: %s: %w", m.URL, what, ErrChecksum)
 }
 
-// counter reports download progress at each whole percent.
+// counter reports download progress at each whole percent, and keeps
+// the write error that tells a fault of the file from one of the network.
 type counter struct {
 	w        io.Writer
 	n, total int64
 	last     int
 	report   func(Progress)
+	err      error
 }
 
 func (c *counter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	if err != nil {
+		c.err = err
+	}
 	if pct := int(c.n * 100 / max(c.total, 1)); pct != c.last {
 		c.tell()
 	}
@@ -240,6 +321,53 @@ func (c *counter) tell() {
 	if c.report != nil {
 		c.report(Progress{Stage: "download", Percent: c.last, Done: c.n, Total: c.total})
 	}
+}
+
+const (
+	bundlePrefix = "hark-"
+	bundleSuffix = ".raucb"
+	partSuffix   = ".part"
+)
+
+// bundleName is the file a bundle of version v is downloaded to.
+func bundleName(v string) string { return bundlePrefix + v + bundleSuffix }
+
+// bundleVersion is the version that name, a whole or partial download,
+// is a bundle of; false when name is not one of the Downloader's.
+func bundleVersion(name string) (string, bool) {
+	v, ok := strings.CutPrefix(strings.TrimSuffix(name, partSuffix), bundlePrefix)
+	if !ok {
+		return "", false
+	}
+	v, ok = strings.CutSuffix(v, bundleSuffix)
+	return v, ok && v != ""
+}
+
+// prune removes the downloaded bundles and partial downloads in Dir of
+// every version but keep; keep "" removes them all. Only regular files
+// named as the Downloader's are removed.
+func (d *Downloader) prune(keep string) error {
+	if d.Dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(d.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("download: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		v, ours := bundleVersion(e.Name())
+		if !ours || !e.Type().IsRegular() || (keep != "" && v == keep) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(d.Dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("download: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func fileSHA256(path string) (string, error) {

@@ -33,7 +33,9 @@ type AgentOptions struct {
 // NewAgent is the update agent of a box, as `hark update` and the daemon
 // both run it: a download client with no overall timeout (a bundle is
 // hundreds of megabytes; a server that stops answering is caught by the
-// header and idle timeouts) that names Hark, its version and the box.
+// transport's header timeout, and one that stops sending midway by the
+// Downloader's idle timeout, which resumes from where it stopped) that
+// names Hark, its version and the box.
 func NewAgent(o AgentOptions) *Agent {
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -104,10 +106,15 @@ func (s *Service) Agent() *Agent { return s.agent }
 func (s *Service) State() State { return s.state }
 
 // Check asks the update server what it offers, and records when it asked.
+// An offered version that failed its boot check on this box comes with
+// that check in Failed (see Check.Skip).
 func (s *Service) Check(ctx context.Context) (Check, error) {
 	c, err := s.agent.Check(ctx)
 	if err != nil {
 		return c, err
+	}
+	if f, ok := s.state.LastFailedBoot(); ok && sameVersion(f.Version, c.Available.Version) {
+		c.Failed = &f
 	}
 	if err := s.state.Checked(time.Now()); err != nil {
 		s.agent.log().Warn("could not record the check", "err", err)
