@@ -112,6 +112,11 @@ func (r updatesResource) Check(ctx context.Context) (control.UpdateStatus, error
 // Install installs in the background, showing the progress on the LEDs,
 // then reboots into it when the speaker is idle.
 func (r updatesResource) Install(ctx context.Context, source string) error {
+	return r.install(ctx, source, nil)
+}
+
+// install is Install, calling done (when not nil) once it is over.
+func (r updatesResource) install(ctx context.Context, source string, done func()) error {
 	svc, _, err := r.u.service(ctx)
 	if err != nil {
 		return err
@@ -119,6 +124,9 @@ func (r updatesResource) Install(ctx context.Context, source string) error {
 	box, log := r.u.box, r.u.log
 	err = svc.Start(source, func(p update.Progress) { box.SetUpdating(true, p.Percent) }, func(res update.Result, err error) {
 		box.SetUpdating(false, 100)
+		if done != nil {
+			done()
+		}
 		if err != nil {
 			log.Error("update failed", "err", err)
 			return
@@ -172,7 +180,18 @@ func (r updatesResource) Upload(ctx context.Context, body io.Reader) error {
 	if err := os.Rename(path+".part", path); err != nil {
 		return err
 	}
-	return r.Install(ctx, path)
+	// Written into a slot or refused, the bundle has no more use, and the
+	// data partition has no room to keep it beside the next.
+	forget := func() {
+		if err := os.Remove(path); err != nil {
+			r.u.log.Warn("could not remove the uploaded bundle", "err", err)
+		}
+	}
+	if err := r.install(ctx, path, forget); err != nil {
+		forget()
+		return err
+	}
+	return nil
 }
 
 func (r updatesResource) Rollback(ctx context.Context) error {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,3 +89,31 @@ func (quietBox) Status(context.Context) control.Status {
 }
 func (quietBox) WaitIdle(context.Context) error { return nil }
 func (quietBox) SetUpdating(bool, int)          {}
+
+// TestUploadedBundleIsRemoved: a bundle the page uploads is installed and
+// then removed: the data partition has room for one bundle, not for every
+// one the household ever installed.
+func TestUploadedBundleIsRemoved(t *testing.T) {
+	r, bus := rauctest.Booted(t)
+	cfg, _ := configure(t, fmt.Sprintf("board = \"usb\"\n[update]\nrauc_bus = %q\n", bus), nil)
+	rebooted := make(chan struct{}, 1)
+	u := newUpdates(cfg, "1.0.0", quietBox{}, slog.New(slog.DiscardHandler))
+	u.reboot = func(context.Context) error { rebooted <- struct{}{}; return nil }
+	defer u.close()
+	api := updatesResource{u}
+	if err := api.Upload(t.Context(), strings.NewReader("hark-rpi4-64 1.3.0")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-rebooted:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no reboot into the uploaded update")
+	}
+	if len(r.Installed()) != 1 {
+		t.Fatalf("RAUC installed %v", r.Installed())
+	}
+	left, _ := filepath.Glob(filepath.Join(cfg.Update.Dir, "*.raucb*"))
+	if len(left) != 0 {
+		t.Errorf("after the install the update directory still holds %v", left)
+	}
+}

@@ -75,7 +75,7 @@ var ErrChecksum = errors.New("update: the download does not match the manifest")
 // A dropped or stalled connection is retried from where it stopped; a
 // fault of the bundle's own file (no permission, no space left) is not.
 func (d *Downloader) Fetch(ctx context.Context, m Manifest, progress func(Progress)) (string, error) {
-	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
+	if err := makeDir(d.Dir); err != nil {
 		return "", fmt.Errorf("download: %w", err)
 	}
 	// A file that cannot be removed only costs room, which room checks.

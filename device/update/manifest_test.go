@@ -24,6 +24,10 @@ func TestParseManifest(t *testing.T) {
 		{`{"version":"1.0","url":"b","size":1,"sha256":"abc"}`, `sha256 "abc" is not 64 hex digits`},
 		{`{"version":"1.0","url":"b","size":1,"sha256":"` + sum + `","sha":"x"}`, `unknown field "sha"`},
 		{`<html>`, "not a manifest"},
+		// The version names the downloaded file: a manifest from a server
+		// on the LAN must not write anywhere else.
+		{`{"version":"1.4.2-x/../../../../etc/cron.d/job","url":"b","size":1,"sha256":"` + sum + `"}`, "is not a release number"},
+		{`{"version":"1.4.2-rc1..","url":"b","size":1,"sha256":"` + sum + `"}`, "is not a release number"},
 	} {
 		if _, err := ParseManifest([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to say %q", c.in, err, c.want)
@@ -85,7 +89,12 @@ func TestVersionOrder(t *testing.T) {
 			t.Errorf("%s vs %s: %d, want %d", c.a, c.b, got, c.want)
 		}
 	}
-	for _, bad := range []string{"", "latest", "1..2", "1.x"} {
+	for _, good := range []string{"1.4.0-rc.1", "1.4.0-beta-2", "1.4.0+build.7", "1.4.0-rc.1+20261127"} {
+		if _, err := ParseVersion(good); err != nil {
+			t.Errorf("%q: %v", good, err)
+		}
+	}
+	for _, bad := range []string{"", "latest", "1..2", "1.x", "1.0-", "1.0-a/b", "1.0-a..b", "1.0-a b"} {
 		if _, err := ParseVersion(bad); err == nil {
 			t.Errorf("%q parsed as a version", bad)
 		}

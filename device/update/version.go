@@ -2,6 +2,7 @@ package update
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -14,14 +15,20 @@ type Version struct {
 	pre   string
 }
 
+// preRelease is what may follow a release number: dot-separated letters,
+// digits and hyphens (and a "+" build tag). A version names a file, so
+// it holds no "/" and no "..".
+var preRelease = regexp.MustCompile(`^[0-9A-Za-z-]+([.+][0-9A-Za-z-]+)*$`)
+
 // ParseVersion reads a release number.
 func ParseVersion(s string) (Version, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
 	var v Version
+	tagged := false
 	if i := strings.IndexAny(t, "-+"); i >= 0 {
-		t, v.pre = t[:i], t[i+1:]
+		t, v.pre, tagged = t[:i], t[i+1:], true
 	}
-	if t == "" {
+	if t == "" || tagged && !preRelease.MatchString(v.pre) {
 		return Version{}, fmt.Errorf("version %q is not a release number like 1.4.2", s)
 	}
 	for _, p := range strings.Split(t, ".") {
