@@ -172,3 +172,24 @@ func TestHealthRecordsAConfigurationThatDoesNotLoad(t *testing.T) {
 		t.Errorf("recorded %+v, %v; want the failure, naming the setting\n%s", f, ok, out)
 	}
 }
+
+// A factory reset that a power cut stopped halfway is finished when the
+// box starts again: nothing the household said is left behind.
+func TestFactoryResetCutShortIsFinishedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".factory-reset"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.toml"), []byte("'audio.volume' = '35'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n")
+	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": dir}), "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	for _, name := range []string{"settings.toml", ".factory-reset"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s is still there after the start", name)
+		}
+	}
+	s.quit(t)
+}

@@ -67,6 +67,28 @@ func TestFactoryResetKeepsTheSlotRecords(t *testing.T) {
 	}
 }
 
+// TestFactoryResetCutShortIsFinished: a power cut stops a factory reset
+// halfway; the mark it left says so, and the next start finishes it.
+func TestFactoryResetCutShortIsFinished(t *testing.T) {
+	data := t.TempDir()
+	cfg := &config.Loaded{Config: config.Config{DataDir: data}}
+	cfg.Update.Dir = filepath.Join(data, "updates")
+	if resetCutShort(cfg) {
+		t.Fatal("a reset cut short in a data directory never reset")
+	}
+	os.WriteFile(filepath.Join(data, resetMark), nil, 0o600)
+	os.WriteFile(filepath.Join(data, "000002.sst"), []byte("what the household said"), 0o600)
+	if !resetCutShort(cfg) {
+		t.Fatal("the mark of a reset cut short was not seen")
+	}
+	if err := factoryReset(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 || resetCutShort(cfg) {
+		t.Errorf("after the reset was finished: %v", entries)
+	}
+}
+
 // TestSileroIsTheDefaultWhereItCanRun: with whisper.cpp built in and no
 // model configured, the Silero model beside the whisper model (or in the
 // image's shared directory) is used; a configured one always wins; a build

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/storage"
@@ -62,29 +58,4 @@ func storageCheck(db *storage.DB) func(ctx context.Context) error {
 		}
 		return err
 	}
-}
-
-// wipe empties the data directory: the store (dialogue, memory, timers,
-// secrets, settings) and the reply files, keeping the directory itself
-// and the files named in keep (the records of the box's own slots).
-func wipe(dir string, keep ...string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
-		switch holds := slices.ContainsFunc(keep, func(k string) bool { return strings.HasPrefix(k, path+string(filepath.Separator)) }); {
-		case slices.Contains(keep, path):
-		case holds && e.IsDir():
-			if err := wipe(path, keep...); err != nil {
-				return err
-			}
-		default:
-			if err := os.RemoveAll(path); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/harkbox/hark/device/clock"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/sim"
-	"github.com/harkbox/hark/device/update"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/internal/owner"
@@ -74,13 +73,24 @@ func Run(ctx context.Context, o RunOptions) error {
 	if sys, ok := d.clock.(*clock.System); ok {
 		sys.SetLog(log)
 	}
+	if resetCutShort(cfg) {
+		log.Warn("a factory reset was cut short; finishing it", "data_dir", cfg.DataDir)
+		if err := factoryReset(cfg); err != nil {
+			return fmt.Errorf("factory reset: %w", err)
+		}
+		if cfg, res, err = o.Load(); err != nil {
+			return err
+		}
+		d.level.UnmarshalText([]byte(cfg.Log.Level))
+		d.zone.Store(res.Location)
+	}
 	for {
 		err := d.run(ctx, cfg, res)
 		switch {
 		case errors.Is(err, ErrRestart):
 			log.Info("starting again with the settings kept")
 		case errors.Is(err, gesture.ErrFactoryReset):
-			if err := wipe(cfg.DataDir, update.State{Dir: cfg.Update.Dir}.Slots()...); err != nil {
+			if err := factoryReset(cfg); err != nil {
 				return fmt.Errorf("factory reset: %w", err)
 			}
 			d.sessions = &web.Sessions{}
