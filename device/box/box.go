@@ -50,7 +50,7 @@ type Options struct {
 	// ClockContinues says the clock reads on from the one the uptime
 	// record was written on: the same boot.
 	ClockContinues bool
-	Log       *slog.Logger
+	Log            *slog.Logger
 }
 
 // Box is a speaker or a node: the store and everything that answers,
