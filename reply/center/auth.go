@@ -60,7 +60,7 @@ func (s *Server) authed(limit int64, h func(w http.ResponseWriter, r *http.Reque
 			return
 		}
 		if err != nil {
-			fail(w, http.StatusInternalServerError, err.Error())
+			fail(w, http.StatusInternalServerError, s.internal("checking the key", err))
 			return
 		}
 		if !s.limiter(node.ID).Allow() {

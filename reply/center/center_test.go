@@ -854,3 +854,51 @@ func (s slowSettings) Get(ctx context.Context, key string, v any) (bool, error) 
 	time.Sleep(s.delay)
 	return s.Settings.Get(ctx, key, v)
 }
+
+// TestFaultsOfTheCenterNameNoFiles: when the center's own store or engine
+// fails, a node is told what failed, not the center's paths or keys; the
+// center's log has the rest.
+func TestFaultsOfTheCenterNameNoFiles(t *testing.T) {
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	settings := &failingSettings{Settings: db.Settings()}
+	keys := NewKeys(settings)
+	cred := addNode(t, keys, "kitchen")
+	srv, err := NewServer(Options{Keys: keys, Engine: func(Conversation) (*reply.Engine, error) {
+		return nil, errors.New("reply: open /var/lib/hark-center/models/secret.gguf: no such file")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(id string) (int, string) {
+		body, _ := json.Marshal(StartRequest{ConversationID: id, NodeContext: NodeContext{Timezone: "UTC"}})
+		req := httptest.NewRequest(http.MethodPost, PathStart, bytes.NewReader(body))
+		req.Header.Set("X-API-Key", cred)
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := start("conversation-1"); code != http.StatusInternalServerError || strings.Contains(body, "/var/lib") || !strings.Contains(body, "starting the conversation failed") {
+		t.Errorf("an engine that fails: %d %s", code, body)
+	}
+	settings.fail = errors.New("storage: write setting center/conversation/x in /var/lib/hark-center: read-only file system")
+	if code, body := start("conversation-2"); code != http.StatusInternalServerError || strings.Contains(body, "/var/lib") || !strings.Contains(body, "failed on the center") {
+		t.Errorf("a store that fails: %d %s", code, body)
+	}
+}
+
+// failingSettings fails every write with fail, once it is set.
+type failingSettings struct {
+	Settings
+	fail error
+}
+
+func (s *failingSettings) Set(ctx context.Context, key string, v any) error {
+	if s.fail != nil {
+		return s.fail
+	}
+	return s.Settings.Set(ctx, key, v)
+}

@@ -173,7 +173,7 @@ func (s *Server) speak(w http.ResponseWriter, r *http.Request, node NodeInfo) {
 	}
 	b, err := wavOf(a)
 	if err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
+		fail(w, http.StatusInternalServerError, s.internal("writing the speech", err))
 		return
 	}
 	w.Header().Set("Content-Type", "audio/wav")

@@ -285,7 +285,7 @@ func (s *Server) open(id string, node NodeInfo, nc NodeContext, tools []Tool) (*
 	// is in the store, and another node naming its id must not read it.
 	other, err := s.o.Keys.Claim(context.Background(), id, node.ID)
 	if err != nil {
-		return nil, http.StatusInternalServerError, err.Error()
+		return nil, http.StatusInternalServerError, s.internal("keeping whose the conversation is", err)
 	}
 	if other != "" {
 		s.log.Warn("a node named another node's conversation", "conversation", id, "node", node.ID, "owner", other)
@@ -321,7 +321,7 @@ func (s *Server) open(id string, node NodeInfo, nc NodeContext, tools []Tool) (*
 	eng, err := s.o.Engine(Conversation{ID: id, Node: nc, Location: loc, Commands: reg})
 	if err != nil {
 		sess.cancel()
-		return nil, http.StatusInternalServerError, err.Error()
+		return nil, http.StatusInternalServerError, s.internal("starting the conversation", err)
 	}
 	sess.engine = eng
 	return sess, 0, ""
@@ -452,6 +452,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func fail(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, Error{Error: "center: " + msg})
+}
+
+// internal is the message of a fault of the center's own (its store, its
+// engine) for a node: what failed, not how; the log has the rest, and a
+// node's request learns nothing of the center's files.
+func (s *Server) internal(op string, err error) string {
+	s.log.Error("center: "+op+" failed", "err", err)
+	return op + " failed on the center; its log says why"
 }
 
 // newID is a fresh id for a tool call ("call_") or a question ("ask_").
