@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,6 +126,14 @@ func (s State) writeJSON(name string, v any) error {
 func (s State) readJSON(name string, v any) bool {
 	b, err := os.ReadFile(filepath.Join(s.Dir, name))
 	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// remove forgets the record name.
+func (s State) remove(name string) error {
+	if err := os.Remove(filepath.Join(s.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("update: state: %w", err)
+	}
+	return atomicfile.SyncDir(s.Dir)
 }
 
 func (s State) write(name string, b []byte) error {

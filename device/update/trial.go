@@ -126,7 +126,17 @@ func (t Trial) Pass(ctx context.Context, now time.Time) (string, error) {
 	if !ok {
 		return msg, errors.New("update: marked good, but RAUC does not say which slot is booted")
 	}
-	return msg, t.State.Proven(booted, now)
+	if err := t.State.Proven(booted, now); err != nil {
+		return msg, err
+	}
+	// The version that failed here once has passed: the update timer may
+	// install it again.
+	if f, ok := t.State.LastFailedBoot(); ok && sameVersion(f.Version, booted.BundleVersion) {
+		if err := t.State.remove(failedBootFile); err != nil {
+			return msg, fmt.Errorf("update: marked good, but the failed check of %s stays on record: %w", f.Version, err)
+		}
+	}
+	return msg, nil
 }
 
 // Fail keeps the failed check c for hark update status and, when the

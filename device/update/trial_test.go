@@ -136,3 +136,31 @@ func TestTrialFailWithoutRAUCStaysUp(t *testing.T) {
 		t.Error("the failed check was not recorded")
 	}
 }
+
+// TestTrialPassForgetsThatVersionsFailure: 1.0.1 failed its check here
+// once (a model missing, since mended), and is installed again by hand:
+// when it passes, its failure is forgotten, so the update timer no longer
+// skips it. A failure of another version stays on record.
+func TestTrialPassForgetsThatVersionsFailure(t *testing.T) {
+	ctx := context.Background()
+	onB := func() update.Trial {
+		return update.Trial{State: update.State{Dir: t.TempDir()}, RAUC: board(t, "B",
+			rauctest.Slot{Name: "rootfs.0", BootName: "A", State: "inactive", BootStatus: "good"},
+			rauctest.Slot{Name: "rootfs.1", BootName: "B", State: "booted", BootStatus: "good", BundleVersion: "1.0.1", Installed: "2026-11-27T08:00:00Z"})}
+	}
+	for _, tc := range []struct {
+		failed string
+		kept   bool
+	}{{"1.0.1", false}, {"v1.0.1", false}, {"1.0.2", true}} {
+		tr := onB()
+		if err := tr.State.FailedBoot(update.BootCheck{Time: trialNow, Slot: "B", Version: tc.failed, Reason: "speech-to-text: no model"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Pass(ctx, trialNow); err != nil {
+			t.Fatal(err)
+		}
+		if _, kept := tr.State.LastFailedBoot(); kept != tc.kept {
+			t.Errorf("1.0.1 passed; the failure of %s is kept: %v, want %v", tc.failed, kept, tc.kept)
+		}
+	}
+}
