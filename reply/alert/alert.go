@@ -58,10 +58,22 @@ type Service struct {
 	*schedule.Scheduler
 	log *slog.Logger
 
-	mu      sync.Mutex
-	ringer  Ringer                  // while Run runs
-	ringing map[string]storage.Item // handed to the ringer and not yet stopped
+	mu       sync.Mutex
+	ringer   Ringer                  // while Run runs
+	ringing  map[string]storage.Item // handed to the ringer and not yet stopped
+	silenced []silenced              // stopped within justRang, oldest first
 }
+
+// silenced is an item that stopped ringing, and when.
+type silenced struct {
+	it storage.Item
+	at time.Time
+}
+
+// justRang is how long after it stops ringing an item is still what
+// "stop the timer" means: the press that begins the turn silences it
+// before the words are heard.
+const justRang = time.Minute
 
 // New returns the service over o.Store. Nothing rings until Run.
 func New(o Options) (*Service, error) {
@@ -126,11 +138,42 @@ func (s *Service) StopAlerts() bool {
 
 // stopped forgets that the items of ids ring.
 func (s *Service) stopped(ids ...string) {
+	now := time.Now()
 	s.mu.Lock()
 	for _, id := range ids {
+		if it, ok := s.ringing[id]; ok {
+			s.silenced = append(s.silenced, silenced{it, now})
+		}
 		delete(s.ringing, id)
 	}
+	s.forget(now)
 	s.mu.Unlock()
+}
+
+// forget drops what stopped ringing more than justRang ago.
+func (s *Service) forget(now time.Time) {
+	s.silenced = slices.DeleteFunc(s.silenced, func(x silenced) bool { return now.Sub(x.at) > justRang })
+}
+
+// JustRang lists the items of kind that ring now, wait to, or stopped
+// ringing in the last minute: the timer "stop the timer" means when one
+// has just gone off, though others still run.
+func (s *Service) JustRang(kind storage.ItemKind) []storage.Item {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.forget(time.Now())
+	var out []storage.Item
+	for _, it := range s.ringing {
+		if it.Kind == kind {
+			out = append(out, it)
+		}
+	}
+	for _, x := range s.silenced {
+		if x.it.Kind == kind && !slices.ContainsFunc(out, func(it storage.Item) bool { return it.ID == x.it.ID }) {
+			out = append(out, x.it)
+		}
+	}
+	return out
 }
 
 // Ringing lists the items ringing now, or waiting their turn to ring,

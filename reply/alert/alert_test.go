@@ -11,6 +11,7 @@ import (
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/schedule/scheduletest"
+	"github.com/harkbox/hark/storage"
 )
 
 func newMemStore() *scheduletest.Store { return scheduletest.New() }
@@ -153,6 +154,51 @@ func TestStopOneAlert(t *testing.T) {
 		}
 		if r := svc.Ringing(); len(r) != 1 || r[0].ID != eggs.ID {
 			t.Errorf("Ringing after the tea timer stopped: %+v, want eggs", r)
+		}
+	})
+}
+
+// TestJustRang: an alert is what has just rung while it rings and for a
+// minute after it is silenced, then no more; of its own kind only.
+func TestJustRang(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		svc, err := New(Options{Store: newMemStore(), Location: time.UTC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &bell{}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go svc.Run(ctx, b)
+		synctest.Wait()
+		svc.AddTimer(t.Context(), "pasta", 5*time.Minute)
+		svc.AddTimer(t.Context(), "roast", 90*time.Minute)
+		if got := svc.JustRang(storage.Timer); len(got) != 0 {
+			t.Fatalf("before anything rang: %+v", got)
+		}
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		names := func(kind storage.ItemKind) []string {
+			var out []string
+			for _, it := range svc.JustRang(kind) {
+				out = append(out, it.Name)
+			}
+			return out
+		}
+		if got := names(storage.Timer); !slices.Equal(got, []string{"pasta"}) {
+			t.Errorf("while the pasta timer rings: %v", got)
+		}
+		svc.StopAlerts() // the press that begins a turn
+		time.Sleep(50 * time.Second)
+		if got := names(storage.Timer); !slices.Equal(got, []string{"pasta"}) {
+			t.Errorf("50 s after it was silenced: %v", got)
+		}
+		if got := names(storage.Alarm); len(got) != 0 {
+			t.Errorf("alarms just rung: %v", got)
+		}
+		time.Sleep(11 * time.Second)
+		if got := names(storage.Timer); len(got) != 0 {
+			t.Errorf("61 s after it was silenced: %v", got)
 		}
 	})
 }

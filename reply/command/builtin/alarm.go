@@ -305,7 +305,13 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 			if err != nil {
 				return command.Response{}, err
 			}
-			if which := c.Args.String("which"); which != "" && !c.Args.Bool("all") {
+			which := c.Args.String("which")
+			if which == "" && !c.Args.Bool("all") {
+				if r, ok := justRangStopped(ctx, l, alerts, kind); ok {
+					return r, nil
+				}
+			}
+			if which != "" && !c.Args.Bool("all") {
 				items = matching(l, items, which)
 			}
 			switch {

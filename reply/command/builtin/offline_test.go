@@ -39,6 +39,17 @@ func (m *memMixer) SetVolume(_ context.Context, l int, muted bool) error {
 type countAlerts struct {
 	ringing bool
 	stops   int
+	rang    []storage.Item // JustRang's
+}
+
+func (a *countAlerts) JustRang(kind storage.ItemKind) []storage.Item {
+	var out []storage.Item
+	for _, it := range a.rang {
+		if it.Kind == kind {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 func (a *countAlerts) StopAlerts() bool {

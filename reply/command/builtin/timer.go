@@ -40,6 +40,21 @@ type Alerts interface {
 	// StopAlerts silences ringing timers, alarms and reminders and reports
 	// whether anything was ringing.
 	StopAlerts() bool
+	// JustRang lists the items of kind that ring now or stopped ringing
+	// a moment ago (the press that begins a turn silences them).
+	JustRang(kind storage.ItemKind) []storage.Item
+}
+
+// justRangStopped answers "stop the timer" (or alarm, or reminder) said
+// while one of kind rings or has just rung: it is that one that is meant,
+// not another still to come. It silences the ringing and cancels
+// nothing; false when nothing of kind has just rung.
+func justRangStopped(ctx context.Context, l locale.Lang, alerts Alerts, kind storage.ItemKind) (command.Response, bool) {
+	if alerts == nil || len(alerts.JustRang(kind)) == 0 {
+		return command.Response{}, false
+	}
+	alerts.StopAlerts()
+	return command.Said(ringingStopped(ctx, l, true), map[string]any{"stopped_ringing": true}), true
 }
 
 var cancelVerbs = []string{"cancel", "stop", "delete", "remove", "clear", "turn off", "kill", "end", "reset", "get rid of"}
@@ -231,6 +246,11 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 			}
 			l := lang(c)
 			name := c.Args.String("name")
+			if name == "" && c.Args.Duration("started") == 0 && !c.Args.Bool("all") {
+				if r, ok := justRangStopped(ctx, l, alerts, storage.Timer); ok {
+					return r, nil
+				}
+			}
 			timers = pick(timers, c)
 			switch {
 			case len(timers) == 0 && alerts != nil && alerts.StopAlerts():
