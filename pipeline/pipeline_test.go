@@ -153,13 +153,17 @@ type clockSpeaker struct {
 	// sounds names each write as it began (see soundName); overlap is the
 	// most writes that were playing at once.
 	sounds           []string
+	lengths          []int // the frames of each write, as it began
 	playing, overlap int
-	gone             bool // unplugged: Open fails
+	gone             bool // unplugged: Open and Write fail
+	glitches         int  // the next writes that fail, as after a stall or an xrun
+	tries            int  // calls to Open, those that failed included
 }
 
 func (s *clockSpeaker) Open(ctx context.Context) (Playback, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.tries++
 	if s.gone {
 		return nil, errors.New("speaker unplugged")
 	}
@@ -173,14 +177,34 @@ func (s *clockSpeaker) unplug(gone bool) {
 	s.mu.Unlock()
 }
 
+// playedSoFar is the frames played so far and the length of each write.
+func (s *clockSpeaker) playedSoFar() (frames int, lengths []int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.frames, slices.Clone(s.lengths)
+}
+
+// glitch makes the next n writes fail.
+func (s *clockSpeaker) glitch(n int) {
+	s.mu.Lock()
+	s.glitches = n
+	s.mu.Unlock()
+}
+
 type clockPlayback struct{ s *clockSpeaker }
 
 func (p *clockPlayback) Format() (int, int) { return 48000, 2 }
 
 func (p *clockPlayback) Write(ctx context.Context, b pcm.Buffer) error {
 	p.s.mu.Lock()
+	if p.s.gone || p.s.glitches > 0 {
+		p.s.glitches = max(p.s.glitches-1, 0)
+		p.s.mu.Unlock()
+		return errors.New("playback: Input/output error")
+	}
 	p.s.rates = append(p.s.rates, b.Rate*10+b.Channels)
 	p.s.sounds = append(p.s.sounds, soundName(b))
+	p.s.lengths = append(p.s.lengths, b.Frames())
 	p.s.playing++
 	p.s.overlap = max(p.s.overlap, p.s.playing)
 	p.s.mu.Unlock()

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -199,9 +200,10 @@ type ringer struct {
 }
 
 // ring plays an alert: its announcement, then a double beep every two
-// seconds until it is stopped or RingFor passes. An alert the speaker
-// could not play rings on silently (the LEDs show it) and is kept to be
-// told when the speaker is back.
+// seconds until it is stopped or RingFor passes. A speaker that fails is
+// tried again (see playAlert); an alert it could not play rings on
+// silently (the LEDs show it) and is kept to be told when the speaker is
+// back.
 func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 	rctx, cancel := context.WithTimeout(ctx, p.opts.RingFor)
 	r := &ringer{cancel: cancel, done: make(chan struct{})}
@@ -215,7 +217,7 @@ func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 		p.log.Info("ringing", "alert_id", a.ID)
 		p.publish(voice.Status{State: voice.Ringing, Turn: p.turns, Text: a.Announcement})
 		if !p.playAlert(rctx, a) {
-			p.log.Warn("alert could not be heard: no speaker; it is told when the speaker is back", "alert_id", a.ID)
+			p.log.Warn("alert could not be heard: no working speaker; it rings silently and is told when the speaker is back", "alert_id", a.ID)
 			p.alerts.miss(a)
 			<-rctx.Done() // ring silently until stopped
 		}
@@ -228,39 +230,104 @@ func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 	return r
 }
 
-// playAlert plays a's announcement and beeps until ctx is done, and
-// reports whether the speaker took the announcement (or, without one,
-// the first beep).
+// How a ringing alert treats a speaker that fails (a write that stalls,
+// an xrun the card does not recover from, a card that went away): the
+// playback is dropped and the speaker opened again after ringRetry, while
+// the LEDs go on ringing; after ringGiveUp of nothing but failures the
+// alert rings on silently.
+const (
+	ringRetry  = time.Second
+	ringGiveUp = 30 * time.Second
+)
+
+// playAlert plays a's announcement, then beeps, until ctx is done,
+// opening the speaker again after it fails. It reports whether the alert
+// was heard: false when ctx was done while the speaker failed and it had
+// played nothing of the alert yet, and when it gave up on the speaker (it
+// returns at once then, without waiting for ctx).
 func (p *Pipeline) playAlert(ctx context.Context, a Alert) bool {
 	spk := p.opts.Speaker
 	if spk == nil {
 		return false
 	}
-	pb, err := spk.Open(ctx)
-	if err != nil {
-		p.log.Warn("open speaker for alert failed", "err", err)
-		return false
-	}
-	defer pb.Close(ctx)
-	rate, ch := pb.Format()
+	var speech pcm.Buffer // the announcement, until the speaker took it
 	if p.opts.Synthesizer != nil && a.Announcement != "" {
 		if b, err := p.opts.Synthesizer.Synthesize(locale.WithLanguage(ctx, a.Language), a.Announcement); err == nil {
-			if err := pb.Write(ctx, pcm.Convert(b, rate, ch)); err != nil {
-				return ctx.Err() != nil // stopped, or the speaker failed
-			}
+			speech = b
 		}
+	}
+	heard, warned := false, false
+	var failing time.Time // since when the speaker has failed; zero while it plays
+	played := func() { heard, failing = true, time.Time{} }
+	retry := time.NewTimer(ringRetry)
+	retry.Stop()
+	defer retry.Stop()
+	// Stopped while the speaker plays, the alert is being heard.
+	heardAtStop := func() bool { return heard || failing.IsZero() }
+	for {
+		err := ringOn(ctx, spk, &speech, played)
+		if ctx.Err() != nil {
+			return heardAtStop()
+		}
+		switch {
+		case failing.IsZero():
+			failing = time.Now()
+		case time.Since(failing) >= ringGiveUp:
+			return false
+		}
+		if !warned {
+			warned = true
+			p.log.Warn("the speaker failed while an alert rang; it is tried again", "alert_id", a.ID, "err", err)
+		}
+		retry.Reset(ringRetry)
+		select {
+		case <-ctx.Done():
+			return heardAtStop()
+		case <-retry.C:
+		}
+	}
+}
+
+// ringOn opens spk and plays the announcement in speech, if any (and
+// clears it once played), then a double beep every two seconds, calling
+// played after each write the speaker took. It returns when ctx is done
+// or the speaker failed, with that error.
+func ringOn(ctx context.Context, spk Speaker, speech *pcm.Buffer, played func()) error {
+	pb, err := spk.Open(ctx)
+	if err != nil {
+		return fmt.Errorf("open speaker: %w", err)
+	}
+	rate, ch := pb.Format()
+	write := func(b pcm.Buffer) error {
+		if err := pb.Write(ctx, b); err != nil {
+			// A failed output's queue is dropped, not drained: it may be
+			// stalled.
+			dropped, drop := context.WithCancel(ctx)
+			drop()
+			pb.Close(dropped)
+			return err
+		}
+		played()
+		return nil
+	}
+	if len(speech.Samples) > 0 {
+		if err := write(pcm.Convert(*speech, rate, ch)); err != nil {
+			return err
+		}
+		*speech = pcm.Buffer{}
 	}
 	beep := chime(rate, ch)
 	pause := time.NewTimer(0)
 	defer pause.Stop()
-	for first := true; ; first = false {
-		if err := pb.Write(ctx, beep); err != nil {
-			return !first || ctx.Err() != nil
+	for {
+		if err := write(beep); err != nil {
+			return err
 		}
 		pause.Reset(1500 * time.Millisecond)
 		select {
 		case <-ctx.Done():
-			return true
+			pb.Close(ctx)
+			return ctx.Err()
 		case <-pause.C:
 		}
 	}

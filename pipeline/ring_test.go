@@ -193,6 +193,116 @@ func TestMissedAlertToldWhenSpeakerBack(t *testing.T) {
 	})
 }
 
+// TestAlertRingsOnAfterASpeakerGlitch: one write the speaker fails (a
+// stall, an xrun) does not end a ringing alarm: the speaker is opened
+// again and the beeps go on until a press.
+func TestAlertRingsOnAfterASpeakerGlitch(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		announcement string
+		after        time.Duration // when the write fails; 0 fails the first
+	}{
+		{"the announcement", "Time to get up.", 0},
+		{"after the first beeps", "", 5 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t, &scriptReplier{})
+				done := 0
+				if tc.after == 0 {
+					h.spk.glitch(1)
+				}
+				h.p.Ring(Alert{ID: "wake", Announcement: tc.announcement, Done: func() { done++ }})
+				if tc.after > 0 {
+					time.Sleep(tc.after)
+					h.spk.glitch(1)
+				}
+				time.Sleep(10 * time.Second)
+				glitched, _ := h.spk.playedSoFar()
+				time.Sleep(time.Minute)
+				st := h.statuses(t)
+				if len(st) == 0 || st[len(st)-1].State != voice.Ringing || done != 0 {
+					t.Fatalf("a minute after one failed write: statuses %+v, Done called %d times; want still ringing", st, done)
+				}
+				frames, lengths := h.spk.playedSoFar()
+				// A 400 ms double beep every 1.9 s.
+				if beeps := (frames - glitched) / 19200; beeps < 30 {
+					t.Errorf("%d beeps in the minute after the failed write, want one every 1.9 s", beeps)
+				}
+				// The announcement is 15 characters of 100 ms at 48 kHz.
+				if tc.announcement != "" && (len(lengths) == 0 || lengths[0] != 15*4800) {
+					t.Errorf("played writes of %v frames, want the announcement that failed said again first", lengths[:min(3, len(lengths))])
+				}
+				h.events <- Press
+				synctest.Wait()
+				if got := h.states(t); !slices.Equal(got, []string{"idle"}) || done != 1 {
+					t.Errorf("after the press: %v, Done called %d times; want idle, done once", got, done)
+				}
+				h.p.alerts.mu.Lock()
+				missed := len(h.p.alerts.missed)
+				h.p.alerts.mu.Unlock()
+				if missed != 0 {
+					t.Errorf("%d alerts kept as missed; this one was heard", missed)
+				}
+				h.stop(t)
+			})
+		})
+	}
+}
+
+// TestAlertSilencedWhileAnnouncedWasHeard: a press that cuts the
+// announcement short silences an alert that was heard; it is not told
+// again later as missed.
+func TestAlertSilencedWhileAnnouncedWasHeard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		h.p.Ring(Alert{ID: "tea", Announcement: "Your tea timer is done.", Missed: "While my speaker was gone, your tea timer went off."})
+		time.Sleep(500 * time.Millisecond)
+		h.events <- Press
+		time.Sleep(3 * MissedProbe)
+		if said := spoken(h.statuses(t)); len(said) != 0 {
+			t.Errorf("said %q after the press, want nothing", said)
+		}
+		h.stop(t)
+	})
+}
+
+// TestAlertRingsSilentlyWhenTheSpeakerDies: a speaker that goes away while
+// an alert rings is tried again for a while, not in a loop; then the alert
+// rings on silently (the LEDs show it) until a press, and what rang is told
+// once the speaker is back.
+func TestAlertRingsSilentlyWhenTheSpeakerDies(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		done := 0
+		h.p.Ring(Alert{ID: "wake", Missed: "While my speaker was gone, your alarm went off at 7:00.", Done: func() { done++ }})
+		time.Sleep(5 * time.Second)
+		h.spk.unplug(true)
+		time.Sleep(5 * time.Minute)
+		st := h.statuses(t)
+		if len(st) == 0 || st[len(st)-1].State != voice.Ringing || done != 0 {
+			t.Fatalf("5 minutes after the speaker went: statuses %+v, Done called %d times; want ringing silently", st, done)
+		}
+		h.spk.mu.Lock()
+		tries := h.spk.tries
+		h.spk.mu.Unlock()
+		if max := int(ringGiveUp/ringRetry) + 3; tries > max {
+			t.Errorf("the speaker was opened %d times; want at most %d, once a second until it is given up", tries, max)
+		}
+		h.events <- Press
+		synctest.Wait()
+		if done != 1 {
+			t.Errorf("after the press: Done called %d times, want once", done)
+		}
+		h.spk.unplug(false)
+		time.Sleep(MissedProbe + 10*time.Second)
+		if said := spoken(h.statuses(t)); !slices.Equal(said, []string{"While my speaker was gone, your alarm went off at 7:00."}) {
+			t.Errorf("said %q once the speaker was back, want the alarm told", said)
+		}
+		h.stop(t)
+	})
+}
+
 // TestStopAlertByID: StopAlert silences only the alert of its id, ringing
 // or waiting, and every alert's Done is called once it stops, however it
 // stops.
