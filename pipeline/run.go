@@ -16,10 +16,11 @@ import (
 //
 // A press starts listening when idle, ends the utterance while listening,
 // silences a ringing alert, and cancels a turn in any other state and
-// listens again (barge-in). Talk is a press, but while an alert rings it
-// silences the alert and listens. Stop cancels everything. In hold mode the
-// release ends the utterance, and a Stop (a long press) while talking is
-// ignored.
+// listens again (barge-in). In the follow-up window a press ends what was
+// said in it; before any word it listens for the answer as a press when
+// idle does. Talk is a press, but while an alert rings it silences the
+// alert and listens. Stop cancels everything. In hold mode the release
+// ends the utterance, and a Stop (a long press) while talking is ignored.
 //
 // Alerts ring on time: one that comes due during a turn ends the turn.
 // Alerts that come due while another rings are announced together once it
@@ -38,9 +39,7 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 			l.stopRing()
 			return nil
 		case <-l.turnDone():
-			followUp := l.cur.followUp.Load()
-			l.cur = nil
-			p.next(ctx, &l, followUp, true)
+			p.turnOver(ctx, &l)
 		case <-l.ringDone():
 			told := l.ring.telling
 			l.ring = nil
@@ -105,6 +104,22 @@ func (l *loop) stopRing() {
 	}
 }
 
+// turnOver starts what comes after the turn under way returned: the
+// recording of the answer the button asked for in the follow-up window
+// (see press), or next.
+func (p *Pipeline) turnOver(ctx context.Context, l *loop) {
+	t := l.cur
+	l.cur = nil
+	if t.answer && t.unheard.Load() {
+		l.cur = p.start(ctx, false)
+		if t.answerEnded {
+			l.cur.endUtterance()
+		}
+		return
+	}
+	p.next(ctx, l, t.followUp.Load(), true)
+}
+
 // next starts what comes after a turn or a ring: a queued alert, the
 // follow-up window, what rang unheard (when tell), or idle.
 func (p *Pipeline) next(ctx context.Context, l *loop, followUp, tell bool) {
@@ -139,12 +154,26 @@ func (p *Pipeline) alertDue(ctx context.Context, l *loop) {
 }
 
 // press acts on a button event (see Run).
+//
+// A press in the follow-up window ends its recording: words said in it
+// are the answer. When there were none the user pressed to answer, as
+// they would anywhere else, so the turn that recorded the window is
+// marked, and once it is over (turnOver) the answer is recorded as after
+// any press: in hold mode until the release, in tap mode until silence or
+// the next press. A release (or press) that comes before that recording
+// began ends it as soon as it begins.
 func (p *Pipeline) press(ctx context.Context, l *loop, ev Event) {
-	holding := p.opts.Talk == TalkHold && l.cur != nil && l.cur.listening.Load() && !l.cur.followUpTurn
+	t := l.cur
+	awaiting := t != nil && t.awaitingAnswer()
+	holding := p.opts.Talk == TalkHold && t != nil &&
+		(awaiting && !t.answerEnded || t.listening.Load() && !t.followUpTurn)
 	switch {
 	case ev == Release:
-		if holding {
-			l.cur.endUtterance()
+		switch {
+		case holding && awaiting:
+			t.answerEnded = true
+		case holding:
+			t.endUtterance()
 		}
 	case ev == Stop && holding:
 		// A long hold while talking is talking.
@@ -164,10 +193,15 @@ func (p *Pipeline) press(ctx context.Context, l *loop, ev Event) {
 		p.StopAlerts()
 		l.stopRing()
 		p.next(ctx, l, false, false)
-	case l.cur == nil:
+	case t == nil:
 		l.cur = p.start(ctx, false)
-	case l.cur.listening.Load():
-		l.cur.endUtterance()
+	case awaiting:
+		t.answerEnded = true // pressed again before the answer's recording began
+	case t.listening.Load() && t.followUpTurn:
+		t.answer = true
+		t.endUtterance()
+	case t.listening.Load():
+		t.endUtterance()
 	default: // barge-in: drop the turn and listen again
 		p.log.Info("barge-in", "turn_id", l.cur.id)
 		l.cancelTurn()
@@ -185,9 +219,25 @@ type turn struct {
 	listening    atomic.Bool
 	followUp     atomic.Bool // the reply wants the microphone reopened
 	followUpTurn bool        // this turn listens in the follow-up window
+	// unheard is set, before listening is cleared, when the follow-up
+	// window's recording caught no speech.
+	unheard atomic.Bool
+	// answer is set by a press in the follow-up window, and answerEnded by
+	// the release (or another press) that ends the answer's recording
+	// before it begins; Run's goroutine alone reads and writes them.
+	answer, answerEnded bool
 }
 
 func (t *turn) endUtterance() { t.endOnce.Do(func() { close(t.end) }) }
+
+// awaitingAnswer reports whether the button asked for the answer in the
+// follow-up window and the window heard nothing yet: the answer's
+// recording begins once this turn is over. Only Run's goroutine calls it.
+func (t *turn) awaitingAnswer() bool {
+	// listening before unheard: the turn sets unheard before it clears
+	// listening.
+	return t.answer && (t.listening.Load() || t.unheard.Load())
+}
 
 // start begins a turn; a follow-up turn listens only for the follow-up
 // window.

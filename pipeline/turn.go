@@ -42,6 +42,9 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	spec := p.speculator(&l)
 	defer spec.close()
 	utt, err := p.opts.Microphone.Record(ctx, l)
+	if followUp && errors.Is(err, voice.ErrNoSpeech) {
+		t.unheard.Store(true)
+	}
 	t.listening.Store(false)
 	if errors.Is(err, voice.ErrMuted) && ctx.Err() == nil {
 		p.log.Info("press while muted", "turn_id", t.id)
