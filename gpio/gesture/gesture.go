@@ -41,11 +41,13 @@ type Options struct {
 	// Pending, when set, is asked first on a double press: it says what
 	// the user is waiting for (the web page's setup code, until the page
 	// is set up) and reports whether it did, in place of the action.
+	// It runs in a goroutine of its own, and its ctx is cancelled when the
+	// button cuts it short (see Run).
 	Pending func(ctx context.Context) bool
 	// Recover, when set, is what the long double press does once the
 	// pipeline is stopped: the box's way back in without a terminal (the
 	// web page's password forgotten, a new setup code said), which erases
-	// nothing.
+	// nothing. It runs as Pending does.
 	Recover func(ctx context.Context)
 	// Say speaks a sentence and returns once it has been said.
 	Say func(ctx context.Context, text string)
@@ -61,6 +63,13 @@ type Options struct {
 
 // Run maps the gestures from in to the pipeline's events on out until ctx
 // is done or the factory reset is called.
+//
+// What Pending and Recover say (a setup code spelled out, a Wi-Fi
+// password: many seconds) is said beside the loop, so the button goes on
+// working meanwhile, one at a time: a press or a long press cuts it short,
+// and a new one replaces it. When Pending says nothing, the double press's
+// action is taken once it has said so. Run waits for what it started
+// before it returns.
 func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipeline.Event) {
 	if o.Countdown == 0 {
 		o.Countdown = 5
@@ -74,6 +83,18 @@ func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipe
 		case <-ctx.Done():
 		}
 	}
+	double := func() {
+		switch o.DoubleAction {
+		case DoubleMute:
+			if o.ToggleMute != nil {
+				o.ToggleMute(ctx)
+			}
+		case DoubleStop:
+			send(pipeline.Stop)
+		}
+	}
+	var saying announcement
+	defer saying.stop()
 	for {
 		var g button.Event
 		select {
@@ -83,33 +104,35 @@ func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipe
 		}
 		switch g.Gesture {
 		case button.Press:
+			saying.stop()
 			send(pipeline.Press)
 		case button.Release:
 			send(pipeline.Release)
 		case button.LongPress:
+			saying.stop()
 			send(pipeline.Stop)
 		case button.LongDoublePress:
+			saying.stop()
 			send(pipeline.Stop)
 			if o.Recover != nil {
 				o.Log.Warn("recovery: long double press on the button")
-				o.Recover(ctx)
+				saying.start(ctx, o.Recover)
 			}
 		case button.DoublePress:
-			if o.Pending != nil && o.Pending(ctx) {
+			if o.Pending == nil {
+				double()
 				continue
 			}
-			switch o.DoubleAction {
-			case DoubleMute:
-				if o.ToggleMute != nil {
-					o.ToggleMute(ctx)
+			saying.start(ctx, func(actx context.Context) {
+				if !o.Pending(actx) {
+					double()
 				}
-			case DoubleStop:
-				send(pipeline.Stop)
-			}
+			})
 		case button.VeryLongPress:
 			if !o.FactoryReset {
 				continue
 			}
+			saying.stop()
 			send(pipeline.Abort)
 			if Countdown(ctx, o.Lang, o.Say, in, o.Countdown) {
 				o.Log.Warn("factory reset: the button was held through the countdown")
@@ -118,6 +141,37 @@ func Run(ctx context.Context, o Options, in <-chan button.Event, out chan<- pipe
 			}
 		}
 	}
+}
+
+// announcement is what Pending or Recover is saying, at most one at a
+// time; the zero value says nothing. Run's goroutine alone uses it.
+type announcement struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// start cuts short what is being said and says f in its own goroutine,
+// with a context that stop cancels.
+func (a *announcement) start(ctx context.Context, f func(ctx context.Context)) {
+	a.stop()
+	actx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	a.cancel, a.done = cancel, done
+	go func() {
+		defer close(done)
+		defer cancel()
+		f(actx)
+	}()
+}
+
+// stop cuts short what is being said, if anything, and waits for it.
+func (a *announcement) stop() {
+	if a.cancel == nil {
+		return
+	}
+	a.cancel()
+	<-a.done
+	a.cancel, a.done = nil, nil
 }
 
 // Countdown says the factory-reset countdown, a number a second, and

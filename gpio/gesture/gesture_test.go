@@ -3,6 +3,7 @@ package gesture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -170,6 +171,112 @@ func TestLongDoublePressRecovers(t *testing.T) {
 		defer mu.Unlock()
 		if !slices.Equal(got, want) || recovered != 1 || mutes != 0 || len(said) != 0 {
 			t.Errorf("got events %v, recovered %d, muted %d, said %q; want %v, recovered once, no mute, nothing said", got, recovered, mutes, said, want)
+		}
+	})
+}
+
+// speaker says what Pending and Recover say as the box does, taking 20 s
+// for the setup code spelled out unless it is cut short, and keeps how
+// each saying ended and how many were said at once.
+type speaker struct {
+	mu      sync.Mutex
+	ended   []string // "said" or "cut after 1s"
+	now     int
+	overlap int
+}
+
+func (s *speaker) say(ctx context.Context) {
+	s.mu.Lock()
+	s.now++
+	s.overlap = max(s.overlap, s.now)
+	s.mu.Unlock()
+	start := time.Now()
+	ended := "said"
+	select {
+	case <-time.After(20 * time.Second):
+	case <-ctx.Done():
+		ended = fmt.Sprintf("cut after %v", time.Since(start))
+	}
+	s.mu.Lock()
+	s.now--
+	s.ended = append(s.ended, ended)
+	s.mu.Unlock()
+}
+
+// TestButtonWorksWhileTheCodeIsSaid: spelling out the Wi-Fi password and
+// the setup code takes many seconds, and the button works meanwhile: a
+// press or a long press reaches the pipeline at once and cuts the spelling
+// short (the long press is "stop everything"), and a new double press or
+// long double press says its own in place of the one under way.
+func TestButtonWorksWhileTheCodeIsSaid(t *testing.T) {
+	for _, tc := range []struct {
+		then  button.Gesture // a second after the double press
+		want  []pipeline.Event
+		ended []string
+	}{
+		{button.LongPress, []pipeline.Event{pipeline.Stop}, []string{"cut after 1s"}},
+		{button.Press, []pipeline.Event{pipeline.Press}, []string{"cut after 1s"}},
+		{button.Release, []pipeline.Event{pipeline.Release}, []string{"said"}},
+		{button.DoublePress, nil, []string{"cut after 1s", "said"}},
+		{button.LongDoublePress, []pipeline.Event{pipeline.Stop}, []string{"cut after 1s", "said"}},
+	} {
+		t.Run(tc.then.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				in, out := make(chan button.Event, 16), make(chan pipeline.Event, 16)
+				spk := &speaker{}
+				mutes := 0
+				o := Options{DoubleAction: DoubleMute, Log: slog.New(slog.DiscardHandler), Reset: func(error) {},
+					ToggleMute: func(context.Context) { mutes++ },
+					Say:        func(context.Context, string) {},
+					Pending:    func(ctx context.Context) bool { spk.say(ctx); return true },
+					Recover:    spk.say}
+				ctx, cancel := context.WithCancel(t.Context())
+				done := make(chan struct{})
+				go func() { Run(ctx, o, in, out); close(done) }()
+				in <- button.Event{Gesture: button.DoublePress}
+				time.Sleep(time.Second)
+				in <- button.Event{Gesture: tc.then}
+				synctest.Wait()
+				var got []pipeline.Event
+				for len(out) > 0 {
+					got = append(got, <-out)
+				}
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("the pipeline got %v at once, want %v", got, tc.want)
+				}
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				spk.mu.Lock()
+				if !slices.Equal(spk.ended, tc.ended) || spk.overlap != 1 || mutes != 0 {
+					t.Errorf("sayings ended %q, %d at once, %d mutes; want %q, one at a time, no mute", spk.ended, spk.overlap, mutes, tc.ended)
+				}
+				spk.mu.Unlock()
+				cancel()
+				<-done
+			})
+		})
+	}
+}
+
+// TestGesturesStopWaitsForWhatIsSaid: Run cuts short what is being said
+// when its context is done, and returns once it is over.
+func TestGesturesStopWaitsForWhatIsSaid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in, out := make(chan button.Event), make(chan pipeline.Event, 4)
+		spk := &speaker{}
+		o := Options{Log: slog.New(slog.DiscardHandler), Reset: func(error) {}, Say: func(context.Context, string) {},
+			Pending: func(ctx context.Context) bool { spk.say(ctx); return true }}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { Run(ctx, o, in, out); close(done) }()
+		in <- button.Event{Gesture: button.DoublePress}
+		time.Sleep(2 * time.Second)
+		cancel()
+		<-done
+		spk.mu.Lock()
+		defer spk.mu.Unlock()
+		if !slices.Equal(spk.ended, []string{"cut after 2s"}) {
+			t.Errorf("when Run returned, sayings ended %q; want the one under way cut short", spk.ended)
 		}
 	})
 }
