@@ -42,6 +42,10 @@ type Display struct {
 // frameTime is the animation rate: 25 frames a second.
 const frameTime = 40 * time.Millisecond
 
+// showRetry is how soon a frame the strip failed to show is shown again,
+// when nothing else redraws it first: a steady pattern has no next frame.
+const showRetry = 500 * time.Millisecond
+
 // NewDisplay drives strip; start it with Run.
 func NewDisplay(strip Strip, o Options) *Display {
 	if o.ErrorHold == 0 {
@@ -102,7 +106,9 @@ func (d *Display) Follow(ctx context.Context, f *pipeline.Feed) {
 	}
 }
 
-// Run animates the LEDs until ctx is done, then turns them off.
+// Run animates the LEDs until ctx is done, then turns them off. A frame
+// the strip fails to show is shown again at the next frame or change, or
+// after showRetry, until the strip takes it.
 func (d *Display) Run(ctx context.Context) {
 	var (
 		cur       Pattern
@@ -118,6 +124,9 @@ func (d *Display) Run(ctx context.Context) {
 	defer tick.Stop()
 	failing := ratelog.New(time.Minute) // a line failing each frame logs once a minute
 	broken := false
+	retry := time.NewTimer(showRetry)
+	retry.Stop()
+	defer retry.Stop()
 	show := func(c []Color) {
 		if slices.Equal(c, last) {
 			return
@@ -127,10 +136,12 @@ func (d *Display) Run(ctx context.Context) {
 			if ok, held := failing.Allow("show"); ok {
 				d.o.Log.Warn("LEDs failed", "pkg", "leds", "err", err, "failures_not_logged", held)
 			}
-			return // tried again at the next frame or change
+			retry.Reset(showRetry) // unless the next frame or change comes first
+			return
 		}
 		if broken {
 			broken = false
+			retry.Stop()
 			d.o.Log.Info("LEDs work again", "pkg", "leds", "failures_not_logged", failing.Reset("show"))
 		}
 		last = c
@@ -171,6 +182,8 @@ func (d *Display) Run(ctx context.Context) {
 		case <-d.changed:
 			render()
 		case <-tick.C:
+			render()
+		case <-retry.C:
 			render()
 		}
 	}

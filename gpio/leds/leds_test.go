@@ -287,22 +287,32 @@ func TestPlainLEDs(t *testing.T) {
 }
 
 // failingStrip is an LED line that fails every frame (a pin another
-// program took, a loose HAT) until fixed.
+// program took, a loose HAT, an SPI transfer that errs) until fixed.
 type failingStrip struct {
 	mu    sync.Mutex
 	fixed bool
+	tries int // calls to Show
 	shown int
+	last  []Color // the last frame shown
 }
 
 func (f *failingStrip) Len() int { return 3 }
-func (f *failingStrip) Show([]Color) error {
+func (f *failingStrip) Show(c []Color) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.tries++
 	if !f.fixed {
 		return errors.New("leds: LED on GPIO22: device or resource busy")
 	}
 	f.shown++
+	f.last = slices.Clone(c)
 	return nil
+}
+
+func (f *failingStrip) fix(fixed bool) {
+	f.mu.Lock()
+	f.fixed = fixed
+	f.mu.Unlock()
 }
 
 // lineCounter counts log lines by level.
@@ -355,6 +365,39 @@ func TestFailingLEDsLogOnceAMinute(t *testing.T) {
 		defer log.mu.Unlock()
 		if !slices.Contains(log.lines, "LEDs work again") {
 			t.Errorf("no line says the LEDs work again: %v", log.lines)
+		}
+	})
+}
+
+// A steady pattern has no next frame to try a failed write again: one SPI
+// transfer that fails as the microphone is muted must not leave the LEDs
+// showing the state before. The frame is tried again until the line
+// takes it, a few times a second, not in a loop.
+func TestSteadyPatternShownOnceTheLineWorks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		strip := &failingStrip{fixed: true}
+		d := runDisplay(t, strip, Options{})
+		d.SetState(voice.Status{State: voice.Idle})
+		synctest.Wait()
+		strip.fix(false)
+		d.SetMuted(true)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		strip.mu.Lock()
+		if tried := strip.tries - 1; tried < 2 || tried > int(10*time.Second/showRetry)+1 {
+			t.Errorf("the muted frame was tried %d times in 10 s of failures, want once every %v", tried, showRetry)
+		}
+		strip.mu.Unlock()
+		strip.fix(true)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		strip.mu.Lock()
+		defer strip.mu.Unlock()
+		if !slices.Equal(strip.last, Muted.Frame(3, 0)) {
+			t.Errorf("a second after the line works again: the LEDs show %v, want muted %v", strip.last, Muted.Frame(3, 0))
+		}
+		if strip.shown != 2 {
+			t.Errorf("%d frames shown, want off and then muted: a steady pattern is drawn once", strip.shown)
 		}
 	})
 }
