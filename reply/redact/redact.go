@@ -133,17 +133,18 @@ func (r *Redactor) Reveal(values ...string) {
 	}
 }
 
-// Speakable puts back the values of revealed placeholders only, for what
-// the box says aloud; other placeholders are said as "a secret" rather
-// than read out as brackets.
-func (r *Redactor) Speakable(s string) string {
+// Speakable is s as the box says it aloud: the placeholders of revealed
+// values give their values back, and every other placeholder, this
+// Redactor's or not, is said as hidden ("a secret" in the reply's
+// language) rather than read out as brackets and an underscore.
+func (r *Redactor) Speakable(s, hidden string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return placeholderRE.ReplaceAllStringFunc(s, func(p string) string {
 		if v, ok := r.values[p]; ok && r.revealable[p] {
 			return v
 		}
-		return p
+		return hidden
 	})
 }
 

@@ -125,7 +125,7 @@ func TestCodesAndPINs(t *testing.T) {
 
 // Two different secrets get two placeholders; the same one keeps its own;
 // Restore gives local tools the values back, and Speakable says only the
-// revealed ones.
+// revealed ones, and never a placeholder's brackets.
 func TestRestoreAndReveal(t *testing.T) {
 	r := New()
 	a, _ := r.Redact("my wifi password is Tr0ub4dor3x")
@@ -142,12 +142,16 @@ func TestRestoreAndReveal(t *testing.T) {
 		t.Errorf("Restore = %q: unknown placeholders stay", got)
 	}
 	said := "Your wifi password is [SECRET_1]; the guest one is [SECRET_2]."
-	if got := r.Speakable(said); got != said {
-		t.Errorf("Speakable before any reveal = %q", got)
+	if got, want := r.Speakable(said, "a secret"), "Your wifi password is a secret; the guest one is a secret."; got != want {
+		t.Errorf("Speakable before any reveal = %q, want %q", got, want)
 	}
 	r.Reveal("Tr0ub4dor3x")
-	if got := r.Speakable(said); got != "Your wifi password is Tr0ub4dor3x; the guest one is [SECRET_2]." {
-		t.Errorf("Speakable after revealing one = %q", got)
+	if got, want := r.Speakable(said, "a secret"), "Your wifi password is Tr0ub4dor3x; the guest one is a secret."; got != want {
+		t.Errorf("Speakable after revealing one = %q, want %q", got, want)
+	}
+	// Another conversation's placeholder, and the word in German.
+	if got, want := r.Speakable("Ich schicke es an [EMAIL_3].", "ein Geheimnis"), "Ich schicke es an ein Geheimnis."; got != want {
+		t.Errorf("Speakable = %q, want %q", got, want)
 	}
 }
 
