@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/llm"
@@ -88,6 +89,52 @@ func TestThinkingOnlyIsBounded(t *testing.T) {
 	}
 	if chats != 1+maxThinkingTurns {
 		t.Errorf("%d chat calls: want the first and %d asks, no more", chats, maxThinkingTurns)
+	}
+}
+
+// TestInlineReasoningIsNotSaid: a model whose server does not parse its
+// reasoning out writes it in the answer between <think> tags. It is
+// never said nor kept as the answer; it stays in the history as thinking,
+// as a thinking model's does; and an answer that was reasoning only, its
+// block cut off by the token limit, is asked for again and then ends with
+// the usual apology.
+func TestInlineReasoningIsNotSaid(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true})
+	f.model.json(kindRouter, `{"tools": ["get_current_time"]}`).on(kindChat,
+		ollamatest.Reply{Content: "<think>I should check the clock.</think>", ToolCalls: []ollamatest.ToolCall{{Name: "get_current_time"}}},
+		ollamatest.Reply{Content: "<think>The tool says 10:15. Say it plainly.</think>\n\nIt is quarter past ten."})
+	res, said, err := f.ask(t, "what time do you make it")
+	if err != nil || !slices.Equal(said, []string{"It is quarter past ten."}) || res.Text != "It is quarter past ten." {
+		t.Fatalf("said %q (%q), err %v", said, res.Text, err)
+	}
+	stored, _ := f.db.Dialogue().Recent(t.Context(), clock.Add(-time.Hour), 5)
+	if len(stored) != 1 || stored[0].Assistant != "It is quarter past ten." {
+		t.Errorf("stored %+v", stored)
+	}
+	last := f.srv.Chats()[len(f.srv.Chats())-1].Messages
+	kept := false
+	for _, m := range last {
+		kept = kept || m.Role == "assistant" && m.Thinking == "I should check the clock." && m.Content == ""
+	}
+	if !kept {
+		t.Errorf("the reasoning is not kept as thinking in the history: %+v", last)
+	}
+
+	g := newFixture(t, smallModel, Options{PlannerOff: true})
+	cut := ollamatest.Reply{Content: "<think>The user wants the capital of France. Let me reason about this at length before I answer and"}
+	g.model.json(kindRouter, `{"tools": []}`).on(kindChat, cut, cut, cut)
+	_, said, err = g.ask(t, "what is the capital of france")
+	if err == nil || len(said) != 1 || !strings.Contains(said[0], "no answer") {
+		t.Errorf("reasoning cut off: said %q, err %v; want the apology for an empty answer", said, err)
+	}
+	chats := 0
+	for _, c := range g.srv.Chats() {
+		if kindOf(c) == kindChat {
+			chats++
+		}
+	}
+	if chats != 1+maxThinkingTurns {
+		t.Errorf("%d chat calls: want the first and %d asks, as for a thinking model", chats, maxThinkingTurns)
 	}
 }
 

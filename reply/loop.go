@@ -559,6 +559,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		}
 		return nil
 	})
+	resp = withoutReasoning(resp)
 	if err == nil {
 		out.finish()
 		if resp.Model != "" {

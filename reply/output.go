@@ -3,6 +3,7 @@ package reply
 import (
 	"strings"
 
+	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/speech"
 	"github.com/harkbox/hark/reply/tooltext"
 )
@@ -18,17 +19,27 @@ const holdAt = 16
 
 // output speaks one model answer as it streams: cleaned for speech, and
 // held back whole when its start looks like data, so a malformed answer is
-// never spoken.
+// never spoken. Inline reasoning (<think>…</think>) is taken out first:
+// it is never said, nothing after it is said until it closes, and it
+// decides nothing.
 type output struct {
-	t       *turn
-	stream  speech.Stream
-	all     strings.Builder
-	start   strings.Builder
-	decided bool
-	held    bool
+	t         *turn
+	reasoning speech.Reasoning
+	stream    speech.Stream
+	all       strings.Builder
+	start     strings.Builder
+	decided   bool
+	held      bool
 }
 
 func (o *output) write(s string) {
+	if s = o.reasoning.Write(s); s != "" {
+		o.add(s)
+	}
+}
+
+// add takes the answer's text, its reasoning already taken out.
+func (o *output) add(s string) {
 	o.all.WriteString(s)
 	if !o.decided {
 		o.start.WriteString(s)
@@ -53,6 +64,9 @@ func (o *output) decide() {
 }
 
 func (o *output) finish() {
+	if rest := o.reasoning.Flush(); rest != "" {
+		o.add(rest)
+	}
 	if !o.decided {
 		o.decide()
 		if !o.held {
@@ -75,6 +89,19 @@ func (o *output) finish() {
 	var s speech.Stream
 	o.say(s.Write(text))
 	o.say(s.Flush())
+}
+
+// withoutReasoning moves the inline reasoning of a model's answer from its
+// content to its thinking, where a server that parses reasoning out puts
+// it: kept in the history, never said, and an answer that was reasoning
+// only is empty, as the loop expects.
+func withoutReasoning(resp llm.Response) llm.Response {
+	answer, thought := speech.SplitReasoning(resp.Message.Content)
+	resp.Message.Content = answer
+	if thought != "" {
+		resp.Message.Thinking = strings.TrimSpace(resp.Message.Thinking + "\n\n" + thought)
+	}
+	return resp
 }
 
 // say speaks sentences, dropping any that are data rather than speech.

@@ -124,3 +124,27 @@ func TestRememberedSecretRoundTrip(t *testing.T) {
 	}
 
 }
+
+// TestPlaceholderIsNotReadOut: the model, which only ever saw an address
+// as its placeholder, repeats the placeholder; the speaker says "a
+// secret", in the reply's language, never the brackets and underscore,
+// and the record keeps the placeholder, not the address.
+func TestPlaceholderIsNotReadOut(t *testing.T) {
+	for _, tc := range []struct{ lang, text, answer, want string }{
+		{"en", "please note my cousin's address anna.berger@example.com for the invitation",
+			"Got it, I'll send the invitation to [EMAIL_1] tonight.", "Got it, I'll send the invitation to a secret tonight."},
+		{"de", "bitte notier dir die Adresse meiner Cousine anna.berger@example.com für die Einladung",
+			"Gut, ich schicke die Einladung heute Abend an [EMAIL_1].", "Gut, ich schicke die Einladung heute Abend an ein Geheimnis."},
+	} {
+		f := newFixture(t, smallModel, Options{PlannerOff: true})
+		f.model.on(kindChat, ollamatest.Reply{Content: tc.answer})
+		var said []string
+		res, err := f.eng.Reply(t.Context(), Query{Text: tc.text, Language: tc.lang}, func(s string) { said = append(said, s) })
+		if err != nil || !slices.Equal(said, []string{tc.want}) {
+			t.Errorf("%s: said %q, err %v; want %q", tc.lang, said, err, tc.want)
+		}
+		if res.Text != tc.answer {
+			t.Errorf("%s: the reply's text is %q, want the placeholder kept: %q", tc.lang, res.Text, tc.answer)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package reply
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -78,5 +79,33 @@ func TestSecretsNeverLeaveTheBox(t *testing.T) {
 	facts, _ := f.db.Facts().All(t.Context())
 	if len(facts) != 1 || len(facts[0].Sealed) == 0 || strings.Contains(facts[0].Text, "hunter2") {
 		t.Errorf("facts %+v: a local command gets the real value, and keeps it sealed", facts)
+	}
+}
+
+// TestToolJSONCredentialsStayOnTheBox: a tool that answers in JSON, as an
+// MCP server or Home Assistant does, with the guest network's password
+// among its fields: the model reads the result with the password as a
+// placeholder, and the dialogue record on the card never holds it.
+func TestToolJSONCredentialsStayOnTheBox(t *testing.T) {
+	const password = "sunflower-tulip-42"
+	router := &command.Command{
+		Name: "router_status", Description: "Reports the home router's networks and their state.",
+		Run: func(context.Context, command.Call) (command.Response, error) {
+			status := `{"networks": [{"ssid": "Garden", "band": "5GHz", "wifi_password": "` + password + `", "clients": 7}]}`
+			return command.Response{Data: map[string]any{"result": command.Fence("the router", status, 3000)}}, nil
+		},
+	}
+	f := newFixtureWith(t, smallModel, Options{PlannerOff: true}, func(*storage.DB) []*command.Command { return []*command.Command{router} })
+	f.model.json(kindRouter, `{"tools": ["router_status"]}`).on(kindChat,
+		ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "router_status", Arguments: map[string]any{}}}},
+		ollamatest.Reply{Content: "Seven devices are on the Garden network."})
+	if _, said, err := f.ask(t, "how many devices are on the garden wifi"); err != nil {
+		t.Fatalf("said %q, err %v", said, err)
+	}
+	if sent := sentToModel(f); strings.Contains(sent, password) || !strings.Contains(sent, `wifi_password\\\": \\\"[SECRET_1]`) {
+		t.Errorf("the model was sent %s; want the password as a placeholder", sent)
+	}
+	if hits := filesHold(t, f.db.Dir(), password); len(hits) > 0 {
+		t.Errorf("the password is in clear in %v", hits)
 	}
 }

@@ -99,7 +99,7 @@ func (t *turn) speak(s string) {
 	}
 	t.res.Sentences = append(t.res.Sentences, s)
 	t.spoke.Store(true)
-	t.say(t.conv.redactor.Speakable(s)) // a secret asked for is said, never sent back
+	t.say(t.conv.redactor.Speakable(s, t.lang.T("a secret"))) // a secret asked for is said, never sent back
 }
 
 // speakText says a complete text, cleaned for speech, sentence by sentence.

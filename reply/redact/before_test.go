@@ -12,9 +12,11 @@ import (
 // whole of Redact is checked against: its sentence, look and pass, with
 // the regexps of scan_test.go and the checksum with big numbers.
 
-// redactBefore is Redact as it was.
+// redactBefore is Redact as it was, after the key-value pairs, which it
+// reads as Redact does.
 func (r *Redactor) redactBefore(s string) (string, []Kind) {
 	var kinds []Kind
+	s, kinds = r.pairs(s, kinds)
 	var b strings.Builder
 	for len(s) > 0 {
 		n := sentence(s)

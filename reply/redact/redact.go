@@ -1,8 +1,10 @@
 // Package redact replaces personal data and secrets with typed placeholders
 // at the model boundary: what goes to a model or a log. E-mail addresses,
 // phone numbers, payment card numbers (Luhn checked), IBANs (checksum
-// checked), API keys and tokens, and what follows "my password is", "the
-// locker code is", "PIN", "CVV" and the like. The placeholders keep the
+// checked), API keys and tokens, what follows "my password is", "the
+// locker code is", "PIN", "CVV" and the like, and the values of
+// credentials in a tool's JSON or config ("wifi_password": "…", escaped
+// JSON inside JSON too, API_KEY=…). The placeholders keep the
 // sentence readable, so the model still gives a sensible answer: "my email
 // is [EMAIL_1]". The Redactor remembers what each placeholder stands for,
 // so local tools get the real values back (Restore).
@@ -131,17 +133,18 @@ func (r *Redactor) Reveal(values ...string) {
 	}
 }
 
-// Speakable puts back the values of revealed placeholders only, for what
-// the box says aloud; other placeholders are said as "a secret" rather
-// than read out as brackets.
-func (r *Redactor) Speakable(s string) string {
+// Speakable is s as the box says it aloud: the placeholders of revealed
+// values give their values back, and every other placeholder, this
+// Redactor's or not, is said as hidden ("a secret" in the reply's
+// language) rather than read out as brackets and an underscore.
+func (r *Redactor) Speakable(s, hidden string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return placeholderRE.ReplaceAllStringFunc(s, func(p string) string {
 		if v, ok := r.values[p]; ok && r.revealable[p] {
 			return v
 		}
-		return p
+		return hidden
 	})
 }
 
@@ -197,6 +200,7 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var kinds []Kind
+	s, kinds = r.pairs(s, kinds) // across sentences: a value may hold a full stop
 	var b strings.Builder
 	b.Grow(len(s))
 	for len(s) > 0 {

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -78,6 +79,7 @@ func TestLuhnAndIBAN(t *testing.T) {
 
 func FuzzRedactIsIdempotent(f *testing.F) {
 	f.Add("my password is hunter2 and mail a@b.io, card 4111 1111 1111 1111")
+	f.Add(`{"result": "{\"wifi_password\": \"sun. flower\", \"pin\": 4821}"} api_key=x&token: [SECRET_1]`)
 	f.Fuzz(func(t *testing.T, s string) {
 		r := New()
 		once, _ := r.Redact(s)
@@ -123,7 +125,7 @@ func TestCodesAndPINs(t *testing.T) {
 
 // Two different secrets get two placeholders; the same one keeps its own;
 // Restore gives local tools the values back, and Speakable says only the
-// revealed ones.
+// revealed ones, and never a placeholder's brackets.
 func TestRestoreAndReveal(t *testing.T) {
 	r := New()
 	a, _ := r.Redact("my wifi password is Tr0ub4dor3x")
@@ -140,11 +142,80 @@ func TestRestoreAndReveal(t *testing.T) {
 		t.Errorf("Restore = %q: unknown placeholders stay", got)
 	}
 	said := "Your wifi password is [SECRET_1]; the guest one is [SECRET_2]."
-	if got := r.Speakable(said); got != said {
-		t.Errorf("Speakable before any reveal = %q", got)
+	if got, want := r.Speakable(said, "a secret"), "Your wifi password is a secret; the guest one is a secret."; got != want {
+		t.Errorf("Speakable before any reveal = %q, want %q", got, want)
 	}
 	r.Reveal("Tr0ub4dor3x")
-	if got := r.Speakable(said); got != "Your wifi password is Tr0ub4dor3x; the guest one is [SECRET_2]." {
-		t.Errorf("Speakable after revealing one = %q", got)
+	if got, want := r.Speakable(said, "a secret"), "Your wifi password is Tr0ub4dor3x; the guest one is a secret."; got != want {
+		t.Errorf("Speakable after revealing one = %q, want %q", got, want)
+	}
+	// Another conversation's placeholder, and the word in German.
+	if got, want := r.Speakable("Ich schicke es an [EMAIL_3].", "ein Geheimnis"), "Ich schicke es an ein Geheimnis."; got != want {
+		t.Errorf("Speakable = %q, want %q", got, want)
+	}
+}
+
+// A tool's result in JSON (an MCP server's, a router's, Home Assistant's)
+// or in a config's lines holds credentials as keys and values: their
+// values go, at whatever depth of JSON escaping, and what only describes
+// a credential stays.
+func TestCredentialsInKeyValues(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"ssid": "Garden", "password": "sunflower-tulip-42"}`, `{"ssid": "Garden", "password": "[SECRET_1]"}`},
+		{`{"wifi_password": "sunflower-tulip-42"}`, `{"wifi_password": "[SECRET_1]"}`},
+		{`{"wifiPassword":"sun flower"}`, `{"wifiPassword":"[SECRET_1]"}`},
+		{`{"api_key": "k9w2-mz7q-r4t8-x1c5", "apikey": "k9w2", "APIKey": "r4t8", "x-api-key": "x1c5"}`,
+			`{"api_key": "[SECRET_1]", "apikey": "[SECRET_2]", "APIKey": "[SECRET_3]", "x-api-key": "[SECRET_4]"}`},
+		{`{"pin": "4821", "door": "front"}`, `{"pin": "[SECRET_1]", "door": "front"}`},
+		{`{"pin": 4821, "pincode": "0000", "door_code": "2580"}`, `{"pin": [SECRET_1], "pincode": "[SECRET_2]", "door_code": "[SECRET_3]"}`},
+		{`{"access_token":"abc","client_secret":"def","expires_in":3600}`, `{"access_token":"[SECRET_1]","client_secret":"[SECRET_2]","expires_in":3600}`},
+		{`{"passphrase": "one. two"}`, `{"passphrase": "[SECRET_1]"}`}, // a full stop inside
+		{`{"wifi_password_5ghz": "abc"}`, `{"wifi_password_5ghz": "[SECRET_1]"}`},
+		{`{"password": "ab\"cd"}`, `{"password": "[SECRET_1]"}`},
+		{`{'psk': 'sunflower', 'ssid': 'Garden'}`, `{'psk': '[SECRET_1]', 'ssid': 'Garden'}`},
+		{"WIFI_PASSWORD=sunflower ssid=Garden", "WIFI_PASSWORD=[SECRET_1] ssid=Garden"},
+		{"ssid=Garden\napi_key=k9w2mz7q\nwpa_passphrase=sunflower\n", "ssid=Garden\napi_key=[SECRET_1]\nwpa_passphrase=[SECRET_2]\n"},
+		{"GET /status?api_key=k9w2mz7q&q=1", "GET /status?api_key=[SECRET_1]&q=1"},
+		{`guest_password: "sun flower"`, `guest_password: "[SECRET_1]"`},
+		// Not credentials, or nothing to hide.
+		{`{"token_type": "Bearer", "password_hint": "flower", "pin_state": "on"}`, ""},
+		{`{"shipping": "fast", "spinner": "2", "key": "living_room", "code": "404"}`, ""},
+		{`{"pin": null, "password": "", "secret": true, "token": {"id": 1}}`, ""},
+		{`{"password": "[SECRET_1]"}`, ""},
+		{"guest_password: not set", ""},
+		{"wake me at 7:30", ""},
+		{"the password: wrong again", ""},
+	}
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		if got, _ := New().Redact(tt.in); got != want {
+			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+		}
+		// As the reply engine hands a tool's text to the model: inside a
+		// JSON string, once and twice.
+		for range 2 {
+			in, _ := json.Marshal(tt.in)
+			out, _ := json.Marshal(want)
+			tt.in, want = string(in), string(out)
+			if got, _ := New().Redact(tt.in); got != want {
+				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+			}
+		}
+	}
+}
+
+// A value in escaped JSON comes back as it was for a local tool.
+func TestKeyValueRestored(t *testing.T) {
+	r := New()
+	in, _ := json.Marshal(map[string]string{"result": `{"password": "ab\"c. d\\e"}`})
+	got, _ := r.Redact(string(in))
+	if want := `{"result":"{\"password\": \"[SECRET_1]\"}"}`; got != want {
+		t.Fatalf("Redact(%s) = %s, want %s", in, got, want)
+	}
+	if got := r.Restore("[SECRET_1]"); got != `ab"c. d\e` {
+		t.Errorf("Restore = %q, want the value unescaped", got)
 	}
 }

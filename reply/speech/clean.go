@@ -7,24 +7,28 @@ import (
 )
 
 // Stream turns a model's streamed answer into sentences fit to be spoken:
-// code blocks, tool-protocol lines, headings marks, quote marks, bullets and
-// list numbers go; emphasis, inline code, HTML tags and links give up their
+// inline reasoning (<think>…</think>, see Reasoning), code blocks,
+// tool-protocol lines, headings marks, quote marks, bullets and list
+// numbers go; emphasis, inline code, HTML tags and links give up their
 // text. It works as the text arrives: only a line's first few characters,
 // and a numbered line until the next one shows whether it is a list, are
 // held back. The zero value is ready to use.
 type Stream struct {
-	blocks blocks
-	split  Splitter
+	reasoning Reasoning
+	blocks    blocks
+	split     Splitter
 }
 
 // Write adds streamed text and returns the sentences it completed.
 func (s *Stream) Write(text string) []string {
-	return s.sentences(s.split.Write(s.blocks.write(text)))
+	return s.sentences(s.split.Write(s.blocks.write(s.reasoning.Write(text))))
 }
 
 // Flush returns what is left at the end of the answer.
 func (s *Stream) Flush() []string {
-	out := s.sentences(s.split.Write(s.blocks.flush()))
+	tail := s.blocks.write(s.reasoning.Flush()) + s.blocks.flush()
+	s.reasoning = Reasoning{}
+	out := s.sentences(s.split.Write(tail))
 	if rest := s.split.Flush(); rest != "" {
 		out = append(out, s.sentences([]string{rest})...)
 	}

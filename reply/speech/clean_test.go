@@ -108,6 +108,7 @@ func TestSuspicious(t *testing.T) {
 func FuzzStream(f *testing.F) {
 	f.Add("# Title\n**bold** 1. a\n2. b\n```x\ny\n```\nEnd.", 3)
 	f.Add("2024. The year\n- item\n> q", 1)
+	f.Add("<think>a\n# b</THINK>Yes. </think> 1 < 2 <thi", 2)
 	f.Fuzz(func(t *testing.T, text string, size int) {
 		if size < 1 || size > 50 {
 			return
@@ -131,4 +132,48 @@ func FuzzMalformed(f *testing.F) {
 			t.Errorf("truncated JSON %q passed the guard", s)
 		}
 	})
+}
+
+// A model's inline reasoning is never said, however the stream cuts its
+// tags; one left open is dropped whole.
+func TestReasoningIsNotSaid(t *testing.T) {
+	tests := []struct{ in, want, reasoning string }{
+		{"<think>The user wants the capital. Be brief.</think>Paris is the capital of France.", "Paris is the capital of France.", "The user wants the capital. Be brief."},
+		{"<think>\n\n</think>\n\nParis.", "Paris.", ""}, // reasoning turned off: an empty block
+		{"<THINKING>Hmm.</THINKING> It is noon.", "It is noon.", "Hmm."},
+		{"<think>Let me reason about this at length before I answer and", "", "Let me reason about this at length before I answer and"},
+		{"<think>cut in the tag </thi", "", "cut in the tag </thi"},
+		{"Noon. </think>", "Noon.", ""},
+		{"Three < four, and <b>bold</b> <th", "Three < four, and bold <th", ""},
+	}
+	for _, tt := range tests {
+		if got := Clean(tt.in); got != tt.want {
+			t.Errorf("Clean(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		for size := 1; size < 12; size++ {
+			if got := chunked(tt.in, size); got != tt.want {
+				t.Errorf("%q in chunks of %d: said %q, want %q", tt.in, size, got, tt.want)
+			}
+		}
+		if _, reasoning := SplitReasoning(tt.in); reasoning != tt.reasoning {
+			t.Errorf("SplitReasoning(%q) reasoning = %q, want %q", tt.in, reasoning, tt.reasoning)
+		}
+	}
+}
+
+// Nothing after a block is said before the block closes.
+func TestReasoningHoldsTheAnswer(t *testing.T) {
+	var r Reasoning
+	var said strings.Builder
+	for _, chunk := range []string{"<th", "ink>The user", " greets me.", "</th", "ink>", "Hello", " <", "3 there."} {
+		got := r.Write(chunk)
+		if said.Len() == 0 && got != "" && chunk != "Hello" {
+			t.Fatalf("%q said on %q, before the answer began", got, chunk)
+		}
+		said.WriteString(got)
+	}
+	said.WriteString(r.Flush())
+	if got, want := said.String(), "Hello <3 there."; got != want {
+		t.Errorf("said %q, want %q", got, want)
+	}
 }

@@ -1,0 +1,327 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Credentials written as key-value pairs: what a tool's result holds when
+// an MCP server, a router or Home Assistant answers in JSON or in a
+// config's lines. The password patterns read sentences ("the password is
+// …"); these read keys:
+//
+//	{"ssid": "Garden", "wifi_password": "sunflower-42", "pin": 4821}
+//	{"result": "{\"apiKey\": \"k9w2-mz7q\"}"}    a JSON string inside JSON
+//	{'passphrase': 'sunflower-42'}                a Python dict printed
+//	WIFI_PASSWORD=sunflower-42, access_token: k9w2-mz7q
+//
+// A key is a credential by its words, split at _, -, . and camelCase: its
+// last word names one ("password", "passphrase", "secret", "token", "psk",
+// "pin"), or its last two do ("api key", "wifi key", "pin code"). Words
+// that only describe one ("password_hint", "token_type", "pin_state") do
+// not. A quoted key takes a string or a number; a bare key (a config's,
+// an environment's, a URL query's) must be of two words or more, as a
+// single word is read by the sentence patterns.
+
+// credentialWords are the last words of a key that name a credential.
+var credentialWords = map[string]bool{
+	"password": true, "passwd": true, "passphrase": true, "passcode": true, "passkey": true, "pass": true,
+	"secret": true, "token": true, "psk": true, "pin": true, "pincode": true, "apikey": true,
+}
+
+// credentialSuffixes end a key written as one word that names a
+// credential: "wifipassword", "clientsecret", "authtoken".
+var credentialSuffixes = []string{"password", "passwd", "passphrase", "passcode", "secret", "token", "apikey"}
+
+// keyKinds are the words that make a credential of a key's last word
+// "key", "code" or "number": "api_key", "door_code", "pin_number".
+var keyKinds = map[string]map[string]bool{
+	"key": {"api": true, "wifi": true, "wlan": true, "wpa": true, "private": true, "secret": true, "access": true,
+		"auth": true, "encryption": true, "client": true, "signing": true},
+	"code": {"pin": true, "pass": true, "access": true, "door": true, "alarm": true, "gate": true, "lock": true,
+		"security": true, "unlock": true, "entry": true},
+	"number": {"pin": true},
+}
+
+// maxKey bounds a key's length.
+const maxKey = 64
+
+// pairs replaces the values of credentials written as key-value pairs in
+// s with placeholders, adding their kinds to kinds. It reads the whole
+// text, not a sentence, as a value may hold what ends one. With nothing
+// replaced it returns s itself.
+func (r *Redactor) pairs(s string, kinds []Kind) (string, []Kind) {
+	var b strings.Builder
+	last := 0
+	colon, equals := -1, -1 // the next of each at or after i; len(s) for none
+	for i := 0; i < len(s); {
+		// Two byte searches are much faster than one for either byte,
+		// and prose has few of both.
+		if colon < i {
+			colon = indexFrom(s, i, ':')
+		}
+		if equals < i {
+			equals = indexFrom(s, i, '=')
+		}
+		sep := min(colon, equals)
+		if sep == len(s) {
+			break
+		}
+		i = sep + 1
+		start, end, value := pairAt(s, sep)
+		if start < 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(r.placeholder(Secret, value))
+		kinds = append(kinds, Secret)
+		last, i = end, end
+	}
+	if b.Len() == 0 {
+		return s, kinds
+	}
+	b.WriteString(s[last:])
+	return b.String(), kinds
+}
+
+// pairAt reads the pair whose separator (":" or "=") is s[sep]: when its
+// key names a credential, where its value starts and ends in s and the
+// value as it was before JSON escaped it; -1s for none.
+func pairAt(s string, sep int) (start, end int, value string) {
+	j := sep
+	for j > 0 && isSpace(s[j-1]) {
+		j--
+	}
+	// The key: quoted ("password", \"password\", 'password') or bare.
+	quote, level := byte(0), 0
+	keyEnd := j
+	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+		quote = s[j-1]
+		n := backslashesBefore(s, j-1)
+		var ok bool
+		if level, ok = escapeLevel(n); !ok || quote == '\'' && n > 0 || s[sep] != ':' {
+			return -1, -1, ""
+		}
+		keyEnd = j - 1 - n
+	}
+	keyStart := keyEnd
+	for keyStart > 0 && keyEnd-keyStart <= maxKey && isKeyNameByte(s[keyStart-1]) {
+		keyStart--
+	}
+	if keyStart == keyEnd || keyEnd-keyStart > maxKey {
+		return -1, -1, ""
+	}
+	if quote != 0 {
+		open := keyStart - 1
+		if open < 0 || s[open] != quote || backslashesBefore(s, open) != 1<<level-1 {
+			return -1, -1, ""
+		}
+	} else if backslashesBefore(s, keyStart) > 0 && strings.IndexByte("nrt", s[keyStart]) >= 0 {
+		keyStart++ // a line's start inside a JSON string: \nWIFI_PASSWORD=
+		if keyStart == keyEnd {
+			return -1, -1, ""
+		}
+	}
+	words := keyWords(s[keyStart:keyEnd])
+	if !credential(words) || quote == 0 && len(words) < 2 {
+		return -1, -1, ""
+	}
+
+	// The value: a string at the key's level of escaping, or a number
+	// after a quoted key, or a bare word after a bare key.
+	p := sep + 1
+	p += spaceRun(s, p)
+	n := 0
+	for p+n < len(s) && s[p+n] == '\\' {
+		n++
+	}
+	if p+n < len(s) && (s[p+n] == '"' || s[p+n] == '\'' && n == 0) {
+		l, ok := escapeLevel(n)
+		if !ok || quote != 0 && l != level {
+			return -1, -1, ""
+		}
+		start = p + n + 1
+		end = closingQuote(s, start, s[p+n], n)
+		value = s[start:end]
+		if s[p+n] == '"' {
+			value = unescape(value, l+1)
+		}
+	} else if quote != 0 {
+		start, end = p, p
+		if end < len(s) && s[end] == '-' {
+			end++
+		}
+		if end == len(s) || !isDigit(s[end]) {
+			return -1, -1, "" // null, true, an object, an array
+		}
+		for end < len(s) && (isDigit(s[end]) || strings.IndexByte(".eE+-", s[end]) >= 0) {
+			end++
+		}
+		value = s[start:end]
+	} else {
+		if p < len(s) && s[p] == '[' {
+			return -1, -1, "" // a placeholder, or a list
+		}
+		// A word that talks about the value ("not set") is short: it is
+		// looked for first, so no long run is read twice.
+		start, end = p, p
+		for end < len(s) && end-start < 16 && !bareEnd(s, end) {
+			end++
+		}
+		whole := end == len(s) || bareEnd(s, end)
+		if whole && notSecretWords[strings.ToLower(strings.TrimRight(s[start:end], ".!?:"))] {
+			return -1, -1, ""
+		}
+		for end < len(s) && !bareEnd(s, end) {
+			end++
+		}
+		end = start + len(strings.TrimRight(s[start:end], ".!?:"))
+		value = s[start:end]
+	}
+	if value == "" || placeholderAt(s, start) == end-start {
+		return -1, -1, "" // nothing, or redacted already
+	}
+	return start, end, value
+}
+
+// indexFrom is the index of the first c in s at or after i, or len(s).
+func indexFrom(s string, i int, c byte) int {
+	if k := strings.IndexByte(s[i:], c); k >= 0 {
+		return i + k
+	}
+	return len(s)
+}
+
+// keyWords are the words of a key, lower case: "wifiPassword",
+// "WIFI_PASSWORD" and "wifi-password" are "wifi" and "password";
+// "APIKey" is "api" and "key".
+func keyWords(key string) []string {
+	var words []string
+	from := 0
+	cut := func(i int) {
+		if i > from {
+			words = append(words, strings.ToLower(key[from:i]))
+		}
+		from = i
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			cut(i)
+			from = i + 1
+		case i > 0 && isUpper(c) && (isLower(key[i-1]) || isDigit(key[i-1])):
+			cut(i) // wifiPassword
+		case i > 0 && isUpper(c) && isUpper(key[i-1]) && i+1 < len(key) && isLower(key[i+1]):
+			cut(i) // APIKey
+		}
+	}
+	cut(len(key))
+	return words
+}
+
+// credential reports whether a key of these words names a credential.
+// Its last words that hold a digit name a variant of it, not what it is:
+// "wifi_password_5ghz", "token_v2".
+func credential(words []string) bool {
+	for len(words) > 1 && strings.ContainsAny(words[len(words)-1], "0123456789") {
+		words = words[:len(words)-1]
+	}
+	if len(words) == 0 {
+		return false
+	}
+	w := words[len(words)-1]
+	if credentialWords[w] {
+		return true
+	}
+	for _, suffix := range credentialSuffixes {
+		if strings.HasSuffix(w, suffix) {
+			return true
+		}
+	}
+	return len(words) > 1 && keyKinds[w][words[len(words)-2]]
+}
+
+// escapeLevel is how many times JSON escaped a quote that n backslashes
+// precede: 0 for none, 1 for \", 2 for \\\", and so on.
+func escapeLevel(n int) (int, bool) {
+	for l := 0; l <= 4; l++ {
+		if n == 1<<l-1 {
+			return l, true
+		}
+	}
+	return 0, false
+}
+
+// backslashesBefore is the number of backslashes just before s[i].
+func backslashesBefore(s string, i int) int {
+	n := 0
+	for i-n > 0 && s[i-n-1] == '\\' {
+		n++
+	}
+	return n
+}
+
+// closingQuote is where a string value that starts at s[from], opened by
+// quote after n backslashes, ends: before the first quote that closes it
+// at that level of escaping. A quote inside the value has more
+// backslashes (\" at level 0, \\\" at level 1: 2(n+1) more for each
+// backslash of its own). A value left open ends with its line.
+func closingQuote(s string, from int, quote byte, n int) int {
+	line := strings.IndexByte(s[from:], '\n')
+	if line < 0 {
+		line = len(s)
+	} else {
+		line += from
+	}
+	for i := from; i < line; {
+		k := strings.IndexByte(s[i:line], quote)
+		if k < 0 {
+			break
+		}
+		q := i + k
+		if b := backslashesBefore(s, q); b >= n && b%(2*(n+1)) == n {
+			return q - n
+		}
+		i = q + 1
+	}
+	return line
+}
+
+// unescape undoes JSON's escaping of a string value levels times, as far
+// as it can: the value a local tool gets back for its placeholder.
+func unescape(v string, levels int) string {
+	for range levels {
+		if !strings.Contains(v, `\`) {
+			return v
+		}
+		var u string
+		if json.Unmarshal([]byte(`"`+v+`"`), &u) != nil {
+			return v
+		}
+		v = u
+	}
+	return v
+}
+
+// bareEnd reports whether s[i] ends an unquoted value: a space, a
+// delimiter, a quote, or an escape within a JSON string (\n, \", \u0026).
+func bareEnd(s string, i int) bool {
+	switch c := s[i]; c {
+	case ',', ';', '&', ')', ']', '}', '"', '\'', '<', '>':
+		return true
+	case '\\':
+		return i+1 < len(s) && strings.IndexByte(`"\/bfnrtu`, s[i+1]) >= 0
+	default:
+		return isSpace(c)
+	}
+}
+
+// isKeyNameByte is [A-Za-z0-9_.\-].
+func isKeyNameByte(c byte) bool { return isWordByte(c) || c == '-' || c == '.' }
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
