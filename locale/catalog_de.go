@@ -149,6 +149,8 @@ var de = map[string]string{
 	"Okay, %s stays locked.":                                                            "OK, %s bleibt abgeschlossen.",
 	"Stopped.":                                                                          "Abgebrochen.",
 	"That device is gone from Home Assistant.":                                          "Dieses Gerät gibt es in Home Assistant nicht mehr.",
+	"There's nothing called %s in the %s area.":                                         "Im Bereich %[2]s gibt es nichts namens %[1]s.",
+	"There's nothing called %s on the floor %s.":                                        "Auf der Etage %[2]s gibt es nichts namens %[1]s.",
 	"That page has no text I can read.":                                                 "Auf dieser Seite gibt es keinen Text, den ich lesen kann.",
 	"That runs on the speaker, which is not connected.":                                 "Das läuft auf dem Lautsprecher, und der ist nicht verbunden.",
 	"The %s tool gave an answer I can't use.":                                           "Das Werkzeug %s hat eine Antwort gegeben, mit der ich nichts anfangen kann.",

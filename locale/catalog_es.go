@@ -149,6 +149,8 @@ var es = map[string]string{
 	"Okay, %s stays locked.":                                                            "Vale, %s sigue cerrado con llave.",
 	"Stopped.":                                                                          "Detenido.",
 	"That device is gone from Home Assistant.":                                          "Ese dispositivo ya no está en Home Assistant.",
+	"There's nothing called %s in the %s area.":                                         "No hay nada que se llame %s en el área %s.",
+	"There's nothing called %s on the floor %s.":                                        "No hay nada que se llame %s en la planta %s.",
 	"That page has no text I can read.":                                                 "Esa página no tiene texto que pueda leer.",
 	"That runs on the speaker, which is not connected.":                                 "Eso funciona en el altavoz, que no está conectado.",
 	"The %s tool gave an answer I can't use.":                                           "La herramienta %s dio una respuesta que no puedo usar.",

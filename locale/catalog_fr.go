@@ -149,6 +149,8 @@ var fr = map[string]string{
 	"Okay, %s stays locked.":                                                            "D'accord, %s reste verrouillé.",
 	"Stopped.":                                                                          "Arrêté.",
 	"That device is gone from Home Assistant.":                                          "Cet appareil n'existe plus dans Home Assistant.",
+	"There's nothing called %s in the %s area.":                                         "Il n'y a rien qui s'appelle %s dans la pièce %s.",
+	"There's nothing called %s on the floor %s.":                                        "Il n'y a rien qui s'appelle %s à l'étage %s.",
 	"That page has no text I can read.":                                                 "Cette page n'a pas de texte que je peux lire.",
 	"That runs on the speaker, which is not connected.":                                 "Ça tourne sur l'enceinte, qui n'est pas connectée.",
 	"The %s tool gave an answer I can't use.":                                           "L'outil %s a donné une réponse que je ne peux pas utiliser.",
