@@ -178,6 +178,50 @@ func TestHomeNameNotInThePlaceSaid(t *testing.T) {
 	}
 }
 
+// TestHomeCallRefused: a token Home Assistant accepts, whose user may not
+// control one device: the call on it is refused with 401 while the rest
+// of the house works. The speaker says Home Assistant refused, offline
+// and for the model's call alike, in the language spoken; only a token
+// refused everywhere is said to be a setup problem.
+func TestHomeCallRefused(t *testing.T) {
+	ha := house(t)
+	ha.Forbidden = []string{"switch.kettle"}
+	reg := speakerIn(t, ha, "")
+	ctx := t.Context()
+	const refused = "Home Assistant refused to let me do that."
+
+	u := reg.Understand(ctx, locale.English, "turn on the kettle")
+	if !u.OK {
+		t.Fatalf("not understood: %s %s", u.Reason, u.Detail)
+	}
+	if resp := reg.RunRoute(ctx, u.Route, "turn on the kettle"); resp.Kind != command.Failure || resp.Spoken != refused {
+		t.Errorf("offline, the kettle refused: %v %q, want %q", resp.Kind, resp.Spoken, refused)
+	}
+	resp := reg.Call(ctx, "home_control", map[string]any{"action": "turn_on", "entity": "kettle"}, "turn on the kettle")
+	if resp.Kind != command.Failure || resp.Spoken != refused {
+		t.Errorf("the model's call, the kettle refused: %v %q, want %q", resp.Kind, resp.Spoken, refused)
+	}
+	de := locale.WithLanguage(ctx, string(locale.German))
+	resp = reg.Call(de, "home_control", map[string]any{"action": "turn_on", "entity": "kettle"}, "schalte den Wasserkocher ein")
+	if want := "Home Assistant hat mir das nicht erlaubt."; resp.Spoken != want {
+		t.Errorf("in German: %q, want %q", resp.Spoken, want)
+	}
+	u = reg.Understand(ctx, locale.English, "turn on the kitchen lights")
+	if resp = reg.RunRoute(ctx, u.Route, "turn on the kitchen lights"); resp.Kind != command.Success || len(ha.CallsMade()) != 1 {
+		t.Errorf("another device: %v %q, calls %q; want it switched", resp.Kind, resp.Spoken, ha.CallsMade())
+	}
+
+	// The token is replaced in Home Assistant between the question and
+	// the call: every call is refused, and that is a setup problem.
+	u = reg.Understand(ctx, locale.English, "turn off the kitchen lights")
+	ha.Lock()
+	ha.Token = "rotated"
+	ha.Unlock()
+	if resp = reg.RunRoute(ctx, u.Route, "turn off the kitchen lights"); !strings.Contains(resp.Spoken, "isn't set up") {
+		t.Errorf("a token refused everywhere: %v %q, want that Home Assistant isn't set up", resp.Kind, resp.Spoken)
+	}
+}
+
 // TestHomeQuestions: questions about the house are answered from the
 // states, in the language asked.
 func TestHomeQuestions(t *testing.T) {
