@@ -152,6 +152,9 @@ func (l Lang) Quantities(text string) string {
 	for _, q := range b.quantities {
 		s = q.apply(s)
 	}
+	for _, q := range dayParts {
+		s = q.apply(s)
+	}
 	words = strings.Fields(s)
 	for i, w := range words {
 		switch u, ok := b.units[w]; {
@@ -200,6 +203,37 @@ func clockAt(h, m int) string {
 		return strconv.Itoa(h)
 	}
 	return strconv.Itoa(h) + ":" + pad(m)
+}
+
+// night writes a time said "at night" ("drei Uhr nachts", "las doce de la
+// noche", "deux heures de la nuit") as the English clock reads it: twelve
+// is midnight ("12 am"), one to five the small hours ("3 am"), six to
+// eleven the evening ("11 pm"). A 24-hour time is left as said.
+func night(clock string) string {
+	h, m, _ := strings.Cut(clock, ":")
+	c := utterance.ClockTime{Hour: atoi(h), Minute: atoi(m)}
+	if c.Hour == 0 || c.Hour > 12 {
+		return clock
+	}
+	c = c.AtNight()
+	half := "am"
+	if c.Hour >= 12 {
+		half = "pm"
+	}
+	return clockAt((c.Hour+11)%12+1, c.Minute) + " " + half
+}
+
+// dayParts move the part of the day said before a time ("abends um
+// sieben", "esta noche a las doce") after it, where the clock reads it:
+// "pm at 7" is "at 7 pm", "tonight at 12" "at 12 tonight".
+var dayParts = []rule{
+	phrase(`(am|pm) at (\d+(?::\d{2})?)`, "at $2 $1"),
+	phraseFn(`tonight at (\d+(?::\d{2})?)( am| pm)?`, func(g []string) string {
+		if g[2] != "" {
+			return "at " + g[1] + g[2]
+		}
+		return "at " + g[1] + " tonight"
+	}),
 }
 
 func pad(m int) string {

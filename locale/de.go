@@ -53,7 +53,7 @@ func init() {
 			phraseFn(`(zwei|drei|vier|fünf)einhalb`, func(g []string) string {
 				return map[string]string{"zwei": "2.5", "drei": "3.5", "vier": "4.5", "fünf": "5.5"}[g[1]]
 			}),
-			phrase(`heute abend|heute nacht`, "tonight"),
+			phrase(`heute abend`, "tonight"),
 			phraseFn(`(um )?halb (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 30) }),
 			phraseFn(`(um )?viertel nach (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
 			phraseFn(`(um )?(?:viertel vor|dreiviertel) (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),
@@ -62,6 +62,9 @@ func init() {
 			phraseFn(`(um )?(\d+) uhr`, func(g []string) string { return at(g[1]) + g[2] }),
 			phrase(`um (\d+)`, "at $1"),
 			phrase(`um mitternacht`, "at midnight"),
+			phraseFn(`(\d+(?::\d{2})?) (?:nachts|in der nacht)`, func(g []string) string { return night(g[1]) }),
+			phraseFn(`(?:nachts|in der nacht|heute nacht) (?:at )?(\d+(?::\d{2})?)`, func(g []string) string { return "at " + night(g[1]) }),
+			phrase(`heute nacht`, "tonight"),
 			phrase(`(?:um )?mittag|mittags`, "at noon"),
 			phrase(`morgens|früh|am morgen|in der früh|vormittags|am vormittag`, "am"),
 			phrase(`abends|am abend|nachmittags|am nachmittag|nachts|in der nacht`, "pm"),

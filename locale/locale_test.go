@@ -142,3 +142,33 @@ func TestYours(t *testing.T) {
 		}
 	}
 }
+
+// TestAtNight: each phrasebook reads a time said at night into the
+// English clock: twelve is midnight, one to five the small hours, the
+// late evening pm; a part of the day said before its time goes after it.
+func TestAtNight(t *testing.T) {
+	for l, cases := range map[Lang][]struct{ said, want string }{
+		German: {
+			{"um drei Uhr nachts", "at 3 am"}, {"um 4 Uhr in der Nacht", "at 4 am"}, {"um zwölf Uhr nachts", "at 12 am"},
+			{"um halb eins nachts", "at 12:30 am"}, {"um elf Uhr nachts", "at 11 pm"}, {"nachts um drei", "at 3 am"},
+			{"heute Nacht um zwei", "at 2 am"}, {"heute Nacht", "tonight"}, {"um 23 Uhr nachts", "at 23"},
+			{"abends um sieben", "at 7 pm"}, {"heute abend um acht", "at 8 tonight"},
+		},
+		Spanish: {
+			{"a las doce de la noche", "at 12 am"}, {"a las doce y media de la noche", "at 12:30 am"},
+			{"a las dos de la noche", "at 2 am"}, {"a las once de la noche", "at 11 pm"}, {"a las nueve de la noche", "at 9 pm"},
+			{"a las dos de la madrugada", "at 2 am"}, {"esta noche a las doce", "at 12 tonight"}, {"a las ocho de la tarde", "at 8 pm"},
+		},
+		French: {
+			{"à deux heures de la nuit", "at 2 am"}, {"à minuit", "at midnight"}, {"cette nuit à trois heures", "at 3 am"},
+			{"à une heure du matin", "at 1 am"}, {"à onze heures du soir", "at 11 pm"}, {"à neuf heures du soir", "at 9 pm"},
+			{"ce soir à huit heures", "at 8 tonight"},
+		},
+	} {
+		for _, c := range cases {
+			if got := l.Quantities(c.said); got != c.want {
+				t.Errorf("%s %q = %q, want %q", l, c.said, got, c.want)
+			}
+		}
+	}
+}

@@ -185,18 +185,29 @@ func meridiem(c ClockTime, words []string, n int) (ClockTime, int, bool) {
 		return apply(c, "am"), n + 3, true
 	case join(3) == "in the afternoon" || join(3) == "in the evening":
 		return apply(c, "pm"), n + 3, true
-	case join(2) == "at night" || rest[0] == "tonight":
-		if c.Hour >= 5 && c.Hour < 12 || c.Hour == 12 {
-			c = apply(c, "pm")
-		} else if c.Hour < 5 {
-			c = apply(c, "am")
+	case join(2) == "at night":
+		return c.AtNight(), n + 2, true
+	case rest[0] == "tonight":
+		if !c.Explicit && c.Hour == 5 {
+			return apply(c, "pm"), n + 1, true // "five tonight" is this evening
 		}
-		if rest[0] == "tonight" {
-			return c, n + 1, true
-		}
-		return c, n + 2, true
+		return c.AtNight(), n + 1, true
 	}
 	return c, n, true
+}
+
+// AtNight places a time said "at night" on the 24-hour clock: twelve is
+// midnight, one to five the small hours, six to eleven the evening ("half
+// past twelve at night" is 00:30, "three at night" 03:00, "eleven at
+// night" 23:00). A time already explicit is returned as it is.
+func (c ClockTime) AtNight() ClockTime {
+	switch {
+	case c.Explicit:
+		return c
+	case c.Hour == 12 || c.Hour <= 5:
+		return apply(c, "am")
+	}
+	return apply(c, "pm")
 }
 
 func apply(c ClockTime, m string) ClockTime {

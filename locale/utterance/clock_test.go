@@ -50,6 +50,36 @@ func TestClock(t *testing.T) {
 	}
 }
 
+// TestClockAtNight: twelve at night is midnight, one to five the small
+// hours, later the evening; "tonight" is the same but for five, which is
+// this evening.
+func TestClockAtNight(t *testing.T) {
+	tests := []struct {
+		in   string
+		h, m int
+	}{
+		{"twelve tonight", 0, 0},
+		{"12 at night", 0, 0},
+		{"half past twelve at night", 0, 30},
+		{"quarter to one at night", 0, 45},
+		{"three at night", 3, 0},
+		{"5 at night", 5, 0},
+		{"9 at night", 21, 0},
+		{"11 at night", 23, 0},
+		{"2:30 tonight", 2, 30},
+		{"five tonight", 17, 0},
+		{"nine tonight", 21, 0},
+		{"23:00 at night", 23, 0},
+	}
+	for _, tt := range tests {
+		words := Words(tt.in)
+		c, n, ok := Clock(words)
+		if !ok || n != len(words) || c.Hour != tt.h || c.Minute != tt.m || !c.Explicit {
+			t.Errorf("Clock(%q) = %+v, %d words, %v; want %02d:%02d explicit, all %d words", tt.in, c, n, ok, tt.h, tt.m, len(words))
+		}
+	}
+}
+
 func TestClockNext(t *testing.T) {
 	loc := time.FixedZone("X", 3600)
 	now := time.Date(2026, 11, 22, 22, 0, 0, 0, loc) // 10 pm

@@ -256,6 +256,69 @@ func TestValidationQuestion(t *testing.T) {
 	}
 }
 
+// askedAQuestion is a node whose center has just asked it a question
+// (arguments the center's checks refused twice), with the lapse of its
+// conversations.
+func askedAQuestion(t *testing.T, c *centerSide, name string, lapse time.Duration) *nodeSide {
+	t.Helper()
+	n := newNode(t, c, name)
+	n.node.o.Lapse = lapse
+	bad := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "control_volume", Arguments: map[string]any{"action": "boom"}}}}
+	c.model.On(replytest.Chat, bad, bad)
+	if follow := n.ask(t, "make the sound do the thing it does"); !follow {
+		t.Fatalf("said %q, no follow-up: want the center's question", n.said)
+	}
+	n.said = nil
+	return n
+}
+
+// TestQuestionLapsesWithTheConversation: nobody answers the center's
+// question before the conversation lapses; what is said next is a new
+// request, which the node's offline core carries out, not an answer sent
+// to the center.
+func TestQuestionLapsesWithTheConversation(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	n := askedAQuestion(t, c, "den", time.Nanosecond)
+	follow, err := n.node.Reply(t.Context(), "set a timer for 5 minutes", func(s string) { n.said = append(n.said, s) })
+	timers, _ := n.sched.Pending(t.Context(), storage.Timer)
+	if follow || err != nil || len(timers) != 1 || !slices.Equal(n.said, []string{"Timer set for 5 minutes."}) {
+		t.Errorf("after the lapse: follow-up %v, err %v, said %q, %d timers; want the node's own timer", follow, err, n.said, len(timers))
+	}
+	for _, x := range c.wire.exchanges() {
+		if strings.Contains(x.request, `"validation_response"`) {
+			t.Errorf("the new request went to the center as the answer: %s", x.request)
+		}
+	}
+}
+
+// TestQuestionAnsweredWhileTheCenterIsDown: the center asks a question
+// and goes down before the answer. What the node's offline core can do
+// with what was said, it does; anything else gets the unreachable
+// center's apology.
+func TestQuestionAnsweredWhileTheCenterIsDown(t *testing.T) {
+	for _, tt := range []struct {
+		answer string
+		said   []string
+		timers int
+	}{
+		{"set a timer for 5 minutes", []string{"Timer set for 5 minutes."}, 1},
+		{"the louder one", []string{Unreachable}, 0},
+	} {
+		c := newCenter(t, "", Options{})
+		n := askedAQuestion(t, c, "den", time.Hour)
+		c.stop()
+		n.node.Reply(t.Context(), tt.answer, func(s string) { n.said = append(n.said, s) })
+		timers, _ := n.sched.Pending(t.Context(), storage.Timer)
+		if !slices.Equal(n.said, tt.said) || len(timers) != tt.timers {
+			t.Errorf("%q with the center down: said %q, %d timers; want %q, %d", tt.answer, n.said, len(timers), tt.said, tt.timers)
+		}
+		if n.node.Link().Up {
+			t.Errorf("%q: link %+v; want it down", tt.answer, n.node.Link())
+		}
+	}
+}
+
 // TestStreamingAndNot: the same reply, whole or sentence by sentence.
 func TestStreamingAndNot(t *testing.T) {
 	c := newCenter(t, "", Options{})
@@ -390,6 +453,34 @@ func TestCenterRestartMidConversation(t *testing.T) {
 	past, _ := d.db.Dialogue().Recent(t.Context(), time.Now().Add(-time.Hour), 10)
 	if len(past) < 2 || !strings.Contains(past[0].User, "green tea") {
 		t.Errorf("the dialogue after the restart: %+v", past)
+	}
+}
+
+// TestCenterGoneAfterAClientTool: the center asks the node to set a timer
+// and is gone before the node's result reaches it. The timer is set, and
+// the node says so before it says the center cannot be reached: the
+// household is not left thinking nothing happened.
+func TestCenterGoneAfterAClientTool(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	n := newNode(t, c, "pantry")
+	c.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration": "PT10M", "name": "tea"}}}})
+	var gone sync.Once
+	n.node.o.Client.hc.Transport = &hook{inner: n.node.o.Client.hc.Transport, before: func(r *http.Request) {
+		if r.URL.Path == PathContinue {
+			gone.Do(c.stop)
+		}
+	}}
+	say := "my tea needs steeping so could you keep an eye on it for me"
+	follow, err := n.node.Reply(t.Context(), say, func(s string) { n.said = append(n.said, s) })
+	if follow || err == nil {
+		t.Errorf("follow-up %v, err %v; want the unreachable center's error", follow, err)
+	}
+	items, _ := n.sched.Pending(t.Context())
+	if len(items) != 1 {
+		t.Fatalf("the node's schedule holds %+v, want the tea timer", items)
+	}
+	if want := []string{"Tea timer set for 10 minutes.", Unreachable}; !slices.Equal(n.said, want) {
+		t.Errorf("said %q, want %q", n.said, want)
 	}
 }
 

@@ -25,7 +25,9 @@ type NodeOptions struct {
 	Tools    []string
 	Room     string
 	Timezone string
-	// Lapse starts a new conversation after this much quiet; default 5 min.
+	// Lapse starts a new conversation after this much quiet, and an
+	// unanswered question of the center's lapses with the old one;
+	// default 5 min.
 	Lapse time.Duration
 	// Budget bounds each silence of the center: before its first
 	// sentence (the conversation's start included), and between one
@@ -104,7 +106,12 @@ func (n *Node) Link() Link {
 
 // Reply answers text, saying each sentence as it comes. FollowUp is set
 // when the center asked the user something: the next utterance is the
-// answer.
+// answer, unless the conversation lapses first (NodeOptions.Lapse).
+//
+// The node's offline core answers what it can before the center is
+// asked, and, when the center cannot be reached, also what was taken for
+// the answer to the center's question. When the center is lost after the
+// node ran its tools for it, the node says what they did.
 //
 // The turn's language in ctx (locale.WithLanguage), or else the one text
 // reads as, is what the node's own commands hear and its sentences are
@@ -115,7 +122,7 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 	}
 	lang := locale.Speaking(ctx)
 	n.mu.Lock()
-	answering := n.question
+	answering := n.question && time.Since(n.last) <= n.o.Lapse // the question lapses with its conversation
 	n.question = false
 	n.mu.Unlock()
 	if !answering && n.offline(ctx, lang, text, say) {
@@ -127,12 +134,37 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
+		if answering && n.offline(ctx, lang, text, say) {
+			return false, nil
+		}
 		say(lang.T(Unreachable))
 		return false, err
 	}
-	resp, streamed, err := n.ask(ctx, text, answering, say)
+	spoke := false
+	heard := func(s string) {
+		spoke = spoke || s != ""
+		say(s)
+	}
+	resp, streamed, err := n.ask(ctx, text, answering, heard)
+	var did []string // what the node's tools did for the center, as they said it
 	for err == nil && resp.StopReason == StopToolCalls {
-		resp, streamed, err = n.runTools(ctx, resp, text, say)
+		var done []string
+		resp, streamed, done, err = n.runTools(ctx, resp, text, heard)
+		did = append(did, done...)
+	}
+	if err != nil && ctx.Err() == nil {
+		// The center will not tell what the node did for it: the node
+		// does. A question's answer it never took may be the offline
+		// core's.
+		for _, s := range did {
+			say(s)
+		}
+		if answering && !spoke && len(did) == 0 && n.offline(ctx, lang, text, say) {
+			if !isStatus(err, http.StatusServiceUnavailable) {
+				n.down(err)
+			}
+			return false, nil
+		}
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -150,7 +182,7 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 		return false, err
 	case resp.StopReason == StopValidation && resp.ValidationRequest != nil:
 		n.mu.Lock()
-		n.question = true
+		n.question, n.last = true, time.Now()
 		n.mu.Unlock()
 		if !streamed {
 			say(resp.ValidationRequest.Question)
@@ -257,8 +289,10 @@ func (n *Node) streaming() bool {
 	return s
 }
 
-// runTools runs the center's client tool calls and sends the results.
-func (n *Node) runTools(ctx context.Context, resp Response, text string, say func(string)) (Response, bool, error) {
+// runTools runs the center's client tool calls and sends the results. did
+// are the sentences of the calls that did what they were asked, for the
+// node to say should the center not answer.
+func (n *Node) runTools(ctx context.Context, resp Response, text string, say func(string)) (next Response, streamed bool, did []string, err error) {
 	var results []ToolResult
 	for _, call := range resp.ToolCalls {
 		var args map[string]any
@@ -268,7 +302,11 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 		} else if _, ok := n.o.Commands.Lookup(call.Function.Name); !ok {
 			out.Message = "this speaker has no tool " + call.Function.Name
 		} else {
-			out = outputOf(n.o.Commands.Call(ctx, call.Function.Name, args, text))
+			r := n.o.Commands.Call(ctx, call.Function.Name, args, text)
+			if r.Kind == command.Success && r.Spoken != "" {
+				did = append(did, r.Spoken)
+			}
+			out = outputOf(r)
 		}
 		results = append(results, ToolResult{ToolCallID: call.ID, Output: out})
 	}
@@ -276,8 +314,7 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 	conv := n.conv
 	n.mu.Unlock()
 	began := time.Now()
-	var next Response
-	err := n.budgeted(ctx, say, func(ctx context.Context, say func(string)) (err error) {
+	err = n.budgeted(ctx, say, func(ctx context.Context, say func(string)) (err error) {
 		next, err = n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ToolResults: results}, n.streamed(say))
 		return err
 	})
@@ -285,9 +322,9 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 	if errors.As(err, &se) && (se.Code == 404 || se.Code == 410) {
 		// The center lost the conversation mid-reply: ask again afresh.
 		n.forget()
-		return n.ask(ctx, text, false, say)
+		next, streamed, err = n.ask(ctx, text, false, say)
+		return next, streamed, did, err
 	}
-	streamed := false
 	if err == nil {
 		n.up(time.Since(began))
 		streamed = n.streaming()
@@ -295,7 +332,7 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 			say(next.AssistantMessage)
 		}
 	}
-	return next, streamed, err
+	return next, streamed, did, err
 }
 
 // conversation is the conversation id to use, started on the center with

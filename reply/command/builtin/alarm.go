@@ -400,7 +400,7 @@ func readAlarm(text string) (command.Claim, bool) {
 	if !hasPhrase(t, "alarm", "wake me", "wake me up") || hasPhrase(t, cancelVerbs...) || hasPhrase(t, "what", "when", "list", "any", "which", "show") {
 		return noClaim, false
 	}
-	words := utterance.Words(t)
+	words := tonightAfter(utterance.Words(t))
 	_, at, n, ok := utterance.FindClock(words, "for", "at", "alarm", "to")
 	if !ok {
 		return noClaim, false
@@ -420,6 +420,22 @@ func readAlarm(text string) (command.Claim, bool) {
 	return claim(args)
 }
 
+// tonightAfter moves "tonight" said before a time without morning or
+// evening after it, where the clock reads it: "tonight at 12" is "at 12
+// tonight", midnight, and "tonight at 1" one in the morning.
+func tonightAfter(words []string) []string {
+	i := slices.Index(words, "tonight")
+	if i < 0 || i+2 >= len(words) || words[i+1] != "at" {
+		return words
+	}
+	c, n, ok := utterance.Clock(words[i+2:])
+	if !ok || c.Explicit {
+		return words
+	}
+	end := i + 2 + n
+	return slices.Concat(words[:i], words[i+1:end], []string{"tonight"}, words[end:])
+}
+
 func readReminder(text string) (command.Claim, bool) {
 	t := trim(text)
 	var rest string
@@ -432,7 +448,7 @@ func readReminder(text string) (command.Claim, bool) {
 	if rest == "" {
 		return noClaim, false
 	}
-	words := utterance.Words(rest)
+	words := tonightAfter(utterance.Words(rest))
 	used := make([]bool, len(words))
 	args := map[string]any{}
 	for i := range words {
@@ -455,6 +471,7 @@ func readReminder(text string) (command.Claim, bool) {
 	}
 	for i, w := range words {
 		switch {
+		case used[i]: // "tonight" of "at 12 tonight" is the clock's
 		case w == "tomorrow" || w == "today" || w == "tonight":
 			args["day"], used[i] = w, true
 			if w == "tonight" && !args2has(args, "at") {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/storage"
 )
 
 // offlineCase is an utterance in one language and the call the offline
@@ -198,6 +199,72 @@ func TestYesAndNo(t *testing.T) {
 		}
 		if got := l.Canonical(words[1]); got != "no" {
 			t.Errorf("%s %q read as %q, want no", l, words[1], got)
+		}
+	}
+}
+
+// TestAtNight: a time said "at night" in each language is the night's:
+// twelve is midnight, one to five the small hours, later the evening.
+// The fixture's clock is Sunday 10:15, so the small hours are Monday's.
+func TestAtNight(t *testing.T) {
+	for l, cases := range map[locale.Lang][]struct {
+		say string
+		due string
+	}{
+		locale.English: {
+			{"set an alarm for twelve tonight", "Mon 00:00"},
+			{"set an alarm for half past twelve at night", "Mon 00:30"},
+			{"set an alarm for 3 at night", "Mon 03:00"},
+			{"set an alarm for 11 at night", "Sun 23:00"},
+			{"set an alarm for tonight at 12", "Mon 00:00"},
+			{"set an alarm for 9 tonight", "Sun 21:00"},
+			{"remind me at 12 tonight to lock the door", "Mon 00:00"},
+			{"remind me tonight at 1 to lock the door", "Mon 01:00"},
+			{"remind me tonight at 8 to call mom", "Sun 20:00"},
+		},
+		locale.German: {
+			{"weck mich um drei Uhr nachts", "Mon 03:00"},
+			{"stell einen Wecker auf 4 Uhr in der Nacht", "Mon 04:00"},
+			{"weck mich nachts um fünf", "Mon 05:00"},
+			{"weck mich heute Nacht um zwei", "Mon 02:00"},
+			{"weck mich um zwölf Uhr nachts", "Mon 00:00"},
+			{"weck mich um halb eins nachts", "Mon 00:30"},
+			{"weck mich um elf Uhr nachts", "Sun 23:00"},
+			{"weck mich abends um sieben", "Sun 19:00"},
+			{"erinnere mich um drei Uhr nachts an die Wäsche", "Mon 03:00"},
+		},
+		locale.Spanish: {
+			{"despiértame a las doce de la noche", "Mon 00:00"},
+			{"despiértame a las doce y media de la noche", "Mon 00:30"},
+			{"despiértame a las dos de la madrugada", "Mon 02:00"},
+			{"despiértame a las once de la noche", "Sun 23:00"},
+			{"despiértame esta noche a las doce", "Mon 00:00"},
+			{"recuérdame a las doce de la noche sacar la basura", "Mon 00:00"},
+		},
+		locale.French: {
+			{"réveille-moi à deux heures de la nuit", "Mon 02:00"},
+			{"réveille-moi cette nuit à trois heures", "Mon 03:00"},
+			{"réveille-moi à une heure du matin", "Mon 01:00"},
+			{"réveille-moi à onze heures du soir", "Sun 23:00"},
+			{"réveille-moi à minuit", "Mon 00:00"},
+		},
+	} {
+		for _, c := range cases {
+			f := newFixture(t)
+			u := f.reg.Understand(t.Context(), l, c.say)
+			if !u.OK {
+				t.Errorf("%s %q: not understood: %s", l, c.say, u.Detail)
+				continue
+			}
+			resp := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(l)), u.Route, c.say)
+			items, _ := f.sched.Pending(t.Context(), storage.Alarm, storage.Reminder)
+			if len(items) != 1 {
+				t.Errorf("%s %q: said %q, %d alarms and reminders; want one", l, c.say, resp.Spoken, len(items))
+				continue
+			}
+			if got := items[0].Due.In(berlin).Format("Mon 15:04"); got != c.due {
+				t.Errorf("%s %q: due %s (%s %v, said %q); want %s", l, c.say, got, u.Route.Command.Name, u.Route.Claim.Arguments, resp.Spoken, c.due)
+			}
 		}
 	}
 }

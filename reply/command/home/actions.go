@@ -2,6 +2,7 @@ package home
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -232,6 +233,7 @@ func Service(c *Client) *command.Command {
 			{Name: "intent", Type: "string", Required: true},
 			{Name: "calls", Type: "array", Required: true},
 			{Name: "confirmed", Type: "string"},
+			{Name: "absent", Type: "dict", Description: "the device named and the place said it is not in"},
 		},
 		Intents: intents,
 		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
@@ -243,6 +245,10 @@ func Service(c *Client) *command.Command {
 				return command.Claim{}, command.Unresolved("house", err.Error())
 			}
 			cs, err := plans[m.Intent](h, m)
+			var nt *notThere
+			if errors.As(err, &nt) { // said, not carried out
+				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "calls": []any{}, "absent": nt.args()}}, nil
+			}
 			if err != nil {
 				return command.Claim{}, err
 			}
@@ -269,6 +275,9 @@ func unlocks(cs []serviceCall) bool {
 
 func runService(ctx context.Context, c *Client, call command.Call) (command.Response, error) {
 	l := locale.Speaking(ctx)
+	if spoken, ok := absentSaid(l, call.Args); ok {
+		return command.Response{Kind: command.Failure, Spoken: spoken, Data: map[string]any{"absent": call.Args["absent"]}}, nil
+	}
 	cs := fromArgs(call.Args)
 	h, err := c.House(ctx)
 	if err != nil && len(h.Entities) == 0 {

@@ -33,6 +33,11 @@ const (
 // ErrNotSetUp: no URL or token, or a token Home Assistant refuses.
 var ErrNotSetUp = errors.New("home: Home Assistant isn't set up yet")
 
+// ErrRefused: Home Assistant accepts the token but refused this one call
+// (401 or 403): its user may not control that entity, or may not use
+// that API (the template API is for administrators).
+var ErrRefused = errors.New("home: Home Assistant refused the call")
+
 // Entity is one thing Home Assistant knows.
 type Entity struct {
 	ID         string         `json:"entity_id"`
@@ -85,7 +90,7 @@ func (c *Client) States(ctx context.Context) ([]Entity, error) {
 	}
 	c.mu.Unlock()
 	var states []Entity
-	if err := c.do(ctx, http.MethodGet, "/api/states", nil, &states); err != nil {
+	if err := c.do(ctx, http.MethodGet, statesPath, nil, &states); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
@@ -160,6 +165,13 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		// Home Assistant answers 401 both for a token it does not know and
+		// for a call the token's user may not make: every user may read
+		// the states, so a refusal elsewhere is the token's only when the
+		// API refuses it too.
+		if path != statesPath && path != apiPath && c.tokenWorks(ctx, base, token) {
+			return fmt.Errorf("%w: %s %s: %d", ErrRefused, method, path, resp.StatusCode)
+		}
 		return fmt.Errorf("%w (the token was refused: %d)", ErrNotSetUp, resp.StatusCode)
 	case resp.StatusCode >= 300:
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -179,4 +191,28 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		return fmt.Errorf("home: %s: not Home Assistant's answer: %w", path, err)
 	}
 	return nil
+}
+
+// The paths every user's token may read: the states, and the API's root,
+// which answers whether the API runs.
+const (
+	statesPath = "/api/states"
+	apiPath    = "/api/"
+)
+
+// tokenWorks asks the API's root whether Home Assistant accepts the token
+// at all; false when it refuses it or cannot be asked.
+func (c *Client) tokenWorks(ctx context.Context, base, token string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+apiPath, nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<10))
+	return resp.StatusCode == http.StatusOK
 }

@@ -83,7 +83,10 @@ func resolve(ctx context.Context, c *Client, said string, domains []string) *com
 
 // spokenError is a Home Assistant failure as the user hears it.
 func spokenError(l locale.Lang, err error) string {
-	if errors.Is(err, ErrNotSetUp) {
+	switch {
+	case errors.Is(err, ErrRefused):
+		return l.T("Home Assistant refused to let me do that.")
+	case errors.Is(err, ErrNotSetUp):
 		return l.T("Home Assistant isn't set up yet. Set HA_URL and HA_TOKEN with hark secrets set.")
 	}
 	return l.T("I can't reach Home Assistant right now.")

@@ -150,7 +150,7 @@ func (c *Client) render(ctx context.Context, template string, out any) error {
 	var text string
 	err := c.do(ctx, http.MethodPost, "/api/template", map[string]any{"template": template}, &text)
 	if err != nil {
-		if errors.Is(err, ErrNotSetUp) { // 401: the template API is for administrators
+		if errors.Is(err, ErrRefused) { // 401 for a token that works: the template API is for administrators
 			return fmt.Errorf("%w: the token's user is not an administrator", ErrTemplate)
 		}
 		return fmt.Errorf("%w: %v", ErrTemplate, err)

@@ -277,6 +277,12 @@ func judge(h intenttest.House, c intenttest.Case, u command.Understood) (outcome
 	}
 	rt := u.Route
 	args := rt.Claim.Arguments
+	if absent, ok := args["absent"]; ok { // said there is no such device there
+		if nothingFits(h, c) {
+			return refused, fmt.Sprint(absent)
+		}
+		return wrong, fmt.Sprintf("said %v is absent", absent)
+	}
 	if rt.Refine {
 		return wrong, "taken as a refinement"
 	}
@@ -434,8 +440,10 @@ func allowed(h intenttest.House, c intenttest.Case, e intenttest.Entity, areaOf 
 			return fmt.Sprintf("%s is not %v", id, n)
 		}
 		if a, ok := c.Slots["area"]; ok {
+			// A device named need not be in the speaker's own area, but
+			// must be in an area said.
 			if want, found := areaOf(a); !found || e.Area != want.ID {
-				if n, named := c.Slots["name"]; !named || n == "all" {
+				if n, named := c.Slots["name"]; !named || n == "all" || !intenttest.Same(a, c.Context["area"]) {
 					return fmt.Sprintf("%s is not in %v", id, a)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/intent"
 	"github.com/harkbox/hark/reply/command"
 )
@@ -138,12 +139,81 @@ func contextArea(m command.Match) string {
 	return s
 }
 
+// notThere is targets' answer when a device of the name said is in the
+// house but none is in the area or on the floor said: as Home Assistant,
+// Hark acts on nothing outside the place said, and says so.
+type notThere struct {
+	name        string // as said
+	area, floor string // the house's names of the area or floor said
+}
+
+func (n *notThere) Error() string {
+	if n.floor != "" {
+		return fmt.Sprintf("home: no device called %q on the floor %s", n.name, n.floor)
+	}
+	return fmt.Sprintf("home: no device called %q in the area %s", n.name, n.area)
+}
+
+// args write it as the hidden commands' "absent" argument.
+func (n *notThere) args() map[string]any {
+	if n.floor != "" {
+		return map[string]any{"name": n.name, "floor": n.floor}
+	}
+	return map[string]any{"name": n.name, "area": n.area}
+}
+
+// absentSaid is the answer to a call whose "absent" argument says the
+// device named is not in the place said; false when it has none.
+func absentSaid(l locale.Lang, a command.Args) (string, bool) {
+	m, ok := a["absent"].(map[string]any)
+	if !ok {
+		return "", false
+	}
+	name, _ := m["name"].(string)
+	if floor, _ := m["floor"].(string); floor != "" {
+		return l.T("There's nothing called %s on the floor %s.", name, floor), true
+	}
+	area, _ := m["area"].(string)
+	return l.T("There's nothing called %s in the %s area.", name, area), true
+}
+
+// inPlaceSaid keeps the entities in the area and on the floor the user
+// said; an area that is only the speaker's own binds nothing.
+func inPlaceSaid(h House, s scope, es []Entity) ([]Entity, error) {
+	if s.area != "" && !s.areaFromContext {
+		a, ok := h.AreaNamed(s.area)
+		if !ok {
+			return nil, command.Unresolved("area", fmt.Sprintf("no area %q", s.area))
+		}
+		es = slices.DeleteFunc(slices.Clone(es), func(e Entity) bool { return e.area != a.ID })
+		if len(es) == 0 {
+			return nil, &notThere{name: s.name, area: a.Name}
+		}
+	}
+	if s.floor != "" {
+		f, ok := h.FloorNamed(s.floor)
+		if !ok {
+			return nil, command.Unresolved("floor", fmt.Sprintf("no floor %q", s.floor))
+		}
+		es = slices.DeleteFunc(slices.Clone(es), func(e Entity) bool {
+			a, ok := h.AreaByID(e.area)
+			return !ok || a.Floor != f.ID
+		})
+		if len(es) == 0 {
+			return nil, &notThere{name: s.name, floor: f.Name}
+		}
+	}
+	return es, nil
+}
+
 // targets are the entities a match means, of those able to do what it
-// asks: the ones of the name said (the speaker's area tells apart devices
-// of the same name), else those in the area or on the floor said (or the
-// speaker's area), else the whole house; narrowed to the domains and
-// device classes said. None is an unresolved slot; several of one name is
-// too, unless many are wanted.
+// asks: the ones of the name said, in the area or on the floor said (the
+// speaker's own area tells apart devices of the same name, but binds
+// none), else those in the area or on the floor said (or the speaker's
+// area), else the whole house; narrowed to the domains and device classes
+// said. None is an unresolved slot, or a *notThere when the name is
+// elsewhere than the place said; several of one name is unresolved too,
+// unless many are wanted.
 func targets(h House, m command.Match, able func(Entity) bool, many bool) ([]Entity, error) {
 	s := scopeOf(m)
 	in := func(e Entity) bool {
@@ -166,6 +236,13 @@ func targets(h House, m command.Match, able func(Entity) bool, many bool) ([]Ent
 				out = append(out, e)
 			}
 		}
+		if len(out) == 0 {
+			return nil, command.Unresolved("name", fmt.Sprintf("no device called %q can do that", s.name))
+		}
+		var err error
+		if out, err = inPlaceSaid(h, s, out); err != nil {
+			return nil, err
+		}
 		if len(out) > 1 {
 			where := s.area
 			if where == "" {
@@ -176,9 +253,6 @@ func targets(h House, m command.Match, able func(Entity) bool, many bool) ([]Ent
 					out = here
 				}
 			}
-		}
-		if len(out) == 0 {
-			return nil, command.Unresolved("name", fmt.Sprintf("no device called %q can do that", s.name))
 		}
 		if len(out) > 1 { // as Home Assistant: a name is one device
 			return nil, command.Unresolved("name", fmt.Sprintf("%d devices are called %q", len(out), s.name))

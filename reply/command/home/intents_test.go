@@ -100,6 +100,11 @@ func TestHomeIntentsCarriedOut(t *testing.T) {
 		{locale.English, "", "add eggs to groceries", []string{`todo.add_item todo.groceries {"item":"eggs"}`}},
 		{locale.English, "", "activate movie night", []string{"scene.turn_on scene.movie null"}},
 		{locale.English, "", "lock the front door", []string{"lock.lock lock.front_door null"}},
+		// the speaker's own room does not bind a name; a room said picks
+		// the one of the name there
+		{locale.English, "bedroom", "turn on the kettle", []string{"switch.turn_on switch.kettle null"}},
+		{locale.English, "kitchen", "turn on the ceiling light in the bedroom", []string{"light.turn_on light.bedroom_ceiling null"}},
+		{locale.French, "", "ferme Bedroom Blinds dans Upstairs", []string{"cover.close_cover cover.bedroom_blinds null"}},
 	} {
 		ha := house(t)
 		reg := speakerIn(t, ha, tt.area)
@@ -138,6 +143,82 @@ func TestHomeIntentsRefused(t *testing.T) {
 		if u.OK || tt.reason != "" && u.Reason != tt.reason || len(ha.CallsMade()) != 0 {
 			t.Errorf("%q in %q: OK %v, %s %s (%s), want not carried out (%q)", tt.said, tt.area, u.OK, u.Intent, u.Reason, u.Detail, tt.reason)
 		}
+	}
+}
+
+// TestHomeNameNotInThePlaceSaid: a device named with an area or a floor
+// that is not where it is, is not acted on, even when it is the only one
+// of its name: the speaker says there is none of that name there, in the
+// language spoken. The speaker's own area is not a place said.
+func TestHomeNameNotInThePlaceSaid(t *testing.T) {
+	for _, tt := range []struct {
+		lang       locale.Lang
+		area, said string
+		want       string
+	}{
+		{locale.English, "", "turn off the floor lamp in the bedroom", "There's nothing called Floor Lamp in the Bedroom area."},
+		{locale.English, "bedroom", "turn off the floor lamp in the bedroom", "There's nothing called Floor Lamp in the Bedroom area."},
+		{locale.English, "", "is the bedroom window open in the kitchen", "There's nothing called Bedroom Window in the Kitchen area."},
+		{locale.German, "", "schalte die Floor Lamp im Bedroom aus", "Im Bereich Bedroom gibt es nichts namens Floor Lamp."},
+		{locale.French, "", "éteins la Floor Lamp dans la Bedroom", "Il n'y a rien qui s'appelle Floor Lamp dans la pièce Bedroom."},
+		{locale.French, "", "ouvre Living Room Blinds dans Upstairs", "Il n'y a rien qui s'appelle Living Room Blinds à l'étage Upstairs."},
+		{locale.French, "", "Bedroom Window dans Ground Floor est-elle ouverte", "Il n'y a rien qui s'appelle Bedroom Window à l'étage Ground Floor."},
+	} {
+		ha := house(t)
+		reg := speakerIn(t, ha, tt.area)
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if !u.OK {
+			t.Errorf("%s %q in %q: not understood (%s %s: %s)", tt.lang, tt.said, tt.area, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
+		if resp.Kind != command.Failure || resp.Spoken != tt.want || len(ha.CallsMade()) != 0 {
+			t.Errorf("%s %q in %q: %v %q, calls %q; want %q and no call", tt.lang, tt.said, tt.area, resp.Kind, resp.Spoken, ha.CallsMade(), tt.want)
+		}
+	}
+}
+
+// TestHomeCallRefused: a token Home Assistant accepts, whose user may not
+// control one device: the call on it is refused with 401 while the rest
+// of the house works. The speaker says Home Assistant refused, offline
+// and for the model's call alike, in the language spoken; only a token
+// refused everywhere is said to be a setup problem.
+func TestHomeCallRefused(t *testing.T) {
+	ha := house(t)
+	ha.Forbidden = []string{"switch.kettle"}
+	reg := speakerIn(t, ha, "")
+	ctx := t.Context()
+	const refused = "Home Assistant refused to let me do that."
+
+	u := reg.Understand(ctx, locale.English, "turn on the kettle")
+	if !u.OK {
+		t.Fatalf("not understood: %s %s", u.Reason, u.Detail)
+	}
+	if resp := reg.RunRoute(ctx, u.Route, "turn on the kettle"); resp.Kind != command.Failure || resp.Spoken != refused {
+		t.Errorf("offline, the kettle refused: %v %q, want %q", resp.Kind, resp.Spoken, refused)
+	}
+	resp := reg.Call(ctx, "home_control", map[string]any{"action": "turn_on", "entity": "kettle"}, "turn on the kettle")
+	if resp.Kind != command.Failure || resp.Spoken != refused {
+		t.Errorf("the model's call, the kettle refused: %v %q, want %q", resp.Kind, resp.Spoken, refused)
+	}
+	de := locale.WithLanguage(ctx, string(locale.German))
+	resp = reg.Call(de, "home_control", map[string]any{"action": "turn_on", "entity": "kettle"}, "schalte den Wasserkocher ein")
+	if want := "Home Assistant hat mir das nicht erlaubt."; resp.Spoken != want {
+		t.Errorf("in German: %q, want %q", resp.Spoken, want)
+	}
+	u = reg.Understand(ctx, locale.English, "turn on the kitchen lights")
+	if resp = reg.RunRoute(ctx, u.Route, "turn on the kitchen lights"); resp.Kind != command.Success || len(ha.CallsMade()) != 1 {
+		t.Errorf("another device: %v %q, calls %q; want it switched", resp.Kind, resp.Spoken, ha.CallsMade())
+	}
+
+	// The token is replaced in Home Assistant between the question and
+	// the call: every call is refused, and that is a setup problem.
+	u = reg.Understand(ctx, locale.English, "turn off the kitchen lights")
+	ha.Lock()
+	ha.Token = "rotated"
+	ha.Unlock()
+	if resp = reg.RunRoute(ctx, u.Route, "turn off the kitchen lights"); !strings.Contains(resp.Spoken, "isn't set up") {
+		t.Errorf("a token refused everywhere: %v %q, want that Home Assistant isn't set up", resp.Kind, resp.Spoken)
 	}
 }
 

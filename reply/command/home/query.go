@@ -2,6 +2,7 @@ package home
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ func Query(c *Client) *command.Command {
 			{Name: "entity_id", Type: "array", Required: true},
 			{Name: "state", Type: "string"},
 			{Name: "ask", Type: "string"},
+			{Name: "absent", Type: "dict", Description: "the device named and the place said it is not in"},
 		},
 		Intents: []string{"HassGetState", "HassClimateGetTemperature", "HassGetWeather"},
 		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
@@ -48,6 +50,10 @@ func Query(c *Client) *command.Command {
 				return command.Claim{}, command.Unresolved("state", fmt.Sprintf("no zone called %q", st.Text))
 			}
 			ts, err := targets(h, m, able, true)
+			var nt *notThere
+			if errors.As(err, &nt) { // said, not answered
+				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "entity_id": []any{}, "absent": nt.args()}}, nil
+			}
 			if err != nil {
 				return command.Claim{}, err
 			}
@@ -69,6 +75,9 @@ func Query(c *Client) *command.Command {
 		},
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
 			l := locale.Speaking(ctx)
+			if spoken, ok := absentSaid(l, call.Args); ok {
+				return command.Response{Kind: command.Failure, Spoken: spoken, Data: map[string]any{"absent": call.Args["absent"]}}, nil
+			}
 			c.Forget() // a question wants the state now
 			h, err := c.House(ctx)
 			if err != nil && len(h.Entities) == 0 {

@@ -1,9 +1,11 @@
 // Package hatest is a Home Assistant for tests, behind net/http/httptest:
 // a house of floors, areas, devices and entities, served over the REST
-// API the way Home Assistant serves it. GET /api/states lists the states
-// (no areas: Home Assistant's state list carries none), POST
-// /api/services/<domain>/<service> calls a service and changes the states
-// it changes, and POST /api/template renders the templates Hark sends
+// API the way Home Assistant serves it. GET /api/ says the API runs, GET
+// /api/states lists the states (no areas: Home Assistant's state list
+// carries none), POST /api/services/<domain>/<service> calls a service
+// and changes the states it changes (or is refused with 401 for an entity
+// the token's user may not control), and POST /api/template renders the
+// templates Hark sends
 // (home.AreasTemplate, home.FloorsTemplate) from the registries, for an
 // administrator's token only, as Home Assistant does; any other template
 // is refused with Home Assistant's 400.
@@ -60,13 +62,17 @@ type HA struct {
 	URL string
 	// Token is the accepted token; Admin says whether its user is an
 	// administrator (the template API needs one).
-	Token    string
-	Admin    bool
-	Floors   []Floor
-	Areas    []Area
-	Devices  []Device
-	Entities []Entity
-	Calls    []Call
+	Token string
+	Admin bool
+	// Forbidden are the entities the token's user may not control: a
+	// service call on one is refused with 401, as Home Assistant refuses
+	// a call its permissions do not allow.
+	Forbidden []string
+	Floors    []Floor
+	Areas     []Area
+	Devices   []Device
+	Entities  []Entity
+	Calls     []Call
 	// Templates counts the templates rendered.
 	Templates int
 }
@@ -76,6 +82,10 @@ type HA struct {
 func New(t testing.TB, floors []Floor, areas []Area, devices []Device, entities []Entity) *HA {
 	ha := &HA{Token: "token", Admin: true, Floors: floors, Areas: areas, Devices: devices, Entities: entities}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/{$}", ha.auth(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"message":"API running."}`)
+	}))
 	mux.HandleFunc("GET /api/states", ha.auth(ha.states))
 	mux.HandleFunc("POST /api/services/{domain}/{service}", ha.auth(ha.service))
 	mux.HandleFunc("POST /api/template", ha.auth(ha.template))
@@ -180,6 +190,11 @@ func (ha *HA) service(w http.ResponseWriter, r *http.Request) {
 	c := Call{Domain: r.PathValue("domain"), Service: r.PathValue("service"), Entities: ids, Data: body}
 	ha.Lock()
 	defer ha.Unlock()
+	if slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(ha.Forbidden, id) }) {
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, "401: Unauthorized")
+		return
+	}
 	ha.Calls = append(ha.Calls, c)
 	var changed []map[string]any
 	for i := range ha.Entities {
