@@ -14,7 +14,7 @@ import (
 )
 
 // silentServer accepts connections and never answers, like a model server
-// that has hung; it counts the requests it was sent.
+// that has hung; it closes them when the test ends.
 type silentServer struct {
 	ln    net.Listener
 	mu    sync.Mutex
@@ -47,12 +47,6 @@ func newSilentServer(t *testing.T) *silentServer {
 		}
 	})
 	return s
-}
-
-func (s *silentServer) connections() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
 }
 
 // TestBudgetSilentServer: a server that accepts and never answers costs the
