@@ -223,7 +223,7 @@ func (e *Engine) live(client string) string {
 // conversationFor returns the state of the client's conversation p,
 // starting it (and closing the client's previous one, whose diary entry is
 // then written) when it is new to the engine.
-func (e *Engine) conversationFor(ctx context.Context, client string, p past, now time.Time) *conversation {
+func (e *Engine) conversationFor(client string, p past, now time.Time) *conversation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := e.convs[client]
@@ -231,7 +231,7 @@ func (e *Engine) conversationFor(ctx context.Context, client string, p past, now
 		return c
 	}
 	if c != nil {
-		e.writeDiary(ctx, c.id)
+		e.finished(c.id)
 	}
 	started := now
 	if len(p.exchanges) > 0 {
@@ -383,64 +383,15 @@ func shortenStrings(v any, limit int) {
 	}
 }
 
-// writeDiary summarises a finished conversation into the diary, in the
-// background. Failures are logged; the conversation stays in the dialogue
-// record either way.
-func (e *Engine) writeDiary(ctx context.Context, id string) {
-	if e.o.Diary == nil || e.o.Dialogue == nil || e.distil == nil {
-		return
-	}
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		ctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		defer stop()
-		defer context.AfterFunc(e.closing, stop)()
-		if has, err := e.o.Diary.Has(ctx, id); err != nil || has {
-			return
-		}
-		if e.o.Queue != nil { // after everyone's turns
-			tk := e.o.Queue.Join("diary", llm.Background)
-			defer tk.Leave()
-			tk.Wait(ctx)
-		}
-		all, err := e.o.Dialogue.Recent(ctx, e.o.Now().Add(-48*time.Hour), 200)
-		if err != nil {
-			e.log.Warn("diary: read dialogue failed", "err", err)
-			return
-		}
-		var lines []string
-		var start time.Time
-		for _, x := range all {
-			if x.Conversation != id {
-				continue
-			}
-			if start.IsZero() {
-				start = x.At
-			}
-			lines = append(lines, "User: "+x.User, "Assistant: "+x.Assistant)
-		}
-		if len(lines) == 0 {
-			return
-		}
-		summary, keywords, err := e.distil.Diary(ctx, lines)
-		if err != nil {
-			e.log.Warn("diary entry not written", "conversation", id, "err", err)
-			return
-		}
-		if err := e.o.Diary.Add(ctx, storage.DiaryEntry{Conversation: id, Date: start, Summary: summary, Keywords: keywords}); err != nil {
-			e.log.Warn("diary entry not stored", "conversation", id, "err", err)
-		}
-	}()
-}
-
 // Maintain closes the conversations that have lapsed, writing their diary
-// entries, every interval until ctx is done. The daemon runs it; hark ask
-// relies on the next reply noticing the lapse.
+// entries, and catches up on the entries not written yet (see diarist),
+// at once and then every interval until ctx is done. The daemon runs it;
+// hark ask relies on the next reply noticing the lapse.
 func (e *Engine) Maintain(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
+		e.catchUp()
 		select {
 		case <-ctx.Done():
 			return
@@ -456,8 +407,8 @@ func (e *Engine) Maintain(ctx context.Context, interval time.Duration) {
 			}
 			e.mu.Lock()
 			if e.convs[client] == c {
-				e.writeDiary(ctx, c.id)
 				delete(e.convs, client)
+				e.finished(c.id)
 			}
 			e.mu.Unlock()
 		}
@@ -469,10 +420,13 @@ func (e *Engine) Maintain(ctx context.Context, interval time.Duration) {
 // that no longer answers.
 const CloseWait = 3 * time.Second
 
-// Close waits for diary entries being written, CloseWait at most; those
-// still being written then are given up (the exchanges themselves are in
-// the dialogue already).
+// Close waits for the diary entries of the conversations the engine let
+// go of, CloseWait at most, and begins no others; those still being
+// written then, and one it was catching up on, are given up (the
+// exchanges themselves are in the dialogue, and the next start writes
+// them).
 func (e *Engine) Close() {
+	e.closeDiary()
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	t := time.NewTimer(CloseWait)

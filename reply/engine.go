@@ -51,8 +51,10 @@ type Dialogue interface {
 
 // Diary keeps conversation summaries; *storage.Diary is one.
 type Diary interface {
+	// Add stores an entry, replacing one of the same conversation and date.
 	Add(ctx context.Context, e storage.DiaryEntry) error
-	Has(ctx context.Context, conversation string) (bool, error)
+	// Missing returns those of conversations without an entry, in order.
+	Missing(ctx context.Context, conversations []string) ([]string, error)
 	Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]storage.DiaryEntry, error)
 }
 
@@ -271,7 +273,10 @@ type Engine struct {
 	convs     map[string]*conversation
 	textTools bool // the model refused native tools; describe them in text from now on
 	size      *modelSize
-	wg        sync.WaitGroup
+	// diary writes the diary entries of finished conversations; wg
+	// waits for them.
+	diary diarist
+	wg    sync.WaitGroup
 	// closing ends the diary entries still being written when Close has
 	// waited long enough for them.
 	closing context.Context
@@ -338,6 +343,11 @@ func New(o Options) (*Engine, error) {
 	}
 	e.router = router.New(router.Options{Model: o.Aux, Strategy: o.Router, Max: o.RouterMax, Timeout: o.AuxTimeout, Log: log})
 	e.distil = &distil.Distiller{Model: o.Aux, Timeout: o.DigestTimeout}
+	e.diary.tries = map[string]int{}
+	if e.keepsDiary() { // the entries the last process left, at the first chance
+		now := o.Now()
+		e.diary.due(now, now)
+	}
 	var diary memory.Diary
 	if o.Diary != nil {
 		diary = o.Diary
@@ -453,6 +463,8 @@ func (t Timings) MarshalJSON() ([]byte, error) {
 // When the model fails, Reply says one short sentence about it and returns the
 // error; when ctx is done it stops at once and returns ctx.Err().
 func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) (Result, error) {
+	e.turnBegins()
+	defer e.turnEnds() // the diary's entries wait for the turn
 	now := e.o.Now()
 	client := q.Client
 	if client == "" {
@@ -462,7 +474,7 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	if err != nil {
 		return Result{Tools: []ToolUse{}, Model: e.o.ModelName}, err
 	}
-	conv := e.conversationFor(ctx, client, p, now)
+	conv := e.conversationFor(client, p, now)
 	ctx = command.WithClient(ctx, command.Client{ID: client, Here: client == Microphone})
 	text, kinds := conv.redactor.Redact(q.Text)
 	if len(kinds) > 0 {

@@ -39,16 +39,52 @@ func (d *Diary) Add(ctx context.Context, e DiaryEntry) error {
 	return d.db.put(ctx, "write diary", diaryKey(e), e)
 }
 
+// entryOf is the conversation a diary key is the entry of: what follows
+// its date.
+func entryOf(key string) (string, bool) {
+	n := len(diaryPrefix) + 8
+	if len(key) <= n || !strings.HasPrefix(key, diaryPrefix) || key[n] != '/' {
+		return "", false
+	}
+	return key[n+1:], true
+}
+
 // Has reports whether the conversation has an entry.
 func (d *Diary) Has(ctx context.Context, conversation string) (bool, error) {
-	found := false
+	missing, err := d.Missing(ctx, []string{conversation})
+	return err == nil && len(missing) == 0, err
+}
+
+// Missing returns those of conversations that have no entry, in the order
+// given and each once. It reads the diary once however many are asked
+// about.
+func (d *Diary) Missing(ctx context.Context, conversations []string) ([]string, error) {
+	if len(conversations) == 0 {
+		return nil, nil
+	}
+	written := make(map[string]bool, len(conversations))
+	for _, c := range conversations {
+		written[c] = false
+	}
 	err := d.db.scan(ctx, "read diary", diaryPrefix, func(key string, _ []byte) error {
-		if strings.HasSuffix(key, "/"+conversation) {
-			found = true
+		if c, ok := entryOf(key); ok {
+			if _, asked := written[c]; asked {
+				written[c] = true
+			}
 		}
 		return nil
 	})
-	return found, err
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range conversations {
+		if !written[c] {
+			out = append(out, c)
+			written[c] = true // once
+		}
+	}
+	return out, nil
 }
 
 // Search returns up to limit entries dated within [from, to] (either may

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -41,5 +42,43 @@ func TestDiarySearch(t *testing.T) {
 	}
 	if ok, _ := d.Has(t.Context(), "zz"); ok {
 		t.Error("Has(zz) = true")
+	}
+}
+
+func TestDiaryMissing(t *testing.T) {
+	db := open(t, t.TempDir())
+	defer db.Close()
+	d := db.Diary()
+	day := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for _, e := range []DiaryEntry{
+		{Conversation: "c1", Date: day, Summary: "Talked about Lisbon."},
+		{Conversation: "kitchen/c2", Date: day.Add(time.Hour), Summary: "Set a timer."},
+		// The date's last byte is '/' (0x2f): the entry of "x", not "/x".
+		{Conversation: "x", Date: time.Unix(0, 0x2f), Summary: "Long ago."},
+	} {
+		if err := d.Add(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		asked, want []string
+	}{
+		{nil, nil},
+		{[]string{"c1"}, nil},
+		{[]string{"c9"}, []string{"c9"}},
+		{[]string{"c9", "c1", "c8"}, []string{"c9", "c8"}},
+		{[]string{"c2"}, []string{"c2"}}, // only another's id ends like it
+		{[]string{"kitchen/c2", "c1"}, nil},
+		{[]string{"c9", "c9"}, []string{"c9"}},
+		{[]string{"x"}, nil},
+		{[]string{"/x"}, []string{"/x"}},
+	} {
+		got, err := d.Missing(t.Context(), c.asked)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("Missing(%q) = %q, %v; want %q", c.asked, got, err, c.want)
+		}
+	}
+	if ok, err := d.Has(t.Context(), "c2"); ok || err != nil {
+		t.Errorf("Has(c2) = %v, %v; want false: only kitchen/c2 has an entry", ok, err)
 	}
 }

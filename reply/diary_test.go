@@ -1,0 +1,299 @@
+package reply
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/storage"
+)
+
+// settable is a clock the test moves on; the engine's background work
+// may read it meanwhile.
+type settable struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *settable) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *settable) pass(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// diaryCalls counts the diary calls the model server saw.
+func diaryCalls(f *fixture) int {
+	n := 0
+	for _, c := range f.srv.Chats() {
+		if kindOf(c) == kindDiary {
+			n++
+		}
+	}
+	return n
+}
+
+// written reports whether conversation id has a diary entry.
+func written(t *testing.T, f *fixture, id string) bool {
+	t.Helper()
+	missing, err := f.db.Diary().Missing(t.Context(), []string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(missing) == 0
+}
+
+// had stores an exchange of conversation id at a time, as a process
+// before this one did.
+func had(t *testing.T, f *fixture, id string, at time.Time, user string) {
+	t.Helper()
+	x := storage.Exchange{At: at, Conversation: id, Client: Microphone, User: user, Assistant: "Noted."}
+	if err := f.db.Dialogue().Append(t.Context(), x); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The evening's conversation ends while the model server restarts: its
+// diary entry, which recall needs to find the conversation again, fails,
+// and is written after the server has had a moment, not at the next turn.
+func TestDiaryEntryThatFailedIsWrittenLater(t *testing.T) {
+	c := &settable{now: clock}
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	f.model.on(kindDiary, ollamatest.Reply{Fault: ollamatest.ServerError, Error: "llama runner process has terminated"})
+	first, _, err := f.ask(t, "my sister Clara arrives from Lisbon on Friday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.pass(10 * time.Minute)
+	f.ask(t, "what is the weather like") // a new conversation: the first one's entry fails
+	f.eng.wg.Wait()
+	if n := diaryCalls(f); n != 1 {
+		t.Fatalf("%d diary calls when the first conversation ended, want 1", n)
+	}
+	c.pass(30 * time.Second)
+	f.ask(t, "and tomorrow")
+	f.eng.wg.Wait()
+	if n := diaryCalls(f); n != 1 {
+		t.Errorf("%d diary calls 30 s after the failure, want still 1: the server is given time", n)
+	}
+	c.pass(10 * time.Minute)
+	f.ask(t, "tell me a joke") // the second conversation ends too
+	f.eng.wg.Wait()
+	if !written(t, f, first.Conversation) {
+		t.Errorf("conversation %s has no diary entry: recall cannot find Clara's visit", first.Conversation)
+	}
+	got, _ := f.db.Diary().Search(t.Context(), nil, time.Time{}, time.Time{}, 5)
+	if len(got) != 2 || diaryCalls(f) != 3 {
+		t.Errorf("after %d diary calls the diary holds %+v; want the two finished conversations, once each", diaryCalls(f), got)
+	}
+	for _, e := range got {
+		if e.Conversation == first.Conversation && !e.Date.Equal(clock) {
+			t.Errorf("the entry is dated %v, want the conversation's start %v", e.Date, clock)
+		}
+	}
+}
+
+// A model server that stays down is asked again after a minute, then
+// after longer and longer waits: not at every turn.
+func TestDiaryServerDownIsAskedRarely(t *testing.T) {
+	c := &settable{now: clock}
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	f.model.Default(kindDiary, ollamatest.Reply{Fault: ollamatest.ServerError, Error: "llama runner process has terminated"})
+	f.ask(t, "my sister Clara arrives from Lisbon on Friday")
+	c.pass(10 * time.Minute)
+	for range 31 { // ten minutes of talk, a turn every 20 s
+		f.ask(t, "tell me more")
+		f.eng.wg.Wait()
+		c.pass(20 * time.Second)
+	}
+	// At 0, 1, 3 and 7 minutes.
+	if n := diaryCalls(f); n != 4 {
+		t.Errorf("%d diary calls in ten minutes of turns while the server fails them, want 4", n)
+	}
+}
+
+// The box restarted a minute after a conversation (an update at night, a
+// power cut, or `hark ask` ran without the daemon): the new process did
+// not hold it, and writes its entry once it has lapsed, not before: the
+// conversation may still go on.
+func TestDiaryEntryOfAConversationBeforeARestart(t *testing.T) {
+	c := &settable{now: clock}
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	first, _, err := f.ask(t, "my sister Clara arrives from Lisbon on Friday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.eng.Close()
+	next, err := New(f.eng.o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(next.Close)
+	ask := func(text string) {
+		if _, err := next.Reply(t.Context(), Query{Text: text, Client: "web:kitchen"}, func(string) {}); err != nil {
+			t.Fatal(err)
+		}
+		next.wg.Wait()
+	}
+	c.pass(2 * time.Minute)
+	ask("what time is it")
+	if written(t, f, first.Conversation) {
+		t.Errorf("conversation %s written two minutes after its last exchange, while it may go on", first.Conversation)
+	}
+	c.pass(10 * time.Minute)
+	ask("tell me a joke")
+	if !written(t, f, first.Conversation) {
+		t.Errorf("conversation %s has no diary entry after the restart", first.Conversation)
+	}
+}
+
+// The daemon looks for the entries the last process left as it starts,
+// before anyone speaks.
+func TestMaintainWritesTheEntriesLeftAtStart(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true})
+	had(t, f, "yesterday", clock.Add(-24*time.Hour), "remind me what Clara likes")
+	ctx, stop := context.WithCancel(t.Context())
+	stop()
+	f.eng.Maintain(ctx, time.Hour) // one look, then ctx is done
+	f.eng.wg.Wait()
+	if !written(t, f, "yesterday") {
+		t.Error("yesterday's conversation has no diary entry after the daemon started")
+	}
+}
+
+// A week of conversations nobody wrote up is written a few entries per
+// turn, each once; one already written is left as it is.
+func TestDiaryBacklogIsWrittenAFewAtATime(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	for i := range 7 {
+		had(t, f, fmt.Sprintf("day%d", i), clock.AddDate(0, 0, i-7).Add(time.Hour), "what is on today")
+	}
+	kept := storage.DiaryEntry{Conversation: "day6", Date: clock.AddDate(0, 0, -1).Add(time.Hour), Summary: "Asked what was on."}
+	if err := f.db.Diary().Add(t.Context(), kept); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{diaryRound, 6, 6} {
+		f.ask(t, "tell me a joke")
+		f.eng.wg.Wait()
+		if n := diaryCalls(f); n != want {
+			t.Errorf("after turn %d: %d diary calls, want %d", i+1, n, want)
+		}
+	}
+	for i := range 6 {
+		if id := fmt.Sprintf("day%d", i); !written(t, f, id) {
+			t.Errorf("%s has no diary entry", id)
+		}
+	}
+	got, _ := f.db.Diary().Search(t.Context(), []string{"asked"}, time.Time{}, time.Time{}, 10)
+	if len(got) != 1 || got[0].Summary != kept.Summary {
+		t.Errorf("day6's entry is now %+v; want it as it was", got)
+	}
+}
+
+// A conversation the model cannot summarise goes after the others, and
+// holds none of them up.
+func TestDiaryEntryTheModelCannotWriteHoldsNoneUp(t *testing.T) {
+	c := &settable{now: clock}
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		if kindOf(r) == kindDiary && strings.Contains(r.Messages[len(r.Messages)-1].Content, "garbled") {
+			return ollamatest.Reply{Content: "not JSON at all"}
+		}
+		return f.model.respond(r)
+	})
+	had(t, f, "bad", clock.Add(-3*time.Hour), "garbled")
+	for i := range 5 {
+		had(t, f, fmt.Sprintf("good%d", i), clock.Add(-2*time.Hour).Add(time.Duration(i)*10*time.Minute), "what is on today")
+	}
+	for range 4 {
+		f.ask(t, "tell me a joke")
+		f.eng.wg.Wait()
+		c.pass(5 * time.Minute)
+	}
+	for i := range 5 {
+		if id := fmt.Sprintf("good%d", i); !written(t, f, id) {
+			t.Errorf("%s has no diary entry", id)
+		}
+	}
+	if written(t, f, "bad") {
+		t.Error("the conversation the model cannot summarise has an entry")
+	}
+}
+
+// A turn that begins while an entry is being written does not wait for
+// it: the entry gives way, and is written after the turn.
+func TestDiaryEntryGivesWayToATurn(t *testing.T) {
+	c := &settable{now: clock}
+	q := llm.NewQueue(llm.QueueOptions{Parallel: 1})
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now, Queue: q})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	f.model.on(kindDiary, ollamatest.Reply{Content: `{"summary": "Clara visits.", "keywords": ["clara"]}`, FirstTokenDelay: time.Minute})
+	asked := make(chan struct{}, 1)
+	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		if kindOf(r) == kindDiary {
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
+		}
+		return f.model.respond(r)
+	})
+	first, _, _ := f.ask(t, "my sister Clara arrives from Lisbon on Friday")
+	c.pass(10 * time.Minute)
+	// The first conversation's entry is written after this turn, and the
+	// server is slow to answer it.
+	f.ask(t, "what is the weather like")
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no diary call after the first conversation ended")
+	}
+	res, said, err := f.ask(t, "and tomorrow")
+	if err != nil || len(said) != 1 || res.Timings.Queued > time.Second {
+		t.Errorf("said %q, err %v, after %v in the queue: want the answer without waiting for the diary", said, err, res.Timings.Queued)
+	}
+	f.eng.wg.Wait()
+	if !written(t, f, first.Conversation) {
+		t.Errorf("conversation %s has no diary entry after the turn", first.Conversation)
+	}
+	var diary []ollamatest.Request
+	for _, r := range f.srv.Requests() {
+		if r.Chat != nil && kindOf(*r.Chat) == kindDiary {
+			diary = append(diary, r)
+		}
+	}
+	if len(diary) != 2 || !diary[0].Cancelled {
+		t.Errorf("%d diary calls, the first cancelled: %v; want the one given up and another", len(diary), len(diary) > 0 && diary[0].Cancelled)
+	}
+}
+
+// A center's engine of one node conversation writes no entry: the
+// conversation never ends for it, and an entry written while it goes on
+// would never be written again.
+func TestDiaryNotWrittenForTheOneConversation(t *testing.T) {
+	c := &settable{now: clock}
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now, Conversation: "node-1"})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	f.ask(t, "my sister Clara arrives from Lisbon on Friday")
+	c.pass(10 * time.Minute)
+	f.ask(t, "and she stays a week")
+	f.eng.wg.Wait()
+	if n := diaryCalls(f); n != 0 || written(t, f, "node-1") {
+		t.Errorf("%d diary calls for the conversation still going on, want none", n)
+	}
+}
