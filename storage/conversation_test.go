@@ -48,3 +48,32 @@ func TestConversationsListAndDelete(t *testing.T) {
 		t.Errorf("%d conversations left, want 2", len(convs))
 	}
 }
+
+// Deleting conversation "c2" leaves the diary entry of "kitchen/c2", whose
+// id merely ends the same way.
+func TestDeleteConversationLeavesAnotherEntry(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	base := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	for i, c := range []string{"c2", "kitchen/c2"} {
+		if err := db.Dialogue().Append(ctx, Exchange{At: base.Add(time.Duration(i) * time.Minute), Conversation: c, User: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Diary().Add(ctx, DiaryEntry{Conversation: c, Date: base.Add(time.Duration(i) * time.Minute), Summary: "greetings"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := db.Dialogue().DeleteConversation(ctx, "c2"); err != nil || n != 1 {
+		t.Fatalf("delete c2: %d %v", n, err)
+	}
+	if has, _ := db.Diary().Has(ctx, "kitchen/c2"); !has {
+		t.Error("deleting c2 deleted kitchen/c2's diary entry")
+	}
+	if has, _ := db.Diary().Has(ctx, "c2"); has {
+		t.Error("c2's diary entry is still there")
+	}
+}

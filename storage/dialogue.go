@@ -304,7 +304,7 @@ func (d *Dialogue) DeleteConversation(ctx context.Context, id string) (int, erro
 		return 0, err
 	}
 	err = d.db.scan(ctx, "delete conversation", diaryPrefix, func(key string, _ []byte) error {
-		if strings.HasSuffix(key, "/"+id) {
+		if of, ok := entryOf(key); ok && of == id {
 			keys = append(keys, key)
 		}
 		return nil
