@@ -463,7 +463,9 @@ func TestFailuresAreSpoken(t *testing.T) {
 		say   string
 	}{
 		{name: "cut", reply: ollamatest.Reply{Content: "Half an", Fault: ollamatest.DropMidStream, DropAfter: 1}, want: llm.ErrStreamCut, say: "I lost the connection to my language model."},
-		{name: "500", reply: ollamatest.Reply{Fault: ollamatest.ServerError}, say: "Something went wrong with my language model."},
+		{name: "500", reply: ollamatest.Reply{Fault: ollamatest.ServerError}, want: llm.ErrServerFailed, say: "Something went wrong with my language model."},
+		{name: "runner died", reply: ollamatest.Reply{Content: "Half an answer", Fault: ollamatest.StreamError, DropAfter: 1, Error: "llama runner process has terminated"},
+			want: llm.ErrServerFailed, say: "Something went wrong with my language model."},
 		{name: "slow", reply: ollamatest.Reply{Content: "late", FirstTokenDelay: 5 * time.Second}, o: Options{ChatTimeout: 50 * time.Millisecond}, want: context.DeadlineExceeded, say: "My language model took too long to answer."},
 		{name: "empty", reply: ollamatest.Reply{Content: ""}, say: "Sorry, I have no answer to that."},
 	}

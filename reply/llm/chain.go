@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 )
@@ -132,11 +131,12 @@ func (c *Chain) mark(i int, err error) {
 }
 
 // failover reports an error that another server may not have: no
-// connection, a cut stream, a server error, a model it lacks, a time-out
-// of its own.
+// connection, a cut stream, a failure of the server's own (5xx, or a model
+// runner that died mid-answer), a model it lacks. A refusal of the request
+// itself (4xx) would be the same anywhere.
 func failover(err error) bool {
-	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrStreamCut) || errors.Is(err, ErrModelNotFound) ||
-		strings.Contains(err.Error(), "server answered 5")
+	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrStreamCut) || errors.Is(err, ErrServerFailed) ||
+		errors.Is(err, ErrModelNotFound)
 }
 
 // Chat asks the first server that is up; when it fails in a way another

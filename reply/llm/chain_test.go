@@ -79,6 +79,47 @@ func TestChainFailsOverMidReply(t *testing.T) {
 	}
 }
 
+// TestChainFailsOverWhenTheServerFails: whatever way the first server
+// fails, before or during its answer, the second answers, after a sentence
+// saying so when the first had begun; a refusal of the request itself goes
+// back to the caller, as another server would refuse it too.
+func TestChainFailsOverWhenTheServerFails(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		fault    ollamatest.Reply
+		failover bool
+		notices  []string
+	}{
+		{"connection cut mid-answer", ollamatest.Reply{Content: "I was about to say", Fault: ollamatest.DropMidStream, DropAfter: 2}, true, []string{Switched}},
+		{"model runner dies mid-answer", ollamatest.Reply{Content: "I was about to say", Fault: ollamatest.StreamError, DropAfter: 2,
+			Error: "llama runner process has terminated: signal: killed"}, true, []string{Switched}},
+		{"server error before the answer", ollamatest.Reply{Fault: ollamatest.ServerError, Error: "llama runner process has terminated"}, true, nil},
+		{"request refused", ollamatest.Reply{Fault: ollamatest.BadRequest, Error: "invalid format"}, false, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := ollamatest.New(small), ollamatest.New(small)
+			defer a.Close()
+			defer b.Close()
+			a.Enqueue(tt.fault)
+			b.Respond(func(ollamatest.ChatRequest) ollamatest.Reply {
+				return ollamatest.Reply{Content: "Hello from the backup."}
+			})
+			c := chainOf(t, a, b)
+			content, notices, err := collect(t, c)
+			switch {
+			case !tt.failover:
+				if err == nil || len(b.Chats()) != 0 || !c.Status()[0].Up {
+					t.Errorf("err %v, %d chats to the backup, status %+v: want the refusal back, the first server up", err, len(b.Chats()), c.Status())
+				}
+			case err != nil || !strings.HasSuffix(content, "Hello from the backup.") || !slices.Equal(notices, tt.notices):
+				t.Errorf("content %q, notices %q, err %v: want the backup's answer, notices %q", content, notices, err, tt.notices)
+			case c.Status()[0].Up:
+				t.Errorf("status %+v: want the failed server down", c.Status())
+			}
+		})
+	}
+}
+
 // TestChainDeadServerCostsNothing: a server that is gone fails the first
 // request over at once and is not tried again while its circuit is open;
 // when every server is down, the error names the last failure.

@@ -225,6 +225,9 @@ func classify(op string, err error) error {
 		case se.StatusCode == http.StatusBadRequest && strings.Contains(se.ErrorMessage, "does not support tools"):
 			return fmt.Errorf("llm: %s: %w: %s", op, ErrNoTools, se.ErrorMessage)
 		}
+		if se.StatusCode >= http.StatusInternalServerError {
+			return fmt.Errorf("llm: %s: %w: server answered %d: %s", op, ErrServerFailed, se.StatusCode, se.ErrorMessage)
+		}
 		return fmt.Errorf("llm: %s: server answered %d: %s", op, se.StatusCode, se.ErrorMessage)
 	case unreachable(err):
 		return fmt.Errorf("llm: %s: %w: %w", op, ErrUnreachable, err)

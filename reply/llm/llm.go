@@ -3,7 +3,7 @@
 // whose types change between releases. The reply engine talks to the model
 // only through this package, which turns the server's many failure shapes
 // into a few errors the engine can act on (ErrUnreachable, ErrModelNotFound,
-// ErrNoTools, ErrStreamCut).
+// ErrNoTools, ErrStreamCut, ErrServerFailed).
 package llm
 
 import (
@@ -129,4 +129,10 @@ var (
 	ErrNoTools = errors.New("llm: model does not support tools")
 	// ErrStreamCut: the answer stopped before the server said it was done.
 	ErrStreamCut = errors.New("llm: model server ended the answer early")
+	// ErrServerFailed: the server took the request and failed running it:
+	// it answered 5xx, or an error line ended the answer it had begun (as
+	// Ollama sends "llama runner process has terminated" when the model
+	// runner dies mid-answer, after its 200). Another server may not fail;
+	// a refusal of the request itself (4xx) is not this.
+	ErrServerFailed = errors.New("llm: model server failed")
 )

@@ -138,6 +138,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
 	case ModelNotFound:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model))
 		return
+	case BadRequest:
+		writeError(w, http.StatusBadRequest, orDefault(reply.Error, "invalid request"))
+		return
 	}
 	var sv served
 	if sv.load, ok = s.ensureLoaded(r, rec, m); !ok {
