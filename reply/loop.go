@@ -504,7 +504,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	gapBudget := max(t.deadline.Sub(t.began), time.Second)
 	var gap *time.Timer
 	silent := func() {
-		stop(fmt.Errorf("%w: the model said nothing more for %v in the middle of its answer", ErrTooSlow, gapBudget.Round(time.Millisecond)))
+		stop(t.silence(fmt.Errorf("%w: the model said nothing more for %v in the middle of its answer", ErrTooSlow, gapBudget.Round(time.Millisecond))))
 	}
 	heard := func() { // a chunk came: the silence starts again
 		if !t.spoke.Load() {
@@ -529,7 +529,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		}
 		timer := time.AfterFunc(wait, func() {
 			if !t.spoke.Load() {
-				stop(t.tooSlow())
+				stop(t.silence(t.tooSlow()))
 			}
 		})
 		defer timer.Stop()
@@ -579,6 +579,18 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 // tooSlow names the spent budget.
 func (t *turn) tooSlow() error {
 	return fmt.Errorf("%w: nothing to say after the %v reply budget", ErrTooSlow, t.e.o.ReplyBudget)
+}
+
+// silence is err as the cause that ends a model call at the end of the
+// reply budget: the server's silence (llm.ErrStalled), which a fallback
+// chain counts against the server, unless the Keeper knows the model to be
+// loading. A loading model is not a hung one; a barge-in is neither, and
+// ends the call with its own cause.
+func (t *turn) silence(err error) error {
+	if k := t.e.o.Keeper; k != nil && k.State().Phase == llm.Loading {
+		return err
+	}
+	return llm.Stalled(err)
 }
 
 // prefixed names this package in err unless it already does.

@@ -136,3 +136,20 @@ var (
 	// a refusal of the request itself (4xx) is not this.
 	ErrServerFailed = errors.New("llm: model server failed")
 )
+
+// ErrStalled marks a request its caller ended because the server said
+// nothing within the caller's budget for it, as the reply engine does when
+// its reply budget runs out: the caller gives it as the cause of the
+// request's context (context.WithCancelCause, through Stalled). A Chain
+// counts a request so ended, before its server said a word, against that
+// server; a request ended for any other cause, a barge-in above all,
+// counts for nothing.
+var ErrStalled = errors.New("llm: the model server said nothing in time")
+
+// Stalled returns err marked as a server's silence: errors.Is(·,
+// ErrStalled) holds, and its words are err's.
+func Stalled(err error) error { return stalled{err} }
+
+type stalled struct{ error }
+
+func (s stalled) Unwrap() []error { return []error{s.error, ErrStalled} }

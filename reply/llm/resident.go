@@ -66,12 +66,24 @@ func (c *Client) Unload(ctx context.Context) error {
 // lists it, expiring at the moment it was told to go, until the runner
 // has stopped) and is not held.
 func Holds(loaded []Loaded, name string, now time.Time) (Loaded, bool) {
+	l, ok := listing(loaded, name)
+	if !ok || !l.Expires.IsZero() && !l.Expires.After(now) {
+		return Loaded{}, false
+	}
+	return l, true
+}
+
+// lists reports whether loaded lists the model name at all, whatever its
+// expiry says.
+func lists(loaded []Loaded, name string) bool {
+	_, ok := listing(loaded, name)
+	return ok
+}
+
+func listing(loaded []Loaded, name string) (Loaded, bool) {
 	want := tagged(name)
 	for _, l := range loaded {
 		if tagged(l.Name) == want {
-			if !l.Expires.IsZero() && !l.Expires.After(now) {
-				return Loaded{}, false
-			}
 			return l, true
 		}
 	}
