@@ -143,10 +143,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
 		return
 	}
 	var sv served
-	if sv.load, ok = s.ensureLoaded(r, rec, m); !ok {
+	if sv.load, ok = s.ensureLoaded(r, rec, m, req.KeepAlive); !ok {
 		return
 	}
-	s.keep(m, req.KeepAlive)
+	defer s.use(m, req.KeepAlive)()
 	release, ok := s.answer(r, rec)
 	if !ok {
 		return
