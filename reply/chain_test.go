@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,6 +41,64 @@ func TestReplyNamesTheServerThatAnswered(t *testing.T) {
 	got, _ := f.db.Dialogue().Recent(t.Context(), clock.Add(-time.Hour), 5)
 	if len(got) != 1 || got[0].Model != backupModel.Name || got[0].Server != backup.URL {
 		t.Errorf("stored %+v", got)
+	}
+}
+
+// TestNativeToolsComeBackWithTheServer: the household's big server takes
+// native tools; its backup's model does not, so the question it answers
+// while the big server is down describes the tools in text. Once the big
+// server is back, its requests carry native tools again.
+func TestNativeToolsComeBackWithTheServer(t *testing.T) {
+	backup := ollamatest.New(textModel)
+	t.Cleanup(backup.Close)
+	var chain *llm.Chain
+	f := newFixtureHooked(t, smallModel, Options{PlannerOff: true}, nil, func(o *Options, first *llm.Client) {
+		bu, _ := url.Parse(backup.URL)
+		second, _ := llm.New(llm.Options{Host: bu, Model: textModel.Name})
+		chain, _ = llm.NewChain(llm.ChainOptions{Endpoints: []*llm.Client{first, second}})
+		o.Model, o.Info = chain, chain
+	})
+	backup.Respond(f.model.respond)
+	down := false
+	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		if down {
+			return ollamatest.Reply{Fault: ollamatest.ServerError, Error: "llama runner process has terminated"}
+		}
+		return f.model.respond(r)
+	})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Why did the kettle sing? It was steamed up."})
+	// lastChat is the last chat call a server saw.
+	lastChat := func(srv *ollamatest.Server) ollamatest.ChatRequest {
+		t.Helper()
+		chats := srv.Chats()
+		for i := len(chats) - 1; i >= 0; i-- {
+			if kindOf(chats[i]) == kindChat {
+				return chats[i]
+			}
+		}
+		t.Fatal("no chat call")
+		return ollamatest.ChatRequest{}
+	}
+	ask := func(q string) {
+		t.Helper()
+		if _, said, err := f.ask(t, q); err != nil {
+			t.Fatalf("%q: said %q, err %v", q, said, err)
+		}
+	}
+	ask("tell me a joke")
+	if len(lastChat(f.srv).Tools) == 0 {
+		t.Fatal("the big server got no native tools")
+	}
+	down = true
+	ask("tell me another joke")
+	if c := lastChat(backup); len(c.Tools) != 0 || !strings.Contains(c.Messages[0].Content, "```tool_call") {
+		t.Fatalf("the backup's answer was asked with %d native tools, want them in text", len(c.Tools))
+	}
+	down = false
+	chain.CheckNow(t.Context())
+	ask("and one more joke please")
+	if len(lastChat(f.srv).Tools) == 0 {
+		t.Error("the big server is back, and got no native tools")
 	}
 }
 

@@ -389,7 +389,6 @@ func TestSearchToolsIsCapped(t *testing.T) {
 
 func TestTextModeRunsPlanStepsDirectly(t *testing.T) {
 	f := newFixture(t, textModel, Options{})
-	f.eng.textTools = true
 	f.model.json(kindPlanner, `{"steps": ["get_current_time: the time", "calculate: 12 times 4", "reply"]}`).
 		json(kindRouter, `{"tools": []}`).
 		json(kindResolve, `{"name": "get_current_time", "arguments": {"detail": "time"}}`).

@@ -32,9 +32,7 @@ var trouble = locale.Key("Sorry, I had trouble with that.")
 func (t *turn) converse(ctx context.Context) error {
 	e := t.e
 	t.seen, t.invalid, t.results = map[string]bool{}, map[string]int{}, map[string]string{}
-	e.mu.Lock()
-	t.text = e.textTools
-	e.mu.Unlock()
+	t.text = e.textTools()
 	err := t.ready(ctx)
 	if err == nil {
 		err = t.enter(ctx)
@@ -70,9 +68,12 @@ func (t *turn) converse(ctx context.Context) error {
 		turns++
 		resp, err := t.chat(ctx, msgs)
 		if errors.Is(err, llm.ErrNoTools) && !t.text {
-			e.log.Warn("model does not support tools; describing them in text from now on", "model", e.o.ModelName)
+			// Of that server's model only: another server of a chain, back
+			// after an outage, gets native tools again.
+			refused := e.answered(resp)
+			e.log.Warn("model does not support tools; describing them in text to it from now on", "endpoint", refused)
 			e.mu.Lock()
-			e.textTools = true
+			e.noTools[refused] = true
 			e.mu.Unlock()
 			t.text = true
 			t.parts = compound.Split(t.q.Text, t.q.Language)

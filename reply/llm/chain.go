@@ -109,6 +109,13 @@ func (c *Chain) Current() (host *url.URL, model string) {
 // Model is the current model's name.
 func (c *Chain) Model() string { _, m := c.Current(); return m }
 
+// Next is the server and model the next request goes to: the first that
+// is up (the first, when none is).
+func (c *Chain) Next() (host *url.URL, model string) {
+	ep := c.next()
+	return ep.Host(), ep.Model()
+}
+
 // order is the endpoints to try: those up, in order; when none is, all of
 // them (a server may be back before its health check says so).
 func (c *Chain) order() []int {

@@ -67,6 +67,9 @@ func TestChainFailsOverMidReply(t *testing.T) {
 	if _, m := c.Current(); m != small.Name {
 		t.Errorf("current model %q", m)
 	}
+	if host, _ := c.Next(); host.String() != b.URL {
+		t.Errorf("the next request goes to %v, want the second server %s", host, b.URL)
+	}
 	// The open circuit: the next request goes straight to the second.
 	before := len(a.Requests())
 	if _, notices, err := collect(t, c); err != nil || len(notices) != 0 || len(a.Requests()) != before {
