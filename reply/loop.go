@@ -88,7 +88,7 @@ func (t *turn) converse(ctx context.Context) error {
 			t.apologize(err)
 			return err
 		}
-		calls, content := t.calls(resp)
+		calls, content, written := t.calls(resp)
 		if len(calls) == 0 && strings.TrimSpace(content) == "" && resp.Message.Thinking != "" && t.thought < maxThinkingTurns {
 			// A thinking model that only reasoned: keep its reasoning in
 			// the history, never say it, and ask for the answer.
@@ -116,9 +116,14 @@ func (t *turn) converse(ctx context.Context) error {
 			}
 			return nil
 		}
-		if t.text {
+		switch {
+		case t.text:
 			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: content, Thinking: resp.Message.Thinking})
-		} else {
+		case written:
+			// As if the server had parsed them: the model then reads its
+			// calls, and their results, as native ones.
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: content, Thinking: resp.Message.Thinking, ToolCalls: calls})
+		default:
 			msgs = append(msgs, resp.Message)
 		}
 		for _, call := range calls {
@@ -138,24 +143,77 @@ func (t *turn) converse(ctx context.Context) error {
 	return t.outOfTurns(ctx)
 }
 
-// calls reads the tool calls of an answer: native ones, or fenced blocks
-// in text mode. It returns them with the answer's text.
-func (t *turn) calls(resp llm.Response) ([]llm.ToolCall, string) {
+// calls reads the tool calls of an answer and returns them with the
+// answer's text. In text mode they are the fenced blocks the prompt asks
+// for (or tags), or JSON objects ending the answer on lines of their own.
+// In native mode they are the server's; when it parsed none, the calls the
+// model wrote in its text in one of those ways, of tools the engine has
+// (a small model writes one after a lead-in sentence, where the server's
+// parser, which looks at the start of the answer, misses it): written is
+// then set, and the text is the answer without them.
+func (t *turn) calls(resp llm.Response) (calls []llm.ToolCall, content string, written bool) {
+	content = resp.Message.Content
 	if !t.text {
-		return resp.Message.ToolCalls, resp.Message.Content
+		if len(resp.Message.ToolCalls) > 0 {
+			return resp.Message.ToolCalls, content, false
+		}
+		parsed, rest, _ := tooltext.Parse(content)
+		if len(parsed) == 0 || !t.known(parsed) {
+			parsed, rest = t.trailing(content)
+		}
+		if len(parsed) == 0 {
+			return nil, content, false
+		}
+		t.e.log.Info("tool call written in the answer's text; running it", "calls", len(parsed))
+		return toolCalls(parsed), rest, true
 	}
-	parsed, _, err := tooltext.Parse(resp.Message.Content)
+	parsed, _, err := tooltext.Parse(content)
 	if err != nil {
 		t.e.log.Warn("text tool call not understood", "err", err)
 	}
+	if len(parsed) == 0 {
+		parsed, _ = t.trailing(content)
+	}
+	calls = toolCalls(parsed)
+	if len(calls) == 0 {
+		calls = resp.Message.ToolCalls // some servers parse them anyway
+	}
+	return calls, content, false
+}
+
+// trailing reads the calls written as JSON objects that end the answer
+// (tooltext.Trailing), when they are of tools the engine has: bare JSON
+// may be data, not a call.
+func (t *turn) trailing(content string) ([]tooltext.Call, string) {
+	calls, rest := tooltext.Trailing(content)
+	if len(calls) == 0 || !t.known(calls) {
+		return nil, content
+	}
+	return calls, rest
+}
+
+// known reports whether every call names a tool the engine has.
+func (t *turn) known(calls []tooltext.Call) bool {
+	for _, c := range calls {
+		if c.Name == SearchTools {
+			continue
+		}
+		if t.e.o.Commands == nil {
+			return false
+		}
+		if _, ok := t.e.o.Commands.Lookup(c.Name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func toolCalls(parsed []tooltext.Call) []llm.ToolCall {
 	var calls []llm.ToolCall
 	for _, c := range parsed {
 		calls = append(calls, llm.ToolCall{Name: c.Name, Arguments: c.Arguments})
 	}
-	if len(calls) == 0 {
-		calls = resp.Message.ToolCalls // some servers parse them anyway
-	}
-	return calls, resp.Message.Content
+	return calls
 }
 
 // execute runs one tool call and returns what goes back to the model; done
@@ -545,22 +603,31 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		t.res.Timings.ToolTokens += r.Tokens(toolChars(tl))
 	}
 	out := &output{t: t}
+	var held heldCall
 	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools, Think: t.think()}, func(c llm.Chunk) error {
 		defer heard()
 		if c.Notice != "" {
 			// The gateway moved to another server, which answers afresh.
 			out.restart()
+			held = heldCall{}
 			t.speak(c.Notice)
 		}
 		if c.Content != "" {
 			if t.res.Timings.FirstToken == 0 {
 				t.res.Timings.FirstToken = time.Since(t.began)
 			}
-			out.write(c.Content)
+			if say := held.write(c.Content); say != "" {
+				out.write(say)
+			}
 		}
 		return nil
 	})
 	if err == nil {
+		if rest := held.rest(); rest != "" {
+			if calls, _ := t.trailing(rest); len(calls) == 0 {
+				out.write(rest) // not a call: said, or judged, as any answer
+			}
+		}
 		out.finish()
 		if resp.Model != "" {
 			t.res.Model, t.res.Server = resp.Model, resp.Server // a chain's: the server that answered
@@ -576,6 +643,42 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	}
 	return resp, err
 }
+
+// heldCall keeps back what a model may have written as a tool call after
+// its lead-in: from a line that opens a JSON object to the end of the
+// answer. The rest is said as it streams; what was kept back is said at
+// the end unless it was a call, which is never said. The zero value is
+// ready to use.
+type heldCall struct {
+	held    strings.Builder
+	holding bool
+	midLine bool // a character other than a blank since the line began
+}
+
+// write takes a piece of the answer and returns what may be said of it.
+func (h *heldCall) write(s string) string {
+	if h.holding {
+		h.held.WriteString(s)
+		return ""
+	}
+	for i, r := range s {
+		switch {
+		case r == '\n':
+			h.midLine = false
+		case r == ' ' || r == '\t' || r == '\r':
+		case r == '{' && !h.midLine:
+			h.holding = true
+			h.held.WriteString(s[i:])
+			return s[:i]
+		default:
+			h.midLine = true
+		}
+	}
+	return s
+}
+
+// rest is what was kept back.
+func (h *heldCall) rest() string { return h.held.String() }
 
 // tooSlow names the spent budget.
 func (t *turn) tooSlow() error {
