@@ -49,12 +49,6 @@ func newSilentServer(t *testing.T) *silentServer {
 	return s
 }
 
-func (s *silentServer) connections() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
-}
-
 // TestBudgetSilentServer: a server that accepts and never answers costs the
 // user one reply budget of silence, then a sentence that says so; the
 // planner's timeout is the only auxiliary one, the others are skipped.
