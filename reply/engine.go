@@ -270,9 +270,12 @@ type Engine struct {
 
 	mu sync.Mutex
 	// convs are the conversations under way, by client: each asker's own.
-	convs     map[string]*conversation
-	textTools bool // the model refused native tools; describe them in text from now on
-	size      *modelSize
+	convs map[string]*conversation
+	// noTools are the endpoints (server and model, as endpoint names them)
+	// whose model refused native tools: their requests describe the tools
+	// in text. sizes is what each endpoint's server said of its model.
+	noTools map[string]bool
+	sizes   map[string]modelSize
 	// diary writes the diary entries of finished conversations; wg
 	// waits for them.
 	diary diarist
@@ -336,7 +339,7 @@ func New(o Options) (*Engine, error) {
 		return nil, errors.New("reply: unknown tool style " + o.ToolStyle + " (want auto, native or text)")
 	}
 	log := o.Log.With("pkg", "reply")
-	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}}
+	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}, noTools: map[string]bool{}, sizes: map[string]modelSize{}}
 	e.closing, e.giveUp = context.WithCancel(context.Background())
 	if !o.PlannerOff {
 		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})

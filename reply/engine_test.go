@@ -80,6 +80,61 @@ func TestGoldenNativeToolCall(t *testing.T) {
 	golden(t, f.srv, "native_tool_call")
 }
 
+// TestToolCallWrittenAfterALeadIn: with native tools, a small model writes
+// its call as JSON in its text after a sentence, where the server's tool
+// parser does not look. The sentence is said, the call runs and is never
+// said, and the model answers with its result, having read its call back
+// as a native one. JSON that calls no tool the engine has is no call. A
+// model with tools in text may write its call so too.
+func TestToolCallWrittenAfterALeadIn(t *testing.T) {
+	for _, tt := range []struct {
+		name, content, tool string
+		said                []string
+		text                bool
+	}{
+		{"the time", "Let me check the time.\n{\"name\": \"get_current_time\", \"parameters\": {}}", "get_current_time",
+			[]string{"Let me check the time.", "Done."}, false},
+		{"a sentence in an argument", "I'll note that.\n{\"name\": \"remember\", \"arguments\": {\"fact\": \"Anna likes tea. And coffee.\"}}", "remember",
+			[]string{"I'll note that.", "Done."}, false},
+		{"data, not a call", "Here are the numbers.\n{\"name\": \"Anna\", \"age\": 7}", "",
+			[]string{"Here are the numbers."}, false},
+		{"tools in text", "Let me check the time.\n{\"name\": \"get_current_time\", \"arguments\": {}}", "get_current_time",
+			[]string{"Let me check the time.", "Done."}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			served := smallModel
+			if tt.text {
+				served = textModel
+			}
+			f := newFixture(t, served, Options{PlannerOff: true})
+			f.model.json(kindRouter, `{"tools": ["get_current_time", "remember"]}`).
+				on(kindChat, ollamatest.Reply{Content: tt.content}, ollamatest.Reply{Content: "Done."})
+			res, said, err := f.ask(t, "is it coffee time yet for anna")
+			if err != nil || !slices.Equal(said, tt.said) {
+				t.Errorf("said %q, err %v; want %q", said, err, tt.said)
+			}
+			if tt.tool == "" {
+				if len(res.Tools) != 0 {
+					t.Errorf("tools %+v, want none", res.Tools)
+				}
+				return
+			}
+			if len(res.Tools) != 1 || res.Tools[0].Name != tt.tool || res.Tools[0].Failed {
+				t.Fatalf("tools %+v, want %s run", res.Tools, tt.tool)
+			}
+			if tt.text {
+				return
+			}
+			chats := f.srv.Chats()
+			history := chats[len(chats)-1].Messages
+			call, result := history[len(history)-2], history[len(history)-1]
+			if len(call.ToolCalls) != 1 || call.ToolCalls[0].Function.Name != tt.tool || strings.Contains(call.Content, "{") || result.Role != "tool" {
+				t.Errorf("the model read back %+v, then %+v: want its call as a native one, then the result", call, result)
+			}
+		})
+	}
+}
+
 func TestGoldenTextToolFallback(t *testing.T) {
 	f := newFixture(t, textModel, Options{})
 	f.model.json(kindPlanner, `not json at all`). // fails open
@@ -389,7 +444,6 @@ func TestSearchToolsIsCapped(t *testing.T) {
 
 func TestTextModeRunsPlanStepsDirectly(t *testing.T) {
 	f := newFixture(t, textModel, Options{})
-	f.eng.textTools = true
 	f.model.json(kindPlanner, `{"steps": ["get_current_time: the time", "calculate: 12 times 4", "reply"]}`).
 		json(kindRouter, `{"tools": []}`).
 		json(kindResolve, `{"name": "get_current_time", "arguments": {"detail": "time"}}`).
@@ -463,7 +517,9 @@ func TestFailuresAreSpoken(t *testing.T) {
 		say   string
 	}{
 		{name: "cut", reply: ollamatest.Reply{Content: "Half an", Fault: ollamatest.DropMidStream, DropAfter: 1}, want: llm.ErrStreamCut, say: "I lost the connection to my language model."},
-		{name: "500", reply: ollamatest.Reply{Fault: ollamatest.ServerError}, say: "Something went wrong with my language model."},
+		{name: "500", reply: ollamatest.Reply{Fault: ollamatest.ServerError}, want: llm.ErrServerFailed, say: "Something went wrong with my language model."},
+		{name: "runner died", reply: ollamatest.Reply{Content: "Half an answer", Fault: ollamatest.StreamError, DropAfter: 1, Error: "llama runner process has terminated"},
+			want: llm.ErrServerFailed, say: "Something went wrong with my language model."},
 		{name: "slow", reply: ollamatest.Reply{Content: "late", FirstTokenDelay: 5 * time.Second}, o: Options{ChatTimeout: 50 * time.Millisecond}, want: context.DeadlineExceeded, say: "My language model took too long to answer."},
 		{name: "empty", reply: ollamatest.Reply{Content: ""}, say: "Sorry, I have no answer to that."},
 	}

@@ -32,9 +32,7 @@ var trouble = locale.Key("Sorry, I had trouble with that.")
 func (t *turn) converse(ctx context.Context) error {
 	e := t.e
 	t.seen, t.invalid, t.results = map[string]bool{}, map[string]int{}, map[string]string{}
-	e.mu.Lock()
-	t.text = e.textTools
-	e.mu.Unlock()
+	t.text = e.textTools()
 	err := t.ready(ctx)
 	if err == nil {
 		err = t.enter(ctx)
@@ -70,9 +68,12 @@ func (t *turn) converse(ctx context.Context) error {
 		turns++
 		resp, err := t.chat(ctx, msgs)
 		if errors.Is(err, llm.ErrNoTools) && !t.text {
-			e.log.Warn("model does not support tools; describing them in text from now on", "model", e.o.ModelName)
+			// Of that server's model only: another server of a chain, back
+			// after an outage, gets native tools again.
+			refused := e.answered(resp)
+			e.log.Warn("model does not support tools; describing them in text to it from now on", "endpoint", refused)
 			e.mu.Lock()
-			e.textTools = true
+			e.noTools[refused] = true
 			e.mu.Unlock()
 			t.text = true
 			t.parts = compound.Split(t.q.Text, t.q.Language)
@@ -87,7 +88,7 @@ func (t *turn) converse(ctx context.Context) error {
 			t.apologize(err)
 			return err
 		}
-		calls, content := t.calls(resp)
+		calls, content, written := t.calls(resp)
 		if len(calls) == 0 && strings.TrimSpace(content) == "" && resp.Message.Thinking != "" && t.thought < maxThinkingTurns {
 			// A thinking model that only reasoned: keep its reasoning in
 			// the history, never say it, and ask for the answer.
@@ -115,9 +116,14 @@ func (t *turn) converse(ctx context.Context) error {
 			}
 			return nil
 		}
-		if t.text {
+		switch {
+		case t.text:
 			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: content, Thinking: resp.Message.Thinking})
-		} else {
+		case written:
+			// As if the server had parsed them: the model then reads its
+			// calls, and their results, as native ones.
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: content, Thinking: resp.Message.Thinking, ToolCalls: calls})
+		default:
 			msgs = append(msgs, resp.Message)
 		}
 		for _, call := range calls {
@@ -137,24 +143,77 @@ func (t *turn) converse(ctx context.Context) error {
 	return t.outOfTurns(ctx)
 }
 
-// calls reads the tool calls of an answer: native ones, or fenced blocks
-// in text mode. It returns them with the answer's text.
-func (t *turn) calls(resp llm.Response) ([]llm.ToolCall, string) {
+// calls reads the tool calls of an answer and returns them with the
+// answer's text. In text mode they are the fenced blocks the prompt asks
+// for (or tags), or JSON objects ending the answer on lines of their own.
+// In native mode they are the server's; when it parsed none, the calls the
+// model wrote in its text in one of those ways, of tools the engine has
+// (a small model writes one after a lead-in sentence, where the server's
+// parser, which looks at the start of the answer, misses it): written is
+// then set, and the text is the answer without them.
+func (t *turn) calls(resp llm.Response) (calls []llm.ToolCall, content string, written bool) {
+	content = resp.Message.Content
 	if !t.text {
-		return resp.Message.ToolCalls, resp.Message.Content
+		if len(resp.Message.ToolCalls) > 0 {
+			return resp.Message.ToolCalls, content, false
+		}
+		parsed, rest, _ := tooltext.Parse(content)
+		if len(parsed) == 0 || !t.known(parsed) {
+			parsed, rest = t.trailing(content)
+		}
+		if len(parsed) == 0 {
+			return nil, content, false
+		}
+		t.e.log.Info("tool call written in the answer's text; running it", "calls", len(parsed))
+		return toolCalls(parsed), rest, true
 	}
-	parsed, _, err := tooltext.Parse(resp.Message.Content)
+	parsed, _, err := tooltext.Parse(content)
 	if err != nil {
 		t.e.log.Warn("text tool call not understood", "err", err)
 	}
+	if len(parsed) == 0 {
+		parsed, _ = t.trailing(content)
+	}
+	calls = toolCalls(parsed)
+	if len(calls) == 0 {
+		calls = resp.Message.ToolCalls // some servers parse them anyway
+	}
+	return calls, content, false
+}
+
+// trailing reads the calls written as JSON objects that end the answer
+// (tooltext.Trailing), when they are of tools the engine has: bare JSON
+// may be data, not a call.
+func (t *turn) trailing(content string) ([]tooltext.Call, string) {
+	calls, rest := tooltext.Trailing(content)
+	if len(calls) == 0 || !t.known(calls) {
+		return nil, content
+	}
+	return calls, rest
+}
+
+// known reports whether every call names a tool the engine has.
+func (t *turn) known(calls []tooltext.Call) bool {
+	for _, c := range calls {
+		if c.Name == SearchTools {
+			continue
+		}
+		if t.e.o.Commands == nil {
+			return false
+		}
+		if _, ok := t.e.o.Commands.Lookup(c.Name); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func toolCalls(parsed []tooltext.Call) []llm.ToolCall {
 	var calls []llm.ToolCall
 	for _, c := range parsed {
 		calls = append(calls, llm.ToolCall{Name: c.Name, Arguments: c.Arguments})
 	}
-	if len(calls) == 0 {
-		calls = resp.Message.ToolCalls // some servers parse them anyway
-	}
-	return calls, resp.Message.Content
+	return calls
 }
 
 // execute runs one tool call and returns what goes back to the model; done
@@ -504,7 +563,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	gapBudget := max(t.deadline.Sub(t.began), time.Second)
 	var gap *time.Timer
 	silent := func() {
-		stop(fmt.Errorf("%w: the model said nothing more for %v in the middle of its answer", ErrTooSlow, gapBudget.Round(time.Millisecond)))
+		stop(t.silence(fmt.Errorf("%w: the model said nothing more for %v in the middle of its answer", ErrTooSlow, gapBudget.Round(time.Millisecond))))
 	}
 	heard := func() { // a chunk came: the silence starts again
 		if !t.spoke.Load() {
@@ -529,7 +588,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		}
 		timer := time.AfterFunc(wait, func() {
 			if !t.spoke.Load() {
-				stop(t.tooSlow())
+				stop(t.silence(t.tooSlow()))
 			}
 		})
 		defer timer.Stop()
@@ -544,23 +603,32 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		t.res.Timings.ToolTokens += r.Tokens(toolChars(tl))
 	}
 	out := &output{t: t}
+	var held heldCall
 	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools, Think: t.think()}, func(c llm.Chunk) error {
 		defer heard()
 		if c.Notice != "" {
 			// The gateway moved to another server, which answers afresh.
 			out.restart()
+			held = heldCall{}
 			t.speak(c.Notice)
 		}
 		if c.Content != "" {
 			if t.res.Timings.FirstToken == 0 {
 				t.res.Timings.FirstToken = time.Since(t.began)
 			}
-			out.write(c.Content)
+			if say := held.write(c.Content); say != "" {
+				out.write(say)
+			}
 		}
 		return nil
 	})
 	resp = withoutReasoning(resp)
 	if err == nil {
+		if rest := held.rest(); rest != "" {
+			if calls, _ := t.trailing(rest); len(calls) == 0 {
+				out.write(rest) // not a call: said, or judged, as any answer
+			}
+		}
 		out.finish()
 		if resp.Model != "" {
 			t.res.Model, t.res.Server = resp.Model, resp.Server // a chain's: the server that answered
@@ -577,9 +645,57 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	return resp, err
 }
 
+// heldCall keeps back what a model may have written as a tool call after
+// its lead-in: from a line that opens a JSON object to the end of the
+// answer. The rest is said as it streams; what was kept back is said at
+// the end unless it was a call, which is never said. The zero value is
+// ready to use.
+type heldCall struct {
+	held    strings.Builder
+	holding bool
+	midLine bool // a character other than a blank since the line began
+}
+
+// write takes a piece of the answer and returns what may be said of it.
+func (h *heldCall) write(s string) string {
+	if h.holding {
+		h.held.WriteString(s)
+		return ""
+	}
+	for i, r := range s {
+		switch {
+		case r == '\n':
+			h.midLine = false
+		case r == ' ' || r == '\t' || r == '\r':
+		case r == '{' && !h.midLine:
+			h.holding = true
+			h.held.WriteString(s[i:])
+			return s[:i]
+		default:
+			h.midLine = true
+		}
+	}
+	return s
+}
+
+// rest is what was kept back.
+func (h *heldCall) rest() string { return h.held.String() }
+
 // tooSlow names the spent budget.
 func (t *turn) tooSlow() error {
 	return fmt.Errorf("%w: nothing to say after the %v reply budget", ErrTooSlow, t.e.o.ReplyBudget)
+}
+
+// silence is err as the cause that ends a model call at the end of the
+// reply budget: the server's silence (llm.ErrStalled), which a fallback
+// chain counts against the server, unless the Keeper knows the model to be
+// loading. A loading model is not a hung one; a barge-in is neither, and
+// ends the call with its own cause.
+func (t *turn) silence(err error) error {
+	if k := t.e.o.Keeper; k != nil && k.State().Phase == llm.Loading {
+		return err
+	}
+	return llm.Stalled(err)
 }
 
 // prefixed names this package in err unless it already does.

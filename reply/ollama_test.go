@@ -251,6 +251,69 @@ func TestRealServerLoadIsNotHung(t *testing.T) {
 	}
 }
 
+// TestRealServerTellsALoadFromAModelInMemory: the real server lists a
+// model its own engine runs (gemma3, qwen3; OLLAMA_NEW_ENGINE=1 puts the
+// tiny llama on it too) from the start of its load, with an expiry it
+// computes afresh at each listing until a request has ended since the
+// load; from then on the expiry stands still. This is what llm.Settling
+// reads, and what ollamatest serves.
+func TestRealServerTellsALoadFromAModelInMemory(t *testing.T) {
+	srv, gguf, ctx := realOllama(t, "OLLAMA_NEW_ENGINE=1")
+	createTiny(t, ctx, srv, gguf, 6)
+	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-tiny", NumCtx: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// twice lists the model twice, as the Keeper does; this server's clock
+	// (Linux's) moves in nanoseconds, so a few milliseconds apart is enough
+	// to catch a short load more than once.
+	twice := func() (first, again llm.Loaded, listed bool) {
+		l, err := client.Running(ctx)
+		if err != nil || len(l) == 0 {
+			return first, again, false
+		}
+		time.Sleep(2 * time.Millisecond)
+		m, err := client.Running(ctx)
+		if err != nil || len(m) == 0 {
+			return first, again, false
+		}
+		return l[0], m[0], true
+	}
+	loaded := make(chan error, 1)
+	go func() { loaded <- client.Load(ctx) }()
+	var during []bool
+	for done := false; !done; {
+		first, again, listed := twice()
+		select {
+		case err := <-loaded:
+			if err != nil {
+				t.Fatalf("load: %v\n%s", err, srv.Log())
+			}
+			done = true
+		default:
+			if listed {
+				during = append(during, llm.Settling(first, again))
+			}
+		}
+	}
+	moved := 0
+	for _, s := range during {
+		if s {
+			moved++
+		}
+	}
+	t.Logf("%d pairs of listings during the load; the expiry moved in %d", len(during), moved)
+	if len(during) == 0 {
+		t.Skip("the load was over before two listings could be taken: nothing to see")
+	}
+	if moved != len(during) {
+		t.Errorf("the expiry stood still in %d of %d pairs of listings during the load, want it moving in each", len(during)-moved, len(during))
+	}
+	if first, again, listed := twice(); !listed || llm.Settling(first, again) {
+		t.Errorf("listings once loaded: %+v then %+v, want the expiry standing still", first, again)
+	}
+}
+
 // abortedLoads counts the loads the server gave up because its client
 // went away, as its log tells: while it was starting the runner, or
 // while the runner was loading the model.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/ollamatest"
 )
@@ -63,6 +64,40 @@ func TestLoadingModelIsNotHung(t *testing.T) {
 	}
 	if kinds := kinds(f.srv); kinds[0] != "warm" {
 		t.Errorf("calls %v: the load is the warm-up, with the system prompt", kinds)
+	}
+}
+
+// TestLoadBegunElsewhereIsWaitedFor: two speakers share the model server.
+// The bedroom's question of the morning began loading the model a moment
+// ago, and the server lists it from then on; the kitchen's question hears
+// the line at once, waits for that load (no second one), and is answered.
+func TestLoadBegunElsewhereIsWaitedFor(t *testing.T) {
+	var bedroom *llm.Client
+	// The meter knows nothing of the server: the budget is the 300 ms.
+	o := Options{ReplyBudget: 300 * time.Millisecond, PlannerOff: true, Meter: cost.NewMeter()}
+	f := newFixtureHooked(t, coldModel, o, nil, func(o *Options, c *llm.Client) {
+		o.Keeper = llm.NewKeeper(llm.KeeperOptions{Server: c})
+		t.Cleanup(o.Keeper.Close)
+		bedroom, _ = llm.New(llm.Options{Host: c.Host(), Model: coldModel.Name})
+	})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Good morning to you."})
+	loaded := make(chan error, 1)
+	go func() { loaded <- bedroom.Load(t.Context()) }()
+	defer func() { <-loaded }()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if l, _ := bedroom.Running(t.Context()); len(l) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never listed the bedroom's load")
+		}
+	}
+	_, said, err := f.ask(t, "good morning, how are you")
+	if err != nil || !slices.Equal(said, []string{"One moment, I'm still waking up.", "Good morning to you."}) {
+		t.Errorf("said %q, err %v: want the waiting line, then the answer", said, err)
+	}
+	if loads, aborted := f.srv.Loads(); loads != 1 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d: want the bedroom's one load", loads, aborted)
 	}
 }
 

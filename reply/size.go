@@ -2,11 +2,15 @@ package reply
 
 import (
 	"context"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/harkbox/hark/reply/cost"
+	"github.com/harkbox/hark/reply/llm"
 )
 
 // modelSize is what the engine knows of the chat model's size.
@@ -65,11 +69,12 @@ func parseSize(s string) float64 {
 }
 
 // modelSize asks the server once for the model's parameter size, falling
-// back to its name; an unknown size counts as small.
+// back to its name; an unknown size counts as small. Of a fallback chain,
+// it is the model of the server the next request goes to, each asked once.
 func (e *Engine) modelSize(ctx context.Context) modelSize {
+	key := e.endpoint()
 	e.mu.Lock()
-	if e.size != nil {
-		s := *e.size
+	if s, ok := e.sizes[key]; ok {
 		e.mu.Unlock()
 		return s
 	}
@@ -97,8 +102,44 @@ func (e *Engine) modelSize(ctx context.Context) modelSize {
 	s := modelSize{small: params == 0 || params <= SmallModel, params: params, toolsMove: moves, caps: caps}
 	if known || params > 0 {
 		e.mu.Lock()
-		e.size = &s
+		e.sizes[key] = s
 		e.mu.Unlock()
 	}
 	return s
+}
+
+// routed is a model whose requests go to one server of several, as a
+// fallback chain's do, or to one (*llm.Client): Next says which the next
+// request goes to.
+type routed interface {
+	Next() (host *url.URL, model string)
+}
+
+// endpoint names the server and model the next chat request goes to, the
+// way a response names the one that answered it: what the engine learns of
+// a model (its size, whether it takes native tools) is that endpoint's.
+func (e *Engine) endpoint() string {
+	if r, ok := e.o.Model.(routed); ok {
+		host, model := r.Next()
+		return cost.Key(host.Redacted(), model)
+	}
+	return cost.Key(e.o.Server, e.o.ModelName)
+}
+
+// answered names the endpoint that answered resp (or refused it), the
+// next one when resp does not say.
+func (e *Engine) answered(resp llm.Response) string {
+	if resp.Server == "" {
+		return e.endpoint()
+	}
+	return cost.Key(resp.Server, resp.Model)
+}
+
+// textTools reports whether the next request describes the tools in text:
+// its endpoint's model refused native tools before.
+func (e *Engine) textTools() bool {
+	key := e.endpoint()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.noTools[key]
 }

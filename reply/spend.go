@@ -160,9 +160,7 @@ const warmWord = "hello"
 func (e *Engine) Warm(ctx context.Context) (llm.Response, error) {
 	now := e.o.Now()
 	t := &turn{e: e, conv: newConversation("warm-up", now), now: now, began: time.Now(), say: func(string) {}}
-	e.mu.Lock()
-	t.text = e.textTools
-	e.mu.Unlock()
+	t.text = e.textTools()
 	t.know(e.modelSize(ctx))
 	if e.o.Commands != nil {
 		t.allowed = t.budget([]string{"stop", SearchTools})

@@ -81,6 +81,10 @@ func (c *Client) Model() string { return c.o.Model }
 // Host is the server's base URL.
 func (c *Client) Host() *url.URL { return c.host }
 
+// Next is the server and model requests go to: the client's own, as a
+// Chain's Next is the one of its servers the next request goes to.
+func (c *Client) Next() (host *url.URL, model string) { return c.host, c.o.Model }
+
 // Chat sends req. With onChunk set the answer streams: onChunk sees each
 // piece as it arrives, and an error it returns stops the answer. With onChunk
 // nil the answer comes whole. Either way Chat returns the whole answer.
@@ -224,6 +228,9 @@ func classify(op string, err error) error {
 			return fmt.Errorf("llm: %s: %w: %s", op, ErrModelNotFound, se.ErrorMessage)
 		case se.StatusCode == http.StatusBadRequest && strings.Contains(se.ErrorMessage, "does not support tools"):
 			return fmt.Errorf("llm: %s: %w: %s", op, ErrNoTools, se.ErrorMessage)
+		}
+		if se.StatusCode >= http.StatusInternalServerError {
+			return fmt.Errorf("llm: %s: %w: server answered %d: %s", op, ErrServerFailed, se.StatusCode, se.ErrorMessage)
 		}
 		return fmt.Errorf("llm: %s: server answered %d: %s", op, se.StatusCode, se.ErrorMessage)
 	case unreachable(err):

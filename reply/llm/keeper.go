@@ -13,11 +13,13 @@ import (
 // nothing until the model is in memory (13 to 20 s for a 1B model on a
 // small CPU, longer from an SD card), and a client that gives up meanwhile
 // makes it abort the load. The Keeper tells the two apart. It knows whether
-// the model is loaded, from its own warm-up and from /api/ps; it loads the
-// model in the background, detached from whoever asked, so a budget or a
-// cancelled question never abandons a load; and, asked to, it keeps the
-// model loaded: renewing it before it expires, and loading it again (with
-// the system prompt) when another client's model evicts it.
+// the model is loaded, from its own warm-up and from /api/ps (where a model
+// another client is loading is listed too, told apart by its expiry: see
+// Settling); it loads the model in the background, detached from whoever
+// asked, so a budget or a cancelled question never abandons a load, and
+// waits the same way for a load another client began; and, asked to, it
+// keeps the model loaded: renewing it before it expires, and loading it
+// again (with the system prompt) when another client's model evicts it.
 
 // Resident is a model server as the Keeper sees it; *Client and *Chain are
 // ones.
@@ -49,7 +51,8 @@ const (
 	Unknown Phase = iota
 	// Cold: the server does not hold the model.
 	Cold
-	// Loading: the Keeper is loading it.
+	// Loading: the model is being loaded: by the Keeper, or by another
+	// client of the server, whose load the Keeper waits for.
 	Loading
 	// Ready: the server holds it.
 	Ready
@@ -113,7 +116,20 @@ type load struct {
 	done   chan struct{}
 	err    error
 	cancel context.CancelFunc
+	// join is set for a load another client began: the Keeper's request
+	// waits for it. waited is set once that outlasted joinGrace: the model
+	// was loading, and is warmed up once in memory.
+	join, waited bool
 }
+
+// settleGap separates the two listings of /api/ps that tell a model being
+// loaded from one in memory (see Settling).
+const settleGap = 20 * time.Millisecond
+
+// joinGrace is how long the Keeper's request for a model whose listing
+// moves may take before the model is taken for loading: one in memory,
+// answering its first request, is given at once.
+const joinGrace = 250 * time.Millisecond
 
 // NewKeeper returns a Keeper that knows nothing yet.
 func NewKeeper(o KeeperOptions) *Keeper {
@@ -173,16 +189,20 @@ func (st *Readiness) phase(p Phase, err error) {
 }
 
 // Probe asks the server whether it holds the model, unless a load is under
-// way, and returns what it found. A server that does not answer within ctx
+// way, and returns what it found: a model the server lists as loading for
+// another client is Loading. A server that does not answer within ctx
 // leaves the phase Unknown: only a reply's own budget can tell a silent
 // server from a slow one.
 func (k *Keeper) Probe(ctx context.Context) Readiness { return k.probe(ctx, false, nil) }
 
 // Ensure is Probe, and a model the server does not hold is then loaded in
-// the background with warm (a plain load when warm is nil).
+// the background with warm (a plain load when warm is nil). A load another
+// client began is waited for in the background the same way, then warmed
+// up; Ensure returns Loading once the wait outlasts joinGrace, and Ready
+// when the model turned out to be in memory.
 func (k *Keeper) Ensure(ctx context.Context, warm Warm) Readiness { return k.probe(ctx, true, warm) }
 
-func (k *Keeper) probe(ctx context.Context, load bool, warm Warm) Readiness {
+func (k *Keeper) probe(ctx context.Context, begin bool, warm Warm) Readiness {
 	k.mu.Lock()
 	if k.cur != nil {
 		st := k.st
@@ -190,26 +210,85 @@ func (k *Keeper) probe(ctx context.Context, load bool, warm Warm) Readiness {
 		return st
 	}
 	k.mu.Unlock()
-	loaded, err := k.o.Server.Running(ctx)
+	m, held, settling, err := k.listed(ctx)
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	if k.cur != nil { // a load began meanwhile
-		return k.st
+		st := k.st
+		k.mu.Unlock()
+		return st
 	}
-	m, held := Holds(loaded, k.o.Server.Model(), time.Now())
+	var joined *load
 	switch {
 	case err != nil:
 		k.set(func(st *Readiness) { st.phase(Unknown, fmt.Errorf("llm: ask which models are loaded: %w", err)) })
+	case held && settling:
+		// Another client is loading it, or it answers its first request
+		// since its load: a request of the Keeper's own tells which.
+		if begin {
+			joined = k.start(warm, true)
+		}
+		if joined == nil {
+			k.set(func(st *Readiness) { st.phase(Loading, nil) })
+		}
 	case held:
 		k.set(func(st *Readiness) { st.phase(Ready, nil) })
 		k.expires = m.Expires
 	default:
 		k.set(func(st *Readiness) { st.phase(Cold, nil) })
-		if load {
-			k.start(warm)
+		if begin {
+			k.start(warm, false)
 		}
 	}
+	st := k.st
+	k.mu.Unlock()
+	if joined == nil {
+		return st
+	}
+	t := time.NewTimer(joinGrace)
+	defer t.Stop()
+	select {
+	case <-joined.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cur == joined {
+		joined.waited = true
+		k.set(func(st *Readiness) { st.phase(Loading, nil) })
+	}
 	return k.st
+}
+
+// listed asks the server whether it holds the model and, when it lists
+// it, asks again settleGap later, to tell a model in memory from one being
+// loaded (see Settling). When ctx ends between the two, or the second
+// listing fails, the first stands.
+func (k *Keeper) listed(ctx context.Context) (m Loaded, held, settling bool, err error) {
+	name := k.o.Server.Model()
+	loaded, err := k.o.Server.Running(ctx)
+	if err != nil {
+		return Loaded{}, false, false, err
+	}
+	if m, held = Holds(loaded, name, time.Now()); !held {
+		return Loaded{}, false, false, nil
+	}
+	t := time.NewTimer(settleGap)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return m, true, false, nil
+	}
+	loaded, err = k.o.Server.Running(ctx)
+	if err != nil {
+		return m, true, false, nil
+	}
+	again, held := Holds(loaded, name, time.Now())
+	if !held {
+		return Loaded{}, false, false, nil
+	}
+	return again, true, Settling(m, again), nil
 }
 
 // Load loads the model in the background with warm (a plain load when
@@ -221,17 +300,18 @@ func (k *Keeper) probe(ctx context.Context, load bool, warm Warm) Readiness {
 func (k *Keeper) Load(warm Warm) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.start(warm)
+	k.start(warm, false)
 }
 
-// start begins a load under k.mu, unless one is under way.
-func (k *Keeper) start(warm Warm) {
+// start begins a load under k.mu, unless one is under way or the Keeper
+// is closed, and returns it; join waits for a load another client began.
+func (k *Keeper) start(warm Warm, join bool) *load {
 	if k.cur != nil || k.closed {
-		return
+		return nil
 	}
 	// Detached from every caller: only Close and the Ceiling end it.
 	ctx, cancel := context.WithTimeout(context.Background(), k.o.Ceiling)
-	l := &load{done: make(chan struct{}), cancel: cancel}
+	l := &load{done: make(chan struct{}), cancel: cancel, join: join}
 	k.cur = l
 	if k.st.Phase == Cold {
 		k.set(func(st *Readiness) { st.phase(Loading, nil) })
@@ -240,26 +320,45 @@ func (k *Keeper) start(warm Warm) {
 		defer cancel()
 		k.run(ctx, l, warm)
 	})
+	return l
 }
 
-// run is one load.
+// run is one load. A load another client began is waited for with a
+// request of no words, which the server answers once the model is in
+// memory; when that was at once, the model was loaded already, and is
+// ready as it is.
 func (k *Keeper) run(ctx context.Context, l *load, warm Warm) {
 	began := time.Now()
-	k.log.Info("loading the model")
 	var resp Response
 	var err error
-	if warm != nil {
-		resp, err = warm(ctx)
+	var joined time.Duration
+	if l.join {
+		k.log.Info("waiting for the model, which the server is loading")
+		err = k.o.Server.Load(ctx)
+		joined = time.Since(began)
+		k.mu.Lock()
+		if err == nil && !l.waited {
+			defer k.mu.Unlock()
+			k.end(l, nil)
+			k.set(func(st *Readiness) { st.phase(Ready, nil) })
+			return
+		}
+		k.mu.Unlock()
 	} else {
+		k.log.Info("loading the model")
+	}
+	switch {
+	case err != nil:
+	case warm != nil:
+		resp, err = warm(ctx)
+	case !l.join:
 		err = k.o.Server.Load(ctx)
 		resp.LoadDuration = time.Since(began)
 	}
 	took := time.Since(began)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	l.err = err
-	k.cur = nil
-	close(l.done)
+	k.end(l, err)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			l.err = fmt.Errorf("llm: the model was still loading after %v: %w", k.o.Ceiling, err)
@@ -268,12 +367,19 @@ func (k *Keeper) run(ctx context.Context, l *load, warm Warm) {
 		k.set(func(st *Readiness) { st.phase(Unknown, l.err) })
 		return
 	}
-	load := min(resp.LoadDuration, took)
+	load := min(joined+resp.LoadDuration, took)
 	k.log.Info("model ready", "load_ms", load.Milliseconds(), "prompt_ms", (took - load).Milliseconds())
 	k.set(func(st *Readiness) {
 		st.phase(Ready, nil)
 		st.Load, st.Prompt, st.Warmed = load, took-load, time.Now()
 	})
+}
+
+// end ends load l with err, under k.mu.
+func (k *Keeper) end(l *load, err error) {
+	l.err = err
+	k.cur = nil
+	close(l.done)
 }
 
 // Wait waits for the load under way, if any, and returns its error; it

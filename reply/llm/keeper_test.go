@@ -57,6 +57,103 @@ func TestKeeperLoadsAColdModel(t *testing.T) {
 	}
 }
 
+// listedSoon waits until the server lists its model, or fails after a
+// few seconds.
+func listedSoon(t *testing.T, c *Client) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if l, _ := c.Running(t.Context()); len(l) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never listed the model")
+		}
+	}
+}
+
+// TestKeeperWaitsForALoadBegunElsewhere: another client (a second speaker,
+// a `hark ask`) began loading the model, and the server lists it from the
+// start of the load. Ensure finds it loading, not ready; Wait waits for
+// that very load, which the Keeper never begins again nor cuts short.
+func TestKeeperWaitsForALoadBegunElsewhere(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	other := newClient(t, srv, slow.Name)
+	loaded := make(chan error, 1)
+	go func() { loaded <- other.Load(t.Context()) }()
+	defer func() { <-loaded }()
+	listedSoon(t, other)
+	k := NewKeeper(KeeperOptions{Server: newClient(t, srv, slow.Name)})
+	defer k.Close()
+	if st := k.Ensure(t.Context(), nil); st.Phase != Loading {
+		t.Fatalf("phase %v while another client loads the model, want loading", st.Phase)
+	}
+	if err := k.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st := k.State(); st.Phase != Ready || st.Load < 100*time.Millisecond {
+		t.Errorf("after the load: %+v, want ready, having waited for the load", st)
+	}
+	if loads, aborted := srv.Loads(); loads != 1 || aborted != 0 {
+		t.Errorf("loads %d, aborted %d: want the other client's one load", loads, aborted)
+	}
+}
+
+// TestKeeperFindsAModelAnsweringItsFirstQuestionReady: until the first
+// request after its load ends, the server lists a loaded model as it lists
+// a loading one; the Keeper's own request, answered at once, tells it is
+// in memory, and Ensure says ready.
+func TestKeeperFindsAModelAnsweringItsFirstQuestionReady(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	gate, answered := make(chan struct{}), make(chan error, 1)
+	srv.Enqueue(ollamatest.Reply{Content: "Once upon a time", Gate: gate, GateAfter: 1})
+	other := newClient(t, srv, slow.Name)
+	go func() {
+		_, err := other.Chat(t.Context(), Request{Messages: []Message{{Role: RoleUser, Content: "a story"}}}, func(Chunk) error { return nil })
+		answered <- err
+	}()
+	defer func() { close(gate); <-answered }()
+	for !srv.Loaded(slow.Name) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	k := NewKeeper(KeeperOptions{Server: newClient(t, srv, slow.Name)})
+	defer k.Close()
+	if st := k.Ensure(t.Context(), nil); st.Phase != Ready {
+		t.Errorf("phase %v for a model in memory answering its first question, want ready", st.Phase)
+	}
+}
+
+// TestSettling: a listing whose expiry moved is a model still loading.
+func TestSettling(t *testing.T) {
+	at := time.Date(2026, 11, 27, 7, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		first, again time.Time
+		want         bool
+	}{
+		{at, at, false},
+		{at, at.Add(21 * time.Millisecond), true},
+		{at, at.In(time.FixedZone("CET", 3600)), false},
+	} {
+		if got := Settling(Loaded{Expires: c.first}, Loaded{Expires: c.again}); got != c.want {
+			t.Errorf("expiry %v then %v: settling %v, want %v", c.first, c.again, got, c.want)
+		}
+	}
+}
+
+// TestLoadAsksForTheContextWindow: a load asks for the window the chats
+// ask for, or Ollama would load the model again for the next chat.
+func TestLoadAsksForTheContextWindow(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	if err := newClient(t, srv, slow.Name).Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Chats()[0].Options["num_ctx"]; got != float64(4096) {
+		t.Errorf("num_ctx %v, want the client's 4096", got)
+	}
+}
+
 // TestKeeperNeverAbandonsALoad: whoever waits may give up; the load goes
 // on to the end, and the server does not abort it.
 func TestKeeperNeverAbandonsALoad(t *testing.T) {

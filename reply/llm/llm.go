@@ -3,7 +3,7 @@
 // whose types change between releases. The reply engine talks to the model
 // only through this package, which turns the server's many failure shapes
 // into a few errors the engine can act on (ErrUnreachable, ErrModelNotFound,
-// ErrNoTools, ErrStreamCut).
+// ErrNoTools, ErrStreamCut, ErrServerFailed).
 package llm
 
 import (
@@ -129,4 +129,27 @@ var (
 	ErrNoTools = errors.New("llm: model does not support tools")
 	// ErrStreamCut: the answer stopped before the server said it was done.
 	ErrStreamCut = errors.New("llm: model server ended the answer early")
+	// ErrServerFailed: the server took the request and failed running it:
+	// it answered 5xx, or an error line ended the answer it had begun (as
+	// Ollama sends "llama runner process has terminated" when the model
+	// runner dies mid-answer, after its 200). Another server may not fail;
+	// a refusal of the request itself (4xx) is not this.
+	ErrServerFailed = errors.New("llm: model server failed")
 )
+
+// ErrStalled marks a request its caller ended because the server said
+// nothing within the caller's budget for it, as the reply engine does when
+// its reply budget runs out: the caller gives it as the cause of the
+// request's context (context.WithCancelCause, through Stalled). A Chain
+// counts a request so ended, before its server said a word, against that
+// server; a request ended for any other cause, a barge-in above all,
+// counts for nothing.
+var ErrStalled = errors.New("llm: the model server said nothing in time")
+
+// Stalled returns err marked as a server's silence: errors.Is(·,
+// ErrStalled) holds, and its words are err's.
+func Stalled(err error) error { return stalled{err} }
+
+type stalled struct{ error }
+
+func (s stalled) Unwrap() []error { return []error{s.error, ErrStalled} }

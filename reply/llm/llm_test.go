@@ -172,9 +172,10 @@ func TestChatFailures(t *testing.T) {
 		{name: "model without tools", model: "gemma:2b", tools: tool, want: ErrNoTools, message: "registry.ollama.ai/library/gemma:2b does not support tools"},
 		{name: "scripted no tools", model: "llama3.2:1b", reply: &ollamatest.Reply{Fault: ollamatest.NoTools}, want: ErrNoTools},
 		{name: "model not pulled", model: "mistral:7b", want: ErrModelNotFound, message: `model "mistral:7b" not found, try pulling it first`},
-		{name: "server error", model: "llama3.2:1b", reply: &ollamatest.Reply{Fault: ollamatest.ServerError, Error: "out of memory"}, message: "server answered 500: out of memory"},
+		{name: "server error", model: "llama3.2:1b", reply: &ollamatest.Reply{Fault: ollamatest.ServerError, Error: "out of memory"}, want: ErrServerFailed, message: "server answered 500: out of memory"},
+		{name: "refused", model: "llama3.2:1b", reply: &ollamatest.Reply{Fault: ollamatest.BadRequest, Error: "invalid format"}, message: "server answered 400: invalid format"},
 		{name: "dropped mid-stream", model: "llama3.2:1b", reply: &ollamatest.Reply{Content: "one two three four", Fault: ollamatest.DropMidStream, DropAfter: 2}, want: ErrStreamCut},
-		{name: "error line mid-stream", model: "llama3.2:1b", reply: &ollamatest.Reply{Content: "one two three", Fault: ollamatest.StreamError, DropAfter: 1, Error: "runner crashed"}, message: "runner crashed"},
+		{name: "error line mid-stream", model: "llama3.2:1b", reply: &ollamatest.Reply{Content: "one two three", Fault: ollamatest.StreamError, DropAfter: 1, Error: "runner crashed"}, want: ErrServerFailed, message: "runner crashed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,6 +189,9 @@ func TestChatFailures(t *testing.T) {
 			}
 			if tt.want != nil && !errors.Is(err, tt.want) {
 				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+			if tt.want == nil && errors.Is(err, ErrServerFailed) {
+				t.Errorf("err = %v: a refusal of the request is no failure of the server", err)
 			}
 			if !strings.Contains(err.Error(), tt.message) || !strings.HasPrefix(err.Error(), "llm: chat:") {
 				t.Errorf("err = %q, want it to start with the operation and contain %q", err, tt.message)

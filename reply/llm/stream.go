@@ -80,7 +80,10 @@ func (c *Client) line(resp *http.Response, line []byte, fn api.ChatResponseFunc)
 	case resp.StatusCode >= http.StatusBadRequest:
 		return api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: e.Error}
 	case e.Error != "":
-		return errors.New(e.Error)
+		// The server had taken the request (its status said so before
+		// the answer began) and failed while running it: Ollama can only
+		// write its error into the stream by then.
+		return fmt.Errorf("%w: %s", ErrServerFailed, e.Error)
 	}
 	var cr api.ChatResponse
 	if err := json.Unmarshal(line, &cr); err != nil {

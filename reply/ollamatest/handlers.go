@@ -138,12 +138,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
 	case ModelNotFound:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", req.Model))
 		return
-	}
-	var sv served
-	if sv.load, ok = s.ensureLoaded(r, rec, m); !ok {
+	case BadRequest:
+		writeError(w, http.StatusBadRequest, orDefault(reply.Error, "invalid request"))
 		return
 	}
-	s.keep(m, req.KeepAlive)
+	var sv served
+	if sv.load, ok = s.ensureLoaded(r, rec, m, req.KeepAlive); !ok {
+		return
+	}
+	defer s.use(m, req.KeepAlive)()
 	release, ok := s.answer(r, rec)
 	if !ok {
 		return

@@ -3,8 +3,8 @@
 // JSON object, tool calls, thinking, /api/show, /api/tags, /api/ps,
 // /api/version, /api/generate to load and unload), answers from a script,
 // shows the faults a real server shows (a connection dropped mid-stream,
-// 400 "... does not support tools", 404 for a model that is not pulled, 500,
-// an error line mid-stream, a slow first token), and records every request
+// 400 "... does not support tools" and other refusals, 404 for a model that
+// is not pulled, 500, an error line mid-stream, a slow first token), and records every request
 // so that tests can check exactly what Hark sent.
 //
 // Like Ollama it can take time to load a model (Model.LoadDelay), aborting
@@ -70,6 +70,9 @@ const (
 	NoTools
 	// ModelNotFound answers 404 as for a model that was never pulled.
 	ModelNotFound
+	// BadRequest answers 400 with Reply.Error, as Ollama refuses a request
+	// it cannot take (an invalid format, options it does not know).
+	BadRequest
 )
 
 // Reply is one scripted answer to a chat request.

@@ -3,6 +3,7 @@ package ollamatest
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -13,15 +14,32 @@ import (
 // Ollama's scheduler does: the load takes LoadDelay; requests that come
 // meanwhile wait for it; a client that goes away before the load is done
 // aborts it ("client connection closed before server finished loading,
-// aborting load"), and the model stays unloaded. /api/ps lists a model from
-// the moment its load begins, as Ollama does, with when it expires. A
-// request with keep_alive 0 and no messages (or /api/generate with no
-// prompt) unloads it; with no messages otherwise, it only loads it.
+// aborting load"), and the model stays unloaded. A request with keep_alive
+// 0 and no messages (or /api/generate with no prompt) unloads it; with no
+// messages otherwise, it only loads it.
+//
+// /api/ps lists a model from the moment its load begins, as Ollama v0.17
+// does for a model its own engine runs (gemma3, qwen3, and any model with
+// OLLAMA_NEW_ENGINE=1; a model on llama.cpp's engine is listed only once
+// loaded). Its expiry is Ollama's: set when a request that used the model
+// ends with no other under way (then plus the keep-alive the requests last
+// gave), and left alone while requests are under way, which a model never
+// expires during. Until the first such end after a load there is none, and
+// /api/ps shows one computed afresh at each listing, now plus the
+// keep-alive: a loading model's expiry moves from one listing to the next,
+// a loaded one's stands still. (server/routes.go PsHandler and
+// server/sched.go in Ollama v0.17.4; the real server's test in
+// reply/ollama_test.go watches it do so.)
 
 // residency is one model's place in memory.
 type residency struct {
-	loaded  bool
+	loaded bool
+	// session is the keep-alive the model's requests last gave it.
+	session time.Duration
+	// expires is when the model is unloaded: set when its last request
+	// under way ends; zero until one has, since the model was loaded.
 	expires time.Time
+	busy    int // requests using the model now
 	// loading is closed when the load under way ends, loaded or aborted.
 	loading chan struct{}
 	began   time.Time
@@ -29,6 +47,10 @@ type residency struct {
 
 // defaultKeepAlive is Ollama's default keep_alive.
 const defaultKeepAlive = 5 * time.Minute
+
+// forever is the keep-alive of a negative keep_alive, as Ollama reads it:
+// the longest duration, whose expiry lands in the 2300s.
+const forever = time.Duration(math.MaxInt64)
 
 // keepAlive reads a request's keep_alive as Ollama does: seconds as a
 // number, a duration as a string, negative for ever; absent is the default.
@@ -43,7 +65,7 @@ func keepAlive(raw json.RawMessage) (time.Duration, bool) {
 	switch t := v.(type) {
 	case float64:
 		if t < 0 {
-			return -1, true
+			return forever, true
 		}
 		return time.Duration(t * float64(time.Second)), true
 	case string:
@@ -55,7 +77,7 @@ func keepAlive(raw json.RawMessage) (time.Duration, bool) {
 			return defaultKeepAlive, false
 		}
 		if d < 0 {
-			return -1, true
+			return forever, true
 		}
 		return d, true
 	}
@@ -63,7 +85,8 @@ func keepAlive(raw json.RawMessage) (time.Duration, bool) {
 }
 
 // resident returns the residency of a model, made on first use: a model
-// without a LoadDelay is loaded from the start.
+// without a LoadDelay is loaded from the start, as if it had answered a
+// request a moment before.
 func (s *Server) resident(m Model) *residency {
 	if s.residents == nil {
 		s.residents = map[string]*residency{}
@@ -71,20 +94,25 @@ func (s *Server) resident(m Model) *residency {
 	name := normalize(m.Name)
 	r, ok := s.residents[name]
 	if !ok {
-		r = &residency{loaded: m.LoadDelay == 0, expires: time.Now().Add(defaultKeepAlive)}
+		r = &residency{loaded: m.LoadDelay == 0, session: defaultKeepAlive}
+		if r.loaded {
+			r.expires = time.Now().Add(defaultKeepAlive)
+		}
 		s.residents[name] = r
 	}
-	if r.loaded && !r.expires.IsZero() && time.Now().After(r.expires) {
+	if r.loaded && r.busy == 0 && !r.expires.IsZero() && time.Now().After(r.expires) {
 		r.loaded = false // it expired
 	}
 	return r
 }
 
 // ensureLoaded waits until m is loaded, loading it for this request when
-// nobody is, and reports how long this request spent loading it. It
-// returns false when the client went away first; a load this request was
-// doing is then aborted.
-func (s *Server) ensureLoaded(r *http.Request, rec *Request, m Model) (time.Duration, bool) {
+// nobody is (with the request's keep_alive raw, or the default), and
+// reports how long this request spent loading it. It returns false when
+// the client went away first; a load this request was doing is then
+// aborted.
+func (s *Server) ensureLoaded(r *http.Request, rec *Request, m Model, raw json.RawMessage) (time.Duration, bool) {
+	session, _ := keepAlive(raw)
 	for {
 		s.mu.Lock()
 		res := s.resident(m)
@@ -104,6 +132,7 @@ func (s *Server) ensureLoaded(r *http.Request, rec *Request, m Model) (time.Dura
 		}
 		done := make(chan struct{})
 		res.loading, res.began = done, time.Now()
+		res.session, res.expires = session, time.Time{} // a new runner: no expiry yet
 		s.mu.Unlock()
 		ok := s.load(r.Context(), m)
 		s.mu.Lock()
@@ -138,33 +167,48 @@ func (s *Server) load(ctx context.Context, m Model) bool {
 }
 
 // loadOrUnload does what a request without words asks: loads m (reason
-// "load"), or with keep_alive 0 unloads it ("unload"). It is false when
-// the load did not finish (the error is answered).
+// "load"), a request that ends as soon as the model is in memory, or with
+// keep_alive 0 unloads it at once ("unload"). It is false when the load
+// did not finish (the error is answered).
 func (s *Server) loadOrUnload(r *http.Request, rec *Request, m Model, raw json.RawMessage) (reason string, ok bool) {
-	reason = "load"
 	if d, set := keepAlive(raw); set && d == 0 {
-		reason = "unload"
-	} else if _, ok := s.ensureLoaded(r, rec, m); !ok {
+		s.mu.Lock()
+		s.resident(m).loaded = false
+		s.mu.Unlock()
+		return "unload", true
+	}
+	if _, ok := s.ensureLoaded(r, rec, m, raw); !ok {
 		return "", false
 	}
-	s.keep(m, raw)
-	return reason, true
+	s.use(m, raw)()
+	return "load", true
 }
 
-// keep sets when m expires after a request with keep_alive raw: 0
-// unloads it at once.
-func (s *Server) keep(m Model, raw json.RawMessage) {
-	d, _ := keepAlive(raw)
+// use counts a request that uses the loaded model m until the returned
+// func is called, as Ollama's scheduler does: the request's keep_alive,
+// when it gives one, becomes the model's, and when the last request under
+// way ends the model expires that long after (keep_alive 0: it is unloaded
+// then).
+func (s *Server) use(m Model, raw json.RawMessage) (done func()) {
+	d, set := keepAlive(raw)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	res := s.resident(m)
-	switch {
-	case d == 0:
-		res.loaded = false
-	case d < 0:
-		res.expires = time.Time{}
-	default:
-		res.expires = time.Now().Add(d)
+	res.busy++
+	if set {
+		res.session = d
+	}
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if res.busy--; res.busy > 0 {
+			return
+		}
+		if res.session == 0 {
+			res.loaded, res.expires = false, time.Time{}
+			return
+		}
+		res.expires = time.Now().Add(res.session)
 	}
 }
 
@@ -222,11 +266,8 @@ func (s *Server) ps(w http.ResponseWriter, r *http.Request, _ *Request) {
 			continue
 		}
 		exp := res.expires
-		switch {
-		case res.loading != nil:
-			exp = time.Now().Add(defaultKeepAlive) // Ollama's guess while loading
-		case exp.IsZero():
-			exp = time.Date(2318, 1, 1, 0, 0, 0, 0, time.UTC) // for ever
+		if res.loading != nil || exp.IsZero() {
+			exp = time.Now().Add(res.session) // none set yet: now plus the keep-alive, afresh
 		}
 		out.Models = append(out.Models, psModel{Name: normalize(m.Name), Model: normalize(m.Name),
 			Size: parameterCount(m.ParameterSize) / 2, Details: m.details(), ExpiresAt: exp, Context: 4096})

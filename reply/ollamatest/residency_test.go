@@ -1,6 +1,7 @@
 package ollamatest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -75,6 +76,84 @@ func TestLoadTakesItsTimeAndPsShowsIt(t *testing.T) {
 	}
 	if loads[0] < float64(250*time.Millisecond) {
 		t.Errorf("the loading request reported load_duration %v, want the load's 300 ms", time.Duration(loads[0]))
+	}
+}
+
+// expiry is the expiry /api/ps lists for the one model it lists.
+func expiry(t *testing.T, s *Server) time.Time {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/api/ps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ps struct {
+		Models []struct {
+			ExpiresAt time.Time `json:"expires_at"`
+		} `json:"models"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ps); err != nil || len(ps.Models) != 1 {
+		t.Fatalf("ps: %+v, %v: want one model", ps, err)
+	}
+	return ps.Models[0].ExpiresAt
+}
+
+// TestPsExpiryStandsStillOnceAnswered: as on Ollama, a model has no
+// expiry until a request that used it ends, and /api/ps shows one computed
+// afresh at each listing (now plus the keep-alive): while it loads, and
+// while it answers its first request. Once a request ended, the expiry
+// stands still, also while the next request is answered, and the end of
+// that one moves it on.
+func TestPsExpiryStandsStillOnceAnswered(t *testing.T) {
+	s := New(slowLoading)
+	defer s.Close()
+	first, second := make(chan struct{}), make(chan struct{})
+	s.Enqueue(Reply{Content: "Hi there.", Gate: first, GateAfter: 1}, Reply{Content: "Hi again.", Gate: second, GateAfter: 1})
+	// ask sends a chat; begun is closed when its first words come.
+	ask := func() (begun, done <-chan struct{}) {
+		b, d := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(d)
+			resp := post(t, s.URL+"/api/chat", `{"model":"llama3.2:1b","messages":[{"role":"user","content":"hi"}],"keep_alive":"10m"}`)
+			defer resp.Body.Close()
+			r := bufio.NewReader(resp.Body)
+			r.ReadString('\n')
+			close(b)
+			io.Copy(io.Discard, r)
+		}()
+		return b, d
+	}
+	twice := func() (time.Time, time.Time) {
+		a := expiry(t, s)
+		time.Sleep(20 * time.Millisecond)
+		return a, expiry(t, s)
+	}
+	begun, answered := ask()
+	for len(listed(t, s)) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if a, b := twice(); a.Equal(b) || s.Loaded("llama3.2:1b") {
+		t.Errorf("while loading: %v then %v, want an expiry that moves", a, b)
+	}
+	<-begun
+	if a, b := twice(); a.Equal(b) {
+		t.Errorf("answering its first request: %v then %v, want an expiry that moves", a, b)
+	}
+	close(first)
+	<-answered
+	set, again := twice()
+	if !set.Equal(again) || time.Until(set) < 9*time.Minute {
+		t.Errorf("after the first answer: %v then %v, want the request's 10 min, standing still", set, again)
+	}
+	begun, answered = ask()
+	<-begun
+	if a, b := twice(); !a.Equal(set) || !b.Equal(set) {
+		t.Errorf("answering the next request: %v then %v, want %v", a, b, set)
+	}
+	close(second)
+	<-answered
+	if after := expiry(t, s); !after.After(set) {
+		t.Errorf("after the next answer: %v, want later than %v", after, set)
 	}
 }
 

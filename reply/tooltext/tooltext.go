@@ -2,7 +2,9 @@
 // anyway: the tools are described in the system prompt, the model answers
 // with a fenced tool_call block holding JSON, and results go back as user
 // messages that name the tool. The reply engine switches to it when the
-// server answers HTTP 400 "does not support tools".
+// server answers HTTP 400 "does not support tools". It also reads the calls
+// models write in their text in other ways (Trailing), with native tools
+// too.
 package tooltext
 
 import (
@@ -148,6 +150,59 @@ func Parse(content string) (calls []Call, rest string, err error) {
 		return calls, rest, fmt.Errorf("tooltext: %s", strings.Join(problems, "; "))
 	}
 	return calls, rest, nil
+}
+
+// Trailing reads calls written as bare JSON objects that end an answer,
+// each beginning a line of its own, after what the model said first
+// ("Let me check the time.\n{"name": "get_current_time", "arguments":
+// {}}"): small models write a call so, with or without native tools. Each
+// object takes the shapes a fenced call does; when any is not a call, or
+// anything but blanks follows them, there are none. It returns the calls
+// with the text before them.
+func Trailing(content string) (calls []Call, rest string) {
+	for i := 0; i < len(content); i++ {
+		if content[i] != '{' || !lineStart(content, i) {
+			continue
+		}
+		if calls := objects(content[i:]); calls != nil {
+			return calls, strings.TrimSpace(content[:i])
+		}
+	}
+	return nil, content
+}
+
+// lineStart reports whether only blanks stand between the start of s's
+// line and i.
+func lineStart(s string, i int) bool {
+	for i--; i >= 0 && s[i] != '\n'; i-- {
+		if s[i] != ' ' && s[i] != '\t' && s[i] != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// objects reads s as calls, one JSON object after another to its end,
+// each beginning a line; nil when it is anything else.
+func objects(s string) []Call {
+	var calls []Call
+	for s = strings.TrimSpace(s); s != ""; {
+		obj, start := llm.FirstObject(s)
+		if start != 0 || obj == "" {
+			return nil
+		}
+		c, ok, _ := decode(obj)
+		if !ok {
+			return nil
+		}
+		calls = append(calls, c)
+		s = s[len(obj):]
+		if t := strings.TrimLeft(s, " \t\r"); t != "" && t[0] != '\n' {
+			return nil
+		}
+		s = strings.TrimSpace(s)
+	}
+	return calls
 }
 
 // decode reads one call's JSON: {"name": ..., "arguments": {...}}, also

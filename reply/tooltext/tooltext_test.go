@@ -39,6 +39,35 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestTrailing(t *testing.T) {
+	tests := []struct {
+		name, in string
+		calls    []Call
+		rest     string
+	}{
+		{"after a lead-in", "Let me check the time.\n{\"name\": \"get_current_time\", \"parameters\": {}}",
+			[]Call{{"get_current_time", map[string]any{}}}, "Let me check the time."},
+		{"alone", "{\"name\": \"set_timer\", \"arguments\": {\"duration\": \"PT5M\"}}\n",
+			[]Call{{"set_timer", map[string]any{"duration": "PT5M"}}}, ""},
+		{"over several lines", "One moment.\n\n  {\n    \"function\": {\"name\": \"f\", \"arguments\": {\"a\": 1}}\n  }",
+			[]Call{{"f", map[string]any{"a": 1.0}}}, "One moment."},
+		{"two", "Sure.\n{\"name\": \"a\"}\n{\"name\": \"b\", \"args\": {}}",
+			[]Call{{"a", map[string]any{}}, {"b", map[string]any{}}}, "Sure."},
+		{"data, not a call", "Here it is:\n{\"temperature\": 12}", nil, "Here it is:\n{\"temperature\": 12}"},
+		{"a call and data", "{\"name\": \"a\"}\n{\"temperature\": 12}", nil, "{\"name\": \"a\"}\n{\"temperature\": 12}"},
+		{"words after it", "Let me look.\n{\"name\": \"a\"}\nDone.", nil, "Let me look.\n{\"name\": \"a\"}\nDone."},
+		{"in the sentence", "Let me look {\"name\": \"a\"}", nil, "Let me look {\"name\": \"a\"}"},
+		{"truncated", "Let me look.\n{\"name\": \"a\", \"arguments\": {", nil, "Let me look.\n{\"name\": \"a\", \"arguments\": {"},
+		{"plain answer", "It is sunny in Paris.", nil, "It is sunny in Paris."},
+	}
+	for _, tt := range tests {
+		calls, rest := Trailing(tt.in)
+		if !reflect.DeepEqual(calls, tt.calls) || rest != tt.rest {
+			t.Errorf("%s: Trailing = %+v, %q; want %+v, %q", tt.name, calls, rest, tt.calls, tt.rest)
+		}
+	}
+}
+
 func TestDescribe(t *testing.T) {
 	got := Describe([]Tool{{Name: "set_timer", Description: "Start a timer.", Parameters: json.RawMessage(
 		`{"type":"object","properties":{"duration":{"type":"string","format":"duration","description":"e.g. PT5M"},"name":{"type":"string"}},"required":["duration"]}`)}})
@@ -62,6 +91,15 @@ func FuzzParse(f *testing.F) {
 		}
 		if strings.Contains(rest, "```tool_call\n") {
 			t.Errorf("a tool_call fence was left in the text: %q", rest)
+		}
+		calls, rest = Trailing(s)
+		for _, c := range calls {
+			if c.Name == "" || c.Arguments == nil {
+				t.Errorf("trailing call without a name or arguments: %+v", c)
+			}
+		}
+		if len(calls) > 0 && !strings.Contains(s, rest) {
+			t.Errorf("Trailing's rest %q is not what came before its calls in %q", rest, s)
 		}
 	})
 }
