@@ -492,6 +492,7 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	ctx = locale.WithLanguage(ctx, t.q.Language)
 	if !t.offline(ctx) {
 		err = t.converse(ctx)
+		e.noteModels(t)
 	}
 	if ctx.Err() != nil {
 		return t.res, ctx.Err() // barge-in: say nothing more, record nothing

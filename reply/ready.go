@@ -110,6 +110,25 @@ func (t *turn) ready(ctx context.Context) error {
 	return nil
 }
 
+// noteModels has the Keepers note the models' expiries once the turn's
+// requests have ended, in the background, so that the next turn's readiness
+// check takes one listing.
+func (e *Engine) noteModels(t *turn) {
+	if t.res.Timings.ModelCalls == 0 {
+		return
+	}
+	for _, k := range []*llm.Keeper{e.o.Keeper, e.o.AuxKeeper} {
+		if k == nil {
+			continue
+		}
+		e.wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+			defer cancel()
+			k.Note(ctx)
+		})
+	}
+}
+
 // restartBudget starts the reply budget now: what came before was a wait
 // for the model, not its silence.
 func (t *turn) restartBudget() {

@@ -273,6 +273,14 @@ func (k *Keeper) listed(ctx context.Context) (m Loaded, held, settling bool, err
 	if m, held = Holds(loaded, name, time.Now()); !held {
 		return Loaded{}, false, false, nil
 	}
+	k.mu.Lock()
+	seen := k.expires
+	k.mu.Unlock()
+	if m.Expires.Equal(seen) {
+		// The expiry last seen standing still: no request ended and no
+		// load began since, and one listing is enough.
+		return m, true, false, nil
+	}
 	t := time.NewTimer(settleGap)
 	defer t.Stop()
 	select {
@@ -426,6 +434,23 @@ func (k *Keeper) Keep(ctx context.Context, every time.Duration, warm Warm, reloa
 		if reload && st.Phase == Ready {
 			k.renew(ctx, every)
 		}
+	}
+}
+
+// Note lists the models once and keeps the model's expiry, after a request
+// of the caller's own has ended (a reply): the next Probe or Ensure then
+// finds it standing still in one listing, not two settleGap apart, and the
+// reply after pays nothing for telling a load from a model in memory.
+func (k *Keeper) Note(ctx context.Context) {
+	loaded, err := k.o.Server.Running(ctx)
+	if err != nil {
+		return
+	}
+	m, held := Holds(loaded, k.o.Server.Model(), time.Now())
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if held && k.cur == nil && k.st.Phase == Ready {
+		k.expires = m.Expires
 	}
 }
 

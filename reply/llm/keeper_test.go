@@ -364,3 +364,65 @@ func TestHoldsNotAModelBeingUnloaded(t *testing.T) {
 		t.Error("an untagged name must match its :latest listing")
 	}
 }
+
+// countingResident counts the listings a Keeper asks for.
+type countingResident struct {
+	Resident
+	mu       sync.Mutex
+	listings int
+}
+
+func (c *countingResident) Running(ctx context.Context) ([]Loaded, error) {
+	c.mu.Lock()
+	c.listings++
+	c.mu.Unlock()
+	return c.Resident.Running(ctx)
+}
+
+func (c *countingResident) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listings
+}
+
+// TestKeeperListsOnceWhenNothingMoved: telling a load from a model in
+// memory takes two listings settleGap apart, on the path of every reply;
+// with the expiry noted after the reply before (Note), or seen standing
+// still by the probe before, one listing is enough.
+func TestKeeperListsOnceWhenNothingMoved(t *testing.T) {
+	srv := ollamatest.New(slow)
+	defer srv.Close()
+	srv.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Hello."} })
+	cl := newClient(t, srv, slow.Name)
+	res := &countingResident{Resident: cl}
+	k := NewKeeper(KeeperOptions{Server: res})
+	defer k.Close()
+	if err := cl.Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st := k.Ensure(t.Context(), nil); st.Phase != Ready {
+		t.Fatalf("phase %v, want ready", st.Phase)
+	}
+	before := res.count()
+	if st := k.Ensure(t.Context(), nil); st.Phase != Ready || res.count()-before != 1 {
+		t.Errorf("a second check with nothing between: %v, %d listings; want ready in one", st.Phase, res.count()-before)
+	}
+	// A reply of the caller's own moves the expiry; noted after it, the
+	// next check takes one listing still.
+	if _, err := cl.Chat(t.Context(), Request{Messages: []Message{{Role: RoleUser, Content: "hello"}}}, func(Chunk) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	k.Note(t.Context())
+	before = res.count()
+	if st := k.Ensure(t.Context(), nil); st.Phase != Ready || res.count()-before != 1 {
+		t.Errorf("a check after a reply that was noted: %v, %d listings; want ready in one", st.Phase, res.count()-before)
+	}
+	// Not noted: two listings, as before.
+	if _, err := cl.Chat(t.Context(), Request{Messages: []Message{{Role: RoleUser, Content: "hello"}}}, func(Chunk) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	before = res.count()
+	if st := k.Ensure(t.Context(), nil); st.Phase != Ready || res.count()-before != 2 {
+		t.Errorf("a check after a reply not noted: %v, %d listings; want ready in two", st.Phase, res.count()-before)
+	}
+}
