@@ -180,7 +180,10 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 	if known && have == m.Size {
 		return have, nil
 	}
-	idle := time.Duration(orDefault(int(d.Idle), int(time.Minute)))
+	idle := d.Idle
+	if idle <= 0 {
+		idle = time.Minute
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	quiet := time.AfterFunc(idle, func() { cancel(errStalled) })
