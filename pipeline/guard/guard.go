@@ -32,35 +32,40 @@ func Blank(text string) bool {
 	return text == "" || blankRE.MatchString(text) || bracketedRE.MatchString(text)
 }
 
-// Looping reports the repetition failure of recognizers: one word or a
-// phrase of up to four words said over and over ("thank you thank you
-// thank you ..."), covering most of the text.
+// Looping reports the repetition failure of recognizers: one phrase said
+// over and over, covering at least half the text, whatever its case and
+// punctuation. A phrase of up to four words must come four times in a row
+// ("thank you thank you thank you thank you"), so people repeating a word
+// or two ("no, no, no", "very very good") are not a loop; a longer one,
+// often a whole sentence ("I'll see you next time." until the window
+// ends), three times, which people do not say. The engine decodes without
+// temperature fallback, so this is what catches a loop.
 func Looping(text string) bool {
 	words := wordRE.FindAllString(strings.ToLower(text), -1)
-	if len(words) < 8 {
-		return false
-	}
-	for size := 1; size <= 4; size++ {
-		for start := 0; start+size*4 <= len(words); start++ {
-			repeats := 1
-			for next := start + size; next+size <= len(words) && equal(words[start:start+size], words[next:next+size]); next += size {
-				repeats++
+	for size := 1; size*3 <= len(words); size++ {
+		need := 4 // repeats of a short phrase
+		if size > 4 {
+			need = 3
+		}
+		if size*need > len(words) || (size <= 4 && len(words) < 8) {
+			continue
+		}
+		// same counts the words in a row that equal the word size
+		// places before them: a phrase repeated n times is a run of
+		// (n-1)*size such words.
+		same := 0
+		for i := size; i < len(words); i++ {
+			if words[i] != words[i-size] {
+				same = 0
+				continue
 			}
-			if repeats >= 4 && repeats*size*2 >= len(words) {
+			same++
+			if repeats := same/size + 1; repeats >= need && repeats*size*2 >= len(words) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-func equal(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Check returns text trimmed, or voice.ErrNoSpeech (wrapped, with the

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/harkbox/hark/pipeline"
@@ -29,6 +30,18 @@ func TestCheck(t *testing.T) {
 		{"thanks thanks thanks thanks thanks thanks thanks thanks", ""},
 		{" No, no, no, I said the blue one, not the red one.", "No, no, no, I said the blue one, not the red one."},
 		{"Set a timer for ten minutes.", "Set a timer for ten minutes."},
+
+		// Whisper loops whole sentences too, until its window ends.
+		{strings.Repeat(" I'll see you next time.", 8), ""},
+		{strings.Repeat(" Thank you very much for watching.", 6), ""},
+		{strings.Repeat(" We'll be right back after the break.", 3), ""},
+		{" I'll see you next time! i'll SEE you next time, I'll see you next time... I'll see you next time I'll see you", ""},
+		// People repeat a word or two, a short phrase, or a sentence once.
+		{"Very very very good, thank you very much.", "Very very very good, thank you very much."},
+		{"Thank you, thank you, thank you!", "Thank you, thank you, thank you!"},
+		{"Turn it off, turn it off, turn it off!", "Turn it off, turn it off, turn it off!"},
+		{"Add eggs, milk, flour, eggs and butter to the shopping list.", "Add eggs, milk, flour, eggs and butter to the shopping list."},
+		{"What's the weather tomorrow? What's the weather tomorrow?", "What's the weather tomorrow? What's the weather tomorrow?"},
 	}
 	for _, tt := range tests {
 		got, err := Check(tt.text)
