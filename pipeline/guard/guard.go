@@ -1,6 +1,7 @@
 // Package guard keeps speech recognizers' habits on noise from reaching the
 // reply. Text that is only blank-audio markers or bracketed sound
-// descriptions ("[BLANK_AUDIO]", "(wind blowing)", "♪"), or one phrase
+// descriptions ("[BLANK_AUDIO]", "(wind blowing)", "♪"), only a caption
+// learned from video subtitles ("Thanks for watching!"), or one phrase
 // repeated over and over, is voice.ErrNoSpeech: the box goes back to idle
 // instead of answering noise. Transcriber wraps any speech-to-text engine
 // (whisper.cpp in process, a Wyoming server) with these checks; an engine
@@ -11,7 +12,9 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/harkbox/hark/pipeline/voice"
 )
@@ -68,13 +71,89 @@ func Looping(text string) bool {
 	return false
 }
 
+// captionList are the captions whisper writes on noise, learned from the
+// subtitles of the videos it was trained on: credits and sign-offs that
+// nobody says to a speaker. It is Hark's own short list of common ones in
+// the languages of its offline core, each known to come from whisper on
+// silence or noise; add one only on the same evidence. A transcript is
+// dropped only when it is nothing but these, so "thank you" alone, or a
+// request that holds such words, is speech. Entries are compared
+// normalised (see normal): case, punctuation and numbers do not matter
+// ("Untertitel im Auftrag des ZDF, 2017").
+var captionList = []string{
+	// English
+	"Thanks for watching!",
+	"Thank you for watching.",
+	"Thank you so much for watching.",
+	"Thank you very much for watching.",
+	"Please subscribe to my channel.",
+	"I'll see you in the next video.",
+	"Subtitles by the Amara.org community",
+	// German
+	"Untertitel im Auftrag des ZDF",
+	"Untertitel im Auftrag des ZDF für funk",
+	"Untertitel der Amara.org-Community",
+	"Vielen Dank fürs Zuschauen!",
+	// French
+	"Sous-titres réalisés par la communauté d'Amara.org",
+	"Sous-titres réalisés para la communauté d'Amara.org", // sic: whisper mixes in the Spanish "para"
+	"Sous-titrage ST' 501",
+	"Sous-titrage Société Radio-Canada",
+	"Merci d'avoir regardé cette vidéo !",
+	// Spanish
+	"Subtítulos realizados por la comunidad de Amara.org",
+	"Subtítulos por la comunidad de Amara.org",
+	"¡Gracias por ver el video!",
+	"¡Gracias por ver el vídeo!",
+}
+
+var captions = func() map[string]bool {
+	m := make(map[string]bool, len(captionList))
+	for _, c := range captionList {
+		m[normal(c)] = true
+	}
+	return m
+}()
+
+// sentenceEndRE ends a sentence: a terminator before a space or the end,
+// so "Amara.org" stays whole.
+var sentenceEndRE = regexp.MustCompile(`[.!?…]+(\s+|$)`)
+
+// Caption reports text that is only whisper's captions from video
+// subtitles ("Thanks for watching!", "Untertitel der Amara.org-Community"),
+// one or several, and nothing a person said.
+func Caption(text string) bool {
+	found := false
+	for _, s := range sentenceEndRE.Split(text, -1) {
+		n := normal(s)
+		if n == "" {
+			continue
+		}
+		if !captions[n] {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// normal is text lower-cased, its words separated by single spaces, with
+// punctuation and numbers left out.
+func normal(text string) string {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	words = slices.DeleteFunc(words, func(w string) bool { return strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 })
+	return strings.Join(words, " ")
+}
+
 // Check returns text trimmed, or voice.ErrNoSpeech (wrapped, with the
-// reason) when it is blank or a loop.
+// reason) when it is blank, only captions or a loop.
 func Check(text string) (string, error) {
 	text = strings.TrimSpace(text)
 	switch {
 	case Blank(text):
 		return "", fmt.Errorf("guard: %w: only silence or sound markers", voice.ErrNoSpeech)
+	case Caption(text):
+		return "", fmt.Errorf("guard: %w: only a caption learned from video subtitles", voice.ErrNoSpeech)
 	case Looping(text):
 		return "", fmt.Errorf("guard: %w: repeated loop", voice.ErrNoSpeech)
 	}

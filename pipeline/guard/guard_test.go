@@ -42,6 +42,21 @@ func TestCheck(t *testing.T) {
 		{"Turn it off, turn it off, turn it off!", "Turn it off, turn it off, turn it off!"},
 		{"Add eggs, milk, flour, eggs and butter to the shopping list.", "Add eggs, milk, flour, eggs and butter to the shopping list."},
 		{"What's the weather tomorrow? What's the weather tomorrow?", "What's the weather tomorrow? What's the weather tomorrow?"},
+
+		// Captions whisper learned from video subtitles, alone, are no speech.
+		{" Thanks for watching!", ""},
+		{" Thank you for watching.", ""},
+		{" Subtitles by the Amara.org community", ""},
+		{" Please subscribe to my channel.", ""},
+		{" Thanks for watching! Please subscribe to my channel.", ""},
+		{" Untertitel im Auftrag des ZDF, 2017", ""},
+		{" Sous-titres réalisés par la communauté d'Amara.org", ""},
+		{" ¡Gracias por ver el vídeo!", ""},
+		// Their words in what someone says are speech, and so is thanks.
+		{" Thank you.", "Thank you."},
+		{" Vielen Dank.", "Vielen Dank."},
+		{"Thanks for watching the kids, I'll be back at six.", "Thanks for watching the kids, I'll be back at six."},
+		{"Please subscribe me to the news podcast.", "Please subscribe me to the news podcast."},
 	}
 	for _, tt := range tests {
 		got, err := Check(tt.text)
@@ -76,6 +91,10 @@ func TestTranscriberWrapsAnyEngine(t *testing.T) {
 		{says{text: " Turn on the lights."}, "Turn on the lights.", nil},
 		{says{text: "[BLANK_AUDIO]"}, "", voice.ErrNoSpeech},
 		{says{text: "you you you you you you you you you"}, "", voice.ErrNoSpeech},
+		// A Wyoming server gives no no-speech probability: on noise it
+		// answers with a caption, and only the guard stops it.
+		{says{text: " Thanks for watching!"}, "", voice.ErrNoSpeech},
+		{says{text: " Thank you."}, "Thank you.", nil},
 		{says{err: down}, "", down},
 	}
 	for _, tt := range tests {

@@ -37,6 +37,8 @@ func TestFilterCraftedOutputs(t *testing.T) {
 		// on noise is for the guard to catch.
 		{"sentence loop", []Segment{seg(strings.Repeat(" We'll be right back after the break.", 5), 0.3, 0.8)}, ""},
 		{"sentence said twice", []Segment{seg(" Is it going to rain tomorrow? Is it going to rain tomorrow?", 0.05, 0.8)}, "Is it going to rain tomorrow? Is it going to rain tomorrow?"},
+		{"caption, confident", []Segment{seg(" Thanks for watching!", 0.3, 0.9)}, ""},
+		{"thanks", []Segment{seg(" Thank you.", 0.1, 0.9)}, "Thank you."},
 		{"natural repetition", []Segment{seg(" No, no, no, I said the blue one, not the red one.", 0.05, 0.8)}, "No, no, no, I said the blue one, not the red one."},
 		{"nothing", nil, ""},
 	}

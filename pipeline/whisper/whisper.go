@@ -8,7 +8,8 @@
 // one goroutine that owns the whisper.cpp context. A cancelled context
 // aborts a transcription through whisper.cpp's abort callback. Results
 // that look like whisper's habits on noise (blank-audio markers, bracketed
-// sound descriptions, low confidence, repeated loops) are ErrNoSpeech.
+// sound descriptions, captions from video subtitles, low confidence,
+// repeated loops) are ErrNoSpeech.
 package whisper
 
 import (
@@ -110,6 +111,8 @@ func (o Options) Filter(r Result, noSpeech error) (string, error) {
 		return "", fmt.Errorf("whisper: %w: only silence or sound markers", noSpeech)
 	case n > 0 && conf/n < o.minConfidence():
 		return "", fmt.Errorf("whisper: %w: confidence %.2f too low", noSpeech, conf/n)
+	case guard.Caption(text):
+		return "", fmt.Errorf("whisper: %w: only a caption learned from video subtitles", noSpeech)
 	case guard.Looping(text):
 		return "", fmt.Errorf("whisper: %w: repeated loop", noSpeech)
 	}
