@@ -32,8 +32,9 @@ type Options struct {
 	Model string
 	// Threads for encoding and decoding; 0 uses every core.
 	Threads int
-	// Language is a language code ("en", "de"), or "auto" to detect it on
-	// a multilingual model; default "auto" (English-only models are "en").
+	// Language is a language code ("en", "de"; see CheckLanguage), or
+	// "auto" to detect it on a multilingual model; default "auto"
+	// (English-only models are "en").
 	Language string
 	// Prompt biases recognition towards these words: command names, the
 	// assistant's name, the user's vocabulary.
