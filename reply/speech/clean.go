@@ -8,8 +8,8 @@ import (
 
 // Stream turns a model's streamed answer into sentences fit to be spoken:
 // inline reasoning (<think>…</think>, see Reasoning), code blocks,
-// tool-protocol lines, headings marks, quote marks, bullets and list
-// numbers go; emphasis, inline code, HTML tags and links give up their
+// tool-protocol lines, headings marks, quote marks, bullets, list numbers
+// and emoji go; emphasis, inline code, HTML tags and links give up their
 // text. It works as the text arrives: only a line's first few characters,
 // and a numbered line until the next one shows whether it is a list, are
 // held back. The zero value is ready to use.
@@ -220,9 +220,10 @@ var (
 )
 
 // Inline removes inline markup from one sentence: emphasis, strikethrough
-// and code keep their text, links their text, HTML tags go, bare URLs are
-// called "a link".
+// and code keep their text, links their text, HTML tags and emoji go, bare
+// URLs are called "a link".
 func Inline(s string) string {
+	s = withoutEmoji(s)
 	s = hrefTextRE.ReplaceAllString(s, "$1")
 	s = imageRE.ReplaceAllString(s, "$1")
 	s = linkRE.ReplaceAllString(s, "$1")

@@ -36,6 +36,40 @@ func TestClean(t *testing.T) {
 	}
 }
 
+// Small models add emoji despite the prompt; the voice would read their
+// names ("smiling face with smiling eyes"). Letters of every script,
+// digits, currency, °, % and × stay.
+func TestCleanDropsEmoji(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Sure! 😊", "Sure!"},
+		{"Have fun 🙂", "Have fun"},
+		{"Sunny today ☀️ and rain tomorrow 🌧️.", "Sunny today and rain tomorrow."},
+		{"Your timer is set ✅", "Your timer is set"},
+		{"👍", ""},
+		{"Great job 👏🏽👏🏽!", "Great job!"},
+		{"The chef 👩‍🍳 says hi, and so does the family 👨‍👩‍👧‍👦.", "The chef says hi, and so does the family."},
+		{"Off to 🇫🇷 France, then 🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland.", "Off to France, then Scotland."},
+		{"Five stars ★★★★★ from me ❤️", "Five stars from me"},
+		{"Wake up ⏰ at seven ⭐", "Wake up at seven"},
+		{"Press 1️⃣ to start.", "Press 1 to start."},
+		{"I love🙂you.", "I love you."},
+		{"**Done** 🎉", "Done"},
+		{"It is 20 °C, 80 % humid and 3 × faster, for €5, £4 or ¥600.", "It is 20 °C, 80 % humid and 3 × faster, for €5, £4 or ¥600."},
+		{"Привет, こんにちは, مرحبا, 你好, नमस्ते.", "Привет, こんにちは, مرحبا, 你好, नमस्ते."},
+		{"क्\u200dष stays joined.", "क्\u200dष stays joined."},
+	}
+	for _, tt := range tests {
+		if got := Clean(tt.in); got != tt.want {
+			t.Errorf("Clean(%q)\n  = %q\nwant %q", tt.in, got, tt.want)
+		}
+		for size := 1; size < 8; size++ {
+			if got := chunked(tt.in, size); got != tt.want {
+				t.Errorf("%q in chunks of %d: said %q, want %q", tt.in, size, got, tt.want)
+			}
+		}
+	}
+}
+
 func TestStreamSpeaksBeforeTheLineEnds(t *testing.T) {
 	var s Stream
 	var got []string
