@@ -70,6 +70,31 @@ func TestCleanDropsEmoji(t *testing.T) {
 	}
 }
 
+// A unit written with a slash is said in words in the answer's language;
+// a voice would spell it out, slash and all ("kay em slash aitch").
+func TestStreamSaysUnitsInWords(t *testing.T) {
+	tests := []struct{ lang, in, want string }{
+		{"", "Wind from the west at 20 km/h.", "Wind from the west at 20 kilometers per hour."},
+		{"en", "Gusts up to 12 m/s this afternoon.", "Gusts up to 12 meters per second this afternoon."},
+		{"en-GB", "It drifts at 1 km/h.", "It drifts at 1 kilometer per hour."},
+		{"en", "Speeds are in km/h, 20km/h or 30 KM/H.", "Speeds are in kilometers per hour, 20 kilometers per hour or 30 kilometers per hour."},
+		{"en", "At 3 ft/s or 40 mi/h.", "At 3 feet per second or 40 miles per hour."},
+		{"en", "It falls at 9.8 m/s² and yes/no, and/or, 3/4 stay.", "It falls at 9.8 m/s² and yes/no, and/or, 3/4 stay."},
+		{"de", "Wind aus West mit 20 km/h.", "Wind aus West mit 20 Kilometer pro Stunde."},
+		{"fr", "Vent d'ouest à 20 km/h.", "Vent d'ouest à 20 kilomètres par heure."},
+		{"es", "Rachas de 12,5 m/s.", "Rachas de 12,5 metros por segundo."},
+		// No unit names in Italian: left as they were.
+		{"it", "Vento a 20 km/h.", "Vento a 20 km/h."},
+	}
+	for _, tt := range tests {
+		s := Stream{Language: tt.lang}
+		got := strings.Join(append(s.Write(tt.in), s.Flush()...), " ")
+		if got != tt.want {
+			t.Errorf("in %q: %q\n  said %q\n  want %q", tt.lang, tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestStreamSpeaksBeforeTheLineEnds(t *testing.T) {
 	var s Stream
 	var got []string
