@@ -258,8 +258,9 @@ func TestReadWAVRejectsCorrupt(t *testing.T) {
 // otherWAV is a WAV file as other programs write one. tag is the format
 // tag; an extensible header (tag 0xFFFE) names its samples by sub, the
 // SubFormat GUID's format tag. extra chunks come between the format and
-// the data, as ffmpeg's LIST.
-func otherWAV(tag, sub uint16, bits, channels, rate int, extra, data []byte) []byte {
+// the data, as ffmpeg's LIST. streamed leaves the sizes 0xFFFFFFFF, as a
+// program writing to a pipe must (ffmpeg ... -f wav pipe:1).
+func otherWAV(tag, sub uint16, bits, channels, rate int, extra, data []byte, streamed bool) []byte {
 	le := binary.LittleEndian
 	block := channels * bits / 8
 	f := le.AppendUint16(nil, tag)
@@ -279,15 +280,21 @@ func otherWAV(tag, sub uint16, bits, channels, rate int, extra, data []byte) []b
 	case tag != 1:
 		f = le.AppendUint16(f, 0) // no extension
 	}
+	size := func(n int) uint32 {
+		if streamed {
+			return 0xFFFFFFFF
+		}
+		return uint32(n)
+	}
 	b := append([]byte("RIFF"), 0, 0, 0, 0)
 	b = append(b, "WAVEfmt "...)
 	b = le.AppendUint32(b, uint32(len(f)))
 	b = append(b, f...)
 	b = append(b, extra...)
 	b = append(b, "data"...)
-	b = le.AppendUint32(b, uint32(len(data)))
+	b = le.AppendUint32(b, size(len(data)))
 	b = append(b, data...)
-	le.PutUint32(b[4:], uint32(len(b)-8))
+	le.PutUint32(b[4:], size(len(b)-8))
 	return b
 }
 
@@ -307,10 +314,10 @@ func TestReadWAVOtherWriters(t *testing.T) {
 		want Buffer
 		tol  float64
 	}{
-		{"float, extensible (sox, ffmpeg)", otherWAV(0xFFFE, 3, 32, 1, rate, nil, Encode(nil, tone.Samples, F32LE)), tone, 1e-7},
-		{"float, plain", otherWAV(3, 0, 32, 1, rate, nil, Encode(nil, tone.Samples, F32LE)), tone, 1e-7},
-		{"32-bit integer, extensible", otherWAV(0xFFFE, 1, 32, 2, rate, nil, Encode(nil, stereo.Samples, S32LE)), stereo, 1e-6},
-		{"16-bit integer, extensible", otherWAV(0xFFFE, 1, 16, 1, rate, nil, Encode(nil, tone.Samples, S16LE)), tone, 1.0 / 16000},
+		{"float, extensible (sox, ffmpeg)", otherWAV(0xFFFE, 3, 32, 1, rate, nil, Encode(nil, tone.Samples, F32LE), false), tone, 1e-7},
+		{"float, plain", otherWAV(3, 0, 32, 1, rate, nil, Encode(nil, tone.Samples, F32LE), false), tone, 1e-7},
+		{"32-bit integer, extensible", otherWAV(0xFFFE, 1, 32, 2, rate, nil, Encode(nil, stereo.Samples, S32LE), false), stereo, 1e-6},
+		{"16-bit integer, extensible", otherWAV(0xFFFE, 1, 16, 1, rate, nil, Encode(nil, tone.Samples, S16LE), false), tone, 1.0 / 16000},
 	} {
 		got, err := ReadWAV(bytes.NewReader(tt.file))
 		if err != nil {
@@ -339,12 +346,45 @@ func TestReadWAVRefusesOtherSamples(t *testing.T) {
 		file []byte
 		want string
 	}{
-		{"A-law, extensible", otherWAV(0xFFFE, 6, 8, 1, 8000, nil, data), "sample format 00000006-0000-0010-8000-00aa00389b71 is neither integer PCM nor IEEE float"},
-		{"A-law", otherWAV(6, 0, 8, 1, 8000, nil, data), "audio format 6 is neither integer PCM nor IEEE float"},
-		{"64-bit float", otherWAV(0xFFFE, 3, 64, 1, 8000, nil, data), "64-bit float samples"},
+		{"A-law, extensible", otherWAV(0xFFFE, 6, 8, 1, 8000, nil, data, false), "sample format 00000006-0000-0010-8000-00aa00389b71 is neither integer PCM nor IEEE float"},
+		{"A-law", otherWAV(6, 0, 8, 1, 8000, nil, data, false), "audio format 6 is neither integer PCM nor IEEE float"},
+		{"64-bit float", otherWAV(0xFFFE, 3, 64, 1, 8000, nil, data, false), "64-bit float samples"},
 	} {
 		if _, err := ReadWAV(bytes.NewReader(tt.file)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestReadWAVStreamed: a WAV written through a pipe says its sizes are
+// unknown; it is read to the end of the file, as players do.
+func TestReadWAVStreamed(t *testing.T) {
+	const rate = 16000
+	tone := sine(rate, 1, 440, time.Second)
+	pcm16 := Encode(nil, tone.Samples, S16LE)
+	list := append([]byte("LIST"), 26, 0, 0, 0) // ffmpeg's note of itself
+	list = append(list, "INFOISFT\x0e\x00\x00\x00Lavf61.7.100\x00\x00"...)
+	zero := otherWAV(1, 0, 16, 1, rate, nil, pcm16, false) // sizes left at zero
+	copy(zero[4:], []byte{0, 0, 0, 0})
+	copy(zero[40:], []byte{0, 0, 0, 0})
+	for _, tt := range []struct {
+		name   string
+		file   []byte
+		frames int
+	}{
+		{"sizes unknown", otherWAV(1, 0, 16, 1, rate, nil, pcm16, true), rate},
+		{"sizes unknown, after a LIST chunk", otherWAV(1, 0, 16, 1, rate, list, pcm16, true), rate},
+		{"sizes unknown, cut in a sample", otherWAV(1, 0, 16, 1, rate, nil, pcm16[:len(pcm16)-1], true), rate - 1},
+		{"sizes zero", zero, rate},
+		{"float, sizes unknown", otherWAV(0xFFFE, 3, 32, 1, rate, nil, Encode(nil, tone.Samples, F32LE), true), rate},
+	} {
+		got, err := ReadWAV(bytes.NewReader(tt.file))
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got.Frames() != tt.frames || rms(got, 0, got.Frames()) < 0.3 {
+			t.Errorf("%s: %d frames at RMS %.3f, want %d of the tone at RMS 0.35", tt.name, got.Frames(), rms(got, 0, got.Frames()), tt.frames)
 		}
 	}
 }

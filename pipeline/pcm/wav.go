@@ -21,14 +21,20 @@ const (
 	wavExtensible = 0xFFFE
 )
 
+// unknownSize is the RIFF and data size of a WAV written where the writer
+// cannot seek back to fill them in: a pipe (ffmpeg ... -f wav pipe:1).
+const unknownSize = 0xFFFFFFFF
+
 // ReadWAV reads a whole WAV file: integer PCM (8, 16, 24 or 32 bits) or
-// 32-bit IEEE float, with the plain or the extensible header. A file that
-// is not a WAV, holds other samples, is truncated in its header or holds
-// no samples is an error that says so.
+// 32-bit IEEE float, with the plain or the extensible header. A file
+// written through a pipe, whose sizes say "unknown", is read to its end. A
+// file that is not a WAV, holds other samples, is truncated in its header
+// or holds no samples is an error that says so.
 //
 // go-audio/wav decodes every file; ReadWAV reads the chunk headers itself
 // first, for what go-audio/wav does not give: the extensible header's
-// SubFormat, which it skips (and decodes float bits as integers).
+// SubFormat, which it skips (and decodes float bits as integers), and the
+// streamed file's sizes, which it takes as given and so finds no samples.
 func ReadWAV(r io.ReadSeeker) (Buffer, error) {
 	h, err := readWAVHeader(r)
 	if err != nil {
@@ -40,6 +46,11 @@ func ReadWAV(r io.ReadSeeker) (Buffer, error) {
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return Buffer{}, fmt.Errorf("pcm: read wav: %w", err)
+	}
+	if h.streamed() {
+		if r, err = h.sized(r); err != nil {
+			return Buffer{}, err
+		}
 	}
 	d := wav.NewDecoder(r)
 	if !d.IsValidFile() {
@@ -81,9 +92,13 @@ func ReadWAV(r io.ReadSeeker) (Buffer, error) {
 // wavHeader is what ReadWAV reads of a WAV file's chunks before
 // go-audio/wav decodes it.
 type wavHeader struct {
-	format    uint16
-	bits      uint16
-	subFormat [16]byte // the extensible header's
+	riffSize   uint32
+	format     uint16
+	bits       uint16
+	blockAlign uint16
+	subFormat  [16]byte // the extensible header's
+	dataAt     int64    // where the data chunk's size is written
+	dataSize   uint32
 }
 
 // readWAVHeader reads the RIFF header and the chunk headers up to the data
@@ -95,25 +110,28 @@ func readWAVHeader(r io.ReadSeeker) (wavHeader, error) {
 	if _, err := io.ReadFull(r, head[:]); err != nil || string(head[:4]) != "RIFF" || string(head[8:]) != "WAVE" {
 		return h, errors.New("pcm: read wav: not a valid RIFF/WAVE file")
 	}
-	sawFormat := false
+	h.riffSize = le.Uint32(head[4:])
+	pos, sawFormat := int64(len(head)), false
 	for {
 		var ch [8]byte
 		if _, err := io.ReadFull(r, ch[:]); err != nil {
 			return h, errors.New("pcm: read wav: no data chunk")
 		}
 		id, size := string(ch[:4]), le.Uint32(ch[4:])
+		pos += int64(len(ch))
 		switch id {
 		case "data":
 			if !sawFormat {
 				return h, errors.New("pcm: read wav: the data comes before its format")
 			}
+			h.dataAt, h.dataSize = pos-4, size
 			return h, nil
 		case "fmt ":
 			body := make([]byte, min(size, 40))
 			if _, err := io.ReadFull(r, body); err != nil || len(body) < 16 {
 				return h, errors.New("pcm: read wav: truncated format chunk")
 			}
-			h.format, h.bits = le.Uint16(body), le.Uint16(body[14:])
+			h.format, h.blockAlign, h.bits = le.Uint16(body), le.Uint16(body[12:]), le.Uint16(body[14:])
 			if h.format == wavExtensible {
 				if len(body) < 40 {
 					return h, errors.New("pcm: read wav: the extensible format chunk is too short to name its sample format")
@@ -122,11 +140,13 @@ func readWAVHeader(r io.ReadSeeker) (wavHeader, error) {
 			}
 			sawFormat = true
 			size -= uint32(len(body))
+			pos += int64(len(body))
 		}
 		skip := int64(size) + int64(size&1) // chunks are padded to even sizes
 		if _, err := r.Seek(skip, io.SeekCurrent); err != nil {
 			return h, fmt.Errorf("pcm: read wav: %w", err)
 		}
+		pos += skip
 	}
 }
 
@@ -156,6 +176,36 @@ func (h wavHeader) sampleFormat() (uint16, error) {
 		return 0, fmt.Errorf("pcm: read wav: audio format %d is neither integer PCM nor IEEE float", format)
 	}
 	return format, nil
+}
+
+// streamed reports a data chunk whose size says "unknown": it runs to the
+// end of the file. A writer that leaves the sizes at zero does the same.
+func (h wavHeader) streamed() bool {
+	return h.dataSize == unknownSize || h.dataSize == 0 && (h.riffSize == 0 || h.riffSize == unknownSize)
+}
+
+// sized is a streamed file read whole, its RIFF and data sizes set to what
+// the file holds, for go-audio/wav to decode as any other. go-audio/wav
+// reads the data chunk through a reader limited to its size, rounded up to
+// even first, which turns 0xFFFFFFFF into 0: it finds no samples and
+// cannot be told to read to the end. Every WAV is still decoded by it, as
+// the product card has it; only the header it is given is corrected here.
+func (h wavHeader) sized(r io.Reader) (io.ReadSeeker, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("pcm: read wav: %w", err)
+	}
+	samples := int64(len(data)) - h.dataAt - 4
+	if h.blockAlign > 0 {
+		samples -= samples % int64(h.blockAlign)
+	}
+	if samples >= unknownSize {
+		return nil, errors.New("pcm: read wav: a streamed file of 4 GiB or more")
+	}
+	le := binary.LittleEndian
+	le.PutUint32(data[4:], uint32(len(data)-8))
+	le.PutUint32(data[h.dataAt:], uint32(samples))
+	return bytes.NewReader(data), nil
 }
 
 // WAVWriter writes a WAV file a piece at a time, as a reply is played. Close
