@@ -58,6 +58,16 @@ func TestLanguageToTheModel(t *testing.T) {
 	}
 }
 
+// TestUnitsInTheAnswersLanguage: a unit the model writes with a slash is
+// said in words of the language it answers in.
+func TestUnitsInTheAnswersLanguage(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true})
+	f.model.on(kindChat, ollamatest.Reply{Content: "Eine Schwalbe fliegt etwa 40 km/h schnell."})
+	if _, said, err := f.ask(t, "wie schnell fliegt eine Schwalbe"); err != nil || !slices.Equal(said, []string{"Eine Schwalbe fliegt etwa 40 Kilometer pro Stunde schnell."}) {
+		t.Errorf("said %q, err %v", said, err)
+	}
+}
+
 // TestUnknownLanguageLoggedOnce: a language without phrases is answered
 // with English fixed sentences, and that is logged once.
 func TestUnknownLanguageLoggedOnce(t *testing.T) {

@@ -602,7 +602,7 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	for _, tl := range t.tools0() {
 		t.res.Timings.ToolTokens += r.Tokens(toolChars(tl))
 	}
-	out := &output{t: t}
+	out := newOutput(t)
 	var held heldCall
 	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools, Think: t.think()}, func(c llm.Chunk) error {
 		defer heard()

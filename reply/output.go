@@ -32,6 +32,11 @@ type output struct {
 	held      bool
 }
 
+// newOutput is a turn's output, its units said in the turn's language.
+func newOutput(t *turn) *output {
+	return &output{t: t, stream: speechStream{Language: t.q.Language}}
+}
+
 func (o *output) write(s string) {
 	if s = o.reasoning.Write(s); s != "" {
 		o.add(s)
@@ -56,7 +61,7 @@ func (o *output) add(s string) {
 
 // restart forgets an answer that broke off: its unsaid rest is never
 // said, and what follows is a new answer.
-func (o *output) restart() { *o = output{t: o.t} }
+func (o *output) restart() { *o = *newOutput(o.t) }
 
 func (o *output) decide() {
 	o.decided = true
@@ -86,7 +91,7 @@ func (o *output) finish() {
 		o.t.malformed = true
 		return
 	}
-	var s speech.Stream
+	s := speechStream{Language: o.t.q.Language}
 	o.say(s.Write(text))
 	o.say(s.Flush())
 }

@@ -104,7 +104,7 @@ func (t *turn) speak(s string) {
 
 // speakText says a complete text, cleaned for speech, sentence by sentence.
 func (t *turn) speakText(text string) {
-	var st speechStream
+	st := speechStream{Language: t.q.Language}
 	for _, s := range st.Write(text) {
 		t.speak(s)
 	}

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/harkbox/hark/pipeline"
@@ -29,6 +30,33 @@ func TestCheck(t *testing.T) {
 		{"thanks thanks thanks thanks thanks thanks thanks thanks", ""},
 		{" No, no, no, I said the blue one, not the red one.", "No, no, no, I said the blue one, not the red one."},
 		{"Set a timer for ten minutes.", "Set a timer for ten minutes."},
+
+		// Whisper loops whole sentences too, until its window ends.
+		{strings.Repeat(" I'll see you next time.", 8), ""},
+		{strings.Repeat(" Thank you very much for watching.", 6), ""},
+		{strings.Repeat(" We'll be right back after the break.", 3), ""},
+		{" I'll see you next time! i'll SEE you next time, I'll see you next time... I'll see you next time I'll see you", ""},
+		// People repeat a word or two, a short phrase, or a sentence once.
+		{"Very very very good, thank you very much.", "Very very very good, thank you very much."},
+		{"Thank you, thank you, thank you!", "Thank you, thank you, thank you!"},
+		{"Turn it off, turn it off, turn it off!", "Turn it off, turn it off, turn it off!"},
+		{"Add eggs, milk, flour, eggs and butter to the shopping list.", "Add eggs, milk, flour, eggs and butter to the shopping list."},
+		{"What's the weather tomorrow? What's the weather tomorrow?", "What's the weather tomorrow? What's the weather tomorrow?"},
+
+		// Captions whisper learned from video subtitles, alone, are no speech.
+		{" Thanks for watching!", ""},
+		{" Thank you for watching.", ""},
+		{" Subtitles by the Amara.org community", ""},
+		{" Please subscribe to my channel.", ""},
+		{" Thanks for watching! Please subscribe to my channel.", ""},
+		{" Untertitel im Auftrag des ZDF, 2017", ""},
+		{" Sous-titres réalisés par la communauté d'Amara.org", ""},
+		{" ¡Gracias por ver el vídeo!", ""},
+		// Their words in what someone says are speech, and so is thanks.
+		{" Thank you.", "Thank you."},
+		{" Vielen Dank.", "Vielen Dank."},
+		{"Thanks for watching the kids, I'll be back at six.", "Thanks for watching the kids, I'll be back at six."},
+		{"Please subscribe me to the news podcast.", "Please subscribe me to the news podcast."},
 	}
 	for _, tt := range tests {
 		got, err := Check(tt.text)
@@ -63,6 +91,10 @@ func TestTranscriberWrapsAnyEngine(t *testing.T) {
 		{says{text: " Turn on the lights."}, "Turn on the lights.", nil},
 		{says{text: "[BLANK_AUDIO]"}, "", voice.ErrNoSpeech},
 		{says{text: "you you you you you you you you you"}, "", voice.ErrNoSpeech},
+		// A Wyoming server gives no no-speech probability: on noise it
+		// answers with a caption, and only the guard stops it.
+		{says{text: " Thanks for watching!"}, "", voice.ErrNoSpeech},
+		{says{text: " Thank you."}, "Thank you.", nil},
 		{says{err: down}, "", down},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package pcm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
@@ -243,12 +244,147 @@ func TestReadWAVRejectsCorrupt(t *testing.T) {
 		"text":         []byte("this is not audio at all, just words"),
 		"header only":  good.Bytes()[:20],
 		"no samples":   good.Bytes()[:44],
-		"wrong format": withFormatTag(good.Bytes(), 3),
+		"wrong format": withFormatTag(good.Bytes(), 3), // float, but 16-bit
+		"A-law":        withFormatTag(good.Bytes(), 6),
 	} {
 		if _, err := ReadWAV(bytes.NewReader(data)); err == nil {
 			t.Errorf("%s: ReadWAV accepted a corrupt file", name)
 		} else if !strings.HasPrefix(err.Error(), "pcm: read wav:") {
 			t.Errorf("%s: error %q does not say which operation failed", name, err)
+		}
+	}
+}
+
+// otherWAV is a WAV file as other programs write one. tag is the format
+// tag; an extensible header (tag 0xFFFE) names its samples by sub, the
+// SubFormat GUID's format tag. extra chunks come between the format and
+// the data, as ffmpeg's LIST. streamed leaves the sizes 0xFFFFFFFF, as a
+// program writing to a pipe must (ffmpeg ... -f wav pipe:1).
+func otherWAV(tag, sub uint16, bits, channels, rate int, extra, data []byte, streamed bool) []byte {
+	le := binary.LittleEndian
+	block := channels * bits / 8
+	f := le.AppendUint16(nil, tag)
+	f = le.AppendUint16(f, uint16(channels))
+	f = le.AppendUint32(f, uint32(rate))
+	f = le.AppendUint32(f, uint32(rate*block))
+	f = le.AppendUint16(f, uint16(block))
+	f = le.AppendUint16(f, uint16(bits))
+	switch {
+	case tag == 0xFFFE:
+		f = le.AppendUint16(f, 22) // extension size
+		f = le.AppendUint16(f, uint16(bits))
+		f = le.AppendUint32(f, 1<<channels-1) // speaker positions
+		// The SubFormat GUID: a format tag, then KSDATAFORMAT's tail.
+		f = le.AppendUint32(f, uint32(sub))
+		f = append(f, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71)
+	case tag != 1:
+		f = le.AppendUint16(f, 0) // no extension
+	}
+	size := func(n int) uint32 {
+		if streamed {
+			return 0xFFFFFFFF
+		}
+		return uint32(n)
+	}
+	b := append([]byte("RIFF"), 0, 0, 0, 0)
+	b = append(b, "WAVEfmt "...)
+	b = le.AppendUint32(b, uint32(len(f)))
+	b = append(b, f...)
+	b = append(b, extra...)
+	b = append(b, "data"...)
+	b = le.AppendUint32(b, size(len(data)))
+	b = append(b, data...)
+	le.PutUint32(b[4:], size(len(b)-8))
+	return b
+}
+
+// TestReadWAVOtherWriters: the headers sox and ffmpeg write for float and
+// for more than 16 bits are read as the samples they hold; a 32-bit float
+// file read as integers would be full-scale noise.
+func TestReadWAVOtherWriters(t *testing.T) {
+	const rate = 16000
+	tone := sine(rate, 1, 440, 100*time.Millisecond)
+	for i := range tone.Samples {
+		tone.Samples[i] *= 0.5
+	}
+	stereo := sine(rate, 2, 440, 100*time.Millisecond)
+	for _, tt := range []struct {
+		name string
+		file []byte
+		want Buffer
+		tol  float64
+	}{
+		{"float, extensible (sox, ffmpeg)", otherWAV(0xFFFE, 3, 32, 1, rate, nil, Encode(nil, tone.Samples, F32LE), false), tone, 1e-7},
+		{"float, plain", otherWAV(3, 0, 32, 1, rate, nil, Encode(nil, tone.Samples, F32LE), false), tone, 1e-7},
+		{"32-bit integer, extensible", otherWAV(0xFFFE, 1, 32, 2, rate, nil, Encode(nil, stereo.Samples, S32LE), false), stereo, 1e-6},
+		{"16-bit integer, extensible", otherWAV(0xFFFE, 1, 16, 1, rate, nil, Encode(nil, tone.Samples, S16LE), false), tone, 1.0 / 16000},
+	} {
+		got, err := ReadWAV(bytes.NewReader(tt.file))
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got.Rate != tt.want.Rate || got.Channels != tt.want.Channels || len(got.Samples) != len(tt.want.Samples) {
+			t.Errorf("%s: %d Hz %dch %d samples, want %d Hz %dch %d", tt.name, got.Rate, got.Channels, len(got.Samples), tt.want.Rate, tt.want.Channels, len(tt.want.Samples))
+			continue
+		}
+		for i := range got.Samples {
+			if d := math.Abs(float64(got.Samples[i] - tt.want.Samples[i])); d > tt.tol {
+				t.Errorf("%s: sample %d is %v, want %v", tt.name, i, got.Samples[i], tt.want.Samples[i])
+				break
+			}
+		}
+	}
+}
+
+// TestReadWAVRefusesOtherSamples: samples ReadWAV cannot decode are an
+// error that says what they are, never noise.
+func TestReadWAVRefusesOtherSamples(t *testing.T) {
+	data := make([]byte, 3200)
+	for _, tt := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"A-law, extensible", otherWAV(0xFFFE, 6, 8, 1, 8000, nil, data, false), "sample format 00000006-0000-0010-8000-00aa00389b71 is neither integer PCM nor IEEE float"},
+		{"A-law", otherWAV(6, 0, 8, 1, 8000, nil, data, false), "audio format 6 is neither integer PCM nor IEEE float"},
+		{"64-bit float", otherWAV(0xFFFE, 3, 64, 1, 8000, nil, data, false), "64-bit float samples"},
+	} {
+		if _, err := ReadWAV(bytes.NewReader(tt.file)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestReadWAVStreamed: a WAV written through a pipe says its sizes are
+// unknown; it is read to the end of the file, as players do.
+func TestReadWAVStreamed(t *testing.T) {
+	const rate = 16000
+	tone := sine(rate, 1, 440, time.Second)
+	pcm16 := Encode(nil, tone.Samples, S16LE)
+	list := append([]byte("LIST"), 26, 0, 0, 0) // ffmpeg's note of itself
+	list = append(list, "INFOISFT\x0e\x00\x00\x00Lavf61.7.100\x00\x00"...)
+	zero := otherWAV(1, 0, 16, 1, rate, nil, pcm16, false) // sizes left at zero
+	copy(zero[4:], []byte{0, 0, 0, 0})
+	copy(zero[40:], []byte{0, 0, 0, 0})
+	for _, tt := range []struct {
+		name   string
+		file   []byte
+		frames int
+	}{
+		{"sizes unknown", otherWAV(1, 0, 16, 1, rate, nil, pcm16, true), rate},
+		{"sizes unknown, after a LIST chunk", otherWAV(1, 0, 16, 1, rate, list, pcm16, true), rate},
+		{"sizes unknown, cut in a sample", otherWAV(1, 0, 16, 1, rate, nil, pcm16[:len(pcm16)-1], true), rate - 1},
+		{"sizes zero", zero, rate},
+		{"float, sizes unknown", otherWAV(0xFFFE, 3, 32, 1, rate, nil, Encode(nil, tone.Samples, F32LE), true), rate},
+	} {
+		got, err := ReadWAV(bytes.NewReader(tt.file))
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got.Frames() != tt.frames || rms(got, 0, got.Frames()) < 0.3 {
+			t.Errorf("%s: %d frames at RMS %.3f, want %d of the tone at RMS 0.35", tt.name, got.Frames(), rms(got, 0, got.Frames()), tt.frames)
 		}
 	}
 }

@@ -109,8 +109,17 @@ func Version() string {
 func Features() []string { return features(C.GoString(C.whisper_print_system_info())) }
 
 // New checks and loads the model. A missing file, a file that is not a
-// whisper.cpp model, and a truncated or corrupt one are errors that say so.
+// whisper.cpp model, and a truncated or corrupt one are errors that say so,
+// and so is a language whisper.cpp does not know (see CheckLanguage).
 func New(o Options) (*Engine, error) {
+	lang, err := CheckLanguage(o.Language)
+	if err != nil {
+		return nil, err
+	}
+	if lang != "auto" && langID(lang) < 0 { // CheckLanguage's list is behind this whisper.cpp
+		return nil, fmt.Errorf("whisper: language %q is not one this whisper.cpp (%s) knows", lang, C.GoString(C.whisper_version()))
+	}
+	o.Language = lang
 	if err := CheckModel(o.Model); err != nil {
 		return nil, err
 	}
@@ -181,6 +190,25 @@ func (e *Engine) run(loaded chan<- error) {
 		}
 		req.reply <- response{r, err} // buffered: the caller may be gone
 	}
+}
+
+// langID is whisper.cpp's id for a language code, -1 for one it does not
+// know.
+func langID(code string) int {
+	c := C.CString(code)
+	defer C.free(unsafe.Pointer(c))
+	return int(C.whisper_lang_id(c))
+}
+
+// langMaxID is whisper.cpp's largest language id.
+func langMaxID() int { return int(C.whisper_lang_max_id()) }
+
+// langCode is the code of whisper.cpp's language id, "" for none.
+func langCode(id int) string {
+	if s := C.whisper_lang_str(C.int(id)); s != nil {
+		return C.GoString(s)
+	}
+	return ""
 }
 
 // LoadTime is how long loading the model took.
@@ -275,10 +303,7 @@ func (e *Engine) process(samples []float32) (Result, error) {
 	if e.o.BeamSize > 1 {
 		p.beam_search.beam_size = C.int(e.o.BeamSize)
 	}
-	lang := e.o.Language
-	if lang == "" {
-		lang = "auto"
-	}
+	lang := e.o.Language // checked by New
 	if !e.multilingual {
 		lang = "en"
 	}

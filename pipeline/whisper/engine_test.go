@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,6 +71,46 @@ func TestMultilingualModelDetectsLanguage(t *testing.T) {
 	}
 	if !e.Multilingual() || r.Language == "" {
 		t.Errorf("multilingual %v, detected %q", e.Multilingual(), r.Language)
+	}
+}
+
+// TestLanguagesAreWhisperCpps: the Go list the configuration is checked
+// against is whisper.cpp's own, code for code and in the order of its ids.
+func TestLanguagesAreWhisperCpps(t *testing.T) {
+	if got, want := langMaxID(), len(languages)-1; got != want {
+		t.Errorf("whisper.cpp's largest language id is %d, the Go list's %d", got, want)
+	}
+	for id, code := range languages {
+		if got := langID(code); got != id {
+			t.Errorf("whisper_lang_id(%q) = %d, want %d", code, got, id)
+		}
+	}
+	for id := range langMaxID() + 1 {
+		if code := langCode(id); !slices.Contains(languages, code) {
+			t.Errorf("whisper.cpp's language %d, %q, is not in the Go list", id, code)
+		}
+	}
+}
+
+// TestLanguageCodes: whisper.cpp has no language for "nb" or "deu" and would
+// put a second start-of-transcript token where the language belongs; the
+// engine runs such a code as the language meant, and refuses one it does not
+// know at all.
+func TestLanguageCodes(t *testing.T) {
+	model := shared(t, "models/for-tests-ggml-tiny.bin")
+	clip := speech(t, "testdata/speech/jfk.wav").Samples[:16000*2]
+	for code, want := range map[string]string{"nb": "no", "deu": "de", "en-GB": "en"} {
+		e := engine(t, Options{Model: model, Language: code, Threads: 2})
+		r, err := e.Run(t.Context(), clip)
+		if err != nil || r.Language != want {
+			t.Errorf("language %q: transcribed in %q, %v; want %q", code, r.Language, err, want)
+		}
+	}
+	if e, err := New(Options{Model: model, Language: "xx"}); err == nil || !strings.Contains(err.Error(), `"xx"`) {
+		if e != nil {
+			e.Close()
+		}
+		t.Errorf("language \"xx\": New = %v, want an error naming the code", err)
 	}
 }
 

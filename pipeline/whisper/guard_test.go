@@ -33,6 +33,12 @@ func TestFilterCraftedOutputs(t *testing.T) {
 		{"low confidence", []Segment{seg(" The the.", 0.2, 0.15)}, ""},
 		{"loop", []Segment{seg(" Thank you. Thank you. Thank you. Thank you. Thank you. Thank you.", 0.3, 0.7)}, ""},
 		{"phrase loop", []Segment{seg(" I'm going to go. I'm going to go. I'm going to go. I'm going to go.", 0.2, 0.7)}, ""},
+		// Decoding has no temperature fallback: a confident sentence loop
+		// on noise is for the guard to catch.
+		{"sentence loop", []Segment{seg(strings.Repeat(" We'll be right back after the break.", 5), 0.3, 0.8)}, ""},
+		{"sentence said twice", []Segment{seg(" Is it going to rain tomorrow? Is it going to rain tomorrow?", 0.05, 0.8)}, "Is it going to rain tomorrow? Is it going to rain tomorrow?"},
+		{"caption, confident", []Segment{seg(" Thanks for watching!", 0.3, 0.9)}, ""},
+		{"thanks", []Segment{seg(" Thank you.", 0.1, 0.9)}, "Thank you."},
 		{"natural repetition", []Segment{seg(" No, no, no, I said the blue one, not the red one.", 0.05, 0.8)}, "No, no, no, I said the blue one, not the red one."},
 		{"nothing", nil, ""},
 	}

@@ -8,7 +8,8 @@
 // one goroutine that owns the whisper.cpp context. A cancelled context
 // aborts a transcription through whisper.cpp's abort callback. Results
 // that look like whisper's habits on noise (blank-audio markers, bracketed
-// sound descriptions, low confidence, repeated loops) are ErrNoSpeech.
+// sound descriptions, captions from video subtitles, low confidence,
+// repeated loops) are ErrNoSpeech.
 package whisper
 
 import (
@@ -31,8 +32,9 @@ type Options struct {
 	Model string
 	// Threads for encoding and decoding; 0 uses every core.
 	Threads int
-	// Language is a language code ("en", "de"), or "auto" to detect it on
-	// a multilingual model; default "auto" (English-only models are "en").
+	// Language is a language code ("en", "de"; see CheckLanguage), or
+	// "auto" to detect it on a multilingual model; default "auto"
+	// (English-only models are "en").
 	Language string
 	// Prompt biases recognition towards these words: command names, the
 	// assistant's name, the user's vocabulary.
@@ -110,6 +112,8 @@ func (o Options) Filter(r Result, noSpeech error) (string, error) {
 		return "", fmt.Errorf("whisper: %w: only silence or sound markers", noSpeech)
 	case n > 0 && conf/n < o.minConfidence():
 		return "", fmt.Errorf("whisper: %w: confidence %.2f too low", noSpeech, conf/n)
+	case guard.Caption(text):
+		return "", fmt.Errorf("whisper: %w: only a caption learned from video subtitles", noSpeech)
 	case guard.Looping(text):
 		return "", fmt.Errorf("whisper: %w: repeated loop", noSpeech)
 	}

@@ -8,12 +8,19 @@ import (
 
 // Stream turns a model's streamed answer into sentences fit to be spoken:
 // inline reasoning (<think>…</think>, see Reasoning), code blocks,
-// tool-protocol lines, headings marks, quote marks, bullets and list
-// numbers go; emphasis, inline code, HTML tags and links give up their
-// text. It works as the text arrives: only a line's first few characters,
-// and a numbered line until the next one shows whether it is a list, are
-// held back. The zero value is ready to use.
+// tool-protocol lines, headings marks, quote marks, bullets, list numbers
+// and emoji go; emphasis, inline code, HTML tags and links give up their
+// text; units written with a slash are said in words (see Language). It
+// works as the text arrives: only a line's first few characters, and a
+// numbered line until the next one shows whether it is a list, are held
+// back. The zero value is ready to use, for an answer in English.
 type Stream struct {
+	// Language is the answer's language code ("en", "de-AT"); empty is
+	// English. Units written with a slash ("20 km/h", "12 m/s") are said
+	// in its words in the languages Hark speaks (locale.All), and left as
+	// written in others.
+	Language string
+
 	reasoning Reasoning
 	blocks    blocks
 	split     Splitter
@@ -38,15 +45,15 @@ func (s *Stream) Flush() []string {
 func (s *Stream) sentences(in []string) []string {
 	var out []string
 	for _, raw := range in {
-		if c := Inline(raw); c != "" {
+		if c := unitWords(Inline(raw), s.Language); c != "" {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// Clean returns a whole text as it should be spoken, sentences joined by
-// spaces.
+// Clean returns a whole English text as it should be spoken, sentences
+// joined by spaces.
 func Clean(text string) string {
 	var s Stream
 	out := s.Write(text)
@@ -220,9 +227,10 @@ var (
 )
 
 // Inline removes inline markup from one sentence: emphasis, strikethrough
-// and code keep their text, links their text, HTML tags go, bare URLs are
-// called "a link".
+// and code keep their text, links their text, HTML tags and emoji go, bare
+// URLs are called "a link".
 func Inline(s string) string {
+	s = withoutEmoji(s)
 	s = hrefTextRE.ReplaceAllString(s, "$1")
 	s = imageRE.ReplaceAllString(s, "$1")
 	s = linkRE.ReplaceAllString(s, "$1")

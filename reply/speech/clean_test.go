@@ -36,6 +36,65 @@ func TestClean(t *testing.T) {
 	}
 }
 
+// Small models add emoji despite the prompt; the voice would read their
+// names ("smiling face with smiling eyes"). Letters of every script,
+// digits, currency, °, % and × stay.
+func TestCleanDropsEmoji(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Sure! 😊", "Sure!"},
+		{"Have fun 🙂", "Have fun"},
+		{"Sunny today ☀️ and rain tomorrow 🌧️.", "Sunny today and rain tomorrow."},
+		{"Your timer is set ✅", "Your timer is set"},
+		{"👍", ""},
+		{"Great job 👏🏽👏🏽!", "Great job!"},
+		{"The chef 👩‍🍳 says hi, and so does the family 👨‍👩‍👧‍👦.", "The chef says hi, and so does the family."},
+		{"Off to 🇫🇷 France, then 🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland.", "Off to France, then Scotland."},
+		{"Five stars ★★★★★ from me ❤️", "Five stars from me"},
+		{"Wake up ⏰ at seven ⭐", "Wake up at seven"},
+		{"Press 1️⃣ to start.", "Press 1 to start."},
+		{"I love🙂you.", "I love you."},
+		{"**Done** 🎉", "Done"},
+		{"It is 20 °C, 80 % humid and 3 × faster, for €5, £4 or ¥600.", "It is 20 °C, 80 % humid and 3 × faster, for €5, £4 or ¥600."},
+		{"Привет, こんにちは, مرحبا, 你好, नमस्ते.", "Привет, こんにちは, مرحبا, 你好, नमस्ते."},
+		{"क्\u200dष stays joined.", "क्\u200dष stays joined."},
+	}
+	for _, tt := range tests {
+		if got := Clean(tt.in); got != tt.want {
+			t.Errorf("Clean(%q)\n  = %q\nwant %q", tt.in, got, tt.want)
+		}
+		for size := 1; size < 8; size++ {
+			if got := chunked(tt.in, size); got != tt.want {
+				t.Errorf("%q in chunks of %d: said %q, want %q", tt.in, size, got, tt.want)
+			}
+		}
+	}
+}
+
+// A unit written with a slash is said in words in the answer's language;
+// a voice would spell it out, slash and all ("kay em slash aitch").
+func TestStreamSaysUnitsInWords(t *testing.T) {
+	tests := []struct{ lang, in, want string }{
+		{"", "Wind from the west at 20 km/h.", "Wind from the west at 20 kilometers per hour."},
+		{"en", "Gusts up to 12 m/s this afternoon.", "Gusts up to 12 meters per second this afternoon."},
+		{"en-GB", "It drifts at 1 km/h.", "It drifts at 1 kilometer per hour."},
+		{"en", "Speeds are in km/h, 20km/h or 30 KM/H.", "Speeds are in kilometers per hour, 20 kilometers per hour or 30 kilometers per hour."},
+		{"en", "At 3 ft/s or 40 mi/h.", "At 3 feet per second or 40 miles per hour."},
+		{"en", "It falls at 9.8 m/s² and yes/no, and/or, 3/4 stay.", "It falls at 9.8 m/s² and yes/no, and/or, 3/4 stay."},
+		{"de", "Wind aus West mit 20 km/h.", "Wind aus West mit 20 Kilometer pro Stunde."},
+		{"fr", "Vent d'ouest à 20 km/h.", "Vent d'ouest à 20 kilomètres par heure."},
+		{"es", "Rachas de 12,5 m/s.", "Rachas de 12,5 metros por segundo."},
+		// No unit names in Italian: left as they were.
+		{"it", "Vento a 20 km/h.", "Vento a 20 km/h."},
+	}
+	for _, tt := range tests {
+		s := Stream{Language: tt.lang}
+		got := strings.Join(append(s.Write(tt.in), s.Flush()...), " ")
+		if got != tt.want {
+			t.Errorf("in %q: %q\n  said %q\n  want %q", tt.lang, tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestStreamSpeaksBeforeTheLineEnds(t *testing.T) {
 	var s Stream
 	var got []string

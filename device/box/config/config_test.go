@@ -110,12 +110,30 @@ func TestBadValuesNamed(t *testing.T) {
 		{"[listen]\nsilence_soft = \"800ms\"\n", "listen.silence_soft: 800ms is shorter than listen.silence_max (950ms)"},
 		{"[listen]\npause = \"10ms\"\n", "listen.pause: 10ms is outside 200ms..5s"},
 		{"[whisper]\nload_timeout = \"0s\"\n", "whisper.load_timeout: 0s must be longer than zero"},
+		{"[whisper]\nlanguage = \"xx\"\n", `whisper.language: language "xx" is not one whisper.cpp knows`},
+		{"[whisper]\nlanguage = \"english\"\n", `whisper.language: language "english" is not one whisper.cpp knows`},
 		{"this is not toml", "hark.toml:1:"},
 	}
 	for _, tt := range tests {
 		_, _, err := load(t, tt.text, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "hark.toml") {
 			t.Errorf("%q: error %v, want one naming the file and containing %q", tt.text, err, tt.want)
+		}
+	}
+}
+
+// TestWhisperLanguageCodes: a language given by a code whisper.cpp does
+// not use but that names one it knows is resolved to whisper's code, which
+// the engine, the Wyoming server and the replies then share.
+func TestWhisperLanguageCodes(t *testing.T) {
+	for code, want := range map[string]string{"auto": "auto", "de": "de", "nb": "no", "deu": "de", "en-GB": "en"} {
+		l, _, err := load(t, "[whisper]\nlanguage = \""+code+"\"\n", nil)
+		if err != nil {
+			t.Errorf("whisper.language %q: %v", code, err)
+			continue
+		}
+		if got := l.Whisper.Language; got != want {
+			t.Errorf("whisper.language %q resolved to %q, want %q", code, got, want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harkbox/hark/device/board"
 	"github.com/harkbox/hark/internal/egress"
+	"github.com/harkbox/hark/pipeline/whisper"
 	"github.com/harkbox/hark/reply/command/mcp"
 	"github.com/harkbox/hark/reply/llm"
 )
@@ -38,8 +39,6 @@ type ResolvedEndpoint struct {
 	URL   *url.URL
 	Model string
 }
-
-var langRE = regexp.MustCompile(`^[a-z]{2,3}$`)
 
 // Resolve checks every value, reporting all problems at once, each naming
 // its key and where the value came from, and fills in derived values: the
@@ -238,8 +237,12 @@ func (ck *checker) speech(c *Config) {
 	if c.Whisper.MinConfidence < 0 || c.Whisper.MinConfidence >= 1 {
 		ck.bad("whisper.min_confidence", "%v is outside [0, 1)", c.Whisper.MinConfidence)
 	}
-	if l := c.Whisper.Language; l != "auto" && !langRE.MatchString(l) {
-		ck.bad("whisper.language", "%q is not \"auto\" or a language code such as \"en\"", l)
+	// whisper.cpp decodes an unknown code with a broken prompt and no
+	// error; the Wyoming server is whisper too.
+	if l, err := whisper.CheckLanguage(c.Whisper.Language); err != nil {
+		ck.bad("whisper.language", "%s", strings.TrimPrefix(err.Error(), "whisper: "))
+	} else {
+		c.Whisper.Language = l
 	}
 	if r := c.Whisper.Remote; r != "" {
 		if _, _, err := net.SplitHostPort(r); err != nil {
