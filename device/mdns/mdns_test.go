@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/harkbox/hark/internal/sandboxtest"
 )
 
 func box() *Responder {
@@ -241,4 +244,39 @@ func TestRename(t *testing.T) {
 	if got := ptrs(resp); !ok || !slices.Equal(got, []string{"Ada (kitchen)._https._tcp.local. ttl 120"}) {
 		t.Errorf("got the answer %q after the rename, want the new name", got)
 	}
+}
+
+// ip runs ip(8) commands, or skips.
+func ip(t *testing.T, cmds ...string) {
+	t.Helper()
+	for _, c := range cmds {
+		if out, err := exec.Command("ip", strings.Fields(c)...).CombinedOutput(); err != nil {
+			t.Skipf("ip %s: %v %s", c, err, out)
+		}
+	}
+}
+
+// lan gives a namespace of its own the network of a box at home: eth0 at
+// 192.168.1.57/24 (a veth pair) with a default route.
+func lan(t *testing.T) {
+	ip(t, "link set lo up", "link add eth0 type veth peer name router", "addr add 192.168.1.57/24 dev eth0",
+		"link set router up", "link set eth0 up", "route add default via 192.168.1.1 dev eth0")
+}
+
+// TestHostNameInHarkServiceSandbox: hark.local stands for the box's
+// addresses, read over AF_NETLINK. Under hark.service's
+// RestrictAddressFamilies=, a box at 192.168.1.57 answers a query for
+// hark.local with that address.
+func TestHostNameInHarkServiceSandbox(t *testing.T) {
+	fams := sandboxtest.Families(t, "../../systemd/hark.service")
+	sandboxtest.Run(t, func(t *testing.T) {
+		lan(t)
+		sandboxtest.Restrict(t, fams)
+		r := &Responder{Host: "hark"}
+		resp, ok := r.answer(question("hark.local.", dnsmessage.TypeA), true)
+		want := "192.168.1.57"
+		if !ok || len(resp.Answers) != 1 || netip.AddrFrom4(resp.Answers[0].Body.(*dnsmessage.AResource).A).String() != want {
+			t.Errorf("RestrictAddressFamilies=%s: hark.local answered %v (Addresses() = %v), want %s", strings.Join(fams, " "), resp.Answers, Addresses(), want)
+		}
+	})
 }
