@@ -78,8 +78,9 @@ type HotspotOptions struct {
 	// Known counts the Wi-Fi networks kept; none opens the access point
 	// at once when the box is offline.
 	Known func(ctx context.Context) int
-	// Grace is how long the box may be offline, with networks kept, before
-	// it opens its access point; default 2 minutes.
+	// Grace is how long the box may be offline, with networks kept, or
+	// unable to tell whether it is online, before it opens its access
+	// point; default 2 minutes.
 	Grace time.Duration
 	// Retry is how often, with the access point open and nobody joining
 	// through it, the box closes it to try the networks kept again (for a
@@ -216,22 +217,40 @@ func (h *Hotspot) say(ctx context.Context, text string) {
 
 // Run keeps the box reachable until ctx is done; it closes the access
 // point it opened before it returns.
+//
+// A box that cannot tell whether it is online (Online fails: the
+// interfaces cannot be listed) is taken for offline once that has lasted
+// Grace, with networks kept or not: a passing failure opens nothing, and
+// a lasting one does not leave the box unreachable, with no way to set it
+// up.
 func (h *Hotspot) Run(ctx context.Context) {
 	tick := time.NewTicker(h.o.Check)
 	defer tick.Stop()
-	var offline time.Time // since when; zero while online
+	var offline, unsure time.Time // since when; zero while online, and while the box can tell
 	for {
 		online, err := h.o.Link.Online(ctx)
-		if err != nil {
+		switch {
+		case err != nil && unsure.IsZero():
 			h.log.Warn("cannot tell whether the box is online", "err", err)
+			unsure = time.Now()
+		case err == nil && !unsure.IsZero():
+			h.log.Info("can tell again whether the box is online", "online", online)
+			unsure = time.Time{}
 		}
 		switch {
-		case online || err != nil:
+		case err == nil && online:
 			offline = time.Time{}
 		case offline.IsZero():
 			offline = time.Now()
 		}
-		if !offline.IsZero() && (h.o.Known(ctx) == 0 || time.Since(offline) >= h.o.Grace) {
+		wait := h.o.Grace
+		if unsure.IsZero() && h.o.Known(ctx) == 0 {
+			wait = 0 // nothing to wait for
+		}
+		if !offline.IsZero() && time.Since(offline) >= wait {
+			if !unsure.IsZero() {
+				h.log.Warn("still cannot tell whether the box is online: taken for offline", "since", unsure)
+			}
 			if h.serve(ctx) {
 				offline = time.Time{}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -160,6 +161,7 @@ func TestSpoken(t *testing.T) {
 type radio struct {
 	mu        sync.Mutex
 	online    bool
+	fails     error // Online's error while set: the box cannot tell
 	open      bool
 	opened    int
 	psk       map[string]string
@@ -169,7 +171,16 @@ type radio struct {
 func (r *radio) Online(context.Context) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.fails != nil {
+		return false, r.fails
+	}
 	return r.online, nil
+}
+
+func (r *radio) set(f func(r *radio)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(r)
 }
 
 func (r *radio) Scan(context.Context) ([]Seen, error) {
@@ -314,6 +325,58 @@ func TestHotspotGraceAndRetry(t *testing.T) {
 		synctest.Wait()
 		if h.State().Open || r.opened != 1 {
 			t.Errorf("with the network back: open %v, opened %d times", h.State().Open, r.opened)
+		}
+	})
+}
+
+// TestHotspotCannotTell: a box that cannot tell whether it is online (its
+// interfaces cannot be listed) is not taken for online. A failure that
+// lasts Grace opens the access point, even with no Wi-Fi kept, so that
+// the box can still be set up, and it stays open while the box cannot
+// tell; one that passes sooner opens nothing.
+func TestHotspotCannotTell(t *testing.T) {
+	cannot := errors.New("network: list the interfaces: route ip+net: netlinkrib: address family not supported by protocol")
+	for _, kept := range []int{0, 1} {
+		t.Run(fmt.Sprintf("%d kept", kept), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := &radio{online: true, fails: cannot}
+				h, _ := NewHotspot(HotspotOptions{Link: r, AP: r, Own: testAP, Known: func(context.Context) int { return kept }})
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				go h.Run(ctx)
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				if h.State().Open {
+					t.Fatal("the access point opened a minute into a failure that may pass")
+				}
+				time.Sleep(time.Minute + 10*time.Second) // Grace, and a check
+				synctest.Wait()
+				if !h.State().Open {
+					t.Fatal("unable to tell for longer than Grace: the access point is not open")
+				}
+				if kept > 0 {
+					return // it tries the networks kept every Retry, as when offline
+				}
+				time.Sleep(time.Hour)
+				synctest.Wait()
+				if !h.State().Open || r.opened != 1 {
+					t.Errorf("an hour unable to tell: open %v, opened %d times; want open, opened once", h.State().Open, r.opened)
+				}
+			})
+		})
+	}
+	synctest.Test(t, func(t *testing.T) {
+		r := &radio{online: true, fails: cannot}
+		h, _ := NewHotspot(HotspotOptions{Link: r, AP: r, Own: testAP})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go h.Run(ctx)
+		time.Sleep(time.Minute)
+		r.set(func(r *radio) { r.fails = nil })
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if r.opened != 0 {
+			t.Errorf("a failure for a minute on a box online: the access point opened %d times", r.opened)
 		}
 	})
 }
