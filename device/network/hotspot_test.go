@@ -128,6 +128,33 @@ func TestAwaitJoin(t *testing.T) {
 	})
 }
 
+// TestAwaitJoinEscapedName: wpa_cli's status prints the SSID escaped, as
+// scan_results does (bytes outside printable ASCII as \xHH, a quote as
+// \", a backslash as \\); a join of such a network is seen once it
+// completes, not taken for a network out of reach (which would open the
+// access point again).
+func TestAwaitJoinEscapedName(t *testing.T) {
+	for _, tc := range []struct{ ssid, printed string }{
+		{"Café", `Caf\xc3\xa9`},
+		{"Wohnung Müller", `Wohnung M\xc3\xbcller`},
+		{`Bob's "fast" net`, `Bob's \"fast\" net`},
+		{`C:\Net`, `C:\\Net`},
+		{"Home ", "Home "},
+	} {
+		t.Run(tc.ssid, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cli := func(context.Context, ...string) (string, error) {
+					return "bssid=aa:bb:cc:dd:ee:ff\nfreq=2437\nssid=" + tc.printed + "\nid=0\nmode=station\nkey_mgmt=WPA2-PSK\nwpa_state=COMPLETED\nip_address=192.168.1.57", nil
+				}
+				addr, err := awaitJoin(t.Context(), cli, tc.ssid, 45*time.Second, time.Second, func() (netip.Addr, bool) { return netip.Addr{}, false })
+				if want := netip.MustParseAddr("192.168.1.57"); err != nil || addr != want {
+					t.Errorf("status ssid=%s, COMPLETED: got %v, %v; want %v", tc.printed, addr, err, want)
+				}
+			})
+		})
+	}
+}
+
 func TestRemove(t *testing.T) {
 	w := &WiFi{Path: filepath.Join(t.TempDir(), "wpa.conf")}
 	w.Add(t.Context(), "Home", "correct horse")
