@@ -86,7 +86,8 @@ type HotspotOptions struct {
 	// through it, the box closes it to try the networks kept again (for a
 	// minute); default 10 minutes.
 	Retry time.Duration
-	// Check is how often the box looks whether it is online; default 10 s.
+	// Check is how often the box looks whether it is online, its access
+	// point open or not; default 10 s.
 	Check time.Duration
 	// Say speaks a sentence on the box; Joined tells what to say once it
 	// joined a network at addr (where to find its page). Both may be nil.
@@ -117,7 +118,9 @@ type HotspotState struct {
 // offline for a while (at once when no Wi-Fi is kept) it opens its own
 // access point, where a captive page lists the networks in reach and takes
 // one's passphrase; it then closes the access point, joins, and says where
-// its page is. A join that fails opens the access point again.
+// its page is. A join that fails opens the access point again. A box that
+// comes online by other means while it is open (a cable, once the router
+// is back) closes it, unless a phone on it is joining a network.
 type Hotspot struct {
 	o    HotspotOptions
 	log  *slog.Logger
@@ -264,8 +267,8 @@ func (h *Hotspot) Run(ctx context.Context) {
 }
 
 // serve opens the access point and keeps it open until a network is
-// joined through it (true), the networks kept come back (true), or ctx is
-// done (false).
+// joined through it (true), the networks kept come back (true), the box
+// is online by other means, a cable (true), or ctx is done (false).
 func (h *Hotspot) serve(ctx context.Context) bool {
 	seen, err := h.o.Link.Scan(ctx)
 	if err != nil {
@@ -277,6 +280,8 @@ func (h *Hotspot) serve(ctx context.Context) bool {
 	h.say(ctx, h.o.Lang.T("I have no network. Join my own Wi-Fi, %s, with a phone: press my button twice to hear its password.", spelled(h.o.Own.SSID)))
 	retry := time.NewTimer(h.o.Retry)
 	defer retry.Stop()
+	check := time.NewTicker(h.o.Check)
+	defer check.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -292,6 +297,12 @@ func (h *Hotspot) serve(ctx context.Context) bool {
 				return true
 			}
 			retry.Reset(h.o.Retry)
+		case <-check.C:
+			// A box that cannot tell keeps its access point open.
+			if online, err := h.o.Link.Online(ctx); err == nil && online && h.closeUnlessJoining(ctx) {
+				h.log.Info("the box is online by other means: its own Wi-Fi is closed")
+				return true
+			}
 		}
 	}
 }
@@ -315,6 +326,23 @@ func (h *Hotspot) openAnd(ctx context.Context, seen []Seen, and func(*HotspotSta
 		}
 		and(st)
 	})
+	return true
+}
+
+// closeUnlessJoining closes the access point unless a phone on it has
+// asked for a network to be joined (Join), and reports whether it closed
+// it. From the moment it decides, Join says the access point is not open.
+func (h *Hotspot) closeUnlessJoining(ctx context.Context) bool {
+	h.mu.Lock()
+	joining := h.st.Joining != ""
+	if !joining {
+		h.st.Open = false
+	}
+	h.mu.Unlock()
+	if joining {
+		return false
+	}
+	h.close(ctx)
 	return true
 }
 

@@ -356,6 +356,58 @@ func TestHotspotGraceAndRetry(t *testing.T) {
 	})
 }
 
+// TestHotspotClosesOnceOnline: a box with no Wi-Fi kept, on a cable, boots
+// before the router after a power cut and opens its access point. Once
+// the router is back and the cable has an address, the box closes it
+// within a check, and keeps it closed.
+func TestHotspotClosesOnceOnline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &radio{}
+		h, _ := NewHotspot(HotspotOptions{Link: r, AP: r, Own: testAP})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go h.Run(ctx)
+		synctest.Wait()
+		if !h.State().Open {
+			t.Fatal("offline with no Wi-Fi kept: the access point is not open")
+		}
+		r.set(func(r *radio) { r.online = true })
+		time.Sleep(10 * time.Second) // Check
+		synctest.Wait()
+		if h.State().Open || r.open {
+			t.Errorf("a check after the box came online over its cable: open %v (the radio's %v), want closed", h.State().Open, r.open)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if h.State().Open || r.opened != 1 {
+			t.Errorf("an hour online: open %v, opened %d times; want closed, opened once", h.State().Open, r.opened)
+		}
+	})
+}
+
+// TestHotspotStaysOpenForAJoin: the access point is not closed under a
+// phone that asked, through it, for a network to be joined; once the
+// box decides to close it, a join is refused as with it closed.
+func TestHotspotStaysOpenForAJoin(t *testing.T) {
+	r := &radio{open: true}
+	h, _ := NewHotspot(HotspotOptions{Link: r, AP: r, Own: testAP})
+	h.set(func(st *HotspotState) { st.Open = true })
+	if err := h.Join("Home", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if h.closeUnlessJoining(t.Context()) || !h.State().Open || !r.open {
+		t.Errorf("closed the access point under a join: open %v (the radio's %v)", h.State().Open, r.open)
+	}
+	<-h.join
+	h.set(func(st *HotspotState) { st.Joining = "" })
+	if !h.closeUnlessJoining(t.Context()) || h.State().Open || r.open {
+		t.Errorf("with no join under way: open %v (the radio's %v), want closed", h.State().Open, r.open)
+	}
+	if err := h.Join("Home", "correct horse battery"); !errors.Is(err, ErrNotOpen) {
+		t.Errorf("a join once closed: %v, want ErrNotOpen", err)
+	}
+}
+
 // TestHotspotCannotTell: a box that cannot tell whether it is online (its
 // interfaces cannot be listed) is not taken for online. A failure that
 // lasts Grace opens the access point, even with no Wi-Fi kept, so that
