@@ -107,6 +107,13 @@ func TestHarkServiceContract(t *testing.T) {
 			t.Errorf("DeviceAllow lacks %s (has %s)", dev, allowed)
 		}
 	}
+	// Unix and IP sockets, and netlink, over which Go lists the network
+	// interfaces (the hotspot's Online, the page's own addresses, mDNS);
+	// nothing else (no raw packets).
+	fams := keys["RestrictAddressFamilies"]
+	if want := []string{"AF_INET", "AF_INET6", "AF_NETLINK", "AF_UNIX"}; len(fams) != 1 || !slices.Equal(slices.Sorted(slices.Values(strings.Fields(fams[0]))), want) {
+		t.Errorf("RestrictAddressFamilies=%v, want %s", fams, strings.Join(want, " "))
+	}
 }
 
 // unitKeys reads a unit's settings: each key's values, in order.

@@ -146,6 +146,9 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		wg.Go(func() { serveMDNS(ctx, log, r) })
 	}
 	serve := func(l net.Listener, h http.Handler) {
+		// ReadTimeout bounds a whole request; an update bundle's upload
+		// lifts it and is cut off only once it stalls (see web's
+		// updatesUpload).
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		wg.Go(func() {

@@ -9,7 +9,6 @@ package mdns
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -61,6 +60,11 @@ type Responder struct {
 	// TTL is how long others may keep the answers; default 2 minutes.
 	TTL time.Duration
 	Log *slog.Logger
+
+	// listen joins an mDNS group and interfaces describes the machine's
+	// interfaces, for Serve: listenGroup and interfaces, or a test's.
+	listen     func(group *net.UDPAddr) (net.PacketConn, error)
+	interfaces func() (string, error)
 
 	mu      sync.Mutex
 	renamed []Service                   // Services with Rename's name; nil before a Rename
@@ -276,38 +280,170 @@ func (r *Responder) check() error {
 }
 
 // Serve answers on the local network's mDNS groups (IPv4, and IPv6 where
-// the machine has it) until ctx is done, announcing the records once at
-// the start. Another responder on the machine (Avahi) may answer too.
+// the machine has it) until ctx is done; it returns an error only for
+// names DNS cannot carry. Another responder on the machine (Avahi) may
+// answer too.
+//
+// A group is joined on the interface the system picks for it (the default
+// route's). A box may have none yet: it booted before the router after a
+// power cut, or it is on no network, to be set up through its own access
+// point. Serve then tries again, waiting twice as long each time up to
+// retryMax. When the machine's interfaces change (an address comes or
+// goes, a cable, a Wi-Fi joined) it joins every group again, so that it
+// answers on the network the machine is on now. Each time it joins a
+// group it announces the records there.
 func (r *Responder) Serve(ctx context.Context) error {
 	if err := r.check(); err != nil {
 		return err
 	}
-	type joined struct {
-		conn  *net.UDPConn
-		group *net.UDPAddr
+	listen, ifaces := r.listen, r.interfaces
+	if listen == nil {
+		listen = listenGroup
 	}
-	var js []joined
-	for _, g := range []*net.UDPAddr{group4, group6} {
-		network := "udp4"
-		if g.IP.To4() == nil {
-			network = "udp6"
-		}
-		c, err := net.ListenMulticastUDP(network, nil, g)
-		if err != nil {
-			r.logger().Debug("no mDNS on this network", "group", g, "err", err)
-			continue
-		}
-		js = append(js, joined{c, g})
+	if ifaces == nil {
+		ifaces = interfaces
 	}
-	if len(js) == 0 {
-		return errors.New("mdns: cannot join the mDNS group on any interface")
+	log := r.logger()
+	type member struct {
+		group  *net.UDPAddr
+		conn   net.PacketConn // nil while the group is not joined
+		leave  context.CancelFunc
+		failed bool // the last try failed, and said so
+		joined bool // it was joined once
 	}
+	ms := []*member{{group: group4}, {group: group6}}
 	var wg sync.WaitGroup
-	for _, j := range js {
-		wg.Go(func() { r.ServeConn(ctx, j.conn, j.group) })
+	ended := make(chan net.PacketConn) // a conn that stopped answering on its own
+	leave := func(m *member) {
+		if m.conn != nil {
+			m.leave()
+			m.conn, m.leave = nil, nil
+		}
 	}
-	wg.Wait()
-	return nil
+	defer wg.Wait()
+	defer func() {
+		for _, m := range ms {
+			leave(m)
+		}
+	}()
+	// join joins the groups not joined and reports whether any is left.
+	join := func() (left bool) {
+		for _, m := range ms {
+			if m.conn != nil {
+				continue
+			}
+			c, err := listen(m.group)
+			if err != nil {
+				if !m.failed {
+					log.Info("mDNS waits for a network to answer on", "group", m.group, "err", err)
+				}
+				m.failed, left = true, true
+				continue
+			}
+			level := slog.LevelDebug // joined again, on the same network or another
+			if !m.joined || m.failed {
+				level = slog.LevelInfo
+			}
+			log.Log(ctx, level, "mDNS answers on the network", "group", m.group)
+			cctx, cancel := context.WithCancel(ctx)
+			m.conn, m.leave, m.failed, m.joined = c, cancel, false, true
+			wg.Go(func() {
+				defer c.Close()
+				r.ServeConn(cctx, c, m.group)
+				if cctx.Err() == nil {
+					select {
+					case ended <- c:
+					case <-cctx.Done():
+					}
+				}
+			})
+		}
+		return left
+	}
+
+	var seen string // the interfaces when it last tried to join
+	wait := retryFirst
+	retry := time.NewTimer(0)
+	defer retry.Stop()
+	recheck := time.NewTicker(recheckEvery)
+	defer recheck.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-retry.C:
+			if now, err := ifaces(); err == nil {
+				seen = now // what it joins on
+			}
+			if join() {
+				retry.Reset(wait)
+				wait = min(2*wait, retryMax)
+			} else {
+				wait = retryFirst
+			}
+		case c := <-ended:
+			for _, m := range ms {
+				if m.conn == c {
+					log.Warn("mDNS stopped answering on the network; joining it again", "group", m.group)
+					leave(m)
+				}
+			}
+			retry.Reset(wait)
+		case <-recheck.C:
+			now, err := ifaces()
+			if err != nil || now == seen {
+				continue
+			}
+			seen = now
+			log.Debug("the network interfaces changed: mDNS joins its groups again")
+			for _, m := range ms {
+				leave(m)
+			}
+			wait = retryFirst
+			retry.Reset(0)
+		}
+	}
+}
+
+// How Serve waits for a network: it tries again after retryFirst, then
+// twice as long each time up to retryMax, and looks whether the
+// interfaces changed every recheckEvery.
+const (
+	retryFirst   = time.Second
+	retryMax     = time.Minute
+	recheckEvery = 5 * time.Second
+)
+
+// listenGroup joins group on the interface the system picks for it.
+func listenGroup(group *net.UDPAddr) (net.PacketConn, error) {
+	network := "udp4"
+	if group.IP.To4() == nil {
+		network = "udp6"
+	}
+	c, err := net.ListenMulticastUDP(network, nil, group)
+	if err != nil {
+		return nil, fmt.Errorf("mdns: join %v: %w", group, err)
+	}
+	return c, nil
+}
+
+// interfaces describes the machine's interfaces as far as the groups
+// joined go: each one's index, name, flags and addresses.
+func interfaces() (string, error) {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, ifc := range ifs {
+		fmt.Fprintf(&b, "%d %s %v", ifc.Index, ifc.Name, ifc.Flags)
+		as, _ := ifc.Addrs()
+		for _, a := range as {
+			b.WriteString(" " + a.String())
+		}
+		b.WriteString("\n")
+	}
+	return b.String(), nil
 }
 
 // ServeConn answers the queries that arrive on conn until ctx is done: a

@@ -2,15 +2,21 @@ package mdns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
+	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/harkbox/hark/internal/sandboxtest"
 )
 
 func box() *Responder {
@@ -131,18 +137,23 @@ func BenchmarkAnswerOverUDP(b *testing.B) {
 // responder joins the mDNS group and a lookup sent to the group finds the
 // web page's service. It skips where no interface can join.
 func TestOnTheNetwork(t *testing.T) {
+	c, err := listenGroup(group4)
+	if err != nil {
+		t.Skipf("no multicast here: %v", err)
+	}
+	c.Close()
 	r := box()
 	r.Services[0].Instance = "Hark test " + time.Now().Format("150405-000000")
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
 	go func() { served <- r.Serve(ctx) }()
-	defer func() { cancel(); <-served }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
 	time.Sleep(100 * time.Millisecond)
-	select {
-	case err := <-served:
-		t.Skipf("no multicast here: %v", err)
-	default:
-	}
 	ask, stop := context.WithTimeout(t.Context(), time.Second)
 	defer stop()
 	began := time.Now()
@@ -241,4 +252,242 @@ func TestRename(t *testing.T) {
 	if got := ptrs(resp); !ok || !slices.Equal(got, []string{"Ada (kitchen)._https._tcp.local. ttl 120"}) {
 		t.Errorf("got the answer %q after the rename, want the new name", got)
 	}
+}
+
+// network is the machine's network as Serve sees it, driven by the test:
+// IPv4's group can be joined while up, IPv6's never (a box without it).
+type network struct {
+	mu     sync.Mutex
+	up     bool
+	ifaces string
+	tries  int // IPv4 joins tried
+	joined []*member
+}
+
+func (n *network) listen(g *net.UDPAddr) (net.PacketConn, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if g.IP.To4() == nil {
+		return nil, errors.New("no IPv6 here")
+	}
+	n.tries++
+	if !n.up {
+		return nil, errors.New("setsockopt: no such device")
+	}
+	m := &member{gone: make(chan struct{})}
+	n.joined = append(n.joined, m)
+	return m, nil
+}
+
+func (n *network) interfaces() (string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.ifaces, nil
+}
+
+func (n *network) set(up bool, ifaces string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.up, n.ifaces = up, ifaces
+}
+
+// members are the groups joined so far, and the IPv4 joins tried.
+func (n *network) members() ([]*member, int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.joined), n.tries
+}
+
+// member is a group joined: it counts what is sent to it and receives
+// nothing until it is closed, or breaks.
+type member struct {
+	mu     sync.Mutex
+	sent   int
+	closed bool
+	broken error
+	gone   chan struct{}
+	once   sync.Once
+}
+
+func (m *member) ReadFrom([]byte) (int, net.Addr, error) {
+	<-m.gone
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.broken != nil {
+		return 0, nil, m.broken
+	}
+	return 0, nil, net.ErrClosed
+}
+
+func (m *member) WriteTo(b []byte, _ net.Addr) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sent++
+	return len(b), nil
+}
+
+func (m *member) Close() error {
+	m.mu.Lock()
+	if m.broken == nil {
+		m.closed = true
+	}
+	m.mu.Unlock()
+	m.once.Do(func() { close(m.gone) })
+	return nil
+}
+
+// breaks makes its reads fail, as on an interface gone.
+func (m *member) breaks() {
+	m.mu.Lock()
+	m.broken = errors.New("read udp4 0.0.0.0:5353: network is down")
+	m.mu.Unlock()
+	m.once.Do(func() { close(m.gone) })
+}
+
+func (m *member) state() (sent int, closed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sent, m.closed
+}
+
+func (m *member) LocalAddr() net.Addr              { return group4 }
+func (m *member) SetDeadline(time.Time) error      { return nil }
+func (m *member) SetReadDeadline(time.Time) error  { return nil }
+func (m *member) SetWriteDeadline(time.Time) error { return nil }
+
+// TestServeWaitsForTheNetwork: a box that boots before its router (a
+// power cut) or on no network (to be set up) has no interface to join the
+// mDNS group on. Serve keeps trying, less and less often, and once the
+// network comes it joins and announces the box. It joins again when the
+// interfaces change (a Wi-Fi joined instead of the cable) or its group
+// stops answering, and leaves every group when ctx is done.
+func TestServeWaitsForTheNetwork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &network{ifaces: "1 lo up|loopback 127.0.0.1/8"}
+		r := box()
+		r.listen, r.interfaces = n.listen, n.interfaces
+		ctx, cancel := context.WithCancel(t.Context())
+		served := make(chan error, 1)
+		go func() { served <- r.Serve(ctx) }()
+
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		select {
+		case err := <-served:
+			t.Fatalf("Serve returned on no network: %v", err)
+		default:
+		}
+		if joined, tries := n.members(); len(joined) != 0 || tries < 5 || tries > 30 {
+			t.Errorf("10 minutes on no network: %d joined, %d tries; want none joined, tries backing off to one a minute", len(joined), tries)
+		}
+
+		n.set(true, "1 lo up|loopback 127.0.0.1/8\n2 eth0 up|broadcast|multicast|running 192.168.1.57/24") // the router is back
+		time.Sleep(recheckEvery)
+		synctest.Wait()
+		joined, _ := n.members()
+		if len(joined) != 1 {
+			t.Fatalf("a check after the network came: %d groups joined, want 1", len(joined))
+		}
+		if sent, _ := joined[0].state(); sent != 1 {
+			t.Errorf("joined: %d announcements sent, want 1", sent)
+		}
+
+		n.set(true, "1 lo up|loopback 127.0.0.1/8\n3 wlan0 up|broadcast|multicast|running 192.168.1.58/24") // on Wi-Fi now
+		time.Sleep(recheckEvery)
+		synctest.Wait()
+		joined, _ = n.members()
+		if _, closed := joined[0].state(); !closed || len(joined) != 2 {
+			t.Fatalf("a check after the interfaces changed: the first group closed %v, %d joined; want it closed, and a second", closed, len(joined))
+		}
+		if sent, _ := joined[1].state(); sent != 1 {
+			t.Errorf("joined again: %d announcements sent, want 1", sent)
+		}
+
+		joined[1].breaks()
+		time.Sleep(retryMax)
+		synctest.Wait()
+		if joined, _ = n.members(); len(joined) != 3 {
+			t.Fatalf("a minute after the group stopped answering: %d joined, want a third", len(joined))
+		}
+
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		if _, closed := joined[2].state(); !closed {
+			t.Error("the group is still joined after Serve returned")
+		}
+	})
+}
+
+// ip runs ip(8) commands, or skips.
+func ip(t *testing.T, cmds ...string) {
+	t.Helper()
+	for _, c := range cmds {
+		if out, err := exec.Command("ip", strings.Fields(c)...).CombinedOutput(); err != nil {
+			t.Skipf("ip %s: %v %s", c, err, out)
+		}
+	}
+}
+
+// lan gives a namespace of its own the network of a box at home: eth0 at
+// 192.168.1.57/24 (a veth pair) with a default route.
+func lan(t *testing.T) {
+	ip(t, "link set lo up", "link add eth0 type veth peer name router", "addr add 192.168.1.57/24 dev eth0",
+		"link set router up", "link set eth0 up", "route add default via 192.168.1.1 dev eth0")
+}
+
+// TestHostNameInHarkServiceSandbox: hark.local stands for the box's
+// addresses, read over AF_NETLINK. Under hark.service's
+// RestrictAddressFamilies=, a box at 192.168.1.57 answers a query for
+// hark.local with that address.
+func TestHostNameInHarkServiceSandbox(t *testing.T) {
+	fams := sandboxtest.Families(t, "../../systemd/hark.service")
+	sandboxtest.Run(t, func(t *testing.T) {
+		lan(t)
+		sandboxtest.Restrict(t, fams)
+		r := &Responder{Host: "hark"}
+		resp, ok := r.answer(question("hark.local.", dnsmessage.TypeA), true)
+		want := "192.168.1.57"
+		if !ok || len(resp.Answers) != 1 || netip.AddrFrom4(resp.Answers[0].Body.(*dnsmessage.AResource).A).String() != want {
+			t.Errorf("RestrictAddressFamilies=%s: hark.local answered %v (Addresses() = %v), want %s", strings.Join(fams, " "), resp.Answers, Addresses(), want)
+		}
+	})
+}
+
+// TestServeOnceTheNetworkComes: a box on no network at first (only its
+// loopback, no route for the mDNS group) answers hark.local over the
+// group once its network comes, without a restart.
+func TestServeOnceTheNetworkComes(t *testing.T) {
+	sandboxtest.Run(t, func(t *testing.T) {
+		ip(t, "link set lo up")
+		r := &Responder{Host: "hark", Addrs: func() []netip.Addr { return []netip.Addr{netip.MustParseAddr("192.168.1.57")} }}
+		ctx, cancel := context.WithCancel(t.Context())
+		served := make(chan error, 1)
+		go func() { served <- r.Serve(ctx) }()
+		defer func() {
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		}()
+		time.Sleep(300 * time.Millisecond) // it tried, and found no network
+		lan(t)
+		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(192, 168, 1, 57)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		m := question("hark.local.", dnsmessage.TypeA)
+		q, _ := m.Pack()
+		buf := make([]byte, 1500)
+		for range 10 { // 10 s: it tries again after 1 s, and looks at the interfaces every 5 s
+			c.WriteTo(q, group4)
+			c.SetReadDeadline(time.Now().Add(time.Second))
+			if _, _, err := c.ReadFrom(buf); err == nil {
+				return
+			}
+		}
+		t.Error("10 s after the network came, a query for hark.local over the group got no answer")
+	})
 }

@@ -78,14 +78,16 @@ type HotspotOptions struct {
 	// Known counts the Wi-Fi networks kept; none opens the access point
 	// at once when the box is offline.
 	Known func(ctx context.Context) int
-	// Grace is how long the box may be offline, with networks kept, before
-	// it opens its access point; default 2 minutes.
+	// Grace is how long the box may be offline, with networks kept, or
+	// unable to tell whether it is online, before it opens its access
+	// point; default 2 minutes.
 	Grace time.Duration
 	// Retry is how often, with the access point open and nobody joining
 	// through it, the box closes it to try the networks kept again (for a
 	// minute); default 10 minutes.
 	Retry time.Duration
-	// Check is how often the box looks whether it is online; default 10 s.
+	// Check is how often the box looks whether it is online, its access
+	// point open or not; default 10 s.
 	Check time.Duration
 	// Say speaks a sentence on the box; Joined tells what to say once it
 	// joined a network at addr (where to find its page). Both may be nil.
@@ -116,7 +118,9 @@ type HotspotState struct {
 // offline for a while (at once when no Wi-Fi is kept) it opens its own
 // access point, where a captive page lists the networks in reach and takes
 // one's passphrase; it then closes the access point, joins, and says where
-// its page is. A join that fails opens the access point again.
+// its page is. A join that fails opens the access point again. A box that
+// comes online by other means while it is open (a cable, once the router
+// is back) closes it, unless a phone on it is joining a network.
 type Hotspot struct {
 	o    HotspotOptions
 	log  *slog.Logger
@@ -216,22 +220,40 @@ func (h *Hotspot) say(ctx context.Context, text string) {
 
 // Run keeps the box reachable until ctx is done; it closes the access
 // point it opened before it returns.
+//
+// A box that cannot tell whether it is online (Online fails: the
+// interfaces cannot be listed) is taken for offline once that has lasted
+// Grace, with networks kept or not: a passing failure opens nothing, and
+// a lasting one does not leave the box unreachable, with no way to set it
+// up.
 func (h *Hotspot) Run(ctx context.Context) {
 	tick := time.NewTicker(h.o.Check)
 	defer tick.Stop()
-	var offline time.Time // since when; zero while online
+	var offline, unsure time.Time // since when; zero while online, and while the box can tell
 	for {
 		online, err := h.o.Link.Online(ctx)
-		if err != nil {
+		switch {
+		case err != nil && unsure.IsZero():
 			h.log.Warn("cannot tell whether the box is online", "err", err)
+			unsure = time.Now()
+		case err == nil && !unsure.IsZero():
+			h.log.Info("can tell again whether the box is online", "online", online)
+			unsure = time.Time{}
 		}
 		switch {
-		case online || err != nil:
+		case err == nil && online:
 			offline = time.Time{}
 		case offline.IsZero():
 			offline = time.Now()
 		}
-		if !offline.IsZero() && (h.o.Known(ctx) == 0 || time.Since(offline) >= h.o.Grace) {
+		wait := h.o.Grace
+		if unsure.IsZero() && h.o.Known(ctx) == 0 {
+			wait = 0 // nothing to wait for
+		}
+		if !offline.IsZero() && time.Since(offline) >= wait {
+			if !unsure.IsZero() {
+				h.log.Warn("still cannot tell whether the box is online: taken for offline", "since", unsure)
+			}
 			if h.serve(ctx) {
 				offline = time.Time{}
 			}
@@ -245,8 +267,8 @@ func (h *Hotspot) Run(ctx context.Context) {
 }
 
 // serve opens the access point and keeps it open until a network is
-// joined through it (true), the networks kept come back (true), or ctx is
-// done (false).
+// joined through it (true), the networks kept come back (true), the box
+// is online by other means, a cable (true), or ctx is done (false).
 func (h *Hotspot) serve(ctx context.Context) bool {
 	seen, err := h.o.Link.Scan(ctx)
 	if err != nil {
@@ -258,6 +280,8 @@ func (h *Hotspot) serve(ctx context.Context) bool {
 	h.say(ctx, h.o.Lang.T("I have no network. Join my own Wi-Fi, %s, with a phone: press my button twice to hear its password.", spelled(h.o.Own.SSID)))
 	retry := time.NewTimer(h.o.Retry)
 	defer retry.Stop()
+	check := time.NewTicker(h.o.Check)
+	defer check.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -273,6 +297,12 @@ func (h *Hotspot) serve(ctx context.Context) bool {
 				return true
 			}
 			retry.Reset(h.o.Retry)
+		case <-check.C:
+			// A box that cannot tell keeps its access point open.
+			if online, err := h.o.Link.Online(ctx); err == nil && online && h.closeUnlessJoining(ctx) {
+				h.log.Info("the box is online by other means: its own Wi-Fi is closed")
+				return true
+			}
 		}
 	}
 }
@@ -296,6 +326,23 @@ func (h *Hotspot) openAnd(ctx context.Context, seen []Seen, and func(*HotspotSta
 		}
 		and(st)
 	})
+	return true
+}
+
+// closeUnlessJoining closes the access point unless a phone on it has
+// asked for a network to be joined (Join), and reports whether it closed
+// it. From the moment it decides, Join says the access point is not open.
+func (h *Hotspot) closeUnlessJoining(ctx context.Context) bool {
+	h.mu.Lock()
+	joining := h.st.Joining != ""
+	if !joining {
+		h.st.Open = false
+	}
+	h.mu.Unlock()
+	if joining {
+		return false
+	}
+	h.close(ctx)
 	return true
 }
 

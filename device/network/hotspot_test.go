@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -127,6 +128,33 @@ func TestAwaitJoin(t *testing.T) {
 	})
 }
 
+// TestAwaitJoinEscapedName: wpa_cli's status prints the SSID escaped, as
+// scan_results does (bytes outside printable ASCII as \xHH, a quote as
+// \", a backslash as \\); a join of such a network is seen once it
+// completes, not taken for a network out of reach (which would open the
+// access point again).
+func TestAwaitJoinEscapedName(t *testing.T) {
+	for _, tc := range []struct{ ssid, printed string }{
+		{"Café", `Caf\xc3\xa9`},
+		{"Wohnung Müller", `Wohnung M\xc3\xbcller`},
+		{`Bob's "fast" net`, `Bob's \"fast\" net`},
+		{`C:\Net`, `C:\\Net`},
+		{"Home ", "Home "},
+	} {
+		t.Run(tc.ssid, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cli := func(context.Context, ...string) (string, error) {
+					return "bssid=aa:bb:cc:dd:ee:ff\nfreq=2437\nssid=" + tc.printed + "\nid=0\nmode=station\nkey_mgmt=WPA2-PSK\nwpa_state=COMPLETED\nip_address=192.168.1.57", nil
+				}
+				addr, err := awaitJoin(t.Context(), cli, tc.ssid, 45*time.Second, time.Second, func() (netip.Addr, bool) { return netip.Addr{}, false })
+				if want := netip.MustParseAddr("192.168.1.57"); err != nil || addr != want {
+					t.Errorf("status ssid=%s, COMPLETED: got %v, %v; want %v", tc.printed, addr, err, want)
+				}
+			})
+		})
+	}
+}
+
 func TestRemove(t *testing.T) {
 	w := &WiFi{Path: filepath.Join(t.TempDir(), "wpa.conf")}
 	w.Add(t.Context(), "Home", "correct horse")
@@ -160,6 +188,7 @@ func TestSpoken(t *testing.T) {
 type radio struct {
 	mu        sync.Mutex
 	online    bool
+	fails     error // Online's error while set: the box cannot tell
 	open      bool
 	opened    int
 	psk       map[string]string
@@ -169,7 +198,16 @@ type radio struct {
 func (r *radio) Online(context.Context) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.fails != nil {
+		return false, r.fails
+	}
 	return r.online, nil
+}
+
+func (r *radio) set(f func(r *radio)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(r)
 }
 
 func (r *radio) Scan(context.Context) ([]Seen, error) {
@@ -314,6 +352,110 @@ func TestHotspotGraceAndRetry(t *testing.T) {
 		synctest.Wait()
 		if h.State().Open || r.opened != 1 {
 			t.Errorf("with the network back: open %v, opened %d times", h.State().Open, r.opened)
+		}
+	})
+}
+
+// TestHotspotClosesOnceOnline: a box with no Wi-Fi kept, on a cable, boots
+// before the router after a power cut and opens its access point. Once
+// the router is back and the cable has an address, the box closes it
+// within a check, and keeps it closed.
+func TestHotspotClosesOnceOnline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &radio{}
+		h, _ := NewHotspot(HotspotOptions{Link: r, AP: r, Own: testAP})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go h.Run(ctx)
+		synctest.Wait()
+		if !h.State().Open {
+			t.Fatal("offline with no Wi-Fi kept: the access point is not open")
+		}
+		r.set(func(r *radio) { r.online = true })
+		time.Sleep(10 * time.Second) // Check
+		synctest.Wait()
+		if h.State().Open || r.open {
+			t.Errorf("a check after the box came online over its cable: open %v (the radio's %v), want closed", h.State().Open, r.open)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if h.State().Open || r.opened != 1 {
+			t.Errorf("an hour online: open %v, opened %d times; want closed, opened once", h.State().Open, r.opened)
+		}
+	})
+}
+
+// TestHotspotStaysOpenForAJoin: the access point is not closed under a
+// phone that asked, through it, for a network to be joined; once the
+// box decides to close it, a join is refused as with it closed.
+func TestHotspotStaysOpenForAJoin(t *testing.T) {
+	r := &radio{open: true}
+	h, _ := NewHotspot(HotspotOptions{Link: r, AP: r, Own: testAP})
+	h.set(func(st *HotspotState) { st.Open = true })
+	if err := h.Join("Home", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if h.closeUnlessJoining(t.Context()) || !h.State().Open || !r.open {
+		t.Errorf("closed the access point under a join: open %v (the radio's %v)", h.State().Open, r.open)
+	}
+	<-h.join
+	h.set(func(st *HotspotState) { st.Joining = "" })
+	if !h.closeUnlessJoining(t.Context()) || h.State().Open || r.open {
+		t.Errorf("with no join under way: open %v (the radio's %v), want closed", h.State().Open, r.open)
+	}
+	if err := h.Join("Home", "correct horse battery"); !errors.Is(err, ErrNotOpen) {
+		t.Errorf("a join once closed: %v, want ErrNotOpen", err)
+	}
+}
+
+// TestHotspotCannotTell: a box that cannot tell whether it is online (its
+// interfaces cannot be listed) is not taken for online. A failure that
+// lasts Grace opens the access point, even with no Wi-Fi kept, so that
+// the box can still be set up, and it stays open while the box cannot
+// tell; one that passes sooner opens nothing.
+func TestHotspotCannotTell(t *testing.T) {
+	cannot := errors.New("network: list the interfaces: route ip+net: netlinkrib: address family not supported by protocol")
+	for _, kept := range []int{0, 1} {
+		t.Run(fmt.Sprintf("%d kept", kept), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := &radio{online: true, fails: cannot}
+				h, _ := NewHotspot(HotspotOptions{Link: r, AP: r, Own: testAP, Known: func(context.Context) int { return kept }})
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				go h.Run(ctx)
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				if h.State().Open {
+					t.Fatal("the access point opened a minute into a failure that may pass")
+				}
+				time.Sleep(time.Minute + 10*time.Second) // Grace, and a check
+				synctest.Wait()
+				if !h.State().Open {
+					t.Fatal("unable to tell for longer than Grace: the access point is not open")
+				}
+				if kept > 0 {
+					return // it tries the networks kept every Retry, as when offline
+				}
+				time.Sleep(time.Hour)
+				synctest.Wait()
+				if !h.State().Open || r.opened != 1 {
+					t.Errorf("an hour unable to tell: open %v, opened %d times; want open, opened once", h.State().Open, r.opened)
+				}
+			})
+		})
+	}
+	synctest.Test(t, func(t *testing.T) {
+		r := &radio{online: true, fails: cannot}
+		h, _ := NewHotspot(HotspotOptions{Link: r, AP: r, Own: testAP})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go h.Run(ctx)
+		time.Sleep(time.Minute)
+		r.set(func(r *radio) { r.fails = nil })
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if r.opened != 0 {
+			t.Errorf("a failure for a minute on a box online: the access point opened %d times", r.opened)
 		}
 	})
 }

@@ -1,12 +1,18 @@
 package network
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/internal/sandboxtest"
 )
 
 func TestAddresses(t *testing.T) {
@@ -76,3 +82,35 @@ func TestSimAndBox(t *testing.T) {
 		t.Error("a box without Wi-Fi added a network")
 	}
 }
+
+// TestOnlineInHarkServiceSandbox: the daemon runs under hark.service's
+// RestrictAddressFamilies=, and Go lists the interfaces over AF_NETLINK.
+// On a box on no network (a namespace with only its loopback) Online says
+// offline rather than failing, and a hotspot with no Wi-Fi kept opens its
+// access point at once, for a phone to set the box up.
+func TestOnlineInHarkServiceSandbox(t *testing.T) {
+	fams := sandboxtest.Families(t, "../../systemd/hark.service")
+	sandboxtest.Run(t, func(t *testing.T) {
+		sandboxtest.Restrict(t, fams)
+		if online, err := Online(t.Context()); err != nil || online {
+			t.Errorf("RestrictAddressFamilies=%s, on no network: Online = %v, %v; want false, nil", strings.Join(fams, " "), online, err)
+		}
+		synctest.Test(t, func(t *testing.T) {
+			r := &radio{}
+			h, _ := NewHotspot(HotspotOptions{Link: boardLink{r}, AP: r, Own: testAP})
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			go h.Run(ctx)
+			time.Sleep(time.Second)
+			synctest.Wait()
+			if !h.State().Open {
+				t.Errorf("RestrictAddressFamilies=%s, on no network with no Wi-Fi kept: the access point is not open", strings.Join(fams, " "))
+			}
+		})
+	})
+}
+
+// boardLink is the test radio with a board's Online.
+type boardLink struct{ *radio }
+
+func (boardLink) Online(ctx context.Context) (bool, error) { return Online(ctx) }

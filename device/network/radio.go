@@ -117,7 +117,8 @@ func status(ctx context.Context, cli wpaCLI) (map[string]string, error) {
 	}
 	m := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+		// Not trimmed of spaces: an SSID may end in one.
+		if k, v, ok := strings.Cut(strings.TrimSuffix(line, "\r"), "="); ok {
 			m[k] = v
 		}
 	}
@@ -126,14 +127,16 @@ func status(ctx context.Context, cli wpaCLI) (map[string]string, error) {
 
 // awaitJoin waits until wpa_supplicant has joined ssid and the interface
 // has an address, or says why not: a passphrase refused (the 4-way
-// handshake failed) or no answer within limit.
+// handshake failed) or no answer within limit. Status prints the SSID
+// escaped as scan_results does (Caf\xc3\xa9, Bob's \"net\"): it is
+// unescaped before it is compared.
 func awaitJoin(ctx context.Context, cli wpaCLI, ssid string, limit, every time.Duration, addr func() (netip.Addr, bool)) (netip.Addr, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	handshakes := 0
 	for {
 		st, err := status(ctx, cli)
-		if err == nil && st["ssid"] == ssid {
+		if err == nil && string(unescape(st["ssid"])) == ssid {
 			switch st["wpa_state"] {
 			case "COMPLETED":
 				if a, ok := addr(); ok {

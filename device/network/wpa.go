@@ -241,11 +241,20 @@ func isHex(s string) bool {
 // passphrase is quoted as it is: wpa_supplicant takes everything between
 // the first and the last quote, without escapes, and the checks above let
 // no new line in. A 64-digit key is written bare, as wpa_supplicant wants.
+//
+// Every network gets scan_ssid=1: wpa_supplicant then asks for it by name
+// in each scan (a directed probe request) as well as listening for it, and
+// only so finds a hidden network, which does not say its name. The box
+// cannot tell a hidden network from one out of reach (the network page
+// takes every network's name typed), and a network may be hidden later;
+// the cost, one more probe request per network kept in each scan, and
+// saying the names kept to whoever listens, is small for a speaker that
+// keeps one or two networks and stays in one home.
 func block(ssid, psk string) string {
 	var b strings.Builder
 	b.WriteString("network={\n\tssid=")
 	b.WriteString(encodeSSID(ssid))
-	b.WriteString("\n")
+	b.WriteString("\n\tscan_ssid=1\n")
 	switch {
 	case psk == "":
 		b.WriteString("\tkey_mgmt=NONE\n")

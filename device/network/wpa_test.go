@@ -80,12 +80,15 @@ func TestAddChecksTheNameAndPassphrase(t *testing.T) {
 	}
 }
 
+// TestAddWritesTheFile: each network is written with scan_ssid=1, so that
+// a hidden one, typed by name on the captive page ("Another network") or
+// the network page, is asked for by name and found.
 func TestAddWritesTheFile(t *testing.T) {
 	w := newWiFi(t)
 	if err := w.Add(t.Context(), "Home", "correct horse"); err != nil {
 		t.Fatal(err)
 	}
-	want := Header + "\nnetwork={\n\tssid=\"Home\"\n\tpsk=\"correct horse\"\n}\n"
+	want := Header + "\nnetwork={\n\tssid=\"Home\"\n\tscan_ssid=1\n\tpsk=\"correct horse\"\n}\n"
 	if got := read(t, w.Path); got != want {
 		t.Errorf("a file that did not exist:\ngot\n%s\nwant\n%s", got, want)
 	}
@@ -104,7 +107,7 @@ func TestAddWritesTheFile(t *testing.T) {
 	if err := w.Add(t.Context(), "Key", strings.Repeat("Ab", 32)); err != nil {
 		t.Fatal(err)
 	}
-	want += "\nnetwork={\n\tssid=\"Cafe\"\n\tkey_mgmt=NONE\n}\n" + "\nnetwork={\n\tssid=\"Key\"\n\tpsk=" + strings.Repeat("Ab", 32) + "\n}\n"
+	want += "\nnetwork={\n\tssid=\"Cafe\"\n\tscan_ssid=1\n\tkey_mgmt=NONE\n}\n" + "\nnetwork={\n\tssid=\"Key\"\n\tscan_ssid=1\n\tpsk=" + strings.Repeat("Ab", 32) + "\n}\n"
 	if got := read(t, w.Path); got != want {
 		t.Errorf("appended:\ngot\n%s\nwant\n%s", got, want)
 	}
@@ -144,6 +147,7 @@ country=GB
 
 network={
 	ssid="Home"
+	scan_ssid=1
 	psk="new passphrase"
 }
 network={
@@ -156,12 +160,12 @@ network={
 }
 `, []string{"Home", "Café", `Quote"d`}},
 		{"replace a hex SSID", "Café", "12345678", strings.Replace(existing, "    ssid=436166c3a9\n    key_mgmt=NONE\n}\n",
-			"\tssid=436166c3a9\n\tpsk=\"12345678\"\n}\n", 1), []string{"Home", "Café", `Quote"d`, "Home"}},
+			"\tssid=436166c3a9\n\tscan_ssid=1\n\tpsk=\"12345678\"\n}\n", 1), []string{"Home", "Café", `Quote"d`, "Home"}},
 		{"replace a printf SSID", `Quote"d`, "", strings.Replace(existing, "\tssid=P\"Quote\\\"d\"\n\tpsk=\"another one\"\n",
-			"\tssid=51756f74652264\n\tkey_mgmt=NONE\n", 1), []string{"Home", "Café", `Quote"d`, "Home"}},
-		{"append to a file without a last new line", "Office", "12345678", existing + "\n\nnetwork={\n\tssid=\"Office\"\n\tpsk=\"12345678\"\n}\n",
+			"\tssid=51756f74652264\n\tscan_ssid=1\n\tkey_mgmt=NONE\n", 1), []string{"Home", "Café", `Quote"d`, "Home"}},
+		{"append to a file without a last new line", "Office", "12345678", existing + "\n\nnetwork={\n\tssid=\"Office\"\n\tscan_ssid=1\n\tpsk=\"12345678\"\n}\n",
 			[]string{"Home", "Café", `Quote"d`, "Home", "Office"}},
-		{"names differ in case", "home", "12345678", existing + "\n\nnetwork={\n\tssid=\"home\"\n\tpsk=\"12345678\"\n}\n",
+		{"names differ in case", "home", "12345678", existing + "\n\nnetwork={\n\tssid=\"home\"\n\tscan_ssid=1\n\tpsk=\"12345678\"\n}\n",
 			[]string{"Home", "Café", `Quote"d`, "Home", "home"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"testing"
 	"time"
 
@@ -63,20 +61,4 @@ func BenchmarkPageLoad(b *testing.B) {
 			b.ReportMetric(weight, "page-bytes")
 		})
 	}
-}
-
-type cookieJar struct{ c *http.Cookie }
-
-func (j *cookieJar) SetCookies(_ *url.URL, cs []*http.Cookie) {
-	for _, c := range cs {
-		if c.Name == sessionCookie {
-			j.c = c
-		}
-	}
-}
-func (j *cookieJar) Cookies(*url.URL) []*http.Cookie {
-	if j.c == nil {
-		return nil
-	}
-	return []*http.Cookie{j.c}
 }

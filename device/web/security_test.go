@@ -7,10 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/harkbox/hark/internal/sandboxtest"
 )
 
 // countingStore counts the reads of the password: one per guess checked.
@@ -194,6 +197,31 @@ func TestStaticListsNoFiles(t *testing.T) {
 	if w := r.browser().do("GET", "/static/", nil); w.Code != http.StatusNotFound {
 		t.Errorf("GET /static/: %d %q, want 404", w.Code, w.Body.String())
 	}
+}
+
+// TestOwnAddressInHarkServiceSandbox: the page answers to the box's own
+// addresses, which it reads over AF_NETLINK. Under hark.service's
+// RestrictAddressFamilies=, a box at 192.168.1.57 serves the page opened
+// by that address, as it says to once it joined a network, rather than
+// refusing it as another site's (421).
+func TestOwnAddressInHarkServiceSandbox(t *testing.T) {
+	fams := sandboxtest.Families(t, "../../systemd/hark.service")
+	sandboxtest.Run(t, func(t *testing.T) {
+		for _, args := range [][]string{{"link", "set", "lo", "up"}, {"addr", "add", "192.168.1.57/24", "dev", "lo"}} {
+			if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+				t.Skipf("ip %s: %v %s", strings.Join(args, " "), err, out)
+			}
+		}
+		sandboxtest.Restrict(t, fams)
+		r := newRig(t)
+		req := httptest.NewRequest("GET", "http://192.168.1.57:8080/", nil)
+		req.RemoteAddr = "192.168.1.20:50000"
+		w := httptest.NewRecorder()
+		r.h.ServeHTTP(w, req)
+		if w.Code == http.StatusMisdirectedRequest {
+			t.Errorf("RestrictAddressFamilies=%s: GET http://192.168.1.57:8080/ on the box at that address: %d %s", strings.Join(fams, " "), w.Code, strings.TrimSpace(w.Body.String()))
+		}
+	})
 }
 
 // TestOtherNamesAndOriginsAreRefused: a page elsewhere that points its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/harkbox/hark/device/control"
 )
@@ -66,11 +67,17 @@ func (s *Server) updatesInstall(w http.ResponseWriter, r *request) {
 
 // updatesUpload streams a bundle file from the form to the daemon, which
 // keeps it and installs it.
+//
+// A bundle is tens to hundreds of MiB, minutes over a slow Wi-Fi, so the
+// server's read deadline, which bounds a whole request (30 s on the box),
+// is lifted here: the upload may take as long as it takes while it moves,
+// and ends once it has sent nothing for uploadIdle.
 func (s *Server) updatesUpload(w http.ResponseWriter, r *request) {
 	if s.o.API.Updates == nil {
 		s.unserved(w, r, "Updates", "updates")
 		return
 	}
+	r.Body = s.whileMoving(w, r.Body)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		s.back(w, r, "/updates", "Choose a bundle file to upload.")
@@ -113,4 +120,44 @@ func (s *Server) updatesRollback(w http.ResponseWriter, r *request) {
 		return
 	}
 	s.back(w, r, "/updates", "The other slot boots next: the speaker restarts into it when it is idle.")
+}
+
+// uploadIdle is how long an upload may send nothing before it is cut off.
+const uploadIdle = 30 * time.Second
+
+// whileMoving is body with its connection's read deadline moved on, to
+// s.uploadIdle from now, as bytes arrive; body as it is where the
+// connection cannot move its deadline (a test's recorder).
+func (s *Server) whileMoving(w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
+	m := &moving{ReadCloser: body, rc: http.NewResponseController(w), idle: s.uploadIdle}
+	if err := m.move(); err != nil {
+		if !errors.Is(err, http.ErrNotSupported) {
+			s.log.Warn("an upload keeps the server's read deadline", "err", err)
+		}
+		return body
+	}
+	return m
+}
+
+// moving is a request body whose read deadline moves on as it is read.
+type moving struct {
+	io.ReadCloser
+	rc    *http.ResponseController
+	idle  time.Duration
+	until time.Time // the deadline set last
+}
+
+func (m *moving) Read(p []byte) (int, error) {
+	n, err := m.ReadCloser.Read(p)
+	if n > 0 && time.Until(m.until) < m.idle-m.idle/8 { // not at every read: a bundle is thousands
+		if err := m.move(); err != nil {
+			return n, fmt.Errorf("web: the upload's read deadline: %w", err)
+		}
+	}
+	return n, err
+}
+
+func (m *moving) move() error {
+	m.until = time.Now().Add(m.idle)
+	return m.rc.SetReadDeadline(m.until)
 }

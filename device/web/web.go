@@ -87,6 +87,10 @@ type Server struct {
 	// zone is the household's time zone: Options.Location until
 	// SetLocation.
 	zone atomic.Pointer[time.Location]
+
+	// uploadIdle is how long an update's upload may send nothing before
+	// it is cut off: the const uploadIdle, shorter in tests.
+	uploadIdle time.Duration
 }
 
 // SetLocation changes the zone the page shows and reads times in, from
@@ -132,7 +136,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 			o.Sessions.a = a
 		}
 	}
-	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, names: newNames(o.Names, o.Now), pages: map[string]*template.Template{}, flows: map[string]*flow{}}
+	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, names: newNames(o.Names, o.Now), pages: map[string]*template.Template{}, flows: map[string]*flow{}, uploadIdle: uploadIdle}
 	s.zone.Store(o.Location)
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {

@@ -2,8 +2,10 @@ package web
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -968,6 +970,67 @@ func TestUpdates(t *testing.T) {
 	}
 	if b.post("/updates/rollback", nil); r.updates.rollback != 1 {
 		t.Error("no rollback")
+	}
+}
+
+// TestUploadOverSlowWiFi: the box's server bounds the reading of a whole
+// request (ReadTimeout, 30 s); a bundle uploaded over a slow Wi-Fi takes
+// minutes, and arrives whole as long as it keeps moving. One that stalls
+// is cut off once it has sent nothing for uploadIdle. Scaled: a 0.5 s
+// ReadTimeout, a 1 s uploadIdle, an upload of 2.4 s.
+func TestUploadOverSlowWiFi(t *testing.T) {
+	r := newRig(t)
+	r.srv.uploadIdle = time.Second
+	b := r.setUp()
+	token := b.csrf("/updates")
+	srv := httptest.NewUnstartedServer(r.h)
+	srv.Config.ReadTimeout = 500 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	// upload sends chunks of the bundle, every gap apart, then stalls
+	// unless whole; it returns what the daemon got, and when the answer
+	// came.
+	upload := func(chunks int, whole bool, gap time.Duration) (got int, took time.Duration) {
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		giveUp := time.AfterFunc(10*time.Second, func() { pw.CloseWithError(errors.New("the test gave up")) })
+		defer giveUp.Stop()
+		mw := multipart.NewWriter(pw)
+		go func() {
+			fw, _ := mw.CreateFormFile("bundle", "hark-1.4.0.raucb")
+			for range chunks {
+				if _, err := fw.Write(bytes.Repeat([]byte("B"), 4096)); err != nil {
+					return
+				}
+				time.Sleep(gap)
+			}
+			if whole {
+				mw.Close()
+				pw.Close()
+			}
+		}()
+		req, _ := http.NewRequest("POST", srv.URL+"/updates/upload?csrf="+token, pr)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: b.cookie})
+		began := time.Now()
+		resp, err := client.Do(req)
+		took = time.Since(began)
+		if err == nil {
+			resp.Body.Close()
+		}
+		r.updates.mu.Lock()
+		defer r.updates.mu.Unlock()
+		got, r.updates.uploaded = len(r.updates.uploaded), nil
+		return got, took
+	}
+
+	if got, took := upload(12, true, 200*time.Millisecond); got != 12*4096 {
+		t.Errorf("an upload of %v under a 0.5 s ReadTimeout: the daemon got %d bytes of %d", took.Round(time.Millisecond), got, 12*4096)
+	}
+	if got, took := upload(1, false, 0); got != 0 || took > 5*time.Second {
+		t.Errorf("an upload stalled after 4 KiB: the daemon got %d bytes, the answer came after %v; want none, after about 1 s", got, took.Round(time.Millisecond))
 	}
 }
 
