@@ -163,15 +163,29 @@ func eval[T any](c *chrome, expr string) T {
 	return run(c, expr, chromedp.Evaluate[T](expr))
 }
 
+// run runs a, asking again for up to 5 s while the page is between two
+// documents (the click before it began a navigation the browser has not
+// finished swapping in).
 func run[T any](c *chrome, what string, a chromedp.Action[T]) T {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, a)
-	if err != nil {
-		c.t.Fatalf("%s: %v", what, err)
+	for deadline := time.Now().Add(slack(5 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
+		v, err := chromedp.Run(ctx, a)
+		cancel()
+		if err == nil {
+			return v
+		}
+		if !betweenDocuments(err) || time.Now().After(deadline) {
+			c.t.Fatalf("%s: %v", what, err)
+		}
 	}
-	return v
+}
+
+// betweenDocuments reports the error of a script run as the page's
+// document is replaced.
+func betweenDocuments(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") || strings.Contains(msg, "Execution context was destroyed")
 }
 
 // phone makes the tab an upright phone: 390 CSS pixels wide, mobile, touch.
