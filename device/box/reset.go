@@ -51,16 +51,17 @@ func wipe(dir string, keep ...string) error {
 	}
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
-		switch holds := slices.ContainsFunc(keep, func(k string) bool { return strings.HasPrefix(k, path+string(filepath.Separator)) }); {
+		inside := func(k string) bool { return strings.HasPrefix(k, path+string(filepath.Separator)) }
+		switch {
 		case slices.Contains(keep, path):
-		case holds && e.IsDir():
-			if err := wipe(path, keep...); err != nil {
-				return err
-			}
+			continue
+		case e.IsDir() && slices.ContainsFunc(keep, inside):
+			err = wipe(path, keep...)
 		default:
-			if err := os.RemoveAll(path); err != nil {
-				return err
-			}
+			err = os.RemoveAll(path)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -73,16 +73,24 @@ func Run(ctx context.Context, o RunOptions) error {
 	if sys, ok := d.clock.(*clock.System); ok {
 		sys.SetLog(log)
 	}
-	if resetCutShort(cfg) {
-		log.Warn("a factory reset was cut short; finishing it", "data_dir", cfg.DataDir)
-		if err := factoryReset(cfg); err != nil {
-			return fmt.Errorf("factory reset: %w", err)
-		}
+	// reload reads the settings anew: at a restart, and after a factory
+	// reset, whose data directory held the page's.
+	reload := func() (err error) {
 		if cfg, res, err = o.Load(); err != nil {
 			return err
 		}
 		d.level.UnmarshalText([]byte(cfg.Log.Level))
 		d.zone.Store(res.Location)
+		return nil
+	}
+	if resetCutShort(cfg) {
+		log.Warn("a factory reset was cut short; finishing it", "data_dir", cfg.DataDir)
+		if err := factoryReset(cfg); err != nil {
+			return fmt.Errorf("factory reset: %w", err)
+		}
+		if err := reload(); err != nil {
+			return err
+		}
 	}
 	for {
 		err := d.run(ctx, cfg, res)
@@ -98,13 +106,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		default:
 			return err
 		}
-		// The settings are read anew: the page's, after a factory reset,
-		// are gone with the data directory.
-		if cfg, res, err = o.Load(); err != nil {
+		if err := reload(); err != nil {
 			return fmt.Errorf("start again: %w", err)
 		}
-		d.level.UnmarshalText([]byte(cfg.Log.Level))
-		d.zone.Store(res.Location)
 	}
 }
 
