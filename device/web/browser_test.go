@@ -66,13 +66,21 @@ type chrome struct {
 
 // step runs actions with a deadline of their own, so that a missing
 // element fails its step with a message rather than the whole test at its
-// end.
+// end. Steps that ran into the page swapping documents (see run) are run
+// again, within that deadline.
 func (c *chrome) step(what string, steps ...chromedp.Action[chromedp.Void]) {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
 	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		c.t.Fatalf("%s: %v", what, err)
+	for {
+		err := chromedp.Do(ctx, steps...)
+		if err == nil {
+			return
+		}
+		if !betweenDocuments(err) || ctx.Err() != nil {
+			c.t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
