@@ -75,6 +75,11 @@ func Run(t *testing.T, body func(t *testing.T)) {
 	if out, err := exec.Command("unshare", "-rn", "true").CombinedOutput(); err != nil {
 		t.Skipf("this machine does not let the test make a user and network namespace (unshare -rn: %v %s): skipped", err, bytes.TrimSpace(out))
 	}
+	// Under user-mode emulation (make qemu) the kernel cannot run the
+	// binary itself, and unshare would hand it to the shell.
+	if err := exec.Command(os.Args[0], "-test.run=^$", "-test.count=1").Run(); err != nil && strings.Contains(err.Error(), "exec format error") {
+		t.Skipf("cannot run this test binary again as a child under emulation: %v", err)
+	}
 	args := []string{"-rn", os.Args[0], "-test.run=" + pattern(t.Name()), "-test.count=1", "-test.v"}
 	if d, ok := t.Deadline(); ok {
 		args = append(args, "-test.timeout="+time.Until(d).String())
