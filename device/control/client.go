@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/harkbox/hark/internal/listener"
 )
 
 // ErrNotRunning reports that no daemon answers on the socket.
@@ -41,13 +43,13 @@ func Dial(path string) *Client {
 // connections, as the local administrator: what a command uses when no
 // daemon runs. Close stops it.
 func Local(h http.Handler) *Client {
-	ln := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	ln := listener.NewPipe(nil)
 	srv := &http.Server{Handler: h, ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
 		return WithIdentity(ctx, Identity{Role: Admin, Via: "in process", UID: -1})
 	}}
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.Serve(ln) })
-	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return ln.dial(ctx) }}
+	tr := &http.Transport{DialContext: ln.DialContext}
 	return &Client{where: "in process", http: &http.Client{Transport: tr}, close: func() error {
 		tr.CloseIdleConnections()
 		err := srv.Close()
@@ -61,46 +63,6 @@ func (c *Client) Close() error { return c.close() }
 
 // Remote reports whether the client talks to a running daemon.
 func (c *Client) Remote() bool { return c.where != "in process" }
-
-// pipeListener hands the server in-memory connections.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (l *pipeListener) dial(ctx context.Context) (net.Conn, error) {
-	client, server := net.Pipe()
-	select {
-	case l.conns <- server:
-		return client, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return nil
-}
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "in process" }
 
 // Error is an error the API answered with.
 type Error struct {

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/harkbox/hark/internal/listener"
 )
 
 // bundleServer serves one file with range support, and can drop the
@@ -290,50 +292,16 @@ func TestPruneRemovesOnlyBundles(t *testing.T) {
 // blocked, and the bubble's clock would stand still). The transport
 // dials it; stop shuts the server down.
 func pipeServer(h http.Handler) (tr *http.Transport, stop func()) {
-	ln := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	ln := listener.NewPipe(&net.TCPAddr{IP: net.IPv4(192, 168, 1, 10), Port: 8080})
 	srv := &http.Server{Handler: h}
 	served := make(chan struct{})
 	go func() { srv.Serve(ln); close(served) }()
-	tr = &http.Transport{DialContext: ln.dial}
+	tr = &http.Transport{DialContext: ln.DialContext}
 	return tr, func() {
 		srv.Close()
 		<-served
 		tr.CloseIdleConnections()
 	}
-}
-
-// pipeListener hands the server the far ends of the pipes dial makes.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	c, s := net.Pipe()
-	select {
-	case l.conns <- s:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
-
-func (l *pipeListener) Addr() net.Addr {
-	return &net.TCPAddr{IP: net.IPv4(192, 168, 1, 10), Port: 8080}
 }
 
 // A server that stops sending without closing the connection (a NAS gone
