@@ -127,18 +127,25 @@ func TestServiceRingsAndStops(t *testing.T) {
 	})
 }
 
+// ringing is a service on an empty store, running with a bell until the
+// test ends.
+func ringing(t *testing.T) *Service {
+	t.Helper()
+	svc, err := New(Options{Store: newMemStore(), Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	go svc.Run(ctx, &bell{})
+	return svc
+}
+
 // TestStopOneAlert: StopAlert silences the one item of its id, and
 // Ringing lists what rings until then.
 func TestStopOneAlert(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		svc, err := New(Options{Store: newMemStore(), Location: time.UTC})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := &bell{}
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		go svc.Run(ctx, b)
+		svc := ringing(t)
 		tea, _ := svc.AddTimer(t.Context(), "tea", time.Minute)
 		eggs, _ := svc.AddTimer(t.Context(), "eggs", 2*time.Minute)
 		time.Sleep(3 * time.Minute)
@@ -162,14 +169,7 @@ func TestStopOneAlert(t *testing.T) {
 // minute after it is silenced, then no more; of its own kind only.
 func TestJustRang(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		svc, err := New(Options{Store: newMemStore(), Location: time.UTC})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := &bell{}
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		go svc.Run(ctx, b)
+		svc := ringing(t)
 		synctest.Wait()
 		svc.AddTimer(t.Context(), "pasta", 5*time.Minute)
 		svc.AddTimer(t.Context(), "roast", 90*time.Minute)
