@@ -172,3 +172,26 @@ func TestAtNight(t *testing.T) {
 		}
 	}
 }
+
+// TestNoonAndMidnight: a time said from noon or midnight, a quarter, a
+// half or some minutes after or before it, reads as the English clock
+// reads it without doubt: "minuit et demie" is 0:30, "midi moins le
+// quart" 11:45 in the morning, "minuit moins le quart" 23:45.
+func TestNoonAndMidnight(t *testing.T) {
+	for l, cases := range map[Lang][]struct{ said, want string }{
+		French: {
+			{"à minuit et demie", "at 0:30"}, {"minuit et demi", "0:30"}, {"à minuit et quart", "at 0:15"},
+			{"à midi et quart", "at 12:15"}, {"vers midi et demie", "at 12:30"}, {"pour midi et demi", "at 12:30"},
+			{"à minuit moins le quart", "at 23:45"}, {"à midi moins le quart", "at 11:45 am"},
+			{"à minuit dix", "at 0:10"}, {"à midi vingt", "at 12:20"}, {"à midi moins dix", "at 11:50 am"}, {"minuit moins cinq", "23:55"},
+			{"à minuit", "at midnight"}, {"à midi", "at noon"}, {"minuit", "midnight"}, {"midi", "noon"},
+			{"le repas de midi", "le repas de midi"}, {"cet après-midi", "cet après midi"},
+		},
+	} {
+		for _, c := range cases {
+			if got := l.Quantities(c.said); got != c.want {
+				t.Errorf("%s %q = %q, want %q", l, c.said, got, c.want)
+			}
+		}
+	}
+}

@@ -268,3 +268,47 @@ func TestAtNight(t *testing.T) {
 		}
 	}
 }
+
+// TestNoonAndMidnight: an alarm said from noon or midnight in each
+// language rings then: "minuit et demie" is half past midnight, "midi
+// moins le quart" a quarter to noon. The fixture's clock is Sunday 10:15.
+func TestNoonAndMidnight(t *testing.T) {
+	for l, cases := range map[locale.Lang][]struct {
+		say string
+		due string
+	}{
+		locale.English: {
+			{"wake me at half past midnight", "Mon 00:30"},
+			{"wake me at quarter past noon", "Sun 12:15"},
+			{"wake me at quarter to midnight", "Sun 23:45"},
+		},
+		locale.French: {
+			{"réveille-moi à minuit et demie", "Mon 00:30"},
+			{"réveille-moi à midi et quart", "Sun 12:15"},
+			{"réveille-moi à minuit moins le quart", "Sun 23:45"},
+			{"réveille-moi à midi moins le quart", "Sun 11:45"},
+			{"réveille-moi à minuit dix", "Mon 00:10"},
+			{"mets une alarme pour minuit et demie", "Mon 00:30"},
+			{"mets une alarme pour minuit", "Mon 00:00"},
+			{"rappelle-moi à minuit et demie de sortir la poubelle", "Mon 00:30"},
+		},
+	} {
+		for _, c := range cases {
+			f := newFixture(t)
+			u := f.reg.Understand(t.Context(), l, c.say)
+			if !u.OK {
+				t.Errorf("%s %q: not understood: %s", l, c.say, u.Detail)
+				continue
+			}
+			resp := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(l)), u.Route, c.say)
+			items, _ := f.sched.Pending(t.Context(), storage.Alarm, storage.Reminder)
+			if len(items) != 1 {
+				t.Errorf("%s %q: said %q, %d alarms and reminders; want one", l, c.say, resp.Spoken, len(items))
+				continue
+			}
+			if got := items[0].Due.In(berlin).Format("Mon 15:04"); got != c.due {
+				t.Errorf("%s %q: due %s (%s %v, said %q); want %s", l, c.say, got, u.Route.Command.Name, u.Route.Claim.Arguments, resp.Spoken, c.due)
+			}
+		}
+	}
+}
