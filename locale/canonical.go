@@ -221,6 +221,17 @@ func fromNoon(base, minutes int) string {
 	return clockAt(h, m)
 }
 
+// nearNoon is what a phrasebook reads for a time said some minutes from
+// noon or midnight, after prep ("à", "a", "um" or none): the time as
+// fromNoon writes it, or said as it was when the minutes are none of an
+// hour's.
+func nearNoon(said, prep string, base, minutes int) string {
+	if minutes == 0 || minutes <= -60 || minutes >= 60 {
+		return said
+	}
+	return at(prep) + fromNoon(base, minutes)
+}
+
 // night writes a time said "at night" ("drei Uhr nachts", "las doce de la
 // noche", "deux heures de la nuit") as the English clock reads it: twelve
 // is midnight ("12 am"), one to five the small hours ("3 am"), six to

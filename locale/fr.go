@@ -105,8 +105,5 @@ func frenchNoon(g []string) string {
 	default:
 		m = atoi(g[5])
 	}
-	if m == 0 || m <= -60 || m >= 60 {
-		return g[0]
-	}
-	return at(g[1]) + fromNoon(base, m)
+	return nearNoon(g[0], g[1], base, m)
 }

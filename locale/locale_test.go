@@ -187,6 +187,17 @@ func TestNoonAndMidnight(t *testing.T) {
 			{"à minuit", "at midnight"}, {"à midi", "at noon"}, {"minuit", "midnight"}, {"midi", "noon"},
 			{"le repas de midi", "le repas de midi"}, {"cet après-midi", "cet après midi"},
 		},
+		Spanish: {
+			{"a medianoche y media", "at 0:30"}, {"a la medianoche y media", "at 0:30"}, {"medianoche y cuarto", "0:15"},
+			{"a mediodía y cuarto", "at 12:15"}, {"al mediodía y media", "at 12:30"}, {"a medianoche menos cuarto", "at 23:45"},
+			{"a mediodía menos cuarto", "at 11:45 am"}, {"a medianoche y diez", "at 0:10"}, {"a mediodía menos cinco", "at 11:55 am"},
+			{"a medianoche", "at midnight"}, {"a la medianoche", "at midnight"}, {"a mediodía", "at noon"}, {"al mediodía", "at noon"},
+		},
+		German: {
+			{"um Viertel nach Mitternacht", "at 0:15"}, {"um Viertel vor Mitternacht", "at 23:45"},
+			{"Viertel nach Mittag", "12:15"}, {"um zehn nach Mitternacht", "at 0:10"}, {"um fünf vor Mitternacht", "at 23:55"},
+			{"um halb eins", "at 12:30"}, {"um Mitternacht", "at midnight"},
+		},
 	} {
 		for _, c := range cases {
 			if got := l.Quantities(c.said); got != c.want {

@@ -292,6 +292,18 @@ func TestNoonAndMidnight(t *testing.T) {
 			{"mets une alarme pour minuit", "Mon 00:00"},
 			{"rappelle-moi à minuit et demie de sortir la poubelle", "Mon 00:30"},
 		},
+		locale.Spanish: {
+			{"despiértame a medianoche y media", "Mon 00:30"},
+			{"despiértame a la medianoche y media", "Mon 00:30"},
+			{"despiértame a mediodía y cuarto", "Sun 12:15"},
+			{"despiértame a medianoche menos cuarto", "Sun 23:45"},
+			{"despiértame al mediodía", "Sun 12:00"},
+		},
+		locale.German: {
+			{"weck mich um halb eins nachts", "Mon 00:30"},
+			{"weck mich um Viertel nach Mitternacht", "Mon 00:15"},
+			{"weck mich um Viertel vor Mitternacht", "Sun 23:45"},
+		},
 	} {
 		for _, c := range cases {
 			f := newFixture(t)
