@@ -50,6 +50,7 @@ func init() {
 			phraseFn(`(a |al )?(?:la |el )?(medianoche|mediodía|mediodia) (y cuarto|y media|menos cuarto|y (\d+)|menos (\d+))`, spanishNoon),
 			phrase(`(?:a |al )?(?:el )?(?:mediodía|mediodia)`, "at noon"),
 			phrase(`(?:a )?(?:la )?medianoche`, "at midnight"),
+			phrase(`la una`, "la 1"), // one o'clock: "una" is an article only before a unit
 			phraseFn(`(a )?(?:las |la )(\d+) y cuarto`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
 			phraseFn(`(a )?(?:las |la )(\d+) y media`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 30) }),
 			phraseFn(`(a )?(?:las |la )(\d+) menos cuarto`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),

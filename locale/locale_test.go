@@ -158,6 +158,7 @@ func TestAtNight(t *testing.T) {
 			{"a las doce de la noche", "at 12 am"}, {"a las doce y media de la noche", "at 12:30 am"},
 			{"a las dos de la noche", "at 2 am"}, {"a las once de la noche", "at 11 pm"}, {"a las nueve de la noche", "at 9 pm"},
 			{"a las dos de la madrugada", "at 2 am"}, {"esta noche a las doce", "at 12 tonight"}, {"a las ocho de la tarde", "at 8 pm"},
+			{"a la una de la madrugada", "at 1 am"}, {"a la una y media de la noche", "at 1:30 am"},
 		},
 		French: {
 			{"à deux heures de la nuit", "at 2 am"}, {"à minuit", "at midnight"}, {"cette nuit à trois heures", "at 3 am"},
