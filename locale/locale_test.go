@@ -73,6 +73,7 @@ func TestSayTime(t *testing.T) {
 		{English, 14, 30, "It's 2:30 PM."}, {English, 12, 0, "It's noon."},
 		{German, 14, 30, "Es ist 14 Uhr 30."}, {German, 7, 0, "Es ist 7 Uhr."}, {German, 0, 0, "Es ist Mitternacht."},
 		{French, 14, 30, "Il est 14 heures 30."}, {French, 1, 5, "Il est 1 heure 5."}, {French, 12, 0, "Il est midi."},
+		{French, 0, 30, "Il est 0 heure 30."},
 		{Spanish, 14, 30, "Son las 2 y media de la tarde."}, {Spanish, 1, 15, "Es la 1 y cuarto de la madrugada."},
 		{Spanish, 9, 5, "Son las 9 y 5 de la mañana."}, {Spanish, 21, 0, "Son las 9 de la noche."},
 	} {
