@@ -390,3 +390,53 @@ func TestNameInAnAreaIsNoConversion(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceThenName: "the upstairs floor lamp" is the device called
+// "Floor Lamp" upstairs, whether "Upstairs" is an area or a floor of the
+// house, and not every light upstairs, as "upstairs floor" and a "lamp"
+// would have it: a name said wins over the place's lights. The house has
+// another "Floor Lamp" in the living room, where the speaker may stand,
+// and no area "Upstairs Floor".
+func TestPlaceThenName(t *testing.T) {
+	floors := []hatest.Floor{{ID: "ground", Name: "Ground Floor"}, {ID: "first", Name: "First Floor"}}
+	areas := []hatest.Area{{ID: "upstairs", Name: "Upstairs", Floor: "first"}, {ID: "living_room", Name: "Living Room", Floor: "ground"}}
+	asFloor := []hatest.Floor{{ID: "ground", Name: "Ground Floor"}, {ID: "up", Name: "Upstairs"}}
+	asFloorAreas := []hatest.Area{{ID: "landing", Name: "Landing", Floor: "up"}, {ID: "living_room", Name: "Living Room", Floor: "ground"}}
+	ent := func(id, name, area string) hatest.Entity {
+		return hatest.Entity{ID: id, Name: name, State: "off", Area: area, Attributes: map[string]any{}}
+	}
+	for _, tt := range []struct {
+		house        string
+		floors       []hatest.Floor
+		areas        []hatest.Area
+		speaker, up  string // the speaker's area; the area upstairs
+		said, called string
+	}{
+		{"an area Upstairs", floors, areas, "", "upstairs", "turn on the upstairs floor lamp", "light.turn_on light.floor_lamp_up"},
+		{"an area Upstairs", floors, areas, "living_room", "upstairs", "turn on the upstairs floor lamp", "light.turn_on light.floor_lamp_up"},
+		{"an area Upstairs", floors, areas, "", "upstairs", "turn off the upstairs floor lamp", "light.turn_off light.floor_lamp_up"},
+		{"an area Upstairs", floors, areas, "", "upstairs", "upstairs floor lamp on", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "turn on the upstairs floor lamp", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "living_room", "landing", "turn on the upstairs floor lamp", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "turn off the upstairs floor lamp", "light.turn_off light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "upstairs floor lamp on", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "turn on the floor lamp upstairs", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "turn off the lights upstairs", "light.turn_off light.floor_lamp_up,light.ceiling_up"},
+	} {
+		ha := hatest.New(t, tt.floors, tt.areas, nil, []hatest.Entity{
+			ent("light.floor_lamp_up", "Floor Lamp", tt.up), ent("light.ceiling_up", "Ceiling Light", tt.up),
+			ent("light.floor_lamp", "Floor Lamp", "living_room"),
+		})
+		reg := speakerIn(t, ha, tt.speaker)
+		u := reg.Understand(t.Context(), locale.English, tt.said)
+		if !u.OK {
+			t.Errorf("%s, speaker in %q: %q not carried out (%s %s: %s)", tt.house, tt.speaker, tt.said, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(t.Context(), u.Route, tt.said)
+		got := strings.ReplaceAll(strings.Join(ha.CallsMade(), "|"), " {}", "")
+		if resp.Kind != command.Success || got != tt.called {
+			t.Errorf("%s, speaker in %q: %q: %s %q (%v), want %q", tt.house, tt.speaker, tt.said, resp.Spoken, got, u.Route.Claim.Arguments, tt.called)
+		}
+	}
+}
