@@ -205,6 +205,33 @@ func clockAt(h, m int) string {
 	return strconv.Itoa(h) + ":" + pad(m)
 }
 
+// fromNoon writes the time some minutes after noon (base 12) or midnight
+// (base 0), or before it when negative ("minuit moins le quart"), as the
+// English clock reads it without doubt: "0:30", "11:45 am", "12:15",
+// "23:45".
+func fromNoon(base, minutes int) string {
+	t := ((base*60+minutes)%(24*60) + 24*60) % (24 * 60)
+	h, m := t/60, t%60
+	switch {
+	case h == 0:
+		return "0:" + pad(m)
+	case h < 12:
+		return clockAt(h, m) + " am"
+	}
+	return clockAt(h, m)
+}
+
+// nearNoon is what a phrasebook reads for a time said some minutes from
+// noon or midnight, after prep ("à", "a", "um" or none): the time as
+// fromNoon writes it, or said as it was when the minutes are none of an
+// hour's.
+func nearNoon(said, prep string, base, minutes int) string {
+	if minutes == 0 || minutes <= -60 || minutes >= 60 {
+		return said
+	}
+	return at(prep) + fromNoon(base, minutes)
+}
+
 // night writes a time said "at night" ("drei Uhr nachts", "las doce de la
 // noche", "deux heures de la nuit") as the English clock reads it: twelve
 // is midnight ("12 am"), one to five the small hours ("3 am"), six to

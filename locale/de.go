@@ -54,6 +54,7 @@ func init() {
 				return map[string]string{"zwei": "2.5", "drei": "3.5", "vier": "4.5", "fünf": "5.5"}[g[1]]
 			}),
 			phrase(`heute abend`, "tonight"),
+			phraseFn(`(um )?(viertel|\d+) (?:minuten )?(nach|vor) (mitternacht|mittag)`, germanNoon),
 			phraseFn(`(um )?halb (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 30) }),
 			phraseFn(`(um )?viertel nach (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
 			phraseFn(`(um )?(?:viertel vor|dreiviertel) (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),
@@ -101,3 +102,20 @@ func at(prep string) string {
 // englishUnits are the duration units a phrasebook has already read into
 // English, as the converter names them.
 var englishUnits = map[string]string{"hours": "hours", "minutes": "minutes", "seconds": "seconds", "days": "days", "hour": "hours", "minute": "minutes"}
+
+// germanNoon reads a time said from midnight or noon: "Viertel nach
+// Mitternacht", "Viertel vor Mitternacht", "zehn nach Mittag".
+func germanNoon(g []string) string {
+	base := 0
+	if g[4] == "mittag" {
+		base = 12
+	}
+	m := 15
+	if g[2] != "viertel" {
+		m = atoi(g[2])
+	}
+	if g[3] == "vor" {
+		m = -m
+	}
+	return nearNoon(g[0], g[1], base, m)
+}

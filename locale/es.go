@@ -47,8 +47,10 @@ func init() {
 			phrase(`tres cuartos de hora`, "45 minutes"),
 			phrase(`(\d+) por ciento|(\d+) por 100`, "$1$2%"),
 			phrase(`esta noche`, "tonight"),
-			phrase(`(?:a )?mediodía|(?:a )?mediodia`, "at noon"),
-			phrase(`(?:a )?medianoche`, "at midnight"),
+			phraseFn(`(a |al )?(?:la |el )?(medianoche|mediodía|mediodia) (y cuarto|y media|menos cuarto|y (\d+)|menos (\d+))`, spanishNoon),
+			phrase(`(?:a |al )?(?:el )?(?:mediodía|mediodia)`, "at noon"),
+			phrase(`(?:a )?(?:la )?medianoche`, "at midnight"),
+			phrase(`la una`, "la 1"), // one o'clock: "una" is an article only before a unit
 			phraseFn(`(a )?(?:las |la )(\d+) y cuarto`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
 			phraseFn(`(a )?(?:las |la )(\d+) y media`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 30) }),
 			phraseFn(`(a )?(?:las |la )(\d+) menos cuarto`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),
@@ -82,4 +84,29 @@ func init() {
 			frame(`(?:ponlo|hazlo|cámbialo|cambialo|que sean|que sea)(?: a| en| de)? (\d.*)`, "make it $1"),
 		},
 	}
+}
+
+// spanishNoon reads a time said from noon or midnight: "mediodía y
+// cuarto", "medianoche y media", "medianoche menos cuarto", "mediodía
+// menos 5", "medianoche y 10". Minutes that are none of an hour's are left
+// as said.
+func spanishNoon(g []string) string {
+	base := 0
+	if g[2] != "medianoche" {
+		base = 12
+	}
+	var m int
+	switch {
+	case g[3] == "y cuarto":
+		m = 15
+	case g[3] == "y media":
+		m = 30
+	case g[3] == "menos cuarto":
+		m = -15
+	case g[5] != "":
+		m = -atoi(g[5])
+	default:
+		m = atoi(g[4])
+	}
+	return nearNoon(g[0], g[1], base, m)
 }

@@ -2,6 +2,7 @@ package locale
 
 import (
 	"regexp"
+	"strings"
 )
 
 var frenchValues = map[string]int{
@@ -54,8 +55,10 @@ func init() {
 			phraseFn(`(à )?(\d+)h(\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
 			phraseFn(`(à )?(\d+):(\d+)`, func(g []string) string { return at(g[1]) + g[2] + ":" + g[3] }),
 			phraseFn(`à (\d+) (?:heures?|h)|à (\d+)h`, func(g []string) string { return "at " + g[1] + g[2] }),
+			phraseFn(`(à |pour |vers )?(midi|minuit) (et quart|et demie?|moins le quart|moins (\d+)|(\d+))`, frenchNoon),
 			phrase(`à midi`, "at noon"),
 			phrase(`à minuit`, "at midnight"),
+			phraseFn(`^(midi|minuit)$`, func(g []string) string { return map[string]string{"midi": "noon", "minuit": "midnight"}[g[1]] }),
 			phraseFn(`(\d+(?::\d{2})?) (?:de la nuit|dans la nuit|la nuit)`, func(g []string) string { return night(g[1]) }),
 			phraseFn(`(?:cette nuit|la nuit|dans la nuit) (?:at )?(\d+(?::\d{2})?)`, func(g []string) string { return "at " + night(g[1]) }),
 			phrase(`cette nuit`, "tonight"),
@@ -79,4 +82,28 @@ func init() {
 			frame(`(?:mets|fais|change)(?: le| en| ça| ça en)? (?:à |pour )?(\d.*)`, "make it $1"),
 		},
 	}
+}
+
+// frenchNoon reads a time said from noon or midnight: "midi et quart",
+// "minuit et demie", "minuit moins le quart", "midi moins 10", "minuit
+// 10". Minutes that are none of an hour's are left as said.
+func frenchNoon(g []string) string {
+	base := 0
+	if g[2] == "midi" {
+		base = 12
+	}
+	var m int
+	switch {
+	case g[3] == "et quart":
+		m = 15
+	case strings.HasPrefix(g[3], "et demi"):
+		m = 30
+	case g[3] == "moins le quart":
+		m = -15
+	case g[4] != "":
+		m = -atoi(g[4])
+	default:
+		m = atoi(g[5])
+	}
+	return nearNoon(g[0], g[1], base, m)
 }

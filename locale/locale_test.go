@@ -73,6 +73,7 @@ func TestSayTime(t *testing.T) {
 		{English, 14, 30, "It's 2:30 PM."}, {English, 12, 0, "It's noon."},
 		{German, 14, 30, "Es ist 14 Uhr 30."}, {German, 7, 0, "Es ist 7 Uhr."}, {German, 0, 0, "Es ist Mitternacht."},
 		{French, 14, 30, "Il est 14 heures 30."}, {French, 1, 5, "Il est 1 heure 5."}, {French, 12, 0, "Il est midi."},
+		{French, 0, 30, "Il est 0 heure 30."},
 		{Spanish, 14, 30, "Son las 2 y media de la tarde."}, {Spanish, 1, 15, "Es la 1 y cuarto de la madrugada."},
 		{Spanish, 9, 5, "Son las 9 y 5 de la mañana."}, {Spanish, 21, 0, "Son las 9 de la noche."},
 	} {
@@ -158,11 +159,46 @@ func TestAtNight(t *testing.T) {
 			{"a las doce de la noche", "at 12 am"}, {"a las doce y media de la noche", "at 12:30 am"},
 			{"a las dos de la noche", "at 2 am"}, {"a las once de la noche", "at 11 pm"}, {"a las nueve de la noche", "at 9 pm"},
 			{"a las dos de la madrugada", "at 2 am"}, {"esta noche a las doce", "at 12 tonight"}, {"a las ocho de la tarde", "at 8 pm"},
+			{"a la una de la madrugada", "at 1 am"}, {"a la una y media de la noche", "at 1:30 am"},
 		},
 		French: {
 			{"à deux heures de la nuit", "at 2 am"}, {"à minuit", "at midnight"}, {"cette nuit à trois heures", "at 3 am"},
 			{"à une heure du matin", "at 1 am"}, {"à onze heures du soir", "at 11 pm"}, {"à neuf heures du soir", "at 9 pm"},
 			{"ce soir à huit heures", "at 8 tonight"},
+		},
+	} {
+		for _, c := range cases {
+			if got := l.Quantities(c.said); got != c.want {
+				t.Errorf("%s %q = %q, want %q", l, c.said, got, c.want)
+			}
+		}
+	}
+}
+
+// TestNoonAndMidnight: a time said from noon or midnight, a quarter, a
+// half or some minutes after or before it, reads as the English clock
+// reads it without doubt: "minuit et demie" is 0:30, "midi moins le
+// quart" 11:45 in the morning, "minuit moins le quart" 23:45.
+func TestNoonAndMidnight(t *testing.T) {
+	for l, cases := range map[Lang][]struct{ said, want string }{
+		French: {
+			{"à minuit et demie", "at 0:30"}, {"minuit et demi", "0:30"}, {"à minuit et quart", "at 0:15"},
+			{"à midi et quart", "at 12:15"}, {"vers midi et demie", "at 12:30"}, {"pour midi et demi", "at 12:30"},
+			{"à minuit moins le quart", "at 23:45"}, {"à midi moins le quart", "at 11:45 am"},
+			{"à minuit dix", "at 0:10"}, {"à midi vingt", "at 12:20"}, {"à midi moins dix", "at 11:50 am"}, {"minuit moins cinq", "23:55"},
+			{"à minuit", "at midnight"}, {"à midi", "at noon"}, {"minuit", "midnight"}, {"midi", "noon"},
+			{"le repas de midi", "le repas de midi"}, {"cet après-midi", "cet après midi"},
+		},
+		Spanish: {
+			{"a medianoche y media", "at 0:30"}, {"a la medianoche y media", "at 0:30"}, {"medianoche y cuarto", "0:15"},
+			{"a mediodía y cuarto", "at 12:15"}, {"al mediodía y media", "at 12:30"}, {"a medianoche menos cuarto", "at 23:45"},
+			{"a mediodía menos cuarto", "at 11:45 am"}, {"a medianoche y diez", "at 0:10"}, {"a mediodía menos cinco", "at 11:55 am"},
+			{"a medianoche", "at midnight"}, {"a la medianoche", "at midnight"}, {"a mediodía", "at noon"}, {"al mediodía", "at noon"},
+		},
+		German: {
+			{"um Viertel nach Mitternacht", "at 0:15"}, {"um Viertel vor Mitternacht", "at 23:45"},
+			{"Viertel nach Mittag", "12:15"}, {"um zehn nach Mitternacht", "at 0:10"}, {"um fünf vor Mitternacht", "at 23:55"},
+			{"um halb eins", "at 12:30"}, {"um Mitternacht", "at midnight"},
 		},
 	} {
 		for _, c := range cases {

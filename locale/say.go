@@ -140,9 +140,9 @@ func (l Lang) Clock(h, m int) string {
 		case h == 0 && m == 0:
 			return "minuit"
 		case m == 0:
-			return fmt.Sprintf("%d %s", h, map[bool]string{true: "heure", false: "heures"}[h == 1])
+			return fmt.Sprintf("%d %s", h, map[bool]string{true: "heure", false: "heures"}[h < 2])
 		}
-		return fmt.Sprintf("%d %s %d", h, map[bool]string{true: "heure", false: "heures"}[h == 1], m)
+		return fmt.Sprintf("%d %s %d", h, map[bool]string{true: "heure", false: "heures"}[h < 2], m) // "0 heure 30": under two is singular
 	case Spanish:
 		return spanishClock(h, m)
 	}

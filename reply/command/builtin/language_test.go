@@ -128,6 +128,9 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"cancela todos los temporizadores", "cancel_timer", "map[all:true]"},
 		{"pon una alarma a las 7", "set_alarm", "map[time:7]"},
 		{"despiértame mañana a las siete y media", "set_alarm", "map[day:tomorrow time:7:30]"},
+		{"despiértame a la una", "set_alarm", "map[time:1]"},
+		{"pon una alarma a la una y media", "set_alarm", "map[time:1:30]"},
+		{"pon una alarma a la una menos cuarto", "set_alarm", "map[time:12:45]"},
 		{"despiértame entre semana a las seis", "set_alarm", "map[repeat:monday tuesday wednesday thursday friday time:6]"},
 		{"pon una alarma para las 8 menos cuarto de la mañana", "set_alarm", "map[time:7:45 am]"},
 		{"qué alarmas tengo", "list_reminders", "map[kind:alarms]"},
@@ -247,6 +250,62 @@ func TestAtNight(t *testing.T) {
 			{"réveille-moi à une heure du matin", "Mon 01:00"},
 			{"réveille-moi à onze heures du soir", "Sun 23:00"},
 			{"réveille-moi à minuit", "Mon 00:00"},
+		},
+	} {
+		for _, c := range cases {
+			f := newFixture(t)
+			u := f.reg.Understand(t.Context(), l, c.say)
+			if !u.OK {
+				t.Errorf("%s %q: not understood: %s", l, c.say, u.Detail)
+				continue
+			}
+			resp := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(l)), u.Route, c.say)
+			items, _ := f.sched.Pending(t.Context(), storage.Alarm, storage.Reminder)
+			if len(items) != 1 {
+				t.Errorf("%s %q: said %q, %d alarms and reminders; want one", l, c.say, resp.Spoken, len(items))
+				continue
+			}
+			if got := items[0].Due.In(berlin).Format("Mon 15:04"); got != c.due {
+				t.Errorf("%s %q: due %s (%s %v, said %q); want %s", l, c.say, got, u.Route.Command.Name, u.Route.Claim.Arguments, resp.Spoken, c.due)
+			}
+		}
+	}
+}
+
+// TestNoonAndMidnight: an alarm said from noon or midnight in each
+// language rings then: "minuit et demie" is half past midnight, "midi
+// moins le quart" a quarter to noon. The fixture's clock is Sunday 10:15.
+func TestNoonAndMidnight(t *testing.T) {
+	for l, cases := range map[locale.Lang][]struct {
+		say string
+		due string
+	}{
+		locale.English: {
+			{"wake me at half past midnight", "Mon 00:30"},
+			{"wake me at quarter past noon", "Sun 12:15"},
+			{"wake me at quarter to midnight", "Sun 23:45"},
+		},
+		locale.French: {
+			{"réveille-moi à minuit et demie", "Mon 00:30"},
+			{"réveille-moi à midi et quart", "Sun 12:15"},
+			{"réveille-moi à minuit moins le quart", "Sun 23:45"},
+			{"réveille-moi à midi moins le quart", "Sun 11:45"},
+			{"réveille-moi à minuit dix", "Mon 00:10"},
+			{"mets une alarme pour minuit et demie", "Mon 00:30"},
+			{"mets une alarme pour minuit", "Mon 00:00"},
+			{"rappelle-moi à minuit et demie de sortir la poubelle", "Mon 00:30"},
+		},
+		locale.Spanish: {
+			{"despiértame a medianoche y media", "Mon 00:30"},
+			{"despiértame a la medianoche y media", "Mon 00:30"},
+			{"despiértame a mediodía y cuarto", "Sun 12:15"},
+			{"despiértame a medianoche menos cuarto", "Sun 23:45"},
+			{"despiértame al mediodía", "Sun 12:00"},
+		},
+		locale.German: {
+			{"weck mich um halb eins nachts", "Mon 00:30"},
+			{"weck mich um Viertel nach Mitternacht", "Mon 00:15"},
+			{"weck mich um Viertel vor Mitternacht", "Sun 23:45"},
 		},
 	} {
 		for _, c := range cases {

@@ -2,12 +2,14 @@ package home_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/builtin"
 	"github.com/harkbox/hark/reply/command/home"
 	"github.com/harkbox/hark/reply/command/home/hatest"
 )
@@ -296,5 +298,145 @@ func TestUnlockAsksFirst(t *testing.T) {
 	resp = reg.Call(ctx, "home_service", map[string]any{"intent": "HassTurnOff", "calls": []any{map[string]any{"service": "lock.unlock", "entity_id": []any{"lock.front_door"}}}, "confirmed": "yes"}, "unlock")
 	if resp.Kind != command.Failure || len(ha.CallsMade()) != 1 {
 		t.Errorf("the model reached home_service: %+v", resp)
+	}
+}
+
+// casa is a house named in Spanish and French: a lamp and a ceiling light
+// in the kitchen and another lamp in the bedroom, a floor lamp and a TV in
+// the living room; in French a lamp and a ceiling light in the "cuisine"
+// and a lamp in the "chambre".
+func casa(t *testing.T) *hatest.HA {
+	ent := func(id, name, state, area string) hatest.Entity {
+		return hatest.Entity{ID: id, Name: name, State: state, Area: area, Attributes: map[string]any{}}
+	}
+	return hatest.New(t, []hatest.Floor{{ID: "baja", Name: "Planta baja"}},
+		[]hatest.Area{{ID: "cocina", Name: "Cocina", Floor: "baja"}, {ID: "dormitorio", Name: "Dormitorio", Floor: "baja"},
+			{ID: "salon", Name: "Salón", Floor: "baja"}, {ID: "cuisine", Name: "Cuisine", Floor: "baja"}, {ID: "chambre", Name: "Chambre", Floor: "baja"}},
+		nil,
+		[]hatest.Entity{
+			ent("light.cocina_lampara", "Lámpara", "on", "cocina"),
+			ent("light.cocina_techo", "Luz del techo", "on", "cocina"),
+			ent("light.dormitorio_lampara", "Lámpara", "off", "dormitorio"),
+			ent("light.salon_pie", "Lámpara de pie", "on", "salon"),
+			ent("media_player.tele", "Tele", "playing", "salon"),
+			ent("light.cuisine_lampe", "Lampe", "on", "cuisine"),
+			ent("light.cuisine_plafonnier", "Plafonnier", "on", "cuisine"),
+			ent("light.chambre_lampe", "Lampe", "off", "chambre"),
+		})
+}
+
+// withConverter returns a registry over ha with the built-in commands
+// beside Home Assistant's, the unit converter among them.
+func withConverter(t *testing.T, ha *hatest.HA) *command.Registry {
+	keys := secretsOf(ha.Secrets())
+	c := home.NewClient(keys)
+	reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c})
+	cmds := builtin.All(builtin.Deps{})
+	cmds = append(cmds[:len(cmds)-1:len(cmds)-1], home.Control(c), home.State(c), home.Service(c), home.Query(c), cmds[len(cmds)-1])
+	if err := reg.Register(cmds...); err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// TestNameInAnAreaIsNoConversion: "apaga X en Y" and "éteins X en Y"
+// turn the device X off in the area Y, though they read as the unit
+// converter's "convierte X en Y"; a name said with its area is that one
+// device, not every light there. Conversions said so still convert.
+func TestNameInAnAreaIsNoConversion(t *testing.T) {
+	for _, tt := range []struct {
+		lang  locale.Lang
+		said  string
+		calls []string
+	}{
+		{locale.Spanish, "apaga la lámpara en la cocina", []string{"light.turn_off light.cocina_lampara null"}},
+		{locale.Spanish, "enciende la lámpara en el dormitorio", []string{"light.turn_on light.dormitorio_lampara null"}},
+		{locale.Spanish, "apaga la lámpara de pie en el salón", []string{"light.turn_off light.salon_pie null"}},
+		{locale.Spanish, "enciende la lámpara de pie en el salón", []string{"light.turn_on light.salon_pie null"}},
+		{locale.Spanish, "apaga la tele en el salón", []string{"media_player.turn_off media_player.tele null"}},
+		{locale.Spanish, "apaga las luces en la cocina", []string{"light.turn_off light.cocina_lampara,light.cocina_techo null"}},
+		{locale.French, "éteins la lampe en cuisine", []string{"light.turn_off light.cuisine_lampe null"}},
+		{locale.French, "éteins la lampe dans la cuisine", []string{"light.turn_off light.cuisine_lampe null"}},
+		{locale.French, "allume la lampe en chambre", []string{"light.turn_on light.chambre_lampe null"}},
+		{locale.French, "éteins les lumières en cuisine", []string{"light.turn_off light.cuisine_lampe,light.cuisine_plafonnier null"}},
+	} {
+		ha := casa(t)
+		reg := withConverter(t, ha)
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if !u.OK {
+			t.Errorf("%s %q: not carried out (%s %s: %s)", tt.lang, tt.said, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
+		got := strings.ReplaceAll(strings.Join(ha.CallsMade(), "|"), " {}", " null")
+		if resp.Kind != command.Success || got != strings.Join(tt.calls, "|") {
+			t.Errorf("%s %q: %s %s %q (%v), want calls %q", tt.lang, tt.said, u.Route.Command.Name, resp.Spoken, got, u.Route.Claim.Arguments, tt.calls)
+		}
+	}
+	reg := withConverter(t, casa(t))
+	for _, tt := range []struct {
+		lang       locale.Lang
+		said, args string
+	}{
+		{locale.Spanish, "convierte 5 millas en kilómetros", "map[from_unit:mi to_unit:km value:5]"},
+		{locale.Spanish, "cuántos gramos son 2 libras", "map[from_unit:lb to_unit:g value:2]"},
+		{locale.Spanish, "5 millas en kilómetros", "map[from_unit:mi to_unit:km value:5]"},
+		{locale.French, "convertis 5 miles en kilomètres", "map[from_unit:mi to_unit:km value:5]"},
+		{locale.French, "combien de grammes dans 2 livres", "map[from_unit:lb to_unit:g value:2]"},
+	} {
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if got := fmt.Sprint(u.Route.Claim.Arguments); !u.OK || u.Route.Command.Name != "convert_measurement" || got != tt.args {
+			t.Errorf("%s %q: OK %v %s %s (%s %s), want convert_measurement %s", tt.lang, tt.said, u.OK, u.Intent, got, u.Reason, u.Detail, tt.args)
+		}
+	}
+}
+
+// TestPlaceThenName: "the upstairs floor lamp" is the device called
+// "Floor Lamp" upstairs, whether "Upstairs" is an area or a floor of the
+// house, and not every light upstairs, as "upstairs floor" and a "lamp"
+// would have it: a name said wins over the place's lights. The house has
+// another "Floor Lamp" in the living room, where the speaker may stand,
+// and no area "Upstairs Floor".
+func TestPlaceThenName(t *testing.T) {
+	floors := []hatest.Floor{{ID: "ground", Name: "Ground Floor"}, {ID: "first", Name: "First Floor"}}
+	areas := []hatest.Area{{ID: "upstairs", Name: "Upstairs", Floor: "first"}, {ID: "living_room", Name: "Living Room", Floor: "ground"}}
+	asFloor := []hatest.Floor{{ID: "ground", Name: "Ground Floor"}, {ID: "up", Name: "Upstairs"}}
+	asFloorAreas := []hatest.Area{{ID: "landing", Name: "Landing", Floor: "up"}, {ID: "living_room", Name: "Living Room", Floor: "ground"}}
+	ent := func(id, name, area string) hatest.Entity {
+		return hatest.Entity{ID: id, Name: name, State: "off", Area: area, Attributes: map[string]any{}}
+	}
+	for _, tt := range []struct {
+		house        string
+		floors       []hatest.Floor
+		areas        []hatest.Area
+		speaker, up  string // the speaker's area; the area upstairs
+		said, called string
+	}{
+		{"an area Upstairs", floors, areas, "", "upstairs", "turn on the upstairs floor lamp", "light.turn_on light.floor_lamp_up"},
+		{"an area Upstairs", floors, areas, "living_room", "upstairs", "turn on the upstairs floor lamp", "light.turn_on light.floor_lamp_up"},
+		{"an area Upstairs", floors, areas, "", "upstairs", "turn off the upstairs floor lamp", "light.turn_off light.floor_lamp_up"},
+		{"an area Upstairs", floors, areas, "", "upstairs", "upstairs floor lamp on", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "turn on the upstairs floor lamp", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "living_room", "landing", "turn on the upstairs floor lamp", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "turn off the upstairs floor lamp", "light.turn_off light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "upstairs floor lamp on", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "turn on the floor lamp upstairs", "light.turn_on light.floor_lamp_up"},
+		{"a floor Upstairs", asFloor, asFloorAreas, "", "landing", "turn off the lights upstairs", "light.turn_off light.floor_lamp_up,light.ceiling_up"},
+	} {
+		ha := hatest.New(t, tt.floors, tt.areas, nil, []hatest.Entity{
+			ent("light.floor_lamp_up", "Floor Lamp", tt.up), ent("light.ceiling_up", "Ceiling Light", tt.up),
+			ent("light.floor_lamp", "Floor Lamp", "living_room"),
+		})
+		reg := speakerIn(t, ha, tt.speaker)
+		u := reg.Understand(t.Context(), locale.English, tt.said)
+		if !u.OK {
+			t.Errorf("%s, speaker in %q: %q not carried out (%s %s: %s)", tt.house, tt.speaker, tt.said, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(t.Context(), u.Route, tt.said)
+		got := strings.ReplaceAll(strings.Join(ha.CallsMade(), "|"), " {}", "")
+		if resp.Kind != command.Success || got != tt.called {
+			t.Errorf("%s, speaker in %q: %q: %s %q (%v), want %q", tt.house, tt.speaker, tt.said, resp.Spoken, got, u.Route.Claim.Arguments, tt.called)
+		}
 	}
 }
