@@ -300,11 +300,7 @@ func ringOn(ctx context.Context, spk Speaker, speech *pcm.Buffer, played func())
 	rate, ch := pb.Format()
 	write := func(b pcm.Buffer) error {
 		if err := pb.Write(ctx, b); err != nil {
-			// A failed output's queue is dropped, not drained: it may be
-			// stalled.
-			dropped, drop := context.WithCancel(ctx)
-			drop()
-			pb.Close(dropped)
+			drop(ctx, pb) // not drained: it may be stalled
 			return err
 		}
 		played()

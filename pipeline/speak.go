@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -26,6 +27,7 @@ type reader struct {
 	firstAudio time.Time
 	last       string   // the last sentence said
 	said       []string // every sentence that began to play
+	err        error    // why the speaker failed, if it did
 }
 
 type clip struct {
@@ -66,10 +68,12 @@ func (v *reader) say(sentence string) {
 }
 
 // finish waits until everything said has been played, or dropped if the turn
-// was cancelled.
-func (v *reader) finish() {
+// was cancelled. It returns why the speaker failed, if it did: the rest of
+// the reply was then said as text only.
+func (v *reader) finish() error {
 	close(v.text)
 	v.wg.Wait()
+	return v.err
 }
 
 func (v *reader) synthesize(ctx context.Context) {
@@ -173,7 +177,7 @@ func (v *reader) play(ctx context.Context) {
 	defer func() {
 		if pb != nil {
 			if err := pb.Close(ctx); err != nil && ctx.Err() == nil {
-				v.p.log.Warn("close playback failed", "turn_id", v.turn, "err", err)
+				v.err = fmt.Errorf("pipeline: play reply: close: %w", err)
 			}
 		}
 	}()
@@ -211,10 +215,12 @@ func (v *reader) play(ctx context.Context) {
 					if ctx.Err() != nil {
 						return
 					}
-					// A broken output must not stall the reply: say the rest as text.
-					v.p.log.Warn("playback failed", "turn_id", v.turn, "err", err)
-					pb.Close(ctx)
+					// A broken output must not stall the reply: it is
+					// dropped, not drained (it may never play again), and
+					// the rest is said as text.
+					drop(ctx, pb)
 					pb, speaker = nil, nil
+					v.err = fmt.Errorf("pipeline: play reply: %w", err)
 				}
 			}
 			if c.stream == nil {
@@ -226,6 +232,15 @@ func (v *reader) play(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// drop closes pb at once, discarding what it holds. A playback whose write
+// failed ends this way, never drained: its output may be stalled, and a
+// drain would wait on it.
+func drop(ctx context.Context, pb Playback) {
+	dropped, cancel := context.WithCancel(ctx)
+	cancel()
+	pb.Close(dropped)
 }
 
 // Announce says text on spk outside any turn (the factory-reset
