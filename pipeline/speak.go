@@ -244,21 +244,67 @@ func drop(ctx context.Context, pb Playback) {
 }
 
 // Announce says text on spk outside any turn (the factory-reset
-// countdown), returning once it has been played; without a synthesizer or
-// a speaker it does nothing.
-func Announce(ctx context.Context, synth Synthesizer, spk Speaker, text string) {
+// countdown, the storage notices, the access point's password), returning
+// once it has been played. Without a synthesizer or a speaker there is
+// nothing to say it with: it does nothing and returns nil.
+//
+// A speaker that fails (it does not open, a write or the drain fails) is
+// given a second chance, as a ringing alert's is: the failed playback is
+// dropped, not drained, and after announceRetry the speaker is opened
+// again and text said from the start; a sound card's hiccup (a USB DAC
+// starting over, an underrun it did not recover from) costs a repeat, not
+// the sentence. When that fails too, or text cannot be synthesized, the
+// error says what failed: the sentence was not heard. When ctx is done it
+// returns ctx.Err(), wrapped.
+func Announce(ctx context.Context, synth Synthesizer, spk Speaker, text string) error {
 	if synth == nil || spk == nil {
-		return
+		return nil
 	}
 	b, err := synth.Synthesize(ctx, text)
 	if err != nil {
-		return
+		return fmt.Errorf("pipeline: announce: synthesize: %w", err)
 	}
+	if err = announceOnce(ctx, spk, b); err == nil || ctx.Err() != nil {
+		return wrapAnnounce(err, 1)
+	}
+	retry := time.NewTimer(announceRetry)
+	defer retry.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("pipeline: announce: %w", ctx.Err())
+	case <-retry.C:
+	}
+	return wrapAnnounce(announceOnce(ctx, spk, b), 2)
+}
+
+// announceRetry is how long Announce waits before it opens a speaker that
+// failed again: a ringing alert's wait.
+const announceRetry = ringRetry
+
+// announceOnce plays b on spk, opened for it, and waits until it has been
+// played out.
+func announceOnce(ctx context.Context, spk Speaker, b pcm.Buffer) error {
 	pb, err := spk.Open(ctx)
 	if err != nil {
-		return
+		return fmt.Errorf("open speaker: %w", err)
 	}
 	rate, ch := pb.Format()
-	pb.Write(ctx, pcm.Convert(b, rate, ch))
-	pb.Close(ctx)
+	if err := pb.Write(ctx, pcm.Convert(b, rate, ch)); err != nil {
+		drop(ctx, pb)
+		return fmt.Errorf("play: %w", err)
+	}
+	if err := pb.Close(ctx); err != nil {
+		return fmt.Errorf("play out: %w", err)
+	}
+	return nil
+}
+
+func wrapAnnounce(err error, tries int) error {
+	switch {
+	case err == nil:
+		return nil
+	case tries == 1:
+		return fmt.Errorf("pipeline: announce: %w", err)
+	}
+	return fmt.Errorf("pipeline: announce (tried %d times): %w", tries, err)
 }

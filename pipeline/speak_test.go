@@ -46,3 +46,66 @@ func TestReplyWriteFailureDropsTheSpeaker(t *testing.T) {
 		h.stop(t)
 	})
 }
+
+// TestAnnounceThroughASpeakerThatFails: an announcement (the box's own
+// sentence outside a turn: the reset countdown, a storage notice) whose
+// write the speaker fails is dropped, not drained, and said again from
+// the start on the speaker opened anew; a speaker that fails again is an
+// error, not a sentence reported said.
+func TestAnnounceThroughASpeakerThatFails(t *testing.T) {
+	const text = "Resetting." // 10 characters, 100 ms each
+	for _, tc := range []struct {
+		name    string
+		glitch  int  // writes that fail
+		gone    bool // the speaker does not open
+		wantErr string
+		frames  int // played in the end
+		opened  int // tries to open the speaker
+	}{
+		{"a speaker that works", 0, false, "", 10 * 4800, 1},
+		{"one failed write", 1, false, "", 10 * 4800, 2},
+		{"two failed writes", 2, false, "Input/output error", 0, 2},
+		{"a speaker gone", 0, true, "speaker unplugged", 0, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				spk := &clockSpeaker{}
+				spk.glitch(tc.glitch)
+				spk.unplug(tc.gone)
+				done := make(chan error, 1)
+				go func() { done <- Announce(t.Context(), toneSynth{}, spk, text) }()
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				var err error
+				select {
+				case err = <-done:
+				default:
+					t.Fatal("Announce had not returned a minute later")
+				}
+				switch {
+				case tc.wantErr == "" && err != nil:
+					t.Errorf("Announce = %v, want it said", err)
+				case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "pipeline: announce")):
+					t.Errorf("Announce = %v, want an error from pipeline: announce saying %q", err, tc.wantErr)
+				}
+				spk.mu.Lock()
+				defer spk.mu.Unlock()
+				if spk.frames != tc.frames || spk.tries != tc.opened || spk.drainedBroken != 0 {
+					t.Errorf("played %d frames, opened the speaker %d times, drained %d failed playbacks; want %d, %d, none",
+						spk.frames, spk.tries, spk.drainedBroken, tc.frames, tc.opened)
+				}
+			})
+		})
+	}
+}
+
+// TestAnnounceWithoutSpeechSaysNothing: without a synthesizer or a
+// speaker there is nothing to say it with, and nothing failed.
+func TestAnnounceWithoutSpeechSaysNothing(t *testing.T) {
+	if err := Announce(t.Context(), nil, &clockSpeaker{}, "Hello."); err != nil {
+		t.Errorf("without a synthesizer: %v", err)
+	}
+	if err := Announce(t.Context(), toneSynth{}, nil, "Hello."); err != nil {
+		t.Errorf("without a speaker: %v", err)
+	}
+}
