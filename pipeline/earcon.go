@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -97,19 +98,26 @@ func (p *Pipeline) thinking(ctx context.Context, wg *sync.WaitGroup) (quiet func
 // sound plays k once, returning when it has played or ctx is done.
 func (p *Pipeline) sound(ctx context.Context, k earcon) {
 	if err := play(ctx, p.opts.Speaker, k); err != nil && ctx.Err() == nil {
-		p.log.Debug("earcon: open speaker failed", "err", err)
+		p.log.Debug("earcon not played", "err", err)
 	}
 }
 
-// play plays k once on spk.
+// play plays k once on spk. A write that fails drops the playback rather
+// than drain it: the turn waits for its earcons.
 func play(ctx context.Context, spk Speaker, k earcon) error {
 	pb, err := spk.Open(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("pipeline: earcon: open speaker: %w", err)
 	}
 	rate, ch := pb.Format()
-	pb.Write(ctx, earconSound(k, rate, ch))
-	return pb.Close(ctx)
+	if err := pb.Write(ctx, earconSound(k, rate, ch)); err != nil {
+		drop(ctx, pb)
+		return fmt.Errorf("pipeline: earcon: play: %w", err)
+	}
+	if err := pb.Close(ctx); err != nil {
+		return fmt.Errorf("pipeline: earcon: close: %w", err)
+	}
+	return nil
 }
 
 // Chime plays the "ready" earcon on spk outside any turn, returning once

@@ -264,3 +264,34 @@ func TestThinkingPulse(t *testing.T) {
 		})
 	}
 }
+
+// TestEarconWriteFailureDoesNotHoldTheTurn: an earcon the speaker fails
+// to play is dropped, not drained: the turn, which waits for its earcons,
+// goes on to the reply and ends.
+func TestEarconWriteFailureDoesNotHoldTheTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mic := &listenMic{answers: []micAnswer{{u: speech("hi")}}}
+		rep := &scriptReplier{sentences: []string{"Yes, it is."}}
+		spk := &clockSpeaker{}
+		events, feed := runPipeline(t, Options{Microphone: mic, Transcriber: typedTranscriber{}, Replier: rep,
+			Synthesizer: toneSynth{}, Speaker: spk, Earcons: Earcons{Start: true}})
+		spk.glitch(1) // the start earcon's write fails
+		events <- Press
+		events <- Press
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		var got []string
+		for _, s := range readAll(feed) {
+			got = append(got, s.State.String())
+		}
+		want := []string{"idle", "listening", "transcribing", "thinking", "speaking", "idle"}
+		if !slices.Equal(got, want) {
+			t.Errorf("states = %v, want %v", got, want)
+		}
+		spk.mu.Lock()
+		defer spk.mu.Unlock()
+		if spk.drainedBroken != 0 || spk.dropped != 1 {
+			t.Errorf("the failed earcon: %d drains, %d drops; want it dropped, never drained", spk.drainedBroken, spk.dropped)
+		}
+	})
+}

@@ -158,6 +158,10 @@ type clockSpeaker struct {
 	gone             bool // unplugged: Open and Write fail
 	glitches         int  // the next writes that fail, as after a stall or an xrun
 	tries            int  // calls to Open, those that failed included
+	// drainedBroken counts playbacks closed with a live context after a
+	// write failed: such a drain waits on an output that may never play
+	// again, here until the context is done.
+	drainedBroken int
 }
 
 func (s *clockSpeaker) Open(ctx context.Context) (Playback, error) {
@@ -191,7 +195,10 @@ func (s *clockSpeaker) glitch(n int) {
 	s.mu.Unlock()
 }
 
-type clockPlayback struct{ s *clockSpeaker }
+type clockPlayback struct {
+	s      *clockSpeaker
+	broken bool // a write failed
+}
 
 func (p *clockPlayback) Format() (int, int) { return 48000, 2 }
 
@@ -200,6 +207,7 @@ func (p *clockPlayback) Write(ctx context.Context, b pcm.Buffer) error {
 	if p.s.gone || p.s.glitches > 0 {
 		p.s.glitches = max(p.s.glitches-1, 0)
 		p.s.mu.Unlock()
+		p.broken = true
 		return errors.New("playback: Input/output error")
 	}
 	p.s.rates = append(p.s.rates, b.Rate*10+b.Channels)
@@ -228,6 +236,13 @@ func (p *clockPlayback) Write(ctx context.Context, b pcm.Buffer) error {
 }
 
 func (p *clockPlayback) Close(ctx context.Context) error {
+	if p.broken && ctx.Err() == nil {
+		p.s.mu.Lock()
+		p.s.drainedBroken++
+		p.s.mu.Unlock()
+		<-ctx.Done()
+		return ctx.Err()
+	}
 	if ctx.Err() != nil {
 		p.s.mu.Lock()
 		p.s.dropped++

@@ -94,6 +94,9 @@ type alertState struct {
 	cancel  context.CancelFunc // of the alert ringing now
 	ringing []string           // its ids (and those announced with it)
 	missed  []Alert            // rang while the speaker was gone
+	// tellFailing is set while the speaker fails to tell the missed alerts:
+	// the failure is logged once, not at every try.
+	tellFailing bool
 }
 
 func (s *alertState) push(a Alert) {
@@ -175,6 +178,16 @@ func (s *alertState) keep(missed []Alert) {
 	s.mu.Lock()
 	s.missed = append(missed, s.missed...)
 	s.mu.Unlock()
+}
+
+// failedTelling records whether telling the missed alerts failed,
+// reporting whether that is news.
+func (s *alertState) failedTelling(failed bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	news := s.tellFailing != failed
+	s.tellFailing = failed
+	return news
 }
 
 func (s *alertState) takeMissed() []Alert {
@@ -300,11 +313,7 @@ func ringOn(ctx context.Context, spk Speaker, speech *pcm.Buffer, played func())
 	rate, ch := pb.Format()
 	write := func(b pcm.Buffer) error {
 		if err := pb.Write(ctx, b); err != nil {
-			// A failed output's queue is dropped, not drained: it may be
-			// stalled.
-			dropped, drop := context.WithCancel(ctx)
-			drop()
-			pb.Close(dropped)
+			drop(ctx, pb) // not drained: it may be stalled
 			return err
 		}
 		played()
@@ -334,7 +343,10 @@ func ringOn(ctx context.Context, spk Speaker, speech *pcm.Buffer, played func())
 }
 
 // tell says what rang while the speaker was gone, if the speaker is back;
-// what it cannot say is kept for the next try. A press cuts it short.
+// what it cannot say is kept for the next try: all of it when the speaker
+// does not open, the alert it was telling and those after it when a write
+// fails (the playback is dropped then, not drained). A press cuts it
+// short: what was not told yet is not told.
 func (p *Pipeline) tell(ctx context.Context) *ringer {
 	missed := p.alerts.takeMissed()
 	rctx, cancel := context.WithCancel(ctx)
@@ -352,18 +364,32 @@ func (p *Pipeline) tell(ctx context.Context) *ringer {
 			p.alerts.keep(missed)
 			return
 		}
-		defer pb.Close(rctx)
 		rate, ch := pb.Format()
-		for _, a := range missed {
+		for i, a := range missed {
 			p.log.Info("telling an alert nobody heard", "alert_id", a.ID)
 			p.publish(voice.Status{State: voice.Speaking, Turn: p.turns, Text: a.Missed})
 			if p.opts.Synthesizer == nil {
 				continue
 			}
 			b, err := p.opts.Synthesizer.Synthesize(locale.WithLanguage(rctx, a.Language), a.Missed)
-			if err != nil || pb.Write(rctx, pcm.Convert(b, rate, ch)) != nil {
-				return // a press, or the speaker failed again: it was told as far as it could be
+			if err != nil {
+				break // a press, or no voice to tell it with: told as far as it could be
 			}
+			if err := pb.Write(rctx, pcm.Convert(b, rate, ch)); err != nil {
+				if rctx.Err() != nil {
+					break // a press
+				}
+				drop(rctx, pb)
+				p.alerts.keep(missed[i:])
+				if p.alerts.failedTelling(true) {
+					p.log.Warn("the speaker failed telling an alert nobody heard; it is kept and told when the speaker plays again", "alert_id", a.ID, "err", err)
+				}
+				return
+			}
+		}
+		p.alerts.failedTelling(false)
+		if err := pb.Close(rctx); err != nil && rctx.Err() == nil {
+			p.log.Warn("the speaker failed as it finished telling the alerts nobody heard", "err", err)
 		}
 	}()
 	return r

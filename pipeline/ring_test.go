@@ -193,6 +193,45 @@ func TestMissedAlertToldWhenSpeakerBack(t *testing.T) {
 	})
 }
 
+// TestMissedAlertToldAgainWhenTellingFails: telling what rang unheard
+// through a speaker that fails again (it opens, then a write fails) does
+// not count it told: the failed playback is dropped, not drained, and the
+// alert is kept and told at the next try.
+func TestMissedAlertToldAgainWhenTellingFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const missed = "While my speaker was gone, an alert went off at 12:03: Your pasta timer is done."
+		h := newHarness(t, &scriptReplier{})
+		h.spk.unplug(true)
+		h.p.Ring(Alert{ID: "pasta", Announcement: "Your pasta timer is done.", Missed: missed})
+		time.Sleep(time.Minute)
+		h.events <- Press
+		synctest.Wait()
+		h.statuses(t)
+		h.spk.unplug(false)
+		h.spk.glitch(1) // back, but its first write fails
+		time.Sleep(MissedProbe + 10*time.Second)
+		synctest.Wait()
+		h.spk.mu.Lock()
+		frames, drained := h.spk.frames, h.spk.drainedBroken
+		h.spk.mu.Unlock()
+		if frames != 0 || drained != 0 {
+			t.Fatalf("after the failed try: %d frames played, %d failed playbacks drained; want none of either", frames, drained)
+		}
+		time.Sleep(MissedProbe + 10*time.Second)
+		st := h.statuses(t)
+		if said := spoken(st); !slices.Equal(said, []string{missed, missed}) {
+			t.Errorf("said %q; want the missed alert tried, then told", said)
+		}
+		if h.spk.frames != len(missed)*4800 || st[len(st)-1].State != voice.Idle {
+			t.Errorf("played %d frames, then %v; want the missed alert's %d, then idle", h.spk.frames, st[len(st)-1].State, len(missed)*4800)
+		}
+		if h.p.alerts.anyMissed() {
+			t.Error("still kept as missed once told")
+		}
+		h.stop(t)
+	})
+}
+
 // TestAlertRingsOnAfterASpeakerGlitch: one write the speaker fails (a
 // stall, an xrun) does not end a ringing alarm: the speaker is opened
 // again and the beeps go on until a press.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -26,6 +27,7 @@ type reader struct {
 	firstAudio time.Time
 	last       string   // the last sentence said
 	said       []string // every sentence that began to play
+	err        error    // why the speaker failed, if it did
 }
 
 type clip struct {
@@ -66,10 +68,12 @@ func (v *reader) say(sentence string) {
 }
 
 // finish waits until everything said has been played, or dropped if the turn
-// was cancelled.
-func (v *reader) finish() {
+// was cancelled. It returns why the speaker failed, if it did: the rest of
+// the reply was then said as text only.
+func (v *reader) finish() error {
 	close(v.text)
 	v.wg.Wait()
+	return v.err
 }
 
 func (v *reader) synthesize(ctx context.Context) {
@@ -173,7 +177,7 @@ func (v *reader) play(ctx context.Context) {
 	defer func() {
 		if pb != nil {
 			if err := pb.Close(ctx); err != nil && ctx.Err() == nil {
-				v.p.log.Warn("close playback failed", "turn_id", v.turn, "err", err)
+				v.err = fmt.Errorf("pipeline: play reply: close: %w", err)
 			}
 		}
 	}()
@@ -211,10 +215,12 @@ func (v *reader) play(ctx context.Context) {
 					if ctx.Err() != nil {
 						return
 					}
-					// A broken output must not stall the reply: say the rest as text.
-					v.p.log.Warn("playback failed", "turn_id", v.turn, "err", err)
-					pb.Close(ctx)
+					// A broken output must not stall the reply: it is
+					// dropped, not drained (it may never play again), and
+					// the rest is said as text.
+					drop(ctx, pb)
 					pb, speaker = nil, nil
+					v.err = fmt.Errorf("pipeline: play reply: %w", err)
 				}
 			}
 			if c.stream == nil {
@@ -228,22 +234,77 @@ func (v *reader) play(ctx context.Context) {
 	}
 }
 
+// drop closes pb at once, discarding what it holds. A playback whose write
+// failed ends this way, never drained: its output may be stalled, and a
+// drain would wait on it.
+func drop(ctx context.Context, pb Playback) {
+	dropped, cancel := context.WithCancel(ctx)
+	cancel()
+	pb.Close(dropped)
+}
+
 // Announce says text on spk outside any turn (the factory-reset
-// countdown), returning once it has been played; without a synthesizer or
-// a speaker it does nothing.
-func Announce(ctx context.Context, synth Synthesizer, spk Speaker, text string) {
+// countdown, the storage notices, the access point's password), returning
+// once it has been played. Without a synthesizer or a speaker there is
+// nothing to say it with: it does nothing and returns nil.
+//
+// A speaker that fails (it does not open, a write or the drain fails) is
+// given a second chance, as a ringing alert's is: the failed playback is
+// dropped, not drained, and after announceRetry the speaker is opened
+// again and text said from the start; a sound card's hiccup (a USB DAC
+// starting over, an underrun it did not recover from) costs a repeat, not
+// the sentence. When that fails too, or text cannot be synthesized, the
+// error says what failed: the sentence was not heard. When ctx is done it
+// returns ctx.Err(), wrapped.
+func Announce(ctx context.Context, synth Synthesizer, spk Speaker, text string) error {
 	if synth == nil || spk == nil {
-		return
+		return nil
 	}
 	b, err := synth.Synthesize(ctx, text)
 	if err != nil {
-		return
+		return fmt.Errorf("pipeline: announce: synthesize: %w", err)
 	}
+	if err = announceOnce(ctx, spk, b); err == nil || ctx.Err() != nil {
+		return wrapAnnounce(err, 1)
+	}
+	retry := time.NewTimer(announceRetry)
+	defer retry.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("pipeline: announce: %w", ctx.Err())
+	case <-retry.C:
+	}
+	return wrapAnnounce(announceOnce(ctx, spk, b), 2)
+}
+
+// announceRetry is how long Announce waits before it opens a speaker that
+// failed again: a ringing alert's wait.
+const announceRetry = ringRetry
+
+// announceOnce plays b on spk, opened for it, and waits until it has been
+// played out.
+func announceOnce(ctx context.Context, spk Speaker, b pcm.Buffer) error {
 	pb, err := spk.Open(ctx)
 	if err != nil {
-		return
+		return fmt.Errorf("open speaker: %w", err)
 	}
 	rate, ch := pb.Format()
-	pb.Write(ctx, pcm.Convert(b, rate, ch))
-	pb.Close(ctx)
+	if err := pb.Write(ctx, pcm.Convert(b, rate, ch)); err != nil {
+		drop(ctx, pb)
+		return fmt.Errorf("play: %w", err)
+	}
+	if err := pb.Close(ctx); err != nil {
+		return fmt.Errorf("play out: %w", err)
+	}
+	return nil
+}
+
+func wrapAnnounce(err error, tries int) error {
+	switch {
+	case err == nil:
+		return nil
+	case tries == 1:
+		return fmt.Errorf("pipeline: announce: %w", err)
+	}
+	return fmt.Errorf("pipeline: announce (tried %d times): %w", tries, err)
 }

@@ -48,16 +48,12 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	t.listening.Store(false)
 	if errors.Is(err, voice.ErrMuted) && ctx.Err() == nil {
 		p.log.Info("press while muted", "turn_id", t.id)
-		v := p.speak(ctx, t, nil)
-		v.say(p.opts.Lang.T(mutedNotice))
-		v.finish()
+		p.notice(ctx, t, p.opts.Lang.T(mutedNotice))
 		return
 	}
 	if errors.Is(err, voice.ErrNoMicrophone) && ctx.Err() == nil {
 		// A press with the microphone gone: said, not only shown.
-		v := p.speak(ctx, t, nil)
-		v.say(p.opts.Lang.T(noMicNotice))
-		v.finish()
+		p.notice(ctx, t, p.opts.Lang.T(noMicNotice))
 	}
 	if err != nil {
 		rec.Err = failure(ctx, err)
@@ -93,10 +89,17 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		v.say(locale.Speaking(ctx).T(cutNotice))
 	}
 	out, err := p.opts.Replier.Reply(ctx, Query{Turn: t.id, Text: tr.Text, Language: tr.Language}, v.say)
-	v.finish()
+	played := v.finish()
 	quiet() // a reply that said nothing before it ended
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // the reply was written, but a press cut its speech short
+	}
+	op := "reply"
+	if played != nil {
+		if err == nil {
+			op = "play" // written, but not heard
+		}
+		err = errors.Join(err, played)
 	}
 	rec.Said, rec.Cut, rec.Err = v.said, ctx.Err() != nil, failure(ctx, err)
 	if !v.firstAudio.IsZero() {
@@ -122,10 +125,20 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		attrs = append(attrs, "first_audio_ms", ms(v.firstAudio.Sub(heard)))
 	}
 	if err != nil {
-		p.fail(ctx, t, &earcons, "reply", err)
+		p.fail(ctx, t, &earcons, op, err)
 		return
 	}
 	log.Info("turn done", attrs...)
+}
+
+// notice says a sentence of the box's own in turn t, about the turn
+// itself (the microphone is off, or gone).
+func (p *Pipeline) notice(ctx context.Context, t *turn, text string) {
+	v := p.speak(ctx, t, nil)
+	v.say(text)
+	if err := v.finish(); err != nil {
+		p.log.Warn("notice not heard", "turn_id", t.id, "err", err)
+	}
 }
 
 // fail ends a turn that did not complete: quietly when it was cancelled or

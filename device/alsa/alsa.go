@@ -8,7 +8,11 @@
 // poll(2) on the device and on a wake-up pipe, so a cancelled context
 // releases them at once: a Speaker stops its playback within a few
 // milliseconds of a barge-in (the queued audio is dropped, not drained).
-// Overruns and underruns are recovered and counted, never fatal.
+// Overruns and underruns are recovered and counted, never fatal. A device
+// that stops (a hung USB DAC, a stuck I2S clock) is an error wrapping
+// ErrStalled, from a read or write that waited for it and from a drain
+// that waited the queued audio's time and a margin: nothing waits on it
+// forever.
 package alsa
 
 import (
@@ -22,8 +26,11 @@ import (
 // ErrNotBuilt reports a Hark built without alsa-lib.
 var ErrNotBuilt = errors.New("alsa: this build has no ALSA support (build with -tags alsa and libasound2-dev)")
 
-// ErrStalled reports a device that stopped delivering or taking audio.
-var ErrStalled = errors.New("alsa: the device stopped (no audio for 2 s)")
+// ErrStalled reports a device that stopped delivering or taking audio: a
+// read or write that waited stallTimeout for it, or a drain the device
+// did not finish in the time of the audio queued and a margin
+// (drainLimit).
+var ErrStalled = errors.New("alsa: the device stopped")
 
 // Stream is the direction of a PCM.
 type Stream int
@@ -85,3 +92,17 @@ func (c Config) withDefaults() Config {
 
 // stallTimeout is how long a read or write may wait for the device.
 const stallTimeout = 2 * time.Second
+
+// drainSlack is what a drain waits beyond the audio the device holds, for
+// the scheduler and the wake-ups of its polling.
+const drainSlack = 250 * time.Millisecond
+
+// drainLimit is the longest a drain waits for a playback device holding
+// queued frames of its buffer of buffer frames at rate: the time of the
+// queued audio, then a margin of one more buffer (what a plugin's slave,
+// dmix's ring or a USB DAC holds beyond the PCM's own) and drainSlack.
+// A device that has not played it out by then has stopped.
+func drainLimit(queued, buffer, rate int) time.Duration {
+	queued = min(max(queued, 0), buffer)
+	return time.Duration(queued+buffer)*time.Second/time.Duration(rate) + drainSlack
+}

@@ -261,22 +261,37 @@ func (p *PCM) Write(ctx context.Context, src []float32) error {
 	return nil
 }
 
-// Drain waits until what was written has been played. When ctx is done
-// first it drops the rest and returns ctx.Err().
+// Drain waits until what was written has been played, at most for
+// drainLimit: the audio still queued and a margin. When ctx is done first
+// it drops the rest and returns ctx.Err(). A device that has not played
+// it out by then (a hung USB DAC, a stuck I2S clock) is dropped too, and
+// Drain returns an error that wraps ErrStalled and names the device.
 func (p *PCM) Drain(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, p.wakeUp)
 	defer stop()
+	queued := p.buffer // when the device cannot say, all of it
+	if avail := C.snd_pcm_avail(p.h); avail >= 0 {
+		queued = p.buffer - int(avail)
+	}
+	limit := drainLimit(queued, p.buffer, p.format.Rate)
+	deadline := time.Now().Add(limit)
 	if rc := C.snd_pcm_drain(p.h); rc < 0 && rc != -C.EAGAIN {
-		return fmt.Errorf("alsa: drain %q: %s", p.cfg.Device, strerror(rc))
+		return fmt.Errorf("alsa: drain %s %q: %s", p.stream, p.cfg.Device, strerror(rc))
 	}
 	for C.hark_is_draining(p.h) != 0 {
 		if err := ctx.Err(); err != nil {
 			C.snd_pcm_drop(p.h)
 			return err
 		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			C.snd_pcm_drop(p.h)
+			return fmt.Errorf("%w: drain %s %q: not played out after %v (%v was queued); the rest is dropped",
+				ErrStalled, p.stream, p.cfg.Device, limit, p.frames(min(max(queued, 0), p.buffer)))
+		}
 		// A draining PCM may not signal its end through poll: look again
 		// every period.
-		C.hark_wait(p.h, C.int(p.wake[0]), C.int(max(1, p.periodTime().Milliseconds())))
+		C.hark_wait(p.h, C.int(p.wake[0]), C.int(max(1, min(p.periodTime(), left).Milliseconds())))
 	}
 	return nil
 }
@@ -304,8 +319,11 @@ func (p *PCM) Close() error {
 	return nil
 }
 
-func (p *PCM) periodTime() time.Duration {
-	return time.Duration(p.period) * time.Second / time.Duration(p.format.Rate)
+func (p *PCM) periodTime() time.Duration { return p.frames(p.period) }
+
+// frames is the time n frames play for.
+func (p *PCM) frames(n int) time.Duration {
+	return time.Duration(n) * time.Second / time.Duration(p.format.Rate)
 }
 
 // wait blocks until the device can transfer or the wake-up pipe is
@@ -314,7 +332,7 @@ func (p *PCM) wait() error {
 	rc := C.hark_wait(p.h, C.int(p.wake[0]), C.int(stallTimeout.Milliseconds()))
 	switch {
 	case rc == -C.ETIMEDOUT:
-		return fmt.Errorf("%w: %s %q", ErrStalled, p.stream, p.cfg.Device)
+		return fmt.Errorf("%w: %s %q: nothing for %v", ErrStalled, p.stream, p.cfg.Device, stallTimeout)
 	case rc == -C.EPIPE:
 		return p.recover(rc)
 	case rc < 0:

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -33,16 +32,7 @@ func TestOverrunStormKeepsTheLoopMovingAndTheLogQuiet(t *testing.T) {
 		stormChild(t)
 		return
 	}
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("gcc is not installed: the ALSA failure double cannot be built")
-	}
-	dir := t.TempDir()
-	src, so := filepath.Join(dir, "storm.c"), filepath.Join(dir, "storm.so")
-	os.WriteFile(src, []byte(stormShim), 0o644)
-	if out, err := exec.Command(gcc, "-shared", "-fPIC", "-o", so, src).CombinedOutput(); err != nil {
-		t.Skipf("cannot build the ALSA failure double: %v\n%s", err, out)
-	}
+	so := shim(t, stormShim)
 	seconds := 3
 	if s := os.Getenv("HARK_STORM_SECONDS"); s != "" {
 		seconds, _ = strconv.Atoi(s)

@@ -255,8 +255,12 @@ func (r *running) reply(ctx context.Context, q pipeline.Query, say func(string))
 func replyQuery(q pipeline.Query) reply.Query { return reply.Query{Text: q.Text, Language: q.Language} }
 
 // say says text outside a turn: the storage notice, the gestures' lines.
+// A sentence the speaker could not play is logged, without its words
+// (one is the access point's password).
 func (r *running) say(ctx context.Context, text string) {
-	pipeline.Announce(ctx, r.synth, r.dev.speaker, text)
+	if err := pipeline.Announce(ctx, r.synth, r.dev.speaker, text); err != nil && ctx.Err() == nil {
+		r.log.Warn("the box could not say a sentence of its own", "err", err)
+	}
 }
 
 // logTime stamps the log's lines on the box's clock, in the household's
