@@ -178,16 +178,25 @@ func (a *announcement) stop() {
 // reports whether it ran out; letting go of the button cancels it.
 func Countdown(ctx context.Context, l locale.Lang, say func(context.Context, string), gestures <-chan button.Event, seconds int) bool {
 	say(ctx, l.T("Factory reset in %d seconds. Let go of the button to cancel.", seconds))
+	cancelled := func() bool {
+		say(ctx, l.T("Factory reset cancelled."))
+		return false
+	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for n := seconds; n > 0; {
+		// A release that came while a number was said goes before the
+		// tick that came meanwhile: select alone picks either, and the
+		// last tick would reset a box that was let go of.
+		if letGo(gestures) {
+			return cancelled()
+		}
 		select {
 		case <-ctx.Done():
 			return false
 		case g := <-gestures:
 			if g.Gesture == button.Release {
-				say(ctx, l.T("Factory reset cancelled."))
-				return false
+				return cancelled()
 			}
 		case <-tick.C:
 			n--
@@ -196,6 +205,24 @@ func Countdown(ctx context.Context, l locale.Lang, say func(context.Context, str
 			}
 		}
 	}
+	if letGo(gestures) {
+		return cancelled()
+	}
 	say(ctx, l.T("Resetting."))
 	return true
+}
+
+// letGo reports whether a release waits in gestures, taking what waits
+// there without blocking.
+func letGo(gestures <-chan button.Event) bool {
+	for {
+		select {
+		case g := <-gestures:
+			if g.Gesture == button.Release {
+				return true
+			}
+		default:
+			return false
+		}
+	}
 }

@@ -280,3 +280,47 @@ func TestGesturesStopWaitsForWhatIsSaid(t *testing.T) {
 		}
 	})
 }
+
+// TestLetGoWhileTheLastNumberIsSaid: a speaker slow to say each number
+// (one that failed and is said again, 1.2 s a sentence) leaves the next
+// second's tick waiting when the button is let go during "1": the release
+// cancels, every time, however the two are picked.
+func TestLetGoWhileTheLastNumberIsSaid(t *testing.T) {
+	for i := range 24 {
+		synctest.Test(t, func(t *testing.T) {
+			in := make(chan button.Event)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var mu sync.Mutex
+			var said []string
+			say := func(_ context.Context, s string) {
+				mu.Lock()
+				said = append(said, s)
+				mu.Unlock()
+				time.Sleep(1200 * time.Millisecond)
+			}
+			reset := make(chan bool, 1)
+			go func() { reset <- Countdown(ctx, "en", say, in, 5) }()
+			for {
+				time.Sleep(100 * time.Millisecond)
+				mu.Lock()
+				last := said[len(said)-1]
+				mu.Unlock()
+				if last == "1" {
+					break
+				}
+			}
+			go func() {
+				select {
+				case in <- button.Event{Gesture: button.Release}:
+				case <-ctx.Done():
+				}
+			}()
+			if <-reset {
+				mu.Lock()
+				defer mu.Unlock()
+				t.Fatalf("run %d: let go while %q was said, and the box reset: said %q", i, "1", said)
+			}
+		})
+	}
+}
