@@ -15,6 +15,15 @@ import (
 //	{'passphrase': 'sunflower-42'}                a Python dict printed
 //	WIFI_PASSWORD=sunflower-42, access_token: k9w2-mz7q
 //
+// A credential can also be named by a member's value, in the object that
+// holds it as "value" (a settings list, a form's fields):
+//
+//	[{"name": "ssid", "value": "Garden"}, {"name": "Wi-Fi password", "value": "sunflower-42"}]
+//
+// A "value" is a credential's when a "name", "key" or "field" member of
+// its object, before or after it, is a string that a key of the same
+// words would be: "password", "API Key", "Front door code".
+//
 // A key is a credential by its words, split at _, -, . and camelCase: its
 // last word names one ("password", "passphrase", "secret", "token", "psk",
 // "pin"), or its last two do ("api key", "wifi key", "pin code"). Words
@@ -45,6 +54,19 @@ var keyKinds = map[string]map[string]bool{
 
 // maxKey bounds a key's length.
 const maxKey = 64
+
+// memberNames are the members whose value names the credential in their
+// object's "value".
+var memberNames = []string{"name", "key", "field"}
+
+// maxObject bounds how far from a "value" member the other members of its
+// object are looked for, each way, and maxDepth how deep into the objects
+// and lists between them: a named value's object is small and flat, and
+// the bounds keep the cost of nested objects of values near that of one.
+const (
+	maxObject = 512
+	maxDepth  = 3
+)
 
 // pairs replaces the values of credentials written as key-value pairs in
 // s with placeholders, adding their kinds to kinds. It reads the whole
@@ -125,8 +147,11 @@ func pairAt(s string, sep int) (start, end int, value string) {
 			return -1, -1, ""
 		}
 	}
-	words := keyWords(s[keyStart:keyEnd])
-	if !credential(words) || quote == 0 && len(words) < 2 {
+	key := s[keyStart:keyEnd]
+	// A "value" is named by its siblings: they are read last, when it
+	// holds something to hide.
+	byName := quote != 0 && foldEqual(key, "value")
+	if words := keyWords(key); !byName && (!credential(words) || quote == 0 && len(words) < 2) {
 		return -1, -1, ""
 	}
 
@@ -184,6 +209,9 @@ func pairAt(s string, sep int) (start, end int, value string) {
 	if value == "" || placeholderAt(s, start) == end-start {
 		return -1, -1, "" // nothing, or redacted already
 	}
+	if byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
+		return -1, -1, ""
+	}
 	return start, end, value
 }
 
@@ -195,9 +223,145 @@ func indexFrom(s string, i int, c byte) int {
 	return len(s)
 }
 
+// namedBySibling reports whether the object that holds the "value"
+// member whose key starts at s[at] (its quote, or the backslashes that
+// escape it), at that level of escaping, has a "name", "key" or "field"
+// member whose value is a label that names a credential.
+func namedBySibling(s string, at, level int) bool {
+	n := 1<<level - 1
+	open := objectStart(s, at, n)
+	if open < 0 {
+		return false
+	}
+	// Its members at depth 0, in order: a string followed by ":" is a
+	// key; what comes next is that key's value.
+	hi := min(len(s), at+maxObject)
+	depth, named := 0, false
+	for i := open + 1; i < hi; i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\'':
+			if c == '\'' && n > 0 || !isQuoteAt(s, i, n) {
+				return false // not this level's: outside the object's text
+			}
+			end := closingQuote(s[:hi], i+1, c, n)
+			if end == hi || s[end] == '\n' {
+				return false // left open
+			}
+			if depth == 0 {
+				after := end + n + 1
+				if p := after + spaceRun(s, after); p < len(s) && s[p] == ':' {
+					named = isMemberName(s[i+1 : end])
+				} else if named && label(s[i+1:end]) && credential(keyWords(s[i+1:end])) {
+					return true
+				} else {
+					named = false
+				}
+			}
+			i = end + n
+		case c == '[' && placeholderAt(s, i) > 0:
+			i += placeholderAt(s, i) - 1 // a value redacted already
+			named = false
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return false
+			}
+			named = false
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && !isSpace(c) && c != ':' && c != ',' && c != '\\':
+			named = false // a number, true, false or null
+		}
+	}
+	return false
+}
+
+// label reports a string that can name a credential for people ("Wi-Fi
+// password"): short, and no JSON or placeholder in it.
+func label(s string) bool {
+	return len(s) <= maxKey && !strings.ContainsAny(s, "\"\\[]{}:")
+}
+
+// objectStart is the "{" that opens the object of the member whose key
+// starts at s[at], skipping the members before it and their strings, at
+// the level of escaping where a quote has n backslashes; -1 when the key
+// is in no object within maxObject bytes.
+func objectStart(s string, at, n int) int {
+	lo := max(0, at-maxObject)
+	depth := 0
+	for i := at - 1; i >= lo; i-- {
+		switch c := s[i]; {
+		case c == '"' || c == '\'':
+			if c == '\'' && n > 0 || !isQuoteAt(s, i, n) {
+				return -1
+			}
+			// The string this quote closes: the quote before it at
+			// this level opens it.
+			j := i - n - 1
+			for j >= lo && !(s[j] == c && isQuoteAt(s, j, n)) {
+				j--
+			}
+			if j < lo {
+				return -1
+			}
+			i = j - n
+		case c == ']' && placeholderBefore(s, i+1) > 0:
+			i -= placeholderBefore(s, i+1) - 1 // a value redacted already
+		case c == '}' || c == ']':
+			if depth++; depth > maxDepth {
+				return -1
+			}
+		case c == '{':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case c == '[':
+			if depth == 0 {
+				return -1 // an array's element, not a member
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// placeholderBefore is the length of the placeholder that ends just
+// before s[i], or 0.
+func placeholderBefore(s string, i int) int {
+	for j := i - 1; j >= max(0, i-16); j-- {
+		if s[j] == '[' {
+			if placeholderAt(s, j) == i-j {
+				return i - j
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// isMemberName reports a key that names the credential of its object's
+// "value".
+func isMemberName(key string) bool {
+	for _, m := range memberNames {
+		if foldEqual(key, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldEqual reports whether s is word (lower case) but for the case of
+// its ASCII letters.
+func foldEqual(s, word string) bool { return len(s) == len(word) && equalFoldASCII(s, word) }
+
 // keyWords are the words of a key, lower case: "wifiPassword",
 // "WIFI_PASSWORD" and "wifi-password" are "wifi" and "password";
-// "APIKey" is "api" and "key".
+// "APIKey" is "api" and "key". A name written for people ("Wi-Fi
+// password") has its words cut at spaces and signs too.
 func keyWords(key string) []string {
 	var words []string
 	from := 0
@@ -210,7 +374,7 @@ func keyWords(key string) []string {
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		switch {
-		case c == '_' || c == '-' || c == '.':
+		case !isLetter(c) && !isDigit(c):
 			cut(i)
 			from = i + 1
 		case i > 0 && isUpper(c) && (isLower(key[i-1]) || isDigit(key[i-1])):
@@ -267,28 +431,36 @@ func backslashesBefore(s string, i int) int {
 
 // closingQuote is where a string value that starts at s[from], opened by
 // quote after n backslashes, ends: before the first quote that closes it
-// at that level of escaping. A quote inside the value has more
-// backslashes (\" at level 0, \\\" at level 1: 2(n+1) more for each
-// backslash of its own). A value left open ends with its line.
+// at that level of escaping. A value left open ends with its line. It
+// reads no further than that end, so a long line costs each value only
+// its own length.
 func closingQuote(s string, from int, quote byte, n int) int {
-	line := strings.IndexByte(s[from:], '\n')
-	if line < 0 {
-		line = len(s)
-	} else {
-		line += from
-	}
-	for i := from; i < line; {
-		k := strings.IndexByte(s[i:line], quote)
+	for i := from; ; {
+		k := strings.IndexByte(s[i:], quote)
 		if k < 0 {
-			break
+			k = len(s) - i
+		}
+		if nl := strings.IndexByte(s[i:i+k], '\n'); nl >= 0 {
+			return i + nl
 		}
 		q := i + k
-		if b := backslashesBefore(s, q); b >= n && b%(2*(n+1)) == n {
+		if q == len(s) {
+			return q
+		}
+		if isQuoteAt(s, q, n) {
 			return q - n
 		}
 		i = q + 1
 	}
-	return line
+}
+
+// isQuoteAt reports whether the quote at s[q] opens or closes a string at
+// the level of escaping where a quote has n backslashes. A quote inside
+// such a string has more (\" at level 0, \\\" at level 1: 2(n+1) more for
+// each backslash of its own).
+func isQuoteAt(s string, q, n int) bool {
+	b := backslashesBefore(s, q)
+	return b >= n && b%(2*(n+1)) == n
 }
 
 // unescape undoes JSON's escaping of a string value levels times, as far

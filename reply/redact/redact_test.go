@@ -80,6 +80,7 @@ func TestLuhnAndIBAN(t *testing.T) {
 func FuzzRedactIsIdempotent(f *testing.F) {
 	f.Add("my password is hunter2 and mail a@b.io, card 4111 1111 1111 1111")
 	f.Add(`{"result": "{\"wifi_password\": \"sun. flower\", \"pin\": 4821}"} api_key=x&token: [SECRET_1]`)
+	f.Add(`[{"name": "ssid", "value": "x"}, {"value": 4821, "meta": {"a": "}"}, 'key': "API Key"}, "{\"field\": \"pin\", \"value\": \"1\"}"]`)
 	f.Fuzz(func(t *testing.T, s string) {
 		r := New()
 		once, _ := r.Redact(s)
@@ -217,5 +218,58 @@ func TestKeyValueRestored(t *testing.T) {
 	}
 	if got := r.Restore("[SECRET_1]"); got != `ab"c. d\e` {
 		t.Errorf("Restore = %q, want the value unescaped", got)
+	}
+}
+
+// A credential can be named by a member's value rather than its key: a
+// settings list or a form ({"name": "password", "value": "…"}). The
+// sibling "value" of a "name", "key" or "field" that names a credential
+// goes, in either order and at any depth of escaping; a name that names
+// nothing secret, or a "value" of another object, stays.
+func TestCredentialsNamedByAMember(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"name":"password","value":"hunter2"}`, `{"name":"password","value":"[SECRET_1]"}`},
+		{`{"value": "hunter2", "name": "wifi_password"}`, `{"value": "[SECRET_1]", "name": "wifi_password"}`},
+		{`{"key": "API Key", "value": "k9w2-mz7q"}`, `{"key": "API Key", "value": "[SECRET_1]"}`},
+		{`{"field": "pin", "value": 4821}`, `{"field": "pin", "value": [SECRET_1]}`},
+		{`{"Name": "Wi-Fi password", "Value": "sun. flower"}`, `{"Name": "Wi-Fi password", "Value": "[SECRET_1]"}`},
+		{`[{"name": "ssid", "value": "Garden"}, {"name": "Front door code", "value": "2580"}]`,
+			`[{"name": "ssid", "value": "Garden"}, {"name": "Front door code", "value": "[SECRET_1]"}]`},
+		{`{'name': 'passphrase', 'value': 'sunflower'}`, `{'name': 'passphrase', 'value': '[SECRET_1]'}`},
+		{`{"name": "Guest's password", "value": "sunflower"}`, `{"name": "Guest's password", "value": "[SECRET_1]"}`},
+		{"{\n  \"name\": \"password\",\n  \"value\": \"hunter2\"\n}", "{\n  \"name\": \"password\",\n  \"value\": \"[SECRET_1]\"\n}"},
+		// Members between, with braces and quotes in their strings.
+		{`{"name": "token", "meta": {"value": "x", "note": "a } and a \" and {"}, "value": "abc"}`,
+			`{"name": "token", "meta": {"value": "x", "note": "a } and a \" and {"}, "value": "[SECRET_1]"}`},
+		{`{"value": "abc", "meta": ["{", {"name": "x"}], "name": "secret"}`, `{"value": "[SECRET_1]", "meta": ["{", {"name": "x"}], "name": "secret"}`},
+		// Not credentials, or not siblings.
+		{`{"name":"kitchen lamp","value":"on"}`, ""},
+		{`{"name": "password_hint", "value": "flower"}`, ""},
+		{`{"name": "password", "state": "set"}`, ""},
+		{`[{"name": "password"}, {"value": "on"}]`, ""},
+		{`{"name": "password", "child": {"value": "on"}}`, ""},
+		{`{"value": "on", "child": {"name": "password"}}`, ""},
+		{`{"name": "password", "value": null}`, ""},
+		{`{"name": 4821, "note": "password", "value": "on"}`, ""},
+		{`{"name": "{password}", "value": "on"}`, ""},
+		{`{"name": "password", "value": "[SECRET_1]"}`, ""},
+		{`the "name": "password", "value": "on" said`, ""},
+	}
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		if got, _ := New().Redact(tt.in); got != want {
+			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+		}
+		for range 2 {
+			in, _ := json.Marshal(tt.in)
+			out, _ := json.Marshal(want)
+			tt.in, want = string(in), string(out)
+			if got, _ := New().Redact(tt.in); got != want {
+				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+			}
+		}
 	}
 }
