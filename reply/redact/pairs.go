@@ -22,14 +22,16 @@ import (
 //
 // A "value" is a credential's when a "name", "key" or "field" member of
 // its object, before or after it, is a string that a key of the same
-// words would be: "password", "API Key", "Front door code".
+// words would be: "password", "API Key", "Front door code", "tokens".
 //
 // A key is a credential by its words, split at _, -, . and camelCase: its
 // last word names one ("password", "passphrase", "secret", "token", "psk",
 // "pin"), or its last two do ("api key", "wifi key", "pin code"). Words
 // that only describe one ("password_hint", "token_type", "pin_state") do
-// not. A quoted key takes a string or a number; a bare key (a config's,
-// an environment's, a URL query's) must be of two words or more, as a
+// not. A quoted key takes a string or a number, or a list of strings; a
+// quoted key in the plural ("passwords", "api_keys", "tokens") takes only
+// a list, as "tokens": 42 is a count. A bare key (a config's, an
+// environment's, a URL query's) must be of two words or more, as a
 // single word is read by the sentence patterns.
 
 // credentialWords are the last words of a key that name a credential.
@@ -74,6 +76,7 @@ const (
 // replaced it returns s itself.
 func (r *Redactor) pairs(s string, kinds []Kind) (string, []Kind) {
 	var b strings.Builder
+	var found []secret
 	last := 0
 	colon, equals := -1, -1 // the next of each at or after i; len(s) for none
 	for i := 0; i < len(s); {
@@ -90,17 +93,16 @@ func (r *Redactor) pairs(s string, kinds []Kind) (string, []Kind) {
 			break
 		}
 		i = sep + 1
-		start, end, value := pairAt(s, sep)
-		if start < 0 {
-			continue
+		found = pairAt(s, sep, found[:0])
+		for _, v := range found {
+			if b.Len() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[last:v.start])
+			b.WriteString(r.placeholder(Secret, v.value))
+			kinds = append(kinds, Secret)
+			last, i = v.end, v.end
 		}
-		if b.Len() == 0 {
-			b.Grow(len(s))
-		}
-		b.WriteString(s[last:start])
-		b.WriteString(r.placeholder(Secret, value))
-		kinds = append(kinds, Secret)
-		last, i = end, end
 	}
 	if b.Len() == 0 {
 		return s, kinds
@@ -109,10 +111,17 @@ func (r *Redactor) pairs(s string, kinds []Kind) (string, []Kind) {
 	return b.String(), kinds
 }
 
+// A secret is a value to hide: where it starts and ends in s, and the
+// value as it was before JSON escaped it.
+type secret struct {
+	start, end int
+	value      string
+}
+
 // pairAt reads the pair whose separator (":" or "=") is s[sep]: when its
-// key names a credential, where its value starts and ends in s and the
-// value as it was before JSON escaped it; -1s for none.
-func pairAt(s string, sep int) (start, end int, value string) {
+// key names a credential, or a list of them, it adds the values to hide
+// to found, in order, and returns it.
+func pairAt(s string, sep int, found []secret) []secret {
 	j := sep
 	for j > 0 && isSpace(s[j-1]) {
 		j--
@@ -125,7 +134,7 @@ func pairAt(s string, sep int) (start, end int, value string) {
 		n := backslashesBefore(s, j-1)
 		var ok bool
 		if level, ok = escapeLevel(n); !ok || quote == '\'' && n > 0 || s[sep] != ':' {
-			return -1, -1, ""
+			return found
 		}
 		keyEnd = j - 1 - n
 	}
@@ -134,31 +143,61 @@ func pairAt(s string, sep int) (start, end int, value string) {
 		keyStart--
 	}
 	if keyStart == keyEnd || keyEnd-keyStart > maxKey {
-		return -1, -1, ""
+		return found
 	}
 	if quote != 0 {
 		open := keyStart - 1
 		if open < 0 || s[open] != quote || backslashesBefore(s, open) != 1<<level-1 {
-			return -1, -1, ""
+			return found
 		}
 	} else if backslashesBefore(s, keyStart) > 0 && strings.IndexByte("nrt", s[keyStart]) >= 0 {
 		keyStart++ // a line's start inside a JSON string: \nWIFI_PASSWORD=
 		if keyStart == keyEnd {
-			return -1, -1, ""
+			return found
 		}
 	}
 	key := s[keyStart:keyEnd]
 	// A "value" is named by its siblings: they are read last, when it
 	// holds something to hide.
 	byName := quote != 0 && foldEqual(key, "value")
-	if words := keyWords(key); !byName && (!credential(words) || quote == 0 && len(words) < 2) {
-		return -1, -1, ""
+	list := false // the key names credentials: it takes a list only
+	if !byName {
+		words := keyWords(key)
+		switch {
+		case quote == 0 && len(words) < 2:
+			return found
+		case credential(words):
+		case quote != 0 && credentials(words):
+			list = true
+		default:
+			return found
+		}
 	}
-
-	// The value: a string at the key's level of escaping, or a number
-	// after a quoted key, or a bare word after a bare key.
 	p := sep + 1
 	p += spaceRun(s, p)
+	if quote != 0 && p < len(s) && s[p] == '[' && placeholderAt(s, p) == 0 {
+		n := len(found)
+		if found = listAt(s, p, level, found); len(found) > n && byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
+			return found[:n]
+		}
+		return found
+	}
+	if list {
+		return found
+	}
+	start, end, value := valueAt(s, p, quote, level)
+	if start < 0 || byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
+		return found
+	}
+	return append(found, secret{start, end, value})
+}
+
+// valueAt reads the value at s[p] of a credential's key, quoted (quote)
+// at level or bare (0): a string at the key's level of escaping, or a
+// number after a quoted key, or a bare word after a bare key. It is
+// where the value starts and ends and the value as it was before JSON
+// escaped it; -1s for none, or one redacted already.
+func valueAt(s string, p int, quote byte, level int) (start, end int, value string) {
 	n := 0
 	for p+n < len(s) && s[p+n] == '\\' {
 		n++
@@ -209,10 +248,58 @@ func pairAt(s string, sep int) (start, end int, value string) {
 	if value == "" || placeholderAt(s, start) == end-start {
 		return -1, -1, "" // nothing, or redacted already
 	}
-	if byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
-		return -1, -1, ""
-	}
 	return start, end, value
+}
+
+// listAt adds to found the strings of the list that opens at s[p], at
+// the level of escaping of its key; numbers, true, false and null are
+// passed over, and the list is read no further than an object or a list
+// in it.
+func listAt(s string, p, level int, found []secret) []secret {
+	n := 1<<level - 1
+	for i := p + 1; i < len(s); {
+		k := 0 // backslashes: a quote's escape, or an escaped space
+		for i+k < len(s) && s[i+k] == '\\' {
+			k++
+		}
+		if i+k == len(s) {
+			break
+		}
+		switch c := s[i+k]; {
+		case c == '"' && k == n || c == '\'' && k == 0 && n == 0:
+			start := i + k + 1
+			end := closingQuote(s, start, c, n)
+			if end == len(s) || s[end] == '\n' {
+				return found // left open
+			}
+			value := s[start:end]
+			if c == '"' {
+				value = unescape(value, level+1)
+			}
+			if value != "" && placeholderAt(s, start) != end-start {
+				found = append(found, secret{start, end, value})
+			}
+			i = end + n + 1
+		case k > 0:
+			if strings.IndexByte("nrt", c) < 0 {
+				return found
+			}
+			i += k + 1 // \n between the items of escaped JSON
+		case isSpace(c) || c == ',':
+			i++
+		case c == '[' && placeholderAt(s, i) > 0:
+			i += placeholderAt(s, i)
+		case c == '-' || isDigit(c) || isLetter(c):
+			for i < len(s) && (c == '-' || isDigit(c) || isLetter(c) || c == '.' || c == '+') {
+				if i++; i < len(s) {
+					c = s[i]
+				}
+			}
+		default:
+			return found // the list's end, or an object or a list in it
+		}
+	}
+	return found
 }
 
 // indexFrom is the index of the first c in s at or after i, or len(s).
@@ -252,7 +339,7 @@ func namedBySibling(s string, at, level int) bool {
 				after := end + n + 1
 				if p := after + spaceRun(s, after); p < len(s) && s[p] == ':' {
 					named = isMemberName(s[i+1 : end])
-				} else if named && label(s[i+1:end]) && credential(keyWords(s[i+1:end])) {
+				} else if named && label(s[i+1:end]) && namesCredential(s[i+1:end]) {
 					return true
 				} else {
 					named = false
@@ -277,6 +364,13 @@ func namedBySibling(s string, at, level int) bool {
 		}
 	}
 	return false
+}
+
+// namesCredential reports a label whose words name a credential, or a
+// list of them.
+func namesCredential(label string) bool {
+	words := keyWords(label)
+	return credential(words) || credentials(words)
 }
 
 // label reports a string that can name a credential for people ("Wi-Fi
@@ -391,12 +485,10 @@ func keyWords(key string) []string {
 // Its last words that hold a digit name a variant of it, not what it is:
 // "wifi_password_5ghz", "token_v2".
 func credential(words []string) bool {
-	for len(words) > 1 && strings.ContainsAny(words[len(words)-1], "0123456789") {
-		words = words[:len(words)-1]
-	}
 	if len(words) == 0 {
 		return false
 	}
+	words = withoutVariants(words)
 	w := words[len(words)-1]
 	if credentialWords[w] {
 		return true
@@ -407,6 +499,35 @@ func credential(words []string) bool {
 		}
 	}
 	return len(words) > 1 && keyKinds[w][words[len(words)-2]]
+}
+
+// credentials reports whether a key of these words names a list of
+// credentials: its last word is the plural of a credential's ("passwords",
+// "api_keys", "authTokens", "door_codes"). "pins" is not: a device's pins
+// are numbered, not secret.
+func credentials(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	words = withoutVariants(words)
+	last := len(words) - 1
+	w := words[last]
+	if len(w) < 2 || w[len(w)-1] != 's' || w == "pins" {
+		return false
+	}
+	words[last] = w[:len(w)-1]
+	ok := credential(words)
+	words[last] = w
+	return ok
+}
+
+// withoutVariants are words, at least one, without the last ones that
+// hold a digit.
+func withoutVariants(words []string) []string {
+	for len(words) > 1 && strings.ContainsAny(words[len(words)-1], "0123456789") {
+		words = words[:len(words)-1]
+	}
+	return words
 }
 
 // escapeLevel is how many times JSON escaped a quote that n backslashes

@@ -273,3 +273,44 @@ func TestCredentialsNamedByAMember(t *testing.T) {
 		}
 	}
 }
+
+// A key that names credentials in the plural holds a list of them: each
+// string of the list goes, as each would under its singular key. A count
+// or a list of numbers under such a key stays, and so do a device's pins.
+func TestCredentialLists(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"passwords": ["hunter2", "sunflower"]}`, `{"passwords": ["[SECRET_1]", "[SECRET_2]"]}`},
+		{`{"api_keys": ["k9w2", "r4t8"], "tokens": ["abc"], "secrets": ["def"]}`,
+			`{"api_keys": ["[SECRET_1]", "[SECRET_2]"], "tokens": ["[SECRET_3]"], "secrets": ["[SECRET_4]"]}`},
+		{`{"apiKeys":["k9w2"],"access_tokens":[ "abc" , "abc" ],"door_codes":["2580"]}`,
+			`{"apiKeys":["[SECRET_1]"],"access_tokens":[ "[SECRET_2]" , "[SECRET_2]" ],"door_codes":["[SECRET_3]"]}`},
+		{"{\n  \"passwords\": [\n    \"hunter2\",\n    \"sun. flower\"\n  ]\n}", "{\n  \"passwords\": [\n    \"[SECRET_1]\",\n    \"[SECRET_2]\"\n  ]\n}"},
+		{`{'tokens': ['abc', 'def']}`, `{'tokens': ['[SECRET_1]', '[SECRET_2]']}`},
+		{`{"secrets": ["abc", null, 7, "def"]}`, `{"secrets": ["[SECRET_1]", null, 7, "[SECRET_2]"]}`},
+		{`{"password": ["hunter2"]}`, `{"password": ["[SECRET_1]"]}`},
+		{`{"name": "tokens", "value": ["abc", "def"]}`, `{"name": "tokens", "value": ["[SECRET_1]", "[SECRET_2]"]}`},
+		// Not credentials, or nothing to hide.
+		{`{"tokens_used": 42, "tokens": 42, "max_tokens": 512}`, ""},
+		{`{"tokens": [101, 2023, 102]}`, ""},
+		{`{"pins": ["GPIO17", "GPIO27"], "keys": ["living_room"], "codes": ["404"]}`, ""},
+		{`{"passwords": [], "secrets": [{"id": "x"}], "tokens": ["[SECRET_1]"]}`, ""},
+		{`{"name": "kitchen lamps", "value": ["on", "off"]}`, ""},
+	}
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		if got, _ := New().Redact(tt.in); got != want {
+			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+		}
+		for range 2 {
+			in, _ := json.Marshal(tt.in)
+			out, _ := json.Marshal(want)
+			tt.in, want = string(in), string(out)
+			if got, _ := New().Redact(tt.in); got != want {
+				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+			}
+		}
+	}
+}
