@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/speech"
 	"github.com/harkbox/hark/reply/tooltext"
 )
 
@@ -53,11 +54,18 @@ func (t *turn) direct(ctx context.Context, msgs *[]llm.Message) bool {
 		t.e.log.Warn("plan step not resolved; the chat model takes over", "step", t.stepsDone+1, "err", err)
 		return false
 	}
+	// A reasoning model's inline reasoning may draft a call it then
+	// turns down: only the answer after it is read.
+	content, thought := speech.SplitReasoning(resp.Message.Content)
+	if content == "" && thought != "" {
+		t.e.log.Warn("plan step not resolved: the answer was reasoning only; the chat model takes over", "step", t.stepsDone+1)
+		return false
+	}
 	var call struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
 	}
-	if err := llm.DecodeJSON(resp.Message.Content, &call); err != nil || call.Name != step.Tool {
+	if err := llm.DecodeJSON(content, &call); err != nil || call.Name != step.Tool {
 		t.e.log.Warn("plan step resolved to a different or no tool; the chat model takes over", "step", t.stepsDone+1)
 		return false
 	}

@@ -7,12 +7,14 @@ package distil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/speech"
 )
 
 // Sizes of the digests, in characters.
@@ -25,7 +27,9 @@ const (
 	ToolNote          = 600
 )
 
-// Distiller runs the passes.
+// Distiller runs the passes. The reasoning a reasoning model writes into
+// its answer (<think>…</think>) is no part of what a pass gives, and an
+// answer that was reasoning only fails the pass.
 type Distiller struct {
 	Model   llm.Chatter
 	Timeout time.Duration // per call; default 8 s
@@ -45,7 +49,22 @@ func (d *Distiller) ask(ctx context.Context, system, user string) (string, error
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(resp.Message.Content), nil
+	return answer(resp)
+}
+
+// errReasoningOnly is the error of an answer that was inline reasoning
+// only, closed or cut at the token limit: nothing to keep or say.
+var errReasoningOnly = errors.New("the answer was reasoning only")
+
+// answer is a model's answer without the reasoning a reasoning model
+// writes into it (<think>…</think>, see speech.SplitReasoning), which is
+// never kept, injected or said.
+func answer(resp llm.Response) (string, error) {
+	a, thought := speech.SplitReasoning(resp.Message.Content)
+	if a == "" && thought != "" {
+		return "", errReasoningOnly
+	}
+	return strings.TrimSpace(a), nil
 }
 
 var noneRE = regexp.MustCompile(`(?i)^[\s("'\[*]*(none|n/a|nothing relevant|no relevant information)[\s)"'\].!*]*$`)
@@ -175,11 +194,15 @@ func (d *Distiller) Diary(ctx context.Context, lines []string) (summary string, 
 	if err != nil {
 		return "", nil, fmt.Errorf("distil: diary: %w", err)
 	}
+	content, err := answer(resp)
+	if err != nil {
+		return "", nil, fmt.Errorf("distil: diary: %w", err)
+	}
 	var out struct {
 		Summary  string   `json:"summary"`
 		Keywords []string `json:"keywords"`
 	}
-	if err := llm.DecodeJSON(resp.Message.Content, &out); err != nil {
+	if err := llm.DecodeJSON(content, &out); err != nil {
 		return "", nil, fmt.Errorf("distil: diary: %w", err)
 	}
 	if strings.TrimSpace(out.Summary) == "" {

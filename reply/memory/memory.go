@@ -7,6 +7,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/speech"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -88,7 +90,9 @@ Context the assistant already has: %s`
 var extractSchema = llm.Schema(`{"type":"object","properties":{"keywords":{"type":"array","items":{"type":"string"}},"from":{"type":"string"},"to":{"type":"string"},"questions":{"type":"array","items":{"type":"string"}}},"required":["keywords"]}`)
 
 // Extract asks for search terms. topic is the planner's hint, context a
-// note of what is already known (time, place, recent dialogue).
+// note of what is already known (time, place, recent dialogue). The
+// reasoning a reasoning model writes into its answer (<think>…</think>)
+// is not read for terms; an answer that was reasoning only is an error.
 func (r *Recall) Extract(ctx context.Context, query, topic, context string, now time.Time) (Params, error) {
 	user := "Request: " + query
 	if topic != "" {
@@ -103,8 +107,12 @@ func (r *Recall) Extract(ctx context.Context, query, topic, context string, now 
 	if err != nil {
 		return Params{}, fmt.Errorf("memory: extract: %w", err)
 	}
+	content, thought := speech.SplitReasoning(resp.Message.Content)
+	if content == "" && thought != "" {
+		return Params{}, errors.New("memory: extract: the answer was reasoning only")
+	}
 	var p Params
-	if err := llm.DecodeJSON(resp.Message.Content, &p); err != nil {
+	if err := llm.DecodeJSON(content, &p); err != nil {
 		return Params{}, fmt.Errorf("memory: extract: %w", err)
 	}
 	p.Keywords = slices.DeleteFunc(p.Keywords, func(k string) bool { return strings.TrimSpace(k) == "" })

@@ -8,12 +8,14 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/speech"
 )
 
 // Tool is a catalogue entry the planner may name.
@@ -131,7 +133,9 @@ Tools:
 var schema = llm.Schema(`{"type":"object","properties":{"steps":{"type":"array","items":{"type":"string"},"maxItems":5}},"required":["steps"]}`)
 
 // Plan asks for a plan. It fails open: on a short query, an error or a
-// timeout it returns an empty plan, with the error.
+// timeout it returns an empty plan, with the error. The reasoning a
+// reasoning model writes into its answer (<think>…</think>) is not read
+// for a plan; an answer that was reasoning only is an error.
 func (pl *Planner) Plan(ctx context.Context, query, dialogue string, tools []Tool) (Plan, error) {
 	if len(strings.Fields(query)) < pl.o.MinWords {
 		return Plan{}, nil
@@ -154,14 +158,22 @@ func (pl *Planner) Plan(ctx context.Context, query, dialogue string, tools []Too
 	if err != nil {
 		return Plan{}, fmt.Errorf("planner: %w", err)
 	}
+	content, thought := speech.SplitReasoning(resp.Message.Content)
+	if content == "" && thought != "" {
+		return Plan{}, errReasoningOnly
+	}
 	var out struct {
 		Steps []string `json:"steps"`
 	}
-	if err := llm.DecodeJSON(resp.Message.Content, &out); err != nil {
+	if err := llm.DecodeJSON(content, &out); err != nil {
 		return Plan{}, fmt.Errorf("planner: %w", err)
 	}
 	return Parse(out.Steps, tools), nil
 }
+
+// errReasoningOnly is the error of an answer that was inline reasoning
+// only, closed or cut at the token limit.
+var errReasoningOnly = errors.New("planner: the answer was reasoning only")
 
 // Parse reads plan steps as the planner writes them.
 func Parse(steps []string, tools []Tool) Plan {

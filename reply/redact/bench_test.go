@@ -40,3 +40,31 @@ func BenchmarkRedactProse(b *testing.B) {
 		New().Redact(s)
 	}
 }
+
+// toolJSON is a tool's answer as Home Assistant, a router or an MCP
+// server writes it: objects of named values, lists, counts, and a few
+// credentials among them.
+func toolJSON(n int) string {
+	parts := []string{`{"entity_id": "light.kitchen", "state": "on", "attributes": {"friendly_name": "Kitchen lamp", "brightness": 180}}, `,
+		`{"name": "kitchen lamp", "value": "on", "unit": null}, `, `{"name": "temperature", "value": 21.5, "unit": "°C"}, `,
+		`{"ssid": "Garden", "wifi_password": "sunflower-42", "channels": [1, 6, 11]}, `, `{"tokens_used": 42, "max_tokens": 512, "tags": ["a", "b"]}, `,
+		`{"key": "living_room", "value": "dim", "options": ["off", "dim", "on"]}, `, `{"result": "{\"value\": \"12:30\", \"label\": \"alarm\"}"}, `,
+		"\n"}
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(parts[i%len(parts)])
+	}
+	b.WriteString("{}]")
+	return b.String()
+}
+
+// BenchmarkRedactJSON is a megabyte of a tool's JSON: many keys, many
+// of them "name" and "value".
+func BenchmarkRedactJSON(b *testing.B) {
+	s := toolJSON(1 << 20)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		New().Redact(s)
+	}
+}

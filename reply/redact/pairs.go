@@ -15,12 +15,23 @@ import (
 //	{'passphrase': 'sunflower-42'}                a Python dict printed
 //	WIFI_PASSWORD=sunflower-42, access_token: k9w2-mz7q
 //
+// A credential can also be named by a member's value, in the object that
+// holds it as "value" (a settings list, a form's fields):
+//
+//	[{"name": "ssid", "value": "Garden"}, {"name": "Wi-Fi password", "value": "sunflower-42"}]
+//
+// A "value" is a credential's when a "name", "key" or "field" member of
+// its object, before or after it, is a string that a key of the same
+// words would be: "password", "API Key", "Front door code", "tokens".
+//
 // A key is a credential by its words, split at _, -, . and camelCase: its
 // last word names one ("password", "passphrase", "secret", "token", "psk",
 // "pin"), or its last two do ("api key", "wifi key", "pin code"). Words
 // that only describe one ("password_hint", "token_type", "pin_state") do
-// not. A quoted key takes a string or a number; a bare key (a config's,
-// an environment's, a URL query's) must be of two words or more, as a
+// not. A quoted key takes a string or a number, or a list of strings; a
+// quoted key in the plural ("passwords", "api_keys", "tokens") takes only
+// a list, as "tokens": 42 is a count. A bare key (a config's, an
+// environment's, a URL query's) must be of two words or more, as a
 // single word is read by the sentence patterns.
 
 // credentialWords are the last words of a key that name a credential.
@@ -46,12 +57,26 @@ var keyKinds = map[string]map[string]bool{
 // maxKey bounds a key's length.
 const maxKey = 64
 
+// memberNames are the members whose value names the credential in their
+// object's "value".
+var memberNames = []string{"name", "key", "field"}
+
+// maxObject bounds how far from a "value" member the other members of its
+// object are looked for, each way, and maxDepth how deep into the objects
+// and lists between them: a named value's object is small and flat, and
+// the bounds keep the cost of nested objects of values near that of one.
+const (
+	maxObject = 512
+	maxDepth  = 3
+)
+
 // pairs replaces the values of credentials written as key-value pairs in
 // s with placeholders, adding their kinds to kinds. It reads the whole
 // text, not a sentence, as a value may hold what ends one. With nothing
 // replaced it returns s itself.
 func (r *Redactor) pairs(s string, kinds []Kind) (string, []Kind) {
 	var b strings.Builder
+	var found []secret
 	last := 0
 	colon, equals := -1, -1 // the next of each at or after i; len(s) for none
 	for i := 0; i < len(s); {
@@ -68,17 +93,16 @@ func (r *Redactor) pairs(s string, kinds []Kind) (string, []Kind) {
 			break
 		}
 		i = sep + 1
-		start, end, value := pairAt(s, sep)
-		if start < 0 {
-			continue
+		found = pairAt(s, sep, found[:0])
+		for _, v := range found {
+			if b.Len() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[last:v.start])
+			b.WriteString(r.placeholder(Secret, v.value))
+			kinds = append(kinds, Secret)
+			last, i = v.end, v.end
 		}
-		if b.Len() == 0 {
-			b.Grow(len(s))
-		}
-		b.WriteString(s[last:start])
-		b.WriteString(r.placeholder(Secret, value))
-		kinds = append(kinds, Secret)
-		last, i = end, end
 	}
 	if b.Len() == 0 {
 		return s, kinds
@@ -87,10 +111,17 @@ func (r *Redactor) pairs(s string, kinds []Kind) (string, []Kind) {
 	return b.String(), kinds
 }
 
+// A secret is a value to hide: where it starts and ends in s, and the
+// value as it was before JSON escaped it.
+type secret struct {
+	start, end int
+	value      string
+}
+
 // pairAt reads the pair whose separator (":" or "=") is s[sep]: when its
-// key names a credential, where its value starts and ends in s and the
-// value as it was before JSON escaped it; -1s for none.
-func pairAt(s string, sep int) (start, end int, value string) {
+// key names a credential, or a list of them, it adds the values to hide
+// to found, in order, and returns it.
+func pairAt(s string, sep int, found []secret) []secret {
 	j := sep
 	for j > 0 && isSpace(s[j-1]) {
 		j--
@@ -103,7 +134,7 @@ func pairAt(s string, sep int) (start, end int, value string) {
 		n := backslashesBefore(s, j-1)
 		var ok bool
 		if level, ok = escapeLevel(n); !ok || quote == '\'' && n > 0 || s[sep] != ':' {
-			return -1, -1, ""
+			return found
 		}
 		keyEnd = j - 1 - n
 	}
@@ -112,28 +143,61 @@ func pairAt(s string, sep int) (start, end int, value string) {
 		keyStart--
 	}
 	if keyStart == keyEnd || keyEnd-keyStart > maxKey {
-		return -1, -1, ""
+		return found
 	}
 	if quote != 0 {
 		open := keyStart - 1
 		if open < 0 || s[open] != quote || backslashesBefore(s, open) != 1<<level-1 {
-			return -1, -1, ""
+			return found
 		}
 	} else if backslashesBefore(s, keyStart) > 0 && strings.IndexByte("nrt", s[keyStart]) >= 0 {
 		keyStart++ // a line's start inside a JSON string: \nWIFI_PASSWORD=
 		if keyStart == keyEnd {
-			return -1, -1, ""
+			return found
 		}
 	}
-	words := keyWords(s[keyStart:keyEnd])
-	if !credential(words) || quote == 0 && len(words) < 2 {
-		return -1, -1, ""
+	key := s[keyStart:keyEnd]
+	// A "value" is named by its siblings: they are read last, when it
+	// holds something to hide.
+	byName := quote != 0 && foldEqual(key, "value")
+	list := false // the key names credentials: it takes a list only
+	if !byName {
+		words := keyWords(key)
+		switch {
+		case quote == 0 && len(words) < 2:
+			return found
+		case credential(words):
+		case quote != 0 && credentials(words):
+			list = true
+		default:
+			return found
+		}
 	}
-
-	// The value: a string at the key's level of escaping, or a number
-	// after a quoted key, or a bare word after a bare key.
 	p := sep + 1
 	p += spaceRun(s, p)
+	if quote != 0 && p < len(s) && s[p] == '[' && placeholderAt(s, p) == 0 {
+		n := len(found)
+		if found = listAt(s, p, level, found); len(found) > n && byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
+			return found[:n]
+		}
+		return found
+	}
+	if list {
+		return found
+	}
+	start, end, value := valueAt(s, p, quote, level)
+	if start < 0 || byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
+		return found
+	}
+	return append(found, secret{start, end, value})
+}
+
+// valueAt reads the value at s[p] of a credential's key, quoted (quote)
+// at level or bare (0): a string at the key's level of escaping, or a
+// number after a quoted key, or a bare word after a bare key. It is
+// where the value starts and ends and the value as it was before JSON
+// escaped it; -1s for none, or one redacted already.
+func valueAt(s string, p int, quote byte, level int) (start, end int, value string) {
 	n := 0
 	for p+n < len(s) && s[p+n] == '\\' {
 		n++
@@ -187,6 +251,57 @@ func pairAt(s string, sep int) (start, end int, value string) {
 	return start, end, value
 }
 
+// listAt adds to found the strings of the list that opens at s[p], at
+// the level of escaping of its key; numbers, true, false and null are
+// passed over, and the list is read no further than an object or a list
+// in it.
+func listAt(s string, p, level int, found []secret) []secret {
+	n := 1<<level - 1
+	for i := p + 1; i < len(s); {
+		k := 0 // backslashes: a quote's escape, or an escaped space
+		for i+k < len(s) && s[i+k] == '\\' {
+			k++
+		}
+		if i+k == len(s) {
+			break
+		}
+		switch c := s[i+k]; {
+		case c == '"' && k == n || c == '\'' && k == 0 && n == 0:
+			start := i + k + 1
+			end := closingQuote(s, start, c, n)
+			if end == len(s) || s[end] == '\n' {
+				return found // left open
+			}
+			value := s[start:end]
+			if c == '"' {
+				value = unescape(value, level+1)
+			}
+			if value != "" && placeholderAt(s, start) != end-start {
+				found = append(found, secret{start, end, value})
+			}
+			i = end + n + 1
+		case k > 0:
+			if strings.IndexByte("nrt", c) < 0 {
+				return found
+			}
+			i += k + 1 // \n between the items of escaped JSON
+		case isSpace(c) || c == ',':
+			i++
+		case c == '[' && placeholderAt(s, i) > 0:
+			i += placeholderAt(s, i)
+		case c == '-' || isDigit(c) || isLetter(c):
+			for i < len(s) && (c == '-' || isDigit(c) || isLetter(c) || c == '.' || c == '+') {
+				if i++; i < len(s) {
+					c = s[i]
+				}
+			}
+		default:
+			return found // the list's end, or an object or a list in it
+		}
+	}
+	return found
+}
+
 // indexFrom is the index of the first c in s at or after i, or len(s).
 func indexFrom(s string, i int, c byte) int {
 	if k := strings.IndexByte(s[i:], c); k >= 0 {
@@ -195,9 +310,152 @@ func indexFrom(s string, i int, c byte) int {
 	return len(s)
 }
 
+// namedBySibling reports whether the object that holds the "value"
+// member whose key starts at s[at] (its quote, or the backslashes that
+// escape it), at that level of escaping, has a "name", "key" or "field"
+// member whose value is a label that names a credential.
+func namedBySibling(s string, at, level int) bool {
+	n := 1<<level - 1
+	open := objectStart(s, at, n)
+	if open < 0 {
+		return false
+	}
+	// Its members at depth 0, in order: a string followed by ":" is a
+	// key; what comes next is that key's value.
+	hi := min(len(s), at+maxObject)
+	depth, named := 0, false
+	for i := open + 1; i < hi; i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\'':
+			if c == '\'' && n > 0 || !isQuoteAt(s, i, n) {
+				return false // not this level's: outside the object's text
+			}
+			end := closingQuote(s[:hi], i+1, c, n)
+			if end == hi || s[end] == '\n' {
+				return false // left open
+			}
+			if depth == 0 {
+				after := end + n + 1
+				if p := after + spaceRun(s, after); p < len(s) && s[p] == ':' {
+					named = isMemberName(s[i+1 : end])
+				} else if named && label(s[i+1:end]) && namesCredential(s[i+1:end]) {
+					return true
+				} else {
+					named = false
+				}
+			}
+			i = end + n
+		case c == '[' && placeholderAt(s, i) > 0:
+			i += placeholderAt(s, i) - 1 // a value redacted already
+			named = false
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return false
+			}
+			named = false
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && !isSpace(c) && c != ':' && c != ',' && c != '\\':
+			named = false // a number, true, false or null
+		}
+	}
+	return false
+}
+
+// namesCredential reports a label whose words name a credential, or a
+// list of them.
+func namesCredential(label string) bool {
+	words := keyWords(label)
+	return credential(words) || credentials(words)
+}
+
+// label reports a string that can name a credential for people ("Wi-Fi
+// password"): short, and no JSON or placeholder in it.
+func label(s string) bool {
+	return len(s) <= maxKey && !strings.ContainsAny(s, "\"\\[]{}:")
+}
+
+// objectStart is the "{" that opens the object of the member whose key
+// starts at s[at], skipping the members before it and their strings, at
+// the level of escaping where a quote has n backslashes; -1 when the key
+// is in no object within maxObject bytes.
+func objectStart(s string, at, n int) int {
+	lo := max(0, at-maxObject)
+	depth := 0
+	for i := at - 1; i >= lo; i-- {
+		switch c := s[i]; {
+		case c == '"' || c == '\'':
+			if c == '\'' && n > 0 || !isQuoteAt(s, i, n) {
+				return -1
+			}
+			// The string this quote closes: the quote before it at
+			// this level opens it.
+			j := i - n - 1
+			for j >= lo && !(s[j] == c && isQuoteAt(s, j, n)) {
+				j--
+			}
+			if j < lo {
+				return -1
+			}
+			i = j - n
+		case c == ']' && placeholderBefore(s, i+1) > 0:
+			i -= placeholderBefore(s, i+1) - 1 // a value redacted already
+		case c == '}' || c == ']':
+			if depth++; depth > maxDepth {
+				return -1
+			}
+		case c == '{':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case c == '[':
+			if depth == 0 {
+				return -1 // an array's element, not a member
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// placeholderBefore is the length of the placeholder that ends just
+// before s[i], or 0.
+func placeholderBefore(s string, i int) int {
+	for j := i - 1; j >= max(0, i-16); j-- {
+		if s[j] == '[' {
+			if placeholderAt(s, j) == i-j {
+				return i - j
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// isMemberName reports a key that names the credential of its object's
+// "value".
+func isMemberName(key string) bool {
+	for _, m := range memberNames {
+		if foldEqual(key, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldEqual reports whether s is word (lower case) but for the case of
+// its ASCII letters.
+func foldEqual(s, word string) bool { return len(s) == len(word) && equalFoldASCII(s, word) }
+
 // keyWords are the words of a key, lower case: "wifiPassword",
 // "WIFI_PASSWORD" and "wifi-password" are "wifi" and "password";
-// "APIKey" is "api" and "key".
+// "APIKey" is "api" and "key". A name written for people ("Wi-Fi
+// password") has its words cut at spaces and signs too.
 func keyWords(key string) []string {
 	var words []string
 	from := 0
@@ -210,7 +468,7 @@ func keyWords(key string) []string {
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		switch {
-		case c == '_' || c == '-' || c == '.':
+		case !isLetter(c) && !isDigit(c):
 			cut(i)
 			from = i + 1
 		case i > 0 && isUpper(c) && (isLower(key[i-1]) || isDigit(key[i-1])):
@@ -227,12 +485,10 @@ func keyWords(key string) []string {
 // Its last words that hold a digit name a variant of it, not what it is:
 // "wifi_password_5ghz", "token_v2".
 func credential(words []string) bool {
-	for len(words) > 1 && strings.ContainsAny(words[len(words)-1], "0123456789") {
-		words = words[:len(words)-1]
-	}
 	if len(words) == 0 {
 		return false
 	}
+	words = withoutVariants(words)
 	w := words[len(words)-1]
 	if credentialWords[w] {
 		return true
@@ -243,6 +499,35 @@ func credential(words []string) bool {
 		}
 	}
 	return len(words) > 1 && keyKinds[w][words[len(words)-2]]
+}
+
+// credentials reports whether a key of these words names a list of
+// credentials: its last word is the plural of a credential's ("passwords",
+// "api_keys", "authTokens", "door_codes"). "pins" is not: a device's pins
+// are numbered, not secret.
+func credentials(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	words = withoutVariants(words)
+	last := len(words) - 1
+	w := words[last]
+	if len(w) < 2 || w[len(w)-1] != 's' || w == "pins" {
+		return false
+	}
+	words[last] = w[:len(w)-1]
+	ok := credential(words)
+	words[last] = w
+	return ok
+}
+
+// withoutVariants are words, at least one, without the last ones that
+// hold a digit.
+func withoutVariants(words []string) []string {
+	for len(words) > 1 && strings.ContainsAny(words[len(words)-1], "0123456789") {
+		words = words[:len(words)-1]
+	}
+	return words
 }
 
 // escapeLevel is how many times JSON escaped a quote that n backslashes
@@ -267,28 +552,36 @@ func backslashesBefore(s string, i int) int {
 
 // closingQuote is where a string value that starts at s[from], opened by
 // quote after n backslashes, ends: before the first quote that closes it
-// at that level of escaping. A quote inside the value has more
-// backslashes (\" at level 0, \\\" at level 1: 2(n+1) more for each
-// backslash of its own). A value left open ends with its line.
+// at that level of escaping. A value left open ends with its line. It
+// reads no further than that end, so a long line costs each value only
+// its own length.
 func closingQuote(s string, from int, quote byte, n int) int {
-	line := strings.IndexByte(s[from:], '\n')
-	if line < 0 {
-		line = len(s)
-	} else {
-		line += from
-	}
-	for i := from; i < line; {
-		k := strings.IndexByte(s[i:line], quote)
+	for i := from; ; {
+		k := strings.IndexByte(s[i:], quote)
 		if k < 0 {
-			break
+			k = len(s) - i
+		}
+		if nl := strings.IndexByte(s[i:i+k], '\n'); nl >= 0 {
+			return i + nl
 		}
 		q := i + k
-		if b := backslashesBefore(s, q); b >= n && b%(2*(n+1)) == n {
+		if q == len(s) {
+			return q
+		}
+		if isQuoteAt(s, q, n) {
 			return q - n
 		}
 		i = q + 1
 	}
-	return line
+}
+
+// isQuoteAt reports whether the quote at s[q] opens or closes a string at
+// the level of escaping where a quote has n backslashes. A quote inside
+// such a string has more (\" at level 0, \\\" at level 1: 2(n+1) more for
+// each backslash of its own).
+func isQuoteAt(s string, q, n int) bool {
+	b := backslashesBefore(s, q)
+	return b >= n && b%(2*(n+1)) == n
 }
 
 // unescape undoes JSON's escaping of a string value levels times, as far

@@ -80,6 +80,7 @@ func TestLuhnAndIBAN(t *testing.T) {
 func FuzzRedactIsIdempotent(f *testing.F) {
 	f.Add("my password is hunter2 and mail a@b.io, card 4111 1111 1111 1111")
 	f.Add(`{"result": "{\"wifi_password\": \"sun. flower\", \"pin\": 4821}"} api_key=x&token: [SECRET_1]`)
+	f.Add(`[{"name": "ssid", "value": "x"}, {"value": 4821, "meta": {"a": "}"}, 'key': "API Key"}, "{\"field\": \"pin\", \"value\": \"1\"}"]`)
 	f.Fuzz(func(t *testing.T, s string) {
 		r := New()
 		once, _ := r.Redact(s)
@@ -217,5 +218,99 @@ func TestKeyValueRestored(t *testing.T) {
 	}
 	if got := r.Restore("[SECRET_1]"); got != `ab"c. d\e` {
 		t.Errorf("Restore = %q, want the value unescaped", got)
+	}
+}
+
+// A credential can be named by a member's value rather than its key: a
+// settings list or a form ({"name": "password", "value": "…"}). The
+// sibling "value" of a "name", "key" or "field" that names a credential
+// goes, in either order and at any depth of escaping; a name that names
+// nothing secret, or a "value" of another object, stays.
+func TestCredentialsNamedByAMember(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"name":"password","value":"hunter2"}`, `{"name":"password","value":"[SECRET_1]"}`},
+		{`{"value": "hunter2", "name": "wifi_password"}`, `{"value": "[SECRET_1]", "name": "wifi_password"}`},
+		{`{"key": "API Key", "value": "k9w2-mz7q"}`, `{"key": "API Key", "value": "[SECRET_1]"}`},
+		{`{"field": "pin", "value": 4821}`, `{"field": "pin", "value": [SECRET_1]}`},
+		{`{"Name": "Wi-Fi password", "Value": "sun. flower"}`, `{"Name": "Wi-Fi password", "Value": "[SECRET_1]"}`},
+		{`[{"name": "ssid", "value": "Garden"}, {"name": "Front door code", "value": "2580"}]`,
+			`[{"name": "ssid", "value": "Garden"}, {"name": "Front door code", "value": "[SECRET_1]"}]`},
+		{`{'name': 'passphrase', 'value': 'sunflower'}`, `{'name': 'passphrase', 'value': '[SECRET_1]'}`},
+		{`{"name": "Guest's password", "value": "sunflower"}`, `{"name": "Guest's password", "value": "[SECRET_1]"}`},
+		{"{\n  \"name\": \"password\",\n  \"value\": \"hunter2\"\n}", "{\n  \"name\": \"password\",\n  \"value\": \"[SECRET_1]\"\n}"},
+		// Members between, with braces and quotes in their strings.
+		{`{"name": "token", "meta": {"value": "x", "note": "a } and a \" and {"}, "value": "abc"}`,
+			`{"name": "token", "meta": {"value": "x", "note": "a } and a \" and {"}, "value": "[SECRET_1]"}`},
+		{`{"value": "abc", "meta": ["{", {"name": "x"}], "name": "secret"}`, `{"value": "[SECRET_1]", "meta": ["{", {"name": "x"}], "name": "secret"}`},
+		// Not credentials, or not siblings.
+		{`{"name":"kitchen lamp","value":"on"}`, ""},
+		{`{"name": "password_hint", "value": "flower"}`, ""},
+		{`{"name": "password", "state": "set"}`, ""},
+		{`[{"name": "password"}, {"value": "on"}]`, ""},
+		{`{"name": "password", "child": {"value": "on"}}`, ""},
+		{`{"value": "on", "child": {"name": "password"}}`, ""},
+		{`{"name": "password", "value": null}`, ""},
+		{`{"name": 4821, "note": "password", "value": "on"}`, ""},
+		{`{"name": "{password}", "value": "on"}`, ""},
+		{`{"name": "password", "value": "[SECRET_1]"}`, ""},
+		{`the "name": "password", "value": "on" said`, ""},
+	}
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		if got, _ := New().Redact(tt.in); got != want {
+			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+		}
+		for range 2 {
+			in, _ := json.Marshal(tt.in)
+			out, _ := json.Marshal(want)
+			tt.in, want = string(in), string(out)
+			if got, _ := New().Redact(tt.in); got != want {
+				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+			}
+		}
+	}
+}
+
+// A key that names credentials in the plural holds a list of them: each
+// string of the list goes, as each would under its singular key. A count
+// or a list of numbers under such a key stays, and so do a device's pins.
+func TestCredentialLists(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"passwords": ["hunter2", "sunflower"]}`, `{"passwords": ["[SECRET_1]", "[SECRET_2]"]}`},
+		{`{"api_keys": ["k9w2", "r4t8"], "tokens": ["abc"], "secrets": ["def"]}`,
+			`{"api_keys": ["[SECRET_1]", "[SECRET_2]"], "tokens": ["[SECRET_3]"], "secrets": ["[SECRET_4]"]}`},
+		{`{"apiKeys":["k9w2"],"access_tokens":[ "abc" , "abc" ],"door_codes":["2580"]}`,
+			`{"apiKeys":["[SECRET_1]"],"access_tokens":[ "[SECRET_2]" , "[SECRET_2]" ],"door_codes":["[SECRET_3]"]}`},
+		{"{\n  \"passwords\": [\n    \"hunter2\",\n    \"sun. flower\"\n  ]\n}", "{\n  \"passwords\": [\n    \"[SECRET_1]\",\n    \"[SECRET_2]\"\n  ]\n}"},
+		{`{'tokens': ['abc', 'def']}`, `{'tokens': ['[SECRET_1]', '[SECRET_2]']}`},
+		{`{"secrets": ["abc", null, 7, "def"]}`, `{"secrets": ["[SECRET_1]", null, 7, "[SECRET_2]"]}`},
+		{`{"password": ["hunter2"]}`, `{"password": ["[SECRET_1]"]}`},
+		{`{"name": "tokens", "value": ["abc", "def"]}`, `{"name": "tokens", "value": ["[SECRET_1]", "[SECRET_2]"]}`},
+		// Not credentials, or nothing to hide.
+		{`{"tokens_used": 42, "tokens": 42, "max_tokens": 512}`, ""},
+		{`{"tokens": [101, 2023, 102]}`, ""},
+		{`{"pins": ["GPIO17", "GPIO27"], "keys": ["living_room"], "codes": ["404"]}`, ""},
+		{`{"passwords": [], "secrets": [{"id": "x"}], "tokens": ["[SECRET_1]"]}`, ""},
+		{`{"name": "kitchen lamps", "value": ["on", "off"]}`, ""},
+	}
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		if got, _ := New().Redact(tt.in); got != want {
+			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+		}
+		for range 2 {
+			in, _ := json.Marshal(tt.in)
+			out, _ := json.Marshal(want)
+			tt.in, want = string(in), string(out)
+			if got, _ := New().Redact(tt.in); got != want {
+				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+			}
+		}
 	}
 }

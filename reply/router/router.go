@@ -7,6 +7,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/speech"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -118,10 +120,16 @@ func (r *Router) ask(ctx context.Context, query string, tools []Tool) ([]string,
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
+	// The reasoning a reasoning model writes into its answer is not read
+	// for a pick.
+	content, thought := speech.SplitReasoning(resp.Message.Content)
+	if content == "" && thought != "" {
+		return nil, errors.New("router: the answer was reasoning only")
+	}
 	var out struct {
 		Tools []string `json:"tools"`
 	}
-	if err := llm.DecodeJSON(resp.Message.Content, &out); err != nil {
+	if err := llm.DecodeJSON(content, &out); err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
 	known := map[string]bool{}
