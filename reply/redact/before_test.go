@@ -141,14 +141,7 @@ func (r *Redactor) passBefore(s string, f features) (string, []Kind) {
 		replace(emailRE, Email, nil)
 	}
 	if f&hasPassword != 0 {
-		s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := passwordRE.FindStringSubmatch(m)
-			if strings.HasPrefix(sub[2], "[") || notSecretWords[strings.ToLower(sub[2])] { // a placeholder, or talk about it
-				return m
-			}
-			kinds = append(kinds, Secret)
-			return sub[1] + r.placeholder(Secret, strings.Trim(sub[2], `"'`))
-		})
+		s, kinds = r.passwords(s, kinds)
 	}
 	if f&hasCode != 0 {
 		var b strings.Builder

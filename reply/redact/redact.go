@@ -177,8 +177,9 @@ var (
 	// tokenAnchored are tokenPatterns anchored, without their first \b
 	// (tokenAt checks it): each is tried only where it can start.
 	tokenAnchored = anchoredTokens()
-	// What follows "my password is", "the pin is", "passcode:" and the like.
-	passwordRE = regexp.MustCompile(`(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)("[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`)
+	// What follows "my password is", "the pin is", "passcode:" and the like;
+	// quoted, also with its quotes escaped inside a JSON string.
+	passwordRE = regexp.MustCompile(`(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)(\\{1,7}"[^"\\]+\\{1,7}"|"[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`)
 	// notSecretWords follow "password is" in talk about a password, not
 	// in one: "the password is wrong", "my pin is a secret".
 	notSecretWords = map[string]bool{"a": true, "an": true, "the": true, "my": true, "your": true, "this": true, "that": true,
@@ -441,14 +442,7 @@ func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 		replace(emailAt, Email, nil)
 	}
 	if f&hasPassword != 0 {
-		s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := passwordRE.FindStringSubmatch(m)
-			if strings.HasPrefix(sub[2], "[") || notSecretWords[strings.ToLower(sub[2])] { // a placeholder, or talk about it
-				return m
-			}
-			kinds = append(kinds, Secret)
-			return sub[1] + r.placeholder(Secret, strings.Trim(sub[2], `"'`))
-		})
+		s, kinds = r.passwords(s, kinds)
 	}
 	if f&hasCode != 0 {
 		s, kinds = r.codes(s, kinds)
@@ -468,6 +462,25 @@ func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 	if f&hasPhone != 0 {
 		replace(phoneAt, Phone, phoneLike)
 	}
+	return s, kinds
+}
+
+// passwords puts placeholders for what follows "my password is" and the
+// like in s, and adds their kinds to kinds.
+func (r *Redactor) passwords(s string, kinds []Kind) (string, []Kind) {
+	s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := passwordRE.FindStringSubmatch(m)
+		// The quotes, escaped or not, stay around the placeholder: a
+		// note inside a JSON string stays JSON.
+		body := strings.TrimRight(sub[2], `\"'`)
+		value := strings.TrimLeft(body, `\"'`)
+		opening, closing := body[:len(body)-len(value)], sub[2][len(body):]
+		if strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] { // a placeholder, or talk about it
+			return m
+		}
+		kinds = append(kinds, Secret)
+		return sub[1] + opening + r.placeholder(Secret, value) + closing
+	})
 	return s, kinds
 }
 

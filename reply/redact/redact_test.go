@@ -23,7 +23,7 @@ func TestRedact(t *testing.T) {
 		{"pay DE89 3704 0044 0532 0130 00 by friday please", "pay [IBAN_1] by friday please", []Kind{IBAN}},
 		{"pay GB82 WEST 1234 5698 7654 32 and then call", "pay [IBAN_1] and then call", []Kind{IBAN}},
 		{"my password is hunter2", "my password is [SECRET_1]", []Kind{Secret}},
-		{"the wifi password is \"correct horse battery\"", "the wifi password is [SECRET_1]", []Kind{Secret}},
+		{"the wifi password is \"correct horse battery\"", "the wifi password is \"[SECRET_1]\"", []Kind{Secret}}, // the quotes stay
 		{"my PIN is 4321", "my PIN is [SECRET_1]", []Kind{Secret}},
 		{"use key sk-proj-abcdefghijklmnop1234567890", "use key [SECRET_1]", []Kind{Secret}},
 		{"token ghp_0123456789abcdefghijABCDEFGHIJ012345", "token [SECRET_1]", []Kind{Secret}},
@@ -311,6 +311,32 @@ func TestCredentialLists(t *testing.T) {
 			if got, _ := New().Redact(tt.in); got != want {
 				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
 			}
+		}
+	}
+}
+
+// TestQuotedPasswordInAJSONString: "my password is "abc def"" said in a
+// note a tool returns, inside a JSON string once or twice, hides the
+// whole quoted password, leaves valid JSON, and comes back as it was.
+func TestQuotedPasswordInAJSONString(t *testing.T) {
+	for _, said := range []string{`my password is "abc def"`, `the wifi key is "sun flower 42"`, `my pin is '4 8 2 1'`} {
+		s := said
+		for level := range 3 {
+			r := New()
+			got, _ := r.Redact(s)
+			for _, word := range []string{"abc", "def", "sun", "flower", "4 8"} {
+				if strings.Contains(got, word) {
+					t.Errorf("level %d: Redact(%s) = %s: %q is left", level, s, got, word)
+				}
+			}
+			if level > 0 && !json.Valid([]byte(got)) {
+				t.Errorf("level %d: Redact(%s) = %s, not JSON", level, s, got)
+			}
+			if back := r.Restore(got); back != s {
+				t.Errorf("level %d: Restore(%s) = %s, want %s", level, got, back, s)
+			}
+			b, _ := json.Marshal(s)
+			s = string(b)
 		}
 	}
 }
