@@ -63,8 +63,13 @@ type Node struct {
 	question bool      // the center asked the user something
 	spoke    bool      // the last answer's sentences were said as they streamed
 	link     Link
-	retrying bool
 	zone     string // the household's time zone: NodeOptions.Timezone until SetTimezone
+
+	// The background look at a down center: stopRetry ends it, looks
+	// waits for it; none starts once the node is closed.
+	stopRetry context.CancelFunc // nil while none runs
+	looks     sync.WaitGroup
+	closed    bool
 }
 
 // Link is the node's connection to its center.
@@ -413,7 +418,7 @@ func (n *Node) up(rtt time.Duration) {
 }
 
 // down marks the link down, once, and retries in the background with
-// backoff until the center answers again.
+// backoff until the center answers again, or the node is closed.
 func (n *Node) down(err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -423,24 +428,39 @@ func (n *Node) down(err error) {
 		n.log.Warn("the center is unreachable; answering from the offline core until it is back", "err", err)
 		n.link = Link{Up: false, Checked: time.Now(), Err: err.Error()}
 	}
-	if n.retrying {
+	if n.stopRetry != nil || n.closed {
 		return
 	}
-	n.retrying = true
-	go n.retry()
+	ctx, stop := context.WithCancel(context.Background())
+	n.stopRetry = stop
+	n.looks.Go(func() {
+		defer stop()
+		n.retry(ctx)
+	})
 }
 
-func (n *Node) retry() {
+// retry pings the center, waiting longer each time, until it answers or
+// ctx ends (the node is closed).
+func (n *Node) retry(ctx context.Context) {
 	wait := time.Second
+	t := time.NewTimer(wait)
+	defer t.Stop()
 	for {
-		time.Sleep(wait)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		began := time.Now()
-		err := n.o.Client.Ping(ctx)
+		err := n.o.Client.Ping(pctx)
 		cancel()
-		if err == nil {
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
 			n.mu.Lock()
-			n.retrying = false
+			n.stopRetry = nil // a center down again is looked at anew
 			n.mu.Unlock()
 			n.up(time.Since(began))
 			return
@@ -449,7 +469,22 @@ func (n *Node) retry() {
 		n.link.Err = err.Error() // Checked stays when it went down
 		n.mu.Unlock()
 		wait = min(2*wait, time.Minute)
+		t.Reset(wait)
 	}
+}
+
+// Close stops the node's background look at a down center and waits for
+// it to end. The node still answers after Close, but a center it finds
+// down is no longer looked at in the background.
+func (n *Node) Close() {
+	n.mu.Lock()
+	n.closed = true
+	stop := n.stopRetry
+	n.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	n.looks.Wait()
 }
 
 func newConversationID(node string) string {
