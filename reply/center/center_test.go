@@ -166,6 +166,7 @@ func newNode(t *testing.T, c *centerSide, name string) *nodeSide {
 	}
 	client.hc.Transport = &recording{inner: client.hc.Transport, log: c.wire}
 	n.node = NewNode(NodeOptions{Client: client, Commands: n.reg, Tools: nodeTools, Room: "kitchen", Timezone: "Europe/Lisbon"})
+	t.Cleanup(n.node.Close)
 	return n
 }
 
