@@ -16,10 +16,15 @@ import (
 	"time"
 )
 
-// Settings is where the keys are kept; *storage.Settings is one.
+// Settings is where the center keeps what outlives it: the nodes' keys
+// and whose each conversation is. *storage.Settings is one.
 type Settings interface {
 	Get(ctx context.Context, key string, v any) (bool, error)
 	Set(ctx context.Context, key string, v any) error
+	// Delete removes key; one not set is no error.
+	Delete(ctx context.Context, key string) error
+	// Keys lists the keys that begin with prefix.
+	Keys(ctx context.Context, prefix string) ([]string, error)
 }
 
 // NodeInfo is an enrolled node as `hark center nodes list` shows it.
@@ -126,7 +131,9 @@ func (k *Keys) List(ctx context.Context) ([]NodeInfo, error) {
 	return k.load(ctx)
 }
 
-// Revoke stops a node's key from working.
+// Revoke stops a node's key from working, and deletes the records of
+// whose its conversations are: the node is gone, and so is its claim on
+// them.
 func (k *Keys) Revoke(ctx context.Context, id string) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -141,6 +148,9 @@ func (k *Keys) Revoke(ctx context.Context, id string) error {
 	nodes[i].Revoked = true
 	if err := k.s.Set(ctx, keysSetting, nodes); err != nil {
 		return fmt.Errorf("center: revoke node: %w", err)
+	}
+	if err := k.forget(ctx, func(node string) bool { return node == id }); err != nil {
+		return fmt.Errorf("center: revoke node %s: its key no longer works, but the records of its conversations remain: %w", id, err)
 	}
 	return nil
 }
@@ -182,7 +192,31 @@ func hash(key string) string {
 // ownerKey is where the node a conversation belongs to is kept, so that
 // after the center restarts no node takes up another's conversation (and
 // its history) by naming its id.
-func ownerKey(conversation string) string { return "center/conversation/" + conversation }
+func ownerKey(conversation string) string { return ownerPrefix + conversation }
+
+const ownerPrefix = "center/conversation/"
+
+// forget deletes the records of whose a conversation is of the nodes
+// gone says are gone. The caller holds k.mu.
+func (k *Keys) forget(ctx context.Context, gone func(node string) bool) error {
+	keys, err := k.s.Keys(ctx, ownerPrefix)
+	if err != nil {
+		return fmt.Errorf("list the conversations' nodes: %w", err)
+	}
+	for _, key := range keys {
+		var owner string
+		if _, err := k.s.Get(ctx, key, &owner); err != nil {
+			return fmt.Errorf("read the node of conversation %s: %w", strings.TrimPrefix(key, ownerPrefix), err)
+		}
+		if !gone(owner) {
+			continue
+		}
+		if err := k.s.Delete(ctx, key); err != nil {
+			return fmt.Errorf("delete the node of conversation %s: %w", strings.TrimPrefix(key, ownerPrefix), err)
+		}
+	}
+	return nil
+}
 
 // Claim gives conversation to node, unless another node has it; it
 // reports that node's id when one does.
