@@ -751,8 +751,8 @@ func TestConversationIDsAreBounded(t *testing.T) {
 		if rec.Code != tt.code || !strings.Contains(e.Error, tt.says) {
 			t.Errorf("%s: %d %.200s; want %d naming %q", tt.name, rec.Code, strings.TrimSpace(rec.Body.String()), tt.code, tt.says)
 		}
-		var owner string
-		kept, err := c.db.Settings().Get(t.Context(), ownerKey(tt.id), &owner)
+		var o owner
+		kept, err := c.db.Settings().Get(t.Context(), ownerKey(tt.id), &o)
 		if err != nil || kept != (tt.code == 200) {
 			t.Errorf("%s: kept in the store %v (%v); want %v", tt.name, kept, err, tt.code == 200)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/storage"
 )
@@ -58,5 +59,62 @@ func TestRevokedNodeLeavesNoRecords(t *testing.T) {
 	want := []string{ownerKey("hall-1"), keysSetting}
 	if got := stored(t, dir); !slices.Equal(got, want) {
 		t.Errorf("the store after the kitchen was revoked holds %q; want only %q", got, want)
+	}
+}
+
+// TestStaleOwnerRecordsLapse: whose a conversation is is kept while the
+// conversation is open and for two days after its last use, longer than
+// the engine ever reads its history back through its id; then the record
+// lapses. A node's that is no longer enrolled lapses at once, and one
+// kept by an older center (the node's id alone) lapses two days after
+// it is first seen.
+func TestStaleOwnerRecordsLapse(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	defer c.stop()
+	kitchen := addNode(t, c.keys, "kitchen")
+	hall := addNode(t, c.keys, "hall")
+	h := c.srv.Handler()
+	ctx := t.Context()
+	settings := c.db.Settings()
+	began := time.Now()
+	for _, s := range []struct{ cred, conv string }{{kitchen, "kitchen-1"}, {hall, "hall-1"}} {
+		if code := startIn(t, h, s.cred, s.conv); code != http.StatusOK {
+			t.Fatalf("start of %s: %d", s.conv, code)
+		}
+	}
+	settings.Set(ctx, ownerKey("kitchen-old"), "kitchen") // as a center before this one kept it
+	settings.Set(ctx, ownerKey("gone-1"), owner{Node: "gone", Used: began})
+	c.srv.sweep(ctx, began)
+	c.srv.expire(began.Add(time.Hour)) // both conversations lapse on the center
+	if code := startIn(t, h, kitchen, "kitchen-2"); code != http.StatusOK {
+		t.Fatalf("start of kitchen-2: %d", code)
+	}
+	keys := func() []string {
+		t.Helper()
+		k, err := settings.Keys(ctx, ownerPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	want := []string{ownerKey("hall-1"), ownerKey("kitchen-1"), ownerKey("kitchen-2"), ownerKey("kitchen-old")}
+	if got := keys(); !slices.Equal(got, want) {
+		t.Errorf("after a sweep: %q; want %q (the unknown node's gone)", got, want)
+	}
+	c.srv.sweep(ctx, began.Add(ownerLifetime-time.Minute))
+	if got := keys(); !slices.Equal(got, want) {
+		t.Errorf("a minute short of the lifetime: %q; want %q", got, want)
+	}
+	c.srv.sweep(ctx, time.Now().Add(ownerLifetime+time.Minute))
+	if got, want := keys(), []string{ownerKey("kitchen-2")}; !slices.Equal(got, want) {
+		t.Errorf("past the lifetime: %q; want %q, which is still open", got, want)
+	}
+	// A lapsed conversation is anyone's again (its history is no longer
+	// read through its id): the hall may start it, once the center has
+	// forgotten it lapsed.
+	c.srv.expire(time.Now().Add(ownerLifetime + time.Minute))
+	if code := startIn(t, h, hall, "kitchen-1"); code != http.StatusOK {
+		t.Errorf("the hall starting a lapsed conversation of the kitchen's: %d, want 200", code)
 	}
 }

@@ -279,6 +279,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 		fail(w, status, msg)
 		return
 	}
+	s.owned(r.Context(), sess)
 	tr, err := sess.begin(req.VoiceCommand, s.o.Log)
 	if err != nil {
 		fail(w, http.StatusConflict, err.Error())
@@ -369,6 +370,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, sess *session, t
 		fail(w, http.StatusBadRequest, "the answer to the question is empty")
 		return
 	}
+	s.owned(r.Context(), sess)
 	tr, err := sess.begin(text, s.o.Log)
 	if err != nil {
 		fail(w, http.StatusConflict, err.Error())
