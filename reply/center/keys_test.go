@@ -1,6 +1,8 @@
 package center
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -8,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -38,8 +42,34 @@ func stored(t *testing.T, dir string) []string {
 	return keys
 }
 
+// leftWaiting has the center ask the node of cred for a timer, in
+// conversation conv, which the node never answers: the reply's record
+// stays.
+func leftWaiting(t *testing.T, c *centerSide, cred, conv string) {
+	t.Helper()
+	c.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration_seconds": 600}}}})
+	start, _ := json.Marshal(jarvisStart(conv, timerTool()))
+	command, _ := json.Marshal(CommandRequest{VoiceCommand: "watch the brew for ten minutes", ConversationID: conv})
+	for _, r := range []struct {
+		path string
+		body []byte
+	}{{PathStart, start}, {PathCommand, command}} {
+		req := httptest.NewRequest(http.MethodPost, r.path, bytes.NewReader(r.body))
+		req.Header.Set("X-API-Key", cred)
+		rec := httptest.NewRecorder()
+		c.srv.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", r.path, rec.Code, rec.Body)
+		}
+	}
+	if keys, _ := c.db.Settings().Keys(t.Context(), turnPrefix); len(keys) != 1 {
+		t.Fatalf("records of replies: %q; want the one left waiting", keys)
+	}
+}
+
 // TestRevokedNodeLeavesNoRecords: a node revoked (unpaired) leaves nothing
-// of its conversations in the store; the other nodes' stay theirs.
+// of its conversations in the store, nor of a reply it left waiting for
+// its tool; the other nodes' stay theirs.
 func TestRevokedNodeLeavesNoRecords(t *testing.T) {
 	dir := t.TempDir()
 	c := newCenter(t, dir, Options{})
@@ -51,6 +81,7 @@ func TestRevokedNodeLeavesNoRecords(t *testing.T) {
 			t.Fatalf("start of %s: %d", s.conv, code)
 		}
 	}
+	leftWaiting(t, c, kitchen, "kitchen-3")
 	c.srv.closeAll()
 	if err := c.keys.Revoke(t.Context(), "kitchen"); err != nil {
 		t.Fatal(err)
@@ -116,5 +147,31 @@ func TestStaleOwnerRecordsLapse(t *testing.T) {
 	c.srv.expire(time.Now().Add(ownerLifetime + time.Minute))
 	if code := startIn(t, h, hall, "kitchen-1"); code != http.StatusOK {
 		t.Errorf("the hall starting a lapsed conversation of the kitchen's: %d, want 200", code)
+	}
+}
+
+// TestUnendedReplyRecordLapses: the record of a reply that never ended
+// (its node went away) is kept for the request asked again, for
+// turnLifetime, and then deleted.
+func TestUnendedReplyRecordLapses(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	began := time.Now()
+	leftWaiting(t, c, addNode(t, c.keys, "pantry"), "pantry-1")
+	c.srv.closeAll()
+	count := func() int {
+		keys, err := c.db.Settings().Keys(t.Context(), turnPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(keys)
+	}
+	c.srv.sweep(t.Context(), began.Add(turnLifetime-time.Minute))
+	if n := count(); n != 1 {
+		t.Errorf("a minute short of the lifetime: %d records; want the one", n)
+	}
+	c.srv.sweep(t.Context(), time.Now().Add(turnLifetime+time.Minute))
+	if n := count(); n != 0 {
+		t.Errorf("past the lifetime: %d records; want none", n)
 	}
 }

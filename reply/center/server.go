@@ -300,7 +300,9 @@ func (s *Server) open(id string, node NodeInfo, nc NodeContext, tools []Tool) (*
 	reg := command.NewRegistry(command.Options{Location: loc, Log: s.log})
 	var cmds []*command.Command
 	if s.o.ServerTools != nil {
-		cmds = s.o.ServerTools(loc)
+		for _, c := range s.o.ServerTools(loc) {
+			cmds = append(cmds, recorded(c))
+		}
 	}
 	sess := &session{id: id, node: node.ID, nc: nc, used: time.Now(), claimed: time.Now()}
 	sess.ctx, sess.cancel = context.WithCancel(context.Background())
@@ -421,6 +423,13 @@ func (s *Server) sweep(ctx context.Context, now time.Time) {
 	}
 	if n > 0 {
 		s.log.Info("records of conversations lapsed", "deleted", n)
+	}
+	n, err = lapseTurns(ctx, s.o.Keys.s, now)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("lapsing the records of replies failed; the next sweep tries again", "err", err)
+	}
+	if n > 0 {
+		s.log.Info("records of replies that never ended lapsed", "deleted", n)
 	}
 }
 

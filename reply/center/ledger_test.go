@@ -1,0 +1,79 @@
+package center
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
+)
+
+// TestRequestAskedAgainGetsWhatItsToolsDid: the center stops while its
+// model phrases the answer, its tools having run: its own kept a fact,
+// and the node's set a tea timer. The node asks again, the same words in
+// the same conversation, which it starts again (a Jarvis node starts each
+// request; a Hark node does after its center stopped mid-answer), and the
+// model calls the same tools again: the center answers both from what it
+// kept, so the fact is kept once and the node is not asked for a second
+// timer. Once answered, the request leaves no record behind.
+func TestRequestAskedAgainGetsWhatItsToolsDid(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	url := c.http.URL
+	n := newJarvisNode(t, c, "larder")
+	const conv = "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
+	const said = "the tea in the pot is oolong, so note that and watch it for ten minutes"
+	tools := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "remember", Arguments: map[string]any{"fact": "the tea is oolong"}},
+		{Name: "set_timer", Arguments: map[string]any{"duration_seconds": 600, "label": "tea"}}}}
+	gate := make(chan struct{})
+	defer close(gate)
+	c.model.On(replytest.Chat, tools, ollamatest.Reply{Content: "Noted, and the tea timer runs.", Gate: gate})
+	n.do("POST", PathStart, jarvisStart(conv, timerTool()))
+	_, _, body := n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
+	var resp Response
+	json.Unmarshal(body, &resp)
+	if resp.StopReason != StopToolCalls || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Function.Name != "set_timer" {
+		t.Fatalf("the first answer: %s; want the timer asked of the node", body)
+	}
+	result, _ := json.Marshal(map[string]any{"conversation_id": conv, "tool_results": []any{map[string]any{"tool_call_id": resp.ToolCalls[0].ID,
+		"output": map[string]any{"success": true, "message": "Timer set for 10 minutes.", "context": map[string]any{"timer_id": "t1"}}}}})
+	sent := make(chan struct{})
+	go func() { // the node's result, whose answer never comes
+		defer close(sent)
+		req, _ := http.NewRequest(http.MethodPost, url+PathContinue, bytes.NewReader(result))
+		req.Header = n.header.Clone()
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, func() bool { return chatsOfKind(c.llm) == 2 }) // the model phrases the answer
+	c.stop()
+	<-sent
+
+	d := newCenterAt(t, dir, url)
+	defer d.stop()
+	d.model.On(replytest.Chat, tools, ollamatest.Reply{Content: "Noted, and the tea timer runs."})
+	if code, _, body := n.do("POST", PathStart, jarvisStart(conv, timerTool())); code != http.StatusOK {
+		t.Fatalf("the start again: %d %s", code, body)
+	}
+	_, _, body = n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
+	resp = Response{}
+	json.Unmarshal(body, &resp)
+	if resp.StopReason != StopComplete || resp.AssistantMessage != "Noted, and the tea timer runs." {
+		t.Errorf("the request asked again: %s; want the answer, with no tool asked of the node", body)
+	}
+	facts, err := d.db.Facts().All(t.Context())
+	if err != nil || len(facts) != 1 {
+		t.Errorf("facts %+v (%v); want the one kept the first time", facts, err)
+	}
+	chats := d.llm.Chats()
+	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "Timer set for 10 minutes.") {
+		t.Errorf("the model heard %q for the timer; want what the node said the first time", last[len(last)-1].Content)
+	}
+	if keys, err := d.db.Settings().Keys(t.Context(), turnPrefix); err != nil || len(keys) != 0 {
+		t.Errorf("records of replies after the answer: %q (%v); want none", keys, err)
+	}
+}
