@@ -423,8 +423,9 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestCenterRestartMidConversation: the center restarts while the node
-// runs a tool; the node's result finds no conversation, and the node asks
-// again in a new one, transparently. The stored memory survives.
+// runs a tool; the node's result finds no conversation, and the node
+// starts it again and asks again, transparently. The stored memory
+// survives.
 func TestCenterRestartMidConversation(t *testing.T) {
 	dir := t.TempDir()
 	c := newCenter(t, dir, Options{})

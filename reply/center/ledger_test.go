@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,5 +76,36 @@ func TestRequestAskedAgainGetsWhatItsToolsDid(t *testing.T) {
 	}
 	if keys, err := d.db.Settings().Keys(t.Context(), turnPrefix); err != nil || len(keys) != 0 {
 		t.Errorf("records of replies after the answer: %q (%v); want none", keys, err)
+	}
+}
+
+// TestCenterRestartAsTheNodeSendsItsResult: the center restarts as the
+// node sends the result of the tea timer it set. The node's result finds
+// the conversation gone, and the node asks again at once: the household
+// has one tea timer, not two, and hears the center's answer.
+func TestCenterRestartAsTheNodeSendsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	url := c.http.URL
+	n := newNode(t, c, "scullery")
+	timer := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration": "PT10M", "name": "tea"}}}}
+	c.model.On(replytest.Chat, timer)
+	restarted := make(chan *centerSide, 1)
+	n.node.o.Client.hc.Transport = &hook{inner: n.node.o.Client.hc.Transport, before: func(r *http.Request) {
+		if r.URL.Path == PathContinue && len(restarted) == 0 {
+			c.stop()
+			d := newCenterAt(t, dir, url)
+			d.model.On(replytest.Chat, timer, ollamatest.Reply{Content: "Your tea timer runs for ten minutes."})
+			restarted <- d
+		}
+	}}
+	n.ask(t, "my tea needs steeping so could you keep an eye on it for me")
+	d := <-restarted
+	defer d.stop()
+	if items, _ := n.sched.Pending(t.Context()); len(items) != 1 {
+		t.Errorf("the node's schedule holds %d items after the restart, want the one tea timer: %+v", len(items), items)
+	}
+	if want := []string{"Your tea timer runs for ten minutes."}; !slices.Equal(n.said, want) {
+		t.Errorf("said %q, want %q", n.said, want)
 	}
 }

@@ -57,11 +57,12 @@ type Node struct {
 	log *slog.Logger
 
 	mu       sync.Mutex
-	conv     string    // the conversation under way
-	last     time.Time // its last exchange
-	started  bool      // its client tools are registered
-	question bool      // the center asked the user something
-	spoke    bool      // the last answer's sentences were said as they streamed
+	conv     string                // the conversation under way
+	last     time.Time             // its last exchange
+	started  bool                  // its client tools are registered
+	ran      map[string]ToolOutput // what its tool calls did, by call id
+	question bool                  // the center asked the user something
+	spoke    bool                  // the last answer's sentences were said as they streamed
 	link     Link
 	zone     string // the household's time zone: NodeOptions.Timezone until SetTimezone
 
@@ -297,9 +298,18 @@ func (n *Node) streaming() bool {
 // runTools runs the center's client tool calls and sends the results. did
 // are the sentences of the calls that did what they were asked, for the
 // node to say should the center not answer.
+//
+// A call the center asks for again, by the id it had (the center lost
+// its result: it stopped before the result reached it, and the request
+// came again), is not run again: the center gets what it did.
 func (n *Node) runTools(ctx context.Context, resp Response, text string, say func(string)) (next Response, streamed bool, did []string, err error) {
 	var results []ToolResult
 	for _, call := range resp.ToolCalls {
+		if out, ok := n.already(call.ID); ok {
+			n.log.Info("the center asked again for a call this node ran; it gets what the call did", "tool", call.Function.Name, "call", call.ID)
+			results = append(results, ToolResult{ToolCallID: call.ID, Output: out})
+			continue
+		}
 		var args map[string]any
 		out := ToolOutput{}
 		if err := json.Unmarshal([]byte(call.Function.Arguments), &args); err != nil {
@@ -313,6 +323,7 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 			}
 			out = outputOf(r)
 		}
+		n.keepRan(call.ID, out)
 		results = append(results, ToolResult{ToolCallID: call.ID, Output: out})
 	}
 	n.mu.Lock()
@@ -325,8 +336,15 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 	})
 	var se *StatusError
 	if errors.As(err, &se) && (se.Code == 404 || se.Code == 410) {
-		// The center lost the conversation mid-reply: ask again afresh.
-		n.forget()
+		// The center lost the conversation mid-reply. It restarted (404):
+		// the same request in the same conversation, started again, finds
+		// what the reply's tools did. It lapsed there (410): ask again in
+		// a new one.
+		if se.Code == 404 {
+			n.unstart()
+		} else {
+			n.forget()
+		}
 		next, streamed, err = n.ask(ctx, text, false, say)
 		return next, streamed, did, err
 	}
@@ -345,7 +363,7 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 func (n *Node) conversation(ctx context.Context) (string, error) {
 	n.mu.Lock()
 	if n.conv == "" || time.Since(n.last) > n.o.Lapse {
-		n.conv, n.started = newConversationID(n.o.Client.NodeID()), false
+		n.conv, n.started, n.ran = newConversationID(n.o.Client.NodeID()), false, nil
 	}
 	n.last = time.Now()
 	conv, started := n.conv, n.started
@@ -372,6 +390,35 @@ func (n *Node) forget() {
 	n.mu.Lock()
 	n.conv = ""
 	n.mu.Unlock()
+}
+
+// unstart keeps the conversation, to be started again on the center with
+// the next request.
+func (n *Node) unstart() {
+	n.mu.Lock()
+	n.started = false
+	n.mu.Unlock()
+}
+
+// maxRan bounds the calls of a conversation the node remembers.
+const maxRan = 64
+
+// keepRan remembers what the conversation's call id did.
+func (n *Node) keepRan(id string, out ToolOutput) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ran == nil || len(n.ran) >= maxRan {
+		n.ran = map[string]ToolOutput{}
+	}
+	n.ran[id] = out
+}
+
+// already is what the conversation's call id did, when the node ran it.
+func (n *Node) already(id string) (ToolOutput, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out, ok := n.ran[id]
+	return out, ok
 }
 
 func (n *Node) context() NodeContext {
