@@ -109,3 +109,49 @@ func TestCenterRestartAsTheNodeSendsItsResult(t *testing.T) {
 		t.Errorf("said %q, want %q", n.said, want)
 	}
 }
+
+// TestNodeAsksAgainAfterTheCenterStoppedMidAnswer: the center stops while
+// its model phrases the answer after the node set a tea timer; the node
+// says what it did and that the center is gone. The household asks again
+// once the center is back: the node starts its conversation again (its
+// tools with it), and the center answers from what the timer said the
+// first time; there is still one timer.
+func TestNodeAsksAgainAfterTheCenterStoppedMidAnswer(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	url := c.http.URL
+	n := newNode(t, c, "scullery")
+	timer := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration": "PT10M", "name": "tea"}}}}
+	gate := make(chan struct{})
+	defer close(gate)
+	c.model.On(replytest.Chat, timer, ollamatest.Reply{Content: "Your tea timer runs for ten minutes.", Gate: gate})
+	const say = "my tea needs steeping so could you keep an eye on it for me"
+	type answer struct {
+		said []string
+		err  error
+	}
+	first := make(chan answer, 1)
+	go func() {
+		said, _, err := n.reply(t.Context(), say)
+		first <- answer{said, err}
+	}()
+	waitFor(t, func() bool { return chatsOfKind(c.llm) == 2 }) // the model phrases the answer
+	c.stop()
+	if a := <-first; a.err == nil || !slices.Equal(a.said, []string{"Tea timer set for 10 minutes.", Unreachable}) {
+		t.Fatalf("when the center stopped: said %q, err %v; want the timer, then the center gone", a.said, a.err)
+	}
+	d := newCenterAt(t, dir, url)
+	defer d.stop()
+	d.model.On(replytest.Chat, timer, ollamatest.Reply{Content: "Your tea timer runs for ten minutes."})
+	said, _, err := n.reply(t.Context(), say)
+	if err != nil || !slices.Equal(said, []string{"Your tea timer runs for ten minutes."}) {
+		t.Errorf("asked again: said %q, err %v", said, err)
+	}
+	if items, _ := n.sched.Pending(t.Context()); len(items) != 1 {
+		t.Errorf("the node's schedule holds %d items, want the one tea timer: %+v", len(items), items)
+	}
+	chats := d.llm.Chats()
+	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "Tea timer set for 10 minutes.") {
+		t.Errorf("the model heard %q for the timer; want what the node said the first time", last[len(last)-1].Content)
+	}
+}

@@ -159,6 +159,10 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 		did = append(did, done...)
 	}
 	if err != nil && ctx.Err() == nil {
+		// The center may have lost the conversation (it stopped, or
+		// restarted): the next question starts it again, with the node's
+		// tools, rather than find it there without them.
+		n.unstart()
 		// The center will not tell what the node did for it: the node
 		// does. A question's answer it never took may be the offline
 		// core's.
