@@ -273,40 +273,45 @@ const (
 // sweep goes over the records of whose each conversation is, deleting or
 // stamping each as decide says, and reports how many it deleted. Each
 // record is read and changed under k.mu, so that no Claim comes between.
+// A record it cannot read or change is left as it is, and the others
+// are gone over still; the first such failure is returned.
 func (k *Keys) sweep(ctx context.Context, now time.Time, decide func(conversation string, o owner) verdict) (int, error) {
 	keys, err := k.s.Keys(ctx, ownerPrefix)
 	if err != nil {
 		return 0, fmt.Errorf("list the conversations' nodes: %w", err)
 	}
 	deleted := 0
+	var failed error
 	for _, key := range keys {
 		if err := ctx.Err(); err != nil {
 			return deleted, err
 		}
 		conv := strings.TrimPrefix(key, ownerPrefix)
-		err := func() error {
+		dropped, err := func() (bool, error) {
 			k.mu.Lock()
 			defer k.mu.Unlock()
 			var o owner
 			ok, err := k.s.Get(ctx, key, &o)
 			if err != nil || !ok { // !ok: deleted meanwhile
-				return err
+				return false, err
 			}
 			switch decide(conv, o) {
 			case drop:
-				deleted++
-				return k.s.Delete(ctx, key)
+				return true, k.s.Delete(ctx, key)
 			case stamp:
 				o.Used = now
-				return k.s.Set(ctx, key, o)
+				return false, k.s.Set(ctx, key, o)
 			}
-			return nil
+			return false, nil
 		}()
-		if err != nil {
-			return deleted, fmt.Errorf("conversation %s: %w", conv, err)
+		switch {
+		case err != nil && failed == nil:
+			failed = fmt.Errorf("conversation %s: %w", conv, err)
+		case err == nil && dropped:
+			deleted++
 		}
 	}
-	return deleted, nil
+	return deleted, failed
 }
 
 // lapse deletes the records of whose a conversation is that guard

@@ -98,7 +98,7 @@ func TestRevokedNodeLeavesNoRecords(t *testing.T) {
 // the engine ever reads its history back through its id; then the record
 // lapses. A node's that is no longer enrolled lapses at once, and one
 // kept by an older center (the node's id alone) lapses two days after
-// it is first seen.
+// it is first seen. One that cannot be read is left as it is.
 func TestStaleOwnerRecordsLapse(t *testing.T) {
 	dir := t.TempDir()
 	c := newCenter(t, dir, Options{})
@@ -116,6 +116,7 @@ func TestStaleOwnerRecordsLapse(t *testing.T) {
 	}
 	settings.Set(ctx, ownerKey("kitchen-old"), "kitchen") // as a center before this one kept it
 	settings.Set(ctx, ownerKey("gone-1"), owner{Node: "gone", Used: began})
+	settings.Set(ctx, ownerKey("garbled"), 42) // never deleted unread
 	c.srv.sweep(ctx, began)
 	c.srv.expire(began.Add(time.Hour)) // both conversations lapse on the center
 	if code := startIn(t, h, kitchen, "kitchen-2"); code != http.StatusOK {
@@ -129,7 +130,7 @@ func TestStaleOwnerRecordsLapse(t *testing.T) {
 		}
 		return k
 	}
-	want := []string{ownerKey("hall-1"), ownerKey("kitchen-1"), ownerKey("kitchen-2"), ownerKey("kitchen-old")}
+	want := []string{ownerKey("garbled"), ownerKey("hall-1"), ownerKey("kitchen-1"), ownerKey("kitchen-2"), ownerKey("kitchen-old")}
 	if got := keys(); !slices.Equal(got, want) {
 		t.Errorf("after a sweep: %q; want %q (the unknown node's gone)", got, want)
 	}
@@ -138,8 +139,8 @@ func TestStaleOwnerRecordsLapse(t *testing.T) {
 		t.Errorf("a minute short of the lifetime: %q; want %q", got, want)
 	}
 	c.srv.sweep(ctx, time.Now().Add(ownerLifetime+time.Minute))
-	if got, want := keys(), []string{ownerKey("kitchen-2")}; !slices.Equal(got, want) {
-		t.Errorf("past the lifetime: %q; want %q, which is still open", got, want)
+	if got, want := keys(), []string{ownerKey("garbled"), ownerKey("kitchen-2")}; !slices.Equal(got, want) {
+		t.Errorf("past the lifetime: %q; want %q: the one that cannot be read, and the one still open", got, want)
 	}
 	// A lapsed conversation is anyone's again (its history is no longer
 	// read through its id): the hall may start it, once the center has

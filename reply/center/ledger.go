@@ -209,28 +209,32 @@ func recorded(c *command.Command) *command.Command {
 }
 
 // lapseTurns deletes the records of replies that came more than
-// turnLifetime before now; it reports how many it deleted.
+// turnLifetime before now, and reports how many it deleted. A record it
+// cannot read is left as it is, and the first failure returned once the
+// others are gone over.
 func lapseTurns(ctx context.Context, s Settings, now time.Time) (int, error) {
 	keys, err := s.Keys(ctx, turnPrefix)
 	if err != nil {
 		return 0, fmt.Errorf("center: list the records of replies: %w", err)
 	}
 	n := 0
+	var failed error
 	for _, key := range keys {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
 		var rec turnRecord
 		ok, err := s.Get(ctx, key, &rec)
-		if err != nil {
-			return n, fmt.Errorf("center: read the record of a reply: %w", err)
+		if err == nil && ok && now.Sub(rec.At) > turnLifetime {
+			if err = s.Delete(ctx, key); err == nil {
+				n++
+			}
 		}
-		if !ok || now.Sub(rec.At) <= turnLifetime {
-			continue
+		if err != nil && failed == nil {
+			failed = fmt.Errorf("center: lapse the record of a reply: %w", err)
 		}
-		if err := s.Delete(ctx, key); err != nil {
-			return n, fmt.Errorf("center: delete the record of a reply: %w", err)
-		}
-		n++
 	}
-	return n, nil
+	return n, failed
 }
 
 // deleteTurns deletes the records of node's replies.
