@@ -85,7 +85,7 @@ func (n nodeAnswerer) links(ctx context.Context) []control.Check {
 	return append(out, health.CenterLink(n.url, n.node.Link()))
 }
 
-func (nodeAnswerer) close() {}
+func (n nodeAnswerer) close() { n.node.Close() }
 
 // answer answers q through the box's answerer, in the turn's language: the
 // one decided at the turn's start (a voice turn's, by the pipeline), else

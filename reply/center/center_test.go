@@ -166,6 +166,7 @@ func newNode(t *testing.T, c *centerSide, name string) *nodeSide {
 	}
 	client.hc.Transport = &recording{inner: client.hc.Transport, log: c.wire}
 	n.node = NewNode(NodeOptions{Client: client, Commands: n.reg, Tools: nodeTools, Room: "kitchen", Timezone: "Europe/Lisbon"})
+	t.Cleanup(n.node.Close)
 	return n
 }
 
@@ -422,8 +423,9 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestCenterRestartMidConversation: the center restarts while the node
-// runs a tool; the node's result finds no conversation, and the node asks
-// again in a new one, transparently. The stored memory survives.
+// runs a tool; the node's result finds no conversation, and the node
+// starts it again and asks again, transparently. The stored memory
+// survives.
 func TestCenterRestartMidConversation(t *testing.T) {
 	dir := t.TempDir()
 	c := newCenter(t, dir, Options{})
@@ -750,8 +752,8 @@ func TestConversationIDsAreBounded(t *testing.T) {
 		if rec.Code != tt.code || !strings.Contains(e.Error, tt.says) {
 			t.Errorf("%s: %d %.200s; want %d naming %q", tt.name, rec.Code, strings.TrimSpace(rec.Body.String()), tt.code, tt.says)
 		}
-		var owner string
-		kept, err := c.db.Settings().Get(t.Context(), ownerKey(tt.id), &owner)
+		var o owner
+		kept, err := c.db.Settings().Get(t.Context(), ownerKey(tt.id), &o)
 		if err != nil || kept != (tt.code == 200) {
 			t.Errorf("%s: kept in the store %v (%v); want %v", tt.name, kept, err, tt.code == 200)
 		}

@@ -61,6 +61,7 @@ func ExampleNode() {
 	own := command.NewRegistry(command.Options{})
 	own.Register(builtin.Calculate())
 	node := center.NewNode(center.NodeOptions{Client: client, Commands: own, Room: "kitchen", Timezone: "UTC"})
+	defer node.Close()
 
 	for _, q := range []string{"what is 6 times 7", "what is the capital of France"} {
 		if _, err := node.Reply(context.Background(), q, func(s string) { fmt.Println("says:", s) }); err != nil {

@@ -94,6 +94,7 @@ func TestSilenceAfterTheFirstSentence(t *testing.T) {
 	}
 	reg := command.NewRegistry(command.Options{})
 	n := &nodeSide{node: NewNode(NodeOptions{Client: cl, Commands: reg, Budget: 400 * time.Millisecond}), reg: reg}
+	defer n.node.Close()
 	began := time.Now()
 	var first time.Duration
 	_, err = n.node.Reply(t.Context(), "tell me about the seas of the moon please", func(s string) {

@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -16,10 +17,16 @@ import (
 	"time"
 )
 
-// Settings is where the keys are kept; *storage.Settings is one.
+// Settings is where the center keeps what outlives it: the nodes' keys,
+// whose each conversation is, and what the tools of a reply under way did.
+// *storage.Settings is one.
 type Settings interface {
 	Get(ctx context.Context, key string, v any) (bool, error)
 	Set(ctx context.Context, key string, v any) error
+	// Delete removes key; one not set is no error.
+	Delete(ctx context.Context, key string) error
+	// Keys lists the keys that begin with prefix.
+	Keys(ctx context.Context, prefix string) ([]string, error)
 }
 
 // NodeInfo is an enrolled node as `hark center nodes list` shows it.
@@ -126,8 +133,29 @@ func (k *Keys) List(ctx context.Context) ([]NodeInfo, error) {
 	return k.load(ctx)
 }
 
-// Revoke stops a node's key from working.
+// Revoke stops a node's key from working, and deletes the records of
+// whose its conversations are and of its replies under way: the node is
+// gone, and so is its claim on them.
 func (k *Keys) Revoke(ctx context.Context, id string) error {
+	if err := k.revoke(ctx, id); err != nil {
+		return err
+	}
+	_, err := k.sweep(ctx, time.Now(), func(_ string, o owner) verdict {
+		if o.Node == id {
+			return drop
+		}
+		return keep
+	})
+	if err == nil {
+		err = deleteTurns(ctx, k.s, id)
+	}
+	if err != nil {
+		return fmt.Errorf("center: revoke node %s: its key no longer works, but the records of its conversations remain: %w", id, err)
+	}
+	return nil
+}
+
+func (k *Keys) revoke(ctx context.Context, id string) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	nodes, err := k.load(ctx)
@@ -182,25 +210,141 @@ func hash(key string) string {
 // ownerKey is where the node a conversation belongs to is kept, so that
 // after the center restarts no node takes up another's conversation (and
 // its history) by naming its id.
-func ownerKey(conversation string) string { return "center/conversation/" + conversation }
+func ownerKey(conversation string) string { return ownerPrefix + conversation }
+
+const ownerPrefix = "center/conversation/"
+
+// owner is whose a conversation is, and when the center last served it.
+type owner struct {
+	Node string    `json:"node"`
+	Used time.Time `json:"used"`
+}
+
+// UnmarshalJSON reads a record as it is kept, or as centers before kept
+// it: the node's id alone, with no time.
+func (o *owner) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*o = owner{}
+		return json.Unmarshal(b, &o.Node)
+	}
+	type plain owner
+	return json.Unmarshal(b, (*plain)(o))
+}
+
+// A conversation's history is read back through its id only while the
+// conversation goes on (the engine's lapse after its last exchange), and
+// never more than a day back: the record of whose it is guards nothing
+// two days after the center last served it, and lapses then. While the
+// conversation is served its record is written again each ownerRefresh.
+const (
+	ownerLifetime = 48 * time.Hour
+	ownerRefresh  = time.Hour
+)
 
 // Claim gives conversation to node, unless another node has it; it
-// reports that node's id when one does.
+// reports that node's id when one does. The record says the conversation
+// is served now.
 func (k *Keys) Claim(ctx context.Context, conversation, node string) (other string, err error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	var owner string
-	ok, err := k.s.Get(ctx, ownerKey(conversation), &owner)
+	var o owner
+	ok, err := k.s.Get(ctx, ownerKey(conversation), &o)
 	if err != nil {
 		return "", fmt.Errorf("center: read the conversation's node: %w", err)
 	}
-	if ok && owner != node {
-		return owner, nil
+	if ok && o.Node != node {
+		return o.Node, nil
 	}
-	if !ok {
-		if err := k.s.Set(ctx, ownerKey(conversation), node); err != nil {
-			return "", fmt.Errorf("center: keep the conversation's node: %w", err)
-		}
+	if err := k.s.Set(ctx, ownerKey(conversation), owner{Node: node, Used: time.Now()}); err != nil {
+		return "", fmt.Errorf("center: keep the conversation's node: %w", err)
 	}
 	return "", nil
+}
+
+// verdict is what becomes of a record of whose a conversation is.
+type verdict int
+
+const (
+	keep  verdict = iota
+	drop          // delete it
+	stamp         // keep it, served as of now (a record with no time)
+)
+
+// sweep goes over the records of whose each conversation is, deleting or
+// stamping each as decide says, and reports how many it deleted. Each
+// record is read and changed under k.mu, so that no Claim comes between.
+// A record it cannot read or change is left as it is, and the others
+// are gone over still; the first such failure is returned.
+func (k *Keys) sweep(ctx context.Context, now time.Time, decide func(conversation string, o owner) verdict) (int, error) {
+	keys, err := k.s.Keys(ctx, ownerPrefix)
+	if err != nil {
+		return 0, fmt.Errorf("list the conversations' nodes: %w", err)
+	}
+	deleted := 0
+	var failed error
+	for _, key := range keys {
+		if err := ctx.Err(); err != nil {
+			return deleted, err
+		}
+		conv := strings.TrimPrefix(key, ownerPrefix)
+		dropped, err := func() (bool, error) {
+			k.mu.Lock()
+			defer k.mu.Unlock()
+			var o owner
+			ok, err := k.s.Get(ctx, key, &o)
+			if err != nil || !ok { // !ok: deleted meanwhile
+				return false, err
+			}
+			switch decide(conv, o) {
+			case drop:
+				return true, k.s.Delete(ctx, key)
+			case stamp:
+				o.Used = now
+				return false, k.s.Set(ctx, key, o)
+			}
+			return false, nil
+		}()
+		switch {
+		case err != nil && failed == nil:
+			failed = fmt.Errorf("conversation %s: %w", conv, err)
+		case err == nil && dropped:
+			deleted++
+		}
+	}
+	return deleted, failed
+}
+
+// lapse deletes the records of whose a conversation is that guard
+// nothing as of now: those of nodes no longer enrolled (or revoked), and
+// those the center has not served for ownerLifetime, unless open says the
+// conversation is open. A record with no time (an older center's) is
+// stamped now, and lapses a lifetime later.
+func (k *Keys) lapse(ctx context.Context, now time.Time, open func(conversation string) bool) (int, error) {
+	k.mu.Lock()
+	nodes, err := k.load(ctx)
+	k.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	enrolled := map[string]bool{}
+	for _, n := range nodes {
+		enrolled[n.ID] = !n.Revoked
+	}
+	n, err := k.sweep(ctx, now, func(conv string, o owner) verdict {
+		switch {
+		case !enrolled[o.Node]:
+			return drop
+		case open(conv):
+			return keep
+		case o.Used.IsZero():
+			return stamp
+		case now.Sub(o.Used) > ownerLifetime:
+			return drop
+		}
+		return keep
+	})
+	if err != nil {
+		return n, fmt.Errorf("center: lapse the conversations' nodes: %w", err)
+	}
+	return n, nil
 }

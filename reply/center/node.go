@@ -57,14 +57,20 @@ type Node struct {
 	log *slog.Logger
 
 	mu       sync.Mutex
-	conv     string    // the conversation under way
-	last     time.Time // its last exchange
-	started  bool      // its client tools are registered
-	question bool      // the center asked the user something
-	spoke    bool      // the last answer's sentences were said as they streamed
+	conv     string                // the conversation under way
+	last     time.Time             // its last exchange
+	started  bool                  // its client tools are registered
+	ran      map[string]ToolOutput // what its tool calls did, by call id
+	question bool                  // the center asked the user something
+	spoke    bool                  // the last answer's sentences were said as they streamed
 	link     Link
-	retrying bool
 	zone     string // the household's time zone: NodeOptions.Timezone until SetTimezone
+
+	// The background look at a down center: stopRetry ends it, looks
+	// waits for it; none starts once the node is closed.
+	stopRetry context.CancelFunc // nil while none runs
+	looks     sync.WaitGroup
+	closed    bool
 }
 
 // Link is the node's connection to its center.
@@ -153,6 +159,10 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 		did = append(did, done...)
 	}
 	if err != nil && ctx.Err() == nil {
+		// The center may have lost the conversation (it stopped, or
+		// restarted): the next question starts it again, with the node's
+		// tools, rather than find it there without them.
+		n.unstart()
 		// The center will not tell what the node did for it: the node
 		// does. A question's answer it never took may be the offline
 		// core's.
@@ -292,9 +302,18 @@ func (n *Node) streaming() bool {
 // runTools runs the center's client tool calls and sends the results. did
 // are the sentences of the calls that did what they were asked, for the
 // node to say should the center not answer.
+//
+// A call the center asks for again, by the id it had (the center lost
+// its result: it stopped before the result reached it, and the request
+// came again), is not run again: the center gets what it did.
 func (n *Node) runTools(ctx context.Context, resp Response, text string, say func(string)) (next Response, streamed bool, did []string, err error) {
 	var results []ToolResult
 	for _, call := range resp.ToolCalls {
+		if out, ok := n.already(call.ID); ok {
+			n.log.Info("the center asked again for a call this node ran; it gets what the call did", "tool", call.Function.Name, "call", call.ID)
+			results = append(results, ToolResult{ToolCallID: call.ID, Output: out})
+			continue
+		}
 		var args map[string]any
 		out := ToolOutput{}
 		if err := json.Unmarshal([]byte(call.Function.Arguments), &args); err != nil {
@@ -308,6 +327,7 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 			}
 			out = outputOf(r)
 		}
+		n.keepRan(call.ID, out)
 		results = append(results, ToolResult{ToolCallID: call.ID, Output: out})
 	}
 	n.mu.Lock()
@@ -320,8 +340,15 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 	})
 	var se *StatusError
 	if errors.As(err, &se) && (se.Code == 404 || se.Code == 410) {
-		// The center lost the conversation mid-reply: ask again afresh.
-		n.forget()
+		// The center lost the conversation mid-reply. It restarted (404):
+		// the same request in the same conversation, started again, finds
+		// what the reply's tools did. It lapsed there (410): ask again in
+		// a new one.
+		if se.Code == 404 {
+			n.unstart()
+		} else {
+			n.forget()
+		}
 		next, streamed, err = n.ask(ctx, text, false, say)
 		return next, streamed, did, err
 	}
@@ -340,7 +367,7 @@ func (n *Node) runTools(ctx context.Context, resp Response, text string, say fun
 func (n *Node) conversation(ctx context.Context) (string, error) {
 	n.mu.Lock()
 	if n.conv == "" || time.Since(n.last) > n.o.Lapse {
-		n.conv, n.started = newConversationID(n.o.Client.NodeID()), false
+		n.conv, n.started, n.ran = newConversationID(n.o.Client.NodeID()), false, nil
 	}
 	n.last = time.Now()
 	conv, started := n.conv, n.started
@@ -367,6 +394,35 @@ func (n *Node) forget() {
 	n.mu.Lock()
 	n.conv = ""
 	n.mu.Unlock()
+}
+
+// unstart keeps the conversation, to be started again on the center with
+// the next request.
+func (n *Node) unstart() {
+	n.mu.Lock()
+	n.started = false
+	n.mu.Unlock()
+}
+
+// maxRan bounds the calls of a conversation the node remembers.
+const maxRan = 64
+
+// keepRan remembers what the conversation's call id did.
+func (n *Node) keepRan(id string, out ToolOutput) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ran == nil || len(n.ran) >= maxRan {
+		n.ran = map[string]ToolOutput{}
+	}
+	n.ran[id] = out
+}
+
+// already is what the conversation's call id did, when the node ran it.
+func (n *Node) already(id string) (ToolOutput, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out, ok := n.ran[id]
+	return out, ok
 }
 
 func (n *Node) context() NodeContext {
@@ -413,7 +469,7 @@ func (n *Node) up(rtt time.Duration) {
 }
 
 // down marks the link down, once, and retries in the background with
-// backoff until the center answers again.
+// backoff until the center answers again, or the node is closed.
 func (n *Node) down(err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -423,24 +479,39 @@ func (n *Node) down(err error) {
 		n.log.Warn("the center is unreachable; answering from the offline core until it is back", "err", err)
 		n.link = Link{Up: false, Checked: time.Now(), Err: err.Error()}
 	}
-	if n.retrying {
+	if n.stopRetry != nil || n.closed {
 		return
 	}
-	n.retrying = true
-	go n.retry()
+	ctx, stop := context.WithCancel(context.Background())
+	n.stopRetry = stop
+	n.looks.Go(func() {
+		defer stop()
+		n.retry(ctx)
+	})
 }
 
-func (n *Node) retry() {
+// retry pings the center, waiting longer each time, until it answers or
+// ctx ends (the node is closed).
+func (n *Node) retry(ctx context.Context) {
 	wait := time.Second
+	t := time.NewTimer(wait)
+	defer t.Stop()
 	for {
-		time.Sleep(wait)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		began := time.Now()
-		err := n.o.Client.Ping(ctx)
+		err := n.o.Client.Ping(pctx)
 		cancel()
-		if err == nil {
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
 			n.mu.Lock()
-			n.retrying = false
+			n.stopRetry = nil // a center down again is looked at anew
 			n.mu.Unlock()
 			n.up(time.Since(began))
 			return
@@ -449,7 +520,22 @@ func (n *Node) retry() {
 		n.link.Err = err.Error() // Checked stays when it went down
 		n.mu.Unlock()
 		wait = min(2*wait, time.Minute)
+		t.Reset(wait)
 	}
+}
+
+// Close stops the node's background look at a down center and waits for
+// it to end. The node still answers after Close, but a center it finds
+// down is no longer looked at in the background.
+func (n *Node) Close() {
+	n.mu.Lock()
+	n.closed = true
+	stop := n.stopRetry
+	n.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	n.looks.Wait()
 }
 
 func newConversationID(node string) string {

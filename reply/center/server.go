@@ -135,11 +135,12 @@ type session struct {
 	ctx      context.Context // ends when the conversation lapses or is replaced
 	cancel   context.CancelFunc
 
-	mu    sync.Mutex
-	used  time.Time
-	turn  *run    // the reply under way, or nil
-	asked string  // the tool_call_id of the question the reply ended on
-	held  *parked // what the reply did after a result a stream could not voice
+	mu      sync.Mutex
+	used    time.Time
+	claimed time.Time // when the record of whose it is was last written
+	turn    *run      // the reply under way, or nil
+	asked   string    // the tool_call_id of the question the reply ended on
+	held    *parked   // what the reply did after a result a stream could not voice
 }
 
 // parked is what a reply did after the tool result with id callID, taken
@@ -299,9 +300,11 @@ func (s *Server) open(id string, node NodeInfo, nc NodeContext, tools []Tool) (*
 	reg := command.NewRegistry(command.Options{Location: loc, Log: s.log})
 	var cmds []*command.Command
 	if s.o.ServerTools != nil {
-		cmds = s.o.ServerTools(loc)
+		for _, c := range s.o.ServerTools(loc) {
+			cmds = append(cmds, recorded(c))
+		}
 	}
-	sess := &session{id: id, node: node.ID, nc: nc, used: time.Now()}
+	sess := &session{id: id, node: node.ID, nc: nc, used: time.Now(), claimed: time.Now()}
 	sess.ctx, sess.cancel = context.WithCancel(context.Background())
 	for _, t := range tools {
 		c, err := clientCommand(t, sess, s.o.ToolTimeout)
@@ -345,6 +348,27 @@ func (s *Server) existing(id, node string) (*session, int, string) {
 	return nil, http.StatusNotFound, "no conversation " + id + " (the center may have restarted); start a new one"
 }
 
+// owned writes the record of whose sess's conversation is again when it
+// is ownerRefresh old, so that a conversation in use never lapses.
+func (s *Server) owned(ctx context.Context, sess *session) {
+	sess.mu.Lock()
+	due := time.Since(sess.claimed) > ownerRefresh
+	if due {
+		sess.claimed = time.Now()
+	}
+	sess.mu.Unlock()
+	if !due {
+		return
+	}
+	other, err := s.o.Keys.Claim(ctx, sess.id, sess.node)
+	switch {
+	case err != nil:
+		s.log.Warn("keeping whose a conversation is failed", "conversation", sess.id, "err", err)
+	case other != "":
+		s.log.Warn("a served conversation's record names another node", "conversation", sess.id, "node", sess.node, "owner", other)
+	}
+}
+
 func (sess *session) touch() {
 	sess.mu.Lock()
 	sess.used = time.Now()
@@ -357,10 +381,13 @@ func (sess *session) current() *run {
 	return sess.turn
 }
 
-// Expire ends conversations unused for the lapse, until ctx is done.
+// Expire ends conversations unused for the lapse, and deletes the
+// records of whose each conversation is once they guard nothing (at its
+// first look, then hourly), until ctx is done.
 func (s *Server) Expire(ctx context.Context) {
 	t := time.NewTicker(max(s.o.Lapse/4, time.Second))
 	defer t.Stop()
+	var swept time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -368,7 +395,41 @@ func (s *Server) Expire(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.expire(time.Now())
+		now := time.Now()
+		s.expire(now)
+		if now.Sub(swept) >= sweepEvery {
+			s.sweep(ctx, now)
+			swept = now
+		}
+	}
+}
+
+// sweepEvery is how often the records kept for conversations are looked
+// over for those that lapsed.
+const sweepEvery = time.Hour
+
+// sweep deletes the records kept for conversations that guard nothing as
+// of now (see Keys.lapse); an open conversation's are kept.
+func (s *Server) sweep(ctx context.Context, now time.Time) {
+	s.mu.Lock()
+	open := make(map[string]bool, len(s.sessions))
+	for id := range s.sessions {
+		open[id] = true
+	}
+	s.mu.Unlock()
+	n, err := s.o.Keys.lapse(ctx, now, func(conv string) bool { return open[conv] })
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("lapsing the conversations' records failed; the next sweep tries again", "err", err)
+	}
+	if n > 0 {
+		s.log.Info("records of conversations lapsed", "deleted", n)
+	}
+	n, err = lapseTurns(ctx, s.o.Keys.s, now)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("lapsing the records of replies failed; the next sweep tries again", "err", err)
+	}
+	if n > 0 {
+		s.log.Info("records of replies that never ended lapsed", "deleted", n)
 	}
 }
 

@@ -49,6 +49,18 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 				return command.Response{}, fmt.Errorf("center: %s: %w", name, err)
 			}
 			id := newID("call_")
+			at := -1 // the call's index in the reply's ledger
+			switch m, i, ok := tr.led.before(name); {
+			case ok && m.Done:
+				tr.led.log.Info("a node's tool call answered from the record of the request's reply before", "tool", name, "call", m.ID)
+				return m.Result, nil
+			case ok && m.ID != "":
+				// Sent before, its result never came: the same call again,
+				// which a node that ran it knows by its id.
+				id, at = m.ID, i
+			default:
+				at = tr.led.sent(ctx, name, id)
+			}
 			tr.mu.Lock()
 			tr.waiting = id
 			tr.mu.Unlock()
@@ -57,7 +69,9 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 			defer timer.Stop()
 			select {
 			case res := <-tr.results:
-				return fromOutput(name, res.Output), nil
+				r := fromOutput(name, res.Output)
+				tr.led.done(ctx, at, r)
+				return r, nil
 			case <-timer.C:
 				tr.mu.Lock()
 				tr.waiting = ""

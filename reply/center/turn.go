@@ -21,7 +21,10 @@ type run struct {
 	events  chan event
 	results chan ToolResult
 	// stop ends the reply: the model's generation, its tool calls.
-	stop    context.CancelFunc
+	stop context.CancelFunc
+	// led records what the reply's tools did, for the same request asked
+	// again.
+	led     *ledger
 	mu      sync.Mutex
 	waiting string // the tool call id the reply waits for
 }
@@ -50,15 +53,16 @@ func (oc outcome) spoken() bool {
 	return oc.call == nil && oc.done != nil && !oc.done.FollowUp && strings.TrimSpace(strings.Join(oc.said, "")) != ""
 }
 
-// begin starts a reply to text, unless one is under way.
-func (sess *session) begin(text string, log *slog.Logger) (*run, error) {
+// begin starts a reply to text, unless one is under way; led records
+// what its tools do.
+func (sess *session) begin(text string, led *ledger, log *slog.Logger) (*run, error) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if sess.turn != nil {
 		return nil, fmt.Errorf("conversation %s is still answering the last request", sess.id)
 	}
 	ctx, stop := context.WithCancel(sess.ctx)
-	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1), stop: stop}
+	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1), stop: stop, led: led}
 	sess.turn, sess.held = tr, nil
 	go func() {
 		defer stop()
@@ -70,6 +74,9 @@ func (sess *session) begin(text string, log *slog.Logger) (*run, error) {
 		})
 		if err != nil && ctx.Err() == nil {
 			log.Warn("reply failed", "conversation", sess.id, "err", err)
+		}
+		if err == nil {
+			led.end(ctx) // the same words are a new request from now on
 		}
 		sess.release(tr)
 		tr.send(sess.ctx, event{done: &res, err: err})
@@ -279,7 +286,8 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 		fail(w, status, msg)
 		return
 	}
-	tr, err := sess.begin(req.VoiceCommand, s.o.Log)
+	s.owned(r.Context(), sess)
+	tr, err := sess.begin(req.VoiceCommand, s.openLedger(r.Context(), sess, req.VoiceCommand), s.o.Log)
 	if err != nil {
 		fail(w, http.StatusConflict, err.Error())
 		return
@@ -369,7 +377,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, sess *session, t
 		fail(w, http.StatusBadRequest, "the answer to the question is empty")
 		return
 	}
-	tr, err := sess.begin(text, s.o.Log)
+	s.owned(r.Context(), sess)
+	// An answer is the same request only as the answer to the same
+	// question: "yes" to another is another.
+	sess.mu.Lock()
+	asked := sess.asked
+	sess.mu.Unlock()
+	tr, err := sess.begin(text, s.openLedger(r.Context(), sess, asked+"\x00"+text), s.o.Log)
 	if err != nil {
 		fail(w, http.StatusConflict, err.Error())
 		return

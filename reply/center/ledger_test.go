@@ -1,0 +1,157 @@
+package center
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
+)
+
+// TestRequestAskedAgainGetsWhatItsToolsDid: the center stops while its
+// model phrases the answer, its tools having run: its own kept a fact,
+// and the node's set a tea timer. The node asks again, the same words in
+// the same conversation, which it starts again (a Jarvis node starts each
+// request; a Hark node does after its center stopped mid-answer), and the
+// model calls the same tools again: the center answers both from what it
+// kept, so the fact is kept once and the node is not asked for a second
+// timer. Once answered, the request leaves no record behind.
+func TestRequestAskedAgainGetsWhatItsToolsDid(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	url := c.http.URL
+	n := newJarvisNode(t, c, "larder")
+	const conv = "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
+	const said = "the tea in the pot is oolong, so note that and watch it for ten minutes"
+	tools := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "remember", Arguments: map[string]any{"fact": "the tea is oolong"}},
+		{Name: "set_timer", Arguments: map[string]any{"duration_seconds": 600, "label": "tea"}}}}
+	gate := make(chan struct{})
+	defer close(gate)
+	c.model.On(replytest.Chat, tools, ollamatest.Reply{Content: "Noted, and the tea timer runs.", Gate: gate})
+	n.do("POST", PathStart, jarvisStart(conv, timerTool()))
+	_, _, body := n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
+	var resp Response
+	json.Unmarshal(body, &resp)
+	if resp.StopReason != StopToolCalls || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Function.Name != "set_timer" {
+		t.Fatalf("the first answer: %s; want the timer asked of the node", body)
+	}
+	result, _ := json.Marshal(map[string]any{"conversation_id": conv, "tool_results": []any{map[string]any{"tool_call_id": resp.ToolCalls[0].ID,
+		"output": map[string]any{"success": true, "message": "Timer set for 10 minutes.", "context": map[string]any{"timer_id": "t1"}}}}})
+	sent := make(chan struct{})
+	go func() { // the node's result, whose answer never comes
+		defer close(sent)
+		req, _ := http.NewRequest(http.MethodPost, url+PathContinue, bytes.NewReader(result))
+		req.Header = n.header.Clone()
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, func() bool { return chatsOfKind(c.llm) == 2 }) // the model phrases the answer
+	c.stop()
+	<-sent
+
+	d := newCenterAt(t, dir, url)
+	defer d.stop()
+	d.model.On(replytest.Chat, tools, ollamatest.Reply{Content: "Noted, and the tea timer runs."})
+	if code, _, body := n.do("POST", PathStart, jarvisStart(conv, timerTool())); code != http.StatusOK {
+		t.Fatalf("the start again: %d %s", code, body)
+	}
+	_, _, body = n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
+	resp = Response{}
+	json.Unmarshal(body, &resp)
+	if resp.StopReason != StopComplete || resp.AssistantMessage != "Noted, and the tea timer runs." {
+		t.Errorf("the request asked again: %s; want the answer, with no tool asked of the node", body)
+	}
+	facts, err := d.db.Facts().All(t.Context())
+	if err != nil || len(facts) != 1 {
+		t.Errorf("facts %+v (%v); want the one kept the first time", facts, err)
+	}
+	chats := d.llm.Chats()
+	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "Timer set for 10 minutes.") {
+		t.Errorf("the model heard %q for the timer; want what the node said the first time", last[len(last)-1].Content)
+	}
+	if keys, err := d.db.Settings().Keys(t.Context(), turnPrefix); err != nil || len(keys) != 0 {
+		t.Errorf("records of replies after the answer: %q (%v); want none", keys, err)
+	}
+}
+
+// TestCenterRestartAsTheNodeSendsItsResult: the center restarts as the
+// node sends the result of the tea timer it set. The node's result finds
+// the conversation gone, and the node asks again at once: the household
+// has one tea timer, not two, and hears the center's answer.
+func TestCenterRestartAsTheNodeSendsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	url := c.http.URL
+	n := newNode(t, c, "scullery")
+	timer := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration": "PT10M", "name": "tea"}}}}
+	c.model.On(replytest.Chat, timer)
+	restarted := make(chan *centerSide, 1)
+	n.node.o.Client.hc.Transport = &hook{inner: n.node.o.Client.hc.Transport, before: func(r *http.Request) {
+		if r.URL.Path == PathContinue && len(restarted) == 0 {
+			c.stop()
+			d := newCenterAt(t, dir, url)
+			d.model.On(replytest.Chat, timer, ollamatest.Reply{Content: "Your tea timer runs for ten minutes."})
+			restarted <- d
+		}
+	}}
+	n.ask(t, "my tea needs steeping so could you keep an eye on it for me")
+	d := <-restarted
+	defer d.stop()
+	if items, _ := n.sched.Pending(t.Context()); len(items) != 1 {
+		t.Errorf("the node's schedule holds %d items after the restart, want the one tea timer: %+v", len(items), items)
+	}
+	if want := []string{"Your tea timer runs for ten minutes."}; !slices.Equal(n.said, want) {
+		t.Errorf("said %q, want %q", n.said, want)
+	}
+}
+
+// TestNodeAsksAgainAfterTheCenterStoppedMidAnswer: the center stops while
+// its model phrases the answer after the node set a tea timer; the node
+// says what it did and that the center is gone. The household asks again
+// once the center is back: the node starts its conversation again (its
+// tools with it), and the center answers from what the timer said the
+// first time; there is still one timer.
+func TestNodeAsksAgainAfterTheCenterStoppedMidAnswer(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	url := c.http.URL
+	n := newNode(t, c, "scullery")
+	timer := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration": "PT10M", "name": "tea"}}}}
+	gate := make(chan struct{})
+	defer close(gate)
+	c.model.On(replytest.Chat, timer, ollamatest.Reply{Content: "Your tea timer runs for ten minutes.", Gate: gate})
+	const say = "my tea needs steeping so could you keep an eye on it for me"
+	type answer struct {
+		said []string
+		err  error
+	}
+	first := make(chan answer, 1)
+	go func() {
+		said, _, err := n.reply(t.Context(), say)
+		first <- answer{said, err}
+	}()
+	waitFor(t, func() bool { return chatsOfKind(c.llm) == 2 }) // the model phrases the answer
+	c.stop()
+	if a := <-first; a.err == nil || !slices.Equal(a.said, []string{"Tea timer set for 10 minutes.", Unreachable}) {
+		t.Fatalf("when the center stopped: said %q, err %v; want the timer, then the center gone", a.said, a.err)
+	}
+	d := newCenterAt(t, dir, url)
+	defer d.stop()
+	d.model.On(replytest.Chat, timer, ollamatest.Reply{Content: "Your tea timer runs for ten minutes."})
+	said, _, err := n.reply(t.Context(), say)
+	if err != nil || !slices.Equal(said, []string{"Your tea timer runs for ten minutes."}) {
+		t.Errorf("asked again: said %q, err %v", said, err)
+	}
+	if items, _ := n.sched.Pending(t.Context()); len(items) != 1 {
+		t.Errorf("the node's schedule holds %d items, want the one tea timer: %+v", len(items), items)
+	}
+	chats := d.llm.Chats()
+	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "Tea timer set for 10 minutes.") {
+		t.Errorf("the model heard %q for the timer; want what the node said the first time", last[len(last)-1].Content)
+	}
+}
