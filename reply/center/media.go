@@ -247,12 +247,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, node NodeInfo) {
 		fail(w, http.StatusBadGateway, "chat: "+err.Error())
 		return
 	}
+	// A node says what it gets: a reasoning model's thinking is left out,
+	// and an answer that was thinking only is none.
+	content, reasoning := speech.SplitReasoning(resp.Message.Content)
+	if strings.TrimSpace(content) == "" && reasoning != "" {
+		fail(w, http.StatusBadGateway, "chat: the model's answer was reasoning only")
+		return
+	}
 	reason := resp.DoneReason
 	if reason == "" {
 		reason = "stop"
 	}
 	writeJSON(w, http.StatusOK, ChatResponse{Object: "chat.completion", Model: s.o.Media.ModelName, Choices: []ChatChoice{{
-		Message: ChatMessage{Role: "assistant", Content: resp.Message.Content}, FinishReason: reason}}})
+		Message: ChatMessage{Role: "assistant", Content: content}, FinishReason: reason}}})
 }
 
 // greetings are what a node says when it wakes, in turn: a greeting must

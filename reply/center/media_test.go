@@ -133,6 +133,18 @@ func TestMediaEndpoints(t *testing.T) {
 		t.Errorf("chat: %d %s", code, raw)
 	}
 	goldenText(t, string(raw), "chat")
+	// A reasoning model's thinking is no part of what a node says.
+	c.model.Default(replytest.Unknown, ollamatest.Reply{Content: "<think>The user wants a joke. Maybe about cats?</think>\n\nWhy did the cat sit on the computer?"})
+	code, _, raw = post(PathChat, "application/json", strings.NewReader(`{"messages": [{"role": "user", "content": "tell me a joke"}]}`), cred)
+	chat = ChatResponse{}
+	json.Unmarshal(raw, &chat)
+	if code != 200 || len(chat.Choices) != 1 || chat.Choices[0].Message.Content != "Why did the cat sit on the computer?" {
+		t.Errorf("chat with a reasoning model: %d %s", code, raw)
+	}
+	c.model.Default(replytest.Unknown, ollamatest.Reply{Content: "<think>The user wants a joke. Maybe"})
+	if code, _, raw := post(PathChat, "application/json", strings.NewReader(`{"messages": [{"role": "user", "content": "tell me a joke"}]}`), cred); code != http.StatusBadGateway || !strings.Contains(string(raw), "reasoning only") {
+		t.Errorf("a chat answered with reasoning only: %d %s, want 502 saying so", code, raw)
+	}
 	if code, _, raw := post(PathChat, "application/json", strings.NewReader(`{"messages": [{"role": "tool", "content": "x"}]}`), cred); code != 400 {
 		t.Errorf("a chat with a tool message: %d %s", code, raw)
 	}
