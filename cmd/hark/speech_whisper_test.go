@@ -28,3 +28,18 @@ func TestLocalWhisperIsTheFallback(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestEnglishOnlyModelUnderGerman: a box set to German with a model that
+// knows only English says so when it starts, rather than hearing German as
+// English guesses without a word.
+func TestEnglishOnlyModelUnderGerman(t *testing.T) {
+	model := sharedFile(t, "models/for-tests-ggml-tiny.en.bin")
+	dir := t.TempDir()
+	cfg := writeConfig(t, "[sim]\nrealtime = false\n[whisper]\nthreads = 2\nlanguage = \"de\"\nmodel = \""+model+"\"\n")
+	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": dir}), "--sim", "--verbose", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, `the model knows only English, so speech in "de" is heard as English`, 1)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	if code := s.quit(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -78,6 +78,11 @@ func openSpeech(cfg *config.Loaded, log *slog.Logger) speech {
 		}
 		s.note = fmt.Sprintf("speech-to-text: whisper.cpp, %s, loaded in %d ms", w.Model, e.LoadTime().Milliseconds())
 		s.engine = "whisper.cpp, " + w.Model + " loaded"
+		if warn := englishOnly(w.Language, e.Multilingual()); warn != "" {
+			log.Warn("speech-to-text: "+warn, "model", w.Model, "language", w.Language)
+			s.note += "; " + warn
+			s.engine += " (" + warn + ")"
+		}
 	}
 	if w.Remote != "" {
 		remote := &wyoming.Client{Addr: w.Remote, Timeout: w.RemoteTimeout.Duration}
@@ -242,4 +247,15 @@ func centerSpeech(cfg *config.Loaded, log *slog.Logger, s speech) speech {
 	}
 	s.stt, s.note, s.engine = remote, "speech-to-text: the command center's ("+c.URL+")", "the center "+c.URL
 	return s
+}
+
+// englishOnly is what a model that knows only English makes of the
+// language the household set (whisper.language), or "" when nothing is
+// lost: it hears every language as English, so a German household gets
+// English guesses at what it said.
+func englishOnly(language string, multilingual bool) string {
+	if multilingual || language == "en" || language == "auto" || language == "" {
+		return ""
+	}
+	return fmt.Sprintf("the model knows only English, so speech in %q is heard as English: set a multilingual model (ggml-base.bin, not .en) for it", language)
 }

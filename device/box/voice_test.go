@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/harkbox/hark/device/control"
@@ -27,5 +28,22 @@ func TestVoiceWAV(t *testing.T) {
 	}
 	if _, err := (voiceResource{}).WAV(t.Context(), "Hello.", ""); !errors.Is(err, control.ErrUnavailable) {
 		t.Errorf("without a voice: %v", err)
+	}
+}
+
+// TestEnglishOnlyModel: a model that knows only English under another
+// language is said to lose it; English, "auto" and a multilingual model
+// lose nothing.
+func TestEnglishOnlyModel(t *testing.T) {
+	if got := englishOnly("de", false); !strings.Contains(got, `"de"`) || !strings.Contains(got, "multilingual") {
+		t.Errorf("German on an English-only model: %q", got)
+	}
+	for _, tt := range []struct {
+		lang  string
+		multi bool
+	}{{"en", false}, {"auto", false}, {"", false}, {"de", true}, {"fr", true}} {
+		if got := englishOnly(tt.lang, tt.multi); got != "" {
+			t.Errorf("%q, multilingual %v: %q, want nothing lost", tt.lang, tt.multi, got)
+		}
 	}
 }
