@@ -443,7 +443,8 @@ func TestPlaceThenName(t *testing.T) {
 
 // flat is a living room named in English and in German: a floor lamp, a
 // reading light, blinds and a thermostat in the "Living Room"; a
-// "Stehlampe", a "Deckenlicht" and a "Thermostat" in the "Wohnzimmer".
+// "Stehlampe", a "Deckenlicht" and a thermostat "Heizung" in the
+// "Wohnzimmer".
 func flat(t *testing.T) *hatest.HA {
 	ent := func(id, name, state, area string, attrs ...any) hatest.Entity {
 		a := map[string]any{}
@@ -485,6 +486,13 @@ func TestSetIsNoConversion(t *testing.T) {
 		{locale.English, "set the thermostat in the living room to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
 		{locale.English, "set the living room thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
 		{locale.English, "set the floor lamp on the ground floor to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{locale.German, "stell die Stehlampe auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{locale.German, "stell die Stehlampe im Wohnzimmer auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{locale.German, "stell das Wohnzimmer Licht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{locale.German, "stell das Licht im Wohnzimmer auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{locale.German, "stelle im Wohnzimmer die Stehlampe auf 50 Prozent ein", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{locale.German, "stell die Heizung auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+		{locale.German, "stell die Heizung im Wohnzimmer auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
 	} {
 		ha := flat(t)
 		reg := withConverter(t, ha)
