@@ -85,7 +85,8 @@ const listTimeout = 3 * time.Second
 // refinement of the last call of the client in ctx, else the intent its words match with every
 // word accounted for, carried out by the command that declares it. What
 // is ambiguous, unsupported, unresolved or two requests in one is not
-// carried out.
+// carried out; a match whose free text its command cannot read is no
+// match, as it is none to Intents.
 func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) Understood {
 	if rt, ok := r.refinement(ClientOf(ctx).ID, l, text); ok {
 		return Understood{Route: rt, OK: true, Intent: "refine"}
@@ -99,22 +100,20 @@ func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) U
 	if len(all) == 0 {
 		return Understood{Reason: NoMatch}
 	}
-	best := all[0]
-	u := Understood{Intent: best.Intent}
-	if part := r.compoundPart(lang, l, best, o); part != "" {
-		u.Reason, u.Detail = Compound, part
-		return u
+	if part := r.compoundPart(lang, l, all[0], o); part != "" {
+		return Understood{Intent: all[0].Intent, Reason: Compound, Detail: part}
 	}
-	// The matches as good as the best: of one intent, the first that
-	// resolves (a wildcard split elsewhere); of several intents, only when
-	// they come to the same call.
-	var top []intent.Result
+	// The matches as good as the best, less those whose free text their
+	// command cannot read: of one intent, the first that resolves (a
+	// wildcard split elsewhere); of several intents, only when they come
+	// to the same call.
+	top := r.best(ctx, l, text, all)
+	if len(top) == 0 {
+		return Understood{Reason: NoMatch}
+	}
+	u := Understood{Intent: top[0].Intent}
 	intents := map[string]bool{}
-	for _, res := range all {
-		if intent.Compare(best, res) != 0 {
-			break
-		}
-		top = append(top, res)
+	for _, res := range top {
 		intents[res.Intent] = true
 	}
 	var chosen *Route
@@ -302,22 +301,31 @@ func (r *Registry) Intents(ctx context.Context, l locale.Lang, text string) []st
 	if err != nil {
 		return nil
 	}
-	all := lang.RecognizeAll(text, r.matchOptions(ctx))
 	var out []string
+	for _, res := range r.best(ctx, l, text, lang.RecognizeAll(text, r.matchOptions(ctx))) {
+		if !slices.Contains(out, res.Intent) {
+			out = append(out, res.Intent)
+		}
+	}
+	return out
+}
+
+// best are the matches as good as the first of all (matches best first),
+// less those whose free text their command could not read: such a match
+// ("I need to be woken and reminded" as a sum of two things, "set the
+// lamp to 50%" as a number "set" of lamps in "50%") tells nothing.
+func (r *Registry) best(ctx context.Context, l locale.Lang, text string, all []intent.Result) []intent.Result {
+	var out []intent.Result
 	for _, res := range all {
 		if intent.Compare(all[0], res) != 0 {
 			break
 		}
-		// A match whose free text the command could not read ("I need to
-		// be woken and reminded" as a sum of two things) tells nothing.
 		if hasFreeText(res) {
 			if _, _, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text}); freeTextFailed(res, err) {
 				continue
 			}
 		}
-		if !slices.Contains(out, res.Intent) {
-			out = append(out, res.Intent)
-		}
+		out = append(out, res)
 	}
 	return out
 }

@@ -440,3 +440,86 @@ func TestPlaceThenName(t *testing.T) {
 		}
 	}
 }
+
+// flat is a living room named in English and in German: a floor lamp, a
+// reading light, blinds and a thermostat in the "Living Room"; a
+// "Stehlampe", a "Deckenlicht" and a thermostat "Heizung" in the
+// "Wohnzimmer".
+func flat(t *testing.T) *hatest.HA {
+	ent := func(id, name, state, area string, attrs ...any) hatest.Entity {
+		a := map[string]any{}
+		for i := 0; i+1 < len(attrs); i += 2 {
+			a[attrs[i].(string)] = attrs[i+1]
+		}
+		return hatest.Entity{ID: id, Name: name, State: state, Area: area, Attributes: a}
+	}
+	return hatest.New(t, []hatest.Floor{{ID: "ground", Name: "Ground Floor"}},
+		[]hatest.Area{{ID: "living_room", Name: "Living Room", Floor: "ground"}, {ID: "wohnzimmer", Name: "Wohnzimmer", Floor: "ground"}},
+		nil,
+		[]hatest.Entity{
+			ent("light.floor_lamp", "Floor Lamp", "on", "living_room"),
+			ent("light.reading_light", "Reading Light", "off", "living_room"),
+			ent("cover.living_room_blinds", "Living Room Blinds", "open", "living_room", "device_class", "blind"),
+			ent("climate.thermostat", "Thermostat", "heat", "living_room", "temperature", 21),
+			ent("light.stehlampe", "Stehlampe", "on", "wohnzimmer"),
+			ent("light.deckenlicht", "Deckenlicht", "off", "wohnzimmer"),
+			ent("climate.wohnzimmer", "Heizung", "heat", "wohnzimmer", "temperature", 21),
+		})
+}
+
+// TestSetIsNoConversion: a light's brightness or a thermostat's
+// temperature set "to" or "auf" a number is set, by name, with its area,
+// or for the lights of an area, though it reads as the unit converter's
+// "X to Y"; conversions said so still convert.
+func TestSetIsNoConversion(t *testing.T) {
+	for _, tt := range []struct {
+		lang  locale.Lang
+		said  string
+		calls []string
+	}{
+		{locale.English, "set the floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{locale.English, "set the living room floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{locale.English, "set the floor lamp in the living room to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{locale.English, "set the living room lights to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
+		{locale.English, "set the lights in the living room to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
+		{locale.English, "set the thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{locale.English, "set the thermostat in the living room to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{locale.English, "set the living room thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{locale.English, "set the floor lamp on the ground floor to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{locale.German, "stell die Stehlampe auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{locale.German, "stell die Stehlampe im Wohnzimmer auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{locale.German, "stell das Wohnzimmer Licht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{locale.German, "stell das Licht im Wohnzimmer auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{locale.German, "stelle im Wohnzimmer die Stehlampe auf 50 Prozent ein", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{locale.German, "stell die Heizung auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+		{locale.German, "stell die Heizung im Wohnzimmer auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+	} {
+		ha := flat(t)
+		reg := withConverter(t, ha)
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if !u.OK {
+			t.Errorf("%s %q: not carried out (%s %s: %s)", tt.lang, tt.said, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
+		got := strings.Join(ha.CallsMade(), "|")
+		if resp.Kind != command.Success || got != strings.Join(tt.calls, "|") {
+			t.Errorf("%s %q: %s %s %q (%v), want calls %q", tt.lang, tt.said, u.Route.Command.Name, resp.Spoken, got, u.Route.Claim.Arguments, tt.calls)
+		}
+	}
+	reg := withConverter(t, flat(t))
+	for _, tt := range []struct {
+		lang       locale.Lang
+		said, args string
+	}{
+		{locale.English, "convert 5 miles to kilometres", "map[from_unit:mi to_unit:km value:5]"},
+		{locale.English, "how many grams is 2 pounds", "map[from_unit:lb to_unit:g value:2]"},
+		{locale.English, "what is 20 degrees celsius in fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+		{locale.German, "wie viel sind 5 Meilen in Kilometern", "map[from_unit:mi to_unit:km value:5]"},
+	} {
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if got := fmt.Sprint(u.Route.Claim.Arguments); !u.OK || u.Route.Command.Name != "convert_measurement" || got != tt.args {
+			t.Errorf("%s %q: OK %v %s %s (%s %s), want convert_measurement %s", tt.lang, tt.said, u.OK, u.Intent, got, u.Reason, u.Detail, tt.args)
+		}
+	}
+}
