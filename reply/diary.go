@@ -24,6 +24,13 @@ import (
 // `hark ask` ran without it). A conversation still within its lapse may
 // go on, here or in the next process, and is left until it lapses.
 //
+// An engine of one conversation (a center's, per node conversation)
+// writes none: its conversation does not end for it, the center's
+// expiry ends it. Its Diarist, the center's one engine over the whole
+// dialogue, writes them all by catching up: a conversation once no
+// engine holds it and it has lapsed, and those a center that stopped
+// left. The turns of those engines are the Diarist's turns below.
+//
 // Entries are written one at a time in the background, diaryRound at
 // most per round, and never while a turn of the engine is under way:
 // a round begins after a turn, or at a tick of Maintain; each entry waits
@@ -73,6 +80,9 @@ type diarist struct {
 	// go after the others, so one the model cannot summarise holds none
 	// of them up.
 	tries map[string]int
+	// held counts, for a Diarist, the engines that hold each
+	// conversation whose entry it writes: none is written while held.
+	held map[string]int
 }
 
 // entry is an entry being written: whether of a conversation the engine
@@ -84,7 +94,7 @@ type entry struct {
 
 // keepsDiary reports whether the engine writes diary entries. An engine
 // of one given conversation (a center's, per node conversation) does
-// not: its conversation never ends for it.
+// not: its conversation never ends for it; its Diarist, if any, writes it.
 func (e *Engine) keepsDiary() bool {
 	return e.o.Diary != nil && e.o.Dialogue != nil && e.distil != nil && e.o.Conversation == ""
 }
@@ -114,22 +124,53 @@ func (e *Engine) finished(id string) {
 }
 
 // turnBegins and turnEnds bracket a turn: no round begins during one,
-// and one may begin after it.
+// and one may begin after it; the same for the engine's Diarist.
 func (e *Engine) turnBegins() {
 	d := &e.diary
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.turns++
 	if d.writing != nil {
 		d.writing.interrupt(errNotNow)
+	}
+	d.mu.Unlock()
+	if e.o.Diarist != nil {
+		e.o.Diarist.turnBegins()
 	}
 }
 
 func (e *Engine) turnEnds() {
 	e.diary.mu.Lock()
-	defer e.diary.mu.Unlock()
 	e.diary.turns--
 	e.round(e.o.Now())
+	e.diary.mu.Unlock()
+	if e.o.Diarist != nil {
+		e.o.Diarist.turnEnds()
+	}
+}
+
+// hold notes that an engine whose Diarist e is holds conversation id.
+func (e *Engine) hold(id string) {
+	e.diary.mu.Lock()
+	defer e.diary.mu.Unlock()
+	e.diary.held[id]++
+}
+
+// letGo notes that an engine whose Diarist e is let go of conversation
+// id: once none holds it, a round looks at it, and writes it if it has
+// lapsed (or when it lapses).
+func (e *Engine) letGo(id string) {
+	now := e.o.Now()
+	d := &e.diary
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.held[id]--; d.held[id] > 0 {
+		return
+	}
+	delete(d.held, id)
+	if d.failures == 0 {
+		d.due(now, now)
+	}
+	e.round(now)
 }
 
 // catchUp begins a round when one is due.
@@ -187,12 +228,16 @@ func (e *Engine) release(w *entry) {
 
 // closeDiary begins a last round for the conversations the engine let go
 // of, if none is under way, and no round after it; it interrupts an entry
-// being written that is not of one of those.
-func (e *Engine) closeDiary() {
+// being written that is not of one of those. It reports whether the
+// engine was open: false when it was closed before.
+func (e *Engine) closeDiary() (open bool) {
 	now := e.o.Now()
 	d := &e.diary
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.closed {
+		return false
+	}
 	if len(d.ended) > 0 && d.failures == 0 {
 		d.due(now, now)
 		e.round(now)
@@ -201,6 +246,7 @@ func (e *Engine) closeDiary() {
 	if d.writing != nil && !d.writing.ended {
 		d.writing.interrupt(errNotNow)
 	}
+	return true
 }
 
 // writeRound writes up to diaryRound entries, and says when the next
@@ -289,8 +335,8 @@ func retryAfter(failures int) time.Duration {
 // order to write them: those the engine let go of (ended), then the
 // lapsed ones of the store's last diaryWindow without an entry, oldest
 // first, those tried more after the others. opens is when the first
-// conversation found still open (and not the engine's) lapses; zero for
-// none.
+// conversation found still open (and not the engine's, nor held by an
+// engine whose Diarist it is) lapses; zero for none.
 func (e *Engine) unwritten(ctx context.Context, ended []string, tries map[string]int, now time.Time) (todo []string, opens time.Time, err error) {
 	e.mu.Lock()
 	held := map[string]bool{}
@@ -298,6 +344,11 @@ func (e *Engine) unwritten(ctx context.Context, ended []string, tries map[string
 		held[c.id] = true
 	}
 	e.mu.Unlock()
+	e.diary.mu.Lock()
+	for id := range e.diary.held {
+		held[id] = true
+	}
+	e.diary.mu.Unlock()
 	all, err := e.o.Dialogue.Recent(ctx, now.Add(-diaryWindow), diaryScan)
 	if err != nil {
 		return nil, time.Time{}, err
