@@ -64,15 +64,17 @@ var errNotNow = errors.New("reply: the diary waits")
 // diarist is the engine's diary writing.
 type diarist struct {
 	mu       sync.Mutex
-	turns    int       // the engine's turns under way
-	running  bool      // a round is under way
-	missed   bool      // a round was asked for while one was under way
-	now      time.Time // the clock when a round was last asked for
-	closed   bool      // the engine is closing: no round begins
-	ended    []string  // conversations the engine let go of, written first
-	next     time.Time // when a round is due; zero: when a conversation ends
-	set      time.Time // when next was set; a clock now before it was stepped back
-	failures int       // failed rounds in a row
+	turns    int           // the engine's turns under way
+	running  bool          // a round is under way
+	over     chan struct{} // closed when the round under way ends
+	err      error         // the last round's failure; nil when it did not fail
+	missed   bool          // a round was asked for while one was under way
+	now      time.Time     // the clock when a round was last asked for
+	closed   bool          // the engine is closing: no round begins
+	ended    []string      // conversations the engine let go of, written first
+	next     time.Time     // when a round is due; zero: when a conversation ends
+	set      time.Time     // when next was set; a clock now before it was stepped back
+	failures int           // failed rounds in a row
 	// writing is the entry being written, which a turn that begins
 	// interrupts: its answer never waits for an entry.
 	writing *entry
@@ -180,6 +182,35 @@ func (e *Engine) catchUp() {
 	e.round(e.o.Now())
 }
 
+// CatchUp writes the diary entries left to write, round after round,
+// until none is left (a conversation still open is left until it
+// lapses), a round fails, or ctx is done; it returns the round's error
+// (logged already), or ctx's. It begins no round during a turn or after
+// Close, nor one that a failure put off. The daemon's Maintain does this
+// in the background; a process that answers once and exits (hark ask
+// without the daemon) calls it after its answer, with a deadline, and
+// then Close, which gives up an entry still being written.
+func (e *Engine) CatchUp(ctx context.Context) error {
+	if !e.keepsDiary() {
+		return nil
+	}
+	d := &e.diary
+	for {
+		d.mu.Lock()
+		e.round(e.o.Now())
+		running, over, err := d.running, d.over, d.err
+		d.mu.Unlock()
+		if !running {
+			return err
+		}
+		select {
+		case <-over:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // round begins a round in the background when one is due and neither a
 // round nor a turn is under way; d.mu is held.
 func (e *Engine) round(now time.Time) {
@@ -195,7 +226,7 @@ func (e *Engine) round(now time.Time) {
 	if now.Before(d.next) && !now.Before(d.set) {
 		return
 	}
-	d.running = true
+	d.running, d.over = true, make(chan struct{})
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -283,7 +314,8 @@ func (e *Engine) writeRound(ctx context.Context) {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.running = false
+	d.running, d.err = false, nil
+	close(d.over)
 	d.ended = slices.DeleteFunc(d.ended, func(id string) bool { return slices.Contains(done, id) })
 	for _, id := range done {
 		delete(d.tries, id)
@@ -298,6 +330,7 @@ func (e *Engine) writeRound(ctx context.Context) {
 			d.tries[failed]++
 		}
 		d.failures++
+		d.err = err
 		wait := retryAfter(d.failures)
 		d.due(now.Add(wait), now)
 		log := e.log

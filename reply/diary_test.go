@@ -2,7 +2,9 @@ package reply
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -425,4 +427,66 @@ func TestDiaristMisused(t *testing.T) {
 	if _, err := New(o); err == nil {
 		t.Error("an engine of one conversation was taken as a Diarist")
 	}
+}
+
+// CatchUp writes the whole backlog, round after round, and returns: what
+// hark ask without the daemon does after its answer.
+func TestCatchUpWritesTheBacklog(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true})
+	var ids []string
+	for i := range 7 {
+		ids = append(ids, fmt.Sprintf("day%d", i))
+		had(t, f, ids[i], clock.AddDate(0, 0, i-7), "what is on today")
+	}
+	had(t, f, "now", clock.Add(-time.Minute), "and tomorrow") // still open
+	if err := f.eng.CatchUp(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	missing, _ := f.db.Diary().Missing(t.Context(), append(ids, "now"))
+	if !slices.Equal(missing, []string{"now"}) || diaryCalls(f) != 7 {
+		t.Errorf("after %d diary calls, %q have no entry; want only the open conversation", diaryCalls(f), missing)
+	}
+}
+
+// CatchUp stops at a failure, and at the end of its context: a server
+// that is down or stalls holds a one-shot process up no longer.
+func TestCatchUpStops(t *testing.T) {
+	t.Run("the server fails", func(t *testing.T) {
+		f := newFixture(t, smallModel, Options{PlannerOff: true})
+		f.model.Default(kindDiary, ollamatest.Reply{Fault: ollamatest.ServerError, Error: "llama runner process has terminated"})
+		had(t, f, "monday", clock.AddDate(0, 0, -2), "what is on today")
+		had(t, f, "tuesday", clock.AddDate(0, 0, -1), "what is on today")
+		if err := f.eng.CatchUp(t.Context()); err == nil || diaryCalls(f) != 1 {
+			t.Errorf("CatchUp: %v after %d diary calls; want the failure after one", err, diaryCalls(f))
+		}
+		if err := f.eng.CatchUp(t.Context()); err == nil || diaryCalls(f) != 1 {
+			t.Errorf("CatchUp again: %v after %d diary calls; want the failure, and the server left alone until the retry", err, diaryCalls(f))
+		}
+	})
+	t.Run("the server stalls", func(t *testing.T) {
+		f := newFixture(t, smallModel, Options{PlannerOff: true})
+		asked := make(chan struct{})
+		var once sync.Once
+		f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+			if kindOf(r) == kindDiary {
+				once.Do(func() { close(asked) })
+				return ollamatest.Reply{Content: `{"summary": "A day.", "keywords": ["day"]}`, FirstTokenDelay: time.Hour}
+			}
+			return f.model.respond(r)
+		})
+		had(t, f, "monday", clock.AddDate(0, 0, -2), "what is on today")
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() { <-asked; cancel() }()
+		if err := f.eng.CatchUp(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("CatchUp: %v, want it cancelled", err)
+		}
+		began := time.Now()
+		f.eng.Close()
+		if took := time.Since(began); took > time.Second {
+			t.Errorf("Close took %v after the catch-up was cancelled; want it to give up the entry at once", took)
+		}
+		if written(t, f, "monday") {
+			t.Error("the stalled entry was written")
+		}
+	})
 }
