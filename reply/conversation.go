@@ -424,9 +424,12 @@ const CloseWait = 3 * time.Second
 // go of, CloseWait at most, and begins no others; those still being
 // written then, and one it was catching up on, are given up (the
 // exchanges themselves are in the dialogue, and the next start writes
-// them).
+// them). An engine with a Diarist lets go of its conversation, which the
+// Diarist writes once it has lapsed.
 func (e *Engine) Close() {
-	e.closeDiary()
+	if e.closeDiary() && e.o.Diarist != nil {
+		e.o.Diarist.letGo(e.o.Conversation)
+	}
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	t := time.NewTimer(CloseWait)

@@ -24,6 +24,13 @@ import (
 // `hark ask` ran without it). A conversation still within its lapse may
 // go on, here or in the next process, and is left until it lapses.
 //
+// An engine of one conversation (a center's, per node conversation)
+// writes none: its conversation does not end for it, the center's
+// expiry ends it. Its Diarist, the center's one engine over the whole
+// dialogue, writes them all by catching up: a conversation once no
+// engine holds it and it has lapsed, and those a center that stopped
+// left. The turns of those engines are the Diarist's turns below.
+//
 // Entries are written one at a time in the background, diaryRound at
 // most per round, and never while a turn of the engine is under way:
 // a round begins after a turn, or at a tick of Maintain; each entry waits
@@ -57,15 +64,17 @@ var errNotNow = errors.New("reply: the diary waits")
 // diarist is the engine's diary writing.
 type diarist struct {
 	mu       sync.Mutex
-	turns    int       // the engine's turns under way
-	running  bool      // a round is under way
-	missed   bool      // a round was asked for while one was under way
-	now      time.Time // the clock when a round was last asked for
-	closed   bool      // the engine is closing: no round begins
-	ended    []string  // conversations the engine let go of, written first
-	next     time.Time // when a round is due; zero: when a conversation ends
-	set      time.Time // when next was set; a clock now before it was stepped back
-	failures int       // failed rounds in a row
+	turns    int           // the engine's turns under way
+	running  bool          // a round is under way
+	over     chan struct{} // closed when the round under way ends
+	err      error         // the last round's failure; nil when it did not fail
+	missed   bool          // a round was asked for while one was under way
+	now      time.Time     // the clock when a round was last asked for
+	closed   bool          // the engine is closing: no round begins
+	ended    []string      // conversations the engine let go of, written first
+	next     time.Time     // when a round is due; zero: when a conversation ends
+	set      time.Time     // when next was set; a clock now before it was stepped back
+	failures int           // failed rounds in a row
 	// writing is the entry being written, which a turn that begins
 	// interrupts: its answer never waits for an entry.
 	writing *entry
@@ -73,6 +82,9 @@ type diarist struct {
 	// go after the others, so one the model cannot summarise holds none
 	// of them up.
 	tries map[string]int
+	// held counts, for a Diarist, the engines that hold each
+	// conversation whose entry it writes: none is written while held.
+	held map[string]int
 }
 
 // entry is an entry being written: whether of a conversation the engine
@@ -84,7 +96,7 @@ type entry struct {
 
 // keepsDiary reports whether the engine writes diary entries. An engine
 // of one given conversation (a center's, per node conversation) does
-// not: its conversation never ends for it.
+// not: its conversation never ends for it; its Diarist, if any, writes it.
 func (e *Engine) keepsDiary() bool {
 	return e.o.Diary != nil && e.o.Dialogue != nil && e.distil != nil && e.o.Conversation == ""
 }
@@ -114,22 +126,53 @@ func (e *Engine) finished(id string) {
 }
 
 // turnBegins and turnEnds bracket a turn: no round begins during one,
-// and one may begin after it.
+// and one may begin after it; the same for the engine's Diarist.
 func (e *Engine) turnBegins() {
 	d := &e.diary
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.turns++
 	if d.writing != nil {
 		d.writing.interrupt(errNotNow)
+	}
+	d.mu.Unlock()
+	if e.o.Diarist != nil {
+		e.o.Diarist.turnBegins()
 	}
 }
 
 func (e *Engine) turnEnds() {
 	e.diary.mu.Lock()
-	defer e.diary.mu.Unlock()
 	e.diary.turns--
 	e.round(e.o.Now())
+	e.diary.mu.Unlock()
+	if e.o.Diarist != nil {
+		e.o.Diarist.turnEnds()
+	}
+}
+
+// hold notes that an engine whose Diarist e is holds conversation id.
+func (e *Engine) hold(id string) {
+	e.diary.mu.Lock()
+	defer e.diary.mu.Unlock()
+	e.diary.held[id]++
+}
+
+// letGo notes that an engine whose Diarist e is let go of conversation
+// id: once none holds it, a round looks at it, and writes it if it has
+// lapsed (or when it lapses).
+func (e *Engine) letGo(id string) {
+	now := e.o.Now()
+	d := &e.diary
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.held[id]--; d.held[id] > 0 {
+		return
+	}
+	delete(d.held, id)
+	if d.failures == 0 {
+		d.due(now, now)
+	}
+	e.round(now)
 }
 
 // catchUp begins a round when one is due.
@@ -137,6 +180,35 @@ func (e *Engine) catchUp() {
 	e.diary.mu.Lock()
 	defer e.diary.mu.Unlock()
 	e.round(e.o.Now())
+}
+
+// CatchUp writes the diary entries left to write, round after round,
+// until none is left (a conversation still open is left until it
+// lapses), a round fails, or ctx is done; it returns the round's error
+// (logged already), or ctx's. It begins no round during a turn or after
+// Close, nor one that a failure put off. The daemon's Maintain does this
+// in the background; a process that answers once and exits (hark ask
+// without the daemon) calls it after its answer, with a deadline, and
+// then Close, which gives up an entry still being written.
+func (e *Engine) CatchUp(ctx context.Context) error {
+	if !e.keepsDiary() {
+		return nil
+	}
+	d := &e.diary
+	for {
+		d.mu.Lock()
+		e.round(e.o.Now())
+		running, over, err := d.running, d.over, d.err
+		d.mu.Unlock()
+		if !running {
+			return err
+		}
+		select {
+		case <-over:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // round begins a round in the background when one is due and neither a
@@ -154,7 +226,7 @@ func (e *Engine) round(now time.Time) {
 	if now.Before(d.next) && !now.Before(d.set) {
 		return
 	}
-	d.running = true
+	d.running, d.over = true, make(chan struct{})
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -187,12 +259,16 @@ func (e *Engine) release(w *entry) {
 
 // closeDiary begins a last round for the conversations the engine let go
 // of, if none is under way, and no round after it; it interrupts an entry
-// being written that is not of one of those.
-func (e *Engine) closeDiary() {
+// being written that is not of one of those. It reports whether the
+// engine was open: false when it was closed before.
+func (e *Engine) closeDiary() (open bool) {
 	now := e.o.Now()
 	d := &e.diary
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.closed {
+		return false
+	}
 	if len(d.ended) > 0 && d.failures == 0 {
 		d.due(now, now)
 		e.round(now)
@@ -201,6 +277,7 @@ func (e *Engine) closeDiary() {
 	if d.writing != nil && !d.writing.ended {
 		d.writing.interrupt(errNotNow)
 	}
+	return true
 }
 
 // writeRound writes up to diaryRound entries, and says when the next
@@ -237,7 +314,8 @@ func (e *Engine) writeRound(ctx context.Context) {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.running = false
+	d.running, d.err = false, nil
+	close(d.over)
 	d.ended = slices.DeleteFunc(d.ended, func(id string) bool { return slices.Contains(done, id) })
 	for _, id := range done {
 		delete(d.tries, id)
@@ -252,6 +330,7 @@ func (e *Engine) writeRound(ctx context.Context) {
 			d.tries[failed]++
 		}
 		d.failures++
+		d.err = err
 		wait := retryAfter(d.failures)
 		d.due(now.Add(wait), now)
 		log := e.log
@@ -289,8 +368,8 @@ func retryAfter(failures int) time.Duration {
 // order to write them: those the engine let go of (ended), then the
 // lapsed ones of the store's last diaryWindow without an entry, oldest
 // first, those tried more after the others. opens is when the first
-// conversation found still open (and not the engine's) lapses; zero for
-// none.
+// conversation found still open (and not the engine's, nor held by an
+// engine whose Diarist it is) lapses; zero for none.
 func (e *Engine) unwritten(ctx context.Context, ended []string, tries map[string]int, now time.Time) (todo []string, opens time.Time, err error) {
 	e.mu.Lock()
 	held := map[string]bool{}
@@ -298,6 +377,11 @@ func (e *Engine) unwritten(ctx context.Context, ended []string, tries map[string
 		held[c.id] = true
 	}
 	e.mu.Unlock()
+	e.diary.mu.Lock()
+	for id := range e.diary.held {
+		held[id] = true
+	}
+	e.diary.mu.Unlock()
 	all, err := e.o.Dialogue.Recent(ctx, now.Add(-diaryWindow), diaryScan)
 	if err != nil {
 		return nil, time.Time{}, err

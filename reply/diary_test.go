@@ -2,7 +2,9 @@ package reply
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -296,4 +298,195 @@ func TestDiaryNotWrittenForTheOneConversation(t *testing.T) {
 	if n := diaryCalls(f); n != 0 || written(t, f, "node-1") {
 		t.Errorf("%d diary calls for the conversation still going on, want none", n)
 	}
+}
+
+// nodeEngine is an engine of the one conversation id, as a center makes
+// one per node conversation, whose diary f's engine writes; Close lets
+// go of it, as the center does once the conversation lapsed.
+func nodeEngine(t *testing.T, f *fixture, id string) *Engine {
+	t.Helper()
+	o := f.eng.o
+	o.Conversation, o.Diarist = id, f.eng
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
+// askNode asks e as a node does, and waits for the diary rounds of f's
+// engine that follow.
+func askNode(t *testing.T, f *fixture, e *Engine, text string) Result {
+	t.Helper()
+	res, err := e.Reply(t.Context(), Query{Text: text, Client: "kitchen"}, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.eng.wg.Wait()
+	return res
+}
+
+// A node's conversation on a center is written into the diary by the
+// center's Diarist once the center let go of it and it lapsed, and only
+// then: not while the center holds it (it may go on, though quiet for
+// longer than the lapse until the center's next look), not twice.
+func TestDiaristWritesANodesConversation(t *testing.T) {
+	c := &settable{now: clock}
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	kitchen, hall := nodeEngine(t, f, "kitchen-1"), nodeEngine(t, f, "hall-1")
+	askNode(t, f, kitchen, "my sister Clara arrives from Lisbon on Friday")
+	c.pass(5*time.Minute + 30*time.Second)
+	askNode(t, f, hall, "what time is it") // a round, while the kitchen's is held
+	askNode(t, f, kitchen, "and she stays a week")
+	if n := diaryCalls(f); n != 0 || written(t, f, "kitchen-1") {
+		t.Fatalf("%d diary calls while the conversation goes on, want none", n)
+	}
+	c.pass(time.Minute)
+	kitchen.Close() // the center let go of it early (it stopped): it may go on
+	f.eng.wg.Wait()
+	if written(t, f, "kitchen-1") {
+		t.Fatal("the conversation was written within its lapse")
+	}
+	c.pass(5 * time.Minute)
+	f.eng.catchUp() // Maintain's tick
+	f.eng.wg.Wait()
+	if !written(t, f, "kitchen-1") {
+		t.Fatal("the node's conversation has no diary entry after it lapsed: recall cannot find Clara's visit")
+	}
+	c.pass(time.Hour)
+	f.eng.catchUp()
+	f.eng.wg.Wait()
+	askNode(t, f, hall, "and now")
+	if n := diaryCalls(f); n != 1 {
+		t.Errorf("%d diary calls, want the one", n)
+	}
+}
+
+// A node's turn that begins while the Diarist writes an entry does not
+// wait for it: the entry gives way, and is written after the turn.
+func TestDiaristGivesWayToANodesTurn(t *testing.T) {
+	c := &settable{now: clock}
+	q := llm.NewQueue(llm.QueueOptions{Parallel: 1})
+	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now, Queue: q})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	f.model.on(kindDiary, ollamatest.Reply{Content: `{"summary": "Clara visits.", "keywords": ["clara"]}`, FirstTokenDelay: time.Minute})
+	asked := make(chan struct{}, 1)
+	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		if kindOf(r) == kindDiary {
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
+		}
+		return f.model.respond(r)
+	})
+	kitchen := nodeEngine(t, f, "kitchen-1")
+	askNode(t, f, kitchen, "my sister Clara arrives from Lisbon on Friday")
+	kitchen.Close()
+	c.pass(10 * time.Minute)
+	hall := nodeEngine(t, f, "hall-1")
+	// The kitchen's entry is written after this turn, and the server is
+	// slow to answer it.
+	if _, err := hall.Reply(t.Context(), Query{Text: "what is the weather like", Client: "hall"}, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no diary call after the node's turn")
+	}
+	res := askNode(t, f, hall, "and tomorrow")
+	if len(res.Sentences) != 1 || res.Timings.Queued > time.Second {
+		t.Errorf("said %q after %v in the queue: want the answer without waiting for the diary", res.Sentences, res.Timings.Queued)
+	}
+	if !written(t, f, "kitchen-1") {
+		t.Error("the kitchen's conversation has no diary entry after the hall's turn")
+	}
+	var diary []ollamatest.Request
+	for _, r := range f.srv.Requests() {
+		if r.Chat != nil && kindOf(*r.Chat) == kindDiary {
+			diary = append(diary, r)
+		}
+	}
+	if len(diary) != 2 || !diary[0].Cancelled {
+		t.Errorf("%d diary calls, the first cancelled: %v; want the one given up and another", len(diary), len(diary) > 0 && diary[0].Cancelled)
+	}
+}
+
+// A Diarist is for engines of one conversation, and must keep a diary.
+func TestDiaristMisused(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true})
+	o := f.eng.o
+	o.Diarist = f.eng
+	if _, err := New(o); err == nil {
+		t.Error("an engine of every conversation took a Diarist")
+	}
+	o.Conversation, o.Diarist = "kitchen-1", nodeEngine(t, f, "hall-1")
+	if _, err := New(o); err == nil {
+		t.Error("an engine of one conversation was taken as a Diarist")
+	}
+}
+
+// CatchUp writes the whole backlog, round after round, and returns: what
+// hark ask without the daemon does after its answer.
+func TestCatchUpWritesTheBacklog(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true})
+	var ids []string
+	for i := range 7 {
+		ids = append(ids, fmt.Sprintf("day%d", i))
+		had(t, f, ids[i], clock.AddDate(0, 0, i-7), "what is on today")
+	}
+	had(t, f, "now", clock.Add(-time.Minute), "and tomorrow") // still open
+	if err := f.eng.CatchUp(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	missing, _ := f.db.Diary().Missing(t.Context(), append(ids, "now"))
+	if !slices.Equal(missing, []string{"now"}) || diaryCalls(f) != 7 {
+		t.Errorf("after %d diary calls, %q have no entry; want only the open conversation", diaryCalls(f), missing)
+	}
+}
+
+// CatchUp stops at a failure, and at the end of its context: a server
+// that is down or stalls holds a one-shot process up no longer.
+func TestCatchUpStops(t *testing.T) {
+	t.Run("the server fails", func(t *testing.T) {
+		f := newFixture(t, smallModel, Options{PlannerOff: true})
+		f.model.Default(kindDiary, ollamatest.Reply{Fault: ollamatest.ServerError, Error: "llama runner process has terminated"})
+		had(t, f, "monday", clock.AddDate(0, 0, -2), "what is on today")
+		had(t, f, "tuesday", clock.AddDate(0, 0, -1), "what is on today")
+		if err := f.eng.CatchUp(t.Context()); err == nil || diaryCalls(f) != 1 {
+			t.Errorf("CatchUp: %v after %d diary calls; want the failure after one", err, diaryCalls(f))
+		}
+		if err := f.eng.CatchUp(t.Context()); err == nil || diaryCalls(f) != 1 {
+			t.Errorf("CatchUp again: %v after %d diary calls; want the failure, and the server left alone until the retry", err, diaryCalls(f))
+		}
+	})
+	t.Run("the server stalls", func(t *testing.T) {
+		f := newFixture(t, smallModel, Options{PlannerOff: true})
+		asked := make(chan struct{})
+		var once sync.Once
+		f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+			if kindOf(r) == kindDiary {
+				once.Do(func() { close(asked) })
+				return ollamatest.Reply{Content: `{"summary": "A day.", "keywords": ["day"]}`, FirstTokenDelay: time.Hour}
+			}
+			return f.model.respond(r)
+		})
+		had(t, f, "monday", clock.AddDate(0, 0, -2), "what is on today")
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() { <-asked; cancel() }()
+		if err := f.eng.CatchUp(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("CatchUp: %v, want it cancelled", err)
+		}
+		began := time.Now()
+		f.eng.Close()
+		if took := time.Since(began); took > time.Second {
+			t.Errorf("Close took %v after the catch-up was cancelled; want it to give up the entry at once", took)
+		}
+		if written(t, f, "monday") {
+			t.Error("the stalled entry was written")
+		}
+	})
 }

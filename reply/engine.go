@@ -114,6 +114,16 @@ type Options struct {
 	// exchanges stored under this id, and new exchanges are stored under
 	// it. Empty: conversations start and lapse by themselves.
 	Conversation string
+	// Diarist, on an engine of one conversation (Conversation set), is the
+	// engine that writes the conversation's diary entry, which this one
+	// never does: an engine over the whole dialogue that answers nobody.
+	// A center has one for all its node conversations, so that each
+	// lapsed conversation is written once, and one left by a center that
+	// stopped is written too. This engine's turns hold the Diarist's
+	// entries back as its own turns would, and the Diarist writes the
+	// conversation only once this engine is closed and the conversation
+	// has lapsed.
+	Diarist *Engine
 	// Dialogue keeps the conversation; nil remembers nothing.
 	Dialogue Dialogue
 	// Diary and Facts are searched for memory; Diary also receives a
@@ -338,6 +348,13 @@ func New(o Options) (*Engine, error) {
 	default:
 		return nil, errors.New("reply: unknown tool style " + o.ToolStyle + " (want auto, native or text)")
 	}
+	switch d := o.Diarist; {
+	case d == nil:
+	case o.Conversation == "":
+		return nil, errors.New("reply: a Diarist writes the entries of an engine of one conversation; Conversation is empty")
+	case !d.keepsDiary():
+		return nil, errors.New("reply: the Diarist keeps no diary (it needs a Dialogue and a Diary, and no Conversation of its own)")
+	}
 	log := o.Log.With("pkg", "reply")
 	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}, noTools: map[string]bool{}, sizes: map[string]modelSize{}}
 	e.closing, e.giveUp = context.WithCancel(context.Background())
@@ -346,10 +363,13 @@ func New(o Options) (*Engine, error) {
 	}
 	e.router = router.New(router.Options{Model: o.Aux, Strategy: o.Router, Max: o.RouterMax, Timeout: o.AuxTimeout, Log: log})
 	e.distil = &distil.Distiller{Model: o.Aux, Timeout: o.DigestTimeout}
-	e.diary.tries = map[string]int{}
+	e.diary.tries, e.diary.held = map[string]int{}, map[string]int{}
 	if e.keepsDiary() { // the entries the last process left, at the first chance
 		now := o.Now()
 		e.diary.due(now, now)
+	}
+	if o.Diarist != nil {
+		o.Diarist.hold(o.Conversation)
 	}
 	var diary memory.Diary
 	if o.Diary != nil {

@@ -24,9 +24,16 @@ const startingDaemon = 3 * time.Second
 // it (and the store it opened). Without a daemon, only log lines at floor
 // or above reach standard error.
 func connect(ctx context.Context, e env, g *globals, floor slog.Level) (*control.Client, func(), error) {
+	c, _, done, err := connectBox(ctx, e, g, floor)
+	return c, done, err
+}
+
+// connectBox is connect, and the box this process opened when no daemon
+// runs (nil when one does).
+func connectBox(ctx context.Context, e env, g *globals, floor slog.Level) (*control.Client, *box.Box, func(), error) {
 	cfg, res, err := loadConfig(e, g)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// A daemon that is starting holds the store before its socket
 	// answers: then the socket is tried again for a few seconds.
@@ -35,26 +42,26 @@ func connect(ctx context.Context, e env, g *globals, floor slog.Level) (*control
 		c := control.Dial(cfg.ControlSocket)
 		_, err = c.Status(ctx)
 		if err == nil {
-			return c, func() { c.Close() }, nil
+			return c, nil, func() { c.Close() }, nil
 		}
 		c.Close()
 		if !errors.Is(err, control.ErrNotRunning) {
-			return nil, nil, fmt.Errorf("the running hark at %s: %w", cfg.ControlSocket, err)
+			return nil, nil, nil, fmt.Errorf("the running hark at %s: %w", cfg.ControlSocket, err)
 		}
 		if err := storeThere(g.data); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		b, err = box.Open(cfg, res, box.Options{Version: version, Log: newLogger(e.stderr, cfg.Log.Level, floor)})
 		if err == nil {
 			break
 		}
 		if !errors.Is(err, storage.ErrLocked) || time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	lc := control.Local(control.Handler(b.API()))
-	return lc, func() { lc.Close(); b.Close() }, nil
+	return lc, b, func() { lc.Close(); b.Close() }, nil
 }
 
 // storeThere refuses a --data that names a directory without Hark's

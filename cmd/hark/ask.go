@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
+	"github.com/harkbox/hark/device/box"
 	"github.com/harkbox/hark/device/control"
 )
 
@@ -23,9 +25,17 @@ func errorText(hint *control.HintError, err error) string {
 	return ""
 }
 
+// catchUpFor bounds what hark ask without the daemon spends, after its
+// answer, on the diary entries earlier conversations left unwritten: as
+// long as a stopping box waits for its own (reply.CloseWait).
+const catchUpFor = 3 * time.Second
+
 // cmdAsk answers one typed question through the reply engine, exactly as a
 // spoken one is answered, and prints what would be said: the running
-// daemon's engine, or this process's own when no daemon runs.
+// daemon's engine, or this process's own when no daemon runs. Without the
+// daemon, which writes the diary in the background, it then writes the
+// entries earlier conversations left unwritten, catchUpFor at most: recall
+// finds a conversation only by its entry.
 func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("ask", e, g)
 	asJSON := fs.Bool("json", false, "print the reply, the tools called and the timings as JSON")
@@ -43,7 +53,7 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 	if *verbose {
 		floor = slog.LevelDebug
 	}
-	c, done, err := connect(ctx, e, g, floor)
+	c, b, done, err := connectBox(ctx, e, g, floor)
 	if err != nil {
 		return err
 	}
@@ -60,6 +70,12 @@ func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 		first = false
 		fmt.Fprint(e.stdout, s)
 	}, func(n string) { fmt.Fprintln(e.stderr, "hark: "+n) })
+	if b != nil && replyErr == nil {
+		// After everything is printed (deferred calls run last first),
+		// and not after a failure: a model server that just failed the
+		// question is not asked for more.
+		defer catchUp(ctx, b)
+	}
 	var hint *control.HintError
 	if errors.As(replyErr, &hint) && hint.Hint != "" {
 		// The spoken sentence said what went wrong; this says what to do.
@@ -106,4 +122,12 @@ func notUnderstood(raw json.RawMessage) bool {
 		NotUnderstood string `json:"not_understood"`
 	}
 	return json.Unmarshal(raw, &r) == nil && r.NotUnderstood != ""
+}
+
+// catchUp writes the diary backlog of b for catchUpFor at most, or until
+// ctx is done (the user pressed Ctrl-C).
+func catchUp(ctx context.Context, b *box.Box) {
+	ctx, cancel := context.WithTimeout(ctx, catchUpFor)
+	defer cancel()
+	b.CatchUpDiary(ctx)
 }

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
+	"github.com/harkbox/hark/storage"
 )
 
 func ask(t *testing.T, getenv func(string) string, args ...string) (int, string, string) {
@@ -174,5 +178,116 @@ func TestAskColdModel(t *testing.T) {
 	}
 	if loads, aborted := srv.Loads(); loads != 1 || aborted != 0 {
 		t.Errorf("loads %d, aborted %d", loads, aborted)
+	}
+}
+
+// leftUnwritten is a store in dir with conversations that have no diary
+// entry though they lapsed long ago, as a daemon that was stopped, or a
+// model server that was down, left them.
+func leftUnwritten(t *testing.T, dir string, ids ...string) {
+	t.Helper()
+	db, err := storage.Open(dir, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i, id := range ids {
+		x := storage.Exchange{At: time.Now().Add(-time.Duration(len(ids)-i) * time.Hour), Conversation: id, Client: "ask:uid0:earlier",
+			User: "my sister Clara arrives from Lisbon on Friday", Assistant: "Noted."}
+		if err := db.Dialogue().Append(t.Context(), x); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// unwritten are those of ids that have no diary entry in dir's store.
+func unwritten(t *testing.T, dir string, ids ...string) []string {
+	t.Helper()
+	db, err := storage.Open(dir, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	missing, err := db.Diary().Missing(t.Context(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return missing
+}
+
+// TestAskWritesTheDiaryBacklogAfterItsAnswer: without the daemon, hark
+// ask answers first, then writes the diary entries earlier conversations
+// left unwritten, which recall needs to find them again.
+func TestAskWritesTheDiaryBacklogAfterItsAnswer(t *testing.T) {
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris."})
+	m.Default(replytest.Diary, ollamatest.Reply{Content: `{"summary": "Clara visits on Friday.", "keywords": ["clara"]}`, FirstTokenDelay: 200 * time.Millisecond})
+	dir := t.TempDir()
+	leftUnwritten(t, dir, "monday", "tuesday")
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()}), "ask", "--data", dir, "what is the capital of France")
+	if code != 0 || out != "Paris.\n" || errOut != "" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if left := unwritten(t, dir, "monday", "tuesday"); len(left) > 0 {
+		t.Errorf("%q still without a diary entry after hark ask", left)
+	}
+	kinds := replytest.Kinds(srv)
+	if i := slices.Index(kinds, replytest.Diary); i >= 0 && i < slices.Index(kinds, replytest.Chat) {
+		t.Errorf("model calls %q: a diary entry was written before the answer", kinds)
+	}
+}
+
+// TestAskLeavesTheDiaryBacklogToAStalledServer: a model server that takes
+// the question but never writes an entry holds hark ask's exit a few
+// seconds at most; the answer is out before, and the entries wait.
+func TestAskLeavesTheDiaryBacklogToAStalledServer(t *testing.T) {
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris."})
+	m.Default(replytest.Diary, ollamatest.Reply{Content: `{"summary": "Clara visits.", "keywords": ["clara"]}`, FirstTokenDelay: time.Hour})
+	dir := t.TempDir()
+	leftUnwritten(t, dir, "monday")
+	began := time.Now()
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()}), "ask", "--data", dir, "what is the capital of France")
+	if took := time.Since(began); code != 0 || out != "Paris.\n" || errOut != "" || took > catchUpFor+2*time.Second {
+		t.Errorf("code %d, stdout %q, stderr %q, after %v; want the answer, and exit within %v of it", code, out, errOut, took.Round(time.Millisecond), catchUpFor)
+	}
+	if left := unwritten(t, dir, "monday"); len(left) != 1 {
+		t.Errorf("the stalled entry was written: %q left", left)
+	}
+}
+
+// TestAskCtrlCEndsTheDiaryCatchUp: Ctrl-C while hark ask writes the
+// backlog after its answer ends it at once; the answer stands.
+func TestAskCtrlCEndsTheDiaryCatchUp(t *testing.T) {
+	srv, m := modelServer(t)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris."})
+	asked := make(chan struct{})
+	var once sync.Once
+	srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		if replytest.KindOf(r) == replytest.Diary {
+			once.Do(func() { close(asked) })
+			return ollamatest.Reply{Content: `{"summary": "Clara visits.", "keywords": ["clara"]}`, FirstTokenDelay: time.Hour}
+		}
+		return m.Respond(r)
+	})
+	dir := t.TempDir()
+	leftUnwritten(t, dir, "monday")
+	ctx, interrupt := context.WithCancel(t.Context())
+	var out, errOut output
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(ctx, []string{"ask", "--data", dir, "what is the capital of France"},
+			env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()})})
+	}()
+	out.waitFor(t, "Paris.\n", 1) // the answer is out
+	<-asked                       // and the backlog is being written
+	interrupt()
+	select {
+	case code := <-exited:
+		if code != 0 || out.String() != "Paris.\n" {
+			t.Errorf("code %d, stdout %q, stderr %q; want the answer and 0", code, out.String(), errOut.String())
+		}
+	case <-time.After(time.Second):
+		t.Fatal("hark ask still writing the diary a second after Ctrl-C")
 	}
 }

@@ -201,6 +201,22 @@ func boxLang(whisper string) locale.Lang {
 	return l
 }
 
+// CatchUpDiary writes the diary entries earlier conversations left
+// unwritten (the daemon was stopped, the model server was down), until
+// none is left, one fails (the engine logs it), or ctx is done. A
+// one-shot command that opened the store itself calls it after its
+// answer, with a deadline, before Close; the daemon writes them in the
+// background. A node writes none: its conversations are its center's.
+func (b *Box) CatchUpDiary(ctx context.Context) {
+	e, ok := b.answerer.(engineAnswerer)
+	if !ok {
+		return
+	}
+	if err := e.engine.CatchUp(ctx); err != nil && ctx.Err() != nil {
+		b.log.Info("diary entries left for later: no time to write them now", "err", context.Cause(ctx))
+	}
+}
+
 // Close stops the MCP servers, waits for diary entries being written,
 // saves the model rates learned, then closes the store.
 func (b *Box) Close() error {

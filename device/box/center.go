@@ -45,6 +45,10 @@ type Center struct {
 	// house keeps the MCP servers' tools, which every conversation that
 	// starts gets.
 	house *command.Registry
+	// diary writes the diary entry of every node conversation once it
+	// lapses (the engines of the conversations write none): an engine
+	// over the whole dialogue that answers nobody.
+	diary *reply.Engine
 }
 
 // OpenCenter opens the center's store and connects it to the model server.
@@ -58,6 +62,13 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 	}
 	c := &Center{cfg: cfg, res: res, version: o.Version, log: o.Log, db: db}
 	if c.brain, err = openBrain(cfg, res, o.Log); err != nil {
+		db.Close()
+		return nil, err
+	}
+	d := c.brain.options()
+	d.Dialogue, d.Diary, d.Location = db.Dialogue(), db.Diary(), res.Location
+	if c.diary, err = reply.New(d); err != nil {
+		c.brain.close()
 		db.Close()
 		return nil, err
 	}
@@ -78,9 +89,11 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 	return c, nil
 }
 
-// Close stops the MCP servers, saves the model rates and closes the store.
+// Close stops the MCP servers and the diary, saves the model rates and
+// closes the store.
 func (c *Center) Close() error {
 	c.mcp.stop()
+	c.diary.Close()
 	c.brain.close()
 	return c.db.Close()
 }
@@ -111,16 +124,7 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	c.mcp.start(ctx, true)
 	services, closeMedia := c.media()
 	defer closeMedia()
-	srv, err := center.NewServer(center.Options{
-		Media:       services,
-		Location:    c.res.Location,
-		Keys:        center.NewKeys(c.db.Settings()),
-		ServerTools: func(*time.Location) []*command.Command { return append(c.own(), c.house.Commands()...) },
-		Engine:      c.engine,
-		Lapse:       cfg.Assistant.ConversationLapse.Duration,
-		Version:     c.version,
-		Log:         c.log,
-	})
+	srv, err := c.nodes(services)
 	if err != nil {
 		return err
 	}
@@ -141,9 +145,9 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	}
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	go srv.Expire(sctx)
 	go c.brain.watch(sctx)
 	var kept sync.WaitGroup
+	c.upkeep(sctx, srv, &kept)
 	if warm, err := c.warmEngine(); err != nil {
 		c.log.Warn("the model's warm-up is not possible; it loads with the first question", "err", err)
 	} else {
@@ -182,6 +186,30 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	return nil
 }
 
+// nodes is the server of the nodes' conversations, doing for them what
+// media does.
+func (c *Center) nodes(media center.Media) (*center.Server, error) {
+	return center.NewServer(center.Options{
+		Media:       media,
+		Location:    c.res.Location,
+		Keys:        center.NewKeys(c.db.Settings()),
+		ServerTools: func(*time.Location) []*command.Command { return append(c.own(), c.house.Commands()...) },
+		Engine:      c.engine,
+		Lapse:       c.cfg.Assistant.ConversationLapse.Duration,
+		Version:     c.version,
+		Log:         c.log,
+	})
+}
+
+// upkeep runs beside the nodes' server, in wg, until ctx is done: it ends
+// the conversations nobody used for the lapse, and closes them all at
+// the end; and it writes the diary entries of those that lapsed, and of
+// those a center before this one left, as a box's engine does.
+func (c *Center) upkeep(ctx context.Context, srv *center.Server, wg *sync.WaitGroup) {
+	wg.Go(func() { srv.Expire(ctx) })
+	wg.Go(func() { c.diary.Maintain(ctx, 30*time.Second) })
+}
+
 // media is what the center does for nodes too small to do it: its own
 // whisper.cpp model and voice, as a box loads them, and its model for
 // plain chats.
@@ -206,6 +234,7 @@ func (c *Center) engine(cv center.Conversation) (*reply.Engine, error) {
 	o := c.brain.options()
 	o.Commands, o.Conversation, o.Location = cv.Commands, cv.ID, cv.Location
 	o.Dialogue, o.Diary, o.Facts = center.Dialogue{Store: c.db.Dialogue(), ID: cv.ID}, c.db.Diary(), c.db.Facts()
+	o.Diarist = c.diary
 	o.Place = nodePlace(cv.Node.Room, c.cfg.Assistant.Place)
 	return reply.New(o)
 }

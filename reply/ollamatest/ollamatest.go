@@ -163,6 +163,13 @@ func (s *Server) Close() {
 	s.srv.Close()
 }
 
+// CloseEach makes the server close each connection once it has answered
+// on it, as a server without keep-alive does. A client in a synctest
+// bubble then keeps no connection idle: a goroutine waiting on a socket
+// is not durably blocked, and the bubble's clock would stand still. Call
+// it before the first request.
+func (s *Server) CloseEach() { s.srv.Config.SetKeepAlivesEnabled(false) }
+
 // Enqueue adds replies to the script; each chat request takes the next one.
 func (s *Server) Enqueue(r ...Reply) {
 	s.mu.Lock()

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 var llama = Model{Name: "llama3.2:1b", Family: "llama", ParameterSize: "1.2B", Quantization: "Q8_0", Capabilities: []string{"completion", "tools"}}
@@ -187,4 +189,31 @@ func TestNormalize(t *testing.T) {
 			t.Errorf("normalize(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// A server that closes each connection lets a client in a synctest bubble
+// wait: no connection stays idle on a socket, and the bubble's clock
+// moves once the answer is in.
+func TestCloseEachLetsABubblesClockMove(t *testing.T) {
+	s := New(llama)
+	defer s.Close()
+	s.CloseEach()
+	s.Enqueue(Reply{Content: "Hi there."})
+	synctest.Test(t, func(t *testing.T) {
+		hc := &http.Client{Transport: &http.Transport{}}
+		resp, err := hc.Post(s.URL+"/api/chat", "application/json", strings.NewReader(`{"model":"llama3.2:1b","messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if !resp.Close {
+			t.Error("the answer keeps the connection open")
+		}
+		before := time.Now()
+		time.Sleep(time.Hour)
+		if got := time.Since(before); got != time.Hour {
+			t.Errorf("an hour's sleep in the bubble took %v", got)
+		}
+	})
 }
