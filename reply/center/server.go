@@ -232,7 +232,8 @@ func checkConversationID(id string) error {
 
 // session finds or makes the conversation id for node. A new one is made
 // for an unknown id (conversation/start is optional, and a center that
-// restarted knows no conversation: its history is in the store); an
+// restarted knows no conversation: its history is in the store, its
+// client tools are gone); an
 // expired id is gone (410), another node's is not this node's (403). A
 // start of a running conversation replaces it: its tools and context are
 // the new ones, its history (in the store) stays.
@@ -256,6 +257,10 @@ func (s *Server) session(id string, node NodeInfo, nc NodeContext, tools []Tool,
 	sess, status, msg := s.open(id, node, nc, tools)
 	if sess == nil {
 		return nil, status, msg
+	}
+	if !starting {
+		s.log.Info("a command in a conversation the center does not hold: it is made anew, with none of the node's client tools (a node registers them at the start)",
+			"conversation", id, "node", node.ID)
 	}
 	s.mu.Lock()
 	if cur, ok := s.sessions[id]; ok && cur != old { // another request made it meanwhile
@@ -345,7 +350,7 @@ func (s *Server) existing(id, node string) (*session, int, string) {
 	if _, gone := s.expired[id]; gone {
 		return nil, http.StatusGone, "conversation " + id + " has expired; start a new one"
 	}
-	return nil, http.StatusNotFound, "no conversation " + id + " (the center may have restarted); start a new one"
+	return nil, http.StatusNotFound, "no conversation " + id + " on the center (it may have restarted); start it again"
 }
 
 // owned writes the record of whose sess's conversation is again when it

@@ -281,7 +281,19 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 		fail(w, http.StatusBadRequest, "voice_command is empty")
 		return
 	}
-	sess, status, msg := s.session(req.ConversationID, node, req.NodeContext, nil, false)
+	var sess *session
+	var status int
+	var msg string
+	if r.Header.Get(HeaderStartAgain) != "" {
+		// A node that starts the conversation again, its tools with it,
+		// when the center does not hold it (it restarted since).
+		sess, status, msg = s.existing(req.ConversationID, node.ID)
+	} else {
+		// Another (a Jarvis node) takes any answer but 200 for a failure
+		// and loses the question; a conversation the center does not hold
+		// is made anew, without the tools of a start the center forgot.
+		sess, status, msg = s.session(req.ConversationID, node, req.NodeContext, nil, false)
+	}
 	if sess == nil {
 		fail(w, status, msg)
 		return
