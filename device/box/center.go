@@ -103,7 +103,9 @@ func (b beside) Lookup(name string) (*command.Command, bool) {
 // Serve serves the nodes on [center] listen until ctx is done, over HTTPS
 // with the center's own certificate (plain HTTP when insecure), and the
 // household's web page on [web] listen. show, when set, tells the person
-// at the terminal where it serves.
+// at the terminal where it serves. It returns once what it ran has ended:
+// the replies under way stopped, the conversations' engines closed (within
+// stopWait), so that the store can close after it.
 func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) error {
 	cfg := c.cfg
 	// The first conversations get the tools of the MCP servers that start
@@ -141,13 +143,14 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	}
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	go srv.Expire(sctx)
+	// bg is what Serve runs beside the nodes' server, and waits for.
+	var bg sync.WaitGroup
+	bg.Go(func() { srv.Expire(sctx) })
 	go c.brain.watch(sctx)
-	var kept sync.WaitGroup
 	if warm, err := c.warmEngine(); err != nil {
 		c.log.Warn("the model's warm-up is not possible; it loads with the first question", "err", err)
 	} else {
-		kept.Go(func() { c.brain.keepModels(sctx, warm.Warm); warm.Close() })
+		bg.Go(func() { c.brain.keepModels(sctx, warm.Warm); warm.Close() })
 	}
 	if cfg.Web.MDNS && reachable(cfg.Center.Listen) {
 		// nodes find the center; the fingerprint lets them check it
@@ -159,15 +162,13 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 		defer close(pageDone)
 		c.servePage(sctx, show)
 	}()
-	defer func() { stop(); <-pageDone; kept.Wait() }()
+	defer func() { stop(); <-pageDone; bg.Wait() }()
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
-	go func() {
+	bg.Go(func() {
 		<-sctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(shut)
-	}()
+		c.stopServing(srv, hs)
+	})
 	if show != nil {
 		if insecure {
 			show(fmt.Sprintf("serving nodes on http://%s (plain HTTP: a trusted LAN only)", l.Addr()))
@@ -180,6 +181,24 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 		return err
 	}
 	return nil
+}
+
+// stopWait bounds the stop of the nodes' server: the conversations'
+// replies stopped and their engines closed, then the requests answered.
+const stopWait = 5 * time.Second
+
+// stopServing stops the nodes' server within stopWait: the conversations
+// first, so that no reply goes on and the requests waiting for one are
+// answered (the center is stopping), then the HTTP server.
+func (c *Center) stopServing(srv *center.Server, hs *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopWait)
+	defer cancel()
+	if err := srv.Close(ctx); err != nil {
+		c.log.Warn("the center stops with replies still unwinding", "err", err)
+	}
+	if err := hs.Shutdown(ctx); err != nil {
+		c.log.Warn("the center stops with requests of nodes still open", "err", err)
+	}
 }
 
 // media is what the center does for nodes too small to do it: its own
