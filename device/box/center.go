@@ -116,7 +116,9 @@ func (b beside) Lookup(name string) (*command.Command, bool) {
 // Serve serves the nodes on [center] listen until ctx is done, over HTTPS
 // with the center's own certificate (plain HTTP when insecure), and the
 // household's web page on [web] listen. show, when set, tells the person
-// at the terminal where it serves.
+// at the terminal where it serves. It returns once what it ran has ended:
+// the replies under way stopped, the conversations' engines closed (within
+// stopWait), so that the store can close after it.
 func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) error {
 	cfg := c.cfg
 	// The first conversations get the tools of the MCP servers that start
@@ -166,12 +168,10 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	defer func() { stop(); <-pageDone; kept.Wait() }()
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
-	go func() {
+	kept.Go(func() {
 		<-sctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(shut)
-	}()
+		c.stopServing(srv, hs)
+	})
 	if show != nil {
 		if insecure {
 			show(fmt.Sprintf("serving nodes on http://%s (plain HTTP: a trusted LAN only)", l.Addr()))
@@ -202,12 +202,30 @@ func (c *Center) nodes(media center.Media) (*center.Server, error) {
 }
 
 // upkeep runs beside the nodes' server, in wg, until ctx is done: it ends
-// the conversations nobody used for the lapse, and closes them all at
-// the end; and it writes the diary entries of those that lapsed, and of
+// the conversations nobody used for the lapse (stopServing closes the
+// rest); and it writes the diary entries of those that lapsed, and of
 // those a center before this one left, as a box's engine does.
 func (c *Center) upkeep(ctx context.Context, srv *center.Server, wg *sync.WaitGroup) {
 	wg.Go(func() { srv.Expire(ctx) })
 	wg.Go(func() { c.diary.Maintain(ctx, 30*time.Second) })
+}
+
+// stopWait bounds the stop of the nodes' server: the conversations'
+// replies stopped and their engines closed, then the requests answered.
+const stopWait = 5 * time.Second
+
+// stopServing stops the nodes' server within stopWait: the conversations
+// first, so that no reply goes on and the requests waiting for one are
+// answered (the center is stopping), then the HTTP server.
+func (c *Center) stopServing(srv *center.Server, hs *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopWait)
+	defer cancel()
+	if err := srv.Close(ctx); err != nil {
+		c.log.Warn("the center stops with replies still unwinding", "err", err)
+	}
+	if err := hs.Shutdown(ctx); err != nil {
+		c.log.Warn("the center stops with requests of nodes still open", "err", err)
+	}
 }
 
 // media is what the center does for nodes too small to do it: its own

@@ -41,6 +41,7 @@ var served = ollamatest.Model{Name: "llama3.2:3b", Family: "llama", ParameterSiz
 
 // centerSide is a center over a test model server and a real store.
 type centerSide struct {
+	t     testing.TB
 	model *replytest.Model
 	llm   *ollamatest.Server
 	db    *storage.DB
@@ -73,7 +74,7 @@ func newCenter(t testing.TB, dir string, o Options, tune ...func(*reply.Options)
 // center's do.
 func newCenterServing(t testing.TB, dir string, o Options, served ollamatest.Model, keep bool, tune ...func(*reply.Options)) *centerSide {
 	t.Helper()
-	c := &centerSide{model: replytest.New(), llm: ollamatest.New(served), wire: &wireLog{}}
+	c := &centerSide{t: t, model: replytest.New(), llm: ollamatest.New(served), wire: &wireLog{}}
 	t.Cleanup(c.llm.Close)
 	c.llm.Respond(c.model.Respond)
 	if dir == "" {
@@ -126,8 +127,19 @@ func newCenterServing(t testing.TB, dir string, o Options, served ollamatest.Mod
 func (c *centerSide) stop() {
 	c.http.CloseClientConnections()
 	c.http.Close()
-	c.srv.closeAll()
+	c.closeServer()
 	c.db.Close()
+}
+
+// closeServer closes the center's Server, as hark center does when it
+// stops; it fails the test when the replies do not unwind in a few
+// seconds.
+func (c *centerSide) closeServer() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.srv.Close(ctx); err != nil {
+		c.t.Error(err)
+	}
 }
 
 // nodeTools are the tools a Hark node offers (device/box's catalogue

@@ -138,21 +138,29 @@ var ErrUnreachable = errors.New("center: unreachable")
 // Start registers a conversation's client tools.
 func (c *Client) Start(ctx context.Context, req StartRequest) error {
 	var out StartResponse
-	return c.post(ctx, PathStart, req, nil, &out)
+	return c.post(ctx, PathStart, req, nil, &out, nil)
 }
 
 // Command sends what the user said; onSentence gets each sentence as the
 // center streams it, and "" each time the center says it is still waiting
-// for its model.
+// for its model. A conversation the center does not hold is made anew.
 func (c *Client) Command(ctx context.Context, req CommandRequest, onSentence func(string)) (Response, error) {
 	var out Response
-	return out, c.post(ctx, PathCommand, req, onSentence, &out)
+	return out, c.post(ctx, PathCommand, req, onSentence, &out, nil)
+}
+
+// commandStarted is Command in a conversation the node started: one the
+// center does not hold is answered 404 (a StatusError), for the node to
+// start it again with its tools (see HeaderStartAgain).
+func (c *Client) commandStarted(ctx context.Context, req CommandRequest, onSentence func(string)) (Response, error) {
+	var out Response
+	return out, c.post(ctx, PathCommand, req, onSentence, &out, http.Header{HeaderStartAgain: {"1"}})
 }
 
 // Continue sends tool results or the user's answer.
 func (c *Client) Continue(ctx context.Context, req ContinueRequest, onSentence func(string)) (Response, error) {
 	var out Response
-	return out, c.post(ctx, PathContinue, req, onSentence, &out)
+	return out, c.post(ctx, PathContinue, req, onSentence, &out, nil)
 }
 
 // Transcribe has the center transcribe a recording, a WAV file, as
@@ -173,7 +181,7 @@ func (c *Client) Transcribe(ctx context.Context, wav []byte, language string) (t
 		return "", "", fmt.Errorf("center: transcribe: %w", err)
 	}
 	var out Transcript
-	if err := c.send(ctx, http.MethodPost, PathTranscribe, mw.FormDataContentType(), body.Bytes(), nil, &out); err != nil {
+	if err := c.send(ctx, http.MethodPost, PathTranscribe, mw.FormDataContentType(), body.Bytes(), nil, &out, nil); err != nil {
 		return "", "", err
 	}
 	return out.Text, out.Language, nil
@@ -182,27 +190,27 @@ func (c *Client) Transcribe(ctx context.Context, wav []byte, language string) (t
 // Ping asks the center's status, for the link's health.
 func (c *Client) Ping(ctx context.Context) error {
 	var out map[string]any
-	return c.do(ctx, http.MethodGet, PathStatus, nil, nil, &out)
+	return c.send(ctx, http.MethodGet, PathStatus, "application/json", nil, nil, &out, nil)
 }
 
-func (c *Client) post(ctx context.Context, path string, body any, onSentence func(string), out any) error {
+// post sends body as JSON to path, with the headers in extra besides.
+func (c *Client) post(ctx context.Context, path string, body any, onSentence func(string), out any, extra http.Header) error {
 	b, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("center: %w", err)
+		return fmt.Errorf("center: %s: %w", path, err)
 	}
-	return c.do(ctx, http.MethodPost, path, b, onSentence, out)
+	return c.send(ctx, http.MethodPost, path, "application/json", b, onSentence, out, extra)
 }
 
-func (c *Client) do(ctx context.Context, method, path string, body []byte, onSentence func(string), out any) error {
-	return c.send(ctx, method, path, "application/json", body, onSentence, out)
-}
-
-func (c *Client) send(ctx context.Context, method, path, ctype string, body []byte, onSentence func(string), out any) error {
+func (c *Client) send(ctx context.Context, method, path, ctype string, body []byte, onSentence func(string), out any, extra http.Header) error {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.base.JoinPath(path).String(), bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("center: %w", err)
+	}
+	for k, v := range extra {
+		req.Header[k] = v
 	}
 	req.Header.Set("Authorization", "Bearer "+c.o.Credential)
 	req.Header.Set("Content-Type", ctype)

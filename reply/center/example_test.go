@@ -49,6 +49,7 @@ func ExampleNode() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer server.Close(context.Background()) // after the web server, before the store
 	web := httptest.NewServer(server.Handler())
 	defer web.Close()
 

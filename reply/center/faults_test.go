@@ -160,7 +160,7 @@ func TestCenterStopsMidAnswer(t *testing.T) {
 	}()
 	waitFor(t, func() bool { return chatsOfKind(c.llm) > 0 })
 	time.Sleep(100 * time.Millisecond) // the first sentence on its way
-	c.srv.closeAll()                   // what Expire does when the center's context ends
+	c.closeServer()                    // what hark center does when it stops
 	<-done
 	c.stop()
 	if err == nil || len(said) == 0 || said[len(said)-1] != Interrupted {

@@ -82,7 +82,7 @@ func TestRevokedNodeLeavesNoRecords(t *testing.T) {
 		}
 	}
 	leftWaiting(t, c, kitchen, "kitchen-3")
-	c.srv.closeAll()
+	c.closeServer()
 	if err := c.keys.Revoke(t.Context(), "kitchen"); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestUnendedReplyRecordLapses(t *testing.T) {
 	defer c.stop()
 	began := time.Now()
 	leftWaiting(t, c, addNode(t, c.keys, "pantry"), "pantry-1")
-	c.srv.closeAll()
+	c.closeServer()
 	count := func() int {
 		keys, err := c.db.Settings().Keys(t.Context(), turnPrefix)
 		if err != nil {

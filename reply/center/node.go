@@ -217,8 +217,10 @@ func (n *Node) offline(ctx context.Context, lang locale.Lang, text string, say f
 }
 
 // ask sends text to the center: a new command, or the answer to the
-// center's question. A conversation the center no longer knows (it
-// restarted, or the conversation lapsed there) is started afresh once.
+// center's question. A conversation the center does not hold (it
+// restarted) is started again once, with the node's tools; one that
+// lapsed there, or that it holds for an answer given up on, is replaced
+// by a new one.
 func (n *Node) ask(ctx context.Context, text string, answering bool, say func(string)) (resp Response, streamed bool, err error) {
 	for attempt := 0; ; attempt++ {
 		var conv string
@@ -231,16 +233,26 @@ func (n *Node) ask(ctx context.Context, text string, answering bool, say func(st
 			if answering {
 				resp, err = n.o.Client.Continue(ctx, ContinueRequest{ConversationID: conv, ValidationResponse: &text}, n.streamed(say))
 			} else {
-				resp, err = n.o.Client.Command(ctx, CommandRequest{VoiceCommand: text, ConversationID: conv, NodeContext: n.context()}, n.streamed(say))
+				resp, err = n.o.Client.commandStarted(ctx, CommandRequest{VoiceCommand: text, ConversationID: conv, NodeContext: n.context()}, n.streamed(say))
 			}
 			return err
 		})
 		var se *StatusError
-		// 404, 410: the center no longer knows the conversation; 409: it
-		// still holds it for an answer this node gave up on (a cancel that
-		// never reached it).
-		if errors.As(err, &se) && (se.Code == 404 || se.Code == 410 || se.Code == 409) && attempt == 0 {
-			n.log.Info("the center no longer knows the conversation, or holds it still; starting a new one", "conversation", conv, "status", se.Code)
+		switch {
+		case !errors.As(err, &se) || attempt > 0:
+		case se.Code == 404:
+			// The center does not hold the conversation (it restarted
+			// since the start, quietly or not): started again, with the
+			// node's tools, it goes on from its history in the store.
+			n.log.Info("the center does not hold the conversation; starting it again", "conversation", conv)
+			n.unstart()
+			answering = false // the question went with the center's memory; its words are in the history
+			continue
+		case se.Code == 410 || se.Code == 409:
+			// 410: the conversation lapsed on the center; 409: the center
+			// still holds it for an answer this node gave up on (a cancel
+			// that never reached it).
+			n.log.Info("the conversation lapsed on the center, or is held there still; starting a new one", "conversation", conv, "status", se.Code)
 			n.forget()
 			answering = false // the question went with the conversation
 			continue

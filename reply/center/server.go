@@ -75,6 +75,8 @@ type Options struct {
 type Server struct {
 	o   Options
 	log *slog.Logger
+	// engines builds a conversation's engine: Options.Engine's.
+	engines func(Conversation) (engine, error)
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -84,9 +86,13 @@ type Server struct {
 
 	zonesWarned warnedZones // time zones a node sent that the center cannot read
 	greeted     atomic.Uint64
+
+	closed  bool           // Close was called: no reply begins
+	replies sync.WaitGroup // the replies' goroutines
 }
 
-// NewServer returns a Server; run Expire in the background.
+// NewServer returns a Server; run Expire in the background, and Close it
+// when it stops.
 func NewServer(o Options) (*Server, error) {
 	if o.Keys == nil || o.Engine == nil {
 		return nil, errors.New("center: a server needs keys and an engine")
@@ -123,17 +129,36 @@ func NewServer(o Options) (*Server, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{o: o, log: o.Log.With("pkg", "center"), sessions: map[string]*session{},
-		expired: map[string]time.Time{}, limits: map[string]*rate.Limiter{}}, nil
+	s := &Server{o: o, log: o.Log.With("pkg", "center"), sessions: map[string]*session{},
+		expired: map[string]time.Time{}, limits: map[string]*rate.Limiter{}}
+	s.engines = func(c Conversation) (engine, error) {
+		e, err := o.Engine(c)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
+	return s, nil
 }
+
+// engine is a conversation's reply engine, as the server uses it.
+type engine interface {
+	Reply(ctx context.Context, q reply.Query, say func(sentence string)) (reply.Result, error)
+	// Close lets the engine go; nothing uses it after.
+	Close()
+}
+
+var _ engine = (*reply.Engine)(nil)
 
 // session is one node conversation.
 type session struct {
 	id, node string
 	nc       NodeContext
-	engine   *reply.Engine
-	ctx      context.Context // ends when the conversation lapses or is replaced
+	engine   engine
+	ctx      context.Context // ends when the conversation ends (end)
 	cancel   context.CancelFunc
+	work     *sync.WaitGroup // the server's, which holds the replies' goroutines
+	closeEng sync.Once       // the engine's Close
 
 	mu      sync.Mutex
 	used    time.Time
@@ -141,7 +166,37 @@ type session struct {
 	turn    *run      // the reply under way, or nil
 	asked   string    // the tool_call_id of the question the reply ended on
 	held    *parked   // what the reply did after a result a stream could not voice
+	replies int       // goroutines of replies (one under way, others unwinding)
+	ended   bool      // the conversation ended: no reply begins
 }
+
+// end ends the conversation (it lapsed, was replaced, or the center
+// stops): the reply under way is stopped, no other begins, and the engine
+// is closed once no reply uses it, now or as the last one unwinds.
+func (sess *session) end() {
+	sess.cancel()
+	sess.mu.Lock()
+	sess.ended = true
+	idle := sess.replies == 0
+	sess.mu.Unlock()
+	if idle {
+		sess.closeEngine()
+	}
+}
+
+// unwound is a reply's goroutine's last word: the engine of a
+// conversation that ended is closed with the last reply that used it.
+func (sess *session) unwound() {
+	sess.mu.Lock()
+	sess.replies--
+	last := sess.ended && sess.replies == 0
+	sess.mu.Unlock()
+	if last {
+		sess.closeEngine()
+	}
+}
+
+func (sess *session) closeEngine() { sess.closeEng.Do(sess.engine.Close) }
 
 // parked is what a reply did after the tool result with id callID, taken
 // by a /continue/stream that could not voice it: the node sends the same
@@ -232,7 +287,8 @@ func checkConversationID(id string) error {
 
 // session finds or makes the conversation id for node. A new one is made
 // for an unknown id (conversation/start is optional, and a center that
-// restarted knows no conversation: its history is in the store); an
+// restarted knows no conversation: its history is in the store, its
+// client tools are gone); an
 // expired id is gone (410), another node's is not this node's (403). A
 // start of a running conversation replaces it: its tools and context are
 // the new ones, its history (in the store) stays.
@@ -240,6 +296,9 @@ func (s *Server) session(id string, node NodeInfo, nc NodeContext, tools []Tool,
 	s.mu.Lock()
 	old, ok := s.sessions[id]
 	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return nil, http.StatusServiceUnavailable, stopping
 	case ok && old.node != node.ID:
 		s.mu.Unlock()
 		return nil, http.StatusForbidden, "conversation " + id + " belongs to another node"
@@ -257,11 +316,19 @@ func (s *Server) session(id string, node NodeInfo, nc NodeContext, tools []Tool,
 	if sess == nil {
 		return nil, status, msg
 	}
+	if !starting {
+		s.log.Info("a command in a conversation the center does not hold: it is made anew, with none of the node's client tools (a node registers them at the start)",
+			"conversation", id, "node", node.ID)
+	}
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		sess.end()
+		return nil, http.StatusServiceUnavailable, stopping
+	}
 	if cur, ok := s.sessions[id]; ok && cur != old { // another request made it meanwhile
 		s.mu.Unlock()
-		sess.cancel()
-		sess.engine.Close()
+		sess.end()
 		if cur.node != node.ID {
 			return nil, http.StatusForbidden, "conversation " + id + " belongs to another node"
 		}
@@ -270,8 +337,7 @@ func (s *Server) session(id string, node NodeInfo, nc NodeContext, tools []Tool,
 	s.sessions[id] = sess
 	s.mu.Unlock()
 	if old != nil {
-		old.cancel()
-		old.engine.Close()
+		old.end()
 		s.log.Info("conversation started again: its tools are replaced", "conversation", id, "node", node.ID, "client_tools", len(tools))
 	} else {
 		s.log.Info("conversation started", "conversation", id, "node", node.ID, "client_tools", len(tools))
@@ -304,7 +370,7 @@ func (s *Server) open(id string, node NodeInfo, nc NodeContext, tools []Tool) (*
 			cmds = append(cmds, recorded(c))
 		}
 	}
-	sess := &session{id: id, node: node.ID, nc: nc, used: time.Now(), claimed: time.Now()}
+	sess := &session{id: id, node: node.ID, nc: nc, used: time.Now(), claimed: time.Now(), work: &s.replies}
 	sess.ctx, sess.cancel = context.WithCancel(context.Background())
 	for _, t := range tools {
 		c, err := clientCommand(t, sess, s.o.ToolTimeout)
@@ -321,7 +387,7 @@ func (s *Server) open(id string, node NodeInfo, nc NodeContext, tools []Tool) (*
 		sess.cancel()
 		return nil, http.StatusBadRequest, "client_tools: " + err.Error()
 	}
-	eng, err := s.o.Engine(Conversation{ID: id, Node: nc, Location: loc, Commands: reg})
+	eng, err := s.engines(Conversation{ID: id, Node: nc, Location: loc, Commands: reg})
 	if err != nil {
 		sess.cancel()
 		return nil, http.StatusInternalServerError, s.internal("starting the conversation", err)
@@ -336,6 +402,8 @@ func (s *Server) existing(id, node string) (*session, int, string) {
 	defer s.mu.Unlock()
 	sess, ok := s.sessions[id]
 	switch {
+	case s.closed:
+		return nil, http.StatusServiceUnavailable, stopping
 	case ok && sess.node != node:
 		return nil, http.StatusForbidden, "conversation " + id + " belongs to another node"
 	case ok:
@@ -345,7 +413,7 @@ func (s *Server) existing(id, node string) (*session, int, string) {
 	if _, gone := s.expired[id]; gone {
 		return nil, http.StatusGone, "conversation " + id + " has expired; start a new one"
 	}
-	return nil, http.StatusNotFound, "no conversation " + id + " (the center may have restarted); start a new one"
+	return nil, http.StatusNotFound, "no conversation " + id + " on the center (it may have restarted); start it again"
 }
 
 // owned writes the record of whose sess's conversation is again when it
@@ -383,7 +451,7 @@ func (sess *session) current() *run {
 
 // Expire ends conversations unused for the lapse, and deletes the
 // records of whose each conversation is once they guard nothing (at its
-// first look, then hourly), until ctx is done.
+// first look, then hourly), until ctx is done; Close ends the others.
 func (s *Server) Expire(ctx context.Context) {
 	t := time.NewTicker(max(s.o.Lapse/4, time.Second))
 	defer t.Stop()
@@ -391,7 +459,6 @@ func (s *Server) Expire(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			s.closeAll()
 			return
 		case <-t.C:
 		}
@@ -453,21 +520,51 @@ func (s *Server) expire(now time.Time) {
 	}
 	s.mu.Unlock()
 	for _, sess := range gone {
-		sess.cancel()
-		sess.engine.Close()
+		sess.end()
 		s.log.Info("conversation expired", "conversation", sess.id, "node", sess.node)
 	}
 }
 
-func (s *Server) closeAll() {
+// stopping is what a node is told once the center is closing.
+const stopping = "the center is stopping; ask again in a moment"
+
+// Close ends the server's conversations: a request from now on begins
+// none and no reply (503), the replies under way are stopped, and the
+// engine of each conversation is closed once its replies have unwound.
+// It waits for that, and for every reply's goroutine to end, until ctx is
+// done, and then reports ctx's error; the engines of replies still
+// unwinding are closed as they end. Call it when the server stops, beside
+// the end of the Handler's serving and of Expire's context; a second call
+// waits again.
+func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
+	s.closed = true
 	all := s.sessions
 	s.sessions = map[string]*session{}
 	s.mu.Unlock()
-	for _, sess := range all {
-		sess.cancel()
-		sess.engine.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ends sync.WaitGroup
+		for _, sess := range all {
+			ends.Go(sess.end) // an engine's Close may wait a little (reply.CloseWait)
+		}
+		ends.Wait()
+		s.replies.Wait()
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("center: close: replies still unwinding: %w", context.Cause(ctx))
 	}
+}
+
+// closing reports whether Close was called.
+func (s *Server) closing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // Conversations is how many conversations are open.

@@ -53,18 +53,30 @@ func (oc outcome) spoken() bool {
 	return oc.call == nil && oc.done != nil && !oc.done.FollowUp && strings.TrimSpace(strings.Join(oc.said, "")) != ""
 }
 
-// begin starts a reply to text, unless one is under way; led records
-// what its tools do.
+// errEnded: the conversation ended before its reply could begin.
+var errEnded = errors.New("center: the conversation ended")
+
+// begin starts a reply to text, unless one is under way or the
+// conversation ended (errEnded); led records what its tools do. The
+// reply's goroutine is the server's (session.work), and the last to use
+// the engine of a conversation that ended closes it.
 func (sess *session) begin(text string, led *ledger, log *slog.Logger) (*run, error) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if sess.turn != nil {
+	switch {
+	case sess.ended:
+		return nil, errEnded
+	case sess.turn != nil:
 		return nil, fmt.Errorf("conversation %s is still answering the last request", sess.id)
 	}
 	ctx, stop := context.WithCancel(sess.ctx)
 	tr := &run{voice: text, events: make(chan event, 64), results: make(chan ToolResult, 1), stop: stop, led: led}
 	sess.turn, sess.held = tr, nil
+	sess.replies++
+	sess.work.Add(1)
 	go func() {
+		defer sess.work.Done()
+		defer sess.unwound()
 		defer stop()
 		q := reply.Query{Text: text, Client: sess.node, Hold: func(h reply.Hold) {
 			tr.send(sess.ctx, event{sentence: h.Line, hold: true})
@@ -250,11 +262,23 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 }
 
 // ended answers a request whose conversation ended while it waited: it
-// lapsed, or a new start replaced it.
+// lapsed, a new start replaced it, or the center is stopping.
 func (s *Server) ended(w http.ResponseWriter, sess *session) {
-	if sess.ctx.Err() != nil {
-		fail(w, http.StatusGone, "conversation "+sess.id+" ended while answering (it lapsed or was started again)")
+	if s.closing() {
+		fail(w, http.StatusServiceUnavailable, stopping)
+		return
 	}
+	fail(w, http.StatusGone, "conversation "+sess.id+" ended while answering (it lapsed or was started again)")
+}
+
+// refused answers a request whose reply could not begin: the conversation
+// still answers the last request, or it ended meanwhile.
+func (s *Server) refused(w http.ResponseWriter, sess *session, err error) {
+	if errors.Is(err, errEnded) {
+		s.ended(w, sess)
+		return
+	}
+	fail(w, http.StatusConflict, err.Error())
 }
 
 func (s *Server) command(w http.ResponseWriter, r *http.Request, node NodeInfo) {
@@ -281,7 +305,19 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 		fail(w, http.StatusBadRequest, "voice_command is empty")
 		return
 	}
-	sess, status, msg := s.session(req.ConversationID, node, req.NodeContext, nil, false)
+	var sess *session
+	var status int
+	var msg string
+	if r.Header.Get(HeaderStartAgain) != "" {
+		// A node that starts the conversation again, its tools with it,
+		// when the center does not hold it (it restarted since).
+		sess, status, msg = s.existing(req.ConversationID, node.ID)
+	} else {
+		// Another (a Jarvis node) takes any answer but 200 for a failure
+		// and loses the question; a conversation the center does not hold
+		// is made anew, without the tools of a start the center forgot.
+		sess, status, msg = s.session(req.ConversationID, node, req.NodeContext, nil, false)
+	}
 	if sess == nil {
 		fail(w, status, msg)
 		return
@@ -289,7 +325,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 	s.owned(r.Context(), sess)
 	tr, err := sess.begin(req.VoiceCommand, s.openLedger(r.Context(), sess, req.VoiceCommand), s.o.Log)
 	if err != nil {
-		fail(w, http.StatusConflict, err.Error())
+		s.refused(w, sess, err)
 		return
 	}
 	if !stream {
@@ -385,7 +421,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, sess *session, t
 	sess.mu.Unlock()
 	tr, err := sess.begin(text, s.openLedger(r.Context(), sess, asked+"\x00"+text), s.o.Log)
 	if err != nil {
-		fail(w, http.StatusConflict, err.Error())
+		s.refused(w, sess, err)
 		return
 	}
 	sess.mu.Lock()

@@ -23,7 +23,9 @@
 // generated, then the same final object, so the node speaks the first
 // sentence early; while the answer waits for the center's model (its load,
 // or other nodes' turns) a line {"waiting": true} every few seconds says
-// the center is alive; and GET /api/v0/status.
+// the center is alive; a command sent with X-Hark-Start-Again in a
+// conversation the center does not hold is answered 404, and the node
+// starts the conversation again with its tools; and GET /api/v0/status.
 package center
 
 import (
@@ -61,6 +63,15 @@ const (
 
 // NDJSON is the media type of a streamed answer.
 const NDJSON = "application/x-ndjson"
+
+// HeaderStartAgain, sent with a command (any value), says the node starts
+// its conversation again, with its tools, when the center answers 404: the
+// running center does not hold the conversation (it restarted since the
+// start), and a conversation made anew for the command would have none of
+// the node's tools. Without it (a Jarvis node, which takes any answer but
+// 200 for a failure and loses the question) such a command is answered in
+// the conversation made anew.
+const HeaderStartAgain = "X-Hark-Start-Again"
 
 // NodeContext tells the center which speaker is asking and where it is.
 // A Jarvis node sends only its time zone (and a speaker it recognized);

@@ -1,0 +1,240 @@
+package center
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/harkbox/hark/reply"
+)
+
+// memSettings is a Settings in memory, for tests with no store.
+type memSettings struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func newMemSettings() *memSettings { return &memSettings{m: map[string][]byte{}} }
+
+func (s *memSettings) Get(_ context.Context, key string, v any) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.m[key]
+	if !ok {
+		return false, nil
+	}
+	return true, json.Unmarshal(b, v)
+}
+
+func (s *memSettings) Set(_ context.Context, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[key] = b
+	return nil
+}
+
+func (s *memSettings) Delete(_ context.Context, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, key)
+	return nil
+}
+
+func (s *memSettings) Keys(_ context.Context, prefix string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var keys []string
+	for k := range s.m {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// lingering is a conversation's engine whose reply says a sentence, waits
+// for its end, and then takes a second to unwind (the turn's dialogue
+// written, its diary entry begun), as a real one does. It records what is
+// done with it after its Close.
+type lingering struct {
+	conv string
+
+	mu     sync.Mutex
+	closed bool
+	late   []string // what was done with the engine after its Close
+}
+
+func (e *lingering) use(what string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		e.late = append(e.late, what)
+	}
+}
+
+func (e *lingering) Reply(ctx context.Context, q reply.Query, say func(string)) (reply.Result, error) {
+	e.use("a reply began")
+	say("Let me see.")
+	<-ctx.Done()
+	time.Sleep(time.Second)
+	e.use("a reply unwound")
+	return reply.Result{}, ctx.Err()
+}
+
+func (e *lingering) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		e.late = append(e.late, "closed twice")
+	}
+	e.closed = true
+}
+
+// lingeringCenter is a server whose conversations' engines are lingering
+// ones, kept in engines, with one enrolled node whose credential it
+// returns.
+func lingeringCenter(t *testing.T) (*Server, string, func() []*lingering) {
+	t.Helper()
+	keys := NewKeys(newMemSettings())
+	cred, err := keys.Add(t.Context(), "kitchen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewServer(Options{Keys: keys, Engine: func(Conversation) (*reply.Engine, error) { return nil, errors.New("unused") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var made []*lingering
+	srv.engines = func(c Conversation) (engine, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		e := &lingering{conv: c.ID}
+		made = append(made, e)
+		return e, nil
+	}
+	return srv, cred, func() []*lingering {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(made)
+	}
+}
+
+// post sends body to path of h as the node of cred, and returns the
+// answer's status and body.
+func post(h http.Handler, cred, path, body string) (int, string) {
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req.Header.Set("X-API-Key", cred)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+// checkEngines fails the test for an engine not closed, or used after its
+// Close.
+func checkEngines(t *testing.T, engines []*lingering) {
+	t.Helper()
+	for _, e := range engines {
+		e.mu.Lock()
+		if !e.closed {
+			t.Errorf("the engine of %s was never closed", e.conv)
+		}
+		if len(e.late) > 0 {
+			t.Errorf("the engine of %s was used after its Close: %q", e.conv, e.late)
+		}
+		e.mu.Unlock()
+	}
+}
+
+// TestCloseWaitsForTheReplies: the center closes while two conversations
+// answer. Their replies are stopped, each engine is closed once its reply
+// has unwound and never used after, the nodes are told the center stopped
+// (503), a command after Close begins no reply, and no goroutine of the
+// center is left (synctest.Test fails for one still blocked).
+func TestCloseWaitsForTheReplies(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, cred, engines := lingeringCenter(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		expired := make(chan struct{})
+		go func() {
+			defer close(expired)
+			srv.Expire(ctx)
+		}()
+		h := srv.Handler()
+		codes := make(chan int, 2)
+		for _, conv := range []string{"kitchen-1", "kitchen-2"} {
+			go func() {
+				code, _ := post(h, cred, PathCommand, `{"voice_command": "how long do eggs take", "conversation_id": "`+conv+`"}`)
+				codes <- code
+			}()
+		}
+		synctest.Wait() // both replies under way
+		if n := len(engines()); n != 2 {
+			t.Fatalf("%d engines, want the two conversations'", n)
+		}
+		if err := srv.Close(t.Context()); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		checkEngines(t, engines())
+		for range 2 {
+			if code := <-codes; code != http.StatusServiceUnavailable {
+				t.Errorf("a command answering when the center closed: %d, want 503", code)
+			}
+		}
+		for _, path := range []string{PathStart, PathCommand} {
+			code, body := post(h, cred, path, `{"voice_command": "and now", "conversation_id": "kitchen-3"}`)
+			if code != http.StatusServiceUnavailable || !strings.Contains(body, "stopping") {
+				t.Errorf("%s after Close: %d %s; want 503, the center stopping", path, code, body)
+			}
+		}
+		if n := len(engines()); n != 2 {
+			t.Errorf("%d engines after Close, want no new one", n)
+		}
+		cancel()
+		<-expired
+	})
+}
+
+// TestStartAgainWaitsForTheReplyItEnds: a start of a conversation whose
+// reply is under way replaces it: the reply is stopped, and its engine is
+// closed once the reply has unwound, not under it.
+func TestStartAgainWaitsForTheReplyItEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, cred, engines := lingeringCenter(t)
+		defer srv.Close(t.Context())
+		h := srv.Handler()
+		const start = `{"conversation_id": "kitchen-1", "node_context": {"timezone": "UTC"}}`
+		if code, body := post(h, cred, PathStart, start); code != http.StatusOK {
+			t.Fatalf("start: %d %s", code, body)
+		}
+		answered := make(chan int, 1)
+		go func() {
+			code, _ := post(h, cred, PathCommand, `{"voice_command": "how long do eggs take", "conversation_id": "kitchen-1"}`)
+			answered <- code
+		}()
+		synctest.Wait() // the reply is under way
+		if code, body := post(h, cred, PathStart, start); code != http.StatusOK {
+			t.Fatalf("the start again: %d %s", code, body)
+		}
+		if code := <-answered; code != http.StatusGone {
+			t.Errorf("the command of the conversation started again: %d, want 410", code)
+		}
+		time.Sleep(2 * time.Second) // the old reply unwinds
+		synctest.Wait()
+		old := engines()[0]
+		checkEngines(t, []*lingering{old})
+	})
+}
