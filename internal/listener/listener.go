@@ -1,7 +1,8 @@
 // Package listener shapes what a server accepts: Capped bounds the
 // connections one address may hold open (a slow or idle flood costs the box
 // no more), and Split serves TLS and plain HTTP on one port, so a browser
-// sent to http:// is told to come back on https://.
+// sent to http:// is told to come back on https://. Pipe is a listener of
+// in-memory connections, for a server answered in the same process.
 package listener
 
 import (
