@@ -113,7 +113,7 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 		s.mu.Lock()
 		s.ringing[id] = a.Item
 		s.mu.Unlock()
-		r.Ring(Alert{ID: id, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed(), Done: func() { s.stopped(id) }})
+		r.Ring(Alert{ID: id, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed(a.At), Done: func() { s.stopped(id) }})
 	})
 	if err != nil && ctx.Err() == nil {
 		return err
