@@ -265,6 +265,7 @@ var de = map[string]string{
 	"Could you say that again another way?": "Kannst du das anders sagen?",
 	"While my speaker was gone, an alert went off: %s":                                                                                    "Während mein Lautsprecher weg war, hat sich etwas gemeldet: %s",
 	"While my speaker was gone, an alert went off at %s: %s":                                                                              "Während mein Lautsprecher weg war, hat sich um %s etwas gemeldet: %s",
+	"While my speaker was gone, an alert went off yesterday at %s: %s":                                                                    "Während mein Lautsprecher weg war, hat sich gestern um %s etwas gemeldet: %s",
 	"I can't set an alarm for a particular day until my clock is set; I'm still getting the time.":                                        "Einen Wecker für einen bestimmten Tag kann ich erst stellen, wenn meine Uhr gestellt ist; ich hole mir gerade die Zeit.",
 	"Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.":                                                "Wecker für %s gestellt. Meine Uhr ist noch nicht gestellt; er klingelt um das nächste %s, sobald sie es ist.",
 	"I can't set reminders for a time of day until my clock is set; I'm still getting the time. A reminder in so many minutes works now.": "Erinnerungen zu einer Uhrzeit kann ich erst stellen, wenn meine Uhr gestellt ist; ich hole mir gerade die Zeit. Eine Erinnerung in so und so vielen Minuten geht schon.",

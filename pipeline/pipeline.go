@@ -185,6 +185,7 @@ type Pipeline struct {
 	feeds   feedSet
 	turns   uint64        // turn counter, owned by Run
 	alertCh chan struct{} // a wake-up: an alert was queued
+	tellCh  chan struct{} // a wake-up: an alert from before this run is to be told
 	alerts  alertState
 	echo    *echo // when the box's own sound will have died away
 
@@ -263,7 +264,7 @@ func New(opts Options) (*Pipeline, error) {
 	if opts.Speaker != nil {
 		opts.Speaker = echoSpeaker{Speaker: opts.Speaker, e: e}
 	}
-	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan struct{}, 1), echo: e}, nil
+	return &Pipeline{opts: opts, log: log.With("pkg", "pipeline"), alertCh: make(chan struct{}, 1), tellCh: make(chan struct{}, 1), echo: e}, nil
 }
 
 // Subscribe returns a Feed that receives every state the pipeline publishes

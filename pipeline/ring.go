@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -28,6 +29,17 @@ type Alert struct {
 	// however it stopped (a press, Stop, StopAlerts, StopAlert, RingFor),
 	// or was dropped before it rang.
 	Done func()
+	// Unheard, when set, is called once if the alert rang unheard (the
+	// speaker failed; only the lights showed it) and, having a Missed, is
+	// kept to be told; it is called before the alert can be told, and may
+	// block briefly (to record it, so a restart does not lose it).
+	Unheard func()
+	// Told, when set, is called once Missed needs telling no more: it was
+	// said (the speaker took it), or a press cut the telling short before
+	// it (what was not told then is not told). It is not called while
+	// the alert is kept for a later try: the speaker or the voice failed,
+	// an alert came due first, or Run ended. It may block briefly.
+	Told func()
 	// also are the alerts announced with this one (they came due while it
 	// waited): stopping it stops them, and each is done with it.
 	also []Alert
@@ -53,6 +65,26 @@ func (a Alert) done() {
 	}
 }
 
+// unheard reports that a (and those announced with it) rang unheard.
+func (a Alert) unheard() {
+	if a.Unheard != nil {
+		a.Unheard()
+	}
+	for _, b := range a.also {
+		b.unheard()
+	}
+}
+
+// told reports that a (and those announced with it) need telling no more.
+func (a Alert) told() {
+	if a.Told != nil {
+		a.Told()
+	}
+	for _, b := range a.also {
+		b.told()
+	}
+}
+
 // MissedProbe is how often, while an alert could not be heard, the
 // pipeline tries the speaker again to say what was missed.
 const MissedProbe = 30 * time.Second
@@ -64,6 +96,21 @@ func (p *Pipeline) Ring(a Alert) {
 	p.alerts.push(a)
 	select {
 	case p.alertCh <- struct{}{}:
+	default: // Run has a wake-up waiting already
+	}
+}
+
+// Tell keeps an alert that rang unheard before this run (its Unheard was
+// called in an earlier run of the box, which ended before it was told) to
+// be told like one that rings unheard now: as soon as the box is idle and
+// the speaker plays. It never blocks, and it does not ring. Of a, Tell
+// uses ID, Missed, Language and Told; one without Missed is not kept.
+func (p *Pipeline) Tell(a Alert) {
+	if !p.alerts.miss(a) {
+		return
+	}
+	select {
+	case p.tellCh <- struct{}{}:
 	default: // Run has a wake-up waiting already
 	}
 }
@@ -162,14 +209,16 @@ func (s *alertState) stop(id string) bool {
 	return any
 }
 
-// miss keeps an alert nobody heard, to be told later.
-func (s *alertState) miss(a Alert) {
+// miss keeps an alert nobody heard, to be told later, reporting whether
+// it did: one with nothing to tell is not kept.
+func (s *alertState) miss(a Alert) bool {
 	if a.Missed == "" {
-		return
+		return false
 	}
 	s.mu.Lock()
 	s.missed = append(s.missed, a)
 	s.mu.Unlock()
+	return true
 }
 
 // keep puts back alerts nobody heard that could not be told yet, before
@@ -210,6 +259,9 @@ type ringer struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 	telling bool // it tells what rang unheard
+	// yield, of a telling, stops it keeping what it has not told yet: an
+	// alert came due, and rings first.
+	yield func()
 }
 
 // ring plays an alert: its announcement, then a double beep every two
@@ -231,7 +283,10 @@ func (p *Pipeline) ring(ctx context.Context, a Alert) *ringer {
 		p.publish(voice.Status{State: voice.Ringing, Turn: p.turns, Text: a.Announcement})
 		if !p.playAlert(rctx, a) {
 			p.log.Warn("alert could not be heard: no working speaker; it rings silently and is told when the speaker is back", "alert_id", a.ID)
-			p.alerts.miss(a)
+			if a.Missed != "" {
+				a.unheard() // recorded before it can be told, so never after
+				p.alerts.miss(a)
+			}
 			<-rctx.Done() // ring silently until stopped
 		}
 		p.alerts.mu.Lock()
@@ -342,18 +397,33 @@ func ringOn(ctx context.Context, spk Speaker, speech *pcm.Buffer, played func())
 	}
 }
 
-// tell says what rang while the speaker was gone, if the speaker is back;
-// what it cannot say is kept for the next try: all of it when the speaker
-// does not open, the alert it was telling and those after it when a write
-// fails (the playback is dropped then, not drained). A press cuts it
-// short: what was not told yet is not told.
+// errYield is why a telling stops when an alert comes due.
+var errYield = errors.New("pipeline: an alert came due")
+
+// tell says what rang while the speaker was gone, if the speaker is back,
+// reporting each alert told (Told) once the speaker took it. What it
+// cannot say is kept for the next try: all of it when the speaker does not
+// open, the alert it was telling and those after it when a write fails
+// (the playback is dropped then, not drained) or the voice fails, or when
+// an alert comes due (it rings first) or Run ends. A press cuts it short:
+// what was not told yet is not told.
 func (p *Pipeline) tell(ctx context.Context) *ringer {
 	missed := p.alerts.takeMissed()
-	rctx, cancel := context.WithCancel(ctx)
-	r := &ringer{cancel: cancel, done: make(chan struct{}), telling: true}
+	rctx, cancel := context.WithCancelCause(ctx)
+	r := &ringer{cancel: func() { cancel(nil) }, yield: func() { cancel(errYield) }, done: make(chan struct{}), telling: true}
+	// cutShort settles what a telling stopped before it was told.
+	cutShort := func(rest []Alert) {
+		if ctx.Err() != nil || errors.Is(context.Cause(rctx), errYield) {
+			p.alerts.keep(rest)
+			return
+		}
+		for _, a := range rest {
+			a.told()
+		}
+	}
 	go func() {
 		defer close(r.done)
-		defer cancel()
+		defer cancel(nil)
 		spk := p.opts.Speaker
 		if spk == nil {
 			p.alerts.keep(missed)
@@ -361,6 +431,10 @@ func (p *Pipeline) tell(ctx context.Context) *ringer {
 		}
 		pb, err := spk.Open(rctx)
 		if err != nil {
+			if rctx.Err() != nil {
+				cutShort(missed)
+				return
+			}
 			p.alerts.keep(missed)
 			return
 		}
@@ -369,23 +443,37 @@ func (p *Pipeline) tell(ctx context.Context) *ringer {
 			p.log.Info("telling an alert nobody heard", "alert_id", a.ID)
 			p.publish(voice.Status{State: voice.Speaking, Turn: p.turns, Text: a.Missed})
 			if p.opts.Synthesizer == nil {
+				a.told() // shown, with no voice to say it
 				continue
 			}
 			b, err := p.opts.Synthesizer.Synthesize(locale.WithLanguage(rctx, a.Language), a.Missed)
-			if err != nil {
-				break // a press, or no voice to tell it with: told as far as it could be
-			}
-			if err := pb.Write(rctx, pcm.Convert(b, rate, ch)); err != nil {
-				if rctx.Err() != nil {
-					break // a press
-				}
-				drop(rctx, pb)
+			if err != nil && rctx.Err() == nil {
+				// No voice to tell it with: what was told plays out.
 				p.alerts.keep(missed[i:])
 				if p.alerts.failedTelling(true) {
-					p.log.Warn("the speaker failed telling an alert nobody heard; it is kept and told when the speaker plays again", "alert_id", a.ID, "err", err)
+					p.log.Warn("the voice failed telling an alert nobody heard; it is kept, with those after it, and told at the next try", "alert_id", a.ID, "err", err)
 				}
+				pb.Close(rctx)
 				return
 			}
+			if err == nil {
+				err = pb.Write(rctx, pcm.Convert(b, rate, ch))
+			}
+			switch {
+			case err == nil:
+				a.told()
+				continue
+			case rctx.Err() != nil:
+				drop(rctx, pb)
+				cutShort(missed[i:])
+				return
+			}
+			drop(rctx, pb) // not drained: it may be stalled
+			p.alerts.keep(missed[i:])
+			if p.alerts.failedTelling(true) {
+				p.log.Warn("the speaker failed telling an alert nobody heard; it is kept, with those after it, and told when the speaker plays again", "alert_id", a.ID, "err", err)
+			}
+			return
 		}
 		p.alerts.failedTelling(false)
 		if err := pb.Close(rctx); err != nil && rctx.Err() == nil {

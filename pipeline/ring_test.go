@@ -1,12 +1,17 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 )
 
@@ -385,4 +390,194 @@ func TestStopAlertByID(t *testing.T) {
 		}
 		h.stop(t)
 	})
+}
+
+// callbacks records, in order, the Unheard and Told calls of the alerts
+// it makes.
+type callbacks struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (c *callbacks) alert(id, missed string) Alert {
+	note := func(what string) func() {
+		return func() {
+			c.mu.Lock()
+			c.got = append(c.got, what+" "+id)
+			c.mu.Unlock()
+		}
+	}
+	return Alert{ID: id, Announcement: "Your " + id + " timer is done.", Missed: missed, Unheard: note("unheard"), Told: note("told")}
+}
+
+func (c *callbacks) calls() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.got)
+}
+
+// TestMissedAlertIsReportedUnheardThenTold: an alert that rings while the
+// speaker is gone is reported unheard once, before it can be told, and
+// told once the speaker took the telling; not before, however long the
+// speaker stays gone.
+func TestMissedAlertIsReportedUnheardThenTold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		var c callbacks
+		h.spk.unplug(true)
+		h.p.Ring(c.alert("tea", "While my speaker was gone, your tea timer went off."))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := c.calls(); !slices.Equal(got, []string{"unheard tea"}) {
+			t.Fatalf("a minute of ringing silently: %v, want it reported unheard", got)
+		}
+		h.events <- Press
+		time.Sleep(3 * MissedProbe)
+		synctest.Wait()
+		if got := c.calls(); !slices.Equal(got, []string{"unheard tea"}) {
+			t.Fatalf("with the speaker still gone: %v, want nothing told", got)
+		}
+		h.spk.unplug(false)
+		time.Sleep(MissedProbe + 10*time.Second)
+		synctest.Wait()
+		if got := c.calls(); !slices.Equal(got, []string{"unheard tea", "told tea"}) {
+			t.Errorf("once the speaker was back: %v, want it told", got)
+		}
+		h.stop(t)
+	})
+}
+
+// TestAlertFromBeforeTheRunIsTold: an alert handed to Tell (it rang unheard
+// before the box restarted) is told at once when the box is idle, without
+// ringing, and reported told; with the speaker gone it waits for it.
+func TestAlertFromBeforeTheRunIsTold(t *testing.T) {
+	for _, gone := range []bool{false, true} {
+		t.Run(fmt.Sprintf("speaker gone %v", gone), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const missed = "While my speaker was gone, your tea timer went off."
+				h := newHarness(t, &scriptReplier{})
+				var c callbacks
+				h.spk.unplug(gone)
+				h.p.Tell(c.alert("tea", missed))
+				time.Sleep(time.Second)
+				st := h.statuses(t)
+				if gone {
+					if said := spoken(st); len(said) != 0 || len(c.calls()) != 0 {
+						t.Fatalf("with the speaker gone: said %q, %v; want nothing yet", said, c.calls())
+					}
+					h.spk.unplug(false)
+					time.Sleep(MissedProbe + 10*time.Second)
+					st = h.statuses(t)
+				} else {
+					time.Sleep(10 * time.Second) // the telling plays out
+					st = append(st, h.statuses(t)...)
+				}
+				for _, s := range st {
+					if s.State == voice.Ringing {
+						t.Errorf("it rang: %+v", s)
+					}
+				}
+				if said := spoken(st); !slices.Equal(said, []string{missed}) || !slices.Equal(c.calls(), []string{"told tea"}) {
+					t.Errorf("said %q, %v; want it told once and reported told", said, c.calls())
+				}
+				h.stop(t)
+			})
+		})
+	}
+}
+
+// failingVoice is toneSynth failing the texts that hold fail, while failing
+// is set.
+type failingVoice struct {
+	mu      sync.Mutex
+	fail    string
+	failing bool
+}
+
+func (v *failingVoice) Synthesize(ctx context.Context, text string) (pcm.Buffer, error) {
+	v.mu.Lock()
+	failing := v.failing && strings.Contains(text, v.fail)
+	v.mu.Unlock()
+	if failing {
+		return pcm.Buffer{}, errors.New("voice: espeak-ng: exit status 1")
+	}
+	return toneSynth{}.Synthesize(ctx, text)
+}
+
+func (v *failingVoice) set(failing bool) {
+	v.mu.Lock()
+	v.failing = failing
+	v.mu.Unlock()
+}
+
+// TestVoiceFailureKeepsTheMissedAlerts: when the voice fails telling what
+// rang unheard, what was told stays told and the rest (the one it failed
+// and those after it) is kept and told at the next try; before, it was
+// dropped.
+func TestVoiceFailureKeepsTheMissedAlerts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		voice := &failingVoice{fail: "eggs", failing: true}
+		h.p.opts.Synthesizer = voice
+		var c callbacks
+		tea, eggs, bread := "While my speaker was gone, your tea timer went off.", "While my speaker was gone, your eggs timer went off.", "While my speaker was gone, your bread timer went off."
+		h.p.Tell(c.alert("tea", tea))
+		h.p.Tell(c.alert("eggs", eggs))
+		h.p.Tell(c.alert("bread", bread))
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if got := c.calls(); !slices.Equal(got, []string{"told tea"}) {
+			t.Fatalf("with the voice failing on the eggs: %v, want the tea told and the others kept", got)
+		}
+		voice.set(false)
+		time.Sleep(MissedProbe + 15*time.Second)
+		st := h.statuses(t)
+		if got := c.calls(); !slices.Equal(got, []string{"told tea", "told eggs", "told bread"}) {
+			t.Errorf("at the next try: %v, want the eggs and bread told", got)
+		}
+		if said := spoken(st); !slices.Equal(said, []string{tea, eggs, eggs, bread}) {
+			t.Errorf("said %q, want the tea, the eggs tried, then the eggs and the bread", said)
+		}
+		h.stop(t)
+	})
+}
+
+// TestTellingCutShort: a press while the box tells what rang unheard cuts
+// it short for good (the rest is reported told: it will not be said after
+// a restart either); an alert coming due cuts it short too, rings, and the
+// rest is told after it.
+func TestTellingCutShort(t *testing.T) {
+	for _, by := range []string{"press", "alert"} {
+		t.Run(by, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t, &scriptReplier{})
+				var c callbacks
+				tea, eggs := "While my speaker was gone, your tea timer went off.", "While my speaker was gone, your eggs timer went off."
+				h.p.Tell(c.alert("tea", tea))
+				h.p.Tell(c.alert("eggs", eggs))
+				time.Sleep(2 * time.Second) // telling the tea timer, for 5 s
+				if by == "press" {
+					h.events <- Press
+					time.Sleep(3 * MissedProbe)
+					if said := spoken(h.statuses(t)); !slices.Equal(said, []string{tea}) || !slices.Equal(c.calls(), []string{"told tea", "told eggs"}) {
+						t.Errorf("said %q, %v; want the telling cut short for good", said, c.calls())
+					}
+					h.stop(t)
+					return
+				}
+				h.p.Ring(Alert{ID: "bread", Announcement: "Your bread timer is done."})
+				time.Sleep(5 * time.Second)
+				st := h.statuses(t)
+				if last := st[len(st)-1]; last.State != voice.Ringing || len(c.calls()) != 0 {
+					t.Fatalf("after the bread timer came due: %+v, %v; want it ringing, nothing told", last, c.calls())
+				}
+				h.events <- Press
+				time.Sleep(MissedProbe + 15*time.Second)
+				if said := spoken(h.statuses(t)); !slices.Equal(said, []string{tea, eggs}) || !slices.Equal(c.calls(), []string{"told tea", "told eggs"}) {
+					t.Errorf("after the bread timer: said %q, %v; want the tea and the eggs told", said, c.calls())
+				}
+				h.stop(t)
+			})
+		})
+	}
 }

@@ -26,7 +26,8 @@ import (
 // Alerts that come due while another rings are announced together once it
 // is silenced, whether by a press, Stop or StopAlerts. An alert the speaker
 // could not play is told when the speaker is back: after the next turn or
-// ring, or within MissedProbe while idle.
+// ring, or within MissedProbe while idle; one from before this run (Tell)
+// at once when idle.
 func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 	p.publish(voice.Status{State: voice.Idle})
 	var l loop
@@ -47,9 +48,9 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 		case <-p.alertCh:
 			p.alertDue(ctx, &l)
 		case <-probe.C:
-			if l.cur == nil && l.ring == nil && p.alerts.anyMissed() {
-				l.ring = p.tell(ctx)
-			}
+			p.tellIdle(ctx, &l)
+		case <-p.tellCh:
+			p.tellIdle(ctx, &l)
 		case ev, ok := <-events:
 			if !ok {
 				if l.cur != nil {
@@ -138,6 +139,13 @@ func (p *Pipeline) next(ctx context.Context, l *loop, followUp, tell bool) {
 	p.publish(voice.Status{State: voice.Idle, Turn: p.turns})
 }
 
+// tellIdle tells what rang unheard, if any, when the box is idle.
+func (p *Pipeline) tellIdle(ctx context.Context, l *loop) {
+	if l.cur == nil && l.ring == nil && p.alerts.anyMissed() {
+		l.ring = p.tell(ctx)
+	}
+}
+
 // alertDue rings an alert on time, whatever the turn is doing; one that
 // comes due while another rings waits for it to be silenced.
 func (p *Pipeline) alertDue(ctx context.Context, l *loop) {
@@ -146,7 +154,9 @@ func (p *Pipeline) alertDue(ctx context.Context, l *loop) {
 		l.cancelTurn()
 	}
 	if l.ring != nil && l.ring.telling {
-		l.stopRing()
+		l.ring.yield() // what it did not tell yet is told after
+		<-l.ring.done
+		l.ring = nil
 	}
 	if l.ring == nil {
 		p.next(ctx, l, false, false)

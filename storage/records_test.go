@@ -59,6 +59,48 @@ func TestScheduleRoundTrip(t *testing.T) {
 	}
 }
 
+// TestMissedAlertsSurviveReopen: the alerts nobody heard are on disk once
+// Put returns, listed oldest first after a reopen, and gone once deleted.
+func TestMissedAlertsSurviveReopen(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir)
+	at := time.Date(2026, 11, 22, 10, 42, 0, 0, time.FixedZone("CET", 3600))
+	m := db.Missed()
+	tea := MissedAlert{ID: "timer-1@2", Item: Item{ID: "timer-1", Kind: Timer, Name: "tea", Rang: at.Add(time.Minute), State: Done}, At: at.Add(time.Minute)}
+	wake := MissedAlert{ID: "alarm-1@1", Item: Item{ID: "alarm-1", Kind: Alarm, Hour: 10, Minute: 42, Rang: at, State: Pending}, At: at, LateBy: 3 * time.Minute}
+	for _, a := range []MissedAlert{tea, wake} {
+		if err := m.Put(t.Context(), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Put(t.Context(), MissedAlert{Item: Item{Kind: Timer}}); err == nil {
+		t.Error("a missed alert without an id was kept")
+	}
+	db.Close()
+	db = open(t, dir)
+	defer db.Close()
+	got, err := db.Missed().List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != wake.ID || got[1].ID != tea.ID {
+		t.Fatalf("after reopen: %+v, want the alarm then the tea timer", got)
+	}
+	if g := got[0]; !g.At.Equal(at) || g.At.Hour() != 10 || g.LateBy != wake.LateBy || g.Item.Hour != 10 {
+		t.Errorf("the alarm read back as %+v, want it as kept (10:42 on the household's clock, 3 minutes late)", g)
+	}
+	if err := db.Missed().Delete(t.Context(), wake.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Missed().Delete(t.Context(), "never-kept"); err != nil {
+		t.Errorf("deleting one never kept: %v", err)
+	}
+	got, _ = db.Missed().List(t.Context())
+	if len(got) != 1 || got[0].ID != tea.ID {
+		t.Errorf("after the alarm was deleted: %+v, want the tea timer", got)
+	}
+}
+
 func TestFactsSearch(t *testing.T) {
 	db := open(t, t.TempDir())
 	defer db.Close()

@@ -51,6 +51,11 @@ func TestOneBadRecordHidesNoOther(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for i, id := range []string{"a@1", "b@2"} {
+		if err := db.Missed().Put(ctx, MissedAlert{ID: id, Item: Item{ID: id[:1], Kind: Timer, Rang: base.Add(time.Duration(i) * time.Minute)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i, c := range []string{"c1", "c2"} {
 		if err := db.Diary().Add(ctx, DiaryEntry{Conversation: c, Date: base.Add(time.Duration(i) * time.Hour), Summary: "talked about the garden " + c}); err != nil {
 			t.Fatal(err)
@@ -60,7 +65,7 @@ func TestOneBadRecordHidesNoOther(t *testing.T) {
 		}
 	}
 	db.Close()
-	for _, prefix := range []string{factPrefix, schedulePrefix, diaryPrefix, dialoguePrefix} {
+	for _, prefix := range []string{factPrefix, schedulePrefix, missedPrefix, diaryPrefix, dialoguePrefix} {
 		tear(t, dir, prefix)
 	}
 	db = open(t, dir)
@@ -71,6 +76,9 @@ func TestOneBadRecordHidesNoOther(t *testing.T) {
 	}
 	if got, err := db.Schedule().List(ctx); err != nil || len(got) != 2 {
 		t.Errorf("schedule: %+v, %v; want the two timers", got, err)
+	}
+	if got, err := db.Missed().List(ctx); err != nil || len(got) != 2 {
+		t.Errorf("missed alerts: %+v, %v; want both", got, err)
 	}
 	if got, err := db.Diary().Search(ctx, []string{"garden"}, time.Time{}, time.Time{}, 5); err != nil || len(got) != 2 {
 		t.Errorf("diary: %+v, %v; want both entries", got, err)

@@ -32,6 +32,7 @@ import (
 	"github.com/harkbox/hark/reply/command/builtin"
 	ha "github.com/harkbox/hark/reply/command/home"
 	"github.com/harkbox/hark/reply/command/weather"
+	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -137,7 +138,10 @@ func (b *Box) wire(lastAlive time.Time, continues bool) error {
 	if b.brain, err = openBrain(cfg, b.res, b.log); err != nil {
 		return err
 	}
-	b.alerts, err = alert.New(alert.Options{Store: b.db.Schedule(), Clock: b.clock, Location: b.res.Location, LastAlive: lastAlive, Continues: continues, Log: b.log})
+	b.alerts, err = alert.New(alert.Options{
+		Schedule: schedule.Options{Store: b.db.Schedule(), Clock: b.clock, Location: b.res.Location, LastAlive: lastAlive, Continues: continues, Log: b.log},
+		Missed:   b.db.Missed(),
+	})
 	if err != nil {
 		return err
 	}

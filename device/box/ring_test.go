@@ -2,14 +2,19 @@ package box
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/harkbox/hark/device/clock"
 	"github.com/harkbox/hark/pipeline"
+	"github.com/harkbox/hark/pipeline/pcm"
 	"github.com/harkbox/hark/pipeline/voice"
 	"github.com/harkbox/hark/reply/alert"
+	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -35,7 +40,7 @@ func TestServiceRingsThePipeline(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		svc, err := alert.New(alert.Options{Store: db.Schedule(), Location: time.UTC})
+		svc, err := alert.New(alert.Options{Schedule: schedule.Options{Store: db.Schedule(), Location: time.UTC}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,4 +81,95 @@ type noWords struct{}
 
 func (noWords) Transcribe(context.Context, voice.Utterance) (voice.Transcript, error) {
 	return voice.Transcript{}, voice.ErrNoSpeech
+}
+
+// TestAlertRungUnheardIsToldAfterARestart: a timer that rang while the
+// speaker was gone (only the lights showed it) is still told after the
+// daemon restarts before the speaker came back: the new box, over the same
+// data directory, says what went off, once, and a third start says nothing.
+func TestAlertRungUnheardIsToldAfterARestart(t *testing.T) {
+	srv, _ := modelServer(t)
+	cfg, res := configure(t, "[assistant]\ntime_zone = \"UTC\"\n", map[string]string{"OLLAMA_HOST": srv.URL})
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewSim(time.Time{}) // set: synctest's midnight, 1 January 2000
+		// run opens a box over the data directory and runs its alerts on a
+		// pipeline with spk until stop is called; it returns what the
+		// pipeline said.
+		run := func(spk pipeline.Speaker) (b *Box, said func() []string, stop func()) {
+			b, err := Open(cfg, res, Options{Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := pipeline.New(pipeline.Options{Microphone: silentMic{}, Transcriber: noWords{}, Replier: pipeline.ReplierFunc(nil),
+				Synthesizer: toneSynth{}, Speaker: spk, RingFor: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			feed := p.Subscribe(256)
+			ctx, cancel := context.WithCancel(t.Context())
+			var wg sync.WaitGroup
+			wg.Go(func() { p.Run(ctx, make(chan pipeline.Event)) })
+			wg.Go(func() { b.alerts.Run(ctx, ringer{p}) })
+			said = func() []string {
+				synctest.Wait()
+				var out []string
+				for {
+					now, stop := context.WithCancel(t.Context())
+					stop()
+					st, err := feed.Next(now)
+					if err != nil {
+						return out
+					}
+					if st.State == voice.Speaking {
+						out = append(out, st.Text)
+					}
+				}
+			}
+			stop = func() {
+				cancel()
+				wg.Wait()
+				if err := b.Close(); err != nil {
+					t.Errorf("close: %v", err)
+				}
+			}
+			return b, said, stop
+		}
+
+		b, _, stop := run(goneSpeaker{})
+		if _, err := b.alerts.AddTimer(t.Context(), "tea", 10*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(12 * time.Minute) // it rang, silently, and rings on
+		stop()                       // the daemon restarts; the speaker is back
+
+		spk := &chimes{}
+		_, said, stop := run(spk)
+		time.Sleep(time.Minute)
+		const want = "While my speaker was gone, an alert went off at 12:10 AM: Your tea timer is done."
+		if got := said(); !slices.Equal(got, []string{want}) || spk.count() == 0 {
+			t.Errorf("after the restart the box said %q (%d writes), want %q", got, spk.count(), want)
+		}
+		stop()
+
+		_, said, stop = run(&chimes{})
+		time.Sleep(time.Minute)
+		if got := said(); len(got) != 0 {
+			t.Errorf("a third start said %q, want nothing: it was told", got)
+		}
+		stop()
+	})
+}
+
+// goneSpeaker is a speaker that is not there.
+type goneSpeaker struct{}
+
+func (goneSpeaker) Open(context.Context) (pipeline.Playback, error) {
+	return nil, errors.New("speaker unplugged")
+}
+
+// toneSynth makes 10 ms of audio per character.
+type toneSynth struct{}
+
+func (toneSynth) Synthesize(_ context.Context, text string) (pcm.Buffer, error) {
+	return pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 160*len(text))}, nil
 }

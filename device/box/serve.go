@@ -337,8 +337,13 @@ func (r *running) gestures(ctx context.Context, out chan<- pipeline.Event, reset
 // ringer rings the alert service's alerts on the pipeline.
 type ringer struct{ *pipeline.Pipeline }
 
-func (r ringer) Ring(a alert.Alert) {
-	r.Pipeline.Ring(pipeline.Alert{ID: a.ID, Announcement: a.Announcement, Language: a.Language, Missed: a.Missed, Done: a.Done})
+func (r ringer) Ring(a alert.Alert) { r.Pipeline.Ring(pipelineAlert(a)) }
+
+func (r ringer) Tell(a alert.Alert) { r.Pipeline.Tell(pipelineAlert(a)) }
+
+// pipelineAlert is a as the pipeline rings and tells it.
+func pipelineAlert(a alert.Alert) pipeline.Alert {
+	return pipeline.Alert{ID: a.ID, Announcement: a.Announcement, Language: a.Language, Missed: a.Missed, Done: a.Done, Unheard: a.Unheard, Told: a.Told}
 }
 
 var _ alert.Ringer = ringer{}

@@ -2,8 +2,10 @@
 // and reminders (setting, changing, listing, cancelling, kept on disk by
 // reply/schedule) and their ringing. While Run runs, each item that comes
 // due is handed to a Ringer, and StopAlerts silences what rings, so neither
-// the ringing nor "stop" passes through the program's wiring. The built-in
-// commands use it through interfaces of their own.
+// the ringing nor "stop" passes through the program's wiring. An alert
+// that rang unheard (the speaker failed) is kept on disk until the
+// household is told, so a restart does not lose it. The built-in commands
+// use it through interfaces of their own.
 package alert
 
 import (
@@ -34,6 +36,12 @@ type Alert struct {
 	// Done is called once the alert has stopped ringing, however it
 	// stopped, or was dropped before it rang: the Ringer must call it.
 	Done func()
+	// Unheard is called once if the alert rang unheard and is kept to be
+	// told, before it can be told; Told once Missed needs telling no more
+	// (it was said, or a press cut the telling short), and not while it is
+	// kept for a later try. The Ringer must call them; each may block
+	// briefly, writing to the store.
+	Unheard, Told func()
 }
 
 // Ringer rings alerts: the box's pipeline, through device/box.
@@ -47,10 +55,22 @@ type Ringer interface {
 	// StopAlert silences the alert of id, ringing or waiting, reporting
 	// whether there was one.
 	StopAlert(id string) bool
+	// Tell keeps an alert that rang unheard before the box restarted, to
+	// be told (its Missed) once the box can speak, and calls its Told
+	// then; it never blocks, and does not ring.
+	Tell(a Alert)
 }
 
-// Options configure a Service: the schedule's options (Store is required).
-type Options = schedule.Options
+// Options configure a Service.
+type Options struct {
+	// Schedule configures the timers, alarms and reminders; its Store is
+	// required.
+	Schedule schedule.Options
+	// Missed keeps the alerts that rang unheard until the household is
+	// told; *storage.Missed is one. Nil keeps them in the Ringer's memory
+	// only: a restart loses them.
+	Missed MissedStore
+}
 
 // Service keeps the timers, alarms and reminders and rings them. Its
 // methods are safe for concurrent use.
@@ -58,10 +78,17 @@ type Service struct {
 	*schedule.Scheduler
 	log *slog.Logger
 
+	missed MissedStore // nil: not kept
+	clock  schedule.Clock
+	retry  time.Duration // how often a store that cannot be read is tried again
+
 	mu       sync.Mutex
 	ringer   Ringer                  // while Run runs
 	ringing  map[string]storage.Item // handed to the ringer and not yet stopped
 	silenced []silenced              // stopped within justRang, oldest first
+	// handed are the missed alerts (by record id) this start handed to a
+	// ringer or recorded: never handed over again.
+	handed map[string]bool
 }
 
 // silenced is an item that stopped ringing, and when.
@@ -75,25 +102,34 @@ type silenced struct {
 // before the words are heard.
 const justRang = time.Minute
 
-// New returns the service over o.Store. Nothing rings until Run.
+// New returns the service over o.Schedule.Store (and o.Missed). Nothing
+// rings until Run.
 func New(o Options) (*Service, error) {
-	s, err := schedule.New(o)
+	s, err := schedule.New(o.Schedule)
 	if err != nil {
 		return nil, err
 	}
-	log := o.Log
+	log := o.Schedule.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{Scheduler: s, log: log.With("pkg", "alert"), ringing: map[string]storage.Item{}}, nil
+	retry := o.Schedule.Retry
+	if retry == 0 {
+		retry = 30 * time.Second
+	}
+	return &Service{Scheduler: s, log: log.With("pkg", "alert"), missed: o.Missed, clock: o.Schedule.Clock, retry: retry,
+		ringing: map[string]storage.Item{}, handed: map[string]bool{}}, nil
 }
 
 // ErrRunning reports a second Run while one runs.
 var ErrRunning = errors.New("alert: the service is already running")
 
 // Run rings every item as it comes due through r until ctx is done; items
-// that came due while the box was off ring at once, marked late. It
-// returns nil when ctx is done.
+// that came due while the box was off ring at once, marked late. Each that
+// rings unheard is recorded (Options.Missed) until it is told; the ones
+// recorded before this start and never told are handed to r's Tell, or
+// dropped when they went off more than MissedFor ago. It returns nil when
+// ctx is done.
 func (s *Service) Run(ctx context.Context, r Ringer) error {
 	s.mu.Lock()
 	if s.ringer != nil {
@@ -101,6 +137,7 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 		return ErrRunning
 	}
 	s.ringer = r
+	clear(s.handed) // what an earlier Run handed over went with its ringer
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -108,12 +145,22 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 		clear(s.ringing)
 		s.mu.Unlock()
 	}()
+	tctx, stopTelling := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stopTelling()
+	wg.Go(func() { s.tellMissed(tctx, r) })
+	// The store is written beyond ctx: an alert that rings unheard until
+	// the box stops is told after it starts again.
+	keep := context.WithoutCancel(ctx)
 	err := s.Scheduler.Run(ctx, func(a schedule.Alert) {
 		id := a.Item.ID
 		s.mu.Lock()
 		s.ringing[id] = a.Item
 		s.mu.Unlock()
-		r.Ring(Alert{ID: id, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed(), Done: func() { s.stopped(id) }})
+		m := missedOf(a)
+		r.Ring(Alert{ID: id, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed(a.At), Done: func() { s.stopped(id) },
+			Unheard: func() { s.unheard(keep, m) }, Told: func() { s.clearMissed(keep, m) }})
 	})
 	if err != nil && ctx.Err() == nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/command/builtin"
+	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/reply/schedule/scheduletest"
 	"github.com/harkbox/hark/storage"
 )
@@ -20,8 +21,22 @@ func newMemStore() *scheduletest.Store { return scheduletest.New() }
 type bell struct {
 	mu      sync.Mutex
 	rung    []Alert
+	told    []Alert // handed to Tell
 	ringing bool
 	stops   int
+}
+
+func (b *bell) Tell(a Alert) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.told = append(b.told, a)
+}
+
+// toTell is what was handed to Tell.
+func (b *bell) toTell() []Alert {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.told)
 }
 
 func (b *bell) Ring(a Alert) {
@@ -71,7 +86,7 @@ func (b *bell) seen() ([]Alert, int) {
 
 func TestServiceRingsAndStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		svc, err := New(Options{Store: newMemStore(), Location: time.UTC})
+		svc, err := New(Options{Schedule: schedule.Options{Store: newMemStore(), Location: time.UTC}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +146,7 @@ func TestServiceRingsAndStops(t *testing.T) {
 // test ends.
 func ringing(t *testing.T) *Service {
 	t.Helper()
-	svc, err := New(Options{Store: newMemStore(), Location: time.UTC})
+	svc, err := New(Options{Schedule: schedule.Options{Store: newMemStore(), Location: time.UTC}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -148,13 +148,27 @@ func (a Alert) Announcement() string {
 }
 
 // Missed is what is said about the alert when it could not be heard (the
-// speaker was gone), once the box can speak again.
-func (a Alert) Missed() string {
+// speaker was gone), once the box can speak again, as of now (in the
+// household's zone): when it went off, "yesterday" when that was the day
+// before now's. A zero now, or a zero At (the clock was not set), says no
+// day.
+func (a Alert) Missed(now time.Time) string {
 	l, _ := locale.Of(a.Item.Lang)
 	if a.At.IsZero() {
 		return l.T("While my speaker was gone, an alert went off: %s", a.Announcement())
 	}
-	return l.T("While my speaker was gone, an alert went off at %s: %s", l.Clock(a.At.Hour(), a.At.Minute()), a.Announcement())
+	at := l.Clock(a.At.Hour(), a.At.Minute())
+	if !now.IsZero() && dayBefore(a.At, now.In(a.At.Location())) {
+		return l.T("While my speaker was gone, an alert went off yesterday at %s: %s", at, a.Announcement())
+	}
+	return l.T("While my speaker was gone, an alert went off at %s: %s", at, a.Announcement())
+}
+
+// dayBefore reports whether t is on the calendar day before now's.
+func dayBefore(t, now time.Time) bool {
+	y, m, d := now.Date()
+	ty, tm, td := t.Date()
+	return time.Date(y, m, d-1, 0, 0, 0, 0, time.UTC).Equal(time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC))
 }
 
 func sayAgo(l locale.Lang, d time.Duration) string {

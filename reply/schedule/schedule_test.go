@@ -426,3 +426,37 @@ func TestStoreThatOpensLate(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestMissedSaysWhen: what is said of an alert nobody heard names when it
+// went off on the household's clock, "yesterday" when that was the day
+// before, in the language it was set in; nothing of when without a set
+// clock.
+func TestMissedSaysWhen(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 22, 42, 0, 0, berlin)
+	for _, tc := range []struct {
+		lang   string
+		at     time.Time
+		now    time.Time
+		missed string
+	}{
+		{"en", at, at.Add(time.Hour), "While my speaker was gone, an alert went off at 10:42 PM: Your tea timer is done."},
+		{"en", at, at.Add(2 * time.Hour), "While my speaker was gone, an alert went off yesterday at 10:42 PM: Your tea timer is done."},
+		{"en", at, time.Time{}, "While my speaker was gone, an alert went off at 10:42 PM: Your tea timer is done."},
+		{"en", time.Time{}, at, "While my speaker was gone, an alert went off: Your tea timer is done."},
+		// The day changes at Berlin's midnight, whatever zone now is read in.
+		{"en", at, time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), "While my speaker was gone, an alert went off yesterday at 10:42 PM: Your tea timer is done."},
+		{"de", at, at.Add(2 * time.Hour), "Während mein Lautsprecher weg war, hat sich gestern um 22 Uhr 42 etwas gemeldet: Dein Timer tea ist abgelaufen."},
+		{"fr", at, at.Add(time.Hour), "Pendant que mon haut-parleur était absent, une alerte a sonné à 22 heures 42 : Ton minuteur tea est terminé."},
+		{"es", at, at.Add(time.Hour), "Mientras mi altavoz no estaba, sonó un aviso a las 10 y 42 de la noche: Tu temporizador de tea ha terminado."},
+		{"es", at, at.Add(2 * time.Hour), "Mientras mi altavoz no estaba, ayer sonó un aviso a las 10 y 42 de la noche: Tu temporizador de tea ha terminado."},
+	} {
+		a := Alert{Item: storage.Item{Kind: storage.Timer, Name: "tea", Lang: tc.lang}, At: tc.at}
+		if got := a.Missed(tc.now); got != tc.missed {
+			t.Errorf("%s, went off %v, told %v:\n got %q\nwant %q", tc.lang, tc.at, tc.now, got, tc.missed)
+		}
+	}
+}
