@@ -1,10 +1,11 @@
 // Package storage keeps Hark's state in Badger on the data partition of the SD
-// card: the dialogue so far, and later the diary, facts, timers, secrets and
-// settings. It is tuned for a 512 MB board and writes synchronously, so that
+// card: the dialogue, the diary, the facts and secrets, the timers and
+// alarms, the alerts nobody heard, and the settings. It is tuned for a 512 MB board and writes synchronously, so that
 // what the box was told survives a power cut.
 //
 // Open one DB per data directory and share it; each kind of record has its own
-// small type (Dialogue, ...) obtained from the DB.
+// small type (Dialogue, Diary, Facts, Schedule, Missed, Settings) obtained
+// from the DB.
 package storage
 
 import (
