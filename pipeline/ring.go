@@ -411,13 +411,15 @@ func (p *Pipeline) tell(ctx context.Context) *ringer {
 	missed := p.alerts.takeMissed()
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &ringer{cancel: func() { cancel(nil) }, yield: func() { cancel(errYield) }, done: make(chan struct{}), telling: true}
-	// cutShort settles what a telling stopped before it was told.
+	// cutShort settles what a telling stopped before it was told. Stopped
+	// for good (a press), those handed over while it told go with it: they
+	// were to be told after these.
 	cutShort := func(rest []Alert) {
 		if ctx.Err() != nil || errors.Is(context.Cause(rctx), errYield) {
 			p.alerts.keep(rest)
 			return
 		}
-		for _, a := range rest {
+		for _, a := range append(rest, p.alerts.takeMissed()...) {
 			a.told()
 		}
 	}
