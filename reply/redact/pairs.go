@@ -150,6 +150,11 @@ func pairAt(s string, sep int, found []secret) []secret {
 		if open < 0 || s[open] != quote || backslashesBefore(s, open) != 1<<level-1 {
 			return found
 		}
+	} else if keyStart > 0 && s[keyStart-1] == ']' && placeholderBefore(s, keyStart) > 0 {
+		// Glued to a value redacted already ("code [SECRET_1]api_key="):
+		// before, the key ran on into that value, and its words were
+		// others. Read now, it would make a second Redact differ.
+		return found
 	} else if backslashesBefore(s, keyStart) > 0 && strings.IndexByte("nrt", s[keyStart]) >= 0 {
 		keyStart++ // a line's start inside a JSON string: \nWIFI_PASSWORD=
 		if keyStart == keyEnd {
