@@ -229,6 +229,9 @@ func valueAt(s string, p int, quote byte, level int) (start, end int, value stri
 		for end < len(s) && (isDigit(s[end]) || strings.IndexByte(".eE+-", s[end]) >= 0) {
 			end++
 		}
+		if end < len(s) && !bareEnd(s, end) {
+			end = bareWord(s, start, end) // 0x1F, 4821abc: a word, hidden whole
+		}
 		value = s[start:end]
 	} else {
 		if p < len(s) && s[p] == '[' {
@@ -244,16 +247,24 @@ func valueAt(s string, p int, quote byte, level int) (start, end int, value stri
 		if whole && notSecretWords[strings.ToLower(strings.TrimRight(s[start:end], ".!?:"))] {
 			return -1, -1, ""
 		}
-		for end < len(s) && !bareEnd(s, end) {
-			end++
-		}
-		end = start + len(strings.TrimRight(s[start:end], ".!?:"))
+		end = bareWord(s, start, end)
 		value = s[start:end]
 	}
 	if value == "" || placeholderAt(s, start) == end-start {
 		return -1, -1, "" // nothing, or redacted already
 	}
 	return start, end, value
+}
+
+// bareWord is the end of the unquoted word that starts at s[start] and
+// runs on at s[from]: the first byte that ends a value, less the marks
+// that end a sentence.
+func bareWord(s string, start, from int) int {
+	end := from
+	for end < len(s) && !bareEnd(s, end) {
+		end++
+	}
+	return start + len(strings.TrimRight(s[start:end], ".!?:"))
 }
 
 // listAt adds to found the strings of the list that opens at s[p], at

@@ -172,6 +172,8 @@ func TestCredentialsInKeyValues(t *testing.T) {
 		{`{"access_token":"abc","client_secret":"def","expires_in":3600}`, `{"access_token":"[SECRET_1]","client_secret":"[SECRET_2]","expires_in":3600}`},
 		{`{"passphrase": "one. two"}`, `{"passphrase": "[SECRET_1]"}`}, // a full stop inside
 		{`{"wifi_password_5ghz": "abc"}`, `{"wifi_password_5ghz": "[SECRET_1]"}`},
+		{`{"pin": 0x1F, "door": "front"}`, `{"pin": [SECRET_1], "door": "front"}`}, // not a number: a word, hidden whole
+		{`{"pin":00api.key=0}`, `{"pin":[SECRET_1]}`},
 		{`{"password": "ab\"cd"}`, `{"password": "[SECRET_1]"}`},
 		{`{'psk': 'sunflower', 'ssid': 'Garden'}`, `{'psk': '[SECRET_1]', 'ssid': 'Garden'}`},
 		{"WIFI_PASSWORD=sunflower ssid=Garden", "WIFI_PASSWORD=[SECRET_1] ssid=Garden"},
