@@ -189,25 +189,7 @@ func TestCredentialsInKeyValues(t *testing.T) {
 		{"wake me at 7:30", ""},
 		{"the password: wrong again", ""},
 	}
-	for _, tt := range tests {
-		want := tt.want
-		if want == "" {
-			want = tt.in
-		}
-		if got, _ := New().Redact(tt.in); got != want {
-			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-		}
-		// As the reply engine hands a tool's text to the model: inside a
-		// JSON string, once and twice.
-		for range 2 {
-			in, _ := json.Marshal(tt.in)
-			out, _ := json.Marshal(want)
-			tt.in, want = string(in), string(out)
-			if got, _ := New().Redact(tt.in); got != want {
-				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-			}
-		}
-	}
+	redactsInJSONStrings(t, tests)
 }
 
 // A value in escaped JSON comes back as it was for a local tool.
@@ -257,23 +239,7 @@ func TestCredentialsNamedByAMember(t *testing.T) {
 		{`{"name": "password", "value": "[SECRET_1]"}`, ""},
 		{`the "name": "password", "value": "on" said`, ""},
 	}
-	for _, tt := range tests {
-		want := tt.want
-		if want == "" {
-			want = tt.in
-		}
-		if got, _ := New().Redact(tt.in); got != want {
-			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-		}
-		for range 2 {
-			in, _ := json.Marshal(tt.in)
-			out, _ := json.Marshal(want)
-			tt.in, want = string(in), string(out)
-			if got, _ := New().Redact(tt.in); got != want {
-				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-			}
-		}
-	}
+	redactsInJSONStrings(t, tests)
 }
 
 // A key that names credentials in the plural holds a list of them: each
@@ -298,23 +264,7 @@ func TestCredentialLists(t *testing.T) {
 		{`{"passwords": [], "secrets": [{"id": "x"}], "tokens": ["[SECRET_1]"]}`, ""},
 		{`{"name": "kitchen lamps", "value": ["on", "off"]}`, ""},
 	}
-	for _, tt := range tests {
-		want := tt.want
-		if want == "" {
-			want = tt.in
-		}
-		if got, _ := New().Redact(tt.in); got != want {
-			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-		}
-		for range 2 {
-			in, _ := json.Marshal(tt.in)
-			out, _ := json.Marshal(want)
-			tt.in, want = string(in), string(out)
-			if got, _ := New().Redact(tt.in); got != want {
-				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-			}
-		}
-	}
+	redactsInJSONStrings(t, tests)
 }
 
 // TestQuotedPasswordInAJSONString: "my password is "abc def"" said in a
@@ -339,6 +289,27 @@ func TestQuotedPasswordInAJSONString(t *testing.T) {
 			}
 			b, _ := json.Marshal(s)
 			s = string(b)
+		}
+	}
+}
+
+// redactsInJSONStrings checks that Redact turns each in into its want (""
+// for in unchanged), and does the same inside a JSON string, once and
+// twice, as the reply engine hands a tool's text to the model.
+func redactsInJSONStrings(t *testing.T, tests []struct{ in, want string }) {
+	t.Helper()
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		for range 3 {
+			if got, _ := New().Redact(tt.in); got != want {
+				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+			}
+			in, _ := json.Marshal(tt.in)
+			out, _ := json.Marshal(want)
+			tt.in, want = string(in), string(out)
 		}
 	}
 }
