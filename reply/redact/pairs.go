@@ -16,13 +16,22 @@ import (
 //	WIFI_PASSWORD=sunflower-42, access_token: k9w2-mz7q
 //
 // A credential can also be named by a member's value, in the object that
-// holds it as "value" (a settings list, a form's fields):
+// holds it as "value" or "val" (a settings list, a form's fields, a
+// password manager's item):
 //
 //	[{"name": "ssid", "value": "Garden"}, {"name": "Wi-Fi password", "value": "sunflower-42"}]
+//	{"type": "password", "value": "sunflower-42"}
 //
-// A "value" is a credential's when a "name", "key" or "field" member of
-// its object, before or after it, is a string that a key of the same
-// words would be: "password", "API Key", "Front door code", "tokens".
+// A "value" is a credential's when a "name", "key", "field" or "label"
+// member of its object, before or after it, is a string that a key of the
+// same words would be: "password", "API Key", "Front door code",
+// "tokens". A "type" is a schema's word, and most say nothing secret
+// ("light", "text", "pass"): it names a credential only as a key in the
+// singular would, not by "pass" alone, or says the value is concealed
+// (1Password's "CONCEALED", AWS's "SecureString"). A "content" is not a
+// field's value but a document's or a message's body, whose secrets the
+// sentence patterns find: a "type" of "token" in a lexer's output does
+// not hide it.
 //
 // A key is a credential by its words, split at _, -, . and camelCase: its
 // last word names one ("password", "passphrase", "secret", "token", "psk",
@@ -57,9 +66,17 @@ var keyKinds = map[string]map[string]bool{
 // maxKey bounds a key's length.
 const maxKey = 64
 
-// memberNames are the members whose value names the credential in their
-// object's "value".
-var memberNames = []string{"name", "key", "field"}
+// valueMembers are the members that hold the value a sibling names.
+var valueMembers = []string{"value", "val"}
+
+// labelMembers are the members whose value names the credential in their
+// object's "value" as a key would; a "type" names it more narrowly
+// (member.names).
+var labelMembers = []string{"name", "key", "field", "label"}
+
+// concealedTypes are the types that say their value is hidden, whatever
+// it is (lower case).
+var concealedTypes = map[string]bool{"concealed": true, "securestring": true}
 
 // maxObject bounds how far from a "value" member the other members of its
 // object are looked for, each way, and maxDepth how deep into the objects
@@ -162,9 +179,9 @@ func pairAt(s string, sep int, found []secret) []secret {
 		}
 	}
 	key := s[keyStart:keyEnd]
-	// A "value" is named by its siblings: they are read last, when it
-	// holds something to hide.
-	byName := quote != 0 && foldEqual(key, "value")
+	// A "value" or "val" is named by its siblings: they are read last,
+	// when it holds something to hide.
+	byName := quote != 0 && isOneOf(key, valueMembers)
 	list := false // the key names credentials: it takes a list only
 	if !byName {
 		words := keyWords(key)
@@ -328,8 +345,9 @@ func indexFrom(s string, i int, c byte) int {
 
 // namedBySibling reports whether the object that holds the "value"
 // member whose key starts at s[at] (its quote, or the backslashes that
-// escape it), at that level of escaping, has a "name", "key" or "field"
-// member whose value is a label that names a credential.
+// escape it), at that level of escaping, has a member that names a
+// credential by its value: a "name", "key", "field" or "label", or a
+// "type".
 func namedBySibling(s string, at, level int) bool {
 	n := 1<<level - 1
 	open := objectStart(s, at, n)
@@ -339,7 +357,7 @@ func namedBySibling(s string, at, level int) bool {
 	// Its members at depth 0, in order: a string followed by ":" is a
 	// key; what comes next is that key's value.
 	hi := min(len(s), at+maxObject)
-	depth, named := 0, false
+	depth, named := 0, notNaming
 	for i := open + 1; i < hi; i++ {
 		c := s[i]
 		switch {
@@ -354,38 +372,62 @@ func namedBySibling(s string, at, level int) bool {
 			if depth == 0 {
 				after := end + n + 1
 				if p := after + spaceRun(s, after); p < len(s) && s[p] == ':' {
-					named = isMemberName(s[i+1 : end])
-				} else if named && label(s[i+1:end]) && namesCredential(s[i+1:end]) {
+					named = naming(s[i+1 : end])
+				} else if named != notNaming && label(s[i+1:end]) && named.names(s[i+1:end]) {
 					return true
 				} else {
-					named = false
+					named = notNaming
 				}
 			}
 			i = end + n
 		case c == '[' && placeholderAt(s, i) > 0:
 			i += placeholderAt(s, i) - 1 // a value redacted already
-			named = false
+			named = notNaming
 		case c == '{' || c == '[':
 			if depth++; depth > maxDepth {
 				return false
 			}
-			named = false
+			named = notNaming
 		case c == '}' || c == ']':
 			if depth == 0 {
 				return false
 			}
 			depth--
 		case depth == 0 && !isSpace(c) && c != ':' && c != ',' && c != '\\':
-			named = false // a number, true, false or null
+			named = notNaming // a number, true, false or null
 		}
 	}
 	return false
 }
 
-// namesCredential reports a label whose words name a credential, or a
-// list of them.
-func namesCredential(label string) bool {
+// A member names its object's "value" by its own value as a label
+// ("name", "label"...) or as a type, or not at all.
+type member uint8
+
+const (
+	notNaming member = iota
+	labelMember
+	typeMember
+)
+
+// naming is what the member of this key names its object's "value" by.
+func naming(key string) member {
+	switch {
+	case isOneOf(key, labelMembers):
+		return labelMember
+	case foldEqual(key, "type"):
+		return typeMember
+	}
+	return notNaming
+}
+
+// names reports whether a member's value (a label) names a credential,
+// or a list of them, as this member names one.
+func (m member) names(label string) bool {
 	words := keyWords(label)
+	if m == typeMember {
+		return concealedTypes[strings.ToLower(label)] || credential(words) && !(len(words) == 1 && words[0] == "pass")
+	}
 	return credential(words) || credentials(words)
 }
 
@@ -453,11 +495,11 @@ func placeholderBefore(s string, i int) int {
 	return 0
 }
 
-// isMemberName reports a key that names the credential of its object's
-// "value".
-func isMemberName(key string) bool {
-	for _, m := range memberNames {
-		if foldEqual(key, m) {
+// isOneOf reports whether key is one of words (lower case) but for the
+// case of its ASCII letters.
+func isOneOf(key string, words []string) bool {
+	for _, w := range words {
+		if foldEqual(key, w) {
 			return true
 		}
 	}

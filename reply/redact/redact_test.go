@@ -242,6 +242,38 @@ func TestCredentialsNamedByAMember(t *testing.T) {
 	redactsInJSONStrings(t, tests)
 }
 
+// A form's field, a password manager's item or a settings entry gives a
+// credential's kind by a "label" written for people or by a "type", and
+// its value maybe as "val". A label names one as a "name" does; a type is
+// a schema's word, and most say nothing secret ("light", "text", "pass"):
+// only a credential's name in the singular does, or a type that says the
+// value is concealed. A "content" is a document's or a message's body,
+// not a field's value: it stays.
+func TestCredentialsNamedByTypeOrLabel(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"password","value":"hunter2"}`, `{"type":"password","value":"[SECRET_1]"}`},
+		{`{"value": "hunter2", "type": "Password", "id": 3}`, `{"value": "[SECRET_1]", "type": "Password", "id": 3}`},
+		{`{"label":"Wi-Fi password","value":"x"}`, `{"label":"Wi-Fi password","value":"[SECRET_1]"}`},
+		{`{"type": "text", "label": "Alarm PIN", "value": 4821}`, `{"type": "text", "label": "Alarm PIN", "value": [SECRET_1]}`},
+		{`{"type": "pinCode", "value": ["4821"]}`, `{"type": "pinCode", "value": ["[SECRET_1]"]}`}, // Keeper
+		{`{"type": "apiKey", "val": "k9w2-mz7q"}`, `{"type": "apiKey", "val": "[SECRET_1]"}`},
+		{`{"name": "passcode", "val": "2580"}`, `{"name": "passcode", "val": "[SECRET_1]"}`},
+		{`{"key": "GARAGE", "value": "abc", "type": "secret", "enabled": true}`, `{"key": "GARAGE", "value": "[SECRET_1]", "type": "secret", "enabled": true}`}, // Postman
+		{`{"type": "token", "value": "abc"}, {"type": "passphrase", "value": "a b"}`, `{"type": "token", "value": "[SECRET_1]"}, {"type": "passphrase", "value": "[SECRET_2]"}`},
+		{`{"id": "x1", "type": "CONCEALED", "label": "Alarm", "value": "4821"}`, `{"id": "x1", "type": "CONCEALED", "label": "Alarm", "value": "[SECRET_1]"}`}, // 1Password
+		{`{"Name": "/home/router", "Type": "SecureString", "Value": "sunflower"}`, `{"Name": "/home/router", "Type": "SecureString", "Value": "[SECRET_1]"}`},  // AWS SSM
+		// Innocent types, labels and members.
+		{`{"type":"light","value":"on"}`, ""},
+		{`{"type": "pass", "value": "annual"}, {"type": "key", "value": "a"}, {"type": "code", "value": "x = 1"}`, ""},
+		{`{"type": "public-key", "value": "MFkwEwYH"}, {"type": "hidden", "value": "7"}, {"type": "number", "value": 21}`, ""},
+		{`{"type": "tokens", "value": "abc"}, {"type": "password_reset", "value": "sent"}`, ""},
+		{`{"type": "text", "label": "Username", "value": "bob"}, {"label": "Password hint", "value": "flower"}`, ""},
+		{`{"type": "password", "content": "Choose a strong one"}, {"label": "token", "text": "if"}`, ""},
+		{`{"type": "password", "child": {"value": "on"}}`, ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
 // A key that names credentials in the plural holds a list of them: each
 // string of the list goes, as each would under its singular key. A count
 // or a list of numbers under such a key stays, and so do a device's pins.
