@@ -37,11 +37,14 @@ import (
 // last word names one ("password", "passphrase", "secret", "token", "psk",
 // "pin"), or its last two do ("api key", "wifi key", "pin code"). Words
 // that only describe one ("password_hint", "token_type", "pin_state") do
-// not. A quoted key takes a string or a number, or a list of strings; a
-// quoted key in the plural ("passwords", "api_keys", "tokens") takes only
-// a list, as "tokens": 42 is a count. A bare key (a config's, an
-// environment's, a URL query's) must be of two words or more, as a
-// single word is read by the sentence patterns.
+// not. A key takes a string or a number, or a list of them. Under a key
+// in the plural ("passwords", "api_keys", "tokens") a number, or a
+// string that is one, is a count or an id and stays ("tokens": 42,
+// "max_tokens": "512"), but for codes, whose numbers are the codes
+// ("door_codes": [2580]). A bare key (a config's, an environment's, a URL
+// query's) must be of two words or more, as a single word is read by the
+// sentence patterns; in the plural it takes values separated by commas
+// (API_KEYS=k9w2,r4t8).
 
 // credentialWords are the last words of a key that name a credential.
 var credentialWords = map[string]bool{
@@ -62,6 +65,10 @@ var keyKinds = map[string]map[string]bool{
 		"security": true, "unlock": true, "entry": true},
 	"number": {"pin": true},
 }
+
+// numericCredentials are the last words of a key in the plural whose
+// numbers are credentials, not counts.
+var numericCredentials = map[string]bool{"codes": true, "pincodes": true, "passcodes": true, "numbers": true}
 
 // maxKey bounds a key's length.
 const maxKey = 64
@@ -182,36 +189,109 @@ func pairAt(s string, sep int, found []secret) []secret {
 	// A "value" or "val" is named by its siblings: they are read last,
 	// when it holds something to hide.
 	byName := quote != 0 && isOneOf(key, valueMembers)
-	list := false // the key names credentials: it takes a list only
+	plural, counts := false, false // the key names credentials; its numbers are counts
 	if !byName {
 		words := keyWords(key)
 		switch {
 		case quote == 0 && len(words) < 2:
 			return found
 		case credential(words):
-		case quote != 0 && credentials(words):
-			list = true
+		case credentials(words):
+			plural, counts = true, countable(words)
 		default:
 			return found
 		}
 	}
+	at := keyStart - 1 - (1<<level - 1) // the key's quote, or its escape
 	p := sep + 1
 	p += spaceRun(s, p)
 	if quote != 0 && p < len(s) && s[p] == '[' && placeholderAt(s, p) == 0 {
 		n := len(found)
-		if found = listAt(s, p, level, found); len(found) > n && byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
-			return found[:n]
+		if found = listAt(s, p, level, counts, found); len(found) > n && byName {
+			switch named, counts := namedBySibling(s, at, level); {
+			case !named:
+				return found[:n]
+			case counts:
+				return withoutNumbers(found, n)
+			}
 		}
 		return found
 	}
-	if list {
-		return found
+	if quote == 0 && plural {
+		return itemsAt(s, p, counts, found)
 	}
 	start, end, value := valueAt(s, p, quote, level)
-	if start < 0 || byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
+	if start < 0 || counts && isNumber(value) {
 		return found
 	}
+	if byName {
+		if named, counts := namedBySibling(s, at, level); !named || counts && isNumber(value) {
+			return found
+		}
+	}
 	return append(found, secret{start, end, value})
+}
+
+// itemsAt adds to found the values, separated by commas, at s[p] of a
+// bare key in the plural (API_KEYS=k9w2,r4t8), but for numbers when they
+// are counts. It reads no further than a value it cannot take.
+func itemsAt(s string, p int, counts bool, found []secret) []secret {
+	for {
+		start, end, value := valueAt(s, p, 0, 0)
+		if start < 0 {
+			return found
+		}
+		if !counts || !isNumber(value) {
+			found = append(found, secret{start, end, value})
+		}
+		if end+1 >= len(s) || s[end] != ',' || bareEnd(s, end+1) {
+			return found
+		}
+		p = end + 1
+	}
+}
+
+// withoutNumbers is found without the numbers it found from found[n] on.
+func withoutNumbers(found []secret, n int) []secret {
+	kept := found[:n]
+	for _, v := range found[n:] {
+		if !isNumber(v.value) {
+			kept = append(kept, v)
+		}
+	}
+	return kept
+}
+
+// isNumber reports a number as JSON or a config writes it: 42, -1.5,
+// 1e6.
+func isNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		n := digitRun(s, i, len(s))
+		i += n
+		return n > 0
+	}
+	if !digits() {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		if i++; i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // valueAt reads the value at s[p] of a credential's key, quoted (quote)
@@ -284,11 +364,11 @@ func bareWord(s string, start, from int) int {
 	return start + len(strings.TrimRight(s[start:end], ".!?:"))
 }
 
-// listAt adds to found the strings of the list that opens at s[p], at
-// the level of escaping of its key; numbers, true, false and null are
-// passed over, and the list is read no further than an object or a list
-// in it.
-func listAt(s string, p, level int, found []secret) []secret {
+// listAt adds to found the strings and numbers of the list that opens at
+// s[p], at the level of escaping of its key. Numbers, and strings that
+// are numbers, when they are counts, and true, false and null are passed
+// over; the list is read no further than an object or a list in it.
+func listAt(s string, p, level int, counts bool, found []secret) []secret {
 	n := 1<<level - 1
 	for i := p + 1; i < len(s); {
 		k := 0 // backslashes: a quote's escape, or an escaped space
@@ -309,7 +389,7 @@ func listAt(s string, p, level int, found []secret) []secret {
 			if c == '"' {
 				value = unescape(value, level+1)
 			}
-			if value != "" && placeholderAt(s, start) != end-start {
+			if value != "" && placeholderAt(s, start) != end-start && !(counts && isNumber(value)) {
 				found = append(found, secret{start, end, value})
 			}
 			i = end + n + 1
@@ -323,10 +403,15 @@ func listAt(s string, p, level int, found []secret) []secret {
 		case c == '[' && placeholderAt(s, i) > 0:
 			i += placeholderAt(s, i)
 		case c == '-' || isDigit(c) || isLetter(c):
+			start := i
 			for i < len(s) && (c == '-' || isDigit(c) || isLetter(c) || c == '.' || c == '+') {
 				if i++; i < len(s) {
 					c = s[i]
 				}
+			}
+			v := s[start:i]
+			if d := strings.TrimPrefix(v, "-"); d != "" && isDigit(d[0]) && !(counts && isNumber(v)) {
+				found = append(found, secret{start, i, v}) // a number (4821, -1), or a word (0x1F)
 			}
 		default:
 			return found // the list's end, or an object or a list in it
@@ -347,57 +432,60 @@ func indexFrom(s string, i int, c byte) int {
 // member whose key starts at s[at] (its quote, or the backslashes that
 // escape it), at that level of escaping, has a member that names a
 // credential by its value: a "name", "key", "field" or "label", or a
-// "type".
-func namedBySibling(s string, at, level int) bool {
+// "type"; and whether a number is a count under that name ("tokens").
+func namedBySibling(s string, at, level int) (named, counts bool) {
 	n := 1<<level - 1
 	open := objectStart(s, at, n)
 	if open < 0 {
-		return false
+		return false, false
 	}
 	// Its members at depth 0, in order: a string followed by ":" is a
 	// key; what comes next is that key's value.
 	hi := min(len(s), at+maxObject)
-	depth, named := 0, notNaming
+	depth, m := 0, notNaming // m: the member whose value comes next
 	for i := open + 1; i < hi; i++ {
 		c := s[i]
 		switch {
 		case c == '"' || c == '\'':
 			if c == '\'' && n > 0 || !isQuoteAt(s, i, n) {
-				return false // not this level's: outside the object's text
+				return false, false // not this level's: outside the object's text
 			}
 			end := closingQuote(s[:hi], i+1, c, n)
 			if end == hi || s[end] == '\n' {
-				return false // left open
+				return false, false // left open
 			}
 			if depth == 0 {
 				after := end + n + 1
 				if p := after + spaceRun(s, after); p < len(s) && s[p] == ':' {
-					named = naming(s[i+1 : end])
-				} else if named != notNaming && label(s[i+1:end]) && named.names(s[i+1:end]) {
-					return true
+					m = naming(s[i+1 : end])
 				} else {
-					named = notNaming
+					if m != notNaming && label(s[i+1:end]) {
+						if named, counts := m.names(s[i+1 : end]); named {
+							return true, counts
+						}
+					}
+					m = notNaming
 				}
 			}
 			i = end + n
 		case c == '[' && placeholderAt(s, i) > 0:
 			i += placeholderAt(s, i) - 1 // a value redacted already
-			named = notNaming
+			m = notNaming
 		case c == '{' || c == '[':
 			if depth++; depth > maxDepth {
-				return false
+				return false, false
 			}
-			named = notNaming
+			m = notNaming
 		case c == '}' || c == ']':
 			if depth == 0 {
-				return false
+				return false, false
 			}
 			depth--
 		case depth == 0 && !isSpace(c) && c != ':' && c != ',' && c != '\\':
-			named = notNaming // a number, true, false or null
+			m = notNaming // a number, true, false or null
 		}
 	}
-	return false
+	return false, false
 }
 
 // A member names its object's "value" by its own value as a label
@@ -422,13 +510,19 @@ func naming(key string) member {
 }
 
 // names reports whether a member's value (a label) names a credential,
-// or a list of them, as this member names one.
-func (m member) names(label string) bool {
+// or a list of them, as this member names one, and whether a number is a
+// count under that name.
+func (m member) names(label string) (named, counts bool) {
 	words := keyWords(label)
-	if m == typeMember {
-		return concealedTypes[strings.ToLower(label)] || credential(words) && !(len(words) == 1 && words[0] == "pass")
+	switch {
+	case m == typeMember:
+		return concealedTypes[strings.ToLower(label)] || credential(words) && !(len(words) == 1 && words[0] == "pass"), false
+	case credential(words):
+		return true, false
+	case credentials(words):
+		return true, countable(words)
 	}
-	return credential(words) || credentials(words)
+	return false, false
 }
 
 // label reports a string that can name a credential for people ("Wi-Fi
@@ -577,6 +671,14 @@ func credentials(words []string) bool {
 	ok := credential(words)
 	words[last] = w
 	return ok
+}
+
+// countable reports whether the numbers under a key of these words,
+// which name credentials in the plural, are counts or ids ("tokens": 42,
+// MAX_TOKENS=512) rather than credentials ("door_codes": [2580]).
+func countable(words []string) bool {
+	words = withoutVariants(words)
+	return !numericCredentials[words[len(words)-1]]
 }
 
 // withoutVariants are words, at least one, without the last ones that

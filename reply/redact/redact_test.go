@@ -274,9 +274,13 @@ func TestCredentialsNamedByTypeOrLabel(t *testing.T) {
 	redactsInJSONStrings(t, tests)
 }
 
-// A key that names credentials in the plural holds a list of them: each
-// string of the list goes, as each would under its singular key. A count
-// or a list of numbers under such a key stays, and so do a device's pins.
+// A key that names credentials in the plural holds a list of them, or
+// one of them, or a config's list separated by commas: each string goes,
+// as each would under its singular key. A number under such a key, or a
+// string that is one, is a count or an id and stays ("tokens": 42,
+// MAX_TOKENS=512), but for codes, whose numbers are the codes; under a
+// singular key, a number in a list goes as the number alone would. A
+// device's pins stay.
 func TestCredentialLists(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"passwords": ["hunter2", "sunflower"]}`, `{"passwords": ["[SECRET_1]", "[SECRET_2]"]}`},
@@ -289,12 +293,21 @@ func TestCredentialLists(t *testing.T) {
 		{`{"secrets": ["abc", null, 7, "def"]}`, `{"secrets": ["[SECRET_1]", null, 7, "[SECRET_2]"]}`},
 		{`{"password": ["hunter2"]}`, `{"password": ["[SECRET_1]"]}`},
 		{`{"name": "tokens", "value": ["abc", "def"]}`, `{"name": "tokens", "value": ["[SECRET_1]", "[SECRET_2]"]}`},
+		{`{"passwords": "hunter2", "api_keys": "k9w2,r4t8"}`, `{"passwords": "[SECRET_1]", "api_keys": "[SECRET_2]"}`},
+		{`{"door_codes": [2580, "1234"], "pin": [4821], "passcodes": 1379}`, `{"door_codes": [[SECRET_1], "[SECRET_2]"], "pin": [[SECRET_3]], "passcodes": [SECRET_4]}`},
+		{`{"name": "tokens", "value": "abc"}, {"label": "door codes", "value": 2580}`, `{"name": "tokens", "value": "[SECRET_1]"}, {"label": "door codes", "value": [SECRET_2]}`},
+		{"API_KEYS=k9w2,r4t8\nWIFI_PASSWORDS=sunflower DOOR_CODES=2580,1234", "API_KEYS=[SECRET_1],[SECRET_2]\nWIFI_PASSWORDS=[SECRET_3] DOOR_CODES=[SECRET_4],[SECRET_5]"},
+		{"GET /status?api_keys=k9w2,r4t8&q=1", "GET /status?api_keys=[SECRET_1],[SECRET_2]&q=1"},
+		{"ACCESS_TOKENS=12,abc", "ACCESS_TOKENS=12,[SECRET_1]"},
 		// Not credentials, or nothing to hide.
 		{`{"tokens_used": 42, "tokens": 42, "max_tokens": 512}`, ""},
 		{`{"tokens": [101, 2023, 102]}`, ""},
 		{`{"pins": ["GPIO17", "GPIO27"], "keys": ["living_room"], "codes": ["404"]}`, ""},
 		{`{"passwords": [], "secrets": [{"id": "x"}], "tokens": ["[SECRET_1]"]}`, ""},
 		{`{"name": "kitchen lamps", "value": ["on", "off"]}`, ""},
+		{`{"max_tokens": "512", "tokens": ["101", 2023], "secrets": "3"}`, ""},
+		{`{"name": "tokens", "value": 42}, {"label": "Passwords", "value": "7"}`, ""},
+		{"MAX_TOKENS=512\nPROMPT_TOKENS=1.5e3,20\nGPIO_PINS=17,27\nMQTT_KEYS=ha,z2m\nAPI_KEYS=not set", ""},
 	}
 	redactsInJSONStrings(t, tests)
 }
