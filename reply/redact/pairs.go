@@ -16,23 +16,35 @@ import (
 //	WIFI_PASSWORD=sunflower-42, access_token: k9w2-mz7q
 //
 // A credential can also be named by a member's value, in the object that
-// holds it as "value" (a settings list, a form's fields):
+// holds it as "value" or "val" (a settings list, a form's fields, a
+// password manager's item):
 //
 //	[{"name": "ssid", "value": "Garden"}, {"name": "Wi-Fi password", "value": "sunflower-42"}]
+//	{"type": "password", "value": "sunflower-42"}
 //
-// A "value" is a credential's when a "name", "key" or "field" member of
-// its object, before or after it, is a string that a key of the same
-// words would be: "password", "API Key", "Front door code", "tokens".
+// A "value" is a credential's when a "name", "key", "field" or "label"
+// member of its object, before or after it, is a string that a key of the
+// same words would be: "password", "API Key", "Front door code",
+// "tokens". A "type" is a schema's word, and most say nothing secret
+// ("light", "text", "pass"): it names a credential only as a key in the
+// singular would, not by "pass" alone, or says the value is concealed
+// (1Password's "CONCEALED", AWS's "SecureString"). A "content" is not a
+// field's value but a document's or a message's body, whose secrets the
+// sentence patterns find: a "type" of "token" in a lexer's output does
+// not hide it.
 //
 // A key is a credential by its words, split at _, -, . and camelCase: its
 // last word names one ("password", "passphrase", "secret", "token", "psk",
 // "pin"), or its last two do ("api key", "wifi key", "pin code"). Words
 // that only describe one ("password_hint", "token_type", "pin_state") do
-// not. A quoted key takes a string or a number, or a list of strings; a
-// quoted key in the plural ("passwords", "api_keys", "tokens") takes only
-// a list, as "tokens": 42 is a count. A bare key (a config's, an
-// environment's, a URL query's) must be of two words or more, as a
-// single word is read by the sentence patterns.
+// not. A key takes a string or a number, or a list of them. Under a key
+// in the plural ("passwords", "api_keys", "tokens") a number, or a
+// string that is one, is a count or an id and stays ("tokens": 42,
+// "max_tokens": "512"), but for codes, whose numbers are the codes
+// ("door_codes": [2580]). A bare key (a config's, an environment's, a URL
+// query's) must be of two words or more, as a single word is read by the
+// sentence patterns; in the plural it takes values separated by commas
+// (API_KEYS=k9w2,r4t8).
 
 // credentialWords are the last words of a key that name a credential.
 var credentialWords = map[string]bool{
@@ -54,12 +66,24 @@ var keyKinds = map[string]map[string]bool{
 	"number": {"pin": true},
 }
 
+// numericCredentials are the last words of a key in the plural whose
+// numbers are credentials, not counts.
+var numericCredentials = map[string]bool{"codes": true, "pincodes": true, "passcodes": true, "numbers": true}
+
 // maxKey bounds a key's length.
 const maxKey = 64
 
-// memberNames are the members whose value names the credential in their
-// object's "value".
-var memberNames = []string{"name", "key", "field"}
+// valueMembers are the members that hold the value a sibling names.
+var valueMembers = []string{"value", "val"}
+
+// labelMembers are the members whose value names the credential in their
+// object's "value" as a key would; a "type" names it more narrowly
+// (member.names).
+var labelMembers = []string{"name", "key", "field", "label"}
+
+// concealedTypes are the types that say their value is hidden, whatever
+// it is (lower case).
+var concealedTypes = map[string]bool{"concealed": true, "securestring": true}
 
 // maxObject bounds how far from a "value" member the other members of its
 // object are looked for, each way, and maxDepth how deep into the objects
@@ -150,6 +174,11 @@ func pairAt(s string, sep int, found []secret) []secret {
 		if open < 0 || s[open] != quote || backslashesBefore(s, open) != 1<<level-1 {
 			return found
 		}
+	} else if keyStart > 0 && s[keyStart-1] == ']' && placeholderBefore(s, keyStart) > 0 {
+		// Glued to a value redacted already ("code [SECRET_1]api_key="):
+		// before, the key ran on into that value, and its words were
+		// others. Read now, it would make a second Redact differ.
+		return found
 	} else if backslashesBefore(s, keyStart) > 0 && strings.IndexByte("nrt", s[keyStart]) >= 0 {
 		keyStart++ // a line's start inside a JSON string: \nWIFI_PASSWORD=
 		if keyStart == keyEnd {
@@ -157,39 +186,112 @@ func pairAt(s string, sep int, found []secret) []secret {
 		}
 	}
 	key := s[keyStart:keyEnd]
-	// A "value" is named by its siblings: they are read last, when it
-	// holds something to hide.
-	byName := quote != 0 && foldEqual(key, "value")
-	list := false // the key names credentials: it takes a list only
+	// A "value" or "val" is named by its siblings: they are read last,
+	// when it holds something to hide.
+	byName := quote != 0 && isOneOf(key, valueMembers)
+	plural, counts := false, false // the key names credentials; its numbers are counts
 	if !byName {
 		words := keyWords(key)
 		switch {
 		case quote == 0 && len(words) < 2:
 			return found
 		case credential(words):
-		case quote != 0 && credentials(words):
-			list = true
+		case credentials(words):
+			plural, counts = true, countable(words)
 		default:
 			return found
 		}
 	}
+	at := keyStart - 1 - (1<<level - 1) // the key's quote, or its escape
 	p := sep + 1
 	p += spaceRun(s, p)
 	if quote != 0 && p < len(s) && s[p] == '[' && placeholderAt(s, p) == 0 {
 		n := len(found)
-		if found = listAt(s, p, level, found); len(found) > n && byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
-			return found[:n]
+		if found = listAt(s, p, level, counts, found); len(found) > n && byName {
+			switch named, counts := namedBySibling(s, at, level); {
+			case !named:
+				return found[:n]
+			case counts:
+				return withoutNumbers(found, n)
+			}
 		}
 		return found
 	}
-	if list {
-		return found
+	if quote == 0 && plural {
+		return itemsAt(s, p, counts, found)
 	}
 	start, end, value := valueAt(s, p, quote, level)
-	if start < 0 || byName && !namedBySibling(s, keyStart-1-(1<<level-1), level) {
+	if start < 0 || counts && isNumber(value) {
 		return found
 	}
+	if byName {
+		if named, counts := namedBySibling(s, at, level); !named || counts && isNumber(value) {
+			return found
+		}
+	}
 	return append(found, secret{start, end, value})
+}
+
+// itemsAt adds to found the values, separated by commas, at s[p] of a
+// bare key in the plural (API_KEYS=k9w2,r4t8), but for numbers when they
+// are counts. It reads no further than a value it cannot take.
+func itemsAt(s string, p int, counts bool, found []secret) []secret {
+	for {
+		start, end, value := valueAt(s, p, 0, 0)
+		if start < 0 {
+			return found
+		}
+		if !counts || !isNumber(value) {
+			found = append(found, secret{start, end, value})
+		}
+		if end+1 >= len(s) || s[end] != ',' || bareEnd(s, end+1) {
+			return found
+		}
+		p = end + 1
+	}
+}
+
+// withoutNumbers is found without the numbers it found from found[n] on.
+func withoutNumbers(found []secret, n int) []secret {
+	kept := found[:n]
+	for _, v := range found[n:] {
+		if !isNumber(v.value) {
+			kept = append(kept, v)
+		}
+	}
+	return kept
+}
+
+// isNumber reports a number as JSON or a config writes it: 42, -1.5,
+// 1e6.
+func isNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		n := digitRun(s, i, len(s))
+		i += n
+		return n > 0
+	}
+	if !digits() {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		if i++; i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // valueAt reads the value at s[p] of a credential's key, quoted (quote)
@@ -224,6 +326,9 @@ func valueAt(s string, p int, quote byte, level int) (start, end int, value stri
 		for end < len(s) && (isDigit(s[end]) || strings.IndexByte(".eE+-", s[end]) >= 0) {
 			end++
 		}
+		if end < len(s) && !bareEnd(s, end) {
+			end = bareWord(s, start, end) // 0x1F, 4821abc: a word, hidden whole
+		}
 		value = s[start:end]
 	} else {
 		if p < len(s) && s[p] == '[' {
@@ -239,10 +344,7 @@ func valueAt(s string, p int, quote byte, level int) (start, end int, value stri
 		if whole && notSecretWords[strings.ToLower(strings.TrimRight(s[start:end], ".!?:"))] {
 			return -1, -1, ""
 		}
-		for end < len(s) && !bareEnd(s, end) {
-			end++
-		}
-		end = start + len(strings.TrimRight(s[start:end], ".!?:"))
+		end = bareWord(s, start, end)
 		value = s[start:end]
 	}
 	if value == "" || placeholderAt(s, start) == end-start {
@@ -251,11 +353,22 @@ func valueAt(s string, p int, quote byte, level int) (start, end int, value stri
 	return start, end, value
 }
 
-// listAt adds to found the strings of the list that opens at s[p], at
-// the level of escaping of its key; numbers, true, false and null are
-// passed over, and the list is read no further than an object or a list
-// in it.
-func listAt(s string, p, level int, found []secret) []secret {
+// bareWord is the end of the unquoted word that starts at s[start] and
+// runs on at s[from]: the first byte that ends a value, less the marks
+// that end a sentence.
+func bareWord(s string, start, from int) int {
+	end := from
+	for end < len(s) && !bareEnd(s, end) {
+		end++
+	}
+	return start + len(strings.TrimRight(s[start:end], ".!?:"))
+}
+
+// listAt adds to found the strings and numbers of the list that opens at
+// s[p], at the level of escaping of its key. Numbers, and strings that
+// are numbers, when they are counts, and true, false and null are passed
+// over; the list is read no further than an object or a list in it.
+func listAt(s string, p, level int, counts bool, found []secret) []secret {
 	n := 1<<level - 1
 	for i := p + 1; i < len(s); {
 		k := 0 // backslashes: a quote's escape, or an escaped space
@@ -276,7 +389,7 @@ func listAt(s string, p, level int, found []secret) []secret {
 			if c == '"' {
 				value = unescape(value, level+1)
 			}
-			if value != "" && placeholderAt(s, start) != end-start {
+			if value != "" && placeholderAt(s, start) != end-start && !(counts && isNumber(value)) {
 				found = append(found, secret{start, end, value})
 			}
 			i = end + n + 1
@@ -290,10 +403,15 @@ func listAt(s string, p, level int, found []secret) []secret {
 		case c == '[' && placeholderAt(s, i) > 0:
 			i += placeholderAt(s, i)
 		case c == '-' || isDigit(c) || isLetter(c):
+			start := i
 			for i < len(s) && (c == '-' || isDigit(c) || isLetter(c) || c == '.' || c == '+') {
 				if i++; i < len(s) {
 					c = s[i]
 				}
+			}
+			v := s[start:i]
+			if d := strings.TrimPrefix(v, "-"); d != "" && isDigit(d[0]) && !(counts && isNumber(v)) {
+				found = append(found, secret{start, i, v}) // a number (4821, -1), or a word (0x1F)
 			}
 		default:
 			return found // the list's end, or an object or a list in it
@@ -312,65 +430,99 @@ func indexFrom(s string, i int, c byte) int {
 
 // namedBySibling reports whether the object that holds the "value"
 // member whose key starts at s[at] (its quote, or the backslashes that
-// escape it), at that level of escaping, has a "name", "key" or "field"
-// member whose value is a label that names a credential.
-func namedBySibling(s string, at, level int) bool {
+// escape it), at that level of escaping, has a member that names a
+// credential by its value: a "name", "key", "field" or "label", or a
+// "type"; and whether a number is a count under that name ("tokens").
+func namedBySibling(s string, at, level int) (named, counts bool) {
 	n := 1<<level - 1
 	open := objectStart(s, at, n)
 	if open < 0 {
-		return false
+		return false, false
 	}
 	// Its members at depth 0, in order: a string followed by ":" is a
 	// key; what comes next is that key's value.
 	hi := min(len(s), at+maxObject)
-	depth, named := 0, false
+	depth, m := 0, notNaming // m: the member whose value comes next
 	for i := open + 1; i < hi; i++ {
 		c := s[i]
 		switch {
 		case c == '"' || c == '\'':
 			if c == '\'' && n > 0 || !isQuoteAt(s, i, n) {
-				return false // not this level's: outside the object's text
+				return false, false // not this level's: outside the object's text
 			}
 			end := closingQuote(s[:hi], i+1, c, n)
 			if end == hi || s[end] == '\n' {
-				return false // left open
+				return false, false // left open
 			}
 			if depth == 0 {
 				after := end + n + 1
 				if p := after + spaceRun(s, after); p < len(s) && s[p] == ':' {
-					named = isMemberName(s[i+1 : end])
-				} else if named && label(s[i+1:end]) && namesCredential(s[i+1:end]) {
-					return true
+					m = naming(s[i+1 : end])
 				} else {
-					named = false
+					if m != notNaming && label(s[i+1:end]) {
+						if named, counts := m.names(s[i+1 : end]); named {
+							return true, counts
+						}
+					}
+					m = notNaming
 				}
 			}
 			i = end + n
 		case c == '[' && placeholderAt(s, i) > 0:
 			i += placeholderAt(s, i) - 1 // a value redacted already
-			named = false
+			m = notNaming
 		case c == '{' || c == '[':
 			if depth++; depth > maxDepth {
-				return false
+				return false, false
 			}
-			named = false
+			m = notNaming
 		case c == '}' || c == ']':
 			if depth == 0 {
-				return false
+				return false, false
 			}
 			depth--
 		case depth == 0 && !isSpace(c) && c != ':' && c != ',' && c != '\\':
-			named = false // a number, true, false or null
+			m = notNaming // a number, true, false or null
 		}
 	}
-	return false
+	return false, false
 }
 
-// namesCredential reports a label whose words name a credential, or a
-// list of them.
-func namesCredential(label string) bool {
+// A member names its object's "value" by its own value as a label
+// ("name", "label"...) or as a type, or not at all.
+type member uint8
+
+const (
+	notNaming member = iota
+	labelMember
+	typeMember
+)
+
+// naming is what the member of this key names its object's "value" by.
+func naming(key string) member {
+	switch {
+	case isOneOf(key, labelMembers):
+		return labelMember
+	case foldEqual(key, "type"):
+		return typeMember
+	}
+	return notNaming
+}
+
+// names reports whether a member's value (a label) names a credential,
+// or a list of them, as this member names one, and whether a number is a
+// count under that name.
+func (m member) names(label string) (named, counts bool) {
 	words := keyWords(label)
-	return credential(words) || credentials(words)
+	switch {
+	case m == typeMember:
+		return concealedTypes[strings.ToLower(label)] || credential(words) && !(len(words) == 1 && words[0] == "pass"), false
+	case credential(words):
+		return true, false
+	case credentials(words):
+		return true, countable(words)
+	}
+	return false, false
 }
 
 // label reports a string that can name a credential for people ("Wi-Fi
@@ -437,11 +589,11 @@ func placeholderBefore(s string, i int) int {
 	return 0
 }
 
-// isMemberName reports a key that names the credential of its object's
-// "value".
-func isMemberName(key string) bool {
-	for _, m := range memberNames {
-		if foldEqual(key, m) {
+// isOneOf reports whether key is one of words (lower case) but for the
+// case of its ASCII letters.
+func isOneOf(key string, words []string) bool {
+	for _, w := range words {
+		if foldEqual(key, w) {
 			return true
 		}
 	}
@@ -519,6 +671,14 @@ func credentials(words []string) bool {
 	ok := credential(words)
 	words[last] = w
 	return ok
+}
+
+// countable reports whether the numbers under a key of these words,
+// which name credentials in the plural, are counts or ids ("tokens": 42,
+// MAX_TOKENS=512) rather than credentials ("door_codes": [2580]).
+func countable(words []string) bool {
+	words = withoutVariants(words)
+	return !numericCredentials[words[len(words)-1]]
 }
 
 // withoutVariants are words, at least one, without the last ones that

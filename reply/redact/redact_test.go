@@ -172,6 +172,8 @@ func TestCredentialsInKeyValues(t *testing.T) {
 		{`{"access_token":"abc","client_secret":"def","expires_in":3600}`, `{"access_token":"[SECRET_1]","client_secret":"[SECRET_2]","expires_in":3600}`},
 		{`{"passphrase": "one. two"}`, `{"passphrase": "[SECRET_1]"}`}, // a full stop inside
 		{`{"wifi_password_5ghz": "abc"}`, `{"wifi_password_5ghz": "[SECRET_1]"}`},
+		{`{"pin": 0x1F, "door": "front"}`, `{"pin": [SECRET_1], "door": "front"}`}, // not a number: a word, hidden whole
+		{`{"pin":00api.key=0}`, `{"pin":[SECRET_1]}`},
 		{`{"password": "ab\"cd"}`, `{"password": "[SECRET_1]"}`},
 		{`{'psk': 'sunflower', 'ssid': 'Garden'}`, `{'psk': '[SECRET_1]', 'ssid': 'Garden'}`},
 		{"WIFI_PASSWORD=sunflower ssid=Garden", "WIFI_PASSWORD=[SECRET_1] ssid=Garden"},
@@ -187,25 +189,7 @@ func TestCredentialsInKeyValues(t *testing.T) {
 		{"wake me at 7:30", ""},
 		{"the password: wrong again", ""},
 	}
-	for _, tt := range tests {
-		want := tt.want
-		if want == "" {
-			want = tt.in
-		}
-		if got, _ := New().Redact(tt.in); got != want {
-			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-		}
-		// As the reply engine hands a tool's text to the model: inside a
-		// JSON string, once and twice.
-		for range 2 {
-			in, _ := json.Marshal(tt.in)
-			out, _ := json.Marshal(want)
-			tt.in, want = string(in), string(out)
-			if got, _ := New().Redact(tt.in); got != want {
-				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-			}
-		}
-	}
+	redactsInJSONStrings(t, tests)
 }
 
 // A value in escaped JSON comes back as it was for a local tool.
@@ -255,28 +239,48 @@ func TestCredentialsNamedByAMember(t *testing.T) {
 		{`{"name": "password", "value": "[SECRET_1]"}`, ""},
 		{`the "name": "password", "value": "on" said`, ""},
 	}
-	for _, tt := range tests {
-		want := tt.want
-		if want == "" {
-			want = tt.in
-		}
-		if got, _ := New().Redact(tt.in); got != want {
-			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-		}
-		for range 2 {
-			in, _ := json.Marshal(tt.in)
-			out, _ := json.Marshal(want)
-			tt.in, want = string(in), string(out)
-			if got, _ := New().Redact(tt.in); got != want {
-				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-			}
-		}
-	}
+	redactsInJSONStrings(t, tests)
 }
 
-// A key that names credentials in the plural holds a list of them: each
-// string of the list goes, as each would under its singular key. A count
-// or a list of numbers under such a key stays, and so do a device's pins.
+// A form's field, a password manager's item or a settings entry gives a
+// credential's kind by a "label" written for people or by a "type", and
+// its value maybe as "val". A label names one as a "name" does; a type is
+// a schema's word, and most say nothing secret ("light", "text", "pass"):
+// only a credential's name in the singular does, or a type that says the
+// value is concealed. A "content" is a document's or a message's body,
+// not a field's value: it stays.
+func TestCredentialsNamedByTypeOrLabel(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"password","value":"hunter2"}`, `{"type":"password","value":"[SECRET_1]"}`},
+		{`{"value": "hunter2", "type": "Password", "id": 3}`, `{"value": "[SECRET_1]", "type": "Password", "id": 3}`},
+		{`{"label":"Wi-Fi password","value":"x"}`, `{"label":"Wi-Fi password","value":"[SECRET_1]"}`},
+		{`{"type": "text", "label": "Alarm PIN", "value": 4821}`, `{"type": "text", "label": "Alarm PIN", "value": [SECRET_1]}`},
+		{`{"type": "pinCode", "value": ["4821"]}`, `{"type": "pinCode", "value": ["[SECRET_1]"]}`}, // Keeper
+		{`{"type": "apiKey", "val": "k9w2-mz7q"}`, `{"type": "apiKey", "val": "[SECRET_1]"}`},
+		{`{"name": "passcode", "val": "2580"}`, `{"name": "passcode", "val": "[SECRET_1]"}`},
+		{`{"key": "GARAGE", "value": "abc", "type": "secret", "enabled": true}`, `{"key": "GARAGE", "value": "[SECRET_1]", "type": "secret", "enabled": true}`}, // Postman
+		{`{"type": "token", "value": "abc"}, {"type": "passphrase", "value": "a b"}`, `{"type": "token", "value": "[SECRET_1]"}, {"type": "passphrase", "value": "[SECRET_2]"}`},
+		{`{"id": "x1", "type": "CONCEALED", "label": "Alarm", "value": "4821"}`, `{"id": "x1", "type": "CONCEALED", "label": "Alarm", "value": "[SECRET_1]"}`}, // 1Password
+		{`{"Name": "/home/router", "Type": "SecureString", "Value": "sunflower"}`, `{"Name": "/home/router", "Type": "SecureString", "Value": "[SECRET_1]"}`},  // AWS SSM
+		// Innocent types, labels and members.
+		{`{"type":"light","value":"on"}`, ""},
+		{`{"type": "pass", "value": "annual"}, {"type": "key", "value": "a"}, {"type": "code", "value": "x = 1"}`, ""},
+		{`{"type": "public-key", "value": "MFkwEwYH"}, {"type": "hidden", "value": "7"}, {"type": "number", "value": 21}`, ""},
+		{`{"type": "tokens", "value": "abc"}, {"type": "password_reset", "value": "sent"}`, ""},
+		{`{"type": "text", "label": "Username", "value": "bob"}, {"label": "Password hint", "value": "flower"}`, ""},
+		{`{"type": "password", "content": "Choose a strong one"}, {"label": "token", "text": "if"}`, ""},
+		{`{"type": "password", "child": {"value": "on"}}`, ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// A key that names credentials in the plural holds a list of them, or
+// one of them, or a config's list separated by commas: each string goes,
+// as each would under its singular key. A number under such a key, or a
+// string that is one, is a count or an id and stays ("tokens": 42,
+// MAX_TOKENS=512), but for codes, whose numbers are the codes; under a
+// singular key, a number in a list goes as the number alone would. A
+// device's pins stay.
 func TestCredentialLists(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"passwords": ["hunter2", "sunflower"]}`, `{"passwords": ["[SECRET_1]", "[SECRET_2]"]}`},
@@ -289,30 +293,23 @@ func TestCredentialLists(t *testing.T) {
 		{`{"secrets": ["abc", null, 7, "def"]}`, `{"secrets": ["[SECRET_1]", null, 7, "[SECRET_2]"]}`},
 		{`{"password": ["hunter2"]}`, `{"password": ["[SECRET_1]"]}`},
 		{`{"name": "tokens", "value": ["abc", "def"]}`, `{"name": "tokens", "value": ["[SECRET_1]", "[SECRET_2]"]}`},
+		{`{"passwords": "hunter2", "api_keys": "k9w2,r4t8"}`, `{"passwords": "[SECRET_1]", "api_keys": "[SECRET_2]"}`},
+		{`{"door_codes": [2580, "1234"], "pin": [4821], "passcodes": 1379}`, `{"door_codes": [[SECRET_1], "[SECRET_2]"], "pin": [[SECRET_3]], "passcodes": [SECRET_4]}`},
+		{`{"name": "tokens", "value": "abc"}, {"label": "door codes", "value": 2580}`, `{"name": "tokens", "value": "[SECRET_1]"}, {"label": "door codes", "value": [SECRET_2]}`},
+		{"API_KEYS=k9w2,r4t8\nWIFI_PASSWORDS=sunflower DOOR_CODES=2580,1234", "API_KEYS=[SECRET_1],[SECRET_2]\nWIFI_PASSWORDS=[SECRET_3] DOOR_CODES=[SECRET_4],[SECRET_5]"},
+		{"GET /status?api_keys=k9w2,r4t8&q=1", "GET /status?api_keys=[SECRET_1],[SECRET_2]&q=1"},
+		{"ACCESS_TOKENS=12,abc", "ACCESS_TOKENS=12,[SECRET_1]"},
 		// Not credentials, or nothing to hide.
 		{`{"tokens_used": 42, "tokens": 42, "max_tokens": 512}`, ""},
 		{`{"tokens": [101, 2023, 102]}`, ""},
 		{`{"pins": ["GPIO17", "GPIO27"], "keys": ["living_room"], "codes": ["404"]}`, ""},
 		{`{"passwords": [], "secrets": [{"id": "x"}], "tokens": ["[SECRET_1]"]}`, ""},
 		{`{"name": "kitchen lamps", "value": ["on", "off"]}`, ""},
+		{`{"max_tokens": "512", "tokens": ["101", 2023], "secrets": "3"}`, ""},
+		{`{"name": "tokens", "value": 42}, {"label": "Passwords", "value": "7"}`, ""},
+		{"MAX_TOKENS=512\nPROMPT_TOKENS=1.5e3,20\nGPIO_PINS=17,27\nMQTT_KEYS=ha,z2m\nAPI_KEYS=not set", ""},
 	}
-	for _, tt := range tests {
-		want := tt.want
-		if want == "" {
-			want = tt.in
-		}
-		if got, _ := New().Redact(tt.in); got != want {
-			t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-		}
-		for range 2 {
-			in, _ := json.Marshal(tt.in)
-			out, _ := json.Marshal(want)
-			tt.in, want = string(in), string(out)
-			if got, _ := New().Redact(tt.in); got != want {
-				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
-			}
-		}
-	}
+	redactsInJSONStrings(t, tests)
 }
 
 // TestQuotedPasswordInAJSONString: "my password is "abc def"" said in a
@@ -337,6 +334,27 @@ func TestQuotedPasswordInAJSONString(t *testing.T) {
 			}
 			b, _ := json.Marshal(s)
 			s = string(b)
+		}
+	}
+}
+
+// redactsInJSONStrings checks that Redact turns each in into its want (""
+// for in unchanged), and does the same inside a JSON string, once and
+// twice, as the reply engine hands a tool's text to the model.
+func redactsInJSONStrings(t *testing.T, tests []struct{ in, want string }) {
+	t.Helper()
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		for range 3 {
+			if got, _ := New().Redact(tt.in); got != want {
+				t.Errorf("Redact(%s)\n got %s\nwant %s", tt.in, got, want)
+			}
+			in, _ := json.Marshal(tt.in)
+			out, _ := json.Marshal(want)
+			tt.in, want = string(in), string(out)
 		}
 	}
 }
