@@ -446,25 +446,27 @@ func TestPlaceThenName(t *testing.T) {
 // "Stehlampe", a "Deckenlicht" and a thermostat "Heizung" in the
 // "Wohnzimmer".
 func flat(t *testing.T) *hatest.HA {
-	ent := func(id, name, state, area string, attrs ...any) hatest.Entity {
-		a := map[string]any{}
-		for i := 0; i+1 < len(attrs); i += 2 {
-			a[attrs[i].(string)] = attrs[i+1]
-		}
-		return hatest.Entity{ID: id, Name: name, State: state, Area: area, Attributes: a}
-	}
 	return hatest.New(t, []hatest.Floor{{ID: "ground", Name: "Ground Floor"}},
 		[]hatest.Area{{ID: "living_room", Name: "Living Room", Floor: "ground"}, {ID: "wohnzimmer", Name: "Wohnzimmer", Floor: "ground"}},
 		nil,
 		[]hatest.Entity{
-			ent("light.floor_lamp", "Floor Lamp", "on", "living_room"),
-			ent("light.reading_light", "Reading Light", "off", "living_room"),
-			ent("cover.living_room_blinds", "Living Room Blinds", "open", "living_room", "device_class", "blind"),
-			ent("climate.thermostat", "Thermostat", "heat", "living_room", "temperature", 21),
-			ent("light.stehlampe", "Stehlampe", "on", "wohnzimmer"),
-			ent("light.deckenlicht", "Deckenlicht", "off", "wohnzimmer"),
-			ent("climate.wohnzimmer", "Heizung", "heat", "wohnzimmer", "temperature", 21),
+			entity("light.floor_lamp", "Floor Lamp", "on", "living_room"),
+			entity("light.reading_light", "Reading Light", "off", "living_room"),
+			entity("cover.living_room_blinds", "Living Room Blinds", "open", "living_room", "device_class", "blind"),
+			entity("climate.thermostat", "Thermostat", "heat", "living_room", "temperature", 21),
+			entity("light.stehlampe", "Stehlampe", "on", "wohnzimmer"),
+			entity("light.deckenlicht", "Deckenlicht", "off", "wohnzimmer"),
+			entity("climate.wohnzimmer", "Heizung", "heat", "wohnzimmer", "temperature", 21),
 		})
+}
+
+// entity is a test house's entity, its attributes given as key, value.
+func entity(id, name, state, area string, attrs ...any) hatest.Entity {
+	a := map[string]any{}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		a[attrs[i].(string)] = attrs[i+1]
+	}
+	return hatest.Entity{ID: id, Name: name, State: state, Area: area, Attributes: a}
 }
 
 // TestSetIsNoConversion: a light's brightness or a thermostat's
@@ -473,28 +475,29 @@ func flat(t *testing.T) *hatest.HA {
 // "X to Y"; conversions said so still convert.
 func TestSetIsNoConversion(t *testing.T) {
 	for _, tt := range []struct {
+		house func(*testing.T) *hatest.HA
 		lang  locale.Lang
 		said  string
 		calls []string
 	}{
-		{locale.English, "set the floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
-		{locale.English, "set the living room floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
-		{locale.English, "set the floor lamp in the living room to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
-		{locale.English, "set the living room lights to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
-		{locale.English, "set the lights in the living room to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
-		{locale.English, "set the thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
-		{locale.English, "set the thermostat in the living room to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
-		{locale.English, "set the living room thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
-		{locale.English, "set the floor lamp on the ground floor to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
-		{locale.German, "stell die Stehlampe auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
-		{locale.German, "stell die Stehlampe im Wohnzimmer auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
-		{locale.German, "stell das Wohnzimmer Licht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
-		{locale.German, "stell das Licht im Wohnzimmer auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
-		{locale.German, "stelle im Wohnzimmer die Stehlampe auf 50 Prozent ein", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
-		{locale.German, "stell die Heizung auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
-		{locale.German, "stell die Heizung im Wohnzimmer auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+		{flat, locale.English, "set the floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.English, "set the living room floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.English, "set the floor lamp in the living room to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.English, "set the living room lights to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
+		{flat, locale.English, "set the lights in the living room to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
+		{flat, locale.English, "set the thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{flat, locale.English, "set the thermostat in the living room to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{flat, locale.English, "set the living room thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{flat, locale.English, "set the floor lamp on the ground floor to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.German, "stell die Stehlampe auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{flat, locale.German, "stell die Stehlampe im Wohnzimmer auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{flat, locale.German, "stell das Wohnzimmer Licht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{flat, locale.German, "stell das Licht im Wohnzimmer auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{flat, locale.German, "stelle im Wohnzimmer die Stehlampe auf 50 Prozent ein", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{flat, locale.German, "stell die Heizung auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+		{flat, locale.German, "stell die Heizung im Wohnzimmer auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
 	} {
-		ha := flat(t)
+		ha := tt.house(t)
 		reg := withConverter(t, ha)
 		u := reg.Understand(t.Context(), tt.lang, tt.said)
 		if !u.OK {
@@ -507,19 +510,26 @@ func TestSetIsNoConversion(t *testing.T) {
 			t.Errorf("%s %q: %s %s %q (%v), want calls %q", tt.lang, tt.said, u.Route.Command.Name, resp.Spoken, got, u.Route.Claim.Arguments, tt.calls)
 		}
 	}
-	reg := withConverter(t, flat(t))
-	for _, tt := range []struct {
-		lang       locale.Lang
-		said, args string
-	}{
-		{locale.English, "convert 5 miles to kilometres", "map[from_unit:mi to_unit:km value:5]"},
-		{locale.English, "how many grams is 2 pounds", "map[from_unit:lb to_unit:g value:2]"},
-		{locale.English, "what is 20 degrees celsius in fahrenheit", "map[from_unit:c to_unit:f value:20]"},
-		{locale.German, "wie viel sind 5 Meilen in Kilometern", "map[from_unit:mi to_unit:km value:5]"},
-	} {
-		u := reg.Understand(t.Context(), tt.lang, tt.said)
-		if got := fmt.Sprint(u.Route.Claim.Arguments); !u.OK || u.Route.Command.Name != "convert_measurement" || got != tt.args {
-			t.Errorf("%s %q: OK %v %s %s (%s %s), want convert_measurement %s", tt.lang, tt.said, u.OK, u.Intent, got, u.Reason, u.Detail, tt.args)
+	for _, house := range []func(*testing.T) *hatest.HA{flat} {
+		reg := withConverter(t, house(t))
+		for _, tt := range []struct {
+			lang       locale.Lang
+			said, args string
+		}{
+			{locale.English, "convert 5 miles to kilometres", "map[from_unit:mi to_unit:km value:5]"},
+			{locale.English, "how many grams is 2 pounds", "map[from_unit:lb to_unit:g value:2]"},
+			{locale.English, "what is 20 degrees celsius in fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+			{locale.German, "wie viel sind 5 Meilen in Kilometern", "map[from_unit:mi to_unit:km value:5]"},
+			{locale.German, "wie viel sind 20 Grad Celsius in Fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+			{locale.Spanish, "convierte 5 millas en kilómetros", "map[from_unit:mi to_unit:km value:5]"},
+			{locale.Spanish, "convierte 20 grados celsius a fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+			{locale.French, "convertis 5 miles en kilomètres", "map[from_unit:mi to_unit:km value:5]"},
+			{locale.French, "convertis 20 degrés celsius en fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+		} {
+			u := reg.Understand(t.Context(), tt.lang, tt.said)
+			if got := fmt.Sprint(u.Route.Claim.Arguments); !u.OK || u.Route.Command.Name != "convert_measurement" || got != tt.args {
+				t.Errorf("%s %q: OK %v %s %s (%s %s), want convert_measurement %s", tt.lang, tt.said, u.OK, u.Intent, got, u.Reason, u.Detail, tt.args)
+			}
 		}
 	}
 }
