@@ -485,12 +485,27 @@ func wohnung(t *testing.T) *hatest.HA {
 		})
 }
 
+// piso is a flat named in Spanish: a floor lamp and a ceiling light in
+// the "Salón", a lamp in the "Cocina", and one thermostat, in the salón,
+// called "Nest".
+func piso(t *testing.T) *hatest.HA {
+	return hatest.New(t, []hatest.Floor{{ID: "baja", Name: "Planta baja"}},
+		[]hatest.Area{{ID: "salon", Name: "Salón", Floor: "baja"}, {ID: "cocina", Name: "Cocina", Floor: "baja"}},
+		nil,
+		[]hatest.Entity{
+			entity("light.salon_pie", "Lámpara de pie", "on", "salon"),
+			entity("light.salon_techo", "Luz del techo", "off", "salon"),
+			entity("light.cocina_lampara", "Lámpara", "on", "cocina"),
+			entity("climate.salon", "Nest", "heat", "salon", "temperature", 21),
+		})
+}
+
 // TestSetIsNoConversion: a light's brightness or a thermostat's
-// temperature set "to" or "auf" a number is set, by name, with its area,
-// or for the lights of an area, though it reads as the unit converter's
-// "X to Y"; a thermostat said as such ("die Heizung") is the one of the
-// area said, or the house's only one. Conversions said so still convert,
-// in each house.
+// temperature set "to", "auf" or "a" a number is set, by name, with its
+// area, or for the lights of an area, though it reads as the unit
+// converter's "X to Y"; a thermostat said as such ("el termostato", "die
+// Heizung") is the one of the area said, or the house's only one.
+// Conversions said so still convert, in each house.
 func TestSetIsNoConversion(t *testing.T) {
 	for _, tt := range []struct {
 		house func(*testing.T) *hatest.HA
@@ -522,6 +537,12 @@ func TestSetIsNoConversion(t *testing.T) {
 		{wohnung, locale.German, "stell die Heizung auf 20 Grad", nil}, // two thermostats: which?
 		{wohnung, locale.German, "Wohnzimmerlicht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
 		{wohnung, locale.German, "stell das Wohnzimmerlicht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{piso, locale.Spanish, "pon la lámpara de pie en el salón al 50%", []string{`light.turn_on light.salon_pie {"brightness_pct":50}`}},
+		{piso, locale.Spanish, "pon las luces del salón al 30%", []string{`light.turn_on light.salon_pie,light.salon_techo {"brightness_pct":30}`}},
+		{piso, locale.Spanish, "pon el termostato del salón a 20 grados", []string{`climate.set_temperature climate.salon {"temperature":20}`}},
+		{piso, locale.Spanish, "pon el termostato a 20 grados", []string{`climate.set_temperature climate.salon {"temperature":20}`}},
+		{piso, locale.Spanish, "pon el nest a 20 grados", []string{`climate.set_temperature climate.salon {"temperature":20}`}},
+		{piso, locale.Spanish, "sube la lámpara de pie al 80%", []string{`light.turn_on light.salon_pie {"brightness_pct":80}`}},
 	} {
 		ha := tt.house(t)
 		reg := withConverter(t, ha)
@@ -542,7 +563,7 @@ func TestSetIsNoConversion(t *testing.T) {
 			t.Errorf("%s %q: %s %s %q (%v), want calls %q", tt.lang, tt.said, u.Route.Command.Name, resp.Spoken, got, u.Route.Claim.Arguments, tt.calls)
 		}
 	}
-	for _, house := range []func(*testing.T) *hatest.HA{flat, wohnung} {
+	for _, house := range []func(*testing.T) *hatest.HA{flat, wohnung, piso} {
 		reg := withConverter(t, house(t))
 		for _, tt := range []struct {
 			lang       locale.Lang
