@@ -500,12 +500,25 @@ func piso(t *testing.T) *hatest.HA {
 		})
 }
 
+// appartement is a flat named in French: a lamp and a ceiling light in the
+// "Salon", a thermostat called "Netatmo" in the "Cuisine".
+func appartement(t *testing.T) *hatest.HA {
+	return hatest.New(t, []hatest.Floor{{ID: "rdc", Name: "Rez-de-chaussée"}},
+		[]hatest.Area{{ID: "salon", Name: "Salon", Floor: "rdc"}, {ID: "cuisine", Name: "Cuisine", Floor: "rdc"}},
+		nil,
+		[]hatest.Entity{
+			entity("light.salon_lampe", "Lampe", "on", "salon"),
+			entity("light.salon_plafonnier", "Plafonnier", "off", "salon"),
+			entity("climate.cuisine", "Netatmo", "heat", "cuisine", "temperature", 21),
+		})
+}
+
 // TestSetIsNoConversion: a light's brightness or a thermostat's
-// temperature set "to", "auf" or "a" a number is set, by name, with its
-// area, or for the lights of an area, though it reads as the unit
-// converter's "X to Y"; a thermostat said as such ("el termostato", "die
-// Heizung") is the one of the area said, or the house's only one.
-// Conversions said so still convert, in each house.
+// temperature set "to", "auf", "a" or "à" a number is set, by name, with
+// its area, or for the lights of an area, though it reads as the unit
+// converter's "X to Y"; a thermostat said as such ("el termostato", "le
+// thermostat", "die Heizung") is the one of the area said, or the house's
+// only one. Conversions said so still convert, in each house.
 func TestSetIsNoConversion(t *testing.T) {
 	for _, tt := range []struct {
 		house func(*testing.T) *hatest.HA
@@ -543,6 +556,11 @@ func TestSetIsNoConversion(t *testing.T) {
 		{piso, locale.Spanish, "pon el termostato a 20 grados", []string{`climate.set_temperature climate.salon {"temperature":20}`}},
 		{piso, locale.Spanish, "pon el nest a 20 grados", []string{`climate.set_temperature climate.salon {"temperature":20}`}},
 		{piso, locale.Spanish, "sube la lámpara de pie al 80%", []string{`light.turn_on light.salon_pie {"brightness_pct":80}`}},
+		{appartement, locale.French, "mets le thermostat de la cuisine à 20 degrés", []string{`climate.set_temperature climate.cuisine {"temperature":20}`}},
+		{appartement, locale.French, "mets le thermostat à 20 degrés", []string{`climate.set_temperature climate.cuisine {"temperature":20}`}},
+		{appartement, locale.French, "règle le Netatmo de la cuisine à 20 degrés", []string{`climate.set_temperature climate.cuisine {"temperature":20}`}},
+		{appartement, locale.French, "règle la lampe du salon à 40 %", []string{`light.turn_on light.salon_lampe {"brightness_pct":40}`}},
+		{appartement, locale.French, "règle les lumières du salon à 30 %", []string{`light.turn_on light.salon_lampe,light.salon_plafonnier {"brightness_pct":30}`}},
 	} {
 		ha := tt.house(t)
 		reg := withConverter(t, ha)
@@ -563,7 +581,7 @@ func TestSetIsNoConversion(t *testing.T) {
 			t.Errorf("%s %q: %s %s %q (%v), want calls %q", tt.lang, tt.said, u.Route.Command.Name, resp.Spoken, got, u.Route.Claim.Arguments, tt.calls)
 		}
 	}
-	for _, house := range []func(*testing.T) *hatest.HA{flat, wohnung, piso} {
+	for _, house := range []func(*testing.T) *hatest.HA{flat, wohnung, piso, appartement} {
 		reg := withConverter(t, house(t))
 		for _, tt := range []struct {
 			lang       locale.Lang
