@@ -446,57 +446,131 @@ func TestPlaceThenName(t *testing.T) {
 // "Stehlampe", a "Deckenlicht" and a thermostat "Heizung" in the
 // "Wohnzimmer".
 func flat(t *testing.T) *hatest.HA {
-	ent := func(id, name, state, area string, attrs ...any) hatest.Entity {
-		a := map[string]any{}
-		for i := 0; i+1 < len(attrs); i += 2 {
-			a[attrs[i].(string)] = attrs[i+1]
-		}
-		return hatest.Entity{ID: id, Name: name, State: state, Area: area, Attributes: a}
-	}
 	return hatest.New(t, []hatest.Floor{{ID: "ground", Name: "Ground Floor"}},
 		[]hatest.Area{{ID: "living_room", Name: "Living Room", Floor: "ground"}, {ID: "wohnzimmer", Name: "Wohnzimmer", Floor: "ground"}},
 		nil,
 		[]hatest.Entity{
-			ent("light.floor_lamp", "Floor Lamp", "on", "living_room"),
-			ent("light.reading_light", "Reading Light", "off", "living_room"),
-			ent("cover.living_room_blinds", "Living Room Blinds", "open", "living_room", "device_class", "blind"),
-			ent("climate.thermostat", "Thermostat", "heat", "living_room", "temperature", 21),
-			ent("light.stehlampe", "Stehlampe", "on", "wohnzimmer"),
-			ent("light.deckenlicht", "Deckenlicht", "off", "wohnzimmer"),
-			ent("climate.wohnzimmer", "Heizung", "heat", "wohnzimmer", "temperature", 21),
+			entity("light.floor_lamp", "Floor Lamp", "on", "living_room"),
+			entity("light.reading_light", "Reading Light", "off", "living_room"),
+			entity("cover.living_room_blinds", "Living Room Blinds", "open", "living_room", "device_class", "blind"),
+			entity("climate.thermostat", "Thermostat", "heat", "living_room", "temperature", 21),
+			entity("light.stehlampe", "Stehlampe", "on", "wohnzimmer"),
+			entity("light.deckenlicht", "Deckenlicht", "off", "wohnzimmer"),
+			entity("climate.wohnzimmer", "Heizung", "heat", "wohnzimmer", "temperature", 21),
+		})
+}
+
+// entity is a test house's entity, its attributes given as key, value.
+func entity(id, name, state, area string, attrs ...any) hatest.Entity {
+	a := map[string]any{}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		a[attrs[i].(string)] = attrs[i+1]
+	}
+	return hatest.Entity{ID: id, Name: name, State: state, Area: area, Attributes: a}
+}
+
+// wohnung is a flat named in German whose thermostats are not called
+// "Heizung": a "Stehlampe", a "Deckenlicht" and a "Wandthermostat" in the
+// "Wohnzimmer", a "Küchenlampe" and a "Thermostat" in the "Küche".
+func wohnung(t *testing.T) *hatest.HA {
+	return hatest.New(t, []hatest.Floor{{ID: "eg", Name: "Erdgeschoss"}},
+		[]hatest.Area{{ID: "wohnzimmer", Name: "Wohnzimmer", Floor: "eg"}, {ID: "kueche", Name: "Küche", Floor: "eg"}},
+		nil,
+		[]hatest.Entity{
+			entity("light.stehlampe", "Stehlampe", "on", "wohnzimmer"),
+			entity("light.deckenlicht", "Deckenlicht", "off", "wohnzimmer"),
+			entity("climate.wohnzimmer", "Wandthermostat", "heat", "wohnzimmer", "temperature", 21),
+			entity("light.kuechenlampe", "Küchenlampe", "on", "kueche"),
+			entity("climate.kueche", "Thermostat", "heat", "kueche", "temperature", 19),
+		})
+}
+
+// piso is a flat named in Spanish: a floor lamp and a ceiling light in
+// the "Salón", a lamp in the "Cocina", and one thermostat, in the salón,
+// called "Nest".
+func piso(t *testing.T) *hatest.HA {
+	return hatest.New(t, []hatest.Floor{{ID: "baja", Name: "Planta baja"}},
+		[]hatest.Area{{ID: "salon", Name: "Salón", Floor: "baja"}, {ID: "cocina", Name: "Cocina", Floor: "baja"}},
+		nil,
+		[]hatest.Entity{
+			entity("light.salon_pie", "Lámpara de pie", "on", "salon"),
+			entity("light.salon_techo", "Luz del techo", "off", "salon"),
+			entity("light.cocina_lampara", "Lámpara", "on", "cocina"),
+			entity("climate.salon", "Nest", "heat", "salon", "temperature", 21),
+		})
+}
+
+// appartement is a flat named in French: a lamp and a ceiling light in the
+// "Salon", a thermostat called "Netatmo" in the "Cuisine".
+func appartement(t *testing.T) *hatest.HA {
+	return hatest.New(t, []hatest.Floor{{ID: "rdc", Name: "Rez-de-chaussée"}},
+		[]hatest.Area{{ID: "salon", Name: "Salon", Floor: "rdc"}, {ID: "cuisine", Name: "Cuisine", Floor: "rdc"}},
+		nil,
+		[]hatest.Entity{
+			entity("light.salon_lampe", "Lampe", "on", "salon"),
+			entity("light.salon_plafonnier", "Plafonnier", "off", "salon"),
+			entity("climate.cuisine", "Netatmo", "heat", "cuisine", "temperature", 21),
 		})
 }
 
 // TestSetIsNoConversion: a light's brightness or a thermostat's
-// temperature set "to" or "auf" a number is set, by name, with its area,
-// or for the lights of an area, though it reads as the unit converter's
-// "X to Y"; conversions said so still convert.
+// temperature set "to", "auf", "a" or "à" a number is set, by name, with
+// its area, or for the lights of an area, though it reads as the unit
+// converter's "X to Y"; a thermostat said as such ("el termostato", "le
+// thermostat", "die Heizung") is the one of the area said, or the house's
+// only one. Conversions said so still convert, in each house.
 func TestSetIsNoConversion(t *testing.T) {
 	for _, tt := range []struct {
+		house func(*testing.T) *hatest.HA
 		lang  locale.Lang
 		said  string
 		calls []string
 	}{
-		{locale.English, "set the floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
-		{locale.English, "set the living room floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
-		{locale.English, "set the floor lamp in the living room to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
-		{locale.English, "set the living room lights to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
-		{locale.English, "set the lights in the living room to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
-		{locale.English, "set the thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
-		{locale.English, "set the thermostat in the living room to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
-		{locale.English, "set the living room thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
-		{locale.English, "set the floor lamp on the ground floor to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
-		{locale.German, "stell die Stehlampe auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
-		{locale.German, "stell die Stehlampe im Wohnzimmer auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
-		{locale.German, "stell das Wohnzimmer Licht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
-		{locale.German, "stell das Licht im Wohnzimmer auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
-		{locale.German, "stelle im Wohnzimmer die Stehlampe auf 50 Prozent ein", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
-		{locale.German, "stell die Heizung auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
-		{locale.German, "stell die Heizung im Wohnzimmer auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+		{flat, locale.English, "set the floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.English, "set the living room floor lamp to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.English, "set the floor lamp in the living room to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.English, "set the living room lights to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
+		{flat, locale.English, "set the lights in the living room to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
+		{flat, locale.English, "set the thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{flat, locale.English, "set the thermostat in the living room to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{flat, locale.English, "set the living room thermostat to 20 degrees", []string{`climate.set_temperature climate.thermostat {"temperature":20}`}},
+		{flat, locale.English, "set the floor lamp on the ground floor to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.English, "dim the living room lights to 30%", []string{`light.turn_on light.floor_lamp,light.reading_light {"brightness_pct":30}`}},
+		{flat, locale.English, "dim the floor lamp to 30%", []string{`light.turn_on light.floor_lamp {"brightness_pct":30}`}},
+		{flat, locale.English, "set the floor lamp brightness in the living room to 50%", []string{`light.turn_on light.floor_lamp {"brightness_pct":50}`}},
+		{flat, locale.German, "stell die Stehlampe auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{flat, locale.German, "stell die Stehlampe im Wohnzimmer auf 50 Prozent", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{flat, locale.German, "stell das Wohnzimmer Licht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{flat, locale.German, "stell das Licht im Wohnzimmer auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{flat, locale.German, "stelle im Wohnzimmer die Stehlampe auf 50 Prozent ein", []string{`light.turn_on light.stehlampe {"brightness_pct":50}`}},
+		{flat, locale.German, "stell die Heizung auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+		{flat, locale.German, "stell die Heizung im Wohnzimmer auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+		{wohnung, locale.German, "stell die Heizung im Wohnzimmer auf 20 Grad", []string{`climate.set_temperature climate.wohnzimmer {"temperature":20}`}},
+		{wohnung, locale.German, "stell die Heizung in der Küche auf 22 Grad", []string{`climate.set_temperature climate.kueche {"temperature":22}`}},
+		{wohnung, locale.German, "stell die Heizung auf 20 Grad", nil}, // two thermostats: which?
+		{wohnung, locale.German, "Wohnzimmerlicht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{wohnung, locale.German, "stell das Wohnzimmerlicht auf 30 Prozent", []string{`light.turn_on light.stehlampe,light.deckenlicht {"brightness_pct":30}`}},
+		{piso, locale.Spanish, "pon la lámpara de pie en el salón al 50%", []string{`light.turn_on light.salon_pie {"brightness_pct":50}`}},
+		{piso, locale.Spanish, "pon las luces del salón al 30%", []string{`light.turn_on light.salon_pie,light.salon_techo {"brightness_pct":30}`}},
+		{piso, locale.Spanish, "pon el termostato del salón a 20 grados", []string{`climate.set_temperature climate.salon {"temperature":20}`}},
+		{piso, locale.Spanish, "pon el termostato a 20 grados", []string{`climate.set_temperature climate.salon {"temperature":20}`}},
+		{piso, locale.Spanish, "pon el nest a 20 grados", []string{`climate.set_temperature climate.salon {"temperature":20}`}},
+		{piso, locale.Spanish, "sube la lámpara de pie al 80%", []string{`light.turn_on light.salon_pie {"brightness_pct":80}`}},
+		{appartement, locale.French, "mets le thermostat de la cuisine à 20 degrés", []string{`climate.set_temperature climate.cuisine {"temperature":20}`}},
+		{appartement, locale.French, "mets le thermostat à 20 degrés", []string{`climate.set_temperature climate.cuisine {"temperature":20}`}},
+		{appartement, locale.French, "règle le Netatmo de la cuisine à 20 degrés", []string{`climate.set_temperature climate.cuisine {"temperature":20}`}},
+		{appartement, locale.French, "règle la lampe du salon à 40 %", []string{`light.turn_on light.salon_lampe {"brightness_pct":40}`}},
+		{appartement, locale.French, "règle les lumières du salon à 30 %", []string{`light.turn_on light.salon_lampe,light.salon_plafonnier {"brightness_pct":30}`}},
 	} {
-		ha := flat(t)
+		ha := tt.house(t)
 		reg := withConverter(t, ha)
 		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if tt.calls == nil {
+			if u.OK {
+				t.Errorf("%s %q: carried out as %s %v, want it left to the model", tt.lang, tt.said, u.Route.Command.Name, u.Route.Claim.Arguments)
+			}
+			continue
+		}
 		if !u.OK {
 			t.Errorf("%s %q: not carried out (%s %s: %s)", tt.lang, tt.said, u.Intent, u.Reason, u.Detail)
 			continue
@@ -507,19 +581,26 @@ func TestSetIsNoConversion(t *testing.T) {
 			t.Errorf("%s %q: %s %s %q (%v), want calls %q", tt.lang, tt.said, u.Route.Command.Name, resp.Spoken, got, u.Route.Claim.Arguments, tt.calls)
 		}
 	}
-	reg := withConverter(t, flat(t))
-	for _, tt := range []struct {
-		lang       locale.Lang
-		said, args string
-	}{
-		{locale.English, "convert 5 miles to kilometres", "map[from_unit:mi to_unit:km value:5]"},
-		{locale.English, "how many grams is 2 pounds", "map[from_unit:lb to_unit:g value:2]"},
-		{locale.English, "what is 20 degrees celsius in fahrenheit", "map[from_unit:c to_unit:f value:20]"},
-		{locale.German, "wie viel sind 5 Meilen in Kilometern", "map[from_unit:mi to_unit:km value:5]"},
-	} {
-		u := reg.Understand(t.Context(), tt.lang, tt.said)
-		if got := fmt.Sprint(u.Route.Claim.Arguments); !u.OK || u.Route.Command.Name != "convert_measurement" || got != tt.args {
-			t.Errorf("%s %q: OK %v %s %s (%s %s), want convert_measurement %s", tt.lang, tt.said, u.OK, u.Intent, got, u.Reason, u.Detail, tt.args)
+	for _, house := range []func(*testing.T) *hatest.HA{flat, wohnung, piso, appartement} {
+		reg := withConverter(t, house(t))
+		for _, tt := range []struct {
+			lang       locale.Lang
+			said, args string
+		}{
+			{locale.English, "convert 5 miles to kilometres", "map[from_unit:mi to_unit:km value:5]"},
+			{locale.English, "how many grams is 2 pounds", "map[from_unit:lb to_unit:g value:2]"},
+			{locale.English, "what is 20 degrees celsius in fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+			{locale.German, "wie viel sind 5 Meilen in Kilometern", "map[from_unit:mi to_unit:km value:5]"},
+			{locale.German, "wie viel sind 20 Grad Celsius in Fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+			{locale.Spanish, "convierte 5 millas en kilómetros", "map[from_unit:mi to_unit:km value:5]"},
+			{locale.Spanish, "convierte 20 grados celsius a fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+			{locale.French, "convertis 5 miles en kilomètres", "map[from_unit:mi to_unit:km value:5]"},
+			{locale.French, "convertis 20 degrés celsius en fahrenheit", "map[from_unit:c to_unit:f value:20]"},
+		} {
+			u := reg.Understand(t.Context(), tt.lang, tt.said)
+			if got := fmt.Sprint(u.Route.Claim.Arguments); !u.OK || u.Route.Command.Name != "convert_measurement" || got != tt.args {
+				t.Errorf("%s %q: OK %v %s %s (%s %s), want convert_measurement %s", tt.lang, tt.said, u.OK, u.Intent, got, u.Reason, u.Detail, tt.args)
+			}
 		}
 	}
 }
