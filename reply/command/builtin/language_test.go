@@ -253,21 +253,7 @@ func TestAtNight(t *testing.T) {
 		},
 	} {
 		for _, c := range cases {
-			f := newFixture(t)
-			u := f.reg.Understand(t.Context(), l, c.say)
-			if !u.OK {
-				t.Errorf("%s %q: not understood: %s", l, c.say, u.Detail)
-				continue
-			}
-			resp := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(l)), u.Route, c.say)
-			items, _ := f.sched.Pending(t.Context(), storage.Alarm, storage.Reminder)
-			if len(items) != 1 {
-				t.Errorf("%s %q: said %q, %d alarms and reminders; want one", l, c.say, resp.Spoken, len(items))
-				continue
-			}
-			if got := items[0].Due.In(berlin).Format("Mon 15:04"); got != c.due {
-				t.Errorf("%s %q: due %s (%s %v, said %q); want %s", l, c.say, got, u.Route.Command.Name, u.Route.Claim.Arguments, resp.Spoken, c.due)
-			}
+			ringsAt(t, l, c.say, c.due)
 		}
 	}
 }
@@ -309,21 +295,28 @@ func TestNoonAndMidnight(t *testing.T) {
 		},
 	} {
 		for _, c := range cases {
-			f := newFixture(t)
-			u := f.reg.Understand(t.Context(), l, c.say)
-			if !u.OK {
-				t.Errorf("%s %q: not understood: %s", l, c.say, u.Detail)
-				continue
-			}
-			resp := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(l)), u.Route, c.say)
-			items, _ := f.sched.Pending(t.Context(), storage.Alarm, storage.Reminder)
-			if len(items) != 1 {
-				t.Errorf("%s %q: said %q, %d alarms and reminders; want one", l, c.say, resp.Spoken, len(items))
-				continue
-			}
-			if got := items[0].Due.In(berlin).Format("Mon 15:04"); got != c.due {
-				t.Errorf("%s %q: due %s (%s %v, said %q); want %s", l, c.say, got, u.Route.Command.Name, u.Route.Claim.Arguments, resp.Spoken, c.due)
-			}
+			ringsAt(t, l, c.say, c.due)
 		}
+	}
+}
+
+// ringsAt checks that say, understood offline in l and run on a fresh
+// fixture, sets one alarm or reminder, due at due ("Mon 15:04", Berlin).
+func ringsAt(t *testing.T, l locale.Lang, say, due string) {
+	t.Helper()
+	f := newFixture(t)
+	u := f.reg.Understand(t.Context(), l, say)
+	if !u.OK {
+		t.Errorf("%s %q: not understood: %s", l, say, u.Detail)
+		return
+	}
+	resp := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(l)), u.Route, say)
+	items, _ := f.sched.Pending(t.Context(), storage.Alarm, storage.Reminder)
+	if len(items) != 1 {
+		t.Errorf("%s %q: said %q, %d alarms and reminders; want one", l, say, resp.Spoken, len(items))
+		return
+	}
+	if got := items[0].Due.In(berlin).Format("Mon 15:04"); got != due {
+		t.Errorf("%s %q: due %s (%s %v, said %q); want %s", l, say, got, u.Route.Command.Name, u.Route.Claim.Arguments, resp.Spoken, due)
 	}
 }
