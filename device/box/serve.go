@@ -197,7 +197,7 @@ func (r *running) watchStore(ctx context.Context) {
 // the simulation's screen.
 func (r *running) tell(ctx context.Context, key string) {
 	say := r.b.Lang().T(key)
-	r.log.Warn("told the household", "said", say)
+	r.log.Warn("telling the household", "said", say) // a failure to say it follows, if any
 	if r.notice != nil {
 		r.notice(say)
 	}
