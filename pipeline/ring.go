@@ -109,6 +109,9 @@ func (p *Pipeline) Tell(a Alert) {
 	if !p.alerts.miss(a) {
 		return
 	}
+	p.alerts.mu.Lock()
+	p.alerts.handed = true
+	p.alerts.mu.Unlock()
 	select {
 	case p.tellCh <- struct{}{}:
 	default: // Run has a wake-up waiting already
@@ -144,6 +147,9 @@ type alertState struct {
 	// tellFailing is set while the speaker fails to tell the missed alerts:
 	// the failure is logged once, not at every try.
 	tellFailing bool
+	// handed is set when Tell hands over an alert, cleared when the
+	// missed alerts are taken to be told.
+	handed bool
 }
 
 func (s *alertState) push(a Alert) {
@@ -243,8 +249,18 @@ func (s *alertState) takeMissed() []Alert {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.missed
-	s.missed = nil
+	s.missed, s.handed = nil, false
 	return m
+}
+
+// takeHanded reports whether alerts were handed over (Tell) since the
+// missed ones were last taken, and forgets it.
+func (s *alertState) takeHanded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.handed
+	s.handed = false
+	return h
 }
 
 func (s *alertState) anyMissed() bool {

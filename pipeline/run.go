@@ -42,9 +42,12 @@ func (p *Pipeline) Run(ctx context.Context, events <-chan Event) error {
 		case <-l.turnDone():
 			p.turnOver(ctx, &l)
 		case <-l.ringDone():
+			// After a telling, what was handed over while it told is told
+			// at once; what it kept (the speaker or the voice failed)
+			// waits for the probe, or the next turn or ring.
 			told := l.ring.telling
 			l.ring = nil
-			p.next(ctx, &l, false, !told)
+			p.next(ctx, &l, false, !told || p.alerts.takeHanded())
 		case <-p.alertCh:
 			p.alertDue(ctx, &l)
 		case <-probe.C:

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkbox/hark/reply/llm/llmtest"
+	"github.com/harkbox/hark/reply/llmtest"
 	"github.com/harkbox/hark/reply/ollamatest"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harkbox/hark/reply/llm/llmtest"
+	"github.com/harkbox/hark/reply/llmtest"
 	"github.com/harkbox/hark/reply/ollamatest"
 )
 
