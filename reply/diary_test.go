@@ -237,9 +237,11 @@ func TestDiaryEntryTheModelCannotWriteHoldsNoneUp(t *testing.T) {
 	}
 }
 
-// A turn that begins while an entry is being written does not wait for
-// it: the entry gives way, and is written after the turn.
-func TestDiaryEntryGivesWayToATurn(t *testing.T) {
+// slowDiary is an engine on one model slot whose diary entries take a
+// minute to begin (its chats answer "Noted." at once), on a clock the
+// test sets, and a channel told when an entry is asked for.
+func slowDiary(t *testing.T) (*fixture, *settable, <-chan struct{}) {
+	t.Helper()
 	c := &settable{now: clock}
 	q := llm.NewQueue(llm.QueueOptions{Parallel: 1})
 	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now, Queue: q})
@@ -255,6 +257,13 @@ func TestDiaryEntryGivesWayToATurn(t *testing.T) {
 		}
 		return f.model.respond(r)
 	})
+	return f, c, asked
+}
+
+// A turn that begins while an entry is being written does not wait for
+// it: the entry gives way, and is written after the turn.
+func TestDiaryEntryGivesWayToATurn(t *testing.T) {
+	f, c, asked := slowDiary(t)
 	first, _, _ := f.ask(t, "my sister Clara arrives from Lisbon on Friday")
 	c.pass(10 * time.Minute)
 	// The first conversation's entry is written after this turn, and the
@@ -367,21 +376,7 @@ func TestDiaristWritesANodesConversation(t *testing.T) {
 // A node's turn that begins while the Diarist writes an entry does not
 // wait for it: the entry gives way, and is written after the turn.
 func TestDiaristGivesWayToANodesTurn(t *testing.T) {
-	c := &settable{now: clock}
-	q := llm.NewQueue(llm.QueueOptions{Parallel: 1})
-	f := newFixture(t, smallModel, Options{PlannerOff: true, Now: c.Now, Queue: q})
-	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
-	f.model.on(kindDiary, ollamatest.Reply{Content: `{"summary": "Clara visits.", "keywords": ["clara"]}`, FirstTokenDelay: time.Minute})
-	asked := make(chan struct{}, 1)
-	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
-		if kindOf(r) == kindDiary {
-			select {
-			case asked <- struct{}{}:
-			default:
-			}
-		}
-		return f.model.respond(r)
-	})
+	f, c, asked := slowDiary(t)
 	kitchen := nodeEngine(t, f, "kitchen-1")
 	askNode(t, f, kitchen, "my sister Clara arrives from Lisbon on Friday")
 	kitchen.Close()
