@@ -18,6 +18,7 @@ import (
 
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/speech"
 )
 
 // Question is the test question a model is asked.
@@ -89,11 +90,19 @@ func (m Models) Try(ctx context.Context, host, model string) (control.Trial, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 4*m.timeout())
 	defer cancel()
-	began := time.Now()
-	resp, err := c.Chat(ctx, llm.Request{MaxTokens: 60, Messages: []llm.Message{
+	req := llm.Request{MaxTokens: 60, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: "You are a voice assistant in a small speaker at home. Answer in one short, friendly sentence."},
 		{Role: llm.RoleUser, Content: Question},
-	}}, nil)
+	}}
+	// A thinking model would spend the trial's few tokens reasoning: it is
+	// asked not to. One that cannot think is not asked either way (the
+	// server would refuse), nor is one the server cannot describe.
+	if info, err := c.Show(ctx, model); err == nil && info.Supports("thinking") {
+		off := false
+		req.Think = &off
+	}
+	began := time.Now()
+	resp, err := c.Chat(ctx, req, nil)
 	tr := control.Trial{Question: Question, Took: time.Since(began)}
 	switch {
 	case errors.Is(err, llm.ErrModelNotFound):
@@ -101,7 +110,11 @@ func (m Models) Try(ctx context.Context, host, model string) (control.Trial, err
 	case err != nil:
 		return tr, unanswered(u.String(), err)
 	}
-	tr.Answer = strings.TrimSpace(resp.Message.Content)
+	answer, reasoning := speech.SplitReasoning(resp.Message.Content)
+	tr.Answer = strings.TrimSpace(answer)
+	if tr.Answer == "" && (reasoning != "" || resp.Message.Thinking != "") {
+		return tr, fmt.Errorf("%w: %s at %s only reasoned and gave no answer in its %d tokens: choose a model that answers without reasoning first", control.ErrUnavailable, model, u, req.MaxTokens)
+	}
 	if tr.Answer == "" {
 		return tr, fmt.Errorf("%w: %s at %s answered with nothing", control.ErrUnavailable, model, u)
 	}

@@ -61,3 +61,38 @@ func TestModelsRefusesAndNames(t *testing.T) {
 		}
 	}
 }
+
+// A thinking model's trial is asked not to reason, so its 60 tokens go on
+// the answer; reasoning written inline is no part of the answer, and an
+// answer that is reasoning only is an error saying so.
+func TestTryThinkingModel(t *testing.T) {
+	srv := ollamatest.New(ollamatest.Model{Name: "qwen3:1.7b", Capabilities: []string{"completion", "tools", "thinking"}},
+		ollamatest.Model{Name: "r1:1.5b", Capabilities: []string{"completion"}})
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+
+	srv.Enqueue(ollamatest.Reply{Content: "Hello there, everyone!"})
+	tr, err := Models{}.Try(t.Context(), host, "qwen3:1.7b")
+	if err != nil || tr.Answer != "Hello there, everyone!" {
+		t.Errorf("Try: %+v %v", tr, err)
+	}
+	chats := srv.Chats()
+	if len(chats) != 1 || string(chats[0].Think) != "false" {
+		t.Errorf("a thinking model's trial was asked with think %q, want false", chats[0].Think)
+	}
+
+	srv.Enqueue(ollamatest.Reply{Content: "<think>They want a greeting.</think>\nHi, household!"})
+	tr, err = Models{}.Try(t.Context(), host, "r1:1.5b")
+	if err != nil || tr.Answer != "Hi, household!" {
+		t.Errorf("inline reasoning: %+v %v", tr, err)
+	}
+	if chats := srv.Chats(); string(chats[len(chats)-1].Think) != "" {
+		t.Errorf("a model that cannot think was asked with think %q", chats[len(chats)-1].Think)
+	}
+
+	srv.Enqueue(ollamatest.Reply{Content: "<think>The user set me up, so I should greet them warmly and"})
+	tr, err = Models{}.Try(t.Context(), host, "r1:1.5b")
+	if !errors.Is(err, control.ErrUnavailable) || !strings.Contains(err.Error(), "only reasoned") || tr.Answer != "" {
+		t.Errorf("reasoning only: %+v %v", tr, err)
+	}
+}
