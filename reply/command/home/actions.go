@@ -247,7 +247,7 @@ func Service(c *Client) *command.Command {
 			cs, err := plans[m.Intent](h, m)
 			var nt *notThere
 			if errors.As(err, &nt) { // said, not carried out
-				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "calls": []any{}, "absent": nt.args()}}, nil
+				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "calls": []any{}, "absent": nt.args()}, Absent: true}, nil
 			}
 			if err != nil {
 				return command.Claim{}, err

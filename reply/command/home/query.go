@@ -52,7 +52,7 @@ func Query(c *Client) *command.Command {
 			ts, err := targets(h, m, able, true)
 			var nt *notThere
 			if errors.As(err, &nt) { // said, not answered
-				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "entity_id": []any{}, "absent": nt.args()}}, nil
+				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "entity_id": []any{}, "absent": nt.args()}, Absent: true}, nil
 			}
 			if err != nil {
 				return command.Claim{}, err
