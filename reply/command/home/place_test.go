@@ -58,3 +58,30 @@ func TestAreaSaidBeatsANameElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestCoversOfAnAreaSaidWithEn: "ferme les volets en cuisine" closes the
+// kitchen's shutters, as "de la cuisine" and "dans la cuisine" do; a
+// cover named with "en" and its area is that one.
+func TestCoversOfAnAreaSaidWithEn(t *testing.T) {
+	for _, tt := range []struct {
+		said, calls string
+	}{
+		{"ferme les volets en cuisine", "cover.close_cover cover.cuisine_volet,cover.cuisine_store {}"},
+		{"ouvre les volets en cuisine", "cover.open_cover cover.cuisine_volet,cover.cuisine_store {}"},
+		{"ferme les volets de la cuisine", "cover.close_cover cover.cuisine_volet,cover.cuisine_store {}"},
+		{"ferme les volets dans la cuisine", "cover.close_cover cover.cuisine_volet,cover.cuisine_store {}"},
+		{"ferme le store en cuisine", "cover.close_cover cover.cuisine_store {}"},
+	} {
+		ha := hogar(t)
+		reg := speakerIn(t, ha, "")
+		u := reg.Understand(t.Context(), locale.French, tt.said)
+		if !u.OK {
+			t.Errorf("%q: not carried out (%s %s: %s)", tt.said, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), "fr"), u.Route, tt.said)
+		if got := strings.Join(ha.CallsMade(), "|"); resp.Kind != command.Success || got != tt.calls {
+			t.Errorf("%q: said %q, calls %q, want %q", tt.said, resp.Spoken, got, tt.calls)
+		}
+	}
+}
