@@ -232,6 +232,20 @@ func nearNoon(said, prep string, base, minutes int) string {
 	return at(prep) + fromNoon(base, minutes)
 }
 
+// midday writes an hour said "at midday" ("zwölf Uhr mittags", "las
+// doce del mediodía", "la una del mediodía") as the English clock reads
+// it: twelve is noon, one to five the early afternoon, ten and eleven the
+// late morning; another hour is left as said.
+func midday(said, prep string, h, m int) string {
+	switch {
+	case h == 12 || h >= 1 && h <= 5:
+		return at(prep) + clockAt(h, m) + " pm"
+	case h == 10 || h == 11:
+		return at(prep) + clockAt(h, m) + " am"
+	}
+	return strings.TrimSpace(said)
+}
+
 // night writes a time said "at night" ("drei Uhr nachts", "las doce de la
 // noche", "deux heures de la nuit") as the English clock reads it: twelve
 // is midnight ("12 am"), one to five the small hours ("3 am"), six to

@@ -2,6 +2,7 @@ package locale
 
 import (
 	"regexp"
+	"strings"
 )
 
 var germanValues = map[string]int{
@@ -55,6 +56,15 @@ func init() {
 			}),
 			phrase(`heute abend`, "tonight"),
 			phraseFn(`(um )?(viertel|\d+) (?:minuten )?(nach|vor) (mitternacht|mittag)`, germanNoon),
+			phraseFn(`(um )?(\d+|ein)(?: uhr)? (?:mittags|am mittag)`, func(g []string) string {
+				h := 1 // "ein Uhr"
+				if g[2] != "ein" {
+					h = atoi(g[2])
+				}
+				return midday(g[0], g[1], h, 0)
+			}),
+			phraseFn(`(um )?(\d+) (?:minuten )?(nach|vor) halb (\d+)`, germanPast),
+			phraseFn(`(um )?(\d+) (?:minuten )?(nach|vor) (\d+)`, germanPast),
 			phraseFn(`(um )?halb (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 30) }),
 			phraseFn(`(um )?viertel nach (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
 			phraseFn(`(um )?(?:viertel vor|dreiviertel) (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),
@@ -118,4 +128,25 @@ func germanNoon(g []string) string {
 		m = -m
 	}
 	return nearNoon(g[0], g[1], base, m)
+}
+
+// germanPast reads minutes past or to an hour, or to or past its half:
+// "zehn nach sieben", "zwanzig vor neun", "fünf vor halb acht". Minutes
+// that are none of a half hour's are left as said.
+func germanPast(g []string) string {
+	m, h := atoi(g[2]), atoi(g[len(g)-1])
+	if m <= 0 || m >= 30 || h > 24 {
+		return strings.TrimSpace(g[0])
+	}
+	if strings.Contains(g[0], "halb") { // from the half
+		h, m = before(h), 30+m
+		if g[3] == "vor" {
+			m = 60 - m
+		}
+		return at(g[1]) + clockAt(h, m)
+	}
+	if g[3] == "vor" {
+		return at(g[1]) + clockAt(before(h), 60-m)
+	}
+	return at(g[1]) + clockAt(h, m)
 }

@@ -47,6 +47,7 @@ func init() {
 			phrase(`tres cuartos de hora`, "45 minutes"),
 			phrase(`(\d+) por ciento|(\d+) por 100`, "$1$2%"),
 			phrase(`esta noche`, "tonight"),
+			phraseFn(`(a )?(?:las |la )?(\d+|una)(?: y (cuarto|media|\d+))? del (?:mediodía|mediodia)`, spanishMidday),
 			phraseFn(`(a |al )?(?:la |el )?(medianoche|mediodía|mediodia) (y cuarto|y media|menos cuarto|y (\d+)|menos (\d+))`, spanishNoon),
 			phrase(`(?:a |al )?(?:el )?(?:mediodía|mediodia)`, "at noon"),
 			phrase(`(?:a )?(?:la )?medianoche`, "at midnight"),
@@ -109,4 +110,27 @@ func spanishNoon(g []string) string {
 		m = atoi(g[4])
 	}
 	return nearNoon(g[0], g[1], base, m)
+}
+
+// spanishMidday reads an hour said "del mediodía": "las doce del
+// mediodía", "las doce y media del mediodía", "la una del mediodía".
+func spanishMidday(g []string) string {
+	m := 0
+	switch g[3] {
+	case "":
+	case "cuarto":
+		m = 15
+	case "media":
+		m = 30
+	default:
+		m = atoi(g[3])
+	}
+	h := 1 // "la una"
+	if g[2] != "una" {
+		h = atoi(g[2])
+	}
+	if m >= 60 {
+		return g[0]
+	}
+	return midday(g[0], g[1], h, m)
 }

@@ -523,7 +523,8 @@ func values(v any) []any {
 // Words are the words an intent's templates say in the language: their
 // literal text, and the plain values of the lists they name (wildcards,
 // ranges and the lists filled at run time say none), lowercased, each
-// once. Core are those some template says outside an optional part
+// once, whole: a word written in pieces ("enc[i]end(a|e|er|é)") is each
+// word its pieces join into ("enciende", "encender"). Core are those some template says outside an optional part
 // ("louder" in "[a (bit|little)] louder"); the rest are in extra. The
 // tool router reads requests by them.
 func (l *Language) Words(intentName string) (core, extra []string) {
@@ -537,78 +538,225 @@ func (l *Language) Words(intentName string) (core, extra []string) {
 }
 
 func (l *Language) words0(intentName string) (core, extra []string) {
-	isCore := map[string]bool{}
-	seen := map[string]bool{}
-	var order []string
-	add := func(text string, optional bool) {
-		for _, w := range strings.Fields(filterText(text)) {
-			w = strings.Trim(w, "'")
-			if w == "" {
-				continue
-			}
-			if !seen[w] {
-				seen[w] = true
-				order = append(order, w)
-			}
-			isCore[w] = isCore[w] || !optional
-		}
-	}
-	var walk func(b *block, n *node, optional bool, depth int)
-	walk = func(b *block, n *node, optional bool, depth int) {
-		if depth > 50 {
-			return
-		}
-		switch n.kind {
-		case text:
-			add(n.text, optional)
-		case alt:
-			if n.nullable {
-				optional = true
-			}
-		case rule:
-			if r := b.rules[n.text]; r != nil {
-				walk(b, r, optional, depth+1)
-			} else if r := l.rules[n.text]; r != nil {
-				walk(b, r, optional, depth+1)
-			}
-		case list:
-			lst := b.lists[n.text]
-			if lst == nil {
-				lst = l.lists[n.text]
-			}
-			if lst == nil {
-				return
-			}
-			for _, v := range lst.values {
-				if v.in != nil {
-					walk(b, v.in, optional, depth+1)
-				} else {
-					add(v.text, optional)
-				}
-			}
-		}
-		for _, it := range n.items {
-			walk(b, it, optional, depth+1)
-		}
-	}
+	w := &wordWalk{l: l, memo: map[pieceKey]pieces{}}
 	for _, ci := range l.intents {
 		if ci.name != intentName {
 			continue
 		}
 		for _, b := range ci.data {
 			for _, s := range b.sentences {
-				walk(b, s.root, false, 0)
+				p := w.pieces(b, s.root, false, 0)
+				w.inner.union(p.atoms)
+				w.inner.union(p.heads)
+				w.inner.union(p.tails)
 			}
 		}
 	}
-	for _, w := range order {
-		if isCore[w] {
-			core = append(core, w)
-		} else {
+	var all wordSet
+	for i, x := range w.inner.words {
+		if x = strings.Trim(x, "'"); x != "" {
+			all.add(x, w.inner.opt[i])
+		}
+	}
+	for i, w := range all.words {
+		if all.opt[i] {
 			extra = append(extra, w)
+		} else {
+			core = append(core, w)
 		}
 	}
 	return core, extra
+}
+
+// pieces are what a part of a template can say, as parts of words: a
+// template writes a word in pieces ("enc[i]end(a|e)", "light[s]"), so a
+// word is only whole once the parts around it are joined to it. Atoms
+// are the texts the part can say without a space; the others have one:
+// heads are what they say before their first space (the end of the word
+// before the part), tails after their last (the start of the next). The
+// whole words between go to the walk's inner words at once.
+type pieces struct{ atoms, heads, tails wordSet }
+
+// wordWalk reads the words of one intent's templates.
+type wordWalk struct {
+	l *Language
+	// memo holds what the rules and lists already read say; inner the
+	// whole words found.
+	memo  map[pieceKey]pieces
+	inner wordSet
+}
+
+// wordSet is a set of words in the order first added, each optional
+// when it is said only in optional parts of its template.
+type wordSet struct {
+	words []string
+	opt   []bool
+	index map[string]int
+}
+
+// mostPieces bounds the words joined into a set, as a template's
+// alternatives multiply.
+const mostPieces = 1024
+
+func (s *wordSet) add(w string, optional bool) {
+	i, ok := s.find(w)
+	if ok {
+		s.opt[i] = s.opt[i] && optional
+		return
+	}
+	if s.index != nil {
+		s.index[w] = len(s.words)
+	} else if len(s.words) == smallSet {
+		s.index = make(map[string]int, 2*smallSet)
+		for i, x := range s.words {
+			s.index[x] = i
+		}
+		s.index[w] = len(s.words)
+	}
+	s.words = append(s.words, w)
+	s.opt = append(s.opt, optional)
+}
+
+// smallSet is the size up to which a set is searched word by word.
+const smallSet = 16
+
+func (s *wordSet) find(w string) (int, bool) {
+	if s.index != nil {
+		i, ok := s.index[w]
+		return i, ok
+	}
+	i := slices.Index(s.words, w)
+	return i, i >= 0
+}
+
+func (s *wordSet) union(o wordSet) {
+	for i, w := range o.words {
+		s.add(w, o.opt[i])
+	}
+}
+
+// join adds every word of a followed by one of b; an empty piece does
+// not make a word optional or not.
+func (s *wordSet) join(a, b wordSet) {
+	for i, x := range a.words {
+		for j, y := range b.words {
+			if len(s.words) >= mostPieces {
+				return
+			}
+			s.add(x+y, (x == "" || a.opt[i]) && (y == "" || b.opt[j]))
+		}
+	}
+}
+
+// boundary is a part that says no word of the template's own but stands
+// apart from the words around it: a value filled at run time, a number, a
+// wildcard.
+func boundary() pieces {
+	var p pieces
+	p.heads.add("", true)
+	p.tails.add("", true)
+	return p
+}
+
+// pieceKey names what a rule or list of a block says, in an optional part
+// or not: the same wherever the block's templates name it.
+type pieceKey struct {
+	b        *block
+	n        *node
+	optional bool
+}
+
+// pieces are what n says, optional when it is inside an optional part;
+// what a rule or list says is read once, and the caller must not change
+// it.
+func (w *wordWalk) pieces(b *block, n *node, optional bool, depth int) pieces {
+	if n.kind == rule || n.kind == list {
+		k := pieceKey{b, n, optional}
+		if p, ok := w.memo[k]; ok {
+			return p
+		}
+		p := w.pieces0(b, n, optional, depth)
+		w.memo[k] = p
+		return p
+	}
+	return w.pieces0(b, n, optional, depth)
+}
+
+func (w *wordWalk) pieces0(b *block, n *node, optional bool, depth int) pieces {
+	l := w.l
+	var p pieces
+	if depth > 50 {
+		return p
+	}
+	switch n.kind {
+	case text:
+		t := filterText(n.text)
+		if !strings.Contains(t, " ") {
+			p.atoms.add(t, optional)
+			return p
+		}
+		ws := strings.Split(t, " ")
+		p.heads.add(ws[0], optional)
+		p.tails.add(ws[len(ws)-1], optional)
+		for _, x := range ws[1 : len(ws)-1] {
+			if x != "" {
+				w.inner.add(x, optional)
+			}
+		}
+	case seq, perm:
+		p.atoms.add("", true)
+		for _, it := range n.items {
+			q := w.pieces(b, it, optional, depth+1)
+			var next pieces
+			next.atoms.join(p.atoms, q.atoms)
+			if len(p.atoms.words) == 0 {
+				next.heads = p.heads // read, never changed
+			} else {
+				next.heads.union(p.heads)
+				next.heads.join(p.atoms, q.heads)
+			}
+			if len(q.atoms.words) == 0 {
+				next.tails = q.tails
+			} else {
+				next.tails.union(q.tails)
+				next.tails.join(p.tails, q.atoms)
+			}
+			w.inner.join(p.tails, q.heads)
+			p = next
+		}
+	case alt:
+		for _, it := range n.items {
+			q := w.pieces(b, it, optional || n.nullable, depth+1)
+			p.atoms.union(q.atoms)
+			p.heads.union(q.heads)
+			p.tails.union(q.tails)
+		}
+	case rule:
+		if r := b.rules[n.text]; r != nil {
+			return w.pieces(b, r, optional, depth+1)
+		}
+		if r := l.rules[n.text]; r != nil {
+			return w.pieces(b, r, optional, depth+1)
+		}
+	case list:
+		lst := b.lists[n.text]
+		if lst == nil {
+			lst = l.lists[n.text]
+		}
+		if lst == nil || len(lst.values) == 0 {
+			return boundary()
+		}
+		vals := &node{kind: alt}
+		for _, v := range lst.values {
+			if v.in != nil {
+				vals.items = append(vals.items, v.in)
+			} else {
+				vals.items = append(vals.items, &node{kind: text, text: v.text})
+			}
+		}
+		return w.pieces(b, vals, optional, depth+1)
+	}
+	return p
 }
 
 // index builds the prefilter's index once every sentence is compiled: each

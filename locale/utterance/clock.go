@@ -51,17 +51,24 @@ func (c ClockTime) Say() string {
 
 // Clock reads a time of day at the start of words: "7", "7 am", "7:30 pm",
 // "7pm", "seven thirty", "seven oh five", "half past seven", "quarter to
-// eight", "ten past six in the evening", "noon", "midnight", "19:00",
+// eight", "ten past six in the evening", "noon", "midnight", "midnight
+// thirty", "19:00",
 // "7 o'clock". It returns the time and the words it took.
 func Clock(words []string) (ClockTime, int, bool) {
 	if len(words) == 0 {
 		return ClockTime{}, 0, false
 	}
 	switch words[0] {
-	case "noon", "midday":
-		return ClockTime{Hour: 12, Explicit: true}, 1, true
-	case "midnight":
-		return ClockTime{Hour: 0, Explicit: true}, 1, true
+	case "noon", "midday", "midnight":
+		c := ClockTime{Hour: 12, Explicit: true}
+		if words[0] == "midnight" {
+			c.Hour = 0
+		}
+		if m, k, ok := minutes(words[1:]); ok { // "midnight thirty"
+			c.Minute = m
+			return c, 1 + k, true
+		}
+		return c, 1, true
 	}
 	if c, n, ok := relativeClock(words); ok {
 		return meridiem(c, words, n)
@@ -93,21 +100,27 @@ func Clock(words []string) (ClockTime, int, bool) {
 	if n < len(words) && (words[n] == "o'clock" || words[n] == "oclock") {
 		return meridiem(c, words, n+1)
 	}
-	// "seven thirty", "seven oh five", "7 45"
-	rest := words[n:]
-	if len(rest) > 0 && (rest[0] == "oh" || rest[0] == "o") && len(rest) > 1 {
+	if m, k, ok := minutes(words[n:]); ok { // "seven thirty"
+		c.Minute = m
+		return meridiem(c, words, n+k)
+	}
+	return meridiem(c, words, n)
+}
+
+// minutes reads the minutes said after an hour, at the start of rest:
+// "thirty", "oh five", "45"; and how many words they took.
+func minutes(rest []string) (int, int, bool) {
+	if len(rest) > 1 && (rest[0] == "oh" || rest[0] == "o") {
 		if m, k, ok := Number(rest[1:]); ok && m < 10 && k == 1 {
-			c.Minute = int(m)
-			return meridiem(c, words, n+2)
+			return int(m), 2, true
 		}
 	}
 	if m, k, ok := Number(rest); ok && m == float64(int(m)) && m >= 10 && m < 60 && rest[0] != "a" && rest[0] != "an" {
 		if k >= len(rest) || !isUnitWord(rest[k]) {
-			c.Minute = int(m)
-			return meridiem(c, words, n+k)
+			return int(m), k, true
 		}
 	}
-	return meridiem(c, words, n)
+	return 0, 0, false
 }
 
 // isTens reports whether a multi-word hour is like "twenty three".

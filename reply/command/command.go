@@ -129,6 +129,12 @@ type Claim struct {
 	// be about to name one ("turn on all the lights … on the ground
 	// floor"), so Complete does not take it for a whole request.
 	Unplaced bool
+	// Absent says the claim only tells the user that the thing they named
+	// is not in the place they said. The offline path carries out instead
+	// a lesser match of the same intent that says that place and names no
+	// thing ("the thermostat in the kitchen" as the kitchen's thermostat,
+	// not the one called "Thermostat" elsewhere), when one resolves.
+	Absent bool
 }
 
 // Args are a call's arguments after validation: time kinds parsed into

@@ -154,8 +154,41 @@ func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) U
 		u.Reason, u.Detail = firstReason, firstErr.Error()
 		return u
 	}
+	if chosen.Claim.Absent {
+		if rt, ok := r.placeSaid(ctx, l, text, top[0], all); ok {
+			chosen = &rt
+		}
+	}
 	u.Route, u.OK = *chosen, true
 	return u
+}
+
+// placeSaid is the call of the best match of absent's intent that says
+// the area or floor absent says and names no thing, when it resolves to
+// one that is not absent too: the place the user said wins over a name
+// that is elsewhere.
+func (r *Registry) placeSaid(ctx context.Context, l locale.Lang, text string, absent intent.Result, all []intent.Result) (Route, bool) {
+	said := func(res intent.Result, slot string) string {
+		s, ok := res.Slots[slot]
+		if !ok || s.FromContext {
+			return ""
+		}
+		return fmt.Sprint(s.Value)
+	}
+	area, floor := said(absent, "area"), said(absent, "floor")
+	if area == "" && floor == "" {
+		return Route{}, false
+	}
+	for _, res := range all {
+		if res.Intent != absent.Intent || res.Has("name") || said(res, "area") != area || said(res, "floor") != floor {
+			continue
+		}
+		rt, _, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text})
+		if err == nil && !rt.Claim.Absent {
+			return rt, true
+		}
+	}
+	return Route{}, false
 }
 
 func keys(m map[string]bool) []string {

@@ -320,3 +320,46 @@ func ringsAt(t *testing.T, l locale.Lang, say, due string) {
 		t.Errorf("%s %q: due %s (%s %v, said %q); want %s", l, say, got, u.Route.Command.Name, u.Route.Claim.Arguments, resp.Spoken, due)
 	}
 }
+
+// TestClockPhrasings: times said as minutes past or to an hour
+// ("zehn nach sieben", "fünf vor halb acht"), as an hour at midday
+// ("zwölf Uhr mittags", "las doce del mediodía", "la una del
+// mediodía") or as minutes after midnight or noon ("midnight thirty")
+// ring then. A bare hour of the clock is its next one: the fixture's
+// clock is Sunday 10:15, so "sieben" is 19:00.
+func TestClockPhrasings(t *testing.T) {
+	for l, cases := range map[locale.Lang][]struct {
+		say string
+		due string
+	}{
+		locale.German: {
+			{"weck mich um zehn nach sieben", "Sun 19:10"},
+			{"weck mich morgen um zehn nach sieben", "Mon 07:10"},
+			{"weck mich um zehn Minuten vor acht", "Sun 19:50"},
+			{"weck mich um fünf vor halb acht", "Sun 19:25"},
+			{"weck mich um fünf nach halb acht", "Sun 19:35"},
+			{"weck mich um viertel vor acht", "Sun 19:45"},
+			{"weck mich morgen um viertel vor acht", "Mon 07:45"},
+			{"weck mich um zwölf Uhr mittags", "Sun 12:00"},
+			{"weck mich um ein Uhr mittags", "Sun 13:00"},
+			{"stell einen Wecker auf zehn nach sieben", "Sun 19:10"},
+			{"erinnere mich um zwanzig vor neun an die Wäsche", "Sun 20:40"},
+		},
+		locale.Spanish: {
+			{"despiértame a las doce del mediodía", "Sun 12:00"},
+			{"despiértame a las doce y media del mediodía", "Sun 12:30"},
+			{"despiértame a la una del mediodía", "Sun 13:00"},
+			{"pon una alarma a las doce del mediodía", "Sun 12:00"},
+		},
+		locale.English: {
+			{"wake me at midnight thirty", "Mon 00:30"},
+			{"set an alarm for midnight fifteen", "Mon 00:15"},
+			{"wake me at noon thirty", "Sun 12:30"},
+			{"wake me at half past midnight", "Mon 00:30"},
+		},
+	} {
+		for _, c := range cases {
+			ringsAt(t, l, c.say, c.due)
+		}
+	}
+}

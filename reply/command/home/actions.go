@@ -247,7 +247,7 @@ func Service(c *Client) *command.Command {
 			cs, err := plans[m.Intent](h, m)
 			var nt *notThere
 			if errors.As(err, &nt) { // said, not carried out
-				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "calls": []any{}, "absent": nt.args()}}, nil
+				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "calls": []any{}, "absent": nt.args()}, Absent: true}, nil
 			}
 			if err != nil {
 				return command.Claim{}, err
@@ -320,19 +320,23 @@ func runService(ctx context.Context, c *Client, call command.Call) (command.Resp
 		}
 		done = append(done, sc.Service)
 	}
-	return command.Response{Spoken: serviceSaid(l, call.Args.String("intent"), cs, names), Data: map[string]any{"services": done}}, nil
+	return command.Response{Spoken: serviceSaid(l, call.Args.String("intent"), call.Utterance, cs, names), Data: map[string]any{"services": done}}, nil
 }
 
-// serviceSaid is the answer to service calls made.
-func serviceSaid(l locale.Lang, intentName string, cs []serviceCall, names func([]string) []string) string {
+// serviceSaid is the answer to service calls made for what the user
+// said; its participles agree with the devices named.
+func serviceSaid(l locale.Lang, intentName, said string, cs []serviceCall, names func([]string) []string) string {
 	var all []string
 	for _, sc := range cs {
 		all = append(all, sc.Entities...)
 	}
 	who := l.And(names(all))
+	form := l.FormOf(said, names(all)...)
 	if len(all) > 3 {
 		who = l.T("%d devices", len(all))
+		form = locale.Form{Plural: true} // "dispositivos", "appareils"
 	}
+	a := l.Agreeing(form)
 	first := serviceCall{}
 	if len(cs) > 0 {
 		first = cs[0]
@@ -341,23 +345,23 @@ func serviceSaid(l locale.Lang, intentName string, cs []serviceCall, names func(
 	case "HassTurnOn", "HassTurnOff":
 		switch first.Service {
 		case "cover.open_cover", "valve.open_valve":
-			return l.T("Opened %s.", who)
+			return a.T("Opened %s.", who)
 		case "cover.close_cover", "valve.close_valve":
-			return l.T("Closed %s.", who)
+			return a.T("Closed %s.", who)
 		case "lock.lock":
-			return l.T("Locked %s.", who)
+			return a.T("Locked %s.", who)
 		case "lock.unlock":
-			return l.T("Unlocked %s.", who)
+			return a.T("Unlocked %s.", who)
 		case "scene.turn_on", "script.turn_on":
-			return l.T("Activated %s.", who)
+			return a.T("Activated %s.", who)
 		}
 		if intentName == "HassTurnOn" {
-			return l.T("Turned on %s.", who)
+			return a.T("Turned on %s.", who)
 		}
-		return l.T("Turned off %s.", who)
+		return a.T("Turned off %s.", who)
 	case "HassLightSet":
 		if v, ok := first.Data["brightness_pct"]; ok {
-			return l.T("Set %s to %v percent.", who, v)
+			return a.T("Set %s to %v percent.", who, v)
 		}
 		return l.T("Changed the light of %s.", who)
 	case "HassClimateSetTemperature":
@@ -377,7 +381,7 @@ func serviceSaid(l locale.Lang, intentName string, cs []serviceCall, names func(
 			return l.T("Volume set to %v percent.", fmt.Sprint(f*100))
 		}
 	case "HassVacuumStart":
-		return l.T("Started %s.", who)
+		return a.T("Started %s.", who)
 	case "HassVacuumReturnToBase":
 		return l.T("Sent %s back to its dock.", who)
 	case "HassShoppingListAddItem":

@@ -172,9 +172,10 @@ func Control(c *Client) *command.Command {
 			if err := c.Call(ctx, domain, service, e.ID, data); err != nil {
 				return command.Response{Kind: command.Failure, Spoken: spokenError(l, err), Data: map[string]any{"error": err.Error()}}, nil
 			}
-			spoken := l.T(act.done, e.Name())
+			a := l.Agreeing(l.FormOf(call.Utterance, e.Name()))
+			spoken := a.T(act.done, e.Name())
 			if act.data != "" {
-				spoken = l.T(act.done, e.Name(), value)
+				spoken = a.T(act.done, e.Name(), value)
 			}
 			return command.Response{Spoken: spoken, Data: map[string]any{"entity": e.ID, "service": domain + "." + service}}, nil
 		},

@@ -52,7 +52,7 @@ func Query(c *Client) *command.Command {
 			ts, err := targets(h, m, able, true)
 			var nt *notThere
 			if errors.As(err, &nt) { // said, not answered
-				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "entity_id": []any{}, "absent": nt.args()}}, nil
+				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "entity_id": []any{}, "absent": nt.args()}, Absent: true}, nil
 			}
 			if err != nil {
 				return command.Claim{}, err
@@ -124,8 +124,10 @@ func statesData(es []Entity) []map[string]any {
 }
 
 // stateSaid is an entity's state as said: translated when it is one of
-// Home Assistant's own state words, with its unit.
-func stateSaid(l locale.Lang, e Entity) string {
+// Home Assistant's own state words, agreeing with the entity's name, with
+// its unit.
+func stateSaid(lang locale.Lang, e Entity) string {
+	l := lang.Agreeing(lang.FormOf("", e.Name()))
 	s := e.State
 	if e.Domain() == "binary_sensor" {
 		s = binaryState(e)
