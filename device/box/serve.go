@@ -14,6 +14,7 @@ import (
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/gpio/gesture"
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/intent"
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/reply/alert"
 	"github.com/harkbox/hark/reply/llm"
@@ -217,12 +218,26 @@ func (r *running) upkeep(ctx context.Context, wg *sync.WaitGroup, status *health
 		wg.Go(func() { r.showModel(ctx, status) })
 	}
 	wg.Go(func() { b.brain.watch(ctx) })
+	wg.Go(func() { r.prepareCommands() })
 	b.mcp.start(ctx, false) // their tools join the catalogue as each server answers
 	wg.Go(func() {
 		if err := b.alerts.Run(ctx, ringer{r.p}); err != nil {
 			r.log.Error("timers, alarms and reminders stopped", "err", err)
 		}
 	})
+}
+
+// prepareCommands compiles the offline commands' templates for the box's
+// language now, so that the first request after a start is not the one
+// that waits for them (tens of milliseconds here, several times that on a
+// board).
+func (r *running) prepareCommands() {
+	began := time.Now()
+	if _, err := intent.Load(string(r.b.Lang())); err != nil {
+		r.log.Warn("the offline commands cannot be understood in the box's language", "lang", r.b.Lang(), "err", err)
+		return
+	}
+	r.log.Info("offline commands ready", "lang", r.b.Lang(), "took", time.Since(began).Round(time.Millisecond))
 }
 
 // showModel shows the model's loading on the LEDs, and chimes the first
