@@ -358,3 +358,31 @@ func redactsInJSONStrings(t *testing.T, tests []struct{ in, want string }) {
 		}
 	}
 }
+
+// A tokenizer's or a model's config names its special tokens with keys
+// that end in "token" ("eos_token": "</s>", "sep_token": "[SEP]"): their
+// values are entries of a vocabulary, written in angle or square
+// brackets, which no generated credential is. They stay; a value of any
+// other shape under a token's key goes, as do the special tokens' shapes
+// under keys that name other credentials.
+func TestSpecialTokensOfATokenizerStay(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"access_token": "abc", "refresh_token": "def", "id_token": "eyJhbGciOi", "token": "tk1", "auth_token": "zz", "github_token": "ghp_x"}`,
+			`{"access_token": "[SECRET_1]", "refresh_token": "[SECRET_2]", "id_token": "[SECRET_3]", "token": "[SECRET_4]", "auth_token": "[SECRET_5]", "github_token": "[SECRET_6]"}`},
+		{`{"eos_token": "</s>", "hf_token": "hf_abcdefgh"}`, `{"eos_token": "</s>", "hf_token": "[SECRET_1]"}`},
+		{`{"access_token": "<s>abc", "token": "a<b>", "pad_token": "<pad><pad>", "password": "<s>"}`,
+			`{"access_token": "[SECRET_1]", "token": "[SECRET_2]", "pad_token": "[SECRET_3]", "password": "[SECRET_4]"}`},
+		{`{"tokens": ["<s>", "abc"], "eos_token": "<unk> x"}`, `{"tokens": ["<s>", "[SECRET_1]"], "eos_token": "[SECRET_2]"}`},
+		{`{"name": "refresh_token", "value": "<s>"}, {"name": "api_key", "value": "[CLS]"}`,
+			`{"name": "refresh_token", "value": "<s>"}, {"name": "api_key", "value": "[SECRET_1]"}`},
+		{"HF_TOKEN=hf_abcdefgh\nAuthorization: Bearer abcdefghijklmnopqrstuv", "HF_TOKEN=[SECRET_1]\nAuthorization: [SECRET_2]"},
+		// A tokenizer's config.
+		{`{"eos_token": "</s>", "bos_token": "<s>", "pad_token": null, "max_tokens": 512, "token_type": "bpe"}`, ""},
+		{`{"unk_token": "<unk>", "sep_token": "[SEP]", "cls_token": "[CLS]", "mask_token": "<mask>", "pad_token": "<pad>"}`, ""},
+		{`{"eos_token": "<|im_end|>", "additional_special_tokens": ["<|im_start|>", "<|im_end|>"], "eos_token_id": 2}`, ""},
+		{`{"bos_token": "<｜begin▁of▁sentence｜>", "image_token": "<start_of_image>", "eot_token": "<|reserved_special_token_0|>"}`, ""},
+		{`{'pad_token': '<pad>'}` + "\nEOS_TOKEN=</s>", ""},
+		{`{"name": "eos_token", "value": "</s>"}, {"label": "Special tokens", "value": ["<s>", "</s>"]}`, ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
