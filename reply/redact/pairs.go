@@ -62,9 +62,9 @@ var credentialSuffixes = []string{"password", "passwd", "passphrase", "passcode"
 // "key", "code" or "number": "api_key", "door_code", "pin_number".
 var keyKinds = map[string]map[string]bool{
 	"key": {"api": true, "wifi": true, "wlan": true, "wpa": true, "private": true, "secret": true, "access": true,
-		"auth": true, "encryption": true, "client": true, "signing": true},
+		"auth": true, "encryption": true, "client": true, "signing": true, "recovery": true},
 	"code": {"pin": true, "pass": true, "access": true, "door": true, "alarm": true, "gate": true, "lock": true,
-		"security": true, "unlock": true, "entry": true},
+		"security": true, "unlock": true, "entry": true, "recovery": true, "backup": true},
 	"number": {"pin": true},
 }
 

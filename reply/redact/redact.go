@@ -2,12 +2,13 @@
 // at the model boundary: what goes to a model or a log. E-mail addresses,
 // phone numbers, payment card numbers (Luhn checked), IBANs (checksum
 // checked), API keys and tokens, what follows "my password is", "the
-// locker code is", "PIN", "CVV" and the like, and the values of
-// credentials in a tool's JSON or config ("wifi_password": "…", escaped
-// JSON inside JSON too, API_KEY=…). The placeholders keep the
-// sentence readable, so the model still gives a sensible answer: "my email
-// is [EMAIL_1]". The Redactor remembers what each placeholder stands for,
-// so local tools get the real values back (Restore).
+// locker code is", "PIN", "CVV" and the like, recovery and backup codes,
+// and the values of credentials in a tool's JSON or config
+// ("wifi_password": "…", escaped JSON inside JSON too, API_KEY=…). The
+// placeholders keep the sentence readable, so the model still gives a
+// sensible answer: "my email is [EMAIL_1]". The Redactor remembers what
+// each placeholder stands for, so local tools get the real values back
+// (Restore).
 package redact
 
 import (
@@ -206,6 +207,9 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 	b.Grow(len(s))
 	for len(s) > 0 {
 		n := sentence(s)
+		if look(s[:n])&hasRecovery != 0 {
+			n = recoveryEnd(s, n) // a list of codes on the lines after its heading
+		}
 		var out string
 		out, kinds = r.sentence(s[:n], kinds)
 		b.WriteString(out)
@@ -252,7 +256,7 @@ func (r *Redactor) sentence(s string, kinds []Kind) (string, []Kind) {
 }
 
 // features are what a sentence could hold a value by.
-type features uint8
+type features uint16
 
 const (
 	hasIBAN     features = 1 << iota // two letters and two digits
@@ -263,6 +267,7 @@ const (
 	hasCode                          // "code", "combination", "cvv" said
 	hasToken                         // "key", "token", "secret", "bearer" said
 	hasLongRun                       // a key or token: 16 letters and digits in a row
+	hasRecovery                      // "recovery", "backup" said
 )
 
 // keywords start the phrasings the password, code and token patterns
@@ -274,6 +279,7 @@ var keywords = []struct {
 	{"pass", hasPassword}, {"pin", hasPassword | hasCode}, {"wifi", hasPassword}, {"wi-fi", hasPassword},
 	{"code", hasCode}, {"combination", hasCode}, {"combo", hasCode}, {"cvv", hasCode}, {"cvc", hasCode},
 	{"key", hasToken}, {"token", hasToken}, {"secret", hasToken}, {"bearer", hasToken},
+	{"recovery", hasRecovery}, {"backup", hasRecovery},
 }
 
 // keywordsBy are the keywords by their first letter, in either case.
@@ -437,6 +443,9 @@ func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 		var out string
 		out, kinds = r.replace(s, at, k, ok, kinds)
 		s = out
+	}
+	if f&hasRecovery != 0 {
+		s, kinds = r.recovery(s, kinds)
 	}
 	if f&hasAt != 0 {
 		replace(emailAt, Email, nil)

@@ -386,3 +386,33 @@ func TestSpecialTokensOfATokenizerStay(t *testing.T) {
 	}
 	redactsInJSONStrings(t, tests)
 }
+
+// Recovery and backup codes and recovery keys sign in as a password
+// does: under a key that names them, and said in a sentence, they go,
+// each of a list on its own, also one on each line under a heading. What
+// follows such a name in a sentence is taken for one only when it is
+// shaped like one: groups of letters and digits with a digit in them, or
+// groups of letters of one length joined by dashes.
+func TestRecoveryCodes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"recovery_codes": ["abcd-efgh", "ijkl-mnop"]}`, `{"recovery_codes": ["[SECRET_1]", "[SECRET_2]"]}`},
+		{`{"backup_codes": [12345678, 87654321], "recoveryKey": "7H3K-QX2M"}`, `{"backup_codes": [[SECRET_1], [SECRET_2]], "recoveryKey": "[SECRET_3]"}`},
+		{`{"name": "Backup codes", "value": ["1234 5678"]}`, `{"name": "Backup codes", "value": ["[SECRET_1]"]}`},
+		{"RECOVERY_CODES=abcd-efgh,ijkl-mnop", "RECOVERY_CODES=[SECRET_1],[SECRET_2]"},
+		{"backup code: 1234 5678", "backup code: [SECRET_1]"},
+		{"Your backup codes are 1234 5678, 2345 6789 and 3456 7890.", "Your backup codes are [SECRET_1], [SECRET_2] and [SECRET_3]."},
+		{"Your recovery key is 7H3K-QX2M-9PLD-WV4R-TB8N-YC6J-ZF5S", "Your recovery key is [SECRET_1]"},
+		{"Your recovery key is ABCD-EFGH-IJKL-MNOP. Keep it safe.", "Your recovery key is [SECRET_1]. Keep it safe."},
+		{"Recovery code abcde-12345 used", "Recovery code [SECRET_1] used"},
+		{`the BitLocker recovery key: "123456-234567-345678-456789"`, `the BitLocker recovery key: "[SECRET_1]"`},
+		{"GitHub recovery codes:\nabcde-12345\nfghij-67890\n\nKeep them safe.", "GitHub recovery codes:\n[SECRET_1]\n[SECRET_2]\n\nKeep them safe."},
+		{"BACKUP CODES\n  1234 5678\n  2345 6789\nCall me on 0151 2345 678 tomorrow.", "BACKUP CODES\n  [SECRET_1]\n  [SECRET_2]\nCall me on [PHONE_1] tomorrow."},
+		// Talk about them.
+		{"the backup key is in the drawer", ""},
+		{"I lost my recovery codes. Backup codes: 10 left", ""},
+		{"Backup codes are one-time codes, recovery key is set", ""},
+		{"Recovery codes were generated on 2024-05-01, use a recovery code instead", ""},
+		{"the backup is at 12:30 and the keyboard backup key-value store", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}

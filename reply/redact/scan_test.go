@@ -195,7 +195,7 @@ func FuzzOpaqueScanner(f *testing.F) { fuzzScanner(f, "opaque") }
 // keyword inside a placeholder ("[SECRET_1]") no longer counts, as no
 // pattern can match there.
 func lookReference(s string) features {
-	const keywordBits = hasPassword | hasCode | hasToken
+	const keywordBits = hasPassword | hasCode | hasToken | hasRecovery
 	blanked := []byte(s)
 	for i := 0; i < len(s); i++ {
 		if s[i] != '[' {
@@ -214,14 +214,14 @@ func sameLook(t *testing.T, s string) {
 	t.Helper()
 	for _, in := range []string{s, strings.ToUpper(s), strings.ToLower(s)} {
 		if got, want := look(in), lookReference(in); got != want {
-			t.Errorf("look(%q) = %08b, want %08b", in, got, want)
+			t.Errorf("look(%q) = %09b, want %09b", in, got, want)
 		}
 	}
 }
 
 var keywordPieces = []string{"pass", "PIN", "wifi", "Wi-Fi", "wi\rfi", "code", "Combination", "combo", "cvv", "CVC",
 	"key", "toKen", "token", "SECRET", "bearer", "[SECRET_1]", "[SECRET_1234567]", "[SECRET_12345678]", "[EMAIL_", "[IBAN_0]x",
-	"pİn", "Kelvin", "se[CARD_2]cret"}
+	"pİn", "Kelvin", "se[CARD_2]cret", "recovery", "BACKUP", "bac\u212aup"}
 
 func TestLookMatchesReference(t *testing.T) {
 	inputs := append(strings.SplitAfter(household(3000), "."), keywordPieces...)
