@@ -25,7 +25,9 @@ import (
 // A "value" is a credential's when a "name", "key", "field" or "label"
 // member of its object, before or after it, is a string that a key of the
 // same words would be: "password", "API Key", "Front door code",
-// "tokens". A "type" is a schema's word, and most say nothing secret
+// "tokens", and an HTTP client's headers ("x-api-key", "Authorization",
+// whose bare value on a header's line is hidden with its scheme:
+// "Authorization: Basic dXNlcjpwYXNz"). A "type" is a schema's word, and most say nothing secret
 // ("light", "text", "pass"): it names a credential only as a key in the
 // singular would, not by "pass" alone, or says the value is concealed
 // (1Password's "CONCEALED", AWS's "SecureString"). A "content" is not a
@@ -49,9 +51,11 @@ import (
 // in the plural it takes values separated by commas (API_KEYS=k9w2,r4t8).
 
 // credentialWords are the last words of a key that name a credential.
+// An HTTP header's name is a key too: "Authorization" holds a scheme and
+// its credentials.
 var credentialWords = map[string]bool{
 	"password": true, "passwd": true, "passphrase": true, "passcode": true, "passkey": true, "pass": true,
-	"secret": true, "token": true, "psk": true, "pin": true, "pincode": true, "apikey": true,
+	"secret": true, "token": true, "psk": true, "pin": true, "pincode": true, "apikey": true, "authorization": true,
 }
 
 // credentialSuffixes end a key written as one word that names a
@@ -62,9 +66,10 @@ var credentialSuffixes = []string{"password", "passwd", "passphrase", "passcode"
 // "key", "code" or "number": "api_key", "door_code", "pin_number".
 var keyKinds = map[string]map[string]bool{
 	"key": {"api": true, "wifi": true, "wlan": true, "wpa": true, "private": true, "secret": true, "access": true,
-		"auth": true, "encryption": true, "client": true, "signing": true, "recovery": true},
+		"auth": true, "encryption": true, "client": true, "signing": true, "recovery": true, "subscription": true},
 	"code": {"pin": true, "pass": true, "access": true, "door": true, "alarm": true, "gate": true, "lock": true,
-		"security": true, "unlock": true, "entry": true, "recovery": true, "backup": true},
+		"security": true, "unlock": true, "entry": true, "recovery": true, "backup": true, "authorization": true,
+		"auth": true},
 	"number": {"pin": true},
 }
 
@@ -191,12 +196,13 @@ func pairAt(s string, sep int, found []secret) []secret {
 	// A "value" or "val" is named by its siblings: they are read last,
 	// when it holds something to hide.
 	byName := quote != 0 && isOneOf(key, valueMembers)
-	plural := false // the key names credentials
+	plural, header := false, false // the key names credentials; an Authorization header
 	var spare spared
 	if !byName {
 		words := keyWords(key)
+		header = len(words) > 0 && words[len(words)-1] == "authorization"
 		switch {
-		case quote == 0 && len(words) < 2:
+		case quote == 0 && len(words) < 2 && !header:
 			return found
 		case credential(words):
 		case credentials(words):
@@ -227,12 +233,31 @@ func pairAt(s string, sep int, found []secret) []secret {
 	if start < 0 || spare.is(value) {
 		return found
 	}
+	if quote == 0 && header {
+		end = credentialsAfterScheme(s, start, end)
+		value = s[start:end]
+	}
 	if byName {
 		if named, spare := namedBySibling(s, at, level); !named || spare.is(value) {
 			return found
 		}
 	}
 	return append(found, secret{start, end, value})
+}
+
+// authSchemes are the schemes an Authorization header's credentials
+// follow (lower case).
+var authSchemes = map[string]bool{"basic": true, "bearer": true, "digest": true, "token": true, "apikey": true,
+	"oauth": true, "negotiate": true, "ntlm": true, "hoba": true, "mutual": true, "vapid": true}
+
+// credentialsAfterScheme is the end of an Authorization header's bare
+// value s[start:end]: when it is a scheme ("Basic"), the end of the
+// credentials that follow it after a space, hidden with it.
+func credentialsAfterScheme(s string, start, end int) int {
+	if !authSchemes[strings.ToLower(s[start:end])] || end+1 >= len(s) || s[end] != ' ' || bareEnd(s, end+1) {
+		return end
+	}
+	return bareWord(s, end+1, end+1)
 }
 
 // itemsAt adds to found the values, separated by commas, at s[p] of a

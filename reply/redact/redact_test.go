@@ -416,3 +416,30 @@ func TestRecoveryCodes(t *testing.T) {
 	}
 	redactsInJSONStrings(t, tests)
 }
+
+// An HTTP client's collection (Postman's, Insomnia's, a HAR file's) lists
+// its headers as named values: the value of an Authorization header, or
+// of one that names a key, a token or a secret, goes, as it does under a
+// header's own key and on a header's line, with its scheme ("Bearer …").
+func TestCredentialsInHeaders(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"key":"Authorization","value":"Bearer abcdefgh"}`, `{"key":"Authorization","value":"[SECRET_1]"}`},
+		{`{"name": "authorization", "value": "Basic dXNlcjpwYXNz"}`, `{"name": "authorization", "value": "[SECRET_1]"}`},
+		{`{"key": "Proxy-Authorization", "value": "Basic dXNlcjpwYXNz", "type": "text"}`, `{"key": "Proxy-Authorization", "value": "[SECRET_1]", "type": "text"}`},
+		{`[{"key": "x-api-key", "value": "sk-abc"}, {"key": "X-Auth-Token", "value": "abc"}, {"name": "X-Client-Secret", "value": "def"}]`,
+			`[{"key": "x-api-key", "value": "[SECRET_1]"}, {"key": "X-Auth-Token", "value": "[SECRET_2]"}, {"name": "X-Client-Secret", "value": "[SECRET_3]"}]`},
+		{`{"key": "Ocp-Apim-Subscription-Key", "value": "k9w2mz7q"}`, `{"key": "Ocp-Apim-Subscription-Key", "value": "[SECRET_1]"}`},
+		{`{"headers": {"Authorization": "Bearer abc", "Content-Type": "application/json"}, "authorization_code": "x1"}`,
+			`{"headers": {"Authorization": "[SECRET_1]", "Content-Type": "application/json"}, "authorization_code": "[SECRET_2]"}`},
+		{`{"auth": {"type": "bearer", "bearer": [{"key": "token", "value": "abc", "type": "string"}]}}`,
+			`{"auth": {"type": "bearer", "bearer": [{"key": "token", "value": "[SECRET_1]", "type": "string"}]}}`},
+		{"GET /v1 HTTP/1.1\r\nAuthorization: Basic dXNlcjpwYXNz\r\nAccept: */*", "GET /v1 HTTP/1.1\r\nAuthorization: [SECRET_1]\r\nAccept: */*"},
+		{`curl -H "Authorization: Bearer abc123" -H 'X-Api-Key: k9w2' https://x`, `curl -H "Authorization: [SECRET_1]" -H 'X-Api-Key: [SECRET_2]' https://x`},
+		{"authorization=k9w2mz7q&q=1", "authorization=[SECRET_1]&q=1"},
+		// Headers that say nothing secret.
+		{`[{"key": "Content-Type", "value": "application/json"}, {"key": "Accept", "value": "*/*"}, {"name": "X-Request-Id", "value": "42"}]`, ""},
+		{`{"key": "Authorization", "value": "", "disabled": true}, {"authorization": null}`, ""},
+		{"Authorization: not set", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
