@@ -147,7 +147,7 @@ func (r *Redactor) passBefore(s string, f features) (string, []Kind) {
 		replace(emailRE, Email, nil)
 	}
 	if f&hasPassword != 0 {
-		s, kinds = r.passwords(s, kinds)
+		s, kinds = r.passwordsBefore(s, kinds)
 	}
 	if f&hasCode != 0 {
 		var b strings.Builder
@@ -181,6 +181,22 @@ func (r *Redactor) passBefore(s string, f features) (string, []Kind) {
 	if f&hasPhone != 0 {
 		replace(phoneRE, Phone, phoneLikeBefore)
 	}
+	return s, kinds
+}
+
+// passwordsBefore is passwords as it was.
+func (r *Redactor) passwordsBefore(s string, kinds []Kind) (string, []Kind) {
+	s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := passwordRE.FindStringSubmatch(m)
+		body := strings.TrimRight(sub[2], `\"'`)
+		value := strings.TrimLeft(body, `\"'`)
+		opening, closing := body[:len(body)-len(value)], sub[2][len(body):]
+		if strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] {
+			return m
+		}
+		kinds = append(kinds, Secret)
+		return sub[1] + opening + r.placeholder(Secret, value) + closing
+	})
 	return s, kinds
 }
 

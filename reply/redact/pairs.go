@@ -199,7 +199,8 @@ func pairAt(s string, sep int, found []secret) []secret {
 	plural, header := false, false // the key names credentials; an Authorization header
 	var spare spared
 	if !byName {
-		words := keyWords(key)
+		var room [8]string
+		words := keyWords(key, room[:0])
 		header = len(words) > 0 && words[len(words)-1] == "authorization"
 		switch {
 		case quote == 0 && len(words) < 2 && !header:
@@ -588,7 +589,8 @@ func naming(key string) member {
 // or a list of them, as this member names one, and which values that
 // name spares.
 func (m member) names(label string) (named bool, spare spared) {
-	words := keyWords(label)
+	var room [8]string
+	words := keyWords(label, room[:0])
 	switch {
 	case m == typeMember && concealedTypes[strings.ToLower(label)]:
 		return true, spared{}
@@ -684,32 +686,33 @@ func isOneOf(key string, words []string) bool {
 // its ASCII letters.
 func foldEqual(s, word string) bool { return len(s) == len(word) && equalFoldASCII(s, word) }
 
-// keyWords are the words of a key, lower case: "wifiPassword",
-// "WIFI_PASSWORD" and "wifi-password" are "wifi" and "password";
-// "APIKey" is "api" and "key". A name written for people ("Wi-Fi
-// password") has its words cut at spaces and signs too.
-func keyWords(key string) []string {
-	var words []string
+// keyWords appends the words of a key, lower case, to words and returns
+// it: "wifiPassword", "WIFI_PASSWORD" and "wifi-password" are "wifi" and
+// "password"; "APIKey" is "api" and "key". A name written for people
+// ("Wi-Fi password") has its words cut at spaces and signs too. A key is
+// read for each ":" and "=" of a tool's text: with room in words, and a
+// key in lower case already, it allocates nothing.
+func keyWords(key string, words []string) []string {
 	from := 0
-	cut := func(i int) {
-		if i > from {
-			words = append(words, strings.ToLower(key[from:i]))
-		}
-		from = i
-	}
-	for i := 0; i < len(key); i++ {
-		c := key[i]
+	for i := 0; i <= len(key); i++ {
+		cut, next := false, i // a word ends before key[i]; the next starts at next
 		switch {
-		case !isLetter(c) && !isDigit(c):
-			cut(i)
-			from = i + 1
-		case i > 0 && isUpper(c) && (isLower(key[i-1]) || isDigit(key[i-1])):
-			cut(i) // wifiPassword
-		case i > 0 && isUpper(c) && isUpper(key[i-1]) && i+1 < len(key) && isLower(key[i+1]):
-			cut(i) // APIKey
+		case i == len(key):
+			cut = true
+		case !isLetter(key[i]) && !isDigit(key[i]):
+			cut, next = true, i+1
+		case i > 0 && isUpper(key[i]) && (isLower(key[i-1]) || isDigit(key[i-1])):
+			cut = true // wifiPassword
+		case i > 0 && isUpper(key[i]) && isUpper(key[i-1]) && i+1 < len(key) && isLower(key[i+1]):
+			cut = true // APIKey
+		}
+		if cut {
+			if i > from {
+				words = append(words, strings.ToLower(key[from:i]))
+			}
+			from = next
 		}
 	}
-	cut(len(key))
 	return words
 }
 
