@@ -13,13 +13,16 @@ import (
 // the regexps of scan_test.go and the checksum with big numbers.
 
 // redactBefore is Redact as it was, after the key-value pairs, which it
-// reads as Redact does.
+// reads as Redact does, as it does recovery codes.
 func (r *Redactor) redactBefore(s string) (string, []Kind) {
 	var kinds []Kind
 	s, kinds = r.pairs(s, kinds)
 	var b strings.Builder
 	for len(s) > 0 {
 		n := sentence(s)
+		if lookBefore(s[:n])&hasRecovery != 0 {
+			n = recoveryEnd(s, n)
+		}
 		out, k := r.sentenceBefore(s[:n])
 		kinds = append(kinds, k...)
 		b.WriteString(out)
@@ -137,11 +140,14 @@ func (r *Redactor) passBefore(s string, f features) (string, []Kind) {
 		b.WriteString(s[last:])
 		s = b.String()
 	}
+	if f&hasRecovery != 0 {
+		s, kinds = r.recovery(s, kinds)
+	}
 	if f&hasAt != 0 {
 		replace(emailRE, Email, nil)
 	}
 	if f&hasPassword != 0 {
-		s, kinds = r.passwords(s, kinds)
+		s, kinds = r.passwordsBefore(s, kinds)
 	}
 	if f&hasCode != 0 {
 		var b strings.Builder
@@ -175,6 +181,22 @@ func (r *Redactor) passBefore(s string, f features) (string, []Kind) {
 	if f&hasPhone != 0 {
 		replace(phoneRE, Phone, phoneLikeBefore)
 	}
+	return s, kinds
+}
+
+// passwordsBefore is passwords as it was.
+func (r *Redactor) passwordsBefore(s string, kinds []Kind) (string, []Kind) {
+	s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := passwordRE.FindStringSubmatch(m)
+		body := strings.TrimRight(sub[2], `\"'`)
+		value := strings.TrimLeft(body, `\"'`)
+		opening, closing := body[:len(body)-len(value)], sub[2][len(body):]
+		if strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] {
+			return m
+		}
+		kinds = append(kinds, Secret)
+		return sub[1] + opening + r.placeholder(Secret, value) + closing
+	})
 	return s, kinds
 }
 
@@ -258,7 +280,8 @@ func TestRedactAsBefore(t *testing.T) {
 	sameRedaction(t, corpus(t)...)
 	secrets := []string{" my password is hunter2", " wifi key: 'a b'", " token = abcdefgh12", " bearer abcdefghijklmnop12",
 		" sk-abcdefghijklmnop1234", " AKIAIOSFODNN7EXAMPLE", " aB3dE5gH7jK9mN1pQ3sT5vX7", " api key is x1y2z3w4v5", " secret: ", " Code is ", " pin 12 34",
-		" 2026-11-27", "2026-11-27 ", "-01-01", "1234.5678", "12:30"}
+		" 2026-11-27", "2026-11-27 ", "-01-01", "1234.5678", "12:30",
+		" backup codes: ", "Recovery key is ", "\nabcd-efgh", " and ", "1234 5678"}
 	all := append(slices.Clone(pieces), append(keywordPieces, secrets...)...)
 	rng := rand.New(rand.NewPCG(26, 4))
 	for range 1500 {

@@ -25,7 +25,9 @@ import (
 // A "value" is a credential's when a "name", "key", "field" or "label"
 // member of its object, before or after it, is a string that a key of the
 // same words would be: "password", "API Key", "Front door code",
-// "tokens". A "type" is a schema's word, and most say nothing secret
+// "tokens", and an HTTP client's headers ("x-api-key", "Authorization",
+// whose bare value on a header's line is hidden with its scheme:
+// "Authorization: Basic dXNlcjpwYXNz"). A "type" is a schema's word, and most say nothing secret
 // ("light", "text", "pass"): it names a credential only as a key in the
 // singular would, not by "pass" alone, or says the value is concealed
 // (1Password's "CONCEALED", AWS's "SecureString"). A "content" is not a
@@ -41,15 +43,19 @@ import (
 // in the plural ("passwords", "api_keys", "tokens") a number, or a
 // string that is one, is a count or an id and stays ("tokens": 42,
 // "max_tokens": "512"), but for codes, whose numbers are the codes
-// ("door_codes": [2580]). A bare key (a config's, an environment's, a URL
-// query's) must be of two words or more, as a single word is read by the
-// sentence patterns; in the plural it takes values separated by commas
-// (API_KEYS=k9w2,r4t8).
+// ("door_codes": [2580]). Under a key that names a token or tokens, a
+// value in angle or square brackets is a tokenizer's special token, not
+// a credential, and stays ("eos_token": "</s>", "sep_token": "[SEP]").
+// A bare key (a config's, an environment's, a URL query's) must be of
+// two words or more, as a single word is read by the sentence patterns;
+// in the plural it takes values separated by commas (API_KEYS=k9w2,r4t8).
 
 // credentialWords are the last words of a key that name a credential.
+// An HTTP header's name is a key too: "Authorization" holds a scheme and
+// its credentials.
 var credentialWords = map[string]bool{
 	"password": true, "passwd": true, "passphrase": true, "passcode": true, "passkey": true, "pass": true,
-	"secret": true, "token": true, "psk": true, "pin": true, "pincode": true, "apikey": true,
+	"secret": true, "token": true, "psk": true, "pin": true, "pincode": true, "apikey": true, "authorization": true,
 }
 
 // credentialSuffixes end a key written as one word that names a
@@ -60,9 +66,10 @@ var credentialSuffixes = []string{"password", "passwd", "passphrase", "passcode"
 // "key", "code" or "number": "api_key", "door_code", "pin_number".
 var keyKinds = map[string]map[string]bool{
 	"key": {"api": true, "wifi": true, "wlan": true, "wpa": true, "private": true, "secret": true, "access": true,
-		"auth": true, "encryption": true, "client": true, "signing": true},
+		"auth": true, "encryption": true, "client": true, "signing": true, "recovery": true, "subscription": true},
 	"code": {"pin": true, "pass": true, "access": true, "door": true, "alarm": true, "gate": true, "lock": true,
-		"security": true, "unlock": true, "entry": true},
+		"security": true, "unlock": true, "entry": true, "recovery": true, "backup": true, "authorization": true,
+		"auth": true},
 	"number": {"pin": true},
 }
 
@@ -189,59 +196,81 @@ func pairAt(s string, sep int, found []secret) []secret {
 	// A "value" or "val" is named by its siblings: they are read last,
 	// when it holds something to hide.
 	byName := quote != 0 && isOneOf(key, valueMembers)
-	plural, counts := false, false // the key names credentials; its numbers are counts
+	plural, header := false, false // the key names credentials; an Authorization header
+	var spare spared
 	if !byName {
-		words := keyWords(key)
+		var room [8]string
+		words := keyWords(key, room[:0])
+		header = len(words) > 0 && words[len(words)-1] == "authorization"
 		switch {
-		case quote == 0 && len(words) < 2:
+		case quote == 0 && len(words) < 2 && !header:
 			return found
 		case credential(words):
 		case credentials(words):
-			plural, counts = true, countable(words)
+			plural, spare.counts = true, countable(words)
 		default:
 			return found
 		}
+		spare.specials = namesTokens(words)
 	}
 	at := keyStart - 1 - (1<<level - 1) // the key's quote, or its escape
 	p := sep + 1
 	p += spaceRun(s, p)
 	if quote != 0 && p < len(s) && s[p] == '[' && placeholderAt(s, p) == 0 {
 		n := len(found)
-		if found = listAt(s, p, level, counts, found); len(found) > n && byName {
-			switch named, counts := namedBySibling(s, at, level); {
-			case !named:
+		if found = listAt(s, p, level, spare, found); len(found) > n && byName {
+			named, spare := namedBySibling(s, at, level)
+			if !named {
 				return found[:n]
-			case counts:
-				return withoutNumbers(found, n)
 			}
+			return spare.without(found, n)
 		}
 		return found
 	}
 	if quote == 0 && plural {
-		return itemsAt(s, p, counts, found)
+		return itemsAt(s, p, spare, found)
 	}
 	start, end, value := valueAt(s, p, quote, level)
-	if start < 0 || counts && isNumber(value) {
+	if start < 0 || spare.is(value) {
 		return found
 	}
+	if quote == 0 && header {
+		end = credentialsAfterScheme(s, start, end)
+		value = s[start:end]
+	}
 	if byName {
-		if named, counts := namedBySibling(s, at, level); !named || counts && isNumber(value) {
+		if named, spare := namedBySibling(s, at, level); !named || spare.is(value) {
 			return found
 		}
 	}
 	return append(found, secret{start, end, value})
 }
 
+// authSchemes are the schemes an Authorization header's credentials
+// follow (lower case).
+var authSchemes = map[string]bool{"basic": true, "bearer": true, "digest": true, "token": true, "apikey": true,
+	"oauth": true, "negotiate": true, "ntlm": true, "hoba": true, "mutual": true, "vapid": true}
+
+// credentialsAfterScheme is the end of an Authorization header's bare
+// value s[start:end]: when it is a scheme ("Basic"), the end of the
+// credentials that follow it after a space, hidden with it.
+func credentialsAfterScheme(s string, start, end int) int {
+	if !authSchemes[strings.ToLower(s[start:end])] || end+1 >= len(s) || s[end] != ' ' || bareEnd(s, end+1) {
+		return end
+	}
+	return bareWord(s, end+1, end+1)
+}
+
 // itemsAt adds to found the values, separated by commas, at s[p] of a
-// bare key in the plural (API_KEYS=k9w2,r4t8), but for numbers when they
-// are counts. It reads no further than a value it cannot take.
-func itemsAt(s string, p int, counts bool, found []secret) []secret {
+// bare key in the plural (API_KEYS=k9w2,r4t8), but for those its name
+// spares. It reads no further than a value it cannot take.
+func itemsAt(s string, p int, spare spared, found []secret) []secret {
 	for {
 		start, end, value := valueAt(s, p, 0, 0)
 		if start < 0 {
 			return found
 		}
-		if !counts || !isNumber(value) {
+		if !spare.is(value) {
 			found = append(found, secret{start, end, value})
 		}
 		if end+1 >= len(s) || s[end] != ',' || bareEnd(s, end+1) {
@@ -251,15 +280,62 @@ func itemsAt(s string, p int, counts bool, found []secret) []secret {
 	}
 }
 
-// withoutNumbers is found without the numbers it found from found[n] on.
-func withoutNumbers(found []secret, n int) []secret {
+// A name that names credentials can spare some of the values under it,
+// which are not credentials by their shape: numbers under a name in the
+// plural that counts ("tokens": 42, "max_tokens": 512), and a
+// tokenizer's special tokens under a token's name ("eos_token": "</s>").
+type spared struct {
+	counts   bool // numbers are counts or ids
+	specials bool // special tokens are a vocabulary's
+}
+
+// is reports whether value is one that s spares. A special token is
+// judged as it reads once JSON's escapes are undone: a value in single
+// quotes is not unescaped (valueAt), but inside a JSON string its
+// brackets may be ("\u003c/s\u003e").
+func (s spared) is(value string) bool {
+	return s.counts && isNumber(value) || s.specials && specialToken(unescape(value, 4))
+}
+
+// without is found without the values s spares from found[n] on.
+func (s spared) without(found []secret, n int) []secret {
 	kept := found[:n]
 	for _, v := range found[n:] {
-		if !isNumber(v.value) {
+		if !s.is(v.value) {
 			kept = append(kept, v)
 		}
 	}
 	return kept
+}
+
+// namesTokens reports whether a key of these words, which names a
+// credential or a list of them, names a token or tokens: "eos_token",
+// "access_token", "authToken", "additional_special_tokens".
+func namesTokens(words []string) bool {
+	words = withoutVariants(words)
+	w := words[len(words)-1]
+	return strings.HasSuffix(w, "token") || strings.HasSuffix(w, "tokens")
+}
+
+// maxSpecial bounds a special token's length.
+const maxSpecial = 64
+
+// specialToken reports a value shaped like a tokenizer's special token: a
+// word in angle brackets ("<s>", "</s>", "<|im_end|>", "<｜end▁of▁sentence｜>")
+// or in square ones ("[SEP]"), short, with no space, quote, backslash or
+// bracket inside. A generated token is written in letters, digits and
+// "-_.~+/=" (base64, hex, a JWT's parts), never in brackets: a value of
+// that shape under a token's name is a vocabulary's entry, not a secret.
+func specialToken(v string) bool {
+	if len(v) < 3 || len(v) > maxSpecial || !(v[0] == '<' && v[len(v)-1] == '>' || v[0] == '[' && v[len(v)-1] == ']') {
+		return false
+	}
+	for i := 1; i < len(v)-1; i++ {
+		if c := v[i]; isSpace(c) || strings.IndexByte("<>[]\"'", c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // isNumber reports a number as JSON or a config writes it: 42, -1.5,
@@ -365,10 +441,10 @@ func bareWord(s string, start, from int) int {
 }
 
 // listAt adds to found the strings and numbers of the list that opens at
-// s[p], at the level of escaping of its key. Numbers, and strings that
-// are numbers, when they are counts, and true, false and null are passed
-// over; the list is read no further than an object or a list in it.
-func listAt(s string, p, level int, counts bool, found []secret) []secret {
+// s[p], at the level of escaping of its key. The values its key's name
+// spares, and true, false and null are passed over; the list is read no
+// further than an object or a list in it.
+func listAt(s string, p, level int, spare spared, found []secret) []secret {
 	n := 1<<level - 1
 	for i := p + 1; i < len(s); {
 		k := 0 // backslashes: a quote's escape, or an escaped space
@@ -389,7 +465,7 @@ func listAt(s string, p, level int, counts bool, found []secret) []secret {
 			if c == '"' {
 				value = unescape(value, level+1)
 			}
-			if value != "" && placeholderAt(s, start) != end-start && !(counts && isNumber(value)) {
+			if value != "" && placeholderAt(s, start) != end-start && !spare.is(value) {
 				found = append(found, secret{start, end, value})
 			}
 			i = end + n + 1
@@ -410,7 +486,7 @@ func listAt(s string, p, level int, counts bool, found []secret) []secret {
 				}
 			}
 			v := s[start:i]
-			if d := strings.TrimPrefix(v, "-"); d != "" && isDigit(d[0]) && !(counts && isNumber(v)) {
+			if d := strings.TrimPrefix(v, "-"); d != "" && isDigit(d[0]) && !spare.is(v) {
 				found = append(found, secret{start, i, v}) // a number (4821, -1), or a word (0x1F)
 			}
 		default:
@@ -432,12 +508,12 @@ func indexFrom(s string, i int, c byte) int {
 // member whose key starts at s[at] (its quote, or the backslashes that
 // escape it), at that level of escaping, has a member that names a
 // credential by its value: a "name", "key", "field" or "label", or a
-// "type"; and whether a number is a count under that name ("tokens").
-func namedBySibling(s string, at, level int) (named, counts bool) {
+// "type"; and which values that name spares ("tokens": a count).
+func namedBySibling(s string, at, level int) (named bool, spare spared) {
 	n := 1<<level - 1
 	open := objectStart(s, at, n)
 	if open < 0 {
-		return false, false
+		return false, spared{}
 	}
 	// Its members at depth 0, in order: a string followed by ":" is a
 	// key; what comes next is that key's value.
@@ -448,11 +524,11 @@ func namedBySibling(s string, at, level int) (named, counts bool) {
 		switch {
 		case c == '"' || c == '\'':
 			if c == '\'' && n > 0 || !isQuoteAt(s, i, n) {
-				return false, false // not this level's: outside the object's text
+				return false, spared{} // not this level's: outside the object's text
 			}
 			end := closingQuote(s[:hi], i+1, c, n)
 			if end == hi || s[end] == '\n' {
-				return false, false // left open
+				return false, spared{} // left open
 			}
 			if depth == 0 {
 				after := end + n + 1
@@ -460,8 +536,8 @@ func namedBySibling(s string, at, level int) (named, counts bool) {
 					m = naming(s[i+1 : end])
 				} else {
 					if m != notNaming && label(s[i+1:end]) {
-						if named, counts := m.names(s[i+1 : end]); named {
-							return true, counts
+						if named, spare := m.names(s[i+1 : end]); named {
+							return true, spare
 						}
 					}
 					m = notNaming
@@ -473,19 +549,19 @@ func namedBySibling(s string, at, level int) (named, counts bool) {
 			m = notNaming
 		case c == '{' || c == '[':
 			if depth++; depth > maxDepth {
-				return false, false
+				return false, spared{}
 			}
 			m = notNaming
 		case c == '}' || c == ']':
 			if depth == 0 {
-				return false, false
+				return false, spared{}
 			}
 			depth--
 		case depth == 0 && !isSpace(c) && c != ':' && c != ',' && c != '\\':
 			m = notNaming // a number, true, false or null
 		}
 	}
-	return false, false
+	return false, spared{}
 }
 
 // A member names its object's "value" by its own value as a label
@@ -510,19 +586,25 @@ func naming(key string) member {
 }
 
 // names reports whether a member's value (a label) names a credential,
-// or a list of them, as this member names one, and whether a number is a
-// count under that name.
-func (m member) names(label string) (named, counts bool) {
-	words := keyWords(label)
+// or a list of them, as this member names one, and which values that
+// name spares.
+func (m member) names(label string) (named bool, spare spared) {
+	var room [8]string
+	words := keyWords(label, room[:0])
 	switch {
+	case m == typeMember && concealedTypes[strings.ToLower(label)]:
+		return true, spared{}
 	case m == typeMember:
-		return concealedTypes[strings.ToLower(label)] || credential(words) && !(len(words) == 1 && words[0] == "pass"), false
+		named = credential(words) && !(len(words) == 1 && words[0] == "pass")
 	case credential(words):
-		return true, false
+		named = true
 	case credentials(words):
-		return true, countable(words)
+		named, spare.counts = true, countable(words)
 	}
-	return false, false
+	if named {
+		spare.specials = namesTokens(words)
+	}
+	return named, spare
 }
 
 // label reports a string that can name a credential for people ("Wi-Fi
@@ -604,32 +686,33 @@ func isOneOf(key string, words []string) bool {
 // its ASCII letters.
 func foldEqual(s, word string) bool { return len(s) == len(word) && equalFoldASCII(s, word) }
 
-// keyWords are the words of a key, lower case: "wifiPassword",
-// "WIFI_PASSWORD" and "wifi-password" are "wifi" and "password";
-// "APIKey" is "api" and "key". A name written for people ("Wi-Fi
-// password") has its words cut at spaces and signs too.
-func keyWords(key string) []string {
-	var words []string
+// keyWords appends the words of a key, lower case, to words and returns
+// it: "wifiPassword", "WIFI_PASSWORD" and "wifi-password" are "wifi" and
+// "password"; "APIKey" is "api" and "key". A name written for people
+// ("Wi-Fi password") has its words cut at spaces and signs too. A key is
+// read for each ":" and "=" of a tool's text: with room in words, and a
+// key in lower case already, it allocates nothing.
+func keyWords(key string, words []string) []string {
 	from := 0
-	cut := func(i int) {
-		if i > from {
-			words = append(words, strings.ToLower(key[from:i]))
-		}
-		from = i
-	}
-	for i := 0; i < len(key); i++ {
-		c := key[i]
+	for i := 0; i <= len(key); i++ {
+		cut, next := false, i // a word ends before key[i]; the next starts at next
 		switch {
-		case !isLetter(c) && !isDigit(c):
-			cut(i)
-			from = i + 1
-		case i > 0 && isUpper(c) && (isLower(key[i-1]) || isDigit(key[i-1])):
-			cut(i) // wifiPassword
-		case i > 0 && isUpper(c) && isUpper(key[i-1]) && i+1 < len(key) && isLower(key[i+1]):
-			cut(i) // APIKey
+		case i == len(key):
+			cut = true
+		case !isLetter(key[i]) && !isDigit(key[i]):
+			cut, next = true, i+1
+		case i > 0 && isUpper(key[i]) && (isLower(key[i-1]) || isDigit(key[i-1])):
+			cut = true // wifiPassword
+		case i > 0 && isUpper(key[i]) && isUpper(key[i-1]) && i+1 < len(key) && isLower(key[i+1]):
+			cut = true // APIKey
+		}
+		if cut {
+			if i > from {
+				words = append(words, strings.ToLower(key[from:i]))
+			}
+			from = next
 		}
 	}
-	cut(len(key))
 	return words
 }
 

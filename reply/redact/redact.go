@@ -2,12 +2,13 @@
 // at the model boundary: what goes to a model or a log. E-mail addresses,
 // phone numbers, payment card numbers (Luhn checked), IBANs (checksum
 // checked), API keys and tokens, what follows "my password is", "the
-// locker code is", "PIN", "CVV" and the like, and the values of
-// credentials in a tool's JSON or config ("wifi_password": "…", escaped
-// JSON inside JSON too, API_KEY=…). The placeholders keep the
-// sentence readable, so the model still gives a sensible answer: "my email
-// is [EMAIL_1]". The Redactor remembers what each placeholder stands for,
-// so local tools get the real values back (Restore).
+// locker code is", "PIN", "CVV" and the like, recovery and backup codes,
+// and the values of credentials in a tool's JSON or config
+// ("wifi_password": "…", escaped JSON inside JSON too, API_KEY=…). The
+// placeholders keep the sentence readable, so the model still gives a
+// sensible answer: "my email is [EMAIL_1]". The Redactor remembers what
+// each placeholder stands for, so local tools get the real values back
+// (Restore).
 package redact
 
 import (
@@ -165,11 +166,22 @@ var tokenPatterns = []string{
 func anchoredTokens() []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(tokenPatterns))
 	for i, p := range tokenPatterns {
-		flags, rest, _ := strings.Cut(p, `\b`)
-		out[i] = regexp.MustCompile(`^` + flags + rest)
+		out[i] = anchored(p)
 	}
 	return out
 }
+
+// anchored compiles a pattern that starts with a word boundary anchored,
+// without it: it is tried only where its caller found a boundary.
+func anchored(pattern string) *regexp.Regexp {
+	flags, rest, _ := strings.Cut(pattern, `\b`)
+	return regexp.MustCompile(`^` + flags + rest)
+}
+
+// passwordPattern reads what follows "my password is", "the pin is",
+// "passcode:" and the like; quoted, also with its quotes escaped inside a
+// JSON string.
+const passwordPattern = `(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)(\\{1,7}"[^"\\]+\\{1,7}"|"[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`
 
 var (
 	// E-mail addresses, phone numbers, card numbers, IBANs and codes
@@ -177,9 +189,9 @@ var (
 	// tokenAnchored are tokenPatterns anchored, without their first \b
 	// (tokenAt checks it): each is tried only where it can start.
 	tokenAnchored = anchoredTokens()
-	// What follows "my password is", "the pin is", "passcode:" and the like;
-	// quoted, also with its quotes escaped inside a JSON string.
-	passwordRE = regexp.MustCompile(`(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)(\\{1,7}"[^"\\]+\\{1,7}"|"[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`)
+	// passwordAnchored is passwordPattern anchored, tried where a password
+	// can start (nextPassword).
+	passwordAnchored = anchored(passwordPattern)
 	// notSecretWords follow "password is" in talk about a password, not
 	// in one: "the password is wrong", "my pin is a secret".
 	notSecretWords = map[string]bool{"a": true, "an": true, "the": true, "my": true, "your": true, "this": true, "that": true,
@@ -206,8 +218,14 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 	b.Grow(len(s))
 	for len(s) > 0 {
 		n := sentence(s)
+		f := look(s[:n])
+		if f&hasRecovery != 0 {
+			if m := recoveryEnd(s, n); m > n { // a list of codes on the lines after its heading
+				n, f = m, look(s[:m])
+			}
+		}
 		var out string
-		out, kinds = r.sentence(s[:n], kinds)
+		out, kinds = r.sentence(s[:n], f, kinds)
 		b.WriteString(out)
 		s = s[n:]
 	}
@@ -231,13 +249,12 @@ func sentence(s string) int {
 	return len(s)
 }
 
-// sentence redacts one sentence, adding the kinds of what it replaced to
-// kinds. One value's placeholder can bring the next into view (digits
-// glued to an address, an IBAN-shaped run across a phone number): it
-// redacts to a fixed point.
-func (r *Redactor) sentence(s string, kinds []Kind) (string, []Kind) {
+// sentence redacts one sentence, which has f (look), adding the kinds of
+// what it replaced to kinds. One value's placeholder can bring the next
+// into view (digits glued to an address, an IBAN-shaped run across a
+// phone number): it redacts to a fixed point.
+func (r *Redactor) sentence(s string, f features, kinds []Kind) (string, []Kind) {
 	for range 8 {
-		f := look(s)
 		if f == 0 {
 			break
 		}
@@ -247,12 +264,13 @@ func (r *Redactor) sentence(s string, kinds []Kind) (string, []Kind) {
 			break
 		}
 		s = out
+		f = look(s)
 	}
 	return s, kinds
 }
 
 // features are what a sentence could hold a value by.
-type features uint8
+type features uint16
 
 const (
 	hasIBAN     features = 1 << iota // two letters and two digits
@@ -263,6 +281,7 @@ const (
 	hasCode                          // "code", "combination", "cvv" said
 	hasToken                         // "key", "token", "secret", "bearer" said
 	hasLongRun                       // a key or token: 16 letters and digits in a row
+	hasRecovery                      // "recovery", "backup" said
 )
 
 // keywords start the phrasings the password, code and token patterns
@@ -274,6 +293,7 @@ var keywords = []struct {
 	{"pass", hasPassword}, {"pin", hasPassword | hasCode}, {"wifi", hasPassword}, {"wi-fi", hasPassword},
 	{"code", hasCode}, {"combination", hasCode}, {"combo", hasCode}, {"cvv", hasCode}, {"cvc", hasCode},
 	{"key", hasToken}, {"token", hasToken}, {"secret", hasToken}, {"bearer", hasToken},
+	{"recovery", hasRecovery}, {"backup", hasRecovery},
 }
 
 // keywordsBy are the keywords by their first letter, in either case.
@@ -354,10 +374,19 @@ func look(s string) features {
 			f |= hasLongRun
 		}
 	}
-	if !ascii {
+	if !ascii && lower && foldsToASCII(s) {
 		f |= foldedKeywords(s, lower)
 	}
 	return f
+}
+
+// foldsToASCII reports whether s holds one of the two runes that
+// Unicode lower-casing turns into an ASCII letter: the Kelvin sign (k)
+// and the dotted capital I (i). Without one, and without an ASCII
+// capital to lower, foldedKeywords finds no keyword that the ASCII scan
+// of look has not found.
+func foldsToASCII(s string) bool {
+	return strings.Contains(s, "\u212a") || strings.Contains(s, "\u0130")
 }
 
 // keywordAt is what the keyword starting at s[i] (an ASCII letter) says
@@ -438,6 +467,9 @@ func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 		out, kinds = r.replace(s, at, k, ok, kinds)
 		s = out
 	}
+	if f&hasRecovery != 0 {
+		s, kinds = r.recovery(s, kinds)
+	}
 	if f&hasAt != 0 {
 		replace(emailAt, Email, nil)
 	}
@@ -468,20 +500,57 @@ func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 // passwords puts placeholders for what follows "my password is" and the
 // like in s, and adds their kinds to kinds.
 func (r *Redactor) passwords(s string, kinds []Kind) (string, []Kind) {
-	s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := passwordRE.FindStringSubmatch(m)
+	var b strings.Builder
+	last := 0
+	for i := 0; ; {
+		loc := nextPassword(s, i)
+		if loc == nil {
+			break
+		}
+		i = loc[1]
 		// The quotes, escaped or not, stay around the placeholder: a
 		// note inside a JSON string stays JSON.
-		body := strings.TrimRight(sub[2], `\"'`)
+		quoted := s[loc[4]:loc[5]]
+		body := strings.TrimRight(quoted, `\"'`)
 		value := strings.TrimLeft(body, `\"'`)
-		opening, closing := body[:len(body)-len(value)], sub[2][len(body):]
 		if strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] { // a placeholder, or talk about it
-			return m
+			continue
 		}
+		if b.Len() == 0 {
+			b.Grow(len(s))
+		}
+		start := loc[4] + len(body) - len(value) // after the opening quotes
+		b.WriteString(s[last:start])
+		b.WriteString(r.placeholder(Secret, value))
 		kinds = append(kinds, Secret)
-		return sub[1] + opening + r.placeholder(Secret, value) + closing
-	})
-	return s, kinds
+		last = start + len(value)
+	}
+	if b.Len() == 0 {
+		return s, kinds
+	}
+	b.WriteString(s[last:])
+	return b.String(), kinds
+}
+
+// nextPassword finds the first password at or after s[from] as regexp's
+// FindAllStringSubmatchIndex finds passwordPattern's: its submatches'
+// indices, or nil. The pattern is tried, anchored, only where a word
+// starts with "p" or "w" (in either case; no other rune folds to them).
+func nextPassword(s string, from int) []int {
+	for i := from; i < len(s); i++ {
+		if c := s[i] | 0x20; c != 'p' && c != 'w' || !boundary(s, i) {
+			continue
+		}
+		if loc := passwordAnchored.FindStringSubmatchIndex(s[i:]); loc != nil {
+			for k := range loc {
+				if loc[k] >= 0 {
+					loc[k] += i
+				}
+			}
+			return loc
+		}
+	}
+	return nil
 }
 
 // replace puts placeholders of kind k for the matches in s that ok

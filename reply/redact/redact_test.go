@@ -358,3 +358,88 @@ func redactsInJSONStrings(t *testing.T, tests []struct{ in, want string }) {
 		}
 	}
 }
+
+// A tokenizer's or a model's config names its special tokens with keys
+// that end in "token" ("eos_token": "</s>", "sep_token": "[SEP]"): their
+// values are entries of a vocabulary, written in angle or square
+// brackets, which no generated credential is. They stay; a value of any
+// other shape under a token's key goes, as do the special tokens' shapes
+// under keys that name other credentials.
+func TestSpecialTokensOfATokenizerStay(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"access_token": "abc", "refresh_token": "def", "id_token": "eyJhbGciOi", "token": "tk1", "auth_token": "zz", "github_token": "ghp_x"}`,
+			`{"access_token": "[SECRET_1]", "refresh_token": "[SECRET_2]", "id_token": "[SECRET_3]", "token": "[SECRET_4]", "auth_token": "[SECRET_5]", "github_token": "[SECRET_6]"}`},
+		{`{"eos_token": "</s>", "hf_token": "hf_abcdefgh"}`, `{"eos_token": "</s>", "hf_token": "[SECRET_1]"}`},
+		{`{"access_token": "<s>abc", "token": "a<b>", "pad_token": "<pad><pad>", "password": "<s>"}`,
+			`{"access_token": "[SECRET_1]", "token": "[SECRET_2]", "pad_token": "[SECRET_3]", "password": "[SECRET_4]"}`},
+		{`{"tokens": ["<s>", "abc"], "eos_token": "<unk> x"}`, `{"tokens": ["<s>", "[SECRET_1]"], "eos_token": "[SECRET_2]"}`},
+		{`{"name": "refresh_token", "value": "<s>"}, {"name": "api_key", "value": "[CLS]"}`,
+			`{"name": "refresh_token", "value": "<s>"}, {"name": "api_key", "value": "[SECRET_1]"}`},
+		{"HF_TOKEN=hf_abcdefgh\nAuthorization: Bearer abcdefghijklmnopqrstuv", "HF_TOKEN=[SECRET_1]\nAuthorization: [SECRET_2]"},
+		// A tokenizer's config.
+		{`{"eos_token": "</s>", "bos_token": "<s>", "pad_token": null, "max_tokens": 512, "token_type": "bpe"}`, ""},
+		{`{"unk_token": "<unk>", "sep_token": "[SEP]", "cls_token": "[CLS]", "mask_token": "<mask>", "pad_token": "<pad>"}`, ""},
+		{`{"eos_token": "<|im_end|>", "additional_special_tokens": ["<|im_start|>", "<|im_end|>"], "eos_token_id": 2}`, ""},
+		{`{"bos_token": "<｜begin▁of▁sentence｜>", "image_token": "<start_of_image>", "eot_token": "<|reserved_special_token_0|>"}`, ""},
+		{`{'pad_token': '<pad>'}` + "\nEOS_TOKEN=</s>", ""},
+		{`{"name": "eos_token", "value": "</s>"}, {"label": "Special tokens", "value": ["<s>", "</s>"]}`, ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// Recovery and backup codes and recovery keys sign in as a password
+// does: under a key that names them, and said in a sentence, they go,
+// each of a list on its own, also one on each line under a heading. What
+// follows such a name in a sentence is taken for one only when it is
+// shaped like one: groups of letters and digits with a digit in them, or
+// groups of letters of one length joined by dashes.
+func TestRecoveryCodes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"recovery_codes": ["abcd-efgh", "ijkl-mnop"]}`, `{"recovery_codes": ["[SECRET_1]", "[SECRET_2]"]}`},
+		{`{"backup_codes": [12345678, 87654321], "recoveryKey": "7H3K-QX2M"}`, `{"backup_codes": [[SECRET_1], [SECRET_2]], "recoveryKey": "[SECRET_3]"}`},
+		{`{"name": "Backup codes", "value": ["1234 5678"]}`, `{"name": "Backup codes", "value": ["[SECRET_1]"]}`},
+		{"RECOVERY_CODES=abcd-efgh,ijkl-mnop", "RECOVERY_CODES=[SECRET_1],[SECRET_2]"},
+		{"backup code: 1234 5678", "backup code: [SECRET_1]"},
+		{"Your backup codes are 1234 5678, 2345 6789 and 3456 7890.", "Your backup codes are [SECRET_1], [SECRET_2] and [SECRET_3]."},
+		{"Your recovery key is 7H3K-QX2M-9PLD-WV4R-TB8N-YC6J-ZF5S", "Your recovery key is [SECRET_1]"},
+		{"Your recovery key is ABCD-EFGH-IJKL-MNOP. Keep it safe.", "Your recovery key is [SECRET_1]. Keep it safe."},
+		{"Recovery code abcde-12345 used", "Recovery code [SECRET_1] used"},
+		{`the BitLocker recovery key: "123456-234567-345678-456789"`, `the BitLocker recovery key: "[SECRET_1]"`},
+		{"GitHub recovery codes:\nabcde-12345\nfghij-67890\n\nKeep them safe.", "GitHub recovery codes:\n[SECRET_1]\n[SECRET_2]\n\nKeep them safe."},
+		{"BACKUP CODES\n  1234 5678\n  2345 6789\nCall me on 0151 2345 678 tomorrow.", "BACKUP CODES\n  [SECRET_1]\n  [SECRET_2]\nCall me on [PHONE_1] tomorrow."},
+		// Talk about them.
+		{"the backup key is in the drawer", ""},
+		{"I lost my recovery codes. Backup codes: 10 left", ""},
+		{"Backup codes are one-time codes, recovery key is set", ""},
+		{"Recovery codes were generated on 2024-05-01, use a recovery code instead", ""},
+		{"the backup is at 12:30 and the keyboard backup key-value store", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// An HTTP client's collection (Postman's, Insomnia's, a HAR file's) lists
+// its headers as named values: the value of an Authorization header, or
+// of one that names a key, a token or a secret, goes, as it does under a
+// header's own key and on a header's line, with its scheme ("Bearer …").
+func TestCredentialsInHeaders(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"key":"Authorization","value":"Bearer abcdefgh"}`, `{"key":"Authorization","value":"[SECRET_1]"}`},
+		{`{"name": "authorization", "value": "Basic dXNlcjpwYXNz"}`, `{"name": "authorization", "value": "[SECRET_1]"}`},
+		{`{"key": "Proxy-Authorization", "value": "Basic dXNlcjpwYXNz", "type": "text"}`, `{"key": "Proxy-Authorization", "value": "[SECRET_1]", "type": "text"}`},
+		{`[{"key": "x-api-key", "value": "sk-abc"}, {"key": "X-Auth-Token", "value": "abc"}, {"name": "X-Client-Secret", "value": "def"}]`,
+			`[{"key": "x-api-key", "value": "[SECRET_1]"}, {"key": "X-Auth-Token", "value": "[SECRET_2]"}, {"name": "X-Client-Secret", "value": "[SECRET_3]"}]`},
+		{`{"key": "Ocp-Apim-Subscription-Key", "value": "k9w2mz7q"}`, `{"key": "Ocp-Apim-Subscription-Key", "value": "[SECRET_1]"}`},
+		{`{"headers": {"Authorization": "Bearer abc", "Content-Type": "application/json"}, "authorization_code": "x1"}`,
+			`{"headers": {"Authorization": "[SECRET_1]", "Content-Type": "application/json"}, "authorization_code": "[SECRET_2]"}`},
+		{`{"auth": {"type": "bearer", "bearer": [{"key": "token", "value": "abc", "type": "string"}]}}`,
+			`{"auth": {"type": "bearer", "bearer": [{"key": "token", "value": "[SECRET_1]", "type": "string"}]}}`},
+		{"GET /v1 HTTP/1.1\r\nAuthorization: Basic dXNlcjpwYXNz\r\nAccept: */*", "GET /v1 HTTP/1.1\r\nAuthorization: [SECRET_1]\r\nAccept: */*"},
+		{`curl -H "Authorization: Bearer abc123" -H 'X-Api-Key: k9w2' https://x`, `curl -H "Authorization: [SECRET_1]" -H 'X-Api-Key: [SECRET_2]' https://x`},
+		{"authorization=k9w2mz7q&q=1", "authorization=[SECRET_1]&q=1"},
+		// Headers that say nothing secret.
+		{`[{"key": "Content-Type", "value": "application/json"}, {"key": "Accept", "value": "*/*"}, {"name": "X-Request-Id", "value": "42"}]`, ""},
+		{`{"key": "Authorization", "value": "", "disabled": true}, {"authorization": null}`, ""},
+		{"Authorization: not set", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}

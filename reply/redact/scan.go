@@ -427,12 +427,26 @@ var tokenStarts = []struct {
 	{"AIza", false, 4}, {"eyJ", false, 5}, {"bearer", true, 6}, {"api", true, 7}, {"token", true, 7}, {"secret", true, 7},
 }
 
+// tokenFirst are the bytes a token pattern's start can begin with: as
+// written, in either case where it is folded, and the first byte of ſ,
+// which folds to s.
+var tokenFirst = func() (first [256]bool) {
+	for _, t := range tokenStarts {
+		first[t.text[0]] = true
+		if t.folded {
+			first[t.text[0]&^0x20] = true
+		}
+	}
+	first[0xC5] = true
+	return first
+}()
+
 // tokenAt finds the token patterns at s[i]. Each starts at a word
 // boundary, checked here; then only the patterns whose start is at s[i]
 // are tried, in their order, each anchored: small patterns called at a
 // few places instead of one large one searched at every byte.
 func tokenAt(s string, i int) (int, int) {
-	if !boundary(s, i) {
+	if !tokenFirst[s[i]] || !boundary(s, i) {
 		return -1, i + 1
 	}
 	for _, t := range tokenStarts {

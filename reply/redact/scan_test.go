@@ -14,13 +14,14 @@ import (
 // The regular expressions the scanners replaced: the reference they are
 // checked against.
 var (
-	emailRE  = regexp.MustCompile(`(?i)\b[a-z0-9._%+\-]+@[a-z0-9.\-]+\.[a-z]{2,}\b`)
-	phoneRE  = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d{2,8}(?:[\s.\-]\d{2,8}){1,4}\b|\+\d{7,15}\b`)
-	cardRE   = regexp.MustCompile(`\b\d(?:[ \-]?\d){12,18}\b`)
-	ibanRE   = regexp.MustCompile(`(?i)\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]){11,30}\b`)
-	tokenRE  = regexp.MustCompile("(?:" + strings.Join(tokenPatterns, ")|(?:") + ")")
-	opaqueRE = regexp.MustCompile(`\b[A-Za-z0-9_\-]{24,}\b`)
-	codeRE   = regexp.MustCompile(`(?i)\b((?:code|combination|combo|cvv2?|cvc|security code|pin)\s*(?:is|=|:|was|'s|number is)?\s*)((?:\d[\d\s\-]{1,14}\d|\d{3,8}|(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[\s\-]*){3,12}))`)
+	emailRE    = regexp.MustCompile(`(?i)\b[a-z0-9._%+\-]+@[a-z0-9.\-]+\.[a-z]{2,}\b`)
+	phoneRE    = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,5}\)[\s.\-]?)?\d{2,8}(?:[\s.\-]\d{2,8}){1,4}\b|\+\d{7,15}\b`)
+	cardRE     = regexp.MustCompile(`\b\d(?:[ \-]?\d){12,18}\b`)
+	ibanRE     = regexp.MustCompile(`(?i)\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]){11,30}\b`)
+	tokenRE    = regexp.MustCompile("(?:" + strings.Join(tokenPatterns, ")|(?:") + ")")
+	opaqueRE   = regexp.MustCompile(`\b[A-Za-z0-9_\-]{24,}\b`)
+	passwordRE = regexp.MustCompile(passwordPattern)
+	codeRE     = regexp.MustCompile(`(?i)\b((?:code|combination|combo|cvv2?|cvc|security code|pin)\s*(?:is|=|:|was|'s|number is)?\s*)((?:\d[\d\s\-]{1,14}\d|\d{3,8}|(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[\s\-]*){3,12}))`)
 )
 
 // findAll is regexp's FindAllStringIndex(s, -1) for a finder.
@@ -36,6 +37,20 @@ func findAll(s string, at finder) [][]int {
 		i = end
 	}
 	return locs
+}
+
+// findPasswords is regexp's FindAllStringSubmatchIndex(s, -1) for
+// nextPassword.
+func findPasswords(s string) [][]int {
+	var locs [][]int
+	for i := 0; ; {
+		loc := nextPassword(s, i)
+		if loc == nil {
+			return locs
+		}
+		locs = append(locs, loc)
+		i = loc[1]
+	}
 }
 
 // findCodes is regexp's FindAllStringSubmatchIndex(s, -1) for nextCode.
@@ -62,6 +77,7 @@ var scanners = []struct {
 	{"card", cardRE, func(s string) [][]int { return findAll(s, cardAt) }},
 	{"iban", ibanRE, func(s string) [][]int { return findAll(s, ibanAt) }},
 	{"code", codeRE, findCodes},
+	{"password", passwordRE, findPasswords},
 	{"token", tokenRE, func(s string) [][]int { return findAll(s, tokenAt) }},
 	{"opaque", opaqueRE, func(s string) [][]int { return findAll(s, opaqueAt) }},
 }
@@ -70,7 +86,7 @@ var scanners = []struct {
 func sameAsRegexp(t *testing.T, name string, re *regexp.Regexp, find func(string) [][]int, s string) {
 	t.Helper()
 	var want [][]int
-	if name == "code" {
+	if name == "code" || name == "password" {
 		want = re.FindAllStringSubmatchIndex(s, -1)
 	} else {
 		want = re.FindAllStringIndex(s, -1)
@@ -91,6 +107,7 @@ var pieces = []string{
 	" ", " ", " ", "  ", "\t", "\n", "\r", "\f", "-", "--", ".", "..", "(", ")", "+", "@", "_", "%", ",", ":", "[", "]",
 	"sk-", "pk-", "rk-", "ghp_", "ghs_", "xoxb-", "xoxp-", "AKIA", "AIza", "eyJ", "Bearer ", "api_key", "TOKEN", "ſecret", "abcdefghij", "ABCDEFGHIJ0123456789", "-_-",
 	"ſ", "K", "é", "ü", "\xff", "\xc5", "\xe2\x84", "[PHONE_1]",
+	"password", "Pass", "passcode", "wifi ", "Wi-Fi ", "pin code", "key", "was", "\"", "'", "\\", "\\\"", "}", "!", ";",
 }
 
 // generated returns a random input of up to n pieces.
@@ -183,19 +200,20 @@ func fuzzScanner(f *testing.F, name string) {
 	})
 }
 
-func FuzzEmailScanner(f *testing.F)  { fuzzScanner(f, "email") }
-func FuzzPhoneScanner(f *testing.F)  { fuzzScanner(f, "phone") }
-func FuzzCardScanner(f *testing.F)   { fuzzScanner(f, "card") }
-func FuzzIBANScanner(f *testing.F)   { fuzzScanner(f, "iban") }
-func FuzzCodeScanner(f *testing.F)   { fuzzScanner(f, "code") }
-func FuzzTokenScanner(f *testing.F)  { fuzzScanner(f, "token") }
-func FuzzOpaqueScanner(f *testing.F) { fuzzScanner(f, "opaque") }
+func FuzzEmailScanner(f *testing.F)    { fuzzScanner(f, "email") }
+func FuzzPhoneScanner(f *testing.F)    { fuzzScanner(f, "phone") }
+func FuzzCardScanner(f *testing.F)     { fuzzScanner(f, "card") }
+func FuzzIBANScanner(f *testing.F)     { fuzzScanner(f, "iban") }
+func FuzzCodeScanner(f *testing.F)     { fuzzScanner(f, "code") }
+func FuzzPasswordScanner(f *testing.F) { fuzzScanner(f, "password") }
+func FuzzTokenScanner(f *testing.F)    { fuzzScanner(f, "token") }
+func FuzzOpaqueScanner(f *testing.F)   { fuzzScanner(f, "opaque") }
 
 // lookReference is look as it was (lookBefore), but for one change: a
 // keyword inside a placeholder ("[SECRET_1]") no longer counts, as no
 // pattern can match there.
 func lookReference(s string) features {
-	const keywordBits = hasPassword | hasCode | hasToken
+	const keywordBits = hasPassword | hasCode | hasToken | hasRecovery
 	blanked := []byte(s)
 	for i := 0; i < len(s); i++ {
 		if s[i] != '[' {
@@ -214,14 +232,14 @@ func sameLook(t *testing.T, s string) {
 	t.Helper()
 	for _, in := range []string{s, strings.ToUpper(s), strings.ToLower(s)} {
 		if got, want := look(in), lookReference(in); got != want {
-			t.Errorf("look(%q) = %08b, want %08b", in, got, want)
+			t.Errorf("look(%q) = %09b, want %09b", in, got, want)
 		}
 	}
 }
 
 var keywordPieces = []string{"pass", "PIN", "wifi", "Wi-Fi", "wi\rfi", "code", "Combination", "combo", "cvv", "CVC",
 	"key", "toKen", "token", "SECRET", "bearer", "[SECRET_1]", "[SECRET_1234567]", "[SECRET_12345678]", "[EMAIL_", "[IBAN_0]x",
-	"pİn", "Kelvin", "se[CARD_2]cret"}
+	"pİn", "Kelvin", "se[CARD_2]cret", "recovery", "BACKUP", "bac\u212aup"}
 
 func TestLookMatchesReference(t *testing.T) {
 	inputs := append(strings.SplitAfter(household(3000), "."), keywordPieces...)
