@@ -315,8 +315,8 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 	} else {
 		// Another (a Jarvis node) takes any answer but 200 for a failure
 		// and loses the question; a conversation the center does not hold
-		// is made anew, without the tools of a start the center forgot.
-		sess, status, msg = s.session(req.ConversationID, node, req.NodeContext, nil, false)
+		// is made anew, with the tools the node last registered.
+		sess, status, msg = s.session(r.Context(), req.ConversationID, node, req.NodeContext, nil, false)
 	}
 	if sess == nil {
 		fail(w, status, msg)
