@@ -144,6 +144,7 @@ var de = map[string]string{
 	"I can't reach Home Assistant right now.":                                           "Ich erreiche Home Assistant gerade nicht.",
 	"I can't reach the command center right now.":                                       "Ich erreiche die Zentrale gerade nicht.",
 	"The command center stopped in the middle of that answer. Please ask again.":        "Die Zentrale hat mitten in dieser Antwort aufgehört. Bitte frag noch einmal.",
+	"The command center is shutting down. Please try again in a moment.":                "Die Zentrale fährt gerade herunter. Versuch es gleich noch mal.",
 	"I can't reach the weather service right now.":                                      "Ich erreiche den Wetterdienst gerade nicht.",
 	"I couldn't find a place called %s.":                                                "Einen Ort namens %s habe ich nicht gefunden.",
 	"I only have the forecast for the coming week.":                                     "Ich habe nur die Vorhersage für die nächste Woche.",

@@ -144,6 +144,7 @@ var es = map[string]string{
 	"I can't reach Home Assistant right now.":                                           "Ahora mismo no puedo contactar con Home Assistant.",
 	"I can't reach the command center right now.":                                       "Ahora mismo no puedo contactar con la central.",
 	"The command center stopped in the middle of that answer. Please ask again.":        "El centro de mando se detuvo a mitad de esa respuesta. Vuelve a preguntar, por favor.",
+	"The command center is shutting down. Please try again in a moment.":                "La central se está apagando. Inténtalo de nuevo en un momento.",
 	"I can't reach the weather service right now.":                                      "Ahora mismo no puedo contactar con el servicio del tiempo.",
 	"I couldn't find a place called %s.":                                                "No he encontrado ningún lugar llamado %s.",
 	"I only have the forecast for the coming week.":                                     "Solo tengo el pronóstico de la próxima semana.",

@@ -144,6 +144,7 @@ var fr = map[string]string{
 	"I can't reach Home Assistant right now.":                                           "Je n'arrive pas à joindre Home Assistant pour le moment.",
 	"I can't reach the command center right now.":                                       "Je n'arrive pas à joindre le centre de commande pour le moment.",
 	"The command center stopped in the middle of that answer. Please ask again.":        "Le centre de commande s'est arrêté au milieu de cette réponse. Merci de redemander.",
+	"The command center is shutting down. Please try again in a moment.":                "Le centre de commande est en train de s'arrêter. Réessaie dans un instant.",
 	"I can't reach the weather service right now.":                                      "Je n'arrive pas à joindre le service météo pour le moment.",
 	"I couldn't find a place called %s.":                                                "Je n'ai pas trouvé d'endroit appelé %s.",
 	"I only have the forecast for the coming week.":                                     "Je n'ai que les prévisions de la semaine à venir.",

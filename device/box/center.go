@@ -49,6 +49,11 @@ type Center struct {
 	// lapses (the engines of the conversations write none): an engine
 	// over the whole dialogue that answers nobody.
 	diary *reply.Engine
+	// watch looks at the model servers, and announce answers mDNS for
+	// the center, beside the nodes' server until Serve's context ends:
+	// the brain's watch and the package's announce (tests replace them).
+	watch    func(ctx context.Context)
+	announce func(ctx context.Context, log *slog.Logger, services ...mdns.Service)
 }
 
 // OpenCenter opens the center's store and connects it to the model server.
@@ -60,11 +65,12 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 	if err != nil {
 		return nil, err
 	}
-	c := &Center{cfg: cfg, res: res, version: o.Version, log: o.Log, db: db}
+	c := &Center{cfg: cfg, res: res, version: o.Version, log: o.Log, db: db, announce: announce}
 	if c.brain, err = openBrain(cfg, res, o.Log); err != nil {
 		db.Close()
 		return nil, err
 	}
+	c.watch = c.brain.watch
 	d := c.brain.options()
 	d.Dialogue, d.Diary, d.Location = db.Dialogue(), db.Diary(), res.Location
 	if c.diary, err = reply.New(d); err != nil {
@@ -118,7 +124,8 @@ func (b beside) Lookup(name string) (*command.Command, bool) {
 // household's web page on [web] listen. show, when set, tells the person
 // at the terminal where it serves. It returns once what it ran has ended:
 // the replies under way stopped, the conversations' engines closed (within
-// stopWait), so that the store can close after it.
+// stopWait), the look at the model servers and the mDNS answers done, so
+// that the store and the brain can close after it.
 func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) error {
 	cfg := c.cfg
 	// The first conversations get the tools of the MCP servers that start
@@ -147,8 +154,8 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	}
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	go c.brain.watch(sctx)
 	var kept sync.WaitGroup
+	kept.Go(func() { c.watch(sctx) })
 	c.upkeep(sctx, srv, &kept)
 	if warm, err := c.warmEngine(); err != nil {
 		c.log.Warn("the model's warm-up is not possible; it loads with the first question", "err", err)
@@ -157,8 +164,9 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	}
 	if cfg.Web.MDNS && reachable(cfg.Center.Listen) {
 		// nodes find the center; the fingerprint lets them check it
-		go announce(sctx, c.log, mdns.Service{Instance: instanceName("Hark center", cfg.Assistant.Room), Type: "_hark._tcp", Port: portOf(l.Addr()),
-			Text: []string{"fingerprint=" + fp, "tls=" + strconv.FormatBool(!insecure)}})
+		svc := mdns.Service{Instance: instanceName("Hark center", cfg.Assistant.Room), Type: "_hark._tcp", Port: portOf(l.Addr()),
+			Text: []string{"fingerprint=" + fp, "tls=" + strconv.FormatBool(!insecure)}}
+		kept.Go(func() { c.announce(sctx, c.log, svc) })
 	}
 	pageDone := make(chan struct{})
 	go func() {

@@ -3,10 +3,14 @@ package box
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/harkbox/hark/device/mdns"
 
 	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/ollamatest"
@@ -101,4 +105,65 @@ func goroutinesOf(funcs ...string) []string {
 		}
 	}
 	return found
+}
+
+// TestCenterWaitsForItsBackground: the center's look at its model servers
+// and its mDNS answers run beside the nodes' server; Serve returns only
+// once they have ended, however long they take to, so that none of them
+// still runs when the store and the brain close after it.
+func TestCenterWaitsForItsBackground(t *testing.T) {
+	srv, _ := modelServer(t)
+	// An address other than the loopback's: the center is announced.
+	cfg, res := configure(t, "[center]\nlisten = \"0.0.0.0:0\"\n[web]\nlisten = \"\"\nmdns = true\n[reply]\nplanner = false\n",
+		map[string]string{"OLLAMA_HOST": srv.URL})
+	c, err := OpenCenter(cfg, res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	release := make(chan struct{})
+	var running, ended sync.WaitGroup
+	lingering := func(ctx context.Context) {
+		defer ended.Done()
+		<-ctx.Done()
+		<-release // still ending when the rest of the center has
+	}
+	running.Add(2)
+	ended.Add(2)
+	c.watch = func(ctx context.Context) { running.Done(); lingering(ctx) }
+	c.announce = func(ctx context.Context, _ *slog.Logger, _ ...mdns.Service) { running.Done(); lingering(ctx) }
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	up := make(chan struct{}, 1)
+	served := make(chan error, 1)
+	go func() {
+		served <- c.Serve(ctx, true, func(line string) {
+			if strings.HasPrefix(line, "serving nodes on ") {
+				up <- struct{}{}
+			}
+		})
+	}()
+	select {
+	case <-up:
+	case err := <-served:
+		t.Fatalf("serve: %v", err)
+	}
+	running.Wait()
+	stop()
+	select {
+	case err := <-served:
+		close(release)
+		t.Fatalf("Serve returned (%v) while the look at the model servers and the mDNS answers still ran", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the center did not stop within 10 s of its background ending")
+	}
+	ended.Wait()
 }

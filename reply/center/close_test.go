@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -237,4 +238,60 @@ func TestStartAgainWaitsForTheReplyItEnds(t *testing.T) {
 		old := engines()[0]
 		checkEngines(t, []*lingering{old})
 	})
+}
+
+// silent is a conversation's engine whose reply says nothing until it is
+// stopped: the model is still thinking.
+type silent struct{}
+
+func (silent) Reply(ctx context.Context, q reply.Query, say func(string)) (reply.Result, error) {
+	<-ctx.Done()
+	return reply.Result{}, ctx.Err()
+}
+
+func (silent) Close() {}
+
+// TestStoppingBeforeTheAnswer: the center stops while a node's streamed
+// question waits for a reply. When nothing of the answer had come out, the
+// node is told the center is stopping and to ask again; when part of it
+// had, that the answer ended in the middle, as before. The error line is
+// the usual {"error": ...}.
+func TestStoppingBeforeTheAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		engine func() engine
+		want   string
+	}{
+		{"nothing said yet", func() engine { return silent{} }, "center: " + stopping},
+		{"a sentence said", func() engine { return &lingering{} }, "center: conversation kitchen-1 ended while answering (it lapsed, was started again, or the center is stopping)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, cred, _ := lingeringCenter(t)
+				srv.engines = func(Conversation) (engine, error) { return tt.engine(), nil }
+				h := srv.Handler()
+				answered := make(chan string, 1)
+				go func() {
+					req := httptest.NewRequest(http.MethodPost, PathCommand, strings.NewReader(`{"voice_command": "how long do eggs take", "conversation_id": "kitchen-1"}`))
+					req.Header.Set("X-API-Key", cred)
+					req.Header.Set("Accept", NDJSON)
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, req)
+					answered <- rec.Body.String()
+				}()
+				synctest.Wait() // the reply is under way
+				if err := srv.Close(t.Context()); err != nil {
+					t.Errorf("close: %v", err)
+				}
+				lines := strings.Split(strings.TrimSpace(<-answered), "\n")
+				var last map[string]any
+				if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+					t.Fatalf("the stream's last line %q: %v", lines[len(lines)-1], err)
+				}
+				if want := map[string]any{"error": tt.want}; !maps.Equal(last, want) {
+					t.Errorf("the stream ended with %v; want %v", last, want)
+				}
+			})
+		})
+	}
 }

@@ -147,10 +147,9 @@ func TestCancelledAnswerFreesTheConversation(t *testing.T) {
 // node says it stopped, rather than ending as if the half answer were all.
 func TestCenterStopsMidAnswer(t *testing.T) {
 	c := newCenter(t, "", Options{})
+	// The reply says its first sentence, then goes on until it is stopped.
+	c.srv.engines = func(Conversation) (engine, error) { return &lingering{}, nil }
 	n := newNode(t, c, "porch")
-	gate := make(chan struct{})
-	defer close(gate)
-	c.model.On(replytest.Chat, ollamatest.Reply{Content: "First part of it. Second part that never comes.", Gate: gate, GateAfter: 4})
 	done := make(chan struct{})
 	var said []string
 	var err error
@@ -158,14 +157,28 @@ func TestCenterStopsMidAnswer(t *testing.T) {
 		said, _, err = n.reply(t.Context(), "tell me a long story about the sea")
 		close(done)
 	}()
-	waitFor(t, func() bool { return chatsOfKind(c.llm) > 0 })
-	time.Sleep(100 * time.Millisecond) // the first sentence on its way
-	c.closeServer()                    // what hark center does when it stops
+	waitFor(t, func() bool { return replyBegan(c.srv) })
+	c.closeServer() // what hark center does when it stops
 	<-done
 	c.stop()
 	if err == nil || len(said) == 0 || said[len(said)-1] != Interrupted {
 		t.Errorf("err %v, said %q; want the interruption said", err, said)
 	}
+}
+
+// replyBegan reports a reply under way on srv that has said something.
+func replyBegan(srv *Server) bool {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	for _, sess := range srv.sessions {
+		if tr := sess.current(); tr != nil {
+			tr.mu.Lock()
+			began := tr.began
+			tr.mu.Unlock()
+			return began
+		}
+	}
+	return false
 }
 
 // The node gives up on a question while the network is blackholed; when
@@ -253,5 +266,21 @@ func waitFor(t *testing.T, ok func() bool) {
 			t.Fatal("waited 10 s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The center is stopping when a node asks: no answer began, so the node
+// says the center is shutting down and to try again, not that it stopped
+// in the middle of an answer.
+func TestCenterStoppingBeforeTheQuestion(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	n := newNode(t, c, "porch")
+	c.model.On(replytest.Chat, ollamatest.Reply{Content: "Fine."})
+	n.ask(t, "how are you doing this morning") // the conversation is open
+	c.closeServer()                            // hark center stops: its requests are still answered
+	said, _, err := n.reply(t.Context(), "tell me a long story about the sea")
+	if err == nil || !slices.Equal(said, []string{ShuttingDown}) {
+		t.Errorf("err %v, said %q; want only %q", err, said, ShuttingDown)
 	}
 }

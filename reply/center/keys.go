@@ -18,7 +18,8 @@ import (
 )
 
 // Settings is where the center keeps what outlives it: the nodes' keys,
-// whose each conversation is, and what the tools of a reply under way did.
+// whose each conversation is, what the tools of a reply under way did, and
+// the client tools each node last registered.
 // *storage.Settings is one.
 type Settings interface {
 	Get(ctx context.Context, key string, v any) (bool, error)
@@ -134,8 +135,8 @@ func (k *Keys) List(ctx context.Context) ([]NodeInfo, error) {
 }
 
 // Revoke stops a node's key from working, and deletes the records of
-// whose its conversations are and of its replies under way: the node is
-// gone, and so is its claim on them.
+// whose its conversations are, of its replies under way and of its client
+// tools: the node is gone, and so is its claim on them.
 func (k *Keys) Revoke(ctx context.Context, id string) error {
 	if err := k.revoke(ctx, id); err != nil {
 		return err
@@ -148,6 +149,9 @@ func (k *Keys) Revoke(ctx context.Context, id string) error {
 	})
 	if err == nil {
 		err = deleteTurns(ctx, k.s, id)
+	}
+	if err == nil {
+		err = deleteTools(ctx, k.s, id)
 	}
 	if err != nil {
 		return fmt.Errorf("center: revoke node %s: its key no longer works, but the records of its conversations remain: %w", id, err)

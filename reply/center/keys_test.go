@@ -69,7 +69,7 @@ func leftWaiting(t *testing.T, c *centerSide, cred, conv string) {
 
 // TestRevokedNodeLeavesNoRecords: a node revoked (unpaired) leaves nothing
 // of its conversations in the store, nor of a reply it left waiting for
-// its tool; the other nodes' stay theirs.
+// its tool, nor its client tools; the other nodes' stay theirs.
 func TestRevokedNodeLeavesNoRecords(t *testing.T) {
 	dir := t.TempDir()
 	c := newCenter(t, dir, Options{})
@@ -87,7 +87,7 @@ func TestRevokedNodeLeavesNoRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.stop()
-	want := []string{ownerKey("hall-1"), keysSetting}
+	want := []string{ownerKey("hall-1"), keysSetting, toolsPrefix + "hall"}
 	if got := stored(t, dir); !slices.Equal(got, want) {
 		t.Errorf("the store after the kitchen was revoked holds %q; want only %q", got, want)
 	}

@@ -39,11 +39,13 @@ type NodeOptions struct {
 
 // Unreachable is said when the center cannot be reached; TooSlow when it
 // says nothing within the budget; Interrupted when it stopped in the
-// middle of an answer (a restart).
+// middle of an answer (a restart); ShuttingDown when it was stopping
+// before any of the answer came (a restart).
 var (
-	Unreachable = locale.Key("I can't reach the command center right now.")
-	TooSlow     = locale.Key("The command center is taking too long. Please try again in a moment.")
-	Interrupted = locale.Key("The command center stopped in the middle of that answer. Please ask again.")
+	Unreachable  = locale.Key("I can't reach the command center right now.")
+	TooSlow      = locale.Key("The command center is taking too long. Please try again in a moment.")
+	Interrupted  = locale.Key("The command center stopped in the middle of that answer. Please ask again.")
+	ShuttingDown = locale.Key("The command center is shutting down. Please try again in a moment.")
 )
 
 // ErrTooSlow: the center said nothing within the node's budget.
@@ -184,7 +186,11 @@ func (n *Node) Reply(ctx context.Context, text string, say func(string)) (follow
 		say(lang.T(TooSlow))
 		return false, err
 	case isStatus(err, http.StatusServiceUnavailable):
-		say(lang.T(Interrupted))
+		if stoppingBefore(err) && !spoke && len(did) == 0 {
+			say(lang.T(ShuttingDown)) // nothing of the answer came: none was cut
+		} else {
+			say(lang.T(Interrupted))
+		}
 		return false, err
 	case err != nil:
 		n.down(err)
@@ -469,6 +475,13 @@ const pingBudget = 3 * time.Second
 func isStatus(err error, code int) bool {
 	var se *StatusError
 	return errors.As(err, &se) && se.Code == code
+}
+
+// stoppingBefore reports the center's answer that it is stopping, which it
+// gives when none of the answer had come out (see Server.stoppedUnbegun).
+func stoppingBefore(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Code == http.StatusServiceUnavailable && se.Message == "center: "+stopping
 }
 
 func (n *Node) up(rtt time.Duration) {

@@ -137,3 +137,96 @@ func TestCommandInAConversationTheCenterDoesNotHold(t *testing.T) {
 		t.Errorf("%d conversations open, want a-1 and a-3", n)
 	}
 }
+
+// TestJarvisToolsAcrossAQuietRestart: a Jarvis node registers its tools
+// only when its conversation starts, so after a quiet restart its
+// follow-up in the same conversation must find them still: the center
+// makes the conversation anew with the tools the node last registered,
+// as it kept them in its store, and another node's conversation gets
+// none of them.
+func TestJarvisToolsAcrossAQuietRestart(t *testing.T) {
+	dir := t.TempDir()
+	c := newCenter(t, dir, Options{})
+	url := c.http.URL
+	n := newJarvisNode(t, c, "lounge")
+	other := newJarvisNode(t, c, "hall")
+	const conv = "3c2b1a09-8f7e-4d6c-5b4a-392817060504"
+	if code, _, body := n.do("POST", PathStart, jarvisStart(conv, timerTool())); code != http.StatusOK {
+		t.Fatalf("start: %d %s", code, body)
+	}
+	c.model.On(replytest.Chat, ollamatest.Reply{Content: "Noted."})
+	n.do("POST", PathCommand, map[string]any{"voice_command": "the tea is oolong today", "conversation_id": conv})
+	offered := timerOffered(t, c.llm.Chats())
+	c.stop()
+
+	d := newCenterAt(t, dir, url)
+	defer d.stop()
+	d.model.On(replytest.Chat, ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "set_timer", Arguments: map[string]any{"duration_seconds": 180, "label": "tea"}}}},
+		ollamatest.Reply{Content: "Three minutes for the oolong."})
+	code, _, body := n.do("POST", PathCommand, map[string]any{"voice_command": "count down three minutes for the brew", "conversation_id": conv})
+	var resp Response
+	json.Unmarshal(body, &resp)
+	if code != http.StatusOK || resp.StopReason != StopToolCalls || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Function.Name != "set_timer" {
+		t.Fatalf("the follow-up after the restart: %d %s; want 200 and the node's set_timer called", code, body)
+	}
+	result := map[string]any{"conversation_id": conv, "tool_results": []any{map[string]any{"tool_call_id": resp.ToolCalls[0].ID,
+		"output": map[string]any{"success": true, "message": "Timer set for 3 minutes.", "context": nil, "error": nil}}}}
+	code, _, body = n.do("POST", PathContinue, result)
+	resp = Response{}
+	json.Unmarshal(body, &resp)
+	if code != http.StatusOK || resp.StopReason != StopComplete || resp.AssistantMessage != "Three minutes for the oolong." {
+		t.Fatalf("the tool's result after the restart: %d %s; want 200 and the answer", code, body)
+	}
+	if got := timerOffered(t, d.llm.Chats()); got.Function.Description != offered.Function.Description || string(got.Function.Parameters) != string(offered.Function.Parameters) {
+		t.Errorf("after the restart the model was offered set_timer as\n%s %s\nwant it as before:\n%s %s",
+			got.Function.Description, got.Function.Parameters, offered.Function.Description, offered.Function.Parameters)
+	}
+	i := slices.IndexFunc(d.llm.Chats(), func(c ollamatest.ChatRequest) bool { return replytest.KindOf(c) == replytest.Chat })
+	if first := d.llm.Chats()[i]; !strings.Contains(fmtMsgs(first), "oolong") {
+		t.Errorf("the history was lost: %s", fmtMsgs(first))
+	}
+
+	d.model.On(replytest.Chat, ollamatest.Reply{Content: "Fine."})
+	before := len(d.llm.Chats())
+	if code, _, body := other.do("POST", PathCommand, map[string]any{"voice_command": "count down three minutes for the brew", "conversation_id": "hall-1"}); code != http.StatusOK {
+		t.Fatalf("another node's command: %d %s", code, body)
+	}
+	for _, ch := range d.llm.Chats()[before:] {
+		if slices.ContainsFunc(ch.Tools, func(tool ollamatest.Tool) bool { return tool.Function.Name == "set_timer" }) {
+			t.Errorf("a node that registered no tools was offered another node's set_timer")
+		}
+	}
+}
+
+// timerOffered is the set_timer tool as the first reply chat offered it to
+// the model.
+func timerOffered(t *testing.T, chats []ollamatest.ChatRequest) ollamatest.Tool {
+	t.Helper()
+	i := slices.IndexFunc(chats, func(c ollamatest.ChatRequest) bool { return replytest.KindOf(c) == replytest.Chat })
+	if i < 0 {
+		t.Fatal("the center asked its model nothing")
+	}
+	j := slices.IndexFunc(chats[i].Tools, func(tool ollamatest.Tool) bool { return tool.Function.Name == "set_timer" })
+	if j < 0 {
+		t.Fatalf("the model was not offered the node's set_timer")
+	}
+	return chats[i].Tools[j]
+}
+
+// TestKeptToolsRefused: client tools kept for a node that the center will
+// not take (a center before this one kept them) do not cost the node its
+// question: the conversation is made anew without them, and answered.
+func TestKeptToolsRefused(t *testing.T) {
+	c := newCenter(t, "", Options{})
+	defer c.stop()
+	n := newJarvisNode(t, c, "lounge")
+	bad := registered{Tools: []Tool{{Type: "function", Function: Function{Name: "set_timer", Parameters: json.RawMessage(`"no schema"`)}}}, At: time.Now()}
+	if err := c.db.Settings().Set(t.Context(), toolsPrefix+"lounge", bad); err != nil {
+		t.Fatal(err)
+	}
+	c.model.On(replytest.Chat, ollamatest.Reply{Content: "Fine."})
+	code, _, body := n.do("POST", PathCommand, map[string]any{"voice_command": "how are things", "conversation_id": "lounge-1"})
+	if code != http.StatusOK || !strings.Contains(string(body), "Fine.") {
+		t.Fatalf("a command with refused tools kept: %d %s; want 200 and the answer", code, body)
+	}
+}

@@ -253,11 +253,13 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request, node NodeInfo) {
 			return
 		}
 	}
-	sess, status, msg := s.session(req.ConversationID, node, req.NodeContext, described(req.ClientTools, req.AvailableCommands), true)
+	tools := described(req.ClientTools, req.AvailableCommands)
+	sess, status, msg := s.session(r.Context(), req.ConversationID, node, req.NodeContext, tools, true)
 	if sess == nil {
 		fail(w, status, msg)
 		return
 	}
+	s.keepTools(r.Context(), node.ID, tools)
 	writeJSON(w, http.StatusOK, StartResponse{Status: "success", ConversationID: sess.id})
 }
 
@@ -287,12 +289,12 @@ func checkConversationID(id string) error {
 
 // session finds or makes the conversation id for node. A new one is made
 // for an unknown id (conversation/start is optional, and a center that
-// restarted knows no conversation: its history is in the store, its
-// client tools are gone); an
-// expired id is gone (410), another node's is not this node's (403). A
-// start of a running conversation replaces it: its tools and context are
-// the new ones, its history (in the store) stays.
-func (s *Server) session(id string, node NodeInfo, nc NodeContext, tools []Tool, starting bool) (*session, int, string) {
+// restarted knows no conversation: its history is in the store, and so are
+// the client tools the node last registered, which a conversation made for
+// a command gets); an expired id is gone (410), another node's is not this
+// node's (403). A start of a running conversation replaces it: its tools
+// and context are the new ones, its history (in the store) stays.
+func (s *Server) session(ctx context.Context, id string, node NodeInfo, nc NodeContext, tools []Tool, starting bool) (*session, int, string) {
 	s.mu.Lock()
 	old, ok := s.sessions[id]
 	switch {
@@ -312,13 +314,23 @@ func (s *Server) session(id string, node NodeInfo, nc NodeContext, tools []Tool,
 		return nil, http.StatusGone, "conversation " + id + " has expired; start a new one"
 	}
 	s.mu.Unlock()
+	if !starting {
+		tools = s.lastTools(ctx, node.ID)
+	}
 	sess, status, msg := s.open(id, node, nc, tools)
+	if sess == nil && !starting && status == http.StatusBadRequest && len(tools) > 0 {
+		// Tools kept by a center before this one that this one will not
+		// take: the conversation goes on without them.
+		s.log.Warn("the node's last client tools are refused; the conversation is made anew without them", "conversation", id, "node", node.ID, "why", msg)
+		tools = nil
+		sess, status, msg = s.open(id, node, nc, nil)
+	}
 	if sess == nil {
 		return nil, status, msg
 	}
 	if !starting {
-		s.log.Info("a command in a conversation the center does not hold: it is made anew, with none of the node's client tools (a node registers them at the start)",
-			"conversation", id, "node", node.ID)
+		s.log.Info("a command in a conversation the center does not hold: it is made anew, with the client tools the node last registered",
+			"conversation", id, "node", node.ID, "client_tools", len(tools))
 	}
 	s.mu.Lock()
 	if s.closed {

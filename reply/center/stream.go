@@ -42,7 +42,11 @@ func (s *Server) voiced(w http.ResponseWriter, r *http.Request, sess *session, t
 		s.ended(w, sess)
 		return
 	case stopped:
-		fail(w, http.StatusServiceUnavailable, "the reply was stopped in the middle (the center is stopping)")
+		if s.stoppedUnbegun(tr) {
+			fail(w, http.StatusServiceUnavailable, stopping)
+		} else {
+			fail(w, http.StatusServiceUnavailable, "the reply was stopped in the middle (the center is stopping)")
+		}
 		return
 	}
 	if s.o.Media.Voice == nil || !oc.spoken() {

@@ -27,6 +27,7 @@ type run struct {
 	led     *ledger
 	mu      sync.Mutex
 	waiting string // the tool call id the reply waits for
+	began   bool   // the reply said a sentence or called a node's tool
 }
 
 // event is what a reply does next: say a sentence, call a client tool,
@@ -110,6 +111,11 @@ func (sess *session) release(tr *run) {
 // send hands an event to the request that is waiting, or waits for the
 // next one, until the conversation ends.
 func (tr *run) send(ctx context.Context, ev event) {
+	if ev.sentence != "" || ev.call != nil {
+		tr.mu.Lock()
+		tr.began = true
+		tr.mu.Unlock()
+	}
 	select {
 	case tr.events <- ev:
 	case <-ctx.Done():
@@ -245,6 +251,14 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 		sess.release(tr)
 		s.log.Info("the node gave up on the reply; stopped it", "conversation", sess.id)
 	case ended, stopped:
+		if s.stoppedUnbegun(tr) {
+			if stream {
+				enc.Encode(Error{Error: "center: " + stopping})
+			} else {
+				fail(w, http.StatusServiceUnavailable, stopping)
+			}
+			return
+		}
 		reason := "the reply was stopped in the middle (the center is stopping)"
 		if why == ended {
 			reason = "conversation " + sess.id + " ended while answering (it lapsed, was started again, or the center is stopping)"
@@ -259,6 +273,20 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 			fail(w, http.StatusServiceUnavailable, reason)
 		}
 	}
+}
+
+// stoppedUnbegun reports a reply that the center stopping ended before any
+// of its answer came out: to the node no answer began, and the center
+// says, as to a request that comes while it stops, that it is stopping
+// and to ask again. A reply that had said something, or called the node's
+// tool, was stopped in the middle, and the node is told so.
+func (s *Server) stoppedUnbegun(tr *run) bool {
+	if !s.closing() {
+		return false
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return !tr.began
 }
 
 // ended answers a request whose conversation ended while it waited: it
@@ -315,8 +343,8 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 	} else {
 		// Another (a Jarvis node) takes any answer but 200 for a failure
 		// and loses the question; a conversation the center does not hold
-		// is made anew, without the tools of a start the center forgot.
-		sess, status, msg = s.session(req.ConversationID, node, req.NodeContext, nil, false)
+		// is made anew, with the tools the node last registered.
+		sess, status, msg = s.session(r.Context(), req.ConversationID, node, req.NodeContext, nil, false)
 	}
 	if sess == nil {
 		fail(w, status, msg)

@@ -1,0 +1,56 @@
+package center
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// A Jarvis node registers its client tools only when it starts a
+// conversation, and goes on in it for as long as its follow-up window
+// lasts. A center that restarts quietly in that window knows the
+// conversation no more, and a node's next question in it must not find it
+// without the node's tools: so the center keeps, in its store, the tools
+// each node last registered, and a conversation it makes anew for a
+// command gets them.
+
+// toolsPrefix is where each node's last registered client tools are kept:
+// center/tools/NODE.
+const toolsPrefix = "center/tools/"
+
+// registered is a node's last conversation start's client tools, as kept.
+type registered struct {
+	Tools []Tool    `json:"tools"`
+	At    time.Time `json:"at"` // when the node registered them
+}
+
+// keepTools keeps tools as the ones node last registered; failing, the
+// conversation goes on, and only one made anew after a restart would find
+// fewer tools.
+func (s *Server) keepTools(ctx context.Context, node string, tools []Tool) {
+	rec := registered{Tools: tools, At: time.Now()}
+	if rec.Tools == nil {
+		rec.Tools = []Tool{}
+	}
+	if err := s.o.Keys.s.Set(context.WithoutCancel(ctx), toolsPrefix+node, rec); err != nil {
+		s.log.Warn("keeping the node's client tools failed; a conversation made anew after a restart has none", "node", node, "err", err)
+	}
+}
+
+// lastTools are the client tools node last registered, or none.
+func (s *Server) lastTools(ctx context.Context, node string) []Tool {
+	var rec registered
+	if _, err := s.o.Keys.s.Get(ctx, toolsPrefix+node, &rec); err != nil {
+		s.log.Warn("reading the node's last client tools failed; the conversation is made anew without them", "node", node, "err", err)
+		return nil
+	}
+	return rec.Tools
+}
+
+// deleteTools deletes the record of node's last client tools.
+func deleteTools(ctx context.Context, s Settings, node string) error {
+	if err := s.Delete(ctx, toolsPrefix+node); err != nil {
+		return fmt.Errorf("delete the record of its client tools: %w", err)
+	}
+	return nil
+}
