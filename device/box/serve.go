@@ -301,7 +301,7 @@ func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 		}
 	}
 	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: ready,
-		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room), announced: pg.named.Store}.serve(ctx, o)
+		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room), announced: pg.named.Store, claimed: b.setHostName}.serve(ctx, o)
 }
 
 // setLocation applies the household's new time zone at once: the box's

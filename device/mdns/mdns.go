@@ -1,6 +1,7 @@
 // Package mdns makes the box findable on the local network without a DNS
 // server: it answers multicast DNS (RFC 6762) for its host name
-// (NAME.local, A and AAAA records) and DNS-based service discovery (RFC
+// (NAME.local, A and AAAA records; claimed by probing first, NAME-2.local
+// when another machine has it) and DNS-based service discovery (RFC
 // 6763) for its services: _http._tcp or _https._tcp for the web page,
 // _hark._tcp for a command center that nodes look for. Lookup asks the
 // network for a service, as a node or a test does. device/box runs a
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"net/netip"
 	"slices"
@@ -50,9 +52,11 @@ func (s Service) instanceName() string {
 
 // Responder answers for a host name and its services. Its fields are set
 // before Serve and not changed after; Rename changes the services' name
-// while it serves.
+// while it serves, and Serve the host name when another claims it.
 type Responder struct {
-	// Host is the host name without .local: "hark".
+	// Host is the host name wanted, without .local: "hark". Serve claims
+	// it, or when another machine has it "hark-2", "hark-3"...; Name is
+	// the one claimed.
 	Host     string
 	Services []Service
 	// Addrs are the addresses a query for Host is answered with; nil
@@ -61,6 +65,10 @@ type Responder struct {
 	// TTL is how long others may keep the answers; default 2 minutes.
 	TTL time.Duration
 	Log *slog.Logger
+	// Claimed, when set, is called by Serve with the host name (without
+	// .local) each time it claims one other than the last: the first
+	// time, and after a conflict. It must not block.
+	Claimed func(host string)
 
 	// listen joins an mDNS group on one interface and interfaces lists
 	// the machine's interfaces, for Serve: listenGroup and interfaces, or
@@ -71,6 +79,19 @@ type Responder struct {
 	mu      sync.Mutex
 	renamed []Service                 // Services with Rename's name; nil before a Rename
 	groups  map[net.PacketConn]joined // the connections the responder announces on
+	name    string                    // the host name Serve probes or claimed; "" before: Host
+	probing bool                      // Serve probes name: nothing is answered
+}
+
+// Name is the host name the responder answers for, without .local: Host,
+// or the one Serve claimed instead.
+func (r *Responder) Name() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.name != "" {
+		return r.name
+	}
+	return strings.ToLower(r.Host)
 }
 
 // joined is a connection the responder announces on: its group, and the
@@ -132,7 +153,7 @@ func (r *Responder) Rename(instance string) error {
 
 const servicesName = "_services._dns-sd._udp.local."
 
-func (r *Responder) hostName() string { return strings.ToLower(r.Host) + ".local." }
+func (r *Responder) hostName() string { return r.Name() + ".local." }
 
 // addrs are the addresses the host name stands for where the responder
 // does not know the interface a query came in on (ServeConn): Addrs, or
@@ -220,6 +241,12 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 
 // answerWith is answer with the host name standing for addrs.
 func (r *Responder) answerWith(q dnsmessage.Message, legacy bool, addrs []netip.Addr) (dnsmessage.Message, bool) {
+	r.mu.Lock()
+	probing := r.probing
+	r.mu.Unlock()
+	if probing {
+		return dnsmessage.Message{}, false // the name is not ours yet
+	}
 	resp := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}}
 	if legacy {
 		resp.ID = q.ID
@@ -384,7 +411,9 @@ func (r *Responder) Serve(ctx context.Context) error {
 	}
 	defer wg.Wait()
 	defer leaveAll()
-	waiting := false // it said it waits for an interface
+	waiting := false   // it said it waits for an interface
+	joinedNew := false // join joined a group: the name is probed again
+	heard := make(chan message)
 	// join joins the groups not joined on links and reports whether one
 	// is left to try again: a join failed, or there is no interface.
 	join := func(links []link) (left bool) {
@@ -422,9 +451,17 @@ func (r *Responder) Serve(ctx context.Context) error {
 				members[k] = member{c, ifc.Name, cancel}
 				delete(failed, k)
 				once[k] = true
+				r.track(c, g, addrs)
+				joinedNew = true
 				wg.Go(func() {
 					defer c.Close()
-					r.serveConn(cctx, c, g, addrs)
+					defer r.untrack(c)
+					r.serveConn(cctx, c, g, addrs, func(m dnsmessage.Message) {
+						select {
+						case heard <- message{m, addrs()}:
+						case <-cctx.Done():
+						}
+					})
 					if cctx.Err() == nil {
 						select {
 						case ended <- c:
@@ -454,6 +491,8 @@ func (r *Responder) Serve(ctx context.Context) error {
 		return links, true
 	}
 
+	cl := r.newClaim(log)
+	defer cl.timer.Stop()
 	var seen string // the interfaces when it last tried to join
 	wait := retryFirst
 	retry := time.NewTimer(0)
@@ -475,6 +514,14 @@ func (r *Responder) Serve(ctx context.Context) error {
 			} else {
 				wait = retryFirst
 			}
+			if joinedNew {
+				joinedNew = false
+				cl.probe(rand.N(probeEvery))
+			}
+		case <-cl.timer.C:
+			cl.next()
+		case m := <-heard:
+			cl.heard(m)
 		case c := <-ended:
 			for k, m := range members {
 				if m.conn == c {
@@ -574,29 +621,40 @@ func describe(links []link) string {
 // query from mDNS's port is answered to group (nil: to the sender), any
 // other to its sender alone. It announces the records to group first.
 func (r *Responder) ServeConn(ctx context.Context, conn net.PacketConn, group net.Addr) {
-	r.serveConn(ctx, conn, group, r.addrs)
-}
-
-// serveConn is ServeConn answering for the host name with addrs.
-func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group net.Addr, addrs func() []netip.Addr) {
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
 	if group != nil {
-		r.mu.Lock()
-		if r.groups == nil {
-			r.groups = map[net.PacketConn]joined{}
-		}
-		r.groups[conn] = joined{group, addrs}
-		r.mu.Unlock()
-		defer func() {
-			r.mu.Lock()
-			delete(r.groups, conn)
-			r.mu.Unlock()
-		}()
-		if b, ok := r.announcement(addrs()); ok {
+		r.track(conn, group, r.addrs)
+		defer r.untrack(conn)
+		if b, ok := r.announcement(r.addrs()); ok {
 			conn.WriteTo(b, group)
 		}
 	}
+	r.serveConn(ctx, conn, group, r.addrs, nil)
+}
+
+// track keeps conn among the connections announced on, to group with
+// addrs; untrack takes it out.
+func (r *Responder) track(conn net.PacketConn, group net.Addr, addrs func() []netip.Addr) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.groups == nil {
+		r.groups = map[net.PacketConn]joined{}
+	}
+	r.groups[conn] = joined{group, addrs}
+}
+
+func (r *Responder) untrack(conn net.PacketConn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.groups, conn)
+}
+
+// serveConn answers the queries on conn, the host name standing for
+// addrs, until ctx is done. heard, when set, gets every response and
+// every probe (a query with records to claim) that comes in: Serve's
+// claim of the host name looks at them.
+func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group net.Addr, addrs func() []netip.Addr, heard func(dnsmessage.Message)) {
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
 	buf := make([]byte, 9000)
 	for {
 		n, from, err := conn.ReadFrom(buf)
@@ -604,7 +662,13 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 			return
 		}
 		var q dnsmessage.Message
-		if q.Unpack(buf[:n]) != nil || q.Response || q.OpCode != 0 {
+		if q.Unpack(buf[:n]) != nil || q.OpCode != 0 {
+			continue
+		}
+		if heard != nil && (q.Response || len(q.Authorities) > 0) {
+			heard(q)
+		}
+		if q.Response {
 			continue
 		}
 		legacy := true

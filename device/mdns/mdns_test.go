@@ -155,7 +155,7 @@ func TestOnTheNetwork(t *testing.T) {
 			t.Errorf("Serve: %v", err)
 		}
 	}()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(claiming) // it probes the name before it answers
 	ask, stop := context.WithTimeout(t.Context(), time.Second)
 	defer stop()
 	began := time.Now()
@@ -416,6 +416,10 @@ func (m *member) SetDeadline(time.Time) error      { return nil }
 func (m *member) SetReadDeadline(time.Time) error  { return nil }
 func (m *member) SetWriteDeadline(time.Time) error { return nil }
 
+// claiming is the time from a group joined to the host name claimed and
+// announced on it: a wait, the probes, the announcements.
+const claiming = probeEvery*(probeCount+1) + announceEvery*(announceCount-1)
+
 // TestServeWaitsForTheNetwork: a box that boots before its router (a
 // power cut) or on no network (to be set up) has no interface to join the
 // mDNS group on, or the join fails. Serve keeps trying, less and less
@@ -445,25 +449,25 @@ func TestServeWaitsForTheNetwork(t *testing.T) {
 		}
 
 		n.set(true, loopback, linkOf(2, "eth0", lanFlags, "192.168.1.58/24")) // the router is back
-		time.Sleep(recheckEvery)
+		time.Sleep(recheckEvery + claiming)
 		synctest.Wait()
 		joined, _ := n.members()
 		if len(joined) != 1 {
 			t.Fatalf("a check after the network came: %d groups joined, want 1", len(joined))
 		}
-		if sent, _ := joined[0].state(); sent != 1 {
-			t.Errorf("joined: %d announcements sent, want 1", sent)
+		if sent, _ := joined[0].state(); sent != announceCount {
+			t.Errorf("joined: %d announcements sent, want %d", sent, announceCount)
 		}
 
 		n.set(true, loopback, linkOf(3, "wlan0", lanFlags, "192.168.1.59/24")) // on Wi-Fi now
-		time.Sleep(recheckEvery)
+		time.Sleep(recheckEvery + claiming)
 		synctest.Wait()
 		joined, _ = n.members()
 		if _, closed := joined[0].state(); !closed || len(joined) != 2 {
 			t.Fatalf("a check after the interfaces changed: the first group closed %v, %d joined; want it closed, and a second", closed, len(joined))
 		}
-		if sent, _ := joined[1].state(); sent != 1 || joined[1].on != "wlan0" {
-			t.Errorf("joined again: %d announcements sent on %s, want 1 on wlan0", sent, joined[1].on)
+		if sent, _ := joined[1].state(); sent != announceCount || joined[1].on != "wlan0" {
+			t.Errorf("joined again: %d announcements sent on %s, want %d on wlan0", sent, joined[1].on, announceCount)
 		}
 
 		joined[1].breaks()
