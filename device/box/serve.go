@@ -343,7 +343,8 @@ func (r ringer) Tell(a alert.Alert) { r.Pipeline.Tell(pipelineAlert(a)) }
 
 // pipelineAlert is a as the pipeline rings and tells it.
 func pipelineAlert(a alert.Alert) pipeline.Alert {
-	return pipeline.Alert{ID: a.ID, Announcement: a.Announcement, Language: a.Language, Missed: a.Missed, Done: a.Done, Unheard: a.Unheard, Told: a.Told}
+	return pipeline.Alert{ID: a.ID, Announcement: a.Announcement, Language: a.Language, Missed: a.Missed, MissedAt: a.MissedAt, Stale: a.Stale,
+		Done: a.Done, Unheard: a.Unheard, Told: a.Told}
 }
 
 var _ alert.Ringer = ringer{}
