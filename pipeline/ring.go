@@ -25,6 +25,14 @@ type Alert struct {
 	// Missed is said instead, once the box can speak again, when the
 	// alert could not be heard (the speaker was gone); "" says nothing.
 	Missed string
+	// MissedAt, when set, words Missed when it is told, for the wall
+	// clock's time then: an alert told after midnight went off
+	// "yesterday". Missed is said as it is when MissedAt is nil.
+	MissedAt func(now time.Time) string
+	// Stale, when not zero, is the wall clock's time after which Missed
+	// is too old to tell: an alert not told by then is dropped at the
+	// next try, unsaid, and Told is called, as for one told.
+	Stale time.Time
 	// Done, when set, is called once when the alert has stopped ringing,
 	// however it stopped (a press, Stop, StopAlerts, StopAlert, RingFor),
 	// or was dropped before it rang.
@@ -73,6 +81,14 @@ func (a Alert) unheard() {
 	for _, b := range a.also {
 		b.unheard()
 	}
+}
+
+// missedAt is what a (and those announced with it) says, told at now.
+func (a Alert) missedAt(now time.Time) string {
+	if a.MissedAt == nil {
+		return a.Missed
+	}
+	return a.MissedAt(now)
 }
 
 // told reports that a (and those announced with it) need telling no more.
@@ -167,6 +183,7 @@ func (s *alertState) pop() (Alert, bool) {
 		return Alert{}, false
 	}
 	a := s.pending[0]
+	first := a
 	var rest []Alert
 	var said, missed []string
 	for _, b := range s.pending[1:] {
@@ -181,6 +198,25 @@ func (s *alertState) pop() (Alert, bool) {
 	if len(said) > 0 {
 		a.Announcement = strings.Join(append([]string{a.Announcement}, said...), " ")
 		a.Missed = strings.Join(append([]string{a.Missed}, missed...), " ")
+		all := append([]Alert{first}, a.also...)
+		if slices.ContainsFunc(all, func(b Alert) bool { return b.MissedAt != nil }) {
+			a.MissedAt = func(now time.Time) string {
+				var out []string
+				for _, b := range all {
+					out = append(out, b.missedAt(now))
+				}
+				return strings.Join(out, " ")
+			}
+		}
+		for _, b := range all { // stale once the last of them is
+			if b.Stale.IsZero() || a.Stale.IsZero() {
+				a.Stale = time.Time{}
+				break
+			}
+			if b.Stale.After(a.Stale) {
+				a.Stale = b.Stale
+			}
+		}
 	}
 	s.pending = rest
 	return a, true
@@ -413,6 +449,23 @@ func ringOn(ctx context.Context, spk Speaker, speech *pcm.Buffer, played func())
 	}
 }
 
+// fresh are the alerts of missed still worth telling, worded for now;
+// the stale ones are dropped, and reported told.
+func (p *Pipeline) fresh(missed []Alert) []Alert {
+	now := time.Now()
+	var out []Alert
+	for _, a := range missed {
+		if !a.Stale.IsZero() && now.After(a.Stale) {
+			p.log.Info("an alert nobody heard went off too long ago to be told; dropping it", "alert_id", a.ID)
+			a.told()
+			continue
+		}
+		a.Missed = a.missedAt(now)
+		out = append(out, a)
+	}
+	return out
+}
+
 // errYield is why a telling stops when an alert comes due.
 var errYield = errors.New("pipeline: an alert came due")
 
@@ -424,7 +477,7 @@ var errYield = errors.New("pipeline: an alert came due")
 // an alert comes due (it rings first) or Run ends. A press cuts it short:
 // what was not told yet is not told.
 func (p *Pipeline) tell(ctx context.Context) *ringer {
-	missed := p.alerts.takeMissed()
+	missed := p.fresh(p.alerts.takeMissed())
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &ringer{cancel: func() { cancel(nil) }, yield: func() { cancel(errYield) }, done: make(chan struct{}), telling: true}
 	// cutShort settles what a telling stopped before it was told. Stopped

@@ -447,6 +447,89 @@ func TestMissedAlertIsReportedUnheardThenTold(t *testing.T) {
 	})
 }
 
+// TestMissedAlertWordedWhenTold: what an alert nobody heard says is
+// worded when it is told, for the time then (its MissedAt), not when it
+// rang: told after midnight it went off "yesterday".
+func TestMissedAlertWordedWhenTold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		var c callbacks
+		h.spk.unplug(true)
+		a := c.alert("tea", "While my speaker was gone, your tea timer went off at 11:50 PM.")
+		a.MissedAt = func(now time.Time) string { return "Told at " + now.Format(time.Kitchen) + "." }
+		h.p.Ring(a)
+		time.Sleep(time.Minute)
+		h.events <- Press
+		time.Sleep(2 * time.Hour)
+		back := time.Now()
+		h.spk.unplug(false)
+		time.Sleep(MissedProbe + 10*time.Second)
+		synctest.Wait()
+		var said []string
+		for _, s := range h.statuses(t) {
+			if s.State == voice.Speaking {
+				said = append(said, s.Text)
+			}
+		}
+		var when []string // what it says told from the speaker's return on
+		for d := time.Duration(0); d <= MissedProbe+10*time.Second; d += time.Second {
+			when = append(when, a.MissedAt(back.Add(d)))
+		}
+		if len(said) != 1 || !slices.Contains(when, said[0]) {
+			t.Errorf("told %q; want it worded when told, once the speaker was back at %s", said, back.Format(time.Kitchen))
+		}
+		h.stop(t)
+	})
+}
+
+// TestMissedAlertTooOldIsDropped: an alert nobody heard that is still not
+// told when it is stale (a day after it went off, as on disk) is dropped
+// at the next try, never said, and reported told so its record goes too;
+// a fresh one is told.
+func TestMissedAlertTooOldIsDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &scriptReplier{})
+		var c callbacks
+		h.spk.unplug(true)
+		old := c.alert("tea", "While my speaker was gone, your tea timer went off.")
+		old.Stale = time.Now().Add(24 * time.Hour)
+		h.p.Ring(old)
+		time.Sleep(time.Minute)
+		h.events <- Press
+		var said []string
+		speaking := func() {
+			for _, s := range h.statuses(t) {
+				if s.State == voice.Speaking {
+					said = append(said, s.Text)
+				}
+			}
+		}
+		for range 25 { // the feed keeps a few hours of tries at a time
+			time.Sleep(time.Hour)
+			speaking()
+		}
+		fresh := c.alert("pasta", "While my speaker was gone, your pasta timer went off.")
+		fresh.Stale = time.Now().Add(24 * time.Hour)
+		h.p.Ring(fresh)
+		time.Sleep(time.Minute)
+		h.events <- Press
+		time.Sleep(time.Minute)
+		h.spk.unplug(false)
+		time.Sleep(MissedProbe + 10*time.Second)
+		speaking()
+		if !slices.Equal(said, []string{fresh.Missed}) {
+			t.Errorf("said %q once the speaker was back; want the pasta timer alone, the tea timer a day old", said)
+		}
+		if got := c.calls(); !slices.Contains(got, "told tea") || !slices.Contains(got, "told pasta") {
+			t.Errorf("reported %v; want both told: the old one needs telling no more", got)
+		}
+		if h.p.alerts.anyMissed() {
+			t.Error("an alert is still kept to be told")
+		}
+		h.stop(t)
+	})
+}
+
 // TestAlertFromBeforeTheRunIsTold: an alert handed to Tell (it rang unheard
 // before the box restarted) is told at once when the box is idle, without
 // ringing, and reported told; with the speaker gone it waits for it.

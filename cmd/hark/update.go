@@ -106,6 +106,9 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	fmt.Fprintf(e.stdout, "running  %s\noffered  %s (%s, %s)\n", c.Current, c.Available.Version, update.MB(c.Available.Size), c.Available.URL)
 	if !c.Newer {
 		fmt.Fprintln(e.stdout, "the box is up to date")
+		if *install {
+			u.skipped(c.Available.Version, c.Older())
+		}
 		return nil
 	}
 	skip := c.Skip(boxZone(e, g))
@@ -118,9 +121,25 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	}
 	if skip != "" {
 		fmt.Fprintf(e.stdout, "%s (hark update install installs it anyway)\n", skip)
+		u.skipped(c.Available.Version, skip)
 		return nil
 	}
-	return u.install(ctx, e, "", update.RebootWhenIdle)
+	return u.install(ctx, e, "", update.RebootWhenIdle, func(err error) {
+		if ctx.Err() == nil {
+			u.skipped(c.Available.Version, update.Reason(err))
+		}
+	})
+}
+
+// skipped keeps why an install with --install left version alone, for
+// the daemon's updates page; "" keeps nothing.
+func (u *updater) skipped(version, reason string) {
+	if reason == "" {
+		return
+	}
+	if err := u.Skipped(time.Now(), version, reason); err != nil {
+		u.log.Warn("could not record why the update was not installed", "err", err)
+	}
 }
 
 func updateInstall(ctx context.Context, e env, g *globals, args []string) error {
@@ -150,10 +169,12 @@ func updateInstall(ctx context.Context, e env, g *globals, args []string) error 
 	case *noReboot:
 		policy = update.RebootNever
 	}
-	return u.install(ctx, e, fs.Arg(0), policy)
+	return u.install(ctx, e, fs.Arg(0), policy, nil)
 }
 
-func (u *updater) install(ctx context.Context, e env, src string, policy update.Reboot) error {
+// install installs src, then reboots as policy says; failed, when set,
+// gets the error of an install that did not happen.
+func (u *updater) install(ctx context.Context, e env, src string, policy update.Reboot, failed func(error)) error {
 	bar := update.NewBar(e.stdout, e.stdoutTTY)
 	lastPct := -1
 	show := func(p update.Progress) {
@@ -167,6 +188,9 @@ func (u *updater) install(ctx context.Context, e env, src string, policy update.
 	bar.End()
 	u.ctl.SetUpdating(context.WithoutCancel(ctx), false, 100)
 	if err != nil {
+		if failed != nil {
+			failed(err)
+		}
 		return err
 	}
 	fmt.Fprintf(e.stdout, "installed %s; it runs after the next reboot\n", res.Version)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/update"
@@ -192,4 +193,38 @@ func TestFactoryResetCutShortIsFinishedAtStart(t *testing.T) {
 		}
 	}
 	s.quit(t)
+}
+
+// TestUpdateTimerSaysWhyItSkipped: when the update timer's check
+// (--install) leaves an offered version alone, or its install fails, the
+// reason is kept for the daemon's page and API; what the command prints
+// stays as it was.
+func TestUpdateTimerSaysWhyItSkipped(t *testing.T) {
+	_, bus := rauctest.Booted(t)
+	offer := atomic.Value{}
+	offer.Store("1.3.0")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hark/manifest.json", func(w http.ResponseWriter, r *http.Request) {
+		v := offer.Load().(string)
+		fmt.Fprintf(w, `{"version":%q,"url":"hark-%s.raucb","size":10,"sha256":"%s","compatible":"hark-rpi4-64"}`, v, v, strings.Repeat("ab", 32))
+	})
+	srv := httptest.NewServer(mux) // no bundle: every download fails
+	defer srv.Close()
+	data := t.TempDir()
+	cfg := writeConfig(t, fmt.Sprintf("[update]\nmanifest = %q\nrauc_bus = %q\n", srv.URL+"/hark/manifest.json", bus))
+	common := []string{"--config", cfg, "--data", data}
+	skipped := func() string {
+		return update.NewService(&update.Agent{Download: update.Downloader{Dir: filepath.Join(data, "updates")}}).SkipSentence(time.UTC)
+	}
+
+	code, out := hark(t, append([]string{"update", "check", "--install"}, common...)...)
+	if code == 0 || !strings.Contains(skipped(), "1.3.0 was not installed: the download failed: ") {
+		t.Errorf("a download that fails: %d, kept %q\n%s", code, skipped(), out)
+	}
+
+	offer.Store("0.9.0")
+	code, out = hark(t, append([]string{"update", "check", "--install"}, common...)...)
+	if code != 0 || !strings.HasSuffix(out, "the box is up to date\n") || !strings.Contains(skipped(), "0.9.0 was not installed: it is not newer than the running version 1.0.0") {
+		t.Errorf("an older version offered: %d, kept %q\n%s", code, skipped(), out)
+	}
 }

@@ -58,6 +58,19 @@ func serveMDNS(ctx context.Context, log *slog.Logger, r *mdns.Responder) {
 	}
 }
 
+// hostName is the box's name on the local network, without .local: the
+// one mDNS claimed for the page, or before it has claimed one the
+// machine's (hostLabel).
+func (b *Box) hostName() string {
+	if h := b.named.Load(); h != nil {
+		return *h
+	}
+	return hostLabel()
+}
+
+// setHostName keeps the name mDNS claimed for the page.
+func (b *Box) setHostName(host string) { b.named.Store(&host) }
+
 // portOf is the port of a listener's address.
 func portOf(a net.Addr) uint16 {
 	_, p, _ := net.SplitHostPort(a.String())
@@ -66,9 +79,9 @@ func portOf(a net.Addr) uint16 {
 }
 
 // pageURLs are the addresses a browser opens the page at: by the name mDNS
-// announces, then by each of addrs; the one it listens on when that is a
-// single address. None when the page is off.
-func pageURLs(cfg config.Web, addrs []string) []string {
+// announces (name, without .local), then by each of addrs; the one it
+// listens on when that is a single address. None when the page is off.
+func pageURLs(cfg config.Web, name string, addrs []string) []string {
 	if cfg.Listen == "" {
 		return nil
 	}
@@ -85,7 +98,7 @@ func pageURLs(cfg config.Web, addrs []string) []string {
 	}
 	var out []string
 	if cfg.MDNS {
-		out = append(out, scheme+"://"+net.JoinHostPort(hostLabel()+".local", port))
+		out = append(out, scheme+"://"+net.JoinHostPort(name+".local", port))
 	}
 	for _, a := range addrs {
 		out = append(out, scheme+"://"+net.JoinHostPort(a, port))

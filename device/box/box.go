@@ -82,6 +82,8 @@ type Box struct {
 	// called, while the daemon runs (its status's Begin); nil otherwise.
 	busy  func() (end func())
 	turns *turnLog // the last turns, for the page's live view
+	// named is the host name mDNS claimed for the page; nil before.
+	named atomic.Pointer[string]
 }
 
 // Open opens the data directory's store and connects the parts: a node of

@@ -149,17 +149,47 @@ func TestDataDirMustBePrivate(t *testing.T) {
 	}
 }
 
+// TestNameClaimedIsShown: when mDNS claims another name than the
+// machine's (another box in the house has hark.local), the page answers
+// to it, the box's status says it, and the log and the terminal give the
+// page's new address.
+func TestNameClaimedIsShown(t *testing.T) {
+	var logged, shown strings.Builder
+	var b Box
+	ps := pageServing{cfg: config.Web{Listen: ":8080", TLS: "on", MDNS: true}, log: slog.New(slog.NewTextHandler(&logged, nil)),
+		show: func(s string) { shown.WriteString(s + "\n") }, claimed: b.setHostName}
+	if got := b.hostName(); got != hostLabel() {
+		t.Errorf("before a name is claimed the box says %q, want %q", got, hostLabel())
+	}
+	var names names
+	ps.named(&names, "hark", 8080)("hark-2")
+	if got := b.hostName(); got != "hark-2" {
+		t.Errorf("the box says %q, want hark-2", got)
+	}
+	if !slices.Equal(names, []string{"hark-2.local"}) {
+		t.Errorf("the page answers to %v more, want hark-2.local", names)
+	}
+	if !strings.Contains(shown.String(), "https://hark-2.local:8080") || !strings.Contains(logged.String(), "https://hark-2.local:8080") {
+		t.Errorf("the terminal shows %q, the log %q: neither has the new address", shown.String(), logged.String())
+	}
+}
+
+// names are the names a page was told to answer to.
+type names []string
+
+func (n *names) AddName(name string) { *n = append(*n, name) }
+
 func TestPageURLs(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  config.Web
 		want []string
 	}{
 		{config.Web{Listen: "127.0.0.1:8080", TLS: "auto"}, []string{"http://127.0.0.1:8080"}},
-		{config.Web{Listen: ":8080", TLS: "auto", MDNS: true}, []string{"https://" + hostLabel() + ".local:8080", "https://192.168.1.20:8080"}},
+		{config.Web{Listen: ":8080", TLS: "auto", MDNS: true}, []string{"https://hark-2.local:8080", "https://192.168.1.20:8080"}},
 		{config.Web{Listen: ":8080", TLS: "off"}, []string{"http://192.168.1.20:8080"}},
 		{config.Web{Listen: ""}, nil},
 	} {
-		if got := pageURLs(tc.cfg, []string{"192.168.1.20"}); !slices.Equal(got, tc.want) {
+		if got := pageURLs(tc.cfg, "hark-2", []string{"192.168.1.20"}); !slices.Equal(got, tc.want) {
 			t.Errorf("%+v: %v, want %v", tc.cfg, got, tc.want)
 		}
 	}

@@ -51,7 +51,7 @@ func (d deviceStatus) Status(ctx context.Context) builtin.DeviceStatus {
 			}
 		}
 	}
-	st.Web = pageURLs(b.cfg.Web, st.Addresses)
+	st.Web = pageURLs(b.cfg.Web, b.hostName(), st.Addresses)
 	if sp, err := disk.Usage(b.cfg.DataDir); err == nil {
 		st.DiskUsed, st.DiskTotal = uint64(sp.Total-sp.Free), uint64(sp.Total)
 	}

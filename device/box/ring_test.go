@@ -173,3 +173,17 @@ type toneSynth struct{}
 func (toneSynth) Synthesize(_ context.Context, text string) (pcm.Buffer, error) {
 	return pcm.Buffer{Rate: 16000, Channels: 1, Samples: make([]float32, 160*len(text))}, nil
 }
+
+// TestPipelineAlertIsWordedWhenTold: an alert handed from the alert
+// service to the pipeline keeps its wording for the time it is told and
+// when it is too old to tell.
+func TestPipelineAlertIsWordedWhenTold(t *testing.T) {
+	stale := time.Date(2026, 3, 2, 22, 10, 0, 0, time.UTC)
+	a := alert.Alert{ID: "tea", Missed: "at ring time", Stale: stale,
+		MissedAt: func(now time.Time) string { return "told at " + now.Format(time.Kitchen) }}
+	p := pipelineAlert(a)
+	now := stale.Add(-time.Hour)
+	if p.MissedAt == nil || p.MissedAt(now) != a.MissedAt(now) || !p.Stale.Equal(stale) {
+		t.Errorf("the pipeline's alert: stale %v, worded when told %v; want stale %v, worded %q", p.Stale, p.MissedAt != nil, stale, a.MissedAt(now))
+	}
+}

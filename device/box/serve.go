@@ -316,7 +316,7 @@ func (r *running) serveWeb(ctx context.Context, api control.API, pg *page) {
 		}
 	}
 	pageServing{cfg: cfg, dataDir: b.cfg.DataDir, log: r.log, show: r.notice, ready: ready,
-		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room), announced: pg.named.Store}.serve(ctx, o)
+		instance: instanceName(b.cfg.Assistant.Name, b.cfg.Assistant.Room), announced: pg.named.Store, claimed: b.setHostName}.serve(ctx, o)
 }
 
 // setLocation applies the household's new time zone at once: the box's
@@ -358,7 +358,8 @@ func (r ringer) Tell(a alert.Alert) { r.Pipeline.Tell(pipelineAlert(a)) }
 
 // pipelineAlert is a as the pipeline rings and tells it.
 func pipelineAlert(a alert.Alert) pipeline.Alert {
-	return pipeline.Alert{ID: a.ID, Announcement: a.Announcement, Language: a.Language, Missed: a.Missed, Done: a.Done, Unheard: a.Unheard, Told: a.Told}
+	return pipeline.Alert{ID: a.ID, Announcement: a.Announcement, Language: a.Language, Missed: a.Missed, MissedAt: a.MissedAt, Stale: a.Stale,
+		Done: a.Done, Unheard: a.Unheard, Told: a.Told}
 }
 
 var _ alert.Ringer = ringer{}

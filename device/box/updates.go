@@ -85,6 +85,7 @@ func (r updatesResource) Status(ctx context.Context) (control.UpdateStatus, erro
 		st.Offered, st.Newer = c.Available.Version, c.Newer
 	}
 	st.Last = svc.LastSentence(r.u.loc())
+	st.Skipped = svc.SkipSentence(r.u.loc())
 	sys, err := rauc.Status(ctx)
 	if err != nil {
 		return st, fmt.Errorf("%w: %w", control.ErrUnavailable, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/update"
 	"github.com/harkbox/hark/device/update/rauctest"
 )
 
@@ -39,9 +40,16 @@ func TestUpdatesThroughTheAPI(t *testing.T) {
 	u.reboot = func(context.Context) error { rebooted <- struct{}{}; return nil }
 	defer u.close()
 	api := updatesResource{u}
+	// the update timer (hark update check --install) left 1.2.0 alone
+	if err := update.NewService(&update.Agent{Download: update.Downloader{Dir: cfg.Update.Dir}}).Skipped(time.Now(), "1.2.0", "the download failed: connection reset"); err != nil {
+		t.Fatal(err)
+	}
 	st, err := api.Check(t.Context())
 	if err != nil || st.Offered != "1.3.0" || !st.Newer || len(st.Slots) != 2 || st.Other != "rootfs.1" {
 		t.Fatalf("check: %+v %v", st, err)
+	}
+	if !strings.Contains(st.Skipped, "1.2.0 was not installed: the download failed: connection reset") {
+		t.Errorf("status says %q of the update timer's skip, want why it left 1.2.0 alone", st.Skipped)
 	}
 	if err := api.Install(t.Context(), ""); err != nil {
 		t.Fatal(err)
@@ -65,8 +73,8 @@ func TestUpdatesThroughTheAPI(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no reboot into the update")
 	}
-	if st, _ := api.Status(t.Context()); !strings.Contains(st.Last, "installed 1.3.0") {
-		t.Errorf("last result %q", st.Last)
+	if st, _ := api.Status(t.Context()); !strings.Contains(st.Last, "installed 1.3.0") || st.Skipped != "" {
+		t.Errorf("last result %q, skipped %q; want 1.3.0 installed, and no skip", st.Last, st.Skipped)
 	}
 	if err := api.Rollback(t.Context()); err != nil {
 		t.Fatal(err)

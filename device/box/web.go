@@ -63,6 +63,9 @@ type pageServing struct {
 	// announced, when set, gets the responder that announces it.
 	instance  string
 	announced func(*mdns.Responder)
+	// claimed, when set, gets the host name (without .local) mDNS claims
+	// for the page, each time it claims another.
+	claimed func(host string)
 	// codeFile, when set, keeps the setup code in a file only this user
 	// may read, and show names the file instead of the code: show's lines
 	// go to a log others may read (the center's output in the journal).
@@ -140,6 +143,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 			instance = "Hark"
 		}
 		r := &mdns.Responder{Host: hostLabel(), Services: []mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, Log: log}
+		r.Claimed = ps.named(srv, r.Host, portOf(l.Addr()))
 		if ps.announced != nil {
 			ps.announced(r)
 		}
@@ -168,6 +172,31 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	tlsL, plain := listener.Split(l)
 	wg.Go(func() { serve(plain, srv.PlainHandler()) })
 	serve(tls.NewListener(tlsL, tc), srv.Handler())
+}
+
+// named is what the page does when mDNS claims the host name host
+// (without .local) for it: the page answers to it, claimed is told, and
+// when it is not the name wanted (another machine in the house has that
+// one) the log and the terminal give the page's address by it.
+func (ps pageServing) named(page interface{ AddName(string) }, wanted string, port uint16) func(host string) {
+	return func(host string) {
+		page.AddName(host + ".local")
+		if ps.claimed != nil {
+			ps.claimed(host)
+		}
+		if host == wanted {
+			return
+		}
+		scheme := "http"
+		if ps.encrypted() {
+			scheme = "https"
+		}
+		url := scheme + "://" + net.JoinHostPort(host+".local", strconv.Itoa(int(port)))
+		ps.log.Info("web page", "url", url, "taken", wanted+".local")
+		if ps.show != nil {
+			ps.show(fmt.Sprintf("web page: %s (another machine on the network is %s.local)", url, wanted))
+		}
+	}
 }
 
 // pageURL is the address a browser opens the page at: the one it listens

@@ -229,6 +229,11 @@ type UpdateStatus struct {
 	Job     UpdateJob `json:"job"`
 	// Last is the last install's result, as a sentence.
 	Last string `json:"last,omitempty"`
+	// Skipped is why the update timer last left an offered version alone
+	// (it failed its boot check, is older, could not be downloaded or
+	// verified, the box was busy), as a sentence; "" when it did not, or
+	// an install succeeded since.
+	Skipped string `json:"skipped,omitempty"`
 	// Other is the slot a rollback boots; "" when there is none.
 	Other string `json:"other,omitempty"`
 }

@@ -1,6 +1,7 @@
 // Package mdns makes the box findable on the local network without a DNS
 // server: it answers multicast DNS (RFC 6762) for its host name
-// (NAME.local, A and AAAA records) and DNS-based service discovery (RFC
+// (NAME.local, A and AAAA records; claimed by probing first, NAME-2.local
+// when another machine has it) and DNS-based service discovery (RFC
 // 6763) for its services: _http._tcp or _https._tcp for the web page,
 // _hark._tcp for a command center that nodes look for. Lookup asks the
 // network for a service, as a node or a test does. device/box runs a
@@ -9,9 +10,11 @@ package mdns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"net/netip"
 	"slices"
@@ -49,9 +52,11 @@ func (s Service) instanceName() string {
 
 // Responder answers for a host name and its services. Its fields are set
 // before Serve and not changed after; Rename changes the services' name
-// while it serves.
+// while it serves, and Serve the host name when another claims it.
 type Responder struct {
-	// Host is the host name without .local: "hark".
+	// Host is the host name wanted, without .local: "hark". Serve claims
+	// it, or when another machine has it "hark-2", "hark-3"...; Name is
+	// the one claimed.
 	Host     string
 	Services []Service
 	// Addrs are the addresses a query for Host is answered with; nil
@@ -60,15 +65,40 @@ type Responder struct {
 	// TTL is how long others may keep the answers; default 2 minutes.
 	TTL time.Duration
 	Log *slog.Logger
+	// Claimed, when set, is called by Serve with the host name (without
+	// .local) each time it claims one other than the last: the first
+	// time, and after a conflict. It must not block.
+	Claimed func(host string)
 
-	// listen joins an mDNS group and interfaces describes the machine's
-	// interfaces, for Serve: listenGroup and interfaces, or a test's.
-	listen     func(group *net.UDPAddr) (net.PacketConn, error)
-	interfaces func() (string, error)
+	// listen joins an mDNS group on one interface and interfaces lists
+	// the machine's interfaces, for Serve: listenGroup and interfaces, or
+	// a test's.
+	listen     func(group *net.UDPAddr, ifc *net.Interface) (net.PacketConn, error)
+	interfaces func() ([]link, error)
 
 	mu      sync.Mutex
-	renamed []Service                   // Services with Rename's name; nil before a Rename
-	groups  map[net.PacketConn]net.Addr // the connections ServeConn announces on, to their group
+	renamed []Service                 // Services with Rename's name; nil before a Rename
+	groups  map[net.PacketConn]joined // the connections the responder announces on
+	name    string                    // the host name Serve probes or claimed; "" before: Host
+	probing bool                      // Serve probes name: nothing is answered
+}
+
+// Name is the host name the responder answers for, without .local: Host,
+// or the one Serve claimed instead.
+func (r *Responder) Name() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.name != "" {
+		return r.name
+	}
+	return strings.ToLower(r.Host)
+}
+
+// joined is a connection the responder announces on: its group, and the
+// addresses it answers for the host name with there.
+type joined struct {
+	group net.Addr
+	addrs func() []netip.Addr
 }
 
 // services are the services as they are named now.
@@ -101,7 +131,7 @@ func (r *Responder) Rename(instance string) error {
 		}
 	}
 	r.renamed = next
-	conns := maps.Clone(r.groups)
+	groups := maps.Clone(r.groups)
 	r.mu.Unlock()
 	bye := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}}
 	for _, s := range old {
@@ -112,11 +142,10 @@ func (r *Responder) Rename(instance string) error {
 	if err != nil {
 		return fmt.Errorf("mdns: rename: %w", err)
 	}
-	hello, ok := r.announcement()
-	for conn, group := range conns {
-		conn.WriteTo(goodbye, group)
-		if ok {
-			conn.WriteTo(hello, group)
+	for conn, j := range groups {
+		conn.WriteTo(goodbye, j.group)
+		if hello, ok := r.announcement(j.addrs()); ok {
+			conn.WriteTo(hello, j.group)
 		}
 	}
 	return nil
@@ -124,32 +153,72 @@ func (r *Responder) Rename(instance string) error {
 
 const servicesName = "_services._dns-sd._udp.local."
 
-func (r *Responder) hostName() string { return strings.ToLower(r.Host) + ".local." }
+func (r *Responder) hostName() string { return r.Name() + ".local." }
 
+// addrs are the addresses the host name stands for where the responder
+// does not know the interface a query came in on (ServeConn): Addrs, or
+// every one of the machine's. What cannot be listed is logged.
 func (r *Responder) addrs() []netip.Addr {
 	if r.Addrs != nil {
 		return r.Addrs()
 	}
-	return Addresses()
+	as, err := Addresses()
+	if err != nil {
+		r.logger().Warn("mDNS answers with the addresses it could list", "err", err)
+	}
+	return as
 }
 
 // Addresses are the machine's addresses a host name stands for: every
-// interface's that is up, loopback and link-local IPv6 left out.
-func Addresses() []netip.Addr {
+// interface's that is up, loopback and link-local addresses left out.
+// An interface that cannot be listed is an error; the addresses of the
+// others come with it.
+func Addresses() ([]netip.Addr, error) {
+	ls, err := interfaces()
 	var out []netip.Addr
-	ifs, _ := net.Interfaces()
-	for _, ifc := range ifs {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
-			continue
+	for _, l := range ls {
+		if l.ifc.Flags&net.FlagUp != 0 && l.ifc.Flags&net.FlagLoopback == 0 {
+			out = append(out, l.own()...)
 		}
-		as, _ := ifc.Addrs()
-		for _, a := range as {
-			if p, err := netip.ParsePrefix(a.String()); err == nil && !p.Addr().IsLinkLocalUnicast() {
-				out = append(out, p.Addr().Unmap())
-			}
+	}
+	return out, err
+}
+
+// link is one of the machine's interfaces and its addresses.
+type link struct {
+	ifc   net.Interface
+	addrs []netip.Prefix
+}
+
+// own are the link's addresses a host name stands for: link-local ones
+// left out (a phone's browser does not take them).
+func (l link) own() []netip.Addr {
+	var out []netip.Addr
+	for _, p := range l.addrs {
+		if a := p.Addr().Unmap(); !a.IsLinkLocalUnicast() {
+			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// answers reports whether mDNS is answered on the link: it is up, carries
+// multicast and is not the loopback.
+func (l link) answers() bool {
+	f := l.ifc.Flags
+	return f&net.FlagUp != 0 && f&net.FlagMulticast != 0 && f&net.FlagLoopback == 0
+}
+
+// has reports whether the link has an address of the group's family, which
+// the group is joined with.
+func (l link) has(group *net.UDPAddr) bool {
+	v4 := group.IP.To4() != nil
+	for _, p := range l.addrs {
+		if p.Addr().Unmap().Is4() == v4 {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Responder) ttl(legacy bool) uint32 {
@@ -167,6 +236,17 @@ func (r *Responder) ttl(legacy bool) uint32 {
 // marks a query from a resolver that is not mDNS's own (its source port
 // is not 5353): its answer echoes the id and question, and lives briefly.
 func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Message, bool) {
+	return r.answerWith(q, legacy, r.addrs())
+}
+
+// answerWith is answer with the host name standing for addrs.
+func (r *Responder) answerWith(q dnsmessage.Message, legacy bool, addrs []netip.Addr) (dnsmessage.Message, bool) {
+	r.mu.Lock()
+	probing := r.probing
+	r.mu.Unlock()
+	if probing {
+		return dnsmessage.Message{}, false // the name is not ours yet
+	}
 	resp := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}}
 	if legacy {
 		resp.ID = q.ID
@@ -189,7 +269,7 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 		name := strings.ToLower(qu.Name.String())
 		switch {
 		case name == r.hostName():
-			for _, rr := range r.hostRecords(qu.Type, ttl) {
+			for _, rr := range r.hostRecords(qu.Type, ttl, addrs) {
 				add(&resp.Answers, rr)
 			}
 		case name == servicesName && (qu.Type == dnsmessage.TypePTR || qu.Type == dnsmessage.TypeALL):
@@ -219,7 +299,7 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 	if len(resp.Answers) == 0 {
 		return dnsmessage.Message{}, false
 	}
-	for _, rr := range r.hostRecords(dnsmessage.TypeALL, ttl) { // where the services are
+	for _, rr := range r.hostRecords(dnsmessage.TypeALL, ttl, addrs) { // where the services are
 		if len(services) > 0 {
 			add(&resp.Additionals, rr)
 		}
@@ -228,11 +308,11 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 }
 
 // hostRecords are the host name's A and AAAA records of type t (TypeALL
-// for both).
-func (r *Responder) hostRecords(t dnsmessage.Type, ttl uint32) []dnsmessage.Resource {
+// for both), for addrs.
+func (r *Responder) hostRecords(t dnsmessage.Type, ttl uint32, addrs []netip.Addr) []dnsmessage.Resource {
 	var out []dnsmessage.Resource
 	name := dnsmessage.MustNewName(r.hostName())
-	for _, a := range r.addrs() {
+	for _, a := range addrs {
 		h := dnsmessage.ResourceHeader{Name: name, Class: dnsmessage.ClassINET | 0x8000, TTL: ttl} // cache-flush: the box owns its name
 		switch {
 		case a.Is4() && (t == dnsmessage.TypeA || t == dnsmessage.TypeALL):
@@ -279,19 +359,24 @@ func (r *Responder) check() error {
 	return nil
 }
 
-// Serve answers on the local network's mDNS groups (IPv4, and IPv6 where
-// the machine has it) until ctx is done; it returns an error only for
-// names DNS cannot carry. Another responder on the machine (Avahi) may
-// answer too.
+// Serve answers on the local network's mDNS groups until ctx is done; it
+// returns an error only for names DNS cannot carry. Another responder on
+// the machine (Avahi) may answer too.
 //
-// A group is joined on the interface the system picks for it (the default
-// route's). A box may have none yet: it booted before the router after a
-// power cut, or it is on no network, to be set up through its own access
-// point. Serve then tries again, waiting twice as long each time up to
-// retryMax. When the machine's interfaces change (an address comes or
-// goes, a cable, a Wi-Fi joined) it joins every group again, so that it
-// answers on the network the machine is on now. Each time it joins a
-// group it announces the records there.
+// It joins the groups (IPv4's, and IPv6's where the interface has IPv6)
+// on every interface that is up and carries multicast, the loopback left
+// out: the household's network, and the box's own access point, which
+// has no route, for a phone that sets the box up. A query that comes in
+// on an interface is answered there with that interface's addresses (or
+// with Addrs, when set), so that a phone is never sent to an address it
+// cannot reach.
+//
+// A box may have no interface yet: it booted before the router after a
+// power cut, or it is on no network at all. A join that fails is tried
+// again, waiting twice as long each time up to retryMax. When the
+// machine's interfaces change (an address comes or goes, a cable, a
+// Wi-Fi joined, the access point opened) it joins every group again.
+// Each time it joins a group it announces the records there.
 func (r *Responder) Serve(ctx context.Context) error {
 	if err := r.check(); err != nil {
 		return err
@@ -304,63 +389,110 @@ func (r *Responder) Serve(ctx context.Context) error {
 		ifaces = interfaces
 	}
 	log := r.logger()
-	type member struct {
-		group  *net.UDPAddr
-		conn   net.PacketConn // nil while the group is not joined
-		leave  context.CancelFunc
-		failed bool // the last try failed, and said so
-		joined bool // it was joined once
+	type key struct {
+		index int
+		group *net.UDPAddr
 	}
-	ms := []*member{{group: group4}, {group: group6}}
+	type member struct {
+		conn  net.PacketConn
+		on    string // the interface's name
+		leave context.CancelFunc
+	}
+	members := map[key]member{}
+	failed := map[key]bool{} // the last try failed, and said so
+	once := map[key]bool{}   // it was joined once
 	var wg sync.WaitGroup
 	ended := make(chan net.PacketConn) // a conn that stopped answering on its own
-	leave := func(m *member) {
-		if m.conn != nil {
+	leaveAll := func() {
+		for k, m := range members {
 			m.leave()
-			m.conn, m.leave = nil, nil
+			delete(members, k)
 		}
 	}
 	defer wg.Wait()
-	defer func() {
-		for _, m := range ms {
-			leave(m)
-		}
-	}()
-	// join joins the groups not joined and reports whether any is left.
-	join := func() (left bool) {
-		for _, m := range ms {
-			if m.conn != nil {
+	defer leaveAll()
+	waiting := false   // it said it waits for an interface
+	joinedNew := false // join joined a group: the name is probed again
+	heard := make(chan message)
+	// join joins the groups not joined on links and reports whether one
+	// is left to try again: a join failed, or there is no interface.
+	join := func(links []link) (left bool) {
+		some := false
+		for _, l := range links {
+			if !l.answers() {
 				continue
 			}
-			c, err := listen(m.group)
-			if err != nil {
-				if !m.failed {
-					log.Info("mDNS waits for a network to answer on", "group", m.group, "err", err)
+			addrs := func() []netip.Addr { return l.own() }
+			if r.Addrs != nil {
+				addrs = r.Addrs
+			}
+			for _, g := range []*net.UDPAddr{group4, group6} {
+				k := key{l.ifc.Index, g}
+				if !l.has(g) || members[k].conn != nil {
+					some = some || l.has(g)
+					continue
 				}
-				m.failed, left = true, true
-				continue
-			}
-			level := slog.LevelDebug // joined again, on the same network or another
-			if !m.joined || m.failed {
-				level = slog.LevelInfo
-			}
-			log.Log(ctx, level, "mDNS answers on the network", "group", m.group)
-			cctx, cancel := context.WithCancel(ctx)
-			m.conn, m.leave, m.failed, m.joined = c, cancel, false, true
-			wg.Go(func() {
-				defer c.Close()
-				r.ServeConn(cctx, c, m.group)
-				if cctx.Err() == nil {
-					select {
-					case ended <- c:
-					case <-cctx.Done():
+				some = true
+				ifc := l.ifc
+				c, err := listen(g, &ifc)
+				if err != nil {
+					if !failed[k] {
+						log.Info("mDNS cannot answer on an interface yet", "interface", ifc.Name, "group", g, "err", err)
 					}
+					failed[k], left = true, true
+					continue
 				}
-			})
+				level := slog.LevelDebug // joined again, on the same network or another
+				if !once[k] || failed[k] {
+					level = slog.LevelInfo
+				}
+				log.Log(ctx, level, "mDNS answers on the network", "interface", ifc.Name, "group", g)
+				cctx, cancel := context.WithCancel(ctx)
+				members[k] = member{c, ifc.Name, cancel}
+				delete(failed, k)
+				once[k] = true
+				r.track(c, g, addrs)
+				joinedNew = true
+				wg.Go(func() {
+					defer c.Close()
+					defer r.untrack(c)
+					r.serveConn(cctx, c, g, addrs, func(m dnsmessage.Message) {
+						select {
+						case heard <- message{m, addrs()}:
+						case <-cctx.Done():
+						}
+					})
+					if cctx.Err() == nil {
+						select {
+						case ended <- c:
+						case <-cctx.Done():
+						}
+					}
+				})
+			}
 		}
-		return left
+		if !some && !waiting {
+			log.Info("mDNS waits for a network to answer on")
+		}
+		waiting = !some
+		return left || !some
+	}
+	listErr := "" // the error listing the interfaces last said
+	list := func() ([]link, bool) {
+		links, err := ifaces()
+		if err != nil {
+			if err.Error() != listErr {
+				log.Warn("mDNS cannot list the network interfaces", "err", err)
+			}
+			listErr = err.Error()
+			return nil, false
+		}
+		listErr = ""
+		return links, true
 	}
 
+	cl := r.newClaim(log)
+	defer cl.timer.Stop()
 	var seen string // the interfaces when it last tried to join
 	wait := retryFirst
 	retry := time.NewTimer(0)
@@ -372,33 +504,41 @@ func (r *Responder) Serve(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-retry.C:
-			if now, err := ifaces(); err == nil {
-				seen = now // what it joins on
+			links, ok := list()
+			if ok {
+				seen = describe(links) // what it joins on
 			}
-			if join() {
+			if !ok || join(links) {
 				retry.Reset(wait)
 				wait = min(2*wait, retryMax)
 			} else {
 				wait = retryFirst
 			}
+			if joinedNew {
+				joinedNew = false
+				cl.probe(rand.N(probeEvery))
+			}
+		case <-cl.timer.C:
+			cl.next()
+		case m := <-heard:
+			cl.heard(m)
 		case c := <-ended:
-			for _, m := range ms {
+			for k, m := range members {
 				if m.conn == c {
-					log.Warn("mDNS stopped answering on the network; joining it again", "group", m.group)
-					leave(m)
+					log.Warn("mDNS stopped answering on the network; joining it again", "interface", m.on, "group", k.group)
+					m.leave()
+					delete(members, k)
 				}
 			}
 			retry.Reset(wait)
 		case <-recheck.C:
-			now, err := ifaces()
-			if err != nil || now == seen {
+			links, ok := list()
+			if !ok || describe(links) == seen {
 				continue
 			}
-			seen = now
+			seen = describe(links)
 			log.Debug("the network interfaces changed: mDNS joins its groups again")
-			for _, m := range ms {
-				leave(m)
-			}
+			leaveAll()
 			wait = retryFirst
 			retry.Reset(0)
 		}
@@ -414,60 +554,107 @@ const (
 	recheckEvery = 5 * time.Second
 )
 
-// listenGroup joins group on the interface the system picks for it.
-func listenGroup(group *net.UDPAddr) (net.PacketConn, error) {
+// listenGroup joins group on ifc (nil: the one the system picks), to be
+// answered there alone: the connection hears the group on ifc only, and
+// sends to it through ifc.
+func listenGroup(group *net.UDPAddr, ifc *net.Interface) (net.PacketConn, error) {
 	network := "udp4"
 	if group.IP.To4() == nil {
 		network = "udp6"
 	}
-	c, err := net.ListenMulticastUDP(network, nil, group)
+	on := "the system's pick"
+	if ifc != nil {
+		on = ifc.Name
+	}
+	c, err := net.ListenMulticastUDP(network, ifc, group)
 	if err != nil {
-		return nil, fmt.Errorf("mdns: join %v: %w", group, err)
+		return nil, fmt.Errorf("mdns: join %v on %s: %w", group, on, err)
+	}
+	if err := hearOnlyJoined(c, network == "udp6"); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("mdns: join %v on %s: %w", group, on, err)
 	}
 	return c, nil
 }
 
-// interfaces describes the machine's interfaces as far as the groups
-// joined go: each one's index, name, flags and addresses.
-func interfaces() (string, error) {
+// interfaces lists the machine's interfaces with their addresses. An
+// interface whose addresses cannot be listed is an error; the others
+// come with it.
+func interfaces() ([]link, error) {
 	ifs, err := net.Interfaces()
 	if err != nil {
-		return "", err
+		return nil, fmt.Errorf("mdns: list the network interfaces: %w", err)
 	}
-	var b strings.Builder
+	var out []link
+	var errs []error
 	for _, ifc := range ifs {
-		fmt.Fprintf(&b, "%d %s %v", ifc.Index, ifc.Name, ifc.Flags)
-		as, _ := ifc.Addrs()
+		l := link{ifc: ifc}
+		as, err := ifc.Addrs()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("mdns: list the addresses of %s: %w", ifc.Name, err))
+		}
 		for _, a := range as {
-			b.WriteString(" " + a.String())
+			if p, err := netip.ParsePrefix(a.String()); err == nil {
+				l.addrs = append(l.addrs, p)
+			}
+		}
+		out = append(out, l)
+	}
+	return out, errors.Join(errs...)
+}
+
+// describe is the interfaces as far as the groups joined go: each one's
+// index, name, flags and addresses.
+func describe(links []link) string {
+	var b strings.Builder
+	for _, l := range links {
+		fmt.Fprintf(&b, "%d %s %v", l.ifc.Index, l.ifc.Name, l.ifc.Flags)
+		for _, p := range l.addrs {
+			b.WriteString(" " + p.String())
 		}
 		b.WriteString("\n")
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // ServeConn answers the queries that arrive on conn until ctx is done: a
 // query from mDNS's port is answered to group (nil: to the sender), any
 // other to its sender alone. It announces the records to group first.
 func (r *Responder) ServeConn(ctx context.Context, conn net.PacketConn, group net.Addr) {
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
 	if group != nil {
-		r.mu.Lock()
-		if r.groups == nil {
-			r.groups = map[net.PacketConn]net.Addr{}
-		}
-		r.groups[conn] = group
-		r.mu.Unlock()
-		defer func() {
-			r.mu.Lock()
-			delete(r.groups, conn)
-			r.mu.Unlock()
-		}()
-		if b, ok := r.announcement(); ok {
+		r.track(conn, group, r.addrs)
+		defer r.untrack(conn)
+		if b, ok := r.announcement(r.addrs()); ok {
 			conn.WriteTo(b, group)
 		}
 	}
+	r.serveConn(ctx, conn, group, r.addrs, nil)
+}
+
+// track keeps conn among the connections announced on, to group with
+// addrs; untrack takes it out.
+func (r *Responder) track(conn net.PacketConn, group net.Addr, addrs func() []netip.Addr) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.groups == nil {
+		r.groups = map[net.PacketConn]joined{}
+	}
+	r.groups[conn] = joined{group, addrs}
+}
+
+func (r *Responder) untrack(conn net.PacketConn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.groups, conn)
+}
+
+// serveConn answers the queries on conn, the host name standing for
+// addrs, until ctx is done. heard, when set, gets every response and
+// every probe (a query with records to claim) that comes in: Serve's
+// claim of the host name looks at them.
+func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group net.Addr, addrs func() []netip.Addr, heard func(dnsmessage.Message)) {
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
 	buf := make([]byte, 9000)
 	for {
 		n, from, err := conn.ReadFrom(buf)
@@ -475,14 +662,20 @@ func (r *Responder) ServeConn(ctx context.Context, conn net.PacketConn, group ne
 			return
 		}
 		var q dnsmessage.Message
-		if q.Unpack(buf[:n]) != nil || q.Response || q.OpCode != 0 {
+		if q.Unpack(buf[:n]) != nil || q.OpCode != 0 {
+			continue
+		}
+		if heard != nil && (q.Response || len(q.Authorities) > 0) {
+			heard(q)
+		}
+		if q.Response {
 			continue
 		}
 		legacy := true
 		if ua, ok := from.(*net.UDPAddr); ok && ua.Port == Port {
 			legacy = false
 		}
-		resp, ok := r.answer(q, legacy)
+		resp, ok := r.answerWith(q, legacy, addrs())
 		if !ok {
 			continue
 		}
@@ -510,14 +703,15 @@ func unicastAsked(q dnsmessage.Message) bool {
 	return len(q.Questions) > 0
 }
 
-// announcement is every record, unasked: sent when the responder starts,
-// so that browsers see the box at once.
-func (r *Responder) announcement() ([]byte, bool) {
+// announcement is every record, unasked, the host name standing for
+// addrs: sent when the responder starts, so that browsers see the box at
+// once.
+func (r *Responder) announcement(addrs []netip.Addr) ([]byte, bool) {
 	q := dnsmessage.Message{Questions: []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET}}}
 	for _, s := range r.services() {
 		q.Questions = append(q.Questions, dnsmessage.Question{Name: dnsmessage.MustNewName(s.typeName()), Type: dnsmessage.TypePTR, Class: dnsmessage.ClassINET})
 	}
-	resp, ok := r.answer(q, false)
+	resp, ok := r.answerWith(q, false, addrs)
 	if !ok {
 		return nil, false
 	}

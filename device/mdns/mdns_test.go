@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
+	"golang.org/x/net/ipv4"
 
 	"github.com/harkbox/hark/internal/sandboxtest"
 )
@@ -137,7 +139,7 @@ func BenchmarkAnswerOverUDP(b *testing.B) {
 // responder joins the mDNS group and a lookup sent to the group finds the
 // web page's service. It skips where no interface can join.
 func TestOnTheNetwork(t *testing.T) {
-	c, err := listenGroup(group4)
+	c, err := listenGroup(group4, nil)
 	if err != nil {
 		t.Skipf("no multicast here: %v", err)
 	}
@@ -153,7 +155,7 @@ func TestOnTheNetwork(t *testing.T) {
 			t.Errorf("Serve: %v", err)
 		}
 	}()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(claiming) // it probes the name before it answers
 	ask, stop := context.WithTimeout(t.Context(), time.Second)
 	defer stop()
 	began := time.Now()
@@ -255,54 +257,74 @@ func TestRename(t *testing.T) {
 }
 
 // network is the machine's network as Serve sees it, driven by the test:
-// IPv4's group can be joined while up, IPv6's never (a box without it).
+// its interfaces, and whether a group can be joined on them (up).
 type network struct {
 	mu     sync.Mutex
 	up     bool
-	ifaces string
-	tries  int // IPv4 joins tried
+	links  []link
+	err    error // listing the interfaces fails with it
+	tries  int   // joins tried
 	joined []*member
 }
 
-func (n *network) listen(g *net.UDPAddr) (net.PacketConn, error) {
+func (n *network) listen(g *net.UDPAddr, ifc *net.Interface) (net.PacketConn, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if g.IP.To4() == nil {
-		return nil, errors.New("no IPv6 here")
-	}
 	n.tries++
 	if !n.up {
 		return nil, errors.New("setsockopt: no such device")
 	}
-	m := &member{gone: make(chan struct{})}
+	m := &member{gone: make(chan struct{}), on: ifc.Name, group: g}
 	n.joined = append(n.joined, m)
 	return m, nil
 }
 
-func (n *network) interfaces() (string, error) {
+func (n *network) interfaces() ([]link, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.ifaces, nil
+	return slices.Clone(n.links), n.err
 }
 
-func (n *network) set(up bool, ifaces string) {
+func (n *network) set(up bool, links ...link) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.up, n.ifaces = up, ifaces
+	n.up, n.links = up, links
 }
 
-// members are the groups joined so far, and the IPv4 joins tried.
+func (n *network) fail(err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.err = err
+}
+
+// members are the groups joined so far, and the joins tried.
 func (n *network) members() ([]*member, int) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return slices.Clone(n.joined), n.tries
 }
 
-// member is a group joined: it counts what is sent to it and receives
-// nothing until it is closed, or breaks.
+// linkOf is an interface as the machine lists it.
+func linkOf(index int, name string, flags net.Flags, prefixes ...string) link {
+	l := link{ifc: net.Interface{Index: index, Name: name, Flags: flags, MTU: 1500}}
+	for _, p := range prefixes {
+		l.addrs = append(l.addrs, netip.MustParsePrefix(p))
+	}
+	return l
+}
+
+const lanFlags = net.FlagUp | net.FlagBroadcast | net.FlagMulticast | net.FlagRunning
+
+var loopback = linkOf(1, "lo", net.FlagUp|net.FlagLoopback|net.FlagRunning, "127.0.0.1/8", "::1/128")
+
+// member is a group joined on one interface: it keeps what is sent to it
+// and receives nothing until it is closed, or breaks.
 type member struct {
+	on    string // the interface's name
+	group *net.UDPAddr
+
 	mu     sync.Mutex
-	sent   int
+	sent   []dnsmessage.Message
 	closed bool
 	broken error
 	gone   chan struct{}
@@ -320,9 +342,13 @@ func (m *member) ReadFrom([]byte) (int, net.Addr, error) {
 }
 
 func (m *member) WriteTo(b []byte, _ net.Addr) (int, error) {
+	var msg dnsmessage.Message
+	if err := msg.Unpack(b); err != nil {
+		return 0, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.sent++
+	m.sent = append(m.sent, msg)
 	return len(b), nil
 }
 
@@ -344,26 +370,67 @@ func (m *member) breaks() {
 	m.once.Do(func() { close(m.gone) })
 }
 
-func (m *member) state() (sent int, closed bool) {
+// state is how many announcements (responses) were sent to the group,
+// and whether it was left.
+func (m *member) state() (announced int, closed bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.sent, m.closed
+	for _, msg := range m.sent {
+		if msg.Response {
+			announced++
+		}
+	}
+	return announced, m.closed
 }
 
-func (m *member) LocalAddr() net.Addr              { return group4 }
+// hostAddrs are the addresses the announcements to the group gave
+// hark.local, in order, each once.
+func (m *member) hostAddrs() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, msg := range m.sent {
+		if !msg.Response {
+			continue
+		}
+		for _, rr := range append(msg.Answers, msg.Additionals...) {
+			var a string
+			switch b := rr.Body.(type) {
+			case *dnsmessage.AResource:
+				a = netip.AddrFrom4(b.A).String()
+			case *dnsmessage.AAAAResource:
+				a = netip.AddrFrom16(b.AAAA).String()
+			default:
+				continue
+			}
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+func (m *member) LocalAddr() net.Addr              { return m.group }
 func (m *member) SetDeadline(time.Time) error      { return nil }
 func (m *member) SetReadDeadline(time.Time) error  { return nil }
 func (m *member) SetWriteDeadline(time.Time) error { return nil }
 
+// claiming is the time from a group joined to the host name claimed and
+// announced on it: a wait, the probes, the announcements.
+const claiming = probeEvery*(probeCount+1) + announceEvery*(announceCount-1)
+
 // TestServeWaitsForTheNetwork: a box that boots before its router (a
 // power cut) or on no network (to be set up) has no interface to join the
-// mDNS group on. Serve keeps trying, less and less often, and once the
-// network comes it joins and announces the box. It joins again when the
-// interfaces change (a Wi-Fi joined instead of the cable) or its group
-// stops answering, and leaves every group when ctx is done.
+// mDNS group on, or the join fails. Serve keeps trying, less and less
+// often, and once the network comes it joins and announces the box. It
+// joins again when the interfaces change (a Wi-Fi joined instead of the
+// cable) or its group stops answering, and leaves every group when ctx is
+// done.
 func TestServeWaitsForTheNetwork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		n := &network{ifaces: "1 lo up|loopback 127.0.0.1/8"}
+		n := &network{}
+		n.set(false, loopback, linkOf(2, "eth0", lanFlags, "192.168.1.57/24")) // the link is there, the join fails
 		r := box()
 		r.listen, r.interfaces = n.listen, n.interfaces
 		ctx, cancel := context.WithCancel(t.Context())
@@ -381,26 +448,26 @@ func TestServeWaitsForTheNetwork(t *testing.T) {
 			t.Errorf("10 minutes on no network: %d joined, %d tries; want none joined, tries backing off to one a minute", len(joined), tries)
 		}
 
-		n.set(true, "1 lo up|loopback 127.0.0.1/8\n2 eth0 up|broadcast|multicast|running 192.168.1.57/24") // the router is back
-		time.Sleep(recheckEvery)
+		n.set(true, loopback, linkOf(2, "eth0", lanFlags, "192.168.1.58/24")) // the router is back
+		time.Sleep(recheckEvery + claiming)
 		synctest.Wait()
 		joined, _ := n.members()
 		if len(joined) != 1 {
 			t.Fatalf("a check after the network came: %d groups joined, want 1", len(joined))
 		}
-		if sent, _ := joined[0].state(); sent != 1 {
-			t.Errorf("joined: %d announcements sent, want 1", sent)
+		if sent, _ := joined[0].state(); sent != announceCount {
+			t.Errorf("joined: %d announcements sent, want %d", sent, announceCount)
 		}
 
-		n.set(true, "1 lo up|loopback 127.0.0.1/8\n3 wlan0 up|broadcast|multicast|running 192.168.1.58/24") // on Wi-Fi now
-		time.Sleep(recheckEvery)
+		n.set(true, loopback, linkOf(3, "wlan0", lanFlags, "192.168.1.59/24")) // on Wi-Fi now
+		time.Sleep(recheckEvery + claiming)
 		synctest.Wait()
 		joined, _ = n.members()
 		if _, closed := joined[0].state(); !closed || len(joined) != 2 {
 			t.Fatalf("a check after the interfaces changed: the first group closed %v, %d joined; want it closed, and a second", closed, len(joined))
 		}
-		if sent, _ := joined[1].state(); sent != 1 {
-			t.Errorf("joined again: %d announcements sent, want 1", sent)
+		if sent, _ := joined[1].state(); sent != announceCount || joined[1].on != "wlan0" {
+			t.Errorf("joined again: %d announcements sent on %s, want %d on wlan0", sent, joined[1].on, announceCount)
 		}
 
 		joined[1].breaks()
@@ -416,6 +483,70 @@ func TestServeWaitsForTheNetwork(t *testing.T) {
 		}
 		if _, closed := joined[2].state(); !closed {
 			t.Error("the group is still joined after Serve returned")
+		}
+	})
+}
+
+// TestServeOnEveryInterface: a box on the household's network (eth0, with
+// the default route) that also opens its own access point for setting it
+// up (ap0, no route) joins the groups on both, and announces on each the
+// addresses a phone on that network can reach: eth0's on eth0, ap0's on
+// ap0. An interface that is down, carries no multicast (a VPN tunnel) or
+// is the loopback is left alone; IPv6's group is joined where the
+// interface has IPv6.
+func TestServeOnEveryInterface(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &network{}
+		n.set(true, loopback,
+			linkOf(2, "eth0", lanFlags, "192.168.1.57/24", "fd00::57/64", "fe80::57/64"),
+			linkOf(3, "ap0", lanFlags, "10.42.0.1/24"),
+			linkOf(4, "tun0", net.FlagUp|net.FlagPointToPoint|net.FlagRunning, "10.8.0.2/24"),
+			linkOf(5, "wlan1", net.FlagBroadcast|net.FlagMulticast, "192.168.7.2/24"))
+		r := &Responder{Host: "hark", Services: box().Services}
+		r.listen, r.interfaces = n.listen, n.interfaces
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go r.Serve(ctx)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		joined, _ := n.members()
+		var got []string
+		for _, m := range joined {
+			got = append(got, fmt.Sprintf("%s %v %v", m.on, m.group.IP, m.hostAddrs()))
+		}
+		slices.Sort(got)
+		want := []string{"ap0 224.0.0.251 [10.42.0.1]", "eth0 224.0.0.251 [192.168.1.57 fd00::57]", "eth0 ff02::fb [192.168.1.57 fd00::57]"}
+		if !slices.Equal(got, want) {
+			t.Errorf("joined and announced:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
+
+// TestServeSaysWhyItCannotList: when the interfaces cannot be listed
+// (AF_NETLINK refused), Serve says so in the log once, with the error,
+// and keeps trying.
+func TestServeSaysWhyItCannotList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logged strings.Builder
+		n := &network{}
+		n.fail(errors.New("route ip+net: netlinkrib: address family not supported by protocol"))
+		r := box()
+		r.Log = slog.New(slog.NewTextHandler(&logged, nil))
+		r.listen, r.interfaces = n.listen, n.interfaces
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go r.Serve(ctx)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := strings.Count(logged.String(), "netlinkrib"); got != 1 {
+			t.Errorf("a minute without the interfaces: the error is in the log %d times, want once:\n%s", got, logged.String())
+		}
+		n.fail(nil)
+		n.set(true, loopback, linkOf(2, "eth0", lanFlags, "192.168.1.57/24"))
+		time.Sleep(retryMax)
+		synctest.Wait()
+		if joined, _ := n.members(); len(joined) != 1 {
+			t.Errorf("once the interfaces can be listed: %d joined, want 1", len(joined))
 		}
 	})
 }
@@ -450,7 +581,8 @@ func TestHostNameInHarkServiceSandbox(t *testing.T) {
 		resp, ok := r.answer(question("hark.local.", dnsmessage.TypeA), true)
 		want := "192.168.1.57"
 		if !ok || len(resp.Answers) != 1 || netip.AddrFrom4(resp.Answers[0].Body.(*dnsmessage.AResource).A).String() != want {
-			t.Errorf("RestrictAddressFamilies=%s: hark.local answered %v (Addresses() = %v), want %s", strings.Join(fams, " "), resp.Answers, Addresses(), want)
+			as, err := Addresses()
+			t.Errorf("RestrictAddressFamilies=%s: hark.local answered %v (Addresses() = %v, %v), want %s", strings.Join(fams, " "), resp.Answers, as, err, want)
 		}
 	})
 }
@@ -489,5 +621,85 @@ func TestServeOnceTheNetworkComes(t *testing.T) {
 			}
 		}
 		t.Error("10 s after the network came, a query for hark.local over the group got no answer")
+	})
+}
+
+// TestAddressesSaysWhyNot: without AF_NETLINK the interfaces cannot be
+// listed; Addresses says so rather than answering with no address.
+func TestAddressesSaysWhyNot(t *testing.T) {
+	sandboxtest.Run(t, func(t *testing.T) {
+		lan(t)
+		sandboxtest.Restrict(t, []string{"AF_UNIX", "AF_INET", "AF_INET6"})
+		if as, err := Addresses(); err == nil || !strings.HasPrefix(err.Error(), "mdns: ") {
+			t.Errorf("without AF_NETLINK: Addresses() = %v, %v; want an error of mdns's", as, err)
+		}
+	})
+}
+
+// askOn sends a query for hark.local's IPv4 address to the group from
+// from, out through the interface named on, and returns the addresses of
+// the first answer, or an error once every try went unanswered.
+func askOn(on string, from netip.Addr) ([]netip.Addr, error) {
+	ifc, err := net.InterfaceByName(on)
+	if err != nil {
+		return nil, err
+	}
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: from.AsSlice()})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if err := ipv4.NewPacketConn(c).SetMulticastInterface(ifc); err != nil {
+		return nil, err
+	}
+	m := question("hark.local.", dnsmessage.TypeA)
+	q, _ := m.Pack()
+	buf := make([]byte, 1500)
+	for range 10 {
+		c.WriteTo(q, group4)
+		c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		n, _, err := c.ReadFrom(buf)
+		if err != nil {
+			continue
+		}
+		var resp dnsmessage.Message
+		if err := resp.Unpack(buf[:n]); err != nil {
+			return nil, err
+		}
+		var out []netip.Addr
+		for _, rr := range resp.Answers {
+			if a, ok := rr.Body.(*dnsmessage.AResource); ok {
+				out = append(out, netip.AddrFrom4(a.A))
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("no answer on %s in 5 s", on)
+}
+
+// TestAnswersOnTheAccessPoint: a box on the household's network (eth0,
+// the default route) with its own access point open (ap0, no route) is
+// found by a phone on either: a query for hark.local that comes in on ap0
+// is answered with ap0's address, one on eth0 with eth0's.
+func TestAnswersOnTheAccessPoint(t *testing.T) {
+	sandboxtest.Run(t, func(t *testing.T) {
+		lan(t)
+		ip(t, "link add ap0 type veth peer name phone", "addr add 10.42.0.1/24 dev ap0", "link set phone up", "link set ap0 up")
+		r := &Responder{Host: "hark"}
+		ctx, cancel := context.WithCancel(t.Context())
+		served := make(chan error, 1)
+		go func() { served <- r.Serve(ctx) }()
+		defer func() {
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		}()
+		for _, tc := range []struct{ on, at string }{{"ap0", "10.42.0.1"}, {"eth0", "192.168.1.57"}} {
+			got, err := askOn(tc.on, netip.MustParseAddr(tc.at))
+			if err != nil || len(got) != 1 || got[0].String() != tc.at {
+				t.Errorf("a query for hark.local on %s: answered %v, %v; want %s alone", tc.on, got, err, tc.at)
+			}
+		}
 	})
 }

@@ -159,7 +159,9 @@ func newer(v, cur string) bool {
 // bundles and partial downloads in Download.Dir are removed, the
 // installed one with them: the slot holds it now, and the data partition
 // has no room to keep old bundles beside the next one. A bundle file
-// given as src elsewhere, or named otherwise, stays.
+// given as src elsewhere, or named otherwise, stays. Download.Dir is
+// locked meanwhile: another process installing into it is refused with
+// ErrBusy.
 func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)) (Result, error) {
 	a.mu.Lock()
 	if a.busy {
@@ -171,6 +173,13 @@ func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)
 	defer func() { a.mu.Lock(); a.busy = false; a.mu.Unlock() }()
 	if progress == nil {
 		progress = func(Progress) {}
+	}
+	if a.Download.Dir != "" {
+		unlock, err := a.Download.lock()
+		if err != nil {
+			return Result{}, err
+		}
+		defer unlock()
 	}
 
 	sys, err := a.RAUC.Status(ctx)
@@ -192,7 +201,7 @@ func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)
 				err = fmt.Errorf("%w: %s", err, why)
 			}
 		}
-		return Result{}, fmt.Errorf("update: %s: %w", bundle, err)
+		return Result{}, mark(fmt.Errorf("update: %s: %w", bundle, err), ErrUnverified)
 	}
 	if sys.Compatible != "" && info.Compatible != sys.Compatible {
 		return Result{}, fmt.Errorf("update: %s is for %q, this box is %q: %w", bundle, info.Compatible, sys.Compatible, ErrIncompatible)
@@ -234,9 +243,9 @@ func (a *Agent) fetch(ctx context.Context, src string, sys System, cur string, p
 		if !a.AllowDowngrade && !newer(m.Version, cur) {
 			return "", fmt.Errorf("update: the server offers %s, the box runs %s: %w", m.Version, cur, ErrNotNewer)
 		}
-		return a.Download.Fetch(ctx, m, progress)
+		return a.download(ctx, m, progress)
 	case isURL:
-		return a.Download.Fetch(ctx, Manifest{Version: "download", URL: src}, progress)
+		return a.download(ctx, Manifest{Version: "download", URL: src}, progress)
 	}
 	st, err := os.Stat(src)
 	if err != nil {
@@ -246,6 +255,15 @@ func (a *Agent) fetch(ctx context.Context, src string, sys System, cur string, p
 		return "", fmt.Errorf("update: %s is not a bundle file", src)
 	}
 	return src, nil
+}
+
+// download fetches m's bundle, its failure marked ErrDownload.
+func (a *Agent) download(ctx context.Context, m Manifest, progress func(Progress)) (string, error) {
+	b, err := a.Download.Fetch(ctx, m, progress)
+	if err != nil {
+		return "", mark(err, ErrDownload)
+	}
+	return b, nil
 }
 
 // RebootWhenIdle waits until the speaker is idle, then reboots.

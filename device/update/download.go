@@ -35,7 +35,8 @@ type Progress struct {
 // while it downloads. Those names are the Downloader's own: it removes
 // such files of other versions before a download (see Fetch), and
 // Agent.Install removes them all once RAUC has written a bundle into a
-// slot. Nothing else in Dir is touched.
+// slot. Nothing else in Dir is touched. Fetch does not lock Dir;
+// Agent.Install does, around its download and install.
 type Downloader struct {
 	HTTP *http.Client
 	// Dir keeps the bundle and its partial download; on the box it is on

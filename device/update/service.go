@@ -201,6 +201,11 @@ func (s *Service) install(ctx context.Context, src string, progress func(Progres
 	if kerr := s.state.Keep(rec); kerr != nil {
 		s.agent.log().Warn("could not record the install", "err", kerr)
 	}
+	if err == nil {
+		if cerr := s.state.clearSkip(); cerr != nil {
+			s.agent.log().Warn("could not forget the last skip", "err", cerr)
+		}
+	}
 	return res, err
 }
 

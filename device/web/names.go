@@ -20,6 +20,7 @@ type names struct {
 	now   func() time.Time
 
 	mu    sync.Mutex
+	added []string  // names given by add
 	at    time.Time // when own was read
 	own   map[string]bool
 	addrs map[netip.Addr]bool
@@ -65,6 +66,9 @@ func (n *names) refresh() {
 	for _, e := range n.extra {
 		n.own[e] = true
 	}
+	for _, e := range n.added {
+		n.own[e] = true
+	}
 	if host, err := os.Hostname(); err == nil && host != "" {
 		host = strings.ToLower(host)
 		n.own[host], n.own[host+".local"] = true, true
@@ -76,6 +80,17 @@ func (n *names) refresh() {
 				n.addrs[p.Addr().Unmap().WithZone("")] = true
 			}
 		}
+	}
+}
+
+// add makes name one of the page's from now on.
+func (n *names) add(name string) {
+	name = strings.ToLower(strings.TrimSuffix(name, "."))
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.added = append(n.added, name)
+	if n.own != nil {
+		n.own[name] = true
 	}
 }
 

@@ -224,6 +224,28 @@ func TestOwnAddressInHarkServiceSandbox(t *testing.T) {
 	})
 }
 
+// TestTheNameClaimedOnTheNetworkIsServed: a box that found its name taken
+// by another box in the house and claimed hark-2.local instead is opened
+// at that name once AddName is told, not before.
+func TestTheNameClaimedOnTheNetworkIsServed(t *testing.T) {
+	r := newRig(t)
+	r.setUp()
+	get := func(host string) int {
+		req := httptest.NewRequest("GET", "/login", nil)
+		req.Host, req.RemoteAddr = host, "192.168.1.20:5000"
+		w := httptest.NewRecorder()
+		r.h.ServeHTTP(w, req)
+		return w.Code
+	}
+	if code := get("hark-2.local:8080"); code != http.StatusMisdirectedRequest {
+		t.Errorf("Host hark-2.local before it was claimed: %d, want 421", code)
+	}
+	r.srv.AddName("HARK-2.local")
+	if code := get("hark-2.local:8080"); code != http.StatusOK && code != http.StatusSeeOther {
+		t.Errorf("Host hark-2.local once claimed: %d, want it served", code)
+	}
+}
+
 // TestOtherNamesAndOriginsAreRefused: a page elsewhere that points its
 // name at the box (DNS rebinding) or posts a form to it is refused; the
 // box's own names and addresses are served.

@@ -101,6 +101,11 @@ func (s *Server) SetLocation(loc *time.Location) {
 	}
 }
 
+// AddName makes the page answer to name too, from the next request on:
+// the name mDNS claimed for the box ("hark-2.local") when another machine
+// in the house has the machine's own.
+func (s *Server) AddName(name string) { s.names.add(name) }
+
 // location is the household's time zone now.
 func (s *Server) location() *time.Location { return s.zone.Load() }
 

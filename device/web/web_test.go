@@ -355,7 +355,7 @@ func newRigIn(t testing.TB, loc *time.Location) *rig {
 		convs: []control.Conversation{{ID: "c1", Exchanges: []control.Exchange{{At: time.Now(), User: "hello", Assistant: "Hi there."}}},
 			{ID: "c2", Exchanges: []control.Exchange{{At: time.Now(), User: "what time is it", Assistant: "Ten past nine."}}}}}
 	r := &rig{t: t, house: h, now: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC),
-		updates:  &updates{st: control.UpdateStatus{Running: "1.3.2", Other: "B", Slots: []control.UpdateSlot{{Name: "A", State: "booted", Version: "1.3.2", Good: "good"}, {Name: "B", State: "inactive", Version: "1.3.1"}}}},
+		updates:  &updates{st: control.UpdateStatus{Running: "1.3.2", Other: "B", Skipped: "2 Mar 04:10: 1.3.3 was not installed: the download failed", Slots: []control.UpdateSlot{{Name: "A", State: "booted", Version: "1.3.2", Good: "good"}, {Name: "B", State: "inactive", Version: "1.3.1"}}}},
 		settings: &settings{running: map[string]string{"assistant.name": "Jarvis", "audio.volume": "70", "listen.mode": "tap", "ollama.host": "gpu.lan", "whisper.language": "auto"}, saved: map[string]string{}}}
 	api := control.API{Box: &box{state: "idle"}, Alerts: h, Secrets: secretStore{h}, Commands: commands{}, Memory: memory{h},
 		Settings: r.settings, Updates: r.updates, Logs: logs{"time=1 level=INFO msg=started", "time=2 level=WARN msg=\"model slow\"", "time=3 level=DEBUG msg=detail"}}
@@ -535,6 +535,9 @@ func TestEveryPageRenders(t *testing.T) {
 		if w.Header().Get("Content-Security-Policy") == "" || w.Header().Get("X-Frame-Options") != "DENY" {
 			t.Errorf("GET %s: headers %v", p, w.Header())
 		}
+	}
+	if w := b.do("GET", "/updates", nil); !strings.Contains(w.Body.String(), "2 Mar 04:10: 1.3.3 was not installed: the download failed") {
+		t.Error("the updates page does not say why the update timer left a version alone")
 	}
 	if w := b.do("GET", "/no/such/page", nil); w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), "There is no page at /no/such/page.") {
 		t.Errorf("an unknown page: %d", w.Code)

@@ -33,6 +33,12 @@ type Alert struct {
 	// Missed is said instead, once the box can speak again, when the
 	// alert could not be heard (the speaker was gone).
 	Missed string
+	// MissedAt words Missed for the time it is told ("yesterday at
+	// 10:10 PM" after midnight); Stale is when it is too old to tell
+	// (MissedFor after it went off; zero when that is not known): the
+	// Ringer drops it then, and calls Told.
+	MissedAt func(now time.Time) string
+	Stale    time.Time
 	// Done is called once the alert has stopped ringing, however it
 	// stopped, or was dropped before it rang: the Ringer must call it.
 	Done func()
@@ -159,7 +165,7 @@ func (s *Service) Run(ctx context.Context, r Ringer) error {
 		s.ringing[id] = a.Item
 		s.mu.Unlock()
 		m := missedOf(a)
-		r.Ring(Alert{ID: id, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed(a.At), Done: func() { s.stopped(id) },
+		r.Ring(Alert{ID: id, Announcement: a.Announcement(), Language: a.Item.Lang, Missed: a.Missed(a.At), MissedAt: a.Missed, Stale: stale(a.At), Done: func() { s.stopped(id) },
 			Unheard: func() { s.unheard(keep, m) }, Told: func() { s.clearMissed(keep, m) }})
 	})
 	if err != nil && ctx.Err() == nil {

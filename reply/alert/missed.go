@@ -25,6 +25,15 @@ var _ MissedStore = (*storage.Missed)(nil)
 // tea timer went off" days later helps nobody.
 const MissedFor = 24 * time.Hour
 
+// stale is when an alert that went off at at is too old to tell; zero
+// when at is not known (it went off before the clock was set).
+func stale(at time.Time) time.Time {
+	if at.IsZero() {
+		return time.Time{}
+	}
+	return at.Add(MissedFor)
+}
+
 // missedOf is the record of a kept until it is told. Its id tells apart
 // the goings-off of one repeating alarm.
 func missedOf(a schedule.Alert) storage.MissedAlert {
@@ -108,7 +117,8 @@ func (s *Service) tellMissed(ctx context.Context, r Ringer) {
 				s.handed[m.ID] = true
 				s.mu.Unlock()
 				a := schedule.Alert{Item: m.Item, At: m.At, LateBy: m.LateBy}
-				r.Tell(Alert{ID: m.Item.ID, Language: m.Item.Lang, Missed: a.Missed(now), Told: func() { s.clearMissed(context.WithoutCancel(ctx), m) }})
+				r.Tell(Alert{ID: m.Item.ID, Language: m.Item.Lang, Missed: a.Missed(now), MissedAt: a.Missed, Stale: stale(m.At),
+					Told: func() { s.clearMissed(context.WithoutCancel(ctx), m) }})
 			}
 		}
 		kept = wait

@@ -258,3 +258,46 @@ func TestUnheardAlertWaitsForTheClock(t *testing.T) {
 		s.stop()
 	})
 }
+
+// TestUnheardAlertIsWordedWhenTold: an alert that rings unheard is kept by
+// the ringer in this run, and may be told hours later: the ringer gets
+// what to say worded for the time it tells it ("yesterday" once the day
+// has changed), and when it is too old to tell (MissedFor after it went
+// off), as the ones kept on disk are. So does one handed over after a
+// restart.
+func TestUnheardAlertIsWordedWhenTold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		clk := newBoard(true)
+		time.Sleep(22 * time.Hour)
+		s := startOver(t, dir, clk)
+		ringUnheard(t, s, 10*time.Minute) // at 22:10
+		rung, _ := s.bell.seen()
+		went := time.Now()
+		const want = "While my speaker was gone, an alert went off yesterday at 10:10 PM: Your tea timer is done."
+		if rung[0].MissedAt == nil || rung[0].MissedAt(went.Add(3*time.Hour)) != want {
+			t.Errorf("rung with no wording for later, or told three hours later as %q; want %q", missedAt(rung[0], went.Add(3*time.Hour)), want)
+		}
+		if got := rung[0].Stale.Sub(went); got != MissedFor {
+			t.Errorf("rung stale %v after it went off, want %v", got, MissedFor)
+		}
+		s.stop()
+
+		time.Sleep(time.Hour)
+		s = startOver(t, dir, clk)
+		synctest.Wait()
+		told := s.bell.toTell()
+		if len(told) != 1 || missedAt(told[0], went.Add(3*time.Hour)) != want || told[0].Stale.Sub(went) != MissedFor {
+			t.Errorf("handed over after a restart: %+v; want it worded when told and stale %v after it went off", told, MissedFor)
+		}
+		s.stop()
+	})
+}
+
+// missedAt is what a says, told at now.
+func missedAt(a Alert, now time.Time) string {
+	if a.MissedAt == nil {
+		return a.Missed
+	}
+	return a.MissedAt(now)
+}

@@ -1,0 +1,281 @@
+package mdns
+
+import (
+	"bytes"
+	"cmp"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
+)
+
+// How Serve claims its host name (RFC 6762 8 and 9): it waits up to
+// probeEvery, sends probeCount probes probeEvery apart, and, when no
+// other machine answered for the name, announces it announceCount times
+// announceEvery apart. A machine that probes the same name at the same
+// time and wins the tie is given deferToWinner before the name is probed
+// again. After conflictBurst conflicts in conflictWindow it waits
+// conflictPause before the next probe, so that two broken responders do
+// not flood the network.
+const (
+	probeEvery     = 250 * time.Millisecond
+	probeCount     = 3
+	announceEvery  = time.Second
+	announceCount  = 2
+	deferToWinner  = time.Second
+	conflictBurst  = 15
+	conflictWindow = 10 * time.Second
+	conflictPause  = 5 * time.Second
+)
+
+// message is a message heard on a connection, and the addresses the host
+// name stands for there.
+type message struct {
+	msg   dnsmessage.Message
+	addrs []netip.Addr
+}
+
+// claim is Serve's claim of the host name. Only Serve's goroutine uses
+// it; the name itself is in the Responder, for its answers.
+type claim struct {
+	r     *Responder
+	log   *slog.Logger
+	base  string
+	timer *time.Timer // the next probe or announcement
+
+	tries     int // the name probed is nameFor(base, tries)
+	probes    int // probes sent since probing began
+	announced int // announcements sent since the name was claimed
+	told      string
+	conflicts []time.Time // recent ones, for conflictBurst
+}
+
+func (r *Responder) newClaim(log *slog.Logger) *claim {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &claim{r: r, log: log, base: strings.ToLower(r.Host), tries: 1, timer: t}
+}
+
+// nameFor is the n-th host name to try: base, then base-2, base-3...,
+// base shortened to keep a DNS label's 63 bytes.
+func nameFor(base string, n int) string {
+	if n <= 1 {
+		return base
+	}
+	suffix := "-" + strconv.Itoa(n)
+	if len(base)+len(suffix) > 63 {
+		base = base[:63-len(suffix)]
+	}
+	return base + suffix
+}
+
+// probe begins probing the name after delay; until it is claimed the
+// responder answers nothing.
+func (c *claim) probe(delay time.Duration) {
+	c.r.mu.Lock()
+	c.r.probing, c.r.name = true, nameFor(c.base, c.tries)
+	c.r.mu.Unlock()
+	c.probes, c.announced = 0, 0
+	c.timer.Reset(delay)
+}
+
+func (c *claim) probing() bool {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	return c.r.probing
+}
+
+// next sends the next probe or announcement, when its time came.
+func (c *claim) next() {
+	switch {
+	case c.probes < probeCount:
+		c.send(c.r.probe)
+		c.probes++
+		c.timer.Reset(probeEvery)
+	case c.announced < announceCount:
+		if c.announced == 0 {
+			c.won()
+		}
+		c.send(c.r.announcement)
+		c.announced++
+		if c.announced < announceCount {
+			c.timer.Reset(announceEvery)
+		}
+	}
+}
+
+// won makes the name probed the responder's, and says so when it is new.
+func (c *claim) won() {
+	c.r.mu.Lock()
+	c.r.probing = false
+	name := c.r.name
+	c.r.mu.Unlock()
+	if name == c.told {
+		return
+	}
+	c.told = name
+	if c.tries > 1 {
+		c.log.Warn("mDNS: another machine has the host name; this box is found by another", "wanted", c.base+".local", "name", name+".local")
+	} else {
+		c.log.Info("mDNS claimed the host name", "name", name+".local")
+	}
+	if c.r.Claimed != nil {
+		c.r.Claimed(name)
+	}
+}
+
+// send sends what build makes for each connection's addresses to its
+// group.
+func (c *claim) send(build func([]netip.Addr) ([]byte, bool)) {
+	c.r.mu.Lock()
+	groups := maps.Clone(c.r.groups)
+	c.r.mu.Unlock()
+	for conn, j := range groups {
+		if b, ok := build(j.addrs()); ok {
+			conn.WriteTo(b, j.group)
+		}
+	}
+}
+
+// heard looks at a message heard on a connection for the host name: a
+// response that gives it another machine's address is a conflict; a
+// probe for it from another machine while it is probed here is a tie,
+// which the greater records win (RFC 6762 8.2).
+func (c *claim) heard(m message) {
+	name := c.r.hostName()
+	if m.msg.Response {
+		if c.foreign(append(slices.Clone(m.msg.Answers), m.msg.Additionals...), name) {
+			c.conflict()
+		}
+		return
+	}
+	if !c.probing() {
+		return // claimed: serveConn answered the probe, which defends the name
+	}
+	var theirs []dnsmessage.Resource
+	for _, rr := range m.msg.Authorities {
+		if strings.EqualFold(rr.Header.Name.String(), name) && addrOf(rr).IsValid() {
+			theirs = append(theirs, rr)
+		}
+	}
+	if !c.foreign(theirs, name) {
+		return // none, or this machine's own probe heard on another interface
+	}
+	if rank(c.r.hostRecords(dnsmessage.TypeALL, 0, m.addrs), theirs) < 0 {
+		c.log.Debug("mDNS: another machine probes the host name too, and wins the tie; probing again in a second", "name", name)
+		c.probes, c.announced = 0, 0
+		c.timer.Reset(deferToWinner)
+	}
+}
+
+// conflict starts probing again: the next name when the name was still
+// probed, the same one when it was claimed (the other machine may be
+// gone, or give way).
+func (c *claim) conflict() {
+	now := time.Now()
+	c.conflicts = append(slices.DeleteFunc(c.conflicts, func(t time.Time) bool { return now.Sub(t) > conflictWindow }), now)
+	delay := rand.N(probeEvery)
+	if len(c.conflicts) >= conflictBurst {
+		delay = conflictPause
+	}
+	name := c.r.Name()
+	if c.probing() {
+		c.tries++
+		c.log.Info("mDNS: another machine answers for the host name; probing the next", "name", name+".local", "next", nameFor(c.base, c.tries)+".local")
+	} else {
+		c.log.Info("mDNS: another machine answers for the host name too; probing it again", "name", name+".local")
+	}
+	c.probe(delay)
+}
+
+// foreign reports whether a record among rrs gives name an address that
+// is none of this machine's: another machine claims it. A goodbye (time
+// to live 0) claims nothing.
+func (c *claim) foreign(rrs []dnsmessage.Resource, name string) bool {
+	c.r.mu.Lock()
+	groups := slices.Collect(maps.Values(c.r.groups))
+	c.r.mu.Unlock()
+	own := map[netip.Addr]bool{}
+	for _, j := range groups {
+		for _, a := range j.addrs() {
+			own[a] = true
+		}
+	}
+	for _, rr := range rrs {
+		if a := addrOf(rr); a.IsValid() && rr.Header.TTL > 0 && strings.EqualFold(rr.Header.Name.String(), name) && !own[a] {
+			return true
+		}
+	}
+	return false
+}
+
+// addrOf is an A or AAAA record's address; the zero Addr for another.
+func addrOf(rr dnsmessage.Resource) netip.Addr {
+	switch b := rr.Body.(type) {
+	case *dnsmessage.AResource:
+		return netip.AddrFrom4(b.A)
+	case *dnsmessage.AAAAResource:
+		return netip.AddrFrom16(b.AAAA).Unmap()
+	}
+	return netip.Addr{}
+}
+
+// rank compares two machines' records for a name as RFC 6762 8.2 does:
+// each set sorted, then record by record by class (the cache-flush bit
+// left out), type and data as bytes; a set that runs out first is the
+// lesser. It is negative when ours lose.
+func rank(ours, theirs []dnsmessage.Resource) int {
+	type key struct {
+		class, typ uint16
+		data       []byte
+	}
+	keys := func(rrs []dnsmessage.Resource) []key {
+		var out []key
+		for _, rr := range rrs {
+			a := addrOf(rr)
+			if !a.IsValid() {
+				continue
+			}
+			data := a.AsSlice()
+			if rr.Header.Type == dnsmessage.TypeAAAA {
+				b := a.As16()
+				data = b[:]
+			}
+			out = append(out, key{uint16(rr.Header.Class) &^ 0x8000, uint16(rr.Header.Type), data})
+		}
+		slices.SortFunc(out, func(a, b key) int {
+			return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.typ, b.typ), bytes.Compare(a.data, b.data))
+		})
+		return out
+	}
+	a, b := keys(ours), keys(theirs)
+	for i := range min(len(a), len(b)) {
+		if c := cmp.Or(cmp.Compare(a[i].class, b[i].class), cmp.Compare(a[i].typ, b[i].typ), bytes.Compare(a[i].data, b[i].data)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// probe is the query that probes the host name: any record of it, with
+// the records the responder would claim for addrs (cache-flush bit
+// clear). It asks for the answer by multicast: the group's connection
+// does not receive a unicast one.
+func (r *Responder) probe(addrs []netip.Addr) ([]byte, bool) {
+	recs := r.hostRecords(dnsmessage.TypeALL, r.ttl(false), addrs)
+	for i := range recs {
+		recs[i].Header.Class &^= 0x8000
+	}
+	q := dnsmessage.Message{
+		Questions:   []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET}},
+		Authorities: recs,
+	}
+	b, err := q.Pack()
+	return b, err == nil
+}

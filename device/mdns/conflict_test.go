@@ -1,0 +1,288 @@
+package mdns
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
+)
+
+// hub is one link's multicast, in memory: what a port sends to its group
+// reaches every other port on the hub that joined the group, what it
+// sends to an address reaches the port at that address. A partitioned
+// hub carries nothing between its sides, as two networks not yet joined.
+type hub struct {
+	mu          sync.Mutex
+	ports       []*port
+	partitioned bool
+}
+
+// port is a connection on a hub.
+type port struct {
+	hub   *hub
+	addr  *net.UDPAddr
+	group *net.UDPAddr
+	side  int
+	in    chan packet
+	gone  chan struct{}
+	once  sync.Once
+}
+
+type packet struct {
+	b    []byte
+	from net.Addr
+}
+
+func (h *hub) join(at string, side int, group *net.UDPAddr) *port {
+	p := &port{hub: h, addr: &net.UDPAddr{IP: net.ParseIP(at), Port: Port}, group: group, side: side, in: make(chan packet, 64), gone: make(chan struct{})}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ports = append(h.ports, p)
+	return p
+}
+
+func (h *hub) partition(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.partitioned = on
+}
+
+func (p *port) ReadFrom(b []byte) (int, net.Addr, error) {
+	select {
+	case pk := <-p.in:
+		return copy(b, pk.b), pk.from, nil
+	case <-p.gone:
+		return 0, nil, net.ErrClosed
+	}
+}
+
+func (p *port) WriteTo(b []byte, to net.Addr) (int, error) {
+	ua := to.(*net.UDPAddr)
+	p.hub.mu.Lock()
+	defer p.hub.mu.Unlock()
+	for _, o := range p.hub.ports {
+		if o == p || (p.hub.partitioned && o.side != p.side) {
+			continue
+		}
+		if ua.IP.Equal(o.group.IP) || (ua.IP.Equal(o.addr.IP) && ua.Port == o.addr.Port) {
+			select {
+			case o.in <- packet{slices.Clone(b), p.addr}:
+			case <-o.gone:
+			default: // a full queue drops, as a network does
+			}
+		}
+	}
+	return len(b), nil
+}
+
+func (p *port) Close() error {
+	p.once.Do(func() { close(p.gone) })
+	p.hub.mu.Lock()
+	defer p.hub.mu.Unlock()
+	p.hub.ports = slices.DeleteFunc(p.hub.ports, func(o *port) bool { return o == p })
+	return nil
+}
+
+func (p *port) LocalAddr() net.Addr              { return p.addr }
+func (p *port) SetDeadline(time.Time) error      { return nil }
+func (p *port) SetReadDeadline(time.Time) error  { return nil }
+func (p *port) SetWriteDeadline(time.Time) error { return nil }
+
+// boxOn is a box on the hub at address at, on the hub's side side,
+// telling claimed the names it claims; it serves until the test ends.
+func boxOn(t *testing.T, h *hub, at string, side int, claimed func(string)) *Responder {
+	r := &Responder{Host: "hark", Services: []Service{{Instance: "Hark " + at, Type: "_https._tcp", Port: 8080}}, Claimed: claimed}
+	l := linkOf(2, "eth0", lanFlags, at+"/24")
+	r.interfaces = func() ([]link, error) { return []link{l}, nil }
+	r.listen = func(g *net.UDPAddr, _ *net.Interface) (net.PacketConn, error) { return h.join(at, side, g), nil }
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Serve(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return r
+}
+
+// resolve asks the hub's group for name's IPv4 addresses, as a phone does,
+// and gathers the answers for a second.
+func resolve(t *testing.T, h *hub, name string) []string {
+	t.Helper()
+	return resolveWithin(t, h, name, time.Second)
+}
+
+// resolveWithin is resolve gathering the answers for within.
+func resolveWithin(t *testing.T, h *hub, name string, within time.Duration) []string {
+	t.Helper()
+	phone := h.join("192.168.1.99", 0, group4)
+	defer phone.Close()
+	m := question(name, dnsmessage.TypeA)
+	q, _ := m.Pack()
+	phone.WriteTo(q, group4)
+	var got []string
+	ctx, cancel := context.WithTimeout(t.Context(), within)
+	defer cancel()
+	context.AfterFunc(ctx, func() { phone.Close() })
+	buf := make([]byte, 9000)
+	for {
+		n, _, err := phone.ReadFrom(buf)
+		if err != nil {
+			break
+		}
+		var resp dnsmessage.Message
+		if resp.Unpack(buf[:n]) != nil || !resp.Response {
+			continue
+		}
+		for _, rr := range resp.Answers {
+			if a, ok := rr.Body.(*dnsmessage.AResource); ok && rr.Header.Name.String() == name && rr.Header.TTL > 0 {
+				got = append(got, netip.AddrFrom4(a.A).String())
+			}
+		}
+	}
+	slices.Sort(got)
+	return slices.Compact(got)
+}
+
+// TestSecondBoxTakesTheNextName: a box that comes to a house where
+// another already answers for hark.local probes the name first (RFC 6762
+// 8.1), hears it defended, and claims hark-2.local instead; each name
+// then stands for one box.
+func TestSecondBoxTakesTheNextName(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		first := boxOn(t, h, "192.168.1.57", 0, nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		second := boxOn(t, h, "192.168.1.58", 0, nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if first.Name() != "hark" || second.Name() != "hark-2" {
+			t.Errorf("the first box is %q, the second %q; want hark and hark-2", first.Name(), second.Name())
+		}
+		if got := resolve(t, h, "hark.local."); !slices.Equal(got, []string{"192.168.1.57"}) {
+			t.Errorf("hark.local stands for %v, want the first box alone", got)
+		}
+		if got := resolve(t, h, "hark-2.local."); !slices.Equal(got, []string{"192.168.1.58"}) {
+			t.Errorf("hark-2.local stands for %v, want the second box alone", got)
+		}
+	})
+}
+
+// TestBoxesStartingTogether: two boxes that power up at once (after a
+// power cut) probe hark.local at the same time; the tie is broken (RFC
+// 6762 8.2), one keeps the name and the other takes hark-2, and a third
+// takes hark-3.
+func TestBoxesStartingTogether(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		a := boxOn(t, h, "192.168.1.57", 0, nil)
+		b := boxOn(t, h, "192.168.1.58", 0, nil)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		got := []string{a.Name(), b.Name()}
+		slices.Sort(got)
+		if !slices.Equal(got, []string{"hark", "hark-2"}) {
+			t.Fatalf("two boxes started together are named %v, want hark and hark-2", got)
+		}
+		c := boxOn(t, h, "192.168.1.59", 0, nil)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if c.Name() != "hark-3" {
+			t.Errorf("a third box is named %q, want hark-3", c.Name())
+		}
+		for _, name := range []string{"hark.local.", "hark-2.local.", "hark-3.local."} {
+			if got := resolve(t, h, name); len(got) != 1 {
+				t.Errorf("%s stands for %v, want one box", name, got)
+			}
+		}
+	})
+}
+
+// TestConflictSeenLater: two boxes that each claimed hark.local on
+// networks apart (a Wi-Fi extender not yet bridged) meet later; the first
+// answer that shows both owners sets them probing again, and one of them
+// moves to hark-2. The one that moves says so through Claimed.
+func TestConflictSeenLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		h.partition(true)
+		var mu sync.Mutex
+		var claimed []string
+		tell := func(name string) {
+			mu.Lock()
+			defer mu.Unlock()
+			claimed = append(claimed, name)
+		}
+		a := boxOn(t, h, "192.168.1.57", 0, tell)
+		b := boxOn(t, h, "192.168.1.58", 1, tell)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if a.Name() != "hark" || b.Name() != "hark" {
+			t.Fatalf("apart, the boxes are %q and %q; want both hark", a.Name(), b.Name())
+		}
+		h.partition(false)
+		resolve(t, h, "hark.local.") // both answer
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		got := []string{a.Name(), b.Name()}
+		slices.Sort(got)
+		if !slices.Equal(got, []string{"hark", "hark-2"}) {
+			t.Fatalf("after they met the boxes are named %v, want hark and hark-2", got)
+		}
+		if got := resolve(t, h, "hark.local."); len(got) != 1 {
+			t.Errorf("hark.local stands for %v, want one box", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Contains(claimed, "hark-2") {
+			t.Errorf("claimed %v: the move to hark-2 was not told", claimed)
+		}
+	})
+}
+
+// TestNoAnswerWhileProbing: until the name is claimed (3 probes 250 ms
+// apart, RFC 6762 8.1) a query for it is not answered; after, it is.
+func TestNoAnswerWhileProbing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		boxOn(t, h, "192.168.1.57", 0, nil)
+		time.Sleep(100 * time.Millisecond)
+		if got := resolveWithin(t, h, "hark.local.", probeEvery*probeCount-100*time.Millisecond); len(got) != 0 {
+			t.Errorf("while probing, hark.local was answered with %v", got)
+		}
+		time.Sleep(claiming)
+		if got := resolve(t, h, "hark.local."); !slices.Equal(got, []string{"192.168.1.57"}) {
+			t.Errorf("after probing, hark.local stands for %v, want the box", got)
+		}
+	})
+}
+
+func TestNameFor(t *testing.T) {
+	for _, tc := range []struct {
+		base string
+		n    int
+		want string
+	}{{"hark", 1, "hark"}, {"hark", 2, "hark-2"}, {"hark", 12, "hark-12"}, {string(make63('a')), 3, string(make63('a'))[:61] + "-3"}} {
+		if got := nameFor(tc.base, tc.n); got != tc.want {
+			t.Errorf("nameFor(%q, %d) = %q, want %q", tc.base, tc.n, got, tc.want)
+		}
+	}
+}
+
+func make63(c byte) []byte {
+	b := make([]byte, 63)
+	for i := range b {
+		b[i] = c
+	}
+	return b
+}
