@@ -27,7 +27,9 @@ import (
 // same words would be: "password", "API Key", "Front door code",
 // "tokens", and an HTTP client's headers ("x-api-key", "Authorization",
 // whose bare value on a header's line is hidden with its scheme:
-// "Authorization: Basic dXNlcjpwYXNz"). A "type" is a schema's word, and most say nothing secret
+// "Authorization: Basic dXNlcjpwYXNz", or when it is shaped like a token,
+// but not a word of prose: "Authorization: pending"). A "type" is a
+// schema's word, and most say nothing secret
 // ("light", "text", "pass"): it names a credential only as a key in the
 // singular would, not by "pass" alone, or says the value is concealed
 // (1Password's "CONCEALED", AWS's "SecureString"). A "content" is not a
@@ -237,6 +239,9 @@ func pairAt(s string, sep int, found []secret) []secret {
 	if quote == 0 && header {
 		end = credentialsAfterScheme(s, start, end)
 		value = s[start:end]
+		if !headerCredentials(value) {
+			return found
+		}
 	}
 	if byName {
 		if named, spare := namedBySibling(s, at, level); !named || spare.is(value) {
@@ -259,6 +264,68 @@ func credentialsAfterScheme(s string, start, end int) int {
 		return end
 	}
 	return bareWord(s, end+1, end+1)
+}
+
+// headerCredentials reports whether the bare value of an Authorization
+// header, with its scheme's credentials (credentialsAfterScheme), holds
+// credentials: a scheme and what follows it, or a value shaped like a
+// token. The header's name in prose is followed by a plain word
+// ("Authorization: pending", "Authorization: Basic auth is on"), and a
+// scheme said alone holds nothing.
+func headerCredentials(v string) bool {
+	if scheme, creds, ok := strings.Cut(v, " "); ok && authSchemes[strings.ToLower(scheme)] {
+		return !plainWord(creds)
+	}
+	return tokenShaped(v)
+}
+
+// maxPlainWord bounds the length of a plain word: a longer run of
+// letters is no word of prose.
+const maxPlainWord = 24
+
+// plainWord reports a word of prose: letters only, in lower case, or in
+// capitals, or with a capital first ("pending", "NONE", "Required").
+func plainWord(v string) bool {
+	if v == "" || len(v) > maxPlainWord {
+		return false
+	}
+	upper, lower := false, false
+	for i := 0; i < len(v); i++ {
+		if !isLetter(v[i]) {
+			return false
+		}
+		if i > 0 {
+			upper, lower = upper || isUpper(v[i]), lower || isLower(v[i])
+		}
+	}
+	return !(upper && lower)
+}
+
+// minToken bounds a token's length from below.
+const minToken = 6
+
+// tokenShaped reports a value written as a generated token is: in
+// letters, digits and "-_.~+/=%", with a letter and a digit in it
+// ("abc123", a hex digest, a UUID), or a lower-case letter followed by a
+// capital (base64: "dXNlcjpwYXNz"), or a long run of digits. A word of
+// prose, a hyphenated one ("pre-approved"), a count or a date is not.
+func tokenShaped(v string) bool {
+	if len(v) < minToken {
+		return false
+	}
+	letters, digits, camel := 0, 0, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			digits++
+		case isLetter(c):
+			letters++
+			camel = camel || isUpper(c) && i > 0 && isLower(v[i-1])
+		case strings.IndexByte("-_.~+/=%", c) < 0:
+			return false
+		}
+	}
+	return letters > 0 && digits > 0 || camel || digits >= 16
 }
 
 // itemsAt adds to found the values, separated by commas, at s[p] of a

@@ -443,3 +443,27 @@ func TestCredentialsInHeaders(t *testing.T) {
 	}
 	redactsInJSONStrings(t, tests)
 }
+
+// A header's line hides its credentials: a scheme and what follows it,
+// or a value shaped like a token. The same name in prose ("Authorization:
+// pending") is followed by a plain word, which stays, as does a scheme
+// said alone.
+func TestAuthorizationHeaderKeepsPlainWords(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Authorization: Bearer abc123", "Authorization: [SECRET_1]"},
+		{"Authorization: Basic dXNlcjpwYXNz", "Authorization: [SECRET_1]"},
+		{"Authorization: Token 9944b09199c62bcf9418ad846dd0e4bb", "Authorization: [SECRET_1]"},
+		{"Authorization: k9w2mz7q\nAccept: */*", "Authorization: [SECRET_1]\nAccept: */*"},
+		{"Proxy-Authorization: dXNlcjpwYXNz", "Proxy-Authorization: [SECRET_1]"},
+		{"authorization=k9w2mz7q&q=1", "authorization=[SECRET_1]&q=1"},
+		// Prose, and a scheme without credentials.
+		{"Authorization: pending", ""},
+		{"Authorization: required", ""},
+		{"Status: failed. Authorization: Required. Try again.", ""},
+		{"authorization: NONE, retry: yes", ""},
+		{"Authorization: Bearer", ""},
+		{"Authorization: Basic auth is enabled", ""},
+		{"Authorization: pre-approved by the landlord", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
