@@ -51,6 +51,18 @@ import (
 // A bare key (a config's, an environment's, a URL query's) must be of
 // two words or more, as a single word is read by the sentence patterns;
 // in the plural it takes values separated by commas (API_KEYS=k9w2,r4t8).
+//
+// A session's id signs in as a password does, but "session" names other
+// things too: under a key or a label that names a session ("session_id",
+// "sessionKey", "sid", "connect.sid", "PHPSESSID") a value goes only when
+// it is shaped like a token ("session": "evening" stays). A bare "sid" or
+// "PHPSESSID" is a key, but a bare "session" is prose's. A Cookie or
+// Set-Cookie header, on its line, under its key or named by a label (a
+// HAR file's headers), hides the values of its cookies and keeps their
+// names and a Set-Cookie's attributes:
+//
+//	Cookie: sessionid=[SECRET_1]; csrftoken=[SECRET_2]
+//	Set-Cookie: session=[SECRET_3]; Path=/; HttpOnly
 
 // credentialWords are the last words of a key that name a credential.
 // An HTTP header's name is a key too: "Authorization" holds a scheme and
@@ -204,12 +216,17 @@ func pairAt(s string, sep int, found []secret) []secret {
 		var room [8]string
 		words := keyWords(key, room[:0])
 		header = len(words) > 0 && words[len(words)-1] == "authorization"
+		cookies := cookieHeader(words) && s[sep] == ':'
 		switch {
-		case quote == 0 && len(words) < 2 && !header:
+		case quote == 0 && len(words) < 2 && !header && !cookies && !(namesSession(words) && words[0] != "session"):
 			return found
 		case credential(words):
 		case credentials(words):
 			plural, spare.counts = true, countable(words)
+		case namesSession(words):
+			spare.shape = tokenShaped
+		case cookies:
+			spare.cookies = true
 		default:
 			return found
 		}
@@ -232,6 +249,9 @@ func pairAt(s string, sep int, found []secret) []secret {
 	if quote == 0 && plural {
 		return itemsAt(s, p, spare, found)
 	}
+	if quote == 0 && spare.cookies {
+		return cookiesAt(s, p, len(s), found)
+	}
 	start, end, value := valueAt(s, p, quote, level)
 	if start < 0 || spare.is(value) {
 		return found
@@ -244,9 +264,13 @@ func pairAt(s string, sep int, found []secret) []secret {
 		}
 	}
 	if byName {
-		if named, spare := namedBySibling(s, at, level); !named || spare.is(value) {
+		var named bool
+		if named, spare = namedBySibling(s, at, level); !named || spare.is(value) {
 			return found
 		}
+	}
+	if spare.cookies {
+		return cookiesAt(s, start, end, found)
 	}
 	return append(found, secret{start, end, value})
 }
@@ -349,11 +373,16 @@ func itemsAt(s string, p int, spare spared, found []secret) []secret {
 
 // A name that names credentials can spare some of the values under it,
 // which are not credentials by their shape: numbers under a name in the
-// plural that counts ("tokens": 42, "max_tokens": 512), and a
-// tokenizer's special tokens under a token's name ("eos_token": "</s>").
+// plural that counts ("tokens": 42, "max_tokens": 512), a tokenizer's
+// special tokens under a token's name ("eos_token": "</s>"), and under a
+// name that holds a credential only now and then ("session": "evening"),
+// the values not of a credential's shape. A cookie header's name spares
+// its cookies' names and attributes (cookiesAt).
 type spared struct {
-	counts   bool // numbers are counts or ids
-	specials bool // special tokens are a vocabulary's
+	counts   bool              // numbers are counts or ids
+	specials bool              // special tokens are a vocabulary's
+	shape    func(string) bool // nil, or the shape of the values to hide
+	cookies  bool              // the value is a Cookie or Set-Cookie header's
 }
 
 // is reports whether value is one that s spares. A special token is
@@ -361,7 +390,8 @@ type spared struct {
 // quotes is not unescaped (valueAt), but inside a JSON string its
 // brackets may be ("\u003c/s\u003e").
 func (s spared) is(value string) bool {
-	return s.counts && isNumber(value) || s.specials && specialToken(unescape(value, 4))
+	return s.counts && isNumber(value) || s.specials && specialToken(unescape(value, 4)) ||
+		s.shape != nil && !s.shape(unescape(value, 4))
 }
 
 // without is found without the values s spares from found[n] on.
@@ -667,6 +697,10 @@ func (m member) names(label string) (named bool, spare spared) {
 		named = true
 	case credentials(words):
 		named, spare.counts = true, countable(words)
+	case namesSession(words):
+		named, spare.shape = true, tokenShaped
+	case cookieHeader(words):
+		named, spare.cookies = true, true
 	}
 	if named {
 		spare.specials = namesTokens(words)
@@ -821,6 +855,120 @@ func credentials(words []string) bool {
 	ok := credential(words)
 	words[last] = w
 	return ok
+}
+
+// namesSession reports whether a key of these words names a session,
+// whose value may be its id: "session", "session_id", "sessionKey",
+// "sid", "connect.sid", "PHPSESSID", "JSESSIONID". An "ssid" is a
+// network's name.
+func namesSession(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	words = withoutVariants(words)
+	w := words[len(words)-1]
+	switch {
+	case w == "session" || w == "sid" || strings.HasSuffix(w, "sessionid") || strings.HasSuffix(w, "sessid"):
+		return true
+	case len(words) > 1 && words[len(words)-2] == "session":
+		return w == "id" || w == "key"
+	}
+	return false
+}
+
+// cookieHeader reports whether a key of these words is the name of a
+// Cookie or a Set-Cookie header.
+func cookieHeader(words []string) bool {
+	switch len(words) {
+	case 1:
+		return words[0] == "cookie"
+	case 2:
+		return words[0] == "set" && words[1] == "cookie"
+	}
+	return false
+}
+
+// cookieAttributes are the attributes of a Set-Cookie header (lower
+// case): written as a cookie is ("Path=/"), but not one.
+var cookieAttributes = map[string]bool{"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true,
+	"secure": true, "httponly": true, "partitioned": true, "priority": true, "version": true, "comment": true}
+
+// cookiesAt adds to found the values of the cookies of a Cookie or
+// Set-Cookie header's value at s[p], read no further than s[end]:
+// "name=value" pairs separated by semicolons, a value maybe in double
+// quotes (escaped or not), which stay. A Set-Cookie's attributes stay,
+// and so do the names. It reads no further than a pair it cannot take.
+func cookiesAt(s string, p, end int, found []secret) []secret {
+	for i := p; i < end; {
+		i = blanksEnd(s, i, end)
+		name := i
+		for i < end && cookieNameByte(s[i]) {
+			i++
+		}
+		if i == name {
+			return found
+		}
+		if i < end && s[i] == '=' {
+			i++
+			if cookieAttributes[strings.ToLower(s[name:i-1])] {
+				for i < end && s[i] != ';' && s[i] != '"' && s[i] != '\\' && s[i] != '\n' && s[i] != '\r' {
+					i++ // Expires=Wed, 21 Oct 2026 07:28:00 GMT
+				}
+			} else {
+				q := 0 // a quoted value: the backslashes before its quote
+				for i+q < end && s[i+q] == '\\' {
+					q++
+				}
+				quoted := i+q < end && s[i+q] == '"'
+				start := i
+				if quoted {
+					start = i + q + 1
+				}
+				v := start
+				for v < end && cookieValueByte(s[v]) {
+					v++
+				}
+				closed := !quoted || v+q < end && s[v+q] == '"' && backslashesBefore(s, v+q) == q
+				if !closed {
+					return found
+				}
+				if v > start && placeholderAt(s, start) != v-start {
+					found = append(found, secret{start, v, s[start:v]})
+				}
+				i = v
+				if quoted {
+					i += q + 1
+				}
+			}
+		}
+		if i = blanksEnd(s, i, end); i == end || s[i] != ';' {
+			return found
+		}
+		i++
+	}
+	return found
+}
+
+// blanksEnd is the end of the spaces and tabs at s[i], no further than
+// s[end]: a header's value does not run on to the next line.
+func blanksEnd(s string, i, end int) int {
+	for i < end && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// cookieNameByte reports a byte of a cookie's name: a character other
+// than a space, a control or a separator.
+func cookieNameByte(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte(`()<>@,;:\"/[]?={}'`, c) < 0
+}
+
+// cookieValueByte reports a byte of a cookie's value: a character other
+// than a space, a control, a double quote, a comma, a semicolon or a
+// backslash, and a single quote, which would close a shell's string.
+func cookieValueByte(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte(`",;\'`, c) < 0
 }
 
 // countable reports whether the numbers under a key of these words,

@@ -467,3 +467,37 @@ func TestAuthorizationHeaderKeepsPlainWords(t *testing.T) {
 	}
 	redactsInJSONStrings(t, tests)
 }
+
+// Cookies sign in as a password does: a Cookie or Set-Cookie header, on
+// its line, as a header's key or named in a HAR file's list, hides the
+// values of its cookies and keeps their names and a Set-Cookie's
+// attributes. A session's id goes under a key or a cookie's name that
+// names one ("session_id", "connect.sid", "PHPSESSID") when it is shaped
+// like a token; a session that is a word or a count stays, as does a
+// Wi-Fi network's SSID.
+func TestCookiesAndSessionIDs(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Cookie: sessionid=abc123; csrftoken=Xy9kLm2Pq8", "Cookie: sessionid=[SECRET_1]; csrftoken=[SECRET_2]"},
+		{"Set-Cookie: session=eyJ1c2VyIjoxfQ; Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Max-Age=3600",
+			"Set-Cookie: session=[SECRET_1]; Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Max-Age=3600"},
+		{"GET / HTTP/1.1\r\ncookie: PHPSESSID=9u1fq3e8k0; theme=\"dark\"\r\nAccept: */*", "GET / HTTP/1.1\r\ncookie: PHPSESSID=[SECRET_1]; theme=\"[SECRET_2]\"\r\nAccept: */*"},
+		{`curl -H 'Cookie: sid=x9y8z7w6' https://x`, `curl -H 'Cookie: sid=[SECRET_1]' https://x`},
+		{`{"headers": {"Cookie": "sessionid=abc123; csrftoken=Xy9kLm2Pq8", "Accept": "*/*"}}`,
+			`{"headers": {"Cookie": "sessionid=[SECRET_1]; csrftoken=[SECRET_2]", "Accept": "*/*"}}`},
+		{`{"name": "Set-Cookie", "value": "connect.sid=s%3AjK8x2.Lq9; Path=/; HttpOnly"}`,
+			`{"name": "Set-Cookie", "value": "connect.sid=[SECRET_1]; Path=/; HttpOnly"}`},
+		{`"cookies": [{"name": "sessionid", "value": "abc123def456", "path": "/", "httpOnly": true}, {"name": "connect.sid", "value": "s%3AjK8x2.Lq9"}]`,
+			`"cookies": [{"name": "sessionid", "value": "[SECRET_1]", "path": "/", "httpOnly": true}, {"name": "connect.sid", "value": "[SECRET_2]"}]`},
+		{`{"session_id": "8f14e45fceea167a5a36dedd4bea2543", "sessionToken": "abc", "sid": "x9y8z7w6v5u4"}`,
+			`{"session_id": "[SECRET_1]", "sessionToken": "[SECRET_2]", "sid": "[SECRET_3]"}`},
+		{`{"sessionId": "c0ffee-1234", "ASP.NET_SessionId": "b2c3d4e5f6", "session": "dXNlcjpwYXNz"}`,
+			`{"sessionId": "[SECRET_1]", "ASP.NET_SessionId": "[SECRET_2]", "session": "[SECRET_3]"}`},
+		{"https://shop.example/cart?sid=x9y8z7w6v5&page=2\nJSESSIONID=1A2B3C4D5E6F session_key=k2j3h4g5", "https://shop.example/cart?sid=[SECRET_1]&page=2\nJSESSIONID=[SECRET_2] session_key=[SECRET_3]"},
+		// Sessions that are no secret, and cookies without values.
+		{`{"session": "evening", "session_id": 42, "sid": "kitchen", "ssid": "Garden5G", "session_count": 3}`, ""},
+		{`{"name": "session", "value": "morning"}, {"name": "Cookie", "value": "none"}`, ""},
+		{"Cookie: chocolate chip, please. Session: Week12, sid: 7", ""},
+		{"Set-Cookie: theme=; Path=/; Secure", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
