@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 )
@@ -48,7 +50,9 @@ import (
 // ("door_codes": [2580]). Under a key that names a token or tokens, a
 // value in angle or square brackets is a tokenizer's special token, not
 // a credential, and stays ("eos_token": "</s>", "sep_token": "[SEP]").
-// A bare key (a config's, an environment's, a URL query's) must be of
+// Docker's config.json keeps a registry's user and password as "auth",
+// base64 of "user:pass": under a key whose last word is "auth" a value
+// goes only when it is that ("auth": "oauth" stays). A bare key (a config's, an environment's, a URL query's) must be of
 // two words or more, as a single word is read by the sentence patterns;
 // in the plural it takes values separated by commas (API_KEYS=k9w2,r4t8).
 //
@@ -225,6 +229,8 @@ func pairAt(s string, sep int, found []secret) []secret {
 			plural, spare.counts = true, countable(words)
 		case namesSession(words):
 			spare.shape = tokenShaped
+		case namesUserAndPassword(words):
+			spare.shape = userAndPassword
 		case cookies:
 			spare.cookies = true
 		default:
@@ -699,6 +705,8 @@ func (m member) names(label string) (named bool, spare spared) {
 		named, spare.counts = true, countable(words)
 	case namesSession(words):
 		named, spare.shape = true, tokenShaped
+	case namesUserAndPassword(words):
+		named, spare.shape = true, userAndPassword
 	case cookieHeader(words):
 		named, spare.cookies = true, true
 	}
@@ -874,6 +882,40 @@ func namesSession(words []string) bool {
 		return w == "id" || w == "key"
 	}
 	return false
+}
+
+// namesUserAndPassword reports whether a key of these words may name a
+// user and a password written together: Docker's "auth", a registry's
+// "registry_auth". Most "auth" keys name a method ("auth": "oauth"), so
+// its value goes only when it is shaped as that pair is
+// (userAndPassword).
+func namesUserAndPassword(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	words = withoutVariants(words)
+	return words[len(words)-1] == "auth"
+}
+
+// userAndPassword reports base64 of a user and a password joined by a
+// colon ("dXNlcjpwYXNz" is "user:pass"), as Docker's config.json and
+// HTTP's Basic scheme write them: printable text, with a colon after
+// the user.
+func userAndPassword(v string) bool {
+	enc := base64.StdEncoding
+	if len(v)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	b, err := enc.DecodeString(v)
+	if err != nil || bytes.IndexByte(b, ':') < 1 {
+		return false
+	}
+	for _, c := range b {
+		if c < ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // cookieHeader reports whether a key of these words is the name of a

@@ -501,3 +501,21 @@ func TestCookiesAndSessionIDs(t *testing.T) {
 	}
 	redactsInJSONStrings(t, tests)
 }
+
+// Docker's config.json keeps a registry's user and password as "auth":
+// the two in base64, "user:pass". It goes; an "auth" that is a word, a
+// flag or base64 of anything else stays.
+func TestDockerRegistryAuth(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"auths": {"https://index.docker.io/v1/": {"auth": "dXNlcjpwYXNzd29yZA=="}}}`,
+			`{"auths": {"https://index.docker.io/v1/": {"auth": "[SECRET_1]"}}}`},
+		{`{"auths": {"ghcr.io": {"auth": "Ym9iOmdocF9hYmM="}, "registry.local:5000": {"auth": "cm9ib3QkY2k6YT9+Pj94", "email": "a@b.io"}}, "credsStore": "desktop"}`,
+			`{"auths": {"ghcr.io": {"auth": "[SECRET_1]"}, "registry.local:5000": {"auth": "[SECRET_2]", "email": "[EMAIL_1]"}}, "credsStore": "desktop"}`},
+		{"{\n\t\"auths\": {\n\t\t\"quay.io\": {\n\t\t\t\"auth\": \"YWRtaW46czNjcjN0\"\n\t\t}\n\t}\n}", "{\n\t\"auths\": {\n\t\t\"quay.io\": {\n\t\t\t\"auth\": \"[SECRET_1]\"\n\t\t}\n\t}\n}"},
+		{`{'registry_auth': 'Ym9iOg=='}`, `{'registry_auth': '[SECRET_1]'}`},
+		// Not a user and a password.
+		{`{"auth": "none"}, {"auth": "oauth"}, {"auth": true}, {"auth": "basic", "type": "x"}, {"auth": null}`, ""},
+		{`{"auth": "dGVzdA=="}, {"auth": "abcd"}, {"auth": 1234}, {"auth": {"type": "bearer"}}`, ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
