@@ -611,7 +611,9 @@ func indexFrom(s string, i int, c byte) int {
 // member whose key starts at s[at] (its quote, or the backslashes that
 // escape it), at that level of escaping, has a member that names a
 // credential by its value: a "name", "key", "field" or "label", or a
-// "type"; and which values that name spares ("tokens": a count).
+// "type", or in an auth's block a label that names its secret there
+// ("value", inAuthBlock); and which values that name spares ("tokens": a
+// count).
 func namedBySibling(s string, at, level int) (named bool, spare spared) {
 	n := 1<<level - 1
 	open := objectStart(s, at, n)
@@ -641,6 +643,9 @@ func namedBySibling(s string, at, level int) (named bool, spare spared) {
 					if m != notNaming && label(s[i+1:end]) {
 						if named, spare := m.names(s[i+1 : end]); named {
 							return true, spare
+						}
+						if m == labelMember && isOneOf(s[i+1:end], blockLabels) && inAuthBlock(s, open, n) {
+							return true, spared{}
 						}
 					}
 					m = notNaming
@@ -727,6 +732,17 @@ func label(s string) bool {
 // the level of escaping where a quote has n backslashes; -1 when the key
 // is in no object within maxObject bytes.
 func objectStart(s string, at, n int) int {
+	if i := opening(s, at, n); i >= 0 && s[i] == '{' {
+		return i
+	}
+	return -1
+}
+
+// opening is the "{" or "[" that opens the object or the list that holds
+// s[at], skipping the members or the items before it and their strings,
+// at the level of escaping where a quote has n backslashes; -1 when
+// there is none within maxObject bytes.
+func opening(s string, at, n int) int {
 	lo := max(0, at-maxObject)
 	depth := 0
 	for i := at - 1; i >= lo; i-- {
@@ -751,19 +767,68 @@ func objectStart(s string, at, n int) int {
 			if depth++; depth > maxDepth {
 				return -1
 			}
-		case c == '{':
+		case c == '{' || c == '[':
 			if depth == 0 {
 				return i
-			}
-			depth--
-		case c == '[':
-			if depth == 0 {
-				return -1 // an array's element, not a member
 			}
 			depth--
 		}
 	}
 	return -1
+}
+
+// Postman's collection keeps a request's auth as a list of named values
+// under the auth's type, and names its secret by a word that names no
+// credential elsewhere:
+//
+//	"apikey": [{"key": "value", "value": "…"}, {"key": "key", "value": "X-API-Key"}]
+//
+// blockLabels are the labels that name the secret of a block keyed by
+// one of authBlocks (lower case).
+var (
+	blockLabels = []string{"value", "token"}
+	authBlocks  = []string{"apikey", "bearer", "basic"}
+)
+
+// inAuthBlock reports whether the object that opens at s[open], at the
+// level of escaping where a quote has n backslashes, is an item of the
+// list of an auth's block: the value of an "apikey", "bearer" or "basic"
+// key.
+func inAuthBlock(s string, open, n int) bool {
+	list := opening(s, open, n)
+	return list >= 0 && s[list] == '[' && isOneOf(keyBefore(s, list, n), authBlocks)
+}
+
+// keyBefore is the quoted key of the member whose value starts at s[i],
+// at the level of escaping where a quote has n backslashes; "" for none.
+func keyBefore(s string, i, n int) string {
+	j := i
+	for j > 0 && isSpace(s[j-1]) {
+		j--
+	}
+	if j == 0 || s[j-1] != ':' {
+		return ""
+	}
+	j--
+	for j > 0 && isSpace(s[j-1]) {
+		j--
+	}
+	if j == 0 {
+		return ""
+	}
+	q := j - 1 // the key's closing quote
+	if c := s[q]; c != '"' && c != '\'' || c == '\'' && n > 0 || !isQuoteAt(s, q, n) {
+		return ""
+	}
+	end := q - n
+	start := end
+	for start > 0 && end-start <= maxKey && isKeyNameByte(s[start-1]) {
+		start--
+	}
+	if start == end || end-start > maxKey || start-1-n < 0 || s[start-1] != s[q] || !isQuoteAt(s, start-1, n) {
+		return ""
+	}
+	return s[start:end]
 }
 
 // placeholderBefore is the length of the placeholder that ends just

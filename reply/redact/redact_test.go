@@ -519,3 +519,26 @@ func TestDockerRegistryAuth(t *testing.T) {
 	}
 	redactsInJSONStrings(t, tests)
 }
+
+// Postman's collection keeps a request's auth as a block of named values
+// under its type: the secret is named only by the generic "value" or
+// "token" inside an "apikey", "bearer" or "basic" block. It goes, and the
+// block's other values (the header's name, where it goes) stay, as the
+// same names elsewhere do.
+func TestPostmanAuthBlocks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"auth": {"type": "apikey", "apikey": [{"key": "value", "value": "abc123def", "type": "string"}, {"key": "key", "value": "X-API-Key", "type": "string"}, {"key": "in", "value": "header"}]}}`,
+			`{"auth": {"type": "apikey", "apikey": [{"key": "value", "value": "[SECRET_1]", "type": "string"}, {"key": "key", "value": "X-API-Key", "type": "string"}, {"key": "in", "value": "header"}]}}`},
+		{`"apikey":[{"key":"key","value":"X-Custom-Header","type":"string"},{"key":"in","value":"query"},{"value":"k9w2mz7q","key":"value"}]`,
+			`"apikey":[{"key":"key","value":"X-Custom-Header","type":"string"},{"key":"in","value":"query"},{"value":"[SECRET_1]","key":"value"}]`},
+		{"\"apikey\": [\n  {\n    \"key\": \"value\",\n    \"value\": \"abc123def\"\n  }\n]", "\"apikey\": [\n  {\n    \"key\": \"value\",\n    \"value\": \"[SECRET_1]\"\n  }\n]"},
+		{`"bearer":[{"key":"token","value":"abc123"}], "Bearer": [{"key": "value", "value": "def"}]`, `"bearer":[{"key":"token","value":"[SECRET_1]"}], "Bearer": [{"key": "value", "value": "[SECRET_2]"}]`},
+		{`'basic': [{'key': 'password', 'value': 'pw'}, {'key': 'username', 'value': 'bob'}, {'key': 'value', 'value': 'x1'}]`,
+			`'basic': [{'key': 'password', 'value': '[SECRET_1]'}, {'key': 'username', 'value': 'bob'}, {'key': 'value', 'value': '[SECRET_2]'}]`},
+		// A "value" named "value" outside an auth block.
+		{`{"variable": [{"key": "value", "value": "42"}, {"key": "token_url", "value": "https://x"}]}, {"key": "value", "value": "on"}`, ""},
+		{`"apikey": [{"key": "in", "value": "header"}, {"key": "key", "value": "X-API-Key"}], "noauth": [{"key": "value", "value": "x"}]`, ""},
+		{`"bearer": {"list": [{"key": "value", "value": "x"}]}`, ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
