@@ -276,6 +276,9 @@ func pairAt(s string, sep int, found []secret) []secret {
 		}
 	}
 	if spare.cookies {
+		if s[start-1] != '"' && s[start-1] != '\'' {
+			return found // a number or a word: no cookies
+		}
 		return cookiesAt(s, start, end, found)
 	}
 	return append(found, secret{start, end, value})

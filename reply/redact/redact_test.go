@@ -498,6 +498,7 @@ func TestCookiesAndSessionIDs(t *testing.T) {
 		{`{"name": "session", "value": "morning"}, {"name": "Cookie", "value": "none"}`, ""},
 		{"Cookie: chocolate chip, please. Session: Week12, sid: 7", ""},
 		{"Set-Cookie: theme=; Path=/; Secure", ""},
+		{`{"Cookie": 12=34, "set-cookie": 0}`, ""}, // a number, or a word, under a header's key: no cookies
 	}
 	redactsInJSONStrings(t, tests)
 }
