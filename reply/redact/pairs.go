@@ -222,19 +222,17 @@ func pairAt(s string, sep int, found []secret) []secret {
 		header = len(words) > 0 && words[len(words)-1] == "authorization"
 		cookies := cookieHeader(words) && s[sep] == ':'
 		switch {
-		case quote == 0 && len(words) < 2 && !header && !cookies && !(namesSession(words) && words[0] != "session"):
+		case quote == 0 && len(words) < 2 && !header && !cookies && !bareSession(words):
 			return found
 		case credential(words):
 		case credentials(words):
 			plural, spare.counts = true, countable(words)
-		case namesSession(words):
-			spare.shape = tokenShaped
-		case namesUserAndPassword(words):
-			spare.shape = userAndPassword
 		case cookies:
 			spare.cookies = true
 		default:
-			return found
+			if spare.shape = valueShape(words); spare.shape == nil {
+				return found
+			}
 		}
 		spare.specials = namesTokens(words)
 	}
@@ -711,12 +709,11 @@ func (m member) names(label string) (named bool, spare spared) {
 		named = true
 	case credentials(words):
 		named, spare.counts = true, countable(words)
-	case namesSession(words):
-		named, spare.shape = true, tokenShaped
-	case namesUserAndPassword(words):
-		named, spare.shape = true, userAndPassword
 	case cookieHeader(words):
 		named, spare.cookies = true, true
+	default:
+		spare.shape = valueShape(words)
+		named = spare.shape != nil
 	}
 	if named {
 		spare.specials = namesTokens(words)
@@ -933,36 +930,35 @@ func credentials(words []string) bool {
 	return ok
 }
 
-// namesSession reports whether a key of these words names a session,
-// whose value may be its id: "session", "session_id", "sessionKey",
-// "sid", "connect.sid", "PHPSESSID", "JSESSIONID". An "ssid" is a
-// network's name.
-func namesSession(words []string) bool {
+// valueShape is, for a key of these words that names a credential only
+// now and then, the shape of the values it hides; nil for another key.
+// A session's name ("session", "session_id", "sessionKey", "sid",
+// "connect.sid", "PHPSESSID", "JSESSIONID"; not a network's "ssid")
+// hides its id, shaped like a token. An "auth" mostly names a method
+// ("auth": "oauth"), but Docker's config.json and a registry's
+// "registry_auth" hold a user and a password in base64 under it.
+func valueShape(words []string) func(string) bool {
 	if len(words) == 0 {
-		return false
+		return nil
 	}
 	words = withoutVariants(words)
 	w := words[len(words)-1]
 	switch {
+	case w == "auth":
+		return userAndPassword
 	case w == "session" || w == "sid" || strings.HasSuffix(w, "sessionid") || strings.HasSuffix(w, "sessid"):
-		return true
-	case len(words) > 1 && words[len(words)-2] == "session":
-		return w == "id" || w == "key"
+		return tokenShaped
+	case (w == "id" || w == "key") && len(words) > 1 && words[len(words)-2] == "session":
+		return tokenShaped
 	}
-	return false
+	return nil
 }
 
-// namesUserAndPassword reports whether a key of these words may name a
-// user and a password written together: Docker's "auth", a registry's
-// "registry_auth". Most "auth" keys name a method ("auth": "oauth"), so
-// its value goes only when it is shaped as that pair is
-// (userAndPassword).
-func namesUserAndPassword(words []string) bool {
-	if len(words) == 0 {
-		return false
-	}
-	words = withoutVariants(words)
-	return words[len(words)-1] == "auth"
+// bareSession reports whether a bare key of these words, one, names a
+// session's id: "sid=…", "PHPSESSID=…". A bare "session" is prose's
+// ("Session: Week12"), as is an "auth".
+func bareSession(words []string) bool {
+	return len(words) == 1 && words[0] != "session" && words[0] != "auth" && valueShape(words) != nil
 }
 
 // userAndPassword reports base64 of a user and a password joined by a
