@@ -430,11 +430,18 @@ const maxSpecial = 64
 // bracket inside. A generated token is written in letters, digits and
 // "-_.~+/=" (base64, hex, a JWT's parts), never in brackets: a value of
 // that shape under a token's name is a vocabulary's entry, not a secret.
+// The sentences' patterns may hide a run of digits or an address inside
+// its brackets ("[[CARD_1]]"): a placeholder inside keeps the shape, so
+// a second Redact spares it too.
 func specialToken(v string) bool {
 	if len(v) < 3 || len(v) > maxSpecial || !(v[0] == '<' && v[len(v)-1] == '>' || v[0] == '[' && v[len(v)-1] == ']') {
 		return false
 	}
 	for i := 1; i < len(v)-1; i++ {
+		if n := placeholderAt(v[:len(v)-1], i); n > 0 {
+			i += n - 1 // what the sentences' patterns hid inside
+			continue
+		}
 		if c := v[i]; isSpace(c) || strings.IndexByte("<>[]\"'", c) >= 0 {
 			return false
 		}

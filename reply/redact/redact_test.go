@@ -373,6 +373,7 @@ func TestSpecialTokensOfATokenizerStay(t *testing.T) {
 		{`{"access_token": "<s>abc", "token": "a<b>", "pad_token": "<pad><pad>", "password": "<s>"}`,
 			`{"access_token": "[SECRET_1]", "token": "[SECRET_2]", "pad_token": "[SECRET_3]", "password": "[SECRET_4]"}`},
 		{`{"tokens": ["<s>", "abc"], "eos_token": "<unk> x"}`, `{"tokens": ["<s>", "[SECRET_1]"], "eos_token": "[SECRET_2]"}`},
+		{`{"access_token": "[0000000000000000]"}`, `{"access_token": "[[CARD_1]]"}`}, // a card in a special token's brackets
 		{`{"name": "refresh_token", "value": "<s>"}, {"name": "api_key", "value": "[CLS]"}`,
 			`{"name": "refresh_token", "value": "<s>"}, {"name": "api_key", "value": "[SECRET_1]"}`},
 		{"HF_TOKEN=hf_abcdefgh\nAuthorization: Bearer abcdefghijklmnopqrstuv", "HF_TOKEN=[SECRET_1]\nAuthorization: [SECRET_2]"},
@@ -382,6 +383,7 @@ func TestSpecialTokensOfATokenizerStay(t *testing.T) {
 		{`{"eos_token": "<|im_end|>", "additional_special_tokens": ["<|im_start|>", "<|im_end|>"], "eos_token_id": 2}`, ""},
 		{`{"bos_token": "<｜begin▁of▁sentence｜>", "image_token": "<start_of_image>", "eot_token": "<|reserved_special_token_0|>"}`, ""},
 		{`{'pad_token': '<pad>'}` + "\nEOS_TOKEN=</s>", ""},
+		{`{"access_token": "[[CARD_1]]", "eos_token": "<[EMAIL_1]>"}`, ""}, // as the first redaction left them
 		{`{"name": "eos_token", "value": "</s>"}, {"label": "Special tokens", "value": ["<s>", "</s>"]}`, ""},
 	}
 	redactsInJSONStrings(t, tests)
