@@ -1095,7 +1095,7 @@ func countable(words []string) bool {
 // withoutVariants are words, at least one, without the last ones that
 // hold a digit.
 func withoutVariants(words []string) []string {
-	for len(words) > 1 && strings.ContainsAny(words[len(words)-1], "0123456789") {
+	for len(words) > 1 && countDigits(words[len(words)-1]) > 0 {
 		words = words[:len(words)-1]
 	}
 	return words
