@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 )
@@ -27,7 +29,9 @@ import (
 // same words would be: "password", "API Key", "Front door code",
 // "tokens", and an HTTP client's headers ("x-api-key", "Authorization",
 // whose bare value on a header's line is hidden with its scheme:
-// "Authorization: Basic dXNlcjpwYXNz"). A "type" is a schema's word, and most say nothing secret
+// "Authorization: Basic dXNlcjpwYXNz", or when it is shaped like a token,
+// but not a word of prose: "Authorization: pending"). A "type" is a
+// schema's word, and most say nothing secret
 // ("light", "text", "pass"): it names a credential only as a key in the
 // singular would, not by "pass" alone, or says the value is concealed
 // (1Password's "CONCEALED", AWS's "SecureString"). A "content" is not a
@@ -46,9 +50,23 @@ import (
 // ("door_codes": [2580]). Under a key that names a token or tokens, a
 // value in angle or square brackets is a tokenizer's special token, not
 // a credential, and stays ("eos_token": "</s>", "sep_token": "[SEP]").
-// A bare key (a config's, an environment's, a URL query's) must be of
+// Docker's config.json keeps a registry's user and password as "auth",
+// base64 of "user:pass": under a key whose last word is "auth" a value
+// goes only when it is that ("auth": "oauth" stays). A bare key (a config's, an environment's, a URL query's) must be of
 // two words or more, as a single word is read by the sentence patterns;
 // in the plural it takes values separated by commas (API_KEYS=k9w2,r4t8).
+//
+// A session's id signs in as a password does, but "session" names other
+// things too: under a key or a label that names a session ("session_id",
+// "sessionKey", "sid", "connect.sid", "PHPSESSID") a value goes only when
+// it is shaped like a token ("session": "evening" stays). A bare "sid" or
+// "PHPSESSID" is a key, but a bare "session" is prose's. A Cookie or
+// Set-Cookie header, on its line, under its key or named by a label (a
+// HAR file's headers), hides the values of its cookies and keeps their
+// names and a Set-Cookie's attributes:
+//
+//	Cookie: sessionid=[SECRET_1]; csrftoken=[SECRET_2]
+//	Set-Cookie: session=[SECRET_3]; Path=/; HttpOnly
 
 // credentialWords are the last words of a key that name a credential.
 // An HTTP header's name is a key too: "Authorization" holds a scheme and
@@ -202,14 +220,19 @@ func pairAt(s string, sep int, found []secret) []secret {
 		var room [8]string
 		words := keyWords(key, room[:0])
 		header = len(words) > 0 && words[len(words)-1] == "authorization"
+		cookies := cookieHeader(words) && s[sep] == ':'
 		switch {
-		case quote == 0 && len(words) < 2 && !header:
+		case quote == 0 && len(words) < 2 && !header && !cookies && !bareSession(words):
 			return found
 		case credential(words):
 		case credentials(words):
 			plural, spare.counts = true, countable(words)
+		case cookies:
+			spare.cookies = true
 		default:
-			return found
+			if spare.shape = valueShape(words); spare.shape == nil {
+				return found
+			}
 		}
 		spare.specials = namesTokens(words)
 	}
@@ -230,6 +253,9 @@ func pairAt(s string, sep int, found []secret) []secret {
 	if quote == 0 && plural {
 		return itemsAt(s, p, spare, found)
 	}
+	if quote == 0 && spare.cookies {
+		return cookiesAt(s, p, len(s), found)
+	}
 	start, end, value := valueAt(s, p, quote, level)
 	if start < 0 || spare.is(value) {
 		return found
@@ -237,11 +263,21 @@ func pairAt(s string, sep int, found []secret) []secret {
 	if quote == 0 && header {
 		end = credentialsAfterScheme(s, start, end)
 		value = s[start:end]
-	}
-	if byName {
-		if named, spare := namedBySibling(s, at, level); !named || spare.is(value) {
+		if !headerCredentials(value) {
 			return found
 		}
+	}
+	if byName {
+		var named bool
+		if named, spare = namedBySibling(s, at, level); !named || spare.is(value) {
+			return found
+		}
+	}
+	if spare.cookies {
+		if s[start-1] != '"' && s[start-1] != '\'' {
+			return found // a number or a word: no cookies
+		}
+		return cookiesAt(s, start, end, found)
 	}
 	return append(found, secret{start, end, value})
 }
@@ -259,6 +295,68 @@ func credentialsAfterScheme(s string, start, end int) int {
 		return end
 	}
 	return bareWord(s, end+1, end+1)
+}
+
+// headerCredentials reports whether the bare value of an Authorization
+// header, with its scheme's credentials (credentialsAfterScheme), holds
+// credentials: a scheme and what follows it, or a value shaped like a
+// token. The header's name in prose is followed by a plain word
+// ("Authorization: pending", "Authorization: Basic auth is on"), and a
+// scheme said alone holds nothing.
+func headerCredentials(v string) bool {
+	if scheme, creds, ok := strings.Cut(v, " "); ok && authSchemes[strings.ToLower(scheme)] {
+		return !plainWord(creds)
+	}
+	return tokenShaped(v)
+}
+
+// maxPlainWord bounds the length of a plain word: a longer run of
+// letters is no word of prose.
+const maxPlainWord = 24
+
+// plainWord reports a word of prose: letters only, in lower case, or in
+// capitals, or with a capital first ("pending", "NONE", "Required").
+func plainWord(v string) bool {
+	if v == "" || len(v) > maxPlainWord {
+		return false
+	}
+	upper, lower := false, false
+	for i := 0; i < len(v); i++ {
+		if !isLetter(v[i]) {
+			return false
+		}
+		if i > 0 {
+			upper, lower = upper || isUpper(v[i]), lower || isLower(v[i])
+		}
+	}
+	return !(upper && lower)
+}
+
+// minToken bounds a token's length from below.
+const minToken = 6
+
+// tokenShaped reports a value written as a generated token is: in
+// letters, digits and "-_.~+/=%", with a letter and a digit in it
+// ("abc123", a hex digest, a UUID), or a lower-case letter followed by a
+// capital (base64: "dXNlcjpwYXNz"), or a long run of digits. A word of
+// prose, a hyphenated one ("pre-approved"), a count or a date is not.
+func tokenShaped(v string) bool {
+	if len(v) < minToken {
+		return false
+	}
+	letters, digits, camel := 0, 0, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			digits++
+		case isLetter(c):
+			letters++
+			camel = camel || isUpper(c) && i > 0 && isLower(v[i-1])
+		case strings.IndexByte("-_.~+/=%", c) < 0:
+			return false
+		}
+	}
+	return letters > 0 && digits > 0 || camel || digits >= 16
 }
 
 // itemsAt adds to found the values, separated by commas, at s[p] of a
@@ -282,11 +380,16 @@ func itemsAt(s string, p int, spare spared, found []secret) []secret {
 
 // A name that names credentials can spare some of the values under it,
 // which are not credentials by their shape: numbers under a name in the
-// plural that counts ("tokens": 42, "max_tokens": 512), and a
-// tokenizer's special tokens under a token's name ("eos_token": "</s>").
+// plural that counts ("tokens": 42, "max_tokens": 512), a tokenizer's
+// special tokens under a token's name ("eos_token": "</s>"), and under a
+// name that holds a credential only now and then ("session": "evening"),
+// the values not of a credential's shape. A cookie header's name spares
+// its cookies' names and attributes (cookiesAt).
 type spared struct {
-	counts   bool // numbers are counts or ids
-	specials bool // special tokens are a vocabulary's
+	counts   bool              // numbers are counts or ids
+	specials bool              // special tokens are a vocabulary's
+	shape    func(string) bool // nil, or the shape of the values to hide
+	cookies  bool              // the value is a Cookie or Set-Cookie header's
 }
 
 // is reports whether value is one that s spares. A special token is
@@ -294,7 +397,8 @@ type spared struct {
 // quotes is not unescaped (valueAt), but inside a JSON string its
 // brackets may be ("\u003c/s\u003e").
 func (s spared) is(value string) bool {
-	return s.counts && isNumber(value) || s.specials && specialToken(unescape(value, 4))
+	return s.counts && isNumber(value) || s.specials && specialToken(unescape(value, 4)) ||
+		s.shape != nil && !s.shape(unescape(value, 4))
 }
 
 // without is found without the values s spares from found[n] on.
@@ -326,11 +430,18 @@ const maxSpecial = 64
 // bracket inside. A generated token is written in letters, digits and
 // "-_.~+/=" (base64, hex, a JWT's parts), never in brackets: a value of
 // that shape under a token's name is a vocabulary's entry, not a secret.
+// The sentences' patterns may hide a run of digits or an address inside
+// its brackets ("[[CARD_1]]"): a placeholder inside keeps the shape, so
+// a second Redact spares it too.
 func specialToken(v string) bool {
 	if len(v) < 3 || len(v) > maxSpecial || !(v[0] == '<' && v[len(v)-1] == '>' || v[0] == '[' && v[len(v)-1] == ']') {
 		return false
 	}
 	for i := 1; i < len(v)-1; i++ {
+		if n := placeholderAt(v[:len(v)-1], i); n > 0 {
+			i += n - 1 // what the sentences' patterns hid inside
+			continue
+		}
 		if c := v[i]; isSpace(c) || strings.IndexByte("<>[]\"'", c) >= 0 {
 			return false
 		}
@@ -508,7 +619,9 @@ func indexFrom(s string, i int, c byte) int {
 // member whose key starts at s[at] (its quote, or the backslashes that
 // escape it), at that level of escaping, has a member that names a
 // credential by its value: a "name", "key", "field" or "label", or a
-// "type"; and which values that name spares ("tokens": a count).
+// "type", or in an auth's block a label that names its secret there
+// ("value", inAuthBlock); and which values that name spares ("tokens": a
+// count).
 func namedBySibling(s string, at, level int) (named bool, spare spared) {
 	n := 1<<level - 1
 	open := objectStart(s, at, n)
@@ -538,6 +651,9 @@ func namedBySibling(s string, at, level int) (named bool, spare spared) {
 					if m != notNaming && label(s[i+1:end]) {
 						if named, spare := m.names(s[i+1 : end]); named {
 							return true, spare
+						}
+						if m == labelMember && isOneOf(s[i+1:end], blockLabels) && inAuthBlock(s, open, n) {
+							return true, spared{}
 						}
 					}
 					m = notNaming
@@ -600,6 +716,11 @@ func (m member) names(label string) (named bool, spare spared) {
 		named = true
 	case credentials(words):
 		named, spare.counts = true, countable(words)
+	case cookieHeader(words):
+		named, spare.cookies = true, true
+	default:
+		spare.shape = valueShape(words)
+		named = spare.shape != nil
 	}
 	if named {
 		spare.specials = namesTokens(words)
@@ -618,6 +739,17 @@ func label(s string) bool {
 // the level of escaping where a quote has n backslashes; -1 when the key
 // is in no object within maxObject bytes.
 func objectStart(s string, at, n int) int {
+	if i := opening(s, at, n); i >= 0 && s[i] == '{' {
+		return i
+	}
+	return -1
+}
+
+// opening is the "{" or "[" that opens the object or the list that holds
+// s[at], skipping the members or the items before it and their strings,
+// at the level of escaping where a quote has n backslashes; -1 when
+// there is none within maxObject bytes.
+func opening(s string, at, n int) int {
 	lo := max(0, at-maxObject)
 	depth := 0
 	for i := at - 1; i >= lo; i-- {
@@ -642,19 +774,68 @@ func objectStart(s string, at, n int) int {
 			if depth++; depth > maxDepth {
 				return -1
 			}
-		case c == '{':
+		case c == '{' || c == '[':
 			if depth == 0 {
 				return i
-			}
-			depth--
-		case c == '[':
-			if depth == 0 {
-				return -1 // an array's element, not a member
 			}
 			depth--
 		}
 	}
 	return -1
+}
+
+// Postman's collection keeps a request's auth as a list of named values
+// under the auth's type, and names its secret by a word that names no
+// credential elsewhere:
+//
+//	"apikey": [{"key": "value", "value": "…"}, {"key": "key", "value": "X-API-Key"}]
+//
+// blockLabels are the labels that name the secret of a block keyed by
+// one of authBlocks (lower case).
+var (
+	blockLabels = []string{"value", "token"}
+	authBlocks  = []string{"apikey", "bearer", "basic"}
+)
+
+// inAuthBlock reports whether the object that opens at s[open], at the
+// level of escaping where a quote has n backslashes, is an item of the
+// list of an auth's block: the value of an "apikey", "bearer" or "basic"
+// key.
+func inAuthBlock(s string, open, n int) bool {
+	list := opening(s, open, n)
+	return list >= 0 && s[list] == '[' && isOneOf(keyBefore(s, list, n), authBlocks)
+}
+
+// keyBefore is the quoted key of the member whose value starts at s[i],
+// at the level of escaping where a quote has n backslashes; "" for none.
+func keyBefore(s string, i, n int) string {
+	j := i
+	for j > 0 && isSpace(s[j-1]) {
+		j--
+	}
+	if j == 0 || s[j-1] != ':' {
+		return ""
+	}
+	j--
+	for j > 0 && isSpace(s[j-1]) {
+		j--
+	}
+	if j == 0 {
+		return ""
+	}
+	q := j - 1 // the key's closing quote
+	if c := s[q]; c != '"' && c != '\'' || c == '\'' && n > 0 || !isQuoteAt(s, q, n) {
+		return ""
+	}
+	end := q - n
+	start := end
+	for start > 0 && end-start <= maxKey && isKeyNameByte(s[start-1]) {
+		start--
+	}
+	if start == end || end-start > maxKey || start-1-n < 0 || s[start-1] != s[q] || !isQuoteAt(s, start-1, n) {
+		return ""
+	}
+	return s[start:end]
 }
 
 // placeholderBefore is the length of the placeholder that ends just
@@ -756,6 +937,153 @@ func credentials(words []string) bool {
 	return ok
 }
 
+// valueShape is, for a key of these words that names a credential only
+// now and then, the shape of the values it hides; nil for another key.
+// A session's name ("session", "session_id", "sessionKey", "sid",
+// "connect.sid", "PHPSESSID", "JSESSIONID"; not a network's "ssid")
+// hides its id, shaped like a token. An "auth" mostly names a method
+// ("auth": "oauth"), but Docker's config.json and a registry's
+// "registry_auth" hold a user and a password in base64 under it.
+func valueShape(words []string) func(string) bool {
+	if len(words) == 0 {
+		return nil
+	}
+	words = withoutVariants(words)
+	w := words[len(words)-1]
+	switch {
+	case w == "auth":
+		return userAndPassword
+	case w == "session" || w == "sid" || strings.HasSuffix(w, "sessionid") || strings.HasSuffix(w, "sessid"):
+		return tokenShaped
+	case (w == "id" || w == "key") && len(words) > 1 && words[len(words)-2] == "session":
+		return tokenShaped
+	}
+	return nil
+}
+
+// bareSession reports whether a bare key of these words, one, names a
+// session's id: "sid=…", "PHPSESSID=…". A bare "session" is prose's
+// ("Session: Week12"), as is an "auth".
+func bareSession(words []string) bool {
+	return len(words) == 1 && words[0] != "session" && words[0] != "auth" && valueShape(words) != nil
+}
+
+// userAndPassword reports base64 of a user and a password joined by a
+// colon ("dXNlcjpwYXNz" is "user:pass"), as Docker's config.json and
+// HTTP's Basic scheme write them: printable text, with a colon after
+// the user.
+func userAndPassword(v string) bool {
+	enc := base64.StdEncoding
+	if len(v)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	b, err := enc.DecodeString(v)
+	if err != nil || bytes.IndexByte(b, ':') < 1 {
+		return false
+	}
+	for _, c := range b {
+		if c < ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// cookieHeader reports whether a key of these words is the name of a
+// Cookie or a Set-Cookie header.
+func cookieHeader(words []string) bool {
+	switch len(words) {
+	case 1:
+		return words[0] == "cookie"
+	case 2:
+		return words[0] == "set" && words[1] == "cookie"
+	}
+	return false
+}
+
+// cookieAttributes are the attributes of a Set-Cookie header (lower
+// case): written as a cookie is ("Path=/"), but not one.
+var cookieAttributes = map[string]bool{"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true,
+	"secure": true, "httponly": true, "partitioned": true, "priority": true, "version": true, "comment": true}
+
+// cookiesAt adds to found the values of the cookies of a Cookie or
+// Set-Cookie header's value at s[p], read no further than s[end]:
+// "name=value" pairs separated by semicolons, a value maybe in double
+// quotes (escaped or not), which stay. A Set-Cookie's attributes stay,
+// and so do the names. It reads no further than a pair it cannot take.
+func cookiesAt(s string, p, end int, found []secret) []secret {
+	for i := p; i < end; {
+		i = blanksEnd(s, i, end)
+		name := i
+		for i < end && cookieNameByte(s[i]) {
+			i++
+		}
+		if i == name {
+			return found
+		}
+		if i < end && s[i] == '=' {
+			i++
+			if cookieAttributes[strings.ToLower(s[name:i-1])] {
+				for i < end && s[i] != ';' && s[i] != '"' && s[i] != '\\' && s[i] != '\n' && s[i] != '\r' {
+					i++ // Expires=Wed, 21 Oct 2026 07:28:00 GMT
+				}
+			} else {
+				q := 0 // a quoted value: the backslashes before its quote
+				for i+q < end && s[i+q] == '\\' {
+					q++
+				}
+				quoted := i+q < end && s[i+q] == '"'
+				start := i
+				if quoted {
+					start = i + q + 1
+				}
+				v := start
+				for v < end && cookieValueByte(s[v]) {
+					v++
+				}
+				closed := !quoted || v+q < end && s[v+q] == '"' && backslashesBefore(s, v+q) == q
+				if !closed {
+					return found
+				}
+				if v > start && placeholderAt(s, start) != v-start {
+					found = append(found, secret{start, v, s[start:v]})
+				}
+				i = v
+				if quoted {
+					i += q + 1
+				}
+			}
+		}
+		if i = blanksEnd(s, i, end); i == end || s[i] != ';' {
+			return found
+		}
+		i++
+	}
+	return found
+}
+
+// blanksEnd is the end of the spaces and tabs at s[i], no further than
+// s[end]: a header's value does not run on to the next line.
+func blanksEnd(s string, i, end int) int {
+	for i < end && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// cookieNameByte reports a byte of a cookie's name: a character other
+// than a space, a control or a separator.
+func cookieNameByte(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte(`()<>@,;:\"/[]?={}'`, c) < 0
+}
+
+// cookieValueByte reports a byte of a cookie's value: a character other
+// than a space, a control, a double quote, a comma, a semicolon or a
+// backslash, and a single quote, which would close a shell's string.
+func cookieValueByte(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte(`",;\'`, c) < 0
+}
+
 // countable reports whether the numbers under a key of these words,
 // which name credentials in the plural, are counts or ids ("tokens": 42,
 // MAX_TOKENS=512) rather than credentials ("door_codes": [2580]).
@@ -767,7 +1095,7 @@ func countable(words []string) bool {
 // withoutVariants are words, at least one, without the last ones that
 // hold a digit.
 func withoutVariants(words []string) []string {
-	for len(words) > 1 && strings.ContainsAny(words[len(words)-1], "0123456789") {
+	for len(words) > 1 && countDigits(words[len(words)-1]) > 0 {
 		words = words[:len(words)-1]
 	}
 	return words

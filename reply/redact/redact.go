@@ -4,7 +4,8 @@
 // checked), API keys and tokens, what follows "my password is", "the
 // locker code is", "PIN", "CVV" and the like, recovery and backup codes,
 // and the values of credentials in a tool's JSON or config
-// ("wifi_password": "…", escaped JSON inside JSON too, API_KEY=…). The
+// ("wifi_password": "…", escaped JSON inside JSON too, API_KEY=…),
+// cookies' values and session ids. The
 // placeholders keep the sentence readable, so the model still gives a
 // sensible answer: "my email is [EMAIL_1]". The Redactor remembers what
 // each placeholder stands for, so local tools get the real values back

@@ -373,6 +373,7 @@ func TestSpecialTokensOfATokenizerStay(t *testing.T) {
 		{`{"access_token": "<s>abc", "token": "a<b>", "pad_token": "<pad><pad>", "password": "<s>"}`,
 			`{"access_token": "[SECRET_1]", "token": "[SECRET_2]", "pad_token": "[SECRET_3]", "password": "[SECRET_4]"}`},
 		{`{"tokens": ["<s>", "abc"], "eos_token": "<unk> x"}`, `{"tokens": ["<s>", "[SECRET_1]"], "eos_token": "[SECRET_2]"}`},
+		{`{"access_token": "[0000000000000000]"}`, `{"access_token": "[[CARD_1]]"}`}, // a card in a special token's brackets
 		{`{"name": "refresh_token", "value": "<s>"}, {"name": "api_key", "value": "[CLS]"}`,
 			`{"name": "refresh_token", "value": "<s>"}, {"name": "api_key", "value": "[SECRET_1]"}`},
 		{"HF_TOKEN=hf_abcdefgh\nAuthorization: Bearer abcdefghijklmnopqrstuv", "HF_TOKEN=[SECRET_1]\nAuthorization: [SECRET_2]"},
@@ -382,6 +383,7 @@ func TestSpecialTokensOfATokenizerStay(t *testing.T) {
 		{`{"eos_token": "<|im_end|>", "additional_special_tokens": ["<|im_start|>", "<|im_end|>"], "eos_token_id": 2}`, ""},
 		{`{"bos_token": "<｜begin▁of▁sentence｜>", "image_token": "<start_of_image>", "eot_token": "<|reserved_special_token_0|>"}`, ""},
 		{`{'pad_token': '<pad>'}` + "\nEOS_TOKEN=</s>", ""},
+		{`{"access_token": "[[CARD_1]]", "eos_token": "<[EMAIL_1]>"}`, ""}, // as the first redaction left them
 		{`{"name": "eos_token", "value": "</s>"}, {"label": "Special tokens", "value": ["<s>", "</s>"]}`, ""},
 	}
 	redactsInJSONStrings(t, tests)
@@ -440,6 +442,106 @@ func TestCredentialsInHeaders(t *testing.T) {
 		{`[{"key": "Content-Type", "value": "application/json"}, {"key": "Accept", "value": "*/*"}, {"name": "X-Request-Id", "value": "42"}]`, ""},
 		{`{"key": "Authorization", "value": "", "disabled": true}, {"authorization": null}`, ""},
 		{"Authorization: not set", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// A header's line hides its credentials: a scheme and what follows it,
+// or a value shaped like a token. The same name in prose ("Authorization:
+// pending") is followed by a plain word, which stays, as does a scheme
+// said alone.
+func TestAuthorizationHeaderKeepsPlainWords(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Authorization: Bearer abc123", "Authorization: [SECRET_1]"},
+		{"Authorization: Basic dXNlcjpwYXNz", "Authorization: [SECRET_1]"},
+		{"Authorization: Token 9944b09199c62bcf9418ad846dd0e4bb", "Authorization: [SECRET_1]"},
+		{"Authorization: k9w2mz7q\nAccept: */*", "Authorization: [SECRET_1]\nAccept: */*"},
+		{"Proxy-Authorization: dXNlcjpwYXNz", "Proxy-Authorization: [SECRET_1]"},
+		{"authorization=k9w2mz7q&q=1", "authorization=[SECRET_1]&q=1"},
+		// Prose, and a scheme without credentials.
+		{"Authorization: pending", ""},
+		{"Authorization: required", ""},
+		{"Status: failed. Authorization: Required. Try again.", ""},
+		{"authorization: NONE, retry: yes", ""},
+		{"Authorization: Bearer", ""},
+		{"Authorization: Basic auth is enabled", ""},
+		{"Authorization: pre-approved by the landlord", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// Cookies sign in as a password does: a Cookie or Set-Cookie header, on
+// its line, as a header's key or named in a HAR file's list, hides the
+// values of its cookies and keeps their names and a Set-Cookie's
+// attributes. A session's id goes under a key or a cookie's name that
+// names one ("session_id", "connect.sid", "PHPSESSID") when it is shaped
+// like a token; a session that is a word or a count stays, as does a
+// Wi-Fi network's SSID.
+func TestCookiesAndSessionIDs(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Cookie: sessionid=abc123; csrftoken=Xy9kLm2Pq8", "Cookie: sessionid=[SECRET_1]; csrftoken=[SECRET_2]"},
+		{"Set-Cookie: session=eyJ1c2VyIjoxfQ; Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Max-Age=3600",
+			"Set-Cookie: session=[SECRET_1]; Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Max-Age=3600"},
+		{"GET / HTTP/1.1\r\ncookie: PHPSESSID=9u1fq3e8k0; theme=\"dark\"\r\nAccept: */*", "GET / HTTP/1.1\r\ncookie: PHPSESSID=[SECRET_1]; theme=\"[SECRET_2]\"\r\nAccept: */*"},
+		{`curl -H 'Cookie: sid=x9y8z7w6' https://x`, `curl -H 'Cookie: sid=[SECRET_1]' https://x`},
+		{`{"headers": {"Cookie": "sessionid=abc123; csrftoken=Xy9kLm2Pq8", "Accept": "*/*"}}`,
+			`{"headers": {"Cookie": "sessionid=[SECRET_1]; csrftoken=[SECRET_2]", "Accept": "*/*"}}`},
+		{`{"name": "Set-Cookie", "value": "connect.sid=s%3AjK8x2.Lq9; Path=/; HttpOnly"}`,
+			`{"name": "Set-Cookie", "value": "connect.sid=[SECRET_1]; Path=/; HttpOnly"}`},
+		{`"cookies": [{"name": "sessionid", "value": "abc123def456", "path": "/", "httpOnly": true}, {"name": "connect.sid", "value": "s%3AjK8x2.Lq9"}]`,
+			`"cookies": [{"name": "sessionid", "value": "[SECRET_1]", "path": "/", "httpOnly": true}, {"name": "connect.sid", "value": "[SECRET_2]"}]`},
+		{`{"session_id": "8f14e45fceea167a5a36dedd4bea2543", "sessionToken": "abc", "sid": "x9y8z7w6v5u4"}`,
+			`{"session_id": "[SECRET_1]", "sessionToken": "[SECRET_2]", "sid": "[SECRET_3]"}`},
+		{`{"sessionId": "c0ffee-1234", "ASP.NET_SessionId": "b2c3d4e5f6", "session": "dXNlcjpwYXNz"}`,
+			`{"sessionId": "[SECRET_1]", "ASP.NET_SessionId": "[SECRET_2]", "session": "[SECRET_3]"}`},
+		{"https://shop.example/cart?sid=x9y8z7w6v5&page=2\nJSESSIONID=1A2B3C4D5E6F session_key=k2j3h4g5", "https://shop.example/cart?sid=[SECRET_1]&page=2\nJSESSIONID=[SECRET_2] session_key=[SECRET_3]"},
+		// Sessions that are no secret, and cookies without values.
+		{`{"session": "evening", "session_id": 42, "sid": "kitchen", "ssid": "Garden5G", "session_count": 3}`, ""},
+		{`{"name": "session", "value": "morning"}, {"name": "Cookie", "value": "none"}`, ""},
+		{"Cookie: chocolate chip, please. Session: Week12, sid: 7", ""},
+		{"Set-Cookie: theme=; Path=/; Secure", ""},
+		{`{"Cookie": 12=34, "set-cookie": 0}`, ""}, // a number, or a word, under a header's key: no cookies
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// Docker's config.json keeps a registry's user and password as "auth":
+// the two in base64, "user:pass". It goes; an "auth" that is a word, a
+// flag or base64 of anything else stays.
+func TestDockerRegistryAuth(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"auths": {"https://index.docker.io/v1/": {"auth": "dXNlcjpwYXNzd29yZA=="}}}`,
+			`{"auths": {"https://index.docker.io/v1/": {"auth": "[SECRET_1]"}}}`},
+		{`{"auths": {"ghcr.io": {"auth": "Ym9iOmdocF9hYmM="}, "registry.local:5000": {"auth": "cm9ib3QkY2k6YT9+Pj94", "email": "a@b.io"}}, "credsStore": "desktop"}`,
+			`{"auths": {"ghcr.io": {"auth": "[SECRET_1]"}, "registry.local:5000": {"auth": "[SECRET_2]", "email": "[EMAIL_1]"}}, "credsStore": "desktop"}`},
+		{"{\n\t\"auths\": {\n\t\t\"quay.io\": {\n\t\t\t\"auth\": \"YWRtaW46czNjcjN0\"\n\t\t}\n\t}\n}", "{\n\t\"auths\": {\n\t\t\"quay.io\": {\n\t\t\t\"auth\": \"[SECRET_1]\"\n\t\t}\n\t}\n}"},
+		{`{'registry_auth': 'Ym9iOg=='}`, `{'registry_auth': '[SECRET_1]'}`},
+		// Not a user and a password.
+		{`{"auth": "none"}, {"auth": "oauth"}, {"auth": true}, {"auth": "basic", "type": "x"}, {"auth": null}`, ""},
+		{`{"auth": "dGVzdA=="}, {"auth": "abcd"}, {"auth": 1234}, {"auth": {"type": "bearer"}}`, ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// Postman's collection keeps a request's auth as a block of named values
+// under its type: the secret is named only by the generic "value" or
+// "token" inside an "apikey", "bearer" or "basic" block. It goes, and the
+// block's other values (the header's name, where it goes) stay, as the
+// same names elsewhere do.
+func TestPostmanAuthBlocks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"auth": {"type": "apikey", "apikey": [{"key": "value", "value": "abc123def", "type": "string"}, {"key": "key", "value": "X-API-Key", "type": "string"}, {"key": "in", "value": "header"}]}}`,
+			`{"auth": {"type": "apikey", "apikey": [{"key": "value", "value": "[SECRET_1]", "type": "string"}, {"key": "key", "value": "X-API-Key", "type": "string"}, {"key": "in", "value": "header"}]}}`},
+		{`"apikey":[{"key":"key","value":"X-Custom-Header","type":"string"},{"key":"in","value":"query"},{"value":"k9w2mz7q","key":"value"}]`,
+			`"apikey":[{"key":"key","value":"X-Custom-Header","type":"string"},{"key":"in","value":"query"},{"value":"[SECRET_1]","key":"value"}]`},
+		{"\"apikey\": [\n  {\n    \"key\": \"value\",\n    \"value\": \"abc123def\"\n  }\n]", "\"apikey\": [\n  {\n    \"key\": \"value\",\n    \"value\": \"[SECRET_1]\"\n  }\n]"},
+		{`"bearer":[{"key":"token","value":"abc123"}], "Bearer": [{"key": "value", "value": "def"}]`, `"bearer":[{"key":"token","value":"[SECRET_1]"}], "Bearer": [{"key": "value", "value": "[SECRET_2]"}]`},
+		{`'basic': [{'key': 'password', 'value': 'pw'}, {'key': 'username', 'value': 'bob'}, {'key': 'value', 'value': 'x1'}]`,
+			`'basic': [{'key': 'password', 'value': '[SECRET_1]'}, {'key': 'username', 'value': 'bob'}, {'key': 'value', 'value': '[SECRET_2]'}]`},
+		// A "value" named "value" outside an auth block.
+		{`{"variable": [{"key": "value", "value": "42"}, {"key": "token_url", "value": "https://x"}]}, {"key": "value", "value": "on"}`, ""},
+		{`"apikey": [{"key": "in", "value": "header"}, {"key": "key", "value": "X-API-Key"}], "noauth": [{"key": "value", "value": "x"}]`, ""},
+		{`"bearer": {"list": [{"key": "value", "value": "x"}]}`, ""},
 	}
 	redactsInJSONStrings(t, tests)
 }
