@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,8 +41,21 @@ import (
 // entries are left, and when a conversation found still open lapses;
 // after a failure, not before a wait that doubles from diaryRetry to
 // diaryRetryMax, so a model server that is down is asked once in a while,
-// not at every turn. Only conversations the diary has no entry for are
-// written, so none is written twice.
+// not at every turn.
+//
+// Only conversations the diary has no entry for, or whose entry is behind,
+// are written, so none is written twice. An entry is behind when its
+// conversation went on after it was written: a center's node reopened the
+// conversation's id after a restart, or the user continued it (hark ask
+// --continue, a follow-up that names it). Such an entry is rewritten once
+// the conversation is over again, under the same date, from the old
+// summary and the exchanges it does not cover; the new entry replaces it in
+// one write, and only once the model wrote it: a failure leaves it as it
+// was. An entry records the last exchange it covers (Through); one written
+// before that was kept is taken to cover its conversation from its date to
+// the first lapse or close after it (an entry was written only once its
+// conversation was over), so that after an upgrade only the entries of
+// conversations that did go on are written again, not all of them.
 const (
 	// diaryRound is the most entries one round writes.
 	diaryRound = 3
@@ -405,9 +419,18 @@ func (e *Engine) unwritten(ctx context.Context, ended []string, tries map[string
 			opens = at
 		}
 	}
-	todo, err = e.o.Diary.Missing(ctx, found)
+	entries, err := e.o.Diary.Entries(ctx, found)
 	if err != nil {
 		return nil, opens, err
+	}
+	of := map[string][]storage.Exchange{}
+	for _, x := range all {
+		of[x.Conversation] = append(of[x.Conversation], x)
+	}
+	for _, id := range found {
+		if old, ok := entries[id]; !ok || e.behind(old, of[id]) {
+			todo = append(todo, id)
+		}
 	}
 	slices.SortStableFunc(todo, func(a, b string) int { return tries[a] - tries[b] })
 	return todo, opens, nil
@@ -444,13 +467,87 @@ func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error 
 	if err != nil || len(xs) == 0 {
 		return err // none left (deleted meanwhile): nothing to write
 	}
-	lines := make([]string, 0, 2*len(xs))
-	for _, x := range xs {
+	entries, err := e.o.Diary.Entries(ctx, []string{id})
+	if err != nil {
+		return err
+	}
+	entry, rewrite := entries[id]
+	from := 0
+	var lines []string
+	if rewrite {
+		// Behind: the old summary stands for what it covers, so that the
+		// exchanges it does not cover are never cut from the model's input.
+		from = e.covered(entry, xs) + 1
+		if from == len(xs) {
+			return nil // it covers them all (written meanwhile)
+		}
+		if entry.Summary != "" {
+			lines = append(lines, diaryEarlier+entry.Summary)
+		}
+	} else {
+		entry = storage.DiaryEntry{Conversation: id, Date: xs[0].At}
+	}
+	for _, x := range xs[from:] {
 		lines = append(lines, "User: "+x.User, "Assistant: "+x.Assistant)
 	}
 	summary, keywords, err := e.distil.Diary(ctx, lines)
 	if err != nil {
-		return err
+		return err // the old entry, if any, stays as it was
 	}
-	return e.o.Diary.Add(context.WithoutCancel(ctx), storage.DiaryEntry{Conversation: id, Date: xs[0].At, Summary: summary, Keywords: keywords})
+	entry.Summary, entry.Through = summary, xs[len(xs)-1].At
+	entry.Keywords = mergeKeywords(keywords, entry.Keywords)
+	return e.o.Diary.Add(context.WithoutCancel(ctx), entry)
+}
+
+// diaryEarlier begins the line that gives the model a behind entry's
+// summary, before the exchanges it does not cover.
+const diaryEarlier = "Earlier in this conversation (summarised): "
+
+// diaryKeywords is the most keywords a rewritten entry keeps: the new
+// ones, then the old ones the model left out, so that recall still finds
+// the earlier part by them.
+const diaryKeywords = 12
+
+// mergeKeywords is fresh, then those of old not among them (by case),
+// diaryKeywords at most unless fresh alone has more.
+func mergeKeywords(fresh, old []string) []string {
+	out := slices.Clone(fresh)
+	for _, k := range old {
+		if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, k) }) {
+			out = append(out, k)
+		}
+	}
+	return out[:min(len(out), max(diaryKeywords, len(fresh)))]
+}
+
+// behind reports whether entry does not cover the last of xs, its
+// conversation's exchanges of the diary's window, oldest first: the
+// conversation went on after it was written.
+func (e *Engine) behind(entry storage.DiaryEntry, xs []storage.Exchange) bool {
+	return len(xs) > 0 && e.covered(entry, xs) < len(xs)-1
+}
+
+// covered is the index of the last of xs (one conversation's exchanges,
+// oldest first) that entry covers; -1 for none of them. An entry that
+// records it covers through the exchange of that time. One written before
+// that was recorded covers from its date, which is its first exchange's
+// time, to the first lapse or close after it; one whose first exchange is
+// out of sight (older than the window) covers none of those in sight.
+func (e *Engine) covered(entry storage.DiaryEntry, xs []storage.Exchange) int {
+	if !entry.Through.IsZero() {
+		for i := len(xs) - 1; i >= 0; i-- {
+			if xs[i].At.Equal(entry.Through) {
+				return i
+			}
+		}
+		return -1
+	}
+	i := slices.IndexFunc(xs, func(x storage.Exchange) bool { return x.At.Equal(entry.Date) })
+	if i < 0 {
+		return -1
+	}
+	for i+1 < len(xs) && !xs[i].Closed && xs[i+1].At.Sub(xs[i].At) <= e.o.ConversationLapse {
+		i++
+	}
+	return i
 }

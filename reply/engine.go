@@ -51,10 +51,12 @@ type Dialogue interface {
 
 // Diary keeps conversation summaries; *storage.Diary is one.
 type Diary interface {
-	// Add stores an entry, replacing one of the same conversation and date.
+	// Add stores an entry, replacing one of the same conversation and
+	// date in one write.
 	Add(ctx context.Context, e storage.DiaryEntry) error
-	// Missing returns those of conversations without an entry, in order.
-	Missing(ctx context.Context, conversations []string) ([]string, error)
+	// Entries returns the entries of those of conversations that have
+	// one, by conversation.
+	Entries(ctx context.Context, conversations []string) (map[string]storage.DiaryEntry, error)
 	Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]storage.DiaryEntry, error)
 }
 

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,6 +16,11 @@ type DiaryEntry struct {
 	Date         time.Time `json:"date"` // when the conversation started
 	Summary      string    `json:"summary"`
 	Keywords     []string  `json:"keywords,omitempty"`
+	// Through is the time of the last exchange the summary covers: a
+	// conversation that went on after it (reopened) is summarised again.
+	// Zero in the entries of versions before it was kept, which are
+	// stored without it.
+	Through time.Time `json:"through,omitzero"`
 }
 
 // Diary is the record of conversation summaries, for recall by keyword and
@@ -32,6 +38,8 @@ func diaryKey(e DiaryEntry) string {
 }
 
 // Add stores an entry, replacing one for the same conversation and date.
+// The replacement is one write: the old entry stays whole until the new
+// one is stored.
 func (d *Diary) Add(ctx context.Context, e DiaryEntry) error {
 	if e.Conversation == "" {
 		return fmt.Errorf("storage: write diary: no conversation")
@@ -83,6 +91,40 @@ func (d *Diary) Missing(ctx context.Context, conversations []string) ([]string, 
 			out = append(out, c)
 			written[c] = true // once
 		}
+	}
+	return out, nil
+}
+
+// Entries returns the entries of those of conversations that have one,
+// by conversation, reading the diary once however many are asked about.
+// An entry that does not decode is passed over as Search does, but still
+// counted: it is returned with only its conversation and date (from its
+// key), so that a rewrite replaces it rather than adding a second one.
+func (d *Diary) Entries(ctx context.Context, conversations []string) (map[string]DiaryEntry, error) {
+	out := map[string]DiaryEntry{}
+	if len(conversations) == 0 {
+		return out, nil
+	}
+	asked := make(map[string]bool, len(conversations))
+	for _, c := range conversations {
+		asked[c] = true
+	}
+	err := d.db.scan(ctx, "read diary", diaryPrefix, func(key string, b []byte) error {
+		c, ok := entryOf(key)
+		if !ok || !asked[c] {
+			return nil
+		}
+		var e DiaryEntry
+		if err := json.Unmarshal(b, &e); err != nil {
+			d.db.passOver("read diary", key, err)
+			ns := binary.BigEndian.Uint64([]byte(key[len(diaryPrefix):]))
+			e = DiaryEntry{Conversation: c, Date: time.Unix(0, int64(ns))}
+		}
+		out[c] = e // the latest dated, should there be two
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

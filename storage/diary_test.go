@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -80,5 +81,84 @@ func TestDiaryMissing(t *testing.T) {
 	}
 	if ok, err := d.Has(t.Context(), "c2"); ok || err != nil {
 		t.Errorf("Has(c2) = %v, %v; want false: only kitchen/c2 has an entry", ok, err)
+	}
+}
+
+// Entries reads the entries as they are stored: those older Hark versions
+// wrote, without the exchange they cover, read as before with Through
+// zero; a rewritten entry replaces the one of the same conversation and
+// date; one that does not decode still counts as written, dated by its
+// key.
+func TestDiaryEntries(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir)
+	d := db.Diary()
+	day := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	// As an older version stored them.
+	old := DiaryEntry{Conversation: "old", Date: day, Summary: "Talked about Lisbon.", Keywords: []string{"lisbon"}}
+	bad := DiaryEntry{Conversation: "bad", Date: day.Add(time.Hour)}
+	for _, c := range []kv{
+		{key: diaryKey(old), value: []byte(`{"conversation":"old","date":"2026-11-01T12:00:00Z","summary":"Talked about Lisbon.","keywords":["lisbon"]}`)},
+		{key: diaryKey(bad), value: []byte(`{"conversation":`)},
+	} {
+		if err := db.apply(t.Context(), "test", []kv{c}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := DiaryEntry{Conversation: "new", Date: day.Add(2 * time.Hour), Summary: "Set a timer.", Keywords: []string{"timer"}, Through: day.Add(2*time.Hour + time.Minute)}
+	again := first
+	again.Summary, again.Through = "Set a timer, then asked about pasta.", day.Add(5*time.Hour)
+	for _, e := range []DiaryEntry{first, again} {
+		if err := d.Add(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	db = open(t, dir)
+	defer db.Close()
+	d = db.Diary()
+
+	got, err := d.Entries(t.Context(), []string{"old", "new", "bad", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Errorf("Entries = %+v, want old, new and bad", got)
+	}
+	if e := got["old"]; e.Summary != old.Summary || !e.Date.Equal(old.Date) || !e.Through.IsZero() || !slices.Equal(e.Keywords, old.Keywords) {
+		t.Errorf("old entry = %+v, want %+v with Through zero", e, old)
+	}
+	if e := got["new"]; e.Summary != again.Summary || !e.Through.Equal(again.Through) || !e.Date.Equal(again.Date) {
+		t.Errorf("rewritten entry = %+v, want %+v", e, again)
+	}
+	if e, ok := got["bad"]; !ok || e.Conversation != "bad" || !e.Date.Equal(bad.Date) {
+		t.Errorf("undecodable entry = %+v, %v; want it dated %v by its key", e, ok, bad.Date)
+	}
+	if got, _ := d.Search(t.Context(), []string{"timer"}, time.Time{}, time.Time{}, 5); len(got) != 1 || got[0].Summary != again.Summary {
+		t.Errorf("search after the rewrite = %+v, want the one rewritten entry", got)
+	}
+	if got, _ := d.Search(t.Context(), []string{"lisbon"}, time.Time{}, time.Time{}, 5); len(got) != 1 || got[0].Conversation != "old" {
+		t.Errorf("search for the old entry = %+v", got)
+	}
+}
+
+// An entry without Through is stored as older versions stored entries
+// (an older build reading it after a rollback sees what it wrote); one
+// with it adds only the field.
+func TestDiaryEntryStoredForm(t *testing.T) {
+	day := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		e    DiaryEntry
+		want string
+	}{
+		{DiaryEntry{Conversation: "c1", Date: day, Summary: "Lisbon.", Keywords: []string{"lisbon"}},
+			`{"conversation":"c1","date":"2026-11-01T12:00:00Z","summary":"Lisbon.","keywords":["lisbon"]}`},
+		{DiaryEntry{Conversation: "c1", Date: day, Summary: "Lisbon.", Through: day.Add(time.Minute)},
+			`{"conversation":"c1","date":"2026-11-01T12:00:00Z","summary":"Lisbon.","through":"2026-11-01T12:01:00Z"}`},
+	} {
+		b, err := json.Marshal(c.e)
+		if got := string(b); err != nil || got != c.want {
+			t.Errorf("stored form of %+v:\ngot  %s (%v)\nwant %s", c.e, got, err, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package box
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -24,11 +26,30 @@ type centerDiary struct {
 	srv  *center.Server
 	cred string
 	stop func()
+	// cfg and res are the center's configuration, for another center
+	// over the same store (a restart).
+	cfg *config.Loaded
+	res config.Resolved
 }
 
 func serveCenterDiary(t *testing.T, model *ollamatest.Server, prepare func(c *Center)) *centerDiary {
 	t.Helper()
 	cfg, res := configure(t, "[reply]\nplanner = false\n", map[string]string{"OLLAMA_HOST": model.URL})
+	return serveCenter(t, cfg, res, "", prepare)
+}
+
+// restart stops d's center and serves another over the same store, to
+// which the kitchen node stays enrolled.
+func (d *centerDiary) restart(t *testing.T) *centerDiary {
+	t.Helper()
+	d.stop()
+	return serveCenter(t, d.cfg, d.res, d.cred, nil)
+}
+
+// serveCenter serves a center of cfg; cred is the kitchen node's
+// credential, enrolled anew when empty.
+func serveCenter(t *testing.T, cfg *config.Loaded, res config.Resolved, cred string, prepare func(c *Center)) *centerDiary {
+	t.Helper()
 	c, err := OpenCenter(cfg, res, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -36,9 +57,10 @@ func serveCenterDiary(t *testing.T, model *ollamatest.Server, prepare func(c *Ce
 	if prepare != nil {
 		prepare(c)
 	}
-	cred, err := center.NewKeys(c.db.Settings()).Add(t.Context(), "kitchen")
-	if err != nil {
-		t.Fatal(err)
+	if cred == "" {
+		if cred, err = center.NewKeys(c.db.Settings()).Add(t.Context(), "kitchen"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv, err := c.nodes(center.Media{Model: c.brain.model, ModelName: cfg.Ollama.Model})
 	if err != nil {
@@ -47,7 +69,7 @@ func serveCenterDiary(t *testing.T, model *ollamatest.Server, prepare func(c *Ce
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	c.upkeep(ctx, srv, &wg)
-	return &centerDiary{c: c, srv: srv, cred: cred, stop: func() {
+	return &centerDiary{c: c, srv: srv, cred: cred, cfg: cfg, res: res, stop: func() {
 		cancel()
 		wg.Wait()
 		c.Close()
@@ -146,6 +168,49 @@ func TestCenterWritesTheEntriesLeftAtStart(t *testing.T) {
 		synctest.Wait()
 		if n := d.entries(t, "hall-7"); n != 1 {
 			t.Errorf("%d entries of the conversation the last center left, want 1", n)
+		}
+	})
+}
+
+// TestCenterRewritesTheEntryOfAReopenedConversation: the center restarts,
+// and a node goes on with a conversation id whose entry the last center
+// wrote once it lapsed. What was said after the restart is found again by
+// recall: once the conversation lapses again, its one entry is rewritten
+// to cover it.
+func TestCenterRewritesTheEntryOfAReopenedConversation(t *testing.T) {
+	model, m := modelServer(t)
+	model.CloseEach()
+	m.Default(replytest.Chat, ollamatest.Reply{Content: "Noted."})
+	model.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		if replytest.KindOf(r) != replytest.Diary {
+			return m.Respond(r)
+		}
+		// The model's summary is what it was given: the entry shows it.
+		b, _ := json.Marshal(map[string]any{"summary": r.Messages[len(r.Messages)-1].Content, "keywords": []string{"chat"}})
+		return ollamatest.Reply{Content: string(b)}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		d := serveCenterDiary(t, model, nil)
+		d.say(t, "kitchen-1", "my sister Clara arrives from Lisbon on Friday")
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		if n := d.entries(t, "kitchen-1"); n != 1 {
+			t.Fatalf("%d entries of the node's conversation after it lapsed, want 1", n)
+		}
+		d = d.restart(t)
+		defer d.stop()
+		d.say(t, "kitchen-1", "she brings her dog Rex")
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		got, err := d.c.db.Diary().Search(t.Context(), []string{"rex"}, time.Time{}, time.Time{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Conversation != "kitchen-1" || d.entries(t, "kitchen-1") != 1 {
+			t.Errorf("recall for the dog Rex, said after the restart, finds %+v; want the conversation's one entry", got)
+		}
+		if n := diaryCalls(model); n != 2 {
+			t.Errorf("%d diary calls, want 2: the entry and its rewrite", n)
 		}
 	})
 }
