@@ -120,6 +120,7 @@ var de = map[string]string{
 	"less than a second":                                 "weniger als eine Sekunde",
 	"something else":                                     "etwas anderes",
 	"the %s timer":                                       "den Timer über %s",
+	"%s is unavailable.":                                 "%s ist nicht verfügbar.",
 	"%s is %s.":                                          "%s ist %s.",
 	"%s is %v now.":                                      "%s ist jetzt %v.",
 	"%s is at %v percent.":                               "%s ist auf %v Prozent.",

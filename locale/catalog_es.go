@@ -120,6 +120,7 @@ var es = map[string]string{
 	"less than a second":                                 "menos de un segundo",
 	"something else":                                     "otra cosa",
 	"the %s timer":                                       "el de %s",
+	"%s is unavailable.":                                 "%s no está disponible.",
 	"%s is %s.":                                          "%s está %s.",
 	"%s is %v now.":                                      "%s ahora está %v.",
 	"%s is at %v percent.":                               "%s está al %v por ciento.",

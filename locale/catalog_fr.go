@@ -120,6 +120,7 @@ var fr = map[string]string{
 	"less than a second":                                 "moins d'une seconde",
 	"something else":                                     "autre chose",
 	"the %s timer":                                       "celui de %s",
+	"%s is unavailable.":                                 "%s est indisponible.",
 	"%s is %s.":                                          "%s est %s.",
 	"%s is %v now.":                                      "%s est maintenant %v.",
 	"%s is at %v percent.":                               "%s est à %v pour cent.",

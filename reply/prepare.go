@@ -289,7 +289,7 @@ func (t *turn) router(what string, catalog []tool, queryChars, most int) (*route
 	var tools []router.Tool
 	chars := router.Overhead + queryChars
 	for _, c := range catalog {
-		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about, Words: c.words, Extra: c.extra})
+		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about, Words: c.words, Extra: c.extra, Verbs: c.verbs})
 		chars += len(c.name) + len(c.description) + 4
 	}
 	strategy, timeout := e.o.Router, e.o.AuxTimeout
@@ -379,6 +379,9 @@ type tool struct {
 	examples          []string
 	about             string
 	words, extra      []string
+	// verbs are the words that ask it to act: its words that no question
+	// about the house says.
+	verbs []string
 }
 
 // catalog is the commands the model may be offered, for a request in l.
@@ -412,11 +415,20 @@ func (e *Engine) catalog(l locale.Lang) []tool {
 		for _, x := range c.Examples {
 			examples = append(examples, x.Utterance)
 		}
-		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, c.About, core, extra})
+		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, c.About, core, extra, nil})
+	}
+	var asks []string // what questions about the house say
+	if lang != nil {
+		asks, _ = lang.Words("HassGetState")
 	}
 	for i := range out {
 		a := aliased[out[i].name]
 		out[i].words, out[i].extra = append(out[i].words, a[0]...), append(out[i].extra, a[1]...)
+		for _, w := range out[i].words {
+			if !slices.Contains(asks, w) {
+				out[i].verbs = append(out[i].verbs, w)
+			}
+		}
 	}
 	return out
 }

@@ -32,6 +32,10 @@ type Tool struct {
 	// Words are the words its sentence templates say in the request's
 	// language; Extra those they say only in optional parts.
 	Words, Extra []string
+	// Verbs are those of its Words that ask it to act, not words of a
+	// question: a request that opens with one, says no other template
+	// word and names something the templates cannot know is offered it.
+	Verbs []string
 }
 
 // Strategy is how tools are picked.
@@ -172,13 +176,15 @@ func writeAbout(b *strings.Builder, tools []Tool) {
 // its description 1 (at most 2), a word of its About 1 (at most 2), and a
 // word its sentence templates say 3 when no other tool's say it, 2 when
 // one other's does, 1 when a few do (at most 6; a word they say only in
-// optional parts 1; and at most 1 unless two of their words are said).
-// The best-scored, at most max, are picked; nothing scores for a
-// greeting, and nothing is picked.
+// optional parts 1; and at most 1 unless two of their words are said, or
+// the one is a verb of the tool that opens the request, said by at most
+// two tools, with a word after it that no tool's templates say: "prende
+// la tira led", a device the templates cannot know). The best-scored, at most max, are
+// picked; nothing scores for a greeting, and nothing is picked.
 func keywords(query string, tools []Tool, max int) []string {
 	q := " " + strings.ToLower(query) + " "
 	words := storage.ContentWords(query)
-	said := saidWords(query)
+	said, lead := saidWords(query)
 	df := map[string]int{} // how many tools' templates say each word
 	core := make([]map[string]bool, len(tools))
 	extra := make([]map[string]bool, len(tools))
@@ -199,6 +205,19 @@ func keywords(query string, tools []Tool, max int) []string {
 			df[w]++
 		}
 	}
+	// A request whose one template word opens it, with a word after it no
+	// template says: a verb and a device the templates cannot know.
+	named, others := false, 0
+	for w := range said {
+		switch d := df[w]; {
+		case w == lead:
+		case d == 0:
+			named = named || len([]rune(w)) >= 3
+		case d <= 4:
+			others++
+		}
+	}
+	verb := named && others == 0 && df[lead] <= 2
 	type scored struct {
 		name string
 		n    int
@@ -227,7 +246,10 @@ func keywords(query string, tools []Tool, max int) []string {
 				tw += min(weight, 1)
 			}
 		}
-		if cores < 2 { // one word ("next", "a little") is no request alone
+		switch {
+		case verb && slices.Contains(t.Verbs, lead): // "desconecta el enchufe de la cocina"
+			tw = 2 + tw/3 // the verb alone, or with words only its tool says
+		case cores < 2: // one word ("next", "a little") is no request alone
 			tw = min(tw, 1)
 		}
 		n += min(6, tw)
@@ -257,17 +279,21 @@ func keywords(query string, tools []Tool, max int) []string {
 }
 
 // saidWords are a request's words as the templates write them: lowercase,
-// without the punctuation around them, hyphens as spaces.
-func saidWords(query string) map[string]bool {
-	out := map[string]bool{}
+// without the punctuation around them, hyphens as spaces; first is the
+// first of them.
+func saidWords(query string) (words map[string]bool, first string) {
+	words = map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
 		return unicode.IsSpace(r) || r == '-' || r == '_' || strings.ContainsRune(".,;:!?¿¡\"“”«»()", r)
 	}) {
 		if w = strings.Trim(w, "'’"); w != "" {
-			out[w] = true
+			if len(words) == 0 {
+				first = w
+			}
+			words[w] = true
 		}
 	}
-	return out
+	return words, first
 }
 
 // shared counts the content words of text that are in words, leaving out

@@ -11,10 +11,10 @@ import (
 )
 
 var catalogue = []Tool{
-	{"get_weather", "Weather.", []string{"weather", "rain", "forecast"}, nil, "", nil, nil},
-	{"set_timer", "Start a countdown timer.", []string{"timer", "countdown"}, []string{"set a timer for five minutes"}, "", nil, nil},
-	{"calculate", "Maths.", []string{"plus", "times"}, []string{"what is twelve times seven"}, "", nil, nil},
-	{"set_alarm", "Wake the user at a time of day.", nil, []string{"wake me up at seven"}, "", nil, nil},
+	{"get_weather", "Weather.", []string{"weather", "rain", "forecast"}, nil, "", nil, nil, nil},
+	{"set_timer", "Start a countdown timer.", []string{"timer", "countdown"}, []string{"set a timer for five minutes"}, "", nil, nil, nil},
+	{"calculate", "Maths.", []string{"plus", "times"}, []string{"what is twelve times seven"}, "", nil, nil, nil},
+	{"set_alarm", "Wake the user at a time of day.", nil, []string{"wake me up at seven"}, "", nil, nil, nil},
 }
 
 type fixed struct {

@@ -202,11 +202,7 @@ func State(c *Client) *command.Command {
 			if err != nil {
 				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("That device is gone from Home Assistant.")}, nil
 			}
-			state := e.State
-			if u, ok := e.Attributes["unit_of_measurement"].(string); ok {
-				state += " " + u
-			}
-			return command.Response{Spoken: locale.Speaking(ctx).T("%s is %s.", e.Name(), state),
+			return command.Response{Spoken: isSaid(locale.Speaking(ctx), call.Utterance, e),
 				Data: map[string]any{"entity": e.ID, "state": e.State, "attributes": e.Attributes}}, nil
 		},
 	}

@@ -93,7 +93,7 @@ func Query(c *Client) *command.Command {
 				return command.Response{Kind: command.Failure, Spoken: l.T("That device is gone from Home Assistant.")}, nil
 			}
 			data := map[string]any{"states": statesData(es)}
-			return command.Said(answer(l, call.Args.String("intent"), call.Args.String("ask"), call.Args.String("state"), es), data), nil
+			return command.Said(answer(l, call.Utterance, call.Args.String("intent"), call.Args.String("ask"), call.Args.String("state"), es), data), nil
 		},
 	}
 }
@@ -123,11 +123,21 @@ func statesData(es []Entity) []map[string]any {
 	return out
 }
 
+// isSaid says how an entity is, in a sentence of its own: "Kitchen light
+// is off.", "Lámpara de pie no está disponible.", agreeing with the
+// entity as the user spoke of it in said.
+func isSaid(lang locale.Lang, said string, e Entity) string {
+	if e.State == "unavailable" {
+		return lang.Agreeing(lang.FormOf(said, e.Name())).T("%s is unavailable.", e.Name())
+	}
+	return lang.T("%s is %s.", e.Name(), stateSaid(lang, said, e))
+}
+
 // stateSaid is an entity's state as said: translated when it is one of
-// Home Assistant's own state words, agreeing with the entity's name, with
-// its unit.
-func stateSaid(lang locale.Lang, e Entity) string {
-	l := lang.Agreeing(lang.FormOf("", e.Name()))
+// Home Assistant's own state words, agreeing with the entity as the user
+// spoke of it in said (its article) or else with its name, with its unit.
+func stateSaid(lang locale.Lang, said string, e Entity) string {
+	l := lang.Agreeing(lang.FormOf(said, e.Name()))
 	s := e.State
 	if e.Domain() == "binary_sensor" {
 		s = binaryState(e)
@@ -179,7 +189,7 @@ func stateSaid(lang locale.Lang, e Entity) string {
 // answer says what a question about the house asks: the response key
 // the template named tells how (one, one_yesno, any, all, which,
 // how_many, where).
-func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
+func answer(l locale.Lang, said, intentName, ask, state string, es []Entity) string {
 	switch intentName {
 	case "HassClimateGetTemperature":
 		var said []string
@@ -222,7 +232,7 @@ func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
 		if len(other) == 0 {
 			return l.T("Yes.")
 		}
-		return l.T("No, %s is %s.", other[0].Name(), stateSaid(l, other[0]))
+		return l.T("No, %s is %s.", other[0].Name(), stateSaid(l, said, other[0]))
 	case "any":
 		if len(match) == 0 {
 			return l.T("No.")
@@ -232,7 +242,7 @@ func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
 		if len(other) == 0 {
 			return l.T("Yes.")
 		}
-		return l.T("No, %s is %s.", other[0].Name(), stateSaid(l, other[0]))
+		return l.T("No, %s is %s.", other[0].Name(), stateSaid(l, said, other[0]))
 	case "which":
 		if len(match) == 0 {
 			return l.T("None.")
@@ -241,14 +251,14 @@ func answer(l locale.Lang, intentName, ask, state string, es []Entity) string {
 	case "how_many":
 		return l.T("%d.", len(match))
 	case "where":
-		return l.T("%s is %s.", es[0].Name(), stateSaid(l, es[0]))
+		return isSaid(l, said, es[0])
 	}
 	if len(es) == 1 {
-		return l.T("%s is %s.", es[0].Name(), stateSaid(l, es[0]))
+		return isSaid(l, said, es[0])
 	}
 	var parts []string
 	for _, e := range es[:min(4, len(es))] {
-		parts = append(parts, fmt.Sprintf("%s %s", e.Name(), stateSaid(l, e)))
+		parts = append(parts, fmt.Sprintf("%s %s", e.Name(), stateSaid(l, said, e)))
 	}
 	return capital(l.And(parts)) + "."
 }

@@ -1,0 +1,81 @@
+package home_test
+
+import (
+	"testing"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/command/home/hatest"
+)
+
+// TestStateSaidInTheLanguage: how a device is, asked offline of the box
+// in the household's kitchen or asked by the model through home_state, is
+// said in the language spoken, its state word translated and, in Spanish
+// and French, agreeing with the device ("Lumière du salon est éteinte",
+// "Persiana está abierta"), not Home Assistant's own word ("off").
+func TestStateSaidInTheLanguage(t *testing.T) {
+	for _, tt := range []struct {
+		lang    locale.Lang
+		asked   string // offline, through the templates; "" when not asked so
+		want    string
+		entity  string // as the model names it to home_state
+		wantRaw string // home_state's answer
+	}{
+		{locale.English, "is the kitchen light on", "No, Kitchen light is off.", "kitchen light", "Kitchen light is off."},
+		{locale.English, "what is the state of the kitchen speaker", "Kitchen speaker is playing.", "kitchen speaker", "Kitchen speaker is playing."},
+		{locale.German, "ist die kitchen light an", "Nein, Kitchen light ist aus.", "kitchen light", "Kitchen light ist aus."},
+		{locale.Spanish, "cuál es el estado de kitchen light", "Kitchen light está apagado.", "kitchen light", "Kitchen light está apagado."},
+		{locale.Spanish, "", "", "kitchen speaker", "Kitchen speaker está reproduciendo."},
+		{locale.French, "est-ce que la lumière du salon est allumée", "Non, Lumière du salon est éteinte.", "lumière du salon", "Lumière du salon est éteinte."},
+		{locale.French, "", "", "kitchen speaker", "Kitchen speaker est en lecture."},
+	} {
+		reg := hatest.Household(t)
+		ctx := locale.WithLanguage(t.Context(), string(tt.lang))
+		if tt.asked != "" {
+			u := reg.Understand(t.Context(), tt.lang, tt.asked)
+			if !u.OK {
+				t.Errorf("%s %q: not understood (%s %s: %s)", tt.lang, tt.asked, u.Intent, u.Reason, u.Detail)
+			} else if resp := reg.RunRoute(ctx, u.Route, tt.asked); resp.Spoken != tt.want {
+				t.Errorf("%s %q offline: said %q, want %q", tt.lang, tt.asked, resp.Spoken, tt.want)
+			}
+		}
+		resp := reg.Call(ctx, "home_state", map[string]any{"entity": tt.entity}, tt.asked)
+		if resp.Kind != command.Success || resp.Spoken != tt.wantRaw {
+			t.Errorf("%s home_state %q: said %q (%v), want %q", tt.lang, tt.entity, resp.Spoken, resp.Kind, tt.wantRaw)
+		}
+	}
+}
+
+// TestStateAgreesWithTheDevice: home_state's answer in Spanish and French
+// agrees with the device's gender, from the article said before its name
+// or from the name, and says an unavailable device so.
+func TestStateAgreesWithTheDevice(t *testing.T) {
+	ha := hatest.New(t, []hatest.Floor{{ID: "baja", Name: "Planta baja"}},
+		[]hatest.Area{{ID: "salon", Name: "Salón", Floor: "baja"}}, nil,
+		[]hatest.Entity{
+			entity("cover.persiana", "Persiana", "open", "salon", "device_class", "blind"),
+			entity("light.lampara", "Lámpara de pie", "unavailable", "salon"),
+			entity("light.plafonnier", "Plafonnier", "off", "salon"),
+			entity("light.lampe", "Lampe", "on", "salon"),
+			entity("climate.nest", "Nest", "off", "salon"),
+		})
+	reg := speakerIn(t, ha, "")
+	for _, tt := range []struct {
+		lang               locale.Lang
+		said, entity, want string
+	}{
+		{locale.Spanish, "está abierta la persiana", "persiana", "Persiana está abierta."},
+		{locale.Spanish, "cómo está la lámpara de pie", "lámpara de pie", "Lámpara de pie no está disponible."},
+		{locale.Spanish, "está encendida la nest", "nest", "Nest está apagada."},
+		{locale.Spanish, "está encendido el nest", "nest", "Nest está apagado."},
+		{locale.French, "le plafonnier est allumé", "plafonnier", "Plafonnier est éteint."},
+		{locale.French, "la lampe est allumée", "lampe", "Lampe est allumée."},
+		{locale.German, "ist die Lampe an", "lampe", "Lampe ist an."},
+	} {
+		ctx := locale.WithLanguage(t.Context(), string(tt.lang))
+		resp := reg.Call(ctx, "home_state", map[string]any{"entity": tt.entity}, tt.said)
+		if resp.Kind != command.Success || resp.Spoken != tt.want {
+			t.Errorf("%s %q: said %q (%v), want %q", tt.lang, tt.said, resp.Spoken, resp.Kind, tt.want)
+		}
+	}
+}
