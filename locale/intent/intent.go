@@ -545,10 +545,7 @@ func (l *Language) words0(intentName string) (core, extra []string) {
 		}
 		for _, b := range ci.data {
 			for _, s := range b.sentences {
-				p := w.pieces(b, s.root, false, 0)
-				w.inner.union(p.atoms)
-				w.inner.union(p.heads)
-				w.inner.union(p.tails)
+				w.sentence(b, s)
 			}
 		}
 	}
@@ -568,6 +565,95 @@ func (l *Language) words0(intentName string) (core, extra []string) {
 	return core, extra
 }
 
+// sentence adds the whole words a sentence says to the walk's inner
+// words, before their quotes are trimmed.
+func (w *wordWalk) sentence(b *block, s *sentence) {
+	p := w.pieces(b, s.root, false, 0)
+	w.inner.union(p.atoms)
+	w.inner.union(p.heads)
+	w.inner.union(p.tails)
+}
+
+// says reports whether an intent's templates say one of the words of
+// keep, as Words reads them. It walks the templates as Words does, but
+// keeps only the pieces that may be part of one of those words, so it
+// costs little where Words joins every piece with every other, and stops
+// at the first sentence that says one. (Words stops joining pieces at
+// mostPieces words, which this walk, with fewer pieces, may not reach;
+// no template Hark carries comes near it: TestSkippedAsWordsSay.)
+func (l *Language) says(intentName string, keep *partsOf) bool {
+	w := &wordWalk{l: l, memo: map[pieceKey]pieces{}, keep: keep}
+	read := 0
+	for _, ci := range l.intents {
+		if ci.name != intentName {
+			continue
+		}
+		for _, b := range ci.data {
+			for _, s := range b.sentences {
+				w.sentence(b, s)
+				for _, x := range w.inner.words[read:] {
+					if keep.words[strings.Trim(x, "'")] {
+						return true
+					}
+				}
+				read = len(w.inner.words)
+			}
+		}
+	}
+	return false
+}
+
+// place is where a piece stands in the word it is part of.
+type place uint8
+
+const (
+	inside  place = 1 << iota // anywhere: an atom
+	ending                    // at its end: a head
+	opening                   // at its start: a tail
+	whole                     // the word itself
+)
+
+// partsOf holds some words and every part of them, by where in the word
+// the part stands.
+type partsOf struct {
+	words map[string]bool
+	parts map[string]place
+}
+
+// newPartsOf indexes the parts of words; partsOf keeps words, not a copy.
+func newPartsOf(words map[string]bool) *partsOf {
+	p := &partsOf{words: words, parts: map[string]place{"": inside | ending | opening}}
+	for w := range words {
+		for i := range len(w) + 1 {
+			for j := i; j <= len(w); j++ {
+				at := inside
+				if i == 0 {
+					at |= opening
+				}
+				if j == len(w) {
+					at |= ending
+				}
+				p.parts[w[i:j]] |= at
+			}
+		}
+	}
+	return p
+}
+
+// keeps reports whether x may be part of one of the words at place at:
+// quotes around a word are not part of it (Words trims them), so neither
+// are they of a piece. A nil partsOf keeps every piece.
+func (p *partsOf) keeps(x string, at place) bool {
+	if p == nil {
+		return true
+	}
+	x = strings.Trim(x, "'")
+	if at == whole {
+		return x == "" || p.words[x]
+	}
+	return p.parts[x]&at != 0
+}
+
 // pieces are what a part of a template can say, as parts of words: a
 // template writes a word in pieces ("enc[i]end(a|e)", "light[s]"), so a
 // word is only whole once the parts around it are joined to it. Atoms
@@ -584,6 +670,9 @@ type wordWalk struct {
 	// whole words found.
 	memo  map[pieceKey]pieces
 	inner wordSet
+	// keep, when set, holds the only words the walk looks for: a piece
+	// that can be part of none of them is left out.
+	keep *partsOf
 }
 
 // wordSet is a set of words in the order first added, each optional
@@ -635,15 +724,17 @@ func (s *wordSet) union(o wordSet) {
 	}
 }
 
-// join adds every word of a followed by one of b; an empty piece does
-// not make a word optional or not.
-func (s *wordSet) join(a, b wordSet) {
+// join adds every word of a followed by one of b that keep keeps at place
+// at; an empty piece does not make a word optional or not.
+func (s *wordSet) join(a, b wordSet, keep *partsOf, at place) {
 	for i, x := range a.words {
 		for j, y := range b.words {
 			if len(s.words) >= mostPieces {
 				return
 			}
-			s.add(x+y, (x == "" || a.opt[i]) && (y == "" || b.opt[j]))
+			if xy := x + y; keep.keeps(xy, at) {
+				s.add(xy, (x == "" || a.opt[i]) && (y == "" || b.opt[j]))
+			}
 		}
 	}
 }
@@ -670,6 +761,9 @@ type pieceKey struct {
 // what a rule or list says is read once, and the caller must not change
 // it.
 func (w *wordWalk) pieces(b *block, n *node, optional bool, depth int) pieces {
+	if w.keep != nil {
+		optional = false // a walk for some words only reads them once
+	}
 	if n.kind == rule || n.kind == list {
 		k := pieceKey{b, n, optional}
 		if p, ok := w.memo[k]; ok {
@@ -692,14 +786,20 @@ func (w *wordWalk) pieces0(b *block, n *node, optional bool, depth int) pieces {
 	case text:
 		t := filterText(n.text)
 		if !strings.Contains(t, " ") {
-			p.atoms.add(t, optional)
+			if w.keep.keeps(t, inside) {
+				p.atoms.add(t, optional)
+			}
 			return p
 		}
 		ws := strings.Split(t, " ")
-		p.heads.add(ws[0], optional)
-		p.tails.add(ws[len(ws)-1], optional)
+		if w.keep.keeps(ws[0], ending) {
+			p.heads.add(ws[0], optional)
+		}
+		if w.keep.keeps(ws[len(ws)-1], opening) {
+			p.tails.add(ws[len(ws)-1], optional)
+		}
 		for _, x := range ws[1 : len(ws)-1] {
-			if x != "" {
+			if x != "" && w.keep.keeps(x, whole) {
 				w.inner.add(x, optional)
 			}
 		}
@@ -708,20 +808,20 @@ func (w *wordWalk) pieces0(b *block, n *node, optional bool, depth int) pieces {
 		for _, it := range n.items {
 			q := w.pieces(b, it, optional, depth+1)
 			var next pieces
-			next.atoms.join(p.atoms, q.atoms)
+			next.atoms.join(p.atoms, q.atoms, w.keep, inside)
 			if len(p.atoms.words) == 0 {
 				next.heads = p.heads // read, never changed
 			} else {
 				next.heads.union(p.heads)
-				next.heads.join(p.atoms, q.heads)
+				next.heads.join(p.atoms, q.heads, w.keep, ending)
 			}
 			if len(q.atoms.words) == 0 {
 				next.tails = q.tails
 			} else {
 				next.tails.union(q.tails)
-				next.tails.join(p.tails, q.atoms)
+				next.tails.join(p.tails, q.atoms, w.keep, opening)
 			}
-			w.inner.join(p.tails, q.heads)
+			w.inner.join(p.tails, q.heads, w.keep, whole)
 			p = next
 		}
 	case alt:
@@ -797,14 +897,10 @@ func (l *Language) index(skipWords []string) {
 			skips[f] = true
 		}
 	}
+	keep := newPartsOf(skips)
 	saysSkip := map[string]bool{}
 	for _, ci := range l.intents {
-		core, extra := l.Words(ci.name)
-		for _, w := range append(core, extra...) {
-			if skips[w] {
-				saysSkip[ci.name] = true
-			}
-		}
+		saysSkip[ci.name] = l.says(ci.name, keep)
 	}
 	for i, s := range l.all {
 		id := int32(i)
