@@ -204,9 +204,9 @@ func answer(l locale.Lang, said, intentName, ask, state string, es []Entity) str
 	case "HassGetWeather":
 		w := es[0]
 		if t, ok := w.Attributes["temperature"]; ok {
-			return l.T("%s: %s, %v degrees.", w.Name(), w.State, t)
+			return l.T("%s: %s, %v degrees.", w.Name(), conditionSaid(l, w.State), t)
 		}
-		return l.T("%s: %s.", w.Name(), w.State)
+		return l.T("%s: %s.", w.Name(), conditionSaid(l, w.State))
 	}
 	var match, other []Entity
 	for _, e := range es {
@@ -261,6 +261,33 @@ func answer(l locale.Lang, said, intentName, ask, state string, es []Entity) str
 		parts = append(parts, fmt.Sprintf("%s %s", e.Name(), stateSaid(l, said, e)))
 	}
 	return capital(l.And(parts)) + "."
+}
+
+// conditionSaid is a weather entity's condition, Home Assistant's key
+// ("partlycloudy", "clear-night"), in words of the language; a condition
+// without words of its own is its key as words ("volcanic ash").
+func conditionSaid(l locale.Lang, condition string) string {
+	key, ok := map[string]string{
+		"sunny":           locale.Key("sunny"),
+		"clear-night":     locale.Key("clear"),
+		"partlycloudy":    locale.Key("partly cloudy"),
+		"cloudy":          locale.Key("cloudy"),
+		"fog":             locale.Key("foggy"),
+		"rainy":           locale.Key("rainy"),
+		"pouring":         locale.Key("pouring rain"),
+		"lightning":       locale.Key("thunderstorms"),
+		"lightning-rainy": locale.Key("thunderstorms with rain"),
+		"snowy":           locale.Key("snowy"),
+		"snowy-rainy":     locale.Key("sleet"),
+		"hail":            locale.Key("hail"),
+		"windy":           locale.Key("windy"),
+		"windy-variant":   locale.Key("windy and cloudy"),
+		"exceptional":     locale.Key("exceptional weather"),
+	}[condition]
+	if !ok {
+		return strings.Join(strings.FieldsFunc(condition, func(r rune) bool { return r == '-' || r == '_' || r == ' ' }), " ")
+	}
+	return l.T(key)
 }
 
 // binaryState is what a binary sensor's on or off means for its device

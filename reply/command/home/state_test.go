@@ -1,6 +1,7 @@
 package home_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/harkbox/hark/locale"
@@ -76,6 +77,68 @@ func TestStateAgreesWithTheDevice(t *testing.T) {
 		resp := reg.Call(ctx, "home_state", map[string]any{"entity": tt.entity}, tt.said)
 		if resp.Kind != command.Success || resp.Spoken != tt.want {
 			t.Errorf("%s %q: said %q (%v), want %q", tt.lang, tt.said, resp.Spoken, resp.Kind, tt.want)
+		}
+	}
+}
+
+// TestWeatherConditionSaidInTheLanguage: a weather entity asked about by
+// name, offline, says its condition in words of the language spoken
+// ("partly cloudy", "teils bewölkt"), not Home Assistant's key
+// ("partlycloudy"); a condition Hark has no words for is said as words.
+func TestWeatherConditionSaidInTheLanguage(t *testing.T) {
+	conditions := []struct {
+		state          string
+		en, de, es, fr string
+	}{
+		{"sunny", "sunny", "sonnig", "soleado", "ensoleillé"},
+		{"clear-night", "clear", "klarer Himmel", "despejado", "ciel dégagé"},
+		{"partlycloudy", "partly cloudy", "teils bewölkt", "parcialmente nublado", "partiellement nuageux"},
+		{"cloudy", "cloudy", "bewölkt", "nublado", "nuageux"},
+		{"fog", "foggy", "Nebel", "niebla", "brouillard"},
+		{"rainy", "rainy", "Regen", "lluvia", "pluie"},
+		{"pouring", "pouring rain", "Starkregen", "lluvia torrencial", "pluie battante"},
+		{"lightning", "thunderstorms", "Gewitter", "tormentas", "orages"},
+		{"lightning-rainy", "thunderstorms with rain", "Gewitter mit Regen", "tormentas con lluvia", "orages et pluie"},
+		{"snowy", "snowy", "Schnee", "nieve", "neige"},
+		{"snowy-rainy", "sleet", "Schneeregen", "aguanieve", "neige fondue"},
+		{"hail", "hail", "Hagel", "granizo", "grêle"},
+		{"windy", "windy", "windig", "viento", "vent"},
+		{"windy-variant", "windy and cloudy", "windig und bewölkt", "viento y nubes", "vent et nuages"},
+		{"exceptional", "exceptional weather", "außergewöhnliches Wetter", "tiempo excepcional", "temps exceptionnel"},
+		{"volcanic-ash", "volcanic ash", "volcanic ash", "volcanic ash", "volcanic ash"},
+	}
+	for _, tt := range []struct {
+		lang   locale.Lang
+		asked  string
+		answer string // with the condition's words for %s
+		word   func(i int) string
+	}{
+		{locale.English, "what is the weather in Lakeside", "Lakeside: %s, 18 degrees.", func(i int) string { return conditions[i].en }},
+		{locale.German, "wie ist das Wetter in Lakeside", "Lakeside: %s, 18 Grad.", func(i int) string { return conditions[i].de }},
+		{locale.Spanish, "qué tiempo hace en Lakeside", "Lakeside: %s, 18 grados.", func(i int) string { return conditions[i].es }},
+		{locale.French, "quel temps fait-il à Lakeside", "Lakeside : %s, 18 degrés.", func(i int) string { return conditions[i].fr }},
+	} {
+		ha := hatest.New(t, []hatest.Floor{{ID: "ground", Name: "Ground floor"}},
+			[]hatest.Area{{ID: "kitchen", Name: "Kitchen", Floor: "ground"}}, nil,
+			[]hatest.Entity{
+				entity("light.kitchen", "Kitchen light", "off", "kitchen"),
+				entity("weather.lakeside", "Lakeside", "sunny", "", "temperature", 18),
+			})
+		reg := speakerIn(t, ha, "Kitchen")
+		ctx := locale.WithLanguage(t.Context(), string(tt.lang))
+		for i, c := range conditions {
+			ha.Lock()
+			ha.Entities[1].State = c.state
+			ha.Unlock()
+			u := reg.Understand(t.Context(), tt.lang, tt.asked)
+			if !u.OK {
+				t.Errorf("%s %q: not understood (%s %s: %s)", tt.lang, tt.asked, u.Intent, u.Reason, u.Detail)
+				break
+			}
+			want := fmt.Sprintf(tt.answer, tt.word(i))
+			if resp := reg.RunRoute(ctx, u.Route, tt.asked); resp.Spoken != want {
+				t.Errorf("%s %q when %s: said %q, want %q", tt.lang, tt.asked, c.state, resp.Spoken, want)
+			}
 		}
 	}
 }
