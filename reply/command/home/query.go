@@ -139,8 +139,13 @@ func isSaid(lang locale.Lang, said string, e Entity) string {
 func stateSaid(lang locale.Lang, said string, e Entity) string {
 	l := lang.Agreeing(lang.FormOf(said, e.Name()))
 	s := e.State
-	if e.Domain() == "binary_sensor" {
+	switch e.Domain() {
+	case "binary_sensor":
 		s = binaryState(e)
+	case "climate":
+		if m, ok := hvacModeSaid(l, s); ok {
+			return m
+		}
 	}
 	switch s {
 	case "on":
@@ -261,6 +266,25 @@ func answer(l locale.Lang, said, intentName, ask, state string, es []Entity) str
 		parts = append(parts, fmt.Sprintf("%s %s", e.Name(), stateSaid(l, said, e)))
 	}
 	return capital(l.And(parts)) + "."
+}
+
+// hvacModeSaid is a thermostat's HVAC mode, its state, as said after
+// "is": "in dehumidifying mode" for Home Assistant's "dry", not a moisture
+// sensor's "dry". Off is said as any device's off; it reports false for a
+// state that is no mode but off.
+func hvacModeSaid(l locale.Agreeing, mode string) (string, bool) {
+	key, ok := map[string]string{
+		"heat":      locale.Key("in heating mode"),
+		"cool":      locale.Key("in cooling mode"),
+		"heat_cool": locale.Key("in heating and cooling mode"),
+		"auto":      locale.Key("in automatic mode"),
+		"dry":       locale.Key("in dehumidifying mode"),
+		"fan_only":  locale.Key("in fan only mode"),
+	}[mode]
+	if !ok {
+		return "", false
+	}
+	return l.T(key), true
 }
 
 // conditionSaid is a weather entity's condition, Home Assistant's key

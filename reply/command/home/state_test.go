@@ -2,6 +2,7 @@ package home_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/harkbox/hark/locale"
@@ -138,6 +139,54 @@ func TestWeatherConditionSaidInTheLanguage(t *testing.T) {
 			want := fmt.Sprintf(tt.answer, tt.word(i))
 			if resp := reg.RunRoute(ctx, u.Route, tt.asked); resp.Spoken != want {
 				t.Errorf("%s %q when %s: said %q, want %q", tt.lang, tt.asked, c.state, resp.Spoken, want)
+			}
+		}
+	}
+}
+
+// TestHVACModeSaidInTheLanguage: a thermostat's state is its HVAC mode,
+// said as a mode in the language spoken: Home Assistant's "dry" is the
+// mode that dries the air, not the word a moisture sensor says ("seco").
+func TestHVACModeSaidInTheLanguage(t *testing.T) {
+	modes := []struct {
+		state          string
+		en, de, es, fr string
+	}{
+		{"off", "off", "aus", "apagado", "éteint"},
+		{"heat", "in heating mode", "im Heizmodus", "en modo calefacción", "en mode chauffage"},
+		{"cool", "in cooling mode", "im Kühlmodus", "en modo refrigeración", "en mode climatisation"},
+		{"heat_cool", "in heating and cooling mode", "im Heiz- und Kühlmodus", "en modo calefacción y refrigeración", "en mode chauffage et climatisation"},
+		{"auto", "in automatic mode", "im Automatikmodus", "en modo automático", "en mode automatique"},
+		{"dry", "in dehumidifying mode", "im Entfeuchtungsmodus", "en modo deshumidificar", "en mode déshumidification"},
+		{"fan_only", "in fan only mode", "im Nur-Lüfter-Modus", "en modo solo ventilador", "en mode ventilation seule"},
+	}
+	for _, tt := range []struct {
+		lang   locale.Lang
+		asked  string
+		answer string
+		word   func(i int) string
+	}{
+		{locale.English, "what is the state of the kitchen thermostat", "Kitchen thermostat is %s.", func(i int) string { return modes[i].en }},
+		{locale.German, "wie ist der Zustand von kitchen thermostat", "Kitchen thermostat ist %s.", func(i int) string { return modes[i].de }},
+		{locale.Spanish, "cuál es el estado de kitchen thermostat", "Kitchen thermostat está %s.", func(i int) string { return modes[i].es }},
+		{locale.French, "quel est l'état de kitchen thermostat", "Kitchen thermostat est %s.", func(i int) string { return modes[i].fr }},
+	} {
+		ctx := locale.WithLanguage(t.Context(), string(tt.lang))
+		for j, m := range modes {
+			ha := hatest.Small(t) // home_state reads the house it has read
+			i := slices.IndexFunc(ha.Entities, func(e hatest.Entity) bool { return e.ID == "climate.kitchen" })
+			ha.Entities[i].State = m.state
+			reg := speakerIn(t, ha, "Kitchen")
+			want := fmt.Sprintf(tt.answer, tt.word(j))
+			u := reg.Understand(t.Context(), tt.lang, tt.asked)
+			if !u.OK {
+				t.Errorf("%s %q: not understood (%s %s: %s)", tt.lang, tt.asked, u.Intent, u.Reason, u.Detail)
+			} else if resp := reg.RunRoute(ctx, u.Route, tt.asked); resp.Spoken != want {
+				t.Errorf("%s %q when %s: said %q, want %q", tt.lang, tt.asked, m.state, resp.Spoken, want)
+			}
+			resp := reg.Call(ctx, "home_state", map[string]any{"entity": "kitchen thermostat"}, tt.asked)
+			if resp.Kind != command.Success || resp.Spoken != want {
+				t.Errorf("%s home_state when %s: said %q (%v), want %q", tt.lang, m.state, resp.Spoken, resp.Kind, want)
 			}
 		}
 	}
