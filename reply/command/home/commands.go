@@ -103,8 +103,11 @@ func entityByID(ctx context.Context, c *Client, id string) (Entity, error) {
 			return s, nil
 		}
 	}
-	return Entity{}, fmt.Errorf("home: %s is gone from Home Assistant", id)
+	return Entity{}, fmt.Errorf("%w: %s", errGone, id)
 }
+
+// errGone is an entity Home Assistant no longer lists.
+var errGone = errors.New("home: gone from Home Assistant")
 
 var secrets = []command.Secret{{Key: URLSecret, Description: "Home Assistant's address, e.g. http://homeassistant.local:8123", Required: true},
 	{Key: TokenSecret, Description: "a long-lived access token (your Home Assistant profile, Security)", Required: true}}
@@ -198,9 +201,13 @@ func State(c *Client) *command.Command {
 			return nil
 		},
 		Run: func(ctx context.Context, call command.Call) (command.Response, error) {
+			c.Forget() // a question wants the state now, as the offline one does
 			e, err := entityByID(ctx, c, call.Args.String("entity"))
-			if err != nil {
+			switch {
+			case errors.Is(err, errGone):
 				return command.Response{Kind: command.Failure, Spoken: locale.Speaking(ctx).T("That device is gone from Home Assistant.")}, nil
+			case err != nil:
+				return command.Response{Kind: command.Failure, Spoken: spokenError(locale.Speaking(ctx), err), Data: map[string]any{"error": err.Error()}}, nil
 			}
 			return command.Response{Spoken: isSaid(locale.Speaking(ctx), call.Utterance, e),
 				Data: map[string]any{"entity": e.ID, "state": e.State, "attributes": e.Attributes}}, nil

@@ -3,6 +3,7 @@ package home_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/harkbox/hark/locale"
@@ -189,5 +190,33 @@ func TestHVACModeSaidInTheLanguage(t *testing.T) {
 				t.Errorf("%s home_state when %s: said %q (%v), want %q", tt.lang, m.state, resp.Spoken, resp.Kind, want)
 			}
 		}
+	}
+}
+
+// TestStateIsReadNow: home_state reads the device as it is now, like the
+// question asked offline: a light switched on at the wall a moment after
+// it was asked about is on when asked again, not off from the state list
+// read the first time; and with Home Assistant gone it says so, not that
+// the device is gone.
+func TestStateIsReadNow(t *testing.T) {
+	ha := hatest.Small(t)
+	reg := speakerIn(t, ha, "")
+	ask := func() command.Response {
+		return reg.Call(t.Context(), "home_state", map[string]any{"entity": "kitchen light"}, "is the kitchen light on")
+	}
+	if resp := ask(); resp.Spoken != "Kitchen light is off." {
+		t.Fatalf("first: said %q (%v)", resp.Spoken, resp.Kind)
+	}
+	ha.Lock()
+	ha.Entities[0].State = "on" // switched at the wall: no call through Hark
+	ha.Unlock()
+	if resp := ask(); resp.Spoken != "Kitchen light is on." {
+		t.Errorf("after the light was switched on: said %q (%v), want it on", resp.Spoken, resp.Kind)
+	}
+	ha.Lock()
+	ha.Token = "revoked"
+	ha.Unlock()
+	if resp := ask(); resp.Kind != command.Failure || strings.Contains(resp.Spoken, "gone") {
+		t.Errorf("Home Assistant refusing: said %q (%v), want a failure that does not say the device is gone", resp.Spoken, resp.Kind)
 	}
 }
