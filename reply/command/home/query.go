@@ -127,10 +127,22 @@ func statesData(es []Entity) []map[string]any {
 // is off.", "Lámpara de pie no está disponible.", agreeing with the
 // entity as the user spoke of it in said.
 func isSaid(lang locale.Lang, said string, e Entity) string {
-	if e.State == "unavailable" {
+	switch {
+	case e.State == "unavailable":
 		return lang.Agreeing(lang.FormOf(said, e.Name())).T("%s is unavailable.", e.Name())
+	case e.Domain() == "weather":
+		return weatherSaid(lang, e)
 	}
 	return lang.T("%s is %s.", e.Name(), stateSaid(lang, said, e))
+}
+
+// weatherSaid is a weather entity's condition in words, with its
+// temperature when it has one.
+func weatherSaid(l locale.Lang, w Entity) string {
+	if t, ok := w.Attributes["temperature"]; ok {
+		return l.T("%s: %s, %v degrees.", w.Name(), conditionSaid(l, w.State), t)
+	}
+	return l.T("%s: %s.", w.Name(), conditionSaid(l, w.State))
 }
 
 // stateSaid is an entity's state as said: translated when it is one of
@@ -207,11 +219,7 @@ func answer(l locale.Lang, said, intentName, ask, state string, es []Entity) str
 		}
 		return strings.Join(said, " ")
 	case "HassGetWeather":
-		w := es[0]
-		if t, ok := w.Attributes["temperature"]; ok {
-			return l.T("%s: %s, %v degrees.", w.Name(), conditionSaid(l, w.State), t)
-		}
-		return l.T("%s: %s.", w.Name(), conditionSaid(l, w.State))
+		return weatherSaid(l, es[0])
 	}
 	var match, other []Entity
 	for _, e := range es {

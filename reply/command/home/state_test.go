@@ -86,7 +86,8 @@ func TestStateAgreesWithTheDevice(t *testing.T) {
 // TestWeatherConditionSaidInTheLanguage: a weather entity asked about by
 // name, offline, says its condition in words of the language spoken
 // ("partly cloudy", "teils bewölkt"), not Home Assistant's key
-// ("partlycloudy"); a condition Hark has no words for is said as words.
+// ("partlycloudy"), and so does home_state, the model's question; a
+// condition Hark has no words for is said as words.
 func TestWeatherConditionSaidInTheLanguage(t *testing.T) {
 	conditions := []struct {
 		state          string
@@ -140,6 +141,10 @@ func TestWeatherConditionSaidInTheLanguage(t *testing.T) {
 			want := fmt.Sprintf(tt.answer, tt.word(i))
 			if resp := reg.RunRoute(ctx, u.Route, tt.asked); resp.Spoken != want {
 				t.Errorf("%s %q when %s: said %q, want %q", tt.lang, tt.asked, c.state, resp.Spoken, want)
+			}
+			// The model asking home_state about it hears the same words.
+			if resp := reg.Call(ctx, "home_state", map[string]any{"entity": "lakeside"}, tt.asked); resp.Spoken != want {
+				t.Errorf("%s home_state when %s: said %q, want %q", tt.lang, c.state, resp.Spoken, want)
 			}
 		}
 	}
