@@ -26,7 +26,6 @@ import (
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/internal/atomicfile"
 	"github.com/harkbox/hark/internal/listener"
-	"github.com/harkbox/hark/internal/selfsigned"
 	"github.com/harkbox/hark/locale"
 )
 
@@ -87,16 +86,14 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		return
 	}
 	encrypt := ps.encrypted()
-	var tc *tls.Config
+	var cert *pageCert
 	if encrypt {
-		host, _ := os.Hostname()
-		cert, fp, err := selfsigned.Load(selfsigned.Spec{Dir: filepath.Join(ps.dataDir, "web"), Name: "web", Subject: "hark " + host,
-			Hosts: append([]string{host, host + ".local"}, ps.cfg.Names...)})
+		c, fp, err := ps.certificate()
 		if err != nil {
 			log.Error("no web page: its certificate", "err", err)
 			return
 		}
-		tc, o.Fingerprint = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, fp
+		cert, o.Fingerprint = c, fp
 	}
 	o.Names = ps.cfg.Names
 	srv, err := web.New(ctx, o)
@@ -143,7 +140,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 			instance = "Hark"
 		}
 		r := &mdns.Responder{Host: hostLabel(), Services: []mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, Log: log}
-		r.Claimed = ps.named(srv, r.Host, portOf(l.Addr()))
+		r.Claimed = ps.named(srv, r.Host, portOf(l.Addr()), cert)
 		if ps.announced != nil {
 			ps.announced(r)
 		}
@@ -171,16 +168,35 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	}
 	tlsL, plain := listener.Split(l)
 	wg.Go(func() { serve(plain, srv.PlainHandler()) })
-	serve(tls.NewListener(tlsL, tc), srv.Handler())
+	serve(tls.NewListener(tlsL, cert.config()), srv.Handler())
+}
+
+// namedPage is the page as named is told of a name: it answers to it,
+// and shows the certificate's new fingerprint when the name was not
+// covered.
+type namedPage interface {
+	AddName(name string)
+	SetFingerprint(fp string)
 }
 
 // named is what the page does when mDNS claims the host name host
-// (without .local) for it: the page answers to it, claimed is told, and
-// when it is not the name wanted (another machine in the house has that
-// one) the log and the terminal give the page's address by it.
-func (ps pageServing) named(page interface{ AddName(string) }, wanted string, port uint16) func(host string) {
+// (without .local) for it: the page answers to it, its certificate cert
+// (nil when the page is plain) covers it, claimed is told, and when it is
+// not the name wanted (another machine in the house has that one) the
+// log and the terminal give the page's address by it.
+func (ps pageServing) named(page namedPage, wanted string, port uint16, cert *pageCert) func(host string) {
 	return func(host string) {
 		page.AddName(host + ".local")
+		if cert != nil {
+			fp, changed, err := cert.cover(host + ".local")
+			switch {
+			case err != nil:
+				ps.log.Warn("the page's certificate does not cover its name on the network", "name", host+".local", "err", err)
+			case changed:
+				page.SetFingerprint(fp)
+				ps.log.Info("the page's certificate was issued again for its name on the network", "name", host+".local", "certificate", fp)
+			}
+		}
 		if ps.claimed != nil {
 			ps.claimed(host)
 		}
