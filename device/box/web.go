@@ -62,6 +62,13 @@ type pageServing struct {
 	// announced, when set, gets the responder that announces it.
 	instance  string
 	announced func(*mdns.Responder)
+	// also are services the page's responder announces beside the page
+	// (the center's): one responder claims one host name for all of
+	// them. When the page cannot be served they are announced alone.
+	also []mdns.Service
+	// announce serves a responder until ctx is done; nil: serveMDNS
+	// (tests replace it).
+	announce func(ctx context.Context, log *slog.Logger, r *mdns.Responder)
 	// claimed, when set, gets the host name (without .local) mDNS claims
 	// for the page, each time it claims another.
 	claimed func(host string)
@@ -85,12 +92,24 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	if listen == "" {
 		return
 	}
+	announce := ps.announce
+	if announce == nil {
+		announce = serveMDNS
+	}
+	// alone announces the services beside the page without it, when the
+	// page cannot be served.
+	alone := func() {
+		if len(ps.also) > 0 {
+			announce(ctx, log, &mdns.Responder{Host: hostLabel(), Services: ps.also, Log: log})
+		}
+	}
 	encrypt := ps.encrypted()
 	var cert *pageCert
 	if encrypt {
 		c, fp, err := ps.certificate()
 		if err != nil {
 			log.Error("no web page: its certificate", "err", err)
+			alone()
 			return
 		}
 		cert, o.Fingerprint = c, fp
@@ -99,6 +118,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	srv, err := web.New(ctx, o)
 	if err != nil {
 		log.Error("no web page", "err", err)
+		alone()
 		return
 	}
 	l, err := net.Listen("tcp", listen)
@@ -107,6 +127,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		if ps.show != nil {
 			ps.show(listenProblem(listen, err))
 		}
+		alone()
 		return
 	}
 	l = listener.Capped(l, perAddress)
@@ -130,7 +151,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	if ps.cfg.MDNS && reachable(listen) {
+	if pageAnnounced(ps.cfg) {
 		typ := "_http._tcp"
 		if encrypt {
 			typ = "_https._tcp"
@@ -139,12 +160,12 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		if instance == "" {
 			instance = "Hark"
 		}
-		r := &mdns.Responder{Host: hostLabel(), Services: []mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, Log: log}
+		r := &mdns.Responder{Host: hostLabel(), Services: append([]mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, ps.also...), Log: log}
 		r.Claimed = ps.named(srv, r.Host, portOf(l.Addr()), cert)
 		if ps.announced != nil {
 			ps.announced(r)
 		}
-		wg.Go(func() { serveMDNS(ctx, log, r) })
+		wg.Go(func() { announce(ctx, log, r) })
 	}
 	serve := func(l net.Listener, h http.Handler) {
 		// ReadTimeout bounds a whole request; an update bundle's upload
@@ -177,6 +198,13 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 type namedPage interface {
 	AddName(name string)
 	SetFingerprint(fp string)
+}
+
+// pageAnnounced reports whether the page of cfg is announced on the
+// network (mDNS): it is served, on an address other machines can reach,
+// and [web] mdns is on.
+func pageAnnounced(cfg config.Web) bool {
+	return cfg.Listen != "" && cfg.MDNS && reachable(cfg.Listen)
 }
 
 // named is what the page does when mDNS claims the host name host
