@@ -44,13 +44,8 @@ func reachable(listen string) bool {
 	return err != nil || !ip.IsLoopback()
 }
 
-// announce answers mDNS for the box's host name and services until ctx is
-// done; a network without multicast costs a line in the log.
-func announce(ctx context.Context, log *slog.Logger, services ...mdns.Service) {
-	serveMDNS(ctx, log, &mdns.Responder{Host: hostLabel(), Services: services, Log: log})
-}
-
-// serveMDNS serves r until ctx is done, as announce does.
+// serveMDNS answers mDNS for the box's host name and services with r until
+// ctx is done; a network without multicast costs a line in the log.
 func serveMDNS(ctx context.Context, log *slog.Logger, r *mdns.Responder) {
 	log.Info("announced on the local network", "name", r.Host+".local", "services", len(r.Services))
 	if err := r.Serve(ctx); err != nil {

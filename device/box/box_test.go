@@ -161,23 +161,28 @@ func TestNameClaimedIsShown(t *testing.T) {
 	if got := b.hostName(); got != hostLabel() {
 		t.Errorf("before a name is claimed the box says %q, want %q", got, hostLabel())
 	}
-	var names names
-	ps.named(&names, "hark", 8080)("hark-2")
+	var page toldPage
+	ps.named(&page, "hark", 8080, nil)("hark-2")
 	if got := b.hostName(); got != "hark-2" {
 		t.Errorf("the box says %q, want hark-2", got)
 	}
-	if !slices.Equal(names, []string{"hark-2.local"}) {
-		t.Errorf("the page answers to %v more, want hark-2.local", names)
+	if !slices.Equal(page.names, []string{"hark-2.local"}) {
+		t.Errorf("the page answers to %v more, want hark-2.local", page.names)
 	}
 	if !strings.Contains(shown.String(), "https://hark-2.local:8080") || !strings.Contains(logged.String(), "https://hark-2.local:8080") {
 		t.Errorf("the terminal shows %q, the log %q: neither has the new address", shown.String(), logged.String())
 	}
 }
 
-// names are the names a page was told to answer to.
-type names []string
+// toldPage is a page told the names it answers to and its
+// certificate's fingerprint.
+type toldPage struct {
+	names []string
+	fp    string
+}
 
-func (n *names) AddName(name string) { *n = append(*n, name) }
+func (p *toldPage) AddName(name string)      { p.names = append(p.names, name) }
+func (p *toldPage) SetFingerprint(fp string) { p.fp = fp }
 
 func TestPageURLs(t *testing.T) {
 	for _, tc := range []struct {

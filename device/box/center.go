@@ -49,11 +49,12 @@ type Center struct {
 	// lapses (the engines of the conversations write none): an engine
 	// over the whole dialogue that answers nobody.
 	diary *reply.Engine
-	// watch looks at the model servers, and announce answers mDNS for
-	// the center, beside the nodes' server until Serve's context ends:
-	// the brain's watch and the package's announce (tests replace them).
+	// watch looks at the model servers, and announce serves the mDNS
+	// responder of the center (and of its page, when it is announced),
+	// beside the nodes' server until Serve's context ends: the brain's
+	// watch and the package's serveMDNS (tests replace them).
 	watch    func(ctx context.Context)
-	announce func(ctx context.Context, log *slog.Logger, services ...mdns.Service)
+	announce func(ctx context.Context, log *slog.Logger, r *mdns.Responder)
 }
 
 // OpenCenter opens the center's store and connects it to the model server.
@@ -65,7 +66,7 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 	if err != nil {
 		return nil, err
 	}
-	c := &Center{cfg: cfg, res: res, version: o.Version, log: o.Log, db: db, announce: announce}
+	c := &Center{cfg: cfg, res: res, version: o.Version, log: o.Log, db: db, announce: serveMDNS}
 	if c.brain, err = openBrain(cfg, res, o.Log); err != nil {
 		db.Close()
 		return nil, err
@@ -162,16 +163,25 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	} else {
 		kept.Go(func() { c.brain.keepModels(sctx, warm.Warm); warm.Close() })
 	}
+	var also []mdns.Service // announced by the page's responder
 	if cfg.Web.MDNS && reachable(cfg.Center.Listen) {
 		// nodes find the center; the fingerprint lets them check it
 		svc := mdns.Service{Instance: instanceName("Hark center", cfg.Assistant.Room), Type: "_hark._tcp", Port: portOf(l.Addr()),
 			Text: []string{"fingerprint=" + fp, "tls=" + strconv.FormatBool(!insecure)}}
-		kept.Go(func() { c.announce(sctx, c.log, svc) })
+		if pageAnnounced(cfg.Web) {
+			// one responder, one host name claimed for the center and
+			// its page
+			also = append(also, svc)
+		} else {
+			kept.Go(func() {
+				c.announce(sctx, c.log, &mdns.Responder{Host: hostLabel(), Services: []mdns.Service{svc}, Log: c.log})
+			})
+		}
 	}
 	pageDone := make(chan struct{})
 	go func() {
 		defer close(pageDone)
-		c.servePage(sctx, show)
+		c.servePage(sctx, show, also)
 	}()
 	defer func() { stop(); <-pageDone; kept.Wait() }()
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
@@ -278,14 +288,15 @@ func (c *Center) warmEngine() (*reply.Engine, error) {
 }
 
 // servePage serves the household's web page: the memory and conversations
-// of every node, the secrets, the center's health.
-func (c *Center) servePage(ctx context.Context, show func(string)) {
+// of every node, the secrets, the center's health. Its mDNS responder
+// announces also beside the page, or alone when the page cannot be served.
+func (c *Center) servePage(ctx context.Context, show func(string), also []mdns.Service) {
 	cfg := c.cfg
 	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db), Full: c.db.Writable,
 		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links,
 		Model: c.brain.readiness, Queue: c.brain.queueStatus, Log: c.log})
 	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
-	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show,
+	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show, also: also, announce: c.announce,
 		codeFile: filepath.Join(cfg.DataDir, "web", "setup-code")}.serve(ctx, web.Options{API: api, Store: c.db.Settings(),
 		Version: c.version, AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log})
 }

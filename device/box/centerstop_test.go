@@ -131,7 +131,7 @@ func TestCenterWaitsForItsBackground(t *testing.T) {
 	running.Add(2)
 	ended.Add(2)
 	c.watch = func(ctx context.Context) { running.Done(); lingering(ctx) }
-	c.announce = func(ctx context.Context, _ *slog.Logger, _ ...mdns.Service) { running.Done(); lingering(ctx) }
+	c.announce = func(ctx context.Context, _ *slog.Logger, _ *mdns.Responder) { running.Done(); lingering(ctx) }
 	ctx, stop := context.WithCancel(t.Context())
 	defer stop()
 	up := make(chan struct{}, 1)

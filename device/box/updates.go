@@ -2,11 +2,11 @@ package box
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -122,8 +122,20 @@ func (r updatesResource) install(ctx context.Context, source string, done func()
 	if err != nil {
 		return err
 	}
+	progress, finish := r.watch(svc, done)
+	if err := svc.Start(source, progress, finish); err != nil {
+		return fmt.Errorf("%w: an update is being installed already", control.ErrConflict)
+	}
+	return nil
+}
+
+// watch is what an install tells: its progress on the LEDs, and at its
+// end the result in the log and, installed, a reboot into it when the
+// speaker is idle; done (when not nil) is called once it is over.
+func (r updatesResource) watch(svc *update.Service, done func()) (func(update.Progress), func(update.Result, error)) {
 	box, log := r.u.box, r.u.log
-	err = svc.Start(source, func(p update.Progress) { box.SetUpdating(true, p.Percent) }, func(res update.Result, err error) {
+	progress := func(p update.Progress) { box.SetUpdating(true, p.Percent) }
+	return progress, func(res update.Result, err error) {
 		box.SetUpdating(false, 100)
 		if done != nil {
 			done()
@@ -136,63 +148,43 @@ func (r updatesResource) install(ctx context.Context, source string, done func()
 		if err := svc.Agent().Restart(context.Background(), update.RebootWhenIdle); err != nil {
 			log.Error("no reboot into the update", "err", err)
 		}
-	})
-	if err != nil {
-		return fmt.Errorf("%w: an update is being installed already", control.ErrConflict)
 	}
-	return nil
 }
 
 // Upload keeps a bundle from the page in the update directory, refusing
 // one that would fill the data partition past its reserve, and installs
-// it.
+// it. The directory is the upload's from before a byte is written until
+// the install ends (see update.Service.Upload): another upload, or an
+// install under way, makes it a conflict.
 func (r updatesResource) Upload(ctx context.Context, body io.Reader) error {
-	if _, _, err := r.u.service(ctx); err != nil {
+	svc, _, err := r.u.service(ctx)
+	if err != nil {
 		return err
 	}
 	dir := r.u.cfg.Update.Dir
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	path := filepath.Join(dir, "uploaded.raucb")
-	f, err := os.Create(path + ".part")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(path + ".part")
-	sp, err := disk.Usage(dir)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	room := sp.Free - r.u.reserve
-	n, err := io.Copy(f, io.LimitReader(body, room+1))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("%w: the bundle did not arrive whole: %w", control.ErrInvalid, err)
-	case n > room:
-		return fmt.Errorf("%w: the bundle does not fit: %s free above the reserve", control.ErrFull, disk.MiB(room))
-	case n == 0:
-		return fmt.Errorf("%w: the bundle file is empty", control.ErrInvalid)
-	}
-	if err := os.Rename(path+".part", path); err != nil {
-		return err
-	}
-	// Written into a slot or refused, the bundle has no more use, and the
-	// data partition has no room to keep it beside the next.
-	forget := func() {
-		if err := os.Remove(path); err != nil {
-			r.u.log.Warn("could not remove the uploaded bundle", "err", err)
+	write := func(f *os.File) error {
+		sp, err := disk.Usage(dir)
+		if err != nil {
+			return err
 		}
+		room := sp.Free - r.u.reserve
+		n, err := io.Copy(f, io.LimitReader(body, room+1))
+		switch {
+		case err != nil:
+			return fmt.Errorf("%w: the bundle did not arrive whole: %w", control.ErrInvalid, err)
+		case n > room:
+			return fmt.Errorf("%w: the bundle does not fit: %s free above the reserve", control.ErrFull, disk.MiB(room))
+		case n == 0:
+			return fmt.Errorf("%w: the bundle file is empty", control.ErrInvalid)
+		}
+		return nil
 	}
-	if err := r.install(ctx, path, forget); err != nil {
-		forget()
-		return err
+	progress, finish := r.watch(svc, nil)
+	err = svc.Upload("uploaded.raucb", write, progress, finish)
+	if errors.Is(err, update.ErrBusy) {
+		return fmt.Errorf("%w: %w", control.ErrConflict, err)
 	}
-	return nil
+	return err
 }
 
 func (r updatesResource) Rollback(ctx context.Context) error {

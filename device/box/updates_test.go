@@ -1,6 +1,7 @@
 package box
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +125,56 @@ func TestUploadedBundleIsRemoved(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(cfg.Update.Dir, "*.raucb*"))
 	if len(left) != 0 {
 		t.Errorf("after the install the update directory still holds %v", left)
+	}
+}
+
+// stalled is an upload's body that sends some bytes and then waits for
+// release, as a slow phone does.
+type stalled struct {
+	sent    bool
+	waiting chan struct{}
+	release chan struct{}
+}
+
+func (s *stalled) Read(b []byte) (int, error) {
+	if !s.sent {
+		s.sent = true
+		return copy(b, "hark-rpi4-64 1.3.0"), nil
+	}
+	close(s.waiting)
+	<-s.release
+	return 0, errors.New("the phone went away")
+}
+
+// TestUploadsTakeTheDirectory: while one bundle uploads from the page, a
+// second upload is refused with ErrBusy naming the update directory,
+// before it writes a byte into it: both would write the same file.
+func TestUploadsTakeTheDirectory(t *testing.T) {
+	_, bus := rauctest.Booted(t)
+	cfg, _ := configure(t, fmt.Sprintf("board = \"usb\"\n[update]\nrauc_bus = %q\n", bus), nil)
+	u := newUpdates(cfg, "1.0.0", quietBox{}, slog.New(slog.DiscardHandler))
+	u.reboot = func(context.Context) error { return nil }
+	defer u.close()
+	api := updatesResource{u}
+	first := &stalled{waiting: make(chan struct{}), release: make(chan struct{})}
+	firstDone := make(chan error, 1)
+	go func() { firstDone <- api.Upload(t.Context(), first) }()
+	<-first.waiting
+	part := filepath.Join(cfg.Update.Dir, "uploaded.raucb.part")
+	before, _ := os.ReadFile(part)
+	err := api.Upload(t.Context(), strings.NewReader("hark-rpi4-64 1.4.0, bigger"))
+	if !errors.Is(err, update.ErrBusy) || !errors.Is(err, control.ErrConflict) || !strings.Contains(err.Error(), cfg.Update.Dir) {
+		t.Errorf("the second upload: %v, want ErrBusy (a conflict) naming %s", err, cfg.Update.Dir)
+	}
+	if after, _ := os.ReadFile(part); !bytes.Equal(after, before) {
+		t.Errorf("the second upload wrote %q over the first's %q", after, before)
+	}
+	close(first.release)
+	if err := <-firstDone; err == nil {
+		t.Error("the first upload, cut off, was taken")
+	}
+	left, _ := filepath.Glob(filepath.Join(cfg.Update.Dir, "*.raucb*"))
+	if len(left) != 0 {
+		t.Errorf("after the uploads the update directory still holds %v", left)
 	}
 }

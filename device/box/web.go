@@ -26,7 +26,6 @@ import (
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/internal/atomicfile"
 	"github.com/harkbox/hark/internal/listener"
-	"github.com/harkbox/hark/internal/selfsigned"
 	"github.com/harkbox/hark/locale"
 )
 
@@ -63,6 +62,13 @@ type pageServing struct {
 	// announced, when set, gets the responder that announces it.
 	instance  string
 	announced func(*mdns.Responder)
+	// also are services the page's responder announces beside the page
+	// (the center's): one responder claims one host name for all of
+	// them. When the page cannot be served they are announced alone.
+	also []mdns.Service
+	// announce serves a responder until ctx is done; nil: serveMDNS
+	// (tests replace it).
+	announce func(ctx context.Context, log *slog.Logger, r *mdns.Responder)
 	// claimed, when set, gets the host name (without .local) mDNS claims
 	// for the page, each time it claims another.
 	claimed func(host string)
@@ -86,22 +92,33 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	if listen == "" {
 		return
 	}
+	announce := ps.announce
+	if announce == nil {
+		announce = serveMDNS
+	}
+	// alone announces the services beside the page without it, when the
+	// page cannot be served.
+	alone := func() {
+		if len(ps.also) > 0 {
+			announce(ctx, log, &mdns.Responder{Host: hostLabel(), Services: ps.also, Log: log})
+		}
+	}
 	encrypt := ps.encrypted()
-	var tc *tls.Config
+	var cert *pageCert
 	if encrypt {
-		host, _ := os.Hostname()
-		cert, fp, err := selfsigned.Load(selfsigned.Spec{Dir: filepath.Join(ps.dataDir, "web"), Name: "web", Subject: "hark " + host,
-			Hosts: append([]string{host, host + ".local"}, ps.cfg.Names...)})
+		c, fp, err := ps.certificate()
 		if err != nil {
 			log.Error("no web page: its certificate", "err", err)
+			alone()
 			return
 		}
-		tc, o.Fingerprint = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, fp
+		cert, o.Fingerprint = c, fp
 	}
 	o.Names = ps.cfg.Names
 	srv, err := web.New(ctx, o)
 	if err != nil {
 		log.Error("no web page", "err", err)
+		alone()
 		return
 	}
 	l, err := net.Listen("tcp", listen)
@@ -110,6 +127,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		if ps.show != nil {
 			ps.show(listenProblem(listen, err))
 		}
+		alone()
 		return
 	}
 	l = listener.Capped(l, perAddress)
@@ -133,7 +151,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	if ps.cfg.MDNS && reachable(listen) {
+	if pageAnnounced(ps.cfg) {
 		typ := "_http._tcp"
 		if encrypt {
 			typ = "_https._tcp"
@@ -142,12 +160,12 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		if instance == "" {
 			instance = "Hark"
 		}
-		r := &mdns.Responder{Host: hostLabel(), Services: []mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, Log: log}
-		r.Claimed = ps.named(srv, r.Host, portOf(l.Addr()))
+		r := &mdns.Responder{Host: hostLabel(), Services: append([]mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, ps.also...), Log: log}
+		r.Claimed = ps.named(srv, r.Host, portOf(l.Addr()), cert)
 		if ps.announced != nil {
 			ps.announced(r)
 		}
-		wg.Go(func() { serveMDNS(ctx, log, r) })
+		wg.Go(func() { announce(ctx, log, r) })
 	}
 	serve := func(l net.Listener, h http.Handler) {
 		// ReadTimeout bounds a whole request; an update bundle's upload
@@ -171,16 +189,42 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	}
 	tlsL, plain := listener.Split(l)
 	wg.Go(func() { serve(plain, srv.PlainHandler()) })
-	serve(tls.NewListener(tlsL, tc), srv.Handler())
+	serve(tls.NewListener(tlsL, cert.config()), srv.Handler())
+}
+
+// namedPage is the page as named is told of a name: it answers to it,
+// and shows the certificate's new fingerprint when the name was not
+// covered.
+type namedPage interface {
+	AddName(name string)
+	SetFingerprint(fp string)
+}
+
+// pageAnnounced reports whether the page of cfg is announced on the
+// network (mDNS): it is served, on an address other machines can reach,
+// and [web] mdns is on.
+func pageAnnounced(cfg config.Web) bool {
+	return cfg.Listen != "" && cfg.MDNS && reachable(cfg.Listen)
 }
 
 // named is what the page does when mDNS claims the host name host
-// (without .local) for it: the page answers to it, claimed is told, and
-// when it is not the name wanted (another machine in the house has that
-// one) the log and the terminal give the page's address by it.
-func (ps pageServing) named(page interface{ AddName(string) }, wanted string, port uint16) func(host string) {
+// (without .local) for it: the page answers to it, its certificate cert
+// (nil when the page is plain) covers it, claimed is told, and when it is
+// not the name wanted (another machine in the house has that one) the
+// log and the terminal give the page's address by it.
+func (ps pageServing) named(page namedPage, wanted string, port uint16, cert *pageCert) func(host string) {
 	return func(host string) {
 		page.AddName(host + ".local")
+		if cert != nil {
+			fp, changed, err := cert.cover(host + ".local")
+			switch {
+			case err != nil:
+				ps.log.Warn("the page's certificate does not cover its name on the network", "name", host+".local", "err", err)
+			case changed:
+				page.SetFingerprint(fp)
+				ps.log.Info("the page's certificate was issued again for its name on the network", "name", host+".local", "certificate", fp)
+			}
+		}
 		if ps.claimed != nil {
 			ps.claimed(host)
 		}

@@ -11,11 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/dns/dnsmessage"
 )
 
-// How Serve claims its host name (RFC 6762 8 and 9): it waits up to
+// How Serve claims its host name and its services' instance names (RFC
+// 6762 8 and 9): it waits up to
 // probeEvery, sends probeCount probes probeEvery apart, and, when no
 // other machine answered for the name, announces it announceCount times
 // announceEvery apart. A machine that probes the same name at the same
@@ -53,6 +55,7 @@ type claim struct {
 	probes    int // probes sent since probing began
 	announced int // announcements sent since the name was claimed
 	told      string
+	toldSvc   []string    // the services' names when they were last claimed
 	conflicts []time.Time // recent ones, for conflictBurst
 }
 
@@ -101,6 +104,7 @@ func (c *claim) next() {
 	case c.announced < announceCount:
 		if c.announced == 0 {
 			c.won()
+			c.wonServices()
 		}
 		c.send(c.r.announcement)
 		c.announced++
@@ -130,6 +134,27 @@ func (c *claim) won() {
 	}
 }
 
+// wonServices says so when a service is listed under another name than
+// the one wanted, the first time it is.
+func (c *claim) wonServices() {
+	var names []string
+	for _, s := range c.r.services() {
+		names = append(names, s.Instance)
+	}
+	if slices.Equal(names, c.toldSvc) {
+		return
+	}
+	c.toldSvc = names
+	c.r.mu.Lock()
+	nth := slices.Clone(c.r.nth)
+	c.r.mu.Unlock()
+	for i, n := range nth {
+		if n > 1 && i < len(names) {
+			c.log.Warn("mDNS: another machine has the service's name; this box's is listed by another", "name", names[i])
+		}
+	}
+}
+
 // send sends what build makes for each connection's addresses to its
 // group.
 func (c *claim) send(build func([]netip.Addr) ([]byte, bool)) {
@@ -143,41 +168,84 @@ func (c *claim) send(build func([]netip.Addr) ([]byte, bool)) {
 	}
 }
 
-// heard looks at a message heard on a connection for the host name: a
-// response that gives it another machine's address is a conflict; a
-// probe for it from another machine while it is probed here is a tie,
-// which the greater records win (RFC 6762 8.2).
+// heard looks at a message heard on a connection for the names claimed:
+// a response that gives the host name another machine's address, or a
+// service instance name other records, is a conflict; a probe for one of
+// them from another machine while they are probed here is a tie, which
+// the greater records win (RFC 6762 8.2).
 func (c *claim) heard(m message) {
 	name := c.r.hostName()
 	if m.msg.Response {
-		if c.foreign(append(slices.Clone(m.msg.Answers), m.msg.Additionals...), name) {
-			c.conflict()
+		rrs := append(slices.Clone(m.msg.Answers), m.msg.Additionals...)
+		host, svcs := c.foreign(rrs, name), c.clashes(rrs)
+		if host || len(svcs) > 0 {
+			c.conflict(host, svcs)
 		}
 		return
 	}
 	if !c.probing() {
-		return // claimed: serveConn answered the probe, which defends the name
+		return // claimed: serveConn answered the probe, which defends the names
 	}
+	lose := false
 	var theirs []dnsmessage.Resource
 	for _, rr := range m.msg.Authorities {
 		if strings.EqualFold(rr.Header.Name.String(), name) && addrOf(rr).IsValid() {
 			theirs = append(theirs, rr)
 		}
 	}
-	if !c.foreign(theirs, name) {
-		return // none, or this machine's own probe heard on another interface
+	if c.foreign(theirs, name) && rank(c.r.hostRecords(dnsmessage.TypeALL, 0, m.addrs), theirs) < 0 {
+		lose = true
 	}
-	if rank(c.r.hostRecords(dnsmessage.TypeALL, 0, m.addrs), theirs) < 0 {
-		c.log.Debug("mDNS: another machine probes the host name too, and wins the tie; probing again in a second", "name", name)
+	for _, s := range c.r.services() {
+		ours := c.r.instanceRecords(s, 0)
+		if theirs := named(m.msg.Authorities, s.instanceName()); len(theirs) > 0 && rank(ours, theirs) < 0 {
+			lose = true
+		}
+	}
+	if lose {
+		c.log.Debug("mDNS: another machine probes a name too, and wins the tie; probing again in a second", "name", name)
 		c.probes, c.announced = 0, 0
 		c.timer.Reset(deferToWinner)
 	}
 }
 
-// conflict starts probing again: the next name when the name was still
-// probed, the same one when it was claimed (the other machine may be
+// named are the SRV and TXT records among rrs for the instance name
+// name, goodbyes (time to live 0) left out.
+func named(rrs []dnsmessage.Resource, name string) []dnsmessage.Resource {
+	var out []dnsmessage.Resource
+	for _, rr := range rrs {
+		if (rr.Header.Type == dnsmessage.TypeSRV || rr.Header.Type == dnsmessage.TypeTXT) && rr.Header.TTL > 0 && strings.EqualFold(rr.Header.Name.String(), name) {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// clashes are the services (their index) whose instance name a record
+// among rrs gives other data than this machine's: another machine offers
+// a service by the same name. Records the same as this machine's are its
+// own, or agree.
+func (c *claim) clashes(rrs []dnsmessage.Resource) []int {
+	var out []int
+	for i, s := range c.r.services() {
+		ours := c.r.instanceRecords(s, 0)
+		for _, rr := range named(rrs, s.instanceName()) {
+			if !slices.ContainsFunc(ours, func(o dnsmessage.Resource) bool {
+				return o.Header.Type == rr.Header.Type && bytes.Equal(rdata(o), rdata(rr))
+			}) {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// conflict starts probing again: the next name for each name in conflict
+// (the host name when host, the services svcs) when the names were still
+// probed, the same ones when they were claimed (the other machine may be
 // gone, or give way).
-func (c *claim) conflict() {
+func (c *claim) conflict(host bool, svcs []int) {
 	now := time.Now()
 	c.conflicts = append(slices.DeleteFunc(c.conflicts, func(t time.Time) bool { return now.Sub(t) > conflictWindow }), now)
 	delay := rand.N(probeEvery)
@@ -185,11 +253,15 @@ func (c *claim) conflict() {
 		delay = conflictPause
 	}
 	name := c.r.Name()
-	if c.probing() {
+	switch {
+	case !c.probing():
+		c.log.Info("mDNS: another machine answers for a name of this box's too; probing it again", "name", name+".local")
+	case host:
 		c.tries++
 		c.log.Info("mDNS: another machine answers for the host name; probing the next", "name", name+".local", "next", nameFor(c.base, c.tries)+".local")
-	} else {
-		c.log.Info("mDNS: another machine answers for the host name too; probing it again", "name", name+".local")
+	}
+	if c.probing() {
+		c.r.nextInstances(svcs)
 	}
 	c.probe(delay)
 }
@@ -238,16 +310,9 @@ func rank(ours, theirs []dnsmessage.Resource) int {
 	keys := func(rrs []dnsmessage.Resource) []key {
 		var out []key
 		for _, rr := range rrs {
-			a := addrOf(rr)
-			if !a.IsValid() {
-				continue
+			if data := rdata(rr); data != nil {
+				out = append(out, key{uint16(rr.Header.Class) &^ 0x8000, uint16(rr.Header.Type), data})
 			}
-			data := a.AsSlice()
-			if rr.Header.Type == dnsmessage.TypeAAAA {
-				b := a.As16()
-				data = b[:]
-			}
-			out = append(out, key{uint16(rr.Header.Class) &^ 0x8000, uint16(rr.Header.Type), data})
 		}
 		slices.SortFunc(out, func(a, b key) int {
 			return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.typ, b.typ), bytes.Compare(a.data, b.data))
@@ -263,19 +328,61 @@ func rank(ours, theirs []dnsmessage.Resource) int {
 	return cmp.Compare(len(a), len(b))
 }
 
-// probe is the query that probes the host name: any record of it, with
-// the records the responder would claim for addrs (cache-flush bit
+// rdata is an A, AAAA, SRV or TXT record's data as it goes on the wire,
+// names uncompressed and in lower case; nil for another record.
+func rdata(rr dnsmessage.Resource) []byte {
+	switch b := rr.Body.(type) {
+	case *dnsmessage.AResource:
+		return b.A[:]
+	case *dnsmessage.AAAAResource:
+		return b.AAAA[:]
+	case *dnsmessage.SRVResource:
+		out := []byte{byte(b.Priority >> 8), byte(b.Priority), byte(b.Weight >> 8), byte(b.Weight), byte(b.Port >> 8), byte(b.Port)}
+		for _, l := range strings.Split(strings.TrimSuffix(strings.ToLower(b.Target.String()), "."), ".") {
+			out = append(append(out, byte(len(l))), l...)
+		}
+		return append(out, 0)
+	case *dnsmessage.TXTResource:
+		out := []byte{}
+		for _, t := range b.TXT {
+			out = append(append(out, byte(len(t))), t...)
+		}
+		return out
+	}
+	return nil
+}
+
+// probe is the query that probes the host name and the services'
+// instance names: any record of them, with the records the responder
+// would claim for addrs (cache-flush bit
 // clear). It asks for the answer by multicast: the group's connection
 // does not receive a unicast one.
 func (r *Responder) probe(addrs []netip.Addr) ([]byte, bool) {
 	recs := r.hostRecords(dnsmessage.TypeALL, r.ttl(false), addrs)
+	q := dnsmessage.Message{Questions: []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET}}}
+	for _, s := range r.services() {
+		q.Questions = append(q.Questions, dnsmessage.Question{Name: dnsmessage.MustNewName(s.instanceName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET})
+		recs = append(recs, r.instanceRecords(s, r.ttl(false))...)
+	}
 	for i := range recs {
 		recs[i].Header.Class &^= 0x8000
 	}
-	q := dnsmessage.Message{
-		Questions:   []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET}},
-		Authorities: recs,
-	}
+	q.Authorities = recs
 	b, err := q.Pack()
 	return b, err == nil
+}
+
+// instanceFor is the n-th service instance name to try: base, then
+// "base (2)", "base (3)"... (RFC 6763 4.1), base shortened, a whole
+// character at a time, to keep a DNS label's 63 bytes.
+func instanceFor(base string, n int) string {
+	if n <= 1 {
+		return base
+	}
+	suffix := " (" + strconv.Itoa(n) + ")"
+	for len(base)+len(suffix) > 63 {
+		_, size := utf8.DecodeLastRuneInString(base)
+		base = base[:len(base)-size]
+	}
+	return base + suffix
 }

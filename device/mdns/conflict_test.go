@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -97,7 +98,12 @@ func (p *port) SetWriteDeadline(time.Time) error { return nil }
 // boxOn is a box on the hub at address at, on the hub's side side,
 // telling claimed the names it claims; it serves until the test ends.
 func boxOn(t *testing.T, h *hub, at string, side int, claimed func(string)) *Responder {
-	r := &Responder{Host: "hark", Services: []Service{{Instance: "Hark " + at, Type: "_https._tcp", Port: 8080}}, Claimed: claimed}
+	return boxNamed(t, h, at, side, "Hark "+at, claimed)
+}
+
+// boxNamed is boxOn with the page's service instance named instance.
+func boxNamed(t *testing.T, h *hub, at string, side int, instance string, claimed func(string)) *Responder {
+	r := &Responder{Host: "hark", Services: []Service{{Instance: instance, Type: "_https._tcp", Port: 8080}}, Claimed: claimed}
 	l := linkOf(2, "eth0", lanFlags, at+"/24")
 	r.interfaces = func() ([]link, error) { return []link{l}, nil }
 	r.listen = func(g *net.UDPAddr, _ *net.Interface) (net.PacketConn, error) { return h.join(at, side, g), nil }
@@ -265,6 +271,129 @@ func TestNoAnswerWhileProbing(t *testing.T) {
 			t.Errorf("after probing, hark.local stands for %v, want the box", got)
 		}
 	})
+}
+
+// browse asks the hub's group for the instances of typ, as a phone's
+// list of services does, and gathers their names for a second.
+func browse(t *testing.T, h *hub, typ string) []string {
+	t.Helper()
+	phone := h.join("192.168.1.98", 0, group4)
+	defer phone.Close()
+	m := question(typ, dnsmessage.TypePTR)
+	q, _ := m.Pack()
+	phone.WriteTo(q, group4)
+	var got []string
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	context.AfterFunc(ctx, func() { phone.Close() })
+	buf := make([]byte, 9000)
+	for {
+		n, _, err := phone.ReadFrom(buf)
+		if err != nil {
+			break
+		}
+		var resp dnsmessage.Message
+		if resp.Unpack(buf[:n]) != nil || !resp.Response {
+			continue
+		}
+		for _, rr := range resp.Answers {
+			if p, ok := rr.Body.(*dnsmessage.PTRResource); ok && rr.Header.Name.String() == typ && rr.Header.TTL > 0 {
+				got = append(got, strings.TrimSuffix(p.PTR.String(), "."+typ))
+			}
+		}
+	}
+	slices.Sort(got)
+	return slices.Compact(got)
+}
+
+// instances are the names the responders' first services are listed by.
+func instances(rs ...*Responder) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.services()[0].Instance)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSecondBoxRenamesItsService: two boxes in a house both offer their
+// page as "Hark". The second probes its service's name as it does its
+// host name (RFC 6762 8, 9), hears the first defend it, and lists its
+// page as "Hark (2)" (RFC 6763 4.1); a phone's list shows both.
+func TestSecondBoxRenamesItsService(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		first := boxNamed(t, h, "192.168.1.57", 0, "Hark", nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		second := boxNamed(t, h, "192.168.1.58", 0, "Hark", nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if got := []string{first.services()[0].Instance, second.services()[0].Instance}; !slices.Equal(got, []string{"Hark", "Hark (2)"}) {
+			t.Errorf("the boxes' pages are listed as %q, want Hark and Hark (2)", got)
+		}
+		if got := browse(t, h, "_https._tcp.local."); !slices.Equal(got, []string{"Hark", "Hark (2)"}) {
+			t.Errorf("a phone lists %q, want Hark and Hark (2)", got)
+		}
+	})
+}
+
+// TestServicesOfBoxesStartingTogether: two boxes that power up at once
+// both probe "Hark"; one keeps it and the other takes "Hark (2)", and a
+// third takes "Hark (3)".
+func TestServicesOfBoxesStartingTogether(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		a := boxNamed(t, h, "192.168.1.57", 0, "Hark", nil)
+		b := boxNamed(t, h, "192.168.1.58", 0, "Hark", nil)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if got := instances(a, b); !slices.Equal(got, []string{"Hark", "Hark (2)"}) {
+			t.Errorf("started together, the boxes' pages are listed as %q, want Hark and Hark (2)", got)
+		}
+		c := boxNamed(t, h, "192.168.1.59", 0, "Hark", nil)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if got := c.services()[0].Instance; got != "Hark (3)" {
+			t.Errorf("a third box's page is listed as %q, want Hark (3)", got)
+		}
+		if got := browse(t, h, "_https._tcp.local."); !slices.Equal(got, []string{"Hark", "Hark (2)", "Hark (3)"}) {
+			t.Errorf("a phone lists %q, want Hark, Hark (2) and Hark (3)", got)
+		}
+	})
+}
+
+// TestServiceConflictSeenLater: two boxes that each listed their page as
+// "Hark" on networks apart meet later; one of them moves to "Hark (2)".
+func TestServiceConflictSeenLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		h.partition(true)
+		a := boxNamed(t, h, "192.168.1.57", 0, "Hark", nil)
+		b := boxNamed(t, h, "192.168.1.58", 1, "Hark", nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		h.partition(false)
+		browse(t, h, "_https._tcp.local.") // both answer
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if got := instances(a, b); !slices.Equal(got, []string{"Hark", "Hark (2)"}) {
+			t.Errorf("after they met the boxes' pages are listed as %q, want Hark and Hark (2)", got)
+		}
+	})
+}
+
+func TestInstanceFor(t *testing.T) {
+	long := strings.Repeat("é", 31) // 62 bytes
+	for _, tc := range []struct {
+		base string
+		n    int
+		want string
+	}{{"Hark", 1, "Hark"}, {"Hark", 2, "Hark (2)"}, {"Hark (kitchen)", 3, "Hark (kitchen) (3)"}, {long, 2, strings.Repeat("é", 29) + " (2)"}} {
+		if got := instanceFor(tc.base, tc.n); got != tc.want {
+			t.Errorf("instanceFor(%q, %d) = %q, want %q", tc.base, tc.n, got, tc.want)
+		}
+	}
 }
 
 func TestNameFor(t *testing.T) {

@@ -3,7 +3,9 @@
 // (NAME.local, A and AAAA records; claimed by probing first, NAME-2.local
 // when another machine has it) and DNS-based service discovery (RFC
 // 6763) for its services: _http._tcp or _https._tcp for the web page,
-// _hark._tcp for a command center that nodes look for. Lookup asks the
+// _hark._tcp for a command center that nodes look for. Service instance
+// names are probed as the host name is, and listed as "Hark (2)" when
+// another machine offers "Hark". Lookup asks the
 // network for a service, as a node or a test does. device/box runs a
 // Responder beside the web page.
 package mdns
@@ -52,7 +54,8 @@ func (s Service) instanceName() string {
 
 // Responder answers for a host name and its services. Its fields are set
 // before Serve and not changed after; Rename changes the services' name
-// while it serves, and Serve the host name when another claims it.
+// while it serves, and Serve the host name, or a service's name ("Hark
+// (2)"), when another machine claims it.
 type Responder struct {
 	// Host is the host name wanted, without .local: "hark". Serve claims
 	// it, or when another machine has it "hark-2", "hark-3"...; Name is
@@ -78,6 +81,7 @@ type Responder struct {
 
 	mu      sync.Mutex
 	renamed []Service                 // Services with Rename's name; nil before a Rename
+	nth     []int                     // each service's name is instanceFor(its name, nth[i]); nil: its own
 	groups  map[net.PacketConn]joined // the connections the responder announces on
 	name    string                    // the host name Serve probes or claimed; "" before: Host
 	probing bool                      // Serve probes name: nothing is answered
@@ -101,28 +105,55 @@ type joined struct {
 	addrs func() []netip.Addr
 }
 
-// services are the services as they are named now.
+// services are the services as they are named now: by Rename's name or
+// their own, and " (2)", " (3)"... when another machine has that.
 func (r *Responder) services() []Service {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.servicesLocked()
+}
+
+func (r *Responder) servicesLocked() []Service {
+	out := r.Services
 	if r.renamed != nil {
-		return r.renamed
+		out = r.renamed
 	}
-	return r.Services
+	if r.nth == nil {
+		return out
+	}
+	out = slices.Clone(out)
+	for i := range out {
+		out[i].Instance = instanceFor(out[i].Instance, r.nth[i])
+	}
+	return out
+}
+
+// nextInstances names the services svcs (their index) by the next names
+// to try.
+func (r *Responder) nextInstances(svcs []int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, i := range svcs {
+		if r.nth == nil {
+			r.nth = make([]int, len(r.Services))
+			for j := range r.nth {
+				r.nth[j] = 1
+			}
+		}
+		r.nth[i]++
+	}
 }
 
 // Rename gives every service the name a person sees (Service.Instance)
 // from now on, while the responder serves: the groups it announces on are
 // told the old names are gone (a goodbye, time to live 0) and are sent the
-// new ones at once. A name DNS cannot carry is an error and changes
-// nothing.
+// new ones at once. A service listed as "name (2)" because another machine
+// had its name is listed by the new name itself. A name DNS cannot carry
+// is an error and changes nothing.
 func (r *Responder) Rename(instance string) error {
 	r.mu.Lock()
-	old := r.renamed
-	if old == nil {
-		old = r.Services
-	}
-	next := slices.Clone(old)
+	old := r.servicesLocked()
+	next := slices.Clone(r.Services)
 	for i := range next {
 		next[i].Instance = instance
 		if _, err := dnsmessage.NewName(next[i].instanceName()); err != nil || instance == "" || len(instance) > 63 { // one DNS label
@@ -130,7 +161,7 @@ func (r *Responder) Rename(instance string) error {
 			return fmt.Errorf("mdns: %q cannot name a service", instance)
 		}
 	}
-	r.renamed = next
+	r.renamed, r.nth = next, nil
 	groups := maps.Clone(r.groups)
 	r.mu.Unlock()
 	bye := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}}

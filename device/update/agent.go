@@ -163,6 +163,12 @@ func newer(v, cur string) bool {
 // locked meanwhile: another process installing into it is refused with
 // ErrBusy.
 func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)) (Result, error) {
+	return a.install(ctx, src, progress, false)
+}
+
+// install is Install; held tells that the caller holds Download.Dir's
+// lock already (an upload into it), for the install too.
+func (a *Agent) install(ctx context.Context, src string, progress func(Progress), held bool) (Result, error) {
 	a.mu.Lock()
 	if a.busy {
 		a.mu.Unlock()
@@ -174,7 +180,7 @@ func (a *Agent) Install(ctx context.Context, src string, progress func(Progress)
 	if progress == nil {
 		progress = func(Progress) {}
 	}
-	if a.Download.Dir != "" {
+	if a.Download.Dir != "" && !held {
 		unlock, err := a.Download.lock()
 		if err != nil {
 			return Result{}, err

@@ -424,3 +424,48 @@ func TestCheckTellsOfAVersionThatFailedItsBootCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestUploadRefusedWhileInstalling: an upload while an install runs out
+// of the download directory is refused with ErrBusy naming the
+// directory, before a byte is written into it; once the install is over
+// an upload is kept, installed and removed.
+func TestUploadRefusedWhileInstalling(t *testing.T) {
+	hold := make(chan struct{})
+	g := newRig(t, fakeBundles, func(r *rauctest.RAUC) { r.Hold = hold })
+	svc := update.NewService(g.agent)
+	dir := g.agent.Download.Dir
+	done := make(chan error, 1)
+	if err := svc.Start(fakeBundle(t, "hark-rpi4-64", "1.1.0"), nil, func(_ update.Result, err error) { done <- err }); err != nil {
+		t.Fatal(err)
+	}
+	<-g.rauc.Started()
+	wrote := false
+	err := svc.Upload("uploaded.raucb", func(f *os.File) error { wrote = true; return nil }, nil, nil)
+	if !errors.Is(err, update.ErrBusy) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("an upload while installing: %v, want ErrBusy naming %s", err, dir)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "uploaded*")); wrote || len(left) != 0 {
+		t.Errorf("the refused upload wrote: %v", left)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	g.agent.AllowDowngrade = true
+	err = svc.Upload("uploaded.raucb", func(f *os.File) error {
+		_, err := f.WriteString("hark-rpi4-64 1.2.0")
+		return err
+	}, nil, func(_ update.Result, err error) { done <- err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := g.rauc.Installed(); len(got) != 2 {
+		t.Errorf("installed %v, want the upload after the first", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.raucb*")); len(left) != 0 {
+		t.Errorf("after the upload's install the directory holds %v", left)
+	}
+}

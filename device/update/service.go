@@ -2,11 +2,15 @@ package update
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -146,7 +150,7 @@ func (s *Service) Install(ctx context.Context, src string, progress func(Progres
 	if !s.begin() {
 		return Result{}, ErrBusy
 	}
-	return s.install(ctx, src, progress)
+	return s.install(ctx, src, progress, false)
 }
 
 // Start begins installing src in the background and returns at once;
@@ -157,11 +161,73 @@ func (s *Service) Start(src string, progress func(Progress), done func(Result, e
 	}
 	go func() {
 		// The install outlives the request that asked for it.
-		res, err := s.install(context.Background(), src, progress)
+		res, err := s.install(context.Background(), src, progress, false)
 		if done != nil {
 			done(res, err)
 		}
 	}()
+	return nil
+}
+
+// Upload keeps a bundle that write puts into a new file in Download.Dir
+// (named name) and begins installing it in the background, as Start does;
+// a write that fails is its error, and nothing is installed. Download.Dir
+// is locked from before the file is made until the install ends, so that
+// another upload, or an install by this process or another, is refused
+// with ErrBusy naming the directory instead of writing the same file or
+// removing it. Written into a slot or refused, the bundle is removed: the
+// data partition has no room to keep it beside the next.
+func (s *Service) Upload(name string, write func(*os.File) error, progress func(Progress), done func(Result, error)) error {
+	dir := s.agent.Download.Dir
+	if dir == "" || filepath.Base(name) != name {
+		return fmt.Errorf("update: upload %q into %q: no such file in no directory", name, dir)
+	}
+	unlock, err := s.agent.Download.lock()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, name)
+	if err := s.keep(path, write); err != nil {
+		unlock()
+		return err
+	}
+	if !s.begin() {
+		os.Remove(path)
+		unlock()
+		return ErrBusy
+	}
+	go func() {
+		defer unlock()
+		// The install outlives the request that asked for it.
+		res, err := s.install(context.Background(), path, progress, true)
+		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			s.agent.log().Warn("could not remove the uploaded bundle", "err", rerr)
+		}
+		if done != nil {
+			done(res, err)
+		}
+	}()
+	return nil
+}
+
+// keep has write put a file at path, under another name until it is
+// whole.
+func (s *Service) keep(path string, write func(*os.File) error) error {
+	f, err := os.Create(path + partSuffix)
+	if err != nil {
+		return fmt.Errorf("update: upload: %w", err)
+	}
+	defer os.Remove(path + partSuffix)
+	err = write(f)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("update: upload: %w", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(path+partSuffix, path); err != nil {
+		return fmt.Errorf("update: upload: %w", err)
+	}
 	return nil
 }
 
@@ -175,8 +241,10 @@ func (s *Service) begin() bool {
 	return true
 }
 
-func (s *Service) install(ctx context.Context, src string, progress func(Progress)) (Result, error) {
-	res, err := s.agent.Install(ctx, src, func(p Progress) {
+// install installs src, keeping the job; held tells that the caller holds
+// Download.Dir's lock (see Agent.install).
+func (s *Service) install(ctx context.Context, src string, progress func(Progress), held bool) (Result, error) {
+	res, err := s.agent.install(ctx, src, func(p Progress) {
 		s.mu.Lock()
 		s.job.Percent = p.Percent
 		s.job.Phase = map[string]string{"download": "downloading", "install": "installing"}[p.Stage]
@@ -184,7 +252,7 @@ func (s *Service) install(ctx context.Context, src string, progress func(Progres
 		if progress != nil {
 			progress(p)
 		}
-	})
+	}, held)
 	source := src
 	if source == "" {
 		source = s.agent.Manifest

@@ -87,6 +87,9 @@ type Server struct {
 	// zone is the household's time zone: Options.Location until
 	// SetLocation.
 	zone atomic.Pointer[time.Location]
+	// fp is the certificate's fingerprint: Options.Fingerprint until
+	// SetFingerprint.
+	fp atomic.Pointer[string]
 
 	// uploadIdle is how long an update's upload may send nothing before
 	// it is cut off: the const uploadIdle, shorter in tests.
@@ -100,6 +103,11 @@ func (s *Server) SetLocation(loc *time.Location) {
 		s.zone.Store(loc)
 	}
 }
+
+// SetFingerprint changes the fingerprint the page shows and the box says,
+// from the next request on: the certificate was issued again, for a name
+// the old one did not cover.
+func (s *Server) SetFingerprint(fp string) { s.fp.Store(&fp) }
 
 // AddName makes the page answer to name too, from the next request on:
 // the name mDNS claimed for the box ("hark-2.local") when another machine
@@ -167,10 +175,11 @@ type Sessions struct{ a *access }
 // fingerprint is the certificate's fingerprint as browsers show it
 // (colon-separated pairs of hex digits), or nil when the page is plain.
 func (s *Server) fingerprint() any {
-	if s.o.Fingerprint == "" {
+	fp := s.Fingerprint()
+	if fp == "" {
 		return nil
 	}
-	return Pairs(s.o.Fingerprint)
+	return Pairs(fp)
 }
 
 // Pairs is a "sha256:..." fingerprint as browsers show it: upper-case
@@ -186,7 +195,12 @@ func Pairs(fingerprint string) string {
 
 // Fingerprint is the page's certificate's fingerprint ("sha256:..."); ""
 // when it is served over plain HTTP.
-func (s *Server) Fingerprint() string { return s.o.Fingerprint }
+func (s *Server) Fingerprint() string {
+	if fp := s.fp.Load(); fp != nil {
+		return *fp
+	}
+	return s.o.Fingerprint
+}
 
 // SetupCode is the one-time code the first visit asks for, while no
 // password is set.

@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/harkbox/hark/internal/atomicfile"
@@ -36,6 +37,12 @@ type Spec struct {
 	// Hosts are the names and addresses it is for; localhost and the
 	// loopback addresses always are.
 	Hosts []string
+	// Widen issues the certificate again, with the key kept, when the
+	// one kept does not cover every one of Hosts: the new one covers its
+	// names and Hosts. Clients that pin the old one's fingerprint no
+	// longer trust the new one, so a certificate that is pinned (the
+	// center's) is not widened.
+	Widen bool
 }
 
 // Load returns the certificate, making it the first time, and its
@@ -44,7 +51,7 @@ func Load(s Spec) (tls.Certificate, string, error) {
 	crt, key := filepath.Join(s.Dir, s.Name+".crt"), filepath.Join(s.Dir, s.Name+".key")
 	c, err := load(crt, key)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := s.make(crt, key); err != nil {
+		if err := s.make(crt, key, nil); err != nil {
 			return tls.Certificate{}, "", err
 		}
 		c, err = load(crt, key)
@@ -52,7 +59,33 @@ func Load(s Spec) (tls.Certificate, string, error) {
 	if err != nil {
 		return tls.Certificate{}, "", fmt.Errorf("selfsigned: %w", err)
 	}
+	if s.Widen && !covers(c.Leaf, s.Hosts) {
+		k, ok := c.PrivateKey.(*ecdsa.PrivateKey)
+		if !ok {
+			return tls.Certificate{}, "", fmt.Errorf("selfsigned: widen %s: its key is not ECDSA", crt)
+		}
+		for _, ip := range c.Leaf.IPAddresses {
+			s.Hosts = append(s.Hosts, ip.String())
+		}
+		s.Hosts = append(s.Hosts, c.Leaf.DNSNames...)
+		if err := s.make(crt, key, k); err != nil {
+			return tls.Certificate{}, "", err
+		}
+		if c, err = load(crt, key); err != nil {
+			return tls.Certificate{}, "", fmt.Errorf("selfsigned: %w", err)
+		}
+	}
 	return c, Fingerprint(c.Certificate[0]), nil
+}
+
+// covers reports whether cert is for every one of hosts.
+func covers(cert *x509.Certificate, hosts []string) bool {
+	for _, h := range hosts {
+		if h != "" && cert.VerifyHostname(h) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // load reads the pair, the key only from a private file of this user's.
@@ -75,10 +108,15 @@ func Fingerprint(der []byte) string {
 	return fmt.Sprintf("sha256:%x", sum)
 }
 
-func (s Spec) make(crtPath, keyPath string) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fmt.Errorf("selfsigned: key: %w", err)
+// make writes a certificate for s with key, or with a new key, written
+// too, when key is nil.
+func (s Spec) make(crtPath, keyPath string, key *ecdsa.PrivateKey) error {
+	fresh := key == nil
+	if fresh {
+		var err error
+		if key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+			return fmt.Errorf("selfsigned: key: %w", err)
+		}
 	}
 	serial, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
 	tmpl := &x509.Certificate{
@@ -93,8 +131,10 @@ func (s Spec) make(crtPath, keyPath string) error {
 	}
 	for _, h := range s.Hosts {
 		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else if h != "" && h != "localhost" {
+			if !slices.ContainsFunc(tmpl.IPAddresses, ip.Equal) {
+				tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+			}
+		} else if h != "" && !slices.Contains(tmpl.DNSNames, h) {
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
@@ -102,15 +142,17 @@ func (s Spec) make(crtPath, keyPath string) error {
 	if err != nil {
 		return fmt.Errorf("selfsigned: %w", err)
 	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return fmt.Errorf("selfsigned: key: %w", err)
-	}
 	if err := os.MkdirAll(filepath.Dir(crtPath), 0o700); err != nil {
 		return fmt.Errorf("selfsigned: %w", err)
 	}
-	if err := atomicfile.Write(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		return fmt.Errorf("selfsigned: key: %w", err)
+	if fresh {
+		kder, err := x509.MarshalECPrivateKey(key)
+		if err != nil {
+			return fmt.Errorf("selfsigned: key: %w", err)
+		}
+		if err := atomicfile.Write(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+			return fmt.Errorf("selfsigned: key: %w", err)
+		}
 	}
 	if err := atomicfile.Write(crtPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
 		return fmt.Errorf("selfsigned: %w", err)

@@ -1,0 +1,63 @@
+package box
+
+import (
+	"crypto/tls"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/harkbox/hark/internal/selfsigned"
+)
+
+// pageCert is the page's own certificate, served by the listener already
+// open (tls.Config.GetCertificate) and issued again, with the same key,
+// when the page gets a name it does not cover: the name mDNS claims when
+// another machine has the machine's own.
+type pageCert struct {
+	mu   sync.Mutex // held while a certificate is issued
+	spec selfsigned.Spec
+	cur  atomic.Pointer[tls.Certificate]
+}
+
+// certificate is the page's certificate, made the first time, for the
+// machine's name, name.local and [web] names; and its fingerprint.
+func (ps pageServing) certificate() (*pageCert, string, error) {
+	host, _ := os.Hostname()
+	pc := &pageCert{spec: selfsigned.Spec{Dir: filepath.Join(ps.dataDir, "web"), Name: "web", Subject: "hark " + host,
+		Hosts: append([]string{host, host + ".local"}, ps.cfg.Names...), Widen: true}}
+	cert, fp, err := selfsigned.Load(pc.spec)
+	if err != nil {
+		return nil, "", err
+	}
+	pc.cur.Store(&cert)
+	return pc, fp, nil
+}
+
+// config is the listener's TLS configuration: the certificate as it is
+// when a connection comes.
+func (pc *pageCert) config() *tls.Config {
+	return &tls.Config{GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return pc.cur.Load(), nil }, MinVersion: tls.VersionTLS12}
+}
+
+// cover makes the certificate cover name too, issuing it again when it
+// does not; it reports the fingerprint of the one served from now on and
+// whether it is new.
+func (pc *pageCert) cover(name string) (string, bool, error) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	old := pc.cur.Load()
+	if !slices.Contains(pc.spec.Hosts, name) {
+		pc.spec.Hosts = append(pc.spec.Hosts, name)
+	}
+	cert, fp, err := selfsigned.Load(pc.spec)
+	if err != nil {
+		return "", false, err
+	}
+	if slices.Equal(cert.Certificate[0], old.Certificate[0]) {
+		return fp, false, nil
+	}
+	pc.cur.Store(&cert)
+	return fp, true, nil
+}
