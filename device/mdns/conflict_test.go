@@ -130,9 +130,22 @@ func resolve(t *testing.T, h *hub, name string) []string {
 // resolveWithin is resolve gathering the answers for within.
 func resolveWithin(t *testing.T, h *hub, name string, within time.Duration) []string {
 	t.Helper()
-	phone := h.join("192.168.1.99", 0, group4)
+	return ask(t, h, "192.168.1.99", question(name, dnsmessage.TypeA), within, func(rr dnsmessage.Resource) (string, bool) {
+		a, ok := rr.Body.(*dnsmessage.AResource)
+		if !ok || rr.Header.Name.String() != name {
+			return "", false
+		}
+		return netip.AddrFrom4(a.A).String(), true
+	})
+}
+
+// ask sends m to the hub's group from a phone at addr and gathers, for
+// within, what read makes of each live answer (time to live above 0) of
+// the responses heard, sorted and each once.
+func ask(t *testing.T, h *hub, addr string, m dnsmessage.Message, within time.Duration, read func(dnsmessage.Resource) (string, bool)) []string {
+	t.Helper()
+	phone := h.join(addr, 0, group4)
 	defer phone.Close()
-	m := question(name, dnsmessage.TypeA)
 	q, _ := m.Pack()
 	phone.WriteTo(q, group4)
 	var got []string
@@ -150,8 +163,8 @@ func resolveWithin(t *testing.T, h *hub, name string, within time.Duration) []st
 			continue
 		}
 		for _, rr := range resp.Answers {
-			if a, ok := rr.Body.(*dnsmessage.AResource); ok && rr.Header.Name.String() == name && rr.Header.TTL > 0 {
-				got = append(got, netip.AddrFrom4(a.A).String())
+			if v, ok := read(rr); ok && rr.Header.TTL > 0 {
+				got = append(got, v)
 			}
 		}
 	}
@@ -277,33 +290,13 @@ func TestNoAnswerWhileProbing(t *testing.T) {
 // list of services does, and gathers their names for a second.
 func browse(t *testing.T, h *hub, typ string) []string {
 	t.Helper()
-	phone := h.join("192.168.1.98", 0, group4)
-	defer phone.Close()
-	m := question(typ, dnsmessage.TypePTR)
-	q, _ := m.Pack()
-	phone.WriteTo(q, group4)
-	var got []string
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-	defer cancel()
-	context.AfterFunc(ctx, func() { phone.Close() })
-	buf := make([]byte, 9000)
-	for {
-		n, _, err := phone.ReadFrom(buf)
-		if err != nil {
-			break
+	return ask(t, h, "192.168.1.98", question(typ, dnsmessage.TypePTR), time.Second, func(rr dnsmessage.Resource) (string, bool) {
+		p, ok := rr.Body.(*dnsmessage.PTRResource)
+		if !ok || rr.Header.Name.String() != typ {
+			return "", false
 		}
-		var resp dnsmessage.Message
-		if resp.Unpack(buf[:n]) != nil || !resp.Response {
-			continue
-		}
-		for _, rr := range resp.Answers {
-			if p, ok := rr.Body.(*dnsmessage.PTRResource); ok && rr.Header.Name.String() == typ && rr.Header.TTL > 0 {
-				got = append(got, strings.TrimSuffix(p.PTR.String(), "."+typ))
-			}
-		}
-	}
-	slices.Sort(got)
-	return slices.Compact(got)
+		return strings.TrimSuffix(p.PTR.String(), "."+typ), true
+	})
 }
 
 // instances are the names the responders' first services are listed by.
