@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
@@ -206,9 +209,28 @@ func TestKeeperWarmsWithTheGivenCall(t *testing.T) {
 func TestKeeperFailedLoad(t *testing.T) {
 	srv := ollamatest.New(slow)
 	defer srv.Close()
-	k := NewKeeper(KeeperOptions{Server: newClient(t, srv, "nope:1b")})
+	// The server's answer waits at a gate, so that the load is still under
+	// way when Wait looks for it (a load already over is none to wait
+	// for): under emulation the refusal came back before Wait began.
+	gate := make(chan struct{})
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-gate
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	c, err := New(Options{Host: &url.URL{Scheme: "http", Host: strings.TrimPrefix(front.URL, "http://")}, Model: "nope:1b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewKeeper(KeeperOptions{Server: c})
 	defer k.Close()
 	k.Load(nil)
+	time.AfterFunc(500*time.Millisecond, func() { close(gate) })
 	if err := k.Wait(t.Context()); !errors.Is(err, ErrModelNotFound) {
 		t.Errorf("Wait: %v, want the server's model not found", err)
 	}
