@@ -247,8 +247,10 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dns) ||
 		(errors.As(err, &op) && op.Op == "dial") ||
 		// The server went away before it answered: a kept-alive connection
-		// it closed, or one it reset.
-		errors.As(err, &ue) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET))
+		// it closed (net/http says so in words only: its error is
+		// unexported), or one it reset.
+		errors.As(err, &ue) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+			strings.Contains(ue.Err.Error(), "server closed idle connection"))
 }
 
 // The official client's message and tool types change between releases
