@@ -41,6 +41,13 @@ func (f *Facts) AddSecret(ctx context.Context, shown, said string, at time.Time)
 	if f.secrets == nil {
 		return Fact{}, fmt.Errorf("storage: remember a secret: no secrets key")
 	}
+	kept, err := f.kept(ctx, shown, func(old Fact) bool {
+		was, err := f.secrets.Unseal(old.Sealed)
+		return err == nil && sameWords(was, said)
+	})
+	if err != nil || kept.ID != "" {
+		return kept, err
+	}
 	sealed, err := f.secrets.Seal(said)
 	if err != nil {
 		return Fact{}, fmt.Errorf("storage: remember a secret: %w", err)
@@ -62,10 +69,54 @@ func (f *Facts) Reveal(ctx context.Context, fact Fact) (string, error) {
 
 const factPrefix = "fact/"
 
-// Add stores a fact and returns it with its ID.
+// Add stores a fact and returns it with its ID. A fact already kept in
+// the same words (case, spacing and the closing stop aside) is not kept
+// twice: it is returned as it is.
 func (f *Facts) Add(ctx context.Context, text string, at time.Time) (Fact, error) {
+	kept, err := f.kept(ctx, text, func(old Fact) bool { return len(old.Sealed) == 0 })
+	if err != nil || kept.ID != "" {
+		return kept, err
+	}
 	fact := Fact{ID: fmt.Sprintf("%016x%04x", uint64(at.UnixNano()), f.db.seq.Add(1)&0xffff), Text: text, At: at}
 	return fact, f.db.put(ctx, "remember fact", factPrefix+fact.ID, fact)
+}
+
+// once drops, of facts oldest first, those kept twice in the same words
+// before Add kept a fact once, keeping the newest of each. Facts with a
+// secret are left: the same words may hold another secret.
+func once(facts []Fact) []Fact {
+	var out []Fact
+	for i, f := range facts {
+		if len(f.Sealed) == 0 && slices.ContainsFunc(facts[i+1:], func(g Fact) bool { return len(g.Sealed) == 0 && sameWords(f.Text, g.Text) }) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// kept is the fact already kept with text in the same words, when same
+// takes it for the same; a Fact without ID when there is none.
+func (f *Facts) kept(ctx context.Context, text string, same func(Fact) bool) (Fact, error) {
+	all, err := f.All(ctx)
+	if err != nil {
+		return Fact{}, fmt.Errorf("storage: remember a fact: %w", err)
+	}
+	for _, old := range all {
+		if sameWords(old.Text, text) && same(old) {
+			return old, nil
+		}
+	}
+	return Fact{}, nil
+}
+
+// sameWords reports whether a and b say the same words: case, spacing and
+// a closing stop do not make another fact.
+func sameWords(a, b string) bool {
+	norm := func(s string) string {
+		return strings.Join(strings.Fields(strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".!"))), " ")
+	}
+	return norm(a) == norm(b)
 }
 
 // Delete removes the fact with id.
@@ -91,6 +142,7 @@ func (f *Facts) Search(ctx context.Context, query string, limit int) ([]Fact, er
 	if err != nil {
 		return nil, err
 	}
+	all = once(all)
 	want := ContentWords(query)
 	if len(want) == 0 {
 		slices.Reverse(all)

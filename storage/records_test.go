@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,5 +180,48 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 	s.Unset(t.Context(), "WEATHER_KEY")
 	if got, err := s.Get(t.Context(), "WEATHER_KEY"); got != "" || err != nil {
 		t.Errorf("after Unset: %q %v", got, err)
+	}
+}
+
+// Told the same thing twice, the box keeps it once: said back, it is said
+// once. A secret told again is the same fact only when its secret is too.
+func TestFactsToldTwiceKeptOnce(t *testing.T) {
+	db := open(t, t.TempDir())
+	defer db.Close()
+	f := db.SealedFacts(db.Secrets(""))
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	first, err := f.Add(t.Context(), "The spare key is under the blue pot", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.Add(t.Context(), "the spare key is  under the blue pot.", base.Add(time.Hour))
+	if err != nil || again.ID != first.ID {
+		t.Errorf("told again: %+v, %v; want the fact already kept, %s", again, err, first.ID)
+	}
+	for _, said := range []string{"the garage code is 4711", "the garage code is 4711", "the garage code is 0815"} {
+		if _, err := f.AddSecret(t.Context(), "the garage code is [SECRET_1]", said, base.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _ := f.All(t.Context())
+	if len(all) != 3 {
+		t.Errorf("%d facts kept: %+v; want the key's once and the two garage codes", len(all), all)
+	}
+}
+
+// Facts kept twice before Add kept them once are found once.
+func TestFactsKeptTwiceFoundOnce(t *testing.T) {
+	db := open(t, t.TempDir())
+	defer db.Close()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, text := range []string{"the spare key is under the blue pot", "The spare key is under the blue pot.", "the car keys are on the hook"} {
+		f := Fact{ID: fmt.Sprintf("%016x0000", i), Text: text, At: base.Add(time.Duration(i) * time.Hour)}
+		if err := db.put(t.Context(), "remember fact", factPrefix+f.ID, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.Facts().Search(t.Context(), "spare key", 5)
+	if err != nil || len(got) != 2 || got[0].Text != "The spare key is under the blue pot." {
+		t.Errorf("found %+v, %v; want the spare key's newest once, then the car keys", got, err)
 	}
 }

@@ -189,12 +189,14 @@ func fullChild(dir string) {
 		fmt.Println("first write failed:", err)
 	}
 	sc := bufio.NewScanner(os.Stdin)
+	written := 0
 	for sc.Scan() {
 		switch sc.Text() {
 		case "write":
 			var err error
 			for i := 0; i < 200 && err == nil; i++ {
-				_, err = db.Facts().Add(ctx, strings.Repeat("a fact worth keeping ", 50), time.Now())
+				written++ // each a fact of its own: one told again is not written again
+				_, err = db.Facts().Add(ctx, fmt.Sprintf("%s%d", strings.Repeat("a fact worth keeping ", 50), written), time.Now())
 			}
 			if err != nil {
 				fmt.Println("refused:", err)
@@ -205,7 +207,8 @@ func fullChild(dir string) {
 			var err error
 			n := 0
 			for ; n < 1_000_000 && err == nil; n++ {
-				_, err = db.Facts().Add(ctx, strings.Repeat("a fact worth keeping ", 50), time.Now())
+				written++
+				_, err = db.Facts().Add(ctx, fmt.Sprintf("%s%d", strings.Repeat("a fact worth keeping ", 50), written), time.Now())
 			}
 			fmt.Printf("refused after %d writes: %v\n", n, err)
 		case "read":
