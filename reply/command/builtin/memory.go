@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +138,8 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 			if aboutMe {
 				hits = aboutUser(hits)
 				hits = hits[:min(3, len(hits))]
+			} else {
+				hits = whole(hits, q)
 			}
 			// A secret is said only when the request names one ("what is my
 			// wifi password"), never on "what do you know about me".
@@ -184,6 +187,27 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 			return resp, nil
 		},
 	}
+}
+
+// whole keeps, of facts found for query (best first), those that hold
+// every word of it when the best does: beside the spare key's place, the
+// car keys' is not what was asked.
+func whole(hits []storage.Fact, query string) []storage.Fact {
+	if len(hits) == 0 || !holdsAll(hits[0].Text, query) {
+		return hits
+	}
+	return slices.DeleteFunc(hits, func(f storage.Fact) bool { return !holdsAll(f.Text, query) })
+}
+
+// holdsAll reports whether fact has every content word of query.
+func holdsAll(fact, query string) bool {
+	have := storage.ContentWords(fact)
+	for w := range storage.ContentWords(query) {
+		if !have[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // aboutUser keeps facts the user stated about themselves.

@@ -388,3 +388,21 @@ func TestToolSchemaSize(t *testing.T) {
 		t.Errorf("%d built-ins, want 18 (get_weather is registered by the wiring)", len(f.reg.Commands()))
 	}
 }
+
+// A fact that holds every word asked about is the answer: the others that
+// share a word of it are left out; with none whole, the nearest are said.
+func TestSearchMemoryKeepsTheWholeMatch(t *testing.T) {
+	f := newFixture(t)
+	for _, fact := range []string{"remember that the spare key is under the blue pot", "remember that my car keys are in the kitchen drawer"} {
+		f.say(t, fact)
+	}
+	for _, c := range []struct{ ask, want string }{
+		{"what do you remember about the spare key", "You told me: the spare key is under the blue pot."},
+		{"what do you remember about keys", "You told me: the spare key is under the blue pot. And your car keys are in the kitchen drawer."},
+		{"what do you remember about the house key", "You told me: the spare key is under the blue pot. And your car keys are in the kitchen drawer."},
+	} {
+		if said, _ := f.say(t, c.ask); said != c.want {
+			t.Errorf("%q: said %q, want %q", c.ask, said, c.want)
+		}
+	}
+}
