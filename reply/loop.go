@@ -46,7 +46,7 @@ func (t *turn) converse(ctx context.Context) error {
 			return ctx.Err()
 		}
 		err = prefixed(err)
-		t.apologize(err)
+		t.apologize(ctx, err)
 		return err
 	}
 	if t.text {
@@ -85,7 +85,7 @@ func (t *turn) converse(ctx context.Context) error {
 				return ctx.Err()
 			}
 			err = prefixed(err)
-			t.apologize(err)
+			t.apologize(ctx, err)
 			return err
 		}
 		calls, content, written := t.calls(resp)
@@ -457,7 +457,16 @@ func clarify(l locale.Lang, r command.Response) string {
 
 // apologize says the one sentence for a model that failed: what the
 // offline path could not do, when the model could not be asked at all.
-func (t *turn) apologize(err error) {
+// A question a remembered fact answers gets that answer after it.
+func (t *turn) apologize(ctx context.Context, err error) {
+	if t.res.Timings.FirstSentence == 0 {
+		if resp, args, ok := t.told(ctx); ok {
+			t.speak(apology(t.lang, err))
+			t.ran("search_memory", args, resp)
+			t.speakText(resp.Spoken)
+			return
+		}
+	}
 	if t.understood.Reason == "" || !errors.Is(err, llm.ErrUnreachable) || t.res.Timings.FirstSentence > 0 {
 		t.speak(apology(t.lang, err))
 		return

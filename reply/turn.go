@@ -129,14 +129,20 @@ func (t *turn) offline(ctx context.Context) bool {
 	rt := u.Route
 	resp := reg.RunRoute(ctx, rt, t.raw)
 	t.res.Offline = true
-	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid
-	t.res.Tools = append(t.res.Tools, ToolUse{Name: rt.Command.Name, Arguments: rt.Claim.Arguments, Failed: failed})
-	result, _ := t.conv.redactor.Redact(toolResult(resp))
-	t.records = append(t.records, storage.ToolRecord{Name: rt.Command.Name, Arguments: t.redactArgs(rt.Claim.Arguments), Result: result, Failed: failed})
+	t.ran(rt.Command.Name, rt.Claim.Arguments, resp)
 	t.settle(resp)
 	t.speakText(resp.Spoken)
 	t.res.FollowUp = t.res.FollowUp || resp.Kind == command.Invalid && resp.Spoken != ""
 	return true
+}
+
+// ran notes a command the turn ran itself, not the model: in the result
+// and in the conversation's record.
+func (t *turn) ran(name string, args map[string]any, resp command.Response) {
+	failed := resp.Kind == command.Failure || resp.Kind == command.Invalid
+	t.res.Tools = append(t.res.Tools, ToolUse{Name: name, Arguments: args, Failed: failed})
+	result, _ := t.conv.redactor.Redact(toolResult(resp))
+	t.records = append(t.records, storage.ToolRecord{Name: name, Arguments: t.redactArgs(args), Result: result, Failed: failed})
 }
 
 // settle applies what a command's response means for the conversation.

@@ -220,6 +220,44 @@ func Terms(query, topic string) Params {
 	return p
 }
 
+// Keywords are the words of a question in language lang (an ISO 639-1
+// code) that say what it is about: its content words without the
+// language's words of asking ("where", "wo", "dónde"), articles and
+// pronouns, nor English's, which a household mixes in.
+func Keywords(question, lang string) []string {
+	var out []string
+	for w := range storage.ContentWords(question) {
+		if !stopWords[w] && !asking[lang][w] {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// asking are, for the languages besides English, the words of asking:
+// question words, articles, pronouns, and the verbs of being and saying
+// (three letters or more: ContentWords keeps no shorter word).
+var asking = map[string]map[string]bool{
+	"de": set(`der die das den dem des ein eine einen einem einer eines ist sind war waren wie was wer wen wem wann warum welche welcher welches
+		liegt liegen steht stehen gibt habe hast hat haben ich mir mich mein meine meinen meinem meiner meines dein deine deinen deinem
+		uns unser unsere ihr ihre sie und oder aber mit von für auf aus bei nach über unter noch schon denn doch mal bitte sag sage sagen
+		weißt weiß gesagt erzählt erinnerst erinnere erinnern kannst kann nicht kein keine dass hier dort wohin woher`),
+	"es": set(`el la los las uno una unos unas del que qué cual cuál cuales cuáles dónde donde adónde cómo como cuándo cuando quién quien
+		quiénes cuánto cuánta por para con sin mis tus sus mío mía tuyo tuya nuestro nuestra está están esta este esto eso ese esa son era fue
+		hay tengo tiene tienes dije dijiste recuerdas recuerda acuerdas sabes sobre pero muy dime decir`),
+	"fr": set(`les des une est sont était étaient quoi quel quelle quels quelles qui que quand comment pourquoi combien mon mes ton tes son ses
+		notre nos votre vos leur leurs avec pour dans sur sous par pas plus avons avez ont dit sais rappelles souviens trouve trouvent`),
+}
+
+func set(words string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		out[w] = true
+	}
+	return out
+}
+
 // stopWords say nothing about what to search for.
 var stopWords = map[string]bool{}
 

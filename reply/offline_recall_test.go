@@ -1,0 +1,74 @@
+package reply
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/harkbox/hark/reply/llm"
+)
+
+// downModel points the fixture's models at a server that is not there.
+func downModel(t *testing.T, f *fixture) {
+	c, err := llm.New(llm.Options{Host: deadHost(t), Model: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.eng.o.Model, f.eng.o.Aux, f.eng.o.Info = c, c, nil
+}
+
+// What the household told the box is on its card: with the model server
+// down, a question about it is answered from there, after saying the
+// model is out of reach.
+func TestModelDownAnswersFromMemory(t *testing.T) {
+	f := newFixture(t, smallModel, Options{})
+	downModel(t, f)
+	for _, fact := range []string{"remember that the spare key is under the blue pot", "remember that the plumber's number is 555 0142",
+		"remember that my car keys are in the kitchen drawer", "remember that the wifi password is Tulip-Harbor-77"} {
+		if _, said, err := f.ask(t, fact); err != nil || len(said) == 0 {
+			t.Fatalf("%q: said %q, err %v", fact, said, err)
+		}
+	}
+	for _, c := range []struct {
+		ask  string
+		want []string
+	}{
+		{"where is the spare key", []string{"I can't reach my language model right now.", "You told me: the spare key is under the blue pot."}},
+		{"what's the plumber's number", []string{"I can't reach my language model right now.", "You told me: the plumber's number is 555 0142."}},
+		{"where are my car keys", []string{"I can't reach my language model right now.", "You told me: your car keys are in the kitchen drawer."}},
+		// A secret is said when the question names it, as search_memory does.
+		{"what's the wifi password", []string{"I can't reach my language model right now.", "You told me: the wifi password is Tulip-Harbor-77."}},
+		// Not every word of the question is in a fact: no guess.
+		{"where is the spare battery", []string{"I didn't understand that, and I can't reach my language model right now."}},
+		{"who wrote the novel Dune", []string{"I didn't understand that, and I can't reach my language model right now."}},
+	} {
+		res, said, err := f.ask(t, c.ask)
+		if !errors.Is(err, llm.ErrUnreachable) || !slices.Equal(said, c.want) {
+			t.Errorf("%q: said %q, err %v; want %q and the model unreachable", c.ask, said, err, c.want)
+			continue
+		}
+		if len(c.want) == 2 && (len(res.Tools) != 1 || res.Tools[0].Name != "search_memory") {
+			t.Errorf("%q: tools %+v, want the one search_memory it answered with", c.ask, res.Tools)
+		}
+	}
+}
+
+// The household's own language: its question words are no fact's words.
+func TestModelDownAnswersFromMemoryInItsLanguage(t *testing.T) {
+	for _, c := range []struct{ lang, fact, ask, want string }{
+		{"de", "merk dir, dass der Ersatzschlüssel unter dem blauen Topf liegt", "wo ist der Ersatzschlüssel", "Du hast mir gesagt: der Ersatzschlüssel unter dem blauen Topf liegt."},
+		{"es", "recuerda que la llave de repuesto está debajo de la maceta azul", "dónde está la llave de repuesto", "Me dijiste: la llave de repuesto está debajo de la maceta azul."},
+		{"fr", "souviens-toi que la clé de secours est sous le pot bleu", "où est la clé de secours", "Tu m'as dit : la clé de secours est sous le pot bleu."},
+	} {
+		f := newFixture(t, smallModel, Options{})
+		downModel(t, f)
+		if _, err := f.eng.Reply(t.Context(), Query{Text: c.fact, Language: c.lang}, func(string) {}); err != nil {
+			t.Fatal(err)
+		}
+		var said []string
+		_, err := f.eng.Reply(t.Context(), Query{Text: c.ask, Language: c.lang}, func(s string) { said = append(said, s) })
+		if !errors.Is(err, llm.ErrUnreachable) || len(said) != 2 || said[1] != c.want {
+			t.Errorf("%s: said %q, err %v; want the apology and %q", c.lang, said, err, c.want)
+		}
+	}
+}

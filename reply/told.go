@@ -1,0 +1,61 @@
+package reply
+
+import (
+	"context"
+	"strings"
+
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/reply/memory"
+	"github.com/harkbox/hark/storage"
+)
+
+// What the household asked the box to remember is on its card, not on the
+// model server: "where is the spare key" has its answer there when the
+// server is off or gone. When the model fails before a word was said, a
+// question every word of which (its words of asking aside) is in one
+// remembered fact is answered by search_memory, as the model would have
+// it answered; a question no fact covers gets the apology alone, so
+// nothing is guessed.
+
+// told is search_memory's answer to the question, with the arguments it
+// was called with, when one remembered fact covers the question; ok is
+// false otherwise. It says nothing itself.
+func (t *turn) told(ctx context.Context) (resp command.Response, args map[string]any, ok bool) {
+	reg, facts := t.e.o.Commands, t.e.recall.Facts()
+	if reg == nil || facts == nil {
+		return command.Response{}, nil, false
+	}
+	if _, ok := reg.Lookup("search_memory"); !ok {
+		return command.Response{}, nil, false
+	}
+	keys := memory.Keywords(t.raw, t.q.Language)
+	if len(keys) == 0 {
+		return command.Response{}, nil, false
+	}
+	query := strings.Join(keys, " ")
+	hits, err := facts.Search(ctx, query, 1)
+	if err != nil {
+		t.e.log.Warn("remembered facts not searched for the model's absence", "err", err)
+		return command.Response{}, nil, false
+	}
+	if len(hits) == 0 || !coversAll(hits[0].Text, keys) {
+		return command.Response{}, nil, false
+	}
+	args = map[string]any{"query": query}
+	resp = reg.Call(ctx, "search_memory", args, t.raw)
+	if resp.Kind == command.Failure || resp.Kind == command.Invalid || resp.Spoken == "" {
+		return command.Response{}, nil, false
+	}
+	return resp, args, true
+}
+
+// coversAll reports whether every one of keys is a word of fact.
+func coversAll(fact string, keys []string) bool {
+	have := storage.ContentWords(fact)
+	for _, k := range keys {
+		if !have[k] {
+			return false
+		}
+	}
+	return true
+}
