@@ -61,10 +61,9 @@ const (
 	diaryRound = 3
 	// diaryWindow is how far back conversations without an entry are
 	// looked for; diaryScan is the most exchanges read to find them, and
-	// diaryLines the most of one conversation summarised.
+	// the most of one conversation summarised (see diaryPlan).
 	diaryWindow = 7 * 24 * time.Hour
 	diaryScan   = 1000
-	diaryLines  = 200
 	// diaryRetry is the wait after a failure, doubled after each further
 	// failure in a row up to diaryRetryMax.
 	diaryRetry    = time.Minute
@@ -463,7 +462,7 @@ func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error 
 			return err
 		}
 	}
-	xs, err := e.o.Dialogue.RecentIn(ctx, id, now.Add(-diaryWindow), diaryLines)
+	xs, err := e.o.Dialogue.RecentIn(ctx, id, now.Add(-diaryWindow), diaryScan)
 	if err != nil || len(xs) == 0 {
 		return err // none left (deleted meanwhile): nothing to write
 	}
@@ -473,7 +472,6 @@ func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error 
 	}
 	entry, rewrite := entries[id]
 	from := 0
-	var lines []string
 	if rewrite {
 		// Behind: the old summary stands for what it covers, so that the
 		// exchanges it does not cover are never cut from the model's input.
@@ -481,22 +479,26 @@ func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error 
 		if from == len(xs) {
 			return nil // it covers them all (written meanwhile)
 		}
-		if entry.Summary != "" {
-			lines = append(lines, diaryEarlier+entry.Summary)
-		}
 	} else {
 		entry = storage.DiaryEntry{Conversation: id, Date: xs[0].At}
 	}
-	for _, x := range xs[from:] {
-		lines = append(lines, "User: "+x.User, "Assistant: "+x.Assistant)
+	// A conversation too long for one prompt is summarised in parts, the
+	// earlier first, each given the summary so far as a behind entry's
+	// rewrite is; each part's entry is stored as it is written, so that a
+	// part that fails, or gives way to a turn, leaves the ones before it
+	// done, and the next try goes on from them.
+	for _, p := range diaryPlan(entry.Summary, xs[from:]) {
+		summary, keywords, err := e.distil.Diary(ctx, p.prompt(entry.Summary))
+		if err != nil {
+			return err // the entry stays as the last part left it
+		}
+		entry.Summary, entry.Through = summary, xs[from+p.last].At
+		entry.Keywords = mergeKeywords(keywords, entry.Keywords)
+		if err := e.o.Diary.Add(context.WithoutCancel(ctx), entry); err != nil {
+			return err
+		}
 	}
-	summary, keywords, err := e.distil.Diary(ctx, lines)
-	if err != nil {
-		return err // the old entry, if any, stays as it was
-	}
-	entry.Summary, entry.Through = summary, xs[len(xs)-1].At
-	entry.Keywords = mergeKeywords(keywords, entry.Keywords)
-	return e.o.Diary.Add(context.WithoutCancel(ctx), entry)
+	return nil
 }
 
 // diaryEarlier begins the line that gives the model a behind entry's
