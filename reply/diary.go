@@ -84,6 +84,7 @@ type diarist struct {
 	missed   bool          // a round was asked for while one was under way
 	now      time.Time     // the clock when a round was last asked for
 	closed   bool          // the engine is closing: no round begins
+	winding  bool          // CatchUpFor's time is up: no entry, nor part of one, begins
 	ended    []string      // conversations the engine let go of, written first
 	next     time.Time     // when a round is due; zero: when a conversation ends
 	set      time.Time     // when next was set; a clock now before it was stepped back
@@ -101,10 +102,16 @@ type diarist struct {
 }
 
 // entry is an entry being written: whether of a conversation the engine
-// let go of, and how to interrupt it.
+// let go of, and how to interrupt it; and, for CatchUpFor, its model call
+// under way: when it was sent, how long the server is expected to be
+// silent before its first word (0: unknown), and whether one came. They
+// are guarded by the diarist's mu.
 type entry struct {
 	ended     bool
 	interrupt context.CancelCauseFunc
+	sent      time.Time
+	silence   time.Duration
+	heard     bool
 }
 
 // keepsDiary reports whether the engine writes diary entries. An engine
@@ -233,7 +240,7 @@ func (e *Engine) round(now time.Time) {
 		d.missed = true // it asks again when it ends
 		return
 	}
-	if d.closed || d.turns > 0 || d.next.IsZero() {
+	if d.closed || d.winding || d.turns > 0 || d.next.IsZero() {
 		return
 	}
 	if now.Before(d.next) && !now.Before(d.set) {
@@ -254,7 +261,7 @@ func (e *Engine) claim(w *entry) bool {
 	d := &e.diary
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.turns > 0 || d.closed && !w.ended {
+	if d.turns > 0 || d.winding || d.closed && !w.ended {
 		return false
 	}
 	d.writing = w
@@ -447,14 +454,14 @@ func (e *Engine) writeEntry(ctx context.Context, id string, ended bool, now time
 		return errNotNow
 	}
 	defer e.release(w)
-	err := e.summarise(ctx, id, now)
+	err := e.summarise(ctx, w, id, now)
 	if err != nil && errors.Is(context.Cause(ctx), errNotNow) {
 		return errNotNow
 	}
 	return err
 }
 
-func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error {
+func (e *Engine) summarise(ctx context.Context, w *entry, id string, now time.Time) error {
 	if q := e.o.Queue; q != nil {
 		tk := q.Join("diary", llm.Background)
 		defer tk.Leave()
@@ -488,7 +495,13 @@ func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error 
 	// part that fails, or gives way to a turn, leaves the ones before it
 	// done, and the next try goes on from them.
 	for _, p := range diaryPlan(entry.Summary, xs[from:]) {
-		summary, keywords, err := e.distil.Diary(ctx, p.prompt(entry.Summary))
+		lines := p.prompt(entry.Summary)
+		if !e.sending(w, lines) {
+			return errNotNow // CatchUpFor's time is up
+		}
+		d := *e.distil
+		d.Model = hearing{d.Model, func() { e.heard(w) }}
+		summary, keywords, err := d.Diary(ctx, lines)
 		if err != nil {
 			return err // the entry stays as the last part left it
 		}

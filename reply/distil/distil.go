@@ -183,6 +183,10 @@ var diarySchema = llm.Schema(`{"type":"object","properties":{"summary":{"type":"
 // summarise it in parts (reply's diary does).
 const DiaryPrompt = 4000
 
+// DiaryOverhead is the length of a diary prompt without the conversation,
+// for pricing the call before it is made.
+var DiaryOverhead = len(diarySystem) + len(diarySchema) + 64
+
 // Diary summarises a finished conversation. lines are its exchanges,
 // "User: ..." and "Assistant: ...".
 func (d *Distiller) Diary(ctx context.Context, lines []string) (summary string, keywords []string, err error) {
