@@ -61,10 +61,9 @@ const (
 	diaryRound = 3
 	// diaryWindow is how far back conversations without an entry are
 	// looked for; diaryScan is the most exchanges read to find them, and
-	// diaryLines the most of one conversation summarised.
+	// the most of one conversation summarised (see diaryPlan).
 	diaryWindow = 7 * 24 * time.Hour
 	diaryScan   = 1000
-	diaryLines  = 200
 	// diaryRetry is the wait after a failure, doubled after each further
 	// failure in a row up to diaryRetryMax.
 	diaryRetry    = time.Minute
@@ -85,6 +84,7 @@ type diarist struct {
 	missed   bool          // a round was asked for while one was under way
 	now      time.Time     // the clock when a round was last asked for
 	closed   bool          // the engine is closing: no round begins
+	winding  bool          // CatchUpFor's time is up: no entry, nor part of one, begins
 	ended    []string      // conversations the engine let go of, written first
 	next     time.Time     // when a round is due; zero: when a conversation ends
 	set      time.Time     // when next was set; a clock now before it was stepped back
@@ -102,10 +102,16 @@ type diarist struct {
 }
 
 // entry is an entry being written: whether of a conversation the engine
-// let go of, and how to interrupt it.
+// let go of, and how to interrupt it; and, for CatchUpFor, its model call
+// under way: when it was sent, how long the server is expected to be
+// silent before its first word (0: unknown), and whether one came. They
+// are guarded by the diarist's mu.
 type entry struct {
 	ended     bool
 	interrupt context.CancelCauseFunc
+	sent      time.Time
+	silence   time.Duration
+	heard     bool
 }
 
 // keepsDiary reports whether the engine writes diary entries. An engine
@@ -234,7 +240,7 @@ func (e *Engine) round(now time.Time) {
 		d.missed = true // it asks again when it ends
 		return
 	}
-	if d.closed || d.turns > 0 || d.next.IsZero() {
+	if d.closed || d.winding || d.turns > 0 || d.next.IsZero() {
 		return
 	}
 	if now.Before(d.next) && !now.Before(d.set) {
@@ -255,7 +261,7 @@ func (e *Engine) claim(w *entry) bool {
 	d := &e.diary
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.turns > 0 || d.closed && !w.ended {
+	if d.turns > 0 || d.winding || d.closed && !w.ended {
 		return false
 	}
 	d.writing = w
@@ -448,14 +454,14 @@ func (e *Engine) writeEntry(ctx context.Context, id string, ended bool, now time
 		return errNotNow
 	}
 	defer e.release(w)
-	err := e.summarise(ctx, id, now)
+	err := e.summarise(ctx, w, id, now)
 	if err != nil && errors.Is(context.Cause(ctx), errNotNow) {
 		return errNotNow
 	}
 	return err
 }
 
-func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error {
+func (e *Engine) summarise(ctx context.Context, w *entry, id string, now time.Time) error {
 	if q := e.o.Queue; q != nil {
 		tk := q.Join("diary", llm.Background)
 		defer tk.Leave()
@@ -463,7 +469,7 @@ func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error 
 			return err
 		}
 	}
-	xs, err := e.o.Dialogue.RecentIn(ctx, id, now.Add(-diaryWindow), diaryLines)
+	xs, err := e.o.Dialogue.RecentIn(ctx, id, now.Add(-diaryWindow), diaryScan)
 	if err != nil || len(xs) == 0 {
 		return err // none left (deleted meanwhile): nothing to write
 	}
@@ -473,7 +479,6 @@ func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error 
 	}
 	entry, rewrite := entries[id]
 	from := 0
-	var lines []string
 	if rewrite {
 		// Behind: the old summary stands for what it covers, so that the
 		// exchanges it does not cover are never cut from the model's input.
@@ -481,22 +486,32 @@ func (e *Engine) summarise(ctx context.Context, id string, now time.Time) error 
 		if from == len(xs) {
 			return nil // it covers them all (written meanwhile)
 		}
-		if entry.Summary != "" {
-			lines = append(lines, diaryEarlier+entry.Summary)
-		}
 	} else {
 		entry = storage.DiaryEntry{Conversation: id, Date: xs[0].At}
 	}
-	for _, x := range xs[from:] {
-		lines = append(lines, "User: "+x.User, "Assistant: "+x.Assistant)
+	// A conversation too long for one prompt is summarised in parts, the
+	// earlier first, each given the summary so far as a behind entry's
+	// rewrite is; each part's entry is stored as it is written, so that a
+	// part that fails, or gives way to a turn, leaves the ones before it
+	// done, and the next try goes on from them.
+	for _, p := range diaryPlan(entry.Summary, xs[from:]) {
+		lines := p.prompt(entry.Summary)
+		if !e.sending(w, lines) {
+			return errNotNow // CatchUpFor's time is up
+		}
+		d := *e.distil
+		d.Model = hearing{d.Model, func() { e.heard(w) }}
+		summary, keywords, err := d.Diary(ctx, lines)
+		if err != nil {
+			return err // the entry stays as the last part left it
+		}
+		entry.Summary, entry.Through = summary, xs[from+p.last].At
+		entry.Keywords = mergeKeywords(keywords, entry.Keywords)
+		if err := e.o.Diary.Add(context.WithoutCancel(ctx), entry); err != nil {
+			return err
+		}
 	}
-	summary, keywords, err := e.distil.Diary(ctx, lines)
-	if err != nil {
-		return err // the old entry, if any, stays as it was
-	}
-	entry.Summary, entry.Through = summary, xs[len(xs)-1].At
-	entry.Keywords = mergeKeywords(keywords, entry.Keywords)
-	return e.o.Diary.Add(context.WithoutCancel(ctx), entry)
+	return nil
 }
 
 // diaryEarlier begins the line that gives the model a behind entry's

@@ -27,15 +27,18 @@ func errorText(hint *control.HintError, err error) string {
 
 // catchUpFor bounds what hark ask without the daemon spends, after its
 // answer, on the diary entries earlier conversations left unwritten: as
-// long as a stopping box waits for its own (reply.CloseWait).
+// long as a stopping box waits for its own (reply.CloseWait). A model call
+// the server is working on then is let finish, and no other begins, so
+// that a slow server gets an entry written at each hark ask rather than
+// one given up every time; a silent one is given up at once.
 const catchUpFor = 3 * time.Second
 
 // cmdAsk answers one typed question through the reply engine, exactly as a
 // spoken one is answered, and prints what would be said: the running
 // daemon's engine, or this process's own when no daemon runs. Without the
 // daemon, which writes the diary in the background, it then writes the
-// entries earlier conversations left unwritten, catchUpFor at most: recall
-// finds a conversation only by its entry.
+// entries earlier conversations left unwritten, for about catchUpFor:
+// recall finds a conversation only by its entry.
 func cmdAsk(ctx context.Context, e env, g *globals, args []string) error {
 	fs := flags("ask", e, g)
 	asJSON := fs.Bool("json", false, "print the reply, the tools called and the timings as JSON")
@@ -124,10 +127,8 @@ func notUnderstood(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &r) == nil && r.NotUnderstood != ""
 }
 
-// catchUp writes the diary backlog of b for catchUpFor at most, or until
+// catchUp writes the diary backlog of b for about catchUpFor, or until
 // ctx is done (the user pressed Ctrl-C).
 func catchUp(ctx context.Context, b *box.Box) {
-	ctx, cancel := context.WithTimeout(ctx, catchUpFor)
-	defer cancel()
-	b.CatchUpDiary(ctx)
+	b.CatchUpDiary(ctx, catchUpFor)
 }

@@ -256,6 +256,35 @@ func TestAskLeavesTheDiaryBacklogToAStalledServer(t *testing.T) {
 	}
 }
 
+// TestAskLetsASlowServerFinishADiaryEntry: a model server on a slow CPU
+// (its answers' counters say so) begins a diary entry only after hark
+// ask's catch-up time: the entry under way is let finish, and no other
+// begins, so that each hark ask writes one rather than none ever.
+func TestAskLetsASlowServerFinishADiaryEntry(t *testing.T) {
+	slow := testModel
+	slow.PromptRate, slow.GenRate = 20, 5
+	srv := ollamatest.New(slow)
+	t.Cleanup(srv.Close)
+	m := replytest.New()
+	srv.Respond(m.Respond)
+	m.On(replytest.Chat, ollamatest.Reply{Content: "Paris."})
+	m.Default(replytest.Diary, ollamatest.Reply{Content: `{"summary": "Clara visits.", "keywords": ["clara"]}`, FirstTokenDelay: catchUpFor + time.Second})
+	dir := t.TempDir()
+	leftUnwritten(t, dir, "monday", "tuesday")
+	began := time.Now()
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()}), "ask", "--data", dir, "what is the capital of France")
+	took := time.Since(began)
+	if code != 0 || out != "Paris.\n" || errOut != "" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if left := unwritten(t, dir, "monday", "tuesday"); len(left) != 1 {
+		t.Errorf("%q without a diary entry after hark ask; want one written, the other left", left)
+	}
+	if limit := catchUpFor + 3*time.Second; took > limit {
+		t.Errorf("hark ask took %v, more than %v: an entry began after the catch-up's time", took.Round(time.Millisecond), limit)
+	}
+}
+
 // TestAskCtrlCEndsTheDiaryCatchUp: Ctrl-C while hark ask writes the
 // backlog after its answer ends it at once; the answer stands.
 func TestAskCtrlCEndsTheDiaryCatchUp(t *testing.T) {

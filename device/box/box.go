@@ -209,17 +209,19 @@ func boxLang(whisper string) locale.Lang {
 
 // CatchUpDiary writes the diary entries earlier conversations left
 // unwritten (the daemon was stopped, the model server was down), until
-// none is left, one fails (the engine logs it), or ctx is done. A
+// none is left, one fails (the engine logs it), ctx is done, or about d
+// has passed: then the model call under way is let finish while the
+// server works on it, and no other begins (reply.Engine.CatchUpFor). A
 // one-shot command that opened the store itself calls it after its
-// answer, with a deadline, before Close; the daemon writes them in the
-// background. A node writes none: its conversations are its center's.
-func (b *Box) CatchUpDiary(ctx context.Context) {
+// answer, before Close; the daemon writes them in the background. A node
+// writes none: its conversations are its center's.
+func (b *Box) CatchUpDiary(ctx context.Context, d time.Duration) {
 	e, ok := b.answerer.(engineAnswerer)
 	if !ok {
 		return
 	}
-	if err := e.engine.CatchUp(ctx); err != nil && ctx.Err() != nil {
-		b.log.Info("diary entries left for later: no time to write them now", "err", context.Cause(ctx))
+	if err := e.engine.CatchUpFor(ctx, d); err != nil && (ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
+		b.log.Info("diary entries left for later: no time to write them now", "err", err)
 	}
 }
 

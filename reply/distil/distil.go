@@ -178,6 +178,15 @@ const diarySystem = `Write a diary entry about a conversation between a user and
 
 var diarySchema = llm.Schema(`{"type":"object","properties":{"summary":{"type":"string"},"keywords":{"type":"array","items":{"type":"string"}}},"required":["summary","keywords"]}`)
 
+// DiaryPrompt is the most characters (runes) of a conversation Diary
+// gives the model; what is longer is cut at its end. Callers with more
+// summarise it in parts (reply's diary does).
+const DiaryPrompt = 4000
+
+// DiaryOverhead is the length of a diary prompt without the conversation,
+// for pricing the call before it is made.
+var DiaryOverhead = len(diarySystem) + len(diarySchema) + 64
+
 // Diary summarises a finished conversation. lines are its exchanges,
 // "User: ..." and "Assistant: ...".
 func (d *Distiller) Diary(ctx context.Context, lines []string) (summary string, keywords []string, err error) {
@@ -189,7 +198,7 @@ func (d *Distiller) Diary(ctx context.Context, lines []string) (summary string, 
 	defer cancel()
 	resp, err := d.Model.Chat(ctx, llm.Request{Format: diarySchema, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: diarySystem},
-		{Role: llm.RoleUser, Content: cut(strings.Join(lines, "\n"), 4000)},
+		{Role: llm.RoleUser, Content: cut(strings.Join(lines, "\n"), DiaryPrompt)},
 	}}, nil)
 	if err != nil {
 		return "", nil, fmt.Errorf("distil: diary: %w", err)

@@ -18,6 +18,7 @@ func (r *Redactor) redactBefore(s string) (string, []Kind) {
 	var kinds []Kind
 	s, kinds = r.pairs(s, kinds)
 	var b strings.Builder
+	shorter := false
 	for len(s) > 0 {
 		n := sentence(s)
 		if lookBefore(s[:n])&hasRecovery != 0 {
@@ -25,10 +26,14 @@ func (r *Redactor) redactBefore(s string) (string, []Kind) {
 		}
 		out, k := r.sentenceBefore(s[:n])
 		kinds = append(kinds, k...)
+		shorter = shorter || len(out) < n
 		b.WriteString(out)
 		s = s[n:]
 	}
-	return b.String(), kinds
+	if !shorter || !mentionsValue(b.String()) {
+		return b.String(), kinds
+	}
+	return r.pairs(b.String(), kinds) // as Redact does
 }
 
 // sentenceBefore is sentence as it was.
@@ -122,6 +127,11 @@ func (r *Redactor) passBefore(s string, f features) (string, []Kind) {
 				// by Friday"): the IBAN is the longest start that checks.
 				loc[1] = loc[0] + ibanPrefixBefore(s[loc[0]:loc[1]])
 				if loc[1] == loc[0] {
+					continue
+				}
+			}
+			if k == Email {
+				if loc[0] += escapeTail(s, loc[0]); s[loc[0]] == '@' {
 					continue
 				}
 			}

@@ -30,7 +30,8 @@ import (
 // "tokens", and an HTTP client's headers ("x-api-key", "Authorization",
 // whose bare value on a header's line is hidden with its scheme:
 // "Authorization: Basic dXNlcjpwYXNz", or when it is shaped like a token,
-// but not a word of prose: "Authorization: pending"). A "type" is a
+// but not a word of prose: "Authorization: pending", nor in JSON:
+// "Authorization": "pending"). A "type" is a
 // schema's word, and most say nothing secret
 // ("light", "text", "pass"): it names a credential only as a key in the
 // singular would, not by "pass" alone, or says the value is concealed
@@ -62,10 +63,11 @@ import (
 // it is shaped like a token ("session": "evening" stays). A bare "sid" or
 // "PHPSESSID" is a key, but a bare "session" is prose's. A Cookie or
 // Set-Cookie header, on its line, under its key or named by a label (a
-// HAR file's headers), hides the values of its cookies and keeps their
-// names and a Set-Cookie's attributes:
+// HAR file's headers), hides the values of its cookies that look like
+// secrets (secretCookie) and keeps the plain settings, the names and a
+// Set-Cookie's attributes:
 //
-//	Cookie: sessionid=[SECRET_1]; csrftoken=[SECRET_2]
+//	Cookie: sessionid=[SECRET_1]; csrftoken=[SECRET_2]; theme=dark
 //	Set-Cookie: session=[SECRET_3]; Path=/; HttpOnly
 
 // credentialWords are the last words of a key that name a credential.
@@ -257,8 +259,8 @@ func pairAt(s string, sep int, found []secret) []secret {
 		return cookiesAt(s, p, len(s), found)
 	}
 	start, end, value := valueAt(s, p, quote, level)
-	if start < 0 || spare.is(value) {
-		return found
+	if start < 0 || spare.is(value) || quote != 0 && header && plainWord(value) {
+		return found // a plain word under an Authorization header, as on its line
 	}
 	if quote == 0 && header {
 		end = credentialsAfterScheme(s, start, end)
@@ -1022,8 +1024,9 @@ func cookiesAt(s string, p, end int, found []secret) []secret {
 			return found
 		}
 		if i < end && s[i] == '=' {
+			cookie := s[name:i]
 			i++
-			if cookieAttributes[strings.ToLower(s[name:i-1])] {
+			if cookieAttributes[strings.ToLower(cookie)] {
 				for i < end && s[i] != ';' && s[i] != '"' && s[i] != '\\' && s[i] != '\n' && s[i] != '\r' {
 					i++ // Expires=Wed, 21 Oct 2026 07:28:00 GMT
 				}
@@ -1045,7 +1048,7 @@ func cookiesAt(s string, p, end int, found []secret) []secret {
 				if !closed {
 					return found
 				}
-				if v > start && placeholderAt(s, start) != v-start {
+				if v > start && placeholderAt(s, start) != v-start && secretCookie(cookie, s[start:v]) {
 					found = append(found, secret{start, v, s[start:v]})
 				}
 				i = v
@@ -1060,6 +1063,30 @@ func cookiesAt(s string, p, end int, found []secret) []secret {
 		i++
 	}
 	return found
+}
+
+// sessionNames are what the name of a cookie that signs in says (lower
+// case): its value is hidden whatever its shape.
+var sessionNames = []string{"sess", "sid", "auth", "token", "csrf", "xsrf", "jwt", "key", "secret", "pass", "login", "remember"}
+
+// longCookie bounds the length of a cookie's value that is a setting.
+const longCookie = 16
+
+// secretCookie reports whether the value v of the cookie named name looks
+// like a secret: under a name that says session, id, auth, token and the
+// like, shaped like a token, or long. A site's settings stay: "lang=en",
+// "theme=dark", "count=3".
+func secretCookie(name, v string) bool {
+	if len(v) >= longCookie || tokenShaped(v) {
+		return true
+	}
+	lower := strings.ToLower(name)
+	for _, n := range sessionNames {
+		if strings.Contains(lower, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // blanksEnd is the end of the spaces and tabs at s[i], no further than

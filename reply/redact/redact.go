@@ -217,6 +217,7 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 	s, kinds = r.pairs(s, kinds) // across sentences: a value may hold a full stop
 	var b strings.Builder
 	b.Grow(len(s))
+	shorter := false // a sentence's placeholders made it shorter
 	for len(s) > 0 {
 		n := sentence(s)
 		f := look(s[:n])
@@ -227,10 +228,34 @@ func (r *Redactor) Redact(s string) (string, []Kind) {
 		}
 		var out string
 		out, kinds = r.sentence(s[:n], f, kinds)
+		shorter = shorter || len(out) < n
 		b.WriteString(out)
 		s = s[n:]
 	}
-	return b.String(), kinds
+	out := b.String()
+	if !shorter || !mentionsValue(out) {
+		return out, kinds
+	}
+	// Placeholders shorter than what they hide may bring a named value's
+	// sibling within the reach of pairs (maxObject): read them again, so
+	// that the value is hidden now and a second Redact changes nothing.
+	return r.pairs(out, kinds)
+}
+
+// mentionsValue reports whether s holds "val" in any case: the start of
+// every member whose value a sibling names (valueMembers).
+func mentionsValue(s string) bool {
+	for i := strings.IndexAny(s, "vV"); i >= 0 && i+3 <= len(s); {
+		if equalFoldASCII(s[i:i+3], "val") {
+			return true
+		}
+		j := strings.IndexAny(s[i+1:], "vV")
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // sentence is the length of the first sentence of s: up to a line's end,
@@ -576,6 +601,11 @@ func (r *Redactor) replace(s string, at finder, k Kind, ok func(string) bool, ki
 			end = start + ibanPrefix(s[start:end])
 			if end == start {
 				continue
+			}
+		}
+		if k == Email {
+			if start += escapeTail(s, start); s[start] == '@' {
+				continue // only the escape before the "@"
 			}
 		}
 		m := s[start:end]

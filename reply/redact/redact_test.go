@@ -472,7 +472,8 @@ func TestAuthorizationHeaderKeepsPlainWords(t *testing.T) {
 
 // Cookies sign in as a password does: a Cookie or Set-Cookie header, on
 // its line, as a header's key or named in a HAR file's list, hides the
-// values of its cookies and keeps their names and a Set-Cookie's
+// values of its cookies that look like secrets (a plain setting such as
+// theme="dark" stays) and keeps their names and a Set-Cookie's
 // attributes. A session's id goes under a key or a cookie's name that
 // names one ("session_id", "connect.sid", "PHPSESSID") when it is shaped
 // like a token; a session that is a word or a count stays, as does a
@@ -482,7 +483,7 @@ func TestCookiesAndSessionIDs(t *testing.T) {
 		{"Cookie: sessionid=abc123; csrftoken=Xy9kLm2Pq8", "Cookie: sessionid=[SECRET_1]; csrftoken=[SECRET_2]"},
 		{"Set-Cookie: session=eyJ1c2VyIjoxfQ; Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Max-Age=3600",
 			"Set-Cookie: session=[SECRET_1]; Path=/; HttpOnly; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Max-Age=3600"},
-		{"GET / HTTP/1.1\r\ncookie: PHPSESSID=9u1fq3e8k0; theme=\"dark\"\r\nAccept: */*", "GET / HTTP/1.1\r\ncookie: PHPSESSID=[SECRET_1]; theme=\"[SECRET_2]\"\r\nAccept: */*"},
+		{"GET / HTTP/1.1\r\ncookie: PHPSESSID=9u1fq3e8k0; theme=\"dark\"\r\nAccept: */*", "GET / HTTP/1.1\r\ncookie: PHPSESSID=[SECRET_1]; theme=\"dark\"\r\nAccept: */*"},
 		{`curl -H 'Cookie: sid=x9y8z7w6' https://x`, `curl -H 'Cookie: sid=[SECRET_1]' https://x`},
 		{`{"headers": {"Cookie": "sessionid=abc123; csrftoken=Xy9kLm2Pq8", "Accept": "*/*"}}`,
 			`{"headers": {"Cookie": "sessionid=[SECRET_1]; csrftoken=[SECRET_2]", "Accept": "*/*"}}`},
@@ -544,4 +545,48 @@ func TestPostmanAuthBlocks(t *testing.T) {
 		{`"bearer": {"list": [{"key": "value", "value": "x"}]}`, ""},
 	}
 	redactsInJSONStrings(t, tests)
+}
+
+// A Cookie header hides the values that look like secrets (shaped like a
+// token, long, or under a name that says session, id, auth, token and the
+// like) and keeps the plain words of a site's settings.
+func TestCookiesKeepPlainSettings(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Cookie: lang=en; theme=dark; sessionid=abc123", "Cookie: lang=en; theme=dark; sessionid=[SECRET_1]"},
+		{`{"Cookie": "theme=dark; consent=yes; auth=hello; csrftoken=abcdefgh"}`, `{"Cookie": "theme=dark; consent=yes; auth=[SECRET_1]; csrftoken=[SECRET_2]"}`},
+		{"Set-Cookie: prefs=dXNlcjpwYXNzd29yZA; Path=/", "Set-Cookie: prefs=[SECRET_1]; Path=/"},
+		{"Cookie: tracking=abcdefghijklmnopqrstuvwxyz", "Cookie: tracking=[SECRET_1]"},
+		{"Cookie: lang=en-GB; count=3; theme=\"dark\"", ""},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// An Authorization header in JSON keeps a plain word as the header on
+// its line does, and hides credentials.
+func TestAuthorizationInJSONKeepsPlainWords(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"Authorization": "pending", "Proxy-Authorization": "NONE"}`, ""},
+		{`{"Authorization": "Bearer abcdefgh"}`, `{"Authorization": "[SECRET_1]"}`},
+		{`{"authorization": "x9y8z7w6"}`, `{"authorization": "[SECRET_1]"}`},
+	}
+	redactsInJSONStrings(t, tests)
+}
+
+// In JSON that escapes < and > (\u003c, as Go's encoder does), an
+// address in angle brackets is the address alone.
+func TestEmailAfterAnEscape(t *testing.T) {
+	r := New()
+	for _, c := range []struct{ in, want string }{
+		{`{"from": "Bob \u003cbob@example.com\u003e"}`, `{"from": "Bob \u003c[EMAIL_1]\u003e"}`},
+		{`"to":"\u003calice@example.org\u003e, \u003cbob@example.com\u003e"`, `"to":"\u003c[EMAIL_2]\u003e, \u003c[EMAIL_1]\u003e"`},
+		{`"note": "line one\nmail carol@example.net"`, `"note": "line one\nmail [EMAIL_3]"`},
+	} {
+		got, _ := r.Redact(c.in)
+		if got != c.want {
+			t.Errorf("Redact(%s) = %s, want %s", c.in, got, c.want)
+		}
+		if !strings.Contains(r.Restore(got), "@") || r.Restore(got) != c.in {
+			t.Errorf("Restore gives %s, want %s", r.Restore(got), c.in)
+		}
+	}
 }

@@ -263,6 +263,21 @@ func emailAt(s string, i int) (int, int) {
 	return -1, at
 }
 
+// escapeTail is the length of the tail of a JSON escape of a character
+// at s[i], after its backslash: "u003c" of \u003c, as an encoder writes
+// < and >; 0 for none. An address found there begins after it.
+func escapeTail(s string, i int) int {
+	if i+5 > len(s) || s[i] != 'u' || backslashesBefore(s, i)%2 == 0 {
+		return 0
+	}
+	for _, c := range []byte(s[i+1 : i+5]) {
+		if !isDigit(c) && (c|0x20 < 'a' || c|0x20 > 'f') {
+			return 0
+		}
+	}
+	return 5
+}
+
 // topLevel matches (?i)[a-z]{2,}\b at s[p]: the end of the most letters
 // that end on a word boundary, or -1.
 func topLevel(s string, p int) int {
