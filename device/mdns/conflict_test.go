@@ -408,3 +408,121 @@ func make63(c byte) []byte {
 	}
 	return b
 }
+
+// sniffer is a machine on the hub that keeps every message sent to the
+// group (and to its own address), with the address it came from.
+type sniffer struct {
+	mu   sync.Mutex
+	seen []heardFrom
+}
+
+type heardFrom struct {
+	from string
+	msg  dnsmessage.Message
+}
+
+// sniff puts a sniffer on the hub at at until the test ends.
+func sniff(t *testing.T, h *hub, at string) *sniffer {
+	s := &sniffer{}
+	p := h.join(at, 0, group4)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 9000)
+		for {
+			n, from, err := p.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var m dnsmessage.Message
+			if m.Unpack(buf[:n]) != nil {
+				continue
+			}
+			s.mu.Lock()
+			s.seen = append(s.seen, heardFrom{from.(*net.UDPAddr).IP.String(), m})
+			s.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		p.Close()
+		<-done
+	})
+	return s
+}
+
+// about is what the machine at from sent that names name, in order: "probe"
+// for a query that asks for it, "announce" for a response with a live
+// record of it (or a PTR to it).
+func (s *sniffer) about(from, name string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, h := range s.seen {
+		if h.from != from {
+			continue
+		}
+		if !h.msg.Response {
+			if slices.ContainsFunc(h.msg.Questions, func(q dnsmessage.Question) bool { return strings.EqualFold(q.Name.String(), name) }) {
+				out = append(out, "probe")
+			}
+			continue
+		}
+		if slices.ContainsFunc(append(slices.Clone(h.msg.Answers), h.msg.Additionals...), func(rr dnsmessage.Resource) bool {
+			p, ok := rr.Body.(*dnsmessage.PTRResource)
+			return rr.Header.TTL > 0 && (strings.EqualFold(rr.Header.Name.String(), name) || ok && strings.EqualFold(p.PTR.String(), name))
+		}) {
+			out = append(out, "announce")
+		}
+	}
+	return out
+}
+
+// TestRenameProbesTheNewName: a household renames its box to a name
+// another box in the house already lists its page by. The renamed box
+// probes the new name before it lists its page by it (RFC 6762 8.1),
+// hears the other defend it, and lists its page as "Ada (2)"; the other
+// keeps "Ada", and the name is never announced by two boxes. A new name
+// no other box has is probed, then announced; the box's host name is
+// answered all the while.
+func TestRenameProbesTheNewName(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		first := boxNamed(t, h, "192.168.1.57", 0, "Ada", nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		second := boxNamed(t, h, "192.168.1.58", 0, "Hark", nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		s := sniff(t, h, "192.168.1.97")
+		if err := second.Rename("Ada"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if got := []string{first.services()[0].Instance, second.services()[0].Instance}; !slices.Equal(got, []string{"Ada", "Ada (2)"}) {
+			t.Errorf("after the second box was renamed Ada, the pages are listed as %q, want Ada and Ada (2)", got)
+		}
+		if got := s.about("192.168.1.58", "Ada._https._tcp.local."); len(got) == 0 || slices.Contains(got, "announce") {
+			t.Errorf("the renamed box sent %v about Ada; want probes alone", got)
+		}
+		if got := browse(t, h, "_https._tcp.local."); !slices.Equal(got, []string{"Ada", "Ada (2)"}) {
+			t.Errorf("a phone lists %q, want Ada and Ada (2)", got)
+		}
+
+		if err := second.Rename("Bea"); err != nil {
+			t.Fatal(err)
+		}
+		if got := resolveWithin(t, h, "hark-2.local.", probeEvery*probeCount-100*time.Millisecond); !slices.Equal(got, []string{"192.168.1.58"}) {
+			t.Errorf("while its page's new name is probed, hark-2.local stands for %v, want the renamed box", got)
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		want := append(slices.Repeat([]string{"probe"}, probeCount), slices.Repeat([]string{"announce"}, announceCount)...)
+		if got := s.about("192.168.1.58", "Bea._https._tcp.local."); !slices.Equal(got, want) {
+			t.Errorf("renamed Bea, which no other box has, the box sent %v about it; want %v", got, want)
+		}
+		if got := browse(t, h, "_https._tcp.local."); !slices.Equal(got, []string{"Ada", "Bea"}) {
+			t.Errorf("a phone lists %q, want Ada and Bea", got)
+		}
+	})
+}

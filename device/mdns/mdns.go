@@ -54,8 +54,8 @@ func (s Service) instanceName() string {
 
 // Responder answers for a host name and its services. Its fields are set
 // before Serve and not changed after; Rename changes the services' name
-// while it serves, and Serve the host name, or a service's name ("Hark
-// (2)"), when another machine claims it.
+// while it serves (Serve probes the new name first), and Serve the host
+// name, or a service's name ("Hark (2)"), when another machine claims it.
 type Responder struct {
 	// Host is the host name wanted, without .local: "hark". Serve claims
 	// it, or when another machine has it "hark-2", "hark-3"...; Name is
@@ -85,6 +85,12 @@ type Responder struct {
 	groups  map[net.PacketConn]joined // the connections the responder announces on
 	name    string                    // the host name Serve probes or claimed; "" before: Host
 	probing bool                      // Serve probes name: nothing is answered
+	// probingSvc: Serve probes the services' names alone (after a
+	// Rename); the host name is answered, the services are not.
+	probingSvc bool
+	// renames, while Serve serves, tells its claim that Rename gave the
+	// services new names to probe; nil when no Serve claims the names.
+	renames chan struct{}
 }
 
 // Name is the host name the responder answers for, without .local: Host,
@@ -146,10 +152,14 @@ func (r *Responder) nextInstances(svcs []int) {
 
 // Rename gives every service the name a person sees (Service.Instance)
 // from now on, while the responder serves: the groups it announces on are
-// told the old names are gone (a goodbye, time to live 0) and are sent the
-// new ones at once. A service listed as "name (2)" because another machine
-// had its name is listed by the new name itself. A name DNS cannot carry
-// is an error and changes nothing.
+// told the old names are gone (a goodbye, time to live 0). Under Serve the
+// new names are probed first, as the first ones were (RFC 6762 8.1), and
+// announced once no other machine answered for them; a service whose new
+// name another machine has is listed as "name (2)" instead. Under
+// ServeConn alone, which claims nothing, they are announced at once. A
+// service listed as "name (2)" because another machine had its old name
+// tries the new name itself. A name DNS cannot carry is an error and
+// changes nothing. Rename does not wait for the probes.
 func (r *Responder) Rename(instance string) error {
 	r.mu.Lock()
 	old := r.servicesLocked()
@@ -162,6 +172,10 @@ func (r *Responder) Rename(instance string) error {
 		}
 	}
 	r.renamed, r.nth = next, nil
+	renames := r.renames
+	if renames != nil {
+		r.probingSvc = true // not ours until probed: not answered
+	}
 	groups := maps.Clone(r.groups)
 	r.mu.Unlock()
 	bye := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}}
@@ -175,8 +189,17 @@ func (r *Responder) Rename(instance string) error {
 	}
 	for conn, j := range groups {
 		conn.WriteTo(goodbye, j.group)
+		if renames != nil {
+			continue // Serve's claim announces them once probed
+		}
 		if hello, ok := r.announcement(j.addrs()); ok {
 			conn.WriteTo(hello, j.group)
+		}
+	}
+	if renames != nil {
+		select {
+		case renames <- struct{}{}:
+		default: // a rename already waits to be probed: it probes the latest names
 		}
 	}
 	return nil
@@ -273,7 +296,7 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 // answerWith is answer with the host name standing for addrs.
 func (r *Responder) answerWith(q dnsmessage.Message, legacy bool, addrs []netip.Addr) (dnsmessage.Message, bool) {
 	r.mu.Lock()
-	probing := r.probing
+	probing, probingSvc := r.probing, r.probingSvc
 	r.mu.Unlock()
 	if probing {
 		return dnsmessage.Message{}, false // the name is not ours yet
@@ -285,6 +308,9 @@ func (r *Responder) answerWith(q dnsmessage.Message, legacy bool, addrs []netip.
 	}
 	ttl := r.ttl(legacy)
 	services := r.services()
+	if probingSvc {
+		services = nil // their names are not ours yet
+	}
 	seen := map[string]bool{}
 	add := func(to *[]dnsmessage.Resource, rr dnsmessage.Resource) {
 		key := rr.Header.Name.String() + rr.Header.Type.String() + rr.Body.GoString()
@@ -524,6 +550,15 @@ func (r *Responder) Serve(ctx context.Context) error {
 
 	cl := r.newClaim(log)
 	defer cl.timer.Stop()
+	renames := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.renames = renames
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.renames, r.probingSvc = nil, false
+		r.mu.Unlock()
+	}()
 	var seen string // the interfaces when it last tried to join
 	wait := retryFirst
 	retry := time.NewTimer(0)
@@ -551,6 +586,8 @@ func (r *Responder) Serve(ctx context.Context) error {
 			}
 		case <-cl.timer.C:
 			cl.next()
+		case <-renames:
+			cl.renamed()
 		case m := <-heard:
 			cl.heard(m)
 		case c := <-ended:
