@@ -118,7 +118,8 @@ func (c *claim) probed() (host, services bool) {
 func (c *claim) next() {
 	switch {
 	case c.probes < probeCount:
-		c.send(c.r.probe)
+		first := c.probes == 0
+		c.send(func(addrs []netip.Addr) ([]byte, bool) { return c.r.probe(addrs, first) })
 		c.probes++
 		c.timer.Reset(probeEvery)
 	case c.announced < announceCount:
@@ -382,20 +383,27 @@ func rdata(rr dnsmessage.Resource) []byte {
 // probe is the query that probes the host name and the services'
 // instance names (the services' alone after a Rename, the host name
 // claimed): any record of them, with the records the responder would
-// claim for addrs (cache-flush bit clear). It asks for the answer by multicast: the group's connection
-// does not receive a unicast one.
-func (r *Responder) probe(addrs []netip.Addr) ([]byte, bool) {
+// claim for addrs (cache-flush bit clear). The first of a claim's probes
+// asks for a unicast answer (qu, the "QU" bit; RFC 6762 8.1): a machine
+// that has a name may then defend it to the box alone, at its address and
+// port 5353, which the group's connections hear too (they are bound to
+// any address of the machine).
+func (r *Responder) probe(addrs []netip.Addr, qu bool) ([]byte, bool) {
 	r.mu.Lock()
 	host := r.probing || !r.probingSvc // the services' alone after a Rename
 	r.mu.Unlock()
+	class := dnsmessage.ClassINET
+	if qu {
+		class |= 0x8000
+	}
 	var recs []dnsmessage.Resource
 	var q dnsmessage.Message
 	if host {
 		recs = r.hostRecords(dnsmessage.TypeALL, r.ttl(false), addrs)
-		q.Questions = []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET}}
+		q.Questions = []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: class}}
 	}
 	for _, s := range r.services() {
-		q.Questions = append(q.Questions, dnsmessage.Question{Name: dnsmessage.MustNewName(s.instanceName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET})
+		q.Questions = append(q.Questions, dnsmessage.Question{Name: dnsmessage.MustNewName(s.instanceName()), Type: dnsmessage.TypeALL, Class: class})
 		recs = append(recs, r.instanceRecords(s, r.ttl(false))...)
 	}
 	for i := range recs {

@@ -2,6 +2,7 @@ package mdns
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/netip"
 	"slices"
@@ -523,6 +524,106 @@ func TestRenameProbesTheNewName(t *testing.T) {
 		}
 		if got := browse(t, h, "_https._tcp.local."); !slices.Equal(got, []string{"Ada", "Bea"}) {
 			t.Errorf("a phone lists %q, want Ada and Bea", got)
+		}
+	})
+}
+
+// unicastDefence is how a machine that has hark.local at owner answers a
+// question for it that asks for a unicast answer (the "QU" bit): with
+// its address record, to be sent to the asker alone (RFC 6762 5.4). It
+// answers no other question.
+func unicastDefence(q dnsmessage.Message, owner netip.Addr) ([]byte, bool) {
+	if q.Response || !slices.ContainsFunc(q.Questions, func(qu dnsmessage.Question) bool {
+		return strings.EqualFold(qu.Name.String(), "hark.local.") && qu.Class&0x8000 != 0
+	}) {
+		return nil, false
+	}
+	resp := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}, Answers: []dnsmessage.Resource{{
+		Header: dnsmessage.ResourceHeader{Name: dnsmessage.MustNewName("hark.local."), Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET | 0x8000, TTL: 120},
+		Body:   &dnsmessage.AResource{A: owner.As4()}}}}
+	b, err := resp.Pack()
+	return b, err == nil
+}
+
+// defend answers on c, until it is closed, each question that asks for a
+// unicast answer about hark.local by unicast, as the machine at owner
+// that has the name; it multicasts nothing.
+func defend(c net.PacketConn, owner netip.Addr) {
+	buf := make([]byte, 9000)
+	for {
+		n, from, err := c.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		var q dnsmessage.Message
+		if q.Unpack(buf[:n]) != nil {
+			continue
+		}
+		if b, ok := unicastDefence(q, owner); ok {
+			c.WriteTo(b, from)
+		}
+	}
+}
+
+// TestUnicastDefenceIsHeard: the machine that has hark.local answers a
+// probe that asks for a unicast answer by unicast alone, to the prober's
+// address and port (RFC 6762 5.4, 8.1). The box asks so in its first
+// probe, hears the answer as a conflict, and claims hark-2.
+func TestUnicastDefenceIsHeard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		d := h.join("192.168.1.60", 0, group4)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defend(d, netip.MustParseAddr("192.168.1.60"))
+		}()
+		defer func() {
+			d.Close()
+			<-done
+		}()
+		r := boxOn(t, h, "192.168.1.58", 0, nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if r.Name() != "hark-2" {
+			t.Errorf("the box claimed %q beside a machine that defends hark.local by unicast; want hark-2", r.Name())
+		}
+	})
+}
+
+// TestFirstProbeAsksForUnicast: of a claim's probes the first alone asks
+// for unicast answers (RFC 6762 8.1), every question of it; the others
+// ask for multicast ones, as a probe begun again after a rename does.
+func TestFirstProbeAsksForUnicast(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		s := sniff(t, h, "192.168.1.97")
+		r := boxOn(t, h, "192.168.1.58", 0, nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if err := r.Rename("Ada"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		var got []string
+		s.mu.Lock()
+		for _, h := range s.seen {
+			if h.msg.Response || len(h.msg.Authorities) == 0 {
+				continue
+			}
+			qu := 0
+			for _, q := range h.msg.Questions {
+				if q.Class&0x8000 != 0 {
+					qu++
+				}
+			}
+			got = append(got, fmt.Sprintf("%d of %d QU", qu, len(h.msg.Questions)))
+		}
+		s.mu.Unlock()
+		want := []string{"2 of 2 QU", "0 of 2 QU", "0 of 2 QU", "1 of 1 QU", "0 of 1 QU", "0 of 1 QU"}
+		if !slices.Equal(got, want) {
+			t.Errorf("the probes asked %q, want %q", got, want)
 		}
 	})
 }
