@@ -184,7 +184,7 @@ func (c *claim) send(build func([]netip.Addr) ([]byte, bool)) {
 	c.r.mu.Unlock()
 	for conn, j := range groups {
 		if b, ok := build(j.addrs()); ok {
-			conn.WriteTo(b, j.group)
+			c.r.toGroup(conn, j.group, b)
 		}
 	}
 }

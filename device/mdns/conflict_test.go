@@ -627,3 +627,59 @@ func TestFirstProbeAsksForUnicast(t *testing.T) {
 		}
 	})
 }
+
+// responses is how many responses the machine at from sent that the
+// sniffer heard.
+func (s *sniffer) responses(from string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, h := range s.seen {
+		if h.from == from && h.msg.Response {
+			n++
+		}
+	}
+	return n
+}
+
+// TestUnicastAnswerWhenMulticastLately: a question that asks for a
+// unicast answer (QU) is answered to the asker alone when the box
+// multicast the records lately, within a quarter of their time to live;
+// otherwise the answer is multicast, to keep the other machines' caches
+// up to date and let them see a conflict (RFC 6762 5.4).
+func TestUnicastAnswerWhenMulticastLately(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		s := sniff(t, h, "192.168.1.97")
+		boxOn(t, h, "192.168.1.58", 0, nil)
+		time.Sleep(claiming)
+		synctest.Wait()
+		qu := question("hark.local.", dnsmessage.TypeA)
+		qu.Questions[0].Class |= 0x8000
+		read := func(rr dnsmessage.Resource) (string, bool) {
+			a, ok := rr.Body.(*dnsmessage.AResource)
+			if !ok {
+				return "", false
+			}
+			return netip.AddrFrom4(a.A).String(), true
+		}
+		for _, tc := range []struct {
+			after     time.Duration
+			multicast bool
+		}{
+			{0, false},                // announced a moment ago
+			{time.Minute, true},       // more than 30 s ago: multicast
+			{time.Second, false},      // that answer multicast them 2 s ago (each question is heard for a second)
+			{25 * time.Second, false}, // 28 s ago
+			{5 * time.Second, true},   // 34 s ago
+		} {
+			time.Sleep(tc.after)
+			before := s.responses("192.168.1.58")
+			got := ask(t, h, "192.168.1.99", qu, time.Second, read)
+			multicast := s.responses("192.168.1.58") > before
+			if !slices.Equal(got, []string{"192.168.1.58"}) || multicast != tc.multicast {
+				t.Errorf("a QU question %v later: answered %v, multicast %v; want the box's address, multicast %v", tc.after, got, multicast, tc.multicast)
+			}
+		}
+	})
+}

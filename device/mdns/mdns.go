@@ -91,6 +91,10 @@ type Responder struct {
 	// renames, while Serve serves, tells its claim that Rename gave the
 	// services new names to probe; nil when no Serve claims the names.
 	renames chan struct{}
+	// multicast is when each record (by recordKey) was last multicast on
+	// each connection announced on, for answering a QU question (RFC
+	// 6762 5.4).
+	multicast map[net.PacketConn]map[string]time.Time
 }
 
 // Name is the host name the responder answers for, without .local: Host,
@@ -188,12 +192,12 @@ func (r *Responder) Rename(instance string) error {
 		return fmt.Errorf("mdns: rename: %w", err)
 	}
 	for conn, j := range groups {
-		conn.WriteTo(goodbye, j.group)
+		r.toGroup(conn, j.group, goodbye)
 		if renames != nil {
 			continue // Serve's claim announces them once probed
 		}
 		if hello, ok := r.announcement(j.addrs()); ok {
-			conn.WriteTo(hello, j.group)
+			r.toGroup(conn, j.group, hello)
 		}
 	}
 	if renames != nil {
@@ -686,14 +690,17 @@ func describe(links []link) string {
 }
 
 // ServeConn answers the queries that arrive on conn until ctx is done: a
-// query from mDNS's port is answered to group (nil: to the sender), any
-// other to its sender alone. It announces the records to group first.
+// query from mDNS's port is answered to group (nil: to the sender), or to
+// the sender alone when each of its questions asks for a unicast answer
+// and the records were multicast to group within a quarter of their time
+// to live (RFC 6762 5.4); any other query to its sender alone. It
+// announces the records to group first.
 func (r *Responder) ServeConn(ctx context.Context, conn net.PacketConn, group net.Addr) {
 	if group != nil {
 		r.track(conn, group, r.addrs)
 		defer r.untrack(conn)
 		if b, ok := r.announcement(r.addrs()); ok {
-			conn.WriteTo(b, group)
+			r.toGroup(conn, group, b)
 		}
 	}
 	r.serveConn(ctx, conn, group, r.addrs, nil)
@@ -714,12 +721,69 @@ func (r *Responder) untrack(conn net.PacketConn) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.groups, conn)
+	delete(r.multicast, conn)
+}
+
+// toGroup sends b to conn's group and, when b is a response and conn is
+// still announced on, keeps when each of its records was multicast
+// there; a goodbye (time to live 0) forgets it.
+func (r *Responder) toGroup(conn net.PacketConn, group net.Addr, b []byte) {
+	conn.WriteTo(b, group)
+	var m dnsmessage.Message
+	if m.Unpack(b) != nil || !m.Response {
+		return
+	}
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.groups[conn]; !ok {
+		return // left meanwhile: untrack forgot it
+	}
+	if r.multicast == nil {
+		r.multicast = map[net.PacketConn]map[string]time.Time{}
+	}
+	sent := r.multicast[conn]
+	if sent == nil {
+		sent = map[string]time.Time{}
+		r.multicast[conn] = sent
+	}
+	for _, rr := range append(m.Answers, m.Additionals...) {
+		if rr.Header.TTL == 0 {
+			delete(sent, recordKey(rr))
+		} else {
+			sent[recordKey(rr)] = now
+		}
+	}
+}
+
+// multicastLately reports whether every answer of resp was multicast on
+// conn within a quarter of its time to live: a question that asks for a
+// unicast answer may then have one (RFC 6762 5.4); otherwise the answer
+// is multicast, for the other machines' caches and their conflict checks.
+func (r *Responder) multicastLately(conn net.PacketConn, resp dnsmessage.Message) bool {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sent := r.multicast[conn]
+	for _, rr := range resp.Answers {
+		at, ok := sent[recordKey(rr)]
+		if !ok || now.Sub(at) > time.Duration(rr.Header.TTL)*time.Second/4 {
+			return false
+		}
+	}
+	return len(resp.Answers) > 0
+}
+
+// recordKey names a record for multicastLately: its owner, type and
+// data; its time to live left out.
+func recordKey(rr dnsmessage.Resource) string {
+	return strings.ToLower(rr.Header.Name.String()) + " " + rr.Header.Type.String() + " " + rr.Body.GoString()
 }
 
 // serveConn answers the queries on conn, the host name standing for
-// addrs, until ctx is done. heard, when set, gets every response and
-// every probe (a query with records to claim) that comes in: Serve's
-// claim of the host name looks at them.
+// addrs, until ctx is done, as ServeConn says. heard, when set, gets
+// every response and every probe (a query with records to claim) that
+// comes in: Serve's claim of the host name looks at them.
 func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group net.Addr, addrs func() []netip.Addr, heard func(dnsmessage.Message)) {
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
@@ -752,11 +816,11 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 			r.logger().Warn("mDNS answer not packed", "err", err)
 			continue
 		}
-		to := from
-		if !legacy && group != nil && !unicastAsked(q) {
-			to = group
+		if legacy || group == nil || unicastAsked(q) && r.multicastLately(conn, resp) {
+			conn.WriteTo(b, from)
+			continue
 		}
-		conn.WriteTo(b, to)
+		r.toGroup(conn, group, b)
 	}
 }
 
