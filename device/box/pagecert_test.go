@@ -2,6 +2,7 @@ package box
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -11,9 +12,19 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/harkbox/hark/device/box/config"
+	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/mdns"
+	"github.com/harkbox/hark/device/web"
+	"github.com/harkbox/hark/storage"
 )
 
 // TestCertificateCoversTheClaimedName: when mDNS claims hark-2.local for
@@ -86,4 +97,138 @@ func TestCertificateCoversTheClaimedName(t *testing.T) {
 	if !bytes.Equal(again.Raw, after.Raw) {
 		t.Error("a name already covered issued another certificate")
 	}
+}
+
+// TestClaimedIssuesTheCertificateAside: mDNS tells the page the name it
+// claimed from its responder's loop, which must not wait for the page's
+// certificate to be issued again (a key read, a signature, a file
+// written). Claimed returns at once; the certificate is issued aside,
+// served at once when it is, and the page shows its fingerprint. The box
+// stopping waits for an issue under way.
+func TestClaimedIssuesTheCertificateAside(t *testing.T) {
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	db, err := storage.Open(t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dir := t.TempDir()
+	responders := make(chan *mdns.Responder, 1)
+	pages := make(chan *web.Server, 1)
+	entered, release := make(chan string, 1), make(chan struct{})
+	var finished bool // set by claimed's caller's goroutine, read after serve returned
+	ps := pageServing{cfg: config.Web{Listen: ":" + strconv.Itoa(port), TLS: "on", MDNS: true}, dataDir: dir, log: slog.New(slog.DiscardHandler),
+		ready: func(srv *web.Server) { pages <- srv },
+		announce: func(ctx context.Context, _ *slog.Logger, r *mdns.Responder) {
+			responders <- r
+			<-ctx.Done()
+		},
+		claimed: func(host string) { // told after the certificate was issued: it stands in for a slow issue
+			entered <- host
+			<-release
+			finished = true
+		}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	served := make(chan struct{})
+	status := health.New(health.Options{Version: "test", State: "running", Log: slog.New(slog.DiscardHandler)})
+	go func() {
+		defer close(served)
+		ps.serve(ctx, web.Options{API: control.API{Box: status}, Store: db.Settings()})
+	}()
+	srv, r := <-pages, <-responders
+	before := srv.Fingerprint()
+
+	claimed := hostLabel() + "-2"
+	returned := make(chan struct{})
+	go func() {
+		r.Claimed(claimed)
+		close(returned)
+	}()
+	select {
+	case <-returned:
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("Claimed waited for the page's certificate to be issued again")
+	}
+	if got := <-entered; got != claimed {
+		t.Errorf("the page was told %q, want %q", got, claimed)
+	}
+	pem, err := os.ReadFile(filepath.Join(dir, "web", "web.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem)
+	c, err := tls.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), &tls.Config{ServerName: claimed + ".local", RootCAs: pool})
+	if err != nil {
+		t.Errorf("by the claimed name, once issued: %v", err)
+	} else {
+		c.Close()
+	}
+	if fp := srv.Fingerprint(); fp == before {
+		t.Errorf("the page shows the old fingerprint %q", fp)
+	}
+
+	cancel()
+	select {
+	case <-served:
+		t.Error("the page stopped while its certificate was still being issued")
+	case <-time.After(200 * time.Millisecond): // a correct serve passes whatever the wait
+	}
+	close(release)
+	<-served
+	if !finished {
+		t.Error("the page stopped before the issue under way ended")
+	}
+}
+
+// TestAsideInOrder: names handed aside are done one after another in the
+// order given, while the hand returns at once; once ctx is done the one
+// under way ends, the wait group waits for it, and the others are dropped.
+func TestAsideInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		release := make(chan struct{})
+		var done []string
+		hand := aside(ctx, &wg, func(host string) {
+			<-release
+			done = append(done, host)
+		})
+		for _, h := range []string{"hark-2", "hark-3", "hark-4"} {
+			hand(h) // a hand that waited would leave the bubble blocked
+		}
+		release <- struct{}{}
+		release <- struct{}{}
+		synctest.Wait()
+		if !slices.Equal(done, []string{"hark-2", "hark-3"}) {
+			t.Errorf("done %v, want hark-2 then hark-3", done)
+		}
+		cancel()
+		waited := false
+		go func() {
+			wg.Wait()
+			waited = true
+		}()
+		synctest.Wait()
+		if waited {
+			t.Error("the wait group did not wait for the name under way")
+		}
+		close(release)
+		synctest.Wait()
+		if !waited || !slices.Equal(done, []string{"hark-2", "hark-3", "hark-4"}) {
+			t.Errorf("after the stop: waited %v, done %v; want hark-4 ended, and waited for", waited, done)
+		}
+		hand("hark-5")
+		synctest.Wait()
+		if len(done) != 3 {
+			t.Errorf("a name handed after the stop was done: %v", done)
+		}
+	})
 }

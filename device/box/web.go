@@ -161,7 +161,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 			instance = "Hark"
 		}
 		r := &mdns.Responder{Host: hostLabel(), Services: append([]mdns.Service{{Instance: instance, Type: typ, Port: portOf(l.Addr()), Text: []string{"path=/"}}}, ps.also...), Log: log}
-		r.Claimed = ps.named(srv, r.Host, portOf(l.Addr()), cert)
+		r.Claimed = aside(ctx, &wg, ps.named(srv, r.Host, portOf(l.Addr()), cert))
 		if ps.announced != nil {
 			ps.announced(r)
 		}
@@ -211,7 +211,8 @@ func pageAnnounced(cfg config.Web) bool {
 // (without .local) for it: the page answers to it, its certificate cert
 // (nil when the page is plain) covers it, claimed is told, and when it is
 // not the name wanted (another machine in the house has that one) the
-// log and the terminal give the page's address by it.
+// log and the terminal give the page's address by it. It takes as long as
+// issuing a certificate: serve runs it aside, not in mDNS's loop.
 func (ps pageServing) named(page namedPage, wanted string, port uint16, cert *pageCert) func(host string) {
 	return func(host string) {
 		page.AddName(host + ".local")
@@ -239,6 +240,47 @@ func (ps pageServing) named(page namedPage, wanted string, port uint16, cert *pa
 		ps.log.Info("web page", "url", url, "taken", wanted+".local")
 		if ps.show != nil {
 			ps.show(fmt.Sprintf("web page: %s (another machine on the network is %s.local)", url, wanted))
+		}
+	}
+}
+
+// aside is a function that hands each host name it is given to do, on a
+// goroutine of wg's, and returns at once: mDNS's Claimed, which must not
+// block its responder, while the page's certificate is issued again. The
+// names are done one after another, in the order given, until ctx is
+// done; the one under way then ends (wg waits for it), those after it are
+// dropped.
+func aside(ctx context.Context, wg *sync.WaitGroup, do func(host string)) func(host string) {
+	var mu sync.Mutex
+	var queue []string
+	wake := make(chan struct{}, 1)
+	wg.Go(func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-wake:
+			}
+			for ctx.Err() == nil {
+				mu.Lock()
+				if len(queue) == 0 {
+					mu.Unlock()
+					break
+				}
+				host := queue[0]
+				queue = queue[1:]
+				mu.Unlock()
+				do(host)
+			}
+		}
+	})
+	return func(host string) {
+		mu.Lock()
+		queue = append(queue, host)
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default: // the goroutine is woken already, and takes this one too
 		}
 	}
 }

@@ -88,17 +88,38 @@ func (c *claim) probe(delay time.Duration) {
 	c.timer.Reset(delay)
 }
 
-func (c *claim) probing() bool {
+// renamed probes the services' new names (Rename): with the host name
+// when that is still probed, alone when it is claimed. The probes begin
+// again, so that each new name is probed probeCount times.
+func (c *claim) renamed() {
+	c.probes, c.announced = 0, 0
+	c.timer.Reset(rand.N(probeEvery))
+}
+
+// probeServices begins probing the services' names alone after delay:
+// the host name is claimed, and answered meanwhile.
+func (c *claim) probeServices(delay time.Duration) {
+	c.r.mu.Lock()
+	c.r.probingSvc = true
+	c.r.mu.Unlock()
+	c.probes, c.announced = 0, 0
+	c.timer.Reset(delay)
+}
+
+// probed reports which names are probed: the host name (and with it the
+// services'), the services' names.
+func (c *claim) probed() (host, services bool) {
 	c.r.mu.Lock()
 	defer c.r.mu.Unlock()
-	return c.r.probing
+	return c.r.probing, c.r.probing || c.r.probingSvc
 }
 
 // next sends the next probe or announcement, when its time came.
 func (c *claim) next() {
 	switch {
 	case c.probes < probeCount:
-		c.send(c.r.probe)
+		first := c.probes == 0
+		c.send(func(addrs []netip.Addr) ([]byte, bool) { return c.r.probe(addrs, first) })
 		c.probes++
 		c.timer.Reset(probeEvery)
 	case c.announced < announceCount:
@@ -117,7 +138,7 @@ func (c *claim) next() {
 // won makes the name probed the responder's, and says so when it is new.
 func (c *claim) won() {
 	c.r.mu.Lock()
-	c.r.probing = false
+	c.r.probing, c.r.probingSvc = false, false
 	name := c.r.name
 	c.r.mu.Unlock()
 	if name == c.told {
@@ -163,7 +184,7 @@ func (c *claim) send(build func([]netip.Addr) ([]byte, bool)) {
 	c.r.mu.Unlock()
 	for conn, j := range groups {
 		if b, ok := build(j.addrs()); ok {
-			conn.WriteTo(b, j.group)
+			c.r.toGroup(conn, j.group, b)
 		}
 	}
 }
@@ -183,7 +204,8 @@ func (c *claim) heard(m message) {
 		}
 		return
 	}
-	if !c.probing() {
+	hostProbed, svcProbed := c.probed()
+	if !svcProbed {
 		return // claimed: serveConn answered the probe, which defends the names
 	}
 	lose := false
@@ -193,7 +215,7 @@ func (c *claim) heard(m message) {
 			theirs = append(theirs, rr)
 		}
 	}
-	if c.foreign(theirs, name) && rank(c.r.hostRecords(dnsmessage.TypeALL, 0, m.addrs), theirs) < 0 {
+	if hostProbed && c.foreign(theirs, name) && rank(c.r.hostRecords(dnsmessage.TypeALL, 0, m.addrs), theirs) < 0 {
 		lose = true
 	}
 	for _, s := range c.r.services() {
@@ -242,9 +264,10 @@ func (c *claim) clashes(rrs []dnsmessage.Resource) []int {
 }
 
 // conflict starts probing again: the next name for each name in conflict
-// (the host name when host, the services svcs) when the names were still
-// probed, the same ones when they were claimed (the other machine may be
-// gone, or give way).
+// (the host name when host, the services svcs) when that name was still
+// probed, the same one when it was claimed (the other machine may be
+// gone, or give way). A conflict on the services' names alone while the
+// host name is claimed probes the services' names alone.
 func (c *claim) conflict(host bool, svcs []int) {
 	now := time.Now()
 	c.conflicts = append(slices.DeleteFunc(c.conflicts, func(t time.Time) bool { return now.Sub(t) > conflictWindow }), now)
@@ -253,17 +276,22 @@ func (c *claim) conflict(host bool, svcs []int) {
 		delay = conflictPause
 	}
 	name := c.r.Name()
+	hostProbed, svcProbed := c.probed()
 	switch {
-	case !c.probing():
-		c.log.Info("mDNS: another machine answers for a name of this box's too; probing it again", "name", name+".local")
-	case host:
+	case host && hostProbed:
 		c.tries++
 		c.log.Info("mDNS: another machine answers for the host name; probing the next", "name", name+".local", "next", nameFor(c.base, c.tries)+".local")
+	case !svcProbed || host:
+		c.log.Info("mDNS: another machine answers for a name of this box's too; probing it again", "name", name+".local")
 	}
-	if c.probing() {
+	if svcProbed {
 		c.r.nextInstances(svcs)
 	}
-	c.probe(delay)
+	if host || hostProbed {
+		c.probe(delay)
+		return
+	}
+	c.probeServices(delay)
 }
 
 // foreign reports whether a record among rrs gives name an address that
@@ -353,19 +381,36 @@ func rdata(rr dnsmessage.Resource) []byte {
 }
 
 // probe is the query that probes the host name and the services'
-// instance names: any record of them, with the records the responder
-// would claim for addrs (cache-flush bit
-// clear). It asks for the answer by multicast: the group's connection
-// does not receive a unicast one.
-func (r *Responder) probe(addrs []netip.Addr) ([]byte, bool) {
-	recs := r.hostRecords(dnsmessage.TypeALL, r.ttl(false), addrs)
-	q := dnsmessage.Message{Questions: []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET}}}
+// instance names (the services' alone after a Rename, the host name
+// claimed): any record of them, with the records the responder would
+// claim for addrs (cache-flush bit clear). The first of a claim's probes
+// asks for a unicast answer (qu, the "QU" bit; RFC 6762 8.1): a machine
+// that has a name may then defend it to the box alone, at its address and
+// port 5353, which the group's connections hear too (they are bound to
+// any address of the machine).
+func (r *Responder) probe(addrs []netip.Addr, qu bool) ([]byte, bool) {
+	r.mu.Lock()
+	host := r.probing || !r.probingSvc // the services' alone after a Rename
+	r.mu.Unlock()
+	class := dnsmessage.ClassINET
+	if qu {
+		class |= 0x8000
+	}
+	var recs []dnsmessage.Resource
+	var q dnsmessage.Message
+	if host {
+		recs = r.hostRecords(dnsmessage.TypeALL, r.ttl(false), addrs)
+		q.Questions = []dnsmessage.Question{{Name: dnsmessage.MustNewName(r.hostName()), Type: dnsmessage.TypeALL, Class: class}}
+	}
 	for _, s := range r.services() {
-		q.Questions = append(q.Questions, dnsmessage.Question{Name: dnsmessage.MustNewName(s.instanceName()), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET})
+		q.Questions = append(q.Questions, dnsmessage.Question{Name: dnsmessage.MustNewName(s.instanceName()), Type: dnsmessage.TypeALL, Class: class})
 		recs = append(recs, r.instanceRecords(s, r.ttl(false))...)
 	}
 	for i := range recs {
 		recs[i].Header.Class &^= 0x8000
+	}
+	if len(q.Questions) == 0 {
+		return nil, false
 	}
 	q.Authorities = recs
 	b, err := q.Pack()

@@ -2,6 +2,7 @@ package mdns
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/netip"
 	"slices"
@@ -407,4 +408,278 @@ func make63(c byte) []byte {
 		b[i] = c
 	}
 	return b
+}
+
+// sniffer is a machine on the hub that keeps every message sent to the
+// group (and to its own address), with the address it came from.
+type sniffer struct {
+	mu   sync.Mutex
+	seen []heardFrom
+}
+
+type heardFrom struct {
+	from string
+	msg  dnsmessage.Message
+}
+
+// sniff puts a sniffer on the hub at at until the test ends.
+func sniff(t *testing.T, h *hub, at string) *sniffer {
+	s := &sniffer{}
+	p := h.join(at, 0, group4)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 9000)
+		for {
+			n, from, err := p.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var m dnsmessage.Message
+			if m.Unpack(buf[:n]) != nil {
+				continue
+			}
+			s.mu.Lock()
+			s.seen = append(s.seen, heardFrom{from.(*net.UDPAddr).IP.String(), m})
+			s.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		p.Close()
+		<-done
+	})
+	return s
+}
+
+// about is what the machine at from sent that names name, in order: "probe"
+// for a query that asks for it, "announce" for a response with a live
+// record of it (or a PTR to it).
+func (s *sniffer) about(from, name string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, h := range s.seen {
+		if h.from != from {
+			continue
+		}
+		if !h.msg.Response {
+			if slices.ContainsFunc(h.msg.Questions, func(q dnsmessage.Question) bool { return strings.EqualFold(q.Name.String(), name) }) {
+				out = append(out, "probe")
+			}
+			continue
+		}
+		if slices.ContainsFunc(append(slices.Clone(h.msg.Answers), h.msg.Additionals...), func(rr dnsmessage.Resource) bool {
+			p, ok := rr.Body.(*dnsmessage.PTRResource)
+			return rr.Header.TTL > 0 && (strings.EqualFold(rr.Header.Name.String(), name) || ok && strings.EqualFold(p.PTR.String(), name))
+		}) {
+			out = append(out, "announce")
+		}
+	}
+	return out
+}
+
+// TestRenameProbesTheNewName: a household renames its box to a name
+// another box in the house already lists its page by. The renamed box
+// probes the new name before it lists its page by it (RFC 6762 8.1),
+// hears the other defend it, and lists its page as "Ada (2)"; the other
+// keeps "Ada", and the name is never announced by two boxes. A new name
+// no other box has is probed, then announced; the box's host name is
+// answered all the while.
+func TestRenameProbesTheNewName(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		first := boxNamed(t, h, "192.168.1.57", 0, "Ada", nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		second := boxNamed(t, h, "192.168.1.58", 0, "Hark", nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		s := sniff(t, h, "192.168.1.97")
+		if err := second.Rename("Ada"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if got := []string{first.services()[0].Instance, second.services()[0].Instance}; !slices.Equal(got, []string{"Ada", "Ada (2)"}) {
+			t.Errorf("after the second box was renamed Ada, the pages are listed as %q, want Ada and Ada (2)", got)
+		}
+		if got := s.about("192.168.1.58", "Ada._https._tcp.local."); len(got) == 0 || slices.Contains(got, "announce") {
+			t.Errorf("the renamed box sent %v about Ada; want probes alone", got)
+		}
+		if got := browse(t, h, "_https._tcp.local."); !slices.Equal(got, []string{"Ada", "Ada (2)"}) {
+			t.Errorf("a phone lists %q, want Ada and Ada (2)", got)
+		}
+
+		if err := second.Rename("Bea"); err != nil {
+			t.Fatal(err)
+		}
+		if got := resolveWithin(t, h, "hark-2.local.", probeEvery*probeCount-100*time.Millisecond); !slices.Equal(got, []string{"192.168.1.58"}) {
+			t.Errorf("while its page's new name is probed, hark-2.local stands for %v, want the renamed box", got)
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		want := append(slices.Repeat([]string{"probe"}, probeCount), slices.Repeat([]string{"announce"}, announceCount)...)
+		if got := s.about("192.168.1.58", "Bea._https._tcp.local."); !slices.Equal(got, want) {
+			t.Errorf("renamed Bea, which no other box has, the box sent %v about it; want %v", got, want)
+		}
+		if got := browse(t, h, "_https._tcp.local."); !slices.Equal(got, []string{"Ada", "Bea"}) {
+			t.Errorf("a phone lists %q, want Ada and Bea", got)
+		}
+	})
+}
+
+// unicastDefence is how a machine that has hark.local at owner answers a
+// question for it that asks for a unicast answer (the "QU" bit): with
+// its address record, to be sent to the asker alone (RFC 6762 5.4). It
+// answers no other question.
+func unicastDefence(q dnsmessage.Message, owner netip.Addr) ([]byte, bool) {
+	if q.Response || !slices.ContainsFunc(q.Questions, func(qu dnsmessage.Question) bool {
+		return strings.EqualFold(qu.Name.String(), "hark.local.") && qu.Class&0x8000 != 0
+	}) {
+		return nil, false
+	}
+	resp := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}, Answers: []dnsmessage.Resource{{
+		Header: dnsmessage.ResourceHeader{Name: dnsmessage.MustNewName("hark.local."), Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET | 0x8000, TTL: 120},
+		Body:   &dnsmessage.AResource{A: owner.As4()}}}}
+	b, err := resp.Pack()
+	return b, err == nil
+}
+
+// defend answers on c, until it is closed, each question that asks for a
+// unicast answer about hark.local by unicast, as the machine at owner
+// that has the name; it multicasts nothing.
+func defend(c net.PacketConn, owner netip.Addr) {
+	buf := make([]byte, 9000)
+	for {
+		n, from, err := c.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		var q dnsmessage.Message
+		if q.Unpack(buf[:n]) != nil {
+			continue
+		}
+		if b, ok := unicastDefence(q, owner); ok {
+			c.WriteTo(b, from)
+		}
+	}
+}
+
+// TestUnicastDefenceIsHeard: the machine that has hark.local answers a
+// probe that asks for a unicast answer by unicast alone, to the prober's
+// address and port (RFC 6762 5.4, 8.1). The box asks so in its first
+// probe, hears the answer as a conflict, and claims hark-2.
+func TestUnicastDefenceIsHeard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		d := h.join("192.168.1.60", 0, group4)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defend(d, netip.MustParseAddr("192.168.1.60"))
+		}()
+		defer func() {
+			d.Close()
+			<-done
+		}()
+		r := boxOn(t, h, "192.168.1.58", 0, nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if r.Name() != "hark-2" {
+			t.Errorf("the box claimed %q beside a machine that defends hark.local by unicast; want hark-2", r.Name())
+		}
+	})
+}
+
+// TestFirstProbeAsksForUnicast: of a claim's probes the first alone asks
+// for unicast answers (RFC 6762 8.1), every question of it; the others
+// ask for multicast ones, as a probe begun again after a rename does.
+func TestFirstProbeAsksForUnicast(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		s := sniff(t, h, "192.168.1.97")
+		r := boxOn(t, h, "192.168.1.58", 0, nil)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if err := r.Rename("Ada"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		var got []string
+		s.mu.Lock()
+		for _, h := range s.seen {
+			if h.msg.Response || len(h.msg.Authorities) == 0 {
+				continue
+			}
+			qu := 0
+			for _, q := range h.msg.Questions {
+				if q.Class&0x8000 != 0 {
+					qu++
+				}
+			}
+			got = append(got, fmt.Sprintf("%d of %d QU", qu, len(h.msg.Questions)))
+		}
+		s.mu.Unlock()
+		want := []string{"2 of 2 QU", "0 of 2 QU", "0 of 2 QU", "1 of 1 QU", "0 of 1 QU", "0 of 1 QU"}
+		if !slices.Equal(got, want) {
+			t.Errorf("the probes asked %q, want %q", got, want)
+		}
+	})
+}
+
+// responses is how many responses the machine at from sent that the
+// sniffer heard.
+func (s *sniffer) responses(from string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, h := range s.seen {
+		if h.from == from && h.msg.Response {
+			n++
+		}
+	}
+	return n
+}
+
+// TestUnicastAnswerWhenMulticastLately: a question that asks for a
+// unicast answer (QU) is answered to the asker alone when the box
+// multicast the records lately, within a quarter of their time to live;
+// otherwise the answer is multicast, to keep the other machines' caches
+// up to date and let them see a conflict (RFC 6762 5.4).
+func TestUnicastAnswerWhenMulticastLately(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		s := sniff(t, h, "192.168.1.97")
+		boxOn(t, h, "192.168.1.58", 0, nil)
+		time.Sleep(claiming)
+		synctest.Wait()
+		qu := question("hark.local.", dnsmessage.TypeA)
+		qu.Questions[0].Class |= 0x8000
+		read := func(rr dnsmessage.Resource) (string, bool) {
+			a, ok := rr.Body.(*dnsmessage.AResource)
+			if !ok {
+				return "", false
+			}
+			return netip.AddrFrom4(a.A).String(), true
+		}
+		for _, tc := range []struct {
+			after     time.Duration
+			multicast bool
+		}{
+			{0, false},                // announced a moment ago
+			{time.Minute, true},       // more than 30 s ago: multicast
+			{time.Second, false},      // that answer multicast them 2 s ago (each question is heard for a second)
+			{25 * time.Second, false}, // 28 s ago
+			{5 * time.Second, true},   // 34 s ago
+		} {
+			time.Sleep(tc.after)
+			before := s.responses("192.168.1.58")
+			got := ask(t, h, "192.168.1.99", qu, time.Second, read)
+			multicast := s.responses("192.168.1.58") > before
+			if !slices.Equal(got, []string{"192.168.1.58"}) || multicast != tc.multicast {
+				t.Errorf("a QU question %v later: answered %v, multicast %v; want the box's address, multicast %v", tc.after, got, multicast, tc.multicast)
+			}
+		}
+	})
 }

@@ -54,8 +54,8 @@ func (s Service) instanceName() string {
 
 // Responder answers for a host name and its services. Its fields are set
 // before Serve and not changed after; Rename changes the services' name
-// while it serves, and Serve the host name, or a service's name ("Hark
-// (2)"), when another machine claims it.
+// while it serves (Serve probes the new name first), and Serve the host
+// name, or a service's name ("Hark (2)"), when another machine claims it.
 type Responder struct {
 	// Host is the host name wanted, without .local: "hark". Serve claims
 	// it, or when another machine has it "hark-2", "hark-3"...; Name is
@@ -85,6 +85,16 @@ type Responder struct {
 	groups  map[net.PacketConn]joined // the connections the responder announces on
 	name    string                    // the host name Serve probes or claimed; "" before: Host
 	probing bool                      // Serve probes name: nothing is answered
+	// probingSvc: Serve probes the services' names alone (after a
+	// Rename); the host name is answered, the services are not.
+	probingSvc bool
+	// renames, while Serve serves, tells its claim that Rename gave the
+	// services new names to probe; nil when no Serve claims the names.
+	renames chan struct{}
+	// multicast is when each record (by recordKey) was last multicast on
+	// each connection announced on, for answering a QU question (RFC
+	// 6762 5.4).
+	multicast map[net.PacketConn]map[string]time.Time
 }
 
 // Name is the host name the responder answers for, without .local: Host,
@@ -146,10 +156,14 @@ func (r *Responder) nextInstances(svcs []int) {
 
 // Rename gives every service the name a person sees (Service.Instance)
 // from now on, while the responder serves: the groups it announces on are
-// told the old names are gone (a goodbye, time to live 0) and are sent the
-// new ones at once. A service listed as "name (2)" because another machine
-// had its name is listed by the new name itself. A name DNS cannot carry
-// is an error and changes nothing.
+// told the old names are gone (a goodbye, time to live 0). Under Serve the
+// new names are probed first, as the first ones were (RFC 6762 8.1), and
+// announced once no other machine answered for them; a service whose new
+// name another machine has is listed as "name (2)" instead. Under
+// ServeConn alone, which claims nothing, they are announced at once. A
+// service listed as "name (2)" because another machine had its old name
+// tries the new name itself. A name DNS cannot carry is an error and
+// changes nothing. Rename does not wait for the probes.
 func (r *Responder) Rename(instance string) error {
 	r.mu.Lock()
 	old := r.servicesLocked()
@@ -162,6 +176,10 @@ func (r *Responder) Rename(instance string) error {
 		}
 	}
 	r.renamed, r.nth = next, nil
+	renames := r.renames
+	if renames != nil {
+		r.probingSvc = true // not ours until probed: not answered
+	}
 	groups := maps.Clone(r.groups)
 	r.mu.Unlock()
 	bye := dnsmessage.Message{Header: dnsmessage.Header{Response: true, Authoritative: true}}
@@ -174,9 +192,18 @@ func (r *Responder) Rename(instance string) error {
 		return fmt.Errorf("mdns: rename: %w", err)
 	}
 	for conn, j := range groups {
-		conn.WriteTo(goodbye, j.group)
+		r.toGroup(conn, j.group, goodbye)
+		if renames != nil {
+			continue // Serve's claim announces them once probed
+		}
 		if hello, ok := r.announcement(j.addrs()); ok {
-			conn.WriteTo(hello, j.group)
+			r.toGroup(conn, j.group, hello)
+		}
+	}
+	if renames != nil {
+		select {
+		case renames <- struct{}{}:
+		default: // a rename already waits to be probed: it probes the latest names
 		}
 	}
 	return nil
@@ -273,7 +300,7 @@ func (r *Responder) answer(q dnsmessage.Message, legacy bool) (dnsmessage.Messag
 // answerWith is answer with the host name standing for addrs.
 func (r *Responder) answerWith(q dnsmessage.Message, legacy bool, addrs []netip.Addr) (dnsmessage.Message, bool) {
 	r.mu.Lock()
-	probing := r.probing
+	probing, probingSvc := r.probing, r.probingSvc
 	r.mu.Unlock()
 	if probing {
 		return dnsmessage.Message{}, false // the name is not ours yet
@@ -285,6 +312,9 @@ func (r *Responder) answerWith(q dnsmessage.Message, legacy bool, addrs []netip.
 	}
 	ttl := r.ttl(legacy)
 	services := r.services()
+	if probingSvc {
+		services = nil // their names are not ours yet
+	}
 	seen := map[string]bool{}
 	add := func(to *[]dnsmessage.Resource, rr dnsmessage.Resource) {
 		key := rr.Header.Name.String() + rr.Header.Type.String() + rr.Body.GoString()
@@ -524,6 +554,15 @@ func (r *Responder) Serve(ctx context.Context) error {
 
 	cl := r.newClaim(log)
 	defer cl.timer.Stop()
+	renames := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.renames = renames
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.renames, r.probingSvc = nil, false
+		r.mu.Unlock()
+	}()
 	var seen string // the interfaces when it last tried to join
 	wait := retryFirst
 	retry := time.NewTimer(0)
@@ -551,6 +590,8 @@ func (r *Responder) Serve(ctx context.Context) error {
 			}
 		case <-cl.timer.C:
 			cl.next()
+		case <-renames:
+			cl.renamed()
 		case m := <-heard:
 			cl.heard(m)
 		case c := <-ended:
@@ -649,14 +690,17 @@ func describe(links []link) string {
 }
 
 // ServeConn answers the queries that arrive on conn until ctx is done: a
-// query from mDNS's port is answered to group (nil: to the sender), any
-// other to its sender alone. It announces the records to group first.
+// query from mDNS's port is answered to group (nil: to the sender), or to
+// the sender alone when each of its questions asks for a unicast answer
+// and the records were multicast to group within a quarter of their time
+// to live (RFC 6762 5.4); any other query to its sender alone. It
+// announces the records to group first.
 func (r *Responder) ServeConn(ctx context.Context, conn net.PacketConn, group net.Addr) {
 	if group != nil {
 		r.track(conn, group, r.addrs)
 		defer r.untrack(conn)
 		if b, ok := r.announcement(r.addrs()); ok {
-			conn.WriteTo(b, group)
+			r.toGroup(conn, group, b)
 		}
 	}
 	r.serveConn(ctx, conn, group, r.addrs, nil)
@@ -677,12 +721,69 @@ func (r *Responder) untrack(conn net.PacketConn) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.groups, conn)
+	delete(r.multicast, conn)
+}
+
+// toGroup sends b to conn's group and, when b is a response and conn is
+// still announced on, keeps when each of its records was multicast
+// there; a goodbye (time to live 0) forgets it.
+func (r *Responder) toGroup(conn net.PacketConn, group net.Addr, b []byte) {
+	conn.WriteTo(b, group)
+	var m dnsmessage.Message
+	if m.Unpack(b) != nil || !m.Response {
+		return
+	}
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.groups[conn]; !ok {
+		return // left meanwhile: untrack forgot it
+	}
+	if r.multicast == nil {
+		r.multicast = map[net.PacketConn]map[string]time.Time{}
+	}
+	sent := r.multicast[conn]
+	if sent == nil {
+		sent = map[string]time.Time{}
+		r.multicast[conn] = sent
+	}
+	for _, rr := range append(m.Answers, m.Additionals...) {
+		if rr.Header.TTL == 0 {
+			delete(sent, recordKey(rr))
+		} else {
+			sent[recordKey(rr)] = now
+		}
+	}
+}
+
+// multicastLately reports whether every answer of resp was multicast on
+// conn within a quarter of its time to live: a question that asks for a
+// unicast answer may then have one (RFC 6762 5.4); otherwise the answer
+// is multicast, for the other machines' caches and their conflict checks.
+func (r *Responder) multicastLately(conn net.PacketConn, resp dnsmessage.Message) bool {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sent := r.multicast[conn]
+	for _, rr := range resp.Answers {
+		at, ok := sent[recordKey(rr)]
+		if !ok || now.Sub(at) > time.Duration(rr.Header.TTL)*time.Second/4 {
+			return false
+		}
+	}
+	return len(resp.Answers) > 0
+}
+
+// recordKey names a record for multicastLately: its owner, type and
+// data; its time to live left out.
+func recordKey(rr dnsmessage.Resource) string {
+	return strings.ToLower(rr.Header.Name.String()) + " " + rr.Header.Type.String() + " " + rr.Body.GoString()
 }
 
 // serveConn answers the queries on conn, the host name standing for
-// addrs, until ctx is done. heard, when set, gets every response and
-// every probe (a query with records to claim) that comes in: Serve's
-// claim of the host name looks at them.
+// addrs, until ctx is done, as ServeConn says. heard, when set, gets
+// every response and every probe (a query with records to claim) that
+// comes in: Serve's claim of the host name looks at them.
 func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group net.Addr, addrs func() []netip.Addr, heard func(dnsmessage.Message)) {
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
@@ -715,11 +816,11 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 			r.logger().Warn("mDNS answer not packed", "err", err)
 			continue
 		}
-		to := from
-		if !legacy && group != nil && !unicastAsked(q) {
-			to = group
+		if legacy || group == nil || unicastAsked(q) && r.multicastLately(conn, resp) {
+			conn.WriteTo(b, from)
+			continue
 		}
-		conn.WriteTo(b, to)
+		r.toGroup(conn, group, b)
 	}
 }
 

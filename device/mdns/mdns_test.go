@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"golang.org/x/net/dns/dnsmessage"
 	"golang.org/x/net/ipv4"
+	"golang.org/x/sys/unix"
 
 	"github.com/harkbox/hark/internal/sandboxtest"
 )
@@ -701,5 +703,79 @@ func TestAnswersOnTheAccessPoint(t *testing.T) {
 				t.Errorf("a query for hark.local on %s: answered %v, %v; want %s alone", tc.on, got, err, tc.at)
 			}
 		}
+	})
+}
+
+// listenOnGroup is a socket that hears mDNS's IPv4 group on the interface
+// named on and nothing sent to an address of the machine: it is bound to
+// the group's address itself, where a responder's is bound to any (Go's
+// net binds a group's socket to any, so this one is made by hand).
+func listenOnGroup(t *testing.T, on string) net.PacketConn {
+	t.Helper()
+	ifc, err := net.InterfaceByName(on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "group")
+	defer f.Close()
+	for _, opt := range []int{unix.SO_REUSEADDR, unix.SO_REUSEPORT} {
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: Port, Addr: [4]byte{224, 0, 0, 251}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.SetsockoptIPMreqn(fd, unix.IPPROTO_IP, unix.IP_ADD_MEMBERSHIP, &unix.IPMreqn{Multiaddr: [4]byte{224, 0, 0, 251}, Ifindex: int32(ifc.Index)}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.FilePacketConn(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestUnicastDefenceReachesTheBox: the box's sockets hear an answer sent
+// by unicast to port 5353 at its own address, as a machine that has
+// hark.local sends its defence to a probe that asks for a unicast answer:
+// the box claims hark-2. The box and the other machine are the two ends
+// of a veth pair in a network namespace of their own.
+func TestUnicastDefenceReachesTheBox(t *testing.T) {
+	sandboxtest.Run(t, func(t *testing.T) {
+		lan(t)
+		// The other machine hears the box's probes on the veth's other end:
+		// the box's sockets do not loop their multicast back (Go's
+		// net.ListenMulticastUDP). Its end takes packets from the box's
+		// address, which is this namespace's own.
+		for f, v := range map[string]string{"conf/router/accept_local": "1", "conf/router/rp_filter": "0", "conf/all/rp_filter": "0"} {
+			if err := os.WriteFile("/proc/sys/net/ipv4/"+f, []byte(v), 0o644); err != nil {
+				t.Skipf("the other machine cannot hear the box: %v", err)
+			}
+		}
+		d := listenOnGroup(t, "router")
+		defer d.Close()
+		go defend(d, netip.MustParseAddr("192.168.1.60"))
+		r := &Responder{Host: "hark"}
+		ctx, cancel := context.WithCancel(t.Context())
+		served := make(chan error, 1)
+		go func() { served <- r.Serve(ctx) }()
+		defer func() {
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		}()
+		for range 50 {
+			if r.Name() == "hark-2" {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("5 s beside a machine that defends hark.local by unicast, the box is %q; want hark-2", r.Name())
 	})
 }
