@@ -28,8 +28,10 @@ import (
 // A node's tool whose result never came back is asked for again
 // under the id it first had, so that a node that ran it (a Hark node
 // remembers) answers with what it did rather than run it twice. The
-// record is deleted when the reply ends; one whose reply never ended
-// lapses after turnLifetime.
+// record is deleted once the reply's answer is out to the node (its
+// exchange is in the conversation's history by then), so that a center
+// stopping as it answers leaves it for the request asked again; one whose
+// answer never went out lapses after turnLifetime.
 
 // turnPrefix is where the records of the replies under way are kept, by
 // node: center/turn/NODE/HASH.
@@ -174,8 +176,8 @@ func (l *ledger) write(ctx context.Context) {
 	l.written = true
 }
 
-// end deletes the record: the reply ended, and the same words are a new
-// request from now on.
+// end deletes the record: the reply's answer is out, and the same words
+// are a new request from now on.
 func (l *ledger) end(ctx context.Context) {
 	if l == nil {
 		return

@@ -46,6 +46,9 @@ type outcome struct {
 	said []string
 	call *ToolCall
 	done *reply.Result
+	// finished says the reply ended without an error: once its answer is
+	// out, the same words are a new request.
+	finished bool
 }
 
 // spoken reports an outcome that is a complete answer with words to say:
@@ -88,9 +91,8 @@ func (sess *session) begin(text string, led *ledger, log *slog.Logger) (*run, er
 		if err != nil && ctx.Err() == nil {
 			log.Warn("reply failed", "conversation", sess.id, "err", err)
 		}
-		if err == nil {
-			led.end(ctx) // the same words are a new request from now on
-		}
+		// The record of what its tools did outlives the reply: it goes
+		// once the answer is out to the node (Server.answered).
 		sess.release(tr)
 		tr.send(sess.ctx, event{done: &res, err: err})
 	}()
@@ -175,7 +177,7 @@ func (tr *run) await(ctx, conv context.Context, onSentence func(string), onWaiti
 				oc.call = ev.call
 				return oc, whole
 			case ev.done != nil:
-				oc.done = ev.done
+				oc.done, oc.finished = ev.done, ev.err == nil
 				return oc, whole
 			}
 			oc.said = append(oc.said, ev.sentence)
@@ -247,6 +249,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 		} else {
 			writeJSON(w, status, sess.final(tr.voice, oc))
 		}
+		s.answered(r.Context(), w, sess, tr, oc)
 	case gaveUp:
 		sess.release(tr)
 		s.log.Info("the node gave up on the reply; stopped it", "conversation", sess.id)
@@ -273,6 +276,23 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 			fail(w, http.StatusServiceUnavailable, reason)
 		}
 	}
+}
+
+// answered deletes the record of what the tools of tr did once the answer
+// of oc, a reply that finished, is out to the node: the same words are a
+// new request from then on. Until then the record is kept, so that a node
+// that never had the answer (the center stopped, or lost its power, as it
+// wrote it) and asks again does not have the tools run twice. An answer
+// that could not be sent keeps the record, which lapses.
+func (s *Server) answered(ctx context.Context, w http.ResponseWriter, sess *session, tr *run, oc outcome) {
+	if !oc.finished {
+		return
+	}
+	if err := http.NewResponseController(w).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.log.Info("the answer did not reach the node; what its tools did is kept for the request asked again", "conversation", sess.id, "err", err)
+		return
+	}
+	tr.led.end(ctx)
 }
 
 // stoppedUnbegun reports a reply that the center stopping ended before any
@@ -360,7 +380,10 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 		s.respond(w, r, sess, tr, http.StatusOK)
 		return
 	}
-	s.voiced(w, r, sess, tr, func(oc outcome) { writeJSON(w, http.StatusAccepted, sess.final(tr.voice, oc)) })
+	s.voiced(w, r, sess, tr, func(oc outcome) {
+		writeJSON(w, http.StatusAccepted, sess.final(tr.voice, oc))
+		s.answered(r.Context(), w, sess, tr, oc)
+	})
 }
 
 // continuation reads a /continue request: tool results, or the user's
@@ -408,6 +431,7 @@ func (s *Server) continueTurn(w http.ResponseWriter, r *http.Request, node NodeI
 	}
 	if p := sess.take(res.ToolCallID); p != nil {
 		writeJSON(w, http.StatusOK, sess.final(p.tr.voice, p.oc))
+		s.answered(r.Context(), w, sess, p.tr, p.oc)
 		return
 	}
 	tr, status, msg := sess.deliver(res)
