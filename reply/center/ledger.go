@@ -212,6 +212,7 @@ func recorded(c *command.Command) *command.Command {
 			tr.led.log.Info("a tool call answered from the record of the request's reply before", "tool", k.Name)
 			return m.Result, nil
 		}
+		tr.begun() // a tool acts: the reply stopped from now on is cut short
 		r, err := do(ctx, call)
 		if err == nil {
 			tr.led.ran(ctx, k.Name, args, r)

@@ -38,14 +38,11 @@ func (s *Server) voiced(w http.ResponseWriter, r *http.Request, sess *session, t
 		sess.release(tr)
 		s.log.Info("the node gave up on the reply; stopped it", "conversation", sess.id)
 		return
-	case ended:
-		s.ended(w, sess)
-		return
-	case stopped:
+	case ended, stopped:
 		if s.stoppedUnbegun(tr) {
 			fail(w, http.StatusServiceUnavailable, stopping)
 		} else {
-			fail(w, http.StatusServiceUnavailable, "the reply was stopped in the middle (the center is stopping)")
+			s.cutShort(w, sess, why)
 		}
 		return
 	}

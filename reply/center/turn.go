@@ -27,7 +27,7 @@ type run struct {
 	led     *ledger
 	mu      sync.Mutex
 	waiting string // the tool call id the reply waits for
-	began   bool   // the reply said a sentence or called a node's tool
+	began   bool   // the reply said a sentence or ran a tool
 }
 
 // event is what a reply does next: say a sentence, call a client tool,
@@ -114,14 +114,19 @@ func (sess *session) release(tr *run) {
 // next one, until the conversation ends.
 func (tr *run) send(ctx context.Context, ev event) {
 	if ev.sentence != "" || ev.call != nil {
-		tr.mu.Lock()
-		tr.began = true
-		tr.mu.Unlock()
+		tr.begun()
 	}
 	select {
 	case tr.events <- ev:
 	case <-ctx.Done():
 	}
+}
+
+// begun marks the reply as begun: something of it came out, or acted.
+func (tr *run) begun() {
+	tr.mu.Lock()
+	tr.began = true
+	tr.mu.Unlock()
 }
 
 type runKey struct{}
@@ -262,20 +267,32 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 			}
 			return
 		}
-		reason := "the reply was stopped in the middle (the center is stopping)"
+		reason := midway
 		if why == ended {
 			reason = "conversation " + sess.id + " ended while answering (it lapsed, was started again, or the center is stopping)"
 		}
 		s.log.Warn("the reply ended without an answer", "conversation", sess.id, "why", reason)
-		switch {
-		case stream:
+		if stream {
 			enc.Encode(Error{Error: "center: " + reason})
-		case why == ended:
-			s.ended(w, sess)
-		default:
-			fail(w, http.StatusServiceUnavailable, reason)
+		} else {
+			s.cutShort(w, sess, why)
 		}
 	}
+}
+
+// midway is what a node is told of a reply the center stopping stopped
+// after it had begun.
+const midway = "the reply was stopped in the middle (the center is stopping)"
+
+// cutShort answers a request for a whole answer whose reply began and
+// was cut short: its conversation ended (410), or the center stopping
+// stopped it in the middle (503), however the reply heard of it first.
+func (s *Server) cutShort(w http.ResponseWriter, sess *session, why cut) {
+	if why == ended && !s.closing() {
+		s.ended(w, sess)
+		return
+	}
+	fail(w, http.StatusServiceUnavailable, midway)
 }
 
 // answered deletes the record of what the tools of tr did once the answer
@@ -298,8 +315,9 @@ func (s *Server) answered(ctx context.Context, w http.ResponseWriter, sess *sess
 // stoppedUnbegun reports a reply that the center stopping ended before any
 // of its answer came out: to the node no answer began, and the center
 // says, as to a request that comes while it stops, that it is stopping
-// and to ask again. A reply that had said something, or called the node's
-// tool, was stopped in the middle, and the node is told so.
+// and to ask again. A reply that had said something, or run a tool (the
+// node's or the center's), was stopped in the middle, and the node is
+// told so.
 func (s *Server) stoppedUnbegun(tr *run) bool {
 	if !s.closing() {
 		return false
