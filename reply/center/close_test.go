@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/command"
 )
 
 // memSettings is a Settings in memory, for tests with no store.
@@ -254,21 +255,23 @@ func (silent) Close() {}
 // TestStoppingBeforeTheAnswer: the center stops while a node's streamed
 // question waits for a reply. When nothing of the answer had come out, the
 // node is told the center is stopping and to ask again; when part of it
-// had, that the answer ended in the middle, as before. The error line is
-// the usual {"error": ...}.
+// had, or a tool of the reply had run, that the answer ended in the
+// middle, as before. The error line is the usual {"error": ...}.
 func TestStoppingBeforeTheAnswer(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		engine func() engine
+		engine func(Conversation) engine
 		want   string
 	}{
-		{"nothing said yet", func() engine { return silent{} }, "center: " + stopping},
-		{"a sentence said", func() engine { return &lingering{} }, "center: conversation kitchen-1 ended while answering (it lapsed, was started again, or the center is stopping)"},
+		{"nothing said yet", func(Conversation) engine { return silent{} }, "center: " + stopping},
+		{"a sentence said", func(Conversation) engine { return &lingering{} }, "center: conversation kitchen-1 ended while answering (it lapsed, was started again, or the center is stopping)"},
+		{"a tool run", func(c Conversation) engine { return working{c.Commands} }, "center: conversation kitchen-1 ended while answering (it lapsed, was started again, or the center is stopping)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv, cred, _ := lingeringCenter(t)
-				srv.engines = func(Conversation) (engine, error) { return tt.engine(), nil }
+				srv.o.ServerTools = func(*time.Location) []*command.Command { return []*command.Command{noteTool()} }
+				srv.engines = func(c Conversation) (engine, error) { return tt.engine(c), nil }
 				h := srv.Handler()
 				answered := make(chan string, 1)
 				go func() {
@@ -294,4 +297,73 @@ func TestStoppingBeforeTheAnswer(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestStoppingInTheMiddleOfAWholeAnswer: the center stops while a node's
+// question, asked for a whole answer (JSON, or audio on /stream), waits
+// for its reply. A reply that had begun, a sentence said or a tool run,
+// was stopped in the middle and the node is told so; one that had not
+// begun is answered as a question that comes while the center stops.
+// Either is a 503 {"error": ...}, as ever.
+func TestStoppingInTheMiddleOfAWholeAnswer(t *testing.T) {
+	const midway = `{"error":"center: the reply was stopped in the middle (the center is stopping)"}`
+	const before = `{"error":"center: ` + stopping + `"}`
+	for _, asked := range []struct{ name, path string }{{"json", PathCommand}, {"audio", PathCommandStream}} {
+		for _, tt := range []struct {
+			name   string
+			engine func(Conversation) engine
+			want   string
+		}{
+			{"nothing said yet", func(Conversation) engine { return silent{} }, before},
+			{"a sentence said", func(Conversation) engine { return &lingering{} }, midway},
+			{"a tool run", func(c Conversation) engine { return working{c.Commands} }, midway},
+		} {
+			t.Run(asked.name+"/"+tt.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					srv, cred, _ := lingeringCenter(t)
+					srv.o.ServerTools = func(*time.Location) []*command.Command { return []*command.Command{noteTool()} }
+					srv.engines = func(c Conversation) (engine, error) { return tt.engine(c), nil }
+					type answer struct {
+						code int
+						body string
+					}
+					answered := make(chan answer, 1)
+					go func() {
+						code, body := post(srv.Handler(), cred, asked.path, `{"voice_command": "how long do eggs take", "conversation_id": "kitchen-1"}`)
+						answered <- answer{code, body}
+					}()
+					synctest.Wait() // the reply is under way
+					if err := srv.Close(t.Context()); err != nil {
+						t.Errorf("close: %v", err)
+					}
+					if a := <-answered; a.code != http.StatusServiceUnavailable || strings.TrimSpace(a.body) != tt.want {
+						t.Errorf("the node was answered %d %s; want 503 %s", a.code, a.body, tt.want)
+					}
+				})
+			})
+		}
+	}
+}
+
+// working is a conversation's engine whose reply runs the center's tool
+// note, then goes on thinking, saying nothing, until it is stopped, and
+// takes a second to unwind.
+type working struct{ reg *command.Registry }
+
+func (e working) Reply(ctx context.Context, q reply.Query, say func(string)) (reply.Result, error) {
+	e.reg.Call(ctx, "note", map[string]any{"fact": q.Text}, q.Text)
+	<-ctx.Done()
+	time.Sleep(time.Second)
+	return reply.Result{}, ctx.Err()
+}
+
+func (working) Close() {}
+
+// noteTool is a center's tool that keeps a fact, and does nothing with it.
+func noteTool() *command.Command {
+	return &command.Command{Name: "note", Description: "Keeps a fact.",
+		Parameters: []command.Parameter{{Name: "fact", Type: "string", Required: true}},
+		Run: func(context.Context, command.Call) (command.Response, error) {
+			return command.Said("Noted.", nil), nil
+		}}
 }

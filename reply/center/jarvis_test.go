@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -185,10 +186,13 @@ func TestJarvisTimerTurn(t *testing.T) {
 	if code, _, body := n.do("POST", PathContinueStream, result); code != http.StatusAccepted || !strings.Contains(string(body), UseBlocking) {
 		t.Fatalf("continue/stream without a voice: %d %s", code, body)
 	}
-	code, _, body = n.do("POST", PathContinue, result)
+	code, h, body := n.do("POST", PathContinue, result)
 	json.Unmarshal(body, &resp)
 	if code != 200 || resp.StopReason != StopComplete || resp.AssistantMessage != "Your tea timer runs for ten minutes." {
 		t.Fatalf("continue: %d %s", code, body)
+	}
+	if h.Get("Content-Length") != strconv.Itoa(len(body)) {
+		t.Errorf("the answer came with Content-Length %q for %d bytes; want its length told, not chunks", h.Get("Content-Length"), len(body))
 	}
 	chats := c.llm.Chats()
 	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "Timer set for 10 minutes.") {
@@ -197,6 +201,7 @@ func TestJarvisTimerTurn(t *testing.T) {
 	if sys := chats[0].Messages[0].Content; !strings.Contains(sys, "kitchen") {
 		t.Errorf("the room the center keeps for the node is not in the prompt")
 	}
+	noRecordsLeft(t, c)
 	jarvisGolden(t, n.log, "jarvis_timer")
 }
 
@@ -231,6 +236,7 @@ func TestJarvisSpokenAnswers(t *testing.T) {
 	if code != 200 || h.Get("Content-Type") != RawAudio || h.Get(HeaderSampleRate) != "16000" {
 		t.Fatalf("continue/stream with a voice: %d %v", code, h)
 	}
+	noRecordsLeft(t, c)
 	// The voice fails: the same answers come as JSON.
 	voice.fail = true
 	c.model.On(replytest.Chat, ollamatest.Reply{Content: "Still here."})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -22,11 +23,15 @@ import (
 // under way by the request it answers (the node, its conversation, the
 // words), and a reply to the same request gets each tool's stored result,
 // call by call in order of each tool's calls, instead of calling the tool
-// again. A node's tool whose result never came back is asked for again
+// again. A call is the same one only with the same arguments: a timer of
+// ten minutes where the reply before set five is another call, and runs.
+// A node's tool whose result never came back is asked for again
 // under the id it first had, so that a node that ran it (a Hark node
 // remembers) answers with what it did rather than run it twice. The
-// record is deleted when the reply ends; one whose reply never ended
-// lapses after turnLifetime.
+// record is deleted once the reply's answer is out to the node (its
+// exchange is in the conversation's history by then), so that a center
+// stopping as it answers leaves it for the request asked again; one whose
+// answer never went out lapses after turnLifetime.
 
 // turnPrefix is where the records of the replies under way are kept, by
 // node: center/turn/NODE/HASH.
@@ -56,6 +61,9 @@ type turnRecord struct {
 // made is one tool call of a reply.
 type made struct {
 	Name string `json:"name"`
+	// Args is the digest of the call's arguments (argsSum). A record kept
+	// before calls had one has none: its calls are met by name alone.
+	Args string `json:"args,omitempty"`
 	// ID is the id a node's tool call was sent with.
 	ID string `json:"id,omitempty"`
 	// Done says Result is the tool's: a node's tool call that was sent
@@ -100,16 +108,18 @@ func (s *Server) openLedger(ctx context.Context, sess *session, text string) *le
 	return l
 }
 
-// before returns, and marks met, the next call of tool name that the
-// reply before made and this one has not met yet; i is its index.
-func (l *ledger) before(name string) (m made, i int, ok bool) {
+// before returns, and marks met, the next call of tool name with the
+// arguments of digest args that the reply before made and this one has
+// not met yet; i is its index.
+func (l *ledger) before(name, args string) (m made, i int, ok bool) {
 	if l == nil {
 		return made{}, -1, false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i, left := range l.again {
-		if left && l.rec.Calls[i].Name == name {
+		c := l.rec.Calls[i]
+		if left && c.Name == name && (c.Args == "" || c.Args == args) {
 			l.again[i] = false
 			return l.rec.Calls[i], i, true
 		}
@@ -117,14 +127,15 @@ func (l *ledger) before(name string) (m made, i int, ok bool) {
 	return made{}, -1, false
 }
 
-// sent records a node's tool call about to be sent, and returns its index.
-func (l *ledger) sent(ctx context.Context, name, id string) int {
+// sent records a node's tool call about to be sent, with the digest of
+// its arguments, and returns its index.
+func (l *ledger) sent(ctx context.Context, name, args, id string) int {
 	if l == nil {
 		return -1
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.rec.Calls = append(l.rec.Calls, made{Name: name, ID: id})
+	l.rec.Calls = append(l.rec.Calls, made{Name: name, Args: args, ID: id})
 	l.again = append(l.again, false)
 	l.write(ctx)
 	return len(l.rec.Calls) - 1
@@ -141,14 +152,15 @@ func (l *ledger) done(ctx context.Context, i int, r command.Response) {
 	l.write(ctx)
 }
 
-// ran records a call of tool name the center made itself, and its result.
-func (l *ledger) ran(ctx context.Context, name string, r command.Response) {
+// ran records a call of tool name the center made itself, with the digest
+// of its arguments, and its result.
+func (l *ledger) ran(ctx context.Context, name, args string, r command.Response) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.rec.Calls = append(l.rec.Calls, made{Name: name, Done: true, Result: r})
+	l.rec.Calls = append(l.rec.Calls, made{Name: name, Args: args, Done: true, Result: r})
 	l.again = append(l.again, false)
 	l.write(ctx)
 }
@@ -164,8 +176,8 @@ func (l *ledger) write(ctx context.Context) {
 	l.written = true
 }
 
-// end deletes the record: the reply ended, and the same words are a new
-// request from now on.
+// end deletes the record: the reply's answer is out, and the same words
+// are a new request from now on.
 func (l *ledger) end(ctx context.Context) {
 	if l == nil {
 		return
@@ -195,17 +207,41 @@ func recorded(c *command.Command) *command.Command {
 		if tr == nil {
 			return do(ctx, call)
 		}
-		if m, _, ok := tr.led.before(k.Name); ok && m.Done {
+		args := argsSum(call.Args)
+		if m, _, ok := tr.led.before(k.Name, args); ok && m.Done {
 			tr.led.log.Info("a tool call answered from the record of the request's reply before", "tool", k.Name)
 			return m.Result, nil
 		}
+		tr.begun() // a tool acts: the reply stopped from now on is cut short
 		r, err := do(ctx, call)
 		if err == nil {
-			tr.led.ran(ctx, k.Name, r)
+			tr.led.ran(ctx, k.Name, args, r)
 		}
 		return r, err
 	}
 	return &k
+}
+
+// argsSum is the digest of a call's arguments, taken over their canonical
+// JSON (keys in order, no spacing, every number a JSON number), so that
+// the same arguments written otherwise are the same call. The digest, not
+// the arguments, is kept: a fact to remember may be a secret.
+func argsSum(args any) string {
+	b, err := json.Marshal(args)
+	if err == nil {
+		var v any
+		if err = json.Unmarshal(b, &v); err == nil {
+			if v == nil {
+				v = map[string]any{} // no arguments are none
+			}
+			b, err = json.Marshal(v)
+		}
+	}
+	if err != nil { // not JSON: its Go form, which orders a map's keys too
+		b = fmt.Appendf(nil, "%#v", args)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 // lapseTurns deletes the records of replies that came more than

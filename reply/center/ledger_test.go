@@ -2,12 +2,20 @@ package center
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
 )
@@ -22,37 +30,11 @@ import (
 // timer. Once answered, the request leaves no record behind.
 func TestRequestAskedAgainGetsWhatItsToolsDid(t *testing.T) {
 	dir := t.TempDir()
-	c := newCenter(t, dir, Options{})
-	url := c.http.URL
-	n := newJarvisNode(t, c, "larder")
 	const conv = "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
 	const said = "the tea in the pot is oolong, so note that and watch it for ten minutes"
 	tools := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "remember", Arguments: map[string]any{"fact": "the tea is oolong"}},
 		{Name: "set_timer", Arguments: map[string]any{"duration_seconds": 600, "label": "tea"}}}}
-	gate := make(chan struct{})
-	defer close(gate)
-	c.model.On(replytest.Chat, tools, ollamatest.Reply{Content: "Noted, and the tea timer runs.", Gate: gate})
-	n.do("POST", PathStart, jarvisStart(conv, timerTool()))
-	_, _, body := n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
-	var resp Response
-	json.Unmarshal(body, &resp)
-	if resp.StopReason != StopToolCalls || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Function.Name != "set_timer" {
-		t.Fatalf("the first answer: %s; want the timer asked of the node", body)
-	}
-	result, _ := json.Marshal(map[string]any{"conversation_id": conv, "tool_results": []any{map[string]any{"tool_call_id": resp.ToolCalls[0].ID,
-		"output": map[string]any{"success": true, "message": "Timer set for 10 minutes.", "context": map[string]any{"timer_id": "t1"}}}}})
-	sent := make(chan struct{})
-	go func() { // the node's result, whose answer never comes
-		defer close(sent)
-		req, _ := http.NewRequest(http.MethodPost, url+PathContinue, bytes.NewReader(result))
-		req.Header = n.header.Clone()
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	waitFor(t, func() bool { return chatsOfKind(c.llm) == 2 }) // the model phrases the answer
-	c.stop()
-	<-sent
+	url, n := stoppedAfterItsTools(t, dir, conv, said, tools, "Timer set for 10 minutes.")
 
 	d := newCenterAt(t, dir, url)
 	defer d.stop()
@@ -60,8 +42,8 @@ func TestRequestAskedAgainGetsWhatItsToolsDid(t *testing.T) {
 	if code, _, body := n.do("POST", PathStart, jarvisStart(conv, timerTool())); code != http.StatusOK {
 		t.Fatalf("the start again: %d %s", code, body)
 	}
-	_, _, body = n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
-	resp = Response{}
+	_, _, body := n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
+	var resp Response
 	json.Unmarshal(body, &resp)
 	if resp.StopReason != StopComplete || resp.AssistantMessage != "Noted, and the tea timer runs." {
 		t.Errorf("the request asked again: %s; want the answer, with no tool asked of the node", body)
@@ -74,9 +56,99 @@ func TestRequestAskedAgainGetsWhatItsToolsDid(t *testing.T) {
 	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "Timer set for 10 minutes.") {
 		t.Errorf("the model heard %q for the timer; want what the node said the first time", last[len(last)-1].Content)
 	}
-	if keys, err := d.db.Settings().Keys(t.Context(), turnPrefix); err != nil || len(keys) != 0 {
-		t.Errorf("records of replies after the answer: %q (%v); want none", keys, err)
+	noRecordsLeft(t, d)
+}
+
+// noRecordsLeft fails the test for a record of a reply's tools left in
+// c's store: once a reply's answer is out, its request is done with. The
+// record goes just after the answer did, so the node may read the answer
+// first: it is given a few seconds.
+func noRecordsLeft(t *testing.T, c *centerSide) {
+	t.Helper()
+	var keys []string
+	var err error
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if keys, err = c.db.Settings().Keys(t.Context(), turnPrefix); err == nil && len(keys) == 0 {
+			return
+		}
 	}
+	t.Errorf("records of replies after the answers: %q (%v); want none", keys, err)
+}
+
+// TestRequestAskedAgainWithOtherArgumentsRuns: the same words asked again
+// after the center stopped mid-answer, but the model, answering them
+// again, calls the tools with other arguments: a ten-minute timer where
+// the first reply set five, another fact to keep. What the first calls
+// did is not their answer: the node is asked for the ten-minute timer,
+// and the other fact is kept beside the first.
+func TestRequestAskedAgainWithOtherArgumentsRuns(t *testing.T) {
+	dir := t.TempDir()
+	const conv = "5e4d3c2b-1a09-4f8e-9d7c-6b5a49382716"
+	const said = "note what the tea is and watch it for me"
+	first := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "remember", Arguments: map[string]any{"fact": "the tea is oolong"}},
+		{Name: "set_timer", Arguments: map[string]any{"duration_seconds": 300, "label": "tea"}}}}
+	url, n := stoppedAfterItsTools(t, dir, conv, said, first, "Timer set for 5 minutes.")
+
+	d := newCenterAt(t, dir, url)
+	defer d.stop()
+	again := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "remember", Arguments: map[string]any{"fact": "the kettle needs descaling"}},
+		{Name: "set_timer", Arguments: map[string]any{"duration_seconds": 600, "label": "tea"}}}}
+	d.model.On(replytest.Chat, again, ollamatest.Reply{Content: "Noted, and the tea timer runs."})
+	if code, _, body := n.do("POST", PathStart, jarvisStart(conv, timerTool())); code != http.StatusOK {
+		t.Fatalf("the start again: %d %s", code, body)
+	}
+	_, _, body := n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
+	var resp Response
+	json.Unmarshal(body, &resp)
+	if resp.StopReason != StopToolCalls || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Function.Name != "set_timer" {
+		t.Fatalf("the request asked again: %s; want the ten-minute timer asked of the node", body)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(resp.ToolCalls[0].Function.Arguments), &args); err != nil || args["duration_seconds"] != 600.0 {
+		t.Errorf("the timer asked of the node: %s (%v); want 600 seconds", resp.ToolCalls[0].Function.Arguments, err)
+	}
+	facts, err := d.db.Facts().All(t.Context())
+	if err != nil || len(facts) != 2 {
+		t.Errorf("facts %+v (%v); want the first and the other", facts, err)
+	}
+}
+
+// stoppedAfterItsTools runs the first reply to said in conversation conv
+// of a Jarvis node, on a center on dir's store: the model calls tools
+// (the center's remember, the node's set_timer), the node answers the
+// timer with message, and the center stops while the model phrases the
+// answer. It returns the center's address, for the next center on dir to
+// take, and the node.
+func stoppedAfterItsTools(t *testing.T, dir, conv, said string, tools ollamatest.Reply, message string) (string, *jarvisNode) {
+	t.Helper()
+	c := newCenter(t, dir, Options{})
+	url := c.http.URL
+	n := newJarvisNode(t, c, "larder")
+	gate := make(chan struct{})
+	defer close(gate)
+	c.model.On(replytest.Chat, tools, ollamatest.Reply{Content: "Noted, and the tea timer runs.", Gate: gate})
+	n.do("POST", PathStart, jarvisStart(conv, timerTool()))
+	_, _, body := n.do("POST", PathCommand, map[string]any{"voice_command": said, "conversation_id": conv})
+	var resp Response
+	json.Unmarshal(body, &resp)
+	if resp.StopReason != StopToolCalls || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Function.Name != "set_timer" {
+		t.Fatalf("the first answer: %s; want the timer asked of the node", body)
+	}
+	result, _ := json.Marshal(map[string]any{"conversation_id": conv, "tool_results": []any{map[string]any{"tool_call_id": resp.ToolCalls[0].ID,
+		"output": map[string]any{"success": true, "message": message, "context": map[string]any{"timer_id": "t1"}}}}})
+	sent := make(chan struct{})
+	go func() { // the node's result, whose answer never comes
+		defer close(sent)
+		req, _ := http.NewRequest(http.MethodPost, url+PathContinue, bytes.NewReader(result))
+		req.Header = n.header.Clone()
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, func() bool { return chatsOfKind(c.llm) == 2 }) // the model phrases the answer
+	c.stop()
+	<-sent
+	return url, n
 }
 
 // TestCenterRestartAsTheNodeSendsItsResult: the center restarts as the
@@ -154,4 +226,181 @@ func TestNodeAsksAgainAfterTheCenterStoppedMidAnswer(t *testing.T) {
 	if last := chats[len(chats)-1].Messages; !strings.Contains(last[len(last)-1].Content, "Tea timer set for 10 minutes.") {
 		t.Errorf("the model heard %q for the timer; want what the node said the first time", last[len(last)-1].Content)
 	}
+}
+
+// TestLedgerMeetsACallByItsArguments: a call of the reply asked again is
+// answered from a call of the reply before only when both have the same
+// tool and the same arguments, however their JSON is written; calls alike
+// are met in the order they were made. A record kept before calls had
+// their arguments' digest meets them by tool and order alone.
+func TestLedgerMeetsACallByItsArguments(t *testing.T) {
+	type call struct{ name, args string }
+	timer := func(seconds int) made {
+		return made{Name: "set_timer", Args: argsSum(map[string]any{"duration_seconds": seconds, "label": "tea"}), Done: true}
+	}
+	fact := made{Name: "remember", Args: argsSum(map[string]any{"fact": "the tea is oolong"}), Done: true}
+	for _, tt := range []struct {
+		name   string
+		record string // as kept
+		calls  []call
+		want   []int // the call of the record each meets; -1 for none
+	}{
+		{"the same arguments written otherwise", recordOf(t, timer(300)),
+			[]call{{"set_timer", `{ "label": "tea",  "duration_seconds": 300.0 }`}}, []int{0}},
+		{"other arguments", recordOf(t, timer(300)),
+			[]call{{"set_timer", `{"duration_seconds": 600, "label": "tea"}`}}, []int{-1}},
+		{"another tool with the same arguments", recordOf(t, fact),
+			[]call{{"forget", `{"fact": "the tea is oolong"}`}}, []int{-1}},
+		{"calls alike, in order", recordOf(t, fact, fact),
+			[]call{{"remember", `{"fact": "the tea is oolong"}`}, {"remember", `{"fact": "the tea is oolong"}`}, {"remember", `{"fact": "the tea is oolong"}`}},
+			[]int{0, 1, -1}},
+		{"calls of one tool by their arguments", recordOf(t, timer(300), timer(600)),
+			[]call{{"set_timer", `{"duration_seconds": 600, "label": "tea"}`}, {"set_timer", `{"duration_seconds": 300, "label": "tea"}`}},
+			[]int{1, 0}},
+		{"a record kept before arguments were", `{"node": "kitchen", "conversation": "kitchen-1", "at": "` + time.Now().Format(time.RFC3339Nano) + `",
+			"calls": [{"name": "set_timer", "done": true, "result": {}}, {"name": "remember", "done": true, "result": {}}]}`,
+			[]call{{"remember", `{"fact": "anything"}`}, {"set_timer", `{"duration_seconds": 600}`}, {"set_timer", `{"duration_seconds": 600}`}},
+			[]int{1, 0, -1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mem := newMemSettings()
+			srv, err := NewServer(Options{Keys: NewKeys(mem), Engine: func(Conversation) (*reply.Engine, error) { return nil, errors.New("unused") }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess := &session{id: "kitchen-1", node: "kitchen"}
+			const said = "watch the tea"
+			mem.m[turnKey(sess.node, sess.id, said)] = []byte(tt.record)
+			l := srv.openLedger(t.Context(), sess, said)
+			var got []int
+			for _, c := range tt.calls {
+				_, i, _ := l.before(c.name, argsSum(json.RawMessage(c.args)))
+				got = append(got, i)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("the calls met %v of the record; want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// recordOf is a record, as kept, of a reply that made calls.
+func recordOf(t *testing.T, calls ...made) string {
+	t.Helper()
+	b, err := json.Marshal(turnRecord{Node: "kitchen", Conversation: "kitchen-1", At: time.Now(), Calls: calls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAnswerLostAsTheCenterStopsKeepsTheRecord: the center loses its
+// power as it writes the answer to a request whose tool ran (a fact
+// kept). The node never has the answer and asks again of the center that
+// comes back on the same store: the fact is not kept a second time. The
+// request leaves no record once answered.
+func TestAnswerLostAsTheCenterStopsKeepsTheRecord(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		accept string
+	}{
+		{"answered whole", ""},
+		{"answered as a stream", NDJSON},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mem := newMemSettings()
+			keys := NewKeys(mem)
+			cred, err := keys.Add(t.Context(), "kitchen")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept atomic.Int32
+			note := &command.Command{Name: "note", Description: "Keeps a fact.",
+				Parameters: []command.Parameter{{Name: "fact", Type: "string", Required: true}},
+				Run: func(context.Context, command.Call) (command.Response, error) {
+					kept.Add(1)
+					return command.Said("Noted.", nil), nil
+				}}
+			center := func() *Server {
+				srv, err := NewServer(Options{Keys: keys, ServerTools: func(*time.Location) []*command.Command { return []*command.Command{note} },
+					Engine: func(Conversation) (*reply.Engine, error) { return nil, errors.New("unused") }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				srv.engines = func(c Conversation) (engine, error) { return noting{c.Commands}, nil }
+				return srv
+			}
+			const body = `{"voice_command": "the spare key is under the blue pot", "conversation_id": "kitchen-1"}`
+			ask := func(srv *Server, w http.ResponseWriter) {
+				req := httptest.NewRequest(http.MethodPost, PathCommand, strings.NewReader(body))
+				req.Header.Set("X-API-Key", cred)
+				if tt.accept != "" {
+					req.Header.Set("Accept", tt.accept)
+				}
+				srv.Handler().ServeHTTP(w, req)
+			}
+
+			first := center()
+			lost := &frozen{header: http.Header{}, reached: make(chan struct{}), thaw: make(chan struct{})}
+			answered := make(chan struct{})
+			go func() {
+				defer close(answered)
+				ask(first, lost)
+			}()
+			<-lost.reached // the power goes as the answer is written
+
+			again := center()
+			rec := httptest.NewRecorder()
+			ask(again, rec)
+			if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Noted.") {
+				t.Errorf("the request asked again: %d %s; want the answer", rec.Code, rec.Body)
+			}
+			if n := kept.Load(); n != 1 {
+				t.Errorf("the fact was kept %d times; want once", n)
+			}
+			close(lost.thaw)
+			<-answered
+			for _, srv := range []*Server{first, again} {
+				if err := srv.Close(t.Context()); err != nil {
+					t.Error(err)
+				}
+			}
+			if keys, err := mem.Keys(t.Context(), turnPrefix); err != nil || len(keys) != 0 {
+				t.Errorf("records of replies after the answers: %q (%v); want none", keys, err)
+			}
+		})
+	}
+}
+
+// noting is a conversation's engine whose reply keeps what it heard with
+// the center's tool note, and says so.
+type noting struct{ reg *command.Registry }
+
+func (e noting) Reply(ctx context.Context, q reply.Query, say func(string)) (reply.Result, error) {
+	r := e.reg.Call(ctx, "note", map[string]any{"fact": q.Text}, q.Text)
+	say(r.Spoken)
+	return reply.Result{Sentences: []string{r.Spoken}, Text: r.Spoken}, nil
+}
+
+func (noting) Close() {}
+
+// frozen is the answer of a center that loses its power as it writes the
+// final object of an answer: reached is closed then, and that write goes
+// no further until thaw is closed.
+type frozen struct {
+	header        http.Header
+	reached, thaw chan struct{}
+	once          sync.Once
+}
+
+func (f *frozen) Header() http.Header { return f.header }
+func (f *frozen) WriteHeader(int)     {}
+func (f *frozen) Flush()              {}
+
+func (f *frozen) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte(`"stop_reason"`)) {
+		f.once.Do(func() { close(f.reached) })
+		<-f.thaw
+	}
+	return len(b), nil
 }

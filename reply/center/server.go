@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -614,10 +615,19 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return false
 }
 
+// writeJSON answers v, as a JSON line, with status. Its length is told
+// up front, so that an answer flushed before the handler returns (see
+// Server.answered) goes as one whole body, as every other does.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
+	body, err := json.Marshal(v)
+	if err == nil {
+		body = append(body, '\n')
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	w.Write(body)
 }
 
 func fail(w http.ResponseWriter, status int, msg string) {

@@ -30,7 +30,7 @@ const messageHeaderMax = 16 << 10
 // voiced answers a /stream request: the reply spoken, as raw PCM with 200,
 // when the center has a voice and the reply ends with words to say;
 // otherwise, or when the voice fails before the first sound, it calls
-// otherwise with what the reply did.
+// otherwise with what the reply did, which answers the node.
 func (s *Server) voiced(w http.ResponseWriter, r *http.Request, sess *session, tr *run, otherwise func(outcome)) {
 	oc, why := tr.await(r.Context(), sess.ctx, nil, nil, 0)
 	switch why {
@@ -38,14 +38,11 @@ func (s *Server) voiced(w http.ResponseWriter, r *http.Request, sess *session, t
 		sess.release(tr)
 		s.log.Info("the node gave up on the reply; stopped it", "conversation", sess.id)
 		return
-	case ended:
-		s.ended(w, sess)
-		return
-	case stopped:
+	case ended, stopped:
 		if s.stoppedUnbegun(tr) {
 			fail(w, http.StatusServiceUnavailable, stopping)
 		} else {
-			fail(w, http.StatusServiceUnavailable, "the reply was stopped in the middle (the center is stopping)")
+			s.cutShort(w, sess, why)
 		}
 		return
 	}
@@ -56,7 +53,9 @@ func (s *Server) voiced(w http.ResponseWriter, r *http.Request, sess *session, t
 	message := strings.Join(oc.said, " ")
 	if !s.writeAudio(r.Context(), w, oc.said, func(h http.Header) { h.Set(HeaderAssistantMessage, headerText(message)) }) {
 		otherwise(oc)
+		return
 	}
+	s.answered(r.Context(), w, sess, tr, oc)
 }
 
 // continueStream is /voice/command/continue/stream: the reply after a tool

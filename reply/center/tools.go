@@ -50,7 +50,8 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 			}
 			id := newID("call_")
 			at := -1 // the call's index in the reply's ledger
-			switch m, i, ok := tr.led.before(name); {
+			sum := argsSum(json.RawMessage(args))
+			switch m, i, ok := tr.led.before(name, sum); {
 			case ok && m.Done:
 				tr.led.log.Info("a node's tool call answered from the record of the request's reply before", "tool", name, "call", m.ID)
 				return m.Result, nil
@@ -59,7 +60,7 @@ func clientCommand(t Tool, sess *session, timeout time.Duration) (*command.Comma
 				// which a node that ran it knows by its id.
 				id, at = m.ID, i
 			default:
-				at = tr.led.sent(ctx, name, id)
+				at = tr.led.sent(ctx, name, sum, id)
 			}
 			tr.mu.Lock()
 			tr.waiting = id

@@ -27,7 +27,7 @@ type run struct {
 	led     *ledger
 	mu      sync.Mutex
 	waiting string // the tool call id the reply waits for
-	began   bool   // the reply said a sentence or called a node's tool
+	began   bool   // the reply said a sentence or ran a tool
 }
 
 // event is what a reply does next: say a sentence, call a client tool,
@@ -46,6 +46,9 @@ type outcome struct {
 	said []string
 	call *ToolCall
 	done *reply.Result
+	// finished says the reply ended without an error: once its answer is
+	// out, the same words are a new request.
+	finished bool
 }
 
 // spoken reports an outcome that is a complete answer with words to say:
@@ -88,9 +91,8 @@ func (sess *session) begin(text string, led *ledger, log *slog.Logger) (*run, er
 		if err != nil && ctx.Err() == nil {
 			log.Warn("reply failed", "conversation", sess.id, "err", err)
 		}
-		if err == nil {
-			led.end(ctx) // the same words are a new request from now on
-		}
+		// The record of what its tools did outlives the reply: it goes
+		// once the answer is out to the node (Server.answered).
 		sess.release(tr)
 		tr.send(sess.ctx, event{done: &res, err: err})
 	}()
@@ -112,14 +114,19 @@ func (sess *session) release(tr *run) {
 // next one, until the conversation ends.
 func (tr *run) send(ctx context.Context, ev event) {
 	if ev.sentence != "" || ev.call != nil {
-		tr.mu.Lock()
-		tr.began = true
-		tr.mu.Unlock()
+		tr.begun()
 	}
 	select {
 	case tr.events <- ev:
 	case <-ctx.Done():
 	}
+}
+
+// begun marks the reply as begun: something of it came out, or acted.
+func (tr *run) begun() {
+	tr.mu.Lock()
+	tr.began = true
+	tr.mu.Unlock()
 }
 
 type runKey struct{}
@@ -175,7 +182,7 @@ func (tr *run) await(ctx, conv context.Context, onSentence func(string), onWaiti
 				oc.call = ev.call
 				return oc, whole
 			case ev.done != nil:
-				oc.done = ev.done
+				oc.done, oc.finished = ev.done, ev.err == nil
 				return oc, whole
 			}
 			oc.said = append(oc.said, ev.sentence)
@@ -247,6 +254,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 		} else {
 			writeJSON(w, status, sess.final(tr.voice, oc))
 		}
+		s.answered(r.Context(), w, sess, tr, oc)
 	case gaveUp:
 		sess.release(tr)
 		s.log.Info("the node gave up on the reply; stopped it", "conversation", sess.id)
@@ -259,27 +267,57 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, sess *session, 
 			}
 			return
 		}
-		reason := "the reply was stopped in the middle (the center is stopping)"
+		reason := midway
 		if why == ended {
 			reason = "conversation " + sess.id + " ended while answering (it lapsed, was started again, or the center is stopping)"
 		}
 		s.log.Warn("the reply ended without an answer", "conversation", sess.id, "why", reason)
-		switch {
-		case stream:
+		if stream {
 			enc.Encode(Error{Error: "center: " + reason})
-		case why == ended:
-			s.ended(w, sess)
-		default:
-			fail(w, http.StatusServiceUnavailable, reason)
+		} else {
+			s.cutShort(w, sess, why)
 		}
 	}
+}
+
+// midway is what a node is told of a reply the center stopping stopped
+// after it had begun.
+const midway = "the reply was stopped in the middle (the center is stopping)"
+
+// cutShort answers a request for a whole answer whose reply began and
+// was cut short: its conversation ended (410), or the center stopping
+// stopped it in the middle (503), however the reply heard of it first.
+func (s *Server) cutShort(w http.ResponseWriter, sess *session, why cut) {
+	if why == ended && !s.closing() {
+		s.ended(w, sess)
+		return
+	}
+	fail(w, http.StatusServiceUnavailable, midway)
+}
+
+// answered deletes the record of what the tools of tr did once the answer
+// of oc, a reply that finished, is out to the node: the same words are a
+// new request from then on. Until then the record is kept, so that a node
+// that never had the answer (the center stopped, or lost its power, as it
+// wrote it) and asks again does not have the tools run twice. An answer
+// that could not be sent keeps the record, which lapses.
+func (s *Server) answered(ctx context.Context, w http.ResponseWriter, sess *session, tr *run, oc outcome) {
+	if !oc.finished {
+		return
+	}
+	if err := http.NewResponseController(w).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.log.Info("the answer did not reach the node; what its tools did is kept for the request asked again", "conversation", sess.id, "err", err)
+		return
+	}
+	tr.led.end(ctx)
 }
 
 // stoppedUnbegun reports a reply that the center stopping ended before any
 // of its answer came out: to the node no answer began, and the center
 // says, as to a request that comes while it stops, that it is stopping
-// and to ask again. A reply that had said something, or called the node's
-// tool, was stopped in the middle, and the node is told so.
+// and to ask again. A reply that had said something, or run a tool (the
+// node's or the center's), was stopped in the middle, and the node is
+// told so.
 func (s *Server) stoppedUnbegun(tr *run) bool {
 	if !s.closing() {
 		return false
@@ -360,7 +398,10 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request, node NodeInfo, stre
 		s.respond(w, r, sess, tr, http.StatusOK)
 		return
 	}
-	s.voiced(w, r, sess, tr, func(oc outcome) { writeJSON(w, http.StatusAccepted, sess.final(tr.voice, oc)) })
+	s.voiced(w, r, sess, tr, func(oc outcome) {
+		writeJSON(w, http.StatusAccepted, sess.final(tr.voice, oc))
+		s.answered(r.Context(), w, sess, tr, oc)
+	})
 }
 
 // continuation reads a /continue request: tool results, or the user's
@@ -408,6 +449,7 @@ func (s *Server) continueTurn(w http.ResponseWriter, r *http.Request, node NodeI
 	}
 	if p := sess.take(res.ToolCallID); p != nil {
 		writeJSON(w, http.StatusOK, sess.final(p.tr.voice, p.oc))
+		s.answered(r.Context(), w, sess, p.tr, p.oc)
 		return
 	}
 	tr, status, msg := sess.deliver(res)
