@@ -500,7 +500,7 @@ func (e *Engine) summarise(ctx context.Context, w *entry, id string, now time.Ti
 			return errNotNow // CatchUpFor's time is up
 		}
 		d := *e.distil
-		d.Model = hearing{d.Model, func() { e.heard(w) }}
+		d.Model, d.Timeout = hearing{d.Model, func() { e.heard(w) }}, e.diaryTimeout(lines)
 		summary, keywords, err := d.Diary(ctx, lines)
 		if err != nil {
 			return err // the entry stays as the last part left it

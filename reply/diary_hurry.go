@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/distil"
 	"github.com/harkbox/hark/reply/llm"
 )
@@ -84,17 +85,9 @@ func (e *Engine) callLeft() time.Duration {
 // long the server is expected to be silent on it; false when no call may
 // begin (CatchUpFor's time is up).
 func (e *Engine) sending(w *entry, lines []string) bool {
-	r := e.meter.Rates(e.auxKey())
-	if !r.Known() {
-		r = e.meter.Rates(e.chatKey())
-	}
 	var silence time.Duration
-	if r.Known() {
-		chars := distil.DiaryOverhead + len(lines)
-		for _, l := range lines {
-			chars += len(l)
-		}
-		silence = r.PromptTime(r.Tokens(chars))
+	if r, tokens := e.diaryRates(lines); r.Known() {
+		silence = r.PromptTime(tokens)
 	}
 	d := &e.diary
 	d.mu.Lock()
@@ -104,6 +97,38 @@ func (e *Engine) sending(w *entry, lines []string) bool {
 	}
 	w.sent, w.silence, w.heard = time.Now(), silence, false
 	return true
+}
+
+// diaryRates are the rates of the server that writes the diary (the
+// auxiliary model's, else the chat model's; the prior when neither is
+// known) and the prompt tokens of a diary call with lines.
+func (e *Engine) diaryRates(lines []string) (cost.Rates, int) {
+	r := e.meter.Rates(e.auxKey())
+	if !r.Known() {
+		r = e.meter.Rates(e.chatKey())
+	}
+	chars := distil.DiaryOverhead + len(lines)
+	for _, l := range lines {
+		chars += len(l)
+	}
+	return r, r.Tokens(chars)
+}
+
+// diaryAnswer is about the most tokens a diary call answers with: a
+// summary of a few sentences and its keywords.
+const diaryAnswer = 200
+
+// diaryCeiling bounds a diary call however slow its server is measured.
+const diaryCeiling = 10 * time.Minute
+
+// diaryTimeout is how long a diary call with lines is given: three times
+// what the meter says the server takes over it, and no less than the
+// digest time-out. A reply's helpers must be quick or not be made; an
+// entry is background work that gives way to a turn, and a model on the
+// box's own CPU takes tens of seconds over one.
+func (e *Engine) diaryTimeout(lines []string) time.Duration {
+	r, tokens := e.diaryRates(lines)
+	return min(diaryCeiling, max(e.o.DigestTimeout, 3*r.Call(tokens, diaryAnswer)))
 }
 
 // heard notes that the answer to entry w's model call began.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/storage"
@@ -484,4 +485,31 @@ func TestCatchUpStops(t *testing.T) {
 			t.Error("the stalled entry was written")
 		}
 	})
+}
+
+// A box whose model runs on its own CPU takes tens of seconds over a
+// diary entry: the call is given the time the meter says that server
+// needs, not only the short digest time-out of a reply's helpers (the
+// entry is background work, and gives way to a turn).
+func TestDiaryEntryOnASlowServerIsGivenItsTime(t *testing.T) {
+	c := &settable{now: clock}
+	m := cost.NewMeter()
+	f := newFixtureHooked(t, smallModel, Options{PlannerOff: true, Now: c.Now, DigestTimeout: 300 * time.Millisecond, Meter: m}, nil, func(o *Options, _ *llm.Client) {
+		// A CPU's pace: 100 prompt and 10 generated tokens a second.
+		for _, name := range []string{smallModel.Name, o.AuxModelName} {
+			m.Set(cost.Key(o.Server, name), cost.Rates{Prompt: 100, Gen: 10, CharsPerToken: 4, Samples: 5})
+		}
+	})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "Noted."})
+	f.model.on(kindDiary, ollamatest.Reply{Content: `{"summary": "Clara arrives from Lisbon on Friday.", "keywords": ["Clara", "Lisbon"]}`, FirstTokenDelay: time.Second})
+	first, _, err := f.ask(t, "my sister Clara arrives from Lisbon on Friday")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.pass(10 * time.Minute)
+	f.ask(t, "what is the weather like") // a new conversation: the first one is over
+	f.eng.wg.Wait()
+	if !written(t, f, first.Conversation) {
+		t.Errorf("no diary entry after %d diary calls: a server a second slow was cut off at the 300 ms digest time-out", diaryCalls(f))
+	}
 }
