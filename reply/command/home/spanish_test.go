@@ -1,6 +1,7 @@
 package home_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,6 +63,49 @@ func TestSpanishPluralCommands(t *testing.T) {
 		resp := reg.RunRoute(locale.WithLanguage(t.Context(), "es"), u.Route, tt.said)
 		if got := strings.Join(ha.CallsMade(), "|"); resp.Kind != command.Success || got != tt.calls {
 			t.Errorf("%q: said %q, calls %q, want %q", tt.said, resp.Spoken, got, tt.calls)
+		}
+	}
+}
+
+// TestStateAskedBeforeTheName: a Spanish question may say the state
+// before the device ("está encendida kitchen light", "está abierta la
+// persiana") or the device first ("kitchen light está encendida"), as
+// well as the order Home Assistant's templates have ("está la persiana
+// abierta"); the device's name is the house's, English or Spanish.
+func TestStateAskedBeforeTheName(t *testing.T) {
+	for _, tt := range []struct {
+		said, entity, state string
+	}{
+		{"está encendida kitchen light", "light.kitchen", "on"},
+		{"está encendido kitchen light", "light.kitchen", "on"},
+		{"está apagada la kitchen light", "light.kitchen", "off"},
+		{"está kitchen light encendida", "light.kitchen", "on"},
+		{"kitchen light está encendida", "light.kitchen", "on"},
+		{"la kitchen light está apagada", "light.kitchen", "off"},
+		{"dime si está encendida kitchen light", "light.kitchen", "on"},
+	} {
+		reg := hatest.Household(t)
+		u := reg.Understand(t.Context(), locale.Spanish, tt.said)
+		a := u.Route.Claim.Arguments
+		if !u.OK || fmt.Sprint(a["entity_id"]) != "["+tt.entity+"]" || a["state"] != tt.state {
+			t.Errorf("%q: OK %v, %s %s (%s) %v; want %s asked %s", tt.said, u.OK, u.Intent, u.Reason, u.Detail, a, tt.entity, tt.state)
+		}
+	}
+	for _, tt := range []struct {
+		said, entity, state string
+	}{
+		{"está encendida la lámpara de pie", "light.salon_pie", "on"},
+		{"está la lámpara de pie encendida", "light.salon_pie", "on"},
+		{"la lámpara de pie está encendida", "light.salon_pie", "on"},
+		{"está abierta la persiana", "cover.salon_persiana", "open"},
+		{"está la persiana abierta", "cover.salon_persiana", "open"},
+		{"la persiana está cerrada", "cover.salon_persiana", "closed"},
+	} {
+		reg := speakerIn(t, salon(t), "")
+		u := reg.Understand(t.Context(), locale.Spanish, tt.said)
+		a := u.Route.Claim.Arguments
+		if !u.OK || fmt.Sprint(a["entity_id"]) != "["+tt.entity+"]" || a["state"] != tt.state {
+			t.Errorf("%q: OK %v, %s %s (%s) %v; want %s asked %s", tt.said, u.OK, u.Intent, u.Reason, u.Detail, a, tt.entity, tt.state)
 		}
 	}
 }
