@@ -225,3 +225,56 @@ func TestStateIsReadNow(t *testing.T) {
 		t.Errorf("Home Assistant refusing: said %q (%v), want a failure that does not say the device is gone", resp.Spoken, resp.Kind)
 	}
 }
+
+// TestHVACActionSaid: a thermostat that reports what it is doing right
+// now (Home Assistant's hvac_action: heating, cooling, idle) says so after
+// its mode and the temperature it is set to, in the language spoken,
+// asked offline and through home_state alike; one that reports neither
+// says its mode alone.
+func TestHVACActionSaid(t *testing.T) {
+	for _, tt := range []struct {
+		lang   locale.Lang
+		asked  string
+		attrs  map[string]any
+		answer string
+	}{
+		{locale.English, "what is the state of the kitchen thermostat", map[string]any{"temperature": 20, "hvac_action": "heating"},
+			"Kitchen thermostat is in heating mode at 20 degrees and is heating right now."},
+		{locale.English, "what is the state of the kitchen thermostat", map[string]any{"hvac_action": "idle"},
+			"Kitchen thermostat is in heating mode and is idle right now."},
+		{locale.English, "what is the state of the kitchen thermostat", map[string]any{"temperature": 21.5},
+			"Kitchen thermostat is in heating mode at 21.5 degrees."},
+		{locale.English, "what is the state of the kitchen thermostat", map[string]any{"hvac_action": "cooling", "temperature": 24},
+			"Kitchen thermostat is in heating mode at 24 degrees and is cooling right now."},
+		{locale.German, "wie ist der Zustand von kitchen thermostat", map[string]any{"temperature": 20, "hvac_action": "heating"},
+			"Kitchen thermostat ist im Heizmodus auf 20 Grad und heizt gerade."},
+		{locale.German, "wie ist der Zustand von kitchen thermostat", map[string]any{"hvac_action": "idle"},
+			"Kitchen thermostat ist im Heizmodus und tut gerade nichts."},
+		{locale.Spanish, "cuál es el estado de kitchen thermostat", map[string]any{"temperature": 20, "hvac_action": "heating"},
+			"Kitchen thermostat está en modo calefacción a 20 grados y está calentando ahora mismo."},
+		{locale.Spanish, "cuál es el estado de kitchen thermostat", map[string]any{"hvac_action": "cooling"},
+			"Kitchen thermostat está en modo calefacción y está enfriando ahora mismo."},
+		{locale.French, "quel est l'état de kitchen thermostat", map[string]any{"temperature": 20, "hvac_action": "heating"},
+			"Kitchen thermostat est en mode chauffage à 20 degrés et chauffe en ce moment."},
+		{locale.French, "quel est l'état de kitchen thermostat", map[string]any{"hvac_action": "idle"},
+			"Kitchen thermostat est en mode chauffage et est au repos en ce moment."},
+	} {
+		ha := hatest.Small(t)
+		i := slices.IndexFunc(ha.Entities, func(e hatest.Entity) bool { return e.ID == "climate.kitchen" })
+		for k, v := range tt.attrs {
+			ha.Entities[i].Attributes[k] = v
+		}
+		reg := speakerIn(t, ha, "Kitchen")
+		ctx := locale.WithLanguage(t.Context(), string(tt.lang))
+		u := reg.Understand(t.Context(), tt.lang, tt.asked)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s: %s)", tt.lang, tt.asked, u.Intent, u.Reason, u.Detail)
+		} else if resp := reg.RunRoute(ctx, u.Route, tt.asked); resp.Spoken != tt.answer {
+			t.Errorf("%s %q with %v: said %q, want %q", tt.lang, tt.asked, tt.attrs, resp.Spoken, tt.answer)
+		}
+		resp := reg.Call(ctx, "home_state", map[string]any{"entity": "kitchen thermostat"}, tt.asked)
+		if resp.Kind != command.Success || resp.Spoken != tt.answer {
+			t.Errorf("%s home_state with %v: said %q (%v), want %q", tt.lang, tt.attrs, resp.Spoken, resp.Kind, tt.answer)
+		}
+	}
+}
