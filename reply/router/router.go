@@ -36,6 +36,14 @@ type Tool struct {
 	// question: a request that opens with one, says no other template
 	// word and names something the templates cannot know is offered it.
 	Verbs []string
+	// Things, when set, are the words naming what the tool is about
+	// (devices and their kinds, rooms, the house, the states they are
+	// in): a request that says none of them that at most a few tools'
+	// templates say is not offered the tool by keyword, so a question of
+	// general knowledge that shares its question words ("where was
+	// Napoleon born", "what is the capital of France") is not offered a
+	// question about the house.
+	Things []string
 }
 
 // Strategy is how tools are picked.
@@ -180,7 +188,8 @@ func writeAbout(b *strings.Builder, tools []Tool) {
 // the one is a verb of the tool that opens the request, said by at most
 // two tools, with a word after it that no tool's templates say: "prende
 // la tira led", a device the templates cannot know). The best-scored, at most max, are
-// picked; nothing scores for a greeting, and nothing is picked.
+// picked; nothing scores for a greeting, and nothing is picked. A tool
+// with Things is left out of a request that says none of them.
 func keywords(query string, tools []Tool, max int) []string {
 	q := " " + strings.ToLower(query) + " "
 	words := storage.ContentWords(query)
@@ -224,6 +233,9 @@ func keywords(query string, tools []Tool, max int) []string {
 	}
 	var hits []scored
 	for i, t := range tools {
+		if len(t.Things) > 0 && !slices.ContainsFunc(t.Things, func(w string) bool { return said[w] && df[w] <= 4 }) {
+			continue
+		}
 		n := 0
 		tw, cores := 0, 0
 		for w := range said {
