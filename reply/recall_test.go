@@ -270,6 +270,33 @@ func TestKeywordRouterLeavesGeneralKnowledgeToTheModel(t *testing.T) {
 	}
 }
 
+// TestKeywordRouterAddsToATimer: French "ajoute" is a verb of the
+// timers' adjust_timer and of the house's lists and devices; a request
+// to add time to a timer, naming one the templates cannot know ("des
+// pâtes") or saying its number in words, is offered adjust_timer and not
+// home_control, while "ajoute" with a device or a list still is.
+func TestKeywordRouterAddsToATimer(t *testing.T) {
+	_, offered := standIn(t)
+	for _, c := range []struct {
+		say         string
+		want, never string
+	}{
+		{"ajoute 5 minutes au minuteur", "adjust_timer", "home_control"},
+		{"ajoute cinq minutes au minuteur", "adjust_timer", "home_control"},
+		{"ajoute 5 minutes au minuteur des pâtes", "adjust_timer", "home_control"},
+		{"ajoute 2 minutes au minuteur du gâteau", "adjust_timer", "home_control"},
+		{"rajoute dix minutes au minuteur de la cuisine", "adjust_timer", "home_control"},
+		{"ajoute la lampe du salon", "home_control", ""},
+		{"ajoute du lait à la liste de courses", "home_control", ""},
+		{"ajoute Zorvex Lamp", "home_control", ""},
+	} {
+		got := offered(locale.French, c.say)
+		if !slices.Contains(got, c.want) || c.never != "" && slices.Contains(got, c.never) {
+			t.Errorf("%q offered %v, want %s and not %q", c.say, got, c.want, c.never)
+		}
+	}
+}
+
 // TestKeywordRouterReadsSpanishVerbs: a Spanish request to switch
 // something the templates do not know (a device not in the house, a word
 // more) is offered the house's tool by its verb, which Home Assistant's
