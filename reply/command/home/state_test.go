@@ -29,6 +29,10 @@ func TestStateSaidInTheLanguage(t *testing.T) {
 		{locale.German, "ist die kitchen light an", "Nein, Kitchen light ist aus.", "kitchen light", "Kitchen light ist aus."},
 		{locale.Spanish, "cuál es el estado de kitchen light", "Kitchen light está apagado.", "kitchen light", "Kitchen light está apagado."},
 		{locale.Spanish, "", "", "kitchen speaker", "Kitchen speaker está reproduciendo."},
+		// no article before an English name: the state word said agrees
+		{locale.Spanish, "está encendida kitchen light", "No, Kitchen light está apagada.", "kitchen light", "Kitchen light está apagada."},
+		{locale.Spanish, "está encendido kitchen light", "No, Kitchen light está apagado.", "kitchen light", "Kitchen light está apagado."},
+		{locale.French, "kitchen light est allumée", "Non, Kitchen light est éteinte.", "kitchen light", "Kitchen light est éteinte."},
 		{locale.French, "est-ce que la lumière du salon est allumée", "Non, Lumière du salon est éteinte.", "lumière du salon", "Lumière du salon est éteinte."},
 		{locale.French, "", "", "kitchen speaker", "Kitchen speaker est en lecture."},
 	} {
