@@ -14,19 +14,40 @@ type Form struct{ Feminine, Plural bool }
 // FormOf is the Form of the devices named, as the user spoke of them in
 // said: several are plural, and feminine only when every one is; one
 // name's gender is the article the user said right before it ("la
-// lámpara", "le store"), else the one its first word has by its ending,
-// with the exceptions of a short list ("luz" and "tele" are feminine,
-// "día" and "store" masculine). German and English replies do not agree,
-// and have the zero Form.
+// lámpara", "le store"), else the state word said of it when it is the
+// only one ("está encendida kitchen light"), else the one its first word
+// has by its ending, with the exceptions of a short list ("luz" and
+// "tele" are feminine, "día" and "store" masculine). German and English
+// replies do not agree, and have the zero Form.
 func (l Lang) FormOf(said string, names ...string) Form {
 	if l != Spanish && l != French {
 		return Form{}
 	}
 	f := Form{Feminine: len(names) > 0, Plural: len(names) > 1}
 	for _, n := range names {
-		f.Feminine = f.Feminine && l.feminine(said, n)
+		f.Feminine = f.Feminine && l.feminine(said, n, len(names) == 1)
 	}
 	return f
+}
+
+// stateGender is the gender of the state word said of a device ("está
+// encendida", "est allumé"): the catalogue's state words, masculine, and
+// their agreeing variants; false when none is said.
+func (l Lang) stateGender(words []string) (feminine, ok bool) {
+	for _, w := range words {
+		for k, v := range forms[l] {
+			if strings.Contains(k, "%") {
+				continue
+			}
+			switch w {
+			case v[0], v[2]:
+				return true, true
+			case tables[l][k], v[1]:
+				return false, true
+			}
+		}
+	}
+	return false, false
 }
 
 // Agreeing is a language's catalogue for sentences about devices of one
@@ -139,8 +160,9 @@ var articles = map[Lang]map[string]bool{
 }
 
 // feminine reports whether the device called name is feminine in l, as
-// said in said.
-func (l Lang) feminine(said, name string) bool {
+// said in said; alone, it is the only device said, and a state word said
+// of it agrees with it.
+func (l Lang) feminine(said, name string, alone bool) bool {
 	words := strings.FieldsFunc(strings.ToLower(said), notWordRune)
 	nw := strings.FieldsFunc(strings.ToLower(name), notWordRune)
 	if len(nw) == 0 {
@@ -153,6 +175,9 @@ func (l Lang) feminine(said, name string) bool {
 		if fem, ok := articles[l][words[i-1]]; ok {
 			return fem
 		}
+	}
+	if fem, ok := l.stateGender(words); ok && alone {
+		return fem
 	}
 	head := strings.ToLower(strings.Fields(name)[0])
 	if fem, ok := nouns[l][head]; ok {

@@ -6,8 +6,9 @@ import (
 )
 
 // TestFormOf: the gender is the article said before the name, else the
-// name's first word's ending or exception; several names are plural,
-// feminine only when all are.
+// state word said ("encendida", "allumée"), else the name's first word's
+// ending or exception; several names are plural, feminine only when all
+// are.
 func TestFormOf(t *testing.T) {
 	for _, tt := range []struct {
 		l     Lang
@@ -28,6 +29,12 @@ func TestFormOf(t *testing.T) {
 		{French, "", []string{"Prise du salon"}, Form{Feminine: true}},
 		{French, "allume le spot", []string{"Spot"}, Form{}},
 		{German, "schalte die Lampe ein", []string{"Lampe"}, Form{}},
+		{Spanish, "está encendida kitchen light", []string{"Kitchen light"}, Form{Feminine: true}},
+		{Spanish, "está encendido kitchen light", []string{"Kitchen light"}, Form{}},
+		{Spanish, "están apagadas las luces", []string{"Luz del techo", "Ventilador"}, Form{Plural: true}},
+		{Spanish, "el nest está apagada", []string{"Nest"}, Form{}},
+		{French, "kitchen light est allumée", []string{"Kitchen light"}, Form{Feminine: true}},
+		{French, "est-ce que kitchen light est éteint", []string{"Kitchen light"}, Form{}},
 	} {
 		if got := tt.l.FormOf(tt.said, tt.names...); got != tt.want {
 			t.Errorf("%s %q %q: %+v, want %+v", tt.l, tt.said, tt.names, got, tt.want)

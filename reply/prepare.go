@@ -289,7 +289,7 @@ func (t *turn) router(what string, catalog []tool, queryChars, most int) (*route
 	var tools []router.Tool
 	chars := router.Overhead + queryChars
 	for _, c := range catalog {
-		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about, Words: c.words, Extra: c.extra, Verbs: c.verbs})
+		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about, Words: c.words, Extra: c.extra, Verbs: c.verbs, Things: c.things})
 		chars += len(c.name) + len(c.description) + 4
 	}
 	strategy, timeout := e.o.Router, e.o.AuxTimeout
@@ -382,6 +382,10 @@ type tool struct {
 	// verbs are the words that ask it to act: its words that no question
 	// about the house says.
 	verbs []string
+	// things are, for the tool that answers questions about the house,
+	// its words that name something of it: those no question of any
+	// kind is built of (locale's frame words).
+	things []string
 }
 
 // catalog is the commands the model may be offered, for a request in l.
@@ -402,12 +406,16 @@ func (e *Engine) catalog(l locale.Lang) []tool {
 	}
 	var out []tool
 	aliased := map[string][2][]string{} // a hidden command's words go to its alias
+	var asking []string                 // the tools that answer questions about the house
 	for _, c := range e.o.Commands.Commands() {
 		core, extra := words(c)
 		if c.Hidden {
 			if c.Alias != "" {
 				a := aliased[c.Alias]
 				aliased[c.Alias] = [2][]string{append(a[0], core...), append(a[1], extra...)}
+				if slices.Contains(c.Intents, "HassGetState") {
+					asking = append(asking, c.Alias)
+				}
 			}
 			continue // the offline path's own
 		}
@@ -415,7 +423,10 @@ func (e *Engine) catalog(l locale.Lang) []tool {
 		for _, x := range c.Examples {
 			examples = append(examples, x.Utterance)
 		}
-		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, c.About, core, extra, nil})
+		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, c.About, core, extra, nil, nil})
+		if slices.Contains(c.Intents, "HassGetState") {
+			asking = append(asking, c.Name)
+		}
 	}
 	var asks []string // what questions about the house say
 	if lang != nil {
@@ -427,6 +438,13 @@ func (e *Engine) catalog(l locale.Lang) []tool {
 		for _, w := range out[i].words {
 			if !slices.Contains(asks, w) {
 				out[i].verbs = append(out[i].verbs, w)
+			}
+		}
+		if slices.Contains(asking, out[i].name) {
+			for _, w := range append(slices.Clone(out[i].words), out[i].extra...) {
+				if !l.FrameWord(w) && !slices.Contains(out[i].things, w) {
+					out[i].things = append(out[i].things, w)
+				}
 			}
 		}
 	}

@@ -104,7 +104,7 @@ func standIn(t *testing.T) (*command.Registry, func(l locale.Lang, say string) [
 	return reg, func(l locale.Lang, say string) []string {
 		var tools []router.Tool
 		for _, tl := range eng.catalog(l) {
-			tools = append(tools, router.Tool{Name: tl.name, Description: tl.description, Keywords: tl.keywords, Examples: tl.examples, Words: tl.words, Extra: tl.extra, Verbs: tl.verbs})
+			tools = append(tools, router.Tool{Name: tl.name, Description: tl.description, Keywords: tl.keywords, Examples: tl.examples, Words: tl.words, Extra: tl.extra, Verbs: tl.verbs, Things: tl.things})
 		}
 		picked, _ := r.Select(t.Context(), say, tools)
 		return eng.withHints(t.Context(), l, say, picked, Handful)
@@ -230,6 +230,69 @@ func TestKeywordRouterLeavesSmallTalk(t *testing.T) {
 	} {
 		if got := offered(c.lang, c.say); len(got) != 0 {
 			t.Errorf("%s %q offered %v, want nothing", c.lang, c.say, got)
+		}
+	}
+}
+
+// TestKeywordRouterLeavesGeneralKnowledgeToTheModel: a question that
+// names no device, room or word of the house ("where was Napoleon born",
+// "what is the capital of France") is not offered home_state, though
+// questions about the house say its question words ("where is", "what
+// is the"); one that names something of the house still is.
+func TestKeywordRouterLeavesGeneralKnowledgeToTheModel(t *testing.T) {
+	_, offered := standIn(t)
+	for _, c := range []struct {
+		lang  locale.Lang
+		say   string
+		offer bool
+	}{
+		{locale.English, "where was Napoleon born", false},
+		{locale.English, "who wrote Hamlet", false},
+		{locale.English, "what is the capital of France", false},
+		{locale.English, "how tall is Mount Everest", false},
+		{locale.English, "when was the Eiffel tower built", false},
+		{locale.German, "wo wurde Napoleon geboren", false},
+		{locale.German, "was ist die Hauptstadt von Frankreich", false},
+		{locale.French, "où est né Napoléon", false},
+		{locale.French, "quelle est la capitale de la France", false},
+		{locale.Spanish, "dónde nació Napoleón", false},
+		{locale.Spanish, "cuál es la capital de Francia", false},
+		{locale.English, "is the garage door open", true},
+		{locale.English, "what is the temperature in the Praxdun", true},
+		{locale.English, "is the Zorvex Lamp on", true},
+		{locale.German, "wie kalt ist es hier", true},
+		{locale.French, "quelle est la température", true},
+		{locale.Spanish, "se detecta alguna vibración", true},
+	} {
+		if got := slices.Contains(offered(c.lang, c.say), "home_state"); got != c.offer {
+			t.Errorf("%s %q: home_state offered %v, want %v", c.lang, c.say, got, c.offer)
+		}
+	}
+}
+
+// TestKeywordRouterAddsToATimer: French "ajoute" is a verb of the
+// timers' adjust_timer and of the house's lists and devices; a request
+// to add time to a timer, naming one the templates cannot know ("des
+// pâtes") or saying its number in words, is offered adjust_timer and not
+// home_control, while "ajoute" with a device or a list still is.
+func TestKeywordRouterAddsToATimer(t *testing.T) {
+	_, offered := standIn(t)
+	for _, c := range []struct {
+		say         string
+		want, never string
+	}{
+		{"ajoute 5 minutes au minuteur", "adjust_timer", "home_control"},
+		{"ajoute cinq minutes au minuteur", "adjust_timer", "home_control"},
+		{"ajoute 5 minutes au minuteur des pâtes", "adjust_timer", "home_control"},
+		{"ajoute 2 minutes au minuteur du gâteau", "adjust_timer", "home_control"},
+		{"rajoute dix minutes au minuteur de la cuisine", "adjust_timer", "home_control"},
+		{"ajoute la lampe du salon", "home_control", ""},
+		{"ajoute du lait à la liste de courses", "home_control", ""},
+		{"ajoute Zorvex Lamp", "home_control", ""},
+	} {
+		got := offered(locale.French, c.say)
+		if !slices.Contains(got, c.want) || c.never != "" && slices.Contains(got, c.never) {
+			t.Errorf("%q offered %v, want %s and not %q", c.say, got, c.want, c.never)
 		}
 	}
 }

@@ -22,6 +22,11 @@ type Source struct {
 	// Lists and Rules are shared by every intent of the language.
 	Lists map[string]SourceList `json:"lists,omitempty"`
 	Rules map[string]string     `json:"expansion_rules,omitempty"`
+	// MoreRules are alternatives for rules of the templates this source
+	// is merged into: Hark's own ways of saying what Home Assistant's
+	// rules say ("enciendan" beside its "enciende"), given without
+	// restating those rules. Merge widens the rule of each name with them.
+	MoreRules map[string]string `json:"more_expansion_rules,omitempty"`
 	// SkipWords are removed from what was said before matching.
 	SkipWords []string `json:"skip_words,omitempty"`
 	// IgnoreWhitespace is HassIL's setting for languages written without
@@ -92,7 +97,8 @@ type SourceRange struct {
 
 // Merge adds o's intents, lists, rules and skip words to s: an intent
 // both have gets o's blocks after s's; o's lists and rules replace s's of
-// the same name.
+// the same name; o's more rules are alternatives added to s's rules of
+// their names (the rule itself, where s has none).
 func (s *Source) Merge(o Source) {
 	if s.Intents == nil {
 		s.Intents = map[string]SourceIntent{}
@@ -110,6 +116,12 @@ func (s *Source) Merge(o Source) {
 		s.Rules = map[string]string{}
 	}
 	maps.Copy(s.Rules, o.Rules)
+	for name, alt := range o.MoreRules {
+		if old, ok := s.Rules[name]; ok {
+			alt = "(" + old + "|" + alt + ")"
+		}
+		s.Rules[name] = alt
+	}
 	for _, w := range o.SkipWords {
 		if !slices.Contains(s.SkipWords, w) {
 			s.SkipWords = append(s.SkipWords, w)

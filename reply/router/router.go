@@ -36,6 +36,14 @@ type Tool struct {
 	// question: a request that opens with one, says no other template
 	// word and names something the templates cannot know is offered it.
 	Verbs []string
+	// Things, when set, are the words naming what the tool is about
+	// (devices and their kinds, rooms, the house, the states they are
+	// in): a request that says none of them that at most a few tools'
+	// templates say is not offered the tool by keyword, so a question of
+	// general knowledge that shares its question words ("where was
+	// Napoleon born", "what is the capital of France") is not offered a
+	// question about the house.
+	Things []string
 }
 
 // Strategy is how tools are picked.
@@ -179,8 +187,11 @@ func writeAbout(b *strings.Builder, tools []Tool) {
 // optional parts 1; and at most 1 unless two of their words are said, or
 // the one is a verb of the tool that opens the request, said by at most
 // two tools, with a word after it that no tool's templates say: "prende
-// la tira led", a device the templates cannot know). The best-scored, at most max, are
-// picked; nothing scores for a greeting, and nothing is picked.
+// la tira led", a device the templates cannot know; of two tools sharing
+// the verb, only the one whose templates say more of the request's other
+// words). The best-scored, at most max, are
+// picked; nothing scores for a greeting, and nothing is picked. A tool
+// with Things is left out of a request that says none of them.
 func keywords(query string, tools []Tool, max int) []string {
 	q := " " + strings.ToLower(query) + " "
 	words := storage.ContentWords(query)
@@ -218,12 +229,32 @@ func keywords(query string, tools []Tool, max int) []string {
 		}
 	}
 	verb := named && others == 0 && df[lead] <= 2
+	// Two tools that share the verb ("ajoute" adds time to a timer, and
+	// an item to a list) are told apart by the request's other words: the
+	// verb counts only for those whose templates say the most of them.
+	fits, most := make([]int, len(tools)), 0
+	for i, t := range tools {
+		if !verb || !slices.Contains(t.Verbs, lead) {
+			continue
+		}
+		for w := range said {
+			if w != lead && core[i][w] {
+				fits[i]++
+			}
+		}
+		if fits[i] > most {
+			most = fits[i]
+		}
+	}
 	type scored struct {
 		name string
 		n    int
 	}
 	var hits []scored
 	for i, t := range tools {
+		if len(t.Things) > 0 && !slices.ContainsFunc(t.Things, func(w string) bool { return said[w] && df[w] <= 4 }) {
+			continue
+		}
 		n := 0
 		tw, cores := 0, 0
 		for w := range said {
@@ -247,7 +278,7 @@ func keywords(query string, tools []Tool, max int) []string {
 			}
 		}
 		switch {
-		case verb && slices.Contains(t.Verbs, lead): // "desconecta el enchufe de la cocina"
+		case verb && slices.Contains(t.Verbs, lead) && fits[i] == most: // "desconecta el enchufe de la cocina"
 			tw = 2 + tw/3 // the verb alone, or with words only its tool says
 		case cores < 2: // one word ("next", "a little") is no request alone
 			tw = min(tw, 1)

@@ -11,10 +11,10 @@ import (
 )
 
 var catalogue = []Tool{
-	{"get_weather", "Weather.", []string{"weather", "rain", "forecast"}, nil, "", nil, nil, nil},
-	{"set_timer", "Start a countdown timer.", []string{"timer", "countdown"}, []string{"set a timer for five minutes"}, "", nil, nil, nil},
-	{"calculate", "Maths.", []string{"plus", "times"}, []string{"what is twelve times seven"}, "", nil, nil, nil},
-	{"set_alarm", "Wake the user at a time of day.", nil, []string{"wake me up at seven"}, "", nil, nil, nil},
+	{"get_weather", "Weather.", []string{"weather", "rain", "forecast"}, nil, "", nil, nil, nil, nil},
+	{"set_timer", "Start a countdown timer.", []string{"timer", "countdown"}, []string{"set a timer for five minutes"}, "", nil, nil, nil, nil},
+	{"calculate", "Maths.", []string{"plus", "times"}, []string{"what is twelve times seven"}, "", nil, nil, nil, nil},
+	{"set_alarm", "Wake the user at a time of day.", nil, []string{"wake me up at seven"}, "", nil, nil, nil, nil},
 }
 
 type fixed struct {
@@ -79,5 +79,26 @@ func TestAboutReachesTheSearch(t *testing.T) {
 	}
 	if got := keywords("which pets live in the household", tools, 5); !slices.Contains(got, "read_graph") {
 		t.Errorf("keyword: %v, want read_graph by its server's notes", got)
+	}
+}
+
+// TestThingsGateTheTool: a tool with Things is offered by keyword only to
+// a request that says one of them: its question words alone ("where",
+// "what is the") do not pick it.
+func TestThingsGateTheTool(t *testing.T) {
+	tools := append(slices.Clone(catalogue), Tool{Name: "house_state", Description: "How a device is.", Keywords: []string{"is the"},
+		Words: []string{"where", "is", "the", "door", "open", "light"}, Things: []string{"door", "open", "light"}})
+	for _, tt := range []struct {
+		query string
+		want  bool
+	}{
+		{"is the door open", true},
+		{"where is the light", true},
+		{"where is the capital", false},
+		{"what is the capital of France", false},
+	} {
+		if got := slices.Contains(keywords(tt.query, tools, 5), "house_state"); got != tt.want {
+			t.Errorf("%q: house_state offered %v, want %v", tt.query, got, tt.want)
+		}
 	}
 }

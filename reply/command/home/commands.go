@@ -109,6 +109,18 @@ func entityByID(ctx context.Context, c *Client, id string) (Entity, error) {
 // errGone is an entity Home Assistant no longer lists.
 var errGone = errors.New("home: gone from Home Assistant")
 
+// unread is home_control's failure when it could not read its entity as
+// it ran: gone from Home Assistant's list, or the list itself not read
+// (Home Assistant refusing, out of reach), said as that trouble, as
+// home_state says it.
+func unread(l locale.Lang, err error) command.Response {
+	spoken := spokenError(l, err)
+	if errors.Is(err, errGone) {
+		spoken = l.T("That device is gone from Home Assistant.")
+	}
+	return command.Response{Kind: command.Failure, Spoken: spoken, Data: map[string]any{"error": err.Error()}}
+}
+
 var secrets = []command.Secret{{Key: URLSecret, Description: "Home Assistant's address, e.g. http://homeassistant.local:8123", Required: true},
 	{Key: TokenSecret, Description: "a long-lived access token (your Home Assistant profile, Security)", Required: true}}
 
@@ -142,7 +154,7 @@ func Control(c *Client) *command.Command {
 			act := actions[call.Args.String("action")]
 			e, err := entityByID(ctx, c, call.Args.String("entity"))
 			if err != nil {
-				return command.Response{Kind: command.Failure, Spoken: l.T("That device is gone from Home Assistant."), Data: map[string]any{"error": err.Error()}}, nil
+				return unread(l, err), nil
 			}
 			if opensLock(call.Args.String("action"), e.ID) {
 				// Only the user's own yes, heard as a refinement of this

@@ -604,3 +604,44 @@ func TestSetIsNoConversion(t *testing.T) {
 		}
 	}
 }
+
+// TestControlSaysWhyTheDeviceCannotBeRead: the state list read again when
+// home_control runs, after its arguments were checked, may fail: Home
+// Assistant refusing the token, or out of reach. The speaker says that
+// trouble, as home_state does, in the language spoken, not that the
+// device is gone; a device Home Assistant no longer lists is gone.
+func TestControlSaysWhyTheDeviceCannotBeRead(t *testing.T) {
+	for _, tt := range []struct {
+		lang  locale.Lang
+		trick func(ha *hatest.HA, keys secretsOf)
+		want  string
+	}{
+		{locale.English, func(ha *hatest.HA, _ secretsOf) { ha.Token = "revoked" },
+			"Home Assistant isn't set up yet. Set HA_URL and HA_TOKEN with hark secrets set."},
+		{locale.English, func(_ *hatest.HA, keys secretsOf) { keys[home.URLSecret] = "http://127.0.0.1:1" },
+			"I can't reach Home Assistant right now."},
+		{locale.German, func(_ *hatest.HA, keys secretsOf) { keys[home.URLSecret] = "http://127.0.0.1:1" },
+			locale.German.T("I can't reach Home Assistant right now.")},
+		{locale.English, func(ha *hatest.HA, _ secretsOf) {
+			ha.Entities = slices.DeleteFunc(ha.Entities, func(e hatest.Entity) bool { return e.ID == "switch.kettle" })
+		}, "That device is gone from Home Assistant."},
+	} {
+		ha := house(t)
+		keys := secretsOf(ha.Secrets())
+		c := home.NewClient(keys)
+		ctl := home.Control(c)
+		ctx := locale.WithLanguage(t.Context(), string(tt.lang))
+		args := command.Args{"action": "turn_on", "entity": "switch.kettle"}
+		if p := ctl.Validate(ctx, args); len(p) != 0 {
+			t.Fatalf("validate: %v", p)
+		}
+		ha.Lock()
+		tt.trick(ha, keys)
+		ha.Unlock()
+		c.Forget() // the state list kept from Validate has aged out
+		resp, err := ctl.Run(ctx, command.Call{Args: args, Utterance: "turn on the kettle", Language: string(tt.lang)})
+		if err != nil || resp.Kind != command.Failure || resp.Spoken != tt.want || len(ha.CallsMade()) != 0 {
+			t.Errorf("%s: %v %q (%v), calls %q; want %q", tt.lang, resp.Kind, resp.Spoken, err, ha.CallsMade(), tt.want)
+		}
+	}
+}

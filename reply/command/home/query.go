@@ -132,8 +132,50 @@ func isSaid(lang locale.Lang, said string, e Entity) string {
 		return lang.Agreeing(lang.FormOf(said, e.Name())).T("%s is unavailable.", e.Name())
 	case e.Domain() == "weather":
 		return weatherSaid(lang, e)
+	case e.Domain() == "climate" && e.State != "off":
+		return climateSaid(lang, said, e)
 	}
 	return lang.T("%s is %s.", e.Name(), stateSaid(lang, said, e))
+}
+
+// climateSaid says a thermostat that is not off: its mode, the
+// temperature it is set to and what it is doing right now (its
+// hvac_action), those of them it reports.
+func climateSaid(lang locale.Lang, said string, e Entity) string {
+	mode := stateSaid(lang, said, e)
+	target, set := e.Attributes["temperature"]
+	set = set && target != nil
+	doing, busy := hvacActionSaid(lang, e.Attributes["hvac_action"])
+	switch {
+	case set && busy:
+		return lang.T("%s is %s at %v degrees and %s.", e.Name(), mode, target, doing)
+	case set:
+		return lang.T("%s is %s at %v degrees.", e.Name(), mode, target)
+	case busy:
+		return lang.T("%s is %s and %s.", e.Name(), mode, doing)
+	}
+	return lang.T("%s is %s.", e.Name(), mode)
+}
+
+// hvacActionSaid is what a thermostat reports doing right now, Home
+// Assistant's hvac_action, as said after its name and mode ("... and is
+// heating right now"); false for none, or one Hark has no words for.
+func hvacActionSaid(l locale.Lang, action any) (string, bool) {
+	s, _ := action.(string)
+	key, ok := map[string]string{
+		"heating":    locale.Key("is heating right now"),
+		"cooling":    locale.Key("is cooling right now"),
+		"idle":       locale.Key("is idle right now"),
+		"drying":     locale.Key("is drying the air right now"),
+		"fan":        locale.Key("is only running its fan right now"),
+		"preheating": locale.Key("is preheating right now"),
+		"defrosting": locale.Key("is defrosting right now"),
+		"off":        locale.Key("is not running right now"),
+	}[s]
+	if !ok {
+		return "", false
+	}
+	return l.T(key), true
 }
 
 // weatherSaid is a weather entity's condition in words, with its

@@ -29,6 +29,10 @@ func TestStateSaidInTheLanguage(t *testing.T) {
 		{locale.German, "ist die kitchen light an", "Nein, Kitchen light ist aus.", "kitchen light", "Kitchen light ist aus."},
 		{locale.Spanish, "cuál es el estado de kitchen light", "Kitchen light está apagado.", "kitchen light", "Kitchen light está apagado."},
 		{locale.Spanish, "", "", "kitchen speaker", "Kitchen speaker está reproduciendo."},
+		// no article before an English name: the state word said agrees
+		{locale.Spanish, "está encendida kitchen light", "No, Kitchen light está apagada.", "kitchen light", "Kitchen light está apagada."},
+		{locale.Spanish, "está encendido kitchen light", "No, Kitchen light está apagado.", "kitchen light", "Kitchen light está apagado."},
+		{locale.French, "kitchen light est allumée", "Non, Kitchen light est éteinte.", "kitchen light", "Kitchen light est éteinte."},
 		{locale.French, "est-ce que la lumière du salon est allumée", "Non, Lumière du salon est éteinte.", "lumière du salon", "Lumière du salon est éteinte."},
 		{locale.French, "", "", "kitchen speaker", "Kitchen speaker est en lecture."},
 	} {
@@ -223,5 +227,58 @@ func TestStateIsReadNow(t *testing.T) {
 	ha.Unlock()
 	if resp := ask(); resp.Kind != command.Failure || strings.Contains(resp.Spoken, "gone") {
 		t.Errorf("Home Assistant refusing: said %q (%v), want a failure that does not say the device is gone", resp.Spoken, resp.Kind)
+	}
+}
+
+// TestHVACActionSaid: a thermostat that reports what it is doing right
+// now (Home Assistant's hvac_action: heating, cooling, idle) says so after
+// its mode and the temperature it is set to, in the language spoken,
+// asked offline and through home_state alike; one that reports neither
+// says its mode alone.
+func TestHVACActionSaid(t *testing.T) {
+	for _, tt := range []struct {
+		lang   locale.Lang
+		asked  string
+		attrs  map[string]any
+		answer string
+	}{
+		{locale.English, "what is the state of the kitchen thermostat", map[string]any{"temperature": 20, "hvac_action": "heating"},
+			"Kitchen thermostat is in heating mode at 20 degrees and is heating right now."},
+		{locale.English, "what is the state of the kitchen thermostat", map[string]any{"hvac_action": "idle"},
+			"Kitchen thermostat is in heating mode and is idle right now."},
+		{locale.English, "what is the state of the kitchen thermostat", map[string]any{"temperature": 21.5},
+			"Kitchen thermostat is in heating mode at 21.5 degrees."},
+		{locale.English, "what is the state of the kitchen thermostat", map[string]any{"hvac_action": "cooling", "temperature": 24},
+			"Kitchen thermostat is in heating mode at 24 degrees and is cooling right now."},
+		{locale.German, "wie ist der Zustand von kitchen thermostat", map[string]any{"temperature": 20, "hvac_action": "heating"},
+			"Kitchen thermostat ist im Heizmodus auf 20 Grad und heizt gerade."},
+		{locale.German, "wie ist der Zustand von kitchen thermostat", map[string]any{"hvac_action": "idle"},
+			"Kitchen thermostat ist im Heizmodus und tut gerade nichts."},
+		{locale.Spanish, "cuál es el estado de kitchen thermostat", map[string]any{"temperature": 20, "hvac_action": "heating"},
+			"Kitchen thermostat está en modo calefacción a 20 grados y está calentando ahora mismo."},
+		{locale.Spanish, "cuál es el estado de kitchen thermostat", map[string]any{"hvac_action": "cooling"},
+			"Kitchen thermostat está en modo calefacción y está enfriando ahora mismo."},
+		{locale.French, "quel est l'état de kitchen thermostat", map[string]any{"temperature": 20, "hvac_action": "heating"},
+			"Kitchen thermostat est en mode chauffage à 20 degrés et chauffe en ce moment."},
+		{locale.French, "quel est l'état de kitchen thermostat", map[string]any{"hvac_action": "idle"},
+			"Kitchen thermostat est en mode chauffage et est au repos en ce moment."},
+	} {
+		ha := hatest.Small(t)
+		i := slices.IndexFunc(ha.Entities, func(e hatest.Entity) bool { return e.ID == "climate.kitchen" })
+		for k, v := range tt.attrs {
+			ha.Entities[i].Attributes[k] = v
+		}
+		reg := speakerIn(t, ha, "Kitchen")
+		ctx := locale.WithLanguage(t.Context(), string(tt.lang))
+		u := reg.Understand(t.Context(), tt.lang, tt.asked)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s: %s)", tt.lang, tt.asked, u.Intent, u.Reason, u.Detail)
+		} else if resp := reg.RunRoute(ctx, u.Route, tt.asked); resp.Spoken != tt.answer {
+			t.Errorf("%s %q with %v: said %q, want %q", tt.lang, tt.asked, tt.attrs, resp.Spoken, tt.answer)
+		}
+		resp := reg.Call(ctx, "home_state", map[string]any{"entity": "kitchen thermostat"}, tt.asked)
+		if resp.Kind != command.Success || resp.Spoken != tt.answer {
+			t.Errorf("%s home_state with %v: said %q (%v), want %q", tt.lang, tt.attrs, resp.Spoken, resp.Kind, tt.answer)
+		}
 	}
 }

@@ -21,6 +21,9 @@ func read(m map[string]any) (intent.Source, error) {
 	if s.Rules, err = rules(m["expansion_rules"]); err != nil {
 		return s, err
 	}
+	if s.MoreRules, err = rules(m["more_expansion_rules"]); err != nil {
+		return s, err
+	}
 	if s.SkipWords, err = strs(m["skip_words"], "skip_words"); err != nil {
 		return s, err
 	}
