@@ -322,7 +322,7 @@ func (t *turn) searchTools(ctx context.Context, call llm.ToolCall) string {
 		q = t.q.Text
 	}
 	var found []string
-	for _, c := range t.e.catalog(t.lang) {
+	for _, c := range t.e.catalog(ctx, t.lang) {
 		if strings.Contains(strings.ToLower(c.name+" "+c.description+" "+strings.Join(c.keywords, " ")), strings.ToLower(q)) {
 			found = append(found, c.name)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/harkbox/hark/reply/memory"
 	"github.com/harkbox/hark/reply/planner"
 	"github.com/harkbox/hark/reply/router"
+	"github.com/harkbox/hark/storage"
 )
 
 // SearchTools is the tool that lets the model widen its set of tools mid-reply.
@@ -34,7 +36,7 @@ func (t *turn) prepare(ctx context.Context) error {
 	}
 	cancel()
 	t.priceChat()
-	catalog := e.catalog(t.lang)
+	catalog := e.catalog(ctx, t.lang)
 	sig := signature(catalog)
 
 	if e.planner != nil {
@@ -389,7 +391,7 @@ type tool struct {
 }
 
 // catalog is the commands the model may be offered, for a request in l.
-func (e *Engine) catalog(l locale.Lang) []tool {
+func (e *Engine) catalog(ctx context.Context, l locale.Lang) []tool {
 	if e.o.Commands == nil {
 		return nil
 	}
@@ -428,7 +430,9 @@ func (e *Engine) catalog(l locale.Lang) []tool {
 			asking = append(asking, c.Name)
 		}
 	}
-	var asks []string // what questions about the house say
+	var asks []string  // what questions about the house say
+	var house []string // the words of the house's names, read once
+	read := false
 	if lang != nil {
 		asks, _ = lang.Words("HassGetState")
 	}
@@ -446,9 +450,25 @@ func (e *Engine) catalog(l locale.Lang) []tool {
 					out[i].things = append(out[i].things, w)
 				}
 			}
+			// The house's own names are things of it in any sentence, the
+			// templates' or not: "is the kettle still on".
+			if !read {
+				house, read = houseWords(e.o.Commands.HouseNames(ctx)), true
+			}
+			out[i].things = append(out[i].things, house...)
 		}
 	}
 	return out
+}
+
+// houseWords are the words of the house's names, as the router compares
+// a request's.
+func houseWords(names []string) []string {
+	words := map[string]bool{}
+	for _, n := range names {
+		maps.Copy(words, storage.ContentWords(n))
+	}
+	return slices.Sorted(maps.Keys(words))
 }
 
 // signature identifies the catalogue, so caches notice when it changes.

@@ -103,7 +103,7 @@ func standIn(t *testing.T) (*command.Registry, func(l locale.Lang, say string) [
 	r := router.New(router.Options{Strategy: router.Keyword, Max: Handful})
 	return reg, func(l locale.Lang, say string) []string {
 		var tools []router.Tool
-		for _, tl := range eng.catalog(l) {
+		for _, tl := range eng.catalog(t.Context(), l) {
 			tools = append(tools, router.Tool{Name: tl.name, Description: tl.description, Keywords: tl.keywords, Examples: tl.examples, Words: tl.words, Extra: tl.extra, Verbs: tl.verbs, Things: tl.things})
 		}
 		picked, _ := r.Select(t.Context(), say, tools)
@@ -260,6 +260,9 @@ func TestKeywordRouterLeavesGeneralKnowledgeToTheModel(t *testing.T) {
 		{locale.English, "is the garage door open", true},
 		{locale.English, "what is the temperature in the Praxdun", true},
 		{locale.English, "is the Zorvex Lamp on", true},
+		// The house's own names are things of the house, in any sentence.
+		{locale.English, "is the Quilmab still on", true},
+		{locale.English, "is anyone in the Praxdun right now", true},
 		{locale.German, "wie kalt ist es hier", true},
 		{locale.French, "quelle est la température", true},
 		{locale.Spanish, "se detecta alguna vibración", true},

@@ -110,7 +110,7 @@ func (t *turn) nudge() string {
 
 // routerFor returns a picker of tools for search_tools' description.
 func (t *turn) routerFor(ctx context.Context) func(string) ([]string, bool) {
-	r, tools := t.router("tool search", t.e.catalog(t.lang), 0, min(t.e.o.RouterMax, Handful))
+	r, tools := t.router("tool search", t.e.catalog(ctx, t.lang), 0, min(t.e.o.RouterMax, Handful))
 	return func(q string) ([]string, bool) {
 		return r.Select(ctx, q, tools)
 	}

@@ -202,6 +202,18 @@ func (l *List) Find(text string) (Value, bool) {
 	return Value{}, false
 }
 
+// Texts are the words of the list's values written plainly, normalized
+// (lower case), in list order.
+func (l *List) Texts() []string {
+	var out []string
+	for _, v := range l.values {
+		if v.in == nil && v.text != "" {
+			out = append(out, v.text)
+		}
+	}
+	return out
+}
+
 // Len is the number of values of a text list.
 func (l *List) Len() int { return len(l.values) }
 

@@ -246,6 +246,20 @@ func (r *Registry) matchOptions(ctx context.Context) intent.Options {
 	return o
 }
 
+// HouseNames are the house's own names of its devices, rooms and floors,
+// normalized, as its lists give them (read as the offline path reads
+// them); none without lists.
+func (r *Registry) HouseNames(ctx context.Context) []string {
+	var out []string
+	lists := r.matchOptions(ctx).Lists
+	for _, name := range []string{"name", "area", "floor"} {
+		if l := lists[name]; l != nil {
+			out = append(out, l.Texts()...)
+		}
+	}
+	return out
+}
+
 // handlers are the commands that may carry out an intent: those
 // declaring it, or the one named as the intent (Hark's own templates name
 // commands).
