@@ -365,6 +365,18 @@ func (e *Engine) withHints(ctx context.Context, l locale.Lang, text string, pick
 			}
 		}
 	}
+	// A device named by the house's own name is the house's business in
+	// any sentence: when no template of the house matched it ("ist der
+	// Kessel noch an"), its questions' tool and its controls' come before
+	// the guesses.
+	house := append(e.o.Commands.ToolsFor("HassGetState"), e.o.Commands.ToolsFor("HassTurnOn")...)
+	if !slices.ContainsFunc(out, func(n string) bool { return slices.Contains(house, n) }) && e.o.Commands.NamesDevice(ctx, text) {
+		for _, n := range house {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
 	for _, n := range picked {
 		if !slices.Contains(out, n) {
 			out = append(out, n)

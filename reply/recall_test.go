@@ -320,3 +320,25 @@ func TestKeywordRouterReadsSpanishVerbs(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordRouterOffersTheHouseForItsNames: a request that names a
+// device by the house's own name is about the house in any language and
+// any sentence the templates do not have: the house's tools are offered.
+func TestKeywordRouterOffersTheHouseForItsNames(t *testing.T) {
+	_, offered := standIn(t)
+	for _, c := range []struct {
+		lang locale.Lang
+		say  string
+		want string
+	}{
+		{locale.German, "ist der Quilmab noch an", "home_state"},
+		{locale.German, "läuft der Quilmab noch", "home_state"},
+		{locale.French, "est-ce que le Quilmab est encore allumé", "home_state"},
+		{locale.Spanish, "el Quilmab está encendido todavía", "home_state"},
+		{locale.English, "could you kindly make the Zorvex Lamp a little warmer", "home_control"},
+	} {
+		if got := offered(c.lang, c.say); !slices.Contains(got, c.want) {
+			t.Errorf("%s %q: offered %v, want %s among them", c.lang, c.say, got, c.want)
+		}
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/harkbox/hark/locale"
 )
@@ -212,6 +213,23 @@ func (l *List) Texts() []string {
 		}
 	}
 	return out
+}
+
+// SaidIn reports whether text says one of the list's values written
+// plainly, as whole words (in any case, punctuation aside).
+func (l *List) SaidIn(text string) bool {
+	said := " " + strings.Join(plainWords(text), " ") + " "
+	for _, v := range l.values {
+		if w := plainWords(v.text); v.in == nil && len(w) > 0 && strings.Contains(said, " "+strings.Join(w, " ")+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// plainWords are the words of s, normalized, without punctuation.
+func plainWords(s string) []string {
+	return strings.FieldsFunc(normText(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // Len is the number of values of a text list.

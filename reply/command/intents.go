@@ -260,6 +260,13 @@ func (r *Registry) HouseNames(ctx context.Context) []string {
 	return out
 }
 
+// NamesDevice reports whether text names a device of the house by the
+// house's own name, as whole words, in whatever sentence.
+func (r *Registry) NamesDevice(ctx context.Context, text string) bool {
+	l := r.matchOptions(ctx).Lists["name"]
+	return l != nil && l.SaidIn(text)
+}
+
 // handlers are the commands that may carry out an intent: those
 // declaring it, or the one named as the intent (Hark's own templates name
 // commands).
