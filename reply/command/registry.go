@@ -307,7 +307,11 @@ func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool
 	if len(missing) == 0 {
 		return Response{}, true
 	}
-	what := strings.ReplaceAll(c.Name, "_", " ")
+	name := c.Name
+	if c.Hidden && c.Alias != "" {
+		name = c.Alias // the offline path's own command is the one it stands for to the user
+	}
+	what := strings.ReplaceAll(name, "_", " ")
 	l := locale.Speaking(ctx)
 	return Response{
 		Kind:   Failure,

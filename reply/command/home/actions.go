@@ -234,6 +234,7 @@ func Service(c *Client) *command.Command {
 			{Name: "calls", Type: "array", Required: true},
 			{Name: "confirmed", Type: "string"},
 			{Name: "absent", Type: "dict", Description: "the device named and the place said it is not in"},
+			{Name: "unread", Type: "string", Description: "why the house could not be read when this was said"},
 		},
 		Intents: intents,
 		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
@@ -242,7 +243,10 @@ func Service(c *Client) *command.Command {
 			}
 			h, err := c.House(ctx)
 			if err != nil && len(h.Entities) == 0 {
-				return command.Claim{}, command.Unresolved("house", err.Error())
+				// Home Assistant not set up, refusing or out of reach: what
+				// was asked is the house's, and the answer is why it cannot
+				// be done ("add milk to the shopping list").
+				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "calls": []any{}, "unread": err.Error()}}, nil
 			}
 			cs, err := plans[m.Intent](h, m)
 			var nt *notThere
@@ -282,6 +286,11 @@ func runService(ctx context.Context, c *Client, call command.Call) (command.Resp
 	h, err := c.House(ctx)
 	if err != nil && len(h.Entities) == 0 {
 		return command.Response{Kind: command.Failure, Spoken: spokenError(l, err), Data: map[string]any{"error": err.Error()}}, nil
+	}
+	if call.Args.Has("unread") {
+		// The house could not be read when this was said and can now:
+		// what was said is matched again only when said again.
+		return command.Response{Kind: command.Failure, Spoken: l.T("Could you say that again another way?"), Data: map[string]any{"error": call.Args.String("unread")}}, nil
 	}
 	names := func(ids []string) []string {
 		var out []string

@@ -645,3 +645,71 @@ func TestControlSaysWhyTheDeviceCannotBeRead(t *testing.T) {
 		}
 	}
 }
+
+// TestShoppingListWithoutTheHouse: the shopping list is Home Assistant's;
+// asked for with Home Assistant not set up, refusing or out of reach, the
+// speaker says that, not that it could not work out what was meant.
+func TestShoppingListWithoutTheHouse(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		lang locale.Lang
+		said string
+		keys func(ha *hatest.HA) secretsOf
+		want string
+	}{
+		{"not set up", locale.English, "add milk to the shopping list", func(*hatest.HA) secretsOf { return secretsOf{} },
+			"Home control isn't set up yet. To set it up, run: hark secrets set HA_URL."},
+		{"out of reach", locale.English, "add milk to my shopping list", func(ha *hatest.HA) secretsOf {
+			keys := secretsOf(ha.Secrets())
+			keys[home.URLSecret] = "http://127.0.0.1:1"
+			return keys
+		}, "I can't reach Home Assistant right now."},
+		{"out of reach, in German", locale.German, "füge Milch zur Einkaufsliste hinzu", func(ha *hatest.HA) secretsOf {
+			keys := secretsOf(ha.Secrets())
+			keys[home.URLSecret] = "http://127.0.0.1:1"
+			return keys
+		}, locale.German.T("I can't reach Home Assistant right now.")},
+	} {
+		ha := house(t)
+		keys := tt.keys(ha)
+		c := home.NewClient(keys)
+		reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c})
+		if err := reg.Register(home.Control(c), home.State(c), home.Service(c), home.Query(c)); err != nil {
+			t.Fatal(err)
+		}
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if !u.OK {
+			t.Errorf("%s: %q not carried out offline: %s %s (%s)", tt.name, tt.said, u.Intent, u.Reason, u.Detail)
+			continue
+		}
+		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
+		if resp.Kind != command.Failure || resp.Spoken != tt.want || len(ha.CallsMade()) != 0 {
+			t.Errorf("%s: %v %q, calls %q; want %q", tt.name, resp.Kind, resp.Spoken, ha.CallsMade(), tt.want)
+		}
+	}
+}
+
+// TestHouseBackBeforeTheCall: Home Assistant was out of reach when the
+// words were matched and is back when they are carried out: nothing is
+// done on a guess, and the user is asked to say it again.
+func TestHouseBackBeforeTheCall(t *testing.T) {
+	ha := house(t)
+	keys := secretsOf(ha.Secrets())
+	url := keys[home.URLSecret]
+	keys[home.URLSecret] = "http://127.0.0.1:1"
+	c := home.NewClient(keys)
+	reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c})
+	if err := reg.Register(home.Control(c), home.State(c), home.Service(c), home.Query(c)); err != nil {
+		t.Fatal(err)
+	}
+	u := reg.Understand(t.Context(), locale.English, "add milk to the shopping list")
+	if !u.OK {
+		t.Fatalf("not carried out offline: %s %s (%s)", u.Intent, u.Reason, u.Detail)
+	}
+	keys[home.URLSecret] = url
+	c.Forget()
+	resp := reg.RunRoute(t.Context(), u.Route, "add milk to the shopping list")
+	if resp.Kind != command.Failure || resp.Spoken != "Could you say that again another way?" || len(ha.CallsMade()) != 0 {
+		t.Errorf("%v %q, calls %q; want to be asked again and no call", resp.Kind, resp.Spoken, ha.CallsMade())
+	}
+}
