@@ -789,6 +789,33 @@ func (r *Responder) multicastLately(conn net.PacketConn, resp dnsmessage.Message
 	return len(resp.Answers) > 0
 }
 
+// notAnsweredLately is resp without the records multicast in answer to a
+// question within the last second (answered says when each was), and
+// false when no answer is left: RFC 6762 6 forbids multicasting a record
+// again so soon. A machine that asks the same question over and over, a
+// few bytes each, then gets one multicast answer a second, not one each,
+// which on Wi-Fi go at the slowest rate to every machine. Announcements
+// do not count: a machine that joins just after one is answered.
+func notAnsweredLately(resp dnsmessage.Message, answered map[string]time.Time, now time.Time) (dnsmessage.Message, bool) {
+	keep := func(rrs []dnsmessage.Resource) []dnsmessage.Resource {
+		var out []dnsmessage.Resource
+		for _, rr := range rrs {
+			if at, ok := answered[recordKey(rr)]; !ok || now.Sub(at) >= time.Second {
+				out = append(out, rr)
+			}
+		}
+		return out
+	}
+	resp.Answers, resp.Additionals = keep(resp.Answers), keep(resp.Additionals)
+	if len(resp.Answers) == 0 {
+		return dnsmessage.Message{}, false
+	}
+	for _, rr := range append(resp.Answers, resp.Additionals...) {
+		answered[recordKey(rr)] = now
+	}
+	return resp, true
+}
+
 // recordKey names a record for multicastLately: its owner, type and
 // data; its time to live left out.
 func recordKey(rr dnsmessage.Resource) string {
@@ -803,6 +830,7 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	buf := make([]byte, 9000)
+	answered := map[string]time.Time{} // when each record was last multicast in answer to a question
 	for {
 		n, from, err := conn.ReadFrom(buf)
 		if err != nil {
@@ -826,12 +854,18 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 		if !ok {
 			continue
 		}
+		unicast := legacy || group == nil || unicastAsked(q) && r.multicastLately(conn, resp)
+		if !unicast && len(q.Authorities) == 0 { // a probe's defence goes at once
+			if resp, ok = notAnsweredLately(resp, answered, time.Now()); !ok {
+				continue
+			}
+		}
 		b, err := resp.Pack()
 		if err != nil {
 			r.logger().Warn("mDNS answer not packed", "err", err)
 			continue
 		}
-		if legacy || group == nil || unicastAsked(q) && r.multicastLately(conn, resp) {
+		if unicast {
 			conn.WriteTo(b, from)
 			continue
 		}

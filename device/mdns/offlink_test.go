@@ -106,3 +106,49 @@ func TestOffLinkResponseIsNotHeard(t *testing.T) {
 		}
 	})
 }
+
+// TestMulticastOncePerSecond: a machine on the link that sends the same
+// question over and over (each tiny) gets the answer multicast once a
+// second at most (RFC 6762 6), not once a question: on Wi-Fi every
+// multicast goes at the slowest rate to every machine, and a flood of
+// questions would otherwise become a flood of answers many times bigger.
+// A probe for a name of the box's is still answered at once (its defence).
+func TestMulticastOncePerSecond(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hub{}
+		s := sniff(t, h, "192.168.1.97")
+		boxOn(t, h, "192.168.1.57", 0, nil)
+		time.Sleep(claiming + 5*time.Second)
+		synctest.Wait()
+		p := h.join("192.168.1.66", 0, group4)
+		defer p.Close()
+		ptrQ := question("_https._tcp.local.", dnsmessage.TypePTR)
+		q, _ := ptrQ.Pack()
+		before := s.responses("192.168.1.57")
+		for range 100 { // 100 questions in 2 s
+			p.WriteTo(q, group4)
+			time.Sleep(20 * time.Millisecond)
+			synctest.Wait()
+		}
+		if got := s.responses("192.168.1.57") - before; got < 1 || got > 3 {
+			t.Errorf("100 questions in 2 s were answered by %d multicasts; want one a second", got)
+		}
+
+		probe := dnsmessage.Message{Questions: []dnsmessage.Question{{Name: dnsmessage.MustNewName("hark.local."), Type: dnsmessage.TypeALL, Class: dnsmessage.ClassINET}},
+			Authorities: []dnsmessage.Resource{{Header: dnsmessage.ResourceHeader{Name: dnsmessage.MustNewName("hark.local."), Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 120},
+				Body: &dnsmessage.AResource{A: [4]byte{192, 168, 1, 66}}}}}
+		b, _ := probe.Pack()
+		aQ := question("hark.local.", dnsmessage.TypeA)
+		a, _ := aQ.Pack()
+		p.WriteTo(a, group4)
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		before = s.responses("192.168.1.57")
+		p.WriteTo(b, group4)
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		if got := s.responses("192.168.1.57") - before; got != 1 {
+			t.Errorf("a probe for hark.local just after it was answered: %d answers, want the defence at once", got)
+		}
+	})
+}
