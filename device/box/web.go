@@ -82,6 +82,11 @@ type pageServing struct {
 // the center.
 const perAddress = 32
 
+// maxHeader bounds a request's headers to the page, the captive page and
+// the center: a browser's or a node's are a few KiB. Go's default, 1 MiB,
+// let each connection of an address's perAddress hold a megabyte or two.
+const maxHeader = 16 << 10
+
 // serve serves the page until ctx is done: over HTTPS with the box's own
 // certificate unless [web] tls says otherwise (plain HTTP on the same port
 // is sent on to HTTPS), with bounded reads, idle connections and
@@ -172,7 +177,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		// lifts it and is cut off only once it stalls (see web's
 		// updatesUpload).
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
-			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+			MaxHeaderBytes: maxHeader, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		wg.Go(func() {
 			<-ctx.Done()
 			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
