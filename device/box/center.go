@@ -185,7 +185,7 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	}()
 	defer func() { stop(); <-pageDone; kept.Wait() }()
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelWarn)}
+		MaxHeaderBytes: maxHeader, ErrorLog: serverLog(c.log)}
 	kept.Go(func() {
 		<-sctx.Done()
 		c.stopServing(srv, hs)

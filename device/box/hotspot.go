@@ -125,7 +125,8 @@ func serveCaptive(ctx context.Context, srv *web.Server, box string, log *slog.Lo
 	if err != nil || len(ls["captive"]) == 0 {
 		return
 	}
-	hs := &http.Server{Handler: srv.CaptiveHandler(box), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute}
+	hs := &http.Server{Handler: srv.CaptiveHandler(box), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
+		MaxHeaderBytes: maxHeader, ErrorLog: serverLog(log)}
 	context.AfterFunc(ctx, func() { hs.Close() })
 	for _, l := range ls["captive"] {
 		go func(l net.Listener) {

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,6 +27,7 @@ import (
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/internal/atomicfile"
 	"github.com/harkbox/hark/internal/listener"
+	"github.com/harkbox/hark/internal/ratelog"
 	"github.com/harkbox/hark/locale"
 )
 
@@ -81,6 +83,11 @@ type pageServing struct {
 // perAddress bounds the connections one address holds open to the page or
 // the center.
 const perAddress = 32
+
+// maxHeader bounds a request's headers to the page, the captive page and
+// the center: a browser's or a node's are a few KiB. Go's default, 1 MiB,
+// let each connection of an address's perAddress hold a megabyte or two.
+const maxHeader = 16 << 10
 
 // serve serves the page until ctx is done: over HTTPS with the box's own
 // certificate unless [web] tls says otherwise (plain HTTP on the same port
@@ -172,7 +179,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		// lifts it and is cut off only once it stalls (see web's
 		// updatesUpload).
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
-			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+			MaxHeaderBytes: maxHeader, ErrorLog: serverLog(log)}
 		wg.Go(func() {
 			<-ctx.Done()
 			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -190,6 +197,41 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 	tlsL, plain := listener.Split(l)
 	wg.Go(func() { serve(plain, srv.PlainHandler()) })
 	serve(tls.NewListener(tlsL, cert.config()), srv.Handler())
+}
+
+// serverLog is where an HTTP server's own complaints go (a TLS handshake
+// that failed, a connection that broke): anyone who can connect makes one
+// a connection, so one is written every complaintEvery at most, the next
+// saying how many were held back.
+func serverLog(log *slog.Logger) *stdlog.Logger {
+	return slog.NewLogLogger(heldBack{log.Handler(), ratelog.New(complaintEvery)}, slog.LevelWarn)
+}
+
+const complaintEvery = 10 * time.Second
+
+// heldBack is a log handler whose records go through lim, all as one kind.
+type heldBack struct {
+	slog.Handler
+	lim *ratelog.Limiter
+}
+
+func (h heldBack) Handle(ctx context.Context, r slog.Record) error {
+	ok, held := h.lim.Allow("server")
+	if !ok {
+		return nil
+	}
+	if held > 0 {
+		r.AddAttrs(slog.Int("held_back", held))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h heldBack) WithAttrs(as []slog.Attr) slog.Handler {
+	return heldBack{h.Handler.WithAttrs(as), h.lim}
+}
+
+func (h heldBack) WithGroup(name string) slog.Handler {
+	return heldBack{h.Handler.WithGroup(name), h.lim}
 }
 
 // namedPage is the page as named is told of a name: it answers to it,

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
@@ -95,6 +96,10 @@ type Responder struct {
 	// each connection announced on, for answering a QU question (RFC
 	// 6762 5.4).
 	multicast map[net.PacketConn]map[string]time.Time
+	// local are the prefixes of the machine's links, which a message must
+	// come from to be heard (onLink): Serve's last listing of the
+	// interfaces, or ServeConn's when it starts; nil before.
+	local atomic.Pointer[[]netip.Prefix]
 }
 
 // Name is the host name the responder answers for, without .local: Host,
@@ -549,6 +554,7 @@ func (r *Responder) Serve(ctx context.Context) error {
 			return nil, false
 		}
 		listErr = ""
+		r.setLocal(links)
 		return links, true
 	}
 
@@ -694,8 +700,17 @@ func describe(links []link) string {
 // the sender alone when each of its questions asks for a unicast answer
 // and the records were multicast to group within a quarter of their time
 // to live (RFC 6762 5.4); any other query to its sender alone. It
-// announces the records to group first.
+// announces the records to group first. Only messages from the subnets
+// of the machine's interfaces as they are when it starts, and from
+// link-local addresses, are heard (see onLink).
 func (r *Responder) ServeConn(ctx context.Context, conn net.PacketConn, group net.Addr) {
+	if r.local.Load() == nil {
+		links, err := interfaces()
+		if err != nil {
+			r.logger().Warn("mDNS hears its own subnets alone, as far as it can list them", "err", err)
+		}
+		r.setLocal(links)
+	}
 	if group != nil {
 		r.track(conn, group, r.addrs)
 		defer r.untrack(conn)
@@ -774,6 +789,33 @@ func (r *Responder) multicastLately(conn net.PacketConn, resp dnsmessage.Message
 	return len(resp.Answers) > 0
 }
 
+// notAnsweredLately is resp without the records multicast in answer to a
+// question within the last second (answered says when each was), and
+// false when no answer is left: RFC 6762 6 forbids multicasting a record
+// again so soon. A machine that asks the same question over and over, a
+// few bytes each, then gets one multicast answer a second, not one each,
+// which on Wi-Fi go at the slowest rate to every machine. Announcements
+// do not count: a machine that joins just after one is answered.
+func notAnsweredLately(resp dnsmessage.Message, answered map[string]time.Time, now time.Time) (dnsmessage.Message, bool) {
+	keep := func(rrs []dnsmessage.Resource) []dnsmessage.Resource {
+		var out []dnsmessage.Resource
+		for _, rr := range rrs {
+			if at, ok := answered[recordKey(rr)]; !ok || now.Sub(at) >= time.Second {
+				out = append(out, rr)
+			}
+		}
+		return out
+	}
+	resp.Answers, resp.Additionals = keep(resp.Answers), keep(resp.Additionals)
+	if len(resp.Answers) == 0 {
+		return dnsmessage.Message{}, false
+	}
+	for _, rr := range append(resp.Answers, resp.Additionals...) {
+		answered[recordKey(rr)] = now
+	}
+	return resp, true
+}
+
 // recordKey names a record for multicastLately: its owner, type and
 // data; its time to live left out.
 func recordKey(rr dnsmessage.Resource) string {
@@ -788,13 +830,14 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	buf := make([]byte, 9000)
+	answered := map[string]time.Time{} // when each record was last multicast in answer to a question
 	for {
 		n, from, err := conn.ReadFrom(buf)
 		if err != nil {
 			return
 		}
 		var q dnsmessage.Message
-		if q.Unpack(buf[:n]) != nil || q.OpCode != 0 {
+		if !r.onLink(from) || q.Unpack(buf[:n]) != nil || q.OpCode != 0 {
 			continue
 		}
 		if heard != nil && (q.Response || len(q.Authorities) > 0) {
@@ -811,17 +854,70 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 		if !ok {
 			continue
 		}
+		unicast := legacy || group == nil || unicastAsked(q) && r.multicastLately(conn, resp)
+		if !unicast && len(q.Authorities) == 0 { // a probe's defence goes at once
+			if resp, ok = notAnsweredLately(resp, answered, time.Now()); !ok {
+				continue
+			}
+		}
 		b, err := resp.Pack()
 		if err != nil {
 			r.logger().Warn("mDNS answer not packed", "err", err)
 			continue
 		}
-		if legacy || group == nil || unicastAsked(q) && r.multicastLately(conn, resp) {
+		if unicast {
 			conn.WriteTo(b, from)
 			continue
 		}
 		r.toGroup(conn, group, b)
 	}
+}
+
+// setLocal keeps the prefixes of links as those a message must come from.
+func (r *Responder) setLocal(links []link) {
+	var local []netip.Prefix
+	for _, l := range links {
+		for _, p := range l.addrs {
+			local = append(local, netip.PrefixFrom(p.Addr().Unmap().WithZone(""), p.Bits()))
+		}
+	}
+	r.local.Store(&local)
+}
+
+// onLink reports whether a message from from came from a link of the
+// machine's: from a link-local address, or one in the subnet of an
+// address of the machine's (RFC 6762 5.5, 11). Any other, sent to the
+// box's address from elsewhere (its global IPv6 address is reached from
+// the Internet where the router lets it through) or with a spoofed
+// source, is dropped: answered, it would tell a stranger the box's
+// names, services and addresses, or send an answer many times its size
+// at another machine; heard, a stranger's response would make the box
+// give up its name. Any link's subnet will do, not only the connection's
+// own: the sockets of all links share port 5353, and a message sent to
+// one of the machine's addresses reaches any one of them.
+func (r *Responder) onLink(from net.Addr) bool {
+	ua, ok := from.(*net.UDPAddr)
+	if !ok {
+		return false
+	}
+	src, ok := netip.AddrFromSlice(ua.IP)
+	if !ok {
+		return false
+	}
+	src = src.Unmap().WithZone("")
+	if src.IsLinkLocalUnicast() {
+		return true
+	}
+	local := r.local.Load()
+	if local == nil {
+		return false
+	}
+	for _, p := range *local {
+		if p.Contains(src) {
+			return true
+		}
+	}
+	return false
 }
 
 // unicastAsked reports whether every question asked for a unicast reply
