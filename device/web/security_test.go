@@ -1,9 +1,11 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -287,4 +289,36 @@ func TestOtherNamesAndOriginsAreRefused(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Errorf("a form from the page's own origin: %d, want it taken", w.Code)
 	}
+}
+
+// TestRefusalsDoNotFloodTheLog: a machine on the network sending request
+// after request the page refuses (another site's name, an address outside,
+// a form from elsewhere, a stale form token) writes a line now and then,
+// not one each: the log on the SD card and the logs page keep room for the
+// household's own lines.
+func TestRefusalsDoNotFloodTheLog(t *testing.T) {
+	r := newRig(t)
+	var buf bytes.Buffer
+	r.srv.log = slog.New(slog.NewTextHandler(&buf, nil))
+	send := func(host, from, method, origin string) {
+		req := httptest.NewRequest(method, "/login", nil)
+		req.Host, req.RemoteAddr = host, from
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		r.h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	for range 200 {
+		send("evil.example:8080", "192.168.1.20:5000", "GET", "")
+		send("example.com", "203.0.113.9:5000", "GET", "")
+		send("example.com", "192.168.1.20:5000", "POST", "https://evil.example")
+	}
+	if n := strings.Count(buf.String(), "\n"); n > 3 {
+		t.Errorf("600 refused requests wrote %d lines; want one of each kind:\n%s", n, head(buf.String(), 10))
+	}
+}
+
+func head(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }

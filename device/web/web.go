@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/internal/ratelog"
 )
 
 //go:embed templates/*.html static/*
@@ -75,11 +76,13 @@ type Options struct {
 
 // Server is the page.
 type Server struct {
-	o      Options
-	log    *slog.Logger
-	access *access
-	names  *names
-	pages  map[string]*template.Template
+	o   Options
+	log *slog.Logger
+	// refusals holds back the lines of requests refused again and again.
+	refusals *ratelog.Limiter
+	access   *access
+	names    *names
+	pages    map[string]*template.Template
 
 	flowsMu sync.Mutex
 	flows   map[string]*flow // a command's setup under way, by session
@@ -149,7 +152,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 			o.Sessions.a = a
 		}
 	}
-	s := &Server{o: o, log: o.Log.With("pkg", "web"), access: a, names: newNames(o.Names, o.Now), pages: map[string]*template.Template{}, flows: map[string]*flow{}, uploadIdle: uploadIdle}
+	s := &Server{o: o, log: o.Log.With("pkg", "web"), refusals: ratelog.New(refusalEvery), access: a, names: newNames(o.Names, o.Now), pages: map[string]*template.Template{}, flows: map[string]*flow{}, uploadIdle: uploadIdle}
 	s.zone.Store(o.Location)
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {
@@ -363,6 +366,25 @@ const (
 	formLimit  = 64 << 10
 )
 
+// refusalEvery is how often each kind of refused request is logged: a
+// machine sending request after request the page refuses must not fill
+// the log on the SD card and push the household's own lines off the
+// logs page.
+const refusalEvery = 10 * time.Second
+
+// refused logs a refused request, once per refusalEvery for each kind
+// (msg), saying how many were held back since the last line.
+func (s *Server) refused(msg string, args ...any) {
+	ok, held := s.refusals.Allow(msg)
+	if !ok {
+		return
+	}
+	if held > 0 {
+		args = append(args, "held_back", held)
+	}
+	s.log.Warn(msg, args...)
+}
+
 // guard refuses addresses outside the local network, names and origins
 // that are not the box's (a page elsewhere driving this one through DNS
 // rebinding), and bodies no form needs, and sets the headers every answer
@@ -370,17 +392,17 @@ const (
 func (s *Server) guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.o.AnyAddress && !local(r.RemoteAddr) {
-			s.log.Warn("refused a request from outside the local network", "from", r.RemoteAddr)
+			s.refused("refused a request from outside the local network", "from", r.RemoteAddr)
 			http.Error(w, "This page is served only on the local network.", http.StatusForbidden)
 			return
 		}
 		if !s.names.ours(r.Host) {
-			s.log.Warn("refused a request for another site's name", "host", r.Host, "from", r.RemoteAddr)
+			s.refused("refused a request for another site's name", "host", r.Host, "from", r.RemoteAddr)
 			http.Error(w, "This is the speaker's page: open it by the speaker's own name or address.", http.StatusMisdirectedRequest)
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.sameOrigin(r) {
-			s.log.Warn("refused a form from another site", "origin", r.Header.Get("Origin"), "from", r.RemoteAddr)
+			s.refused("refused a form from another site", "origin", r.Header.Get("Origin"), "from", r.RemoteAddr)
 			http.Error(w, "This form came from another site.", http.StatusForbidden)
 			return
 		}
@@ -444,7 +466,7 @@ func (s *Server) authed(h pageHandler) http.Handler {
 				token = r.PostFormValue("csrf")
 			}
 			if subtleEqual(token, sess.csrf) != 1 {
-				s.log.Warn("refused a form without this session's token", "path", r.URL.Path, "from", r.RemoteAddr)
+				s.refused("refused a form without this session's token", "path", r.URL.Path, "from", r.RemoteAddr)
 				http.Error(w, "This form is out of date or came from another site: reload the page and try again.", http.StatusForbidden)
 				return
 			}
