@@ -301,4 +301,12 @@ var de = map[string]string{
 	"The web page is off, so it has no password to forget.":                                                                               "Die Webseite ist aus, also hat sie kein Passwort zu vergessen.",
 	"Sorry, I could not reset the web page's password.":                                                                                   "Entschuldigung, ich konnte das Passwort der Webseite nicht zurücksetzen.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "Das Passwort der Webseite ist vergessen; sie fragt nach einem neuen Einrichtungscode.",
+	"I don't know the date yet: my clock isn't set. I'm still getting the time.":                                                          "Ich weiß das Datum noch nicht: Meine Uhr ist nicht gestellt. Ich hole mir gerade die Zeit.",
+	"That's today: %s.":            "Das ist heute: %s.",
+	"Tomorrow is %s.":              "Morgen ist %s.",
+	"Yesterday was %s.":            "Gestern war %s.",
+	"That's %s, in %s.":            "Das ist %s, in %s.",
+	"That was %s, %s ago.":         "Das war %s, vor %s.",
+	"%s to go: %s.":                "Noch %s: %s.",
+	"1 day to go: tomorrow is %s.": "Noch ein Tag: Morgen ist %s.",
 }

@@ -301,4 +301,12 @@ var es = map[string]string{
 	"The web page is off, so it has no password to forget.":                                                                               "La página web está apagada, así que no tiene contraseña que olvidar.",
 	"Sorry, I could not reset the web page's password.":                                                                                   "Lo siento, no pude restablecer la contraseña de la página web.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "La contraseña de la página web está olvidada; pide un nuevo código de configuración.",
+	"I don't know the date yet: my clock isn't set. I'm still getting the time.":                                                          "Todavía no sé la fecha: mi reloj no está en hora. Estoy obteniendo la hora.",
+	"That's today: %s.":            "Es hoy: %s.",
+	"Tomorrow is %s.":              "Mañana es %s.",
+	"Yesterday was %s.":            "Ayer fue %s.",
+	"That's %s, in %s.":            "Es %s, dentro de %s.",
+	"That was %s, %s ago.":         "Fue %s, hace %s.",
+	"%s to go: %s.":                "Faltan %s: %s.",
+	"1 day to go: tomorrow is %s.": "Falta un día: mañana es %s.",
 }

@@ -301,4 +301,12 @@ var fr = map[string]string{
 	"The web page is off, so it has no password to forget.":                                                                               "La page web est éteinte, elle n'a donc pas de mot de passe à oublier.",
 	"Sorry, I could not reset the web page's password.":                                                                                   "Désolé, je n'ai pas pu réinitialiser le mot de passe de la page web.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "Le mot de passe de la page web est oublié ; elle demande un nouveau code de configuration.",
+	"I don't know the date yet: my clock isn't set. I'm still getting the time.":                                                          "Je ne connais pas encore la date : mon horloge n'est pas réglée. Je suis en train de récupérer l'heure.",
+	"That's today: %s.":            "C'est aujourd'hui : %s.",
+	"Tomorrow is %s.":              "Demain, ce sera %s.",
+	"Yesterday was %s.":            "Hier, c'était %s.",
+	"That's %s, in %s.":            "C'est %s, dans %s.",
+	"That was %s, %s ago.":         "C'était %s, il y a %s.",
+	"%s to go: %s.":                "Encore %s : %s.",
+	"1 day to go: tomorrow is %s.": "Encore un jour : demain, ce sera %s.",
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/harkbox/hark/locale/utterance"
 )
 
 // unit is a duration unit as said: one of it ("1 minute", "eine Minute")
@@ -276,11 +278,7 @@ func Ordinal(n int) string {
 func (l Lang) When(due, now time.Time) string {
 	g := l.grammar()
 	clock := l.Clock(due.Hour(), due.Minute())
-	y1, m1, d1 := now.Date()
-	y2, m2, d2 := due.Date()
-	today := time.Date(y1, m1, d1, 0, 0, 0, 0, now.Location())
-	day := time.Date(y2, m2, d2, 0, 0, 0, 0, now.Location())
-	days := int(day.Sub(today).Hours() / 24)
+	days := utterance.CalendarDays(now, due.In(now.Location()))
 	var when string
 	switch {
 	case days == 0:

@@ -112,6 +112,9 @@ var offline = []struct {
 	{"what is today's date", "get_current_time", map[string]any{"detail": "date"}},
 	{"what day is it", "get_current_time", map[string]any{"detail": "day"}},
 	{"what day of the week is it", "get_current_time", map[string]any{"detail": "day"}},
+	{"what day is it tomorrow", "get_current_time", map[string]any{"detail": "date", "day": "tomorrow"}},
+	{"how many days until Christmas", "get_current_time", map[string]any{"detail": "until", "day": "december 25"}},
+	{"what's the date next Friday", "get_current_time", map[string]any{"detail": "date", "day": "friday"}},
 	// timers
 	{"set a timer for 5 minutes", "set_timer", map[string]any{"duration": 5 * time.Minute}},
 	{"Set a timer for five minutes.", "set_timer", map[string]any{"duration": 5 * time.Minute}},
