@@ -3,9 +3,13 @@ package reply
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/ollamatest"
 )
 
 // downModel points the fixture's models at a server that is not there.
@@ -70,5 +74,33 @@ func TestModelDownAnswersFromMemoryInItsLanguage(t *testing.T) {
 		if !errors.Is(err, llm.ErrUnreachable) || len(said) != 2 || said[1] != c.want {
 			t.Errorf("%s: said %q, err %v; want the apology and %q", c.lang, said, err, c.want)
 		}
+	}
+}
+
+// On the box's own CPU the memory search has its stand-in, which looks
+// only when the request is about something said before ("remember", "did
+// I"): a question a remembered fact answers whole is one too, so the
+// model is given the fact, as the box answers it with the model down.
+func TestStandInGivesTheModelTheFactThatAnswers(t *testing.T) {
+	meter := cost.NewMeter()
+	c := &settable{now: clock}
+	f := newFixture(t, boxCPU, Options{Meter: meter, PlannerOff: true, Now: c.Now})
+	meter.Set(cost.Key(f.srv.URL, boxCPU.Name), cost.Rates{Prompt: 40, Gen: 15, CharsPerToken: 4, Samples: 5})
+	if _, _, err := f.ask(t, "remember that the spare key is under the blue pot"); err != nil {
+		t.Fatal(err)
+	}
+	c.pass(3 * 24 * time.Hour) // another day: nothing of that conversation is in this one
+	f.model.on(kindChat, ollamatest.Reply{Content: "Under the blue pot."})
+	res, said, err := f.ask(t, "where is the spare key")
+	if err != nil || !slices.Contains(res.StandIns, "memory terms") {
+		t.Fatalf("said %q, stand-ins %v, err %v; want the memory search's stand-in", said, res.StandIns, err)
+	}
+	chat := f.srv.Chats()[len(f.srv.Chats())-1]
+	var prompt strings.Builder
+	for _, m := range chat.Messages {
+		prompt.WriteString(m.Content + "\n")
+	}
+	if !strings.Contains(prompt.String(), "under the blue pot") {
+		t.Errorf("the model was not given the fact that answers the question:\n%s", prompt.String())
 	}
 }

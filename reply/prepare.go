@@ -155,8 +155,12 @@ func (t *turn) recallMemory(ctx context.Context) (string, error) {
 		if !ok {
 			// The stand-in searches by the words of the request, and only
 			// when the request is about something said before.
+			// A question one remembered fact answers whole ("where is the
+			// spare key") is such a request too.
 			if !memory.Cued(t.q.Text) && !t.plan.WantsMemory() {
-				return "", nil
+				if _, ok := t.answeredByAFact(ctx); !ok {
+					return "", nil
+				}
 			}
 			return t.searchMemory(ctx, r, memory.Terms(t.q.Text, t.plan.Topic()))
 		}

@@ -21,24 +21,15 @@ import (
 // was called with, when one remembered fact covers the question; ok is
 // false otherwise. It says nothing itself.
 func (t *turn) told(ctx context.Context) (resp command.Response, args map[string]any, ok bool) {
-	reg, facts := t.e.o.Commands, t.e.recall.Facts()
-	if reg == nil || facts == nil {
+	reg := t.e.o.Commands
+	if reg == nil {
 		return command.Response{}, nil, false
 	}
 	if _, ok := reg.Lookup("search_memory"); !ok {
 		return command.Response{}, nil, false
 	}
-	keys := memory.Keywords(t.raw, t.q.Language)
-	if len(keys) == 0 {
-		return command.Response{}, nil, false
-	}
-	query := strings.Join(keys, " ")
-	hits, err := facts.Search(ctx, query, 1)
-	if err != nil {
-		t.e.log.Warn("remembered facts not searched for the model's absence", "err", err)
-		return command.Response{}, nil, false
-	}
-	if len(hits) == 0 || !coversAll(hits[0].Text, keys) {
+	query, ok := t.answeredByAFact(ctx)
+	if !ok {
 		return command.Response{}, nil, false
 	}
 	args = map[string]any{"query": query}
@@ -47,6 +38,24 @@ func (t *turn) told(ctx context.Context) (resp command.Response, args map[string
 		return command.Response{}, nil, false
 	}
 	return resp, args, true
+}
+
+// answeredByAFact reports whether one remembered fact holds every word
+// of the question (its words of asking aside), with those words as a
+// query.
+func (t *turn) answeredByAFact(ctx context.Context) (query string, ok bool) {
+	facts := t.e.recall.Facts()
+	keys := memory.Keywords(t.raw, t.q.Language)
+	if facts == nil || len(keys) == 0 {
+		return "", false
+	}
+	query = strings.Join(keys, " ")
+	hits, err := facts.Search(ctx, query, 1)
+	if err != nil {
+		t.e.log.Warn("remembered facts not searched", "err", err)
+		return "", false
+	}
+	return query, len(hits) > 0 && coversAll(hits[0].Text, keys)
 }
 
 // coversAll reports whether every one of keys is a word of fact.
