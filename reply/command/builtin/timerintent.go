@@ -60,7 +60,7 @@ func describeTimer(l locale.Lang, it storage.Item) string {
 	if it.Name != "" {
 		return it.Name
 	}
-	return l.T("the %s timer", l.Duration(it.Duration))
+	return l.T("the timer for %s", l.Duration(it.Duration))
 }
 
 // oneTimer finds the one timer a call means, or says why not.
