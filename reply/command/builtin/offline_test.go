@@ -318,6 +318,40 @@ func TestRefiningByVoice(t *testing.T) {
 	}
 }
 
+// TestCorrectingWithANumber: a correction often says only the number
+// ("no, fifteen", "no, I said 15"): it is in the unit the timer was set in,
+// hours for a timer of hours.
+func TestCorrectingWithANumber(t *testing.T) {
+	for _, tt := range []struct {
+		set, say string
+		want     time.Duration
+		said     string
+	}{
+		{"set a timer for 5 minutes", "actually 15", 15 * time.Minute, "OK, the timer is now 15 minutes."},
+		{"set a timer for 5 minutes", "no, 20", 20 * time.Minute, "OK, the timer is now 20 minutes."},
+		{"set a timer for 5 minutes", "make it 10", 10 * time.Minute, "OK, the timer is now 10 minutes."},
+		{"set a timer for 5 minutes", "no, I said 15", 15 * time.Minute, "OK, the timer is now 15 minutes."},
+		{"set a timer for 5 minutes", "I said fifteen minutes", 15 * time.Minute, "OK, the timer is now 15 minutes."},
+		{"set a timer for 30 seconds", "make it 45", 45 * time.Second, "OK, the timer is now 45 seconds."},
+		{"set a timer for an hour and a half", "make it 2", 2 * time.Hour, "OK, the timer is now 2 hours."},
+		{"set a pasta timer for 8 minutes", "no, nine", 9 * time.Minute, "OK, the pasta timer is now 9 minutes."},
+	} {
+		f := newFixture(t)
+		f.say(t, tt.set)
+		f.now = f.now.Add(3 * time.Second)
+		u := f.reg.Understand(t.Context(), locale.English, tt.say)
+		if !u.OK {
+			t.Errorf("%q after %q was not understood: %s %s", tt.say, tt.set, u.Reason, u.Detail)
+			continue
+		}
+		said := f.reg.RunRoute(t.Context(), u.Route, tt.say).Spoken
+		timers, _ := f.sched.Pending(t.Context(), storage.Timer)
+		if said != tt.said || len(timers) != 1 || timers[0].Duration != tt.want {
+			t.Errorf("%q after %q: said %q, timers %+v; want %q and one timer of %v", tt.say, tt.set, said, timers, tt.said, tt.want)
+		}
+	}
+}
+
 func TestStopEndsConversationAndRinging(t *testing.T) {
 	f := newFixture(t)
 	f.stops.ringing = true
