@@ -363,3 +363,41 @@ func TestClockPhrasings(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedTimersInEachLanguage: a timer is named as a household names it
+// ("Eier Timer", "Nudel-Timer", "el temporizador de la pasta"), and found
+// again by that name, with no verb, article or hyphen taken into it.
+func TestNamedTimersInEachLanguage(t *testing.T) {
+	for _, tt := range []struct {
+		l              locale.Lang
+		set, name, use string
+	}{
+		{locale.German, "stell einen Eier Timer auf 3 Minuten", "Eier", "lösche den Eier Timer"},
+		{locale.German, "stelle einen Nudel-Timer auf 8 Minuten", "Nudel", "pausiere den Nudel Timer"},
+		{locale.German, "stell einen Nudeltimer auf 8 Minuten", "Nudel", "pausiere den Nudel Timer"},
+		{locale.Spanish, "pon un temporizador para la pasta de 8 minutos", "pasta", "pausa el temporizador de la pasta"},
+		{locale.Spanish, "pon un temporizador de huevos de 3 minutos", "huevos", "cancela el temporizador de huevos"},
+		{locale.French, "mets un minuteur pour les pâtes de 8 minutes", "pâtes", "mets en pause le minuteur des pâtes"},
+	} {
+		f := newFixture(t)
+		u := f.reg.Understand(t.Context(), tt.l, tt.set)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.set, u.Reason, u.Detail)
+			continue
+		}
+		f.reg.RunRoute(t.Context(), u.Route, tt.set)
+		timers, _ := f.sched.Pending(t.Context(), storage.Timer)
+		if len(timers) != 1 || timers[0].Name != tt.name {
+			t.Errorf("%s %q: timers %+v, want one named %q", tt.l, tt.set, timers, tt.name)
+			continue
+		}
+		u = f.reg.Understand(t.Context(), tt.l, tt.use)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.use, u.Reason, u.Detail)
+			continue
+		}
+		if r := f.reg.RunRoute(t.Context(), u.Route, tt.use); r.Data["timer_id"] != timers[0].ID && r.Data["cancelled"] != 1 {
+			t.Errorf("%s %q after %q: said %q, %v; want the %s timer found", tt.l, tt.use, tt.set, r.Spoken, r.Data, tt.name)
+		}
+	}
+}
