@@ -290,4 +290,6 @@ var de = map[string]string{
 	"The web page is off, so it has no password to forget.":                                                                               "Die Webseite ist aus, also hat sie kein Passwort zu vergessen.",
 	"Sorry, I could not reset the web page's password.":                                                                                   "Entschuldigung, ich konnte das Passwort der Webseite nicht zurücksetzen.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "Das Passwort der Webseite ist vergessen; sie fragt nach einem neuen Einrichtungscode.",
+	"I can set timers, alarms and reminders, change my volume, tell you the time and the date, do sums, convert units, remember what you tell me, and tell you the weather. When my language model is reachable, I can answer other questions too.": "Ich kann Timer, Wecker und Erinnerungen stellen, meine Lautstärke ändern, dir die Uhrzeit und das Datum sagen, rechnen, Einheiten umrechnen, mir merken, was du mir sagst, und dir das Wetter sagen. Wenn ich mein Sprachmodell erreiche, beantworte ich auch andere Fragen.",
+	"You're welcome.": "Gern geschehen.",
 }

@@ -290,4 +290,6 @@ var es = map[string]string{
 	"The web page is off, so it has no password to forget.":                                                                               "La página web está apagada, así que no tiene contraseña que olvidar.",
 	"Sorry, I could not reset the web page's password.":                                                                                   "Lo siento, no pude restablecer la contraseña de la página web.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "La contraseña de la página web está olvidada; pide un nuevo código de configuración.",
+	"I can set timers, alarms and reminders, change my volume, tell you the time and the date, do sums, convert units, remember what you tell me, and tell you the weather. When my language model is reachable, I can answer other questions too.": "Puedo poner temporizadores, alarmas y recordatorios, cambiar mi volumen, decirte la hora y la fecha, hacer cuentas, convertir unidades, recordar lo que me dices y decirte el tiempo que hace. Cuando puedo contactar con mi modelo de lenguaje, también respondo a otras preguntas.",
+	"You're welcome.": "De nada.",
 }

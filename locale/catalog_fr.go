@@ -290,4 +290,6 @@ var fr = map[string]string{
 	"The web page is off, so it has no password to forget.":                                                                               "La page web est éteinte, elle n'a donc pas de mot de passe à oublier.",
 	"Sorry, I could not reset the web page's password.":                                                                                   "Désolé, je n'ai pas pu réinitialiser le mot de passe de la page web.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "Le mot de passe de la page web est oublié ; elle demande un nouveau code de configuration.",
+	"I can set timers, alarms and reminders, change my volume, tell you the time and the date, do sums, convert units, remember what you tell me, and tell you the weather. When my language model is reachable, I can answer other questions too.": "Je peux régler des minuteurs, des alarmes et des rappels, changer mon volume, te donner l'heure et la date, faire des calculs, convertir des unités, retenir ce que tu me dis et te donner la météo. Quand j'arrive à joindre mon modèle de langage, je réponds aussi à d'autres questions.",
+	"You're welcome.": "De rien.",
 }

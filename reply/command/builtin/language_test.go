@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/harkbox/hark/locale"
@@ -398,6 +399,42 @@ func TestNamedTimersInEachLanguage(t *testing.T) {
 		}
 		if r := f.reg.RunRoute(t.Context(), u.Route, tt.use); r.Data["timer_id"] != timers[0].ID && r.Data["cancelled"] != 1 {
 			t.Errorf("%s %q after %q: said %q, %v; want the %s timer found", tt.l, tt.use, tt.set, r.Spoken, r.Data, tt.name)
+		}
+	}
+}
+
+// TestWhatCanYouDoAndThanks: with no model, "what can you do" is told what
+// works offline, and a thank-you is answered, in the language it was said.
+func TestWhatCanYouDoAndThanks(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "what can you do", "timers"},
+		{locale.English, "help", "timers"},
+		{locale.English, "what can I ask you", "timers"},
+		{locale.German, "was kannst du", "Timer"},
+		{locale.German, "was kannst du alles", "Timer"},
+		{locale.Spanish, "qué puedes hacer", "temporizadores"},
+		{locale.French, "que sais-tu faire", "minuteurs"},
+		{locale.French, "qu'est-ce que tu peux faire", "minuteurs"},
+		{locale.English, "thank you", "welcome"},
+		{locale.English, "thanks", "welcome"},
+		{locale.German, "danke", "Gern"},
+		{locale.German, "vielen Dank", "Gern"},
+		{locale.Spanish, "gracias", "nada"},
+		{locale.French, "merci", "rien"},
+		{locale.French, "merci beaucoup", "rien"},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		ctx := locale.WithLanguage(t.Context(), string(tt.l))
+		if r := f.reg.RunRoute(ctx, u.Route, tt.say); !strings.Contains(r.Spoken, tt.want) {
+			t.Errorf("%s %q: said %q, want it to say %q", tt.l, tt.say, r.Spoken, tt.want)
 		}
 	}
 }
