@@ -41,6 +41,9 @@ func TestDetect(t *testing.T) {
 		"gracias":                          Spanish,
 		"muchas gracias":                   Spanish,
 		"qué puedes hacer":                 Spanish,
+		"nein, 10":                         German,
+		"eigentlich zwanzig":               German,
+		"non, 10":                          French,
 	} {
 		if l, ok := Detect(text); !ok || l != want {
 			t.Errorf("Detect(%q) = %s, %v; want %s", text, l, ok, want)

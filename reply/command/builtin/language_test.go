@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/storage"
@@ -435,6 +436,31 @@ func TestWhatCanYouDoAndThanks(t *testing.T) {
 		ctx := locale.WithLanguage(t.Context(), string(tt.l))
 		if r := f.reg.RunRoute(ctx, u.Route, tt.say); !strings.Contains(r.Spoken, tt.want) {
 			t.Errorf("%s %q: said %q, want it to say %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}
+
+// TestCorrectingInEachLanguage: "nein, 10" corrects a German timer as "no,
+// 10" does an English one.
+func TestCorrectingInEachLanguage(t *testing.T) {
+	for _, tt := range []struct {
+		l        locale.Lang
+		set, say string
+	}{
+		{locale.German, "stell einen Timer für 5 Minuten", "nein, 10"},
+		{locale.French, "mets un minuteur de 5 minutes", "non, 10"},
+		{locale.Spanish, "pon un temporizador de 5 minutos", "no, 10"},
+	} {
+		f := newFixture(t)
+		for _, s := range []string{tt.set, tt.say} {
+			u := f.reg.Understand(t.Context(), tt.l, s)
+			if !u.OK {
+				t.Fatalf("%s %q: not understood (%s %s)", tt.l, s, u.Reason, u.Detail)
+			}
+			f.reg.RunRoute(t.Context(), u.Route, s)
+		}
+		if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 1 || timers[0].Duration != 10*time.Minute {
+			t.Errorf("%s %q after %q: timers %+v, want one of 10 minutes", tt.l, tt.say, tt.set, timers)
 		}
 	}
 }
