@@ -32,6 +32,18 @@ func TestDetect(t *testing.T) {
 		"cuánto es doce por cuatro":        Spanish,
 		"¿qué hora es?":                    Spanish,
 		"pon un temporizador de 5 minutos": Spanish,
+		"thank you":                        English,
+		"danke":                            German,
+		"danke schön":                      German,
+		"was kannst du":                    German,
+		"merci":                            French,
+		"merci beaucoup":                   French,
+		"gracias":                          Spanish,
+		"muchas gracias":                   Spanish,
+		"qué puedes hacer":                 Spanish,
+		"nein, 10":                         German,
+		"eigentlich zwanzig":               German,
+		"non, 10":                          French,
 	} {
 		if l, ok := Detect(text); !ok || l != want {
 			t.Errorf("Detect(%q) = %s, %v; want %s", text, l, ok, want)

@@ -51,9 +51,13 @@ var catalogue = where{
 	// intents as the service calls and questions they make.
 	"home_service": onBox,
 	"home_query":   onBox,
-	"web_search":   onBox | onCenter,
-	"wikipedia":    onBox | onCenter,
-	"fetch_page":   onBox | onCenter,
+	// "what can you do" and "thank you" without the model, on the box and
+	// on a node (hidden from the model too).
+	"help":       onBox,
+	"thanks":     onBox,
+	"web_search": onBox | onCenter,
+	"wikipedia":  onBox | onCenter,
+	"fetch_page": onBox | onCenter,
 }
 
 type where map[string]place

@@ -2,13 +2,14 @@ package command
 
 import (
 	"strings"
+	"time"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
 )
 
 // refineCues start an utterance that changes the last command.
-var refineCues = []string{"actually", "make it", "make that", "change it to", "change that to", "no", "instead", "i meant", "i mean", "rather"}
+var refineCues = []string{"actually", "make it", "make that", "change it to", "change that to", "no", "instead", "i meant", "i mean", "i said", "rather"}
 
 // refinement reads text as a change to the client's last call, when it
 // came within the refine window and the command has refinable parameters.
@@ -32,10 +33,13 @@ func (r *Registry) refinement(client string, l locale.Lang, said string) (Route,
 	}
 	words := utterance.Words(text)
 	cued := false
-	for _, cue := range refineCues {
-		if rest, ok := strings.CutPrefix(text, cue+" "); ok {
-			words, cued = utterance.Words(rest), true
-			break
+	for again := true; again; { // "no, i said 15": one cue after another
+		again = false
+		for _, cue := range refineCues {
+			if rest, ok := strings.CutPrefix(text, cue+" "); ok {
+				text, words, cued, again = rest, utterance.Words(rest), true, true
+				break
+			}
 		}
 	}
 	if len(words) == 0 || len(words) > 6 {
@@ -50,6 +54,8 @@ func (r *Registry) refinement(client string, l locale.Lang, said string) (Route,
 		case TimeDelta:
 			if d, at, n, ok := utterance.FindDuration(words); ok && (cued || at == 0 && n == len(words)) {
 				v = d
+			} else if f, n, ok := utterance.Number(words); ok && cued && n == len(words) && f > 0 {
+				v = inUnitOf(f, last.args.Duration(p.Name)) // "no, 15"
 			}
 		case Integer, Float:
 			if f, at, n, ok := utterance.FindNumber(words); ok && (cued || at == 0 && n == len(words)) {
@@ -67,6 +73,20 @@ func (r *Registry) refinement(client string, l locale.Lang, said string) (Route,
 		}
 	}
 	return Route{}, false
+}
+
+// inUnitOf reads a number said alone as a length in the unit of the one
+// it corrects: hours for a length of an hour or more (up to a day's 24),
+// minutes for a minute or more, else seconds.
+func inUnitOf(f float64, was time.Duration) time.Duration {
+	unit := time.Second
+	switch {
+	case was >= time.Hour && f <= 24:
+		unit = time.Hour
+	case was >= time.Minute:
+		unit = time.Minute
+	}
+	return time.Duration(f * float64(unit))
 }
 
 // merge returns the last call's arguments with the refined ones replaced.

@@ -204,7 +204,7 @@ func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, er
 		return command.Claim{}, command.Unresolved("duration", "not a duration")
 	}
 	if m.Has("name") {
-		c.Arguments["name"] = strings.TrimSpace(m.String("name"))
+		c.Arguments["name"] = timerName(m.Lang, m.String("name"))
 	}
 	return c, nil
 }
@@ -219,7 +219,7 @@ func haTimer(m command.Match) (command.Claim, error) {
 		return command.Claim{}, command.Unresolved("minutes", "no length")
 	}
 	args := map[string]any{"duration": d}
-	if n := strings.TrimSpace(m.String("name")); n != "" {
+	if n := timerName(m.Lang, m.String("name")); n != "" {
 		args["name"] = n
 	}
 	return command.Claim{Arguments: args}, nil

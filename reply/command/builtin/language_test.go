@@ -2,7 +2,9 @@ package builtin
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/storage"
@@ -366,6 +368,105 @@ func TestClockPhrasings(t *testing.T) {
 	} {
 		for _, c := range cases {
 			ringsAt(t, l, c.say, c.due)
+		}
+	}
+}
+
+// TestNamedTimersInEachLanguage: a timer is named as a household names it
+// ("Eier Timer", "Nudel-Timer", "el temporizador de la pasta"), and found
+// again by that name, with no verb, article or hyphen taken into it.
+func TestNamedTimersInEachLanguage(t *testing.T) {
+	for _, tt := range []struct {
+		l              locale.Lang
+		set, name, use string
+	}{
+		{locale.German, "stell einen Eier Timer auf 3 Minuten", "Eier", "lösche den Eier Timer"},
+		{locale.German, "stelle einen Nudel-Timer auf 8 Minuten", "Nudel", "pausiere den Nudel Timer"},
+		{locale.German, "stell einen Nudeltimer auf 8 Minuten", "Nudel", "pausiere den Nudel Timer"},
+		{locale.Spanish, "pon un temporizador para la pasta de 8 minutos", "pasta", "pausa el temporizador de la pasta"},
+		{locale.Spanish, "pon un temporizador de huevos de 3 minutos", "huevos", "cancela el temporizador de huevos"},
+		{locale.French, "mets un minuteur pour les pâtes de 8 minutes", "pâtes", "mets en pause le minuteur des pâtes"},
+	} {
+		f := newFixture(t)
+		u := f.reg.Understand(t.Context(), tt.l, tt.set)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.set, u.Reason, u.Detail)
+			continue
+		}
+		f.reg.RunRoute(t.Context(), u.Route, tt.set)
+		timers, _ := f.sched.Pending(t.Context(), storage.Timer)
+		if len(timers) != 1 || timers[0].Name != tt.name {
+			t.Errorf("%s %q: timers %+v, want one named %q", tt.l, tt.set, timers, tt.name)
+			continue
+		}
+		u = f.reg.Understand(t.Context(), tt.l, tt.use)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.use, u.Reason, u.Detail)
+			continue
+		}
+		if r := f.reg.RunRoute(t.Context(), u.Route, tt.use); r.Data["timer_id"] != timers[0].ID && r.Data["cancelled"] != 1 {
+			t.Errorf("%s %q after %q: said %q, %v; want the %s timer found", tt.l, tt.use, tt.set, r.Spoken, r.Data, tt.name)
+		}
+	}
+}
+
+// TestWhatCanYouDoAndThanks: with no model, "what can you do" is told what
+// works offline, and a thank-you is answered, in the language it was said.
+func TestWhatCanYouDoAndThanks(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "what can you do", "timers"},
+		{locale.English, "help", "timers"},
+		{locale.English, "what can I ask you", "timers"},
+		{locale.German, "was kannst du", "Timer"},
+		{locale.German, "was kannst du alles", "Timer"},
+		{locale.Spanish, "qué puedes hacer", "temporizadores"},
+		{locale.French, "que sais-tu faire", "minuteurs"},
+		{locale.French, "qu'est-ce que tu peux faire", "minuteurs"},
+		{locale.English, "thank you", "welcome"},
+		{locale.English, "thanks", "welcome"},
+		{locale.German, "danke", "Gern"},
+		{locale.German, "vielen Dank", "Gern"},
+		{locale.Spanish, "gracias", "nada"},
+		{locale.French, "merci", "rien"},
+		{locale.French, "merci beaucoup", "rien"},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		ctx := locale.WithLanguage(t.Context(), string(tt.l))
+		if r := f.reg.RunRoute(ctx, u.Route, tt.say); !strings.Contains(r.Spoken, tt.want) {
+			t.Errorf("%s %q: said %q, want it to say %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}
+
+// TestCorrectingInEachLanguage: "nein, 10" corrects a German timer as "no,
+// 10" does an English one.
+func TestCorrectingInEachLanguage(t *testing.T) {
+	for _, tt := range []struct {
+		l        locale.Lang
+		set, say string
+	}{
+		{locale.German, "stell einen Timer für 5 Minuten", "nein, 10"},
+		{locale.French, "mets un minuteur de 5 minutes", "non, 10"},
+		{locale.Spanish, "pon un temporizador de 5 minutos", "no, 10"},
+	} {
+		f := newFixture(t)
+		for _, s := range []string{tt.set, tt.say} {
+			u := f.reg.Understand(t.Context(), tt.l, s)
+			if !u.OK {
+				t.Fatalf("%s %q: not understood (%s %s)", tt.l, s, u.Reason, u.Detail)
+			}
+			f.reg.RunRoute(t.Context(), u.Route, s)
+		}
+		if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 1 || timers[0].Duration != 10*time.Minute {
+			t.Errorf("%s %q after %q: timers %+v, want one of 10 minutes", tt.l, tt.say, tt.set, timers)
 		}
 	}
 }

@@ -202,7 +202,7 @@ func CheckTimers(s Schedule) *command.Command {
 				if it.Name != "" {
 					parts = append(parts, l.T("%s with %s left", it.Name, left))
 				} else {
-					parts = append(parts, l.T("%s left", left))
+					parts = append(parts, l.T("one with %s left", left))
 				}
 			}
 			data := map[string]any{"timers": list}
@@ -265,7 +265,7 @@ func CancelTimer(s Schedule, alerts Alerts) *command.Command {
 					if it.Name != "" {
 						names = append(names, it.Name)
 					} else {
-						names = append(names, l.T("the %s timer", l.Duration(it.Duration)))
+						names = append(names, l.T("the timer for %s", l.Duration(it.Duration)))
 					}
 				}
 				return command.Response{Kind: command.Invalid, Spoken: l.T("You have %d timers. Which one: %s, or all of them?", len(timers), l.Or(names)),

@@ -33,7 +33,7 @@ func durationOf(m command.Match, prefix string) time.Duration {
 // started with, the room it was set in ("the kitchen timer").
 func whichTimer(m command.Match) (map[string]any, error) {
 	args := map[string]any{}
-	if n := strings.TrimSpace(m.String("name")); n != "" {
+	if n := timerName(m.Lang, m.String("name")); n != "" {
 		args["name"] = n
 	}
 	if d := durationOf(m, "start_"); d > 0 {
@@ -43,6 +43,37 @@ func whichTimer(m command.Match) (map[string]any, error) {
 		args["area"] = m.String("area")
 	}
 	return args, nil
+}
+
+// nameLead are the words a template's free text may take in front of a
+// timer's name, by language: the verb, the article, the preposition ("stell
+// einen Eier Timer", "el temporizador de la pasta", "le minuteur des pâtes").
+var nameLead = map[locale.Lang][]string{
+	locale.English: {"the", "a", "an", "my", "for", "of"},
+	locale.German: {"stell", "stelle", "setz", "setze", "mach", "mache", "leg", "lege", "erstelle", "starte", "start",
+		"programmier", "programmiere", "mir", "uns", "einen", "ein", "eine", "den", "die", "das", "der", "dem", "meinen",
+		"meine", "mein", "nen", "neuen", "weiteren", "kurzen", "für", "fürs", "vom", "von", "zum"},
+	locale.Spanish: {"el", "la", "los", "las", "un", "una", "mi", "de", "del", "para"},
+	locale.French:  {"le", "la", "les", "l'", "un", "une", "mon", "ma", "mes", "de", "du", "des", "d'", "pour"},
+}
+
+// timerName is a timer's name as the templates' free text took it, without
+// the words in front of it that are not the name, or a hyphen left from
+// "Nudel-Timer".
+func timerName(l locale.Lang, said string) string {
+	words := strings.Fields(strings.TrimRight(strings.TrimSpace(said), "-"))
+	for len(words) > 1 || len(words) == 1 && strings.Contains(words[0], "'") {
+		w := strings.ToLower(words[0])
+		if i := strings.Index(w, "'"); i > 0 && slices.Contains(nameLead[l], w[:i+1]) && i+1 < len(w) {
+			words[0] = words[0][i+1:] // "l'eau"
+			continue
+		}
+		if len(words) == 1 || !slices.Contains(nameLead[l], w) {
+			break
+		}
+		words = words[1:]
+	}
+	return strings.Join(words, " ")
 }
 
 // pick narrows timers to those named, of the length started with, set in
@@ -60,7 +91,7 @@ func describeTimer(l locale.Lang, it storage.Item) string {
 	if it.Name != "" {
 		return it.Name
 	}
-	return l.T("the %s timer", l.Duration(it.Duration))
+	return l.T("the timer for %s", l.Duration(it.Duration))
 }
 
 // oneTimer finds the one timer a call means, or says why not.
