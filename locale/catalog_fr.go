@@ -15,6 +15,7 @@ var fr = map[string]string{
 	"%d megabytes":                                                "%d mégaoctets",
 	"%d reminders: %s":                                            "%d rappels : %s",
 	"%s %s is %s %s.":                                             "%s %s, ça fait %s %s.",
+	"about %s":                                                    "environ %s",
 	"%s at %s":                                                    "%s, %s",
 	"%s divided by %s is %s.":                                     "%s divisé par %s égale %s.",
 	"%s gigabytes":                                                "%s gigaoctets",

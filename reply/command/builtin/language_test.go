@@ -470,3 +470,32 @@ func TestCorrectingInEachLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundedAnswersInEachLanguage: a sum or a conversion is said to a
+// sensible precision, with "about" in the language when it was rounded,
+// while the data keeps the full result.
+func TestRoundedAnswersInEachLanguage(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+		result    float64
+	}{
+		{locale.German, "was ist 10 geteilt durch 3", "10 geteilt durch 3 ist ungefähr 3,33.", 10.0 / 3},
+		{locale.German, "rechne 100 Grad Fahrenheit in Celsius", "100 Grad Fahrenheit sind ungefähr 37,8 Grad Celsius.", (100 - 32) * 5 / 9.0},
+		{locale.German, "was ist 9 geteilt durch 4", "9 geteilt durch 4 ist 2,25.", 2.25},
+		{locale.Spanish, "cuánto es diez entre tres", "10 entre 3 son aproximadamente 3,33.", 10.0 / 3},
+		{locale.French, "combien font dix divisé par trois", "10 divisé par 3 égale environ 3,33.", 10.0 / 3},
+		{locale.French, "convertis 100 degrés fahrenheit en celsius", "100 degrés Fahrenheit, ça fait environ 37,8 degrés Celsius.", (100 - 32) * 5 / 9.0},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say)
+		if r.Spoken != tt.want || r.Data["result"] != tt.result {
+			t.Errorf("%s %q: said %q, %v; want %q, result %v", tt.l, tt.say, r.Spoken, r.Data["result"], tt.want, tt.result)
+		}
+	}
+}
