@@ -1,0 +1,78 @@
+package builtin
+
+import (
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/storage"
+)
+
+// run understands say offline in l and carries it out, failing the test
+// when it is not understood.
+func (f *fixture) run(t *testing.T, l locale.Lang, say string) command.Response {
+	t.Helper()
+	u := f.reg.Understand(t.Context(), l, say)
+	if !u.OK {
+		t.Fatalf("%s %q: not understood (%s %s: %s)", l, say, u.Intent, u.Reason, u.Detail)
+	}
+	return f.reg.RunRoute(locale.WithLanguage(t.Context(), string(l)), u.Route, say)
+}
+
+// TestChangingATimer: a running timer is paused, resumed and given more
+// time in the words a household uses, and "it" right after setting one is
+// that one, even when others run.
+func TestChangingATimer(t *testing.T) {
+	type timer struct {
+		name   string
+		length time.Duration
+		paused bool
+	}
+	for _, tt := range []struct {
+		l     locale.Lang
+		steps []string
+		want  []timer // soonest first
+	}{
+		{locale.English, []string{"set a timer for 5 minutes", "add a minute to the timer"}, []timer{{"", 6 * time.Minute, false}}},
+		{locale.English, []string{"set a timer for 5 minutes", "add 5 minutes"}, []timer{{"", 10 * time.Minute, false}}},
+		{locale.English, []string{"set a pasta timer for 8 minutes", "add 2 minutes to the pasta timer"}, []timer{{"pasta", 10 * time.Minute, false}}},
+		{locale.English, []string{"set a timer for 5 minutes", "pause the timer", "unpause the timer"}, []timer{{"", 5 * time.Minute, false}}},
+		{locale.English, []string{"set a timer for 5 minutes", "pause it"}, []timer{{"", 5 * time.Minute, true}}},
+		{locale.English, []string{"set a timer for 5 minutes", "pause it", "resume it"}, []timer{{"", 5 * time.Minute, false}}},
+		{locale.English, []string{"set a timer for 5 minutes", "add a minute"}, []timer{{"", 6 * time.Minute, false}}},
+		{locale.English, []string{"set a pasta timer for 8 minutes", "set a timer for 3 minutes", "pause it"},
+			[]timer{{"", 3 * time.Minute, true}, {"pasta", 8 * time.Minute, false}}},
+		{locale.English, []string{"set a timer for 3 minutes", "set a pasta timer for 8 minutes", "add a minute"},
+			[]timer{{"", 3 * time.Minute, false}, {"pasta", 9 * time.Minute, false}}},
+		{locale.Spanish, []string{"pon un temporizador para la pasta de 8 minutos", "pausa el temporizador de la pasta", "reanuda el temporizador de la pasta"},
+			[]timer{{"pasta", 8 * time.Minute, false}}},
+		{locale.Spanish, []string{"pon un temporizador para la pasta de 8 minutos", "pausa el temporizador de la pasta"},
+			[]timer{{"pasta", 8 * time.Minute, true}}},
+		{locale.German, []string{"stell einen Eier Timer auf 3 Minuten", "füge 2 Minuten zum Eier Timer hinzu"}, []timer{{"Eier", 5 * time.Minute, false}}},
+		{locale.German, []string{"Eieruhr auf 5 Minuten"}, []timer{{"Eier", 5 * time.Minute, false}}},
+		{locale.German, []string{"stell den Timer Pizza auf 12 Minuten"}, []timer{{"Pizza", 12 * time.Minute, false}}},
+	} {
+		t.Run(string(tt.l)+" "+tt.steps[len(tt.steps)-1], func(t *testing.T) {
+			f := newFixture(t)
+			for _, s := range tt.steps {
+				f.run(t, tt.l, s)
+			}
+			items, _ := f.sched.Pending(t.Context(), storage.Timer)
+			var got []timer
+			for _, it := range items {
+				got = append(got, timer{it.Name, it.Duration, it.Paused})
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("%s %q: timers %+v, want %+v", tt.l, tt.steps, got, tt.want)
+				return
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("%s %q: timers %+v, want %+v", tt.l, tt.steps, got, tt.want)
+					break
+				}
+			}
+		})
+	}
+}
