@@ -15,6 +15,8 @@ var de = map[string]string{
 	"%d megabytes":                                                "%d Megabyte",
 	"%d reminders: %s":                                            "%d Erinnerungen: %s",
 	"%s %s is %s %s.":                                             "%s %s sind %s %s.",
+	"For how long?":                                               "Für wie lange?",
+	"When should I remind you?":                                   "Wann soll ich dich erinnern?",
 	"about %s":                                                    "ungefähr %s",
 	"%s at %s":                                                    "%s, %s",
 	"%s divided by %s is %s.":                                     "%s geteilt durch %s ist %s.",

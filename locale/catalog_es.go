@@ -15,6 +15,8 @@ var es = map[string]string{
 	"%d megabytes":                                                "%d megabytes",
 	"%d reminders: %s":                                            "%d recordatorios: %s",
 	"%s %s is %s %s.":                                             "%s %s son %s %s.",
+	"For how long?":                                               "¿Por cuánto tiempo?",
+	"When should I remind you?":                                   "¿Cuándo te lo recuerdo?",
 	"about %s":                                                    "aproximadamente %s",
 	"%s at %s":                                                    "%s, %s",
 	"%s divided by %s is %s.":                                     "%s entre %s son %s.",

@@ -15,6 +15,8 @@ var fr = map[string]string{
 	"%d megabytes":                                                "%d mégaoctets",
 	"%d reminders: %s":                                            "%d rappels : %s",
 	"%s %s is %s %s.":                                             "%s %s, ça fait %s %s.",
+	"For how long?":                                               "Pour combien de temps ?",
+	"When should I remind you?":                                   "Quand dois-je te le rappeler ?",
 	"about %s":                                                    "environ %s",
 	"%s at %s":                                                    "%s, %s",
 	"%s divided by %s is %s.":                                     "%s divisé par %s égale %s.",

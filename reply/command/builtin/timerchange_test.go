@@ -76,3 +76,41 @@ func TestChangingATimer(t *testing.T) {
 		})
 	}
 }
+
+// TestAskingBack: a timer without a length, or a reminder without a time,
+// is asked about, and the answer that follows completes it.
+func TestAskingBack(t *testing.T) {
+	for _, tt := range []struct {
+		l                  locale.Lang
+		say, asked, answer string
+		said               string
+		kind               storage.ItemKind
+	}{
+		{locale.English, "set a timer", "For how long?", "5 minutes", "Timer set for 5 minutes.", storage.Timer},
+		{locale.English, "start a pasta timer", "For how long?", "8 minutes", "Pasta timer set for 8 minutes.", storage.Timer},
+		{locale.German, "stell einen Timer", "Für wie lange?", "5 Minuten", "Timer für 5 Minuten gestellt.", storage.Timer},
+		{locale.English, "remind me to water the plants", "When should I remind you?", "at 6 pm",
+			"OK, I'll remind you to water the plants at 6:00 PM today.", storage.Reminder},
+		{locale.English, "remind me to water the plants", "When should I remind you?", "in an hour",
+			"OK, I'll remind you to water the plants in 1 hour.", storage.Reminder},
+	} {
+		t.Run(string(tt.l)+" "+tt.say+" "+tt.answer, func(t *testing.T) {
+			f := newFixture(t)
+			r := f.run(t, tt.l, tt.say)
+			if r.Kind != command.FollowUp || r.Spoken != tt.asked {
+				t.Fatalf("%q: said %q (kind %v), want the question %q", tt.say, r.Spoken, r.Kind, tt.asked)
+			}
+			if items, _ := f.sched.Pending(t.Context(), tt.kind); len(items) != 0 {
+				t.Fatalf("%q set %+v before the answer", tt.say, items)
+			}
+			f.now = f.now.Add(5 * time.Second)
+			r = f.run(t, tt.l, tt.answer)
+			if r.Spoken != tt.said {
+				t.Errorf("%q after %q: said %q, want %q", tt.answer, tt.say, r.Spoken, tt.said)
+			}
+			if items, _ := f.sched.Pending(t.Context(), tt.kind); len(items) != 1 {
+				t.Errorf("%q after %q: %d set, want one", tt.answer, tt.say, len(items))
+			}
+		})
+	}
+}
