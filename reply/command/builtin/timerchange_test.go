@@ -114,3 +114,24 @@ func TestAskingBack(t *testing.T) {
 		})
 	}
 }
+
+// TestNamingTheTimerChanged: pausing, resuming or adding to a named timer
+// says which.
+func TestNamingTheTimerChanged(t *testing.T) {
+	f := newFixture(t)
+	f.run(t, locale.English, "set a pasta timer for 8 minutes")
+	f.run(t, locale.English, "set an egg timer for 3 minutes")
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "pause the pasta timer", "Paused the pasta timer."},
+		{locale.English, "resume the pasta timer", "Resumed the pasta timer."},
+		{locale.English, "add 2 minutes to the egg timer", "Added 2 minutes to the egg timer."},
+		{locale.German, "pausiere den pasta Timer", "Timer pasta pausiert."},
+	} {
+		if r := f.run(t, tt.l, tt.say); r.Spoken != tt.want {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}

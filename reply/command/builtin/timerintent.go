@@ -177,10 +177,16 @@ func PauseTimer(s Schedule) *command.Command {
 					if _, err := s.ResumeTimer(ctx, it.ID); err != nil {
 						return command.Response{}, err
 					}
+					if it.Name != "" {
+						return command.Said(l.T("Resumed the %s timer.", it.Name), timerData(it)), nil
+					}
 					return command.Said(l.T("Timer resumed."), timerData(it)), nil
 				}
 				if _, err := s.PauseTimer(ctx, it.ID); err != nil {
 					return command.Response{}, err
+				}
+				if it.Name != "" {
+					return command.Said(l.T("Paused the %s timer.", it.Name), timerData(it)), nil
 				}
 				return command.Said(l.T("Timer paused."), timerData(it)), nil
 			})
@@ -249,8 +255,13 @@ func AdjustTimer(s Schedule) *command.Command {
 				case err != nil:
 					return command.Response{}, err
 				}
-				if by > 0 {
+				switch {
+				case by > 0 && it.Name != "":
+					return command.Said(l.T("Added %s to the %s timer.", l.Duration(by), it.Name), timerData(it)), nil
+				case by > 0:
 					return command.Said(l.T("Added %s to the timer.", l.Duration(by)), timerData(it)), nil
+				case it.Name != "":
+					return command.Said(l.T("Took %s off the %s timer.", l.Duration(-by), it.Name), timerData(it)), nil
 				}
 				return command.Said(l.T("Took %s off the timer.", l.Duration(-by)), timerData(it)), nil
 			})
