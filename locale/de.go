@@ -50,8 +50,9 @@ func init() {
 			phrase(`(?:eine )?halbe stunde`, "30 minutes"),
 			phrase(`(?:eine )?dreiviertelstunde|(?:eine )?dreiviertel stunde`, "45 minutes"),
 			phrase(`(?:eine )?viertelstunde|(?:eine )?viertel stunde`, "15 minutes"),
-			phrase(`anderthalb|eineinhalb`, "1.5"),
-			phraseFn(`(zwei|drei|vier|fünf)einhalb`, func(g []string) string {
+			phrase(`anderthalb|ein ?einhalb`, "1.5"),
+			phrase(`(\d+) einhalb`, "$1.5"), // "zwei einhalb", its number read first
+			phraseFn(`(zwei|drei|vier|fünf) ?einhalb`, func(g []string) string {
 				return map[string]string{"zwei": "2.5", "drei": "3.5", "vier": "4.5", "fünf": "5.5"}[g[1]]
 			}),
 			phrase(`heute abend`, "tonight"),

@@ -70,7 +70,7 @@ func init() {
 			phrase(`(?:todos los|cada) (lunes|martes|miércoles|jueves|viernes|sábados?|domingos?)`, "every $1"),
 			phrase(`el (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "on $1"),
 			phrase(`(?:en|dentro de) (\d+(?:\.\d+)?) (segundos?|minutos?|horas?|días?)`, "in $1 $2"),
-			phrase(`(\d+) (horas?|minutos?) y media`, "$1.5 $2"),
+			phrase(`(\d+) (horas?|minutos?) y medi[ao]`, "$1.5 $2"), // "una hora y media", "dos minutos y medio"
 		},
 		trim: regexp.MustCompile(`^(?:(?:oye|hola|ok|okay|vale|bueno|y|puedes|podrías|podrias|me puedes|me podrías|dime|quiero saber|sabes) )+|(?: (?:gracias|ahora|para mí|ya))+$`),
 		// frames read the follow-ups that change the last call: yes and

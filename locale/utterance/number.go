@@ -1,6 +1,7 @@
 package utterance
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -193,6 +194,59 @@ func FormatNumber(v float64) string {
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	if s == "0" || s == "-0" {
 		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return s
+}
+
+// SpokenNumber writes a result the way a person would say it, and
+// reports whether it was rounded to get there. A value that has at most
+// three decimals is said exactly ("12", "0.5", "2.25", "0.125"); any other
+// is rounded by its size: to a whole number from 100 on, to one decimal
+// from 10, to two from 1, and to three significant figures below 1
+// ("454", "37.8", "3.33", "0.0123"). The rounded value is written in
+// full, never in exponent form.
+func SpokenNumber(v float64) (s string, rounded bool) {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return FormatNumber(v), false
+	}
+	if r := roundTo(v, 3); exactly(r, v) {
+		return plain(r, 3), false
+	}
+	a := math.Abs(v)
+	var decimals int
+	switch {
+	case a >= 100:
+		decimals = 0
+	case a >= 10:
+		decimals = 1
+	case a >= 1:
+		decimals = 2
+	default: // three significant figures: 0.0123
+		decimals = 2 - int(math.Floor(math.Log10(a)))
+	}
+	r := roundTo(v, decimals)
+	return plain(r, decimals), !exactly(r, v)
+}
+
+// roundTo rounds v to the given number of decimals, halves away from zero.
+func roundTo(v float64, decimals int) float64 {
+	p := math.Pow(10, float64(decimals))
+	return math.Round(v*p) / p
+}
+
+// exactly reports whether r is v but for the float's last bits.
+func exactly(r, v float64) bool {
+	return math.Abs(r-v) <= 1e-9*math.Max(1, math.Abs(v))
+}
+
+// plain writes v with at most decimals decimals and no trailing zeros.
+func plain(v float64, decimals int) string {
+	s := strconv.FormatFloat(v, 'f', max(decimals, 0), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
 	}
 	return s
 }

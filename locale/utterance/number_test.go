@@ -67,6 +67,43 @@ func TestFormatNumber(t *testing.T) {
 	}
 }
 
+// TestSpokenNumber: a result is said as a person would say it: whole above
+// a hundred, one decimal from ten, two from one, three significant figures
+// below; exact results (up to three decimals) as they are, and a rounded
+// one is reported so the sentence can say "about".
+func TestSpokenNumber(t *testing.T) {
+	for _, tt := range []struct {
+		v       float64
+		want    string
+		rounded bool
+	}{
+		{12, "12", false},
+		{0.5, "0.5", false},
+		{2.25, "2.25", false},
+		{12.5, "12.5", false},
+		{0.125, "0.125", false},
+		{-7, "-7", false},
+		{1e6, "1000000", false},
+		{453.59237, "454", true},
+		{37.77777777777778, "37.8", true},
+		{70.54792389916082, "70.5", true},
+		{10.0 / 3, "3.33", true},
+		{-10.0 / 3, "-3.33", true},
+		{1.0 / 3, "0.333", true},
+		{0.0123456, "0.0123", true},
+		{0.00001, "0.00001", false},
+		{2.2046226218, "2.2", true},
+		{99.9612, "100", true},
+		{9.9991, "10", true},
+		{1234.5678, "1235", true},
+	} {
+		got, rounded := SpokenNumber(tt.v)
+		if got != tt.want || rounded != tt.rounded {
+			t.Errorf("SpokenNumber(%v) = %q, %v; want %q, %v", tt.v, got, rounded, tt.want, tt.rounded)
+		}
+	}
+}
+
 func TestNormalize(t *testing.T) {
 	for in, want := range map[string]string{
 		"What's 12 times 4?":       "what's 12 times 4",

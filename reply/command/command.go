@@ -37,6 +37,11 @@ type Parameter struct {
 	// set (an error leaves the utterance unresolved).
 	Quantity  bool
 	ParseSlot func(english string) (any, error)
+	// Ask is the question the offline path asks when the parameter is
+	// missing ("For how long?"), as a catalogue key (locale.Key): the call
+	// waits for the answer, which refines it ("5 minutes"). Empty: the
+	// call fails and says what is missing.
+	Ask string
 
 	typ Type
 }

@@ -38,7 +38,7 @@ func (r *Registry) Complete(ctx context.Context, text, lang string) bool {
 	// An unplaced request is whole only as a control word: the wrong
 	// lights would go on if the microphone stopped before the place.
 	u := r.Understand(ctx, l, text)
-	if u.OK && !u.Route.Claim.Unplaced {
+	if u.OK && !u.Route.Claim.Unplaced && !asks(ctx, u.Route) {
 		return true
 	}
 	canonical := l.Canonical(text)
@@ -50,6 +50,34 @@ func (r *Registry) Complete(ctx context.Context, text, lang string) bool {
 		}
 	}
 	return !u.OK && wholeQuestion(l, text, words)
+}
+
+// asks reports whether a route would be asked back for a parameter ("set a
+// timer": for how long?): the user may be saying it still.
+func asks(ctx context.Context, rt Route) bool {
+	c, args := rt.Command, Args(rt.Claim.Arguments)
+	if rt.Refine {
+		return false
+	}
+	asking := map[string]bool{}
+	for _, p := range c.Parameters {
+		if p.Ask == "" {
+			continue
+		}
+		if p.Required && !args.Has(p.Name) {
+			return true
+		}
+		asking[p.Name] = true
+	}
+	if len(asking) == 0 || c.Validate == nil {
+		return false
+	}
+	for _, p := range c.Validate(ctx, args) {
+		if p.Suggest == nil && asking[p.Param] {
+			return true
+		}
+	}
+	return false
 }
 
 // wholeQuestion reports a question that is whole as said.

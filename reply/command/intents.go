@@ -28,6 +28,10 @@ type Match struct {
 	// Lang is the language it was said in; Said what was said.
 	Lang locale.Lang
 	Said string
+	// Last is the data of the client's last call, when it came within the
+	// refine window: what "it" is in "pause it" said right after a timer
+	// was set. Nil otherwise.
+	Last map[string]any
 }
 
 // ErrUnresolved reports a slot a command cannot resolve (a device, a timer
@@ -108,6 +112,7 @@ func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) U
 	// wildcard split elsewhere); of several intents, only when they come
 	// to the same call.
 	top := r.best(ctx, l, text, all)
+	last := r.lastData(ClientOf(ctx).ID)
 	if len(top) == 0 {
 		return Understood{Reason: NoMatch}
 	}
@@ -120,7 +125,7 @@ func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) U
 	var firstErr error
 	var firstReason Reason
 	for _, res := range top {
-		rt, reason, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text})
+		rt, reason, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text, Last: last})
 		if reason == Unsupported && len(intents) > 1 {
 			continue // no command here does it: not another action
 		}
@@ -367,21 +372,31 @@ func (r *Registry) Intents(ctx context.Context, l locale.Lang, text string) []st
 // best are the matches as good as the first of all (matches best first),
 // less those whose free text their command could not read: such a match
 // ("I need to be woken and reminded" as a sum of two things, "set the
-// lamp to 50%" as a number "set" of lamps in "50%") tells nothing.
+// lamp to 50%" as a number "set" of lamps in "50%") tells nothing. When
+// none of the best is left, the next best are taken the same way: "füge
+// 2 Minuten zum Eier Timer hinzu" fits "füge {by} hinzu" with fewer free
+// texts, but only "füge {by} zum {name}timer hinzu" reads.
 func (r *Registry) best(ctx context.Context, l locale.Lang, text string, all []intent.Result) []intent.Result {
-	var out []intent.Result
-	for _, res := range all {
-		if intent.Compare(all[0], res) != 0 {
-			break
-		}
-		if hasFreeText(res) {
-			if _, _, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text}); freeTextFailed(res, err) {
-				continue
+	last := r.lastData(ClientOf(ctx).ID)
+	for len(all) > 0 {
+		var out []intent.Result
+		n := 0
+		for n < len(all) && intent.Compare(all[0], all[n]) == 0 {
+			res := all[n]
+			n++
+			if hasFreeText(res) {
+				if _, _, err := r.resolve(ctx, Match{Result: res, Lang: l, Said: text, Last: last}); freeTextFailed(res, err) {
+					continue
+				}
 			}
+			out = append(out, res)
 		}
-		out = append(out, res)
+		if len(out) > 0 {
+			return out
+		}
+		all = all[n:]
 	}
-	return out
+	return nil
 }
 
 // ToolsFor are the commands the model uses for an intent: those that

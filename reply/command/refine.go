@@ -75,6 +75,18 @@ func (r *Registry) refinement(client string, l locale.Lang, said string) (Route,
 	return Route{}, false
 }
 
+// lastData is the data of the client's last call when it came within the
+// refine window, else nil.
+func (r *Registry) lastData(client string) map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last := r.last[client]
+	if last == nil || r.o.Now().Sub(last.at) > r.o.RefineWindow {
+		return nil
+	}
+	return last.data
+}
+
 // inUnitOf reads a number said alone as a length in the unit of the one
 // it corrects: hours for a length of an hour or more (up to a day's 24),
 // minutes for a minute or more, else seconds.

@@ -231,7 +231,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 		}
 	}
 	if len(problems) > 0 {
-		return invalid(ctx, c, problems)
+		return r.invalid(ctx, c, args, problems, fromModel)
 	}
 	for _, p := range c.Parameters {
 		v, ok := args[p.Name]
@@ -256,7 +256,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 		}
 	}
 	if len(problems) > 0 {
-		return invalid(ctx, c, problems)
+		return r.invalid(ctx, c, args, problems, fromModel)
 	}
 	for _, p := range c.Parameters {
 		if !args.Has(p.Name) && p.Default != nil {
@@ -318,6 +318,25 @@ func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool
 		Spoken: sentenceCase(l.T("%s isn't set up yet. To set it up, run: hark secrets set %s.", what, missing[0])),
 		Data:   map[string]any{"error": "missing secrets", "missing_secrets": missing},
 	}, false
+}
+
+// invalid says what is wrong with a call's arguments; on the offline path,
+// when the first problem is a parameter the command asks for, it asks
+// that instead and keeps the call for the answer to refine.
+func (r *Registry) invalid(ctx context.Context, c *Command, args Args, problems []Problem, fromModel bool) Response {
+	if !fromModel {
+		for _, p := range c.Parameters {
+			if p.Name != problems[0].Param || p.Ask == "" {
+				continue
+			}
+			data := map[string]any{"awaiting": p.Name}
+			r.mu.Lock()
+			r.last[ClientOf(ctx).ID] = &lastCall{cmd: c, args: args, data: data, at: r.o.Now()}
+			r.mu.Unlock()
+			return Response{Kind: FollowUp, Spoken: locale.Speaking(ctx).T(p.Ask), Data: data}
+		}
+	}
+	return invalid(ctx, c, problems)
 }
 
 func invalid(ctx context.Context, c *Command, problems []Problem) Response {

@@ -156,13 +156,14 @@ func SetReminder(s Schedule) *command.Command {
 		Keywords:    []string{"remind", "reminder", "make sure i", "don't let me forget", "do not let me forget"},
 		Parameters: []command.Parameter{
 			{Name: "message", Type: "string", Required: true, Description: "what to remind of, e.g. call mom"},
-			{Name: "at", Type: "string", Description: "time of day, HH:MM 24-hour", Check: checkClock},
+			{Name: "at", Type: "string", Description: "time of day, HH:MM 24-hour", Check: checkClock, Ask: locale.Key("When should I remind you?")},
 			{Name: "day", Type: "string", Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
 			{Name: "in", Type: "timedelta", Description: "after this long, e.g. PT20M"},
 		},
 		Examples:   []command.Example{{Utterance: "remind me to call mom at 5 pm", Arguments: map[string]any{"message": "call mom", "at": "17:00"}}},
 		Intents:    []string{"set_reminder"},
 		FromIntent: reminderFromIntent,
+		Refine:     refineReminder,
 		Validate: func(ctx context.Context, a command.Args) []command.Problem {
 			if !a.Has("at") && !a.Has("in") && !a.Has("day") {
 				return []command.Problem{{Param: "at", Message: "say when: a time (at) or a delay (in)"}}
@@ -449,8 +450,30 @@ func readReminder(text string) (command.Claim, bool) {
 		return noClaim, false
 	}
 	words := tonightAfter(utterance.Words(rest))
-	used := make([]bool, len(words))
-	args := map[string]any{}
+	args, used := readWhen(words)
+	var msg []string
+	for i, w := range words {
+		if !used[i] {
+			msg = append(msg, w)
+		}
+	}
+	message := strings.Join(msg, " ")
+	for _, c := range []string{"to ", "that ", "about ", "of "} {
+		message = strings.TrimPrefix(message, c)
+	}
+	message = strings.TrimSuffix(strings.TrimSuffix(message, " to"), " and")
+	if message == "" || len(args) == 0 && !plainTask(rest) {
+		return noClaim, false
+	}
+	args["message"] = message
+	return claim(args)
+}
+
+// readWhen reads when a reminder is due from its words: after a while ("in
+// 20 minutes"), at a time of day, on a day. used marks the words it took.
+func readWhen(words []string) (args map[string]any, used []bool) {
+	used = make([]bool, len(words))
+	args = map[string]any{}
 	for i := range words {
 		if words[i] != "in" || i+1 >= len(words) {
 			continue
@@ -481,20 +504,43 @@ func readReminder(text string) (command.Claim, bool) {
 			args["day"], used[i], used[i-1] = w, true, true
 		}
 	}
-	var msg []string
-	for i, w := range words {
-		if !used[i] {
-			msg = append(msg, w)
+	return args, used
+}
+
+// timeWords hint at a time the reminder readers do not read ("next week",
+// "later"): a reminder that says one is left to the model, not asked when.
+var timeWords = []string{"next", "later", "soon", "week", "month", "year", "morning", "afternoon", "evening", "night",
+	"tonight", "tomorrow", "today", "weekend", "before", "after", "until", "when", "every", "o'clock", "noon", "midnight"}
+
+// plainTask reports whether what follows "remind me" is a task and nothing
+// that might be a time: "to water the plants", not "next week to call".
+func plainTask(rest string) bool {
+	words := utterance.Words(rest)
+	if len(words) < 2 || words[0] != "to" {
+		return false
+	}
+	for _, w := range words {
+		if slices.Contains(timeWords, w) || isWeekday(w) || strings.ContainsAny(w, "0123456789") {
+			return false
+		}
+		if _, _, ok := utterance.Number([]string{w}); ok && w != "a" && w != "an" {
+			return false
 		}
 	}
-	message := strings.Join(msg, " ")
-	for _, c := range []string{"to ", "that ", "about ", "of "} {
-		message = strings.TrimPrefix(message, c)
+	return true
+}
+
+// refineReminder reads the answer to "When should I remind you?" ("at 6
+// pm", "in an hour", "tomorrow at 9"): only for a reminder still without
+// a time, and only an answer that is all time.
+func refineReminder(text string, last command.Args) (command.Args, bool) {
+	if last.Has("at") || last.Has("in") || last.Has("day") {
+		return nil, false
 	}
-	message = strings.TrimSuffix(strings.TrimSuffix(message, " to"), " and")
-	if message == "" || len(args) == 0 {
-		return noClaim, false
+	words := tonightAfter(utterance.Words(trim(text)))
+	args, used := readWhen(words)
+	if len(args) == 0 || slices.Contains(used, false) {
+		return nil, false
 	}
-	args["message"] = message
-	return claim(args)
+	return args, true
 }

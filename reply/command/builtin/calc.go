@@ -3,10 +3,27 @@ package builtin
 import (
 	"context"
 	"math"
+	"strconv"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
 )
+
+// spokenResult says a computed value as a person would, with "about"
+// when it had to be rounded for that, and returns the value said. The
+// command's data keeps the value in full.
+func spokenResult(l locale.Lang, v float64) (string, float64) {
+	s, rounded := utterance.SpokenNumber(v)
+	said, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		said = v
+	}
+	if rounded {
+		return l.T("about %s", l.Number(s)), said
+	}
+	return l.Number(s), said
+}
 
 // Calculate is calculate: one arithmetic operation on two numbers.
 func Calculate() *command.Command {
@@ -50,7 +67,8 @@ func Calculate() *command.Command {
 			if math.IsInf(r, 0) || math.IsNaN(r) {
 				return command.Failed(l.T("That number is too big for me.")), nil
 			}
-			sa, sb, sr := l.Number(utterance.FormatNumber(a)), l.Number(utterance.FormatNumber(b)), l.Number(utterance.FormatNumber(r))
+			sa, sb := l.Number(utterance.FormatNumber(a)), l.Number(utterance.FormatNumber(b))
+			sr, _ := spokenResult(l, r)
 			var s string
 			switch op {
 			case "add":

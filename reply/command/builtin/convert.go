@@ -159,8 +159,9 @@ func Convert() *command.Command {
 			v := c.Args.Float("value")
 			r := convertValue(v, from, to)
 			l := lang(c)
+			sr, said := spokenResult(l, r)
 			s := l.T("%s %s is %s %s.", l.Number(utterance.FormatNumber(v)), l.Unit(from.code, name(from, v), v == 1),
-				l.Number(utterance.FormatNumber(round(r))), l.Unit(to.code, name(to, round(r)), round(r) == 1))
+				sr, l.Unit(to.code, name(to, said), said == 1))
 			return command.Said(s, map[string]any{"result": r, "unit": to.code}), nil
 		},
 	}
@@ -181,12 +182,4 @@ func name(u *unit, v float64) string {
 		return u.singular
 	}
 	return u.plural
-}
-
-// round keeps a conversion to four significant decimals for speech.
-func round(v float64) float64 {
-	s := utterance.FormatNumber(v)
-	var r float64
-	fmt.Sscan(s, &r)
-	return r
 }

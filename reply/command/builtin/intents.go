@@ -188,6 +188,13 @@ func cancelReminderFromIntent(ctx context.Context, m command.Match) (command.Cla
 }
 
 func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	if m.Intent == "set_timer" && !m.Has("duration") && durationOf(m, "") == 0 { // "set a timer": the length is asked
+		args := map[string]any{}
+		if n := timerName(m.Lang, m.String("name")); n != "" {
+			args["name"] = n
+		}
+		return command.Claim{Arguments: args}, nil
+	}
 	if m.Intent == "HassStartTimer" || !m.Has("duration") {
 		return haTimer(m) // the length in Home Assistant's slots
 	}

@@ -70,7 +70,7 @@ func TestTimerChanges(t *testing.T) {
 		}
 		say("set a pizza timer for 10 minutes")
 		time.Sleep(2 * time.Minute)
-		if got := say("pause the pizza timer"); got != "Timer paused." {
+		if got := say("pause the pizza timer"); got != "Paused the pizza timer." {
 			t.Errorf("pause: %q", got)
 		}
 		time.Sleep(30 * time.Minute) // paused: nothing goes by
@@ -79,7 +79,7 @@ func TestTimerChanges(t *testing.T) {
 		}
 		say("resume the pizza timer")
 		time.Sleep(time.Minute)
-		if got := say("add 5 minutes to the pizza timer"); got != "Added 5 minutes to the timer." {
+		if got := say("add 5 minutes to the pizza timer"); got != "Added 5 minutes to the pizza timer." {
 			t.Errorf("add: %q", got)
 		}
 		if got := say("how much time is left on the pizza timer"); got != "Your pizza timer has 12 minutes left." {
@@ -88,7 +88,7 @@ func TestTimerChanges(t *testing.T) {
 		if got := say("take 20 minutes off the pizza timer"); got != "The timer has less time left than that." {
 			t.Errorf("too much off: %q", got)
 		}
-		if got := say("take 2 minutes off the pizza timer"); got != "Took 2 minutes off the timer." {
+		if got := say("take 2 minutes off the pizza timer"); got != "Took 2 minutes off the pizza timer." {
 			t.Errorf("off: %q", got)
 		}
 		if got := say("how much time is left on the pizza timer"); got != "Your pizza timer has 10 minutes left." {

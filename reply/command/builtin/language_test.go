@@ -24,6 +24,8 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"stelle einen Nudeltimer auf 8 Minuten", "set_timer", "map[duration:8m0s name:Nudel]"},
 		{"stell mir bitte einen Timer für eine halbe Stunde", "set_timer", "map[duration:30m0s]"},
 		{"Timer für anderthalb Stunden", "set_timer", "map[duration:1h30m0s]"},
+		{"stell einen Timer auf zwei einhalb Minuten", "set_timer", "map[duration:2m30s]"},
+		{"Timer für drei einhalb Stunden", "set_timer", "map[duration:3h30m0s]"},
 		{"stell einen Timer für eine Stunde und zwanzig Minuten", "set_timer", "map[duration:1h20m0s]"},
 		{"starte einen Timer über dreiundzwanzig Sekunden", "set_timer", "map[duration:23s]"},
 		{"wie viel Zeit ist noch übrig", "check_timers", "map[]"},
@@ -73,6 +75,7 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"règle un minuteur d'une demi-heure", "set_timer", "map[duration:30m0s]"},
 		{"lance un minuteur de vingt-cinq minutes", "set_timer", "map[duration:25m0s]"},
 		{"mets un minuteur d'une heure et demie", "set_timer", "map[duration:1h30m0s]"},
+		{"mets un minuteur de deux minutes et demie", "set_timer", "map[duration:2m30s]"},
 		{"combien de temps reste-t-il", "check_timers", "map[]"},
 		{"annule le minuteur", "cancel_timer", "map[]"},
 		{"annule tous les minuteurs", "cancel_timer", "map[all:true]"},
@@ -131,6 +134,8 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"pon un temporizador para la pasta de 8 minutos", "set_timer", "map[duration:8m0s name:pasta]"},
 		{"pon un temporizador de media hora", "set_timer", "map[duration:30m0s]"},
 		{"pon un temporizador de una hora y media", "set_timer", "map[duration:1h30m0s]"},
+		{"pon un temporizador de dos minutos y medio", "set_timer", "map[duration:2m30s]"},
+		{"pon un temporizador de tres horas y media", "set_timer", "map[duration:3h30m0s]"},
 		{"cuánto tiempo queda", "check_timers", "map[]"},
 		{"cancela el temporizador", "cancel_timer", "map[]"},
 		{"cancela todos los temporizadores", "cancel_timer", "map[all:true]"},
@@ -467,6 +472,35 @@ func TestCorrectingInEachLanguage(t *testing.T) {
 		}
 		if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 1 || timers[0].Duration != 10*time.Minute {
 			t.Errorf("%s %q after %q: timers %+v, want one of 10 minutes", tt.l, tt.say, tt.set, timers)
+		}
+	}
+}
+
+// TestRoundedAnswersInEachLanguage: a sum or a conversion is said to a
+// sensible precision, with "about" in the language when it was rounded,
+// while the data keeps the full result.
+func TestRoundedAnswersInEachLanguage(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+		result    float64
+	}{
+		{locale.German, "was ist 10 geteilt durch 3", "10 geteilt durch 3 ist ungefähr 3,33.", 10.0 / 3},
+		{locale.German, "rechne 100 Grad Fahrenheit in Celsius", "100 Grad Fahrenheit sind ungefähr 37,8 Grad Celsius.", (100 - 32) * 5 / 9.0},
+		{locale.German, "was ist 9 geteilt durch 4", "9 geteilt durch 4 ist 2,25.", 2.25},
+		{locale.Spanish, "cuánto es diez entre tres", "10 entre 3 son aproximadamente 3,33.", 10.0 / 3},
+		{locale.French, "combien font dix divisé par trois", "10 divisé par 3 égale environ 3,33.", 10.0 / 3},
+		{locale.French, "convertis 100 degrés fahrenheit en celsius", "100 degrés Fahrenheit, ça fait environ 37,8 degrés Celsius.", (100 - 32) * 5 / 9.0},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say)
+		if r.Spoken != tt.want || r.Data["result"] != tt.result {
+			t.Errorf("%s %q: said %q, %v; want %q, result %v", tt.l, tt.say, r.Spoken, r.Data["result"], tt.want, tt.result)
 		}
 	}
 }

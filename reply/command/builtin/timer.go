@@ -114,7 +114,7 @@ func SetTimer(s Schedule) *command.Command {
 		Description: "Start a countdown timer, optionally named.",
 		Keywords:    []string{"timer", "countdown", "minutes"},
 		Parameters: []command.Parameter{
-			{Name: "duration", Type: "timedelta", Required: true, Refinable: true, Description: "ISO 8601, e.g. PT5M",
+			{Name: "duration", Type: "timedelta", Required: true, Refinable: true, Description: "ISO 8601, e.g. PT5M", Ask: locale.Key("For how long?"),
 				Check: func(v any) error {
 					if v.(time.Duration) > schedule.MaxTimer {
 						return errors.New("timers go up to 24 hours")

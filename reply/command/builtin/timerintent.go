@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/schedule"
 	"github.com/harkbox/hark/storage"
@@ -42,7 +43,28 @@ func whichTimer(m command.Match) (map[string]any, error) {
 	if m.Has("area") { // said, or "in here": the speaker's own room
 		args["area"] = m.String("area")
 	}
+	if len(args) == 0 && m.Has("it") {
+		lastTimer(m.Last, args)
+	}
 	return args, nil
+}
+
+// lastTimer names, in args, the timer the last call set or changed ("pause
+// it" right after "set a timer for 5 minutes"): by its name, else by the
+// length it now has. Nothing when the last call was not on a timer.
+func lastTimer(last map[string]any, args map[string]any) {
+	if _, ok := last["timer_id"].(string); !ok {
+		return
+	}
+	if name, _ := last["name"].(string); name != "" {
+		args["name"] = name
+		return
+	}
+	if s, _ := last["duration"].(string); s != "" {
+		if d, err := time.ParseDuration(s); err == nil && d > 0 {
+			args["started"] = d
+		}
+	}
 }
 
 // nameLead are the words a template's free text may take in front of a
@@ -138,13 +160,13 @@ func PauseTimer(s Schedule) *command.Command {
 		Description: "Pause a running timer, or resume a paused one.",
 		Keywords:    []string{"pause", "resume", "timer"},
 		Parameters:  append(slices.Clone(timerParams), command.Parameter{Name: "resume", Type: "bool", Description: "true to resume"}),
-		Intents:     []string{"HassPauseTimer", "HassUnpauseTimer"},
+		Intents:     []string{"HassPauseTimer", "HassUnpauseTimer", "pause_timer"},
 		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
 			args, err := whichTimer(m)
 			if err != nil {
 				return command.Claim{}, err
 			}
-			if m.Intent == "HassUnpauseTimer" {
+			if m.Intent == "HassUnpauseTimer" || m.Has("resume") {
 				args["resume"] = true
 			}
 			return command.Claim{Arguments: args}, nil
@@ -155,10 +177,16 @@ func PauseTimer(s Schedule) *command.Command {
 					if _, err := s.ResumeTimer(ctx, it.ID); err != nil {
 						return command.Response{}, err
 					}
+					if it.Name != "" {
+						return command.Said(l.T("Resumed the %s timer.", it.Name), timerData(it)), nil
+					}
 					return command.Said(l.T("Timer resumed."), timerData(it)), nil
 				}
 				if _, err := s.PauseTimer(ctx, it.ID); err != nil {
 					return command.Response{}, err
+				}
+				if it.Name != "" {
+					return command.Said(l.T("Paused the %s timer.", it.Name), timerData(it)), nil
 				}
 				return command.Said(l.T("Timer paused."), timerData(it)), nil
 			})
@@ -188,18 +216,26 @@ func AdjustTimer(s Schedule) *command.Command {
 		Parameters: append(slices.Clone(timerParams),
 			command.Parameter{Name: "by", Type: "timedelta", Required: true, Description: "how much, e.g. PT5M"},
 			command.Parameter{Name: "subtract", Type: "bool", Description: "true to take the time off"}),
-		Intents: []string{"HassIncreaseTimer", "HassDecreaseTimer"},
+		Intents: []string{"HassIncreaseTimer", "HassDecreaseTimer", "adjust_timer"},
 		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
 			args, err := whichTimer(m)
 			if err != nil {
 				return command.Claim{}, err
 			}
 			by := durationOf(m, "")
+			if m.Has("by") { // Hark's templates: the time as said
+				words := utterance.Words(english(m, "by"))
+				d, n, ok := utterance.Duration(words)
+				if !ok || n != len(words) {
+					return command.Claim{}, command.Unresolved("by", "not a length of time")
+				}
+				by = d
+			}
 			if by <= 0 {
 				return command.Claim{}, command.Unresolved("minutes", "no time to add or take off")
 			}
 			args["by"] = by
-			if m.Intent == "HassDecreaseTimer" {
+			if m.Intent == "HassDecreaseTimer" || m.Has("subtract") {
 				args["subtract"] = true
 			}
 			return command.Claim{Arguments: args}, nil
@@ -219,8 +255,13 @@ func AdjustTimer(s Schedule) *command.Command {
 				case err != nil:
 					return command.Response{}, err
 				}
-				if by > 0 {
+				switch {
+				case by > 0 && it.Name != "":
+					return command.Said(l.T("Added %s to the %s timer.", l.Duration(by), it.Name), timerData(it)), nil
+				case by > 0:
 					return command.Said(l.T("Added %s to the timer.", l.Duration(by)), timerData(it)), nil
+				case it.Name != "":
+					return command.Said(l.T("Took %s off the %s timer.", l.Duration(-by), it.Name), timerData(it)), nil
 				}
 				return command.Said(l.T("Took %s off the timer.", l.Duration(-by)), timerData(it)), nil
 			})
