@@ -116,7 +116,7 @@ func SetAlarm(s Schedule) *command.Command {
 					// A repeating or dated alarm said without morning or
 					// evening is a wake-up: morning.
 				default:
-					hour = ct.Next(c.Now).Hour()
+					hour = ct.Waking(c.Now).Hour()
 				}
 			}
 			if id, ok := c.Refines["alarm_id"].(string); ok {

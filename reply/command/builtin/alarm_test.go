@@ -1,0 +1,64 @@
+package builtin
+
+import (
+	"testing"
+
+	"github.com/harkbox/hark/locale"
+)
+
+// TestAlarmHourIsAWakeUp: an alarm said without morning or evening at an
+// hour from 5 to 11 is the morning's, though the evening's comes sooner:
+// an alarm wakes, and a missed wake-up is the worse mistake. Hours 1 to
+// 4 and 12 keep the sooner of the two; an evening said, or a 24-hour
+// time, is the evening; reminders keep their own rule. The fixture's
+// clock is Sunday 10:15.
+func TestAlarmHourIsAWakeUp(t *testing.T) {
+	for l, cases := range map[locale.Lang][]struct {
+		say string
+		due string
+	}{
+		locale.English: {
+			{"set an alarm for 7", "Mon 07:00"},
+			{"wake me up at 7", "Mon 07:00"},
+			{"set an alarm for 5", "Mon 05:00"},
+			{"set an alarm for 11:30", "Sun 11:30"},
+			{"set an alarm for 3", "Sun 15:00"},
+			{"set an alarm for 12:30", "Sun 12:30"},
+			{"set an alarm for 7 pm", "Sun 19:00"},
+			{"set an alarm for 7 in the evening", "Sun 19:00"},
+			{"set an alarm for 19:00", "Sun 19:00"},
+			{"remind me at 7 to call mom", "Sun 19:00"},
+		},
+		locale.German: {
+			{"weck mich um halb sieben", "Mon 06:30"},
+			{"stell einen Wecker auf 6 Uhr 30", "Mon 06:30"},
+			{"stell einen Wecker auf 7 Uhr", "Mon 07:00"},
+			{"stell einen Wecker auf 19 Uhr", "Sun 19:00"},
+			{"weck mich abends um sieben", "Sun 19:00"},
+		},
+		locale.French: {
+			{"mets un réveil à 7 heures", "Mon 07:00"},
+			{"réveille-moi à 7 heures", "Mon 07:00"},
+			{"réveille-moi à 19 heures", "Sun 19:00"},
+			{"réveille-moi à 7 heures du soir", "Sun 19:00"},
+		},
+		locale.Spanish: {
+			{"despiértame a las 7", "Mon 07:00"},
+			{"pon una alarma a las 7", "Mon 07:00"},
+			{"pon una alarma a las 7 de la tarde", "Sun 19:00"},
+		},
+	} {
+		for _, c := range cases {
+			ringsAt(t, l, c.say, c.due)
+		}
+	}
+}
+
+// TestAlarmSaysWhen: the answer names the day and the half of it, so a
+// household that meant the evening hears the morning was set.
+func TestAlarmSaysWhen(t *testing.T) {
+	f := newFixture(t)
+	if said, _ := f.say(t, "set an alarm for 7"); said != "Alarm set for 7:00 AM tomorrow." {
+		t.Errorf("\"set an alarm for 7\" at 10:15: said %q, want %q", said, "Alarm set for 7:00 AM tomorrow.")
+	}
+}
