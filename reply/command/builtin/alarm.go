@@ -334,9 +334,9 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 			}
 			if len(items) > 1 {
 				if kind == storage.Reminder {
-					return command.Said(l.T("Cancelled %d reminders.", len(items)), map[string]any{"cancelled": len(items)}), nil
+					return command.Said(l.T("Cancelled all %d reminders.", len(items)), map[string]any{"cancelled": len(items)}), nil
 				}
-				return command.Said(l.T("Cancelled %d alarms.", len(items)), map[string]any{"cancelled": len(items)}), nil
+				return command.Said(l.T("Cancelled all %d alarms.", len(items)), map[string]any{"cancelled": len(items)}), nil
 			}
 			if kind == storage.Reminder {
 				return command.Said(l.T("Cancelled the reminder to %s.", describeItem(l, items[0], c.Now)), map[string]any{"cancelled": 1}), nil

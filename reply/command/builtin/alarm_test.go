@@ -62,3 +62,30 @@ func TestAlarmSaysWhen(t *testing.T) {
 		t.Errorf("\"set an alarm for 7\" at 10:15: said %q, want %q", said, "Alarm set for 7:00 AM tomorrow.")
 	}
 }
+
+// TestCancelAllWording: cancelling every alarm or reminder is said as
+// cancelling every timer is: "Cancelled all 2 alarms.", in each language.
+func TestCancelAllWording(t *testing.T) {
+	for _, tt := range []struct {
+		l            locale.Lang
+		set          []string
+		cancel, want string
+	}{
+		{locale.English, []string{"set a timer for 5 minutes", "set a timer for 8 minutes"}, "cancel all timers", "Cancelled all 2 timers."},
+		{locale.English, []string{"set an alarm for 7 am", "set an alarm for 8 am"}, "cancel all alarms", "Cancelled all 2 alarms."},
+		{locale.English, []string{"remind me at 5 pm to call mom", "remind me at 6 pm to feed the cat"}, "cancel all reminders", "Cancelled all 2 reminders."},
+		{locale.German, []string{"stell einen Wecker auf 7 Uhr", "stell einen Wecker auf 8 Uhr"}, "lösche alle Wecker", "Alle 2 Wecker gelöscht."},
+	} {
+		f := newFixture(t)
+		ctx := locale.WithLanguage(t.Context(), string(tt.l))
+		for _, s := range append(tt.set, tt.cancel) {
+			u := f.reg.Understand(ctx, tt.l, s)
+			if !u.OK {
+				t.Fatalf("%s %q: not understood (%s %s)", tt.l, s, u.Reason, u.Detail)
+			}
+			if r := f.reg.RunRoute(ctx, u.Route, s); s == tt.cancel && r.Spoken != tt.want {
+				t.Errorf("%s %q: said %q, want %q", tt.l, s, r.Spoken, tt.want)
+			}
+		}
+	}
+}
