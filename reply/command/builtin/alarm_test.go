@@ -2,8 +2,10 @@ package builtin
 
 import (
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/storage"
 )
 
 // TestAlarmHourIsAWakeUp: an alarm said without morning or evening at an
@@ -86,6 +88,32 @@ func TestCancelAllWording(t *testing.T) {
 			if r := f.reg.RunRoute(ctx, u.Route, s); s == tt.cancel && r.Spoken != tt.want {
 				t.Errorf("%s %q: said %q, want %q", tt.l, s, r.Spoken, tt.want)
 			}
+		}
+	}
+}
+
+// TestRefiningAnAlarm: right after an alarm is set, "make it 7 am" or "no,
+// 7 pm" changes that alarm: one alarm, at the new time.
+func TestRefiningAnAlarm(t *testing.T) {
+	for _, tt := range []struct {
+		set, say, due, said string
+	}{
+		{"set an alarm for 7 pm", "make it 7 am", "Mon 07:00", "Alarm set for 7:00 AM tomorrow."},
+		{"set an alarm for 7", "no, 7 pm", "Sun 19:00", "Alarm set for 7:00 PM today."},
+		{"wake me up at 6:30 tomorrow", "actually 6:45", "Mon 06:45", "Alarm set for 6:45 AM tomorrow."},
+		{"set an alarm for 3", "make that 3 am", "Mon 03:00", "Alarm set for 3:00 AM tomorrow."},
+	} {
+		f := newFixture(t)
+		f.say(t, tt.set)
+		f.now = f.now.Add(3 * time.Second)
+		said, _ := f.say(t, tt.say)
+		alarms, _ := f.sched.Pending(t.Context(), storage.Alarm)
+		if len(alarms) != 1 || alarms[0].Due.In(berlin).Format("Mon 15:04") != tt.due || said != tt.said {
+			var dues []string
+			for _, a := range alarms {
+				dues = append(dues, a.Due.In(berlin).Format("Mon 15:04"))
+			}
+			t.Errorf("%q after %q: said %q, alarms %v; want %q and one alarm at %s", tt.say, tt.set, said, dues, tt.said, tt.due)
 		}
 	}
 }
