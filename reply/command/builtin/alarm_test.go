@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -114,6 +116,52 @@ func TestRefiningAnAlarm(t *testing.T) {
 				dues = append(dues, a.Due.In(berlin).Format("Mon 15:04"))
 			}
 			t.Errorf("%q after %q: said %q, alarms %v; want %q and one alarm at %s", tt.say, tt.set, said, dues, tt.said, tt.due)
+		}
+	}
+}
+
+// TestCancelOneOfSeveralAlarms: with several alarms set, one is cancelled
+// by its time ("the 7 o'clock alarm", "den Wecker um 7") or by its days
+// ("my weekday alarm"); the others are kept.
+func TestCancelOneOfSeveralAlarms(t *testing.T) {
+	alarms := map[locale.Lang][]string{
+		locale.English: {"wake me up at 7 on weekdays", "set an alarm for 9 am on weekends", "set an alarm for 6:30 tomorrow"},
+		locale.German:  {"weck mich werktags um 7 Uhr", "weck mich am Wochenende um 9 Uhr", "weck mich morgen um 6 Uhr 30"},
+		locale.French:  {"réveille-moi en semaine à 7 heures", "réveille-moi le week-end à 9 heures", "réveille-moi demain à 6 h 30"},
+		locale.Spanish: {"despiértame entre semana a las 7", "despiértame los fines de semana a las 9", "despiértame mañana a las 6 y media"},
+	}
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, gone string // gone: the hour:minute of the alarm cancelled
+	}{
+		{locale.English, "delete my weekday alarm", "07:00"},
+		{locale.English, "cancel the 7 o'clock alarm", "07:00"},
+		{locale.English, "cancel the weekend alarm", "09:00"},
+		{locale.English, "cancel my alarm at 6:30", "06:30"},
+		{locale.German, "lösche den Wecker um 7", "07:00"},
+		{locale.German, "lösche den Wecker am Wochenende", "09:00"},
+		{locale.French, "supprime l'alarme en semaine", "07:00"},
+		{locale.French, "supprime l'alarme de 9 heures", "09:00"},
+		{locale.Spanish, "borra la alarma entre semana", "07:00"},
+		{locale.Spanish, "borra la alarma de las 9", "09:00"},
+	} {
+		f := newFixture(t)
+		ctx := locale.WithLanguage(t.Context(), string(tt.l))
+		for _, s := range append(alarms[tt.l], tt.say) {
+			u := f.reg.Understand(ctx, tt.l, s)
+			if !u.OK {
+				t.Errorf("%s %q: not understood (%s %s)", tt.l, s, u.Reason, u.Detail)
+				break
+			}
+			f.reg.RunRoute(ctx, u.Route, s)
+		}
+		left, _ := f.sched.Pending(t.Context(), storage.Alarm)
+		var kept []string
+		for _, a := range left {
+			kept = append(kept, fmt.Sprintf("%02d:%02d", a.Hour, a.Minute))
+		}
+		if len(left) != 2 || slices.Contains(kept, tt.gone) {
+			t.Errorf("%s %q: alarms left %v; want the other two than %s", tt.l, tt.say, kept, tt.gone)
 		}
 	}
 }
