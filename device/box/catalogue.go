@@ -35,6 +35,7 @@ var catalogue = where{
 	"set_reminder":        onBox | forCenter,
 	"list_reminders":      onBox | forCenter,
 	"cancel_reminder":     onBox | forCenter,
+	"snooze":              onBox | forCenter, // the alarm rings on the speaker
 	"control_volume":      onBox | forCenter,
 	"device_status":       onBox | forCenter,
 	"stop":                onBox | forCenter,

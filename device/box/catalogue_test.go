@@ -33,7 +33,7 @@ func TestCatalogueNamesEveryCommand(t *testing.T) {
 // or its schedule, and runs everything offline; the center runs the rest.
 func TestWhereEachRoleRuns(t *testing.T) {
 	want := []string{"set_timer", "check_timers", "cancel_timer", "pause_timer", "adjust_timer", "set_alarm", "set_reminder",
-		"list_reminders", "cancel_reminder", "control_volume", "device_status", "stop"}
+		"list_reminders", "cancel_reminder", "snooze", "control_volume", "device_status", "stop"}
 	if got := catalogue.names(forCenter); !slices.Equal(got, want) {
 		t.Errorf("a node's client tools %v, want %v", got, want)
 	}

@@ -16,7 +16,7 @@ type ClockTime struct {
 
 // Next returns the first moment at or after now (exclusive of now itself)
 // at this time of day in now's location. An ambiguous time ("seven") is
-// the sooner of 07:00 and 19:00.
+// the sooner of 07:00 and 19:00 (an alarm's is Waking).
 func (c ClockTime) Next(now time.Time) time.Time {
 	at := func(h int) time.Time {
 		t := time.Date(now.Year(), now.Month(), now.Day(), h, c.Minute, 0, 0, now.Location())
@@ -32,6 +32,20 @@ func (c ClockTime) Next(now time.Time) time.Time {
 		}
 	}
 	return t
+}
+
+// Waking returns the moment an alarm said at c rings: as Next, except
+// that an hour from 5 to 11 said without morning or evening is the
+// morning's, even when the evening's comes sooner ("wake me at 7" at
+// 10:00 is tomorrow at 07:00). An alarm wakes people, and a missed
+// wake-up is the worse mistake; the answer names the day and the half
+// of it, so one who meant the evening hears otherwise. Hours 1 to 4 and
+// 12 stay the sooner of the two.
+func (c ClockTime) Waking(now time.Time) time.Time {
+	if !c.Explicit && c.Hour >= 5 && c.Hour <= 11 {
+		return ClockTime{Hour: c.Hour, Minute: c.Minute, Explicit: true}.Next(now)
+	}
+	return c.Next(now)
 }
 
 // Say writes the time the way a speaker says it: "7:30 AM", "noon".

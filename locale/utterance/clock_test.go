@@ -106,6 +106,31 @@ func TestClockNext(t *testing.T) {
 	}
 }
 
+// TestClockWaking: an alarm's hour from 5 to 11 without morning or
+// evening is the morning's; 1 to 4 and 12 the sooner of the two.
+func TestClockWaking(t *testing.T) {
+	loc := time.FixedZone("X", 3600)
+	at := func(d, h, m int) time.Time { return time.Date(2026, 11, d, h, m, 0, 0, loc) }
+	tests := []struct {
+		c         ClockTime
+		now, want time.Time
+	}{
+		{ClockTime{Hour: 7}, at(22, 9, 45), at(23, 7, 0)},                   // "7" at 9:45: tomorrow morning, not tonight
+		{ClockTime{Hour: 5}, at(22, 9, 45), at(23, 5, 0)},                   // "5": a wake-up too
+		{ClockTime{Hour: 11, Minute: 30}, at(22, 9, 45), at(22, 11, 30)},    // the morning still to come today
+		{ClockTime{Hour: 7}, at(22, 6, 0), at(22, 7, 0)},                    // early: this morning
+		{ClockTime{Hour: 3}, at(22, 9, 45), at(22, 15, 0)},                  // 1 to 4: the sooner
+		{ClockTime{Hour: 12, Minute: 30}, at(22, 9, 45), at(22, 12, 30)},    // 12: the sooner
+		{ClockTime{Hour: 19, Explicit: true}, at(22, 9, 45), at(22, 19, 0)}, // said as the evening
+		{ClockTime{Hour: 19, Explicit: true}, at(22, 9, 45), at(22, 19, 0)},
+	}
+	for _, tt := range tests {
+		if got := tt.c.Waking(tt.now); !got.Equal(tt.want) {
+			t.Errorf("%+v.Waking(%s) = %s, want %s", tt.c, tt.now.Format("15:04"), got.Format("Mon 15:04"), tt.want.Format("Mon 15:04"))
+		}
+	}
+}
+
 func TestClockSay(t *testing.T) {
 	for c, want := range map[ClockTime]string{
 		{Hour: 7, Minute: 30, Explicit: true}: "7:30 AM",

@@ -67,6 +67,11 @@ func (r *Registry) refinement(client string, l locale.Lang, said string) (Route,
 					v = e
 				}
 			}
+			// A free value its Check accepts whole: "make it 7 am" of
+			// an alarm's time.
+			if len(p.Enum) == 0 && p.Check != nil && cued && p.Check(text) == nil {
+				v = text
+			}
 		}
 		if v != nil {
 			return Route{Command: c, Claim: Claim{Arguments: merge(last.args, Args{p.Name: v})}, Refine: true}, true

@@ -116,7 +116,7 @@ func SetAlarm(s Schedule) *command.Command {
 					// A repeating or dated alarm said without morning or
 					// evening is a wake-up: morning.
 				default:
-					hour = ct.Next(c.Now).Hour()
+					hour = ct.Waking(c.Now).Hour()
 				}
 			}
 			if id, ok := c.Refines["alarm_id"].(string); ok {
@@ -294,7 +294,7 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 		Keywords:    []string{"cancel", "reminder", "alarm"},
 		Parameters: []command.Parameter{
 			{Name: "kind", Type: "string", Enum: []string{"reminder", "alarm"}, Default: "reminder"},
-			{Name: "which", Type: "string", Description: "words of the reminder, or the alarm's time"},
+			{Name: "which", Type: "string", Description: "words of the reminder, or the alarm's time or days"},
 			{Name: "all", Type: "bool"},
 		},
 		Intents:    []string{"cancel_reminder"},
@@ -335,9 +335,9 @@ func CancelReminder(s Schedule, alerts Alerts) *command.Command {
 			}
 			if len(items) > 1 {
 				if kind == storage.Reminder {
-					return command.Said(l.T("Cancelled %d reminders.", len(items)), map[string]any{"cancelled": len(items)}), nil
+					return command.Said(l.T("Cancelled all %d reminders.", len(items)), map[string]any{"cancelled": len(items)}), nil
 				}
-				return command.Said(l.T("Cancelled %d alarms.", len(items)), map[string]any{"cancelled": len(items)}), nil
+				return command.Said(l.T("Cancelled all %d alarms.", len(items)), map[string]any{"cancelled": len(items)}), nil
 			}
 			if kind == storage.Reminder {
 				return command.Said(l.T("Cancelled the reminder to %s.", describeItem(l, items[0], c.Now)), map[string]any{"cancelled": 1}), nil
@@ -354,20 +354,62 @@ func describeItem(l locale.Lang, it storage.Item, now time.Time) string {
 	return l.T("%s at %s", it.Name, l.When(it.Due, now))
 }
 
+// alarmWhich is an alarm named by its time of day, its days, or both:
+// "7", "weekday", "6:30 on weekends".
+type alarmWhich struct {
+	clock *utterance.ClockTime
+	days  utterance.Days
+}
+
+// readAlarmWhich reads which (English) as an alarm's time and days, with
+// nothing else in it; false when it names neither.
+func readAlarmWhich(which string) (alarmWhich, bool) {
+	words := utterance.Words(utterance.Normalize(which))
+	var w alarmWhich
+	rest := words
+	if c, at, n, ok := utterance.FindClock(words); ok {
+		w.clock = &c
+		rest = slices.Concat(words[:at], words[at+n:])
+	}
+	for _, x := range rest {
+		if !slices.Contains(whenWords, x) && !isWeekday(x) && !isWeekday(strings.TrimSuffix(x, "s")) {
+			return alarmWhich{}, false
+		}
+	}
+	w.days = utterance.FindDays(rest)
+	return w, w.clock != nil || len(w.days.Days) > 0
+}
+
+// matches reports whether the alarm it is the one w names: at its time
+// ("7" is 07:00 or 19:00), on its days (a repeating alarm on the same
+// days, a one-off on the one day named).
+func (w alarmWhich) matches(it storage.Item) bool {
+	if c := w.clock; c != nil && (it.Minute != c.Minute || it.Hour != c.Hour && (c.Explicit || it.Hour%12 != c.Hour%12)) {
+		return false
+	}
+	if want := w.days.Days; len(want) > 0 {
+		switch {
+		case len(it.Days) > 0:
+			return len(it.Days) == len(want) && !slices.ContainsFunc(it.Days, func(d time.Weekday) bool { return !slices.Contains(want, d) })
+		case len(want) == 1 && !w.days.Repeat:
+			return !it.Held && it.Due.Weekday() == want[0]
+		}
+		return false
+	}
+	return true
+}
+
 // matching keeps the items that which describes: an alarm by its time of
-// day, a reminder by the words of its message.
+// day or its days, a reminder by the words of its message.
 func matching(l locale.Lang, items []storage.Item, which string) []storage.Item {
 	var out []storage.Item
-	ct, clockErr := parseClock(which)
+	aw, isWhen := readAlarmWhich(which)
 	want := storage.ContentWords(l.Yours(utterance.Normalize(which)))
 	for _, it := range items {
 		switch {
-		case it.Kind == storage.Alarm && clockErr == nil:
-			h := it.Hour
-			if it.Hour == ct.Hour || !ct.Explicit && h%12 == ct.Hour%12 {
-				if it.Minute == ct.Minute {
-					out = append(out, it)
-				}
+		case it.Kind == storage.Alarm && isWhen:
+			if aw.matches(it) {
+				out = append(out, it)
 			}
 		case it.Kind == storage.Reminder:
 			have := storage.ContentWords(it.Name)
@@ -380,7 +422,7 @@ func matching(l locale.Lang, items []storage.Item, which string) []storage.Item 
 			if n > 0 && 2*n >= len(want) {
 				out = append(out, it)
 			}
-		case clockErr != nil:
+		case !isWhen:
 			out = append(out, it)
 		}
 	}

@@ -24,7 +24,7 @@ type Deps struct {
 func All(d Deps) []*command.Command {
 	cmds := []*command.Command{
 		SetTimer(d.Schedule), CheckTimers(d.Schedule), CancelTimer(d.Schedule, d.Alerts), PauseTimer(d.Schedule), AdjustTimer(d.Schedule),
-		SetAlarm(d.Schedule), SetReminder(d.Schedule), ListReminders(d.Schedule), CancelReminder(d.Schedule, d.Alerts),
+		SetAlarm(d.Schedule), SetReminder(d.Schedule), ListReminders(d.Schedule), CancelReminder(d.Schedule, d.Alerts), Snooze(d.Schedule, d.Alerts),
 		Volume(d.Mixer),
 		Time(), Calculate(), Convert(),
 		Remember(d.Memory), Forget(d.Memory), SearchMemory(d.Memory, d.Diary),

@@ -179,7 +179,9 @@ func cancelReminderFromIntent(ctx context.Context, m command.Match) (command.Cla
 		if args["kind"] == "alarm" {
 			w = strings.TrimPrefix(strings.TrimSpace(m.Lang.WhenSaid(w)), "at ")
 			if _, err := parseClock(w); err != nil {
-				return command.Claim{}, command.Unresolved("which", "not a time: "+w)
+				if _, ok := readAlarmWhich(w); !ok {
+					return command.Claim{}, command.Unresolved("which", "not a time or days: "+w)
+				}
 			}
 		}
 		args["which"] = w

@@ -338,24 +338,25 @@ func ringsAt(t *testing.T, l locale.Lang, say, due string) {
 // ("zehn nach sieben", "fünf vor halb acht"), as an hour at midday
 // ("zwölf Uhr mittags", "las doce del mediodía", "la una del
 // mediodía") or as minutes after midnight or noon ("midnight thirty")
-// ring then. A bare hour of the clock is its next one: the fixture's
-// clock is Sunday 10:15, so "sieben" is 19:00.
+// ring then. The fixture's clock is Sunday 10:15: an alarm at "sieben"
+// is a wake-up, Monday's 07:00 (TestAlarmHourIsAWakeUp); a reminder at
+// "zwanzig vor neun" is the next 8:40, this evening's.
 func TestClockPhrasings(t *testing.T) {
 	for l, cases := range map[locale.Lang][]struct {
 		say string
 		due string
 	}{
 		locale.German: {
-			{"weck mich um zehn nach sieben", "Sun 19:10"},
+			{"weck mich um zehn nach sieben", "Mon 07:10"},
 			{"weck mich morgen um zehn nach sieben", "Mon 07:10"},
-			{"weck mich um zehn Minuten vor acht", "Sun 19:50"},
-			{"weck mich um fünf vor halb acht", "Sun 19:25"},
-			{"weck mich um fünf nach halb acht", "Sun 19:35"},
-			{"weck mich um viertel vor acht", "Sun 19:45"},
+			{"weck mich um zehn Minuten vor acht", "Mon 07:50"},
+			{"weck mich um fünf vor halb acht", "Mon 07:25"},
+			{"weck mich um fünf nach halb acht", "Mon 07:35"},
+			{"weck mich um viertel vor acht", "Mon 07:45"},
 			{"weck mich morgen um viertel vor acht", "Mon 07:45"},
 			{"weck mich um zwölf Uhr mittags", "Sun 12:00"},
 			{"weck mich um ein Uhr mittags", "Sun 13:00"},
-			{"stell einen Wecker auf zehn nach sieben", "Sun 19:10"},
+			{"stell einen Wecker auf zehn nach sieben", "Mon 07:10"},
 			{"erinnere mich um zwanzig vor neun an die Wäsche", "Sun 20:40"},
 		},
 		locale.Spanish: {
