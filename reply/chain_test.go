@@ -158,9 +158,11 @@ func TestHungServerMakesWayForTheBackup(t *testing.T) {
 // question): the server is not blamed. Once loaded, a question it leaves
 // unanswered is (here, one is enough to skip it).
 func TestLoadingModelIsNotTakenForHung(t *testing.T) {
+	// The budget leaves room for the reply's preparation on a busy
+	// machine; the load outlasts what is left of it.
 	loading := coldModel
-	loading.LoadDelay = 600 * time.Millisecond
-	f, chain, _ := hungChain(t, loading, Options{PlannerOff: true, ReplyBudget: 300 * time.Millisecond}, 1, true)
+	loading.LoadDelay = 2 * time.Second
+	f, chain, _ := hungChain(t, loading, Options{PlannerOff: true, ReplyBudget: time.Second}, 1, true)
 	k := f.eng.o.Keeper
 	k.Ensure(t.Context(), nil)
 	if err := k.Wait(t.Context()); err != nil {
@@ -172,7 +174,11 @@ func TestLoadingModelIsNotTakenForHung(t *testing.T) {
 		asked <- err
 	}()
 	for !slices.Contains(kinds(f.srv), kindChat) {
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case err := <-asked:
+			t.Fatalf("the reply ended before its model call was sent: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	f.srv.Unload(loading.Name) // another client's model takes its place
 	if st := k.Ensure(t.Context(), nil); st.Phase != llm.Loading {
