@@ -66,6 +66,10 @@ func (t *turn) hold(h Hold) {
 	t.say(h.Line)
 }
 
+// holdGrace is how long a load may take before the question says it
+// waits for it.
+const holdGrace = 250 * time.Millisecond
+
 // ready waits until the chat model (and the small one, when it is another)
 // is loaded. It returns the load's error, ErrStillLoading after the load
 // budget, or ctx.Err(); a model whose state the server does not say is
@@ -86,13 +90,28 @@ func (t *turn) ready(ctx context.Context) error {
 		if st.Phase != llm.Loading {
 			continue
 		}
+		// A load that ends at once is not waited for aloud: a model the
+		// server does not have fails in milliseconds, and the household
+		// hears that, not first that the box is waking up.
+		gctx, cancel := context.WithTimeout(ctx, holdGrace)
+		err := k.keeper.Wait(gctx)
+		ended := gctx.Err() == nil
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case ended && err != nil:
+			return err
+		case ended:
+			continue
+		}
 		if !said {
 			t.hold(Hold{Why: ForLoad, Line: t.lang.T(wakingUp), Model: st.Model, Since: st.Since})
 			said = true
 		}
 		e.log.Info("waiting for the model to load", "model", st.Model, "loading_ms", time.Since(st.Since).Milliseconds())
 		wctx, cancel := context.WithDeadline(ctx, st.Since.Add(e.o.LoadBudget))
-		err := k.keeper.Wait(wctx)
+		err = k.keeper.Wait(wctx)
 		cancel()
 		switch {
 		case ctx.Err() != nil:

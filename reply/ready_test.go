@@ -203,3 +203,25 @@ func TestBudgetStillEndsSilence(t *testing.T) {
 		}
 	})
 }
+
+// TestModelTheServerLacksIsNotWaitedFor: the configured model is not on
+// the server (a typo, or never pulled). Asking to load it fails at once;
+// the household hears that the model is not installed, not first that
+// the box is still waking up, on the first question and every one after.
+func TestModelTheServerLacksIsNotWaitedFor(t *testing.T) {
+	f := newFixtureHooked(t, coldModel, Options{ReplyBudget: 300 * time.Millisecond, PlannerOff: true}, nil, func(o *Options, c *llm.Client) {
+		missing, err := llm.New(llm.Options{Host: c.Host(), Model: "llama3.2:3bb"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Model, o.Info, o.ModelName = missing, missing, "llama3.2:3bb"
+		o.Keeper = llm.NewKeeper(llm.KeeperOptions{Server: missing})
+		t.Cleanup(o.Keeper.Close)
+	})
+	for i := range 2 {
+		_, said, err := f.ask(t, "tell me a story")
+		if !errors.Is(err, llm.ErrModelNotFound) || !slices.Equal(said, []string{"My language model isn't installed on the server."}) {
+			t.Errorf("question %d: said %q, err %v; want only that the model is not installed", i+1, said, err)
+		}
+	}
+}

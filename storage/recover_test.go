@@ -99,6 +99,26 @@ func TestDamagedFilesAreSetAsideAndReadBack(t *testing.T) {
 		{"table empty", func(t *testing.T, dir string) {
 			removeTables(t, dir, func(path string) error { return os.WriteFile(path, nil, 0o644) })
 		}, "is cut short", true},
+		// Bytes that are not a table at all: Badger panics in a goroutine
+		// of its own on them, and the box would never start again.
+		{"table garbage", func(t *testing.T, dir string) {
+			removeTables(t, dir, func(path string) error {
+				return os.WriteFile(path, bytes.Repeat([]byte("not a table, garbage. "), 30), 0o644)
+			})
+		}, "is damaged", true},
+		// One byte of a block changed: Badger refuses to open, and the
+		// store would hold on in memory forever, what it held unread.
+		{"table byte flipped", func(t *testing.T, dir string) {
+			tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+			b, err := os.ReadFile(tables[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[100] ^= 0xff
+			if err := os.WriteFile(tables[0], b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "is damaged", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := stored(t, 20)

@@ -100,6 +100,72 @@ func TestTerminalQuit(t *testing.T) {
 	}
 }
 
+// TestTerminalQuitWhileListening: Enter, then /stop or /quit while the
+// box listens, is the long press or leaving, as at any other moment; never
+// words for the model.
+func TestTerminalQuitWhileListening(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		term := NewTerminal(pr, NewScreen(io.Discard, false))
+		go term.Run(t.Context())
+		io.WriteString(pw, "\n")
+		if ev := <-term.Events(); ev != pipeline.Press {
+			t.Fatalf("event %v, want press", ev)
+		}
+		done := make(chan error, 1)
+		go func() {
+			u, err := term.Record(t.Context(), voice.Listen{})
+			if err == nil {
+				tr, _ := term.Transcriber().Transcribe(t.Context(), u)
+				err = errors.New("heard " + tr.Text)
+			}
+			done <- err
+		}()
+		synctest.Wait()
+		io.WriteString(pw, "/stop\n")
+		select {
+		case ev := <-term.Events():
+			if ev != pipeline.Stop {
+				t.Errorf("/stop while listening sent %v, want stop", ev)
+			}
+		case err := <-done:
+			t.Fatalf("/stop while listening: the recording ended with %v, and no stop was sent", err)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		term := NewTerminal(pr, NewScreen(io.Discard, false))
+		go term.Run(t.Context())
+		io.WriteString(pw, "\n")
+		if ev := <-term.Events(); ev != pipeline.Press {
+			t.Fatalf("event %v, want press", ev)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() {
+			_, err := term.Record(ctx, voice.Listen{})
+			done <- err
+		}()
+		synctest.Wait()
+		io.WriteString(pw, "/quit\n")
+		select {
+		case ev, ok := <-term.Events():
+			if ok {
+				t.Errorf("/quit while listening sent %v instead of closing", ev)
+			}
+		case err := <-done:
+			t.Fatalf("/quit while listening was taken as speech (%v), and the terminal did not close", err)
+		}
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("/quit while listening was taken as speech: %v", err)
+		}
+	})
+}
+
 // TestTerminalConsoleCommands: a console command runs and shows its line
 // (or its error), and is neither a press nor speech.
 func TestTerminalConsoleCommands(t *testing.T) {

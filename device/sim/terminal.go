@@ -23,7 +23,8 @@ import (
 //     (barge-in), and while an alert rings, which it silences. No line is
 //     lost or answered out of turn.
 //   - "/stop" is a long press (stop everything); "/quit" leaves; other
-//     slash commands are the console's own (Handle), such as /clock.
+//     slash commands are the console's own (Handle), such as /clock. None
+//     is ever what the user said, even typed while the box listens.
 //
 // As a microphone, Record captures no audio: it takes the typed line, and
 // the terminal's Transcriber hands that line on as the transcript, so the
@@ -123,18 +124,17 @@ func (t *Terminal) Run(ctx context.Context) {
 				return
 			}
 		}
-		if t.command(line) || t.deliver(line) {
-			continue
-		}
 		ev := pipeline.Press
 		switch strings.TrimSpace(line) {
-		case "/quit":
+		case "/quit": // never words, even while the box listens
 			return
 		case "/stop":
 			ev = pipeline.Stop
-		case "":
 		default:
-			if !t.button {
+			if t.command(line) || t.deliver(line) {
+				continue
+			}
+			if strings.TrimSpace(line) != "" && !t.button {
 				ev = pipeline.Talk
 				t.mu.Lock()
 				t.pending = append(t.pending, line)
