@@ -20,8 +20,7 @@ func ringing(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	go f.sched.Run(t.Context(), func(a schedule.Alert) {
-		f.stops.ringing = true
-		f.stops.rang = append(f.stops.rang, a.Item)
+		f.stops.ring(a.Item)
 	})
 	return f
 }
@@ -39,8 +38,8 @@ func TestStopWhatJustRang(t *testing.T) {
 		f.say(t, "set a tea timer for 45 minutes")
 		time.Sleep(8*time.Minute + time.Second)
 		synctest.Wait()
-		if len(f.stops.rang) != 1 {
-			t.Fatalf("rang %v; want the pasta timer", f.stops.rang)
+		if len(f.stops.rung()) != 1 {
+			t.Fatalf("rang %v; want the pasta timer", f.stops.rung())
 		}
 		f.stops.StopAlerts() // the press that begins the turn
 		if said, r := f.say(t, "stop the timer"); r.Data["stopped_ringing"] != true {
@@ -52,7 +51,9 @@ func TestStopWhatJustRang(t *testing.T) {
 		if said, _ := f.say(t, "cancel the tea timer"); said != "Cancelled the tea timer." {
 			t.Errorf("a timer named just after another rang: said %q", said)
 		}
+		f.stops.mu.Lock()
 		f.stops.rang = nil // a minute on: nothing has just rung
+		f.stops.mu.Unlock()
 		if said, _ := f.say(t, "stop the timer"); said != "Cancelled the roast timer." {
 			t.Errorf("\"stop the timer\" with one running and none just rung: said %q", said)
 		}
@@ -65,10 +66,10 @@ func TestTurnOffTheAlarmThatJustRang(t *testing.T) {
 		f.say(t, "set an alarm for 7 am every day") // the bubble starts at 01:00 in Berlin
 		time.Sleep(6*time.Hour + time.Second)
 		synctest.Wait()
-		if len(f.stops.rang) != 1 {
-			t.Fatalf("rang %v; want the alarm", f.stops.rang)
+		if len(f.stops.rung()) != 1 {
+			t.Fatalf("rang %v; want the alarm", f.stops.rung())
 		}
-		if said, r := f.say(t, "turn off the alarm"); r.Data["stopped_ringing"] != true || !f.stops.ringing && f.stops.stops == 0 {
+		if said, r := f.say(t, "turn off the alarm"); r.Data["stopped_ringing"] != true || !f.stops.isRinging() && f.stops.stops == 0 {
 			t.Errorf("\"turn off the alarm\" as it rang: said %q, %v", said, r.Data)
 		}
 		if left, _ := f.sched.Pending(t.Context(), storage.Alarm); len(left) != 1 {

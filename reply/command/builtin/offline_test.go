@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,13 +38,42 @@ func (m *memMixer) SetVolume(_ context.Context, l int, muted bool) error {
 	return nil
 }
 
+// countAlerts is the alerts as the built-ins see them. Its methods lock:
+// in a ringing fixture the scheduler's goroutine rings it (ring) while the
+// test reads it (rung, isRinging); tests with no such goroutine set and
+// read the fields.
 type countAlerts struct {
+	mu      sync.Mutex
 	ringing bool
 	stops   int
 	rang    []storage.Item // JustRang's
 }
 
+// ring is an item going off.
+func (a *countAlerts) ring(it storage.Item) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ringing = true
+	a.rang = append(a.rang, it)
+}
+
+// rung is what has rung, in order.
+func (a *countAlerts) rung() []storage.Item {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.rang)
+}
+
+// isRinging reports whether something rings.
+func (a *countAlerts) isRinging() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ringing
+}
+
 func (a *countAlerts) JustRang(kind storage.ItemKind) []storage.Item {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	var out []storage.Item
 	for _, it := range a.rang {
 		if it.Kind == kind {
@@ -53,6 +84,8 @@ func (a *countAlerts) JustRang(kind storage.ItemKind) []storage.Item {
 }
 
 func (a *countAlerts) StopAlerts() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.stops++
 	was := a.ringing
 	a.ringing = false

@@ -28,22 +28,22 @@ func TestSnoozeRingsAgain(t *testing.T) {
 			}
 			time.Sleep(6*time.Hour + time.Second)
 			synctest.Wait()
-			if len(f.stops.rang) != 1 || !f.stops.ringing {
-				t.Fatalf("rang %v; want the work alarm ringing", f.stops.rang)
+			if len(f.stops.rung()) != 1 || !f.stops.isRinging() {
+				t.Fatalf("rang %v; want the work alarm ringing", f.stops.rung())
 			}
 			said, r := f.say(t, tt.say)
-			if said != tt.said || f.stops.ringing {
-				t.Errorf("%q as the alarm rang: said %q (%v), ringing %v; want %q and the ringing stopped", tt.say, said, r.Data, f.stops.ringing, tt.said)
+			if said != tt.said || f.stops.isRinging() {
+				t.Errorf("%q as the alarm rang: said %q (%v), ringing %v; want %q and the ringing stopped", tt.say, said, r.Data, f.stops.isRinging(), tt.said)
 			}
 			time.Sleep(tt.after - time.Second - time.Millisecond)
 			synctest.Wait()
-			if len(f.stops.rang) != 1 {
-				t.Fatalf("%q: rang again too soon: %v", tt.say, f.stops.rang)
+			if len(f.stops.rung()) != 1 {
+				t.Fatalf("%q: rang again too soon: %v", tt.say, f.stops.rung())
 			}
 			time.Sleep(2 * time.Millisecond)
 			synctest.Wait()
-			if len(f.stops.rang) != 2 || f.stops.rang[1].Name != "work" || f.stops.rang[1].Kind != storage.Alarm {
-				t.Errorf("%q: rang %v; want the work alarm again %s after it first rang", tt.say, f.stops.rang, tt.after)
+			if len(f.stops.rung()) != 2 || f.stops.rung()[1].Name != "work" || f.stops.rung()[1].Kind != storage.Alarm {
+				t.Errorf("%q: rang %v; want the work alarm again %s after it first rang", tt.say, f.stops.rung(), tt.after)
 			}
 		})
 	}
