@@ -38,8 +38,9 @@ type recallCase struct {
 }
 
 // recallSet is the router's labelled set: sentences sampled from every
-// template of each language whose intent has a tool, the commands' own
-// examples, and a few said freely.
+// template of each language whose intent has a tool (a hidden command,
+// the offline path's alone, has none), the commands' own examples, and a
+// few said freely.
 func recallSet(t *testing.T, reg *command.Registry) []recallCase {
 	var out []recallCase
 	lists, _ := recallHouse{}.Lists(t.Context())
@@ -50,8 +51,11 @@ func recallSet(t *testing.T, reg *command.Registry) []recallCase {
 		}
 		for _, s := range lang.Samples(rand.New(rand.NewPCG(5, 6)), 1, lists) {
 			want := toolsFor[s.Intent]
-			if _, ok := reg.Lookup(s.Intent); ok {
-				want = []string{s.Intent}
+			if c, ok := reg.Lookup(s.Intent); ok {
+				want = []string{c.Name}
+				if c.Hidden {
+					want = nil // the offline path's own ("help", "thanks"): never a tool to offer
+				}
 			}
 			if want != nil {
 				out = append(out, recallCase{l, s.Text, want})
