@@ -142,7 +142,7 @@ func (c *Center) Serve(ctx context.Context, insecure bool, show func(string)) er
 	if err != nil {
 		return fmt.Errorf("box: center: listen on %s: %w", cfg.Center.Listen, err)
 	}
-	l = listener.Capped(l, perAddress)
+	l = listener.Capped(l, perAddress, inAll)
 	fp := ""
 	if !insecure {
 		cert, f, err := center.Certificate(tlsDir(cfg.DataDir))

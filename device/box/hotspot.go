@@ -21,6 +21,7 @@ import (
 	"github.com/harkbox/hark/device/network"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/internal/atomicfile"
+	"github.com/harkbox/hark/internal/listener"
 	"github.com/harkbox/hark/locale"
 )
 
@@ -125,12 +126,19 @@ func serveCaptive(ctx context.Context, srv *web.Server, box string, log *slog.Lo
 	if err != nil || len(ls["captive"]) == 0 {
 		return
 	}
+	serveCaptiveOn(ctx, ls["captive"], srv, box, log)
+}
+
+// serveCaptiveOn serves the captive page on ls until ctx is done, each
+// listener bounded as the page's is: a phone on the access point is a
+// stranger until it has set the box up.
+func serveCaptiveOn(ctx context.Context, ls []net.Listener, srv *web.Server, box string, log *slog.Logger) {
 	hs := &http.Server{Handler: srv.CaptiveHandler(box), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute,
 		MaxHeaderBytes: maxHeader, ErrorLog: serverLog(log)}
 	context.AfterFunc(ctx, func() { hs.Close() })
-	for _, l := range ls["captive"] {
+	for _, l := range ls {
 		go func(l net.Listener) {
-			if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := hs.Serve(listener.Capped(l, perAddress, inAll)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				log.Warn("the access point's captive page stopped", "err", err)
 			}
 		}(l)

@@ -80,9 +80,14 @@ type pageServing struct {
 	codeFile string
 }
 
-// perAddress bounds the connections one address holds open to the page or
-// the center.
-const perAddress = 32
+// perAddress bounds the connections one address holds open to the page,
+// the captive page or the center, and inAll those of all addresses
+// together: a flood from many addresses costs the page, not the box
+// (each connection may hold its buffers and up to maxHeader).
+const (
+	perAddress = 32
+	inAll      = 256
+)
 
 // maxHeader bounds a request's headers to the page, the captive page and
 // the center: a browser's or a node's are a few KiB. Go's default, 1 MiB,
@@ -137,7 +142,7 @@ func (ps pageServing) serve(ctx context.Context, o web.Options) {
 		alone()
 		return
 	}
-	l = listener.Capped(l, perAddress)
+	l = listener.Capped(l, perAddress, inAll)
 	if ps.ready != nil {
 		ps.ready(srv)
 	}

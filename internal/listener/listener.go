@@ -1,6 +1,6 @@
 // Package listener shapes what a server accepts: Capped bounds the
-// connections one address may hold open (a slow or idle flood costs the box
-// no more), and Split serves TLS and plain HTTP on one port, so a browser
+// connections one address may hold open, and all addresses together (a
+// slow or idle flood, from one address or many, costs the box no more), and Split serves TLS and plain HTTP on one port, so a browser
 // sent to http:// is told to come back on https://. Pipe serves
 // in-memory connections, for an in-process client and for tests.
 package listener
@@ -13,17 +13,19 @@ import (
 )
 
 // Capped returns l accepting at most perAddr connections open at once from
-// one address (an IPv6 host's /64 counts as one); more are closed at once.
-func Capped(l net.Listener, perAddr int) net.Listener {
-	return &capped{Listener: l, max: perAddr, open: map[string]int{}}
+// one address (an IPv6 host's /64 counts as one) and at most total from all
+// of them; more are closed at once.
+func Capped(l net.Listener, perAddr, total int) net.Listener {
+	return &capped{Listener: l, max: perAddr, total: total, open: map[string]int{}}
 }
 
 type capped struct {
 	net.Listener
-	max int
+	max, total int
 
 	mu   sync.Mutex
 	open map[string]int
+	all  int
 }
 
 func (c *capped) Accept() (net.Conn, error) {
@@ -34,9 +36,10 @@ func (c *capped) Accept() (net.Conn, error) {
 		}
 		src := source(conn.RemoteAddr())
 		c.mu.Lock()
-		ok := c.open[src] < c.max
+		ok := c.open[src] < c.max && c.all < c.total
 		if ok {
 			c.open[src]++
+			c.all++
 		}
 		c.mu.Unlock()
 		if ok {
@@ -49,6 +52,7 @@ func (c *capped) Accept() (net.Conn, error) {
 func (c *capped) release(src string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.all--
 	if c.open[src]--; c.open[src] <= 0 {
 		delete(c.open, src)
 	}

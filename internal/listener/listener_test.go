@@ -19,7 +19,7 @@ func TestCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Capped(l, 2)
+	c := Capped(l, 2, 100)
 	defer c.Close()
 	accepted := make(chan net.Conn, 8)
 	go func() {
@@ -52,6 +52,55 @@ func TestCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	select {
+	case <-accepted:
+	case <-time.After(5 * time.Second):
+		t.Error("no room made by a closed connection")
+	}
+}
+
+// TestCappedInAll: many addresses together hold at most the listener's
+// total; more are closed at once, and one closed makes room again.
+func TestCappedInAll(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Capped(l, 2, 3)
+	defer c.Close()
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			conn, err := c.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- conn
+		}
+	}()
+	// Each from its own loopback address: none reaches its own share.
+	from := func(i int) net.Conn {
+		t.Helper()
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(10+i))}}
+		conn, err := d.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+	var held []net.Conn
+	for i := range 3 {
+		from(i)
+		held = append(held, <-accepted)
+	}
+	over := from(3)
+	over.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := over.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("the fourth connection in all: %v, want it closed", err)
+	}
+	held[0].Close()
+	from(4)
 	select {
 	case <-accepted:
 	case <-time.After(5 * time.Second):
