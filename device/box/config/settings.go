@@ -125,7 +125,9 @@ func Saved(path string) (map[string]string, error) {
 }
 
 // ApplySettings applies the web page's settings kept at path, except keys
-// the environment or a flag set, which win.
+// the environment or a flag set, which win. It is the strict reading, for
+// the boot check after an update: one entry that does not load fails it
+// (Resolve then checks the values); UseSettings takes what loads.
 func (l *Loaded) ApplySettings(path string) error {
 	m, err := Saved(path)
 	if err != nil {
