@@ -27,6 +27,8 @@ type env struct {
 type globals struct {
 	config string
 	data   string
+	// warned is set once the settings that did not load were said.
+	warned bool
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -269,7 +271,26 @@ func usageError(e env, fs *flag.FlagSet, msg string) error {
 
 // loadConfig reads the configuration, applies the global flags and the
 // given flag overrides (key → value, with the flag's name), and checks it.
+// The household's settings file is used as far as it loads
+// (config.Loaded.UseSettings): what does not is left out, and said once on
+// standard error.
 func loadConfig(e env, g *globals, overrides ...override) (*config.Loaded, config.Resolved, error) {
+	l, r, err := readConfig(e, g, false, overrides...)
+	if err != nil {
+		return nil, config.Resolved{}, err
+	}
+	if !g.warned {
+		for _, p := range l.SettingsProblems {
+			fmt.Fprintf(e.stderr, "hark: warning: %s; left out until it is fixed (saving a setting rewrites the file without it)\n", p)
+		}
+		g.warned = true
+	}
+	return l, r, nil
+}
+
+// readConfig is loadConfig without the warning; strict refuses settings
+// that do not all load, as the boot check after an update does.
+func readConfig(e env, g *globals, strict bool, overrides ...override) (*config.Loaded, config.Resolved, error) {
 	l, err := config.Load(g.config, e.getenv)
 	if err != nil {
 		return nil, config.Resolved{}, err
@@ -288,13 +309,19 @@ func loadConfig(e env, g *globals, overrides ...override) (*config.Loaded, confi
 	}
 	// The web page's settings, kept in the data directory, come over the
 	// file (and under the environment and flags).
-	if path := filepath.Join(l.DataDir, config.SettingsFile); isFile(path) {
-		if err := l.ApplySettings(path); err != nil {
-			return nil, config.Resolved{}, err
-		}
-		if r, err = l.Resolve(e.getenv); err != nil {
-			return nil, config.Resolved{}, err
-		}
+	path := filepath.Join(l.DataDir, config.SettingsFile)
+	if !isFile(path) {
+		return l, r, nil
+	}
+	if !strict {
+		r, err = l.UseSettings(path, e.getenv)
+		return l, r, err
+	}
+	if err := l.ApplySettings(path); err != nil {
+		return nil, config.Resolved{}, err
+	}
+	if r, err = l.Resolve(e.getenv); err != nil {
+		return nil, config.Resolved{}, err
 	}
 	return l, r, nil
 }

@@ -29,7 +29,9 @@ func cmdRun(ctx context.Context, e env, g *globals, args []string) error {
 	return box.Run(ctx, box.RunOptions{
 		Version: version,
 		Load: func() (*config.Loaded, config.Resolved, error) {
-			return loadConfig(e, g, overrides...)
+			// The daemon says what of the settings did not load: in its
+			// log and its status.
+			return readConfig(e, g, false, overrides...)
 		},
 		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, StdoutTTY: e.stdoutTTY,
 		Verbose: *verbose,

@@ -257,11 +257,19 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 	if err := parse(e, fs, args); err != nil {
 		return err
 	}
-	cfg, _, err := loadConfig(e, g)
+	// The boot check after an update is strict: settings the new image
+	// does not load fail it, and the board goes back to the other slot.
+	var cfg *config.Loaded
+	if *mark {
+		cfg, _, err = readConfig(e, g, true)
+	} else {
+		cfg, _, err = loadConfig(e, g)
+	}
 	if err != nil {
 		if *mark {
-			// hark cannot start on it either: the check fails, recorded,
-			// and a slot on trial reboots, like any other failure.
+			// A configuration hark cannot start on, or settings it runs
+			// without: the check fails, recorded, and a slot on trial
+			// reboots, like any other failure.
 			err = fmt.Errorf("%w; the slot is not marked good", err)
 			fmt.Fprintln(e.stdout, failedCheck(ctx, bareConfig(e, g), err))
 		}
@@ -313,7 +321,9 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 		return errors.New(why)
 	}
 	for _, c := range s.Checks {
-		if !c.OK && c.Data {
+		if !c.OK && c.Data && c.Name == "settings" {
+			fmt.Fprintln(e.stdout, "the settings check failed on the data partition, not the system: what did not load is left out; fix the file, or save a setting, which rewrites it without that (the original is kept aside)")
+		} else if !c.OK && c.Data {
 			fmt.Fprintf(e.stdout, "the %s check failed on the data partition, not the system: the slot stays good; the card needs repair or replacing\n", c.Name)
 		}
 	}

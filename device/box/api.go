@@ -29,7 +29,7 @@ func (b *Box) api(box control.Box, logs control.Logs, pg *page, lv *live, up *up
 		Memory:   newMemoryResource(b.db),
 		MCP:      mcpResource{b.mcp},
 		Web:      webResource{p: pg, store: b.db.Settings()},
-		Settings: settingsResource{cfg: b.cfg, live: lv, mixer: b.mixer, log: b.log},
+		Settings: settingsResource{cfg: b.cfg, live: lv, mixer: b.mixer, fault: b.settings, log: b.log},
 		Updates:  updatesResource{up},
 		Asker:    askResource{mcp: b.mcp, answer: b.answer, hint: b.modelHint, engine: b.engine(), turns: b.turns},
 		Logs:     logs,

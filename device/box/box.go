@@ -84,6 +84,8 @@ type Box struct {
 	turns *turnLog // the last turns, for the page's live view
 	// named is the host name mDNS claimed for the page; nil before.
 	named atomic.Pointer[string]
+	// settings is what of the household's settings did not load.
+	settings *settingsFault
 }
 
 // Open opens the data directory's store and connects the parts: a node of
@@ -99,7 +101,7 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 	if o.Clock == nil {
 		o.Clock = systemClock(cfg, o.Log)
 	}
-	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), clock: o.Clock, db: db}
+	b := &Box{cfg: cfg, res: res, version: o.Version, log: o.Log, started: time.Now(), clock: o.Clock, db: db, settings: &settingsFault{problems: cfg.SettingsProblems}}
 	b.zone.Store(res.Location)
 	b.turns = newTurnLog(db.Dialogue(), b.log.Warn)
 	if err := b.wire(o.LastAlive, o.ClockContinues); err != nil {

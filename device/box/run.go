@@ -153,6 +153,12 @@ func (d *daemon) run(ctx context.Context, cfg *config.Loaded, res config.Resolve
 		return err
 	}
 	defer b.Close()
+	for _, p := range cfg.SettingsProblems {
+		d.log.Warn("a setting did not load: it is left out, at its value without the settings file", "file", p.File, "line", p.Line, "key", p.Key, "problem", p.Problem)
+		if cfg.Board == "sim" {
+			d.screen.Println("settings: " + p.String() + " (left out)") // the log is not on the screen
+		}
+	}
 	if id, created, err := ensureIdentity(cfg.DataDir); err != nil {
 		d.log.Warn("no device identity", "err", err)
 	} else if created {

@@ -128,6 +128,7 @@ func (r *running) health() *health.Box {
 		Mic:       mic,
 		Listening: r.dev.listening,
 		Devices:   r.dev.faults,
+		Settings:  b.settings.err,
 		Updating:  updating,
 		DataDir:   b.cfg.DataDir,
 		Started:   b.started,

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +75,7 @@ type settingsResource struct {
 	cfg   *config.Loaded
 	live  *live
 	mixer *mixer.Mixer
+	fault *settingsFault
 	log   *slog.Logger
 }
 
@@ -82,7 +84,7 @@ var _ control.Settings = settingsResource{}
 func (s settingsResource) path() string { return filepath.Join(s.cfg.DataDir, config.SettingsFile) }
 
 func (s settingsResource) List(ctx context.Context) ([]control.Setting, error) {
-	saved, err := config.Saved(s.path())
+	saved, err := s.cfg.SavedSettings(s.path(), os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", control.ErrUnavailable, err)
 	}
@@ -116,6 +118,10 @@ func (s settingsResource) Set(ctx context.Context, key, value string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if s.fault.clear() {
+		aside, _ := filepath.Glob(s.path() + ".bad-*") // named by the time: the last is this one
+		s.log.Warn("the settings file is rewritten with the settings that load; the file as it was is kept beside it", "file", s.path(), "kept", slices.Max(append(aside, "")))
 	}
 	if s.applyNow(ctx, key, value) {
 		s.live.keep(key, value)
@@ -213,4 +219,36 @@ func (s settingsResource) Restart(context.Context) error {
 	s.log.Info("restarting to apply the settings")
 	s.live.restart()
 	return nil
+}
+
+// settingsFault is what of the household's settings file did not load at
+// the start (config.Loaded.SettingsProblems): the self-test's settings
+// check fails with it until a saved setting rewrites the file without it.
+type settingsFault struct {
+	mu       sync.Mutex
+	problems []config.SettingsProblem
+}
+
+// err says what did not load, or nil.
+func (f *settingsFault) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.problems) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, p := range f.problems {
+		lines = append(lines, p.String())
+	}
+	return fmt.Errorf("%s (left out; the rest of the file is used)", strings.Join(lines, "; "))
+}
+
+// clear forgets the problems, the file rewritten without them; it reports
+// whether there were any.
+func (f *settingsFault) clear() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	had := len(f.problems) > 0
+	f.problems = nil
+	return had
 }

@@ -6,10 +6,14 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
 	"github.com/harkbox/hark/device/mdns"
@@ -214,5 +218,48 @@ func TestPageRename(t *testing.T) {
 	}
 	if len(found) != 1 || found[0].Instance != "Ada (kitchen)" || found[0].Port != 8080 {
 		t.Errorf("found %+v, want the page as Ada (kitchen) on 8080", found)
+	}
+}
+
+// TestSettingsOverAFileThatDoesNotLoad: while the household's settings
+// file does not all load, the page still lists the settings (those saved
+// that load) and saves one, which rewrites the file and clears the
+// settings check.
+func TestSettingsOverAFileThatDoesNotLoad(t *testing.T) {
+	cfg, _ := configure(t, "", map[string]string{"OLLAMA_HOST": "http://127.0.0.1:9"})
+	path := filepath.Join(cfg.DataDir, config.SettingsFile)
+	if err := os.WriteFile(path, []byte("'weather.units' = 'imperial'\n'audio.volume' = 'loud'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cfg.UseSettings(path, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(cfg, res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.settings.err(); err == nil || !strings.Contains(err.Error(), path+":2: audio.volume") {
+		t.Errorf("settings check %v, want the volume named", err)
+	}
+	s := b.API().Settings
+	list, err := s.List(t.Context())
+	if err != nil {
+		t.Fatalf("listing the settings: %v", err)
+	}
+	for _, st := range list {
+		if st.Key == "audio.volume" && st.Saved != "" {
+			t.Errorf("the volume is listed as saved at %q, which does not load", st.Saved)
+		}
+		if st.Key == "weather.units" && st.Value != "imperial" {
+			t.Errorf("the units are %q, want those saved", st.Value)
+		}
+	}
+	if err := s.Set(t.Context(), "assistant.name", "Friday"); err != nil {
+		t.Fatalf("saving a setting: %v", err)
+	}
+	if err := b.settings.err(); err != nil {
+		t.Errorf("settings check after the file was rewritten: %v", err)
 	}
 }

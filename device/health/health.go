@@ -54,6 +54,11 @@ type Options struct {
 	// Devices are the board's devices that did not open (the button, the
 	// LEDs): the box runs without them; each fails the self-test.
 	Devices []control.Check
+	// Settings says what of the household's settings did not load, or
+	// nil; nil Settings means it all did. The settings check fails with
+	// it as the data partition's (Check.Data): the box runs on without
+	// those entries, and a system update neither caused it nor cures it.
+	Settings func() error
 	// Updating shows the updating pattern on the LEDs; nil without LEDs.
 	Updating func(active bool)
 	// DataDir is the data partition's directory, whose use the status
@@ -182,6 +187,11 @@ func (b *Box) Status(ctx context.Context) control.Status {
 		s.Checks = append(s.Checks, b.micCheck(), b.listeningCheck())
 	}
 	s.Checks = append(s.Checks, b.o.Devices...)
+	if b.o.Settings != nil {
+		if err := b.o.Settings(); err != nil {
+			s.Checks = append(s.Checks, control.Check{Name: "settings", Detail: err.Error(), Data: true})
+		}
+	}
 	if b.o.DataDir != "" {
 		if sp, err := disk.Usage(b.o.DataDir); err == nil {
 			s.Storage = &control.Storage{Free: sp.Free, Total: sp.Total, Full: full}

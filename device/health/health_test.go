@@ -157,3 +157,23 @@ func TestTurnsInFlightAreNotIdle(t *testing.T) {
 		}
 	})
 }
+
+// Settings that did not load fail the settings check as the data
+// partition's: said, but not a reason to roll an update back; settings
+// that loaded add no check.
+func TestSettingsThatDidNotLoad(t *testing.T) {
+	var problem error
+	b := New(Options{Storage: func(context.Context) error { return nil }, Ready: true, State: "idle",
+		Settings: func() error { return problem }})
+	if s := b.Status(t.Context()); len(s.Checks) != 1 {
+		t.Errorf("settings that loaded: checks %+v, want the storage's only", s.Checks)
+	}
+	problem = errors.New("settings.toml:3: audio.volume: \"loud\" is not a whole number")
+	s := b.Status(t.Context())
+	if len(s.Checks) != 2 || s.Checks[1].Name != "settings" || s.Checks[1].OK || !s.Checks[1].Data || s.Checks[1].Detail != problem.Error() {
+		t.Errorf("settings that did not load: checks %+v", s.Checks)
+	}
+	if ok, why := s.Healthy(); !ok {
+		t.Errorf("unhealthy for the settings: %s", why)
+	}
+}

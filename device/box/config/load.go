@@ -22,6 +22,10 @@ type Loaded struct {
 	// Sources maps each key ("ollama.model") to where its value came from:
 	// "default", "file PATH", "env NAME" or "flag --NAME".
 	Sources map[string]string
+	// SettingsProblems are the entries of the household's settings file
+	// that UseSettings left out, each at the value it would have without
+	// them; none when the file loaded whole.
+	SettingsProblems []SettingsProblem
 }
 
 // Env reads environment variables; os.Getenv in production.

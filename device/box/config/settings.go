@@ -125,7 +125,9 @@ func Saved(path string) (map[string]string, error) {
 }
 
 // ApplySettings applies the web page's settings kept at path, except keys
-// the environment or a flag set, which win.
+// the environment or a flag set, which win. It is the strict reading, for
+// the boot check after an update: one entry that does not load fails it
+// (Resolve then checks the values); UseSettings takes what loads.
 func (l *Loaded) ApplySettings(path string) error {
 	m, err := Saved(path)
 	if err != nil {
@@ -169,7 +171,13 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 		}
 		return fmt.Errorf("%w: %v", ErrSetting, err)
 	}
-	m, err := Saved(path)
+	// The file as far as it loads: an entry that does not is left out,
+	// and the file as it was is kept aside, once, for whoever wrote it.
+	e, err := readSettings(path)
+	if err != nil {
+		return err
+	}
+	m, err := l.kept(path, &e, env)
 	if err != nil {
 		return err
 	}
@@ -178,9 +186,36 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 	if err != nil {
 		return fmt.Errorf("config: settings: %w", err)
 	}
+	if len(e.problems) > 0 {
+		aside := path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
+		if err := atomicfile.Write(aside, e.raw, 0o600); err != nil {
+			return fmt.Errorf("config: keep aside the settings that did not load: %w", err)
+		}
+	}
 	head := "# Set on the web page; these win over the configuration file, not over\n# the environment or flags. Edit with care: `hark config` shows the result.\n"
 	if err := atomicfile.Write(path, append([]byte(head), b...), 0o600); err != nil {
 		return fmt.Errorf("config: keep the setting: %w", err)
 	}
 	return nil
+}
+
+// SavedSettings are the entries of the settings file at path that load
+// over l, key → value: what the next start applies, and what saving a
+// setting keeps. An entry that does not load is left out (UseSettings).
+func (l *Loaded) SavedSettings(path string, env Env) (map[string]string, error) {
+	e, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	return l.kept(path, &e, env)
+}
+
+// kept are e's entries that load over a copy of l.
+func (l *Loaded) kept(path string, e *settingsEntries, env Env) (map[string]string, error) {
+	c := &Loaded{Config: l.Config, File: l.File, Sources: maps.Clone(l.Sources)}
+	_, m, err := c.useEntries(path, e, env)
+	if err != nil {
+		return nil, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	return m, nil
 }

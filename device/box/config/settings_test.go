@@ -1,0 +1,160 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// settingsFile writes text as the settings file of a fresh directory.
+func settingsFile(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), SettingsFile)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// problemsOf is each problem as "LINE KEY".
+func problemsOf(ps []SettingsProblem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, strings.TrimSpace(fmt.Sprintf("%d %s", p.Line, p.Key)))
+	}
+	return out
+}
+
+// The household's settings file is used as far as it loads: a value
+// refused, a key unknown, a line that does not parse each leave that key
+// at the configuration's value, and each is named with its line.
+func TestUseSettingsAsFarAsTheyLoad(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	for _, tc := range []struct {
+		name, text string
+		problems   []string // "LINE KEY"
+		wantIn     []string // in the problems' text
+	}{
+		{"a value refused by its type", "'assistant.name' = 'Friday'\n'audio.volume' = 'loud'\n'listen.mode' = 'hold'\n",
+			[]string{"2 audio.volume"}, []string{`"loud" is not a whole number`}},
+		{"a value refused by the rules", "'assistant.name' = 'Friday'\n'assistant.time_zone' = 'Mars/Olympus'\n'listen.mode' = 'hold'\n'audio.volume' = '140'\n",
+			[]string{"2 assistant.time_zone", "4 audio.volume"}, []string{"unknown time zone", "outside 0..100"}},
+		{"an unknown key", "'assistant.name' = 'Friday'\n'audio.loudness' = '3'\n'listen.mode' = 'hold'\n",
+			[]string{"2 audio.loudness"}, []string{"audio.loudness: not a configuration key"}},
+		{"a line that does not parse", "# kept by hand\n'assistant.name' = 'Friday'\n'audio.volume = '35'\n'listen.mode' = 'hold'\n",
+			[]string{"3"}, []string{"settings.toml:3"}},
+		{"a number not in quotes", "'assistant.name' = 'Friday'\n'audio.volume' = 35\n'listen.mode' = 'hold'\n",
+			[]string{"2 audio.volume"}, []string{"quotes"}},
+		{"a table", "'assistant.name' = 'Friday'\n'listen.mode' = 'hold'\n[audio]\nvolume = '35'\n",
+			[]string{"3 audio"}, []string{"'audio.volume' = '35'"}},
+	} {
+		l, _, err := load(t, "[assistant]\nname = \"Jarvis\"\n", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := settingsFile(t, tc.text)
+		if _, err := l.UseSettings(path, vars); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if l.Assistant.Name != "Friday" || l.Listen.Mode != "hold" {
+			t.Errorf("%s: name %q, listen.mode %q: the keys that load were not used", tc.name, l.Assistant.Name, l.Listen.Mode)
+		}
+		if l.Audio.Volume != Default().Audio.Volume || l.Sources["audio.volume"] != "default" || l.Assistant.TimeZone != "" {
+			t.Errorf("%s: volume %d (%s), zone %q: a key that did not load is not at its default", tc.name, l.Audio.Volume, l.Sources["audio.volume"], l.Assistant.TimeZone)
+		}
+		if got := problemsOf(l.SettingsProblems); !slices.Equal(got, tc.problems) {
+			t.Errorf("%s: problems %v, want %v", tc.name, got, tc.problems)
+		}
+		var all []string
+		for _, p := range l.SettingsProblems {
+			if p.File != path {
+				t.Errorf("%s: problem %+v names the file %q, want %q", tc.name, p, p.File, path)
+			}
+			all = append(all, p.String())
+		}
+		for _, w := range tc.wantIn {
+			if !strings.Contains(strings.Join(all, "\n"), w) {
+				t.Errorf("%s: problems %q lack %q", tc.name, all, w)
+			}
+		}
+		// The strict reading still refuses the file, as the boot check
+		// after an update needs.
+		fresh, _, _ := load(t, "[assistant]\nname = \"Jarvis\"\n", nil)
+		err = fresh.ApplySettings(path)
+		if err == nil {
+			_, err = fresh.Resolve(vars)
+		}
+		if err == nil {
+			t.Errorf("%s: the strict reading took the file", tc.name)
+		}
+	}
+
+	// A good file: no problems; a missing one: none either.
+	l, _, _ := load(t, "", nil)
+	if _, err := l.UseSettings(settingsFile(t, "'audio.volume' = '35'\n"), vars); err != nil || l.Audio.Volume != 35 || len(l.SettingsProblems) != 0 {
+		t.Errorf("a good file: %v, volume %d, problems %v", err, l.Audio.Volume, l.SettingsProblems)
+	}
+	l, _, _ = load(t, "", nil)
+	if _, err := l.UseSettings(filepath.Join(t.TempDir(), SettingsFile), vars); err != nil || len(l.SettingsProblems) != 0 {
+		t.Errorf("no file: %v, problems %v", err, l.SettingsProblems)
+	}
+	// The configuration file itself stays strict.
+	if _, _, err := load(t, "[audio]\nvolume = \"loud\"\n", nil); err == nil {
+		t.Error("the configuration file took a refused value")
+	}
+}
+
+// Saving a setting over a file that does not load rewrites it with the
+// values that load, and keeps the original aside once, byte for byte.
+func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	l, _, err := load(t, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := "# by hand\n'assistant.name' = 'Friday'\n'audio.volume' = 'loud'\n'listen.mode = 'hold'\n"
+	path := settingsFile(t, bad)
+	if _, err := l.UseSettings(path, vars); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
+		t.Fatalf("saving over a file that does not load: %v", err)
+	}
+	saved, err := Saved(path)
+	if err != nil {
+		t.Fatalf("the rewritten file does not load: %v", err)
+	}
+	if want := map[string]string{"assistant.name": "Friday", "weather.units": "imperial"}; !maps.Equal(saved, want) {
+		t.Errorf("rewritten with %v, want %v", saved, want)
+	}
+	aside, _ := filepath.Glob(path + ".bad-*")
+	if len(aside) != 1 {
+		t.Fatalf("kept aside %v, want one copy of the original", aside)
+	}
+	if b, _ := os.ReadFile(aside[0]); string(b) != bad {
+		t.Errorf("the original kept aside reads %q, want %q", b, bad)
+	}
+	if info, _ := os.Stat(aside[0]); info.Mode().Perm() != 0o600 {
+		t.Errorf("the copy's mode %v", info.Mode())
+	}
+	// The next save finds a file that loads: no second copy.
+	if err := l.SaveSetting(path, "weather.units", "metric", vars); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := filepath.Glob(path + ".bad-*"); len(again) != 1 {
+		t.Errorf("kept aside %v after a second save, want still one", again)
+	}
+	// A refused value is still refused, and writes nothing.
+	before, _ := os.ReadFile(path)
+	if err := l.SaveSetting(path, "audio.volume", "loud", vars); err == nil {
+		t.Error("a refused value was saved")
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("a refused value rewrote the file")
+	}
+}
