@@ -154,9 +154,9 @@ func (sickBox) SetUpdating(bool, int)          {}
 
 // After an update the kept settings no longer load (a typo in the
 // hand-edited DATA/settings.toml, or a value the new image refuses): hark
-// cannot start, and the boot check fails too. It records why, for hark
-// update status, as any failed check does (and a slot on trial reboots):
-// the box must not stay dark on the update with nothing said.
+// runs on the entries that load, but the boot check fails. It records why,
+// for hark update status, as any failed check does, and a slot on trial
+// reboots: an image that refuses the household's settings is rolled back.
 func TestHealthRecordsAConfigurationThatDoesNotLoad(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "control.sock") // nothing answers
 	cfg := writeConfig(t, fmt.Sprintf("control_socket = %q\n", sock))
