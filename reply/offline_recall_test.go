@@ -104,3 +104,44 @@ func TestStandInGivesTheModelTheFactThatAnswers(t *testing.T) {
 		t.Errorf("the model was not given the fact that answers the question:\n%s", prompt.String())
 	}
 }
+
+// A question asked in other forms of the words the household told the box
+// ("park" for "parked") is answered from the fact that holds them; a fact
+// sharing only the look of a word ("plan" for "plane") is no answer.
+func TestModelDownAnswersInOtherFormsOfTheWords(t *testing.T) {
+	const none = ""
+	for _, c := range []struct{ lang, fact, ask, want string }{
+		{"en", "remember that my car is parked on level 3", "where did I park", "You told me: your car is parked on level 3."},
+		{"en", "remember that Mum's birthday is on 3 May", "when is mum's birthday", "You told me: mum's birthday is on 3 May."},
+		{"en", "remember that I planted the tomatoes on 4 April", "when did I plant the tomatoes", "You told me: you planted the tomatoes on 4 April."},
+		{"en", "remember that the boxes of screws are in the shed", "where is the box of screws", "You told me: the boxes of screws are in the shed."},
+		{"de", "merk dir, dass die Brillen im Flur liegen", "wo ist meine Brille", "Du hast mir gesagt: die Brillen im Flur liegen."},
+		{"es", "recuerda que las canciones de Ana están en el disco azul", "dónde está la canción de Ana", "Me dijiste: las canciones de Ana están en el disco azul."},
+		{"fr", "souviens-toi que la voiture est stationnée au niveau 3", "où ai-je stationné la voiture", "Tu m'as dit : la voiture est stationnée au niveau 3."},
+		// Near misses: no guess.
+		{"en", "remember that the plan is on the fridge", "where is the plane", none},
+		{"en", "remember that the ear drops are in the bathroom", "where are the earrings", none},
+		{"en", "remember that the class is on even weeks", "when is the evening class", none},
+		{"de", "merk dir, dass wir nach Berlin fahren", "wann beginnt die Nacht", none},
+		{"es", "recuerda que la llave del puerto está en el cajón", "dónde está la llave de la puerta", none},
+		{"fr", "souviens-toi que le billet est à la gare", "où est le billet garé", none},
+	} {
+		f := newFixture(t, smallModel, Options{})
+		downModel(t, f)
+		if _, err := f.eng.Reply(t.Context(), Query{Text: c.fact, Language: c.lang}, func(string) {}); err != nil {
+			t.Fatal(err)
+		}
+		var said []string
+		_, err := f.eng.Reply(t.Context(), Query{Text: c.ask, Language: c.lang}, func(s string) { said = append(said, s) })
+		if !errors.Is(err, llm.ErrUnreachable) {
+			t.Errorf("%s %q: err %v, want the model unreachable", c.lang, c.ask, err)
+			continue
+		}
+		switch {
+		case c.want == none && len(said) != 1:
+			t.Errorf("%s %q after %q: said %q, want the apology alone", c.lang, c.ask, c.fact, said)
+		case c.want != none && (len(said) != 2 || said[1] != c.want):
+			t.Errorf("%s %q after %q: said %q, want the apology and %q", c.lang, c.ask, c.fact, said, c.want)
+		}
+	}
+}

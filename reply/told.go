@@ -2,6 +2,7 @@ package reply
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/harkbox/hark/reply/command"
@@ -13,7 +14,8 @@ import (
 // model server: "where is the spare key" has its answer there when the
 // server is off or gone. When the model fails before a word was said, a
 // question every word of which (its words of asking aside) is in one
-// remembered fact is answered by search_memory, as the model would have
+// remembered fact, as asked or in another form (storage.HoldsAll), is
+// answered by search_memory, as the model would have
 // it answered; a question no fact covers gets the apology alone, so
 // nothing is guessed.
 
@@ -50,21 +52,13 @@ func (t *turn) answeredByAFact(ctx context.Context) (query string, ok bool) {
 		return "", false
 	}
 	query = strings.Join(keys, " ")
-	hits, err := facts.Search(ctx, query, 1)
+	// The best few: one holding a word as asked may rank above the one
+	// holding them all in other forms.
+	hits, err := facts.Search(ctx, query, 3)
 	if err != nil {
 		t.e.log.Warn("remembered facts not searched", "err", err)
 		return "", false
 	}
-	return query, len(hits) > 0 && coversAll(hits[0].Text, keys)
-}
-
-// coversAll reports whether every one of keys is a word of fact.
-func coversAll(fact string, keys []string) bool {
-	have := storage.ContentWords(fact)
-	for _, k := range keys {
-		if !have[k] {
-			return false
-		}
-	}
-	return true
+	whole := slices.ContainsFunc(hits, func(f storage.Fact) bool { return storage.HoldsAll(f.Text, query, t.q.Language) })
+	return query, whole
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // Fact is something the user told Hark to remember: about themselves, a
@@ -135,8 +134,9 @@ func (f *Facts) All(ctx context.Context) ([]Fact, error) {
 }
 
 // Search returns up to limit facts sharing the most words (of three letters
-// or more) with query, best first, newest first among equals. A query with
-// no such words returns the newest facts.
+// or more) with query, as said or in another form in any language
+// HoldsAll knows (those as said first), best first, newest first among
+// equals. A query with no such words returns the newest facts.
 func (f *Facts) Search(ctx context.Context, query string, limit int) ([]Fact, error) {
 	all, err := f.All(ctx)
 	if err != nil {
@@ -150,10 +150,15 @@ func (f *Facts) Search(ctx context.Context, query string, limit int) ([]Fact, er
 	}
 	var hits []hit[Fact]
 	for _, fact := range all {
+		// A word found as asked counts twice, in another form once.
 		n := 0
 		have := ContentWords(fact.Text)
+		stems := anyForms(have)
 		for w := range want {
-			if have[w] {
+			switch {
+			case have[w]:
+				n += 2
+			case sharesAny(anyForms(map[string]bool{w: true}), stems):
 				n++
 			}
 		}
@@ -162,20 +167,4 @@ func (f *Facts) Search(ctx context.Context, query string, limit int) ([]Fact, er
 		}
 	}
 	return best(hits, limit), nil
-}
-
-// ContentWords returns the lower-cased words of s with three or more
-// letters, in any script, with a trailing plural "s" dropped.
-func ContentWords(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len([]rune(w)) < 3 {
-			continue
-		}
-		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-			w = w[:len(w)-1]
-		}
-		out[w] = true
-	}
-	return out
 }

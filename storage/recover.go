@@ -35,11 +35,13 @@ func (r *Recovery) String() string {
 }
 
 // badgerFile reports whether name is one of Badger's files, which a
-// recovery moves aside; the rest of the data directory (the secrets key,
+// recovery moves aside (with the record of the tables checked); the rest of the data directory (the secrets key,
 // the identity, the replies, the log) stays where it is.
 func badgerFile(name string) bool {
 	switch name {
-	case badger.ManifestFilename, "MANIFEST-REWRITE", "KEYREGISTRY", "KEYREGISTRY-REWRITE", "DISCARD", "LOCK":
+	case badger.ManifestFilename, "MANIFEST-REWRITE", "KEYREGISTRY", "KEYREGISTRY-REWRITE", "DISCARD", "LOCK",
+		verifiedFile: // it names the tables moved
+
 		return true
 	}
 	for _, ext := range []string{".sst", ".mem", ".vlog"} {
@@ -57,10 +59,18 @@ func badgerFile(name string) bool {
 // Badger's files to DATA/recovered-<time>/, makes a fresh store, and reads
 // back into it what the set-aside files still hold. Every file moved is
 // logged at warn level, with why.
-func prepare(dir string, o Options, log *slog.Logger) (*Recovery, error) {
-	why, orphans, err := inspect(dir)
+//
+// A table in trusted (by id) whose file has the same stamp is not read
+// whole again; the tables found sound are recorded for the next start.
+func prepare(dir string, o Options, log *slog.Logger, trusted map[uint64]stamp) (*Recovery, []tableFile, error) {
+	why, orphans, sound, skipped, err := inspect(dir, trusted)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if why == "" && sound != nil { // on damage, the record is set aside with the tables
+		if err := writeVerified(dir, sound); err != nil {
+			log.Warn("the tables checked were not recorded: the next start checks them again", "err", err)
+		}
 	}
 	if why == "" && len(orphans) > 0 {
 		// Left by a flush or compaction a power cut interrupted: their
@@ -68,16 +78,16 @@ func prepare(dir string, o Options, log *slog.Logger) (*Recovery, error) {
 		// Badger would delete them; they are kept, out of its way.
 		to := filepath.Join(dir, "recovered-"+time.Now().Format("20060102T150405"))
 		if err := moveFiles(dir, to, orphans, "not in the MANIFEST: left by an interrupted flush or compaction, its records are in the files the MANIFEST names", log); err != nil {
-			return nil, fmt.Errorf("storage: %s: set aside tables not in the MANIFEST: %w", dir, err)
+			return nil, nil, fmt.Errorf("storage: %s: set aside tables not in the MANIFEST: %w", dir, err)
 		}
 	}
 	if why == "" {
-		return nil, nil
+		return nil, skipped, nil
 	}
 	rec := &Recovery{At: time.Now(), Why: why}
 	rec.Dir = filepath.Join(dir, "recovered-"+rec.At.Format("20060102T150405"))
 	if err := moveAside(dir, rec.Dir, why, log); err != nil {
-		return nil, fmt.Errorf("storage: %s: %w (%s), and they cannot be set aside: %w", dir, errDamaged, why, err)
+		return nil, nil, fmt.Errorf("storage: %s: %w (%s), and they cannot be set aside: %w", dir, errDamaged, why, err)
 	}
 	rec.Records, rec.Unreadable, err = rebuild(dir, rec.Dir, o)
 	if err != nil {
@@ -85,21 +95,24 @@ func prepare(dir string, o Options, log *slog.Logger) (*Recovery, error) {
 	}
 	log.Warn("the store was damaged: its files were set aside and what could be read was recovered",
 		"why", why, "recovered_dir", rec.Dir, "records", rec.Records, "unreadable", rec.Unreadable)
-	return rec, nil
+	return rec, nil, nil
 }
 
 // inspect says what is wrong with the Badger files in dir, "" for
-// nothing (a new store included), and which table files the MANIFEST does
-// not name while it names others.
-func inspect(dir string) (why string, orphans []string, err error) {
+// nothing (a new store included), which table files the MANIFEST does
+// not name while it names others, and the stamps of the tables it names,
+// found sound (nil when dir is not there). A table in trusted with the
+// same stamp is taken for sound without reading it.
+func inspect(dir string, trusted map[uint64]stamp) (why string, orphans []string, sound map[uint64]stamp, skipped []tableFile, err error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", nil, nil
+		return "", nil, nil, nil, nil
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("storage: read %s: %w", dir, err)
+		return "", nil, nil, nil, fmt.Errorf("storage: read %s: %w", dir, err)
 	}
-	tables := map[uint64]int64{} // id: size
+	sound = map[uint64]stamp{}
+	tables := map[uint64]stamp{} // id: size and time
 	var wals []string
 	hasManifest := false
 	for _, e := range entries {
@@ -114,40 +127,45 @@ func inspect(dir string) (why string, orphans []string, err error) {
 			}
 			info, err := e.Info()
 			if err != nil {
-				return "", nil, fmt.Errorf("storage: %s: %w", name, err)
+				return "", nil, nil, nil, fmt.Errorf("storage: %s: %w", name, err)
 			}
-			tables[id] = info.Size()
+			tables[id] = stampOf(info)
 		case strings.HasSuffix(name, ".mem"):
 			wals = append(wals, name)
 		}
 	}
 	if !hasManifest {
 		if len(tables) == 0 && !anyEntries(dir, wals) {
-			return "", nil, nil // a new store
+			return "", nil, sound, nil, nil // a new store
 		}
-		return "the MANIFEST is missing", nil, nil
+		return "the MANIFEST is missing", nil, nil, nil, nil
 	}
 	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
 	if err != nil {
-		return "", nil, fmt.Errorf("storage: %w", err)
+		return "", nil, nil, nil, fmt.Errorf("storage: %w", err)
 	}
 	m, _, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir).WithLogger(nil))
 	f.Close()
 	if err != nil {
-		return "the MANIFEST is damaged: " + err.Error(), nil, nil
+		return "the MANIFEST is damaged: " + err.Error(), nil, nil, nil, nil
 	}
 	var problems []string
 	for id := range m.Tables {
-		size, ok := tables[id]
+		st, ok := tables[id]
 		switch {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("table %06d.sst is missing", id))
-		case size < minTable:
-			problems = append(problems, fmt.Sprintf("table %06d.sst is cut short (%d bytes)", id, size))
+		case st.size < minTable:
+			problems = append(problems, fmt.Sprintf("table %06d.sst is cut short (%d bytes)", id, st.size))
+		case trusted[id] == st:
+			sound[id] = st // read whole before, and the same file since
+			skipped = append(skipped, tableFile{filepath.Join(dir, fmt.Sprintf("%06d.sst", id)), id, m.Tables[id].Compression})
 		default:
 			path := filepath.Join(dir, fmt.Sprintf("%06d.sst", id))
-			if bad := tableDamaged(path, id, m.Tables[id].Compression); bad != "" {
+			if bad := checkTable(path, id, m.Tables[id].Compression); bad != "" {
 				problems = append(problems, fmt.Sprintf("table %06d.sst is damaged: %s", id, bad))
+			} else {
+				sound[id] = st
 			}
 		}
 	}
@@ -161,15 +179,25 @@ func inspect(dir string) (why string, orphans []string, err error) {
 	}
 	for _, name := range wals {
 		if bad, err := walDamaged(filepath.Join(dir, name)); err != nil {
-			return "", nil, err
+			return "", nil, nil, nil, err
 		} else if bad != "" {
 			problems = append(problems, name+" "+bad)
 		}
 	}
 	slices.Sort(problems)
 	slices.Sort(orphans)
-	return strings.Join(problems, "; "), orphans, nil
+	return strings.Join(problems, "; "), orphans, sound, skipped, nil
 }
+
+// tableFile is a table file the MANIFEST names.
+type tableFile struct {
+	path string
+	id   uint64
+	c    options.CompressionType
+}
+
+// checkTable is tableDamaged before opening; tests count its calls.
+var checkTable = tableDamaged
 
 // minTable is the least a table file holds: its index and checksums.
 const minTable = 32

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -143,8 +144,11 @@ func (db *DB) comeBack() {
 			db.boundedFor(db.o.CloseTimeout, old.Close)
 		}
 		fresh := &DB{dir: db.dir, o: db.o, log: db.log}
-		rec, err := prepare(db.dir, db.o, db.log)
+		rec, _, err := prepare(db.dir, db.o, db.log, nil) // a card back: every table read
 		if err == nil {
+			if merr := markRunning(db.dir); merr != nil {
+				db.log.Warn("a crash from now on may go unnoticed at the next start", "err", merr)
+			}
 			err = fresh.open(db.adopt)
 		}
 		if err != nil {
@@ -374,6 +378,14 @@ func view[T any](db *DB, ctx context.Context, op string, read func(txn *badger.T
 			return err
 		})
 	})
+	if err != nil && strings.Contains(err.Error(), "checksum mismatch") {
+		// A table rotted after it was read whole: the next start reads
+		// every one, and sets it aside.
+		db.log.Error("a table of the store is damaged: the next start sets it aside", "op", op, "err", err)
+		if ferr := forgetVerified(db.dir); ferr != nil {
+			db.log.Warn("the tables checked are still recorded", "err", ferr)
+		}
+	}
 	switch {
 	case err == nil:
 		return <-got, nil

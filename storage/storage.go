@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 
 	"github.com/harkbox/hark/internal/disk"
 	"github.com/harkbox/hark/internal/ratelog"
@@ -127,6 +128,11 @@ type DB struct {
 	closeOnce sync.Once
 	closeErr  error
 	closed    bool // guarded by mu
+
+	// skipped are the tables not read whole before opening, trusted;
+	// recheck reads them after.
+	skipped   []tableFile
+	rechecked sync.WaitGroup
 }
 
 // Open opens (creating if needed) the store in dir. A store that cannot be
@@ -144,13 +150,19 @@ func Open(dir string, o Options) (*DB, error) {
 	db := &DB{dir: dir, o: o, log: log, changed: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	var rec *Recovery
 	err := db.mounted()
+	var trusted map[uint64]stamp // the tables not read whole again (see verifiedFile)
 	if err == nil {
-		rec, err = prepare(dir, o, log)
-		db.health.Recovered = rec
+		if !running(dir) {
+			trusted = readVerified(dir)
+		}
+		rec, err = db.prepareAndOpen(trusted)
 	}
-	if err == nil {
-		err = db.open(db.adopt)
+	if err != nil && len(trusted) > 0 && db.bdb == nil && !errors.Is(err, ErrLocked) && !errors.Is(err, errNewer) && !errors.Is(err, errStuck) {
+		// A table trusted may have rotted since: read every one.
+		log.Warn("the store did not open after a start that trusted the tables checked before; checking every table", "err", err)
+		rec, err = db.prepareAndOpen(nil)
 	}
+	db.health.Recovered = rec
 	if errors.Is(err, ErrLocked) || errors.Is(err, errNewer) {
 		return nil, err
 	}
@@ -163,7 +175,28 @@ func Open(dir string, o Options) (*DB, error) {
 	db.res = newReserve(dir, o, log, db.mounted() == nil)
 	db.lastTry = time.Now()
 	go db.watch()
+	if db.bdb != nil && !db.readOnly && len(db.skipped) > 0 {
+		db.rechecked.Add(1)
+		go db.recheck(db.skipped)
+	}
 	return db, nil
+}
+
+// prepareAndOpen checks the data directory, the tables in trusted aside
+// (see prepare), says the store is running, and opens it.
+// The tables trusted are read again after it opened (see recheck).
+func (db *DB) prepareAndOpen(trusted map[uint64]stamp) (*Recovery, error) {
+	rec, skipped, err := prepare(db.dir, db.o, db.log, trusted)
+	if err != nil {
+		return rec, err
+	}
+	db.skipped = skipped
+	if _, serr := os.Stat(db.dir); serr == nil {
+		if merr := markRunning(db.dir); merr != nil {
+			db.log.Warn("a crash from now on may go unnoticed at the next start", "err", merr)
+		}
+	}
+	return rec, db.open(db.adopt)
 }
 
 // open opens Badger in db.dir for writing or, on a read-only card, for
@@ -280,6 +313,7 @@ func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		close(db.stop)
 		<-db.done
+		db.rechecked.Wait()
 		db.mu.Lock()
 		db.closed = true
 		bdb, holding, readOnly, n := db.bdb, db.health.Condition == Holding, db.readOnly, db.held.len()
@@ -298,6 +332,13 @@ func (db *DB) Close() error {
 		}
 		if err := db.boundedFor(db.o.CloseTimeout, bdb.Close); err != nil {
 			db.closeErr = fmt.Errorf("storage: close %s: %w", db.dir, err)
+			return
+		}
+		if readOnly {
+			return // as it was: a read-only card was never marked
+		}
+		if err := unmarkRunning(db.dir); err != nil {
+			db.log.Warn("the next start reads every table", "err", err)
 		}
 	})
 	return db.closeErr
@@ -400,7 +441,11 @@ func badgerOptions(dir string, o Options) (badger.Options, error) {
 		WithNumLevelZeroTablesStall(b.level0Stall).
 		WithNumCompactors(b.compactors).
 		WithNumGoroutines(b.goroutines).
-		WithMetricsEnabled(false), nil
+		WithMetricsEnabled(false).
+		// A block whose checksum fails is an error where it is read, not
+		// bytes taken for records (tables are read whole only once: see
+		// verifiedFile).
+		WithChecksumVerificationMode(options.OnBlockRead), nil
 }
 
 // badgerLog sends Badger's log lines to slog; its routine chatter is

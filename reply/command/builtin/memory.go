@@ -91,7 +91,7 @@ func Forget(m Memory) *command.Command {
 			if err != nil {
 				return command.Response{}, err
 			}
-			if len(hits) == 0 || !covers(hits[0].Text, q) {
+			if len(hits) == 0 || !covers(hits[0].Text, q, c.Language) {
 				return command.Said(lang(c).T("I don't remember anything like that."), map[string]any{"forgotten": 0}), nil
 			}
 			if err := m.Delete(ctx, hits[0].ID); err != nil {
@@ -102,16 +102,11 @@ func Forget(m Memory) *command.Command {
 	}
 }
 
-// covers reports whether fact shares at least half of query's content words.
-func covers(fact, query string) bool {
-	want, have := storage.ContentWords(query), storage.ContentWords(fact)
-	n := 0
-	for w := range want {
-		if have[w] {
-			n++
-		}
-	}
-	return n > 0 && 2*n >= len(want)
+// covers reports whether fact holds at least half of query's content
+// words (storage.Shared).
+func covers(fact, query, lang string) bool {
+	n, of := storage.Shared(fact, query, lang)
+	return n > 0 && 2*n >= of
 }
 
 // SearchMemory is search_memory: what the user told Hark to remember.
@@ -139,7 +134,7 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 				hits = aboutUser(hits)
 				hits = hits[:min(3, len(hits))]
 			} else {
-				hits = whole(hits, q)
+				hits = whole(hits, q, c.Language)
 			}
 			// A secret is said only when the request names one ("what is my
 			// wifi password"), never on "what do you know about me".
@@ -190,24 +185,14 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 }
 
 // whole keeps, of facts found for query (best first), those that hold
-// every word of it when the best does: beside the spare key's place, the
-// car keys' is not what was asked.
-func whole(hits []storage.Fact, query string) []storage.Fact {
-	if len(hits) == 0 || !holdsAll(hits[0].Text, query) {
+// every word of it (storage.HoldsAll) when one does: beside the spare
+// key's place, the car keys' is not what was asked.
+func whole(hits []storage.Fact, query, lang string) []storage.Fact {
+	holds := func(f storage.Fact) bool { return storage.HoldsAll(f.Text, query, lang) }
+	if !slices.ContainsFunc(hits, holds) {
 		return hits
 	}
-	return slices.DeleteFunc(hits, func(f storage.Fact) bool { return !holdsAll(f.Text, query) })
-}
-
-// holdsAll reports whether fact has every content word of query.
-func holdsAll(fact, query string) bool {
-	have := storage.ContentWords(fact)
-	for w := range storage.ContentWords(query) {
-		if !have[w] {
-			return false
-		}
-	}
-	return true
+	return slices.DeleteFunc(hits, func(f storage.Fact) bool { return !holds(f) })
 }
 
 // aboutUser keeps facts the user stated about themselves.
