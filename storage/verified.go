@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/harkbox/hark/internal/atomicfile"
 )
@@ -25,16 +26,21 @@ import (
 // opens and removed once it has closed. Every table is read again after
 // a run that did not close (a crash, a power cut, a process killed), when
 // the record is missing or damaged, and after an open that failed with
-// the check cut short. The tables trusted are still read whole, after
-// Badger opened, one at a time (recheck), and a read that finds a block
-// whose checksum fails drops the record too: a table that rots after a
-// clean stop is so found by the first run that reads it or dies on it,
-// and set aside by the next start.
+// the check cut short. The tables trusted are still read whole a minute
+// after Badger opened, one at a time (recheck), and a read that finds a
+// block whose checksum fails drops the record too: a table that rots
+// after a clean stop is so found by the first run that reads it or dies
+// on it, and set aside by the next start.
 
 const (
 	verifiedFile = "tables-checked"
 	runningFile  = "store-running"
 )
+
+// recheckAfter is how long after opening the trusted tables are read
+// again: at a box's start the card is busy loading the speech and
+// language models, which the first question waits for.
+var recheckAfter = time.Minute
 
 // stamp is what says a table file is the one that was read: its size
 // and modification time.
@@ -91,6 +97,11 @@ func writeVerified(dir string, tables map[uint64]stamp) error {
 // Close.
 func (db *DB) recheck(tables []tableFile) {
 	defer db.rechecked.Done()
+	select {
+	case <-db.stop:
+		return
+	case <-time.After(recheckAfter):
+	}
 	for _, t := range tables {
 		select {
 		case <-db.stop:
