@@ -12,6 +12,8 @@ import (
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
 )
 
 // TestModelHints: each hint names the server and says the model's name
@@ -84,5 +86,39 @@ func TestAskNotOllama(t *testing.T) {
 	}
 	if len(said) != 1 || said[0] != "I didn't understand that, and I can't reach my language model right now." {
 		t.Errorf("said %q", said)
+	}
+}
+
+// TestAnswerTokensConfigured: [ollama] answer_tokens bounds the chat
+// model's answers (num_predict); the default is the reply engine's.
+func TestAnswerTokensConfigured(t *testing.T) {
+	for _, tc := range []struct {
+		toml string
+		want any
+	}{
+		{"", float64(256)},
+		{"[ollama]\nanswer_tokens = 120\n", float64(120)},
+		{"[ollama]\nanswer_tokens = -1\n", nil},
+	} {
+		srv, m := modelServer(t)
+		m.On(replytest.Chat, ollamatest.Reply{Content: "Woof."})
+		cfg, res := configure(t, "[reply]\nplanner = false\n"+tc.toml, map[string]string{"OLLAMA_HOST": srv.URL})
+		b, err := Open(cfg, res, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.API().Asker.Ask(t.Context(), control.Question{Text: "tell me about dogs"}, func(string) {}, func(string) {}); err != nil {
+			t.Errorf("%q: %v", tc.toml, err)
+		}
+		b.Close()
+		var got any
+		for _, c := range srv.Chats() {
+			if replytest.KindOf(c) == replytest.Chat {
+				got = c.Options["num_predict"]
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: the chat asked for num_predict %v, want %v", tc.toml, got, tc.want)
+		}
 	}
 }
