@@ -77,3 +77,14 @@ func TestThinkingIsNotCapped(t *testing.T) {
 		}
 	}
 }
+
+// TestCapCutsAWrittenCall: a call the model writes in its text, cut by the
+// bound before it ends, is neither said nor run; what it said before it is.
+func TestCapCutsAWrittenCall(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true, AnswerTokens: 7})
+	f.model.on(kindChat, ollamatest.Reply{Content: "I will set that.\n{\"name\": \"set_timer\", \"arguments\": {\"duration\": \"PT5M\"}}"})
+	res, said, err := f.ask(t, "tell me about dogs")
+	if err != nil || len(said) != 1 || said[0] != "I will set that." || len(res.Tools) != 0 {
+		t.Errorf("said %q, tools %v, err %v; want the lead-in alone", said, res.Tools, err)
+	}
+}
