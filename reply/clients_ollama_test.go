@@ -76,7 +76,7 @@ func TestRealServerClientsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	eng, err := New(Options{Model: client, Info: client, ModelName: "hark-tiny", Server: shared.URL.String(), Dialogue: db.Dialogue(),
+	eng, err := New(Options{Model: client, Info: client, AnswerTokens: -1, ModelName: "hark-tiny", Server: shared.URL.String(), Dialogue: db.Dialogue(),
 		Location: time.UTC, Keeper: k, Queue: q, PlannerOff: true, Router: "keyword", Meter: meter})
 	if err != nil {
 		t.Fatal(err)

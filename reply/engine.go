@@ -180,6 +180,12 @@ type Options struct {
 	// ChatTimeout bounds one chat-model answer: at least this (default
 	// 60 s), or twice what the meter expects a whole answer to take.
 	ChatTimeout time.Duration
+	// AnswerTokens bounds the tokens of one chat-model answer (Ollama's
+	// num_predict): default 256, a minute or more of speech and room for
+	// any tool call; negative for no bound. An answer the bound stops
+	// ends at its last whole sentence. A model asked to reason (Think) is
+	// not bounded: its reasoning spends the same tokens.
+	AnswerTokens int
 	// PlannerTimeout, AuxTimeout (search terms, router) and DigestTimeout
 	// are the most the small calls may take; defaults 6, 8 and 8 s. Each
 	// gets three times what the meter expects within that, and fails open.
@@ -242,6 +248,7 @@ func (o *Options) defaults() {
 	}
 	set(&o.ReplyBudget, 15*time.Second)
 	set(&o.ChatTimeout, 60*time.Second)
+	seti(&o.AnswerTokens, answerTokens)
 	set(&o.LoadBudget, 3*time.Minute)
 	set(&o.PlannerTimeout, 6*time.Second)
 	set(&o.AuxTimeout, 8*time.Second)

@@ -213,9 +213,11 @@ func deadHost(t testing.TB) *url.URL {
 
 // sent is one model call as the golden files show it.
 type sent struct {
-	Kind     string               `json:"kind"`
-	Tools    []string             `json:"tools,omitempty"`
-	Format   bool                 `json:"json_format,omitempty"`
+	Kind   string   `json:"kind"`
+	Tools  []string `json:"tools,omitempty"`
+	Format bool     `json:"json_format,omitempty"`
+	// Predict is the answer's bound in tokens (num_predict), when set.
+	Predict  any                  `json:"num_predict,omitempty"`
 	Messages []ollamatest.Message `json:"messages"`
 }
 
@@ -225,7 +227,7 @@ func golden(t *testing.T, srv *ollamatest.Server, name string) {
 	t.Helper()
 	var calls []sent
 	for _, c := range srv.Chats() {
-		s := sent{Kind: kindOf(c), Messages: c.Messages, Format: len(c.Format) > 0}
+		s := sent{Kind: kindOf(c), Messages: c.Messages, Format: len(c.Format) > 0, Predict: c.Options["num_predict"]}
 		for _, tl := range c.Tools {
 			s.Tools = append(s.Tools, tl.Function.Name)
 		}

@@ -613,7 +613,8 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	}
 	out := newOutput(t)
 	var held heldCall
-	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), llm.Request{Messages: msgs, Tools: tools, Think: t.think()}, func(c llm.Chunk) error {
+	req := llm.Request{Messages: msgs, Tools: tools, Think: t.think(), MaxTokens: t.maxTokens()}
+	resp, err := t.metered(cctx, t.e.o.Model, t.e.chatKey(), req, func(c llm.Chunk) error {
 		defer heard()
 		if c.Notice != "" {
 			// The gateway moved to another server, which answers afresh.
@@ -633,12 +634,19 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 	})
 	resp = withoutReasoning(resp)
 	if err == nil {
+		// The answer reached its bound: it ends at its last whole
+		// sentence, and what was kept back as a call, cut short, is
+		// neither run nor said.
+		cut := resp.DoneReason == "length" && req.MaxTokens > 0
+		if cut {
+			t.e.log.Info("the answer reached its token bound; ending it at its last whole sentence", "tokens", resp.OutputTokens, "max_tokens", req.MaxTokens)
+		}
 		if rest := held.rest(); rest != "" {
-			if calls, _ := t.trailing(rest); len(calls) == 0 {
+			if calls, _ := t.trailing(rest); len(calls) == 0 && !cut {
 				out.write(rest) // not a call: said, or judged, as any answer
 			}
 		}
-		out.finish()
+		out.finish(cut)
 		if resp.Model != "" {
 			t.res.Model, t.res.Server = resp.Model, resp.Server // a chain's: the server that answered
 		}

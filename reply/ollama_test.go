@@ -44,7 +44,7 @@ func TestRealServerReusesThePrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	meter := cost.NewMeter()
-	eng, err := New(Options{Model: client, Info: client, ModelName: "hark-tiny", Server: srv.URL.String(), Meter: meter,
+	eng, err := New(Options{Model: client, Info: client, AnswerTokens: -1, ModelName: "hark-tiny", Server: srv.URL.String(), Meter: meter,
 		Commands: reg, Dialogue: db.Dialogue(), Location: time.UTC,
 		// Only the chat calls, so that what the cache holds is theirs.
 		Policy: cost.Policy{Floor: time.Nanosecond, Share: 1e-9}, ChatTimeout: time.Minute, ReplyBudget: time.Minute})
@@ -110,7 +110,9 @@ func realOllama(t *testing.T, env ...string) (*ollamaserve.Server, string, conte
 }
 
 // createTiny makes hark-tiny on srv: gguf under a Llama 3.2 style
-// template, answering at most predict tokens, always the same.
+// template, answering at most predict tokens, always the same. Engines
+// asking it leave the bound to it (AnswerTokens -1): a request's own
+// num_predict would take its place.
 func createTiny(t *testing.T, ctx context.Context, srv *ollamaserve.Server, gguf string, predict int) {
 	t.Helper()
 	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
@@ -149,7 +151,7 @@ func TestRealServerModelWithoutTools(t *testing.T) {
 	sched, _ := schedule.New(schedule.Options{Store: db.Schedule(), Location: time.UTC})
 	reg := command.NewRegistry(command.Options{Location: time.UTC})
 	reg.Register(builtin.All(builtin.Deps{Schedule: sched, Mixer: &fixedMixer{level: 50}, Memory: db.SealedFacts(db.Secrets("")), Status: noStatus{}})...)
-	eng, err := New(Options{Model: client, Info: client, ModelName: "hark-tiny-plain", Server: srv.URL.String(), Commands: reg,
+	eng, err := New(Options{Model: client, Info: client, AnswerTokens: -1, ModelName: "hark-tiny-plain", Server: srv.URL.String(), Commands: reg,
 		Dialogue: db.Dialogue(), Location: time.UTC, Policy: cost.Policy{Floor: time.Nanosecond, Share: 1e-9},
 		ChatTimeout: time.Minute, ReplyBudget: time.Minute})
 	if err != nil {
@@ -190,7 +192,7 @@ func TestRealServerLoadIsNotHung(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		eng, err := New(Options{Model: client, Info: client, ModelName: "hark-tiny", Server: srv.URL.String(), Dialogue: db.Dialogue(),
+		eng, err := New(Options{Model: client, Info: client, AnswerTokens: -1, ModelName: "hark-tiny", Server: srv.URL.String(), Dialogue: db.Dialogue(),
 			Location: time.UTC, Keeper: k, ReplyBudget: budget, Meter: meter})
 		if err != nil {
 			t.Fatal(err)

@@ -30,6 +30,7 @@ type output struct {
 	start     strings.Builder
 	decided   bool
 	held      bool
+	said      int // sentences said of this answer
 }
 
 // newOutput is a turn's output, its units said in the turn's language.
@@ -68,7 +69,10 @@ func (o *output) decide() {
 	o.held = speech.Suspicious(o.start.String())
 }
 
-func (o *output) finish() {
+// finish says the rest of the answer. With cut, the answer stopped at its
+// token bound, in the middle of a sentence: that sentence is left unsaid,
+// unless none of the answer was said.
+func (o *output) finish(cut bool) {
 	if rest := o.reasoning.Flush(); rest != "" {
 		o.add(rest)
 	}
@@ -79,7 +83,9 @@ func (o *output) finish() {
 		}
 	}
 	if !o.held {
-		o.say(o.stream.Flush())
+		if rest := o.stream.Flush(); !cut || o.said == 0 {
+			o.say(rest)
+		}
 		return
 	}
 	text := o.all.String()
@@ -118,5 +124,6 @@ func (o *output) say(sentences []string) {
 		}
 		o.t.speak(s)
 		o.t.lastSaid = s
+		o.said++
 	}
 }

@@ -119,6 +119,16 @@ func (t *turn) think() *bool {
 	return &v
 }
 
+// maxTokens bounds the chat model's answer (Options.AnswerTokens); 0 for
+// no bound: none is set, or the model is asked to reason, which spends
+// the same tokens before its answer begins.
+func (t *turn) maxTokens() int {
+	if think := t.think(); think != nil && *think || t.e.o.AnswerTokens < 0 {
+		return 0
+	}
+	return t.e.o.AnswerTokens
+}
+
 // snippet is the last few lines of the conversation, for the planner.
 func (t *turn) snippet() string {
 	var lines []string

@@ -70,7 +70,7 @@ func benchEngine(b *testing.B, client *llm.Client, k *llm.Keeper) *Engine {
 	if err := reg.Register(builtin.All(builtin.Deps{Schedule: sched, Mixer: &fixedMixer{level: 50}, Memory: db.SealedFacts(db.Secrets("")), Status: noStatus{}})...); err != nil {
 		b.Fatal(err)
 	}
-	eng, err := New(Options{Model: client, Info: client, ModelName: client.Model(), Server: client.Host().String(), Commands: reg,
+	eng, err := New(Options{Model: client, Info: client, AnswerTokens: -1, ModelName: client.Model(), Server: client.Host().String(), Commands: reg,
 		Dialogue: db.Dialogue(), Diary: db.Diary(), Facts: db.Facts(), Location: time.UTC, Keeper: k})
 	if err != nil {
 		b.Fatal(err)

@@ -23,7 +23,9 @@ import (
 // firstWords is the tokens generated before the first sentence can be said.
 const firstWords = 16
 
-// answerTokens is the longest answer the chat call's time-out allows for.
+// answerTokens is the chat model's answer's bound by default
+// (Options.AnswerTokens), and the longest answer the chat call's time-out
+// allows for when there is none.
 const answerTokens = 256
 
 // Handful is the most tools the router offers a small model, or any model
@@ -119,7 +121,11 @@ func (t *turn) priceChat() {
 	budget := max(e.o.ReplyBudget, 2*t.chatCost+2*time.Second) + t.slack
 	t.deadline = t.origin.Add(budget)
 	t.auxDeadline = t.origin.Add(budget / 2)
-	t.chatTimeout = max(e.o.ChatTimeout, 2*r.Call(est.Evaluated(), answerTokens))
+	longest := t.maxTokens()
+	if longest == 0 {
+		longest = answerTokens
+	}
+	t.chatTimeout = max(e.o.ChatTimeout, 2*r.Call(est.Evaluated(), longest))
 }
 
 // worth reports whether an auxiliary call with a prompt of about chars

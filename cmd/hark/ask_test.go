@@ -173,7 +173,7 @@ func TestAskColdModel(t *testing.T) {
 	if code != 0 || out != "Hello there yourself.\n" {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "hark: the model server is loading llama3.2:3b") {
+	if !strings.Contains(errOut, `loading the model "llama3.2:3b"`) || !strings.Contains(errOut, "hark: the model server ") {
 		t.Errorf("stderr %q: want a line that the model is loading", errOut)
 	}
 	if loads, aborted := srv.Loads(); loads != 1 || aborted != 0 {

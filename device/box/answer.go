@@ -122,14 +122,16 @@ func (b *Box) links(ctx context.Context) []control.Check {
 func (b *Box) modelHint(err error) string {
 	cfg := b.cfg.Ollama
 	switch {
+	case errors.Is(err, llm.ErrNotOllama):
+		return fmt.Sprintf("something other than Ollama answers at %s (another web server or program on that port): point Hark at the Ollama server with OLLAMA_HOST or [ollama] host (Ollama listens on port 11434 unless told otherwise)", b.res.OllamaURL)
 	case errors.Is(err, llm.ErrUnreachable):
 		return fmt.Sprintf("no model server answers at %s: start Ollama there (ollama serve), or point Hark at one with OLLAMA_HOST or [ollama] host", b.res.OllamaURL)
 	case errors.Is(err, reply.ErrStillLoading):
-		return fmt.Sprintf("the model server at %s was still loading %s after [ollama] load_budget (%v); it goes on loading, so ask again in a minute (or use a smaller model, a faster disk, or a longer load_budget)", b.res.OllamaURL, cfg.Model, cfg.LoadBudget.Duration)
+		return fmt.Sprintf("the model server at %s was still loading the model %q after [ollama] load_budget (%v); it goes on loading, so ask again in a minute (or use a smaller model, a faster disk, or a longer load_budget)", b.res.OllamaURL, cfg.Model, cfg.LoadBudget.Duration)
 	case errors.Is(err, reply.ErrTooSlow):
-		return fmt.Sprintf("the model server at %s took the question but said nothing within [ollama] reply_budget (%v) with %s loaded (a load is waited for, up to load_budget): it may have hung, or be too slow for this box (a smaller model, or a longer reply_budget)", b.res.OllamaURL, cfg.ReplyBudget.Duration, cfg.Model)
+		return fmt.Sprintf("the model server at %s took the question but said nothing within [ollama] reply_budget (%v) with the model %q loaded (a load does not count: it is waited for, up to load_budget): it may have hung, or be too slow for this box (a smaller model, or a longer reply_budget)", b.res.OllamaURL, cfg.ReplyBudget.Duration, cfg.Model)
 	case errors.Is(err, llm.ErrModelNotFound):
-		return fmt.Sprintf("the server at %s does not have %s: ollama pull %s", b.res.OllamaURL, cfg.Model, cfg.Model)
+		return fmt.Sprintf("the server at %s does not have the model %q: ollama pull %s", b.res.OllamaURL, cfg.Model, cfg.Model)
 	}
 	return ""
 }

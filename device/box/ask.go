@@ -96,12 +96,27 @@ func newSession() string {
 	return hex.EncodeToString(b)
 }
 
+// seconds says d, whole seconds, as "12 s" or "1 min 35 s".
+func seconds(d time.Duration) string {
+	s := int(d.Seconds())
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s%60 == 0:
+		return fmt.Sprintf("%d min", s/60)
+	}
+	return fmt.Sprintf("%d min %d s", s/60, s%60)
+}
+
 // holdNotice is what a typed question's asker reads while it waits.
 func holdNotice(h reply.Hold, now time.Time) string {
 	switch h.Why {
 	case reply.ForLoad:
-		return fmt.Sprintf("the model server is loading %s (for %d s so far); the answer follows once it is loaded",
-			h.Model, int(now.Sub(h.Since).Seconds()))
+		took := now.Sub(h.Since).Truncate(time.Second)
+		if took < time.Second {
+			return fmt.Sprintf("the model server is loading the model %q; the answer follows once it is loaded", h.Model)
+		}
+		return fmt.Sprintf("the model server has been loading the model %q for %s; the answer follows once it is loaded", h.Model, seconds(took))
 	case reply.ForTurn:
 		return fmt.Sprintf("the model server is answering %d other question(s) first; this one follows", max(h.Ahead, 1))
 	}

@@ -180,6 +180,7 @@ func (b *brain) options() reply.Options {
 		ToolDigest:        reply.Mode(r.ToolDigest),
 		MemoryResults:     r.MemoryResults,
 		ChatTimeout:       cfg.Ollama.ChatTimeout.Duration,
+		AnswerTokens:      cfg.Ollama.AnswerTokens,
 		ReplyBudget:       cfg.Ollama.ReplyBudget.Duration,
 		Keeper:            b.keeper,
 		AuxKeeper:         b.auxKeeper,

@@ -15,11 +15,11 @@ func TestServerClosedIdleIsUnreachable(t *testing.T) {
 	// net/http's error for it is unexported: this is its text, as the
 	// transport wraps it.
 	err := &url.Error{Op: "Post", URL: "http://127.0.0.1:11434/api/chat", Err: errors.New("http: server closed idle connection")}
-	if got := classify("chat", err); !errors.Is(got, ErrUnreachable) {
+	if got := (&Client{}).classify("chat", err); !errors.Is(got, ErrUnreachable) {
 		t.Errorf("classify = %v, want ErrUnreachable", got)
 	}
 	other := &url.Error{Op: "Post", URL: "http://127.0.0.1:11434/api/chat", Err: errors.New("http: request body too large")}
-	if got := classify("chat", other); errors.Is(got, ErrUnreachable) {
+	if got := (&Client{}).classify("chat", other); errors.Is(got, ErrUnreachable) {
 		t.Errorf("classify(%v) = %v, want it not taken for an unreachable server", other, got)
 	}
 }

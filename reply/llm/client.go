@@ -134,10 +134,10 @@ func (c *Client) Chat(ctx context.Context, req Request, onChunk func(Chunk) erro
 	case cbErr != nil:
 		return out, cbErr
 	case err != nil:
-		return out, classify("chat", err)
+		return out, c.classify("chat", err)
 	case !done && ctx.Err() != nil:
 		// A deadline or cancel mid-stream is named as such, not as a cut.
-		return out, classify("chat", ctx.Err())
+		return out, c.classify("chat", ctx.Err())
 	case !done:
 		// The official client stops quietly when the connection drops
 		// mid-stream; only the missing done chunk tells.
@@ -185,7 +185,7 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 	}
 	r, err := c.api.Show(ctx, &api.ShowRequest{Model: model})
 	if err != nil {
-		return ModelInfo{}, classify("show "+model, err)
+		return ModelInfo{}, c.classify("show "+model, err)
 	}
 	info := ModelInfo{
 		Name: model, Family: r.Details.Family, ParameterSize: r.Details.ParameterSize,
@@ -211,17 +211,34 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 func (c *Client) Version(ctx context.Context) (string, error) {
 	v, err := c.api.Version(ctx)
 	if err != nil {
-		return "", classify("version", err)
+		return "", c.classify("version", err)
+	}
+	if v == "" {
+		return "", fmt.Errorf("llm: version: %w", &notOllama{server: redacted(c.host), what: "it answered without a version"})
 	}
 	return v, nil
 }
 
 // classify maps a failure of the official client to this package's errors.
-func classify(op string, err error) error {
-	var se api.StatusError
+func (c *Client) classify(op string, err error) error {
+	var (
+		se     api.StatusError
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
+		not    *notOllama
+	)
 	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.As(err, &not):
 		return fmt.Errorf("llm: %s: %w", op, err)
+	case errors.As(err, &se) && se.ErrorMessage == "":
+		return fmt.Errorf("llm: %s: %w", op, &notOllama{server: redacted(c.host), what: fmt.Sprintf("it answered %s without Ollama's error", statusLine(se.StatusCode))})
+	case errors.As(err, &se) && rawMessage(se.ErrorMessage):
+		// The official client gives a body it could not read as Ollama's
+		// error whole, as the message.
+		return fmt.Errorf("llm: %s: %w", op, notOllamaBody(c.host, statusLine(se.StatusCode), []byte(se.ErrorMessage)))
+	case errors.As(err, &syntax), errors.As(err, &typ):
+		// The official client could not read a success's body.
+		return fmt.Errorf("llm: %s: %w", op, &notOllama{server: redacted(c.host), what: "it answered with something that is not Ollama's JSON"})
 	case errors.As(err, &se):
 		switch {
 		case se.StatusCode == http.StatusNotFound:

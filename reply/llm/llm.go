@@ -2,8 +2,8 @@
 // interface over the official Ollama client (github.com/ollama/ollama/api),
 // whose types change between releases. The reply engine talks to the model
 // only through this package, which turns the server's many failure shapes
-// into a few errors the engine can act on (ErrUnreachable, ErrModelNotFound,
-// ErrNoTools, ErrStreamCut, ErrServerFailed).
+// into a few errors the engine can act on (ErrUnreachable, ErrNotOllama,
+// ErrModelNotFound, ErrNoTools, ErrStreamCut, ErrServerFailed).
 package llm
 
 import (
@@ -135,6 +135,11 @@ var (
 	// runner dies mid-answer, after its 200). Another server may not fail;
 	// a refusal of the request itself (4xx) is not this.
 	ErrServerFailed = errors.New("llm: model server failed")
+	// ErrNotOllama: something answers at the server's address, but not as
+	// Ollama does: a web server's page, another application's 404, a body
+	// that is not Ollama's JSON. An error that wraps it wraps
+	// ErrUnreachable too: there is no model server to reach there.
+	ErrNotOllama = errors.New("llm: the server does not answer as Ollama does")
 )
 
 // ErrStalled marks a request its caller ended because the server said

@@ -23,7 +23,7 @@ type Loaded struct {
 func (c *Client) Running(ctx context.Context) ([]Loaded, error) {
 	r, err := c.api.ListRunning(ctx)
 	if err != nil {
-		return nil, classify("list loaded models", err)
+		return nil, c.classify("list loaded models", err)
 	}
 	out := make([]Loaded, 0, len(r.Models))
 	for _, m := range r.Models {
@@ -51,7 +51,7 @@ func (c *Client) Load(ctx context.Context) error {
 		req.Options = map[string]any{"num_ctx": c.o.NumCtx}
 	}
 	if err := c.chat(ctx, req, func(api.ChatResponse) error { return nil }); err != nil {
-		return classify("load "+c.o.Model, err)
+		return c.classify("load "+c.o.Model, err)
 	}
 	return nil
 }
@@ -62,7 +62,7 @@ func (c *Client) Unload(ctx context.Context) error {
 	stream := false
 	req := &api.ChatRequest{Model: c.o.Model, Stream: &stream, KeepAlive: &api.Duration{}}
 	if err := c.chat(ctx, req, func(api.ChatResponse) error { return nil }); err != nil {
-		return classify("unload "+c.o.Model, err)
+		return c.classify("unload "+c.o.Model, err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 
@@ -46,44 +47,67 @@ func (c *Client) chat(ctx context.Context, req *api.ChatRequest, fn api.ChatResp
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= http.StatusBadRequest {
+		return c.refused(resp)
+	}
 	r := bufio.NewReaderSize(resp.Body, 16<<10)
+	lines := 0 // of Ollama's answer
 	for {
 		line, err := readLine(r)
+		if err != nil && !errors.Is(err, io.EOF) {
+			// As the official client: a stream that breaks ends quietly,
+			// the line it broke in dropped; the caller tells a cut by the
+			// missing done.
+			return nil
+		}
 		if len(line) > 0 {
-			if ferr := c.line(resp, line, fn); ferr != nil {
+			if !ollamaLine(line) {
+				if lines > 0 && err != nil {
+					return nil // the last line, cut off: as a break
+				}
+				// Not Ollama's answer: a web page, another application's
+				// reply. What follows the line helps name it.
+				more, _ := io.ReadAll(io.LimitReader(r, 4<<10))
+				return notOllamaBody(c.host, resp.Status, append(append(line, '\n'), more...))
+			}
+			lines++
+			if ferr := c.line(line, fn); ferr != nil {
 				return ferr
 			}
 		}
 		if err != nil {
-			// As the official client: a stream that stops, whole or cut,
-			// ends quietly; the caller tells a cut by the missing done.
+			if lines == 0 {
+				return notOllamaBody(c.host, resp.Status, nil)
+			}
 			return nil
 		}
 	}
 }
 
-// line handles one line of the answer.
-func (c *Client) line(resp *http.Response, line []byte, fn api.ChatResponseFunc) error {
-	var e struct {
-		Error     string `json:"error,omitempty"`
-		SigninURL string `json:"signin_url,omitempty"`
-	}
-	if err := json.Unmarshal(line, &e); err != nil {
-		if resp.StatusCode >= http.StatusBadRequest {
-			return api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: string(line)}
-		}
-		return errors.New(string(line))
-	}
+// refused reads an answer with an error status: Ollama's error, as the
+// official client gives it, or, for a body that is not one, the server
+// named as not answering as Ollama does.
+func (c *Client) refused(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	msg, ok := ollamaError(body)
 	switch {
-	case resp.StatusCode == http.StatusUnauthorized:
+	case resp.StatusCode == http.StatusUnauthorized && json.Valid(body):
+		var e api.AuthorizationError
+		json.Unmarshal(body, &e)
 		return api.AuthorizationError{StatusCode: resp.StatusCode, Status: resp.Status, SigninURL: e.SigninURL}
-	case resp.StatusCode >= http.StatusBadRequest:
-		return api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: e.Error}
-	case e.Error != "":
+	case !ok:
+		return notOllamaBody(c.host, resp.Status, body)
+	}
+	return api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: msg}
+}
+
+// line handles one line of Ollama's answer.
+func (c *Client) line(line []byte, fn api.ChatResponseFunc) error {
+	if msg, ok := ollamaError(line); ok {
 		// The server had taken the request (its status said so before
 		// the answer began) and failed while running it: Ollama can only
 		// write its error into the stream by then.
-		return fmt.Errorf("%w: %s", ErrServerFailed, e.Error)
+		return fmt.Errorf("%w: %s", ErrServerFailed, msg)
 	}
 	var cr api.ChatResponse
 	if err := json.Unmarshal(line, &cr); err != nil {

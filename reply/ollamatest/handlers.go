@@ -356,10 +356,30 @@ func (s *Server) whole(w http.ResponseWriter, req ChatRequest, rp Reply, sv serv
 	if len(rp.ToolCalls) > 0 {
 		msg.ToolCalls = wireCalls(rp.ToolCalls)
 	}
+	chunks, reason := capped(rp.chunks(), req)
+	if reason == "length" {
+		msg = Message{Role: "assistant"}
+		for _, c := range chunks {
+			msg.Content += c.Content
+			msg.Thinking += c.Thinking
+			msg.ToolCalls = append(msg.ToolCalls, c.ToolCalls...)
+		}
+	}
 	writeJSON(w, http.StatusOK, chatChunk{
-		Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg, Done: true, DoneReason: "stop",
-		metrics: s.metrics(req, rp, len(rp.chunks()), sv),
+		Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg, Done: true, DoneReason: reason,
+		metrics: s.metrics(req, rp, len(chunks), sv),
 	})
+}
+
+// capped is an answer's chunks within the request's num_predict, a token
+// each, and why it ends: "length" when the bound cut it, as Ollama says,
+// else "stop". A tool call cut by the bound is not made.
+func capped(chunks []Message, req ChatRequest) ([]Message, string) {
+	n, _ := req.Options["num_predict"].(float64)
+	if n > 0 && len(chunks) > int(n) {
+		return chunks[:int(n)], "length"
+	}
+	return chunks, "stop"
 }
 
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, req ChatRequest, rp Reply, sv served) {
@@ -367,7 +387,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, re
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
 	enc := json.NewEncoder(w)
-	chunks := rp.chunks()
+	chunks, reason := capped(rp.chunks(), req)
 	for i, msg := range chunks {
 		if (rp.Fault == DropMidStream || rp.Fault == StreamError) && i == rp.DropAfter {
 			break
@@ -403,7 +423,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rec *Request, re
 	}
 	enc.Encode(chatChunk{
 		Model: req.Model, CreatedAt: time.Now().UTC(), Message: Message{Role: "assistant"},
-		Done: true, DoneReason: "stop", metrics: s.metrics(req, rp, len(chunks), sv),
+		Done: true, DoneReason: reason, metrics: s.metrics(req, rp, len(chunks), sv),
 	})
 }
 

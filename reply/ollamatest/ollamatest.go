@@ -9,7 +9,9 @@
 //
 // Like Ollama it can take time to load a model (Model.LoadDelay), aborting
 // a load whose client goes away, and answer a limited number of chats at
-// once (Limit), the others waiting their turn.
+// once (Limit), the others waiting their turn. It stops an answer at the
+// request's num_predict, a chunk counting as a token, and says so with
+// done_reason "length".
 //
 // Hark's tests point the real Ollama client at it. Its wire structs are
 // written out here from Ollama's API documentation and server, not borrowed

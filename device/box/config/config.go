@@ -143,6 +143,9 @@ type Ollama struct {
 	Watch Duration `toml:"watch"`
 	// Parallel is how many turns go to the server at once; 0 learns it.
 	Parallel int `toml:"parallel"`
+	// AnswerTokens bounds a chat answer's tokens (Ollama's num_predict);
+	// -1 for no bound.
+	AnswerTokens int `toml:"answer_tokens"`
 	// Endpoints, when set, are a fallback chain of model servers in order
 	// of preference, each with its model; host and model above are then
 	// unused.
@@ -376,6 +379,8 @@ func Default() Config {
 			KeepWarm:    true,
 			Watch:       Duration{30 * time.Second},
 			Endpoints:   []Endpoint{},
+			// The reply engine's own default: a spoken answer's length.
+			AnswerTokens: 256,
 		},
 		Assistant: Assistant{
 			Name:              "Jarvis",

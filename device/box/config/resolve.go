@@ -129,6 +129,7 @@ func (ck *checker) model(c *Config, r *Resolved) {
 		}
 	}
 	ck.between("ollama.num_ctx", c.Ollama.NumCtx, 0, 1<<20)
+	ck.between("ollama.answer_tokens", c.Ollama.AnswerTokens, -1, 1<<16)
 	ck.positive("ollama.chat_timeout", c.Ollama.ChatTimeout)
 	ck.positive("ollama.reply_budget", c.Ollama.ReplyBudget)
 	ck.positive("ollama.load_budget", c.Ollama.LoadBudget)

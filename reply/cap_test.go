@@ -1,0 +1,90 @@
+package reply
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/reply/ollamatest"
+	"github.com/harkbox/hark/reply/replytest"
+)
+
+// rambling is an answer that never stops: sentences of eleven words, as a
+// tiny model tells a story, streamed a word (a token) at a time.
+func rambling(sentences int) string {
+	return strings.Repeat("Once upon a time there was a little dog named Max. ", sentences)
+}
+
+// TestRamblingAnswerIsCapped: a model that never stops talking is asked
+// for at most AnswerTokens (Ollama's num_predict); when its answer stops
+// there, the reply ends at its last full sentence, at once, and not with
+// the time-out's "took too long" after the whole chat time-out of talk.
+func TestRamblingAnswerIsCapped(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true, AnswerTokens: 40, ChatTimeout: 2 * time.Second})
+	f.model.on(kindChat, ollamatest.Reply{Content: rambling(30), TokenDelay: 10 * time.Millisecond})
+	began := time.Now()
+	_, said, err := f.ask(t, "tell me a story about a dog")
+	took := time.Since(began)
+	if err != nil {
+		t.Fatalf("err = %v after %v; said %q", err, took, said)
+	}
+	// 40 tokens are three sentences of eleven words and seven words of a
+	// fourth, which is left unsaid.
+	want := "Once upon a time there was a little dog named Max."
+	if len(said) != 3 || said[0] != want || said[2] != want {
+		t.Errorf("said %d sentences %q, want the 3 whole ones within 40 tokens", len(said), said)
+	}
+	if took > 1500*time.Millisecond {
+		t.Errorf("took %v: want the answer over at its 40th token (0.4 s), not at the time-out", took)
+	}
+	var chat *ollamatest.ChatRequest
+	for _, c := range f.srv.Chats() {
+		if replytest.KindOf(c) == replytest.Chat {
+			chat = &c
+		}
+	}
+	if chat == nil || chat.Options["num_predict"] != float64(40) {
+		t.Errorf("chat request %+v: want num_predict 40", chat)
+	}
+}
+
+// TestCappedAnswerSaysSomething: an answer cut by the cap before its first
+// sentence ended is said as far as it went, rather than nothing.
+func TestCappedAnswerSaysSomething(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true, AnswerTokens: 6})
+	f.model.on(kindChat, ollamatest.Reply{Content: "Well the thing about dogs is that they never stop wagging"})
+	_, said, err := f.ask(t, "tell me about dogs")
+	if err != nil || len(said) != 1 || said[0] != "Well the thing about dogs is" {
+		t.Errorf("said %q, err %v; want the six tokens said", said, err)
+	}
+}
+
+// TestThinkingIsNotCapped: a thinking model asked to reason spends its
+// tokens on reasoning first: its answer is not bounded, so the cap never
+// cuts the answer off before it begins.
+func TestThinkingIsNotCapped(t *testing.T) {
+	f := newFixture(t, thinkModel, Options{PlannerOff: true, Think: true})
+	f.model.on(kindChat, ollamatest.Reply{Thinking: strings.Repeat("hmm ", 300), Content: "Dogs wag."})
+	_, said, err := f.ask(t, "tell me about dogs")
+	if err != nil || len(said) != 1 || said[0] != "Dogs wag." {
+		t.Errorf("said %q, err %v", said, err)
+	}
+	for _, c := range f.srv.Chats() {
+		if replytest.KindOf(c) == replytest.Chat {
+			if _, ok := c.Options["num_predict"]; ok {
+				t.Errorf("a thinking chat was bounded: options %v", c.Options)
+			}
+		}
+	}
+}
+
+// TestCapCutsAWrittenCall: a call the model writes in its text, cut by the
+// bound before it ends, is neither said nor run; what it said before it is.
+func TestCapCutsAWrittenCall(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true, AnswerTokens: 7})
+	f.model.on(kindChat, ollamatest.Reply{Content: "I will set that.\n{\"name\": \"set_timer\", \"arguments\": {\"duration\": \"PT5M\"}}"})
+	res, said, err := f.ask(t, "tell me about dogs")
+	if err != nil || len(said) != 1 || said[0] != "I will set that." || len(res.Tools) != 0 {
+		t.Errorf("said %q, tools %v, err %v; want the lead-in alone", said, res.Tools, err)
+	}
+}

@@ -1,0 +1,51 @@
+package reply
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/reply/llm"
+)
+
+// TestRealServerRamblingAnswerEnds: the real tiny llama, with no bound of
+// its own, never stops telling its story; the chat answer's bound stops it
+// at its last whole sentence, where without the bound it talked for the
+// whole chat time-out and then said it took too long (measured here, with
+// the default bound of 256 tokens on a busy 2-core machine: 60 s and 32
+// sentences without it, 24 to 44 s and 12 sentences with it). A bound of
+// 64 keeps the test short.
+func TestRealServerRamblingAnswerEnds(t *testing.T) {
+	srv, gguf, ctx := realOllama(t)
+	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Create(ctx, "hark-rambler", fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"%s\"\"\"\nPARAMETER temperature 0\n", gguf, tmpl), ""); err != nil {
+		t.Fatal(err)
+	}
+	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-rambler", NumCtx: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(Options{Model: client, Info: client, ModelName: "hark-rambler", Server: srv.URL.String(), PlannerOff: true, AnswerTokens: 64,
+		Location: time.UTC, ChatTimeout: time.Minute, ReplyBudget: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	var said []string
+	began := time.Now()
+	res, err := eng.Reply(ctx, Query{Text: "tell me a story about a little dog"}, func(s string) { said = append(said, s) })
+	took := time.Since(began)
+	words := len(strings.Fields(strings.Join(said, " ")))
+	t.Logf("answered in %v (first token after %v): %d sentences, %d words", took.Round(time.Millisecond), res.Timings.FirstToken.Round(time.Millisecond), len(said), words)
+	if err != nil {
+		t.Fatalf("err = %v after %v", err, took)
+	}
+	if took > 45*time.Second || len(said) == 0 || strings.Contains(said[len(said)-1], "too long") {
+		t.Errorf("took %v, said %d sentences ending %q: want the story over at its bound, not at the time-out", took, len(said), said[len(said)-1:])
+	}
+}
