@@ -65,9 +65,16 @@ func (m Models) Models(ctx context.Context, host string) (control.ModelServer, e
 	out := control.ModelServer{Host: u.String(), Models: []control.Model{}}
 	list, err := c.List(ctx)
 	if err != nil {
-		return out, unanswered(u.String(), err)
+		return out, unanswered(u.String(), llm.Explain(u, "list models", err))
 	}
-	out.Version, _ = c.Version(ctx)
+	// Ollama always says its version: another web server's JSON may pass
+	// for an empty list.
+	if out.Version, err = c.Version(ctx); err == nil && out.Version == "" {
+		err = llm.NotOllama(u, "it answered without a version")
+	}
+	if err != nil {
+		return out, unanswered(u.String(), llm.Explain(u, "version", err))
+	}
 	for _, lm := range list.Models {
 		out.Models = append(out.Models, control.Model{Name: lm.Name, Family: lm.Details.Family, ParameterSize: lm.Details.ParameterSize, Size: lm.Size})
 	}
@@ -134,14 +141,21 @@ func parse(host string) (*url.URL, error) {
 	return u, nil
 }
 
-// unanswered is a server that did not answer at u, in words that name it.
+// unanswered is a server that did not answer at u, in words that name it;
+// err is llm's.
 func unanswered(u string, err error) error {
-	var se api.StatusError
 	switch {
-	case errors.As(err, &se):
-		return fmt.Errorf("%w: the server at %s answered %d (%s): is it an Ollama server?", control.ErrUnavailable, u, se.StatusCode, se.ErrorMessage)
+	case errors.Is(err, llm.ErrNotOllama):
+		msg := err.Error()
+		if i := strings.Index(msg, "the server at "); i >= 0 {
+			msg = msg[i:]
+		}
+		return fmt.Errorf("%w: %s: is the address right?", control.ErrUnavailable, msg)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w: no model server answered at %s in time: is the address right, and Ollama running there?", control.ErrUnavailable, u)
+	case !errors.Is(err, llm.ErrUnreachable) && strings.Contains(err.Error(), "server answered "):
+		// Ollama's own refusal or failure, in its words.
+		return fmt.Errorf("%w: the model server at %s %s", control.ErrUnavailable, u, err.Error()[strings.Index(err.Error(), "answered "):])
 	}
 	return fmt.Errorf("%w: no model server answers at %s (%v): start Ollama there (ollama serve, listening on the network with OLLAMA_HOST=0.0.0.0), or check the address", control.ErrUnavailable, u, rootCause(err))
 }

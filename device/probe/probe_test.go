@@ -2,7 +2,10 @@ package probe
 
 import (
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -94,5 +97,53 @@ func TestTryThinkingModel(t *testing.T) {
 	tr, err = Models{}.Try(t.Context(), host, "r1:1.5b")
 	if !errors.Is(err, control.ErrUnavailable) || !strings.Contains(err.Error(), "only reasoned") || tr.Answer != "" {
 		t.Errorf("reasoning only: %+v %v", tr, err)
+	}
+}
+
+// TestNotOllamaIsNamed: the welcome's address is some other web server's
+// (a router's page, nginx): listing and trying say that the server there
+// is not answering as Ollama does, without its page in the words.
+func TestNotOllamaIsNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"nginx 404", http.StatusNotFound, "<html><head><title>404 Not Found</title></head><body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>"},
+		{"a router's page", http.StatusOK, "<!DOCTYPE html><html><head><title>Router login</title></head><body>Log in</body></html>"},
+		{"another API", http.StatusOK, `{"status":"ok","items":3}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			host := strings.TrimPrefix(srv.URL, "http://")
+			_, err := Models{}.Models(t.Context(), host)
+			_, terr := Models{}.Try(t.Context(), host, "qwen3:1.7b")
+			for what, err := range map[string]error{"listing": err, "trying": terr} {
+				if !errors.Is(err, control.ErrUnavailable) || !strings.Contains(err.Error(), "not answering as Ollama does") ||
+					strings.Contains(err.Error(), "<") || strings.Contains(err.Error(), "start Ollama there") {
+					t.Errorf("%s: %v; want it to say the server at %s is not Ollama's, without its page", what, err, srv.URL)
+				}
+			}
+		})
+	}
+}
+
+// TestServerFailureInItsWords: an Ollama server that fails the listing
+// is named as a model server that answered, with its own words.
+func TestServerFailureInItsWords(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"error":"the models directory is not readable"}`)
+	}))
+	defer srv.Close()
+	_, err := Models{}.Models(t.Context(), strings.TrimPrefix(srv.URL, "http://"))
+	if !errors.Is(err, control.ErrUnavailable) || !strings.Contains(err.Error(), "answered 500") ||
+		!strings.Contains(err.Error(), "the models directory is not readable") || strings.Contains(err.Error(), "no model server answers") {
+		t.Errorf("a failing server: %v", err)
 	}
 }

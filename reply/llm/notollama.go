@@ -27,6 +27,19 @@ func (e *notOllama) Error() string {
 
 func (e *notOllama) Unwrap() []error { return []error{ErrNotOllama, ErrUnreachable} }
 
+// NotOllama is the error for a server at host that answers, but not as
+// Ollama does; what says how ("it answered without a version").
+func NotOllama(host *url.URL, what string) error {
+	return &notOllama{server: redacted(host), what: what}
+}
+
+// Explain maps a failure of the official client's call op to the server
+// at host to this package's errors, as a Client's own calls do: for a
+// caller that uses the official client directly.
+func Explain(host *url.URL, op string, err error) error {
+	return (&Client{host: host}).classify(op, err)
+}
+
 // notOllamaBody is the error for a server that answered status with body,
 // which is not Ollama's.
 func notOllamaBody(host *url.URL, status string, body []byte) error {
