@@ -505,3 +505,41 @@ func TestRoundedAnswersInEachLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestConversionsInEachLanguage: a conversion is understood with the
+// units the box says in the language, one said as its article ("ein
+// Pfund", "una libra", "une livre"), and answered in that language.
+func TestConversionsInEachLanguage(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.German, "wie viele Gramm sind ein Pfund", "1 Pfund sind ungefähr 454 Gramm."},
+		{locale.German, "wie viele Tassen sind ein Liter", "1 Liter sind ungefähr 4,23 Tassen."},
+		{locale.German, "wie viele Zentimeter hat ein Zoll", "1 Zoll sind 2,54 Zentimeter."},
+		{locale.German, "wie viele Teelöffel sind 2 Esslöffel", "2 Esslöffel sind 6 Teelöffel."},
+		{locale.German, "wie viel Kilometer pro Stunde sind 60 Meilen pro Stunde", "60 Meilen pro Stunde sind ungefähr 96,6 Kilometer pro Stunde."},
+		{locale.German, "was sind 100 Stundenkilometer in Meilen pro Stunde", "100 Kilometer pro Stunde sind ungefähr 62,1 Meilen pro Stunde."},
+		{locale.German, "wie viele Kilometer sind eine Meile", "1 Meile sind ungefähr 1,61 Kilometer."},
+		{locale.Spanish, "cuántos gramos hay en una libra", "1 libra son aproximadamente 454 gramos."},
+		{locale.Spanish, "cuántas tazas hay en un litro", "1 litro son aproximadamente 4,23 tazas."},
+		{locale.Spanish, "cuántos kilómetros por hora son 60 millas por hora", "60 millas por hora son aproximadamente 96,6 kilómetros por hora."},
+		{locale.Spanish, "cuántas cucharaditas hay en una cucharada", "1 cucharada son 3 cucharaditas."},
+		{locale.Spanish, "convierte 10 nudos a kilómetros por hora", "10 nudos son 18,52 kilómetros por hora."},
+		{locale.French, "combien de grammes dans une livre", "1 livre, ça fait environ 454 grammes."},
+		{locale.French, "combien de tasses dans un litre", "1 litre, ça fait environ 4,23 tasses."},
+		{locale.French, "combien de cuillères à café dans une cuillère à soupe", "1 cuillère à soupe, ça fait 3 cuillères à café."},
+		{locale.French, "convertis 10 nœuds en kilomètres par heure", "10 nœuds, ça fait 18,52 kilomètres par heure."},
+		{locale.French, "combien de degrés fahrenheit font 20 degrés celsius", "20 degrés Celsius, ça fait 68 degrés Fahrenheit."},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}
