@@ -320,5 +320,8 @@ var de = map[string]string{
 	"%s to go: %s.":                "Noch %s: %s.",
 	"1 day to go: tomorrow is %s.": "Noch ein Tag: Morgen ist %s.",
 	"I can set timers, alarms and reminders, change my volume, tell you the time and the date, do sums, convert units, remember what you tell me, and tell you the weather. When my language model is reachable, I can answer other questions too.": "Ich kann Timer, Wecker und Erinnerungen stellen, meine Lautstärke ändern, dir die Uhrzeit und das Datum sagen, rechnen, Einheiten umrechnen, mir merken, was du mir sagst, und dir das Wetter sagen. Wenn ich mein Sprachmodell erreiche, beantworte ich auch andere Fragen.",
-	"You're welcome.": "Gern geschehen.",
+	"You're welcome.":                       "Gern geschehen.",
+	"The square root of %s is %s.":          "Die Wurzel aus %s ist %s.",
+	"The cube root of %s is %s.":            "Die dritte Wurzel aus %s ist %s.",
+	"A negative number has no square root.": "Aus einer negativen Zahl kann ich keine Wurzel ziehen.",
 }

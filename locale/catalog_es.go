@@ -320,5 +320,8 @@ var es = map[string]string{
 	"%s to go: %s.":                "Faltan %s: %s.",
 	"1 day to go: tomorrow is %s.": "Falta un día: mañana es %s.",
 	"I can set timers, alarms and reminders, change my volume, tell you the time and the date, do sums, convert units, remember what you tell me, and tell you the weather. When my language model is reachable, I can answer other questions too.": "Puedo poner temporizadores, alarmas y recordatorios, cambiar mi volumen, decirte la hora y la fecha, hacer cuentas, convertir unidades, recordar lo que me dices y decirte el tiempo que hace. Cuando puedo contactar con mi modelo de lenguaje, también respondo a otras preguntas.",
-	"You're welcome.": "De nada.",
+	"You're welcome.":                       "De nada.",
+	"The square root of %s is %s.":          "La raíz cuadrada de %s es %s.",
+	"The cube root of %s is %s.":            "La raíz cúbica de %s es %s.",
+	"A negative number has no square root.": "Un número negativo no tiene raíz cuadrada.",
 }

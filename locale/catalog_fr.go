@@ -320,5 +320,8 @@ var fr = map[string]string{
 	"%s to go: %s.":                "Encore %s : %s.",
 	"1 day to go: tomorrow is %s.": "Encore un jour : demain, ce sera %s.",
 	"I can set timers, alarms and reminders, change my volume, tell you the time and the date, do sums, convert units, remember what you tell me, and tell you the weather. When my language model is reachable, I can answer other questions too.": "Je peux régler des minuteurs, des alarmes et des rappels, changer mon volume, te donner l'heure et la date, faire des calculs, convertir des unités, retenir ce que tu me dis et te donner la météo. Quand j'arrive à joindre mon modèle de langage, je réponds aussi à d'autres questions.",
-	"You're welcome.": "De rien.",
+	"You're welcome.":                       "De rien.",
+	"The square root of %s is %s.":          "La racine carrée de %s, c'est %s.",
+	"The cube root of %s is %s.":            "La racine cubique de %s, c'est %s.",
+	"A negative number has no square root.": "Un nombre négatif n'a pas de racine carrée.",
 }

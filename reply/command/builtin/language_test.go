@@ -543,3 +543,44 @@ func TestConversionsInEachLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestRootsPercentsAndPowersInEachLanguage: a square or cube root, a
+// percentage and a power are worked out offline in the four languages and
+// said as a person says them.
+func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "what is the square root of 16", "The square root of 16 is 4."},
+		{locale.English, "square root of 2", "The square root of 2 is about 1.41."},
+		{locale.English, "what's the cube root of 27", "The cube root of 27 is 3."},
+		{locale.English, "what is the square root of minus 4", "A negative number has no square root."},
+		{locale.English, "what is 15 percent of 80", "15 percent of 80 is 12."},
+		{locale.English, "what is 2 to the power of 10", "2 to the power of 10 is 1024."},
+		{locale.German, "was ist die Wurzel aus 16", "Die Wurzel aus 16 ist 4."},
+		{locale.German, "Quadratwurzel von 81", "Die Wurzel aus 81 ist 9."},
+		{locale.German, "was ist die dritte Wurzel aus 27", "Die dritte Wurzel aus 27 ist 3."},
+		{locale.German, "was sind 15 Prozent von 80", "15 Prozent von 80 sind 12."},
+		{locale.German, "was ist 2 hoch 10", "2 hoch 10 ist 1024."},
+		{locale.Spanish, "cuál es la raíz cuadrada de 16", "La raíz cuadrada de 16 es 4."},
+		{locale.Spanish, "raíz cúbica de 27", "La raíz cúbica de 27 es 3."},
+		{locale.Spanish, "cuánto es el 15 por ciento de 80", "El 15 por ciento de 80 es 12."},
+		{locale.Spanish, "cuánto es 2 elevado a 10", "2 elevado a 10 es 1024."},
+		{locale.French, "c'est quoi la racine carrée de 16", "La racine carrée de 16, c'est 4."},
+		{locale.French, "racine carrée de 16", "La racine carrée de 16, c'est 4."},
+		{locale.French, "racine cubique de 27", "La racine cubique de 27, c'est 3."},
+		{locale.French, "combien font 15 pour cent de 80", "15 pour cent de 80, ça fait 12."},
+		{locale.French, "combien font 2 puissance 10", "2 puissance 10 égale 1024."},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}
