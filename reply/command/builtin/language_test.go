@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -581,6 +582,92 @@ func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
 		}
 		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
 			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}
+
+// TestHelloAndWhoAreYou: a greeting is answered with one, and "who are
+// you" with the assistant's name when the turn carries it, in the language
+// said, with no model. What whisper makes of silence is neither.
+func TestHelloAndWhoAreYou(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+		kind      command.ResponseKind
+	}{
+		{locale.English, "hello", "Hello! What can I do for you?", command.FollowUp},
+		{locale.English, "hi", "Hello! What can I do for you?", command.FollowUp},
+		{locale.English, "Hi there!", "Hello! What can I do for you?", command.FollowUp},
+		{locale.English, "good morning", "Hello! What can I do for you?", command.FollowUp},
+		{locale.English, "who are you", "I'm Ada, the voice assistant in this speaker.", command.Success},
+		{locale.English, "what's your name", "I'm Ada, the voice assistant in this speaker.", command.Success},
+		{locale.German, "hallo", "Hallo! Was kann ich für dich tun?", command.FollowUp},
+		{locale.German, "guten Morgen", "Hallo! Was kann ich für dich tun?", command.FollowUp},
+		{locale.German, "wer bist du", "Ich bin Ada, der Sprachassistent in diesem Lautsprecher.", command.Success},
+		{locale.German, "wie heißt du", "Ich bin Ada, der Sprachassistent in diesem Lautsprecher.", command.Success},
+		{locale.Spanish, "hola", "¡Hola! ¿En qué puedo ayudarte?", command.FollowUp},
+		{locale.Spanish, "buenos días", "¡Hola! ¿En qué puedo ayudarte?", command.FollowUp},
+		{locale.Spanish, "quién eres", "Soy Ada, el asistente de voz de este altavoz.", command.Success},
+		{locale.Spanish, "cómo te llamas", "Soy Ada, el asistente de voz de este altavoz.", command.Success},
+		{locale.French, "bonjour", "Bonjour ! Que puis-je faire pour toi ?", command.FollowUp},
+		{locale.French, "salut", "Bonjour ! Que puis-je faire pour toi ?", command.FollowUp},
+		{locale.French, "qui es-tu", "Je suis Ada, l'assistant vocal de cette enceinte.", command.Success},
+		{locale.French, "comment tu t'appelles", "Je suis Ada, l'assistant vocal de cette enceinte.", command.Success},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		ctx := command.WithAssistant(locale.WithLanguage(t.Context(), string(tt.l)), "Ada")
+		if r := f.reg.RunRoute(ctx, u.Route, tt.say); r.Spoken != tt.want || r.Kind != tt.kind {
+			t.Errorf("%s %q: said %q (kind %v), want %q (kind %v)", tt.l, tt.say, r.Spoken, r.Kind, tt.want, tt.kind)
+		}
+	}
+	// Without a name the box still says what it is.
+	u := f.reg.Understand(t.Context(), locale.English, "who are you")
+	if !u.OK {
+		t.Fatalf("who are you: not understood (%s %s)", u.Reason, u.Detail)
+	}
+	if r := f.reg.RunRoute(t.Context(), u.Route, "who are you"); r.Spoken != "I'm the voice assistant in this speaker." {
+		t.Errorf("who are you, no name: said %q", r.Spoken)
+	}
+	// Whisper's words on silence are no greeting.
+	for _, s := range []string{"you", "Thank you.", "Thanks for watching!", "bye", "hello hello hello hello"} {
+		if u := f.reg.Understand(t.Context(), locale.English, s); u.OK && (u.Route.Command.Name == "greet" || u.Route.Command.Name == "introduce") {
+			t.Errorf("%q was taken for %s", s, u.Route.Command.Name)
+		}
+	}
+}
+
+// TestHelpNamesSnoozeAndTheHome: "what can you do" tells of snoozing an
+// alarm and of the home, in each language, and stays short enough to say.
+func TestHelpNamesSnoozeAndTheHome(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l       locale.Lang
+		say     string
+		mention []string
+	}{
+		{locale.English, "what can you do", []string{"snooze", "home"}},
+		{locale.German, "was kannst du", []string{"schlummern", "Zuhause"}},
+		{locale.Spanish, "qué puedes hacer", []string{"posponer", "casa"}},
+		{locale.French, "que sais-tu faire", []string{"repousser", "maison"}},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say)
+		for _, m := range tt.mention {
+			if !strings.Contains(r.Spoken, m) {
+				t.Errorf("%s %q: said %q, want it to mention %q", tt.l, tt.say, r.Spoken, m)
+			}
+		}
+		if n := len(strings.Fields(r.Spoken)); n > 60 {
+			t.Errorf("%s %q: %d words, want at most 60 to say", tt.l, tt.say, n)
 		}
 	}
 }
