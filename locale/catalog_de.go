@@ -327,4 +327,5 @@ var de = map[string]string{
 	"Hello! What can I do for you?":                "Hallo! Was kann ich für dich tun?",
 	"I'm %s, the voice assistant in this speaker.": "Ich bin %s, der Sprachassistent in diesem Lautsprecher.",
 	"I'm the voice assistant in this speaker.":     "Ich bin der Sprachassistent in diesem Lautsprecher.",
+	"Volume goes from 0 to 100.":                   "Die Lautstärke geht von 0 bis 100.",
 }

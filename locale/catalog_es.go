@@ -327,4 +327,5 @@ var es = map[string]string{
 	"Hello! What can I do for you?":                "¡Hola! ¿En qué puedo ayudarte?",
 	"I'm %s, the voice assistant in this speaker.": "Soy %s, el asistente de voz de este altavoz.",
 	"I'm the voice assistant in this speaker.":     "Soy el asistente de voz de este altavoz.",
+	"Volume goes from 0 to 100.":                   "El volumen va de 0 a 100.",
 }

@@ -327,4 +327,5 @@ var fr = map[string]string{
 	"Hello! What can I do for you?":                "Bonjour ! Que puis-je faire pour toi ?",
 	"I'm %s, the voice assistant in this speaker.": "Je suis %s, l'assistant vocal de cette enceinte.",
 	"I'm the voice assistant in this speaker.":     "Je suis l'assistant vocal de cette enceinte.",
+	"Volume goes from 0 to 100.":                   "Le volume va de 0 à 100.",
 }

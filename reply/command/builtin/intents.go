@@ -164,6 +164,9 @@ func volumeFromIntent(ctx context.Context, m command.Match) (command.Claim, erro
 			return command.Claim{}, err
 		}
 		args["level"] = scaleLevel(v, m.Has("percent"))
+		if v > 100 {
+			args["level"] = int(v) // past the top: said so, not set to it
+		}
 	}
 	return command.Claim{Arguments: args}, nil
 }

@@ -671,3 +671,30 @@ func TestHelpNamesSnoozeAndTheHome(t *testing.T) {
 		}
 	}
 }
+
+// TestVolumeAboveAHundred: a level past the top is not set to the top
+// unsaid: the box says how far its volume goes, in the language said, and
+// leaves the volume as it was.
+func TestVolumeAboveAHundred(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "volume 120", "Volume goes from 0 to 100."},
+		{locale.English, "set the volume to 150", "Volume goes from 0 to 100."},
+		{locale.German, "Lautstärke 120", "Die Lautstärke geht von 0 bis 100."},
+		{locale.Spanish, "volumen 120", "El volumen va de 0 a 100."},
+		{locale.French, "volume 120", "Le volume va de 0 à 100."},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say)
+		if r.Spoken != tt.want || r.Kind != command.Failure || f.mixer.level != 50 {
+			t.Errorf("%s %q: said %q (kind %v), volume %d; want %q, a failure, the volume at 50", tt.l, tt.say, r.Spoken, r.Kind, f.mixer.level, tt.want)
+		}
+	}
+}
