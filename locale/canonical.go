@@ -364,9 +364,19 @@ func elided(w string, elisions map[string]string) (string, string, bool) {
 	return "", "", false
 }
 
-// convertUnits are the converter's unit names in each language, as the
-// English names it reads.
-var convertUnits = map[Lang]map[string]string{German: germanConvert, French: frenchConvert, Spanish: spanishConvert}
+// convertUnits are the converter's units as said in each language, as
+// their codes: the names it says them by, and others people say.
+var convertUnits = func() map[Lang]map[string]string {
+	m := map[Lang]map[string]string{German: germanConvert, French: frenchConvert, Spanish: spanishConvert}
+	for l, names := range unitNames {
+		for code, forms := range names {
+			for _, said := range forms {
+				m[l][utterance.Normalize(said)] = code
+			}
+		}
+	}
+	return m
+}()
 
 // reminderLinks are the words that lead a reminder's message in each
 // language: "an", "de", "que".
@@ -376,8 +386,9 @@ var reminderLinks = map[Lang][]string{
 	Spanish: {"que", "de", "a", "para"},
 }
 
-// UnitName is the English name of a unit said in l ("Meilen" is
-// "miles"), and whether l has one; English names are their own.
+// UnitName is the converter's code of a unit said in l ("Meilen" is
+// "mi"), or its English name, and whether l has one; English names are
+// their own.
 func (l Lang) UnitName(said string) (string, bool) {
 	w := strings.TrimSpace(utterance.Normalize(said))
 	if u, ok := convertUnits[l][w]; ok {

@@ -17,15 +17,14 @@ var germanUnits = map[string]string{
 	"stunde": "hour", "stunden": "hours", "tag": "day", "tage": "days", "tagen": "days",
 }
 
-// germanConvert names the units of the converter.
+// germanConvert are the converter's units as said in German beyond the
+// names it says them by (unitNames), as its codes.
 var germanConvert = map[string]string{
-	"meile": "miles", "meilen": "miles", "kilometer": "kilometers", "kilometern": "kilometers", "km": "kilometers",
-	"meter": "meters", "metern": "meters", "zentimeter": "centimeters", "zentimetern": "centimeters", "cm": "centimeters",
-	"millimeter": "millimeters", "zoll": "inches", "fuß": "feet", "fuss": "feet", "yard": "yards", "yards": "yards",
-	"kilo": "kilograms", "kilos": "kilograms", "kilogramm": "kilograms", "kg": "kilograms", "gramm": "grams", "g": "grams",
-	"pfund": "pounds", "unze": "ounces", "unzen": "ounces", "liter": "liters", "litern": "liters", "l": "liters",
-	"milliliter": "milliliters", "ml": "milliliters", "gallone": "gallons", "gallonen": "gallons", "tasse": "cups", "tassen": "cups",
-	"grad celsius": "celsius", "celsius": "celsius", "grad fahrenheit": "fahrenheit", "fahrenheit": "fahrenheit",
+	"meile": "mi", "kilometern": "km", "km": "km", "metern": "m", "zentimetern": "cm", "cm": "cm", "mm": "mm",
+	"fuss": "ft", "yards": "yd", "kilo": "kg", "kilos": "kg", "kg": "kg", "g": "g", "unze": "oz", "litern": "l", "l": "l",
+	"ml": "ml", "tonne": "t", "celsius": "c", "fahrenheit": "f", "grad kelvin": "k",
+	"stundenkilometer": "km/h", "stundenkilometern": "km/h", "km h": "km/h", "km / h": "km/h", "kmh": "km/h",
+	"meilen die stunde": "mph", "mph": "mph", "meter die sekunde": "m/s",
 }
 
 func init() {

@@ -18,16 +18,13 @@ var spanishUnits = map[string]string{
 	"hora": "hour", "horas": "hours", "día": "day", "días": "days", "dia": "day", "dias": "days",
 }
 
+// spanishConvert are the converter's units as said in Spanish beyond the
+// names it says them by (unitNames), as its codes.
 var spanishConvert = map[string]string{
-	"milla": "miles", "millas": "miles", "kilómetro": "kilometers", "kilómetros": "kilometers", "kilometros": "kilometers", "km": "kilometers",
-	"metro": "meters", "metros": "meters", "centímetro": "centimeters", "centímetros": "centimeters", "cm": "centimeters",
-	"milímetros": "millimeters", "pulgada": "inches", "pulgadas": "inches", "pie": "feet", "pies": "feet",
-	"kilo": "kilograms", "kilos": "kilograms", "kilogramo": "kilograms", "kilogramos": "kilograms", "kg": "kilograms",
-	"gramo": "grams", "gramos": "grams", "g": "grams", "libra": "pounds", "libras": "pounds", "onza": "ounces", "onzas": "ounces",
-	"litro": "liters", "litros": "liters", "l": "liters", "mililitros": "milliliters", "ml": "milliliters",
-	"galón": "gallons", "galones": "gallons", "taza": "cups", "tazas": "cups",
-	"grados celsius": "celsius", "grado celsius": "celsius", "celsius": "celsius", "centígrados": "celsius", "grados centígrados": "celsius",
-	"grados fahrenheit": "fahrenheit", "grado fahrenheit": "fahrenheit", "fahrenheit": "fahrenheit",
+	"kilometros": "km", "km": "km", "cm": "cm", "mm": "mm", "milimetros": "mm", "centimetros": "cm",
+	"kilo": "kg", "kilos": "kg", "kg": "kg", "g": "g", "l": "l", "ml": "ml", "galon": "gal",
+	"celsius": "c", "centígrados": "c", "grados centígrados": "c", "fahrenheit": "f",
+	"km h": "km/h", "km / h": "km/h", "kilómetros hora": "km/h",
 }
 
 func init() {

@@ -16,16 +16,13 @@ var frenchUnits = map[string]string{
 	"heure": "hour", "heures": "hours", "jour": "day", "jours": "days",
 }
 
+// frenchConvert are the converter's units as said in French beyond the
+// names it says them by (unitNames), as its codes.
 var frenchConvert = map[string]string{
-	"mile": "miles", "miles": "miles", "kilomètre": "kilometers", "kilomètres": "kilometers", "km": "kilometers",
-	"mètre": "meters", "mètres": "meters", "centimètre": "centimeters", "centimètres": "centimeters", "cm": "centimeters",
-	"millimètres": "millimeters", "pouce": "inches", "pouces": "inches", "pied": "feet", "pieds": "feet",
-	"kilo": "kilograms", "kilos": "kilograms", "kilogramme": "kilograms", "kilogrammes": "kilograms", "kg": "kilograms",
-	"gramme": "grams", "grammes": "grams", "g": "grams", "livre": "pounds", "livres": "pounds", "once": "ounces", "onces": "ounces",
-	"litre": "liters", "litres": "liters", "l": "liters", "millilitres": "milliliters", "ml": "milliliters",
-	"gallon": "gallons", "gallons": "gallons", "tasse": "cups", "tasses": "cups",
-	"degrés celsius": "celsius", "degré celsius": "celsius", "celsius": "celsius",
-	"degrés fahrenheit": "fahrenheit", "degré fahrenheit": "fahrenheit", "fahrenheit": "fahrenheit",
+	"km": "km", "cm": "cm", "mm": "mm", "kilo": "kg", "kilos": "kg", "kg": "kg", "g": "g", "l": "l", "ml": "ml",
+	"celsius": "c", "fahrenheit": "f",
+	"noeud": "kn", "noeuds": "kn", "kilomètres heure": "km/h", "kilomètre heure": "km/h", "km h": "km/h", "km / h": "km/h",
+	"kilomètres à l'heure": "km/h", "miles à l'heure": "mph", "cuillères à thé": "tsp", "cuillère à thé": "tsp",
 }
 
 func init() {

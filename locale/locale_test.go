@@ -220,3 +220,47 @@ func TestNoonAndMidnight(t *testing.T) {
 		}
 	}
 }
+
+// Every unit the converter names in a language is read back when said:
+// "Esslöffel", "nœuds", "millas por hora" are units, as "Meilen" is.
+func TestUnitNameReadsEveryUnitSaid(t *testing.T) {
+	for l, names := range unitNames {
+		for code, forms := range names {
+			for _, said := range forms {
+				if got, ok := l.UnitName(said); !ok || got != code {
+					t.Errorf("%s UnitName(%q) = %q, %v; want %q", l, said, got, ok, code)
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		l          Lang
+		said, want string
+	}{
+		{German, "Meilen", "mi"}, {German, "Kilo", "kg"}, {German, "Stundenkilometer", "km/h"}, {German, "km/h", "km/h"},
+		{French, "kilos", "kg"}, {French, "kilomètres heure", "km/h"}, {Spanish, "kilos", "kg"}, {Spanish, "centígrados", "c"},
+	} {
+		if got, ok := c.l.UnitName(c.said); !ok || got != c.want {
+			t.Errorf("%s UnitName(%q) = %q, %v; want %q", c.l, c.said, got, ok, c.want)
+		}
+	}
+}
+
+// One reads one said as its article, whatever its case, as well as the
+// number: "eine Meile", "in einem Pfund", "una libra", "une livre".
+func TestOne(t *testing.T) {
+	for _, c := range []struct {
+		l    Lang
+		said string
+		want bool
+	}{
+		{German, "ein", true}, {German, "eine", true}, {German, "einem", true}, {German, "einer", true}, {German, "eins", true}, {German, "1", true},
+		{Spanish, "una", true}, {Spanish, "un", true}, {Spanish, "uno", true}, {French, "une", true}, {French, "un", true},
+		{English, "a", true}, {English, "an", true}, {English, "one", true},
+		{German, "zwei", false}, {German, "der", false}, {French, "le", false}, {Spanish, "el", false}, {English, "the", false},
+	} {
+		if got := c.l.One(c.said); got != c.want {
+			t.Errorf("%s One(%q) = %v, want %v", c.l, c.said, got, c.want)
+		}
+	}
+}

@@ -226,3 +226,18 @@ func (l Lang) ReadNumber(words []string) (float64, int, bool) {
 	v, n, ok := b.numeral.read(words)
 	return float64(v), n, ok
 }
+
+// One reports whether a word said in l is one: the number, or the article
+// that says it before a noun ("ein Pfund", "in einem Liter", "una libra",
+// "a pound").
+func (l Lang) One(w string) bool {
+	w = strings.ToLower(w)
+	if b, ok := books[l]; ok && slices.Contains(b.articles, w) {
+		return true
+	}
+	if l == English && (w == "a" || w == "an") {
+		return true
+	}
+	v, n, ok := l.ReadNumber([]string{w})
+	return ok && n == 1 && v == 1
+}

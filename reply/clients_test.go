@@ -223,7 +223,7 @@ func TestWaitingMicrophoneHearsALine(t *testing.T) {
 	}
 	typed := make(chan answer)
 	go func() {
-		_, said, err := f.askAs(t, Query{Text: "hello", Client: "ask:2", Hold: func(h Hold) { holds = append(holds, h) }})
+		_, said, err := f.askAs(t, Query{Text: "tell me something nice", Client: "ask:2", Hold: func(h Hold) { holds = append(holds, h) }})
 		typed <- answer{said, err}
 	}()
 	_, said, err := f.askAs(t, Query{Text: "is it raining"})

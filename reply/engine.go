@@ -508,6 +508,7 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	}
 	conv := e.conversationFor(client, p, now)
 	ctx = command.WithClient(ctx, command.Client{ID: client, Here: client == Microphone})
+	ctx = command.WithAssistant(ctx, e.persona().name) // "who are you", answered offline
 	text, kinds := conv.redactor.Redact(q.Text)
 	if len(kinds) > 0 {
 		e.log.Info("redacted", "kinds", len(kinds))

@@ -678,11 +678,11 @@ func TestValidationRetryThenAsk(t *testing.T) {
 	bad := ollamatest.Reply{ToolCalls: []ollamatest.ToolCall{{Name: "calculate", Arguments: map[string]any{"a": 3.0, "operation": "times", "b": 4.0}}}}
 	f.model.json(kindPlanner, `{"steps": ["calculate: 3 by 4", "reply"]}`).json(kindRouter, `{"tools": ["calculate"]}`).on(kindChat, bad, bad)
 	res, said, err := f.ask(t, "three by four is what")
-	if err != nil || !slices.Equal(said, []string{"Which one do you mean: add, subtract, multiply, divide, power or percent?"}) || !res.FollowUp {
+	if err != nil || !slices.Equal(said, []string{"Which one do you mean: add, subtract, multiply, divide, power, percent or something else?"}) || !res.FollowUp {
 		t.Errorf("said %q, follow-up %v, err %v", said, res.FollowUp, err)
 	}
 	last := f.srv.Chats()[len(f.srv.Chats())-1].Messages
-	if m := last[len(last)-1]; !strings.Contains(m.Content, "Valid values for operation: add, subtract, multiply, divide, power, percent") {
+	if m := last[len(last)-1]; !strings.Contains(m.Content, "Valid values for operation: add, subtract, multiply, divide, power, percent, root") {
 		t.Errorf("retry message %q", m.Content)
 	}
 }

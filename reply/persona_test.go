@@ -37,6 +37,24 @@ func TestSetPersona(t *testing.T) {
 	}
 }
 
+// TestWhoAreYouSaysThePersonasName: "who are you" is answered offline
+// with the name the persona has now, the one set while the engine runs.
+func TestWhoAreYouSaysThePersonasName(t *testing.T) {
+	f := newFixture(t, smallModel, Options{Name: "Jarvis"})
+	for _, c := range []struct{ name, want string }{
+		{"", "I'm Jarvis, the voice assistant in this speaker."},
+		{"Friday", "I'm Friday, the voice assistant in this speaker."},
+	} {
+		if c.name != "" {
+			f.eng.SetPersona(c.name, "")
+		}
+		res, said, err := f.ask(t, "who are you")
+		if err != nil || !res.Offline || strings.Join(said, " ") != c.want {
+			t.Errorf("who are you: said %q (offline %v), err %v; want %q", said, res.Offline, err, c.want)
+		}
+	}
+}
+
 // TestSetLocation: a time zone set while the engine runs stamps the next
 // question with the time there.
 func TestSetLocation(t *testing.T) {

@@ -108,7 +108,7 @@ func TestHoldGoesToTheAsker(t *testing.T) {
 	f.model.json(kindPlanner, `{"steps": ["reply"]}`).on(kindChat, ollamatest.Reply{Content: "Hello."})
 	var holds []Hold
 	var said []string
-	_, err := f.eng.Reply(t.Context(), Query{Text: "hello there", Hold: func(h Hold) { holds = append(holds, h) }},
+	_, err := f.eng.Reply(t.Context(), Query{Text: "tell me something nice", Hold: func(h Hold) { holds = append(holds, h) }},
 		func(s string) { said = append(said, s) })
 	if err != nil || len(holds) != 1 || holds[0].Why != ForLoad || holds[0].Model == "" || !slices.Equal(said, []string{"Hello."}) {
 		t.Errorf("holds %+v, said %q, err %v", holds, said, err)

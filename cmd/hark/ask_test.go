@@ -55,7 +55,7 @@ func TestAskGlobalFlagsEitherSide(t *testing.T) {
 func TestAskJSON(t *testing.T) {
 	srv, m := modelServer(t)
 	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello! How can I help?"})
-	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL}), "ask", "--json", "--data", t.TempDir(), "hi")
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL}), "ask", "--json", "--data", t.TempDir(), "tell me a joke")
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
@@ -82,7 +82,7 @@ func TestAskJSON(t *testing.T) {
 // error repeated.
 func TestAskUnreachable(t *testing.T) {
 	host := deadPort(t)
-	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": host}), "ask", "--data", t.TempDir(), "hi")
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": host}), "ask", "--data", t.TempDir(), "tell me a joke")
 	if code != 1 || out != "I didn't understand that, and I can't reach my language model right now.\n" {
 		t.Errorf("code %d, stdout %q; want 1 and the spoken sentence", code, out)
 	}
@@ -103,7 +103,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestConfigErrorsNameKeyAndFile(t *testing.T) {
 	cfg := writeConfig(t, "[ollama]\nmodle = \"x\"\n")
-	code, _, errOut := ask(t, vars(nil), "--config", cfg, "ask", "--data", t.TempDir(), "hi")
+	code, _, errOut := ask(t, vars(nil), "--config", cfg, "ask", "--data", t.TempDir(), "tell me a joke")
 	if code != 1 || !strings.Contains(errOut, cfg+":2: unknown key ollama.modle") {
 		t.Errorf("code %d, stderr %q", code, errOut)
 	}
@@ -169,7 +169,7 @@ func TestAskColdModel(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("[ollama]\nreply_budget = \"500ms\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()}), "ask", "--config", cfg, "--data", dir, "hello there")
+	code, out, errOut := ask(t, vars(map[string]string{"OLLAMA_HOST": srv.URL, "HOME": t.TempDir()}), "ask", "--config", cfg, "--data", dir, "tell me a joke")
 	if code != 0 || out != "Hello there yourself.\n" {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}

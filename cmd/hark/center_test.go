@@ -172,7 +172,7 @@ func TestFallbackChainContract(t *testing.T) {
 		t.Errorf("%d %q %q", code, out, errOut)
 	}
 	bad := writeConfig(t, "[[ollama.endpoint]]\nhost = \"gpu.lan\"\n")
-	code, _, errOut = ask(t, env, "ask", "--data", t.TempDir(), "--config", bad, "hi")
+	code, _, errOut = ask(t, env, "ask", "--data", t.TempDir(), "--config", bad, "tell me a joke")
 	if code == 0 || !strings.Contains(errOut, "ollama.endpoint[0].model") {
 		t.Errorf("a model-less endpoint: %d %q", code, errOut)
 	}

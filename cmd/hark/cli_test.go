@@ -200,7 +200,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 	srv, m := modelServer(t)
 	m.On(replytest.Chat, ollamatest.Reply{Content: "Hello there."}, ollamatest.Reply{Content: "Hello there."})
 	getenv := vars(map[string]string{"OLLAMA_HOST": srv.URL})
-	code, out, errOut := ask(t, getenv, "ask", "hi", "--json", "--data", t.TempDir())
+	code, out, errOut := ask(t, getenv, "ask", "tell me a joke", "--json", "--data", t.TempDir())
 	if code != 0 || !strings.Contains(out, `"reply": "Hello there."`) {
 		t.Errorf("ask TEXT --json: code %d, stdout %q, stderr %q", code, out, errOut)
 	}

@@ -147,7 +147,7 @@ func TestQuestionDuringTheWarmUp(t *testing.T) {
 	s := startRun(t, getenv, "--sim", "--data", dir, "--config", cfg)
 	s.out.waitFor(t, "[leds]", 1)
 	asked := time.Now()
-	s.typeLine(t, "hello there")
+	s.typeLine(t, "tell me a joke")
 	s.out.waitFor(t, "hark: One moment, I'm still waking up.", 1)
 	if d := time.Since(asked); d > 3*time.Second {
 		t.Errorf("the line came %v after the question", d)
@@ -208,7 +208,7 @@ func TestEvictedModelIsLoadedAgain(t *testing.T) {
 	waitLoaded(2)
 	time.Sleep(300 * time.Millisecond) // the system prompt after the load
 	asked := time.Now()
-	s.typeLine(t, "hello there")
+	s.typeLine(t, "tell me a joke")
 	s.out.waitFor(t, "hark: Hello there yourself.", 1)
 	if d := time.Since(asked); d > 5*time.Second {
 		t.Errorf("the answer came %v after the question", d)

@@ -52,10 +52,12 @@ var catalogue = where{
 	// intents as the service calls and questions they make.
 	"home_service": onBox,
 	"home_query":   onBox,
-	// "what can you do" and "thank you" without the model, on the box and
-	// on a node (hidden from the model too).
+	// "what can you do", "thank you", "hello" and "who are you" without
+	// the model, on the box and on a node (hidden from the model too).
 	"help":       onBox,
 	"thanks":     onBox,
+	"greet":      onBox,
+	"introduce":  onBox,
 	"web_search": onBox | onCenter,
 	"wikipedia":  onBox | onCenter,
 	"fetch_page": onBox | onCenter,

@@ -29,3 +29,17 @@ func ClientOf(ctx context.Context) Client {
 	}
 	return Client{Here: true}
 }
+
+type assistantKey struct{}
+
+// WithAssistant returns ctx carrying the assistant's name, for the
+// commands that say it ("I'm Jarvis").
+func WithAssistant(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, assistantKey{}, name)
+}
+
+// AssistantOf is the assistant's name ctx carries; "" when it carries none.
+func AssistantOf(ctx context.Context) string {
+	name, _ := ctx.Value(assistantKey{}).(string)
+	return name
+}

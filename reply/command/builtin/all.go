@@ -29,7 +29,7 @@ func All(d Deps) []*command.Command {
 		Time(), Calculate(), Convert(),
 		Remember(d.Memory), Forget(d.Memory), SearchMemory(d.Memory, d.Diary),
 		Status(d.Status),
-		Help(), Thanks(),
+		Help(), Thanks(), Greet(), Introduce(),
 		Stop(d.Alerts),
 	}
 	for _, c := range cmds {

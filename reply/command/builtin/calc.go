@@ -33,7 +33,8 @@ func Calculate() *command.Command {
 		Keywords:    []string{"plus", "minus", "times", "divided", "percent", "power", "calculate", "combine", "altogether", "in total", "add up", "sum of"},
 		Parameters: []command.Parameter{
 			{Name: "a", Type: "float", Required: true},
-			{Name: "operation", Type: "string", Required: true, Enum: []string{"add", "subtract", "multiply", "divide", "power", "percent"}},
+			{Name: "operation", Type: "string", Required: true, Enum: []string{"add", "subtract", "multiply", "divide", "power", "percent", "root"},
+				Description: "root: the square (b=2) or cube (b=3) root of a"},
 			{Name: "b", Type: "float", Required: true, Refinable: true},
 		},
 		Examples: []command.Example{
@@ -43,6 +44,12 @@ func Calculate() *command.Command {
 		Rules:      []string{"Map spoken operators: plus=add, minus=subtract, times=multiply, over=divide."},
 		Intents:    []string{"calculate"},
 		FromIntent: calculateFromIntent,
+		Validate: func(ctx context.Context, a command.Args) []command.Problem {
+			if a.String("operation") == "root" && a.Float("b") != 2 && a.Float("b") != 3 {
+				return []command.Problem{{Param: "b", Message: "a root is square (2) or cube (3)", Valid: []string{"2", "3"}}}
+			}
+			return nil
+		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			l := lang(c)
 			a, b, op := c.Args.Float("a"), c.Args.Float("b"), c.Args.String("operation")
@@ -63,6 +70,14 @@ func Calculate() *command.Command {
 				r = math.Pow(a, b)
 			case "percent":
 				r = a / 100 * b
+			case "root":
+				if b == 2 && a < 0 {
+					return command.Response{Kind: command.Failure, Spoken: l.T("A negative number has no square root."), Data: map[string]any{"error": "square root of a negative number"}}, nil
+				}
+				r = math.Sqrt(a)
+				if b == 3 {
+					r = math.Cbrt(a)
+				}
 			}
 			if math.IsInf(r, 0) || math.IsNaN(r) {
 				return command.Failed(l.T("That number is too big for me.")), nil
@@ -83,6 +98,11 @@ func Calculate() *command.Command {
 				s = l.T("%s to the power of %s is %s.", sa, sb, sr)
 			case "percent":
 				s = l.T("%s percent of %s is %s.", sa, sb, sr)
+			case "root":
+				s = l.T("The square root of %s is %s.", sa, sr)
+				if b == 3 {
+					s = l.T("The cube root of %s is %s.", sa, sr)
+				}
 			}
 			return command.Said(s, map[string]any{"result": r}), nil
 		},

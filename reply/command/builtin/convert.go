@@ -84,7 +84,11 @@ func lookupUnit(words []string) (*unit, int) {
 	return nil, 0
 }
 
+// findUnit finds the unit a name or code names.
 func findUnit(name string) (*unit, error) {
+	if u, ok := unitNames[strings.ToLower(strings.TrimSpace(name))]; ok {
+		return u, nil // "km/h" as written
+	}
 	words := utterance.Words(utterance.Normalize(name))
 	if u, n := lookupUnit(words); u != nil && n == len(words) {
 		return u, nil

@@ -16,7 +16,7 @@ func Help() *command.Command {
 		Hidden:      true,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			l := lang(c)
-			return command.Said(l.T("I can set timers, alarms and reminders, change my volume, tell you the time and the date, do sums, convert units, remember what you tell me, and tell you the weather. When my language model is reachable, I can answer other questions too."), nil), nil
+			return command.Said(l.T("I can set timers, alarms and reminders, snooze an alarm, control your home, change my volume, tell you the time, the date and the weather, do sums and conversions, and remember what you tell me. When my language model is reachable, I can answer other questions too."), nil), nil
 		},
 	}
 }
@@ -30,6 +30,37 @@ func Thanks() *command.Command {
 		Hidden:      true,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			return command.Response{Kind: command.Success, Spoken: lang(c).T("You're welcome."), EndConversation: true}, nil
+		},
+	}
+}
+
+// Greet is greet: "hello" said alone, answered with a greeting and the
+// microphone open for what comes next. The offline path alone reaches it.
+func Greet() *command.Command {
+	return &command.Command{
+		Name:        "greet",
+		Description: "Answer a greeting.",
+		Hidden:      true,
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			return command.Response{Kind: command.FollowUp, Spoken: lang(c).T("Hello! What can I do for you?")}, nil
+		},
+	}
+}
+
+// Introduce is introduce: "who are you", "what's your name", answered
+// with the assistant's name the turn carries (command.AssistantOf), or
+// without one. The offline path alone reaches it.
+func Introduce() *command.Command {
+	return &command.Command{
+		Name:        "introduce",
+		Description: "Say who the assistant is.",
+		Hidden:      true,
+		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			l := lang(c)
+			if name := command.AssistantOf(ctx); name != "" {
+				return command.Said(l.T("I'm %s, the voice assistant in this speaker.", name), nil), nil
+			}
+			return command.Said(l.T("I'm the voice assistant in this speaker."), nil), nil
 		},
 	}
 }

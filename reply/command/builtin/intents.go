@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
 )
@@ -126,8 +125,8 @@ func convertFromIntent(ctx context.Context, m command.Match) (command.Claim, err
 	v := 1.0
 	if m.Has("value") {
 		words := utterance.Words(english(m, "value"))
-		if len(words) == 1 && slices.Contains([]string{"a", "an", "one", "1"}, words[0]) {
-			v = 1
+		if len(words) == 1 && m.Lang.One(words[0]) {
+			v = 1 // "a pound", "ein Pfund", "una libra", "une livre"
 		} else {
 			var err error
 			if v, err = number(m, "value"); err != nil {
@@ -165,6 +164,9 @@ func volumeFromIntent(ctx context.Context, m command.Match) (command.Claim, erro
 			return command.Claim{}, err
 		}
 		args["level"] = scaleLevel(v, m.Has("percent"))
+		if v > 100 {
+			args["level"] = int(v) // past the top: said so, not set to it
+		}
 	}
 	return command.Claim{Arguments: args}, nil
 }
@@ -233,5 +235,3 @@ func haTimer(m command.Match) (command.Claim, error) {
 	}
 	return command.Claim{Arguments: args}, nil
 }
-
-var _ = locale.English

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -502,6 +503,198 @@ func TestRoundedAnswersInEachLanguage(t *testing.T) {
 		r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say)
 		if r.Spoken != tt.want || r.Data["result"] != tt.result {
 			t.Errorf("%s %q: said %q, %v; want %q, result %v", tt.l, tt.say, r.Spoken, r.Data["result"], tt.want, tt.result)
+		}
+	}
+}
+
+// TestConversionsInEachLanguage: a conversion is understood with the
+// units the box says in the language, one said as its article ("ein
+// Pfund", "una libra", "une livre"), and answered in that language.
+func TestConversionsInEachLanguage(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.German, "wie viele Gramm sind ein Pfund", "1 Pfund sind ungefähr 454 Gramm."},
+		{locale.German, "wie viele Tassen sind ein Liter", "1 Liter sind ungefähr 4,23 Tassen."},
+		{locale.German, "wie viele Zentimeter hat ein Zoll", "1 Zoll sind 2,54 Zentimeter."},
+		{locale.German, "wie viele Teelöffel sind 2 Esslöffel", "2 Esslöffel sind 6 Teelöffel."},
+		{locale.German, "wie viel Kilometer pro Stunde sind 60 Meilen pro Stunde", "60 Meilen pro Stunde sind ungefähr 96,6 Kilometer pro Stunde."},
+		{locale.German, "was sind 100 Stundenkilometer in Meilen pro Stunde", "100 Kilometer pro Stunde sind ungefähr 62,1 Meilen pro Stunde."},
+		{locale.German, "wie viele Kilometer sind eine Meile", "1 Meile sind ungefähr 1,61 Kilometer."},
+		{locale.Spanish, "cuántos gramos hay en una libra", "1 libra son aproximadamente 454 gramos."},
+		{locale.Spanish, "cuántas tazas hay en un litro", "1 litro son aproximadamente 4,23 tazas."},
+		{locale.Spanish, "cuántos kilómetros por hora son 60 millas por hora", "60 millas por hora son aproximadamente 96,6 kilómetros por hora."},
+		{locale.Spanish, "cuántas cucharaditas hay en una cucharada", "1 cucharada son 3 cucharaditas."},
+		{locale.Spanish, "convierte 10 nudos a kilómetros por hora", "10 nudos son 18,52 kilómetros por hora."},
+		{locale.French, "combien de grammes dans une livre", "1 livre, ça fait environ 454 grammes."},
+		{locale.French, "combien de tasses dans un litre", "1 litre, ça fait environ 4,23 tasses."},
+		{locale.French, "combien de cuillères à café dans une cuillère à soupe", "1 cuillère à soupe, ça fait 3 cuillères à café."},
+		{locale.French, "convertis 10 nœuds en kilomètres par heure", "10 nœuds, ça fait 18,52 kilomètres par heure."},
+		{locale.French, "combien de degrés fahrenheit font 20 degrés celsius", "20 degrés Celsius, ça fait 68 degrés Fahrenheit."},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}
+
+// TestRootsPercentsAndPowersInEachLanguage: a square or cube root, a
+// percentage and a power are worked out offline in the four languages and
+// said as a person says them.
+func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "what is the square root of 16", "The square root of 16 is 4."},
+		{locale.English, "square root of 2", "The square root of 2 is about 1.41."},
+		{locale.English, "what's the cube root of 27", "The cube root of 27 is 3."},
+		{locale.English, "what is the square root of minus 4", "A negative number has no square root."},
+		{locale.English, "what is 15 percent of 80", "15 percent of 80 is 12."},
+		{locale.English, "what is 2 to the power of 10", "2 to the power of 10 is 1024."},
+		{locale.German, "was ist die Wurzel aus 16", "Die Wurzel aus 16 ist 4."},
+		{locale.German, "Quadratwurzel von 81", "Die Wurzel aus 81 ist 9."},
+		{locale.German, "was ist die dritte Wurzel aus 27", "Die dritte Wurzel aus 27 ist 3."},
+		{locale.German, "was sind 15 Prozent von 80", "15 Prozent von 80 sind 12."},
+		{locale.German, "was ist 2 hoch 10", "2 hoch 10 ist 1024."},
+		{locale.Spanish, "cuál es la raíz cuadrada de 16", "La raíz cuadrada de 16 es 4."},
+		{locale.Spanish, "raíz cúbica de 27", "La raíz cúbica de 27 es 3."},
+		{locale.Spanish, "cuánto es el 15 por ciento de 80", "El 15 por ciento de 80 es 12."},
+		{locale.Spanish, "cuánto es 2 elevado a 10", "2 elevado a 10 es 1024."},
+		{locale.French, "c'est quoi la racine carrée de 16", "La racine carrée de 16, c'est 4."},
+		{locale.French, "racine carrée de 16", "La racine carrée de 16, c'est 4."},
+		{locale.French, "racine cubique de 27", "La racine cubique de 27, c'est 3."},
+		{locale.French, "combien font 15 pour cent de 80", "15 pour cent de 80, ça fait 12."},
+		{locale.French, "combien font 2 puissance 10", "2 puissance 10 égale 1024."},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}
+
+// TestHelloAndWhoAreYou: a greeting is answered with one, and "who are
+// you" with the assistant's name when the turn carries it, in the language
+// said, with no model. What whisper makes of silence is neither.
+func TestHelloAndWhoAreYou(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+		kind      command.ResponseKind
+	}{
+		{locale.English, "hello", "Hello! What can I do for you?", command.FollowUp},
+		{locale.English, "hi", "Hello! What can I do for you?", command.FollowUp},
+		{locale.English, "Hi there!", "Hello! What can I do for you?", command.FollowUp},
+		{locale.English, "good morning", "Hello! What can I do for you?", command.FollowUp},
+		{locale.English, "who are you", "I'm Ada, the voice assistant in this speaker.", command.Success},
+		{locale.English, "what's your name", "I'm Ada, the voice assistant in this speaker.", command.Success},
+		{locale.German, "hallo", "Hallo! Was kann ich für dich tun?", command.FollowUp},
+		{locale.German, "guten Morgen", "Hallo! Was kann ich für dich tun?", command.FollowUp},
+		{locale.German, "wer bist du", "Ich bin Ada, der Sprachassistent in diesem Lautsprecher.", command.Success},
+		{locale.German, "wie heißt du", "Ich bin Ada, der Sprachassistent in diesem Lautsprecher.", command.Success},
+		{locale.Spanish, "hola", "¡Hola! ¿En qué puedo ayudarte?", command.FollowUp},
+		{locale.Spanish, "buenos días", "¡Hola! ¿En qué puedo ayudarte?", command.FollowUp},
+		{locale.Spanish, "quién eres", "Soy Ada, el asistente de voz de este altavoz.", command.Success},
+		{locale.Spanish, "cómo te llamas", "Soy Ada, el asistente de voz de este altavoz.", command.Success},
+		{locale.French, "bonjour", "Bonjour ! Que puis-je faire pour toi ?", command.FollowUp},
+		{locale.French, "salut", "Bonjour ! Que puis-je faire pour toi ?", command.FollowUp},
+		{locale.French, "qui es-tu", "Je suis Ada, l'assistant vocal de cette enceinte.", command.Success},
+		{locale.French, "comment tu t'appelles", "Je suis Ada, l'assistant vocal de cette enceinte.", command.Success},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		ctx := command.WithAssistant(locale.WithLanguage(t.Context(), string(tt.l)), "Ada")
+		if r := f.reg.RunRoute(ctx, u.Route, tt.say); r.Spoken != tt.want || r.Kind != tt.kind {
+			t.Errorf("%s %q: said %q (kind %v), want %q (kind %v)", tt.l, tt.say, r.Spoken, r.Kind, tt.want, tt.kind)
+		}
+	}
+	// Without a name the box still says what it is.
+	u := f.reg.Understand(t.Context(), locale.English, "who are you")
+	if !u.OK {
+		t.Fatalf("who are you: not understood (%s %s)", u.Reason, u.Detail)
+	}
+	if r := f.reg.RunRoute(t.Context(), u.Route, "who are you"); r.Spoken != "I'm the voice assistant in this speaker." {
+		t.Errorf("who are you, no name: said %q", r.Spoken)
+	}
+	// Whisper's words on silence are no greeting.
+	for _, s := range []string{"you", "Thank you.", "Thanks for watching!", "bye", "hello hello hello hello"} {
+		if u := f.reg.Understand(t.Context(), locale.English, s); u.OK && (u.Route.Command.Name == "greet" || u.Route.Command.Name == "introduce") {
+			t.Errorf("%q was taken for %s", s, u.Route.Command.Name)
+		}
+	}
+}
+
+// TestHelpNamesSnoozeAndTheHome: "what can you do" tells of snoozing an
+// alarm and of the home, in each language, and stays short enough to say.
+func TestHelpNamesSnoozeAndTheHome(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l       locale.Lang
+		say     string
+		mention []string
+	}{
+		{locale.English, "what can you do", []string{"snooze", "home"}},
+		{locale.German, "was kannst du", []string{"schlummern", "Zuhause"}},
+		{locale.Spanish, "qué puedes hacer", []string{"posponer", "casa"}},
+		{locale.French, "que sais-tu faire", []string{"repousser", "maison"}},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say)
+		for _, m := range tt.mention {
+			if !strings.Contains(r.Spoken, m) {
+				t.Errorf("%s %q: said %q, want it to mention %q", tt.l, tt.say, r.Spoken, m)
+			}
+		}
+		if n := len(strings.Fields(r.Spoken)); n > 60 {
+			t.Errorf("%s %q: %d words, want at most 60 to say", tt.l, tt.say, n)
+		}
+	}
+}
+
+// TestVolumeAboveAHundred: a level past the top is not set to the top
+// unsaid: the box says how far its volume goes, in the language said, and
+// leaves the volume as it was.
+func TestVolumeAboveAHundred(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "volume 120", "Volume goes from 0 to 100."},
+		{locale.English, "set the volume to 150", "Volume goes from 0 to 100."},
+		{locale.German, "Lautstärke 120", "Die Lautstärke geht von 0 bis 100."},
+		{locale.Spanish, "volumen 120", "El volumen va de 0 a 100."},
+		{locale.French, "volume 120", "Le volume va de 0 à 100."},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
+			continue
+		}
+		r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say)
+		if r.Spoken != tt.want || r.Kind != command.Failure || f.mixer.level != 50 {
+			t.Errorf("%s %q: said %q (kind %v), volume %d; want %q, a failure, the volume at 50", tt.l, tt.say, r.Spoken, r.Kind, f.mixer.level, tt.want)
 		}
 	}
 }

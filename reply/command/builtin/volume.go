@@ -33,12 +33,8 @@ func Volume(m Mixer) *command.Command {
 		Keywords:    []string{"volume", "louder", "quieter", "mute"},
 		Parameters: []command.Parameter{
 			{Name: "action", Type: "string", Required: true, Enum: []string{"set", "up", "down", "mute", "unmute", "get"}},
-			{Name: "level", Type: "int", Refinable: true, Description: "0-100, for set", Check: func(v any) error {
-				if n := v.(int64); n < 0 || n > 100 {
-					return fmt.Errorf("volume %d is outside 0 to 100", n)
-				}
-				return nil
-			}},
+			// A level outside 0-100 is refused by Run, in words the user hears.
+			{Name: "level", Type: "int", Refinable: true, Description: "0-100, for set"},
 		},
 		Examples: []command.Example{{Utterance: "turn it up", Arguments: map[string]any{"action": "up"}}},
 		// "set the volume to 50", said to the speaker with no device or
@@ -81,6 +77,10 @@ func Volume(m Mixer) *command.Command {
 					return command.Response{Kind: command.Invalid, Spoken: l.T("What volume, from 0 to 100?"), Problems: []command.Problem{{Param: "level", Message: "set needs a level"}}}, nil
 				}
 				level, muted = int(c.Args.Int("level")), false
+				if level < 0 || level > 100 {
+					return command.Response{Kind: command.Failure, Spoken: l.T("Volume goes from 0 to 100."),
+						Data: map[string]any{"error": fmt.Sprintf("volume %d is outside 0 to 100", level)}}, nil
+				}
 			case "up":
 				if level >= 100 && !muted {
 					return command.Said(l.T("That's as loud as I go."), map[string]any{"level": level}), nil
