@@ -76,6 +76,8 @@ var de = map[string]string{
 	"OK, I'll remember that, and keep it secret.":                                               "OK, ich merke es mir und behalte es für mich.",
 	"OK, I'll remember that.":                                                                   "OK, ich merke es mir.",
 	"OK, I'll remind you to %s %s.":                                                             "OK, ich erinnere dich %[2]s: %[1]s.",
+	"OK, I'll remind you about %s %s.":                                                          "OK, ich erinnere dich %[2]s an %[1]s.",
+	"OK, I'll remind you %[2]s that %[1]s.":                                                     "OK, ich erinnere dich %[2]s daran, %[1]s.",
 	"OK, I've forgotten that.":                                                                  "OK, das habe ich vergessen.",
 	"OK, the %s timer is now %s.":                                                               "OK, der Timer %s ist jetzt auf %s gestellt.",
 	"OK, the timer is now %s.":                                                                  "OK, der Timer ist jetzt auf %s gestellt.",

@@ -215,8 +215,14 @@ func SetReminder(s Schedule) *command.Command {
 			if c.Args.Has("in") {
 				when = l.T("in %s", l.After(c.Args.Duration("in")))
 			}
-			return command.Said(l.T("OK, I'll remind you to %s %s.", strings.TrimPrefix(msg, "to "), when),
-				map[string]any{"reminder_id": it.ID, "due": due.Format(time.RFC3339), "message": msg}), nil
+			said := l.T("OK, I'll remind you to %s %s.", strings.TrimPrefix(msg, "to "), when)
+			switch l.RemindOf(c.Utterance, c.Args.String("message")) {
+			case locale.RemindThing: // "an den Ofen", "lo del horno"
+				said = l.T("OK, I'll remind you about %s %s.", msg, when)
+			case locale.RemindClause: // "daran, dass ...", "that ..."
+				said = l.T("OK, I'll remind you %[2]s that %[1]s.", msg, when)
+			}
+			return command.Said(said, map[string]any{"reminder_id": it.ID, "due": due.Format(time.RFC3339), "message": msg}), nil
 		},
 	}
 }
