@@ -1,10 +1,13 @@
 package builtin
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
+	"github.com/harkbox/hark/storage"
 )
 
 // sayIn runs an utterance in l down the offline path, answered in l.
@@ -46,6 +49,59 @@ func TestReminderConfirmedAsSaid(t *testing.T) {
 		f := newFixture(t)
 		if got := f.sayIn(t, tt.l, tt.say).Spoken; got != tt.want {
 			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, got, tt.want)
+		}
+	}
+}
+
+// TestGiveTheTimer: "gib dem Eier Timer 2 Minuten" gives the Eier timer
+// two more minutes when it runs, and starts it for two minutes when it
+// does not: the verb is never taken into the timer's name.
+func TestGiveTheTimer(t *testing.T) {
+	for _, tt := range []struct {
+		l         locale.Lang
+		before    []string
+		say, name string
+		left      time.Duration
+		timers    int
+	}{
+		{locale.German, nil, "gib dem Eier Timer 2 Minuten", "Eier", 2 * time.Minute, 1},
+		{locale.German, []string{"stell einen Eier Timer auf 5 Minuten"}, "gib dem Eier Timer 2 Minuten", "Eier", 7 * time.Minute, 1},
+		{locale.German, []string{"stell einen Eier Timer auf 5 Minuten"}, "gib dem Eier Timer noch 2 Minuten", "Eier", 7 * time.Minute, 1},
+		{locale.German, []string{"stell einen Eier Timer auf 5 Minuten"}, "gebe dem Eiertimer zwei Minuten mehr", "Eier", 7 * time.Minute, 1},
+		{locale.German, []string{"stell einen Nudel Timer auf 5 Minuten"}, "gib dem Eier Timer 2 Minuten", "Eier", 2 * time.Minute, 2},
+		{locale.German, []string{"stell einen Timer auf 5 Minuten"}, "gib dem Timer noch 2 Minuten", "", 7 * time.Minute, 1},
+		{locale.Spanish, []string{"pon un temporizador de huevos de 3 minutos"}, "dale al temporizador de huevos 2 minutos más", "huevos", 5 * time.Minute, 1},
+		{locale.French, []string{"mets un minuteur pour les œufs de 3 minutes"}, "donne 2 minutes de plus au minuteur des œufs", "œufs", 5 * time.Minute, 1},
+	} {
+		f := newFixture(t)
+		for _, s := range tt.before {
+			f.sayIn(t, tt.l, s)
+		}
+		r := f.sayIn(t, tt.l, tt.say)
+		timers, _ := f.sched.Pending(t.Context(), storage.Timer)
+		i := slices.IndexFunc(timers, func(it storage.Item) bool { return it.Name == tt.name })
+		if len(timers) != tt.timers || i < 0 || timers[i].Due.Sub(f.now) != tt.left {
+			t.Errorf("%s %q after %q: said %q, timers %+v; want %d, %q with %v left", tt.l, tt.say, tt.before, r.Spoken, timers, tt.timers, tt.name, tt.left)
+		}
+	}
+}
+
+// TestNoVerbInTimerNames: what a household says before a timer's name
+// ("ich brauche einen", "noch einen", "neuer") is not taken into it.
+func TestNoVerbInTimerNames(t *testing.T) {
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, name string
+	}{
+		{locale.German, "ich brauche einen Eier Timer für 5 Minuten", "Eier"},
+		{locale.German, "setz noch einen Eier Timer auf 5 Minuten", "Eier"},
+		{locale.German, "neuer Eier Timer 5 Minuten", "Eier"},
+		{locale.German, "ich hätte gern einen Nudel Timer für 8 Minuten", "Nudel"},
+	} {
+		f := newFixture(t)
+		r := f.sayIn(t, tt.l, tt.say)
+		if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 1 || timers[0].Name != tt.name {
+			t.Errorf("%s %q: said %q, timers %+v; want one named %q", tt.l, tt.say, r.Spoken, timers, tt.name)
 		}
 	}
 }

@@ -189,6 +189,24 @@ func cancelReminderFromIntent(ctx context.Context, m command.Match) (command.Cla
 	return command.Claim{Arguments: args}, nil
 }
 
+// giveTimer starts the timer that "gib dem Eier Timer 2 Minuten" names
+// when it does not run (adjust_timer adds to it when it does).
+func giveTimer(ctx context.Context, s Schedule, m command.Match) (command.Claim, error) {
+	name := timerName(m.Lang, m.String("name"))
+	if runs, err := timerRuns(ctx, s, name); err != nil || runs {
+		return command.Claim{}, command.ErrNotMine
+	}
+	d, err := timeBy(m)
+	if err != nil {
+		return command.Claim{}, err
+	}
+	args := map[string]any{"duration": d}
+	if name != "" {
+		args["name"] = name
+	}
+	return command.Claim{Arguments: args}, nil
+}
+
 func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
 	if m.Intent == "set_timer" && !m.Has("duration") && durationOf(m, "") == 0 { // "set a timer": the length is asked
 		args := map[string]any{}
@@ -226,6 +244,9 @@ func haTimer(m command.Match) (command.Claim, error) {
 	d := durationOf(m, "")
 	if d <= 0 {
 		return command.Claim{}, command.Unresolved("minutes", "no length")
+	}
+	if f := strings.Fields(strings.ToLower(m.String("name"))); len(f) > 0 && slices.Contains(giveVerbs[m.Lang], f[0]) {
+		return command.Claim{}, command.Unresolved("name", "a verb, not a name: "+m.String("name"))
 	}
 	args := map[string]any{"duration": d}
 	if n := timerName(m.Lang, m.String("name")); n != "" {
