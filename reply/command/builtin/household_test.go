@@ -105,3 +105,41 @@ func TestNoVerbInTimerNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAlarmsByDaysInEachLanguage: an alarm set for days ("le week-end",
+// "el fin de semana", "am Wochenende") is cancelled by them as a household
+// says it ("le réveil du week-end", "la alarma de fin de semana", "den
+// Wochenendwecker"), and its setting is said in good German.
+func TestAlarmsByDaysInEachLanguage(t *testing.T) {
+	weekend := []time.Weekday{time.Saturday, time.Sunday}
+	weekdays := []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday}
+	for _, tt := range []struct {
+		l                 locale.Lang
+		set, said, cancel string
+		days              []time.Weekday
+	}{
+		{locale.French, "mets un réveil à 8 heures le week-end", "", "supprime le réveil du week-end", weekend},
+		{locale.French, "mets un réveil à 8 heures le week-end", "", "annule l'alarme du week-end", weekend},
+		{locale.French, "mets un réveil à 7 heures tous les lundis", "", "supprime le réveil du lundi", []time.Weekday{time.Monday}},
+		{locale.Spanish, "pon una alarma a las 8 el fin de semana", "", "borra la alarma de fin de semana", weekend},
+		{locale.Spanish, "pon una alarma a las 8 el fin de semana", "", "borra la alarma del fin de semana", weekend},
+		{locale.Spanish, "pon una alarma a las 8 el fin de semana", "", "cancela la alarma de los fines de semana", weekend},
+		{locale.Spanish, "pon una alarma a las 7 entre semana", "", "borra la alarma de entre semana", weekdays},
+		{locale.Spanish, "pon una alarma a las 7 todos los lunes", "", "borra la alarma de los lunes", []time.Weekday{time.Monday}},
+		{locale.German, "stell einen Wecker um 8 Uhr am Wochenende", "OK, dein Wecker klingelt am Wochenende um 8 Uhr.", "lösch den Wochenendwecker", weekend},
+		{locale.German, "stell einen Wecker fürs Wochenende um 8", "OK, dein Wecker klingelt am Wochenende um 8 Uhr.", "lösch den Wecker fürs Wochenende", weekend},
+		{locale.German, "weck mich werktags um 6", "", "lösch den Werktagswecker", weekdays},
+	} {
+		f := newFixture(t)
+		r := f.sayIn(t, tt.l, tt.set)
+		alarms, _ := f.sched.Pending(t.Context(), storage.Alarm)
+		if len(alarms) != 1 || !slices.Equal(alarms[0].Days, tt.days) || tt.said != "" && r.Spoken != tt.said {
+			t.Errorf("%s %q: said %q, alarms %+v; want one on %v, said %q", tt.l, tt.set, r.Spoken, alarms, tt.days, tt.said)
+			continue
+		}
+		r = f.sayIn(t, tt.l, tt.cancel)
+		if alarms, _ := f.sched.Pending(t.Context(), storage.Alarm); len(alarms) != 0 {
+			t.Errorf("%s %q after %q: said %q, alarms %+v; want none", tt.l, tt.cancel, tt.set, r.Spoken, alarms)
+		}
+	}
+}
