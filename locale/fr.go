@@ -62,6 +62,7 @@ func init() {
 			phraseFn(`(\d+(?::\d{2})?) (?:de la nuit|dans la nuit|la nuit)`, func(g []string) string { return night(g[1]) }),
 			phraseFn(`(?:cette nuit|la nuit|dans la nuit) (?:at )?(\d+(?::\d{2})?)`, func(g []string) string { return "at " + night(g[1]) }),
 			phrase(`cette nuit`, "tonight"),
+			phrase(`(\d+) (?:heures?|h) (du matin|du soir|le matin|le soir)`, "$1 $2"), // "8 heures du soir" is a time of day, not 8 hours
 			phrase(`du matin|le matin`, "am"),
 			phrase(`du soir|de le après midi|le après midi|le soir`, "pm"),
 			phrase(`le week end|les week ends|le weekend|chaque week end|du week end|du weekend|des week ends`, "on weekends"),

@@ -143,3 +143,43 @@ func TestAlarmsByDaysInEachLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrectionsInEachLanguage: right after an alarm or a timer is set,
+// a correction said in the household's language ("nein, um 8", "no, a
+// las 8 de la tarde", "non, à 8 heures du soir", "plutôt 10 minutes")
+// changes it rather than setting another.
+func TestCorrectionsInEachLanguage(t *testing.T) {
+	for _, tt := range []struct {
+		l        locale.Lang
+		set, fix string
+		hour     int // the alarm's, or -1 for a timer
+		timer    time.Duration
+	}{
+		{locale.English, "set an alarm for 7", "no, 7 pm", 19, 0},
+		{locale.English, "set an alarm for 7", "no, at 8", 8, 0},
+		{locale.German, "stell einen Wecker um 7", "nein, 7 Uhr abends", 19, 0},
+		{locale.German, "stell einen Wecker um 7", "nein, um 8", 8, 0},
+		{locale.German, "stell einen Wecker um 7", "nein, um 8 Uhr abends", 20, 0},
+		{locale.Spanish, "pon una alarma a las 7", "no, a las 8 de la tarde", 20, 0},
+		{locale.Spanish, "pon una alarma a las 7", "no, a las 8", 8, 0},
+		{locale.French, "mets un réveil à 7 heures", "non, à 8 heures du soir", 20, 0},
+		{locale.French, "mets un réveil à 7 heures", "non, 8 heures du soir", 20, 0},
+		{locale.French, "mets un réveil à 7 heures", "plutôt à 8 heures", 8, 0},
+		{locale.German, "stell einen Timer auf 5 Minuten", "mach 10 Minuten daraus", -1, 10 * time.Minute},
+		{locale.Spanish, "pon un temporizador de 5 minutos", "mejor 10 minutos", -1, 10 * time.Minute},
+		{locale.French, "mets un minuteur de 5 minutes", "plutôt 10 minutes", -1, 10 * time.Minute},
+	} {
+		f := newFixture(t)
+		f.sayIn(t, tt.l, tt.set)
+		r := f.sayIn(t, tt.l, tt.fix)
+		if tt.hour < 0 {
+			if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 1 || timers[0].Duration != tt.timer {
+				t.Errorf("%s %q after %q: said %q, timers %+v; want one of %v", tt.l, tt.fix, tt.set, r.Spoken, timers, tt.timer)
+			}
+			continue
+		}
+		if alarms, _ := f.sched.Pending(t.Context(), storage.Alarm); len(alarms) != 1 || alarms[0].Hour != tt.hour || alarms[0].Minute != 0 {
+			t.Errorf("%s %q after %q: said %q, alarms %+v; want one at %d:00", tt.l, tt.fix, tt.set, r.Spoken, alarms, tt.hour)
+		}
+	}
+}
