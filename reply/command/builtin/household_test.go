@@ -183,3 +183,27 @@ func TestCorrectionsInEachLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestGermanFactReadBackAsMainClause: a fact told as "merk dir, dass der
+// Schlüssel unter der Matte liegt" is kept with the verb where a main
+// clause has it, so it is read back as one.
+func TestGermanFactReadBackAsMainClause(t *testing.T) {
+	for _, tt := range []struct {
+		tell, ask, want string
+	}{
+		{"merk dir, dass der Schlüssel unter der Matte liegt", "was weißt du über den Schlüssel", "Du hast mir gesagt: der Schlüssel liegt unter der Matte."},
+		{"merk dir, dass mein Fahrrad blau ist", "was weißt du über mein Fahrrad", "Du hast mir gesagt: dein Fahrrad ist blau."},
+		{"merke dir dass meine Schwester Anna in Berlin wohnt", "was weißt du über Anna", "Du hast mir gesagt: deine Schwester Anna wohnt in Berlin."},
+		{"merk dir, dass das Paket morgen abgeholt werden muss", "was weißt du über das Paket", "Du hast mir gesagt: das Paket muss morgen abgeholt werden."},
+		// A main clause is kept as said; so is a separable verb, whose
+		// prefix would have to stay behind.
+		{"merk dir: der Müll wird am Dienstag abgeholt", "was weißt du über den Müll", "Du hast mir gesagt: der Müll wird am Dienstag abgeholt."},
+		{"merk dir, dass der Bus um acht abfährt", "was weißt du über den Bus", "Du hast mir gesagt: der Bus um acht abfährt."},
+	} {
+		f := newFixture(t)
+		f.sayIn(t, locale.German, tt.tell)
+		if got := f.sayIn(t, locale.German, tt.ask).Spoken; got != tt.want {
+			t.Errorf("%q, then %q: said %q, want %q", tt.tell, tt.ask, got, tt.want)
+		}
+	}
+}
