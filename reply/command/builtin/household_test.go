@@ -97,10 +97,15 @@ func TestNoVerbInTimerNames(t *testing.T) {
 		{locale.German, "setz noch einen Eier Timer auf 5 Minuten", "Eier"},
 		{locale.German, "neuer Eier Timer 5 Minuten", "Eier"},
 		{locale.German, "ich hätte gern einen Nudel Timer für 8 Minuten", "Nudel"},
+		{locale.German, "stell mir mal schnell einen Eier Timer auf 5 Minuten", "Eier"},
+		{locale.German, "und jetzt noch einen Nudel Timer 8 Minuten", "Nudel"},
+		{locale.German, "dann einen Nudel Timer für 8 Minuten", "Nudel"},
+		{locale.German, "starte einen 5 Minuten Eier Timer", "Eier"},
+		{locale.German, "stell einen fünf Minuten Eiertimer", "Eier"},
 	} {
 		f := newFixture(t)
 		r := f.sayIn(t, tt.l, tt.say)
-		if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 1 || timers[0].Name != tt.name {
+		if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 1 || timers[0].Name != tt.name || timers[0].Duration <= 0 {
 			t.Errorf("%s %q: said %q, timers %+v; want one named %q", tt.l, tt.say, r.Spoken, timers, tt.name)
 		}
 	}

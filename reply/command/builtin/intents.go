@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
@@ -207,11 +208,29 @@ func giveTimer(ctx context.Context, s Schedule, m command.Match) (command.Claim,
 	return command.Claim{Arguments: args}, nil
 }
 
+// leadingDuration splits a length said before a timer's name ("5 Minuten
+// Eier") from it: the longest run of leading words that is a length, and
+// the words after it; zero when the name does not start with one.
+func leadingDuration(l locale.Lang, name string) (time.Duration, string) {
+	words := strings.Fields(name)
+	for k := min(len(words)-1, 4); k >= 1; k-- {
+		en := utterance.Words(strings.TrimSpace(l.Quantities(strings.Join(words[:k], " "))))
+		if d, n, ok := utterance.Duration(en); ok && n == len(en) && d > 0 {
+			return d, timerName(l, strings.Join(words[k:], " "))
+		}
+	}
+	return 0, name
+}
+
 func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
 	if m.Intent == "set_timer" && !m.Has("duration") && durationOf(m, "") == 0 { // "set a timer": the length is asked
 		args := map[string]any{}
-		if n := timerName(m.Lang, m.String("name")); n != "" {
-			args["name"] = n
+		name := timerName(m.Lang, m.String("name"))
+		if d, rest := leadingDuration(m.Lang, name); d > 0 { // "einen 5 Minuten Eier Timer"
+			args["duration"], name = d, rest
+		}
+		if name != "" {
+			args["name"] = name
 		}
 		return command.Claim{Arguments: args}, nil
 	}

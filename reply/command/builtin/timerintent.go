@@ -111,7 +111,7 @@ var nameLead = map[locale.Lang][]string{
 	locale.German: {"stell", "stelle", "setz", "setze", "mach", "mache", "leg", "lege", "erstelle", "starte", "start",
 		"programmier", "programmiere", "mir", "uns", "einen", "ein", "eine", "den", "die", "das", "der", "dem", "meinen",
 		"meine", "mein", "nen", "neuen", "neuer", "neues", "weiteren", "weiterer", "kurzen", "für", "fürs", "vom", "von", "zum",
-		"noch", "bitte", "mal", "ich", "wir", "brauche", "brauchen", "bräuchte", "hätte", "hätten", "gern", "gerne", "möchte", "will", "wollte"},
+		"noch", "bitte", "mal", "schnell", "kurz", "und", "dann", "jetzt", "nun", "also", "gleich", "ich", "wir", "brauche", "brauchen", "bräuchte", "hätte", "hätten", "gern", "gerne", "möchte", "will", "wollte"},
 	locale.Spanish: {"el", "la", "los", "las", "un", "una", "mi", "de", "del", "para"},
 	locale.French:  {"le", "la", "les", "l'", "un", "une", "mon", "ma", "mes", "de", "du", "des", "d'", "pour"},
 }
