@@ -212,3 +212,30 @@ func TestGermanFactReadBackAsMainClause(t *testing.T) {
 		}
 	}
 }
+
+// TestShortListQuestions: "welche Wecker?", "quels réveils ?", "¿qué
+// temporizadores?" said short are answered offline as the full questions
+// are.
+func TestShortListQuestions(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		l             locale.Lang
+		say, cmd, arg string
+	}{
+		{locale.German, "welche Wecker", "list_reminders", "alarms"},
+		{locale.German, "welche Erinnerungen", "list_reminders", "reminders"},
+		{locale.German, "welche Timer", "check_timers", ""},
+		{locale.French, "quels réveils", "list_reminders", "alarms"},
+		{locale.French, "quelles alarmes", "list_reminders", "alarms"},
+		{locale.French, "quels rappels", "list_reminders", "reminders"},
+		{locale.French, "quels minuteurs", "check_timers", ""},
+		{locale.Spanish, "qué alarmas", "list_reminders", "alarms"},
+		{locale.Spanish, "qué recordatorios", "list_reminders", "reminders"},
+		{locale.Spanish, "qué temporizadores", "check_timers", ""},
+	} {
+		u := f.reg.Understand(t.Context(), tt.l, tt.say)
+		if !u.OK || u.Route.Command.Name != tt.cmd || tt.arg != "" && u.Route.Claim.Arguments["kind"] != tt.arg {
+			t.Errorf("%s %q: understood %v (%s %s), %v; want %s %s", tt.l, tt.say, u.OK, u.Reason, u.Detail, u.Route.Claim.Arguments, tt.cmd, tt.arg)
+		}
+	}
+}
