@@ -76,6 +76,8 @@ var es = map[string]string{
 	"OK, I'll remember that, and keep it secret.":                                               "Vale, lo recordaré y lo guardaré en secreto.",
 	"OK, I'll remember that.":                                                                   "Vale, lo recordaré.",
 	"OK, I'll remind you to %s %s.":                                                             "Vale, te lo recordaré %[2]s: %[1]s.",
+	"OK, I'll remind you about %s %s.":                                                          "Vale, te recordaré %[1]s %[2]s.",
+	"OK, I'll remind you %[2]s that %[1]s.":                                                     "Vale, te recordaré %[2]s que %[1]s.",
 	"OK, I've forgotten that.":                                                                  "Vale, ya lo he olvidado.",
 	"OK, the %s timer is now %s.":                                                               "Vale, ahora el temporizador de %s es de %s.",
 	"OK, the timer is now %s.":                                                                  "Vale, ahora el temporizador es de %s.",

@@ -76,6 +76,8 @@ var fr = map[string]string{
 	"OK, I'll remember that, and keep it secret.":                                               "D'accord, je m'en souviendrai, et je le garderai secret.",
 	"OK, I'll remember that.":                                                                   "D'accord, je m'en souviendrai.",
 	"OK, I'll remind you to %s %s.":                                                             "D'accord, je te rappellerai %[2]s : %[1]s.",
+	"OK, I'll remind you about %s %s.":                                                          "D'accord, je te rappellerai %[1]s %[2]s.",
+	"OK, I'll remind you %[2]s that %[1]s.":                                                     "D'accord, je te rappellerai %[2]s que %[1]s.",
 	"OK, I've forgotten that.":                                                                  "D'accord, c'est oublié.",
 	"OK, the %s timer is now %s.":                                                               "D'accord, le minuteur %s est maintenant réglé sur %s.",
 	"OK, the timer is now %s.":                                                                  "D'accord, le minuteur est maintenant réglé sur %s.",

@@ -79,7 +79,7 @@ func init() {
 			phrase(`(?:um )?mittag|mittags`, "at noon"),
 			phrase(`morgens|früh|am morgen|in der früh|vormittags|am vormittag`, "am"),
 			phrase(`abends|am abend|nachmittags|am nachmittag|nachts|in der nacht`, "pm"),
-			phrase(`am wochenende|an wochenenden|jedes wochenende`, "on weekends"),
+			phrase(`am wochenende|an wochenenden|jedes wochenende|fürs wochenende|für das wochenende|übers wochenende|vom wochenende`, "on weekends"),
 			phrase(`an werktagen|an wochentagen|unter der woche|montags bis freitags|von montag bis freitag`, "on weekdays"),
 			phrase(`jeden tag|alle tage`, "every day"),
 			phrase(`am (montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)`, "on $1"),

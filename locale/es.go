@@ -61,11 +61,12 @@ func init() {
 			phrase(`de la tarde|por la tarde|de la noche|por la noche`, "pm"),
 			phrase(`pasado mañana`, "the day after tomorrow"),
 			phrase(`mañana`, "tomorrow"),
-			phrase(`los fines de semana|el fin de semana|fines de semana`, "on weekends"),
-			phrase(`entre semana|los días laborables|de lunes a viernes|días de semana`, "on weekdays"),
+			phrase(`(?:de |del |de los )?(?:los fines de semana|el fin de semana|fines de semana|fin de semana)`, "on weekends"), // "la alarma del fin de semana"
+			phrase(`(?:de )?(?:entre semana|los días laborables|días de semana)|de lunes a viernes`, "on weekdays"),
 			phrase(`todos los días|cada día|diario|diariamente`, "every day"),
 			phrase(`(?:todos los|cada) (lunes|martes|miércoles|jueves|viernes|sábados?|domingos?)`, "every $1"),
 			phrase(`el (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "on $1"),
+			phrase(`(?:del|de los) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)s?`, "on $1"), // "la alarma de los lunes"
 			phrase(`(?:en|dentro de) (\d+(?:\.\d+)?) (segundos?|minutos?|horas?|días?)`, "in $1 $2"),
 			phrase(`(\d+) (horas?|minutos?) y medi[ao]`, "$1.5 $2"), // "una hora y media", "dos minutos y medio"
 		},

@@ -59,10 +59,12 @@ func init() {
 			phraseFn(`(\d+(?::\d{2})?) (?:de la nuit|dans la nuit|la nuit)`, func(g []string) string { return night(g[1]) }),
 			phraseFn(`(?:cette nuit|la nuit|dans la nuit) (?:at )?(\d+(?::\d{2})?)`, func(g []string) string { return "at " + night(g[1]) }),
 			phrase(`cette nuit`, "tonight"),
+			phrase(`(\d+) (?:heures?|h) (du matin|du soir|le matin|le soir)`, "$1 $2"), // "8 heures du soir" is a time of day, not 8 hours
 			phrase(`du matin|le matin`, "am"),
 			phrase(`du soir|de le après midi|le après midi|le soir`, "pm"),
-			phrase(`le week end|les week ends|le weekend|chaque week end`, "on weekends"),
+			phrase(`le week end|les week ends|le weekend|chaque week end|du week end|du weekend|des week ends`, "on weekends"),
 			phrase(`en semaine|les jours de semaine|du lundi au vendredi`, "on weekdays"),
+			phrase(`du (lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)`, "on $1"), // "le réveil du lundi"
 			phrase(`tous les jours|chaque jour`, "every day"),
 			phrase(`tous les (lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)s?|chaque (lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)`, "every $1$2"),
 			phrase(`dans (\d+(?:\.\d+)?) (secondes?|minutes?|heures?|jours?)`, "in $1 $2"),

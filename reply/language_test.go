@@ -89,7 +89,7 @@ func TestUnknownLanguageLoggedOnce(t *testing.T) {
 func TestReminderInGerman(t *testing.T) {
 	f := newFixture(t, smallModel, Options{})
 	_, said, err := f.ask(t, "Erinnere mich in zehn Minuten, meine Mutter anzurufen.")
-	if err != nil || !slices.Equal(said, []string{"OK, ich erinnere dich in 10 Minuten: deine Mutter anzurufen."}) {
+	if err != nil || !slices.Equal(said, []string{"OK, ich erinnere dich in 10 Minuten daran, deine Mutter anzurufen."}) {
 		t.Errorf("said %q, err %v", said, err)
 	}
 }

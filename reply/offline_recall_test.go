@@ -60,7 +60,7 @@ func TestModelDownAnswersFromMemory(t *testing.T) {
 // The household's own language: its question words are no fact's words.
 func TestModelDownAnswersFromMemoryInItsLanguage(t *testing.T) {
 	for _, c := range []struct{ lang, fact, ask, want string }{
-		{"de", "merk dir, dass der Ersatzschlüssel unter dem blauen Topf liegt", "wo ist der Ersatzschlüssel", "Du hast mir gesagt: der Ersatzschlüssel unter dem blauen Topf liegt."},
+		{"de", "merk dir, dass der Ersatzschlüssel unter dem blauen Topf liegt", "wo ist der Ersatzschlüssel", "Du hast mir gesagt: der Ersatzschlüssel liegt unter dem blauen Topf."},
 		{"es", "recuerda que la llave de repuesto está debajo de la maceta azul", "dónde está la llave de repuesto", "Me dijiste: la llave de repuesto está debajo de la maceta azul."},
 		{"fr", "souviens-toi que la clé de secours est sous le pot bleu", "où est la clé de secours", "Tu m'as dit : la clé de secours est sous le pot bleu."},
 	} {

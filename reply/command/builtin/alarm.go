@@ -22,9 +22,13 @@ var hhmm = regexp.MustCompile(`^(\d{1,2}):(\d{2})$`)
 // parseClock reads a time of day as the model writes it ("07:30", "19:00",
 // both 24-hour) or as said ("7", "half past seven", "7 pm"). A spoken time
 // without morning or evening, or "7:30" with a one-digit hour, is
-// ambiguous.
+// ambiguous. A leading "at" is the time's own word: "no, at 8" corrects
+// an alarm to 8.
 func parseClock(s string) (utterance.ClockTime, error) {
 	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(s, "at "); ok {
+		s = strings.TrimSpace(rest)
+	}
 	if m := hhmm.FindStringSubmatch(s); m != nil {
 		h, _ := strconv.Atoi(m[1])
 		mm, _ := strconv.Atoi(m[2])
@@ -215,8 +219,14 @@ func SetReminder(s Schedule) *command.Command {
 			if c.Args.Has("in") {
 				when = l.T("in %s", l.After(c.Args.Duration("in")))
 			}
-			return command.Said(l.T("OK, I'll remind you to %s %s.", strings.TrimPrefix(msg, "to "), when),
-				map[string]any{"reminder_id": it.ID, "due": due.Format(time.RFC3339), "message": msg}), nil
+			said := l.T("OK, I'll remind you to %s %s.", strings.TrimPrefix(msg, "to "), when)
+			switch l.RemindOf(c.Utterance, c.Args.String("message")) {
+			case locale.RemindThing: // "an den Ofen", "lo del horno"
+				said = l.T("OK, I'll remind you about %s %s.", msg, when)
+			case locale.RemindClause: // "daran, dass ...", "that ..."
+				said = l.T("OK, I'll remind you %[2]s that %[1]s.", msg, when)
+			}
+			return command.Said(said, map[string]any{"reminder_id": it.ID, "due": due.Format(time.RFC3339), "message": msg}), nil
 		},
 	}
 }

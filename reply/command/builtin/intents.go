@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
@@ -191,11 +192,47 @@ func cancelReminderFromIntent(ctx context.Context, m command.Match) (command.Cla
 	return command.Claim{Arguments: args}, nil
 }
 
+// giveTimer starts the timer that "gib dem Eier Timer 2 Minuten" names
+// when it does not run (adjust_timer adds to it when it does).
+func giveTimer(ctx context.Context, s Schedule, m command.Match) (command.Claim, error) {
+	name := timerName(m.Lang, m.String("name"))
+	if runs, err := timerRuns(ctx, s, name); err != nil || runs {
+		return command.Claim{}, command.ErrNotMine
+	}
+	d, err := timeBy(m)
+	if err != nil {
+		return command.Claim{}, err
+	}
+	args := map[string]any{"duration": d}
+	if name != "" {
+		args["name"] = name
+	}
+	return command.Claim{Arguments: args}, nil
+}
+
+// leadingDuration splits a length said before a timer's name ("5 Minuten
+// Eier") from it: the longest run of leading words that is a length, and
+// the words after it; zero when the name does not start with one.
+func leadingDuration(l locale.Lang, name string) (time.Duration, string) {
+	words := strings.Fields(name)
+	for k := min(len(words)-1, 4); k >= 1; k-- {
+		en := utterance.Words(strings.TrimSpace(l.Quantities(strings.Join(words[:k], " "))))
+		if d, n, ok := utterance.Duration(en); ok && n == len(en) && d > 0 {
+			return d, timerName(l, strings.Join(words[k:], " "))
+		}
+	}
+	return 0, name
+}
+
 func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
 	if m.Intent == "set_timer" && !m.Has("duration") && durationOf(m, "") == 0 { // "set a timer": the length is asked
 		args := map[string]any{}
-		if n := timerName(m.Lang, m.String("name")); n != "" {
-			args["name"] = n
+		name := timerName(m.Lang, m.String("name"))
+		if d, rest := leadingDuration(m.Lang, name); d > 0 { // "einen 5 Minuten Eier Timer"
+			args["duration"], name = d, rest
+		}
+		if name != "" {
+			args["name"] = name
 		}
 		return command.Claim{Arguments: args}, nil
 	}
@@ -228,6 +265,9 @@ func haTimer(m command.Match) (command.Claim, error) {
 	d := durationOf(m, "")
 	if d <= 0 {
 		return command.Claim{}, command.Unresolved("minutes", "no length")
+	}
+	if f := strings.Fields(strings.ToLower(m.String("name"))); len(f) > 0 && slices.Contains(giveVerbs[m.Lang], f[0]) {
+		return command.Claim{}, command.Unresolved("name", "a verb, not a name: "+m.String("name"))
 	}
 	args := map[string]any{"duration": d}
 	if n := timerName(m.Lang, m.String("name")); n != "" {

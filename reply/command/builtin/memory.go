@@ -46,8 +46,10 @@ func Remember(m Memory) *command.Command {
 		Intents:     []string{"remember"},
 		FromIntent:  rememberFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
-			// Kept as said, a password's case included.
-			fact := asSaid(c.Utterance, c.Args.String("fact"))
+			// Kept as said, a password's case included; a German fact
+			// told after "dass" in the order of a main clause, as it is
+			// read back.
+			fact := lang(c).MainClause(c.Utterance, asSaid(c.Utterance, c.Args.String("fact")))
 			// A fact that holds a secret (a password, a code, a card) is
 			// kept sealed: shown and searched with a placeholder, said back
 			// only when asked for.

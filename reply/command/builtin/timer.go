@@ -123,9 +123,14 @@ func SetTimer(s Schedule) *command.Command {
 				}},
 			{Name: "name", Type: "string", Description: "e.g. pasta"},
 		},
-		Examples:   []command.Example{{Utterance: "set a pasta timer for 8 minutes", Arguments: map[string]any{"duration": "PT8M", "name": "pasta"}}},
-		Intents:    []string{"HassStartTimer", "set_timer"},
-		FromIntent: setTimerFromIntent,
+		Examples: []command.Example{{Utterance: "set a pasta timer for 8 minutes", Arguments: map[string]any{"duration": "PT8M", "name": "pasta"}}},
+		Intents:  []string{"HassStartTimer", "set_timer", "give_timer"},
+		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
+			if m.Intent == "give_timer" {
+				return giveTimer(ctx, s, m)
+			}
+			return setTimerFromIntent(ctx, m)
+		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			d, name := c.Args.Duration("duration"), c.Args.String("name")
 			if id, ok := c.Refines["timer_id"].(string); ok {

@@ -67,6 +67,42 @@ func lastTimer(last map[string]any, args map[string]any) {
 	}
 }
 
+// timeBy reads the time to add or take off: Home Assistant's hours,
+// minutes and seconds, or Hark's templates' time as said.
+func timeBy(m command.Match) (time.Duration, error) {
+	by := durationOf(m, "")
+	if m.Has("by") {
+		words := utterance.Words(english(m, "by"))
+		d, n, ok := utterance.Duration(words)
+		if !ok || n != len(words) {
+			return 0, command.Unresolved("by", "not a length of time")
+		}
+		by = d
+	}
+	if by <= 0 {
+		return 0, command.Unresolved("minutes", "no time to add or take off")
+	}
+	return by, nil
+}
+
+// timerRuns reports whether a timer called name runs (or is paused);
+// with no name, whether any does. "Gib dem Eier Timer 2 Minuten" adds to
+// the Eier timer when it runs and starts it when it does not: time given
+// to a running timer is more time, and one that does not run can only be
+// started.
+func timerRuns(ctx context.Context, s Schedule, name string) (bool, error) {
+	timers, err := s.Pending(ctx, storage.Timer)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(timers, func(it storage.Item) bool { return name == "" || strings.EqualFold(it.Name, name) }), nil
+}
+
+// giveVerbs lead a timer's name that Home Assistant's templates took
+// whole ("gib dem Eier Timer 2 Minuten" as a timer "gib dem Eier"): such
+// a match is Hark's give_timer, not a new timer of that name.
+var giveVerbs = map[locale.Lang][]string{locale.German: {"gib", "gebe", "gibt"}}
+
 // nameLead are the words a template's free text may take in front of a
 // timer's name, by language: the verb, the article, the preposition ("stell
 // einen Eier Timer", "el temporizador de la pasta", "le minuteur des pâtes").
@@ -74,7 +110,8 @@ var nameLead = map[locale.Lang][]string{
 	locale.English: {"the", "a", "an", "my", "for", "of"},
 	locale.German: {"stell", "stelle", "setz", "setze", "mach", "mache", "leg", "lege", "erstelle", "starte", "start",
 		"programmier", "programmiere", "mir", "uns", "einen", "ein", "eine", "den", "die", "das", "der", "dem", "meinen",
-		"meine", "mein", "nen", "neuen", "weiteren", "kurzen", "für", "fürs", "vom", "von", "zum"},
+		"meine", "mein", "nen", "neuen", "neuer", "neues", "weiteren", "weiterer", "kurzen", "für", "fürs", "vom", "von", "zum",
+		"noch", "bitte", "mal", "schnell", "kurz", "und", "dann", "jetzt", "nun", "also", "gleich", "ich", "wir", "brauche", "brauchen", "bräuchte", "hätte", "hätten", "gern", "gerne", "möchte", "will", "wollte"},
 	locale.Spanish: {"el", "la", "los", "las", "un", "una", "mi", "de", "del", "para"},
 	locale.French:  {"le", "la", "les", "l'", "un", "une", "mon", "ma", "mes", "de", "du", "des", "d'", "pour"},
 }
@@ -216,23 +253,20 @@ func AdjustTimer(s Schedule) *command.Command {
 		Parameters: append(slices.Clone(timerParams),
 			command.Parameter{Name: "by", Type: "timedelta", Required: true, Description: "how much, e.g. PT5M"},
 			command.Parameter{Name: "subtract", Type: "bool", Description: "true to take the time off"}),
-		Intents: []string{"HassIncreaseTimer", "HassDecreaseTimer", "adjust_timer"},
+		Intents: []string{"HassIncreaseTimer", "HassDecreaseTimer", "adjust_timer", "give_timer"},
 		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
 			args, err := whichTimer(m)
 			if err != nil {
 				return command.Claim{}, err
 			}
-			by := durationOf(m, "")
-			if m.Has("by") { // Hark's templates: the time as said
-				words := utterance.Words(english(m, "by"))
-				d, n, ok := utterance.Duration(words)
-				if !ok || n != len(words) {
-					return command.Claim{}, command.Unresolved("by", "not a length of time")
-				}
-				by = d
+			by, err := timeBy(m)
+			if err != nil {
+				return command.Claim{}, err
 			}
-			if by <= 0 {
-				return command.Claim{}, command.Unresolved("minutes", "no time to add or take off")
+			if m.Intent == "give_timer" {
+				if runs, err := timerRuns(ctx, s, timerName(m.Lang, m.String("name"))); err != nil || !runs {
+					return command.Claim{}, command.ErrNotMine // set_timer starts it
+				}
 			}
 			args["by"] = by
 			if m.Intent == "HassDecreaseTimer" || m.Has("subtract") {

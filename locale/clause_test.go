@@ -1,0 +1,32 @@
+package locale
+
+import "testing"
+
+// TestMainClause: a German clause told after "dass" is put in the order of
+// a main clause when its first part and verb are plain, and left as said
+// otherwise.
+func TestMainClause(t *testing.T) {
+	for _, tt := range []struct {
+		l                  Lang
+		said, clause, want string
+	}{
+		{German, "merk dir, dass der Schlüssel unter der Matte liegt", "der Schlüssel unter der Matte liegt", "der Schlüssel liegt unter der Matte"},
+		{German, "merk dir dass die neue Nachbarin in Köln wohnt", "die neue Nachbarin in Köln wohnt", "die neue Nachbarin wohnt in Köln"},
+		{German, "merk dir, dass Tante Erna im Mai Geburtstag hat.", "Tante Erna im Mai Geburtstag hat.", "Tante Erna hat im Mai Geburtstag."},
+		{German, "merk dir, dass ich Erdnüsse nicht vertrage", "ich Erdnüsse nicht vertrage", "ich vertrage Erdnüsse nicht"},
+		{German, "vergiss nicht, dass das Paket abgeholt werden muss", "das Paket abgeholt werden muss", "das Paket muss abgeholt werden"},
+		// as said: a main clause, a separable verb, a first part not plain,
+		// a name that may be the first part's or the verb's, another
+		// language
+		{German, "merk dir dass die Nachbarin Julia heißt", "die Nachbarin Julia heißt", "die Nachbarin Julia heißt"},
+		{German, "merk dir: der Schlüssel liegt unter der Matte", "der Schlüssel liegt unter der Matte", "der Schlüssel liegt unter der Matte"},
+		{German, "merk dir, dass der Bus um acht abfährt", "der Bus um acht abfährt", "der Bus um acht abfährt"},
+		{German, "merk dir, dass morgen der Klempner kommt", "morgen der Klempner kommt", "morgen der Klempner kommt"},
+		{German, "merk dir, dass der Schlüssel liegt", "der Schlüssel liegt", "der Schlüssel liegt"},
+		{French, "retiens que la clé est sous le paillasson", "la clé est sous le paillasson", "la clé est sous le paillasson"},
+	} {
+		if got := tt.l.MainClause(tt.said, tt.clause); got != tt.want {
+			t.Errorf("%s %q: got %q, want %q", tt.l, tt.said, got, tt.want)
+		}
+	}
+}
