@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
 )
