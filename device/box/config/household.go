@@ -1,14 +1,17 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -56,12 +59,28 @@ func (l *Loaded) UseSettings(path string, env Env) (Resolved, error) {
 	}
 	r, _, err := l.useEntries(path, &e, env)
 	l.SettingsProblems = e.problems
+	if n := len(e.problems); n > maxProblems {
+		// Each is logged and shown: a file of garbage is named by a few.
+		l.SettingsProblems = append(e.problems[:maxProblems:maxProblems],
+			SettingsProblem{File: path, Problem: fmt.Sprintf("and %d more entries that do not load", n-maxProblems)})
+	}
 	return r, err
 }
 
+// maxProblems is how many entries that do not load UseSettings names; the
+// rest are counted.
+const maxProblems = 20
+
+// maxSettingsSize is the most a settings file is read of: the page's
+// settings take a few kilobytes.
+const maxSettingsSize = 64 << 10
+
 // settingsEntries are the settings file as far as it parses.
 type settingsEntries struct {
-	raw      []byte
+	raw []byte
+	// whole: the file is no list of settings (not a file, not text, far
+	// too large), none of it read; SaveSetting sets it aside as it is.
+	whole    bool
 	values   map[string]string
 	lines    map[string]int
 	problems []SettingsProblem
@@ -77,12 +96,36 @@ func (e *settingsEntries) problem(path string, line int, key, format string, a .
 // missing file holds nothing. The error is a file that cannot be read.
 func readSettings(path string) (settingsEntries, error) {
 	e := settingsEntries{values: map[string]string{}, lines: map[string]int{}}
-	b, err := os.ReadFile(path)
+	info, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return e, nil
 	}
 	if err != nil {
 		return e, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		e.whole = true
+		e.problem(path, 0, "", "not a file (%s): none of it is used", info.Mode().Type())
+		return e, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return e, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
+	if err != nil {
+		return e, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	if len(b) > maxSettingsSize {
+		e.whole = true
+		e.problem(path, 0, "", "%d bytes, more than a settings file holds (%d KiB): none of it is used", max(info.Size(), int64(len(b))), maxSettingsSize>>10)
+		return e, nil
+	}
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		e.whole = true
+		e.problem(path, 0, "", "not text (binary data?): none of it is used")
+		return e, nil
 	}
 	e.raw = b
 	var whole map[string]any

@@ -188,7 +188,14 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 	}
 	if len(e.problems) > 0 {
 		aside := path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
-		if err := atomicfile.Write(aside, e.raw, 0o600); err != nil {
+		if e.whole {
+			// None of it is used: moved aside as it is, it is not
+			// missed should the power fail before the file is written.
+			err = os.Rename(path, aside)
+		} else {
+			err = atomicfile.Write(aside, e.raw, 0o600)
+		}
+		if err != nil {
 			return fmt.Errorf("config: keep aside the settings that did not load: %w", err)
 		}
 	}

@@ -158,3 +158,64 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 		t.Error("a refused value rewrote the file")
 	}
 }
+
+// A settings file that is no list of settings at all (binary data, a file
+// far larger than the page writes, a directory) is one problem, quickly:
+// none of it is used, and saving a setting sets it aside whole and writes
+// a file that loads. A file of many lines that do not load names a few
+// and counts the rest.
+func TestSettingsFileThatIsNoListOfSettings(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	garbage := make([]byte, 4096)
+	for i := range garbage {
+		garbage[i] = byte(i*131 + i/7)
+	}
+	huge := strings.Repeat("'audio.volume' = '35'\n# "+strings.Repeat("x", 1000)+"\n", 2000)
+	for _, tc := range []struct {
+		name   string
+		make   func(path string) error
+		wantIn string
+	}{
+		{"binary data", func(p string) error { return os.WriteFile(p, garbage, 0o600) }, "not text"},
+		{"a file far larger than the page writes", func(p string) error { return os.WriteFile(p, []byte(huge), 0o600) }, "bytes"},
+		{"a directory", func(p string) error { return os.Mkdir(p, 0o700) }, "not a file"},
+	} {
+		path := filepath.Join(t.TempDir(), SettingsFile)
+		if err := tc.make(path); err != nil {
+			t.Fatal(err)
+		}
+		l, _, _ := load(t, "", nil)
+		if _, err := l.UseSettings(path, vars); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(l.SettingsProblems) != 1 || !strings.Contains(l.SettingsProblems[0].String(), tc.wantIn) {
+			t.Errorf("%s: problems %v, want one saying %q", tc.name, l.SettingsProblems, tc.wantIn)
+		}
+		if l.Audio.Volume != Default().Audio.Volume {
+			t.Errorf("%s: volume %d: some of it was used", tc.name, l.Audio.Volume)
+		}
+		if err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
+			t.Errorf("%s: saving over it: %v", tc.name, err)
+			continue
+		}
+		if saved, err := Saved(path); err != nil || !maps.Equal(saved, map[string]string{"weather.units": "imperial"}) {
+			t.Errorf("%s: rewritten with %v, %v", tc.name, saved, err)
+		}
+		if aside, _ := filepath.Glob(path + ".bad-*"); len(aside) != 1 {
+			t.Errorf("%s: kept aside %v, want the original once", tc.name, aside)
+		}
+	}
+
+	var many strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&many, "'audio.x%d' = '1'\nnot a setting %d\n", i, i)
+	}
+	l, _, _ := load(t, "", nil)
+	if _, err := l.UseSettings(settingsFile(t, many.String()), vars); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(l.SettingsProblems); n == 0 || n > 25 || !strings.Contains(l.SettingsProblems[n-1].String(), "more") {
+		t.Errorf("%d problems listed (last %v), want a few and the rest counted", n, l.SettingsProblems[n-1])
+	}
+}
