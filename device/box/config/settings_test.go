@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -217,5 +218,31 @@ func TestSettingsFileThatIsNoListOfSettings(t *testing.T) {
 	}
 	if n := len(l.SettingsProblems); n == 0 || n > 25 || !strings.Contains(l.SettingsProblems[n-1].String(), "more") {
 		t.Errorf("%d problems listed (last %v), want a few and the rest counted", n, l.SettingsProblems[n-1])
+	}
+}
+
+// Settings saved at once (the page and a command on the API, two
+// people) are all kept: no save writes over another's.
+func TestSaveSettingsAtOnce(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	l, _, err := load(t, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), SettingsFile)
+	want := map[string]string{"assistant.name": "Friday", "assistant.room": "kitchen", "assistant.place": "Paris",
+		"weather.location": "Berlin", "weather.units": "imperial", "tts.rate": "170", "log.level": "debug", "listen.mode": "hold",
+		"audio.volume": "35", "pipeline.follow_up": "always", "button.double_action": "stop", "lookup.fetch_pages": "true"}
+	var wg sync.WaitGroup
+	for k, v := range want {
+		wg.Go(func() {
+			if err := l.SaveSetting(path, k, v, vars); err != nil {
+				t.Errorf("save %s: %v", k, err)
+			}
+		})
+	}
+	wg.Wait()
+	if saved, err := Saved(path); err != nil || !maps.Equal(saved, want) {
+		t.Errorf("kept %v, %v; want every setting saved: %v", saved, err, want)
 	}
 }
