@@ -8,12 +8,15 @@ import (
 	"maps"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/harkbox/hark/reply/redact"
 )
 
 // SettingsProblem is an entry of the household's settings file that did
@@ -87,7 +90,19 @@ type settingsEntries struct {
 }
 
 func (e *settingsEntries) problem(path string, line int, key, format string, a ...any) {
-	e.problems = append(e.problems, SettingsProblem{File: path, Line: line, Key: key, Problem: fmt.Sprintf(format, a...)})
+	e.problems = append(e.problems, SettingsProblem{File: path, Line: line, Key: key, Problem: hideSecrets(fmt.Sprintf(format, a...))})
+}
+
+// userinfo is the user and password of an address ("http://u:p@host",
+// "u:p@host").
+var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)?([^\s"':/@]+):([^\s"'@]+)@`)
+
+// hideSecrets is a problem without the passwords and tokens of the value
+// it quotes: problems are logged, and shown on the page and in the status.
+func hideSecrets(s string) string {
+	s = userinfo.ReplaceAllString(s, "${1}${2}:[PASSWORD]@")
+	s, _ = redact.New().Redact(s)
+	return s
 }
 
 // readSettings parses the settings file at path as far as it can. The page

@@ -246,3 +246,27 @@ func TestSaveSettingsAtOnce(t *testing.T) {
 		t.Errorf("kept %v, %v; want every setting saved: %v", saved, err, want)
 	}
 }
+
+// What did not load is logged and shown on the page and in the status: a
+// password or a token in a value refused is not.
+func TestSettingsProblemsHideSecrets(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	text := "'ollama.host' = 'http://admin:hunter2secret@bad host:11434'\n" +
+		"'lookup.searxng' = 'ftp://bob:s3cr3tpassw0rd@search.lan'\n" +
+		"'update.manifest' = 'gopher://u:pw4manifest@x.lan/m.json?token=ghp_abcdefghijklmnopqrstuvwxyz0123456789'\n" +
+		"'log.level' = 'sk-abcdef0123456789abcdef0123456789'\n"
+	l, _, _ := load(t, "", nil)
+	if _, err := l.UseSettings(settingsFile(t, text), vars); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := problemsOf(l.SettingsProblems), []string{"1 ollama.host", "2 lookup.searxng", "3 update.manifest", "4 log.level"}; !slices.Equal(got, want) {
+		t.Fatalf("problems %v, want %v", got, want)
+	}
+	for _, p := range l.SettingsProblems {
+		for _, secret := range []string{"hunter2secret", "s3cr3tpassw0rd", "pw4manifest", "ghp_abcdef", "sk-abcdef"} {
+			if strings.Contains(p.String(), secret) {
+				t.Errorf("problem %q shows %q", p, secret)
+			}
+		}
+	}
+}
