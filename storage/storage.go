@@ -186,6 +186,8 @@ func Open(dir string, o Options) (*DB, error) {
 // (see prepare), says the store is running, and opens it.
 // The tables trusted are read again after it opened (see recheck).
 func (db *DB) prepareAndOpen(trusted map[uint64]stamp) (*Recovery, error) {
+	// Room first: the record, the mark and a recovery write too.
+	db.roomAtStart()
 	rec, skipped, err := prepare(db.dir, db.o, db.log, trusted)
 	if err != nil {
 		return rec, err
@@ -205,15 +207,7 @@ func (db *DB) prepareAndOpen(trusted map[uint64]stamp) (*Recovery, error) {
 func (db *DB) open(late func(*badger.DB)) error {
 	dir, o := db.dir, db.o
 	opts, _ := badgerOptions(dir, o)
-	// Below the floor at start (a crash loop on a full disk: Badger could
-	// not even write its LOCK file), the ballast gives Badger room to open.
-	if o.Floor >= 0 {
-		if free, ferr := freeBytes(dir); ferr == nil && free < max(o.Floor, DefaultFloor) {
-			if os.Remove(filepath.Join(dir, ballastFile)) == nil {
-				db.log.Warn("the data partition is full at start: released the storage reserve's ballast", "free", disk.MiB(free))
-			}
-		}
-	}
+	db.roomAtStart()
 	type opened struct {
 		bdb *badger.DB
 		err error
@@ -275,6 +269,20 @@ func (db *DB) open(late func(*badger.DB)) error {
 	}
 	db.bdb, db.readOnly, db.fsID = bdb, false, fsID(dir)
 	return nil
+}
+
+// roomAtStart gives up the storage reserve's ballast when the data
+// partition is below the floor at start (a crash loop on a full disk:
+// Badger could not even write its LOCK file), so that the store opens.
+func (db *DB) roomAtStart() {
+	if db.o.Floor < 0 {
+		return
+	}
+	if free, err := freeBytes(db.dir); err == nil && free < max(db.o.Floor, DefaultFloor) {
+		if os.Remove(filepath.Join(db.dir, ballastFile)) == nil {
+			db.log.Warn("the data partition is full at start: released the storage reserve's ballast", "free", disk.MiB(free))
+		}
+	}
 }
 
 // errNotMounted: the data partition is not where it should be.

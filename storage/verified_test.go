@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4/options"
+
+	"github.com/harkbox/hark/internal/sharedtest"
 )
 
 // countChecks counts the table files read whole before opening, for the
@@ -234,4 +236,51 @@ func rotChild(dir string) {
 	fmt.Printf("child: health %v, recovered %v, %d facts, err %v\n", h.Condition, h.Recovered != nil, len(facts), err)
 	db.Close()
 	os.Exit(0)
+}
+
+// A start on a data partition filled to the last byte (a crash loop on a
+// full disk) gives up the storage reserve's ballast before it marks the
+// store open: a crash in this run is then noticed at the next start,
+// which reads every table again rather than trusting them.
+func TestFullDiskAtStartStillMarksTheStoreOpen(t *testing.T) {
+	mnt := sharedtest.SmallDisk(t, "32m")
+	dir := filepath.Join(mnt, "data")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(dir, Options{Ballast: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Facts().Add(t.Context(), "stored before the disk filled", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	filler, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb := make([]byte, 1<<20)
+	for i := 0; ; i++ {
+		if _, err := filler.Write(mb); err != nil {
+			break
+		}
+		if i > 64 {
+			t.Fatal("the tmpfs never filled")
+		}
+	}
+	for _, err := filler.Write(mb[:4096]); err == nil; _, err = filler.Write(mb[:4096]) {
+	}
+	filler.Close()
+
+	db, err = Open(dir, Options{Ballast: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if !running(dir) {
+		t.Error("the store is open on a full disk without the mark that says so: a crash now would go unnoticed")
+	}
 }

@@ -310,12 +310,13 @@ func readConfig(e env, g *globals, strict bool, overrides ...override) (*config.
 	// The web page's settings, kept in the data directory, come over the
 	// file (and under the environment and flags).
 	path := filepath.Join(l.DataDir, config.SettingsFile)
-	if !isFile(path) {
-		return l, r, nil
-	}
-	if !strict {
+	if _, err := os.Lstat(path); !strict && err == nil {
+		// Whatever is there: what is no settings file is said too.
 		r, err = l.UseSettings(path, e.getenv)
 		return l, r, err
+	}
+	if !isFile(path) {
+		return l, r, nil
 	}
 	if err := l.ApplySettings(path); err != nil {
 		return nil, config.Resolved{}, err

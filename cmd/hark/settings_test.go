@@ -83,3 +83,19 @@ func TestRunStartsOnSettingsThatDoNotLoad(t *testing.T) {
 		t.Errorf("exit code %d", code)
 	}
 }
+
+// A directory where the settings file goes (a copy gone wrong, a mount
+// point) is said at every start, as a settings file that does not load:
+// not passed over in silence while every save on the page fails.
+func TestSettingsPathThatIsNoFileIsSaid(t *testing.T) {
+	data := t.TempDir()
+	path := filepath.Join(data, config.SettingsFile)
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, "[tts]\nengine = \"off\"\n")
+	code, out := hark(t, "config", "--config", cfg, "--data", data)
+	if code != 0 || !strings.Contains(out, "warning: "+path+": not a file") {
+		t.Errorf("config with a directory for the settings file: %d\n%s", code, out)
+	}
+}

@@ -113,11 +113,20 @@ func TestBadValuesNamed(t *testing.T) {
 		{"[whisper]\nlanguage = \"xx\"\n", `whisper.language: language "xx" is not one whisper.cpp knows`},
 		{"[whisper]\nlanguage = \"english\"\n", `whisper.language: language "english" is not one whisper.cpp knows`},
 		{"this is not toml", "hark.toml:1:"},
+		{"[ollama]\nanswer_tokens = \"lots\"\n", "hark.toml:2:17: ollama.answer_tokens: a string, where a whole number goes"},
+		{"[ollama]\nanswer_tokens = 1.5\n", "ollama.answer_tokens: a number with a fraction, where a whole number goes"},
+		{"[ollama]\nanswer_tokens = -5\n", "ollama.answer_tokens: -5 is outside -1..65536"},
+		{"[ollama]\nanswer_tokens = 1000000000\n", "ollama.answer_tokens: 1000000000 is outside -1..65536"},
+		{"[audio]\nearcons = \"yes\"\n", "audio.earcons: a string, where true or false goes"},
+		{"[ollama]\nmodel = 3\n", "ollama.model: a whole number, where a string in quotes goes"},
 	}
 	for _, tt := range tests {
 		_, _, err := load(t, tt.text, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "hark.toml") {
 			t.Errorf("%q: error %v, want one naming the file and containing %q", tt.text, err, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "struct field") {
+			t.Errorf("%q: error %v names Go's types, not the file's", tt.text, err)
 		}
 	}
 }

@@ -1,16 +1,22 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/harkbox/hark/reply/redact"
 )
 
 // SettingsProblem is an entry of the household's settings file that did
@@ -56,19 +62,47 @@ func (l *Loaded) UseSettings(path string, env Env) (Resolved, error) {
 	}
 	r, _, err := l.useEntries(path, &e, env)
 	l.SettingsProblems = e.problems
+	if n := len(e.problems); n > maxProblems {
+		// Each is logged and shown: a file of garbage is named by a few.
+		l.SettingsProblems = append(e.problems[:maxProblems:maxProblems],
+			SettingsProblem{File: path, Problem: fmt.Sprintf("and %d more entries that do not load", n-maxProblems)})
+	}
 	return r, err
 }
 
+// maxProblems is how many entries that do not load UseSettings names; the
+// rest are counted.
+const maxProblems = 20
+
+// maxSettingsSize is the most a settings file is read of: the page's
+// settings take a few kilobytes.
+const maxSettingsSize = 64 << 10
+
 // settingsEntries are the settings file as far as it parses.
 type settingsEntries struct {
-	raw      []byte
+	raw []byte
+	// whole: the file is no list of settings (not a file, not text, far
+	// too large), none of it read; SaveSetting sets it aside as it is.
+	whole    bool
 	values   map[string]string
 	lines    map[string]int
 	problems []SettingsProblem
 }
 
 func (e *settingsEntries) problem(path string, line int, key, format string, a ...any) {
-	e.problems = append(e.problems, SettingsProblem{File: path, Line: line, Key: key, Problem: fmt.Sprintf(format, a...)})
+	e.problems = append(e.problems, SettingsProblem{File: path, Line: line, Key: key, Problem: hideSecrets(fmt.Sprintf(format, a...))})
+}
+
+// userinfo is the user and password of an address ("http://u:p@host",
+// "u:p@host").
+var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)?([^\s"':/@]+):([^\s"'@]+)@`)
+
+// hideSecrets is a problem without the passwords and tokens of the value
+// it quotes: problems are logged, and shown on the page and in the status.
+func hideSecrets(s string) string {
+	s = userinfo.ReplaceAllString(s, "${1}${2}:[PASSWORD]@")
+	s, _ = redact.New().Redact(s)
+	return s
 }
 
 // readSettings parses the settings file at path as far as it can. The page
@@ -77,12 +111,36 @@ func (e *settingsEntries) problem(path string, line int, key, format string, a .
 // missing file holds nothing. The error is a file that cannot be read.
 func readSettings(path string) (settingsEntries, error) {
 	e := settingsEntries{values: map[string]string{}, lines: map[string]int{}}
-	b, err := os.ReadFile(path)
+	info, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return e, nil
 	}
 	if err != nil {
 		return e, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		e.whole = true
+		e.problem(path, 0, "", "not a file (%s): none of it is used", info.Mode().Type())
+		return e, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return e, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
+	if err != nil {
+		return e, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	if len(b) > maxSettingsSize {
+		e.whole = true
+		e.problem(path, 0, "", "%d bytes, more than a settings file holds (%d KiB): none of it is used", max(info.Size(), int64(len(b))), maxSettingsSize>>10)
+		return e, nil
+	}
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		e.whole = true
+		e.problem(path, 0, "", "not text (binary data?): none of it is used")
+		return e, nil
 	}
 	e.raw = b
 	var whole map[string]any

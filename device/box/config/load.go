@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -110,13 +111,46 @@ func fileError(path string, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		msg := typeMismatch(strings.TrimPrefix(de.Error(), "toml: "))
 		if key := strings.Join(de.Key(), "."); key != "" {
 			return fmt.Errorf("config %s:%d:%d: %s: %s", path, row, col, key, msg)
 		}
 		return fmt.Errorf("config %s:%d:%d: %s", path, row, col, msg)
 	}
 	return fmt.Errorf("config %s: %w", path, err)
+}
+
+// mismatch is go-toml's message for a value of the wrong type.
+var mismatch = regexp.MustCompile(`^cannot decode TOML (\w+(?: \w+)?) into struct field \S+ of type (\S+)$`)
+
+// typeMismatch says a value of the wrong type in the file's words, not in
+// Go's; other messages are returned as they are.
+func typeMismatch(msg string) string {
+	m := mismatch.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	given := map[string]string{"string": "a string", "integer": "a whole number", "float": "a number with a fraction",
+		"bool": "true or false", "boolean": "true or false", "array": "a list", "table": "a table", "inline table": "a table"}[m[1]]
+	var wanted string
+	switch t := strings.TrimPrefix(m[2], "*"); {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		wanted = "a whole number"
+	case strings.HasPrefix(t, "float"):
+		wanted = "a number"
+	case t == "bool":
+		wanted = "true or false"
+	case t == "string":
+		wanted = "a string in quotes"
+	case strings.HasPrefix(t, "[]"):
+		wanted = "a list"
+	case strings.HasPrefix(t, "map["):
+		wanted = "a table"
+	}
+	if given == "" || wanted == "" {
+		return msg
+	}
+	return given + ", where " + wanted + " goes"
 }
 
 // flatten lists the dotted keys of a parsed file; a table that is one

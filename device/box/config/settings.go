@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -147,10 +148,14 @@ func (l *Loaded) ApplySettings(path string) error {
 // ErrSetting is a value the web page may not keep.
 var ErrSetting = errors.New("config: setting refused")
 
+// saving is held while a setting is saved: the file is read, and written
+// with the setting added.
+var saving sync.Mutex
+
 // SaveSetting checks key = value by the rules of the file, on a copy of
 // the configuration, and keeps it in the settings file at path, written
 // atomically. The running configuration is not changed: a restart applies
-// it.
+// it. It is safe for concurrent use: settings saved at once are all kept.
 func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 	if !slices.Contains(Settable, key) {
 		return fmt.Errorf("%w: %s is not set on this page", ErrSetting, key)
@@ -173,6 +178,9 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 	}
 	// The file as far as it loads: an entry that does not is left out,
 	// and the file as it was is kept aside, once, for whoever wrote it.
+	// One save at a time reads and writes it, or one would undo another.
+	saving.Lock()
+	defer saving.Unlock()
 	e, err := readSettings(path)
 	if err != nil {
 		return err
@@ -188,7 +196,14 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 	}
 	if len(e.problems) > 0 {
 		aside := path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
-		if err := atomicfile.Write(aside, e.raw, 0o600); err != nil {
+		if e.whole {
+			// None of it is used: moved aside as it is, it is not
+			// missed should the power fail before the file is written.
+			err = os.Rename(path, aside)
+		} else {
+			err = atomicfile.Write(aside, e.raw, 0o600)
+		}
+		if err != nil {
 			return fmt.Errorf("config: keep aside the settings that did not load: %w", err)
 		}
 	}

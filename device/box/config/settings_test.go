@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -156,5 +157,116 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Error("a refused value rewrote the file")
+	}
+}
+
+// A settings file that is no list of settings at all (binary data, a file
+// far larger than the page writes, a directory) is one problem, quickly:
+// none of it is used, and saving a setting sets it aside whole and writes
+// a file that loads. A file of many lines that do not load names a few
+// and counts the rest.
+func TestSettingsFileThatIsNoListOfSettings(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	garbage := make([]byte, 4096)
+	for i := range garbage {
+		garbage[i] = byte(i*131 + i/7)
+	}
+	huge := strings.Repeat("'audio.volume' = '35'\n# "+strings.Repeat("x", 1000)+"\n", 2000)
+	for _, tc := range []struct {
+		name   string
+		make   func(path string) error
+		wantIn string
+	}{
+		{"binary data", func(p string) error { return os.WriteFile(p, garbage, 0o600) }, "not text"},
+		{"a file far larger than the page writes", func(p string) error { return os.WriteFile(p, []byte(huge), 0o600) }, "bytes"},
+		{"a directory", func(p string) error { return os.Mkdir(p, 0o700) }, "not a file"},
+	} {
+		path := filepath.Join(t.TempDir(), SettingsFile)
+		if err := tc.make(path); err != nil {
+			t.Fatal(err)
+		}
+		l, _, _ := load(t, "", nil)
+		if _, err := l.UseSettings(path, vars); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(l.SettingsProblems) != 1 || !strings.Contains(l.SettingsProblems[0].String(), tc.wantIn) {
+			t.Errorf("%s: problems %v, want one saying %q", tc.name, l.SettingsProblems, tc.wantIn)
+		}
+		if l.Audio.Volume != Default().Audio.Volume {
+			t.Errorf("%s: volume %d: some of it was used", tc.name, l.Audio.Volume)
+		}
+		if err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
+			t.Errorf("%s: saving over it: %v", tc.name, err)
+			continue
+		}
+		if saved, err := Saved(path); err != nil || !maps.Equal(saved, map[string]string{"weather.units": "imperial"}) {
+			t.Errorf("%s: rewritten with %v, %v", tc.name, saved, err)
+		}
+		if aside, _ := filepath.Glob(path + ".bad-*"); len(aside) != 1 {
+			t.Errorf("%s: kept aside %v, want the original once", tc.name, aside)
+		}
+	}
+
+	var many strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&many, "'audio.x%d' = '1'\nnot a setting %d\n", i, i)
+	}
+	l, _, _ := load(t, "", nil)
+	if _, err := l.UseSettings(settingsFile(t, many.String()), vars); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(l.SettingsProblems); n == 0 || n > 25 || !strings.Contains(l.SettingsProblems[n-1].String(), "more") {
+		t.Errorf("%d problems listed (last %v), want a few and the rest counted", n, l.SettingsProblems[n-1])
+	}
+}
+
+// Settings saved at once (the page and a command on the API, two
+// people) are all kept: no save writes over another's.
+func TestSaveSettingsAtOnce(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	l, _, err := load(t, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), SettingsFile)
+	want := map[string]string{"assistant.name": "Friday", "assistant.room": "kitchen", "assistant.place": "Paris",
+		"weather.location": "Berlin", "weather.units": "imperial", "tts.rate": "170", "log.level": "debug", "listen.mode": "hold",
+		"audio.volume": "35", "pipeline.follow_up": "always", "button.double_action": "stop", "lookup.fetch_pages": "true"}
+	var wg sync.WaitGroup
+	for k, v := range want {
+		wg.Go(func() {
+			if err := l.SaveSetting(path, k, v, vars); err != nil {
+				t.Errorf("save %s: %v", k, err)
+			}
+		})
+	}
+	wg.Wait()
+	if saved, err := Saved(path); err != nil || !maps.Equal(saved, want) {
+		t.Errorf("kept %v, %v; want every setting saved: %v", saved, err, want)
+	}
+}
+
+// What did not load is logged and shown on the page and in the status: a
+// password or a token in a value refused is not.
+func TestSettingsProblemsHideSecrets(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	text := "'ollama.host' = 'http://admin:hunter2secret@bad host:11434'\n" +
+		"'lookup.searxng' = 'ftp://bob:s3cr3tpassw0rd@search.lan'\n" +
+		"'update.manifest' = 'gopher://u:pw4manifest@x.lan/m.json?token=ghp_abcdefghijklmnopqrstuvwxyz0123456789'\n" +
+		"'log.level' = 'sk-abcdef0123456789abcdef0123456789'\n"
+	l, _, _ := load(t, "", nil)
+	if _, err := l.UseSettings(settingsFile(t, text), vars); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := problemsOf(l.SettingsProblems), []string{"1 ollama.host", "2 lookup.searxng", "3 update.manifest", "4 log.level"}; !slices.Equal(got, want) {
+		t.Fatalf("problems %v, want %v", got, want)
+	}
+	for _, p := range l.SettingsProblems {
+		for _, secret := range []string{"hunter2secret", "s3cr3tpassw0rd", "pw4manifest", "ghp_abcdef", "sk-abcdef"} {
+			if strings.Contains(p.String(), secret) {
+				t.Errorf("problem %q shows %q", p, secret)
+			}
+		}
 	}
 }
