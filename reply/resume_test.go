@@ -93,3 +93,28 @@ func TestAnotherProcessTakesUpTheLastCall(t *testing.T) {
 		t.Errorf("changed a timer set past the refine window: %q", said)
 	}
 }
+
+// "and …" follow-ups offline, in the conversation and in the next process
+// continuing it.
+func TestAndFollowUpOffline(t *testing.T) {
+	now := clock
+	f := newFixture(t, smallModel, Options{Now: func() time.Time { return now }})
+	downModel(t, f)
+	for _, c := range []struct{ first, then, want string }{
+		{"what is 3 plus 4", "and times 3", "3 times 3 is 9."},
+		{"was ist 3 plus 4", "und mal 3", "3 mal 3 ist 9."},
+	} {
+		var said []string
+		first, _ := f.eng.Reply(t.Context(), Query{Text: c.first}, func(s string) {})
+		f.eng.Reply(t.Context(), Query{Text: c.then}, func(s string) { said = append(said, s) })
+		if !slices.Equal(said, []string{c.want}) {
+			t.Errorf("%q after %q: said %q, want %q", c.then, c.first, said, c.want)
+		}
+		said = nil
+		now = now.Add(5 * time.Second)
+		f.another(t, &now).Reply(t.Context(), Query{Text: c.then, Conversation: first.Conversation}, func(s string) { said = append(said, s) })
+		if !slices.Equal(said, []string{c.want}) {
+			t.Errorf("%q after %q, in another process: said %q, want %q", c.then, c.first, said, c.want)
+		}
+	}
+}

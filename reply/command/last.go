@@ -45,7 +45,7 @@ func followed(l *lastCall) bool {
 		return true
 	}
 	for _, p := range l.cmd.Parameters {
-		if p.Refinable || p.Ask != "" {
+		if p.Refinable || p.Ask != "" || p.Follow != 0 {
 			return true
 		}
 	}
