@@ -222,13 +222,20 @@ func (e *Engine) live(client string) string {
 
 // conversationFor returns the state of the client's conversation p,
 // starting it (and closing the client's previous one, whose diary entry is
-// then written) when it is new to the engine.
+// then written) when it is new to the engine. A stored conversation new
+// to the engine (another process's, or this one's before a restart) takes
+// up the client's last call as its last exchange kept it.
 func (e *Engine) conversationFor(client string, p past, now time.Time) *conversation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := e.convs[client]
 	if c != nil && c.id == p.id {
 		return c
+	}
+	if n := len(p.exchanges); !p.isNew && n > 0 && e.o.Commands != nil {
+		if l := p.exchanges[n-1].Last; l != nil && !p.exchanges[n-1].Closed {
+			e.o.Commands.Resume(client, command.Last{Command: l.Command, Args: l.Arguments, Data: l.Data, At: l.At})
+		}
 	}
 	if c != nil {
 		e.finished(c.id)

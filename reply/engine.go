@@ -531,7 +531,7 @@ func (e *Engine) Reply(ctx context.Context, q Query, say func(sentence string)) 
 	t.res.Timings.Total = time.Since(t.began)
 	said, _ := conv.redactor.Redact(t.res.Text) // a secret said aloud is not kept in clear
 	e.record(ctx, storage.Exchange{At: now, Conversation: conv.id, Client: client, User: text, Assistant: said,
-		Model: t.res.Model, Server: t.res.Server, Failed: err != nil, Closed: t.closed, Tools: t.records})
+		Model: t.res.Model, Server: t.res.Server, Failed: err != nil, Closed: t.closed, Tools: t.records, Last: t.lastCall()})
 	e.log.Info("reply", "model", t.res.Model, "server", t.res.Server, "offline", t.res.Offline, "dur_ms", ms(t.res.Timings.Total),
 		"first_sentence_ms", ms(t.res.Timings.FirstSentence), "sentences", len(t.res.Sentences),
 		"model_calls", t.res.Timings.ModelCalls, "prompt_tokens", t.res.Timings.PromptTokens,

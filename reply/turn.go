@@ -2,6 +2,7 @@ package reply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/harkbox/hark/reply/cost"
 	"github.com/harkbox/hark/reply/llm"
 	"github.com/harkbox/hark/reply/planner"
+	"github.com/harkbox/hark/reply/redact"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -157,6 +159,58 @@ func (t *turn) settle(resp command.Response) {
 		}
 	}
 }
+
+// lastCall is the client's last command call, for the exchange to keep
+// while a follow-up may still change it; nil when there is none, or when
+// it holds a secret, which the store never keeps in clear, or more than a
+// follow-up needs.
+func (t *turn) lastCall() *storage.LastCall {
+	if t.e.o.Commands == nil || t.closed {
+		return nil
+	}
+	l, ok := t.e.o.Commands.Last(t.client)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(l)
+	if err != nil || len(b) > maxLastCall || holdsSecret(l.Args, false) || holdsSecret(l.Data, true) {
+		return nil
+	}
+	return &storage.LastCall{Command: l.Command, Arguments: l.Args, Data: l.Data, At: l.At}
+}
+
+// holdsSecret reports a string in v that redaction would hide, each read
+// alone: the values, not the keys that name them. Of a command's data
+// (made, say) only sentences are read, where what the user said comes
+// back (a fact with its password); a single word there is the command's
+// own (a timer's id, shaped like a token).
+func holdsSecret(v any, sentences bool) bool {
+	switch x := v.(type) {
+	case string:
+		if sentences && !strings.Contains(strings.TrimSpace(x), " ") {
+			return false
+		}
+		_, kinds := redact.New().Redact(x)
+		return len(kinds) > 0
+	case map[string]any:
+		for _, val := range x {
+			if holdsSecret(val, sentences) {
+				return true
+			}
+		}
+	case []any:
+		for _, val := range x {
+			if holdsSecret(val, sentences) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxLastCall bounds the last call an exchange keeps, as JSON: a
+// command's data beyond it (a long lookup) is the model's to follow up.
+const maxLastCall = 4 << 10
 
 // redactArgs redacts a call's string arguments for the record.
 func (t *turn) redactArgs(args map[string]any) map[string]any {

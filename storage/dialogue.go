@@ -36,6 +36,21 @@ type Exchange struct {
 	// Tools are the tool calls made while answering, in order, so that a
 	// follow-up can reuse their results.
 	Tools []ToolRecord `json:"tools,omitempty"`
+	// Last is the asker's last command call when the exchange was stored,
+	// while a follow-up may still change it or answer its question: a
+	// later process continuing the conversation takes it up. Nil for none.
+	Last *LastCall `json:"last_call,omitempty"`
+}
+
+// LastCall is a command call a follow-up may change ("make it 10
+// minutes") or that waits for the answer to its question ("For how
+// long?"): the command, its arguments and its result's data as JSON
+// carries them, and when it was made.
+type LastCall struct {
+	Command   string         `json:"command"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Data      map[string]any `json:"data,omitempty"`
+	At        time.Time      `json:"at"`
 }
 
 // ToolRecord is one tool call and what it returned, as sent to the model.

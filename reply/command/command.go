@@ -29,6 +29,10 @@ type Parameter struct {
 	// Refinable marks a value the user may change right after the command
 	// ran ("make it louder", "actually ten minutes").
 	Refinable bool
+	// Follow marks the part of the call a short "and …" follow-up said
+	// within the refine window changes ("and in Paris?", "and tomorrow?",
+	// "and times 3?"); zero for none.
+	Follow Follow
 	// Check is custom validation of a present, well-typed value.
 	Check func(v any) error
 	// Quantity marks a value said as a quantity (a time of day, a

@@ -95,6 +95,9 @@ func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) U
 	if rt, ok := r.refinement(ClientOf(ctx).ID, l, text); ok {
 		return Understood{Route: rt, OK: true, Intent: "refine"}
 	}
+	if rt, ok := r.andFollowUp(ClientOf(ctx).ID, l, text); ok {
+		return Understood{Route: rt, OK: true, Intent: "refine"}
+	}
 	lang, err := intent.Load(string(l))
 	if err != nil {
 		return Understood{Reason: NoLanguage, Detail: err.Error()}

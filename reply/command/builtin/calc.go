@@ -33,9 +33,9 @@ func Calculate() *command.Command {
 		Keywords:    []string{"plus", "minus", "times", "divided", "percent", "power", "calculate", "combine", "altogether", "in total", "add up", "sum of"},
 		Parameters: []command.Parameter{
 			{Name: "a", Type: "float", Required: true},
-			{Name: "operation", Type: "string", Required: true, Enum: []string{"add", "subtract", "multiply", "divide", "power", "percent", "root"},
+			{Name: "operation", Type: "string", Required: true, Follow: command.Operator, Enum: []string{"add", "subtract", "multiply", "divide", "power", "percent", "root"},
 				Description: "root: the square (b=2) or cube (b=3) root of a"},
-			{Name: "b", Type: "float", Required: true, Refinable: true},
+			{Name: "b", Type: "float", Required: true, Refinable: true, Follow: command.Operand},
 		},
 		Examples: []command.Example{
 			{Utterance: "what's 12 times 4", Arguments: map[string]any{"a": 12, "operation": "multiply", "b": 4}},

@@ -26,8 +26,8 @@ func Command(c *Client, home Home) *command.Command {
 		Description: "Current weather or the forecast for up to a week, at home or a named place.",
 		Keywords:    []string{"weather", "rain", "temperature", "forecast", "cold", "hot"},
 		Parameters: []command.Parameter{
-			{Name: "location", Type: "string", Description: "city; omit for home"},
-			{Name: "day", Type: "string", Default: "today", Refinable: true, Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
+			{Name: "location", Type: "string", Description: "city; omit for home", Follow: command.Place},
+			{Name: "day", Type: "string", Default: "today", Refinable: true, Follow: command.Day, Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
 		},
 		Examples: []command.Example{{Utterance: "will it rain tomorrow in Paris", Arguments: map[string]any{"location": "Paris", "day": "tomorrow"}}},
 		// Home Assistant's "what's the weather" with no weather entity

@@ -1,0 +1,109 @@
+package command
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/utterance"
+)
+
+// Follow is the part of a call a short "and …" follow-up changes: "and in
+// Paris?" after a weather question, "and times 3?" after a sum.
+type Follow int
+
+// The parts an "and …" follow-up fills.
+const (
+	// Place is a place said after its preposition: "and in Paris?".
+	Place Follow = iota + 1
+	// Day is a day: "and tomorrow?", "and on Monday?".
+	Day
+	// Operand is a number said after its operation ("and times 3"); the
+	// operation goes to the command's Operator parameter.
+	Operand
+	Operator
+)
+
+// The words of the "and …" follow-ups, by language: the "and", the
+// prepositions of a place, the operations said before a number.
+var (
+	andWords   = map[locale.Lang][]string{locale.English: {"and"}, locale.German: {"und"}, locale.Spanish: {"y", "e"}, locale.French: {"et"}}
+	placeWords = map[locale.Lang][]string{locale.English: {"in"}, locale.German: {"in"}, locale.Spanish: {"en"}, locale.French: {"à", "a", "en", "au"}}
+	operations = map[locale.Lang][][2]string{
+		locale.English: {{"plus", "add"}, {"minus", "subtract"}, {"times", "multiply"}, {"multiplied by", "multiply"}, {"divided by", "divide"}},
+		locale.German:  {{"plus", "add"}, {"minus", "subtract"}, {"mal", "multiply"}, {"geteilt durch", "divide"}, {"durch", "divide"}},
+		locale.Spanish: {{"más", "add"}, {"mas", "add"}, {"menos", "subtract"}, {"por", "multiply"}, {"dividido entre", "divide"}, {"dividido por", "divide"}, {"entre", "divide"}},
+		locale.French:  {{"plus", "add"}, {"moins", "subtract"}, {"fois", "multiply"}, {"multiplié par", "multiply"}, {"divisé par", "divide"}},
+	}
+	days = []string{"today", "tomorrow", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+)
+
+// andFollowUp reads a short "and …" said within the refine window as the
+// client's last call with one part changed, the call the whole question
+// would make: "and in Paris?" after "what's the weather in Berlin". What
+// fills no part the last call's command declares is not taken.
+func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route, bool) {
+	r.mu.Lock()
+	last := r.last[client]
+	r.mu.Unlock()
+	if last == nil || r.o.Now().Sub(last.at) > r.o.RefineWindow {
+		return Route{}, false
+	}
+	words := strings.Fields(utterance.Normalize(said))
+	if len(words) < 2 || len(words) > 5 || !slices.Contains(andWords[l], words[0]) {
+		return Route{}, false
+	}
+	rest := words[1:]
+	param := func(f Follow) string {
+		for _, p := range last.cmd.Parameters {
+			if p.Follow == f {
+				return p.Name
+			}
+		}
+		return ""
+	}
+	changed := Args{}
+	q := strings.Fields(l.Quantities(strings.Join(rest, " ")))
+	if len(q) == 2 && q[0] == "on" {
+		q = q[1:]
+	}
+	switch {
+	case len(q) == 1 && slices.Contains(days, q[0]) && param(Day) != "":
+		changed[param(Day)] = q[0]
+	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(placeWords[l], rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
+		changed[param(Place)] = titled(strings.Join(rest[1:], " "))
+	case param(Operand) != "" && param(Operator) != "":
+		text := strings.Join(rest, " ")
+		for _, op := range operations[l] {
+			after, ok := strings.CutPrefix(text, op[0]+" ")
+			if !ok {
+				continue
+			}
+			nums := utterance.Words(l.Quantities(after))
+			if f, n, ok := utterance.Number(nums); ok && n == len(nums) {
+				changed[param(Operator)], changed[param(Operand)] = op[1], f
+			}
+			break
+		}
+	}
+	if len(changed) == 0 {
+		return Route{}, false
+	}
+	return Route{Command: last.cmd, Claim: Claim{Arguments: merge(last.args, changed)}, Refine: true}, true
+}
+
+func hasDigit(words []string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return strings.ContainsFunc(w, unicode.IsDigit) })
+}
+
+// titled is a place's name as said with capitals: "new york" is "New York".
+func titled(s string) string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		r, n := utf8.DecodeRuneInString(w)
+		words[i] = string(unicode.ToUpper(r)) + w[n:]
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,77 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/harkbox/hark/locale"
+)
+
+// A short "and …" said within the refine window fills one argument of the
+// last call, in each language: the place, the day, the operation with its
+// number. Anything else is not taken.
+func TestAndFollowUpFillsOneArgument(t *testing.T) {
+	now := clock
+	r := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
+	ok := func(context.Context, Call) (Response, error) { return Response{Kind: Success, Spoken: "ok"}, nil }
+	r.Register(
+		&Command{Name: "get_weather", Description: "d", Run: ok, Parameters: []Parameter{
+			{Name: "location", Type: "string", Follow: Place}, {Name: "day", Type: "string", Default: "today", Follow: Day}}},
+		&Command{Name: "calculate", Description: "d", Run: ok, Parameters: []Parameter{
+			{Name: "a", Type: "float", Required: true}, {Name: "operation", Type: "string", Required: true, Follow: Operator},
+			{Name: "b", Type: "float", Required: true, Follow: Operand}}},
+	)
+	ctx := WithClient(t.Context(), Client{ID: "kitchen"})
+	weather := map[string]any{"location": "Berlin", "day": "today"}
+	sum := map[string]any{"a": 3.0, "operation": "add", "b": 4.0}
+	for _, c := range []struct {
+		lang locale.Lang
+		last string
+		args map[string]any
+		said string
+		want string // the call's arguments; "" for not taken
+	}{
+		{locale.English, "get_weather", weather, "and in Paris?", "map[day:today location:Paris]"},
+		{locale.German, "get_weather", weather, "und in Paris?", "map[day:today location:Paris]"},
+		{locale.Spanish, "get_weather", weather, "¿y en París?", "map[day:today location:París]"},
+		{locale.French, "get_weather", weather, "et à Paris ?", "map[day:today location:Paris]"},
+		{locale.English, "get_weather", weather, "and tomorrow?", "map[day:tomorrow location:Berlin]"},
+		{locale.German, "get_weather", weather, "und morgen?", "map[day:tomorrow location:Berlin]"},
+		{locale.Spanish, "get_weather", weather, "¿y mañana?", "map[day:tomorrow location:Berlin]"},
+		{locale.French, "get_weather", weather, "et demain ?", "map[day:tomorrow location:Berlin]"},
+		{locale.English, "get_weather", weather, "and on Monday", "map[day:monday location:Berlin]"},
+		{locale.English, "calculate", sum, "and times 3", "map[a:3 b:3 operation:multiply]"},
+		{locale.English, "calculate", sum, "and plus 5", "map[a:3 b:5 operation:add]"},
+		{locale.German, "calculate", sum, "und mal drei", "map[a:3 b:3 operation:multiply]"},
+		{locale.Spanish, "calculate", sum, "y por 3", "map[a:3 b:3 operation:multiply]"},
+		{locale.French, "calculate", sum, "et fois 3", "map[a:3 b:3 operation:multiply]"},
+		{locale.French, "calculate", sum, "et plus 5", "map[a:3 b:5 operation:add]"},
+		// Not one argument of the last call: the model's.
+		{locale.English, "calculate", sum, "and in Paris", ""},
+		{locale.English, "get_weather", weather, "and times 3", ""},
+		{locale.English, "get_weather", weather, "and what about the traffic in Paris tonight", ""},
+		{locale.English, "get_weather", weather, "in Paris", ""},
+		{locale.English, "calculate", sum, "and 5", ""},
+	} {
+		now = clock
+		r.Forget("kitchen")
+		r.Call(ctx, c.last, c.args, "")
+		now = now.Add(5 * time.Second)
+		u := r.Understand(ctx, c.lang, c.said)
+		got := ""
+		if u.OK && u.Route.Command.Name == c.last {
+			got = fmt.Sprint(u.Route.Claim.Arguments)
+		}
+		if got != c.want {
+			t.Errorf("%s %q after %s: got %q (%+v), want %q", c.lang, c.said, c.last, got, u, c.want)
+		}
+	}
+	// Past the window: not taken.
+	r.Call(ctx, "get_weather", weather, "")
+	now = now.Add(time.Minute)
+	if u := r.Understand(ctx, locale.English, "and in Paris?"); u.OK {
+		t.Errorf("taken past the refine window: %+v", u)
+	}
+}
