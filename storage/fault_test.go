@@ -184,12 +184,17 @@ func TestOpenOnAReadOnlyCard(t *testing.T) {
 		t.Fatalf("remount read-only: %v %s", err, out)
 	}
 	began := time.Now()
-	db, err = Open(fs.Dir, Options{})
+	var log strings.Builder
+	db, err = Open(fs.Dir, Options{Log: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatalf("Open on a read-only card = %v; want a store that holds", err)
 	}
 	defer db.Close()
 	t.Logf("figure: Open on a read-only card took %v", time.Since(began).Round(time.Millisecond))
+	// Nothing is written to it, so nothing is left half done by a crash.
+	if strings.Contains(log.String(), "may go unnoticed") {
+		t.Errorf("a read-only card is warned of as a crash that may go unnoticed:\n%s", log.String())
+	}
 	h := db.Health()
 	if h.Condition != Holding || !h.Reading || !h.Data {
 		t.Errorf("health on a read-only card: %+v; want holding, reading, a data fault", h)

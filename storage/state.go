@@ -146,9 +146,7 @@ func (db *DB) comeBack() {
 		fresh := &DB{dir: db.dir, o: db.o, log: db.log}
 		rec, _, err := prepare(db.dir, db.o, db.log, nil) // a card back: every table read
 		if err == nil {
-			if merr := markRunning(db.dir); merr != nil {
-				db.log.Warn("a crash from now on may go unnoticed at the next start", "err", merr)
-			}
+			fresh.markRunning()
 			err = fresh.open(db.adopt)
 		}
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"sync/atomic"
 	"time"
 
@@ -194,11 +195,23 @@ func (db *DB) prepareAndOpen(trusted map[uint64]stamp) (*Recovery, error) {
 	}
 	db.skipped = skipped
 	if _, serr := os.Stat(db.dir); serr == nil {
-		if merr := markRunning(db.dir); merr != nil {
-			db.log.Warn("a crash from now on may go unnoticed at the next start", "err", merr)
-		}
+		db.markRunning()
 	}
 	return rec, db.open(db.adopt)
+}
+
+// markRunning marks the store open (see runningFile), saying when it
+// cannot: on a read-only card nothing is written, so a crash there has
+// nothing to leave half done.
+func (db *DB) markRunning() {
+	err := markRunning(db.dir)
+	switch {
+	case err == nil:
+	case errors.Is(err, syscall.EROFS):
+		db.log.Info("the card is read-only: the store is not marked open, as nothing is written to it", "err", err)
+	default:
+		db.log.Warn("a crash from now on may go unnoticed at the next start", "err", err)
+	}
 }
 
 // open opens Badger in db.dir for writing or, on a read-only card, for
