@@ -119,3 +119,19 @@ func TestTalkAboutSecretsInEachLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesSecret: a question names a secret in each language; one about
+// something else, a postcode or a key of no network does not.
+func TestNamesSecret(t *testing.T) {
+	for s, want := range map[string]bool{
+		"what is the wifi password": true, "wie ist der Türcode": true, "was weißt du über das WLAN-Passwort": true,
+		"cuál es la contraseña del wifi": true, "qué sabes del código de la puerta": true,
+		"quel est le mot de passe du wifi": true, "quelle est la clé wifi": true, "die PIN meiner Karte": true,
+		"what is my bike's colour": false, "wie ist die Postleitzahl": false, "où est la clé": false,
+		"qué sabes de mí": false, "passe-moi le sel": false,
+	} {
+		if got := NamesSecret(s); got != want {
+			t.Errorf("NamesSecret(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -412,3 +412,22 @@ func namedValueAt(s string, p int, k nameKind) (start, end int) {
 	start = p + len(quoted) - len(strings.TrimLeft(quoted, `\"'`))
 	return start, start + len(value)
 }
+
+// NamesSecret reports whether s names a household secret, in English,
+// German, Spanish or French: a password, a code, a PIN, a combination, a
+// network's key ("what is the wifi password", "wie ist der Türcode",
+// "cuál es la contraseña del wifi", "quel est le code de la porte"). A
+// remembered secret is said back only to a question that names one.
+func NamesSecret(s string) bool {
+	ws := words(make([]word, 0, 32), s, 0)
+	network := slices.ContainsFunc(ws, func(w word) bool { return networkWords[w.core] })
+	for i := range ws {
+		switch kind, prefix := nameAt(ws, i); {
+		case kind == anyValue, kind == digitValue && !notSecretCompounds[prefix] && !notSecretCodeParts[prefix]:
+			return true
+		case kind == wifiValue && (network || networkWords[prefix]):
+			return true
+		}
+	}
+	return false
+}
