@@ -176,6 +176,9 @@ func (r *Redactor) passBefore(s string, f features) (string, []Kind) {
 		b.WriteString(s[last:])
 		s = b.String()
 	}
+	if f&(hasPassword|hasCode) != 0 {
+		s, kinds = r.named(s, kinds) // came after the scanners: its own reference
+	}
 	if f&(hasToken|hasLongRun) != 0 {
 		replace(tokenRE, Secret, nil)
 	}
@@ -291,7 +294,8 @@ func TestRedactAsBefore(t *testing.T) {
 	secrets := []string{" my password is hunter2", " wifi key: 'a b'", " token = abcdefgh12", " bearer abcdefghijklmnop12",
 		" sk-abcdefghijklmnop1234", " AKIAIOSFODNN7EXAMPLE", " aB3dE5gH7jK9mN1pQ3sT5vX7", " api key is x1y2z3w4v5", " secret: ", " Code is ", " pin 12 34",
 		" 2026-11-27", "2026-11-27 ", "-01-01", "1234.5678", "12:30",
-		" backup codes: ", "Recovery key is ", "\nabcd-efgh", " and ", "1234 5678"}
+		" backup codes: ", "Recovery key is ", "\nabcd-efgh", " and ", "1234 5678",
+		" la contraseña del wifi es ", " le code de la porte est ", " dass das WLAN-Passwort ", " ist", " Türcode: "}
 	all := append(slices.Clone(pieces), append(keywordPieces, secrets...)...)
 	rng := rand.New(rand.NewPCG(26, 4))
 	for range 1500 {

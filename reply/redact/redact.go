@@ -2,7 +2,9 @@
 // at the model boundary: what goes to a model or a log. E-mail addresses,
 // phone numbers, payment card numbers (Luhn checked), IBANs (checksum
 // checked), API keys and tokens, what follows "my password is", "the
-// locker code is", "PIN", "CVV" and the like, recovery and backup codes,
+// locker code is", "PIN", "CVV" and the like (in German, Spanish and
+// French too: "das WLAN-Passwort ist", "el código de la puerta es", "le
+// mot de passe du wifi est"), recovery and backup codes,
 // and the values of credentials in a tool's JSON or config
 // ("wifi_password": "…", escaped JSON inside JSON too, API_KEY=…),
 // cookies' values and session ids. The
@@ -182,7 +184,7 @@ func anchored(pattern string) *regexp.Regexp {
 // passwordPattern reads what follows "my password is", "the pin is",
 // "passcode:" and the like; quoted, also with its quotes escaped inside a
 // JSON string.
-const passwordPattern = `(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:is|=|:|was)\s*)(\\{1,7}"[^"\\]+\\{1,7}"|"[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`
+const passwordPattern = `(?i)\b((?:pass(?:word|code|phrase)|pin(?: code| number)?|wi-?fi (?:password|key))\s*(?:(?:is|was)\b|=|:)\s*)(\\{1,7}"[^"\\]+\\{1,7}"|"[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`
 
 var (
 	// E-mail addresses, phone numbers, card numbers, IBANs and codes
@@ -303,8 +305,8 @@ const (
 	hasPhone                         // seven digits or more, in groups
 	hasCard                          // thirteen or more
 	hasAt                            // e-mail
-	hasPassword                      // "password", "pin", "wifi" said
-	hasCode                          // "code", "combination", "cvv" said
+	hasPassword                      // "password", "pin", "wifi", "Kennwort", "contraseña" said
+	hasCode                          // "code", "combination", "cvv", "código" said
 	hasToken                         // "key", "token", "secret", "bearer" said
 	hasLongRun                       // a key or token: 16 letters and digits in a row
 	hasRecovery                      // "recovery", "backup" said
@@ -320,6 +322,11 @@ var keywords = []struct {
 	{"code", hasCode}, {"combination", hasCode}, {"combo", hasCode}, {"cvv", hasCode}, {"cvc", hasCode},
 	{"key", hasToken}, {"token", hasToken}, {"secret", hasToken}, {"bearer", hasToken},
 	{"recovery", hasRecovery}, {"backup", hasRecovery},
+	// German, Spanish and French names (named.go): "Kennwort",
+	// "contraseña", "clave", "WLAN-Schlüssel", "Geheimzahl"; "código"
+	// by its end, "combinación", "combinaison" and "Kombination".
+	{"kennwort", hasPassword}, {"contrase", hasPassword}, {"clave", hasPassword}, {"wlan", hasPassword},
+	{"geheimzahl", hasCode}, {"digo", hasCode}, {"combina", hasCode}, {"kombination", hasCode},
 }
 
 // keywordsBy are the keywords by their first letter, in either case.
@@ -504,6 +511,9 @@ func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 	}
 	if f&hasCode != 0 {
 		s, kinds = r.codes(s, kinds)
+	}
+	if f&(hasPassword|hasCode) != 0 {
+		s, kinds = r.named(s, kinds)
 	}
 	if f&(hasToken|hasLongRun) != 0 {
 		replace(tokenAt, Secret, nil)

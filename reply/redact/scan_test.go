@@ -239,7 +239,8 @@ func sameLook(t *testing.T, s string) {
 
 var keywordPieces = []string{"pass", "PIN", "wifi", "Wi-Fi", "wi\rfi", "code", "Combination", "combo", "cvv", "CVC",
 	"key", "toKen", "token", "SECRET", "bearer", "[SECRET_1]", "[SECRET_1234567]", "[SECRET_12345678]", "[EMAIL_", "[IBAN_0]x",
-	"pİn", "Kelvin", "se[CARD_2]cret", "recovery", "BACKUP", "bac\u212aup"}
+	"pİn", "Kelvin", "se[CARD_2]cret", "recovery", "BACKUP", "bac\u212aup",
+	"Kennwort", "contraseña", "CLAVE", "código", "Combinación", "kombination", "WLAN", "Geheimzahl"}
 
 func TestLookMatchesReference(t *testing.T) {
 	inputs := append(strings.SplitAfter(household(3000), "."), keywordPieces...)

@@ -30,7 +30,8 @@ type Diary interface {
 	Search(ctx context.Context, keywords []string, from, to time.Time, limit int) ([]storage.DiaryEntry, error)
 }
 
-// secretWords are what a request for a remembered secret names.
+// secretWords are what a request for a remembered secret names, in
+// English; redact.NamesSecret knows the names in every language.
 var secretWords = []string{"password", "passcode", "passphrase", "code", "pin", "combination", "combo", "cvv", "cvc", "key", "token", "number"}
 
 // placeholder is a redacted secret in a fact's shown text.
@@ -140,7 +141,8 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 			}
 			// A secret is said only when the request names one ("what is my
 			// wifi password"), never on "what do you know about me".
-			explicit := !aboutMe && (hasPhrase(strings.ToLower(q), secretWords...) || hasPhrase(strings.ToLower(c.Utterance), secretWords...))
+			explicit := !aboutMe && (hasPhrase(strings.ToLower(q), secretWords...) || hasPhrase(strings.ToLower(c.Utterance), secretWords...) ||
+				redact.NamesSecret(q) || redact.NamesSecret(c.Utterance))
 			var facts, revealed []string
 			for _, h := range hits {
 				text := h.Text

@@ -1,0 +1,137 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestHouseholdSecretsInEachLanguage: a wifi password, a door's, a
+// garage's or an alarm's code, a PIN, an account's password and a safe's
+// combination are hidden when said in English, German, Spanish or French,
+// the name of the secret before its value, with what it belongs to
+// between ("the code of the door is ..."), in a German clause after
+// "dass" too (the value before "ist").
+func TestHouseholdSecretsInEachLanguage(t *testing.T) {
+	for _, tt := range []struct{ lang, in, value string }{
+		{"en", "the wifi password is hunter2", "hunter2"},
+		{"en", "the password for the wifi is hunter2", "hunter2"},
+		{"en", "the password of my email account is Tr0ub4dor", "Tr0ub4dor"},
+		{"en", "the door code is 4711", "4711"},
+		{"en", "the code for the garage is 4711", "4711"},
+		{"en", "the pin for my bank card is 1234", "1234"},
+		{"en", "the combination to the safe is 12-34-56", "12-34-56"},
+
+		{"de", "das WLAN-Passwort ist hunter2", "hunter2"},
+		{"de", "Das Passwort vom WLAN lautet hunter2.", "hunter2"},
+		{"de", "das WLAN-Passwort lautet: hunter2", "hunter2"},
+		{"de", "merk dir, dass das WLAN-Passwort hunter2 ist", "hunter2"},
+		{"de", "merk dir, dass das Passwort vom WLAN hunter2 ist.", "hunter2"},
+		{"de", "der WLAN-Schlüssel ist hunter2", "hunter2"},
+		{"de", "mein Netflix-Kennwort ist Tr0ub4dor", "Tr0ub4dor"},
+		{"de", "das Passwort für mein E-Mail-Konto ist Tr0ub4dor", "Tr0ub4dor"},
+		{"de", "der Türcode ist 4711", "4711"},
+		{"de", "der Code der Haustür ist 4711", "4711"},
+		{"de", "der Garagencode ist 4711", "4711"},
+		{"de", "der Alarmcode lautet 4711", "4711"},
+		{"de", "die PIN ist 1234", "1234"},
+		{"de", "die PIN meiner Bankkarte ist 1234", "1234"},
+		{"de", "die Kombination des Tresors ist 12-34-56", "12-34-56"},
+		{"de", "die Tresorkombination ist 12-34-56", "12-34-56"},
+
+		{"es", "la contraseña del wifi es hunter2", "hunter2"},
+		{"es", "recuerda que la contraseña del wifi es hunter2", "hunter2"},
+		{"es", "la clave del wifi es hunter2", "hunter2"},
+		{"es", "la contraseña wifi es hunter2", "hunter2"},
+		{"es", "la contraseña de mi cuenta de correo es Tr0ub4dor", "Tr0ub4dor"},
+		{"es", "el código de la puerta es 4711", "4711"},
+		{"es", "El código del garaje es 4711.", "4711"},
+		{"es", "el código de la alarma es 4711", "4711"},
+		{"es", "el pin de mi tarjeta es 1234", "1234"},
+		{"es", "mi pin es 1234", "1234"},
+		{"es", "la combinación de la caja fuerte es 12-34-56", "12-34-56"},
+
+		{"fr", "le mot de passe du wifi est hunter2", "hunter2"},
+		{"fr", "retiens que le mot de passe du wifi est hunter2", "hunter2"},
+		{"fr", "le code wifi est hunter2", "hunter2"},
+		{"fr", "la clé wifi est hunter2", "hunter2"},
+		{"fr", "le code de la porte est 4711", "4711"},
+		{"fr", "Le code du garage est 4711.", "4711"},
+		{"fr", "le code de l'alarme est 4711", "4711"},
+		{"fr", "le code d'accès est 4711", "4711"},
+		{"fr", "mon code PIN est 1234", "1234"},
+		{"fr", "le mot de passe de mon compte Netflix est Tr0ub4dor", "Tr0ub4dor"},
+		{"fr", "la combinaison du coffre-fort est 12-34-56", "12-34-56"},
+	} {
+		got, kinds := New().Redact(tt.in)
+		if strings.Contains(got, tt.value) || !slices.Contains(kinds, Secret) || !strings.Contains(got, "[SECRET_1]") {
+			t.Errorf("%s: Redact(%q) = %q %v, want %q hidden", tt.lang, tt.in, got, kinds, tt.value)
+			continue
+		}
+		if again, k := New().Redact(got); again != got || len(k) > 0 {
+			t.Errorf("%s: Redact(%q) = %q %v, want it unchanged", tt.lang, got, again, k)
+		}
+		r := New()
+		shown, _ := r.Redact(tt.in)
+		if back := r.Restore(shown); back != tt.in {
+			t.Errorf("%s: Restore(%q) = %q, want %q", tt.lang, shown, back, tt.in)
+		}
+	}
+}
+
+// TestTalkAboutSecretsInEachLanguage: a sentence that names a secret but
+// holds no value after its name, or names a code that is no secret (a
+// postcode, an error's, a discount's), is left as it is.
+func TestTalkAboutSecretsInEachLanguage(t *testing.T) {
+	for _, s := range []string{
+		"the password reset was annoying",
+		"the password for the wifi is wrong",
+		"the code of conduct is important",
+		"the discount code for the shop is 1234",
+		"I forgot the wifi password",
+
+		"das Passwort ist falsch",
+		"ich habe das WLAN-Passwort vergessen",
+		"merk dir, dass das Passwort falsch ist",
+		"das Passwort zurückzusetzen war nervig",
+		"der Fehlercode ist 404",
+		"der Rabattcode ist 2024",
+		"die Postleitzahl ist 10115",
+		"der Schlüssel ist unter der Matte",
+
+		"la contraseña es incorrecta",
+		"olvidé la contraseña del wifi",
+		"el código postal es 28001",
+		"el código de descuento es 1234",
+		"la clave del éxito es la paciencia",
+		"restablecer la contraseña fue molesto",
+
+		"le mot de passe est faux",
+		"j'ai oublié le mot de passe du wifi",
+		"le code postal est 75001",
+		"le code promo est 2024",
+		"le code de réduction est 1234",
+		"le code de la route est difficile",
+		"la clé est sous le paillasson",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+}
+
+// TestNamesSecret: a question names a secret in each language; one about
+// something else, a postcode or a key of no network does not.
+func TestNamesSecret(t *testing.T) {
+	for s, want := range map[string]bool{
+		"what is the wifi password": true, "wie ist der Türcode": true, "was weißt du über das WLAN-Passwort": true,
+		"cuál es la contraseña del wifi": true, "qué sabes del código de la puerta": true,
+		"quel est le mot de passe du wifi": true, "quelle est la clé wifi": true, "die PIN meiner Karte": true,
+		"what is my bike's colour": false, "wie ist die Postleitzahl": false, "où est la clé": false,
+		"qué sabes de mí": false, "passe-moi le sel": false,
+	} {
+		if got := NamesSecret(s); got != want {
+			t.Errorf("NamesSecret(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -1,0 +1,433 @@
+package redact
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// A household's secrets named in English, German, Spanish or French: the
+// secret's name, what it belongs to, a verb, then its value ("the code of
+// the door is 4711", "la contraseña del wifi es hunter2", "le mot de passe
+// du wifi est hunter2", "das Passwort vom WLAN lautet hunter2"), or in a
+// German clause after "dass" the value before the verb ("dass das
+// WLAN-Passwort hunter2 ist"). The phrasings the password and code
+// patterns read already ("my password is", "the door code is") are theirs;
+// these are read word by word, after them.
+
+// nameKind is how a secret's name takes its value.
+type nameKind uint8
+
+const (
+	// anyValue: any word is the value (a password).
+	anyValue nameKind = iota + 1
+	// digitValue: a code's value holds a digit, or is said in numbers.
+	digitValue
+	// wifiValue: a name that is a password only for a network ("key",
+	// "clé", "Schlüssel"), which the words around it must name.
+	wifiValue
+)
+
+// secretNames are the names of secrets, lower case, as one word.
+var secretNames = map[string]nameKind{
+	"password": anyValue, "passcode": anyValue, "passphrase": anyValue,
+	"passwort": anyValue, "kennwort": anyValue,
+	"contraseña": anyValue, "contrasena": anyValue, "clave": anyValue,
+	"pin": digitValue, "pincode": digitValue, "geheimzahl": digitValue,
+	"code": digitValue, "código": digitValue, "codigo": digitValue,
+	"combination": digitValue, "combo": digitValue, "combinación": digitValue, "combinacion": digitValue,
+	"combinaison": digitValue, "kombination": digitValue,
+	"key": wifiValue, "clé": wifiValue, "cle": wifiValue, "schlüssel": wifiValue,
+}
+
+// compoundNames end German compounds that name a secret: the door's code
+// is a "Türcode", the wifi's password a "WLAN-Passwort".
+var compoundNames = []struct {
+	suffix string
+	kind   nameKind
+}{
+	{"passwort", anyValue}, {"kennwort", anyValue}, {"code", digitValue}, {"kombination", digitValue},
+	{"schlüssel", wifiValue}, {"key", wifiValue},
+}
+
+// networkWords make a name of wifiValue a password, and a code's value a
+// word ("le code wifi est hunter2").
+var networkWords = map[string]bool{"wifi": true, "wi-fi": true, "wlan": true, "wpa": true, "wpa2": true,
+	"network": true, "netzwerk": true, "réseau": true, "reseau": true, "red": true, "router": true, "routeur": true}
+
+// nameAdjectives may follow a secret's name before its verb: "la
+// contraseña wifi", "mon code PIN", "el código secreto".
+var nameAdjectives = map[string]bool{"wifi": true, "wi-fi": true, "wlan": true, "wpa": true, "wpa2": true, "pin": true,
+	"secret": true, "secrète": true, "secrete": true, "secreto": true, "secreta": true}
+
+// ofWords start what a secret belongs to: "the code for the garage", "el
+// código de la puerta", "le code du garage", "das Passwort vom WLAN", "die
+// PIN meiner Bankkarte".
+var ofWords = map[string]bool{
+	"for": true, "of": true, "to": true, "on": true, "at": true,
+	"de": true, "del": true, "para": true,
+	"du": true, "des": true, "pour": true,
+	"vom": true, "von": true, "für": true, "fürs": true, "der": true, "zum": true, "zur": true, "am": true, "im": true,
+	"beim": true, "meiner": true, "meines": true, "unserer": true, "unseres": true, "deiner": true, "deines": true,
+}
+
+// maxOwner is how many words may say what a secret belongs to, after the
+// word that starts it.
+const maxOwner = 4
+
+// isWords link a secret's name to its value: "is", "ist", "lautet", "es",
+// "est" and their past.
+var isWords = map[string]bool{"is": true, "was": true, "ist": true, "lautet": true, "war": true,
+	"es": true, "era": true, "est": true, "était": true, "etait": true, "=": true, ":": true}
+
+// lastIsWords end a German clause after "dass", its value before them.
+var lastIsWords = map[string]bool{"ist": true, "lautet": true, "war": true}
+
+// notSecretCompounds start compounds that name no secret: "encode",
+// "unicode", "timecode".
+var notSecretCompounds = map[string]bool{"en": true, "de": true, "trans": true, "geo": true, "short": true, "time": true,
+	"byte": true, "op": true, "uni": true, "post": true}
+
+// notSecretCodeParts name codes that are no secrets, in a compound
+// ("Fehlercode", "zipcode") or in what a code belongs to ("el código de
+// descuento", "le code de réduction").
+var notSecretCodeParts = map[string]bool{
+	"bar": true, "zip": true, "qr": true, "promo": true, "dress": true, "source": true, "error": true,
+	"status": true, "color": true, "colour": true, "country": true, "area": true, "discount": true, "coupon": true,
+	"tracking": true, "product": true, "conduct": true,
+	"fehler": true, "quell": true, "länder": true, "rabatt": true, "gutschein": true, "strich": true, "farb": true,
+	"produkt": true, "aktions": true, "sendungs": true, "programm": true, "maschinen": true,
+	"descuento": true, "promoción": true, "promocion": true, "promocional": true, "postal": true, "barras": true,
+	"país": true, "pais": true, "seguimiento": true, "producto": true, "fuente": true, "conducta": true,
+	"réduction": true, "reduction": true, "erreur": true, "pays": true, "suivi": true, "produit": true, "barres": true,
+	"conduite": true, "route": true,
+}
+
+// moreNotSecretWords follow "is" in German, Spanish and French talk
+// about a secret, not in one: "das Passwort ist falsch", "la contraseña
+// es incorrecta", "le mot de passe est faux".
+var moreNotSecretWords = []string{
+	"ein", "eine", "der", "die", "das", "mein", "meine", "dein", "deine", "sein", "falsch", "richtig", "geheim",
+	"geändert", "abgelaufen", "nicht", "zu", "neu", "anders", "gleich", "noch", "schon", "jetzt", "leer", "unter", "auf",
+	"el", "la", "los", "las", "un", "una", "mi", "tu", "su", "muy", "nuevo", "nueva", "incorrecta", "incorrecto",
+	"correcta", "correcto", "secreta", "secreto", "demasiado", "otra", "otro", "igual", "no", "que", "cambiada", "caducada",
+	"le", "les", "une", "mon", "ma", "ton", "ta", "son", "sa", "faux", "fausse", "bon", "bonne", "secrète",
+	"trop", "pas", "changé", "expiré", "différent", "nouveau", "nouvelle", "sous", "dans", "sur",
+}
+
+func init() {
+	for _, w := range moreNotSecretWords {
+		notSecretWords[w] = true
+	}
+}
+
+// valueAnchored reads a value at the start of a string as passwordPattern
+// reads it: quoted, with its quotes escaped inside a JSON string too, or
+// up to a space or a closing mark.
+var valueAnchored = regexp.MustCompile(`^(\\{1,7}"[^"\\]+\\{1,7}"|"[^"]+"|'[^']+'|[^\s"',\]\})]*[^\s"',\]\}).!?;:])`)
+
+// word is a word of a sentence: s[start:end], and its core lower case,
+// without the marks around it.
+type word struct {
+	start, end int
+	core       string
+	colon      bool // ends in ":"
+	stop       bool // ends in a comma, full stop or the like: a clause ends
+	quoted     bool // has a double quote: a key or a string of JSON, which pairs reads
+}
+
+// words appends to out the words of s, cut at spaces, from s[from] on,
+// until out is full.
+func words(out []word, s string, from int) []word {
+	for i := from; i < len(s) && len(out) < cap(out); {
+		if isSpace(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !isSpace(s[j]) {
+			j++
+		}
+		raw := s[i:j]
+		core := strings.TrimLeft(raw, `"'¿¡(«`)
+		trimmed := strings.TrimRight(core, `"'.,;:!?)»`)
+		tail := core[len(trimmed):]
+		w := word{start: i, end: j, core: lower(trimmed),
+			colon: strings.Contains(tail, ":"), stop: strings.ContainsAny(tail, ".,;!?"), quoted: strings.Contains(raw, `"`)}
+		if w.core == "" && (raw == ":" || raw == "=") {
+			w.core = raw // a lone ":" links a name to its value
+		}
+		out = append(out, w)
+		i = j
+	}
+	return out
+}
+
+// lower is strings.ToLower, without a copy for a word of ASCII letters
+// that starts with a capital: most capitals start a sentence.
+func lower(w string) string {
+	if len(w) > 1 && w[0] >= 'A' && w[0] <= 'Z' && !hasNonASCII(w) && strings.ToLower(w[1:]) == w[1:] {
+		if l, ok := lowered[w]; ok {
+			return l
+		}
+	}
+	return strings.ToLower(w)
+}
+
+// lowered are the capitalised words that start a household's sentences
+// most often, lower case.
+var lowered = map[string]string{"The": "the", "My": "my", "Our": "our", "Der": "der", "Die": "die", "Das": "das",
+	"Mein": "mein", "Unser": "unser", "El": "el", "La": "la", "Mi": "mi", "Le": "le", "Mon": "mon", "Notre": "notre"}
+
+// wordsBefore is where the nth word before s[i] starts, or where the
+// first word starts when there are fewer.
+func wordsBefore(s string, i, n int) int {
+	for ; n > 0 && i > 0; n-- {
+		j := i
+		for j > 0 && isSpace(s[j-1]) {
+			j--
+		}
+		if j == 0 {
+			break
+		}
+		for j > 0 && !isSpace(s[j-1]) {
+			j--
+		}
+		i = j
+	}
+	return i
+}
+
+// mayName reports, cheaply, whether raw, a word as written, may name a
+// secret (nameAt decides): most words are passed over without a copy.
+func mayName(raw string) bool {
+	if strings.Contains(raw, `"`) {
+		return false
+	}
+	core := strings.TrimRight(strings.TrimLeft(raw, `'¿¡(«`), `'.,;:!?)»`)
+	if len(core) < 3 || len(core) > 40 {
+		return false
+	}
+	if hasNonASCII(core) {
+		if core = strings.ToLower(core); len(core) > 40 {
+			return false
+		}
+	}
+	var buf [40]byte
+	for i := 0; i < len(core); i++ {
+		buf[i] = core[i]
+		if c := core[i]; c >= 'A' && c <= 'Z' {
+			buf[i] = c | 0x20
+		}
+	}
+	w := buf[:len(core)]
+	if _, ok := secretNames[string(w)]; ok || string(w) == "passe" {
+		return true
+	}
+	for _, c := range compoundNames {
+		if len(w) > len(c.suffix) && string(w[len(w)-len(c.suffix):]) == c.suffix {
+			return true
+		}
+	}
+	return false
+}
+
+// namedWindow is how many words, from two before a secret's name, hold
+// its name, what it belongs to, its verb and its value.
+const namedWindow = 16
+
+// nameAt is the kind of the secret named at ws[i] and the part of a
+// compound before the name ("tür" of "Türcode"); 0 for none.
+func nameAt(ws []word, i int) (nameKind, string) {
+	if ws[i].quoted {
+		return 0, ""
+	}
+	w := ws[i].core
+	if w == "passe" { // "mot de passe"
+		if i >= 2 && ws[i-2].core == "mot" && ws[i-1].core == "de" {
+			return anyValue, ""
+		}
+		return 0, ""
+	}
+	if k, ok := secretNames[w]; ok {
+		return k, ""
+	}
+	for _, c := range compoundNames {
+		if len(w) > len(c.suffix) && strings.HasSuffix(w, c.suffix) {
+			return c.kind, strings.TrimSuffix(w[:len(w)-len(c.suffix)], "-")
+		}
+	}
+	return 0, ""
+}
+
+// named puts placeholders for the values of the secrets named in s that
+// the password and code patterns leave, and adds their kinds to kinds.
+func (r *Redactor) named(s string, kinds []Kind) (string, []Kind) {
+	type cut struct{ start, end int }
+	var cuts []cut
+	for p := 0; p < len(s); {
+		for p < len(s) && isSpace(s[p]) {
+			p++
+		}
+		q := p
+		for q < len(s) && !isSpace(s[q]) {
+			q++
+		}
+		if q == p || !mayName(s[p:q]) {
+			p = q
+			continue
+		}
+		from := wordsBefore(s, p, 2) // "mot de" before "passe"
+		var buf [namedWindow]word
+		ws := words(buf[:0], s, from)
+		i := slices.IndexFunc(ws, func(w word) bool { return w.start == p })
+		if start, end := namedValue(s, ws, i); start >= 0 {
+			cuts = append(cuts, cut{start, end})
+			q = end // and on to the end of the value's word
+			for q < len(s) && !isSpace(s[q]) {
+				q++
+			}
+		}
+		p = q
+	}
+	if len(cuts) == 0 {
+		return s, kinds
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, c := range cuts {
+		b.WriteString(s[last:c.start])
+		b.WriteString(r.placeholder(Secret, s[c.start:c.end]))
+		kinds = append(kinds, Secret)
+		last = c.end
+	}
+	b.WriteString(s[last:])
+	return b.String(), kinds
+}
+
+// namedValue reads a secret named at ws[i]: where its value starts and
+// ends in s; -1s for none.
+func namedValue(s string, ws []word, i int) (start, end int) {
+	kind, prefix := nameAt(ws, i)
+	if kind == 0 {
+		return -1, -1
+	}
+	network := networkWords[prefix] || i > 0 && networkWords[ws[i-1].core]
+	notSecret := notSecretCompounds[prefix] || notSecretCodeParts[prefix] || notSecretCodes[prefix] || i > 0 && (notSecretCodes[ws[i-1].core] || notSecretCodeParts[ws[i-1].core])
+	j := i + 1
+	for n := 0; n < 2 && j < len(ws) && !ws[j-1].stop && !ws[j-1].colon && nameAdjectives[ws[j].core]; n++ {
+		network = network || networkWords[ws[j].core]
+		j++
+	}
+	// What the secret belongs to: none, or a word of ofWords (or an
+	// elided "d'", "l'") and up to maxOwner words after it.
+	ends := []int{j}
+	if j < len(ws) && !ws[j-1].stop && !ws[j-1].colon && startsOwner(ws[j].core) {
+		for k := j + 1; k <= j+maxOwner+1 && k <= len(ws); k++ {
+			ends = append(ends, k)
+			if ws[k-1].stop || ws[k-1].colon {
+				break
+			}
+		}
+	}
+	for _, e := range ends {
+		owner := ws[j:e]
+		net, not := network, notSecret
+		for _, w := range owner {
+			net = net || networkWords[w.core] || networkWords[strings.TrimPrefix(strings.TrimPrefix(w.core, "l'"), "d'")]
+			not = not || notSecretCodeParts[w.core] || notSecretCodes[w.core]
+		}
+		if kind == digitValue && not || kind == wifiValue && !net {
+			continue
+		}
+		k := kind
+		if net {
+			k = anyValue
+		}
+		// Main order: name, owner, "is", value; or "name:" value.
+		if v := e; e > i && (ws[e-1].colon || v < len(ws) && isWords[ws[v].core]) {
+			if !ws[e-1].colon {
+				v++
+			}
+			if v < len(ws) {
+				if start, end := namedValueAt(s, ws[v].start, k); start >= 0 {
+					return start, end
+				}
+			}
+		}
+		// A German clause after "dass": name, owner, value, "ist".
+		if v := e; v+1 < len(ws) && !ws[v].stop && lastIsWords[ws[v+1].core] && (ws[v+1].stop || lastWord(s, ws[v+1])) && !isWords[ws[v].core] {
+			if start, end := namedValueAt(s[:ws[v].end], ws[v].start, k); start >= 0 {
+				return start, end
+			}
+		}
+	}
+	return -1, -1
+}
+
+// lastWord reports whether w is the last word of s.
+func lastWord(s string, w word) bool {
+	return strings.TrimRight(s[w.end:], " \t\n\r\f") == ""
+}
+
+// startsOwner reports whether w starts what a secret belongs to.
+func startsOwner(w string) bool {
+	if ofWords[w] {
+		return true
+	}
+	for _, elided := range []string{"d'", "d’", "l'", "l’"} {
+		if len(w) > len(elided) && strings.HasPrefix(w, elided) {
+			return true
+		}
+	}
+	return false
+}
+
+// namedValueAt reads the value of a secret of kind k at s[p]: where it starts
+// and ends, its quotes left around it; -1s when what is there is talk
+// about a secret ("falsch", "la misma"), a placeholder, or, for a code,
+// holds no digit.
+func namedValueAt(s string, p int, k nameKind) (start, end int) {
+	if k == digitValue {
+		if end := codeValue(s, p); end >= 0 {
+			trimmed := strings.TrimRight(s[p:end], " \t\n-")
+			return p, p + len(trimmed)
+		}
+	}
+	loc := valueAnchored.FindStringSubmatchIndex(s[p:])
+	if loc == nil {
+		return -1, -1
+	}
+	quoted := s[p+loc[2] : p+loc[3]]
+	body := strings.TrimRight(quoted, `\"'`)
+	value := strings.TrimLeft(body, `\"'`)
+	if value == "" || strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] {
+		return -1, -1
+	}
+	if k == digitValue && !strings.ContainsFunc(value, unicode.IsDigit) {
+		return -1, -1
+	}
+	start = p + len(quoted) - len(strings.TrimLeft(quoted, `\"'`))
+	return start, start + len(value)
+}
+
+// NamesSecret reports whether s names a household secret, in English,
+// German, Spanish or French: a password, a code, a PIN, a combination, a
+// network's key ("what is the wifi password", "wie ist der Türcode",
+// "cuál es la contraseña del wifi", "quel est le code de la porte"). A
+// remembered secret is said back only to a question that names one.
+func NamesSecret(s string) bool {
+	ws := words(make([]word, 0, 32), s, 0)
+	network := slices.ContainsFunc(ws, func(w word) bool { return networkWords[w.core] })
+	for i := range ws {
+		switch kind, prefix := nameAt(ws, i); {
+		case kind == anyValue, kind == digitValue && !notSecretCompounds[prefix] && !notSecretCodeParts[prefix]:
+			return true
+		case kind == wifiValue && (network || networkWords[prefix]):
+			return true
+		}
+	}
+	return false
+}
