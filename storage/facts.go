@@ -55,6 +55,24 @@ func (f *Facts) AddSecret(ctx context.Context, shown, said string, at time.Time)
 	return fact, f.db.put(ctx, "remember fact", factPrefix+fact.ID, fact)
 }
 
+// Seal keeps fact, kept in clear, as one holding a secret: shown in
+// clear, the whole as said sealed, under its ID and time. It is one
+// write: the fact in clear is replaced, never lost.
+func (f *Facts) Seal(ctx context.Context, fact Fact, shown string) (Fact, error) {
+	if f.secrets == nil {
+		return Fact{}, fmt.Errorf("storage: seal a fact: no secrets key")
+	}
+	if len(fact.Sealed) > 0 {
+		return fact, nil
+	}
+	sealed, err := f.secrets.Seal(fact.Text)
+	if err != nil {
+		return Fact{}, fmt.Errorf("storage: seal a fact: %w", err)
+	}
+	fact.Text, fact.Sealed = shown, sealed
+	return fact, f.db.put(ctx, "seal fact", factPrefix+fact.ID, fact)
+}
+
 // Reveal returns a fact as it was said, its secret included.
 func (f *Facts) Reveal(ctx context.Context, fact Fact) (string, error) {
 	if len(fact.Sealed) == 0 {

@@ -151,6 +151,7 @@ func (b *Box) wire(lastAlive time.Time, continues bool) error {
 	}
 	b.mixer = mixer.New(b.db.Settings(), cfg.Audio.Volume)
 	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
+	resealFacts(context.Background(), b.db.SealedFacts(secrets), b.log)
 	parts := b.parts()
 	b.commands = command.NewRegistry(command.Options{
 		Secrets:      secrets,
