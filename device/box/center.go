@@ -80,6 +80,7 @@ func OpenCenter(cfg *config.Loaded, res config.Resolved, o Options) (*Center, er
 		return nil, err
 	}
 	secrets := db.Secrets(cfg.Commands.SecretsKey)
+	resealFacts(context.Background(), db.SealedFacts(secrets), o.Log)
 	wc := newWeather(cfg)
 	c.own = func() []*command.Command {
 		return catalogue.commands(onCenter, parts{

@@ -13,7 +13,14 @@ import (
 // hunter2") was kept in clear; the box seals it when it opens the store,
 // keeping when it was said, and the other facts as they are.
 func TestFactsKeptInClearAreSealedAtStart(t *testing.T) {
-	cfg, res := configure(t, "[reply]\nplanner = false\n", nil)
+	for _, role := range []string{"box", "center"} {
+		t.Run(role, func(t *testing.T) { factsSealedAtStart(t, role) })
+	}
+}
+
+func factsSealedAtStart(t *testing.T, role string) {
+	srv, _ := modelServer(t)
+	cfg, res := configure(t, "[reply]\nplanner = false\n", map[string]string{"OLLAMA_HOST": srv.URL})
 	db, err := storage.Open(cfg.DataDir, storage.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -26,12 +33,23 @@ func TestFactsKeptInClearAreSealedAtStart(t *testing.T) {
 	}
 	db.Close()
 
-	b, err := Open(cfg, res, Options{})
-	if err != nil {
-		t.Fatal(err)
+	var opened *storage.DB
+	if role == "box" {
+		b, err := Open(cfg, res, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		opened = b.db
+	} else {
+		c, err := OpenCenter(cfg, res, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		opened = c.db
 	}
-	defer b.Close()
-	facts := b.db.SealedFacts(b.db.Secrets(cfg.Commands.SecretsKey))
+	facts := opened.SealedFacts(opened.Secrets(cfg.Commands.SecretsKey))
 	all, err := facts.All(t.Context())
 	if err != nil || len(all) != 2 {
 		t.Fatalf("facts after the start: %+v, %v; want the two", all, err)
