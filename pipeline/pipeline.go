@@ -133,6 +133,13 @@ type Options struct {
 	// Lang is the box's own language, for what it says before it has
 	// heard anyone; the zero value is English.
 	Lang locale.Lang
+	// Decide is a turn's language, decided once after transcription from
+	// heard, the language speech recognition told ("" when it told none,
+	// as for typed text), and text, the words. The wiring fills it from
+	// the reply side, which reads the sentence templates too, so that a
+	// turn here and a typed `hark ask` choose alike. It must be quick. Nil
+	// is locale.Decide with Lang.
+	Decide func(ctx context.Context, heard, text string) string
 	// Log receives turn summaries at Info and state changes at Debug. It
 	// never receives what the user said. Nil discards.
 	Log *slog.Logger

@@ -695,3 +695,39 @@ func TestTurnsReportWhatWasSaid(t *testing.T) {
 		h.stop(t)
 	})
 }
+
+// TestTurnLanguageDecidedByTheWiring: the turn's language is the one
+// Options.Decide makes of what was heard and the words (the offline
+// core's sentence templates read short questions the word detector
+// cannot), decided once for the reply and for the voice alike.
+func TestTurnLanguageDecidedByTheWiring(t *testing.T) {
+	templates := map[string]string{"welche Timer laufen": "de", "quels réveils": "fr", "qué alarmas tengo": "es"}
+	for _, tc := range []struct {
+		tr    Transcriber
+		heard string
+	}{{unsaidLanguage{}, ""}, {typedTranscriber{}, "en"}} {
+		for text, want := range templates {
+			synctest.Test(t, func(t *testing.T) {
+				var asked []string
+				decide := func(ctx context.Context, heard, said string) string {
+					asked = append(asked, heard+"|"+said)
+					return templates[said]
+				}
+				synth := &langSynth{}
+				rep := &scriptReplier{sentences: []string{"Ja."}}
+				events, _ := runPipeline(t, Options{Microphone: &typedMic{lines: []string{text}}, Transcriber: tc.tr,
+					Replier: rep, Synthesizer: synth, Speaker: &clockSpeaker{}, Decide: decide})
+				events <- Press
+				events <- Press
+				time.Sleep(10 * time.Second)
+				synctest.Wait()
+				if !slices.Equal(asked, []string{tc.heard + "|" + text}) {
+					t.Errorf("Decide asked %q, want once with what was heard and said", asked)
+				}
+				if !slices.Equal(rep.langs, []string{want}) || rep.queries[0].Language != tc.heard || !slices.Equal(synth.langs, []string{want}) {
+					t.Errorf("%q heard as %q: reply languages %q (queries %+v), voice languages %q; want %q for both", text, tc.heard, rep.langs, rep.queries, synth.langs, want)
+				}
+			})
+		}
+	}
+}

@@ -83,7 +83,7 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 	p.publish(voice.Status{State: voice.Thinking, Turn: t.id, Text: tr.Text})
 	// The turn's language, decided once: the reply, its commands and the
 	// voice all read it from ctx.
-	ctx = locale.WithLanguage(ctx, locale.Decide(tr.Language, tr.Text, p.opts.Lang))
+	ctx = locale.WithLanguage(ctx, p.language(ctx, tr))
 	v := p.speak(ctx, t, quiet)
 	if utt.Cut {
 		v.say(locale.Speaking(ctx).T(cutNotice))
@@ -129,6 +129,14 @@ func (p *Pipeline) runTurn(ctx context.Context, t *turn, followUp bool) {
 		return
 	}
 	log.Info("turn done", attrs...)
+}
+
+// language is the language of the turn whose transcript is tr.
+func (p *Pipeline) language(ctx context.Context, tr voice.Transcript) string {
+	if p.opts.Decide != nil {
+		return p.opts.Decide(ctx, tr.Language, tr.Text)
+	}
+	return locale.Decide(tr.Language, tr.Text, p.opts.Lang)
 }
 
 // notice says a sentence of the box's own in turn t, about the turn

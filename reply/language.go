@@ -8,8 +8,9 @@ import (
 
 // language is the turn's language: the one decided at its start and
 // carried in ctx (locale.WithLanguage), or, for a caller that decided none,
-// the commands' Decide from what was heard, the sentence templates, the
-// words and the configured one.
+// the commands' Decide from what was heard (taken as said: a caller whose
+// recognition guessed decides before), the sentence templates, the words
+// and the configured one.
 // It returns the offline core's language and the code the model and the
 // commands are told. A language Hark has no phrases for is still the
 // model's to answer in; its fixed sentences are said in English, logged
@@ -17,7 +18,7 @@ import (
 func (e *Engine) language(ctx context.Context, q Query) (locale.Lang, string) {
 	code := locale.LanguageOf(ctx)
 	if code == "" {
-		code = e.o.Commands.Decide(ctx, q.Language, q.Text, locale.Lang(e.o.Language))
+		code = e.o.Commands.Decide(ctx, q.Language, q.Text, locale.Lang(e.o.Language), false)
 	}
 	l, known := locale.Of(code)
 	if code != "" && !known {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harkbox/hark/device/alsa"
+	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/pipeline/espeak"
 	"github.com/harkbox/hark/reply/ollamatest"
 	"github.com/harkbox/hark/reply/replytest"
@@ -163,5 +164,38 @@ func TestWithoutEspeakRepliesArePrinted(t *testing.T) {
 	}
 	if files := replies(t, dir); len(files) != 0 {
 		t.Errorf("%d reply files written with speech off", len(files))
+	}
+}
+
+// TestSimulatedTurnInTheLanguageTyped: a short question typed in the
+// simulation is answered offline in its language, as `hark ask` answers
+// it, though its few words alone do not tell the language.
+func TestSimulatedTurnInTheLanguageTyped(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // printed, not spoken: the words are what is checked
+	dir := t.TempDir()
+	cfg := writeConfig(t, "[sim]\nrealtime = false\n")
+	s := startRun(t, vars(map[string]string{"OLLAMA_HOST": deadPort(t), "HOME": dir}), "--sim", "--data", dir, "--config", cfg)
+	s.out.waitFor(t, "[leds] ○ idle", 1)
+	for i, tc := range []struct {
+		say  string
+		lang locale.Lang
+		want string
+	}{
+		{"welche Timer laufen", locale.German, "You have no timers."},
+		{"quels sont mes réveils", locale.French, "You have no alarms."},
+		{"welche Timer", locale.German, "You have no timers."},
+		{"quels réveils", locale.French, "You have no alarms."},
+		{"qué alarmas tengo", locale.Spanish, "You have no alarms."},
+	} {
+		s.typeLine(t, tc.say)
+		s.out.waitFor(t, "[leds] ○ idle", i+2)
+		out := s.out.String()
+		said := out[strings.LastIndex(out, "you:  "+tc.say):]
+		if want := tc.lang.T(tc.want); !strings.Contains(said, "hark: "+want) {
+			t.Errorf("typed %q: got\n%s\nwant the %s %q", tc.say, said, tc.lang, want)
+		}
+	}
+	if code := s.quit(t); code != 0 {
+		t.Fatalf("exit code %d", code)
 	}
 }

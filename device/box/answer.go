@@ -96,9 +96,18 @@ func (b *Box) answer(ctx context.Context, q reply.Query, say func(string)) (any,
 		defer b.busy()()
 	}
 	if locale.LanguageOf(ctx) == "" {
-		ctx = locale.WithLanguage(ctx, b.commands.Decide(ctx, q.Language, q.Text, b.Lang()))
+		ctx = locale.WithLanguage(ctx, b.decide(ctx, q.Language, q.Text))
 	}
 	return b.answerer.answer(ctx, q, say)
+}
+
+// decide is the language of a turn whose words are text, heard in heard
+// ("" for typed text): the one decision for a voice turn (the pipeline's
+// Decide) and a typed question alike. What speech recognition heard is a
+// guess under [whisper] language = "auto", which the sentence templates
+// may overrule; a language set there is not.
+func (b *Box) decide(ctx context.Context, heard, text string) string {
+	return b.commands.Decide(ctx, heard, text, b.Lang(), b.cfg.Whisper.Language == "auto")
 }
 
 // engine is the box's own reply engine; nil on a node.

@@ -427,21 +427,39 @@ func hasFreeText(res intent.Result) bool {
 	return false
 }
 
-// Decide is locale.Decide with the sentence templates read first: typed
-// text (nothing heard) that the templates of exactly one language match
-// is in that language ("schalte das Licht aus" is German whatever its
-// words look like to the word detector).
-func (r *Registry) Decide(ctx context.Context, heard, text string, fallback locale.Lang) string {
-	if heard == "" && r != nil {
-		var found []locale.Lang
-		for _, l := range locale.All {
-			if len(r.Intents(ctx, l, text)) > 0 {
-				found = append(found, l)
-			}
-		}
-		if len(found) == 1 {
-			return string(found[0])
+// Decide is the turn's language: locale.Decide with the sentence
+// templates read first. Typed text (nothing heard) that the templates of
+// exactly one language match is in that language ("welche Timer laufen"
+// is German though its few words do not tell the word detector). A
+// language speech recognition guessed (guessed: it was not set by the
+// household, whisper's "auto") gives way the same way when its own
+// templates match nothing while exactly one other language's do: a small
+// model often hears a short German question as English. A language the
+// household set is never overruled, so a box set to German answers what
+// it hears in German.
+func (r *Registry) Decide(ctx context.Context, heard, text string, fallback locale.Lang, guessed bool) string {
+	if r == nil {
+		return locale.Decide(heard, text, fallback)
+	}
+	if heard == "" || guessed && len(r.Intents(ctx, locale.Lang(locale.Decide(heard, "", fallback)), text)) == 0 {
+		if l, ok := r.onlyMatch(ctx, text); ok {
+			return string(l)
 		}
 	}
 	return locale.Decide(heard, text, fallback)
+}
+
+// onlyMatch is the one language whose sentence templates text matches,
+// if exactly one does.
+func (r *Registry) onlyMatch(ctx context.Context, text string) (locale.Lang, bool) {
+	var found []locale.Lang
+	for _, l := range locale.All {
+		if len(r.Intents(ctx, l, text)) > 0 {
+			found = append(found, l)
+		}
+	}
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
 }
