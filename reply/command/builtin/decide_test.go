@@ -29,6 +29,13 @@ func TestDecideShortQuestions(t *testing.T) {
 		{"", "qué alarmas tengo", true, "es"},
 		{"", "qué hora es", true, "es"},
 		{"", "what time is it", true, "en"},
+		{"", "mis alarmas", true, "es"},
+		{"", "hay alarmas", true, "es"},
+		{"", "temporizadores", true, "es"},
+		{"", "mes minuteurs", true, "fr"},
+		{"", "meine Timer", true, "de"},
+		{"", "meine Wecker", true, "de"},
+		{"", "my timers", true, "en"},
 		{"", "welche Timer laufen", false, "de"}, // typed text goes by its words whatever the setting
 		// Heard, and guessed.
 		{"en", "wie spät ist es", true, "de"},

@@ -232,6 +232,26 @@ func TestShortListQuestions(t *testing.T) {
 		{locale.Spanish, "qué alarmas", "list_reminders", "alarms"},
 		{locale.Spanish, "qué recordatorios", "list_reminders", "reminders"},
 		{locale.Spanish, "qué temporizadores", "check_timers", ""},
+		// Said shorter still: "my timers", "any alarms", the bare noun.
+		{locale.Spanish, "qué temporizadores hay", "check_timers", ""},
+		{locale.Spanish, "hay temporizadores", "check_timers", ""},
+		{locale.Spanish, "mis temporizadores", "check_timers", ""},
+		{locale.Spanish, "temporizadores", "check_timers", ""},
+		{locale.Spanish, "hay alarmas", "list_reminders", "alarms"},
+		{locale.Spanish, "mis alarmas", "list_reminders", "alarms"},
+		{locale.Spanish, "alarmas", "list_reminders", "alarms"},
+		{locale.French, "mes minuteurs", "check_timers", ""},
+		{locale.French, "minuteurs", "check_timers", ""},
+		{locale.French, "mes alarmes", "list_reminders", "alarms"},
+		{locale.French, "mes réveils", "list_reminders", "alarms"},
+		{locale.German, "meine Timer", "check_timers", ""},
+		{locale.German, "meine Wecker", "list_reminders", "alarms"},
+		{locale.English, "my timers", "check_timers", ""},
+		{locale.English, "timers?", "check_timers", ""},
+		{locale.English, "any timers", "check_timers", ""},
+		{locale.English, "my alarms", "list_reminders", "alarms"},
+		{locale.English, "alarms", "list_reminders", "alarms"},
+		{locale.English, "any alarms", "list_reminders", "alarms"},
 	} {
 		u := f.reg.Understand(t.Context(), tt.l, tt.say)
 		if !u.OK || u.Route.Command.Name != tt.cmd || tt.arg != "" && u.Route.Claim.Arguments["kind"] != tt.arg {
