@@ -259,6 +259,7 @@ func TestKeywordRouterLeavesGeneralKnowledgeToTheModel(t *testing.T) {
 		{locale.German, "was ist die Hauptstadt von Frankreich", false},
 		{locale.French, "où est né Napoléon", false},
 		{locale.French, "quelle est la capitale de la France", false},
+		{locale.French, "quelle est la racine carrée de 16", false},
 		{locale.Spanish, "dónde nació Napoleón", false},
 		{locale.Spanish, "cuál es la capital de Francia", false},
 		{locale.English, "is the garage door open", true},

@@ -571,6 +571,8 @@ func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
 		{locale.Spanish, "cuánto es 2 elevado a 10", "2 elevado a 10 es 1024."},
 		{locale.French, "c'est quoi la racine carrée de 16", "La racine carrée de 16, c'est 4."},
 		{locale.French, "racine carrée de 16", "La racine carrée de 16, c'est 4."},
+		{locale.French, "quelle est la racine carrée de 16", "La racine carrée de 16, c'est 4."},
+		{locale.French, "quelle est la racine cubique de 27", "La racine cubique de 27, c'est 3."},
 		{locale.French, "racine cubique de 27", "La racine cubique de 27, c'est 3."},
 		{locale.French, "combien font 15 pour cent de 80", "15 pour cent de 80, ça fait 12."},
 		{locale.French, "combien font 2 puissance 10", "2 puissance 10 égale 1024."},
