@@ -16,7 +16,7 @@ var cues = map[Lang][]string{
 	German: {"der", "die", "das", "und", "ist", "ein", "eine", "einen", "für", "mit", "mich", "mir", "wie", "spät", "was",
 		"viel", "stell", "stelle", "uhr", "minuten", "stunden", "sekunden", "lauter", "leiser", "erinnere", "wecker",
 		"bitte", "ich", "du", "nicht", "auf", "um", "es", "halb", "viertel", "morgen", "heute", "welcher", "welches",
-		"weck", "lautstärke", "lösche", "stopp", "sind", "habe", "noch", "mal", "geteilt", "durch", "merk", "dir", "dass",
+		"weck", "lautstärke", "lösche", "stopp", "sind", "habe", "noch", "mal", "plus", "geteilt", "durch", "merk", "dir", "dass",
 		"vergiss", "weißt", "über", "wieviel", "rechne", "zeit", "übrig", "datum", "tag", "ton", "aus", "an", "daran", "timer", "danke", "dankeschön", "kannst", "hilfe", "nein", "eigentlich"},
 	French: {"le", "la", "les", "de", "du", "des", "un", "une", "est", "et", "il", "quelle", "quel", "heure", "heures",
 		"pour", "dans", "moi", "je", "tu", "à", "combien", "font", "fait", "mets", "minuteur", "réveil", "rappelle",

@@ -44,6 +44,10 @@ func TestDetect(t *testing.T) {
 		"nein, 10":                         German,
 		"eigentlich zwanzig":               German,
 		"non, 10":                          French,
+		// "plus" is German as much as English or French: "und" tells.
+		"und plus 5": German,
+		"et plus 5":  French,
+		"and plus 5": English,
 	} {
 		if l, ok := Detect(text); !ok || l != want {
 			t.Errorf("Detect(%q) = %s, %v; want %s", text, l, ok, want)

@@ -103,6 +103,7 @@ func TestAndFollowUpOffline(t *testing.T) {
 	for _, c := range []struct{ first, then, want string }{
 		{"what is 3 plus 4", "and times 3", "3 times 3 is 9."},
 		{"was ist 3 plus 4", "und mal 3", "3 mal 3 ist 9."},
+		{"was ist 3 plus 4", "und plus 5", "3 plus 5 ist 8."},
 	} {
 		var said []string
 		first, _ := f.eng.Reply(t.Context(), Query{Text: c.first}, func(s string) {})
