@@ -375,7 +375,14 @@ func namedValue(s string, ws []word, i int) (start, end int) {
 		// The value first: value, "is", the name and owner ending the
 		// sentence.
 		if e > i && (ws[e-1].stop || lastWord(s, ws[e-1])) {
-			if start, end := valueFirst(s, ws, i, k); start >= 0 {
+			if start, end := valueFirst(s, ws, i, k, false); start >= 0 {
+				return start, end
+			}
+		}
+		// And in a German clause after "dass": "dass hunter2 das
+		// WLAN-Passwort ist".
+		if v := e; v < len(ws) && !ws[e-1].stop && !ws[e-1].colon && lastIsWords[ws[v].core] && (ws[v].stop || lastWord(s, ws[v])) {
+			if start, end := valueFirst(s, ws, i, k, true); start >= 0 {
 				return start, end
 			}
 		}
@@ -403,9 +410,10 @@ var clauseStarts = map[string]bool{"that": true, "dass": true, "que": true}
 // before, at "mot de passe") with its value said first: one word that
 // starts the sentence or a clause and looks like a secret (a digit, or no
 // plain word: a mark or a capital inside), then "is", an article and up
-// to two words naming what the secret is for. Where the value starts and
-// ends in s; -1s for none.
-func valueFirst(s string, ws []word, i int, k nameKind) (start, end int) {
+// to two words naming what the secret is for; in a German clause
+// (verbLast), "dass", the value, an article and the name, its verb after
+// them. Where the value starts and ends in s; -1s for none.
+func valueFirst(s string, ws []word, i int, k nameKind, verbLast bool) (start, end int) {
 	j := i - 1
 	if ws[i].core == "passe" {
 		j = i - 3
@@ -416,7 +424,12 @@ func valueFirst(s string, ws []word, i int, k nameKind) (start, end int) {
 	if j >= 0 && nameArticles[ws[j].core] && !ws[j].stop && !ws[j].colon {
 		j--
 	}
-	if j < 1 || !firstIsWords[ws[j].core] || ws[j].stop || ws[j].colon {
+	if verbLast {
+		if j < 1 || ws[j-1].core != "dass" {
+			return -1, -1
+		}
+		j++ // as if a verb followed the value
+	} else if j < 1 || !firstIsWords[ws[j].core] || ws[j].stop || ws[j].colon {
 		return -1, -1
 	}
 	v := ws[j-1]
