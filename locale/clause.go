@@ -69,7 +69,8 @@ func (l Lang) MainClause(said, clause string) string {
 // firstPart is how many words at the start of a German clause make its
 // first part: a pronoun, an article or possessive with up to two words and
 // its noun, or a name; the names right after the noun go with it ("meine
-// Schwester Anna"). Zero when the start is none of these.
+// Schwester Anna"), not a capital word with digits (a password). Zero
+// when the start is none of these.
 func firstPart(words []string) int {
 	first := strings.ToLower(words[0])
 	k := 0
@@ -92,10 +93,21 @@ func firstPart(words []string) int {
 	if k == 0 {
 		return 0
 	}
-	for k < len(words) && capital(words[k]) {
+	for k < len(words) && capital(words[k]) && nameLike(words[k]) {
 		k++
 	}
 	return k
+}
+
+// nameLike reports whether w is letters alone, as a name is: "Anna", not
+// a password such as "Tr0ub4dor3x".
+func nameLike(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) && r != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 func capital(w string) bool {

@@ -14,6 +14,8 @@ func TestMainClause(t *testing.T) {
 		{German, "merk dir dass die neue Nachbarin in Köln wohnt", "die neue Nachbarin in Köln wohnt", "die neue Nachbarin wohnt in Köln"},
 		{German, "merk dir, dass Tante Erna im Mai Geburtstag hat.", "Tante Erna im Mai Geburtstag hat.", "Tante Erna hat im Mai Geburtstag."},
 		{German, "merk dir, dass ich Erdnüsse nicht vertrage", "ich Erdnüsse nicht vertrage", "ich vertrage Erdnüsse nicht"},
+		// a capital word with digits after the noun is no name: a password
+		{German, "merk dir, dass unser WLAN-Passwort Tr0ub4dor3x ist", "unser WLAN-Passwort Tr0ub4dor3x ist", "unser WLAN-Passwort ist Tr0ub4dor3x"},
 		{German, "vergiss nicht, dass das Paket abgeholt werden muss", "das Paket abgeholt werden muss", "das Paket muss abgeholt werden"},
 		// as said: a main clause, a separable verb, a first part not plain,
 		// a name that may be the first part's or the verb's, another

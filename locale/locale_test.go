@@ -153,6 +153,11 @@ func TestYours(t *testing.T) {
 		{German, "meine Mutter anzurufen", "deine Mutter anzurufen"}, {German, "Mein Fahrrad blau ist", "Dein Fahrrad blau ist"},
 		{French, "appeler ma sœur", "appeler ta sœur"},
 		{Spanish, "llamar a mi madre", "llamar a tu madre"},
+		// what the household says of itself is said back to it
+		{English, "our wifi password is [SECRET_1]", "your wifi password is [SECRET_1]"}, {English, "we feed the cat at six", "you feed the cat at six"},
+		{German, "unser WLAN-Passwort ist [SECRET_1]", "euer WLAN-Passwort ist [SECRET_1]"}, {German, "bei unserem Nachbarn", "bei eurem Nachbarn"},
+		{French, "notre mot de passe wifi", "votre mot de passe wifi"}, {French, "nos clés", "vos clés"},
+		{Spanish, "nuestra contraseña del wifi", "vuestra contraseña del wifi"},
 	} {
 		if got := c.l.Yours(c.said); got != c.want {
 			t.Errorf("%s %q = %q, want %q", c.l, c.said, got, c.want)

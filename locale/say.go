@@ -402,11 +402,14 @@ var unitNames = map[Lang]map[string][2]string{
 // back: "my" is "your". Only words whose swap needs no change to the verb
 // are swapped in German, French and Spanish ("mein" but not "ich bin").
 var yours = map[Lang]map[string]string{
-	English: {"my": "your", "me": "you", "i": "you", "mine": "yours", "myself": "yourself"},
+	English: {"my": "your", "me": "you", "i": "you", "mine": "yours", "myself": "yourself",
+		"we": "you", "our": "your", "ours": "yours", "us": "you", "ourselves": "yourselves"},
 	German: {"mein": "dein", "meine": "deine", "meinen": "deinen", "meinem": "deinem", "meiner": "deiner", "meines": "deines",
-		"mich": "dich", "mir": "dir"},
-	French:  {"mon": "ton", "ma": "ta", "mes": "tes", "moi": "toi"},
-	Spanish: {"mi": "tu", "mis": "tus"},
+		"mich": "dich", "mir": "dir",
+		"unser": "euer", "unsere": "eure", "unseren": "euren", "unserem": "eurem", "unserer": "eurer", "unseres": "eures", "uns": "euch"},
+	French: {"mon": "ton", "ma": "ta", "mes": "tes", "moi": "toi", "notre": "votre", "nos": "vos"},
+	Spanish: {"mi": "tu", "mis": "tus",
+		"nuestro": "vuestro", "nuestra": "vuestra", "nuestros": "vuestros", "nuestras": "vuestras"},
 }
 
 // Yours turns what the user said of themselves into how Hark says it

@@ -273,11 +273,14 @@ func (b *Box) parts() parts {
 	cfg := b.cfg
 	secrets := b.db.Secrets(cfg.Commands.SecretsKey)
 	wc := newWeather(cfg)
+	place := &home{settings: b.db.Settings(), client: wc, name: cfg.Weather.Location}
+	house := ha.NewClient(secrets)
 	return parts{
-		builtin: builtin.Deps{Schedule: b.alerts, Alerts: b.alerts, Mixer: b.mixer, Memory: b.db.SealedFacts(secrets), Diary: b.db.Diary(), Status: deviceStatus{b}},
+		builtin: builtin.Deps{Schedule: b.alerts, Alerts: b.alerts, Mixer: b.mixer, Memory: b.db.SealedFacts(secrets), Diary: b.db.Diary(), Status: deviceStatus{b},
+			Setup: setUp{house: house, home: place}},
 		weather: wc,
-		home:    &home{settings: b.db.Settings(), client: wc, name: cfg.Weather.Location},
-		house:   ha.NewClient(secrets),
+		home:    place,
+		house:   house,
 		lookup:  lookupOptions(cfg, secrets),
 	}
 }

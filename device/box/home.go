@@ -7,6 +7,7 @@ import (
 
 	"github.com/harkbox/hark/internal/disk"
 	"github.com/harkbox/hark/reply/command/builtin"
+	ha "github.com/harkbox/hark/reply/command/home"
 	"github.com/harkbox/hark/reply/command/weather"
 	"github.com/harkbox/hark/storage"
 )
@@ -37,6 +38,30 @@ func (h *home) Home(ctx context.Context) (weather.Place, bool, error) {
 func (h *home) SetHome(ctx context.Context, p weather.Place) error {
 	return h.settings.Set(ctx, "home_place", p)
 }
+
+// known reports whether the weather's home is set up or configured,
+// without finding a configured place's coordinates.
+func (h *home) known(ctx context.Context) bool {
+	if h.name != "" {
+		return true
+	}
+	var p weather.Place
+	ok, err := h.settings.Get(ctx, "home_place", &p)
+	return err == nil && ok
+}
+
+// setUp is what of the house the box is set up for, as the help command
+// says it: Home Assistant, the weather's home.
+type setUp struct {
+	house *ha.Client
+	home  *home
+}
+
+func (s setUp) SetUp(ctx context.Context) (home, weather bool) {
+	return s.house.SetUp(ctx), s.home.known(ctx)
+}
+
+var _ builtin.Setup = setUp{}
 
 // deviceStatus is the box as the model's device_status command reports it.
 type deviceStatus struct{ b *Box }

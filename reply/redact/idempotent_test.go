@@ -20,3 +20,14 @@ func TestRedactIsIdempotentOverLongObjects(t *testing.T) {
 		t.Errorf("the password named within reach once the addresses are hidden stayed: %s", once)
 	}
 }
+
+// A cookie's value that a phone number's placeholder starts, the number
+// run on past the value's end, was hidden by the first Redact: the second
+// leaves it.
+func TestRedactIsIdempotentOverAPlaceholderInACookie(t *testing.T) {
+	r := New()
+	once, _ := r.Redact("Cookie:0=00 00000!000000")
+	if twice, k := r.Redact(once); once != twice {
+		t.Errorf("redacting twice changed %q to %q %v", once, twice, k)
+	}
+}

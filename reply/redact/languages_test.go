@@ -135,3 +135,64 @@ func TestNamesSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestValueBeforeItsName: a secret said with its value first, then "is"
+// and the secret's name ending the sentence ("hunter2 is the wifi
+// password"), is hidden in each language when the value looks like one:
+// it holds a digit, or is no plain word. Talk in which the name goes on
+// into something else ("the password reset page"), a plain word or a
+// pronoun before "is", a question, a code without a digit, are left as
+// they are.
+func TestValueBeforeItsName(t *testing.T) {
+	for _, tt := range []struct{ in, value string }{
+		{"hunter2 is the wifi password", "hunter2"},
+		{"4711 is the door code", "4711"},
+		{"remember that 4711 is the code for the garage.", "4711"},
+		{"Tr0ub4dor is my email password", "Tr0ub4dor"},
+		{"hunter2 ist das WLAN-Passwort", "hunter2"},
+		{"merk dir, dass hunter2 das WLAN-Passwort ist", "hunter2"},
+		{"merk dir, dass 4711 der Code der Haustür ist.", "4711"},
+		{"merk dir: 4711 ist der Türcode", "4711"},
+		{"hunter2 es la contraseña del wifi", "hunter2"},
+		{"recuerda que 4711 es el código de la puerta", "4711"},
+		{"hunter2 est le mot de passe du wifi", "hunter2"},
+		{"4711 est le code de la porte.", "4711"},
+	} {
+		got, kinds := New().Redact(tt.in)
+		if strings.Contains(got, tt.value) || !slices.Equal(kinds, []Kind{Secret}) || !strings.Contains(got, "[SECRET_1]") {
+			t.Errorf("Redact(%q) = %q %v, want %q hidden", tt.in, got, kinds, tt.value)
+			continue
+		}
+		if again, k := New().Redact(got); again != got || len(k) > 0 {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", got, again, k)
+		}
+		r := New()
+		shown, _ := r.Redact(tt.in)
+		if back := r.Restore(shown); back != tt.in {
+			t.Errorf("Restore(%q) = %q, want %q", shown, back, tt.in)
+		}
+	}
+	for _, s := range []string{
+		"this is the password reset page",
+		"that is the door code question",
+		"what is the wifi password",
+		"which is the door code?",
+		"this is the wifi password",
+		"hunter2 is not the wifi password",
+		"hunter2 is the wifi password reset link",
+		"ABCD is the door code",
+		"das ist das WLAN-Passwort",
+		"hunter2 ist nicht das WLAN-Passwort",
+		"merk dir, dass das das WLAN-Passwort ist",
+		"merk dir, dass hunter2 nicht das WLAN-Passwort ist",
+		"cuál es la contraseña del wifi",
+		"esto es la contraseña del wifi",
+		"quel est le mot de passe du wifi",
+		"c'est le mot de passe du wifi",
+		"the card 2 is the code of conduct",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+}

@@ -12,7 +12,9 @@ import (
 // the door is 4711", "la contraseña del wifi es hunter2", "le mot de passe
 // du wifi est hunter2", "das Passwort vom WLAN lautet hunter2"), or in a
 // German clause after "dass" the value before the verb ("dass das
-// WLAN-Passwort hunter2 ist"). The phrasings the password and code
+// WLAN-Passwort hunter2 ist"), or the value first when the name ends the
+// sentence ("hunter2 is the wifi password", "4711 est le code de la
+// porte"). The phrasings the password and code
 // patterns read already ("my password is", "the door code is") are theirs;
 // these are read word by word, after them.
 
@@ -233,9 +235,14 @@ func mayName(raw string) bool {
 	return false
 }
 
-// namedWindow is how many words, from two before a secret's name, hold
-// its name, what it belongs to, its verb and its value.
-const namedWindow = 16
+// namedWindow is how many words, from wordsAhead before a secret's name,
+// hold its name, what it belongs to, its verb and its value.
+const namedWindow = 24
+
+// wordsAhead is how many words before a secret's name are read: a value
+// said first, its verb, an article and two words naming what the secret
+// is for ("4711 is the front door code"), and "mot de" before "passe".
+const wordsAhead = 7
 
 // nameAt is the kind of the secret named at ws[i] and the part of a
 // compound before the name ("tür" of "Türcode"); 0 for none.
@@ -278,15 +285,17 @@ func (r *Redactor) named(s string, kinds []Kind) (string, []Kind) {
 			p = q
 			continue
 		}
-		from := wordsBefore(s, p, 2) // "mot de" before "passe"
+		from := wordsBefore(s, p, wordsAhead)
 		var buf [namedWindow]word
 		ws := words(buf[:0], s, from)
 		i := slices.IndexFunc(ws, func(w word) bool { return w.start == p })
-		if start, end := namedValue(s, ws, i); start >= 0 {
+		if start, end := namedValue(s, ws, i); start >= 0 && (len(cuts) == 0 || start >= cuts[len(cuts)-1].end) {
 			cuts = append(cuts, cut{start, end})
-			q = end // and on to the end of the value's word
-			for q < len(s) && !isSpace(s[q]) {
-				q++
+			if end > q { // and on to the end of the value's word, when it follows the name
+				q = end
+				for q < len(s) && !isSpace(s[q]) {
+					q++
+				}
 			}
 		}
 		p = q
@@ -363,8 +372,109 @@ func namedValue(s string, ws []word, i int) (start, end int) {
 				return start, end
 			}
 		}
+		// The value first: value, "is", the name and owner ending the
+		// sentence.
+		if e > i && (ws[e-1].stop || lastWord(s, ws[e-1])) {
+			if start, end := valueFirst(s, ws, i, k, false); start >= 0 {
+				return start, end
+			}
+		}
+		// And in a German clause after "dass": "dass hunter2 das
+		// WLAN-Passwort ist".
+		if v := e; v < len(ws) && !ws[e-1].stop && !ws[e-1].colon && lastIsWords[ws[v].core] && (ws[v].stop || lastWord(s, ws[v])) {
+			if start, end := valueFirst(s, ws, i, k, true); start >= 0 {
+				return start, end
+			}
+		}
 	}
 	return -1, -1
+}
+
+// firstIsWords link a value said first to the secret's name after them:
+// "hunter2 is the wifi password", "hunter2 ist das WLAN-Passwort",
+// "hunter2 es la contraseña", "hunter2 est le mot de passe".
+var firstIsWords = map[string]bool{"is": true, "was": true, "ist": true, "war": true, "es": true, "era": true,
+	"est": true, "était": true, "etait": true}
+
+// nameArticles may stand between a value said first, its verb and the
+// secret's name: "is the", "ist das", "es la", "est le", "is our".
+var nameArticles = map[string]bool{"the": true, "my": true, "our": true, "der": true, "die": true, "das": true,
+	"mein": true, "meine": true, "unser": true, "unsere": true, "el": true, "la": true, "mi": true, "nuestro": true,
+	"nuestra": true, "le": true, "mon": true, "ma": true, "notre": true}
+
+// clauseStarts may come right before a value said first: "remember that
+// hunter2 is the wifi password", "recuerda que 4711 es ...".
+var clauseStarts = map[string]bool{"that": true, "dass": true, "que": true}
+
+// valueFirst reads a secret whose name starts at ws[i] (or two words
+// before, at "mot de passe") with its value said first: one word that
+// starts the sentence or a clause and looks like a secret (a digit, or no
+// plain word: a mark or a capital inside), then "is", an article and up
+// to two words naming what the secret is for; in a German clause
+// (verbLast), "dass", the value, an article and the name, its verb after
+// them. Where the value starts and ends in s; -1s for none.
+func valueFirst(s string, ws []word, i int, k nameKind, verbLast bool) (start, end int) {
+	j := i - 1
+	if ws[i].core == "passe" {
+		j = i - 3
+	}
+	for n := 0; n < 2 && j >= 0 && plainModifier(ws[j]); n++ {
+		j--
+	}
+	if j >= 0 && nameArticles[ws[j].core] && !ws[j].stop && !ws[j].colon {
+		j--
+	}
+	if verbLast {
+		if j < 1 || ws[j-1].core != "dass" {
+			return -1, -1
+		}
+		j++ // as if a verb followed the value
+	} else if j < 1 || !firstIsWords[ws[j].core] || ws[j].stop || ws[j].colon {
+		return -1, -1
+	}
+	v := ws[j-1]
+	if v.stop || v.colon || v.quoted {
+		return -1, -1
+	}
+	if j-1 > 0 {
+		if w := ws[j-2]; !w.stop && !w.colon && !clauseStarts[w.core] {
+			return -1, -1
+		}
+	} else if before := strings.TrimRight(s[:v.start], " \t\r\n"); before != "" && !strings.ContainsAny(before[len(before)-1:], ".!?,;:\n") {
+		return -1, -1
+	}
+	start, end = namedValueAt(s[:v.end], v.start, k)
+	if start < 0 || !secretLooking(s[start:end]) || strings.TrimRight(s[end:v.end], `"'.,;:!?)»`) != "" {
+		return -1, -1
+	}
+	return start, end
+}
+
+// plainModifier reports whether w may be a word before a secret's name
+// that says what it is for ("door", "email", "wifi"): a plain word, no
+// article, verb or word of talk about a secret ("not", "nicht").
+func plainModifier(w word) bool {
+	if w.stop || w.colon || w.quoted || w.core == "" || isWords[w.core] || nameArticles[w.core] || notSecretWords[w.core] {
+		return false
+	}
+	for _, r := range w.core {
+		if !unicode.IsLetter(r) && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// secretLooking reports whether v, a word said before a secret's name,
+// looks like a secret rather than a word of the sentence: it holds a
+// digit, a mark, or a capital after its first letter.
+func secretLooking(v string) bool {
+	for i, r := range v {
+		if unicode.IsDigit(r) || !unicode.IsLetter(r) || i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastWord reports whether w is the last word of s.

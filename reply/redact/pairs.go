@@ -1048,7 +1048,9 @@ func cookiesAt(s string, p, end int, found []secret) []secret {
 				if !closed {
 					return found
 				}
-				if v > start && placeholderAt(s, start) != v-start && secretCookie(cookie, s[start:v]) {
+				// A value a placeholder starts was hidden already, or a
+				// number run on from it was.
+				if v > start && placeholderAt(s, start) == 0 && secretCookie(cookie, s[start:v]) {
 					found = append(found, secret{start, v, s[start:v]})
 				}
 				i = v

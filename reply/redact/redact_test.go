@@ -81,6 +81,7 @@ func FuzzRedactIsIdempotent(f *testing.F) {
 	f.Add("my password is hunter2 and mail a@b.io, card 4111 1111 1111 1111")
 	f.Add(`{"result": "{\"wifi_password\": \"sun. flower\", \"pin\": 4821}"} api_key=x&token: [SECRET_1]`)
 	f.Add(`[{"name": "ssid", "value": "x"}, {"value": 4821, "meta": {"a": "}"}, 'key': "API Key"}, "{\"field\": \"pin\", \"value\": \"1\"}"]`)
+	f.Add("remember that hunter2 is the wifi password, and 4711 est le code de la porte. Cookie: sid=ab12")
 	f.Fuzz(func(t *testing.T, s string) {
 		r := New()
 		once, _ := r.Redact(s)

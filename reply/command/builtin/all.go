@@ -15,6 +15,8 @@ type Deps struct {
 	// Diary is searched with the facts; nil for none.
 	Diary  Diary
 	Status StatusSource
+	// Setup says what of the house the box is set up for; nil for all.
+	Setup Setup
 }
 
 // All returns the built-in commands in pre-route order: specific phrasings
@@ -29,7 +31,7 @@ func All(d Deps) []*command.Command {
 		Time(), Calculate(), Convert(),
 		Remember(d.Memory), Forget(d.Memory), SearchMemory(d.Memory, d.Diary),
 		Status(d.Status),
-		Help(), Thanks(), Greet(), Introduce(),
+		Help(d.Setup), Thanks(), Greet(), Introduce(),
 		Stop(d.Alerts),
 	}
 	for _, c := range cmds {

@@ -6,17 +6,39 @@ import (
 	"github.com/harkbox/hark/reply/command"
 )
 
+// Setup says which of the household's services the box is set up for.
+type Setup interface {
+	// SetUp reports whether Home Assistant is set up (its address and
+	// token kept) and whether the weather has a home place. It asks
+	// nothing of the network.
+	SetUp(ctx context.Context) (home, weather bool)
+}
+
 // Help is help: "what can you do" answered with what works without the
 // model, which is what the box does whatever the model server's state.
-// The offline path alone reaches it; the model answers for itself.
-func Help() *command.Command {
+// The home is named only when Home Assistant is set up, the weather at
+// home only when the box knows its place (setup nil: both). The offline
+// path alone reaches it; the model answers for itself.
+func Help(setup Setup) *command.Command {
 	return &command.Command{
 		Name:        "help",
 		Description: "Say what the box can do.",
 		Hidden:      true,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			l := lang(c)
-			return command.Said(l.T("I can set timers, alarms and reminders, snooze an alarm, control your home, change my volume, tell you the time, the date and the weather, do sums and conversions, and remember what you tell me. When my language model is reachable, I can answer other questions too."), nil), nil
+			home, weather := true, true
+			if setup != nil {
+				home, weather = setup.SetUp(ctx)
+			}
+			switch {
+			case home && weather:
+				return command.Said(l.T("I can set timers, alarms and reminders, snooze an alarm, control your home, change my volume, tell you the time, the date and the weather, do sums and conversions, and remember what you tell me. When my language model is reachable, I can answer other questions too."), nil), nil
+			case weather:
+				return command.Said(l.T("I can set timers, alarms and reminders, snooze an alarm, change my volume, tell you the time, the date and the weather, do sums and conversions, and remember what you tell me. When my language model is reachable, I can answer other questions too."), nil), nil
+			case home:
+				return command.Said(l.T("I can set timers, alarms and reminders, snooze an alarm, control your home, change my volume, tell you the time and the date, tell you the weather in a place you name, do sums and conversions, and remember what you tell me. When my language model is reachable, I can answer other questions too."), nil), nil
+			}
+			return command.Said(l.T("I can set timers, alarms and reminders, snooze an alarm, change my volume, tell you the time and the date, tell you the weather in a place you name, do sums and conversions, and remember what you tell me. When my language model is reachable, I can answer other questions too."), nil), nil
 		},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply/command"
@@ -134,7 +135,7 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 				return command.Response{}, err
 			}
 			if aboutMe {
-				hits = aboutUser(hits)
+				hits = aboutUser(hits, lang(c))
 				hits = hits[:min(3, len(hits))]
 			} else {
 				hits = whole(hits, q, c.Language)
@@ -199,11 +200,28 @@ func whole(hits []storage.Fact, query, lang string) []storage.Fact {
 	return slices.DeleteFunc(hits, func(f storage.Fact) bool { return !holds(f) })
 }
 
-// aboutUser keeps facts the user stated about themselves.
-func aboutUser(facts []storage.Fact) []storage.Fact {
+// selfWords are the words with which a household speaks of itself, one
+// person or all of them, in each language: a fact holding one is about
+// the household ("my bike", "unser WLAN-Passwort", "nuestra casa").
+var selfWords = map[locale.Lang][]string{
+	locale.English: {"i", "my", "me", "mine", "myself", "we", "our", "us", "ours"},
+	locale.German: {"ich", "mein", "meine", "meinen", "meinem", "meiner", "meines", "mich", "mir",
+		"wir", "unser", "unsere", "unseren", "unserem", "unserer", "unseres", "uns"},
+	locale.Spanish: {"yo", "mi", "mis", "me", "mío", "mía", "míos", "mías",
+		"nosotros", "nosotras", "nuestro", "nuestra", "nuestros", "nuestras", "nos"},
+	locale.French: {"je", "j", "mon", "ma", "mes", "moi", "me", "m", "nous", "notre", "nos"},
+}
+
+// aboutUser keeps facts the household stated about itself, in language l.
+func aboutUser(facts []storage.Fact, l locale.Lang) []storage.Fact {
+	self := selfWords[l]
+	if self == nil {
+		self = selfWords[locale.English]
+	}
 	var out []storage.Fact
 	for _, f := range facts {
-		if hasPhrase(strings.ToLower(f.Text), "i", "my", "me", "i'm", "mine") {
+		words := strings.FieldsFunc(strings.ToLower(f.Text), func(r rune) bool { return !unicode.IsLetter(r) })
+		if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(self, w) }) {
 			out = append(out, f)
 		}
 	}

@@ -129,20 +129,35 @@ func (c *Client) CallMany(ctx context.Context, domain, service string, entities 
 	return c.do(ctx, http.MethodPost, "/api/services/"+domain+"/"+service, body, nil)
 }
 
-func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+// SetUp reports whether Home Assistant's address and token are kept. It
+// asks nothing of Home Assistant: a token it would refuse counts.
+func (c *Client) SetUp(ctx context.Context) bool {
+	_, _, err := c.keys(ctx)
+	return err == nil
+}
+
+// keys are Home Assistant's address and token; ErrNotSetUp when one is
+// not kept.
+func (c *Client) keys(ctx context.Context) (base, token string, err error) {
 	if c.secrets == nil {
-		return ErrNotSetUp
+		return "", "", ErrNotSetUp
 	}
-	base, err := c.secrets.Get(ctx, URLSecret)
-	if err != nil {
-		return fmt.Errorf("home: %w", err)
+	if base, err = c.secrets.Get(ctx, URLSecret); err != nil {
+		return "", "", fmt.Errorf("home: %w", err)
 	}
-	token, err := c.secrets.Get(ctx, TokenSecret)
-	if err != nil {
-		return fmt.Errorf("home: %w", err)
+	if token, err = c.secrets.Get(ctx, TokenSecret); err != nil {
+		return "", "", fmt.Errorf("home: %w", err)
 	}
 	if base == "" || token == "" {
-		return ErrNotSetUp
+		return "", "", ErrNotSetUp
+	}
+	return base, token, nil
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	base, token, err := c.keys(ctx)
+	if err != nil {
+		return err
 	}
 	var rd io.Reader
 	if body != nil {

@@ -265,3 +265,26 @@ func TestValueRefinement(t *testing.T) {
 		t.Errorf("refined: %+v", resp)
 	}
 }
+
+// TestSetUp: Home Assistant is set up when its address and token are both
+// kept; finding out asks nothing of it.
+func TestSetUp(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("SetUp asked Home Assistant %s", r.URL.Path)
+	}))
+	defer srv.Close()
+	for _, tt := range []struct {
+		secrets Secrets
+		want    bool
+	}{
+		{nil, false},
+		{storeMap{}, false},
+		{storeMap{URLSecret: srv.URL}, false},
+		{storeMap{TokenSecret: "t0ken"}, false},
+		{storeMap{URLSecret: srv.URL, TokenSecret: "t0ken"}, true},
+	} {
+		if got := NewClient(tt.secrets).SetUp(t.Context()); got != tt.want {
+			t.Errorf("SetUp with %v = %v, want %v", tt.secrets, got, tt.want)
+		}
+	}
+}
