@@ -1,6 +1,7 @@
 package reply
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -100,22 +101,33 @@ func TestAndFollowUpOffline(t *testing.T) {
 	now := clock
 	f := newFixture(t, smallModel, Options{Now: func() time.Time { return now }})
 	downModel(t, f)
-	for _, c := range []struct{ first, then, want string }{
-		{"what is 3 plus 4", "and times 3", "3 times 3 is 9."},
-		{"was ist 3 plus 4", "und mal 3", "3 mal 3 ist 9."},
-		{"was ist 3 plus 4", "und plus 5", "3 plus 5 ist 8."},
+	for i, c := range []struct{ first, then, want string }{
+		{"what is 3 plus 4", "and times 3", "7 times 3 is 21."},
+		{"was ist 3 plus 4", "und mal 3", "7 mal 3 ist 21."},
+		{"was ist 3 plus 4", "und plus 5", "7 plus 5 ist 12."},
 	} {
 		var said []string
-		first, _ := f.eng.Reply(t.Context(), Query{Text: c.first}, func(s string) {})
+		f.eng.Reply(t.Context(), Query{Text: c.first}, func(s string) {})
 		f.eng.Reply(t.Context(), Query{Text: c.then}, func(s string) { said = append(said, s) })
 		if !slices.Equal(said, []string{c.want}) {
 			t.Errorf("%q after %q: said %q, want %q", c.then, c.first, said, c.want)
 		}
+		// The first in one process, the follow-up in the next.
 		said = nil
+		client := fmt.Sprintf("ask:%d", 10+i)
+		first, _ := f.eng.Reply(t.Context(), Query{Text: c.first, Client: client}, func(s string) {})
 		now = now.Add(5 * time.Second)
-		f.another(t, &now).Reply(t.Context(), Query{Text: c.then, Conversation: first.Conversation}, func(s string) { said = append(said, s) })
+		f.another(t, &now).Reply(t.Context(), Query{Text: c.then, Client: client, Conversation: first.Conversation}, func(s string) { said = append(said, s) })
 		if !slices.Equal(said, []string{c.want}) {
 			t.Errorf("%q after %q, in another process: said %q, want %q", c.then, c.first, said, c.want)
 		}
+	}
+	// A follow-up goes on from the last result: 21 plus 1.
+	var said []string
+	f.eng.Reply(t.Context(), Query{Text: "what is 3 plus 4"}, func(s string) {})
+	f.eng.Reply(t.Context(), Query{Text: "and times 3"}, func(s string) {})
+	f.eng.Reply(t.Context(), Query{Text: "and plus 1"}, func(s string) { said = append(said, s) })
+	if !slices.Equal(said, []string{"21 plus 1 is 22."}) {
+		t.Errorf("\"and plus 1\" after 7 times 3: said %q, want 21 plus 1", said)
 	}
 }

@@ -22,6 +22,8 @@ func TestAskContinueFollowsUpOffline(t *testing.T) {
 		{[]string{"set a timer"}, 0, "For how long?\n"},
 		{[]string{"--continue", "5 minutes"}, 0, "Timer set for 5 minutes.\n"},
 		{[]string{"make it 20 minutes"}, 1, "I didn't understand that, and I can't reach my language model right now.\n"},
+		{[]string{"what is 3 plus 4"}, 0, "3 plus 4 is 7.\n"},
+		{[]string{"--continue", "and times 3"}, 0, "7 times 3 is 21.\n"},
 	} {
 		code, out, errOut := ask(t, getenv, append([]string{"ask", "--data", dir}, c.args...)...)
 		if code != c.code || out != c.want {

@@ -24,6 +24,10 @@ const (
 	// operation goes to the command's Operator parameter.
 	Operand
 	Operator
+	// Result is the number an operation said after a sum works on: the
+	// last call's result ("and times 3" after "3 plus 4" is 7 times 3,
+	// as on a calculator).
+	Result
 )
 
 // The words of the "and …" follow-ups, by language: the "and", the
@@ -84,6 +88,9 @@ func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route
 			nums := utterance.Words(l.Quantities(after))
 			if f, n, ok := utterance.Number(nums); ok && n == len(nums) {
 				changed[param(Operator)], changed[param(Operand)] = op[1], f
+				if r, ok := last.data["result"].(float64); ok && param(Result) != "" {
+					changed[param(Result)] = r
+				}
 			}
 			break
 		}

@@ -16,11 +16,14 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	now := clock
 	r := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
 	ok := func(context.Context, Call) (Response, error) { return Response{Kind: Success, Spoken: "ok"}, nil }
+	seven := func(context.Context, Call) (Response, error) { // 3 plus 4
+		return Response{Kind: Success, Spoken: "ok", Data: map[string]any{"result": 7.0}}, nil
+	}
 	r.Register(
 		&Command{Name: "get_weather", Description: "d", Run: ok, Parameters: []Parameter{
 			{Name: "location", Type: "string", Follow: Place}, {Name: "day", Type: "string", Default: "today", Follow: Day}}},
-		&Command{Name: "calculate", Description: "d", Run: ok, Parameters: []Parameter{
-			{Name: "a", Type: "float", Required: true}, {Name: "operation", Type: "string", Required: true, Follow: Operator},
+		&Command{Name: "calculate", Description: "d", Run: seven, Parameters: []Parameter{
+			{Name: "a", Type: "float", Required: true, Follow: Result}, {Name: "operation", Type: "string", Required: true, Follow: Operator},
 			{Name: "b", Type: "float", Required: true, Follow: Operand}}},
 	)
 	ctx := WithClient(t.Context(), Client{ID: "kitchen"})
@@ -42,12 +45,12 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 		{locale.Spanish, "get_weather", weather, "¿y mañana?", "map[day:tomorrow location:Berlin]"},
 		{locale.French, "get_weather", weather, "et demain ?", "map[day:tomorrow location:Berlin]"},
 		{locale.English, "get_weather", weather, "and on Monday", "map[day:monday location:Berlin]"},
-		{locale.English, "calculate", sum, "and times 3", "map[a:3 b:3 operation:multiply]"},
-		{locale.English, "calculate", sum, "and plus 5", "map[a:3 b:5 operation:add]"},
-		{locale.German, "calculate", sum, "und mal drei", "map[a:3 b:3 operation:multiply]"},
-		{locale.Spanish, "calculate", sum, "y por 3", "map[a:3 b:3 operation:multiply]"},
-		{locale.French, "calculate", sum, "et fois 3", "map[a:3 b:3 operation:multiply]"},
-		{locale.French, "calculate", sum, "et plus 5", "map[a:3 b:5 operation:add]"},
+		{locale.English, "calculate", sum, "and times 3", "map[a:7 b:3 operation:multiply]"},
+		{locale.English, "calculate", sum, "and plus 5", "map[a:7 b:5 operation:add]"},
+		{locale.German, "calculate", sum, "und mal drei", "map[a:7 b:3 operation:multiply]"},
+		{locale.Spanish, "calculate", sum, "y por 3", "map[a:7 b:3 operation:multiply]"},
+		{locale.French, "calculate", sum, "et fois 3", "map[a:7 b:3 operation:multiply]"},
+		{locale.French, "calculate", sum, "et plus 5", "map[a:7 b:5 operation:add]"},
 		// Not one argument of the last call: the model's.
 		{locale.English, "calculate", sum, "and in Paris", ""},
 		{locale.English, "get_weather", weather, "and times 3", ""},

@@ -32,7 +32,7 @@ func Calculate() *command.Command {
 		Description: "Arithmetic on two numbers. percent: a percent of b.",
 		Keywords:    []string{"plus", "minus", "times", "divided", "percent", "power", "calculate", "combine", "altogether", "in total", "add up", "sum of"},
 		Parameters: []command.Parameter{
-			{Name: "a", Type: "float", Required: true},
+			{Name: "a", Type: "float", Required: true, Follow: command.Result},
 			{Name: "operation", Type: "string", Required: true, Follow: command.Operator, Enum: []string{"add", "subtract", "multiply", "divide", "power", "percent", "root"},
 				Description: "root: the square (b=2) or cube (b=3) root of a"},
 			{Name: "b", Type: "float", Required: true, Refinable: true, Follow: command.Operand},
