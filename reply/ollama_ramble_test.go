@@ -16,7 +16,10 @@ import (
 // whole chat time-out and then said it took too long (measured here, with
 // the default bound of 256 tokens on a busy 2-core machine: 60 s and 32
 // sentences without it, 24 to 44 s and 12 sentences with it). A bound of
-// 64 keeps the test short.
+// 64 keeps the test short. What tells the bound from the time-out is not
+// the time taken (a busy machine runs the tiny llama many times slower),
+// but how the answer ends: within the bound's words, with no apology; the
+// time-out is long enough that it is never what stops it.
 func TestRealServerRamblingAnswerEnds(t *testing.T) {
 	srv, gguf, ctx := realOllama(t)
 	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")
@@ -31,7 +34,7 @@ func TestRealServerRamblingAnswerEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng, err := New(Options{Model: client, Info: client, ModelName: "hark-rambler", Server: srv.URL.String(), PlannerOff: true, AnswerTokens: 64,
-		Location: time.UTC, ChatTimeout: time.Minute, ReplyBudget: time.Minute})
+		Location: time.UTC, ChatTimeout: 5 * time.Minute, ReplyBudget: 5 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +48,8 @@ func TestRealServerRamblingAnswerEnds(t *testing.T) {
 	if err != nil {
 		t.Fatalf("err = %v after %v", err, took)
 	}
-	if took > 45*time.Second || len(said) == 0 || strings.Contains(said[len(said)-1], "too long") {
-		t.Errorf("took %v, said %d sentences ending %q: want the story over at its bound, not at the time-out", took, len(said), said[len(said)-1:])
+	// 64 tokens are fewer than 64 words.
+	if words == 0 || words > 64 || strings.Contains(said[len(said)-1], "too long") {
+		t.Errorf("took %v, said %d sentences (%d words) ending %q: want the story over at its bound of 64 tokens, not at the time-out", took, len(said), words, said[max(0, len(said)-1):])
 	}
 }
