@@ -77,7 +77,7 @@ func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route
 	case len(q) == 1 && slices.Contains(days, q[0]) && param(Day) != "":
 		changed[param(Day)] = q[0]
 	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(placeWords[l], rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
-		changed[param(Place)] = titled(strings.Join(rest[1:], " "))
+		changed[param(Place)] = Titled(strings.Join(rest[1:], " "))
 	case param(Operand) != "" && param(Operator) != "":
 		text := strings.Join(rest, " ")
 		for _, op := range operations[l] {
@@ -105,8 +105,8 @@ func hasDigit(words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return strings.ContainsFunc(w, unicode.IsDigit) })
 }
 
-// titled is a place's name as said with capitals: "new york" is "New York".
-func titled(s string) string {
+// Titled is a place's name as said with capitals: "new york" is "New York".
+func Titled(s string) string {
 	words := strings.Fields(s)
 	for i, w := range words {
 		r, n := utf8.DecodeRuneInString(w)

@@ -40,7 +40,7 @@ func Command(c *Client, home Home) *command.Command {
 			}
 			args := map[string]any{}
 			if p := strings.TrimSpace(m.String("location")); p != "" {
-				args["location"] = title(p)
+				args["location"] = command.Titled(p)
 			}
 			if d := m.String("day"); d != "" {
 				args["day"] = d

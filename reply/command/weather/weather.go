@@ -13,10 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/harkbox/hark/locale"
 )
@@ -246,13 +243,4 @@ func sign(v float64) float64 {
 		return -1
 	}
 	return 1
-}
-
-func title(s string) string {
-	words := strings.Fields(s)
-	for i, w := range words {
-		r, n := utf8.DecodeRuneInString(w)
-		words[i] = string(unicode.ToUpper(r)) + w[n:]
-	}
-	return strings.Join(words, " ")
 }
