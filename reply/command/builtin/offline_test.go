@@ -141,6 +141,8 @@ var offline = []struct {
 	{"what's the time", "get_current_time", map[string]any{"detail": "time"}},
 	{"Hey, what time is it now?", "get_current_time", map[string]any{"detail": "time"}},
 	{"tell me the time please", "get_current_time", map[string]any{"detail": "time"}},
+	{"What time is it? Thank you very much.", "get_current_time", map[string]any{"detail": "time"}},
+	{"What time is it? Thanks a lot.", "get_current_time", map[string]any{"detail": "time"}},
 	{"what's the date today", "get_current_time", map[string]any{"detail": "date"}},
 	{"what is today's date", "get_current_time", map[string]any{"detail": "date"}},
 	{"what day is it", "get_current_time", map[string]any{"detail": "day"}},
