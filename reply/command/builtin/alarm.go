@@ -44,7 +44,33 @@ func parseClock(s string) (utterance.ClockTime, error) {
 	return utterance.ClockTime{}, fmt.Errorf("%q is not a time of day", s)
 }
 
-func checkClock(v any) error { _, err := parseClock(v.(string)); return err }
+// checkClock checks an alarm's time: a time of day, or a while from now.
+func checkClock(v any) error {
+	if _, ok := alarmAfter(v.(string)); ok {
+		return nil
+	}
+	_, err := parseClock(v.(string))
+	return err
+}
+
+// alarmAfter reads an alarm's time said as a while from now, all of s:
+// "in 8 hours", "20 minutes from now".
+func alarmAfter(s string) (time.Duration, bool) {
+	words := utterance.Words(utterance.Normalize(s))
+	switch n := len(words); {
+	case n > 1 && words[0] == "in":
+		words = words[1:]
+	case n > 2 && words[n-2] == "from" && words[n-1] == "now":
+		words = words[:n-2]
+	default:
+		return 0, false
+	}
+	d, n, ok := utterance.Duration(words)
+	if !ok || n != len(words) || d <= 0 {
+		return 0, false
+	}
+	return d, true
+}
 
 // parseDay reads "today", "tomorrow", a weekday ("friday": the next one) or
 // a date "2026-11-23", relative to now.
@@ -95,11 +121,14 @@ func SetAlarm(s Schedule) *command.Command {
 		Intents:    []string{"set_alarm"},
 		FromIntent: alarmFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
+			l := lang(c)
+			if d, ok := alarmAfter(c.Args.String("time")); ok {
+				return setAlarmAfter(ctx, s, l, c, d)
+			}
 			ct, err := parseClock(c.Args.String("time"))
 			if err != nil {
 				return command.Response{}, err
 			}
-			l := lang(c)
 			var days []time.Weekday
 			if r := c.Args.String("repeat"); r != "" {
 				if days = utterance.FindDays(utterance.Words(utterance.Normalize(r))).Days; len(days) == 0 {
@@ -127,21 +156,36 @@ func SetAlarm(s Schedule) *command.Command {
 				s.Cancel(ctx, id) // the refined alarm replaces it
 			}
 			it, err := s.AddAlarm(ctx, c.Args.String("label"), hour, ct.Minute, days, day)
-			switch {
-			case errors.Is(err, schedule.ErrClockNotSet):
-				return command.Failed(l.T("I can't set an alarm for a particular day until my clock is set; I'm still getting the time.")), nil
-			case errors.Is(err, schedule.ErrInvalid):
-				return command.Failed(l.T("That time has already passed.")), nil
-			case err != nil:
-				return command.Response{}, err
-			case it.Held:
-				return command.Said(l.T("Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.", describeAlarm(l, it, c.Now), l.Clock(it.Hour, it.Minute)),
-					map[string]any{"alarm_id": it.ID, "held": true}), nil
-			}
-			return command.Said(l.T("Alarm set for %s.", describeAlarm(l, it, c.Now)),
-				map[string]any{"alarm_id": it.ID, "due": it.Due.Format(time.RFC3339)}), nil
+			return alarmSet(l, c, it, err)
 		},
 	}
+}
+
+// setAlarmAfter sets a one-off alarm a while from now, to the minute.
+func setAlarmAfter(ctx context.Context, s Schedule, l locale.Lang, c command.Call, d time.Duration) (command.Response, error) {
+	due := c.Now.Add(d).Round(time.Minute)
+	if id, ok := c.Refines["alarm_id"].(string); ok {
+		s.Cancel(ctx, id) // the refined alarm replaces it
+	}
+	it, err := s.AddAlarm(ctx, c.Args.String("label"), due.Hour(), due.Minute(), nil, due)
+	return alarmSet(l, c, it, err)
+}
+
+// alarmSet says how setting an alarm went.
+func alarmSet(l locale.Lang, c command.Call, it storage.Item, err error) (command.Response, error) {
+	switch {
+	case errors.Is(err, schedule.ErrClockNotSet):
+		return command.Failed(l.T("I can't set an alarm for a particular day until my clock is set; I'm still getting the time.")), nil
+	case errors.Is(err, schedule.ErrInvalid):
+		return command.Failed(l.T("That time has already passed.")), nil
+	case err != nil:
+		return command.Response{}, err
+	case it.Held:
+		return command.Said(l.T("Alarm set for %s. My clock isn't set yet, so it will ring at the next %s once it is.", describeAlarm(l, it, c.Now), l.Clock(it.Hour, it.Minute)),
+			map[string]any{"alarm_id": it.ID, "held": true}), nil
+	}
+	return command.Said(l.T("Alarm set for %s.", describeAlarm(l, it, c.Now)),
+		map[string]any{"alarm_id": it.ID, "due": it.Due.Format(time.RFC3339)}), nil
 }
 
 func dayNames(days []time.Weekday) string {

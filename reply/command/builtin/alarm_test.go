@@ -58,6 +58,31 @@ func TestAlarmHourIsAWakeUp(t *testing.T) {
 	}
 }
 
+// TestAlarmAfterAWhile: an alarm said as a while from now ("in 8 hours")
+// rings then, to the minute, in each language, and the answer names the
+// time it rings. The fixture's clock is Sunday 10:15.
+func TestAlarmAfterAWhile(t *testing.T) {
+	for l, cases := range map[locale.Lang][]struct{ say, due string }{
+		locale.English: {
+			{"set an alarm in 8 hours", "Sun 18:15"},
+			{"set an alarm for 20 minutes from now", "Sun 10:35"},
+			{"wake me up in 16 hours", "Mon 02:15"},
+			{"set an alarm in an hour and a half", "Sun 11:45"},
+		},
+		locale.German:  {{"stell einen Wecker in 8 Stunden", "Sun 18:15"}, {"weck mich in zwanzig Minuten", "Sun 10:35"}},
+		locale.French:  {{"mets un réveil dans 8 heures", "Sun 18:15"}, {"réveille-moi dans vingt minutes", "Sun 10:35"}},
+		locale.Spanish: {{"pon una alarma dentro de 8 horas", "Sun 18:15"}, {"despiértame en veinte minutos", "Sun 10:35"}},
+	} {
+		for _, c := range cases {
+			ringsAt(t, l, c.say, c.due)
+		}
+	}
+	f := newFixture(t)
+	if said, _ := f.say(t, "set an alarm in 8 hours"); said != "Alarm set for 6:15 PM today." {
+		t.Errorf("\"set an alarm in 8 hours\" at 10:15: said %q, want %q", said, "Alarm set for 6:15 PM today.")
+	}
+}
+
 // TestAlarmSaysWhen: the answer names the day and the half of it, so a
 // household that meant the evening hears the morning was set.
 func TestAlarmSaysWhen(t *testing.T) {

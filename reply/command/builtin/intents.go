@@ -73,6 +73,9 @@ func onlyWhen(text string) bool {
 
 func alarmFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
 	when := strings.TrimSpace(m.Lang.WhenSaid(m.String("when")))
+	if _, ok := alarmAfter(when); ok {
+		return command.Claim{Arguments: map[string]any{"time": when}}, nil
+	}
 	if !onlyWhen(when) {
 		return command.Claim{}, command.Unresolved("when", "not a time: "+when)
 	}
