@@ -117,6 +117,7 @@ var de = map[string]string{
 	"You have %s.":                                       "Du hast %s.",
 	"You have no %s timer.":                              "Du hast keinen Timer %s.",
 	"You have no alarms.":                                "Du hast keine Wecker.",
+	"Your next alarm is at %s.":                          "Dein nächster Wecker klingelt %s.",
 	"You have no reminders or alarms.":                   "Du hast keine Erinnerungen und keine Wecker.",
 	"You have no reminders.":                             "Du hast keine Erinnerungen.",
 	"You have no timers.":                                "Du hast keine Timer.",

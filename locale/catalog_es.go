@@ -117,6 +117,7 @@ var es = map[string]string{
 	"You have %s.":                                       "Tienes %s.",
 	"You have no %s timer.":                              "No tienes ningún temporizador de %s.",
 	"You have no alarms.":                                "No tienes alarmas.",
+	"Your next alarm is at %s.":                          "Tu próxima alarma sonará %s.",
 	"You have no reminders or alarms.":                   "No tienes recordatorios ni alarmas.",
 	"You have no reminders.":                             "No tienes recordatorios.",
 	"You have no timers.":                                "No tienes temporizadores.",

@@ -117,6 +117,7 @@ var fr = map[string]string{
 	"You have %s.":                                       "Tu as %s.",
 	"You have no %s timer.":                              "Tu n'as pas de minuteur %s.",
 	"You have no alarms.":                                "Tu n'as aucune alarme.",
+	"Your next alarm is at %s.":                          "Ton prochain réveil sonnera %s.",
 	"You have no reminders or alarms.":                   "Tu n'as ni rappel ni alarme.",
 	"You have no reminders.":                             "Tu n'as aucun rappel.",
 	"You have no timers.":                                "Tu n'as aucun minuteur.",

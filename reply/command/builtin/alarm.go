@@ -306,6 +306,8 @@ func ListReminders(s Schedule) *command.Command {
 		Description: "List upcoming reminders and alarms.",
 		Keywords:    []string{"reminders", "alarms", "list"},
 		Parameters:  []command.Parameter{{Name: "kind", Type: "string", Enum: []string{"all", "reminders", "alarms"}, Default: "all"}},
+		Intents:     []string{"list_reminders"},
+		FromIntent:  listFromIntent,
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			kinds := map[string][]storage.ItemKind{"all": {storage.Reminder, storage.Alarm}, "reminders": {storage.Reminder}, "alarms": {storage.Alarm}}[c.Args.String("kind")]
 			items, err := s.Pending(ctx, kinds...)
@@ -313,6 +315,9 @@ func ListReminders(s Schedule) *command.Command {
 				return command.Response{}, err
 			}
 			l := lang(c)
+			if c.Args.Bool("next") && len(items) > 0 && c.Args.String("kind") == "alarms" {
+				return nextAlarm(l, items[0], c.Now), nil
+			}
 			var reminders, alarms []string
 			var list []map[string]any
 			for _, it := range items {
@@ -338,6 +343,17 @@ func ListReminders(s Schedule) *command.Command {
 			return command.Said(l.T("You have %s.", strings.Join(parts, l.T(". And "))), data), nil
 		},
 	}
+}
+
+// nextAlarm says when the soonest of the alarms rings: a repeating one
+// by the day it rings next ("Your next alarm is at 7:00 AM tomorrow").
+func nextAlarm(l locale.Lang, it storage.Item, now time.Time) command.Response {
+	when := describeAlarm(l, it, now)
+	if !it.Held {
+		when = l.When(it.Due, now)
+	}
+	return command.Said(l.T("Your next alarm is at %s.", when),
+		map[string]any{"items": []map[string]any{{"kind": it.Kind, "name": it.Name, "due": it.Due.Format(time.RFC3339)}}})
 }
 
 // CancelReminder is cancel_reminder: a reminder or an alarm.

@@ -259,3 +259,35 @@ func TestShortListQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestNextAlarm: "when is my next alarm", asked in each language with
+// several alarms set, is answered with the soonest alone, its day said; a
+// repeating one by the day it rings next. The fixture's clock is Sunday
+// 10:15.
+func TestNextAlarm(t *testing.T) {
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "when is my next alarm", "Your next alarm is at 7:00 AM tomorrow."},
+		{locale.English, "when is my alarm", "Your next alarm is at 7:00 AM tomorrow."},
+		{locale.English, "When does my alarm go off?", "Your next alarm is at 7:00 AM tomorrow."},
+		{locale.German, "wann klingelt mein Wecker", "Dein nächster Wecker klingelt morgen um 7 Uhr."},
+		{locale.German, "wann klingelt der nächste Wecker", "Dein nächster Wecker klingelt morgen um 7 Uhr."},
+		{locale.Spanish, "cuándo suena mi alarma", "Tu próxima alarma sonará mañana a las 7 de la mañana."},
+		{locale.Spanish, "a qué hora suena la próxima alarma", "Tu próxima alarma sonará mañana a las 7 de la mañana."},
+		{locale.French, "quand sonne mon réveil", "Ton prochain réveil sonnera demain à 7 heures."},
+		{locale.French, "à quelle heure sonne ma prochaine alarme", "Ton prochain réveil sonnera demain à 7 heures."},
+	} {
+		f := newFixture(t)
+		f.say(t, "wake me up at 7:00 on weekdays")
+		f.say(t, "set an alarm for 9 am on saturday")
+		if got := f.sayIn(t, tt.l, tt.say).Spoken; got != tt.want {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, got, tt.want)
+		}
+	}
+	f := newFixture(t)
+	if got := f.sayIn(t, locale.English, "when is my next alarm").Spoken; got != "You have no alarms." {
+		t.Errorf("no alarms: said %q, want %q", got, "You have no alarms.")
+	}
+}

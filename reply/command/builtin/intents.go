@@ -82,6 +82,20 @@ func alarmFromIntent(ctx context.Context, m command.Match) (command.Claim, error
 	return readsWhole(readAlarm, "set an alarm for "+when, "when")
 }
 
+// listFromIntent is list_reminders' claim: the kind asked for and, from
+// the templates' own slot, whether the next alarm alone was ("when is my
+// next alarm").
+func listFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
+	args := map[string]any{}
+	if k := m.String("kind"); k != "" {
+		args["kind"] = k
+	}
+	if _, ok := m.Slots["next"]; ok {
+		args["next"] = true
+	}
+	return command.Claim{Arguments: args}, nil
+}
+
 func reminderFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
 	rest := m.Lang.Reminder(m.String("rest"))
 	if rest == "" {
