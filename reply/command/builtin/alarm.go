@@ -562,6 +562,9 @@ func readReminder(text string) (command.Claim, bool) {
 		return noClaim, false
 	}
 	words := tonightAfter(utterance.Words(rest))
+	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(repeatWords, w) }) {
+		return noClaim, false // the schedule keeps one-off reminders: the model says so
+	}
 	args, used := readWhen(words)
 	var msg []string
 	for i, w := range words {
@@ -580,6 +583,10 @@ func readReminder(text string) (command.Claim, bool) {
 	args["message"] = message
 	return claim(args)
 }
+
+// repeatWords say a reminder repeats ("every day", "daily"), which the
+// offline path cannot set.
+var repeatWords = []string{"every", "everyday", "daily", "weekly", "nightly", "hourly"}
 
 // readWhen reads when a reminder is due from its words: after a while ("in
 // 20 minutes"), at a time of day, on a day. used marks the words it took.

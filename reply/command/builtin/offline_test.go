@@ -290,6 +290,10 @@ func TestOfflineLeavesTheRestToTheModel(t *testing.T) {
 		"how many people live in Berlin", "stop the war", "what do you know about black holes", "remember when we met",
 		"set the table", "what time does the bakery open", "how do I convert a pdf to word", "cancel my subscription",
 		"play some music", "what is love", "is it going to be a good day", "what's the weather in my heart",
+		// A reminder to repeat: the schedule keeps one-off reminders only,
+		// so none is set once with "every day" in its message.
+		"remind me every day at 8 to take my pills", "remind me to water the plants every Sunday at 10",
+		"remind me daily at 9 pm to lock the door",
 	} {
 		if u := f.reg.Understand(t.Context(), locale.English, q); u.OK {
 			t.Errorf("%q was claimed by %s %v", q, u.Route.Command.Name, u.Route.Claim.Arguments)
