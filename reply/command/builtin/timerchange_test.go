@@ -50,6 +50,8 @@ func TestChangingATimer(t *testing.T) {
 		{locale.Spanish, []string{"pon un temporizador para la pasta de 8 minutos", "pausa el temporizador de la pasta"},
 			[]timer{{"pasta", 8 * time.Minute, true}}},
 		{locale.German, []string{"stell einen Eier Timer auf 3 Minuten", "füge 2 Minuten zum Eier Timer hinzu"}, []timer{{"Eier", 5 * time.Minute, false}}},
+		{locale.German, []string{"stell einen Nudel Timer auf 8 Minuten", "füge dem Nudel Timer 5 Minuten hinzu"}, []timer{{"Nudel", 13 * time.Minute, false}}},
+		{locale.German, []string{"stell einen Timer auf 3 Minuten", "füg zum Timer noch 2 Minuten hinzu"}, []timer{{"", 5 * time.Minute, false}}},
 		{locale.German, []string{"Eieruhr auf 5 Minuten"}, []timer{{"Eier", 5 * time.Minute, false}}},
 		{locale.German, []string{"stell den Timer Pizza auf 12 Minuten"}, []timer{{"Pizza", 12 * time.Minute, false}}},
 	} {
