@@ -156,25 +156,29 @@ var saving sync.Mutex
 // the configuration, and keeps it in the settings file at path, written
 // atomically. The running configuration is not changed: a restart applies
 // it. It is safe for concurrent use: settings saved at once are all kept.
-func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
+//
+// A file that did not all load is rewritten with the entries that do, and
+// the file as it was is kept beside it: aside is that copy's path, "" when
+// the file loaded (or there was none).
+func (l *Loaded) SaveSetting(path, key, value string, env Env) (aside string, err error) {
 	if !slices.Contains(Settable, key) {
-		return fmt.Errorf("%w: %s is not set on this page", ErrSetting, key)
+		return "", fmt.Errorf("%w: %s is not set on this page", ErrSetting, key)
 	}
 	if s := l.Sources[key]; strings.HasPrefix(s, "env ") || strings.HasPrefix(s, "flag ") {
-		return fmt.Errorf("%w: %s is set by %s, which wins over this page", ErrSetting, key, s)
+		return "", fmt.Errorf("%w: %s is set by %s, which wins over this page", ErrSetting, key, s)
 	}
 	c := &Loaded{Config: l.Config, File: l.File, Sources: maps.Clone(l.Sources)}
 	if err := c.Override(key, value, "the page"); err != nil {
 		_, msg, _ := strings.Cut(err.Error(), key+": ")
-		return fmt.Errorf("%w: %s", ErrSetting, msg)
+		return "", fmt.Errorf("%w: %s", ErrSetting, msg)
 	}
 	if _, err := c.Resolve(env); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			if _, msg, ok := strings.Cut(line, key+": "); ok {
-				return fmt.Errorf("%w: %s", ErrSetting, msg)
+				return "", fmt.Errorf("%w: %s", ErrSetting, msg)
 			}
 		}
-		return fmt.Errorf("%w: %v", ErrSetting, err)
+		return "", fmt.Errorf("%w: %v", ErrSetting, err)
 	}
 	// The file as far as it loads: an entry that does not is left out,
 	// and the file as it was is kept aside, once, for whoever wrote it.
@@ -183,19 +187,19 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 	defer saving.Unlock()
 	e, err := readSettings(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	m, err := l.kept(path, &e, env)
 	if err != nil {
-		return err
+		return "", err
 	}
 	m[key] = value
 	b, err := toml.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("config: settings: %w", err)
+		return "", fmt.Errorf("config: settings: %w", err)
 	}
 	if len(e.problems) > 0 {
-		aside := path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
+		aside = path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
 		if e.whole {
 			// None of it is used: moved aside as it is, it is not
 			// missed should the power fail before the file is written.
@@ -204,14 +208,14 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 			err = atomicfile.Write(aside, e.raw, 0o600)
 		}
 		if err != nil {
-			return fmt.Errorf("config: keep aside the settings that did not load: %w", err)
+			return "", fmt.Errorf("config: keep aside the settings that did not load: %w", err)
 		}
 	}
 	head := "# Set on the web page; these win over the configuration file, not over\n# the environment or flags. Edit with care: `hark config` shows the result.\n"
 	if err := atomicfile.Write(path, append([]byte(head), b...), 0o600); err != nil {
-		return fmt.Errorf("config: keep the setting: %w", err)
+		return aside, fmt.Errorf("config: keep the setting: %w", err)
 	}
-	return nil
+	return aside, nil
 }
 
 // SavedSettings are the entries of the settings file at path that load

@@ -123,7 +123,8 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 	if _, err := l.UseSettings(path, vars); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
+	kept, err := l.SaveSetting(path, "weather.units", "imperial", vars)
+	if err != nil {
 		t.Fatalf("saving over a file that does not load: %v", err)
 	}
 	saved, err := Saved(path)
@@ -134,8 +135,8 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 		t.Errorf("rewritten with %v, want %v", saved, want)
 	}
 	aside, _ := filepath.Glob(path + ".bad-*")
-	if len(aside) != 1 {
-		t.Fatalf("kept aside %v, want one copy of the original", aside)
+	if len(aside) != 1 || aside[0] != kept {
+		t.Fatalf("kept aside %v, SaveSetting says %q; want one copy of the original, named", aside, kept)
 	}
 	if b, _ := os.ReadFile(aside[0]); string(b) != bad {
 		t.Errorf("the original kept aside reads %q, want %q", b, bad)
@@ -144,15 +145,15 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 		t.Errorf("the copy's mode %v", info.Mode())
 	}
 	// The next save finds a file that loads: no second copy.
-	if err := l.SaveSetting(path, "weather.units", "metric", vars); err != nil {
-		t.Fatal(err)
+	if kept, err := l.SaveSetting(path, "weather.units", "metric", vars); err != nil || kept != "" {
+		t.Fatalf("a save over a file that loads: %v, kept aside %q", err, kept)
 	}
 	if again, _ := filepath.Glob(path + ".bad-*"); len(again) != 1 {
 		t.Errorf("kept aside %v after a second save, want still one", again)
 	}
 	// A refused value is still refused, and writes nothing.
 	before, _ := os.ReadFile(path)
-	if err := l.SaveSetting(path, "audio.volume", "loud", vars); err == nil {
+	if _, err := l.SaveSetting(path, "audio.volume", "loud", vars); err == nil {
 		t.Error("a refused value was saved")
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
@@ -196,7 +197,7 @@ func TestSettingsFileThatIsNoListOfSettings(t *testing.T) {
 		if l.Audio.Volume != Default().Audio.Volume {
 			t.Errorf("%s: volume %d: some of it was used", tc.name, l.Audio.Volume)
 		}
-		if err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
+		if _, err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
 			t.Errorf("%s: saving over it: %v", tc.name, err)
 			continue
 		}
@@ -236,7 +237,7 @@ func TestSaveSettingsAtOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for k, v := range want {
 		wg.Go(func() {
-			if err := l.SaveSetting(path, k, v, vars); err != nil {
+			if _, err := l.SaveSetting(path, k, v, vars); err != nil {
 				t.Errorf("save %s: %v", k, err)
 			}
 		})
