@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"reflect"
@@ -199,15 +200,7 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) (aside string, er
 		return "", fmt.Errorf("config: settings: %w", err)
 	}
 	if len(e.problems) > 0 {
-		aside = path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
-		if e.whole {
-			// None of it is used: moved aside as it is, it is not
-			// missed should the power fail before the file is written.
-			err = os.Rename(path, aside)
-		} else {
-			err = atomicfile.Write(aside, e.raw, 0o600)
-		}
-		if err != nil {
+		if aside, err = keepAside(path, &e, time.Now()); err != nil {
 			return "", fmt.Errorf("config: keep aside the settings that did not load: %w", err)
 		}
 	}
@@ -237,4 +230,55 @@ func (l *Loaded) kept(path string, e *settingsEntries, env Env) (map[string]stri
 		return nil, fmt.Errorf("config: settings %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// keepAside keeps the settings file at path as it was (e), beside it, and
+// returns the copy's path: path.bad-TIME, TIME now to the second, or
+// path.bad-TIME-2, -3 and on when a copy of that second is there: a copy
+// never replaces another.
+func keepAside(path string, e *settingsEntries, now time.Time) (string, error) {
+	base := path + ".bad-" + now.UTC().Format("20060102T150405Z")
+	for n := 1; n <= maxAsideASecond; n++ {
+		name := base
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		err := keepAs(path, name, e)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("%s and %d more copies of that second are there already", base, maxAsideASecond-1)
+}
+
+// maxAsideASecond is how many copies of one second keepAside names.
+const maxAsideASecond = 100
+
+// keepAs keeps the settings file at path as name, which it creates: an
+// error that is fs.ErrExist when name is taken.
+func keepAs(path, name string, e *settingsEntries) (err error) {
+	// The name is taken here, or not at all: O_EXCL does not replace.
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	defer func() {
+		if err != nil {
+			os.Remove(name)
+		}
+	}()
+	if !e.whole {
+		return atomicfile.Write(name, e.raw, 0o600)
+	}
+	// None of it is used: moved aside as it is, it is not missed should
+	// the power fail before the file is written.
+	if info, err := os.Lstat(path); err == nil && info.IsDir() {
+		os.Remove(name) // a directory is not renamed over a file
+	}
+	return os.Rename(path, name)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 )
 
 // settingsFile writes text as the settings file of a fresh directory.
@@ -159,6 +160,50 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Error("a refused value rewrote the file")
 	}
+}
+
+// Two saves in one second that each find a file that does not load (it
+// was edited by hand again in between) keep both originals aside: the
+// second copy does not replace the first.
+func TestSettingsKeptAsideTwiceInOneSecond(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) { // the clock stands still: both saves in one second
+		for _, whole := range []bool{false, true} {
+			path := filepath.Join(dir, fmt.Sprint(whole), SettingsFile)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			var kept []string
+			for i, bad := range []string{"'audio.volume' = 'loud'\n", "'audio.volume' = 'louder'\n"} {
+				if whole { // none of it used: moved aside, not copied
+					bad = strings.Repeat("x", maxSettingsSize) + bad
+				}
+				if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				l, _, _ := load(t, "", nil)
+				aside, err := l.SaveSetting(path, "weather.units", "imperial", vars)
+				if err != nil || aside == "" {
+					t.Fatalf("save %d (whole %v): %v, kept aside %q", i+1, whole, err, aside)
+				}
+				if b, _ := os.ReadFile(aside); string(b) != bad {
+					t.Errorf("save %d (whole %v): the copy %s reads %.40q, want %.40q", i+1, whole, aside, b, bad)
+				}
+				kept = append(kept, aside)
+			}
+			all, _ := filepath.Glob(path + ".bad-*")
+			if len(all) != 2 || kept[0] == kept[1] {
+				t.Fatalf("whole %v: kept aside %v, named %v; want two copies", whole, all, kept)
+			}
+			if b, _ := os.ReadFile(kept[0]); !strings.HasSuffix(string(b), "'loud'\n") {
+				t.Errorf("whole %v: the first copy now reads %.40q: the second save wrote over it", whole, b)
+			}
+			if info, err := os.Stat(kept[1]); err != nil || info.Mode().Perm() != 0o600 {
+				t.Errorf("whole %v: the second copy: %v, %v", whole, info, err)
+			}
+		}
+	})
 }
 
 // A settings file that is no list of settings at all (binary data, a file
