@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -110,14 +111,23 @@ func (l *Loaded) Text(key string) string {
 }
 
 // Saved reads the web page's settings file, key → value; a missing file
-// holds none.
+// holds none. A file larger than a settings file holds (64 KiB) is an
+// error, as UseSettings leaves such a file out.
 func Saved(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]string{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	if len(b) > maxSettingsSize {
+		return nil, fmt.Errorf("config: settings %s: more than %d KiB, the most a settings file holds: none of it is used", path, maxSettingsSize>>10)
 	}
 	m := map[string]string{}
 	if err := toml.Unmarshal(b, &m); err != nil {

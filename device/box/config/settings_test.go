@@ -162,6 +162,28 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 	}
 }
 
+// The strict reading (the boot check after an update) reads no more of a
+// settings file than the lenient one: a file beyond the size a settings
+// file holds is refused, named with the limit, even when it would parse.
+func TestStrictSettingsHaveASizeLimit(t *testing.T) {
+	huge := "'audio.volume' = '35'\n" + strings.Repeat("# "+strings.Repeat("x", 1000)+"\n", 100)
+	path := settingsFile(t, huge)
+	l, _, _ := load(t, "", nil)
+	err := l.ApplySettings(path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "64 KiB") {
+		t.Errorf("the strict reading of a %d-byte file: %v; want it refused, naming the file and the limit", len(huge), err)
+	}
+	if _, err := Saved(path); err == nil {
+		t.Errorf("Saved read a %d-byte file", len(huge))
+	}
+	// At the limit it is read.
+	fits := "'audio.volume' = '35'\n#" + strings.Repeat("x", maxSettingsSize-len("'audio.volume' = '35'\n#")-1) + "\n"
+	l, _, _ = load(t, "", nil)
+	if err := l.ApplySettings(settingsFile(t, fits)); err != nil || l.Audio.Volume != 35 {
+		t.Errorf("a file of %d bytes: %v, volume %d", len(fits), err, l.Audio.Volume)
+	}
+}
+
 // Two saves in one second that each find a file that does not load (it
 // was edited by hand again in between) keep both originals aside: the
 // second copy does not replace the first.
