@@ -338,3 +338,26 @@ func TestSettingsProblemsHideSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A password in an address is hidden as the rest of Hark hides it
+// (reply/redact): the scheme, the user and the host stay readable, so the
+// household sees which address is wrong; what only looks like one stays.
+func TestSettingsProblemsHideAddressPasswordsAsRedactDoes(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	text := "'ollama.host' = 'http://admin:hunter2secret@bad host:11434'\n" +
+		"'listen.mode' = 'at 10:30@home'\n"
+	l, _, _ := load(t, "", nil)
+	if _, err := l.UseSettings(settingsFile(t, text), vars); err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, p := range l.SettingsProblems {
+		all = append(all, p.String())
+	}
+	got := strings.Join(all, "\n")
+	for _, want := range []string{"http://admin:[SECRET_1]@bad host:11434", "at 10:30@home"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+}
