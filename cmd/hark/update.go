@@ -261,7 +261,7 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 	// does not load fail it, and the board goes back to the other slot.
 	var cfg *config.Loaded
 	if *mark {
-		cfg, _, err = readConfig(e, g, true)
+		cfg, err = strictConfig(ctx, e, g)
 	} else {
 		cfg, _, err = loadConfig(e, g)
 	}
@@ -342,6 +342,52 @@ func cmdHealth(ctx context.Context, e env, g *globals, args []string) (err error
 	}
 	fmt.Fprintf(e.stdout, "healthy: %s\n", msg)
 	return nil
+}
+
+// strictConfig is the configuration for the boot check (--mark-good). The
+// check runs at every boot: while the booted slot is on trial after an
+// update (update.State.OnTrial) the household's settings must all load, or
+// the check fails and the image that refuses them is rolled back; on a
+// slot that passed its check before they are the household's to fix, not
+// the image's: what does not load is said on stderr, left out, and the
+// check goes on (the daemon's settings check names it too). When RAUC
+// cannot tell, the check stays strict.
+func strictConfig(ctx context.Context, e env, g *globals) (*config.Loaded, error) {
+	cfg, _, err := readConfig(e, g, true)
+	if err == nil {
+		return cfg, nil
+	}
+	l, _, lerr := readConfig(e, g, false)
+	if lerr != nil {
+		return nil, err // the configuration's own, which no trial excuses
+	}
+	trial, why := onTrial(ctx, l)
+	if trial {
+		return nil, fmt.Errorf("%w (%s)", err, why)
+	}
+	fmt.Fprintf(e.stderr, "hark: warning: %s, so the boot check goes on without the settings that do not load\n", why)
+	for _, p := range l.SettingsProblems {
+		fmt.Fprintf(e.stderr, "hark: warning: %s; left out until it is fixed (saving a setting rewrites the file without it)\n", p)
+	}
+	if len(l.SettingsProblems) == 0 {
+		fmt.Fprintf(e.stderr, "hark: warning: %v\n", err)
+	}
+	return l, nil
+}
+
+// onTrial reports whether the booted slot is on trial, and why; a slot
+// RAUC says nothing of is taken as on trial.
+func onTrial(ctx context.Context, cfg *config.Loaded) (bool, string) {
+	r, err := update.DialRAUC(ctx, cfg.Update.RAUCBus)
+	if err != nil {
+		return true, "RAUC cannot say whether the slot is on trial: " + err.Error()
+	}
+	defer r.Close()
+	sys, err := r.Status(ctx)
+	if err != nil {
+		return true, "RAUC cannot say whether the slot is on trial: " + err.Error()
+	}
+	return update.State{Dir: cfg.Update.Dir}.OnTrial(sys)
 }
 
 // bareConfig is the configuration as far as it loads, for where a failed

@@ -174,6 +174,75 @@ func TestHealthRecordsAConfigurationThatDoesNotLoad(t *testing.T) {
 	}
 }
 
+// The boot check runs at every boot, not only after an update. On a boot
+// whose slot passed its check before (not on trial), settings that do not
+// all load are said, on stderr and in the daemon's settings check, but do
+// not fail the check: they are the household's, not the image's. On a slot
+// on trial the check stays strict, and fails, recorded.
+func TestHealthOnSettingsThatDoNotLoadOutsideATrial(t *testing.T) {
+	_, bus := rauctest.Booted(t)
+	sock := filepath.Join(t.TempDir(), "control.sock")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go control.Serve(ctx, sock, control.Handler(control.API{Box: settingsFaultBox{}}), slog.New(slog.DiscardHandler))
+	cfg := writeConfig(t, fmt.Sprintf("control_socket = %q\n[update]\nrauc_bus = %q\n", sock, bus))
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "settings.toml"), []byte("'audio.volume' = 'loud'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	state := update.State{Dir: filepath.Join(data, "updates")}
+
+	// Slot A on trial (it never passed a check here): strict.
+	code, out := hark(t, "health", "--mark-good", "--wait", "10s", "--config", cfg, "--data", data)
+	if code == 0 || !strings.Contains(out, "audio.volume") || !strings.Contains(out, "not marked good") || !strings.Contains(out, "on trial") {
+		t.Errorf("on trial: %d\n%s", code, out)
+	}
+	if _, ok := state.LastFailedBoot(); !ok {
+		t.Errorf("on trial: no failed check recorded\n%s", out)
+	}
+	if err := os.RemoveAll(state.Dir); err != nil {
+		t.Fatal(err)
+	}
+
+	// Slot A passed its check before: said, and the slot is marked good.
+	r, err := update.DialRAUC(t.Context(), bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sys, err := r.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	booted, _ := sys.Booted()
+	if err := state.Proven(booted, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr output
+	code = run(t.Context(), []string{"health", "--mark-good", "--wait", "10s", "--config", cfg, "--data", data},
+		env{stdout: &stdout, stderr: &stderr, getenv: vars(map[string]string{"HOME": t.TempDir()})})
+	if code != 0 || !strings.Contains(stdout.String(), "FAIL settings") || !strings.Contains(stdout.String(), "marked slot rootfs.0 as good") {
+		t.Errorf("not on trial: %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "audio.volume") || !strings.Contains(stderr.String(), "not on trial") {
+		t.Errorf("not on trial: stderr does not say what did not load, and why the check goes on:\n%s", stderr.String())
+	}
+	if f, ok := state.LastFailedBoot(); ok {
+		t.Errorf("not on trial: a failed check was recorded: %+v", f)
+	}
+}
+
+// settingsFaultBox is a box whose household's settings did not all load:
+// its settings check, on the data partition, fails.
+type settingsFaultBox struct{}
+
+func (settingsFaultBox) Status(context.Context) control.Status {
+	return control.Status{State: "idle", Ready: true, Checks: []control.Check{
+		{Name: "storage", OK: true}, {Name: "settings", Data: true, Detail: "settings.toml:1: audio.volume: \"loud\" is not a whole number"}}}
+}
+func (settingsFaultBox) WaitIdle(context.Context) error { return nil }
+func (settingsFaultBox) SetUpdating(bool, int)          {}
+
 // A factory reset that a power cut stopped halfway is finished when the
 // box starts again: nothing the household said is left behind.
 func TestFactoryResetCutShortIsFinishedAtStart(t *testing.T) {

@@ -293,13 +293,20 @@ func (c *Center) warmEngine() (*reply.Engine, error) {
 // announces also beside the page, or alone when the page cannot be served.
 func (c *Center) servePage(ctx context.Context, show func(string), also []mdns.Service) {
 	cfg := c.cfg
-	status := health.New(health.Options{Version: c.version, Storage: storageCheck(c.db), Full: c.db.Writable,
-		State: "serving the household's speakers", Ready: true, DataDir: cfg.DataDir, Started: time.Now(), Links: c.brain.links,
-		Model: c.brain.readiness, Queue: c.brain.queueStatus, Log: c.log})
-	api := control.API{Box: status, Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
+	api := control.API{Box: c.status(), Memory: newMemoryResource(c.db), Secrets: secretsResource{c.db.Secrets(cfg.Commands.SecretsKey)}}
 	pageServing{cfg: cfg.Web, dataDir: cfg.DataDir, log: c.log, show: show, also: also, announce: c.announce,
 		codeFile: filepath.Join(cfg.DataDir, "web", "setup-code")}.serve(ctx, web.Options{API: api, Store: c.db.Settings(),
 		Version: c.version, AnyAddress: cfg.Web.AnyAddress, IdleExpiry: cfg.Web.IdleExpiry.Duration, Log: c.log})
+}
+
+// status is the center's health, as its page shows it: with the box's
+// settings check, which fails while what of the household's settings
+// file did not load at the start is left out.
+func (c *Center) status() *health.Box {
+	settings := &settingsFault{problems: c.cfg.SettingsProblems}
+	return health.New(health.Options{Version: c.version, Storage: storageCheck(c.db), Full: c.db.Writable, Settings: settings.err,
+		State: "serving the household's speakers", Ready: true, DataDir: c.cfg.DataDir, Started: time.Now(), Links: c.brain.links,
+		Model: c.brain.readiness, Queue: c.brain.queueStatus, Log: c.log})
 }
 
 // nodePlace is how the model is told where a node is: "the kitchen speaker",

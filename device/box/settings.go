@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,17 +111,17 @@ func (s settingsResource) List(ctx context.Context) ([]control.Setting, error) {
 
 func (s settingsResource) Set(ctx context.Context, key, value string) error {
 	value = strings.TrimSpace(value)
-	err := s.cfg.SaveSetting(s.path(), key, value, os.Getenv)
+	aside, err := s.cfg.SaveSetting(s.path(), key, value, os.Getenv)
 	if errors.Is(err, config.ErrSetting) {
 		return fmt.Errorf("%w: %s", control.ErrInvalid, strings.TrimPrefix(err.Error(), config.ErrSetting.Error()+": "))
+	}
+	if aside != "" {
+		s.log.Warn("the settings file is rewritten with the settings that load; the file as it was is kept beside it", "file", s.path(), "kept", aside)
 	}
 	if err != nil {
 		return err
 	}
-	if s.fault.clear() {
-		aside, _ := filepath.Glob(s.path() + ".bad-*") // named by the time: the last is this one
-		s.log.Warn("the settings file is rewritten with the settings that load; the file as it was is kept beside it", "file", s.path(), "kept", slices.Max(append(aside, "")))
-	}
+	s.fault.clear() // the file is rewritten with what loads
 	if s.applyNow(ctx, key, value) {
 		s.live.keep(key, value)
 		s.log.Info("setting applied", "key", key)
@@ -243,12 +242,9 @@ func (f *settingsFault) err() error {
 	return fmt.Errorf("%s (left out; the rest of the file is used)", strings.Join(lines, "; "))
 }
 
-// clear forgets the problems, the file rewritten without them; it reports
-// whether there were any.
-func (f *settingsFault) clear() bool {
+// clear forgets the problems, the file rewritten without them.
+func (f *settingsFault) clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	had := len(f.problems) > 0
 	f.problems = nil
-	return had
 }

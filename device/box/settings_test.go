@@ -231,11 +231,18 @@ func TestSettingsOverAFileThatDoesNotLoad(t *testing.T) {
 	if err := os.WriteFile(path, []byte("'weather.units' = 'imperial'\n'audio.volume' = 'loud'\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A copy kept aside by hand earlier, whose name sorts after the one
+	// the save makes: the log names the copy this save made, not it.
+	older := path + ".bad-old"
+	if err := os.WriteFile(older, []byte("'audio.volume' = 'older'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	res, err := cfg.UseSettings(path, os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(cfg, res, Options{})
+	var logged strings.Builder
+	b, err := Open(cfg, res, Options{Log: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,5 +268,13 @@ func TestSettingsOverAFileThatDoesNotLoad(t *testing.T) {
 	}
 	if err := b.settings.err(); err != nil {
 		t.Errorf("settings check after the file was rewritten: %v", err)
+	}
+	aside, _ := filepath.Glob(path + ".bad-*")
+	aside = slices.DeleteFunc(aside, func(p string) bool { return p == older })
+	if len(aside) != 1 {
+		t.Fatalf("kept aside %v besides %s, want one copy", aside, older)
+	}
+	if want := "kept=" + aside[0]; !strings.Contains(logged.String(), want) {
+		t.Errorf("the log does not name the copy this save kept (%s):\n%s", want, logged.String())
 	}
 }

@@ -97,6 +97,21 @@ func (s State) Retry(sys System) (retry bool, why string) {
 	return false, "there is no other slot to go back to; staying up"
 }
 
+// OnTrial reports whether the booted slot of sys is on trial: it never
+// passed a boot check here, or something was written into it since. why
+// says which, for the log. When RAUC does not say which slot is booted,
+// the slot is taken as on trial: the caller stays on its strict side.
+func (s State) OnTrial(sys System) (trial bool, why string) {
+	booted, ok := sys.Booted()
+	if !ok {
+		return true, "RAUC does not say which slot is booted"
+	}
+	if s.IsProven(booted) {
+		return false, fmt.Sprintf("slot %s passed its check before: it is not on trial", booted.BootName)
+	}
+	return true, fmt.Sprintf("slot %s is on trial: what is in it never passed a check here", booted.BootName)
+}
+
 // Slots is what a Trial needs of RAUC; *RAUC is the real one.
 type Slots interface {
 	Status(ctx context.Context) (System, error)

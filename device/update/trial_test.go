@@ -73,6 +73,50 @@ func TestTrialRetry(t *testing.T) {
 	}
 }
 
+// A slot is on trial until what is in it passes a boot check here; the
+// boot check is strict only then (hark health --mark-good).
+func TestTrialOnTrial(t *testing.T) {
+	rewrittenB := updatedB
+	rewrittenB.BundleVersion, rewrittenB.Installed = "1.0.2", "2026-11-28T10:00:00Z"
+	tests := []struct {
+		name   string
+		proven []update.Slot
+		sys    update.System
+		trial  bool
+		why    string
+	}{
+		{"a fresh card's first boot", nil,
+			update.System{BootSlot: "A", Slots: []update.Slot{slot(factoryA, "booted", "good"), slot(updatedB, "inactive", "good")}},
+			true, "slot A is on trial"},
+		{"an update's first boot", []update.Slot{factoryA},
+			update.System{BootSlot: "B", Slots: []update.Slot{slot(factoryA, "inactive", "good"), slot(updatedB, "booted", "good")}},
+			true, "slot B is on trial"},
+		{"a later boot of the update", []update.Slot{factoryA, updatedB},
+			update.System{BootSlot: "B", Slots: []update.Slot{slot(factoryA, "inactive", "good"), slot(updatedB, "booted", "good")}},
+			false, "slot B passed its check before"},
+		{"B written again since it passed", []update.Slot{factoryA, updatedB},
+			update.System{BootSlot: "B", Slots: []update.Slot{slot(factoryA, "inactive", "good"), slot(rewrittenB, "booted", "good")}},
+			true, "slot B is on trial"},
+		{"RAUC does not say which slot runs: taken as on trial", []update.Slot{factoryA, updatedB},
+			update.System{Slots: []update.Slot{slot(factoryA, "inactive", "good"), slot(updatedB, "inactive", "good")}},
+			true, "does not say"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := update.State{Dir: t.TempDir()}
+			for _, p := range tt.proven {
+				if err := st.Proven(p, trialNow); err != nil {
+					t.Fatal(err)
+				}
+			}
+			trial, why := st.OnTrial(tt.sys)
+			if trial != tt.trial || !strings.Contains(why, tt.why) {
+				t.Errorf("got %v %q, want %v and a reason saying %q", trial, why, tt.trial, tt.why)
+			}
+		})
+	}
+}
+
 // board is the RAUC double of one boot of the board, on a bus of its own.
 func board(t *testing.T, booted string, slots ...rauctest.Slot) *update.RAUC {
 	t.Helper()

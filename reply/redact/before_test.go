@@ -154,6 +154,7 @@ func (r *Redactor) passBefore(s string, f features) (string, []Kind) {
 		s, kinds = r.recovery(s, kinds)
 	}
 	if f&hasAt != 0 {
+		s, kinds = r.addresses(s, kinds) // as Redact does
 		replace(emailRE, Email, nil)
 	}
 	if f&hasPassword != 0 {

@@ -7,7 +7,8 @@
 // mot de passe du wifi est"), recovery and backup codes,
 // and the values of credentials in a tool's JSON or config
 // ("wifi_password": "…", escaped JSON inside JSON too, API_KEY=…),
-// cookies' values and session ids. The
+// cookies' values and session ids, and the passwords of addresses
+// ("http://admin:…@host:11434", any scheme). The
 // placeholders keep the sentence readable, so the model still gives a
 // sensible answer: "my email is [EMAIL_1]". The Redactor remembers what
 // each placeholder stands for, so local tools get the real values back
@@ -504,6 +505,7 @@ func (r *Redactor) pass(s string, f features, kinds []Kind) (string, []Kind) {
 		s, kinds = r.recovery(s, kinds)
 	}
 	if f&hasAt != 0 {
+		s, kinds = r.addresses(s, kinds) // before e-mail: "pw@host.lan" of an address is none
 		replace(emailAt, Email, nil)
 	}
 	if f&hasPassword != 0 {

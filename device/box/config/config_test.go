@@ -283,7 +283,7 @@ func TestSettingsFromThePage(t *testing.T) {
 		{"board", "usb", "not set on this page"},
 		{"ollama.host", "not a host::", "is not a host name or an IP address"},
 	} {
-		if err := l.SaveSetting(path, tc.key, tc.value, vars); !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), tc.want) {
+		if _, err := l.SaveSetting(path, tc.key, tc.value, vars); !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s = %s: %v, want %q", tc.key, tc.value, err, tc.want)
 		}
 	}
@@ -291,7 +291,7 @@ func TestSettingsFromThePage(t *testing.T) {
 		t.Error("a refused setting was written")
 	}
 	for k, v := range map[string]string{"assistant.name": "Friday", "audio.volume": "35", "assistant.time_zone": "Europe/Paris"} {
-		if err := l.SaveSetting(path, k, v, vars); err != nil {
+		if _, err := l.SaveSetting(path, k, v, vars); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -306,7 +306,7 @@ func TestSettingsFromThePage(t *testing.T) {
 	if fresh.Assistant.Name != "Friday" || fresh.Audio.Volume != 50 || fresh.Text("assistant.time_zone") != "Europe/Paris" || !strings.HasPrefix(fresh.Sources["assistant.name"], "settings ") {
 		t.Errorf("applied: name %q volume %d zone %q source %q", fresh.Assistant.Name, fresh.Audio.Volume, fresh.Text("assistant.time_zone"), fresh.Sources["assistant.name"])
 	}
-	if err := fresh.SaveSetting(path, "audio.volume", "20", vars); err == nil || !strings.Contains(err.Error(), "flag --volume") {
+	if _, err := fresh.SaveSetting(path, "audio.volume", "20", vars); err == nil || !strings.Contains(err.Error(), "flag --volume") {
 		t.Errorf("a key a flag set: %v", err)
 	}
 	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
@@ -351,7 +351,7 @@ func TestEarconKeys(t *testing.T) {
 		t.Errorf("Help(audio.earcon_thinking) = %q", h)
 	}
 	path := filepath.Join(t.TempDir(), SettingsFile)
-	if err := l.SaveSetting(path, "audio.earcon_error", "maybe", env(map[string]string{"HOME": "/home/u"})); !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), "not true or false") {
+	if _, err := l.SaveSetting(path, "audio.earcon_error", "maybe", env(map[string]string{"HOME": "/home/u"})); !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), "not true or false") {
 		t.Errorf("earcon_error = maybe: %v", err)
 	}
 }

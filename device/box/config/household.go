@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,14 +92,10 @@ func (e *settingsEntries) problem(path string, line int, key, format string, a .
 	e.problems = append(e.problems, SettingsProblem{File: path, Line: line, Key: key, Problem: hideSecrets(fmt.Sprintf(format, a...))})
 }
 
-// userinfo is the user and password of an address ("http://u:p@host",
-// "u:p@host").
-var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)?([^\s"':/@]+):([^\s"'@]+)@`)
-
 // hideSecrets is a problem without the passwords and tokens of the value
-// it quotes: problems are logged, and shown on the page and in the status.
+// it quotes, an address's password among them ("http://admin:[SECRET_1]@
+// host"): problems are logged, and shown on the page and in the status.
 func hideSecrets(s string) string {
-	s = userinfo.ReplaceAllString(s, "${1}${2}:[PASSWORD]@")
 	s, _ = redact.New().Redact(s)
 	return s
 }

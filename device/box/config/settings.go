@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"reflect"
@@ -109,14 +111,23 @@ func (l *Loaded) Text(key string) string {
 }
 
 // Saved reads the web page's settings file, key → value; a missing file
-// holds none.
+// holds none. A file larger than a settings file holds (64 KiB) is an
+// error, as UseSettings leaves such a file out.
 func Saved(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]string{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: settings %s: %w", path, err)
+	}
+	if len(b) > maxSettingsSize {
+		return nil, fmt.Errorf("config: settings %s: more than %d KiB, the most a settings file holds: none of it is used", path, maxSettingsSize>>10)
 	}
 	m := map[string]string{}
 	if err := toml.Unmarshal(b, &m); err != nil {
@@ -156,25 +167,29 @@ var saving sync.Mutex
 // the configuration, and keeps it in the settings file at path, written
 // atomically. The running configuration is not changed: a restart applies
 // it. It is safe for concurrent use: settings saved at once are all kept.
-func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
+//
+// A file that did not all load is rewritten with the entries that do, and
+// the file as it was is kept beside it: aside is that copy's path, "" when
+// the file loaded (or there was none).
+func (l *Loaded) SaveSetting(path, key, value string, env Env) (aside string, err error) {
 	if !slices.Contains(Settable, key) {
-		return fmt.Errorf("%w: %s is not set on this page", ErrSetting, key)
+		return "", fmt.Errorf("%w: %s is not set on this page", ErrSetting, key)
 	}
 	if s := l.Sources[key]; strings.HasPrefix(s, "env ") || strings.HasPrefix(s, "flag ") {
-		return fmt.Errorf("%w: %s is set by %s, which wins over this page", ErrSetting, key, s)
+		return "", fmt.Errorf("%w: %s is set by %s, which wins over this page", ErrSetting, key, s)
 	}
 	c := &Loaded{Config: l.Config, File: l.File, Sources: maps.Clone(l.Sources)}
 	if err := c.Override(key, value, "the page"); err != nil {
 		_, msg, _ := strings.Cut(err.Error(), key+": ")
-		return fmt.Errorf("%w: %s", ErrSetting, msg)
+		return "", fmt.Errorf("%w: %s", ErrSetting, msg)
 	}
 	if _, err := c.Resolve(env); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			if _, msg, ok := strings.Cut(line, key+": "); ok {
-				return fmt.Errorf("%w: %s", ErrSetting, msg)
+				return "", fmt.Errorf("%w: %s", ErrSetting, msg)
 			}
 		}
-		return fmt.Errorf("%w: %v", ErrSetting, err)
+		return "", fmt.Errorf("%w: %v", ErrSetting, err)
 	}
 	// The file as far as it loads: an entry that does not is left out,
 	// and the file as it was is kept aside, once, for whoever wrote it.
@@ -183,35 +198,27 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) error {
 	defer saving.Unlock()
 	e, err := readSettings(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	m, err := l.kept(path, &e, env)
 	if err != nil {
-		return err
+		return "", err
 	}
 	m[key] = value
 	b, err := toml.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("config: settings: %w", err)
+		return "", fmt.Errorf("config: settings: %w", err)
 	}
 	if len(e.problems) > 0 {
-		aside := path + ".bad-" + time.Now().UTC().Format("20060102T150405Z")
-		if e.whole {
-			// None of it is used: moved aside as it is, it is not
-			// missed should the power fail before the file is written.
-			err = os.Rename(path, aside)
-		} else {
-			err = atomicfile.Write(aside, e.raw, 0o600)
-		}
-		if err != nil {
-			return fmt.Errorf("config: keep aside the settings that did not load: %w", err)
+		if aside, err = keepAside(path, &e, time.Now()); err != nil {
+			return "", fmt.Errorf("config: keep aside the settings that did not load: %w", err)
 		}
 	}
 	head := "# Set on the web page; these win over the configuration file, not over\n# the environment or flags. Edit with care: `hark config` shows the result.\n"
 	if err := atomicfile.Write(path, append([]byte(head), b...), 0o600); err != nil {
-		return fmt.Errorf("config: keep the setting: %w", err)
+		return aside, fmt.Errorf("config: keep the setting: %w", err)
 	}
-	return nil
+	return aside, nil
 }
 
 // SavedSettings are the entries of the settings file at path that load
@@ -233,4 +240,55 @@ func (l *Loaded) kept(path string, e *settingsEntries, env Env) (map[string]stri
 		return nil, fmt.Errorf("config: settings %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// keepAside keeps the settings file at path as it was (e), beside it, and
+// returns the copy's path: path.bad-TIME, TIME now to the second, or
+// path.bad-TIME-2, -3 and on when a copy of that second is there: a copy
+// never replaces another.
+func keepAside(path string, e *settingsEntries, now time.Time) (string, error) {
+	base := path + ".bad-" + now.UTC().Format("20060102T150405Z")
+	for n := 1; n <= maxAsideASecond; n++ {
+		name := base
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		err := keepAs(path, name, e)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("%s and %d more copies of that second are there already", base, maxAsideASecond-1)
+}
+
+// maxAsideASecond is how many copies of one second keepAside names.
+const maxAsideASecond = 100
+
+// keepAs keeps the settings file at path as name, which it creates: an
+// error that is fs.ErrExist when name is taken.
+func keepAs(path, name string, e *settingsEntries) (err error) {
+	// The name is taken here, or not at all: O_EXCL does not replace.
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	defer func() {
+		if err != nil {
+			os.Remove(name)
+		}
+	}()
+	if !e.whole {
+		return atomicfile.Write(name, e.raw, 0o600)
+	}
+	// None of it is used: moved aside as it is, it is not missed should
+	// the power fail before the file is written.
+	if info, err := os.Lstat(path); err == nil && info.IsDir() {
+		os.Remove(name) // a directory is not renamed over a file
+	}
+	return os.Rename(path, name)
 }

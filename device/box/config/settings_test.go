@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 )
 
 // settingsFile writes text as the settings file of a fresh directory.
@@ -123,7 +124,8 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 	if _, err := l.UseSettings(path, vars); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
+	kept, err := l.SaveSetting(path, "weather.units", "imperial", vars)
+	if err != nil {
 		t.Fatalf("saving over a file that does not load: %v", err)
 	}
 	saved, err := Saved(path)
@@ -134,8 +136,8 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 		t.Errorf("rewritten with %v, want %v", saved, want)
 	}
 	aside, _ := filepath.Glob(path + ".bad-*")
-	if len(aside) != 1 {
-		t.Fatalf("kept aside %v, want one copy of the original", aside)
+	if len(aside) != 1 || aside[0] != kept {
+		t.Fatalf("kept aside %v, SaveSetting says %q; want one copy of the original, named", aside, kept)
 	}
 	if b, _ := os.ReadFile(aside[0]); string(b) != bad {
 		t.Errorf("the original kept aside reads %q, want %q", b, bad)
@@ -144,20 +146,86 @@ func TestSaveSettingOverAFileThatDoesNotLoad(t *testing.T) {
 		t.Errorf("the copy's mode %v", info.Mode())
 	}
 	// The next save finds a file that loads: no second copy.
-	if err := l.SaveSetting(path, "weather.units", "metric", vars); err != nil {
-		t.Fatal(err)
+	if kept, err := l.SaveSetting(path, "weather.units", "metric", vars); err != nil || kept != "" {
+		t.Fatalf("a save over a file that loads: %v, kept aside %q", err, kept)
 	}
 	if again, _ := filepath.Glob(path + ".bad-*"); len(again) != 1 {
 		t.Errorf("kept aside %v after a second save, want still one", again)
 	}
 	// A refused value is still refused, and writes nothing.
 	before, _ := os.ReadFile(path)
-	if err := l.SaveSetting(path, "audio.volume", "loud", vars); err == nil {
+	if _, err := l.SaveSetting(path, "audio.volume", "loud", vars); err == nil {
 		t.Error("a refused value was saved")
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Error("a refused value rewrote the file")
 	}
+}
+
+// The strict reading (the boot check after an update) reads no more of a
+// settings file than the lenient one: a file beyond the size a settings
+// file holds is refused, named with the limit, even when it would parse.
+func TestStrictSettingsHaveASizeLimit(t *testing.T) {
+	huge := "'audio.volume' = '35'\n" + strings.Repeat("# "+strings.Repeat("x", 1000)+"\n", 100)
+	path := settingsFile(t, huge)
+	l, _, _ := load(t, "", nil)
+	err := l.ApplySettings(path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "64 KiB") {
+		t.Errorf("the strict reading of a %d-byte file: %v; want it refused, naming the file and the limit", len(huge), err)
+	}
+	if _, err := Saved(path); err == nil {
+		t.Errorf("Saved read a %d-byte file", len(huge))
+	}
+	// At the limit it is read.
+	fits := "'audio.volume' = '35'\n#" + strings.Repeat("x", maxSettingsSize-len("'audio.volume' = '35'\n#")-1) + "\n"
+	l, _, _ = load(t, "", nil)
+	if err := l.ApplySettings(settingsFile(t, fits)); err != nil || l.Audio.Volume != 35 {
+		t.Errorf("a file of %d bytes: %v, volume %d", len(fits), err, l.Audio.Volume)
+	}
+}
+
+// Two saves in one second that each find a file that does not load (it
+// was edited by hand again in between) keep both originals aside: the
+// second copy does not replace the first.
+func TestSettingsKeptAsideTwiceInOneSecond(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) { // the clock stands still: both saves in one second
+		for _, whole := range []bool{false, true} {
+			path := filepath.Join(dir, fmt.Sprint(whole), SettingsFile)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			var kept []string
+			for i, bad := range []string{"'audio.volume' = 'loud'\n", "'audio.volume' = 'louder'\n"} {
+				if whole { // none of it used: moved aside, not copied
+					bad = strings.Repeat("x", maxSettingsSize) + bad
+				}
+				if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				l, _, _ := load(t, "", nil)
+				aside, err := l.SaveSetting(path, "weather.units", "imperial", vars)
+				if err != nil || aside == "" {
+					t.Fatalf("save %d (whole %v): %v, kept aside %q", i+1, whole, err, aside)
+				}
+				if b, _ := os.ReadFile(aside); string(b) != bad {
+					t.Errorf("save %d (whole %v): the copy %s reads %.40q, want %.40q", i+1, whole, aside, b, bad)
+				}
+				kept = append(kept, aside)
+			}
+			all, _ := filepath.Glob(path + ".bad-*")
+			if len(all) != 2 || kept[0] == kept[1] {
+				t.Fatalf("whole %v: kept aside %v, named %v; want two copies", whole, all, kept)
+			}
+			if b, _ := os.ReadFile(kept[0]); !strings.HasSuffix(string(b), "'loud'\n") {
+				t.Errorf("whole %v: the first copy now reads %.40q: the second save wrote over it", whole, b)
+			}
+			if info, err := os.Stat(kept[1]); err != nil || info.Mode().Perm() != 0o600 {
+				t.Errorf("whole %v: the second copy: %v, %v", whole, info, err)
+			}
+		}
+	})
 }
 
 // A settings file that is no list of settings at all (binary data, a file
@@ -196,7 +264,7 @@ func TestSettingsFileThatIsNoListOfSettings(t *testing.T) {
 		if l.Audio.Volume != Default().Audio.Volume {
 			t.Errorf("%s: volume %d: some of it was used", tc.name, l.Audio.Volume)
 		}
-		if err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
+		if _, err := l.SaveSetting(path, "weather.units", "imperial", vars); err != nil {
 			t.Errorf("%s: saving over it: %v", tc.name, err)
 			continue
 		}
@@ -236,7 +304,7 @@ func TestSaveSettingsAtOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for k, v := range want {
 		wg.Go(func() {
-			if err := l.SaveSetting(path, k, v, vars); err != nil {
+			if _, err := l.SaveSetting(path, k, v, vars); err != nil {
 				t.Errorf("save %s: %v", k, err)
 			}
 		})
@@ -267,6 +335,29 @@ func TestSettingsProblemsHideSecrets(t *testing.T) {
 			if strings.Contains(p.String(), secret) {
 				t.Errorf("problem %q shows %q", p, secret)
 			}
+		}
+	}
+}
+
+// A password in an address is hidden as the rest of Hark hides it
+// (reply/redact): the scheme, the user and the host stay readable, so the
+// household sees which address is wrong; what only looks like one stays.
+func TestSettingsProblemsHideAddressPasswordsAsRedactDoes(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	text := "'ollama.host' = 'http://admin:hunter2secret@bad host:11434'\n" +
+		"'listen.mode' = 'at 10:30@home'\n"
+	l, _, _ := load(t, "", nil)
+	if _, err := l.UseSettings(settingsFile(t, text), vars); err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, p := range l.SettingsProblems {
+		all = append(all, p.String())
+	}
+	got := strings.Join(all, "\n")
+	for _, want := range []string{"http://admin:[SECRET_1]@bad host:11434", "at 10:30@home"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
 		}
 	}
 }
