@@ -126,11 +126,13 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			q := c.Args.String("query")
 			aboutMe := oneOf(q, "me", "myself", "i", "you know about me")
-			limit := 3
+			// Searched by its content words: a fact sharing "the" alone
+			// is not about what was asked.
+			limit, search := 3, topic(q, c.Language)
 			if aboutMe {
-				limit = 20 // newest first, then keep those about the user
+				limit, search = 20, q // newest first, then keep those about the user
 			}
-			hits, err := m.Search(ctx, q, limit)
+			hits, err := m.Search(ctx, search, limit)
 			if err != nil {
 				return command.Response{}, err
 			}
@@ -191,13 +193,30 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 
 // whole keeps, of facts found for query (best first), those that hold
 // every word of it (storage.HoldsAll) when one does: beside the spare
-// key's place, the car keys' is not what was asked.
+// key's place, the car keys' is not what was asked. When none does, it
+// keeps those holding a content word of it in language lang: the search
+// knows no language, and "plane" is no German "Plan".
 func whole(hits []storage.Fact, query, lang string) []storage.Fact {
 	holds := func(f storage.Fact) bool { return storage.HoldsAll(f.Text, query, lang) }
 	if !slices.ContainsFunc(hits, holds) {
-		return hits
+		holds = func(f storage.Fact) bool { n, _ := storage.Shared(f.Text, query, lang); return n > 0 }
 	}
 	return slices.DeleteFunc(hits, func(f storage.Fact) bool { return !holds(f) })
+}
+
+// topic is what query asks about: its content words without the function
+// words of language lang (storage.FunctionWord), to search by. A query
+// of function words alone ("what do you remember about them") asks, as
+// one of none ("about it"), for the newest facts.
+func topic(query, lang string) string {
+	var out []string
+	for w := range storage.ContentWords(query) {
+		if !storage.FunctionWord(w, lang) {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
 }
 
 // selfWords are the words with which a household speaks of itself, one
