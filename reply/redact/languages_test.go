@@ -196,3 +196,37 @@ func TestValueBeforeItsName(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctionWordsAreNoValue: a function word after a secret's name and
+// its verb ("und", "and", "y", "et", "so", "also") is a word of the
+// sentence going on, never the secret; a value after the name is hidden
+// still.
+func TestFunctionWordsAreNoValue(t *testing.T) {
+	for _, s := range []string{
+		"merk dir, dass das WLAN-Passwort ist und so",
+		"das WLAN-Passwort ist also kompliziert",
+		"das Passwort ist halt lang",
+		"the wifi password is so long",
+		"the password is also on the router",
+		"the wifi password is and was a pain",
+		"la contraseña del wifi es y será complicada",
+		"la contraseña es pues larga",
+		"le mot de passe du wifi est donc compliqué",
+		"le mot de passe est et restera long",
+		"le mot de passe est aussi sur la box",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+	for _, tt := range []struct{ in, value string }{
+		{"das WLAN-Passwort ist hunter2 und so", "hunter2"},
+		{"the wifi password is hunter2 and so on", "hunter2"},
+		{"la contraseña del wifi es hunter2 y ya", "hunter2"},
+		{"le mot de passe du wifi est hunter2 et voilà", "hunter2"},
+	} {
+		if got, _ := New().Redact(tt.in); strings.Contains(got, tt.value) || !strings.Contains(got, "[SECRET_1]") {
+			t.Errorf("Redact(%q) = %q, want %q hidden", tt.in, got, tt.value)
+		}
+	}
+}

@@ -118,8 +118,21 @@ var moreNotSecretWords = []string{
 	"trop", "pas", "changé", "expiré", "différent", "nouveau", "nouvelle", "sous", "dans", "sur",
 }
 
+// functionWords go on with a sentence after a secret's name and its verb
+// and are never its value: "das WLAN-Passwort ist und so", "the password
+// is also on the router", "le mot de passe est donc compliqué".
+var functionWords = []string{
+	"and", "or", "but", "so", "also", "then", "just", "very", "really", "quite", "still", "well", "um", "uh",
+	"und", "oder", "aber", "also", "dann", "halt", "eben", "ja", "doch", "sehr", "wirklich", "ziemlich", "äh", "ähm",
+	"y", "e", "o", "u", "pero", "pues", "entonces", "también", "tambien", "ya", "bastante", "eh",
+	"et", "ou", "mais", "donc", "alors", "aussi", "très", "tres", "vraiment", "assez", "euh", "bah",
+}
+
 func init() {
 	for _, w := range moreNotSecretWords {
+		notSecretWords[w] = true
+	}
+	for _, w := range functionWords {
 		notSecretWords[w] = true
 	}
 }
