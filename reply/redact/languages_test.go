@@ -230,3 +230,46 @@ func TestFunctionWordsAreNoValue(t *testing.T) {
 		}
 	}
 }
+
+// TestPastTenseTalkAboutASecret: after a secret's name and a past verb
+// ("was", "war", "era", "était") a word of lower-case letters alone
+// describes the secret ("the password was annoying to type"); a value
+// that looks like a secret (a digit, a mark, a capital), or is quoted,
+// is hidden still, as one after "is" is whatever it looks like.
+func TestPastTenseTalkAboutASecret(t *testing.T) {
+	for _, s := range []string{
+		"the wifi password was annoying to type",
+		"the password was wrong",
+		"the password was annoying",
+		"the old wifi password was long.",
+		"das WLAN-Passwort war nervig",
+		"la contraseña del wifi era larga",
+		"le mot de passe du wifi était compliqué",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+	for _, tt := range []struct{ in, value string }{
+		{"the wifi password was hunter2", "hunter2"},
+		{"my password was hunter2", "hunter2"},
+		{"the wifi password was Tr0ub4dor", "Tr0ub4dor"},
+		{"the wifi password was 'swordfish'", "swordfish"},
+		{`the wifi password was "swordfish"`, "swordfish"},
+		{"the wifi password was Swordfish", "Swordfish"},
+		{"the wifi password was sword-fish", "sword-fish"},
+		{"the wifi password is swordfish", "swordfish"},
+		{"das WLAN-Passwort war Sonnenblume", "Sonnenblume"},
+		{"la contraseña del wifi era girasol7", "girasol7"},
+		{"le mot de passe du wifi était tournesol7", "tournesol7"},
+	} {
+		got, _ := New().Redact(tt.in)
+		if strings.Contains(got, tt.value) || !strings.Contains(got, "[SECRET_1]") {
+			t.Errorf("Redact(%q) = %q, want %q hidden", tt.in, got, tt.value)
+			continue
+		}
+		if again, k := New().Redact(got); again != got || len(k) > 0 {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", got, again, k)
+		}
+	}
+}

@@ -374,14 +374,14 @@ func namedValue(s string, ws []word, i int) (start, end int) {
 				v++
 			}
 			if v < len(ws) {
-				if start, end := namedValueAt(s, ws[v].start, k); start >= 0 {
+				if start, end := namedValueAt(s, ws[v].start, k); start >= 0 && !pastTalk(ws[v-1].core, s[ws[v].start:end]) {
 					return start, end
 				}
 			}
 		}
 		// A German clause after "dass": name, owner, value, "ist".
 		if v := e; v+1 < len(ws) && !ws[v].stop && lastIsWords[ws[v+1].core] && (ws[v+1].stop || lastWord(s, ws[v+1])) && !isWords[ws[v].core] {
-			if start, end := namedValueAt(s[:ws[v].end], ws[v].start, k); start >= 0 {
+			if start, end := namedValueAt(s[:ws[v].end], ws[v].start, k); start >= 0 && !pastTalk(ws[v+1].core, s[ws[v].start:end]) {
 				return start, end
 			}
 		}
@@ -401,6 +401,30 @@ func namedValue(s string, ws []word, i int) (start, end int) {
 		}
 	}
 	return -1, -1
+}
+
+// pastIsWords are the words of isWords in the past.
+var pastIsWords = map[string]bool{"was": true, "war": true, "era": true, "était": true, "etait": true}
+
+// pastTalk reports whether raw, a value as written (its quotes included)
+// after a secret's name and verb, is talk about the secret rather than
+// its value: after a verb in the past ("the password was annoying to
+// type", "das Passwort war nervig") a word of lower-case letters alone
+// describes the secret. A value said in the past that looks like one (a
+// digit, a mark, a capital: "was hunter2", "was Swordfish") or is quoted
+// is hidden still; a plain lower-case word is not, a trade made knowingly
+// ("my old password was swordfish" is kept), where after "is" any word is
+// the value.
+func pastTalk(verb, raw string) bool {
+	if !pastIsWords[verb] || raw == "" {
+		return false
+	}
+	for _, r := range raw {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // firstIsWords link a value said first to the secret's name after them:
