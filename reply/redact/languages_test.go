@@ -273,3 +273,66 @@ func TestPastTenseTalkAboutASecret(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainWordBeforeItsName: a plain word said before a secret's name is
+// its value when the sentence, or the clause after "that", "dass", "que",
+// is that word, "is" and the name alone ("swordfish is the wifi
+// password"), in each language; a pronoun, a question word or a word
+// that points at what follows there is no value, nor a plain word after
+// a past verb.
+func TestPlainWordBeforeItsName(t *testing.T) {
+	for _, tt := range []struct{ in, value string }{
+		{"swordfish is the wifi password", "swordfish"},
+		{"Swordfish is the wifi password.", "Swordfish"},
+		{"remember that swordfish is the wifi password", "swordfish"},
+		{"swordfish is our wifi password", "swordfish"},
+		{"swordfish ist das WLAN-Passwort", "swordfish"},
+		{"merk dir, dass Schwertfisch das WLAN-Passwort ist", "Schwertfisch"},
+		{"espadón es la contraseña del wifi", "espadón"},
+		{"recuerda que espadón es la contraseña del wifi", "espadón"},
+		{"espadon est le mot de passe du wifi", "espadon"},
+	} {
+		got, kinds := New().Redact(tt.in)
+		if strings.Contains(got, tt.value) || !slices.Equal(kinds, []Kind{Secret}) {
+			t.Errorf("Redact(%q) = %q %v, want %q hidden", tt.in, got, kinds, tt.value)
+			continue
+		}
+		if again, k := New().Redact(got); again != got || len(k) > 0 {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", got, again, k)
+		}
+		r := New()
+		if shown, _ := r.Redact(tt.in); r.Restore(shown) != tt.in {
+			t.Errorf("Restore(%q) = %q, want %q", shown, r.Restore(shown), tt.in)
+		}
+	}
+	for _, s := range []string{
+		"this is the wifi password",
+		"it is the wifi password",
+		"here is the wifi password.",
+		"Below is the wifi password.",
+		"Next is the wifi password.",
+		"mine is the wifi password",
+		"which is the wifi password?",
+		"what is the wifi password",
+		"swordfish is the wifi password?",
+		"swordfish was the wifi password",
+		"swordfish is not the wifi password",
+		"the swordfish is the wifi password",
+		"swordfish is the door code",
+		"das ist das WLAN-Passwort",
+		"hier ist das WLAN-Passwort",
+		"was ist das WLAN-Passwort",
+		"merk dir, dass das das WLAN-Passwort ist",
+		"esto es la contraseña del wifi",
+		"esta es la contraseña del wifi",
+		"aquí está la contraseña del wifi",
+		"cuál es la contraseña del wifi",
+		"ceci est le mot de passe du wifi",
+		"voici le mot de passe du wifi",
+		"quel est le mot de passe du wifi",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+}

@@ -388,14 +388,14 @@ func namedValue(s string, ws []word, i int) (start, end int) {
 		// The value first: value, "is", the name and owner ending the
 		// sentence.
 		if e > i && (ws[e-1].stop || lastWord(s, ws[e-1])) {
-			if start, end := valueFirst(s, ws, i, k, false); start >= 0 {
+			if start, end := valueFirst(s, ws, i, k, false, sentenceEnds(s, ws[e-1])); start >= 0 {
 				return start, end
 			}
 		}
 		// And in a German clause after "dass": "dass hunter2 das
 		// WLAN-Passwort ist".
 		if v := e; v < len(ws) && !ws[e-1].stop && !ws[e-1].colon && lastIsWords[ws[v].core] && (ws[v].stop || lastWord(s, ws[v])) {
-			if start, end := valueFirst(s, ws, i, k, true); start >= 0 {
+			if start, end := valueFirst(s, ws, i, k, true, sentenceEnds(s, ws[v]) && !pastIsWords[ws[v].core]); start >= 0 {
 				return start, end
 			}
 		}
@@ -449,8 +449,13 @@ var clauseStarts = map[string]bool{"that": true, "dass": true, "que": true}
 // plain word: a mark or a capital inside), then "is", an article and up
 // to two words naming what the secret is for; in a German clause
 // (verbLast), "dass", the value, an article and the name, its verb after
-// them. Where the value starts and ends in s; -1s for none.
-func valueFirst(s string, ws []word, i int, k nameKind, verbLast bool) (start, end int) {
+// them. When ended (the sentence ends with the name and what it is for,
+// no question, and a German clause's verb is no past one), the sentence
+// or clause is the value, the verb and the name alone, and a plain word
+// is the value too ("swordfish is the wifi password"), unless it is a
+// word that stands there as no value ("this", "hier", "esto", "ceci").
+// Where the value starts and ends in s; -1s for none.
+func valueFirst(s string, ws []word, i int, k nameKind, verbLast, ended bool) (start, end int) {
 	j := i - 1
 	if ws[i].core == "passe" {
 		j = i - 3
@@ -481,10 +486,47 @@ func valueFirst(s string, ws []word, i int, k nameKind, verbLast bool) (start, e
 		return -1, -1
 	}
 	start, end = namedValueAt(s[:v.end], v.start, k)
-	if start < 0 || !secretLooking(s[start:end]) || strings.TrimRight(s[end:v.end], `"'.,;:!?)»`) != "" {
+	if start < 0 || strings.TrimRight(s[end:v.end], `"'.,;:!?)»`) != "" {
+		return -1, -1
+	}
+	plain := ended && (verbLast || !pastIsWords[ws[j].core]) && !notValuesFirst[strings.ToLower(s[start:end])]
+	if !plain && !secretLooking(s[start:end]) {
 		return -1, -1
 	}
 	return start, end
+}
+
+// notValuesFirst are words that stand before "is" and a secret's name as
+// no value: pronouns, question words and words that point at what
+// follows ("this is the wifi password", "hier ist das WLAN-Passwort",
+// "esta es la contraseña", "ceci est le mot de passe").
+var notValuesFirst = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`this that these those it here there below above attached enclosed following
+		next first last finally which what who whose where how why mine yours ours his hers theirs nothing something everything anything one none same
+		das dies dieses diese der die es hier da dort unten oben anbei folgendes was welches welche welcher wer wie
+		meins deins unseres nichts etwas alles
+		esto esta este eso esa ese aquello aquella aquel aquí ahí allí abajo arriba adjunta adjunto cuál cual qué que
+		quién quien mía mío nuestra nuestro nada algo todo ella él
+		ceci cela ça ce voici voilà ici là quel quelle qui quoi lequel laquelle rien tout mien mienne nôtre`) {
+		notValuesFirst[w] = true
+	}
+}
+
+// sentenceEnds reports whether w, the word the name of a secret said
+// after its value ends with, ends the sentence: with a full stop or an
+// exclamation mark, or as the last word; not with a question mark, nor
+// with a comma and more to come.
+func sentenceEnds(s string, w word) bool {
+	raw := strings.TrimRight(s[w.start:w.end], `"')»`)
+	switch {
+	case strings.HasSuffix(raw, "."), strings.HasSuffix(raw, "!"):
+		return true
+	case raw != "" && strings.ContainsAny(raw[len(raw)-1:], "?,;:"):
+		return false
+	}
+	return lastWord(s, w)
 }
 
 // plainModifier reports whether w may be a word before a secret's name
