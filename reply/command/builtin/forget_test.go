@@ -108,3 +108,16 @@ func TestForgetOnlyWhatHoldsEveryWord(t *testing.T) {
 		}
 	}
 }
+
+// TestForgetWithoutWordsForgetsNothing: "forget about it" names no fact:
+// even the only one remembered stays.
+func TestForgetWithoutWordsForgetsNothing(t *testing.T) {
+	f := newFixture(t)
+	f.say(t, "remember that my bike is blue")
+	for _, say := range []string{"forget about it", "forget about that", "forget what I said about this"} {
+		said, _ := f.say(t, say)
+		if facts, _ := f.db.Facts().All(t.Context()); len(facts) != 1 || said != "I don't remember anything like that." {
+			t.Errorf("%q: said %q, facts %+v; want the fact kept", say, said, facts)
+		}
+	}
+}

@@ -96,7 +96,11 @@ func Forget(m Memory) *command.Command {
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			q := c.Args.String("fact")
 			l := lang(c)
-			hits, err := m.Search(ctx, topic(q, c.Language), forgetLimit)
+			about := topic(q, c.Language)
+			if about == "" { // "forget about it" names no fact
+				return command.Said(l.T("I don't remember anything like that."), map[string]any{"forgotten": 0}), nil
+			}
+			hits, err := m.Search(ctx, about, forgetLimit)
 			if err != nil {
 				return command.Response{}, err
 			}
