@@ -315,6 +315,8 @@ var de = map[string]string{
 	"Sorry, I could not reset the web page's password.":                                                                                   "Entschuldigung, ich konnte das Passwort der Webseite nicht zurücksetzen.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "Das Passwort der Webseite ist vergessen; sie fragt nach einem neuen Einrichtungscode.",
 	"I don't know the date yet: my clock isn't set. I'm still getting the time.":                                                          "Ich weiß das Datum noch nicht: Meine Uhr ist nicht gestellt. Ich hole mir gerade die Zeit.",
+	"I didn't forget anything, because more than one thing I remember fits: %s. Tell me more about the one to forget.":                    "Ich habe nichts vergessen, weil mehr als eine Sache passt, die ich mir gemerkt habe: %s. Sag mir mehr über die, die ich vergessen soll.",
+	"I didn't forget anything: nothing I remember has all those words. The closest is that %s.":                                           "Ich habe nichts vergessen: nichts, was ich mir gemerkt habe, enthält all diese Wörter. Am nächsten kommt: %s.",
 	"That's today: %s.":            "Das ist heute: %s.",
 	"Tomorrow is %s.":              "Morgen ist %s.",
 	"Yesterday was %s.":            "Gestern war %s.",

@@ -315,6 +315,8 @@ var es = map[string]string{
 	"Sorry, I could not reset the web page's password.":                                                                                   "Lo siento, no pude restablecer la contraseña de la página web.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "La contraseña de la página web está olvidada; pide un nuevo código de configuración.",
 	"I don't know the date yet: my clock isn't set. I'm still getting the time.":                                                          "Todavía no sé la fecha: mi reloj no está en hora. Estoy obteniendo la hora.",
+	"I didn't forget anything, because more than one thing I remember fits: %s. Tell me more about the one to forget.":                    "No he olvidado nada, porque encaja más de una cosa que recuerdo: %s. Dime más sobre la que debo olvidar.",
+	"I didn't forget anything: nothing I remember has all those words. The closest is that %s.":                                           "No he olvidado nada: nada de lo que recuerdo tiene todas esas palabras. Lo más parecido es que %s.",
 	"That's today: %s.":            "Es hoy: %s.",
 	"Tomorrow is %s.":              "Mañana es %s.",
 	"Yesterday was %s.":            "Ayer fue %s.",

@@ -315,6 +315,8 @@ var fr = map[string]string{
 	"Sorry, I could not reset the web page's password.":                                                                                   "Désolé, je n'ai pas pu réinitialiser le mot de passe de la page web.",
 	"The web page's password is forgotten; it asks for a new setup code.":                                                                 "Le mot de passe de la page web est oublié ; elle demande un nouveau code de configuration.",
 	"I don't know the date yet: my clock isn't set. I'm still getting the time.":                                                          "Je ne connais pas encore la date : mon horloge n'est pas réglée. Je suis en train de récupérer l'heure.",
+	"I didn't forget anything, because more than one thing I remember fits: %s. Tell me more about the one to forget.":                    "Je n'ai rien oublié, car plus d'une chose dont je me souviens correspond : %s. Dis-m'en plus sur celle à oublier.",
+	"I didn't forget anything: nothing I remember has all those words. The closest is that %s.":                                           "Je n'ai rien oublié : rien de ce dont je me souviens ne contient tous ces mots. Le plus proche : %s.",
 	"That's today: %s.":            "C'est aujourd'hui : %s.",
 	"Tomorrow is %s.":              "Demain, ce sera %s.",
 	"Yesterday was %s.":            "Hier, c'était %s.",

@@ -45,7 +45,9 @@ func HoldsAll(fact, asked, lang string) bool {
 }
 
 // Shared counts the content words of asked that fact holds (as HoldsAll
-// says), of how many asked has.
+// says), of how many asked has. A function word of lang or of English
+// (FunctionWord) is not counted: "the plane" shares nothing with "the
+// plan is on the fridge".
 func Shared(fact, asked, lang string) (n, of int) {
 	if lang == "" {
 		lang = "en"
@@ -57,6 +59,9 @@ func Shared(fact, asked, lang string) (n, of int) {
 		}
 	}
 	for w := range ContentWords(asked) {
+		if FunctionWord(w, lang) {
+			continue
+		}
 		of++
 		for _, f := range forms(w, lang) {
 			if stems[f] {
@@ -66,6 +71,44 @@ func Shared(fact, asked, lang string) (n, of int) {
 		}
 	}
 	return n, of
+}
+
+// FunctionWord reports whether w, a word as ContentWords gives it, is a
+// function word (an article, a pronoun, a conjunction, a plain
+// preposition, a verb of being or having) in language lang (an ISO 639-1
+// code; English when empty) or in English, whose such words a household
+// mixes into every language. Such a word says nothing of what a fact is
+// about. Another language's function word is a word of its own in lang:
+// the French "car" is an English car.
+func FunctionWord(w, lang string) bool {
+	if lang == "" {
+		lang = "en"
+	}
+	return functionWords[lang][w] || functionWords["en"][w]
+}
+
+// functionWords are, by language, its function words of three letters or
+// more (ContentWords keeps no shorter word), in the form ContentWords
+// gives them ("does" is "doe", "dans" is "dan"). Prepositions of place
+// ("under", "unter", "bajo", "sous") stay content words: where a thing is
+// is part of the fact.
+var functionWords = map[string]map[string]bool{
+	"en": ContentWords(`the and but nor for with from into onto about than then that this these those there here
+		its his her hers him she they them their theirs you your yours our ours mine myself yourself ourselves
+		are was were been being has have had having does did doing will would shall should can could may might must
+		what who whom whose which when where why how not also just`),
+	"de": ContentWords(`der die das den dem des ein eine einen einem einer eines und oder aber auch also noch schon doch denn
+		dass wenn weil als wie was wer wen wem ist sind war waren bin bist seid sein wird werden wurde wurden
+		hat habe hast haben hatte hatten ich mich mir mein meine meinen meinem meiner meines dich dir dein deine deinen deinem deiner deines
+		sie ihr ihre ihren ihrem ihrer ihres ihn ihm wir uns unser unsere unseren unserem unserer unseres euch euer eure man
+		mit von für auf aus bei nach zum zur beim vom ins nicht dies diese dieser dieses diesem diesen`),
+	"es": ContentWords(`los las uno una unos unas del que pero porque como cuando donde qué cómo cuándo dónde
+		muy más también son era eran fue está están estaba estaban esta este esto estos estas eso esa ese esos esas
+		hay han has hemos tiene tienen tengo mis tus sus nuestro nuestra nuestros nuestras vuestro vuestra vuestros vuestras
+		ella ellos ellas nosotros nosotras vosotros vosotras usted ustedes les con sin por para`),
+	"fr": ContentWords(`les une des aux mais donc car que qui quoi dont est sont était étaient été être
+		suis sommes êtes ont avons avez avait mon mes ton tes son ses notre nos votre vos leur leurs
+		elle ils elles nous vous moi toi lui eux cet cette ces cela avec pour par dans chez pas plus très aussi`),
 }
 
 // languages are those with rules for other forms of a word.

@@ -60,11 +60,29 @@ func TestHoldsAll(t *testing.T) {
 	}
 }
 
-// Counting what a fact holds of a question, for a partial match.
+// Counting what a fact holds of a question, for a partial match: its
+// content words only, the function words of the language (and English's,
+// which a household mixes in) aside.
 func TestShared(t *testing.T) {
-	n, of := Shared("my car is parked on level 3", "where did I park the red car", "en")
-	if n != 2 || of != 6 { // where, did, park, the, red, car: park and car held
-		t.Errorf("Shared = %d of %d, want 2 of 6", n, of)
+	for _, c := range []struct {
+		lang, fact, asked string
+		n, of             int
+	}{
+		{"en", "my car is parked on level 3", "where did I park the red car", 2, 3}, // park, red, car: park and car held
+		{"en", "the plan is on the fridge", "the plane", 0, 1},
+		{"", "the plan is on the fridge", "the plane", 0, 1},
+		{"de", "das Auto steht in der Garage", "das Flugzeug", 0, 1},
+		{"de", "das Auto steht in der Garage", "the Flugzeug", 0, 1},
+		{"es", "las llaves están en el cajón", "las bicis", 0, 1},
+		{"fr", "les clés sont dans le tiroir", "les vélos", 0, 1},
+		{"fr", "les clés sont dans le tiroir", "les clés", 1, 1},
+		// Another language's function word is a word in this one.
+		{"en", "the car is in the garage", "car", 1, 1},
+		{"en", "the dog will die", "die", 1, 1},
+	} {
+		if n, of := Shared(c.fact, c.asked, c.lang); n != c.n || of != c.of {
+			t.Errorf("Shared(%q, %q, %q) = %d of %d, want %d of %d", c.fact, c.asked, c.lang, n, of, c.n, c.of)
+		}
 	}
 }
 

@@ -205,7 +205,7 @@ func (r *Redactor) passwordsBefore(s string, kinds []Kind) (string, []Kind) {
 		body := strings.TrimRight(sub[2], `\"'`)
 		value := strings.TrimLeft(body, `\"'`)
 		opening, closing := body[:len(body)-len(value)], sub[2][len(body):]
-		if strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] {
+		if strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] || pastTalk(lastField(sub[1]), sub[2]) {
 			return m
 		}
 		kinds = append(kinds, Secret)

@@ -196,3 +196,143 @@ func TestValueBeforeItsName(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctionWordsAreNoValue: a function word after a secret's name and
+// its verb ("und", "and", "y", "et", "so", "also") is a word of the
+// sentence going on, never the secret; a value after the name is hidden
+// still.
+func TestFunctionWordsAreNoValue(t *testing.T) {
+	for _, s := range []string{
+		"merk dir, dass das WLAN-Passwort ist und so",
+		"das WLAN-Passwort ist also kompliziert",
+		"das Passwort ist halt lang",
+		"the wifi password is so long",
+		"the password is also on the router",
+		"the wifi password is and was a pain",
+		"la contraseña del wifi es y será complicada",
+		"la contraseña es pues larga",
+		"le mot de passe du wifi est donc compliqué",
+		"le mot de passe est et restera long",
+		"le mot de passe est aussi sur la box",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+	for _, tt := range []struct{ in, value string }{
+		{"das WLAN-Passwort ist hunter2 und so", "hunter2"},
+		{"the wifi password is hunter2 and so on", "hunter2"},
+		{"la contraseña del wifi es hunter2 y ya", "hunter2"},
+		{"le mot de passe du wifi est hunter2 et voilà", "hunter2"},
+	} {
+		if got, _ := New().Redact(tt.in); strings.Contains(got, tt.value) || !strings.Contains(got, "[SECRET_1]") {
+			t.Errorf("Redact(%q) = %q, want %q hidden", tt.in, got, tt.value)
+		}
+	}
+}
+
+// TestPastTenseTalkAboutASecret: after a secret's name and a past verb
+// ("was", "war", "era", "était") a word of lower-case letters alone
+// describes the secret ("the password was annoying to type"); a value
+// that looks like a secret (a digit, a mark, a capital), or is quoted,
+// is hidden still, as one after "is" is whatever it looks like.
+func TestPastTenseTalkAboutASecret(t *testing.T) {
+	for _, s := range []string{
+		"the wifi password was annoying to type",
+		"the password was wrong",
+		"the password was annoying",
+		"the old wifi password was long.",
+		"das WLAN-Passwort war nervig",
+		"la contraseña del wifi era larga",
+		"le mot de passe du wifi était compliqué",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+	for _, tt := range []struct{ in, value string }{
+		{"the wifi password was hunter2", "hunter2"},
+		{"my password was hunter2", "hunter2"},
+		{"the wifi password was Tr0ub4dor", "Tr0ub4dor"},
+		{"the wifi password was 'swordfish'", "swordfish"},
+		{`the wifi password was "swordfish"`, "swordfish"},
+		{"the wifi password was Swordfish", "Swordfish"},
+		{"the wifi password was sword-fish", "sword-fish"},
+		{"the wifi password is swordfish", "swordfish"},
+		{"das WLAN-Passwort war Sonnenblume", "Sonnenblume"},
+		{"la contraseña del wifi era girasol7", "girasol7"},
+		{"le mot de passe du wifi était tournesol7", "tournesol7"},
+	} {
+		got, _ := New().Redact(tt.in)
+		if strings.Contains(got, tt.value) || !strings.Contains(got, "[SECRET_1]") {
+			t.Errorf("Redact(%q) = %q, want %q hidden", tt.in, got, tt.value)
+			continue
+		}
+		if again, k := New().Redact(got); again != got || len(k) > 0 {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", got, again, k)
+		}
+	}
+}
+
+// TestPlainWordBeforeItsName: a plain word said before a secret's name is
+// its value when the sentence, or the clause after "that", "dass", "que",
+// is that word, "is" and the name alone ("swordfish is the wifi
+// password"), in each language; a pronoun, a question word or a word
+// that points at what follows there is no value, nor a plain word after
+// a past verb.
+func TestPlainWordBeforeItsName(t *testing.T) {
+	for _, tt := range []struct{ in, value string }{
+		{"swordfish is the wifi password", "swordfish"},
+		{"Swordfish is the wifi password.", "Swordfish"},
+		{"remember that swordfish is the wifi password", "swordfish"},
+		{"swordfish is our wifi password", "swordfish"},
+		{"swordfish ist das WLAN-Passwort", "swordfish"},
+		{"merk dir, dass Schwertfisch das WLAN-Passwort ist", "Schwertfisch"},
+		{"espadón es la contraseña del wifi", "espadón"},
+		{"recuerda que espadón es la contraseña del wifi", "espadón"},
+		{"espadon est le mot de passe du wifi", "espadon"},
+	} {
+		got, kinds := New().Redact(tt.in)
+		if strings.Contains(got, tt.value) || !slices.Equal(kinds, []Kind{Secret}) {
+			t.Errorf("Redact(%q) = %q %v, want %q hidden", tt.in, got, kinds, tt.value)
+			continue
+		}
+		if again, k := New().Redact(got); again != got || len(k) > 0 {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", got, again, k)
+		}
+		r := New()
+		if shown, _ := r.Redact(tt.in); r.Restore(shown) != tt.in {
+			t.Errorf("Restore(%q) = %q, want %q", shown, r.Restore(shown), tt.in)
+		}
+	}
+	for _, s := range []string{
+		"this is the wifi password",
+		"it is the wifi password",
+		"here is the wifi password.",
+		"Below is the wifi password.",
+		"Next is the wifi password.",
+		"mine is the wifi password",
+		"which is the wifi password?",
+		"what is the wifi password",
+		"swordfish is the wifi password?",
+		"swordfish was the wifi password",
+		"swordfish is not the wifi password",
+		"the swordfish is the wifi password",
+		"swordfish is the door code",
+		"das ist das WLAN-Passwort",
+		"hier ist das WLAN-Passwort",
+		"was ist das WLAN-Passwort",
+		"merk dir, dass das das WLAN-Passwort ist",
+		"esto es la contraseña del wifi",
+		"esta es la contraseña del wifi",
+		"aquí está la contraseña del wifi",
+		"cuál es la contraseña del wifi",
+		"ceci est le mot de passe du wifi",
+		"voici le mot de passe du wifi",
+		"quel est le mot de passe du wifi",
+	} {
+		if got, kinds := New().Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q %v, want it unchanged", s, got, kinds)
+		}
+	}
+}

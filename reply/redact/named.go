@@ -118,8 +118,21 @@ var moreNotSecretWords = []string{
 	"trop", "pas", "changé", "expiré", "différent", "nouveau", "nouvelle", "sous", "dans", "sur",
 }
 
+// functionWords go on with a sentence after a secret's name and its verb
+// and are never its value: "das WLAN-Passwort ist und so", "the password
+// is also on the router", "le mot de passe est donc compliqué".
+var functionWords = []string{
+	"and", "or", "but", "so", "also", "then", "just", "very", "really", "quite", "still", "well", "um", "uh",
+	"und", "oder", "aber", "also", "dann", "halt", "eben", "ja", "doch", "sehr", "wirklich", "ziemlich", "äh", "ähm",
+	"y", "e", "o", "u", "pero", "pues", "entonces", "también", "tambien", "ya", "bastante", "eh",
+	"et", "ou", "mais", "donc", "alors", "aussi", "très", "tres", "vraiment", "assez", "euh", "bah",
+}
+
 func init() {
 	for _, w := range moreNotSecretWords {
+		notSecretWords[w] = true
+	}
+	for _, w := range functionWords {
 		notSecretWords[w] = true
 	}
 }
@@ -361,33 +374,57 @@ func namedValue(s string, ws []word, i int) (start, end int) {
 				v++
 			}
 			if v < len(ws) {
-				if start, end := namedValueAt(s, ws[v].start, k); start >= 0 {
+				if start, end := namedValueAt(s, ws[v].start, k); start >= 0 && !pastTalk(ws[v-1].core, s[ws[v].start:end]) {
 					return start, end
 				}
 			}
 		}
 		// A German clause after "dass": name, owner, value, "ist".
 		if v := e; v+1 < len(ws) && !ws[v].stop && lastIsWords[ws[v+1].core] && (ws[v+1].stop || lastWord(s, ws[v+1])) && !isWords[ws[v].core] {
-			if start, end := namedValueAt(s[:ws[v].end], ws[v].start, k); start >= 0 {
+			if start, end := namedValueAt(s[:ws[v].end], ws[v].start, k); start >= 0 && !pastTalk(ws[v+1].core, s[ws[v].start:end]) {
 				return start, end
 			}
 		}
 		// The value first: value, "is", the name and owner ending the
 		// sentence.
 		if e > i && (ws[e-1].stop || lastWord(s, ws[e-1])) {
-			if start, end := valueFirst(s, ws, i, k, false); start >= 0 {
+			if start, end := valueFirst(s, ws, i, k, false, sentenceEnds(s, ws[e-1])); start >= 0 {
 				return start, end
 			}
 		}
 		// And in a German clause after "dass": "dass hunter2 das
 		// WLAN-Passwort ist".
 		if v := e; v < len(ws) && !ws[e-1].stop && !ws[e-1].colon && lastIsWords[ws[v].core] && (ws[v].stop || lastWord(s, ws[v])) {
-			if start, end := valueFirst(s, ws, i, k, true); start >= 0 {
+			if start, end := valueFirst(s, ws, i, k, true, sentenceEnds(s, ws[v]) && !pastIsWords[ws[v].core]); start >= 0 {
 				return start, end
 			}
 		}
 	}
 	return -1, -1
+}
+
+// pastIsWords are the words of isWords in the past.
+var pastIsWords = map[string]bool{"was": true, "war": true, "era": true, "était": true, "etait": true}
+
+// pastTalk reports whether raw, a value as written (its quotes included)
+// after a secret's name and verb, is talk about the secret rather than
+// its value: after a verb in the past ("the password was annoying to
+// type", "das Passwort war nervig") a word of lower-case letters alone
+// describes the secret. A value said in the past that looks like one (a
+// digit, a mark, a capital: "was hunter2", "was Swordfish") or is quoted
+// is hidden still; a plain lower-case word is not, a trade made knowingly
+// ("my old password was swordfish" is kept), where after "is" any word is
+// the value.
+func pastTalk(verb, raw string) bool {
+	if !pastIsWords[verb] || raw == "" {
+		return false
+	}
+	for _, r := range raw {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // firstIsWords link a value said first to the secret's name after them:
@@ -412,8 +449,13 @@ var clauseStarts = map[string]bool{"that": true, "dass": true, "que": true}
 // plain word: a mark or a capital inside), then "is", an article and up
 // to two words naming what the secret is for; in a German clause
 // (verbLast), "dass", the value, an article and the name, its verb after
-// them. Where the value starts and ends in s; -1s for none.
-func valueFirst(s string, ws []word, i int, k nameKind, verbLast bool) (start, end int) {
+// them. When ended (the sentence ends with the name and what it is for,
+// no question, and a German clause's verb is no past one), the sentence
+// or clause is the value, the verb and the name alone, and a plain word
+// is the value too ("swordfish is the wifi password"), unless it is a
+// word that stands there as no value ("this", "hier", "esto", "ceci").
+// Where the value starts and ends in s; -1s for none.
+func valueFirst(s string, ws []word, i int, k nameKind, verbLast, ended bool) (start, end int) {
 	j := i - 1
 	if ws[i].core == "passe" {
 		j = i - 3
@@ -444,10 +486,47 @@ func valueFirst(s string, ws []word, i int, k nameKind, verbLast bool) (start, e
 		return -1, -1
 	}
 	start, end = namedValueAt(s[:v.end], v.start, k)
-	if start < 0 || !secretLooking(s[start:end]) || strings.TrimRight(s[end:v.end], `"'.,;:!?)»`) != "" {
+	if start < 0 || strings.TrimRight(s[end:v.end], `"'.,;:!?)»`) != "" {
+		return -1, -1
+	}
+	plain := ended && (verbLast || !pastIsWords[ws[j].core]) && !notValuesFirst[strings.ToLower(s[start:end])]
+	if !plain && !secretLooking(s[start:end]) {
 		return -1, -1
 	}
 	return start, end
+}
+
+// notValuesFirst are words that stand before "is" and a secret's name as
+// no value: pronouns, question words and words that point at what
+// follows ("this is the wifi password", "hier ist das WLAN-Passwort",
+// "esta es la contraseña", "ceci est le mot de passe").
+var notValuesFirst = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`this that these those it here there below above attached enclosed following
+		next first last finally which what who whose where how why mine yours ours his hers theirs nothing something everything anything one none same
+		das dies dieses diese der die es hier da dort unten oben anbei folgendes was welches welche welcher wer wie
+		meins deins unseres nichts etwas alles
+		esto esta este eso esa ese aquello aquella aquel aquí ahí allí abajo arriba adjunta adjunto cuál cual qué que
+		quién quien mía mío nuestra nuestro nada algo todo ella él
+		ceci cela ça ce voici voilà ici là quel quelle qui quoi lequel laquelle rien tout mien mienne nôtre`) {
+		notValuesFirst[w] = true
+	}
+}
+
+// sentenceEnds reports whether w, the word the name of a secret said
+// after its value ends with, ends the sentence: with a full stop or an
+// exclamation mark, or as the last word; not with a question mark, nor
+// with a comma and more to come.
+func sentenceEnds(s string, w word) bool {
+	raw := strings.TrimRight(s[w.start:w.end], `"')»`)
+	switch {
+	case strings.HasSuffix(raw, "."), strings.HasSuffix(raw, "!"):
+		return true
+	case raw != "" && strings.ContainsAny(raw[len(raw)-1:], "?,;:"):
+		return false
+	}
+	return lastWord(s, w)
 }
 
 // plainModifier reports whether w may be a word before a secret's name

@@ -551,7 +551,7 @@ func (r *Redactor) passwords(s string, kinds []Kind) (string, []Kind) {
 		quoted := s[loc[4]:loc[5]]
 		body := strings.TrimRight(quoted, `\"'`)
 		value := strings.TrimLeft(body, `\"'`)
-		if strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] { // a placeholder, or talk about it
+		if strings.HasPrefix(value, "[") || notSecretWords[strings.ToLower(value)] || pastTalk(lastField(s[loc[2]:loc[3]]), quoted) { // a placeholder, or talk about it
 			continue
 		}
 		if b.Len() == 0 {
@@ -568,6 +568,16 @@ func (r *Redactor) passwords(s string, kinds []Kind) (string, []Kind) {
 	}
 	b.WriteString(s[last:])
 	return b.String(), kinds
+}
+
+// lastField is the last word of s, lower case: the verb of a password
+// pattern's "password was ".
+func lastField(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToLower(f[len(f)-1])
 }
 
 // nextPassword finds the first password at or after s[from] as regexp's

@@ -82,7 +82,11 @@ func rememberFromIntent(ctx context.Context, m command.Match) (command.Claim, er
 	return command.Claim{Arguments: map[string]any{"fact": fact}}, nil
 }
 
-// Forget is forget: remove a remembered fact.
+// Forget is forget: remove a remembered fact. A household must never
+// lose a fact it did not mean, so forget deletes only the one fact that
+// holds every content word asked for (storage.HoldsAll), a fact holding a
+// secret as it was said; when several hold them, or one holds only some,
+// it deletes none and names them, or the closest.
 func Forget(m Memory) *command.Command {
 	return &command.Command{
 		Name:        "forget",
@@ -91,26 +95,70 @@ func Forget(m Memory) *command.Command {
 		Parameters:  []command.Parameter{{Name: "fact", Type: "string", Required: true, Description: "words of the fact"}},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			q := c.Args.String("fact")
-			hits, err := m.Search(ctx, q, 1)
+			l := lang(c)
+			about := topic(q, c.Language)
+			if about == "" { // "forget about it" names no fact
+				return command.Said(l.T("I don't remember anything like that."), map[string]any{"forgotten": 0}), nil
+			}
+			hits, err := m.Search(ctx, about, forgetLimit)
 			if err != nil {
 				return command.Response{}, err
 			}
-			if len(hits) == 0 || !covers(hits[0].Text, q, c.Language) {
-				return command.Said(lang(c).T("I don't remember anything like that."), map[string]any{"forgotten": 0}), nil
+			var held, near []storage.Fact
+			for _, h := range hits {
+				said := h.Text
+				if len(h.Sealed) > 0 {
+					if said, err = m.Reveal(ctx, h); err != nil {
+						return command.Response{}, err
+					}
+				}
+				switch n, _ := storage.Shared(said, q, c.Language); {
+				case storage.HoldsAll(said, q, c.Language):
+					held = append(held, h)
+				case n > 0:
+					near = append(near, h)
+				}
 			}
-			if err := m.Delete(ctx, hits[0].ID); err != nil {
-				return command.Response{}, err
+			switch {
+			case len(held) == 1:
+				if err := m.Delete(ctx, held[0].ID); err != nil {
+					return command.Response{}, err
+				}
+				return command.Said(l.T("OK, I've forgotten that."), map[string]any{"forgotten": 1, "fact": held[0].Text}), nil
+			case len(held) > 1:
+				held = held[:min(3, len(held))]
+				return command.Said(l.T("I didn't forget anything, because more than one thing I remember fits: %s. Tell me more about the one to forget.",
+					l.And(spoken(l, held))), map[string]any{"forgotten": 0, "matches": texts(held)}), nil
+			case len(near) > 0:
+				return command.Said(l.T("I didn't forget anything: nothing I remember has all those words. The closest is that %s.",
+					spoken(l, near[:1])[0]), map[string]any{"forgotten": 0, "closest": near[0].Text}), nil
 			}
-			return command.Said(lang(c).T("OK, I've forgotten that."), map[string]any{"forgotten": 1, "fact": hits[0].Text}), nil
+			return command.Said(l.T("I don't remember anything like that."), map[string]any{"forgotten": 0}), nil
 		},
 	}
 }
 
-// covers reports whether fact holds at least half of query's content
-// words (storage.Shared).
-func covers(fact, query, lang string) bool {
-	n, of := storage.Shared(fact, query, lang)
-	return n > 0 && 2*n >= of
+// forgetLimit is how many facts forget weighs: enough to tell the one
+// fact holding the words asked for from several.
+const forgetLimit = 10
+
+// spoken are facts as said back to the household: its words turned
+// ("my" is "your"), a secret in them named, never said.
+func spoken(l locale.Lang, facts []storage.Fact) []string {
+	out := make([]string, len(facts))
+	for i, f := range facts {
+		out[i] = placeholder.ReplaceAllString(f.Text, l.T("a secret"))
+	}
+	return quoted(l, out)
+}
+
+// texts are facts' shown texts, a secret in them a placeholder.
+func texts(facts []storage.Fact) []string {
+	out := make([]string, len(facts))
+	for i, f := range facts {
+		out[i] = f.Text
+	}
+	return out
 }
 
 // SearchMemory is search_memory: what the user told Hark to remember.
@@ -126,11 +174,13 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			q := c.Args.String("query")
 			aboutMe := oneOf(q, "me", "myself", "i", "you know about me")
-			limit := 3
+			// Searched by its content words: a fact sharing "the" alone
+			// is not about what was asked.
+			limit, search := 3, topic(q, c.Language)
 			if aboutMe {
-				limit = 20 // newest first, then keep those about the user
+				limit, search = 20, q // newest first, then keep those about the user
 			}
-			hits, err := m.Search(ctx, q, limit)
+			hits, err := m.Search(ctx, search, limit)
 			if err != nil {
 				return command.Response{}, err
 			}
@@ -191,13 +241,30 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 
 // whole keeps, of facts found for query (best first), those that hold
 // every word of it (storage.HoldsAll) when one does: beside the spare
-// key's place, the car keys' is not what was asked.
+// key's place, the car keys' is not what was asked. When none does, it
+// keeps those holding a content word of it in language lang: the search
+// knows no language, and "plane" is no German "Plan".
 func whole(hits []storage.Fact, query, lang string) []storage.Fact {
 	holds := func(f storage.Fact) bool { return storage.HoldsAll(f.Text, query, lang) }
 	if !slices.ContainsFunc(hits, holds) {
-		return hits
+		holds = func(f storage.Fact) bool { n, _ := storage.Shared(f.Text, query, lang); return n > 0 }
 	}
 	return slices.DeleteFunc(hits, func(f storage.Fact) bool { return !holds(f) })
+}
+
+// topic is what query asks about: its content words without the function
+// words of language lang (storage.FunctionWord), to search by. A query
+// of function words alone ("what do you remember about them") asks, as
+// one of none ("about it"), for the newest facts.
+func topic(query, lang string) string {
+	var out []string
+	for w := range storage.ContentWords(query) {
+		if !storage.FunctionWord(w, lang) {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
 }
 
 // selfWords are the words with which a household speaks of itself, one

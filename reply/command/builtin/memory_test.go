@@ -56,3 +56,31 @@ func TestWhatDoYouKnowAboutMe(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchMemoryCountsContentWordsOnly: a fact sharing only a function
+// word ("the", "das", "las", "les") with what is asked about is not read
+// back, in any language; asked by a word it holds, it is.
+func TestSearchMemoryCountsContentWordsOnly(t *testing.T) {
+	for _, tt := range []struct {
+		l                     locale.Lang
+		tell, miss, none, hit string
+	}{
+		{locale.English, "remember that the plan is on the fridge", "what do you remember about the plane", "I don't remember anything about that.",
+			"what do you remember about the plan"},
+		{locale.German, "merk dir, dass das Auto in der Garage steht", "was weißt du über das Flugzeug", "Dazu habe ich mir nichts gemerkt.",
+			"was weißt du über das Auto"},
+		{locale.Spanish, "recuerda que las llaves están en el cajón", "qué sabes de las bicis", "No recuerdo nada sobre eso.",
+			"qué sabes de las llaves"},
+		{locale.French, "souviens-toi que les clés sont dans le tiroir", "que sais-tu sur les vélos", "Je ne me souviens de rien à ce sujet.",
+			"que sais-tu sur les clés"},
+	} {
+		f := newFixture(t)
+		f.sayIn(t, tt.l, tt.tell)
+		if r := f.sayIn(t, tt.l, tt.miss); r.Spoken != tt.none {
+			t.Errorf("%s %q after %q: said %q, want %q", tt.l, tt.miss, tt.tell, r.Spoken, tt.none)
+		}
+		if r := f.sayIn(t, tt.l, tt.hit); r.Spoken == tt.none || r.Spoken == "" {
+			t.Errorf("%s %q after %q: said %q, want the fact", tt.l, tt.hit, tt.tell, r.Spoken)
+		}
+	}
+}
