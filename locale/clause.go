@@ -21,6 +21,18 @@ var germanPronouns = []string{"ich", "du", "er", "sie", "es", "wir", "ihr", "man
 var separablePrefixes = []string{"ab", "an", "auf", "aus", "bei", "ein", "fest", "fort", "her", "hin", "los", "mit",
 	"nach", "vor", "weg", "weiter", "zu", "zurück", "zusammen", "heim", "um", "dar", "da"}
 
+// notVerbs are words that end a German clause but are no verb: a clause
+// ending in one ("… ist und so") is left as said.
+var notVerbs = []string{"so", "und", "oder", "auch", "noch", "nicht", "ja", "nein", "gut", "mehr", "hier", "dort", "da",
+	"also", "halt", "eben", "doch", "immer", "heute", "morgen", "gestern", "jetzt", "bitte", "etwa", "ungefähr"}
+
+// attributes start what belongs to the noun before them ("die Schlüssel
+// von meinem Auto", "die Tür der Garage") rather than to the verb; after
+// the first part they leave the clause as said, since the verb's place
+// then depends on the meaning.
+var attributes = []string{"von", "vom", "des", "der", "eines", "einer", "meines", "meiner", "deines", "deiner",
+	"seines", "seiner", "unseres", "unserer"}
+
 // MainClause puts a German clause said after "dass" in said, the whole
 // utterance ("merk dir, dass der Schlüssel unter der Matte liegt"), in the
 // order of a main clause: "der Schlüssel liegt unter der Matte", the last
@@ -50,7 +62,7 @@ func (l Lang) MainClause(said, clause string) string {
 		return clause
 	}
 	verb := words[n-1]
-	if !allLower(verb) {
+	if !allLower(verb) || slices.Contains(notVerbs, verb) {
 		return clause
 	}
 	for _, p := range separablePrefixes {
@@ -59,7 +71,7 @@ func (l Lang) MainClause(said, clause string) string {
 		}
 	}
 	k := firstPart(words[:n-1])
-	if k == 0 || k >= n-1 {
+	if k == 0 || k >= n-1 || slices.Contains(attributes, strings.ToLower(words[k])) {
 		return clause
 	}
 	out := slices.Concat(words[:k], []string{verb}, words[k:n-1])

@@ -25,6 +25,13 @@ func TestMainClause(t *testing.T) {
 		{German, "merk dir, dass der Bus um acht abfährt", "der Bus um acht abfährt", "der Bus um acht abfährt"},
 		{German, "merk dir, dass morgen der Klempner kommt", "morgen der Klempner kommt", "morgen der Klempner kommt"},
 		{German, "merk dir, dass der Schlüssel liegt", "der Schlüssel liegt", "der Schlüssel liegt"},
+		// the first part's own attribute after it ("von meinem Auto", a
+		// genitive) could be the verb's too: as said; and a last word that
+		// is no verb
+		{German, "merk dir, dass die Schlüssel von meinem Auto in der Schublade liegen", "die Schlüssel von meinem Auto in der Schublade liegen", "die Schlüssel von meinem Auto in der Schublade liegen"},
+		{German, "merk dir, dass die Tür der Garage offen bleibt", "die Tür der Garage offen bleibt", "die Tür der Garage offen bleibt"},
+		{German, "merk dir, dass das WLAN-Passwort ist und so", "das WLAN-Passwort ist und so", "das WLAN-Passwort ist und so"},
+		{German, "merk dir, dass der Termin am Montag ist oder so", "der Termin am Montag ist oder so", "der Termin am Montag ist oder so"},
 		{French, "retiens que la clé est sous le paillasson", "la clé est sous le paillasson", "la clé est sous le paillasson"},
 	} {
 		if got := tt.l.MainClause(tt.said, tt.clause); got != tt.want {
