@@ -111,10 +111,33 @@ func (l *Language) RecognizeAll(said string, o Options) []Result {
 	in, cased := l.normalize(said)
 	out := l.recognize(in, cased, o, nil)
 	if whole, wholeCased := l.normalizeSkipping(said, false); whole != in && len(l.skipped) > 0 {
-		out = append(out, l.recognize(whole, wholeCased, o, l.skipped)...)
+		for _, r := range l.recognize(whole, wholeCased, o, l.skipped) {
+			if !l.edgeSkipped(r) {
+				out = append(out, r)
+			}
+		}
 	}
 	slices.SortStableFunc(out, Compare)
 	return out
+}
+
+// edgeSkipped reports whether free text a match took starts or ends with
+// a skip word: on the try with the skip words kept, only a template's own
+// words may hold one; free text so taken is what the first try, without
+// them, read better ("remember that password please").
+func (l *Language) edgeSkipped(r Result) bool {
+	for _, s := range r.Slots {
+		if !s.Wildcard {
+			continue
+		}
+		words := strings.Fields(normText(s.Text))
+		for _, sw := range l.skip {
+			if len(sw) <= len(words) && (equalWords(words, sw) || equalWords(words[len(words)-len(sw):], sw)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // recognize matches the sentences the prefilter lets through (of only,
