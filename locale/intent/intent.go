@@ -59,6 +59,10 @@ type Language struct {
 	// skipped are the sentences whose intents say a skip word themselves:
 	// only they are tried again on what was said with its skip words.
 	skipped []int32
+
+	// needMemo holds the clauses of the rules and lists read while
+	// compiling; nil after.
+	needMemo map[needKey][]need
 }
 
 type compiledIntent struct {
@@ -339,6 +343,8 @@ func Compile(s Source) (*Language, error) {
 		}
 	})
 	lits := map[string]int{}
+	l.needMemo = map[needKey][]need{}
+	defer func() { l.needMemo = nil }()
 	for _, name := range names {
 		ci := &compiledIntent{name: name}
 		for _, d := range s.Intents[name].Data {
@@ -779,11 +785,13 @@ func boundary() pieces {
 	return p
 }
 
-// pieceKey names what a rule or list of a block says, in an optional part
-// or not: the same wherever the block's templates name it.
+// pieceKey names what a rule or list says, in an optional part or not:
+// the same wherever templates name it in one scope, a block's when it has
+// rules or lists of its own, else the language's (nil).
 type pieceKey struct {
-	b        *block
-	n        *node
+	scope    *block
+	kind     kind
+	name     string
 	optional bool
 }
 
@@ -795,7 +803,10 @@ func (w *wordWalk) pieces(b *block, n *node, optional bool, depth int) pieces {
 		optional = false // a walk for some words only reads them once
 	}
 	if n.kind == rule || n.kind == list {
-		k := pieceKey{b, n, optional}
+		k := pieceKey{kind: n.kind, name: n.text, optional: optional}
+		if len(b.rules) > 0 || len(b.lists) > 0 {
+			k.scope = b
+		}
 		if p, ok := w.memo[k]; ok {
 			return p
 		}

@@ -24,12 +24,41 @@ var runtimeAtoms = map[string]int{"name": -1, "area": -2, "floor": -3}
 // a run-time list.
 type need []string
 
+// needKey names what a rule or list says where a block's templates name
+// it: in the block's own scope when it has rules or lists of its own
+// (which the language's rules may name too), else in the language's.
+type needKey struct {
+	scope *block
+	kind  kind
+	name  string
+}
+
 // needs returns the clauses every match of n meets, and checks that the
-// rules and lists n names exist.
+// rules and lists n names exist. The clauses of a rule or list are read
+// once per scope, in l.needMemo while compiling: callers must not change
+// what it returns.
 func (l *Language) needs(b *block, n *node, depth int) ([]need, error) {
 	if depth > 50 {
 		return nil, errors.New("expansion rules refer to each other in a loop")
 	}
+	if (n.kind == rule || n.kind == list) && l.needMemo != nil {
+		k := needKey{kind: n.kind, name: n.text}
+		if len(b.rules) > 0 || len(b.lists) > 0 {
+			k.scope = b
+		}
+		if w, ok := l.needMemo[k]; ok {
+			return w, nil
+		}
+		w, err := l.needs0(b, n, depth)
+		if err == nil {
+			l.needMemo[k] = w
+		}
+		return w, err
+	}
+	return l.needs0(b, n, depth)
+}
+
+func (l *Language) needs0(b *block, n *node, depth int) ([]need, error) {
 	switch n.kind {
 	case text:
 		var out []need
@@ -102,7 +131,7 @@ func (l *Language) altNeeds(b *block, items []*node, depth int) ([]need, error) 
 			firsts = append(firsts, w[0]...)
 		}
 		if i == 0 {
-			common = w
+			common = slices.Clone(w) // w may be a rule's, read once
 			continue
 		}
 		common = slices.DeleteFunc(common, func(c need) bool {
