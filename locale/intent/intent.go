@@ -574,7 +574,7 @@ func (l *Language) Words(intentName string) (core, extra []string) {
 }
 
 func (l *Language) words0(intentName string) (core, extra []string) {
-	w := &wordWalk{l: l, memo: map[pieceKey]pieces{}}
+	w := &wordWalk{l: l, memo: map[pieceKey]memoPieces{}}
 	for _, ci := range l.intents {
 		if ci.name != intentName {
 			continue
@@ -605,38 +605,49 @@ func (l *Language) words0(intentName string) (core, extra []string) {
 // words, before their quotes are trimmed.
 func (w *wordWalk) sentence(b *block, s *sentence) {
 	p := w.pieces(b, s.root, false, 0)
-	w.inner.union(p.atoms)
-	w.inner.union(p.heads)
-	w.inner.union(p.tails)
-}
-
-// says reports whether an intent's templates say one of the words of
-// keep, as Words reads them. It walks the templates as Words does, but
-// keeps only the pieces that may be part of one of those words, so it
-// costs little where Words joins every piece with every other, and stops
-// at the first sentence that says one. (Words stops joining pieces at
-// mostPieces words, which this walk, with fewer pieces, may not reach;
-// no template Hark carries comes near it: TestSkippedAsWordsSay.)
-func (l *Language) says(intentName string, keep *partsOf) bool {
-	w := &wordWalk{l: l, memo: map[pieceKey]pieces{}, keep: keep}
-	read := 0
-	for _, ci := range l.intents {
-		if ci.name != intentName {
-			continue
-		}
-		for _, b := range ci.data {
-			for _, s := range b.sentences {
-				w.sentence(b, s)
-				for _, x := range w.inner.words[read:] {
-					if keep.words[strings.Trim(x, "'")] {
-						return true
-					}
-				}
-				read = len(w.inner.words)
-			}
+	for _, ws := range []wordSet{p.atoms, p.heads, p.tails} {
+		for i, x := range ws.words {
+			w.addInner(x, ws.opt[i])
 		}
 	}
-	return false
+}
+
+// addInner adds a whole word to the walk's inner words; a walk for some
+// words only notes whether it is one of them, quotes trimmed.
+func (w *wordWalk) addInner(x string, optional bool) {
+	if w.keep == nil {
+		w.inner.add(x, optional)
+		return
+	}
+	if w.keep.words[strings.Trim(x, "'")] {
+		w.found = true
+	}
+}
+
+// saying reports which intents' templates say one of the words of keep,
+// as Words reads them. It walks the templates as Words does, but keeps
+// only the pieces that may be part of one of those words, so it costs
+// little where Words joins every piece with every other; it reads each
+// rule and list once for all intents, and stops an intent's walk at the
+// first sentence that says one. (Words stops joining pieces at
+// mostPieces words, which this walk, with fewer pieces, may not reach;
+// no template Hark carries comes near it: TestSkippedAsWordsSay.)
+func (l *Language) saying(keep *partsOf) map[string]bool {
+	w := &wordWalk{l: l, memo: map[pieceKey]memoPieces{}, keep: keep}
+	out := map[string]bool{}
+	for _, ci := range l.intents {
+		w.found = false
+	walk:
+		for _, b := range ci.data {
+			for _, s := range b.sentences {
+				if w.sentence(b, s); w.found {
+					break walk
+				}
+			}
+		}
+		out[ci.name] = w.found
+	}
+	return out
 }
 
 // place is where a piece stands in the word it is part of.
@@ -703,9 +714,11 @@ type pieces struct{ atoms, heads, tails wordSet }
 type wordWalk struct {
 	l *Language
 	// memo holds what the rules and lists already read say; inner the
-	// whole words found.
-	memo  map[pieceKey]pieces
+	// whole words found (left empty by a walk for some words only).
+	memo  map[pieceKey]memoPieces
 	inner wordSet
+	// found is set when a whole word of keep is found.
+	found bool
 	// keep, when set, holds the only words the walk looks for: a piece
 	// that can be part of none of them is left out.
 	keep *partsOf
@@ -785,6 +798,28 @@ func boundary() pieces {
 	return p
 }
 
+// memoPieces are what a rule or list says, and whether reading it found
+// a word the walk looks for.
+type memoPieces struct {
+	pieces
+	found bool
+}
+
+// joinInner adds the whole words a's tails and b's heads join into, as
+// join does.
+func (w *wordWalk) joinInner(a, b wordSet) {
+	for i, x := range a.words {
+		for j, y := range b.words {
+			if len(w.inner.words) >= mostPieces {
+				return
+			}
+			if xy := x + y; w.keep.keeps(xy, whole) {
+				w.addInner(xy, (x == "" || a.opt[i]) && (y == "" || b.opt[j]))
+			}
+		}
+	}
+}
+
 // pieceKey names what a rule or list says, in an optional part or not:
 // the same wherever templates name it in one scope, a block's when it has
 // rules or lists of its own, else the language's (nil).
@@ -807,11 +842,15 @@ func (w *wordWalk) pieces(b *block, n *node, optional bool, depth int) pieces {
 		if len(b.rules) > 0 || len(b.lists) > 0 {
 			k.scope = b
 		}
-		if p, ok := w.memo[k]; ok {
-			return p
+		if m, ok := w.memo[k]; ok {
+			w.found = w.found || m.found
+			return m.pieces
 		}
+		was := w.found
+		w.found = false
 		p := w.pieces0(b, n, optional, depth)
-		w.memo[k] = p
+		w.memo[k] = memoPieces{p, w.found}
+		w.found = was || w.found
 		return p
 	}
 	return w.pieces0(b, n, optional, depth)
@@ -841,7 +880,7 @@ func (w *wordWalk) pieces0(b *block, n *node, optional bool, depth int) pieces {
 		}
 		for _, x := range ws[1 : len(ws)-1] {
 			if x != "" && w.keep.keeps(x, whole) {
-				w.inner.add(x, optional)
+				w.addInner(x, optional)
 			}
 		}
 	case seq, perm:
@@ -862,7 +901,7 @@ func (w *wordWalk) pieces0(b *block, n *node, optional bool, depth int) pieces {
 				next.tails.union(q.tails)
 				next.tails.join(p.tails, q.atoms, w.keep, opening)
 			}
-			w.inner.join(p.tails, q.heads, w.keep, whole)
+			w.joinInner(p.tails, q.heads)
 			p = next
 		}
 	case alt:
@@ -939,10 +978,7 @@ func (l *Language) index(skipWords []string) {
 		}
 	}
 	keep := newPartsOf(skips)
-	saysSkip := map[string]bool{}
-	for _, ci := range l.intents {
-		saysSkip[ci.name] = l.says(ci.name, keep)
-	}
+	saysSkip := l.saying(keep)
 	for i, s := range l.all {
 		id := int32(i)
 		if saysSkip[s.blk.intent] {
