@@ -73,3 +73,28 @@ func TestRulesReadInTheirBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsShared: while compiling, the clauses of a text already read,
+// and of a sequence of one part, are not made again.
+func TestNeedsShared(t *testing.T) {
+	l := &Language{needMemo: map[needKey][]need{}}
+	b := &block{}
+	for _, tmpl := range []string{"turn on the light", "(turn on the light)", "[please] turn on"} {
+		n, err := parseTemplate(tmpl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = prepared(n)
+		first, err := l.needs(b, n, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again []need
+		if allocs := testing.AllocsPerRun(5, func() { again, _ = l.needs(b, n, 0) }); allocs > 2 {
+			t.Errorf("%q: reading the clauses again allocates %v times", tmpl, allocs)
+		}
+		if fmt.Sprint(again) != fmt.Sprint(first) {
+			t.Errorf("%q: clauses %v, then %v", tmpl, first, again)
+		}
+	}
+}

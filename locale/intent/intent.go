@@ -788,6 +788,10 @@ func (s *wordSet) join(a, b wordSet, keep *partsOf, at place) {
 	}
 }
 
+// nothingSaid is the atoms of an empty sequence: the empty text. Sets of
+// pieces are only read once made, so every walk shares it.
+var nothingSaid = wordSet{words: []string{""}, opt: []bool{true}}
+
 // boundary is a part that says no word of the template's own but stands
 // apart from the words around it: a value filled at run time, a number, a
 // wildcard.
@@ -884,7 +888,7 @@ func (w *wordWalk) pieces0(b *block, n *node, optional bool, depth int) pieces {
 			}
 		}
 	case seq, perm:
-		p.atoms.add("", true)
+		p.atoms = nothingSaid
 		for _, it := range n.items {
 			q := w.pieces(b, it, optional, depth+1)
 			var next pieces

@@ -183,7 +183,10 @@ func (p *parser) item() (*node, error) {
 		g.items = append(g.items, &node{kind: text})
 		return g, nil
 	case '{', '<':
-		closing := map[rune]rune{'{': '}', '<': '>'}[c]
+		closing := '}'
+		if c == '<' {
+			closing = '>'
+		}
 		start := p.pos + 1
 		name, err := p.until(closing)
 		if err != nil {
@@ -271,8 +274,11 @@ func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\
 // Unicode's composed form, runs of spaces as one, the typographic
 // apostrophe as the plain one.
 func normText(s string) string {
-	s = strings.ToLower(norm.NFC.String(s))
+	s = strings.ToLower(norm.NFC.String(s)) // each s itself when it changes nothing
 	s = strings.ReplaceAll(s, "’", "'")
+	if !strings.ContainsAny(s, "\t\n\r") && !strings.Contains(s, "  ") {
+		return s
+	}
 	var b strings.Builder
 	space := false
 	for _, r := range s {
