@@ -2,6 +2,7 @@ package intent
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +96,39 @@ func TestNeedsShared(t *testing.T) {
 		}
 		if fmt.Sprint(again) != fmt.Sprint(first) {
 			t.Errorf("%q: clauses %v, then %v", tmpl, first, again)
+		}
+	}
+}
+
+// TestParseAllocatesLittlePerWord: a template's plain words cost one
+// allocation each, their text; its nodes come in blocks.
+func TestParseAllocatesLittlePerWord(t *testing.T) {
+	const tmpl = "please turn on the big kitchen light number9 now"
+	a := &nodes{}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := parse(tmpl, false, a); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if words := len(strings.Fields(tmpl)); allocs > float64(words+8) {
+		t.Errorf("parsing %d words allocates %v times", words, allocs)
+	}
+	// Escapes and white space other than spaces read as before.
+	for in, want := range map[string]string{
+		"Turn\tON  the\\ light\t": `["turn " "on " "the light"]`,
+		"a\\(b\\) c":              `["a(b) " "c"]`,
+		"\\ x":                    `[" x"]`,
+		"x \\y":                   `["x " "y"]`,
+		"(a\tb|c\\|d) e":          `[(["a " "b"]|["c|d"]) " e"]`,
+		"l'Écran  \n allumé":      `["l'écran " "allumé"]`,
+		"a\\":                     `["a\"]`,
+	} {
+		n, err := parse(in, false, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := show(n); got != want {
+			t.Errorf("%q parsed as %s, want %s", in, got, want)
 		}
 	}
 }

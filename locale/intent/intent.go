@@ -60,9 +60,10 @@ type Language struct {
 	// only they are tried again on what was said with its skip words.
 	skipped []int32
 
-	// needMemo holds the clauses of the rules and lists read while
-	// compiling; nil after.
+	// needMemo holds the clauses of the rules, lists and texts read while
+	// compiling, and nodes gives the templates' nodes; nil after.
 	needMemo map[needKey][]need
+	nodes    *nodes
 }
 
 type compiledIntent struct {
@@ -239,7 +240,7 @@ func plainWords(s string) []string {
 // Len is the number of values of a text list.
 func (l *List) Len() int { return len(l.values) }
 
-func compileList(name string, s SourceList) (*List, error) {
+func compileList(name string, s SourceList, a *nodes) (*List, error) {
 	switch {
 	case s.Wildcard:
 		return &List{wildcard: true}, nil
@@ -268,7 +269,7 @@ func compileList(name string, s SourceList) (*List, error) {
 	for _, v := range s.Values {
 		lv := listValue{out: v.Out, context: v.Context, metadata: v.Metadata}
 		if isTemplate(v.In) {
-			n, err := parseTemplate(v.In)
+			n, err := parse(v.In, false, a)
 			if err != nil {
 				return nil, fmt.Errorf("intent: list %s: %w", name, err)
 			}
@@ -315,18 +316,19 @@ func Compile(s Source) (*Language, error) {
 	if s.IgnoreWhitespace {
 		return nil, fmt.Errorf("%w: %s", ErrNoSpaces, s.Language)
 	}
-	l := &Language{Code: s.Language, lists: map[string]*List{}, rules: map[string]*node{}}
+	l := &Language{Code: s.Language, lists: map[string]*List{}, rules: map[string]*node{}, nodes: &nodes{}}
+	defer func() { l.nodes = nil }()
 	lang, _ := locale.Of(s.Language)
 	l.numbers = lang.ReadNumber
 	for name, ls := range s.Lists {
-		c, err := compileList(name, ls)
+		c, err := compileList(name, ls, l.nodes)
 		if err != nil {
 			return nil, err
 		}
 		l.lists[name] = c
 	}
 	var err error
-	if l.rules, err = compileRules(s.Rules); err != nil {
+	if l.rules, err = compileRules(s.Rules, l.nodes); err != nil {
 		return nil, err
 	}
 	for _, w := range s.SkipWords {
@@ -360,10 +362,10 @@ func Compile(s Source) (*Language, error) {
 	return l, nil
 }
 
-func compileRules(src map[string]string) (map[string]*node, error) {
+func compileRules(src map[string]string, a *nodes) (map[string]*node, error) {
 	out := map[string]*node{}
 	for name, body := range src {
-		n, err := parseTemplate(body)
+		n, err := parse(body, false, a)
 		if err != nil {
 			return nil, fmt.Errorf("intent: rule <%s>: %w", name, err)
 		}
@@ -376,21 +378,21 @@ func (l *Language) compileBlock(intent string, d SourceData, lits map[string]int
 	b := &block{intent: intent, slots: d.Slots, response: d.Response, requires: d.RequiresContext, excludes: d.ExcludesContext,
 		metadata: d.Metadata, lists: map[string]*List{}}
 	for name, ls := range d.Lists {
-		c, err := compileList(name, ls)
+		c, err := compileList(name, ls, l.nodes)
 		if err != nil {
 			return nil, fmt.Errorf("intent: %s: %w", intent, err)
 		}
 		b.lists[name] = c
 	}
 	var err error
-	if b.rules, err = compileRules(d.Rules); err != nil {
+	if b.rules, err = compileRules(d.Rules, l.nodes); err != nil {
 		return nil, fmt.Errorf("intent: %s: %w", intent, err)
 	}
 	for _, k := range d.RequiredKeywords {
 		b.keywords = append(b.keywords, normText(k))
 	}
 	for _, text := range d.Sentences {
-		n, err := parseTemplate(text)
+		n, err := parse(text, false, l.nodes)
 		if err != nil {
 			return nil, fmt.Errorf("intent: %s: %w", intent, err)
 		}
