@@ -182,9 +182,10 @@ type Options struct {
 	ChatTimeout time.Duration
 	// AnswerTokens bounds the tokens of one chat-model answer (Ollama's
 	// num_predict): default 256, a minute or more of speech and room for
-	// any tool call; negative for no bound. An answer the bound stops
-	// ends at its last whole sentence. A model asked to reason (Think) is
-	// not bounded: its reasoning spends the same tokens.
+	// any tool call; negative for no bound. A model whose own bound (its
+	// Modelfile's num_predict) is smaller keeps its own. An answer a
+	// bound stops ends at its last whole sentence. A model asked to
+	// reason (Think) is not bounded: its reasoning spends the same tokens.
 	AnswerTokens int
 	// PlannerTimeout, AuxTimeout (search terms, router) and DigestTimeout
 	// are the most the small calls may take; defaults 6, 8 and 8 s. Each

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -190,6 +191,7 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 	info := ModelInfo{
 		Name: model, Family: r.Details.Family, ParameterSize: r.Details.ParameterSize,
 		Quantization: r.Details.QuantizationLevel, Template: r.Template,
+		NumPredict: numPredict(r.Parameters),
 	}
 	for _, cap := range r.Capabilities {
 		info.Capabilities = append(info.Capabilities, string(cap))
@@ -205,6 +207,21 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// numPredict reads the num_predict of a model's parameters as the server
+// shows them: a line each, the name, blanks and the value. 0 when they
+// set none.
+func numPredict(params string) int {
+	for line := range strings.Lines(params) {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "num_predict" {
+			if n, err := strconv.Atoi(f[1]); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // Version asks the server for its version; it doubles as a reachability check.
