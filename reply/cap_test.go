@@ -136,3 +136,30 @@ func TestModelsOwnBoundIsKept(t *testing.T) {
 		})
 	}
 }
+
+// TestInlineReasoningIsNotCapped: a model that reasons in its answer's
+// text (<think>…</think>) without declaring thinking spends the bound's
+// tokens on its reasoning as a thinking model does: once it is seen to,
+// its answers are not bounded, the one asked again at once included, so
+// its reasoning no longer eats its answer.
+func TestInlineReasoningIsNotCapped(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true, AnswerTokens: 20})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "<think> " + strings.Repeat("hmm ", 60) + "</think> Dogs wag."})
+	for _, q := range []string{"tell me about dogs", "and about their tails"} {
+		_, said, err := f.ask(t, q)
+		if err != nil || len(said) != 1 || said[0] != "Dogs wag." {
+			t.Errorf("%q: said %q, err %v; want the answer after the reasoning", q, said, err)
+		}
+	}
+	var predict []any
+	for _, c := range f.srv.Chats() {
+		if replytest.KindOf(c) == replytest.Chat {
+			predict = append(predict, c.Options["num_predict"])
+		}
+	}
+	// The first answer, bounded, was reasoning only; the model was asked
+	// again, unbounded, and the next turn's answer is unbounded too.
+	if len(predict) != 3 || predict[0] != float64(20) || predict[1] != nil || predict[2] != nil {
+		t.Errorf("the chats' num_predict = %v, want [20 <nil> <nil>]", predict)
+	}
+}

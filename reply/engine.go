@@ -296,6 +296,10 @@ type Engine struct {
 	// in text. sizes is what each endpoint's server said of its model.
 	noTools map[string]bool
 	sizes   map[string]modelSize
+	// inline are the endpoints whose model was seen to reason in its
+	// answer's text (<think>…</think>) without declaring thinking: its
+	// reasoning spends an answer's tokens, as a thinking model's does.
+	inline map[string]bool
 	// diary writes the diary entries of finished conversations; wg
 	// waits for them.
 	diary diarist
@@ -366,7 +370,7 @@ func New(o Options) (*Engine, error) {
 		return nil, errors.New("reply: the Diarist keeps no diary (it needs a Dialogue and a Diary, and no Conversation of its own)")
 	}
 	log := o.Log.With("pkg", "reply")
-	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}, noTools: map[string]bool{}, sizes: map[string]modelSize{}}
+	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}, noTools: map[string]bool{}, inline: map[string]bool{}, sizes: map[string]modelSize{}}
 	e.closing, e.giveUp = context.WithCancel(context.Background())
 	if !o.PlannerOff {
 		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})

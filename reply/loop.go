@@ -632,7 +632,10 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		}
 		return nil
 	})
-	resp = withoutReasoning(resp)
+	resp, inline := withoutReasoning(resp)
+	if inline {
+		t.e.reasonsInline(resp)
+	}
 	if err == nil {
 		// The answer reached its bound, Hark's or the model's own: it
 		// ends at its last whole sentence, and what was kept back as a

@@ -148,3 +148,25 @@ func (e *Engine) textTools() bool {
 	defer e.mu.Unlock()
 	return e.noTools[key]
 }
+
+// reasonsInline notes that the model that gave resp reasons in its
+// answer's text: that endpoint's answers are not bounded from now on.
+func (e *Engine) reasonsInline(resp llm.Response) {
+	key := e.answered(resp)
+	e.mu.Lock()
+	seen := e.inline[key]
+	e.inline[key] = true
+	e.mu.Unlock()
+	if !seen {
+		e.log.Info("the model reasons in its answer's text; its answers are not bounded from now on", "endpoint", key)
+	}
+}
+
+// inlineReasoner reports whether the next request's model was seen to
+// reason in its answer's text.
+func (e *Engine) inlineReasoner() bool {
+	key := e.endpoint()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.inline[key]
+}
