@@ -188,6 +188,9 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 	if err != nil {
 		return ModelInfo{}, c.classify("show "+model, err)
 	}
+	if !ollamaShow(r) {
+		return ModelInfo{}, fmt.Errorf("llm: show %s: %w", model, c.notOllama("it answered without a model's details"))
+	}
 	info := ModelInfo{
 		Name: model, Family: r.Details.Family, ParameterSize: r.Details.ParameterSize,
 		Quantization: r.Details.QuantizationLevel, Template: r.Template,
@@ -231,7 +234,7 @@ func (c *Client) Version(ctx context.Context) (string, error) {
 		return "", c.classify("version", err)
 	}
 	if v == "" {
-		return "", fmt.Errorf("llm: version: %w", &notOllama{server: redacted(c.host), what: "it answered without a version"})
+		return "", fmt.Errorf("llm: version: %w", c.notOllama("it answered without a version"))
 	}
 	return v, nil
 }
