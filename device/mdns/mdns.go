@@ -875,13 +875,19 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 
 // setLocal keeps the prefixes of links as those a message must come from.
 func (r *Responder) setLocal(links []link) {
+	local := prefixes(links)
+	r.local.Store(&local)
+}
+
+// prefixes are the subnets of links' addresses.
+func prefixes(links []link) []netip.Prefix {
 	var local []netip.Prefix
 	for _, l := range links {
 		for _, p := range l.addrs {
 			local = append(local, netip.PrefixFrom(p.Addr().Unmap().WithZone(""), p.Bits()))
 		}
 	}
-	r.local.Store(&local)
+	return local
 }
 
 // onLink reports whether a message from from came from a link of the
@@ -896,28 +902,44 @@ func (r *Responder) setLocal(links []link) {
 // own: the sockets of all links share port 5353, and a message sent to
 // one of the machine's addresses reaches any one of them.
 func (r *Responder) onLink(from net.Addr) bool {
-	ua, ok := from.(*net.UDPAddr)
+	local := r.local.Load()
+	if local == nil {
+		return linkLocal(from)
+	}
+	return onLink(*local, from)
+}
+
+// onLink reports whether from is a link-local address or one in a subnet
+// of local.
+func onLink(local []netip.Prefix, from net.Addr) bool {
+	src, ok := sourceOf(from)
 	if !ok {
 		return false
 	}
-	src, ok := netip.AddrFromSlice(ua.IP)
-	if !ok {
-		return false
-	}
-	src = src.Unmap().WithZone("")
 	if src.IsLinkLocalUnicast() {
 		return true
 	}
-	local := r.local.Load()
-	if local == nil {
-		return false
-	}
-	for _, p := range *local {
+	for _, p := range local {
 		if p.Contains(src) {
 			return true
 		}
 	}
 	return false
+}
+
+func linkLocal(from net.Addr) bool {
+	src, ok := sourceOf(from)
+	return ok && src.IsLinkLocalUnicast()
+}
+
+// sourceOf is a UDP sender's address, without its zone.
+func sourceOf(from net.Addr) (netip.Addr, bool) {
+	ua, ok := from.(*net.UDPAddr)
+	if !ok {
+		return netip.Addr{}, false
+	}
+	src, ok := netip.AddrFromSlice(ua.IP)
+	return src.Unmap().WithZone(""), ok
 }
 
 // unicastAsked reports whether every question asked for a unicast reply
