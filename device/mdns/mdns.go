@@ -696,10 +696,10 @@ func describe(links []link) string {
 }
 
 // ServeConn answers the queries that arrive on conn until ctx is done: a
-// query from mDNS's port is answered to group (nil: to the sender), or to
-// the sender alone when each of its questions asks for a unicast answer
-// and the records were multicast to group within a quarter of their time
-// to live (RFC 6762 5.4); any other query to its sender alone. It
+// query from mDNS's port is answered to group (nil: to the sender), its
+// questions that ask for a unicast answer to the sender alone when their
+// records were multicast to group within a quarter of their time to live
+// (RFC 6762 5.4); any other query to its sender alone. It
 // announces the records to group first. Only messages from the subnets
 // of the machine's interfaces as they are when it starts, and from
 // link-local addresses, are heard (see onLink).
@@ -850,27 +850,52 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 		if ua, ok := from.(*net.UDPAddr); ok && ua.Port == Port {
 			legacy = false
 		}
-		resp, ok := r.answerWith(q, legacy, addrs())
+		as := addrs()
+		unicast := legacy || group == nil
+		if !unicast {
+			// The questions that ask for a unicast answer have one when
+			// their records were multicast lately; the others' answer,
+			// and theirs otherwise, is multicast (RFC 6762 5.4).
+			if qu, qm := byUnicast(q); len(qu.Questions) > 0 {
+				if resp, ok := r.answerWith(qu, false, as); ok && r.multicastLately(conn, resp) {
+					r.send(conn, from, resp)
+					q.Questions = qm.Questions
+				}
+			}
+			if len(q.Questions) == 0 {
+				continue
+			}
+		}
+		resp, ok := r.answerWith(q, legacy, as)
 		if !ok {
 			continue
 		}
-		unicast := legacy || group == nil || unicastAsked(q) && r.multicastLately(conn, resp)
 		if !unicast && len(q.Authorities) == 0 { // a probe's defence goes at once
 			if resp, ok = notAnsweredLately(resp, answered, time.Now()); !ok {
 				continue
 			}
+		}
+		if unicast {
+			r.send(conn, from, resp)
+			continue
 		}
 		b, err := resp.Pack()
 		if err != nil {
 			r.logger().Warn("mDNS answer not packed", "err", err)
 			continue
 		}
-		if unicast {
-			conn.WriteTo(b, from)
-			continue
-		}
 		r.toGroup(conn, group, b)
 	}
+}
+
+// send sends resp to to alone.
+func (r *Responder) send(conn net.PacketConn, to net.Addr, resp dnsmessage.Message) {
+	b, err := resp.Pack()
+	if err != nil {
+		r.logger().Warn("mDNS answer not packed", "err", err)
+		return
+	}
+	conn.WriteTo(b, to)
 }
 
 // setLocal keeps the prefixes of links as those a message must come from.
@@ -942,15 +967,19 @@ func sourceOf(from net.Addr) (netip.Addr, bool) {
 	return src.Unmap().WithZone(""), ok
 }
 
-// unicastAsked reports whether every question asked for a unicast reply
-// (the top bit of its class).
-func unicastAsked(q dnsmessage.Message) bool {
-	for _, qu := range q.Questions {
-		if qu.Class&0x8000 == 0 {
-			return false
+// byUnicast parts q's questions into those that ask for a unicast
+// answer (the top bit of the class, "QU") and the others.
+func byUnicast(q dnsmessage.Message) (qu, qm dnsmessage.Message) {
+	qu, qm = q, q
+	qu.Questions, qm.Questions = nil, nil
+	for _, question := range q.Questions {
+		if question.Class&0x8000 != 0 {
+			qu.Questions = append(qu.Questions, question)
+		} else {
+			qm.Questions = append(qm.Questions, question)
 		}
 	}
-	return len(q.Questions) > 0
+	return qu, qm
 }
 
 // announcement is every record, unasked, the host name standing for
