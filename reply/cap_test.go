@@ -88,3 +88,78 @@ func TestCapCutsAWrittenCall(t *testing.T) {
 		t.Errorf("said %q, tools %v, err %v; want the lead-in alone", said, res.Tools, err)
 	}
 }
+
+// TestModelsOwnBoundIsKept: a model whose Modelfile bounds its answers
+// (num_predict) keeps the smaller of its bound and Hark's: Hark's
+// num_predict, sent with every chat, would otherwise take its place. With
+// no bound of Hark's the model's own applies. The server is asked about
+// the model once, not at every turn.
+func TestModelsOwnBoundIsKept(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		params string
+		answer int
+		sent   any // the chat's num_predict; nil for none
+		said   int // sentences of eleven words
+	}{
+		{"the model's smaller", "num_predict 25\ntemperature 0", 0, float64(25), 2},
+		{"Hark's smaller", "num_predict 25", 12, float64(12), 1},
+		{"no bound of Hark's", "num_predict 25", -1, nil, 2},
+		{"the model unbounded", "num_predict -1", 40, float64(40), 3},
+		{"none set by the model", "temperature 0.2", 40, float64(40), 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := smallModel
+			m.Parameters = tt.params
+			f := newFixture(t, m, Options{PlannerOff: true, AnswerTokens: tt.answer})
+			f.model.Default(kindChat, ollamatest.Reply{Content: rambling(30)})
+			for range 2 {
+				_, said, err := f.ask(t, "tell me a story about a dog")
+				if err != nil || len(said) != tt.said {
+					t.Errorf("said %d sentences %q, err %v; want %d", len(said), said, err, tt.said)
+				}
+			}
+			shows := 0
+			for _, r := range f.srv.Requests() {
+				if r.Path == "/api/show" {
+					shows++
+				}
+			}
+			if shows != 1 {
+				t.Errorf("the model was shown %d times, want once", shows)
+			}
+			for _, c := range f.srv.Chats() {
+				if replytest.KindOf(c) == replytest.Chat && c.Options["num_predict"] != tt.sent {
+					t.Errorf("chat options %v: want num_predict %v", c.Options, tt.sent)
+				}
+			}
+		})
+	}
+}
+
+// TestInlineReasoningIsNotCapped: a model that reasons in its answer's
+// text (<think>…</think>) without declaring thinking spends the bound's
+// tokens on its reasoning as a thinking model does: once it is seen to,
+// its answers are not bounded, the one asked again at once included, so
+// its reasoning no longer eats its answer.
+func TestInlineReasoningIsNotCapped(t *testing.T) {
+	f := newFixture(t, smallModel, Options{PlannerOff: true, AnswerTokens: 20})
+	f.model.Default(kindChat, ollamatest.Reply{Content: "<think> " + strings.Repeat("hmm ", 60) + "</think> Dogs wag."})
+	for _, q := range []string{"tell me about dogs", "and about their tails"} {
+		_, said, err := f.ask(t, q)
+		if err != nil || len(said) != 1 || said[0] != "Dogs wag." {
+			t.Errorf("%q: said %q, err %v; want the answer after the reasoning", q, said, err)
+		}
+	}
+	var predict []any
+	for _, c := range f.srv.Chats() {
+		if replytest.KindOf(c) == replytest.Chat {
+			predict = append(predict, c.Options["num_predict"])
+		}
+	}
+	// The first answer, bounded, was reasoning only; the model was asked
+	// again, unbounded, and the next turn's answer is unbounded too.
+	if len(predict) != 3 || predict[0] != float64(20) || predict[1] != nil || predict[2] != nil {
+		t.Errorf("the chats' num_predict = %v, want [20 <nil> <nil>]", predict)
+	}
+}

@@ -182,9 +182,10 @@ type Options struct {
 	ChatTimeout time.Duration
 	// AnswerTokens bounds the tokens of one chat-model answer (Ollama's
 	// num_predict): default 256, a minute or more of speech and room for
-	// any tool call; negative for no bound. An answer the bound stops
-	// ends at its last whole sentence. A model asked to reason (Think) is
-	// not bounded: its reasoning spends the same tokens.
+	// any tool call; negative for no bound. A model whose own bound (its
+	// Modelfile's num_predict) is smaller keeps its own. An answer a
+	// bound stops ends at its last whole sentence. A model asked to
+	// reason (Think) is not bounded: its reasoning spends the same tokens.
 	AnswerTokens int
 	// PlannerTimeout, AuxTimeout (search terms, router) and DigestTimeout
 	// are the most the small calls may take; defaults 6, 8 and 8 s. Each
@@ -295,6 +296,10 @@ type Engine struct {
 	// in text. sizes is what each endpoint's server said of its model.
 	noTools map[string]bool
 	sizes   map[string]modelSize
+	// inline are the endpoints whose model was seen to reason in its
+	// answer's text (<think>…</think>) without declaring thinking: its
+	// reasoning spends an answer's tokens, as a thinking model's does.
+	inline map[string]bool
 	// diary writes the diary entries of finished conversations; wg
 	// waits for them.
 	diary diarist
@@ -365,7 +370,7 @@ func New(o Options) (*Engine, error) {
 		return nil, errors.New("reply: the Diarist keeps no diary (it needs a Dialogue and a Diary, and no Conversation of its own)")
 	}
 	log := o.Log.With("pkg", "reply")
-	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}, noTools: map[string]bool{}, sizes: map[string]modelSize{}}
+	e := &Engine{o: o, log: log, meter: o.Meter, convs: map[string]*conversation{}, noTools: map[string]bool{}, inline: map[string]bool{}, sizes: map[string]modelSize{}}
 	e.closing, e.giveUp = context.WithCancel(context.Background())
 	if !o.PlannerOff {
 		e.planner = planner.New(planner.Options{Model: o.Aux, Timeout: o.PlannerTimeout, Log: log})

@@ -632,12 +632,15 @@ func (t *turn) chat(ctx context.Context, msgs []llm.Message) (llm.Response, erro
 		}
 		return nil
 	})
-	resp = withoutReasoning(resp)
+	resp, inline := withoutReasoning(resp)
+	if inline {
+		t.e.reasonsInline(resp)
+	}
 	if err == nil {
-		// The answer reached its bound: it ends at its last whole
-		// sentence, and what was kept back as a call, cut short, is
-		// neither run nor said.
-		cut := resp.DoneReason == "length" && req.MaxTokens > 0
+		// The answer reached its bound, Hark's or the model's own: it
+		// ends at its last whole sentence, and what was kept back as a
+		// call, cut short, is neither run nor said.
+		cut := resp.DoneReason == "length"
 		if cut {
 			t.e.log.Info("the answer reached its token bound; ending it at its last whole sentence", "tokens", resp.OutputTokens, "max_tokens", req.MaxTokens)
 		}

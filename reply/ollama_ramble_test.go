@@ -53,3 +53,36 @@ func TestRealServerRamblingAnswerEnds(t *testing.T) {
 		t.Errorf("took %v, said %d sentences (%d words) ending %q: want the story over at its bound of 64 tokens, not at the time-out", took, len(said), words, said[max(0, len(said)-1):])
 	}
 }
+
+// TestRealServerKeepsTheModelsBound: the real server shows a Modelfile's
+// num_predict in its parameters, and a model that bounds its answers
+// there to fewer tokens than Hark's default bound (256) keeps its own:
+// the tiny llama's story, bounded to 12 tokens by its Modelfile, ends
+// within them, where Hark's num_predict of 256 took the bound's place and
+// let it ramble.
+func TestRealServerKeepsTheModelsBound(t *testing.T) {
+	srv, gguf, ctx := realOllama(t)
+	createTiny(t, ctx, srv, gguf, 12)
+	client, err := llm.New(llm.Options{Host: srv.URL, Model: "hark-tiny", NumCtx: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := client.Show(ctx, "")
+	if err != nil || info.NumPredict != 12 {
+		t.Fatalf("Show = %+v, %v: want NumPredict 12", info, err)
+	}
+	eng, err := New(Options{Model: client, Info: client, ModelName: "hark-tiny", Server: srv.URL.String(), PlannerOff: true,
+		Location: time.UTC, ChatTimeout: 5 * time.Minute, ReplyBudget: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	var said []string
+	if _, err := eng.Reply(ctx, Query{Text: "tell me a story about a little dog"}, func(s string) { said = append(said, s) }); err != nil {
+		t.Fatal(err)
+	}
+	// 12 tokens are fewer than 12 words.
+	if words := len(strings.Fields(strings.Join(said, " "))); words == 0 || words > 12 {
+		t.Errorf("said %d words: %q; want the story over within the model's own 12 tokens", words, said)
+	}
+}

@@ -111,8 +111,8 @@ func realOllama(t *testing.T, env ...string) (*ollamaserve.Server, string, conte
 
 // createTiny makes hark-tiny on srv: gguf under a Llama 3.2 style
 // template, answering at most predict tokens, always the same. Engines
-// asking it leave the bound to it (AnswerTokens -1): a request's own
-// num_predict would take its place.
+// asking it leave the bound to it (AnswerTokens -1), or keep it as the
+// smaller of its own and theirs.
 func createTiny(t *testing.T, ctx context.Context, srv *ollamaserve.Server, gguf string, predict int) {
 	t.Helper()
 	tmpl, err := os.ReadFile("../internal/benchmodel/llama32.gotmpl")

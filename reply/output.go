@@ -105,14 +105,15 @@ func (o *output) finish(cut bool) {
 // withoutReasoning moves the inline reasoning of a model's answer from its
 // content to its thinking, where a server that parses reasoning out puts
 // it: kept in the history, never said, and an answer that was reasoning
-// only is empty, as the loop expects.
-func withoutReasoning(resp llm.Response) llm.Response {
+// only is empty, as the loop expects. inline reports whether there was
+// any.
+func withoutReasoning(resp llm.Response) (_ llm.Response, inline bool) {
 	answer, thought := speech.SplitReasoning(resp.Message.Content)
 	resp.Message.Content = answer
 	if thought != "" {
 		resp.Message.Thinking = strings.TrimSpace(resp.Message.Thinking + "\n\n" + thought)
 	}
-	return resp
+	return resp, thought != ""
 }
 
 // say speaks sentences, dropping any that are data rather than speech.

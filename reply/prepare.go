@@ -120,11 +120,18 @@ func (t *turn) think() *bool {
 }
 
 // maxTokens bounds the chat model's answer (Options.AnswerTokens); 0 for
-// no bound: none is set, or the model is asked to reason, which spends
-// the same tokens before its answer begins.
+// no bound of Hark's: none is set, or the model is asked to reason, or
+// was seen to reason in its answer's text without declaring thinking;
+// reasoning spends the same tokens before the answer begins. A model whose own
+// bound (its Modelfile's num_predict) is smaller keeps it: a request's
+// bound takes the place of the model's, and without one the model's
+// applies.
 func (t *turn) maxTokens() int {
-	if think := t.think(); think != nil && *think || t.e.o.AnswerTokens < 0 {
+	if think := t.think(); think != nil && *think || t.e.o.AnswerTokens < 0 || t.e.inlineReasoner() {
 		return 0
+	}
+	if own := t.size.predict; own > 0 && own < t.e.o.AnswerTokens {
+		return own
 	}
 	return t.e.o.AnswerTokens
 }

@@ -24,6 +24,10 @@ type modelSize struct {
 	// caps are the model's capabilities as the server lists them; nil
 	// when it did not say.
 	caps []string
+	// predict is the model's own bound on an answer's tokens (its
+	// Modelfile's num_predict); 0 when it sets none or is not known,
+	// negative for none.
+	predict int
 }
 
 // can reports a capability; an unknown model can everything, and the
@@ -82,12 +86,13 @@ func (e *Engine) modelSize(ctx context.Context) modelSize {
 	var params float64
 	known, moves := false, false
 	var caps []string
+	predict := 0
 	if e.o.Info != nil {
 		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		info, err := e.o.Info.Show(cctx, "")
 		cancel()
 		if err == nil {
-			moves, caps = movesTools(info.Template), info.Capabilities
+			moves, caps, predict = movesTools(info.Template), info.Capabilities, info.NumPredict
 			if info.Parameters > 0 {
 				params = float64(info.Parameters) / 1e9
 			} else {
@@ -99,7 +104,7 @@ func (e *Engine) modelSize(ctx context.Context) modelSize {
 	if !known {
 		params = parseSize(e.o.ModelName)
 	}
-	s := modelSize{small: params == 0 || params <= SmallModel, params: params, toolsMove: moves, caps: caps}
+	s := modelSize{small: params == 0 || params <= SmallModel, params: params, toolsMove: moves, caps: caps, predict: predict}
 	if known || params > 0 {
 		e.mu.Lock()
 		e.sizes[key] = s
@@ -142,4 +147,26 @@ func (e *Engine) textTools() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.noTools[key]
+}
+
+// reasonsInline notes that the model that gave resp reasons in its
+// answer's text: that endpoint's answers are not bounded from now on.
+func (e *Engine) reasonsInline(resp llm.Response) {
+	key := e.answered(resp)
+	e.mu.Lock()
+	seen := e.inline[key]
+	e.inline[key] = true
+	e.mu.Unlock()
+	if !seen {
+		e.log.Info("the model reasons in its answer's text; its answers are not bounded from now on", "endpoint", key)
+	}
+}
+
+// inlineReasoner reports whether the next request's model was seen to
+// reason in its answer's text.
+func (e *Engine) inlineReasoner() bool {
+	key := e.endpoint()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.inline[key]
 }

@@ -26,8 +26,40 @@ func Lookup(ctx context.Context, typ string) ([]Found, error) {
 	return Ask(ctx, group4, typ)
 }
 
-// Ask is Lookup asking at server: the mDNS group, or one responder.
+// Ask is Lookup asking at server: the mDNS group, or one responder. It
+// takes the answers of responders on the machine's links alone (RFC 6762
+// 6 and 11): sent from mDNS's port, from a link-local address or one in
+// the subnet of an address of the machine's; and the answer of server
+// itself, a responder asked at its own address. Any other, from a
+// stranger elsewhere or with a spoofed source, is not taken.
 func Ask(ctx context.Context, server net.Addr, typ string) ([]Found, error) {
+	links, err := interfaces()
+	if links == nil && err != nil {
+		return nil, fmt.Errorf("mdns: ask for %s: %w", typ, err)
+	}
+	return lookup{local: prefixes(links), port: Port}.ask(ctx, server, typ)
+}
+
+// lookup is how Ask hears answers: from port on a subnet of local.
+type lookup struct {
+	local []netip.Prefix
+	port  int
+}
+
+// heard reports whether an answer from from is taken, to a question sent
+// to server.
+func (l lookup) heard(from, server net.Addr) bool {
+	ua, ok := from.(*net.UDPAddr)
+	if !ok {
+		return false
+	}
+	if s, ok := server.(*net.UDPAddr); ok && s.IP.Equal(ua.IP) && s.Port == ua.Port && !s.IP.IsMulticast() {
+		return true // the responder asked, answering from where it was asked
+	}
+	return ua.Port == l.port && onLink(l.local, from)
+}
+
+func (l lookup) ask(ctx context.Context, server net.Addr, typ string) ([]Found, error) {
 	conn, err := net.ListenPacket("udp4", ":0")
 	if err != nil {
 		return nil, fmt.Errorf("mdns: ask for %s: %w", typ, err)
@@ -52,12 +84,12 @@ func Ask(ctx context.Context, server net.Addr, typ string) ([]Found, error) {
 	addrs := map[string][]netip.Addr{}
 	buf := make([]byte, 9000)
 	for {
-		n, _, err := conn.ReadFrom(buf)
+		n, from, err := conn.ReadFrom(buf)
 		if err != nil {
 			break // ctx is done
 		}
 		var m dnsmessage.Message
-		if m.Unpack(buf[:n]) != nil || !m.Response {
+		if !l.heard(from, server) || m.Unpack(buf[:n]) != nil || !m.Response {
 			continue
 		}
 		for _, rr := range append(m.Answers, m.Additionals...) {

@@ -696,10 +696,10 @@ func describe(links []link) string {
 }
 
 // ServeConn answers the queries that arrive on conn until ctx is done: a
-// query from mDNS's port is answered to group (nil: to the sender), or to
-// the sender alone when each of its questions asks for a unicast answer
-// and the records were multicast to group within a quarter of their time
-// to live (RFC 6762 5.4); any other query to its sender alone. It
+// query from mDNS's port is answered to group (nil: to the sender), its
+// questions that ask for a unicast answer to the sender alone when their
+// records were multicast to group within a quarter of their time to live
+// (RFC 6762 5.4); any other query to its sender alone. It
 // announces the records to group first. Only messages from the subnets
 // of the machine's interfaces as they are when it starts, and from
 // link-local addresses, are heard (see onLink).
@@ -850,38 +850,69 @@ func (r *Responder) serveConn(ctx context.Context, conn net.PacketConn, group ne
 		if ua, ok := from.(*net.UDPAddr); ok && ua.Port == Port {
 			legacy = false
 		}
-		resp, ok := r.answerWith(q, legacy, addrs())
+		as := addrs()
+		unicast := legacy || group == nil
+		if !unicast {
+			// The questions that ask for a unicast answer have one when
+			// their records were multicast lately; the others' answer,
+			// and theirs otherwise, is multicast (RFC 6762 5.4).
+			if qu, qm := byUnicast(q); len(qu.Questions) > 0 {
+				if resp, ok := r.answerWith(qu, false, as); ok && r.multicastLately(conn, resp) {
+					r.send(conn, from, resp)
+					q.Questions = qm.Questions
+				}
+			}
+			if len(q.Questions) == 0 {
+				continue
+			}
+		}
+		resp, ok := r.answerWith(q, legacy, as)
 		if !ok {
 			continue
 		}
-		unicast := legacy || group == nil || unicastAsked(q) && r.multicastLately(conn, resp)
 		if !unicast && len(q.Authorities) == 0 { // a probe's defence goes at once
 			if resp, ok = notAnsweredLately(resp, answered, time.Now()); !ok {
 				continue
 			}
+		}
+		if unicast {
+			r.send(conn, from, resp)
+			continue
 		}
 		b, err := resp.Pack()
 		if err != nil {
 			r.logger().Warn("mDNS answer not packed", "err", err)
 			continue
 		}
-		if unicast {
-			conn.WriteTo(b, from)
-			continue
-		}
 		r.toGroup(conn, group, b)
 	}
 }
 
+// send sends resp to to alone.
+func (r *Responder) send(conn net.PacketConn, to net.Addr, resp dnsmessage.Message) {
+	b, err := resp.Pack()
+	if err != nil {
+		r.logger().Warn("mDNS answer not packed", "err", err)
+		return
+	}
+	conn.WriteTo(b, to)
+}
+
 // setLocal keeps the prefixes of links as those a message must come from.
 func (r *Responder) setLocal(links []link) {
+	local := prefixes(links)
+	r.local.Store(&local)
+}
+
+// prefixes are the subnets of links' addresses.
+func prefixes(links []link) []netip.Prefix {
 	var local []netip.Prefix
 	for _, l := range links {
 		for _, p := range l.addrs {
 			local = append(local, netip.PrefixFrom(p.Addr().Unmap().WithZone(""), p.Bits()))
 		}
 	}
-	r.local.Store(&local)
+	return local
 }
 
 // onLink reports whether a message from from came from a link of the
@@ -896,23 +927,24 @@ func (r *Responder) setLocal(links []link) {
 // own: the sockets of all links share port 5353, and a message sent to
 // one of the machine's addresses reaches any one of them.
 func (r *Responder) onLink(from net.Addr) bool {
-	ua, ok := from.(*net.UDPAddr)
+	local := r.local.Load()
+	if local == nil {
+		return linkLocal(from)
+	}
+	return onLink(*local, from)
+}
+
+// onLink reports whether from is a link-local address or one in a subnet
+// of local.
+func onLink(local []netip.Prefix, from net.Addr) bool {
+	src, ok := sourceOf(from)
 	if !ok {
 		return false
 	}
-	src, ok := netip.AddrFromSlice(ua.IP)
-	if !ok {
-		return false
-	}
-	src = src.Unmap().WithZone("")
 	if src.IsLinkLocalUnicast() {
 		return true
 	}
-	local := r.local.Load()
-	if local == nil {
-		return false
-	}
-	for _, p := range *local {
+	for _, p := range local {
 		if p.Contains(src) {
 			return true
 		}
@@ -920,15 +952,34 @@ func (r *Responder) onLink(from net.Addr) bool {
 	return false
 }
 
-// unicastAsked reports whether every question asked for a unicast reply
-// (the top bit of its class).
-func unicastAsked(q dnsmessage.Message) bool {
-	for _, qu := range q.Questions {
-		if qu.Class&0x8000 == 0 {
-			return false
+func linkLocal(from net.Addr) bool {
+	src, ok := sourceOf(from)
+	return ok && src.IsLinkLocalUnicast()
+}
+
+// sourceOf is a UDP sender's address, without its zone.
+func sourceOf(from net.Addr) (netip.Addr, bool) {
+	ua, ok := from.(*net.UDPAddr)
+	if !ok {
+		return netip.Addr{}, false
+	}
+	src, ok := netip.AddrFromSlice(ua.IP)
+	return src.Unmap().WithZone(""), ok
+}
+
+// byUnicast parts q's questions into those that ask for a unicast
+// answer (the top bit of the class, "QU") and the others.
+func byUnicast(q dnsmessage.Message) (qu, qm dnsmessage.Message) {
+	qu, qm = q, q
+	qu.Questions, qm.Questions = nil, nil
+	for _, question := range q.Questions {
+		if question.Class&0x8000 != 0 {
+			qu.Questions = append(qu.Questions, question)
+		} else {
+			qm.Questions = append(qm.Questions, question)
 		}
 	}
-	return len(q.Questions) > 0
+	return qu, qm
 }
 
 // announcement is every record, unasked, the host name standing for

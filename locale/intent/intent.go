@@ -59,6 +59,11 @@ type Language struct {
 	// skipped are the sentences whose intents say a skip word themselves:
 	// only they are tried again on what was said with its skip words.
 	skipped []int32
+
+	// needMemo holds the clauses of the rules, lists and texts read while
+	// compiling, and nodes gives the templates' nodes; nil after.
+	needMemo map[needKey][]need
+	nodes    *nodes
 }
 
 type compiledIntent struct {
@@ -235,7 +240,7 @@ func plainWords(s string) []string {
 // Len is the number of values of a text list.
 func (l *List) Len() int { return len(l.values) }
 
-func compileList(name string, s SourceList) (*List, error) {
+func compileList(name string, s SourceList, a *nodes) (*List, error) {
 	switch {
 	case s.Wildcard:
 		return &List{wildcard: true}, nil
@@ -264,7 +269,7 @@ func compileList(name string, s SourceList) (*List, error) {
 	for _, v := range s.Values {
 		lv := listValue{out: v.Out, context: v.Context, metadata: v.Metadata}
 		if isTemplate(v.In) {
-			n, err := parseTemplate(v.In)
+			n, err := parse(v.In, false, a)
 			if err != nil {
 				return nil, fmt.Errorf("intent: list %s: %w", name, err)
 			}
@@ -311,18 +316,19 @@ func Compile(s Source) (*Language, error) {
 	if s.IgnoreWhitespace {
 		return nil, fmt.Errorf("%w: %s", ErrNoSpaces, s.Language)
 	}
-	l := &Language{Code: s.Language, lists: map[string]*List{}, rules: map[string]*node{}}
+	l := &Language{Code: s.Language, lists: map[string]*List{}, rules: map[string]*node{}, nodes: &nodes{}}
+	defer func() { l.nodes = nil }()
 	lang, _ := locale.Of(s.Language)
 	l.numbers = lang.ReadNumber
 	for name, ls := range s.Lists {
-		c, err := compileList(name, ls)
+		c, err := compileList(name, ls, l.nodes)
 		if err != nil {
 			return nil, err
 		}
 		l.lists[name] = c
 	}
 	var err error
-	if l.rules, err = compileRules(s.Rules); err != nil {
+	if l.rules, err = compileRules(s.Rules, l.nodes); err != nil {
 		return nil, err
 	}
 	for _, w := range s.SkipWords {
@@ -339,6 +345,8 @@ func Compile(s Source) (*Language, error) {
 		}
 	})
 	lits := map[string]int{}
+	l.needMemo = map[needKey][]need{}
+	defer func() { l.needMemo = nil }()
 	for _, name := range names {
 		ci := &compiledIntent{name: name}
 		for _, d := range s.Intents[name].Data {
@@ -354,10 +362,10 @@ func Compile(s Source) (*Language, error) {
 	return l, nil
 }
 
-func compileRules(src map[string]string) (map[string]*node, error) {
+func compileRules(src map[string]string, a *nodes) (map[string]*node, error) {
 	out := map[string]*node{}
 	for name, body := range src {
-		n, err := parseTemplate(body)
+		n, err := parse(body, false, a)
 		if err != nil {
 			return nil, fmt.Errorf("intent: rule <%s>: %w", name, err)
 		}
@@ -370,21 +378,21 @@ func (l *Language) compileBlock(intent string, d SourceData, lits map[string]int
 	b := &block{intent: intent, slots: d.Slots, response: d.Response, requires: d.RequiresContext, excludes: d.ExcludesContext,
 		metadata: d.Metadata, lists: map[string]*List{}}
 	for name, ls := range d.Lists {
-		c, err := compileList(name, ls)
+		c, err := compileList(name, ls, l.nodes)
 		if err != nil {
 			return nil, fmt.Errorf("intent: %s: %w", intent, err)
 		}
 		b.lists[name] = c
 	}
 	var err error
-	if b.rules, err = compileRules(d.Rules); err != nil {
+	if b.rules, err = compileRules(d.Rules, l.nodes); err != nil {
 		return nil, fmt.Errorf("intent: %s: %w", intent, err)
 	}
 	for _, k := range d.RequiredKeywords {
 		b.keywords = append(b.keywords, normText(k))
 	}
 	for _, text := range d.Sentences {
-		n, err := parseTemplate(text)
+		n, err := parse(text, false, l.nodes)
 		if err != nil {
 			return nil, fmt.Errorf("intent: %s: %w", intent, err)
 		}
@@ -568,7 +576,7 @@ func (l *Language) Words(intentName string) (core, extra []string) {
 }
 
 func (l *Language) words0(intentName string) (core, extra []string) {
-	w := &wordWalk{l: l, memo: map[pieceKey]pieces{}}
+	w := &wordWalk{l: l, memo: map[pieceKey]memoPieces{}}
 	for _, ci := range l.intents {
 		if ci.name != intentName {
 			continue
@@ -599,38 +607,49 @@ func (l *Language) words0(intentName string) (core, extra []string) {
 // words, before their quotes are trimmed.
 func (w *wordWalk) sentence(b *block, s *sentence) {
 	p := w.pieces(b, s.root, false, 0)
-	w.inner.union(p.atoms)
-	w.inner.union(p.heads)
-	w.inner.union(p.tails)
-}
-
-// says reports whether an intent's templates say one of the words of
-// keep, as Words reads them. It walks the templates as Words does, but
-// keeps only the pieces that may be part of one of those words, so it
-// costs little where Words joins every piece with every other, and stops
-// at the first sentence that says one. (Words stops joining pieces at
-// mostPieces words, which this walk, with fewer pieces, may not reach;
-// no template Hark carries comes near it: TestSkippedAsWordsSay.)
-func (l *Language) says(intentName string, keep *partsOf) bool {
-	w := &wordWalk{l: l, memo: map[pieceKey]pieces{}, keep: keep}
-	read := 0
-	for _, ci := range l.intents {
-		if ci.name != intentName {
-			continue
-		}
-		for _, b := range ci.data {
-			for _, s := range b.sentences {
-				w.sentence(b, s)
-				for _, x := range w.inner.words[read:] {
-					if keep.words[strings.Trim(x, "'")] {
-						return true
-					}
-				}
-				read = len(w.inner.words)
-			}
+	for _, ws := range []wordSet{p.atoms, p.heads, p.tails} {
+		for i, x := range ws.words {
+			w.addInner(x, ws.opt[i])
 		}
 	}
-	return false
+}
+
+// addInner adds a whole word to the walk's inner words; a walk for some
+// words only notes whether it is one of them, quotes trimmed.
+func (w *wordWalk) addInner(x string, optional bool) {
+	if w.keep == nil {
+		w.inner.add(x, optional)
+		return
+	}
+	if w.keep.words[strings.Trim(x, "'")] {
+		w.found = true
+	}
+}
+
+// saying reports which intents' templates say one of the words of keep,
+// as Words reads them. It walks the templates as Words does, but keeps
+// only the pieces that may be part of one of those words, so it costs
+// little where Words joins every piece with every other; it reads each
+// rule and list once for all intents, and stops an intent's walk at the
+// first sentence that says one. (Words stops joining pieces at
+// mostPieces words, which this walk, with fewer pieces, may not reach;
+// no template Hark carries comes near it: TestSkippedAsWordsSay.)
+func (l *Language) saying(keep *partsOf) map[string]bool {
+	w := &wordWalk{l: l, memo: map[pieceKey]memoPieces{}, keep: keep}
+	out := map[string]bool{}
+	for _, ci := range l.intents {
+		w.found = false
+	walk:
+		for _, b := range ci.data {
+			for _, s := range b.sentences {
+				if w.sentence(b, s); w.found {
+					break walk
+				}
+			}
+		}
+		out[ci.name] = w.found
+	}
+	return out
 }
 
 // place is where a piece stands in the word it is part of.
@@ -697,9 +716,11 @@ type pieces struct{ atoms, heads, tails wordSet }
 type wordWalk struct {
 	l *Language
 	// memo holds what the rules and lists already read say; inner the
-	// whole words found.
-	memo  map[pieceKey]pieces
+	// whole words found (left empty by a walk for some words only).
+	memo  map[pieceKey]memoPieces
 	inner wordSet
+	// found is set when a whole word of keep is found.
+	found bool
 	// keep, when set, holds the only words the walk looks for: a piece
 	// that can be part of none of them is left out.
 	keep *partsOf
@@ -769,6 +790,10 @@ func (s *wordSet) join(a, b wordSet, keep *partsOf, at place) {
 	}
 }
 
+// nothingSaid is the atoms of an empty sequence: the empty text. Sets of
+// pieces are only read once made, so every walk shares it.
+var nothingSaid = wordSet{words: []string{""}, opt: []bool{true}}
+
 // boundary is a part that says no word of the template's own but stands
 // apart from the words around it: a value filled at run time, a number, a
 // wildcard.
@@ -779,11 +804,35 @@ func boundary() pieces {
 	return p
 }
 
-// pieceKey names what a rule or list of a block says, in an optional part
-// or not: the same wherever the block's templates name it.
+// memoPieces are what a rule or list says, and whether reading it found
+// a word the walk looks for.
+type memoPieces struct {
+	pieces
+	found bool
+}
+
+// joinInner adds the whole words a's tails and b's heads join into, as
+// join does.
+func (w *wordWalk) joinInner(a, b wordSet) {
+	for i, x := range a.words {
+		for j, y := range b.words {
+			if len(w.inner.words) >= mostPieces {
+				return
+			}
+			if xy := x + y; w.keep.keeps(xy, whole) {
+				w.addInner(xy, (x == "" || a.opt[i]) && (y == "" || b.opt[j]))
+			}
+		}
+	}
+}
+
+// pieceKey names what a rule or list says, in an optional part or not:
+// the same wherever templates name it in one scope, a block's when it has
+// rules or lists of its own, else the language's (nil).
 type pieceKey struct {
-	b        *block
-	n        *node
+	scope    *block
+	kind     kind
+	name     string
 	optional bool
 }
 
@@ -795,12 +844,19 @@ func (w *wordWalk) pieces(b *block, n *node, optional bool, depth int) pieces {
 		optional = false // a walk for some words only reads them once
 	}
 	if n.kind == rule || n.kind == list {
-		k := pieceKey{b, n, optional}
-		if p, ok := w.memo[k]; ok {
-			return p
+		k := pieceKey{kind: n.kind, name: n.text, optional: optional}
+		if len(b.rules) > 0 || len(b.lists) > 0 {
+			k.scope = b
 		}
+		if m, ok := w.memo[k]; ok {
+			w.found = w.found || m.found
+			return m.pieces
+		}
+		was := w.found
+		w.found = false
 		p := w.pieces0(b, n, optional, depth)
-		w.memo[k] = p
+		w.memo[k] = memoPieces{p, w.found}
+		w.found = was || w.found
 		return p
 	}
 	return w.pieces0(b, n, optional, depth)
@@ -830,11 +886,11 @@ func (w *wordWalk) pieces0(b *block, n *node, optional bool, depth int) pieces {
 		}
 		for _, x := range ws[1 : len(ws)-1] {
 			if x != "" && w.keep.keeps(x, whole) {
-				w.inner.add(x, optional)
+				w.addInner(x, optional)
 			}
 		}
 	case seq, perm:
-		p.atoms.add("", true)
+		p.atoms = nothingSaid
 		for _, it := range n.items {
 			q := w.pieces(b, it, optional, depth+1)
 			var next pieces
@@ -851,7 +907,7 @@ func (w *wordWalk) pieces0(b *block, n *node, optional bool, depth int) pieces {
 				next.tails.union(q.tails)
 				next.tails.join(p.tails, q.atoms, w.keep, opening)
 			}
-			w.inner.join(p.tails, q.heads, w.keep, whole)
+			w.joinInner(p.tails, q.heads)
 			p = next
 		}
 	case alt:
@@ -928,10 +984,7 @@ func (l *Language) index(skipWords []string) {
 		}
 	}
 	keep := newPartsOf(skips)
-	saysSkip := map[string]bool{}
-	for _, ci := range l.intents {
-		saysSkip[ci.name] = l.says(ci.name, keep)
-	}
+	saysSkip := l.saying(keep)
 	for i, s := range l.all {
 		id := int32(i)
 		if saysSkip[s.blk.intent] {

@@ -24,17 +24,47 @@ var runtimeAtoms = map[string]int{"name": -1, "area": -2, "floor": -3}
 // a run-time list.
 type need []string
 
+// needKey names what a rule or list says where a block's templates name
+// it: in the block's own scope when it has rules or lists of its own
+// (which the language's rules may name too), else in the language's.
+type needKey struct {
+	scope *block
+	kind  kind
+	name  string
+}
+
 // needs returns the clauses every match of n meets, and checks that the
-// rules and lists n names exist.
+// rules and lists n names exist. The clauses of a rule or list are read
+// once per scope, and those of a text once, in l.needMemo while
+// compiling: callers must not change what it returns, nor its clauses.
 func (l *Language) needs(b *block, n *node, depth int) ([]need, error) {
 	if depth > 50 {
 		return nil, errors.New("expansion rules refer to each other in a loop")
 	}
+	if (n.kind == rule || n.kind == list || n.kind == text) && l.needMemo != nil {
+		k := needKey{kind: n.kind, name: n.text}
+		if n.kind != text && (len(b.rules) > 0 || len(b.lists) > 0) {
+			k.scope = b
+		}
+		if w, ok := l.needMemo[k]; ok {
+			return w, nil
+		}
+		w, err := l.needs0(b, n, depth)
+		if err == nil {
+			l.needMemo[k] = w
+		}
+		return w, err
+	}
+	return l.needs0(b, n, depth)
+}
+
+func (l *Language) needs0(b *block, n *node, depth int) ([]need, error) {
 	switch n.kind {
 	case text:
-		var out []need
-		for _, w := range strings.Fields(filterText(n.text)) {
-			out = append(out, need{w})
+		words := strings.Fields(filterText(n.text))
+		out := make([]need, len(words))
+		for i := range words {
+			out[i] = words[i : i+1 : i+1]
 		}
 		return out, nil
 	case seq:
@@ -44,7 +74,11 @@ func (l *Language) needs(b *block, n *node, depth int) ([]need, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, w...)
+			if len(out) == 0 {
+				out = w[:len(w):len(w)] // copied before it grows
+			} else if len(w) > 0 {
+				out = append(out, w...)
+			}
 		}
 		return out, nil
 	case alt:
@@ -89,7 +123,7 @@ func (l *Language) needs(b *block, n *node, depth int) ([]need, error) {
 // have, and one choice of the first atom of each.
 func (l *Language) altNeeds(b *block, items []*node, depth int) ([]need, error) {
 	var common []need
-	var firsts need
+	firsts := make(need, 0, len(items))
 	some := true
 	for i, it := range items {
 		w, err := l.needs(b, it, depth+1)
@@ -102,18 +136,37 @@ func (l *Language) altNeeds(b *block, items []*node, depth int) ([]need, error) 
 			firsts = append(firsts, w[0]...)
 		}
 		if i == 0 {
-			common = w
+			common = w[:len(w):len(w)] // copied before it changes
 			continue
 		}
-		common = slices.DeleteFunc(common, func(c need) bool {
-			return !slices.ContainsFunc(w, func(x need) bool { return slices.Equal(x, c) })
-		})
+		common = within(common, w)
 	}
 	if some {
 		slices.Sort(firsts)
 		common = append(common, slices.Compact(firsts))
 	}
 	return common, nil
+}
+
+// within returns the clauses of common that w has too, in order: common
+// itself when w has them all, else a copy.
+func within(common, w []need) []need {
+	has := func(c need) bool {
+		return slices.ContainsFunc(w, func(x need) bool { return slices.Equal(x, c) })
+	}
+	for i, c := range common {
+		if has(c) {
+			continue
+		}
+		out := slices.Clone(common[:i])
+		for _, c := range common[i+1:] {
+			if has(c) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	return common
 }
 
 // clauses numbers the atoms of needs, adding new words to the literals.

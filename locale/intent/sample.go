@@ -12,7 +12,7 @@ func Expand(template string) []string {
 	if !isTemplate(template) {
 		return []string{template}
 	}
-	n, err := parse(template, true)
+	n, err := parse(template, true, nil)
 	if err != nil {
 		return []string{template}
 	}

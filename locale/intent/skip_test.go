@@ -38,7 +38,7 @@ func TestSkippedAsWordsSay(t *testing.T) {
 	pieces := Source{
 		Language:  "en",
 		SkipWords: []string{"please", "can you", "i'd like"},
-		Rules:     map[string]string{"plea": "(plea|plee)"},
+		Rules:     map[string]string{"plea": "(plea|plee)", "ask": "do please now"},
 		Lists: map[string]SourceList{
 			"polite": {Values: []SourceValue{{In: "pl(ease|ain)"}}},
 		},
@@ -49,6 +49,8 @@ func TestSkippedAsWordsSay(t *testing.T) {
 			"Inner":    {Data: []SourceData{{Sentences: []string{"so ca[n] you (sing|dance)"}}}},
 			"Apart":    {Data: []SourceData{{Sentences: []string{"plea se ca n"}}}},
 			"Hyphened": {Data: []SourceData{{Sentences: []string{"pl-ease"}}}},
+			"Asked":    {Data: []SourceData{{Sentences: []string{"<ask> sing"}}}},
+			"Asked2":   {Data: []SourceData{{Sentences: []string{"<ask> dance"}}}},
 		},
 	}
 	sources := []Source{pieces}

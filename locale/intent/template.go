@@ -2,7 +2,9 @@ package intent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -88,11 +90,12 @@ func (n *node) add(o *node) {
 // parseTemplate reads a sentence template: words, alternatives (a|b),
 // optionals [a], permutations (a;b), lists {name} or {name:slot} and
 // expansion rules <name>; a backslash escapes the next character.
-func parseTemplate(s string) (*node, error) { return parse(s, false) }
+func parseTemplate(s string) (*node, error) { return parse(s, false, nil) }
 
-// parse reads a template; keepCase leaves the text's case as written.
-func parse(s string, keepCase bool) (*node, error) {
-	p := &parser{src: []rune(strings.TrimSpace(s)), keepCase: keepCase}
+// parse reads a template; keepCase leaves the text's case as written. Its
+// nodes come from a when it is not nil.
+func parse(s string, keepCase bool, a *nodes) (*node, error) {
+	p := &parser{src: []rune(strings.TrimSpace(s)), keepCase: keepCase, nodes: a}
 	n, err := p.group(0)
 	if err != nil {
 		return nil, fmt.Errorf("intent: template %q: %w", s, err)
@@ -107,6 +110,44 @@ type parser struct {
 	src      []rune
 	pos      int
 	keepCase bool
+	nodes    *nodes
+	// stack holds the items of the groups being read, innermost last.
+	stack []*node
+}
+
+// nodes hands out nodes from blocks made together: a language's
+// templates have tens of thousands, all kept as long as the language.
+type nodes struct{ free []node }
+
+// nodeBlock is how many nodes a block holds: as many as fill 32 KiB, a
+// size the allocator gives with no room to spare.
+const nodeBlock = 32 << 10 / unsafe.Sizeof(node{})
+
+// new returns a node holding n, from a block when a is not nil.
+func (a *nodes) new(n node) *node {
+	if a == nil {
+		m := new(node) // not &n, which would move every n to the heap
+		*m = n
+		return m
+	}
+	if len(a.free) == 0 {
+		a.free = make([]node, nodeBlock)
+	}
+	m := &a.free[0]
+	*m = n
+	a.free = a.free[1:]
+	return m
+}
+
+// take pops the items of a group pushed since mark, into a slice of
+// their own (nil when there are none).
+func (p *parser) take(mark int) []*node {
+	if len(p.stack) == mark {
+		return nil
+	}
+	out := slices.Clone(p.stack[mark:])
+	p.stack = p.stack[:mark]
+	return out
 }
 
 // group reads items until the closing delimiter end (0 for the end of the
@@ -114,7 +155,7 @@ type parser struct {
 // they are separated into.
 func (p *parser) group(end rune) (*node, error) {
 	var branches [][]*node
-	var cur []*node
+	mark := len(p.stack) // the items of the current branch are stack[mark:]
 	sep := rune(0)
 	for {
 		if p.pos >= len(p.src) {
@@ -134,8 +175,7 @@ func (p *parser) group(end rune) (*node, error) {
 				return nil, fmt.Errorf("'|' and ';' mixed in one group at %d", p.pos)
 			}
 			sep = c
-			branches = append(branches, cur)
-			cur = nil
+			branches = append(branches, p.take(mark))
 			p.pos++
 			continue
 		case ')', ']', '}', '>':
@@ -145,21 +185,21 @@ func (p *parser) group(end rune) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		cur = append(cur, n)
+		p.stack = append(p.stack, n)
 	}
-	branches = append(branches, cur)
 	if sep == 0 {
-		return &node{kind: seq, items: branches[0]}, nil
+		return p.nodes.new(node{kind: seq, items: p.take(mark)}), nil
 	}
-	out := &node{kind: alt}
+	branches = append(branches, p.take(mark))
+	out := p.nodes.new(node{kind: alt, items: make([]*node, 0, len(branches))})
 	if sep == ';' {
 		out.kind = perm
 	}
 	for _, b := range branches {
 		if sep == ';' { // the parts of a permutation are words apart
-			b = append(append([]*node{{kind: text, text: " "}}, b...), &node{kind: text, text: " "})
+			b = append(append([]*node{p.nodes.new(node{kind: text, text: " "})}, b...), p.nodes.new(node{kind: text, text: " "}))
 		}
-		out.items = append(out.items, &node{kind: seq, items: b})
+		out.items = append(out.items, p.nodes.new(node{kind: seq, items: b}))
 	}
 	return out, nil
 }
@@ -178,12 +218,15 @@ func (p *parser) item() (*node, error) {
 			return nil, err
 		}
 		if g.kind != alt {
-			g = &node{kind: alt, items: []*node{g}}
+			g = p.nodes.new(node{kind: alt, items: []*node{g}})
 		}
-		g.items = append(g.items, &node{kind: text})
+		g.items = append(g.items, p.nodes.new(node{kind: text}))
 		return g, nil
 	case '{', '<':
-		closing := map[rune]rune{'{': '}', '<': '>'}[c]
+		closing := '}'
+		if c == '<' {
+			closing = '>'
+		}
 		start := p.pos + 1
 		name, err := p.until(closing)
 		if err != nil {
@@ -193,9 +236,9 @@ func (p *parser) item() (*node, error) {
 			return nil, fmt.Errorf("empty name at %d", start)
 		}
 		if c == '<' {
-			return &node{kind: rule, text: name}, nil
+			return p.nodes.new(node{kind: rule, text: name}), nil
 		}
-		n := &node{kind: list, text: name, slot: name}
+		n := p.nodes.new(node{kind: list, text: name, slot: name})
 		if l, s, ok := strings.Cut(name, ":"); ok {
 			n.text, n.slot = l, s
 		}
@@ -229,7 +272,19 @@ func (p *parser) until(closing rune) (string, error) {
 // word keeps the spaces before and after it, which matter when matching
 // ("light[s]" is one word, "light [s]" two).
 func (p *parser) word() *node {
+	start := p.pos
+	// b holds the word once it differs from its source (an escape, a
+	// tab); until then the word is src[start:pos].
 	var b strings.Builder
+	edited := false
+	edit := func() {
+		if !edited {
+			edited = true
+			for _, r := range p.src[start:p.pos] {
+				b.WriteRune(r)
+			}
+		}
+	}
 	spaceSeen := false
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
@@ -237,13 +292,19 @@ func (p *parser) word() *node {
 			if spaceSeen {
 				break
 			}
+			edit()
 			b.WriteRune(p.src[p.pos+1])
 			p.pos += 2
 			continue
 		}
-		if isSpace(c) && b.Len() > 0 {
+		if isSpace(c) && p.pos > start { // the word has begun
 			spaceSeen = true
-			b.WriteRune(' ')
+			if c != ' ' {
+				edit()
+			}
+			if edited {
+				b.WriteRune(' ')
+			}
 			p.pos++
 			continue
 		}
@@ -253,16 +314,23 @@ func (p *parser) word() *node {
 		if strings.ContainsRune("|;()[]{}<>", c) {
 			break
 		}
-		if isSpace(c) {
+		if isSpace(c) && c != ' ' {
+			edit()
 			c = ' '
 		}
-		b.WriteRune(c)
+		if edited {
+			b.WriteRune(c)
+		}
 		p.pos++
 	}
-	if p.keepCase {
-		return &node{kind: text, text: b.String()}
+	t := b.String()
+	if !edited {
+		t = string(p.src[start:p.pos])
 	}
-	return &node{kind: text, text: normText(b.String())}
+	if !p.keepCase {
+		t = normText(t)
+	}
+	return p.nodes.new(node{kind: text, text: t})
 }
 
 func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
@@ -271,8 +339,11 @@ func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\
 // Unicode's composed form, runs of spaces as one, the typographic
 // apostrophe as the plain one.
 func normText(s string) string {
-	s = strings.ToLower(norm.NFC.String(s))
+	s = strings.ToLower(norm.NFC.String(s)) // each s itself when it changes nothing
 	s = strings.ReplaceAll(s, "’", "'")
+	if !strings.ContainsAny(s, "\t\n\r") && !strings.Contains(s, "  ") {
+		return s
+	}
 	var b strings.Builder
 	space := false
 	for _, r := range s {

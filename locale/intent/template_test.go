@@ -80,3 +80,26 @@ func TestExpand(t *testing.T) {
 		t.Errorf("Expand of an apostrophe gave %q", got)
 	}
 }
+
+// TestNormText: template text is lowercased, composed, its apostrophes
+// plain and its spaces single; text that is so already is kept as it is,
+// with no copy made.
+func TestNormText(t *testing.T) {
+	for in, want := range map[string]string{
+		"Turn  ON\tthe’s":    "turn on the's",
+		"e\u0301cran":        "écran",
+		"Écran\n\nallumé":    "écran allumé",
+		"turn on the light ": "turn on the light ",
+		"écran allumé":       "écran allumé",
+		"":                   "",
+	} {
+		if got := normText(in); got != want {
+			t.Errorf("normText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, s := range []string{"turn on the light ", "schalte das licht ein", "écran allumé", "¿qué hora es?"} {
+		if n := testing.AllocsPerRun(10, func() { normText(s) }); n != 0 {
+			t.Errorf("normText(%q) allocates %v times, want 0", s, n)
+		}
+	}
+}

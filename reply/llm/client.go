@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -187,9 +188,13 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 	if err != nil {
 		return ModelInfo{}, c.classify("show "+model, err)
 	}
+	if !ollamaShow(r) {
+		return ModelInfo{}, fmt.Errorf("llm: show %s: %w", model, c.notOllama("it answered without a model's details"))
+	}
 	info := ModelInfo{
 		Name: model, Family: r.Details.Family, ParameterSize: r.Details.ParameterSize,
 		Quantization: r.Details.QuantizationLevel, Template: r.Template,
+		NumPredict: numPredict(r.Parameters),
 	}
 	for _, cap := range r.Capabilities {
 		info.Capabilities = append(info.Capabilities, string(cap))
@@ -207,6 +212,21 @@ func (c *Client) Show(ctx context.Context, model string) (ModelInfo, error) {
 	return info, nil
 }
 
+// numPredict reads the num_predict of a model's parameters as the server
+// shows them: a line each, the name, blanks and the value. 0 when they
+// set none.
+func numPredict(params string) int {
+	for line := range strings.Lines(params) {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "num_predict" {
+			if n, err := strconv.Atoi(f[1]); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
 // Version asks the server for its version; it doubles as a reachability check.
 func (c *Client) Version(ctx context.Context) (string, error) {
 	v, err := c.api.Version(ctx)
@@ -214,7 +234,7 @@ func (c *Client) Version(ctx context.Context) (string, error) {
 		return "", c.classify("version", err)
 	}
 	if v == "" {
-		return "", fmt.Errorf("llm: version: %w", &notOllama{server: redacted(c.host), what: "it answered without a version"})
+		return "", fmt.Errorf("llm: version: %w", c.notOllama("it answered without a version"))
 	}
 	return v, nil
 }

@@ -104,6 +104,11 @@ type ModelInfo struct {
 	Capabilities  []string // "completion", "tools", "thinking", ...
 	// Template is the model's chat template, in Ollama's template language.
 	Template string
+	// NumPredict is the model's own bound on an answer's tokens, as its
+	// Modelfile sets it (PARAMETER num_predict): 0 when it sets none, -1
+	// for no bound, -2 to fill the context. A request's MaxTokens takes
+	// its place.
+	NumPredict int
 }
 
 // Supports reports whether the model has a capability.

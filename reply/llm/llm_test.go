@@ -319,3 +319,26 @@ func TestDecodeJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestShowReadsTheModelsBound: the num_predict a model's Modelfile sets is
+// in what Show tells, 0 when it sets none.
+func TestShowReadsTheModelsBound(t *testing.T) {
+	for _, tt := range []struct {
+		params string
+		want   int
+	}{
+		{"", 0},
+		{"temperature                    0", 0},
+		{"num_predict                    20\nstop                           \"<|eot_id|>\"", 20},
+		{"stop \"</s>\"\nnum_predict -1", -1},
+	} {
+		m := small
+		m.Parameters = tt.params
+		srv := ollamatest.New(m)
+		info, err := newClient(t, srv, m.Name).Show(t.Context(), "")
+		srv.Close()
+		if err != nil || info.NumPredict != tt.want {
+			t.Errorf("parameters %q: NumPredict = %d, %v; want %d", tt.params, info.NumPredict, err, tt.want)
+		}
+	}
+}

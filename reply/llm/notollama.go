@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ollama/ollama/api"
 )
 
 // notOllama is a server at the model server's address that answers, but
@@ -31,6 +33,23 @@ func (e *notOllama) Unwrap() []error { return []error{ErrNotOllama, ErrUnreachab
 // Ollama does; what says how ("it answered without a version").
 func NotOllama(host *url.URL, what string) error {
 	return &notOllama{server: redacted(host), what: what}
+}
+
+// notOllama is the error for the client's server answering a success
+// that is not Ollama's: JSON of another application, or nothing, that
+// the official client reads as an answer with nothing in it. what says
+// what it lacks.
+func (c *Client) notOllama(what string) error {
+	return &notOllama{server: redacted(c.host), what: what}
+}
+
+// ollamaShow reports whether a show's answer tells what Ollama always
+// tells of a model: its Modelfile, when it was made, its template, its
+// details, capabilities or model info. Another application's JSON tells
+// none of it.
+func ollamaShow(r *api.ShowResponse) bool {
+	return r.Modelfile != "" || !r.ModifiedAt.IsZero() || r.Template != "" || r.Details.Format != "" ||
+		r.Details.Family != "" || len(r.Capabilities) > 0 || r.ModelInfo != nil
 }
 
 // Explain maps a failure of the official client's call op to the server

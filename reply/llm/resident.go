@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -24,6 +25,10 @@ func (c *Client) Running(ctx context.Context) ([]Loaded, error) {
 	r, err := c.api.ListRunning(ctx)
 	if err != nil {
 		return nil, c.classify("list loaded models", err)
+	}
+	if r.Models == nil {
+		// Ollama lists its loaded models always, none as an empty list.
+		return nil, fmt.Errorf("llm: list loaded models: %w", c.notOllama("it answered without a list of models"))
 	}
 	out := make([]Loaded, 0, len(r.Models))
 	for _, m := range r.Models {

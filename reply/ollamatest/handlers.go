@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -62,9 +63,10 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request, rec *Request) {
 		ctxLen = 8192
 	}
 	writeJSON(w, http.StatusOK, showResponse{
-		Modelfile: "FROM " + normalize(m.Name) + "\n",
-		Template:  orDefault(m.Template, "{{ .Prompt }}"),
-		Details:   m.details(),
+		Modelfile:  "FROM " + normalize(m.Name) + "\n",
+		Parameters: m.Parameters,
+		Template:   orDefault(m.Template, "{{ .Prompt }}"),
+		Details:    m.details(),
 		ModelInfo: map[string]any{
 			"general.architecture":       m.Family,
 			"general.parameter_count":    parameterCount(m.ParameterSize),
@@ -156,11 +158,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
 	if !s.wait(r, rec, reply.FirstTokenDelay) {
 		return
 	}
+	// The options the request leaves out are the model's own; the
+	// request as recorded stays as it was sent.
+	run := req
+	run.Options = m.options(req.Options)
 	if req.Stream != nil && !*req.Stream {
-		s.whole(w, req, reply, sv)
+		s.whole(w, run, reply, sv)
 		return
 	}
-	s.stream(w, r, rec, req, reply, sv)
+	s.stream(w, r, rec, run, reply, sv)
 }
 
 // served is what a chat waited for before it was answered: its model's
@@ -369,6 +375,32 @@ func (s *Server) whole(w http.ResponseWriter, req ChatRequest, rp Reply, sv serv
 		Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg, Done: true, DoneReason: reason,
 		metrics: s.metrics(req, rp, len(chunks), sv),
 	})
+}
+
+// options are a request's options with the model's own num_predict (from
+// its Parameters) where the request sets none: a new map, the request's
+// left as it was.
+func (m Model) options(req map[string]any) map[string]any {
+	if _, ok := req["num_predict"]; ok {
+		return req
+	}
+	for line := range strings.Lines(m.Parameters) {
+		f := strings.Fields(line)
+		if len(f) != 2 || f[0] != "num_predict" {
+			continue
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil {
+			continue
+		}
+		out := maps.Clone(req)
+		if out == nil {
+			out = map[string]any{}
+		}
+		out["num_predict"] = float64(n)
+		return out
+	}
+	return req
 }
 
 // capped is an answer's chunks within the request's num_predict, a token

@@ -10,7 +10,8 @@
 // Like Ollama it can take time to load a model (Model.LoadDelay), aborting
 // a load whose client goes away, and answer a limited number of chats at
 // once (Limit), the others waiting their turn. It stops an answer at the
-// request's num_predict, a chunk counting as a token, and says so with
+// request's num_predict (or the model's own, Model.Parameters, when the
+// request sets none), a chunk counting as a token, and says so with
 // done_reason "length".
 //
 // Hark's tests point the real Ollama client at it. Its wire structs are
@@ -42,6 +43,11 @@ type Model struct {
 	ContextLength int
 	// Template is what /api/show reports; default "{{ .Prompt }}".
 	Template string
+	// Parameters are the model's own options as its Modelfile sets them,
+	// in /api/show's text form: a line each, the name, blanks and the
+	// value ("num_predict    128"). Its num_predict bounds an answer
+	// whose request sets none.
+	Parameters string
 	// PromptRate and GenRate, in tokens per second, are the speeds the
 	// server reports in each answer's counters (it does not wait for
 	// them); defaults 5,000 and 500, a GPU's.

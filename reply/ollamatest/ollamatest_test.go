@@ -217,3 +217,46 @@ func TestCloseEachLetsABubblesClockMove(t *testing.T) {
 		}
 	})
 }
+
+// TestModelsOwnBound: a model's parameters, as its Modelfile sets them,
+// are what /api/show reports, and its num_predict bounds an answer whose
+// request sets none, as Ollama's does; a request's own takes its place.
+func TestModelsOwnBound(t *testing.T) {
+	bounded := Model{Name: "tiny", Family: "llama", ParameterSize: "260K", Capabilities: []string{"completion"},
+		Parameters: "num_predict                    3\nstop                           \"<|eot_id|>\""}
+	s := New(bounded)
+	defer s.Close()
+	resp := post(t, s.URL+"/api/show", `{"model":"tiny"}`)
+	var show struct {
+		Parameters string `json:"parameters"`
+	}
+	json.NewDecoder(resp.Body).Decode(&show)
+	resp.Body.Close()
+	if show.Parameters != bounded.Parameters {
+		t.Errorf("show's parameters = %q, want %q", show.Parameters, bounded.Parameters)
+	}
+	for _, tt := range []struct {
+		options string
+		want    string
+		reason  string
+	}{
+		{``, "one two three", "length"},
+		{`,"options":{"num_predict":2}`, "one two", "length"},
+		{`,"options":{"num_predict":10}`, "one two three four five", "stop"},
+	} {
+		s.Enqueue(Reply{Content: "one two three four five"})
+		resp := post(t, s.URL+"/api/chat", `{"model":"tiny","stream":false,"messages":[{"role":"user","content":"count"}]`+tt.options+`}`)
+		var m struct {
+			Message    struct{ Content string } `json:"message"`
+			DoneReason string                   `json:"done_reason"`
+		}
+		json.NewDecoder(resp.Body).Decode(&m)
+		resp.Body.Close()
+		if strings.TrimSpace(m.Message.Content) != tt.want || m.DoneReason != tt.reason {
+			t.Errorf("options %s: answer %q (%s), want %q (%s)", tt.options, m.Message.Content, m.DoneReason, tt.want, tt.reason)
+		}
+	}
+	if got := s.Chats()[0].Options; got != nil {
+		t.Errorf("the recorded request's options = %v: want them as sent, none", got)
+	}
+}

@@ -28,6 +28,7 @@ func Query(c *Client) *command.Command {
 			{Name: "state", Type: "string"},
 			{Name: "ask", Type: "string"},
 			{Name: "absent", Type: "dict", Description: "the device named and the place said it is not in"},
+			{Name: "unread", Type: "string", Description: "why the house could not be read when this was asked"},
 		},
 		Intents: []string{"HassGetState", "HassClimateGetTemperature", "HassGetWeather"},
 		FromIntent: func(ctx context.Context, m command.Match) (command.Claim, error) {
@@ -36,7 +37,10 @@ func Query(c *Client) *command.Command {
 			}
 			h, err := c.House(ctx)
 			if err != nil && len(h.Entities) == 0 {
-				return command.Claim{}, command.Unresolved("house", err.Error())
+				// Home Assistant not set up, refusing or out of reach: the
+				// question is the house's, and the answer is why it cannot
+				// be read, as home_control says it.
+				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "entity_id": []any{}, "unread": err.Error()}}, nil
 			}
 			able := func(e Entity) bool { return true }
 			switch m.Intent {
@@ -82,6 +86,11 @@ func Query(c *Client) *command.Command {
 			h, err := c.House(ctx)
 			if err != nil && len(h.Entities) == 0 {
 				return command.Response{Kind: command.Failure, Spoken: spokenError(l, err), Data: map[string]any{"error": err.Error()}}, nil
+			}
+			if call.Args.Has("unread") {
+				// The house could not be read when this was asked and can
+				// now: the question is matched again only when asked again.
+				return command.Response{Kind: command.Failure, Spoken: l.T("Could you say that again another way?"), Data: map[string]any{"error": call.Args.String("unread")}}, nil
 			}
 			var es []Entity
 			for _, id := range strs(call.Args["entity_id"]) {
