@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -76,5 +77,68 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	now = now.Add(time.Minute)
 	if u := r.Understand(ctx, locale.English, "and in Paris?"); u.OK {
 		t.Errorf("taken past the refine window: %+v", u)
+	}
+}
+
+// A follow-up whose own words do not tell its language ("und in Paris?":
+// "und" is German, "in" English too) is in the conversation's: the
+// language of the last call it follows, kept with it across processes. A
+// language the household set stands, and words that tell win.
+func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
+	now := clock
+	r := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
+	ok := func(context.Context, Call) (Response, error) { return Response{Kind: Success, Spoken: "ok"}, nil }
+	weather := &Command{Name: "get_weather", Description: "d", Run: ok, Parameters: []Parameter{
+		{Name: "location", Type: "string", Follow: Place}, {Name: "day", Type: "string", Default: "today", Follow: Day}}}
+	r.Register(weather)
+	kitchen := WithClient(t.Context(), Client{ID: "kitchen"})
+	r.Call(locale.WithLanguage(kitchen, "de"), "get_weather", map[string]any{"location": "Berlin"}, "")
+	now = now.Add(5 * time.Second)
+	for _, c := range []struct {
+		ctx         context.Context
+		heard, text string
+		guessed     bool
+		want        string
+	}{
+		{kitchen, "", "und in Paris?", true, "de"},
+		{kitchen, "en", "und in Paris?", true, "de"}, // recognition guessed
+		{kitchen, "", "Paris", true, "de"},
+		{kitchen, "", "and in Paris?", true, "en"},                                     // its words tell
+		{kitchen, "", "und in Paris?", false, "en"},                                    // the language set stands
+		{kitchen, "en", "und in Paris?", false, "en"},                                  // the same, heard
+		{WithClient(t.Context(), Client{ID: "hall"}), "", "und in Paris?", true, "en"}, // another's conversation
+	} {
+		if got := r.Decide(c.ctx, c.heard, c.text, locale.English, c.guessed); got != c.want {
+			t.Errorf("Decide(%s, %q, %q, guessed %v) = %q, want %q", ClientOf(c.ctx).ID, c.heard, c.text, c.guessed, got, c.want)
+		}
+	}
+	if u := r.Understand(kitchen, locale.Lang(r.Decide(kitchen, "", "und in Paris?", locale.English, true)), "und in Paris?"); !u.OK || u.Route.Claim.Arguments["location"] != "Paris" {
+		t.Errorf("und in Paris? after a German weather question: %+v, want the weather in Paris", u)
+	}
+
+	// Kept with the last call, for the process that continues the conversation.
+	last, found := r.Last("kitchen")
+	if !found || last.Language != "de" {
+		t.Fatalf("Last: %+v, %v; want the call in language de", last, found)
+	}
+	b, err := json.Marshal(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Last
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	later := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
+	later.Register(weather)
+	later.Resume("kitchen", back)
+	if got := later.Decide(kitchen, "", "und in Paris?", locale.English, true); got != "de" {
+		t.Errorf("after Resume: Decide = %q, want de", got)
+	}
+
+	// Past the refine window the conversation's language is let go.
+	now = now.Add(time.Minute)
+	if got := r.Decide(kitchen, "", "und in Paris?", locale.English, true); got != "en" {
+		t.Errorf("past the window: Decide = %q, want en", got)
 	}
 }
