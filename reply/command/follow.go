@@ -30,19 +30,10 @@ const (
 	Result
 )
 
-// The words of the "and …" follow-ups, by language: the "and", the
-// prepositions of a place, the operations said before a number.
-var (
-	andWords   = map[locale.Lang][]string{locale.English: {"and"}, locale.German: {"und"}, locale.Spanish: {"y", "e"}, locale.French: {"et"}}
-	placeWords = map[locale.Lang][]string{locale.English: {"in"}, locale.German: {"in"}, locale.Spanish: {"en"}, locale.French: {"à", "a", "en", "au"}}
-	operations = map[locale.Lang][][2]string{
-		locale.English: {{"plus", "add"}, {"minus", "subtract"}, {"times", "multiply"}, {"multiplied by", "multiply"}, {"divided by", "divide"}},
-		locale.German:  {{"plus", "add"}, {"minus", "subtract"}, {"mal", "multiply"}, {"geteilt durch", "divide"}, {"durch", "divide"}},
-		locale.Spanish: {{"más", "add"}, {"mas", "add"}, {"menos", "subtract"}, {"por", "multiply"}, {"dividido entre", "divide"}, {"dividido por", "divide"}, {"entre", "divide"}},
-		locale.French:  {{"plus", "add"}, {"moins", "subtract"}, {"fois", "multiply"}, {"multiplié par", "multiply"}, {"divisé par", "divide"}},
-	}
-	days = []string{"today", "tomorrow", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-)
+// days are the days an "and …" follow-up names, as l.Quantities gives
+// them in any language. The other words of a follow-up are each
+// language's (locale.FollowUp).
+var days = []string{"today", "tomorrow", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
 // andFollowUp reads a short "and …" said within the refine window as the
 // client's last call with one part changed, the call the whole question
@@ -56,7 +47,8 @@ func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route
 		return Route{}, false
 	}
 	words := strings.Fields(utterance.Normalize(said))
-	if len(words) < 2 || len(words) > 5 || !slices.Contains(andWords[l], words[0]) {
+	follow := l.FollowUp()
+	if len(words) < 2 || len(words) > 5 || !slices.Contains(follow.And, words[0]) {
 		return Route{}, false
 	}
 	rest := words[1:]
@@ -76,18 +68,18 @@ func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route
 	switch {
 	case len(q) == 1 && slices.Contains(days, q[0]) && param(Day) != "":
 		changed[param(Day)] = q[0]
-	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(placeWords[l], rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
+	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(follow.Place, rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
 		changed[param(Place)] = Titled(strings.Join(rest[1:], " "))
 	case param(Operand) != "" && param(Operator) != "":
 		text := strings.Join(rest, " ")
-		for _, op := range operations[l] {
-			after, ok := strings.CutPrefix(text, op[0]+" ")
+		for _, op := range follow.Operations {
+			after, ok := strings.CutPrefix(text, op.Said+" ")
 			if !ok {
 				continue
 			}
 			nums := utterance.Words(l.Quantities(after))
 			if f, n, ok := utterance.Number(nums); ok && n == len(nums) {
-				changed[param(Operator)], changed[param(Operand)] = op[1], f
+				changed[param(Operator)], changed[param(Operand)] = op.Operation, f
 				if r, ok := last.data["result"].(float64); ok && param(Result) != "" {
 					changed[param(Result)] = r
 				}
