@@ -30,6 +30,20 @@ func TestAskContinueFollowsUpOffline(t *testing.T) {
 		{[]string{"make it 20 minutes"}, 1, "I didn't understand that, and I can't reach my language model right now.\n"},
 		{[]string{"what is 3 plus 4"}, 0, "3 plus 4 is 7.\n"},
 		{[]string{"--continue", "and times 3"}, 0, "7 times 3 is 21.\n"},
+		// An operation said after a sum works on its result in each
+		// language; "und minus 5" is no change of the number to -5.
+		{[]string{"was ist 3 plus 4"}, 0, "3 plus 4 ist 7.\n"},
+		{[]string{"--continue", "und mal 3"}, 0, "7 mal 3 ist 21.\n"},
+		{[]string{"--continue", "und minus 5"}, 0, "21 minus 5 ist 16.\n"},
+		{[]string{"combien font 3 plus 4"}, 0, "3 plus 4 égale 7.\n"},
+		{[]string{"--continue", "et moins 5"}, 0, "7 moins 5 égale 2.\n"},
+		// Another amount, or another unit, after a conversion.
+		{[]string{"convert 5 miles to kilometers"}, 0, "5 miles is about 8.05 kilometers.\n"},
+		{[]string{"--continue", "and 10 miles?"}, 0, "10 miles is about 16.1 kilometers.\n"},
+		{[]string{"--continue", "and in meters?"}, 0, "10 miles is 16093.44 meters.\n"},
+		{[]string{"wie viele Zentimeter sind 3 Zoll"}, 0, "3 Zoll sind 7,62 Zentimeter.\n"},
+		{[]string{"--continue", "und 5 Zoll?"}, 0, "5 Zoll sind 12,7 Zentimeter.\n"},
+		{[]string{"--continue", "und in Metern?"}, 0, "5 Zoll sind 0,127 Meter.\n"},
 	} {
 		code, out, errOut := ask(t, getenv, append([]string{"ask", "--data", dir}, c.args...)...)
 		if code != c.code || out != c.want {

@@ -1,6 +1,8 @@
 package command
 
 import (
+	"context"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -28,6 +30,13 @@ const (
 	// last call's result ("and times 3" after "3 plus 4" is 7 times 3,
 	// as on a calculator).
 	Result
+	// Amount is a number said alone or with its unit, which goes to the
+	// command's Unit parameter: "and 10 miles?" after a conversion.
+	Amount
+	Unit
+	// Target is a unit said after its preposition, to convert to: "and
+	// in meters?".
+	Target
 )
 
 // days are the days an "and …" follow-up names, as l.Quantities gives
@@ -38,10 +47,11 @@ var days = []string{"today", "tomorrow", "tonight", "monday", "tuesday", "wednes
 // andFollowUp reads a short "and …" said within the refine window as the
 // client's last call with one part changed, the call the whole question
 // would make: "and in Paris?" after "what's the weather in Berlin". What
-// fills no part the last call's command declares is not taken.
-func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route, bool) {
+// fills no part the last call's command declares, or what its Validate
+// rejects ("and in Paris?" after a conversion), is not taken.
+func (r *Registry) andFollowUp(ctx context.Context, l locale.Lang, said string) (Route, bool) {
 	r.mu.Lock()
-	last := r.last[client]
+	last := r.last[ClientOf(ctx).ID]
 	r.mu.Unlock()
 	if last == nil || r.o.Now().Sub(last.at) > r.o.RefineWindow {
 		return Route{}, false
@@ -70,6 +80,22 @@ func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route
 		changed[param(Day)] = q[0]
 	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(follow.Place, rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
 		changed[param(Place)] = Titled(strings.Join(rest[1:], " "))
+	case len(rest) >= 2 && slices.Contains(follow.Place, rest[0]) && param(Target) != "":
+		if u, ok := l.UnitName(strings.Join(rest[1:], " ")); ok {
+			changed[param(Target)] = u
+		}
+	case param(Amount) != "":
+		nums := utterance.Words(l.Quantities(strings.Join(rest, " ")))
+		f, n, ok := utterance.Number(nums)
+		switch {
+		case !ok:
+		case n == len(nums):
+			changed[param(Amount)] = f
+		case param(Unit) != "":
+			if u, ok := l.UnitName(strings.Join(nums[n:], " ")); ok {
+				changed[param(Amount)], changed[param(Unit)] = f, u
+			}
+		}
 	case param(Operand) != "" && param(Operator) != "":
 		text := strings.Join(rest, " ")
 		for _, op := range follow.Operations {
@@ -90,7 +116,13 @@ func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route
 	if len(changed) == 0 {
 		return Route{}, false
 	}
-	return Route{Command: last.cmd, Claim: Claim{Arguments: merge(last.args, changed)}, Refine: true}, true
+	args := merge(last.args, changed)
+	if v := last.cmd.Validate; v != nil && slices.ContainsFunc(v(ctx, maps.Clone(args)), func(p Problem) bool {
+		return p.Suggest == nil && changed[p.Param] != nil
+	}) {
+		return Route{}, false
+	}
+	return Route{Command: last.cmd, Claim: Claim{Arguments: args}, Refine: true}, true
 }
 
 func hasDigit(words []string) bool {

@@ -20,7 +20,20 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	seven := func(context.Context, Call) (Response, error) { // 3 plus 4
 		return Response{Kind: Success, Spoken: "ok", Data: map[string]any{"result": 7.0}}, nil
 	}
+	units := map[string]bool{"mi": true, "km": true, "m": true, "cm": true, "in": true, "miles": true, "meters": true}
 	r.Register(
+		&Command{Name: "convert", Description: "d", Run: ok, Parameters: []Parameter{
+			{Name: "value", Type: "float", Required: true, Follow: Amount}, {Name: "from_unit", Type: "string", Required: true, Follow: Unit},
+			{Name: "to_unit", Type: "string", Required: true, Follow: Target}},
+			Validate: func(_ context.Context, a Args) []Problem {
+				var out []Problem
+				for _, p := range []string{"from_unit", "to_unit"} {
+					if !units[a.String(p)] {
+						out = append(out, Problem{Param: p, Message: "no unit"})
+					}
+				}
+				return out
+			}},
 		&Command{Name: "get_weather", Description: "d", Run: ok, Parameters: []Parameter{
 			{Name: "location", Type: "string", Follow: Place}, {Name: "day", Type: "string", Default: "today", Follow: Day}}},
 		&Command{Name: "calculate", Description: "d", Run: seven, Parameters: []Parameter{
@@ -30,6 +43,7 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	ctx := WithClient(t.Context(), Client{ID: "kitchen"})
 	weather := map[string]any{"location": "Berlin", "day": "today"}
 	sum := map[string]any{"a": 3.0, "operation": "add", "b": 4.0}
+	conv := map[string]any{"value": 5.0, "from_unit": "mi", "to_unit": "km"}
 	for _, c := range []struct {
 		lang locale.Lang
 		last string
@@ -49,9 +63,27 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 		{locale.English, "calculate", sum, "and times 3", "map[a:7 b:3 operation:multiply]"},
 		{locale.English, "calculate", sum, "and plus 5", "map[a:7 b:5 operation:add]"},
 		{locale.German, "calculate", sum, "und mal drei", "map[a:7 b:3 operation:multiply]"},
+		{locale.German, "calculate", sum, "und minus 5", "map[a:7 b:5 operation:subtract]"},
+		{locale.German, "calculate", sum, "und plus 5", "map[a:7 b:5 operation:add]"},
+		{locale.Spanish, "calculate", sum, "y menos 5", "map[a:7 b:5 operation:subtract]"},
+		{locale.French, "calculate", sum, "et moins 5", "map[a:7 b:5 operation:subtract]"},
+		{locale.English, "calculate", sum, "and minus 5", "map[a:7 b:5 operation:subtract]"},
 		{locale.Spanish, "calculate", sum, "y por 3", "map[a:7 b:3 operation:multiply]"},
 		{locale.French, "calculate", sum, "et fois 3", "map[a:7 b:3 operation:multiply]"},
 		{locale.French, "calculate", sum, "et plus 5", "map[a:7 b:5 operation:add]"},
+		// A conversion: another amount, in its unit or another, or
+		// another unit to convert to.
+		{locale.English, "convert", conv, "and 10 miles?", "map[from_unit:miles to_unit:km value:10]"},
+		{locale.English, "convert", conv, "and 10?", "map[from_unit:mi to_unit:km value:10]"},
+		{locale.German, "convert", conv, "und 10 Meilen?", "map[from_unit:mi to_unit:km value:10]"},
+		{locale.Spanish, "convert", conv, "¿y 10 millas?", "map[from_unit:mi to_unit:km value:10]"},
+		{locale.French, "convert", conv, "et 3 centimètres ?", "map[from_unit:cm to_unit:km value:3]"},
+		{locale.English, "convert", conv, "and in meters?", "map[from_unit:mi to_unit:meters value:5]"},
+		{locale.German, "convert", conv, "und in Metern?", "map[from_unit:mi to_unit:m value:5]"},
+		{locale.French, "convert", conv, "et en mètres ?", "map[from_unit:mi to_unit:m value:5]"},
+		{locale.Spanish, "convert", conv, "¿y en metros?", "map[from_unit:mi to_unit:m value:5]"},
+		{locale.English, "convert", conv, "and in Paris?", ""},
+		{locale.English, "convert", conv, "and 10 bananas", ""},
 		// Not one argument of the last call: the model's.
 		{locale.English, "calculate", sum, "and in Paris", ""},
 		{locale.English, "get_weather", weather, "and times 3", ""},

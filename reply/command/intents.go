@@ -85,17 +85,20 @@ const (
 // listTimeout bounds reading the house's lists before matching.
 const listTimeout = 3 * time.Second
 
-// Understand reads an utterance in language l for the offline path: a
-// refinement of the last call of the client in ctx, else the intent its words match with every
-// word accounted for, carried out by the command that declares it. What
+// Understand reads an utterance in language l for the offline path: an
+// "and …" follow-up that fills one part of the last call of the client in
+// ctx ("und minus 5" after a sum works on its result, which read as a
+// refinement would make its number -5), or a refinement of that call,
+// else the intent its words match with every word accounted for, carried
+// out by the command that declares it. What
 // is ambiguous, unsupported, unresolved or two requests in one is not
 // carried out; a match whose free text its command cannot read is no
 // match, as it is none to Intents.
 func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) Understood {
-	if rt, ok := r.refinement(ClientOf(ctx).ID, l, text); ok {
+	if rt, ok := r.andFollowUp(ctx, l, text); ok {
 		return Understood{Route: rt, OK: true, Intent: "refine"}
 	}
-	if rt, ok := r.andFollowUp(ClientOf(ctx).ID, l, text); ok {
+	if rt, ok := r.refinement(ClientOf(ctx).ID, l, text); ok {
 		return Understood{Route: rt, OK: true, Intent: "refine"}
 	}
 	lang, err := intent.Load(string(l))
