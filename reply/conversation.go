@@ -220,6 +220,30 @@ func (e *Engine) live(client string) string {
 	return ""
 }
 
+// TakeUp takes up, before a turn of client's in the conversation id, the
+// last call its last exchange kept, as Reply would: so that what is
+// decided before the turn, its language (command.Registry.Decide), knows
+// the conversation's. It does nothing when the engine holds that
+// conversation already, or when client has none by that id.
+func (e *Engine) TakeUp(ctx context.Context, client, id string) {
+	if id == "" || e.o.Dialogue == nil || e.live(client) == id {
+		return
+	}
+	x, err := e.o.Dialogue.RecentIn(ctx, id, e.o.Now().Add(-keepLooking), 1)
+	if err != nil || len(x) == 0 || owner(x[0]) != client {
+		return // Reply says what is wrong
+	}
+	e.resume(client, x[0])
+}
+
+// resume takes up the client's last call as the exchange x, the last of
+// its conversation, kept it.
+func (e *Engine) resume(client string, x storage.Exchange) {
+	if l := x.Last; l != nil && !x.Closed && e.o.Commands != nil {
+		e.o.Commands.Resume(client, command.Last{Command: l.Command, Args: l.Arguments, Data: l.Data, At: l.At, Language: l.Language})
+	}
+}
+
 // conversationFor returns the state of the client's conversation p,
 // starting it (and closing the client's previous one, whose diary entry is
 // then written) when it is new to the engine. A stored conversation new
@@ -232,10 +256,8 @@ func (e *Engine) conversationFor(client string, p past, now time.Time) *conversa
 	if c != nil && c.id == p.id {
 		return c
 	}
-	if n := len(p.exchanges); !p.isNew && n > 0 && e.o.Commands != nil {
-		if l := p.exchanges[n-1].Last; l != nil && !p.exchanges[n-1].Closed {
-			e.o.Commands.Resume(client, command.Last{Command: l.Command, Args: l.Arguments, Data: l.Data, At: l.At})
-		}
+	if n := len(p.exchanges); !p.isNew && n > 0 {
+		e.resume(client, p.exchanges[n-1])
 	}
 	if c != nil {
 		e.finished(c.id)

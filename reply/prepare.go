@@ -312,7 +312,7 @@ func (t *turn) router(what string, catalog []tool, queryChars, most int) (*route
 	var tools []router.Tool
 	chars := router.Overhead + queryChars
 	for _, c := range catalog {
-		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about, Words: c.words, Extra: c.extra, Verbs: c.verbs, Things: c.things})
+		tools = append(tools, router.Tool{Name: c.name, Description: c.description, Keywords: c.keywords, Examples: c.examples, About: c.about, Words: c.words, Extra: c.extra, Verbs: c.verbs, Things: c.things, Measures: c.measures, Frame: c.frame})
 		chars += len(c.name) + len(c.description) + 4
 	}
 	strategy, timeout := e.o.Router, e.o.AuxTimeout
@@ -421,6 +421,12 @@ type tool struct {
 	// its words that name something of it: those no question of any
 	// kind is built of (locale's frame words).
 	things []string
+	// measures are those of its things that name what is measured of a
+	// thing: no control of the house says them, and no name of the
+	// house is one.
+	measures []string
+	// frame are its words that questions of any kind are built of.
+	frame []string
 }
 
 // catalog is the commands the model may be offered, for a request in l.
@@ -458,9 +464,24 @@ func (e *Engine) catalog(ctx context.Context, l locale.Lang) []tool {
 		for _, x := range c.Examples {
 			examples = append(examples, x.Utterance)
 		}
-		out = append(out, tool{c.Name, c.Description, c.Keywords, examples, c.About, core, extra, nil, nil})
+		out = append(out, tool{name: c.Name, description: c.Description, keywords: c.Keywords, examples: examples, about: c.About, words: core, extra: extra})
 		if slices.Contains(c.Intents, "HassGetState") {
 			asking = append(asking, c.Name)
+		}
+	}
+	controls := map[string]bool{} // what the house's controls say
+	for _, n := range e.o.Commands.ToolsFor("HassTurnOn") {
+		for _, t := range out {
+			if t.name == n {
+				for _, w := range append(slices.Clone(t.words), t.extra...) {
+					controls[w] = true
+				}
+			}
+		}
+		for _, a := range aliased[n] {
+			for _, w := range a {
+				controls[w] = true
+			}
 		}
 	}
 	var asks []string  // what questions about the house say
@@ -477,10 +498,18 @@ func (e *Engine) catalog(ctx context.Context, l locale.Lang) []tool {
 				out[i].verbs = append(out[i].verbs, w)
 			}
 		}
+		for _, w := range append(slices.Clone(out[i].words), out[i].extra...) {
+			if l.FrameWord(w) && !slices.Contains(out[i].frame, w) {
+				out[i].frame = append(out[i].frame, w)
+			}
+		}
 		if slices.Contains(asking, out[i].name) {
 			for _, w := range append(slices.Clone(out[i].words), out[i].extra...) {
 				if !l.FrameWord(w) && !slices.Contains(out[i].things, w) {
 					out[i].things = append(out[i].things, w)
+					if !controls[w] {
+						out[i].measures = append(out[i].measures, w)
+					}
 				}
 			}
 			// The house's own names are things of it in any sentence, the

@@ -108,7 +108,7 @@ func standIn(t *testing.T) (*command.Registry, func(l locale.Lang, say string) [
 	return reg, func(l locale.Lang, say string) []string {
 		var tools []router.Tool
 		for _, tl := range eng.catalog(t.Context(), l) {
-			tools = append(tools, router.Tool{Name: tl.name, Description: tl.description, Keywords: tl.keywords, Examples: tl.examples, Words: tl.words, Extra: tl.extra, Verbs: tl.verbs, Things: tl.things})
+			tools = append(tools, router.Tool{Name: tl.name, Description: tl.description, Keywords: tl.keywords, Examples: tl.examples, Words: tl.words, Extra: tl.extra, Verbs: tl.verbs, Things: tl.things, Measures: tl.measures, Frame: tl.frame})
 		}
 		picked, _ := r.Select(t.Context(), say, tools)
 		return eng.withHints(t.Context(), l, say, picked, Handful)
@@ -262,6 +262,10 @@ func TestKeywordRouterLeavesGeneralKnowledgeToTheModel(t *testing.T) {
 		{locale.French, "quelle est la racine carrée de 16", false},
 		{locale.Spanish, "dónde nació Napoleón", false},
 		{locale.Spanish, "cuál es la capital de Francia", false},
+		// A measure of a kind of thing, not of the house's own.
+		{locale.English, "what is the speed of light", false},
+		{locale.French, "quelle est la vitesse de la lumière", false},
+		{locale.English, "is the light on", true},
 		{locale.English, "is the garage door open", true},
 		{locale.English, "what is the temperature in the Praxdun", true},
 		{locale.English, "is the Zorvex Lamp on", true},

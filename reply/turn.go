@@ -176,7 +176,7 @@ func (t *turn) lastCall() *storage.LastCall {
 	if err != nil || len(b) > maxLastCall || holdsSecret(l.Args, false) || holdsSecret(l.Data, true) {
 		return nil
 	}
-	return &storage.LastCall{Command: l.Command, Arguments: l.Args, Data: l.Data, At: l.At}
+	return &storage.LastCall{Command: l.Command, Arguments: l.Args, Data: l.Data, At: l.At, Language: l.Language}
 }
 
 // holdsSecret reports a string in v that redaction would hide, each read

@@ -45,12 +45,14 @@ type Exchange struct {
 // LastCall is a command call a follow-up may change ("make it 10
 // minutes") or that waits for the answer to its question ("For how
 // long?"): the command, its arguments and its result's data as JSON
-// carries them, and when it was made.
+// carries them, when it was made, and the language of the turn that made
+// it ("de"; empty in calls from before it was kept).
 type LastCall struct {
 	Command   string         `json:"command"`
 	Arguments map[string]any `json:"arguments,omitempty"`
 	Data      map[string]any `json:"data,omitempty"`
 	At        time.Time      `json:"at"`
+	Language  string         `json:"language,omitempty"`
 }
 
 // ToolRecord is one tool call and what it returned, as sent to the model.

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hark ask --continue takes up what the last hark ask left for a
@@ -24,6 +30,20 @@ func TestAskContinueFollowsUpOffline(t *testing.T) {
 		{[]string{"make it 20 minutes"}, 1, "I didn't understand that, and I can't reach my language model right now.\n"},
 		{[]string{"what is 3 plus 4"}, 0, "3 plus 4 is 7.\n"},
 		{[]string{"--continue", "and times 3"}, 0, "7 times 3 is 21.\n"},
+		// An operation said after a sum works on its result in each
+		// language; "und minus 5" is no change of the number to -5.
+		{[]string{"was ist 3 plus 4"}, 0, "3 plus 4 ist 7.\n"},
+		{[]string{"--continue", "und mal 3"}, 0, "7 mal 3 ist 21.\n"},
+		{[]string{"--continue", "und minus 5"}, 0, "21 minus 5 ist 16.\n"},
+		{[]string{"combien font 3 plus 4"}, 0, "3 plus 4 égale 7.\n"},
+		{[]string{"--continue", "et moins 5"}, 0, "7 moins 5 égale 2.\n"},
+		// Another amount, or another unit, after a conversion.
+		{[]string{"convert 5 miles to kilometers"}, 0, "5 miles is about 8.05 kilometers.\n"},
+		{[]string{"--continue", "and 10 miles?"}, 0, "10 miles is about 16.1 kilometers.\n"},
+		{[]string{"--continue", "and in meters?"}, 0, "10 miles is 16093.44 meters.\n"},
+		{[]string{"wie viele Zentimeter sind 3 Zoll"}, 0, "3 Zoll sind 7,62 Zentimeter.\n"},
+		{[]string{"--continue", "und 5 Zoll?"}, 0, "5 Zoll sind 12,7 Zentimeter.\n"},
+		{[]string{"--continue", "und in Metern?"}, 0, "5 Zoll sind 0,127 Meter.\n"},
 	} {
 		code, out, errOut := ask(t, getenv, append([]string{"ask", "--data", dir}, c.args...)...)
 		if code != c.code || out != c.want {
@@ -33,5 +53,44 @@ func TestAskContinueFollowsUpOffline(t *testing.T) {
 	code, out, _ := ask(t, getenv, "timers", "--data", dir)
 	if code != 0 || strings.Count(out, "\ntimer ") != 2 || !strings.Contains(out, "  9m") && !strings.Contains(out, "  10m") {
 		t.Errorf("hark timers: code %d\n%s\nwant two timers, the first changed", code, out)
+	}
+}
+
+// A follow-up whose words tell no language is in the conversation's:
+// "und in Paris?" after a German weather question (typed, the box's
+// language left to "auto") is answered in German about Paris, by the
+// next hark ask that continues it.
+func TestAskContinueKeepsTheConversationsLanguage(t *testing.T) {
+	wx := http.NewServeMux()
+	wx.HandleFunc("GET /v1/search", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"results": []any{map[string]any{"name": r.URL.Query().Get("name"), "latitude": 52.5, "longitude": 13.4, "country_code": "DE", "timezone": "UTC"}}})
+	})
+	wx.HandleFunc("GET /v1/forecast", func(w http.ResponseWriter, r *http.Request) {
+		today := time.Now().UTC()
+		days := []string{today.Format(time.DateOnly), today.AddDate(0, 0, 1).Format(time.DateOnly)}
+		json.NewEncoder(w).Encode(map[string]any{"timezone": "UTC",
+			"current": map[string]any{"time": today.Format("2006-01-02T15:04"), "temperature_2m": 7.4, "weather_code": 3},
+			"daily":   map[string]any{"time": days, "weather_code": []int{3, 61}, "temperature_2m_max": []float64{9, 8}, "temperature_2m_min": []float64{3, 5}, "precipitation_probability_max": []int{10, 80}}})
+	})
+	srv := httptest.NewServer(wx)
+	t.Cleanup(srv.Close)
+	cfg := filepath.Join(t.TempDir(), "hark.toml")
+	if err := os.WriteFile(cfg, []byte("[weather]\nforecast_url = \""+srv.URL+"/v1/forecast\"\ngeocode_url = \""+srv.URL+"/v1/search\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + deadPort(t), "HOME": t.TempDir()})
+	for _, c := range []struct {
+		args []string
+		want string // the answer begins so
+	}{
+		{[]string{"wie ist das Wetter in Berlin"}, "In Berlin sind es 7 Grad"},
+		{[]string{"--continue", "und in Paris?"}, "In Paris sind es 7 Grad"},
+		{[]string{"--continue", "und morgen?"}, "Morgen in Paris"},
+	} {
+		code, out, errOut := ask(t, getenv, append([]string{"--config", cfg, "ask", "--data", dir}, c.args...)...)
+		if code != 0 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("hark ask %q: code %d, stdout %q (stderr %q); want it to begin %q", c.args, code, out, errOut, c.want)
+		}
 	}
 }

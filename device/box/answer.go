@@ -11,6 +11,7 @@ import (
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/center"
+	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/llm"
 )
 
@@ -96,18 +97,33 @@ func (b *Box) answer(ctx context.Context, q reply.Query, say func(string)) (any,
 		defer b.busy()()
 	}
 	if locale.LanguageOf(ctx) == "" {
-		ctx = locale.WithLanguage(ctx, b.decide(ctx, q.Language, q.Text))
+		client := q.Client
+		if client == "" {
+			client = reply.Microphone
+		}
+		if e := b.engine(); e != nil {
+			e.TakeUp(ctx, client, q.Conversation) // the conversation's language, for a follow-up
+		}
+		ctx = locale.WithLanguage(ctx, b.decide(ctx, client, q.Language, q.Text))
 	}
 	return b.answerer.answer(ctx, q, say)
 }
 
-// decide is the language of a turn whose words are text, heard in heard
-// ("" for typed text): the one decision for a voice turn (the pipeline's
-// Decide) and a typed question alike. What speech recognition heard is a
-// guess under [whisper] language = "auto", which the sentence templates
-// may overrule; a language set there is not.
-func (b *Box) decide(ctx context.Context, heard, text string) string {
+// decide is the language of client's turn whose words are text, heard in
+// heard ("" for typed text): the one decision for a voice turn (the
+// pipeline's Decide) and a typed question alike. What speech recognition
+// heard is a guess under [whisper] language = "auto", which the sentence
+// templates, and for a follow-up the conversation's language, may
+// overrule; a language set there is not.
+func (b *Box) decide(ctx context.Context, client, heard, text string) string {
+	ctx = command.WithClient(ctx, command.Client{ID: client, Here: client == reply.Microphone})
 	return b.commands.Decide(ctx, heard, text, b.Lang(), b.cfg.Whisper.Language == "auto")
+}
+
+// decideSpoken is decide for a turn of the box's microphone: the
+// pipeline's Decide.
+func (b *Box) decideSpoken(ctx context.Context, heard, text string) string {
+	return b.decide(ctx, reply.Microphone, heard, text)
 }
 
 // engine is the box's own reply engine; nil on a node.

@@ -1,6 +1,10 @@
 package box
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/harkbox/hark/reply"
+)
 
 // TestTurnLanguageHeedsTheSetting: under [whisper] language = "auto" the
 // language recognition guessed gives way to the one language whose
@@ -23,7 +27,7 @@ func TestTurnLanguageHeedsTheSetting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := b.decide(t.Context(), tc.heard, tc.text); got != tc.want {
+		if got := b.decide(t.Context(), reply.Microphone, tc.heard, tc.text); got != tc.want {
 			t.Errorf("language %q, heard %q in %q: %q, want %q", tc.setting, tc.heard, tc.text, got, tc.want)
 		}
 		b.Close()

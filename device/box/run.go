@@ -213,7 +213,7 @@ func (r *running) pipeline(ctx context.Context) error {
 		Speculate:   cfg.Listen.Speculate,
 		Completer:   r.b.commands,
 		Lang:        r.b.Lang(),
-		Decide:      r.b.decide,
+		Decide:      r.b.decideSpoken,
 		Microphone:  r.dev.mic,
 		Transcriber: r.dev.stt,
 		Replier:     pipeline.ReplierFunc(r.reply),

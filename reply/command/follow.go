@@ -1,6 +1,8 @@
 package command
 
 import (
+	"context"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -28,35 +30,35 @@ const (
 	// last call's result ("and times 3" after "3 plus 4" is 7 times 3,
 	// as on a calculator).
 	Result
+	// Amount is a number said alone or with its unit, which goes to the
+	// command's Unit parameter: "and 10 miles?" after a conversion.
+	Amount
+	Unit
+	// Target is a unit said after its preposition, to convert to: "and
+	// in meters?".
+	Target
 )
 
-// The words of the "and …" follow-ups, by language: the "and", the
-// prepositions of a place, the operations said before a number.
-var (
-	andWords   = map[locale.Lang][]string{locale.English: {"and"}, locale.German: {"und"}, locale.Spanish: {"y", "e"}, locale.French: {"et"}}
-	placeWords = map[locale.Lang][]string{locale.English: {"in"}, locale.German: {"in"}, locale.Spanish: {"en"}, locale.French: {"à", "a", "en", "au"}}
-	operations = map[locale.Lang][][2]string{
-		locale.English: {{"plus", "add"}, {"minus", "subtract"}, {"times", "multiply"}, {"multiplied by", "multiply"}, {"divided by", "divide"}},
-		locale.German:  {{"plus", "add"}, {"minus", "subtract"}, {"mal", "multiply"}, {"geteilt durch", "divide"}, {"durch", "divide"}},
-		locale.Spanish: {{"más", "add"}, {"mas", "add"}, {"menos", "subtract"}, {"por", "multiply"}, {"dividido entre", "divide"}, {"dividido por", "divide"}, {"entre", "divide"}},
-		locale.French:  {{"plus", "add"}, {"moins", "subtract"}, {"fois", "multiply"}, {"multiplié par", "multiply"}, {"divisé par", "divide"}},
-	}
-	days = []string{"today", "tomorrow", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-)
+// days are the days an "and …" follow-up names, as l.Quantities gives
+// them in any language. The other words of a follow-up are each
+// language's (locale.FollowUp).
+var days = []string{"today", "tomorrow", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
 // andFollowUp reads a short "and …" said within the refine window as the
 // client's last call with one part changed, the call the whole question
 // would make: "and in Paris?" after "what's the weather in Berlin". What
-// fills no part the last call's command declares is not taken.
-func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route, bool) {
+// fills no part the last call's command declares, or what its Validate
+// rejects ("and in Paris?" after a conversion), is not taken.
+func (r *Registry) andFollowUp(ctx context.Context, l locale.Lang, said string) (Route, bool) {
 	r.mu.Lock()
-	last := r.last[client]
+	last := r.last[ClientOf(ctx).ID]
 	r.mu.Unlock()
 	if last == nil || r.o.Now().Sub(last.at) > r.o.RefineWindow {
 		return Route{}, false
 	}
 	words := strings.Fields(utterance.Normalize(said))
-	if len(words) < 2 || len(words) > 5 || !slices.Contains(andWords[l], words[0]) {
+	follow := l.FollowUp()
+	if len(words) < 2 || len(words) > 5 || !slices.Contains(follow.And, words[0]) {
 		return Route{}, false
 	}
 	rest := words[1:]
@@ -76,18 +78,34 @@ func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route
 	switch {
 	case len(q) == 1 && slices.Contains(days, q[0]) && param(Day) != "":
 		changed[param(Day)] = q[0]
-	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(placeWords[l], rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
+	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(follow.Place, rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
 		changed[param(Place)] = Titled(strings.Join(rest[1:], " "))
+	case len(rest) >= 2 && slices.Contains(follow.Place, rest[0]) && param(Target) != "":
+		if u, ok := l.UnitName(strings.Join(rest[1:], " ")); ok {
+			changed[param(Target)] = u
+		}
+	case param(Amount) != "":
+		nums := utterance.Words(l.Quantities(strings.Join(rest, " ")))
+		f, n, ok := utterance.Number(nums)
+		switch {
+		case !ok:
+		case n == len(nums):
+			changed[param(Amount)] = f
+		case param(Unit) != "":
+			if u, ok := l.UnitName(strings.Join(nums[n:], " ")); ok {
+				changed[param(Amount)], changed[param(Unit)] = f, u
+			}
+		}
 	case param(Operand) != "" && param(Operator) != "":
 		text := strings.Join(rest, " ")
-		for _, op := range operations[l] {
-			after, ok := strings.CutPrefix(text, op[0]+" ")
+		for _, op := range follow.Operations {
+			after, ok := strings.CutPrefix(text, op.Said+" ")
 			if !ok {
 				continue
 			}
 			nums := utterance.Words(l.Quantities(after))
 			if f, n, ok := utterance.Number(nums); ok && n == len(nums) {
-				changed[param(Operator)], changed[param(Operand)] = op[1], f
+				changed[param(Operator)], changed[param(Operand)] = op.Operation, f
 				if r, ok := last.data["result"].(float64); ok && param(Result) != "" {
 					changed[param(Result)] = r
 				}
@@ -98,7 +116,13 @@ func (r *Registry) andFollowUp(client string, l locale.Lang, said string) (Route
 	if len(changed) == 0 {
 		return Route{}, false
 	}
-	return Route{Command: last.cmd, Claim: Claim{Arguments: merge(last.args, changed)}, Refine: true}, true
+	args := merge(last.args, changed)
+	if v := last.cmd.Validate; v != nil && slices.ContainsFunc(v(ctx, maps.Clone(args)), func(p Problem) bool {
+		return p.Suggest == nil && changed[p.Param] != nil
+	}) {
+		return Route{}, false
+	}
+	return Route{Command: last.cmd, Claim: Claim{Arguments: args}, Refine: true}, true
 }
 
 func hasDigit(words []string) bool {

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -19,7 +20,20 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	seven := func(context.Context, Call) (Response, error) { // 3 plus 4
 		return Response{Kind: Success, Spoken: "ok", Data: map[string]any{"result": 7.0}}, nil
 	}
+	units := map[string]bool{"mi": true, "km": true, "m": true, "cm": true, "in": true, "miles": true, "meters": true}
 	r.Register(
+		&Command{Name: "convert", Description: "d", Run: ok, Parameters: []Parameter{
+			{Name: "value", Type: "float", Required: true, Follow: Amount}, {Name: "from_unit", Type: "string", Required: true, Follow: Unit},
+			{Name: "to_unit", Type: "string", Required: true, Follow: Target}},
+			Validate: func(_ context.Context, a Args) []Problem {
+				var out []Problem
+				for _, p := range []string{"from_unit", "to_unit"} {
+					if !units[a.String(p)] {
+						out = append(out, Problem{Param: p, Message: "no unit"})
+					}
+				}
+				return out
+			}},
 		&Command{Name: "get_weather", Description: "d", Run: ok, Parameters: []Parameter{
 			{Name: "location", Type: "string", Follow: Place}, {Name: "day", Type: "string", Default: "today", Follow: Day}}},
 		&Command{Name: "calculate", Description: "d", Run: seven, Parameters: []Parameter{
@@ -29,6 +43,7 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	ctx := WithClient(t.Context(), Client{ID: "kitchen"})
 	weather := map[string]any{"location": "Berlin", "day": "today"}
 	sum := map[string]any{"a": 3.0, "operation": "add", "b": 4.0}
+	conv := map[string]any{"value": 5.0, "from_unit": "mi", "to_unit": "km"}
 	for _, c := range []struct {
 		lang locale.Lang
 		last string
@@ -48,9 +63,27 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 		{locale.English, "calculate", sum, "and times 3", "map[a:7 b:3 operation:multiply]"},
 		{locale.English, "calculate", sum, "and plus 5", "map[a:7 b:5 operation:add]"},
 		{locale.German, "calculate", sum, "und mal drei", "map[a:7 b:3 operation:multiply]"},
+		{locale.German, "calculate", sum, "und minus 5", "map[a:7 b:5 operation:subtract]"},
+		{locale.German, "calculate", sum, "und plus 5", "map[a:7 b:5 operation:add]"},
+		{locale.Spanish, "calculate", sum, "y menos 5", "map[a:7 b:5 operation:subtract]"},
+		{locale.French, "calculate", sum, "et moins 5", "map[a:7 b:5 operation:subtract]"},
+		{locale.English, "calculate", sum, "and minus 5", "map[a:7 b:5 operation:subtract]"},
 		{locale.Spanish, "calculate", sum, "y por 3", "map[a:7 b:3 operation:multiply]"},
 		{locale.French, "calculate", sum, "et fois 3", "map[a:7 b:3 operation:multiply]"},
 		{locale.French, "calculate", sum, "et plus 5", "map[a:7 b:5 operation:add]"},
+		// A conversion: another amount, in its unit or another, or
+		// another unit to convert to.
+		{locale.English, "convert", conv, "and 10 miles?", "map[from_unit:miles to_unit:km value:10]"},
+		{locale.English, "convert", conv, "and 10?", "map[from_unit:mi to_unit:km value:10]"},
+		{locale.German, "convert", conv, "und 10 Meilen?", "map[from_unit:mi to_unit:km value:10]"},
+		{locale.Spanish, "convert", conv, "¿y 10 millas?", "map[from_unit:mi to_unit:km value:10]"},
+		{locale.French, "convert", conv, "et 3 centimètres ?", "map[from_unit:cm to_unit:km value:3]"},
+		{locale.English, "convert", conv, "and in meters?", "map[from_unit:mi to_unit:meters value:5]"},
+		{locale.German, "convert", conv, "und in Metern?", "map[from_unit:mi to_unit:m value:5]"},
+		{locale.French, "convert", conv, "et en mètres ?", "map[from_unit:mi to_unit:m value:5]"},
+		{locale.Spanish, "convert", conv, "¿y en metros?", "map[from_unit:mi to_unit:m value:5]"},
+		{locale.English, "convert", conv, "and in Paris?", ""},
+		{locale.English, "convert", conv, "and 10 bananas", ""},
 		// Not one argument of the last call: the model's.
 		{locale.English, "calculate", sum, "and in Paris", ""},
 		{locale.English, "get_weather", weather, "and times 3", ""},
@@ -76,5 +109,68 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	now = now.Add(time.Minute)
 	if u := r.Understand(ctx, locale.English, "and in Paris?"); u.OK {
 		t.Errorf("taken past the refine window: %+v", u)
+	}
+}
+
+// A follow-up whose own words do not tell its language ("und in Paris?":
+// "und" is German, "in" English too) is in the conversation's: the
+// language of the last call it follows, kept with it across processes. A
+// language the household set stands, and words that tell win.
+func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
+	now := clock
+	r := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
+	ok := func(context.Context, Call) (Response, error) { return Response{Kind: Success, Spoken: "ok"}, nil }
+	weather := &Command{Name: "get_weather", Description: "d", Run: ok, Parameters: []Parameter{
+		{Name: "location", Type: "string", Follow: Place}, {Name: "day", Type: "string", Default: "today", Follow: Day}}}
+	r.Register(weather)
+	kitchen := WithClient(t.Context(), Client{ID: "kitchen"})
+	r.Call(locale.WithLanguage(kitchen, "de"), "get_weather", map[string]any{"location": "Berlin"}, "")
+	now = now.Add(5 * time.Second)
+	for _, c := range []struct {
+		ctx         context.Context
+		heard, text string
+		guessed     bool
+		want        string
+	}{
+		{kitchen, "", "und in Paris?", true, "de"},
+		{kitchen, "en", "und in Paris?", true, "de"}, // recognition guessed
+		{kitchen, "", "Paris", true, "de"},
+		{kitchen, "", "and in Paris?", true, "en"},                                     // its words tell
+		{kitchen, "", "und in Paris?", false, "en"},                                    // the language set stands
+		{kitchen, "en", "und in Paris?", false, "en"},                                  // the same, heard
+		{WithClient(t.Context(), Client{ID: "hall"}), "", "und in Paris?", true, "en"}, // another's conversation
+	} {
+		if got := r.Decide(c.ctx, c.heard, c.text, locale.English, c.guessed); got != c.want {
+			t.Errorf("Decide(%s, %q, %q, guessed %v) = %q, want %q", ClientOf(c.ctx).ID, c.heard, c.text, c.guessed, got, c.want)
+		}
+	}
+	if u := r.Understand(kitchen, locale.Lang(r.Decide(kitchen, "", "und in Paris?", locale.English, true)), "und in Paris?"); !u.OK || u.Route.Claim.Arguments["location"] != "Paris" {
+		t.Errorf("und in Paris? after a German weather question: %+v, want the weather in Paris", u)
+	}
+
+	// Kept with the last call, for the process that continues the conversation.
+	last, found := r.Last("kitchen")
+	if !found || last.Language != "de" {
+		t.Fatalf("Last: %+v, %v; want the call in language de", last, found)
+	}
+	b, err := json.Marshal(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Last
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	later := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
+	later.Register(weather)
+	later.Resume("kitchen", back)
+	if got := later.Decide(kitchen, "", "und in Paris?", locale.English, true); got != "de" {
+		t.Errorf("after Resume: Decide = %q, want de", got)
+	}
+
+	// Past the refine window the conversation's language is let go.
+	now = now.Add(time.Minute)
+	if got := r.Decide(kitchen, "", "und in Paris?", locale.English, true); got != "en" {
+		t.Errorf("past the window: Decide = %q, want en", got)
 	}
 }

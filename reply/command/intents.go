@@ -85,17 +85,20 @@ const (
 // listTimeout bounds reading the house's lists before matching.
 const listTimeout = 3 * time.Second
 
-// Understand reads an utterance in language l for the offline path: a
-// refinement of the last call of the client in ctx, else the intent its words match with every
-// word accounted for, carried out by the command that declares it. What
+// Understand reads an utterance in language l for the offline path: an
+// "and …" follow-up that fills one part of the last call of the client in
+// ctx ("und minus 5" after a sum works on its result, which read as a
+// refinement would make its number -5), or a refinement of that call,
+// else the intent its words match with every word accounted for, carried
+// out by the command that declares it. What
 // is ambiguous, unsupported, unresolved or two requests in one is not
 // carried out; a match whose free text its command cannot read is no
 // match, as it is none to Intents.
 func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) Understood {
-	if rt, ok := r.refinement(ClientOf(ctx).ID, l, text); ok {
+	if rt, ok := r.andFollowUp(ctx, l, text); ok {
 		return Understood{Route: rt, OK: true, Intent: "refine"}
 	}
-	if rt, ok := r.andFollowUp(ClientOf(ctx).ID, l, text); ok {
+	if rt, ok := r.refinement(ClientOf(ctx).ID, l, text); ok {
 		return Understood{Route: rt, OK: true, Intent: "refine"}
 	}
 	lang, err := intent.Load(string(l))
@@ -434,9 +437,12 @@ func hasFreeText(res intent.Result) bool {
 // language speech recognition guessed (guessed: it was not set by the
 // household, whisper's "auto") gives way the same way when its own
 // templates match nothing while exactly one other language's do: a small
-// model often hears a short German question as English. A language the
-// household set is never overruled, so a box set to German answers what
-// it hears in German.
+// model often hears a short German question as English. Under a guessed
+// language, a follow-up whose words tell no language ("und in Paris?":
+// "in" is English too) is in the conversation's: the language of the
+// call it follows, ctx's client's last within the refine window. A
+// language the household set is never overruled, so a box set to German
+// answers what it hears in German.
 func (r *Registry) Decide(ctx context.Context, heard, text string, fallback locale.Lang, guessed bool) string {
 	if r == nil {
 		return locale.Decide(heard, text, fallback)
@@ -445,8 +451,25 @@ func (r *Registry) Decide(ctx context.Context, heard, text string, fallback loca
 		if l, ok := r.onlyMatch(ctx, text); ok {
 			return string(l)
 		}
+		if _, told := locale.Detect(text); guessed && !told {
+			if code := r.conversing(ClientOf(ctx).ID); code != "" {
+				return code
+			}
+		}
 	}
 	return locale.Decide(heard, text, fallback)
+}
+
+// conversing is the language of client's conversation: that of its last
+// call, when it came within the refine window; "" for none.
+func (r *Registry) conversing(client string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.last[client]
+	if l == nil || r.o.Now().Sub(l.at) > r.o.RefineWindow {
+		return ""
+	}
+	return l.lang
 }
 
 // onlyMatch is the one language whose sentence templates text matches,

@@ -11,11 +11,15 @@ import (
 // waiting for the answer to its question ("For how long?"). Its arguments
 // are in the form the wire carries them (a duration as "5m0s", a time in
 // RFC 3339); Resume reads them back by the command's parameter types.
+// Language is the language of the turn that made the call (a code, as
+// locale.Decide gives it): the conversation's, which a follow-up whose
+// own words do not tell is taken to be in.
 type Last struct {
-	Command string         `json:"command"`
-	Args    map[string]any `json:"args,omitempty"`
-	Data    map[string]any `json:"data,omitempty"`
-	At      time.Time      `json:"at"`
+	Command  string         `json:"command"`
+	Args     map[string]any `json:"args,omitempty"`
+	Data     map[string]any `json:"data,omitempty"`
+	At       time.Time      `json:"at"`
+	Language string         `json:"language,omitempty"`
 }
 
 // Last is the client's last call when it came within the refine window,
@@ -34,7 +38,7 @@ func (r *Registry) Last(client string) (Last, bool) {
 		}
 		args[k] = v
 	}
-	return Last{Command: l.cmd.Name, Args: args, Data: maps.Clone(l.data), At: l.at}, true
+	return Last{Command: l.cmd.Name, Args: args, Data: maps.Clone(l.data), At: l.at, Language: l.lang}, true
 }
 
 // followed reports a last call a follow-up can change or answer: its
@@ -84,7 +88,7 @@ func (r *Registry) Resume(client string, l Last) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.last[client] == nil {
-		r.last[client] = &lastCall{cmd: c, args: args, data: l.Data, at: l.At}
+		r.last[client] = &lastCall{cmd: c, args: args, data: l.Data, at: l.At, lang: l.Language}
 	}
 }
 

@@ -69,6 +69,9 @@ type lastCall struct {
 	args Args
 	data map[string]any
 	at   time.Time
+	// lang is the language of the turn that made the call: the
+	// conversation's, for a follow-up whose words do not tell.
+	lang string
 }
 
 // NewRegistry returns an empty registry.
@@ -281,7 +284,7 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 	}
 	if resp.Kind == Success || resp.Kind == FollowUp {
 		r.mu.Lock()
-		r.last[ClientOf(ctx).ID] = &lastCall{cmd: c, args: args, data: resp.Data, at: r.o.Now()}
+		r.last[ClientOf(ctx).ID] = &lastCall{cmd: c, args: args, data: resp.Data, at: r.o.Now(), lang: locale.LanguageOf(ctx)}
 		r.mu.Unlock()
 	}
 	return resp
@@ -331,7 +334,7 @@ func (r *Registry) invalid(ctx context.Context, c *Command, args Args, problems 
 			}
 			data := map[string]any{"awaiting": p.Name}
 			r.mu.Lock()
-			r.last[ClientOf(ctx).ID] = &lastCall{cmd: c, args: args, data: data, at: r.o.Now()}
+			r.last[ClientOf(ctx).ID] = &lastCall{cmd: c, args: args, data: data, at: r.o.Now(), lang: locale.LanguageOf(ctx)}
 			r.mu.Unlock()
 			return Response{Kind: FollowUp, Spoken: locale.Speaking(ctx).T(p.Ask), Data: data}
 		}

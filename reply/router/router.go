@@ -44,6 +44,15 @@ type Tool struct {
 	// Napoleon born", "what is the capital of France") is not offered a
 	// question about the house.
 	Things []string
+	// Measures, of Things, are those that name what is measured of a
+	// thing and no device or room ("speed", "humidity"): a request that
+	// says one of the thing's kind ("of light") and not its name in the
+	// house is not offered the tool.
+	Measures []string
+	// Frame are the words of Words and Extra that questions of any kind
+	// are built of (question words, articles: "quelle", "the"): they
+	// weigh 1 at most, however few tools' templates say them.
+	Frame []string
 }
 
 // Strategy is how tools are picked.
@@ -189,7 +198,8 @@ func writeAbout(b *strings.Builder, tools []Tool) {
 // two tools, with a word after it that no tool's templates say: "prende
 // la tira led", a device the templates cannot know; of two tools sharing
 // the verb, only the one whose templates say more of the request's other
-// words). The best-scored, at most max, are
+// words; a word questions of any kind are built of, a tool's Frame, 1 at
+// most). The best-scored, at most max, are
 // picked; nothing scores for a greeting, and nothing is picked. A tool
 // with Things is left out of a request that says none of them.
 func keywords(query string, tools []Tool, max int) []string {
@@ -197,6 +207,7 @@ func keywords(query string, tools []Tool, max int) []string {
 	words := storage.ContentWords(query)
 	said, lead := saidWords(query)
 	df := map[string]int{} // how many tools' templates say each word
+	frame := map[string]bool{}
 	core := make([]map[string]bool, len(tools))
 	extra := make([]map[string]bool, len(tools))
 	for i, t := range tools {
@@ -208,6 +219,9 @@ func keywords(query string, tools []Tool, max int) []string {
 			if !core[i][w] {
 				extra[i][w] = true
 			}
+		}
+		for _, w := range t.Frame {
+			frame[w] = true
 		}
 		for w := range core[i] {
 			df[w]++
@@ -252,7 +266,7 @@ func keywords(query string, tools []Tool, max int) []string {
 	}
 	var hits []scored
 	for i, t := range tools {
-		if len(t.Things) > 0 && !slices.ContainsFunc(t.Things, func(w string) bool { return said[w] && df[w] <= 4 }) {
+		if len(t.Things) > 0 && !aboutThings(t, said, df) {
 			continue
 		}
 		n := 0
@@ -260,6 +274,10 @@ func keywords(query string, tools []Tool, max int) []string {
 		for w := range said {
 			weight := 0
 			switch d := df[w]; {
+			case frame[w]:
+				if d <= 4 {
+					weight = 1 // "quelle": a question word weighs little
+				}
 			case d == 1:
 				weight = 3
 			case d == 2:
@@ -307,6 +325,29 @@ func keywords(query string, tools []Tool, max int) []string {
 		out = append(out, h.name)
 	}
 	return out
+}
+
+// aboutThings reports a request that names one of t's Things: one no
+// template says (the house's own names: "Zorvex Lamp") or one that at
+// most a few tools' templates say ("light", "cold"). A measure said of a
+// thing by the word for its kind, not by its name in the house, is a
+// question of general knowledge: "what is the speed of light", "quelle
+// est la vitesse de la lumière" (while "is it cold in here" and "what is
+// the speed of the Zorvex fan" are the house's).
+func aboutThings(t Tool, said map[string]bool, df map[string]int) bool {
+	thing, own, measure, kind := false, false, false, false
+	for _, w := range t.Things {
+		if !said[w] || df[w] > 4 {
+			continue
+		}
+		thing, own = true, own || df[w] == 0
+		if slices.Contains(t.Measures, w) {
+			measure = true
+		} else {
+			kind = true
+		}
+	}
+	return own || thing && !(measure && kind)
 }
 
 // saidWords are a request's words as the templates write them: lowercase,

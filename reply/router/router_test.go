@@ -11,10 +11,10 @@ import (
 )
 
 var catalogue = []Tool{
-	{"get_weather", "Weather.", []string{"weather", "rain", "forecast"}, nil, "", nil, nil, nil, nil},
-	{"set_timer", "Start a countdown timer.", []string{"timer", "countdown"}, []string{"set a timer for five minutes"}, "", nil, nil, nil, nil},
-	{"calculate", "Maths.", []string{"plus", "times"}, []string{"what is twelve times seven"}, "", nil, nil, nil, nil},
-	{"set_alarm", "Wake the user at a time of day.", nil, []string{"wake me up at seven"}, "", nil, nil, nil, nil},
+	{"get_weather", "Weather.", []string{"weather", "rain", "forecast"}, nil, "", nil, nil, nil, nil, nil, nil},
+	{"set_timer", "Start a countdown timer.", []string{"timer", "countdown"}, []string{"set a timer for five minutes"}, "", nil, nil, nil, nil, nil, nil},
+	{"calculate", "Maths.", []string{"plus", "times"}, []string{"what is twelve times seven"}, "", nil, nil, nil, nil, nil, nil},
+	{"set_alarm", "Wake the user at a time of day.", nil, []string{"wake me up at seven"}, "", nil, nil, nil, nil, nil, nil},
 }
 
 type fixed struct {
@@ -100,5 +100,44 @@ func TestThingsGateTheTool(t *testing.T) {
 		if got := slices.Contains(keywords(tt.query, tools, 5), "house_state"); got != tt.want {
 			t.Errorf("%q: house_state offered %v, want %v", tt.query, got, tt.want)
 		}
+	}
+}
+
+// TestMeasureOfAKindIsGeneral: a measure said of a thing by its kind's
+// word ("the speed of light") asks no question of the house; said alone
+// ("is it cold in here") or of a thing by its name in the house it does.
+func TestMeasureOfAKindIsGeneral(t *testing.T) {
+	tools := append(slices.Clone(catalogue),
+		Tool{Name: "house_state", Description: "How a device is.", Words: []string{"what", "is", "the", "speed", "cold", "of", "light", "on"},
+			Things: []string{"speed", "cold", "light", "zorvex"}, Measures: []string{"speed", "cold"}, Frame: []string{"what", "is", "the", "of"}},
+		Tool{Name: "house_control", Description: "Switch a device.", Words: []string{"turn", "light", "on"}})
+	for _, tt := range []struct {
+		query string
+		want  bool
+	}{
+		{"what is the speed of light", false},
+		{"what is the speed of the zorvex fan", true},
+		{"is it cold in here", true},
+		{"is the light on", true},
+	} {
+		if got := slices.Contains(keywords(tt.query, tools, 5), "house_state"); got != tt.want {
+			t.Errorf("%q: house_state offered %v, want %v", tt.query, got, tt.want)
+		}
+	}
+}
+
+// TestFrameWordsWeighLittle: the words questions are built of
+// ("quelle", "est") count 1 at most however few tools' templates say
+// them: the tool whose own words the request says comes first.
+func TestFrameWordsWeighLittle(t *testing.T) {
+	tools := []Tool{
+		{Name: "get_time", Words: []string{"quelle", "est", "heure"}, Frame: []string{"quelle", "est"}},
+		{Name: "get_weather", Words: []string{"vitesse", "vent", "quel"}, Frame: []string{"quel"}},
+	}
+	if got := keywords("quelle est la vitesse du vent", tools, 1); !slices.Equal(got, []string{"get_weather"}) {
+		t.Errorf("quelle est la vitesse du vent: %v, want [get_weather]", got)
+	}
+	if got := keywords("quelle heure est-il", tools, 1); !slices.Equal(got, []string{"get_time"}) {
+		t.Errorf("quelle heure est-il: %v, want [get_time]", got)
 	}
 }

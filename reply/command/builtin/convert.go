@@ -123,9 +123,9 @@ func Convert() *command.Command {
 		Description: "Convert a length, mass, volume, temperature or speed between units.",
 		Keywords:    []string{"convert", "how many", "units"},
 		Parameters: []command.Parameter{
-			{Name: "value", Type: "float", Required: true},
-			{Name: "from_unit", Type: "string", Required: true, Description: "e.g. ft, kg, F, mph"},
-			{Name: "to_unit", Type: "string", Required: true, Refinable: true},
+			{Name: "value", Type: "float", Required: true, Follow: command.Amount},
+			{Name: "from_unit", Type: "string", Required: true, Description: "e.g. ft, kg, F, mph", Follow: command.Unit},
+			{Name: "to_unit", Type: "string", Required: true, Refinable: true, Follow: command.Target},
 		},
 		Examples:   []command.Example{{Utterance: "how many centimeters in a foot", Arguments: map[string]any{"value": 1, "from_unit": "ft", "to_unit": "cm"}}},
 		Intents:    []string{"convert_measurement"},
