@@ -19,23 +19,20 @@ func rambling(sentences int) string {
 // for at most AnswerTokens (Ollama's num_predict); when its answer stops
 // there, the reply ends at its last full sentence, at once, and not with
 // the time-out's "took too long" after the whole chat time-out of talk.
+// The time-out is far off, so that a busy machine never reaches it: an
+// answer not capped would be all 30 sentences.
 func TestRamblingAnswerIsCapped(t *testing.T) {
-	f := newFixture(t, smallModel, Options{PlannerOff: true, AnswerTokens: 40, ChatTimeout: 2 * time.Second})
+	f := newFixture(t, smallModel, Options{PlannerOff: true, AnswerTokens: 40, ChatTimeout: time.Minute})
 	f.model.on(kindChat, ollamatest.Reply{Content: rambling(30), TokenDelay: 10 * time.Millisecond})
-	began := time.Now()
 	_, said, err := f.ask(t, "tell me a story about a dog")
-	took := time.Since(began)
 	if err != nil {
-		t.Fatalf("err = %v after %v; said %q", err, took, said)
+		t.Fatalf("err = %v; said %q", err, said)
 	}
 	// 40 tokens are three sentences of eleven words and seven words of a
 	// fourth, which is left unsaid.
 	want := "Once upon a time there was a little dog named Max."
 	if len(said) != 3 || said[0] != want || said[2] != want {
 		t.Errorf("said %d sentences %q, want the 3 whole ones within 40 tokens", len(said), said)
-	}
-	if took > 1500*time.Millisecond {
-		t.Errorf("took %v: want the answer over at its 40th token (0.4 s), not at the time-out", took)
 	}
 	var chat *ollamatest.ChatRequest
 	for _, c := range f.srv.Chats() {
