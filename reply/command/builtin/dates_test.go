@@ -86,6 +86,8 @@ var dayQuestions = map[locale.Lang][]dayQuestion{
 	locale.Spanish: {
 		{sunday, "qué día es mañana", "Mañana es lunes, 23 de noviembre de 2026."},
 		{sunday, "qué fecha es mañana", "Mañana es lunes, 23 de noviembre de 2026."},
+		{sunday, "cuál es la fecha de mañana", "Mañana es lunes, 23 de noviembre de 2026."},
+		{sunday, "cuál es la fecha de hoy", "Hoy es domingo, 22 de noviembre de 2026."},
 		{sunday, "qué día fue ayer", "Ayer fue sábado, 21 de noviembre de 2026."},
 		{sunday, "qué día de la semana es Navidad", "Es viernes, 25 de diciembre de 2026, dentro de 33 días."},
 		{sunday, "qué día cae el 25 de diciembre", "Es viernes, 25 de diciembre de 2026, dentro de 33 días."},
@@ -103,6 +105,9 @@ var dayQuestions = map[locale.Lang][]dayQuestion{
 	locale.French: {
 		{sunday, "quel jour sommes-nous demain", "Demain, ce sera lundi 23 novembre 2026."},
 		{sunday, "quel jour serons-nous demain", "Demain, ce sera lundi 23 novembre 2026."},
+		{sunday, "quelle est la date de demain", "Demain, ce sera lundi 23 novembre 2026."},
+		{sunday, "quelle sera la date demain", "Demain, ce sera lundi 23 novembre 2026."},
+		{sunday, "quelle est la date d'aujourd'hui", "Nous sommes dimanche 22 novembre 2026."},
 		{sunday, "quel jour étions-nous hier", "Hier, c'était samedi 21 novembre 2026."},
 		{sunday, "quel jour tombe Noël", "C'est vendredi 25 décembre 2026, dans 33 jours."},
 		{sunday, "quel jour de la semaine tombe le 25 décembre", "C'est vendredi 25 décembre 2026, dans 33 jours."},
