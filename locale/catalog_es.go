@@ -334,4 +334,7 @@ var es = map[string]string{
 	"I'm %s, the voice assistant in this speaker.": "Soy %s, el asistente de voz de este altavoz.",
 	"I'm the voice assistant in this speaker.":     "Soy el asistente de voz de este altavoz.",
 	"Volume goes from 0 to 100.":                   "El volumen va de 0 a 100.",
+
+	// The longest a timer runs, in hours.
+	"%d hours": "%d horas",
 }

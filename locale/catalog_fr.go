@@ -334,4 +334,7 @@ var fr = map[string]string{
 	"I'm %s, the voice assistant in this speaker.": "Je suis %s, l'assistant vocal de cette enceinte.",
 	"I'm the voice assistant in this speaker.":     "Je suis l'assistant vocal de cette enceinte.",
 	"Volume goes from 0 to 100.":                   "Le volume va de 0 à 100.",
+
+	// The longest a timer runs, in hours.
+	"%d hours": "%d heures",
 }

@@ -257,6 +257,9 @@ func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, er
 	if m.Intent == "HassStartTimer" || !m.Has("duration") {
 		return haTimer(m) // the length in Home Assistant's slots
 	}
+	if noTime(utterance.Words(english(m, "duration"))) { // "0 minutes": the length is asked
+		return command.Claim{Arguments: named(m)}, nil
+	}
 	text := "set a timer for " + english(m, "duration")
 	if m.Has("name") {
 		text = "set a timer called " + english(m, "name") + " for " + english(m, "duration")
@@ -281,6 +284,9 @@ func haTimer(m command.Match) (command.Claim, error) {
 		return command.Claim{}, command.Unresolved("conversation_command", "delayed commands are not carried out")
 	}
 	d := durationOf(m, "")
+	if d <= 0 && (m.Has("hours") || m.Has("minutes") || m.Has("seconds")) { // "0 minutes": the length is asked
+		return command.Claim{Arguments: named(m)}, nil
+	}
 	if d <= 0 {
 		return command.Claim{}, command.Unresolved("minutes", "no length")
 	}
@@ -292,4 +298,26 @@ func haTimer(m command.Match) (command.Claim, error) {
 		args["name"] = n
 	}
 	return command.Claim{Arguments: args}, nil
+}
+
+// noTime reports whether words are a length of no time at all, all of
+// them: "0 minutes", "zero seconds".
+func noTime(words []string) bool {
+	v, n, ok := utterance.Number(words)
+	if !ok || v != 0 || n >= len(words) {
+		return false
+	}
+	one := append([]string{"1"}, words[n:]...)
+	_, took, ok := utterance.Duration(one)
+	return ok && took == len(one)
+}
+
+// named is a timer's name as a match says it, as arguments: none when it
+// names none.
+func named(m command.Match) map[string]any {
+	args := map[string]any{}
+	if n := timerName(m.Lang, m.String("name")); n != "" {
+		args["name"] = n
+	}
+	return args
 }

@@ -58,3 +58,33 @@ func TestTimeLeftOnANamedTimer(t *testing.T) {
 		}
 	}
 }
+
+// TestTimerLengthOutOfReach: a timer longer than a timer can run is
+// answered with the longest one, and one of no time at all asks for its
+// length, in each language; neither sets a timer.
+func TestTimerLengthOutOfReach(t *testing.T) {
+	for _, tt := range []struct {
+		l         locale.Lang
+		say, want string
+	}{
+		{locale.English, "set a timer for 25 hours", "A timer can run for up to 24 hours."},
+		{locale.English, "set a pasta timer for 30 hours", "A timer can run for up to 24 hours."},
+		{locale.English, "set a timer for 2 days", "A timer can run for up to 24 hours."},
+		{locale.German, "stell einen Timer auf 25 Stunden", "Ein Timer läuft höchstens 24 Stunden."},
+		{locale.Spanish, "pon un temporizador de 25 horas", "Un temporizador puede durar hasta 24 horas."},
+		{locale.French, "mets un minuteur de 25 heures", "Un minuteur peut durer jusqu'à 24 heures."},
+		{locale.English, "set a timer for 0 minutes", "For how long?"},
+		{locale.English, "set a timer for zero seconds", "For how long?"},
+		{locale.German, "stell einen Timer auf 0 Minuten", "Für wie lange?"},
+		{locale.Spanish, "pon un temporizador de 0 minutos", "¿Por cuánto tiempo?"},
+		{locale.French, "mets un minuteur de 0 minute", "Pour combien de temps ?"},
+	} {
+		f := newFixture(t)
+		if got := f.sayIn(t, tt.l, tt.say).Spoken; got != tt.want {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, got, tt.want)
+		}
+		if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 0 {
+			t.Errorf("%s %q: set %v", tt.l, tt.say, timers)
+		}
+	}
+}

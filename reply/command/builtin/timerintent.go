@@ -301,7 +301,7 @@ func AdjustTimer(s Schedule) *command.Command {
 				case errors.Is(err, schedule.ErrTooMuch):
 					return command.Failed(l.T("The timer has less time left than that.")), nil
 				case errors.Is(err, schedule.ErrInvalid):
-					return command.Failed(l.T("A timer can run for up to %s.", l.Duration(schedule.MaxTimer))), nil
+					return command.Failed(l.T("A timer can run for up to %s.", maxTimer(l))), nil
 				case err != nil:
 					return command.Response{}, err
 				}
