@@ -124,7 +124,54 @@ func calculateFromIntent(ctx context.Context, m command.Match) (command.Claim, e
 	if m.Has("swap") {
 		a, b = b, a
 	}
+	if m.Has("then") {
+		return twoInARow(m, a, op, b)
+	}
 	return command.Claim{Arguments: map[string]any{"a": a, "operation": op, "b": b}}, nil
+}
+
+// twoInARow is the claim of "a op b then c": the step worked out first is
+// done here and the last one is the call, so the step is said. Sums and
+// products go left to right, but a product or quotient after a sum goes
+// first ("2 plus 3 times 4" is 2 plus 12). A first step that divides by
+// zero is the call itself, which says so.
+func twoInARow(m command.Match, a float64, op string, b float64) (command.Claim, error) {
+	c, err := number(m, "c")
+	if err != nil {
+		return command.Claim{}, err
+	}
+	then := m.String("then")
+	arith := []string{"add", "subtract", "multiply", "divide"}
+	if !slices.Contains(arith, op) || !slices.Contains(arith, then) {
+		return command.Claim{}, command.Unresolved("then", "only sums and products are worked out in a row")
+	}
+	tight := func(op string) bool { return op == "multiply" || op == "divide" }
+	call := func(a float64, op string, b float64) command.Claim {
+		return command.Claim{Arguments: map[string]any{"a": a, "operation": op, "b": b}}
+	}
+	if tight(then) && !tight(op) {
+		if then == "divide" && c == 0 {
+			return call(b, then, c), nil
+		}
+		return call(a, op, step(b, then, c)), nil
+	}
+	if op == "divide" && b == 0 {
+		return call(a, op, b), nil
+	}
+	return call(step(a, op, b), then, c), nil
+}
+
+// step works out one of the four operations.
+func step(a float64, op string, b float64) float64 {
+	switch op {
+	case "add":
+		return a + b
+	case "subtract":
+		return a - b
+	case "multiply":
+		return a * b
+	}
+	return a / b
 }
 
 // unitOf reads a unit said in the user's language.
