@@ -332,6 +332,8 @@ func whenLen(words []string) int {
 			n++
 		case w == "in" && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
 			n += 3
+		case w == "and" && n > 0 && isUnit(words[n-1]) && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
+			n += 3 // "in 1 hour and 30 minutes"
 		case w == "at" && n+1 < len(words) && (clockRE.MatchString(words[n+1]) || words[n+1] == "noon" || words[n+1] == "midnight"):
 			n += 2
 			if n < len(words) && (words[n] == "am" || words[n] == "pm") {

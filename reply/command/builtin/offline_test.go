@@ -294,6 +294,8 @@ func TestOfflineLeavesTheRestToTheModel(t *testing.T) {
 		// so none is set once with "every day" in its message.
 		"remind me every day at 8 to take my pills", "remind me to water the plants every Sunday at 10",
 		"remind me daily at 9 pm to lock the door",
+		// Two requests: a length of time joined by "and" is one, these are two.
+		"remind me in 10 minutes to call mom and set a timer for 5 minutes",
 	} {
 		if u := f.reg.Understand(t.Context(), locale.English, q); u.OK {
 			t.Errorf("%q was claimed by %s %v", q, u.Route.Command.Name, u.Route.Claim.Arguments)
