@@ -303,6 +303,9 @@ var clockRE = regexp.MustCompile(`^\d{1,2}(?::\d{2})?$`)
 // led by one of links ("an", "de", "que") or by nothing.
 func reminder(rest string, links []string) string {
 	words := strings.Fields(rest)
+	if n := whenLen(words); n > 0 && n == len(words) { // the time alone: what of is asked
+		return "remind me " + rest
+	}
 	if n := whenLen(words); n > 0 && n < len(words) { // the time first
 		msg := words[n:]
 		if slices.Contains(links, msg[0]) && len(msg) > 1 {

@@ -337,4 +337,7 @@ var de = map[string]string{
 
 	// The longest a timer runs, in hours.
 	"%d hours": "%d Stunden",
+
+	// Asked of a reminder said with a time and nothing to remind of.
+	"What should I remind you of?": "Woran soll ich dich erinnern?",
 }

@@ -337,4 +337,7 @@ var es = map[string]string{
 
 	// The longest a timer runs, in hours.
 	"%d hours": "%d horas",
+
+	// Asked of a reminder said with a time and nothing to remind of.
+	"What should I remind you of?": "¿Qué quieres que te recuerde?",
 }

@@ -337,4 +337,7 @@ var fr = map[string]string{
 
 	// The longest a timer runs, in hours.
 	"%d hours": "%d heures",
+
+	// Asked of a reminder said with a time and nothing to remind of.
+	"What should I remind you of?": "Qu'est-ce que je dois te rappeler ?",
 }
