@@ -328,6 +328,7 @@ func TestOfflineAnswers(t *testing.T) {
 		{"set an alarm for 8", "Alarm set for 8:00 AM tomorrow."}, // 5 to 11 unsaid: a wake-up
 		{"set an alarm for 3", "Alarm set for 3:00 PM today."},    // else the sooner
 		{"wake me up at 6:30 on weekdays", "Alarm set for 6:30 AM on weekdays."},
+		{"Wake me up at 6.30 on Saturday.", "Alarm set for 6:30 AM on Saturday."}, // as whisper writes it
 		{"remind me to call my mom at 5 pm", "OK, I'll remind you to call your mom at 5:00 PM today."},
 		{"remind me in 20 minutes to check the oven", "OK, I'll remind you to check the oven in 20 minutes."},
 		{"what are my reminders", "You have 2 reminders: check the oven at 10:35 AM today and call your mom at 5:00 PM today."},
