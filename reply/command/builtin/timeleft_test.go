@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/storage"
@@ -85,6 +86,30 @@ func TestTimerLengthOutOfReach(t *testing.T) {
 		}
 		if timers, _ := f.sched.Pending(t.Context(), storage.Timer); len(timers) != 0 {
 			t.Errorf("%s %q: set %v", tt.l, tt.say, timers)
+		}
+	}
+}
+
+// TestTimerLengthsAsSaid: a timer's length said in fractions of an hour or
+// a minute ("three quarters of an hour", "minuto y medio") is set offline.
+func TestTimerLengthsAsSaid(t *testing.T) {
+	for _, tt := range []struct {
+		l    locale.Lang
+		say  string
+		want time.Duration
+	}{
+		{locale.English, "set a timer for three quarters of an hour", 45 * time.Minute},
+		{locale.English, "set a timer for a minute and a half", 90 * time.Second},
+		{locale.German, "stell einen Timer auf eine dreiviertel Stunde", 45 * time.Minute},
+		{locale.Spanish, "pon un temporizador de minuto y medio", 90 * time.Second},
+		{locale.Spanish, "pon un temporizador de tres cuartos de hora", 45 * time.Minute},
+		{locale.French, "mets un minuteur de trois quarts d'heure", 45 * time.Minute},
+	} {
+		f := newFixture(t)
+		r := f.sayIn(t, tt.l, tt.say)
+		timers, _ := f.sched.Pending(t.Context(), storage.Timer)
+		if len(timers) != 1 || timers[0].Duration != tt.want {
+			t.Errorf("%s %q: said %q, timers %v; want one of %v", tt.l, tt.say, r.Spoken, timers, tt.want)
 		}
 	}
 }
