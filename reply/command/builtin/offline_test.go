@@ -143,6 +143,9 @@ var offline = []struct {
 	{"tell me the time please", "get_current_time", map[string]any{"detail": "time"}},
 	{"What time is it? Thank you very much.", "get_current_time", map[string]any{"detail": "time"}},
 	{"What time is it? Thanks a lot.", "get_current_time", map[string]any{"detail": "time"}},
+	{"Um, what's the time?", "get_current_time", map[string]any{"detail": "time"}}, // a filler said first
+	{"Uh, what day is it today?", "get_current_time", map[string]any{"detail": "day"}},
+	{"Hmm, set a timer for, erm, 5 minutes", "set_timer", map[string]any{"duration": 5 * time.Minute}},
 	{"what's the date today", "get_current_time", map[string]any{"detail": "date"}},
 	{"what is today's date", "get_current_time", map[string]any{"detail": "date"}},
 	{"what day is it", "get_current_time", map[string]any{"detail": "day"}},
