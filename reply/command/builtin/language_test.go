@@ -287,6 +287,7 @@ func TestNoonAndMidnight(t *testing.T) {
 	}{
 		locale.English: {
 			{"wake me at half past midnight", "Mon 00:30"},
+			{"wake me up at 6.30", "Mon 06:30"}, // as whisper writes it
 			{"wake me at quarter past noon", "Sun 12:15"},
 			{"wake me at quarter to midnight", "Sun 23:45"},
 		},
@@ -364,6 +365,8 @@ func TestClockPhrasings(t *testing.T) {
 			{"weck mich um ein Uhr mittags", "Sun 13:00"},
 			{"stell einen Wecker auf zehn nach sieben", "Mon 07:10"},
 			{"erinnere mich um zwanzig vor neun an die Wäsche", "Sun 20:40"},
+			{"weck mich um 6.30 Uhr", "Mon 06:30"}, // as whisper writes it
+			{"weck mich morgen um 6.30", "Mon 06:30"},
 		},
 		locale.Spanish: {
 			{"despiértame a las doce del mediodía", "Sun 12:00"},
@@ -376,6 +379,7 @@ func TestClockPhrasings(t *testing.T) {
 			{"set an alarm for midnight fifteen", "Mon 00:15"},
 			{"wake me at noon thirty", "Sun 12:30"},
 			{"wake me at half past midnight", "Mon 00:30"},
+			{"wake me up at 6.30", "Mon 06:30"}, // as whisper writes it
 		},
 	} {
 		for _, c := range cases {
