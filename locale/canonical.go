@@ -303,6 +303,9 @@ var clockRE = regexp.MustCompile(`^\d{1,2}(?::\d{2})?$`)
 // led by one of links ("an", "de", "que") or by nothing.
 func reminder(rest string, links []string) string {
 	words := strings.Fields(rest)
+	if n := whenLen(words); n > 0 && n == len(words) { // the time alone: what of is asked
+		return "remind me " + rest
+	}
 	if n := whenLen(words); n > 0 && n < len(words) { // the time first
 		msg := words[n:]
 		if slices.Contains(links, msg[0]) && len(msg) > 1 {
@@ -332,6 +335,8 @@ func whenLen(words []string) int {
 			n++
 		case w == "in" && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
 			n += 3
+		case w == "and" && n > 0 && isUnit(words[n-1]) && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
+			n += 3 // "in 1 hour and 30 minutes"
 		case w == "at" && n+1 < len(words) && (clockRE.MatchString(words[n+1]) || words[n+1] == "noon" || words[n+1] == "midnight"):
 			n += 2
 			if n < len(words) && (words[n] == "am" || words[n] == "pm") {

@@ -336,4 +336,10 @@ var de = map[string]string{
 	"I'm %s, the voice assistant in this speaker.": "Ich bin %s, der Sprachassistent in diesem Lautsprecher.",
 	"I'm the voice assistant in this speaker.":     "Ich bin der Sprachassistent in diesem Lautsprecher.",
 	"Volume goes from 0 to 100.":                   "Die Lautstärke geht von 0 bis 100.",
+
+	// The longest a timer runs, in hours.
+	"%d hours": "%d Stunden",
+
+	// Asked of a reminder said with a time and nothing to remind of.
+	"What should I remind you of?": "Woran soll ich dich erinnern?",
 }

@@ -336,4 +336,10 @@ var es = map[string]string{
 	"I'm %s, the voice assistant in this speaker.": "Soy %s, el asistente de voz de este altavoz.",
 	"I'm the voice assistant in this speaker.":     "Soy el asistente de voz de este altavoz.",
 	"Volume goes from 0 to 100.":                   "El volumen va de 0 a 100.",
+
+	// The longest a timer runs, in hours.
+	"%d hours": "%d horas",
+
+	// Asked of a reminder said with a time and nothing to remind of.
+	"What should I remind you of?": "¿Qué quieres que te recuerde?",
 }

@@ -336,4 +336,10 @@ var fr = map[string]string{
 	"I'm %s, the voice assistant in this speaker.": "Je suis %s, l'assistant vocal de cette enceinte.",
 	"I'm the voice assistant in this speaker.":     "Je suis l'assistant vocal de cette enceinte.",
 	"Volume goes from 0 to 100.":                   "Le volume va de 0 à 100.",
+
+	// The longest a timer runs, in hours.
+	"%d hours": "%d heures",
+
+	// Asked of a reminder said with a time and nothing to remind of.
+	"What should I remind you of?": "Qu'est-ce que je dois te rappeler ?",
 }

@@ -70,6 +70,8 @@ func init() {
 			phraseFn(`(um )?(?:viertel vor|dreiviertel) (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),
 			phraseFn(`(um )?(\d+) uhr (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
 			phraseFn(`(um )?(\d+):(\d+)(?: uhr)?`, func(g []string) string { return at(g[1]) + g[2] + ":" + g[3] }),
+			phraseFn(`(um )(\d+)\.(\d{2})(?: uhr)?`, func(g []string) string { return at(g[1]) + g[2] + ":" + g[3] }), // "um 6.30", as whisper writes it
+			phraseFn(`(\d+)\.(\d{2}) uhr`, func(g []string) string { return g[1] + ":" + g[2] }),
 			phraseFn(`(um )?(\d+) uhr`, func(g []string) string { return at(g[1]) + g[2] }),
 			phrase(`um (\d+)`, "at $1"),
 			phrase(`um mitternacht`, "at midnight"),

@@ -41,7 +41,7 @@ func init() {
 			phrase(`por favor|porfa`, ""),
 			phrase(`(?:una )?media hora`, "30 minutes"),
 			phrase(`(?:un )?cuarto de hora`, "15 minutes"),
-			phrase(`tres cuartos de hora`, "45 minutes"),
+			phrase(`(?:tres|3) cuartos de hora`, "45 minutes"),
 			phrase(`(\d+) por ciento|(\d+) por 100`, "$1$2%"),
 			phrase(`esta noche`, "tonight"),
 			phraseFn(`(a )?(?:las |la )?(\d+|una)(?: y (cuarto|media|\d+))? del (?:mediodía|mediodia)`, spanishMidday),
@@ -69,6 +69,7 @@ func init() {
 			phrase(`(?:del|de los) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)s?`, "on $1"), // "la alarma de los lunes"
 			phrase(`(?:en|dentro de) (\d+(?:\.\d+)?) (segundos?|minutos?|horas?|días?)`, "in $1 $2"),
 			phrase(`(\d+) (horas?|minutos?) y medi[ao]`, "$1.5 $2"), // "una hora y media", "dos minutos y medio"
+			phrase(`(hora|minuto) y medi[ao]`, "1.5 $1"),            // "pon un temporizador de minuto y medio"
 		},
 		trim: regexp.MustCompile(`^(?:(?:oye|hola|ok|okay|vale|bueno|y|puedes|podrías|podrias|me puedes|me podrías|dime|quiero saber|sabes) )+|(?: (?:gracias|ahora|para mí|ya))+$`),
 		// frames read the follow-ups that change the last call: yes and

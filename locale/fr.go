@@ -40,7 +40,7 @@ func init() {
 			phrase(`s'il te plaît|s'il te plait|s'il vous plaît|s'il vous plait|stp|svp`, ""),
 			phrase(`(?:une )?demi heure|(?:une )?demie heure`, "30 minutes"),
 			phrase(`(?:un )?quart de heure`, "15 minutes"),
-			phrase(`trois quarts de heure`, "45 minutes"),
+			phrase(`(?:trois|3) quarts de heure`, "45 minutes"),
 			phrase(`(\d+) pour 100`, "$1%"),
 			phrase(`ce soir`, "tonight"),
 			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et quart`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),

@@ -66,8 +66,8 @@ func (c ClockTime) Say() string {
 // Clock reads a time of day at the start of words: "7", "7 am", "7:30 pm",
 // "7pm", "seven thirty", "seven oh five", "half past seven", "quarter to
 // eight", "ten past six in the evening", "noon", "midnight", "midnight
-// thirty", "19:00",
-// "7 o'clock". It returns the time and the words it took.
+// thirty", "19:00", "6.30" (as whisper writes it), "7 o'clock". It
+// returns the time and the words it took.
 func Clock(words []string) (ClockTime, int, bool) {
 	if len(words) == 0 {
 		return ClockTime{}, 0, false
@@ -98,7 +98,12 @@ func Clock(words []string) (ClockTime, int, bool) {
 			return apply(c, suf), 1, true
 		}
 	}
-	if h, m, ok := strings.Cut(w, ":"); ok {
+	h, m, ok := strings.Cut(w, ":")
+	if !ok { // "6.30", as whisper writes a time: two digits of minutes
+		h, m, ok = strings.Cut(w, ".")
+		ok = ok && len(m) == 2
+	}
+	if ok {
 		hh, err1 := strconv.Atoi(h)
 		mm, err2 := strconv.Atoi(m)
 		if err1 != nil || err2 != nil || hh > 23 || mm > 59 || len(m) != 2 {

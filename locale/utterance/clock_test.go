@@ -39,6 +39,9 @@ func TestClock(t *testing.T) {
 		{"six thirty p m", 18, 30, true, 4},
 		{"quarter to one", 12, 45, false, 3},
 		{"twenty three fifteen", 23, 15, true, 3},
+		{"6.30", 6, 30, false, 1}, // as whisper writes it
+		{"6.30 pm", 18, 30, true, 2},
+		{"18.45", 18, 45, true, 1},
 	}
 	for _, tt := range tests {
 		c, n, ok := Clock(Words(tt.in))
@@ -46,7 +49,7 @@ func TestClock(t *testing.T) {
 			t.Errorf("Clock(%q) = %+v, %d, %v; want %02d:%02d explicit=%v n=%d", tt.in, c, n, ok, tt.h, tt.m, tt.explicit, tt.n)
 		}
 	}
-	for _, in := range []string{"25", "7:75", "hello", "a quarter", "five minutes"} {
+	for _, in := range []string{"25", "7:75", "hello", "a quarter", "five minutes", "7.5", "6.3", "7.75", "25.30", "6.300"} {
 		if c, n, ok := Clock(Words(in)); ok && n == len(Words(in)) {
 			t.Errorf("Clock(%q) = %+v, want no time", in, c)
 		}

@@ -77,8 +77,24 @@ func durationTerm(words []string) (d, unit time.Duration, n int, ok bool) {
 		}
 		return 0, 0, 0, false
 	}
+	// "minute and a half": the one unit, the half is Duration's
+	if u, ok := durationUnits[w]; ok && len(w) > 1 && len(words) > 3 && words[1] == "and" && words[2] == "a" && words[3] == "half" {
+		return u, u, 1, true
+	}
 	v, n, ok := Number(words)
 	if !ok || n >= len(words) || v <= 0 {
+		return 0, 0, 0, false
+	}
+	if words[n] == "quarters" || words[n] == "quarter" { // "three quarters of an hour"
+		j := n + 1
+		for j < len(words) && (words[j] == "of" || words[j] == "an" || words[j] == "a") {
+			j++
+		}
+		if j < len(words) {
+			if u, ok := durationUnits[words[j]]; ok && len(words[j]) > 1 {
+				return time.Duration(v / 4 * float64(u)), u, j + 1, true
+			}
+		}
 		return 0, 0, 0, false
 	}
 	u, ok := durationUnits[words[n]]

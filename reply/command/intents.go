@@ -10,6 +10,7 @@ import (
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/intent"
+	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/compound"
 )
 
@@ -303,7 +304,7 @@ func (r *Registry) compoundPart(lang *intent.Language, l locale.Lang, best inten
 			continue
 		}
 		parts := compound.Split(s.Text, string(l))
-		if len(parts) < 2 {
+		if len(parts) < 2 || oneDuration(l, parts[0], parts[1]) {
 			continue
 		}
 		if _, _, ok := lang.Recognize(parts[1], o); ok {
@@ -311,6 +312,24 @@ func (r *Registry) compoundPart(lang *intent.Language, l locale.Lang, best inten
 		}
 	}
 	return ""
+}
+
+// oneDuration reports whether the "and" between left and right joins
+// the parts of one length of time ("in 1 hour and 30 minutes", "in an
+// hour and a half"): that is one request.
+func oneDuration(l locale.Lang, left, right string) bool {
+	lw := utterance.Words(l.Quantities(left))
+	rw := utterance.Words(l.Quantities(right))
+	for k := 1; k <= 3 && k <= len(lw); k++ {
+		tail := lw[len(lw)-k:]
+		if _, n, ok := utterance.Duration(tail); !ok || n != k {
+			continue
+		}
+		if _, n, ok := utterance.Duration(append(append(slices.Clone(tail), "and"), rw...)); ok && n > k+1 {
+			return true
+		}
+	}
+	return false
 }
 
 // slotArgs makes a call of a command from the slots of its own intent:

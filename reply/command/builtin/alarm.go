@@ -203,7 +203,7 @@ func SetReminder(s Schedule) *command.Command {
 		Description: "Remind the user of something at a time or after a while.",
 		Keywords:    []string{"remind", "reminder", "make sure i", "don't let me forget", "do not let me forget"},
 		Parameters: []command.Parameter{
-			{Name: "message", Type: "string", Required: true, Description: "what to remind of, e.g. call mom"},
+			{Name: "message", Type: "string", Required: true, Description: "what to remind of, e.g. call mom", Ask: locale.Key("What should I remind you of?")},
 			{Name: "at", Type: "string", Description: "time of day, HH:MM 24-hour", Check: checkClock, Ask: locale.Key("When should I remind you?")},
 			{Name: "day", Type: "string", Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
 			{Name: "in", Type: "timedelta", Description: "after this long, e.g. PT20M"},
@@ -577,12 +577,20 @@ func readReminder(text string) (command.Claim, bool) {
 		message = strings.TrimPrefix(message, c)
 	}
 	message = strings.TrimSuffix(strings.TrimSuffix(message, " to"), " and")
+	if message == "" && len(args) > 0 && !slices.Contains(used, false) {
+		return claim(args) // "remind me at 6 pm": what of is asked
+	}
 	if message == "" || len(args) == 0 && !plainTask(rest) {
 		return noClaim, false
 	}
 	args["message"] = message
 	return claim(args)
 }
+
+// noAnswers are the answers to "What should I remind you of?" that are
+// none: the reminder is not set.
+var noAnswers = []string{"no", "nothing", "never mind", "nevermind", "stop", "cancel", "cancel that", "cancel it",
+	"forget it", "forget that", "no thanks", "no thank you", "nothing thanks", "none"}
 
 // repeatWords say a reminder repeats ("every day", "daily"), which the
 // offline path cannot set.
@@ -651,8 +659,20 @@ func plainTask(rest string) bool {
 
 // refineReminder reads the answer to "When should I remind you?" ("at 6
 // pm", "in an hour", "tomorrow at 9"): only for a reminder still without
-// a time, and only an answer that is all time.
+// a time, and only an answer that is all time. For one with a time and
+// no message, the answer to "What should I remind you of?" is the
+// message ("to water the plants"), but for a no.
 func refineReminder(text string, last command.Args) (command.Args, bool) {
+	if !last.Has("message") {
+		msg := trim(text)
+		for _, c := range []string{"to ", "that ", "about ", "of ", "de "} { // "de": French, "de sortir les poubelles"
+			msg = strings.TrimPrefix(msg, c)
+		}
+		if msg == "" || slices.Contains(noAnswers, msg) {
+			return nil, false
+		}
+		return command.Args{"message": msg}, true
+	}
 	if last.Has("at") || last.Has("in") || last.Has("day") {
 		return nil, false
 	}

@@ -33,6 +33,9 @@ type dayQuestion struct {
 var dayQuestions = map[locale.Lang][]dayQuestion{
 	locale.English: {
 		{sunday, "what day is it tomorrow", "Tomorrow is Monday, November 23rd, 2026."},
+		{sunday, "what year is it", "It's Sunday, November 22nd, 2026."}, // the date says the year and month
+		{sunday, "what month is it", "It's Sunday, November 22nd, 2026."},
+		{sunday, "which year are we in", "It's Sunday, November 22nd, 2026."},
 		{sunday, "what's the date tomorrow", "Tomorrow is Monday, November 23rd, 2026."},
 		{sunday, "what day was it yesterday", "Yesterday was Saturday, November 21st, 2026."},
 		{sunday, "what day of the week is Christmas", "That's Friday, December 25th, 2026, in 33 days."},
@@ -66,6 +69,9 @@ var dayQuestions = map[locale.Lang][]dayQuestion{
 	},
 	locale.German: {
 		{sunday, "welcher Tag ist morgen", "Morgen ist Montag, der 23. November 2026."},
+		{sunday, "welches Jahr haben wir", "Heute ist Sonntag, der 22. November 2026."},
+		{sunday, "welchen Monat haben wir", "Heute ist Sonntag, der 22. November 2026."},
+		{sunday, "in welchem Jahr sind wir", "Heute ist Sonntag, der 22. November 2026."},
 		{sunday, "welches Datum ist morgen", "Morgen ist Montag, der 23. November 2026."},
 		{sunday, "welcher Tag war gestern", "Gestern war Samstag, der 21. November 2026."},
 		{sunday, "welcher Wochentag ist Weihnachten", "Das ist Freitag, der 25. Dezember 2026, in 33 Tagen."},
@@ -85,7 +91,11 @@ var dayQuestions = map[locale.Lang][]dayQuestion{
 	},
 	locale.Spanish: {
 		{sunday, "qué día es mañana", "Mañana es lunes, 23 de noviembre de 2026."},
+		{sunday, "en qué año estamos", "Hoy es domingo, 22 de noviembre de 2026."},
+		{sunday, "qué mes es", "Hoy es domingo, 22 de noviembre de 2026."},
 		{sunday, "qué fecha es mañana", "Mañana es lunes, 23 de noviembre de 2026."},
+		{sunday, "cuál es la fecha de mañana", "Mañana es lunes, 23 de noviembre de 2026."},
+		{sunday, "cuál es la fecha de hoy", "Hoy es domingo, 22 de noviembre de 2026."},
 		{sunday, "qué día fue ayer", "Ayer fue sábado, 21 de noviembre de 2026."},
 		{sunday, "qué día de la semana es Navidad", "Es viernes, 25 de diciembre de 2026, dentro de 33 días."},
 		{sunday, "qué día cae el 25 de diciembre", "Es viernes, 25 de diciembre de 2026, dentro de 33 días."},
@@ -102,7 +112,12 @@ var dayQuestions = map[locale.Lang][]dayQuestion{
 	},
 	locale.French: {
 		{sunday, "quel jour sommes-nous demain", "Demain, ce sera lundi 23 novembre 2026."},
+		{sunday, "en quelle année sommes-nous", "Nous sommes dimanche 22 novembre 2026."},
+		{sunday, "on est en quel mois", "Nous sommes dimanche 22 novembre 2026."},
 		{sunday, "quel jour serons-nous demain", "Demain, ce sera lundi 23 novembre 2026."},
+		{sunday, "quelle est la date de demain", "Demain, ce sera lundi 23 novembre 2026."},
+		{sunday, "quelle sera la date demain", "Demain, ce sera lundi 23 novembre 2026."},
+		{sunday, "quelle est la date d'aujourd'hui", "Nous sommes dimanche 22 novembre 2026."},
 		{sunday, "quel jour étions-nous hier", "Hier, c'était samedi 21 novembre 2026."},
 		{sunday, "quel jour tombe Noël", "C'est vendredi 25 décembre 2026, dans 33 jours."},
 		{sunday, "quel jour de la semaine tombe le 25 décembre", "C'est vendredi 25 décembre 2026, dans 33 jours."},

@@ -124,7 +124,54 @@ func calculateFromIntent(ctx context.Context, m command.Match) (command.Claim, e
 	if m.Has("swap") {
 		a, b = b, a
 	}
+	if m.Has("then") {
+		return twoInARow(m, a, op, b)
+	}
 	return command.Claim{Arguments: map[string]any{"a": a, "operation": op, "b": b}}, nil
+}
+
+// twoInARow is the claim of "a op b then c": the step worked out first is
+// done here and the last one is the call, so the step is said. Sums and
+// products go left to right, but a product or quotient after a sum goes
+// first ("2 plus 3 times 4" is 2 plus 12). A first step that divides by
+// zero is the call itself, which says so.
+func twoInARow(m command.Match, a float64, op string, b float64) (command.Claim, error) {
+	c, err := number(m, "c")
+	if err != nil {
+		return command.Claim{}, err
+	}
+	then := m.String("then")
+	arith := []string{"add", "subtract", "multiply", "divide"}
+	if !slices.Contains(arith, op) || !slices.Contains(arith, then) {
+		return command.Claim{}, command.Unresolved("then", "only sums and products are worked out in a row")
+	}
+	tight := func(op string) bool { return op == "multiply" || op == "divide" }
+	call := func(a float64, op string, b float64) command.Claim {
+		return command.Claim{Arguments: map[string]any{"a": a, "operation": op, "b": b}}
+	}
+	if tight(then) && !tight(op) {
+		if then == "divide" && c == 0 {
+			return call(b, then, c), nil
+		}
+		return call(a, op, step(b, then, c)), nil
+	}
+	if op == "divide" && b == 0 {
+		return call(a, op, b), nil
+	}
+	return call(step(a, op, b), then, c), nil
+}
+
+// step works out one of the four operations.
+func step(a float64, op string, b float64) float64 {
+	switch op {
+	case "add":
+		return a + b
+	case "subtract":
+		return a - b
+	case "multiply":
+		return a * b
+	}
+	return a / b
 }
 
 // unitOf reads a unit said in the user's language.
@@ -257,6 +304,9 @@ func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, er
 	if m.Intent == "HassStartTimer" || !m.Has("duration") {
 		return haTimer(m) // the length in Home Assistant's slots
 	}
+	if noTime(utterance.Words(english(m, "duration"))) { // "0 minutes": the length is asked
+		return command.Claim{Arguments: named(m)}, nil
+	}
 	text := "set a timer for " + english(m, "duration")
 	if m.Has("name") {
 		text = "set a timer called " + english(m, "name") + " for " + english(m, "duration")
@@ -281,6 +331,9 @@ func haTimer(m command.Match) (command.Claim, error) {
 		return command.Claim{}, command.Unresolved("conversation_command", "delayed commands are not carried out")
 	}
 	d := durationOf(m, "")
+	if d <= 0 && (m.Has("hours") || m.Has("minutes") || m.Has("seconds")) { // "0 minutes": the length is asked
+		return command.Claim{Arguments: named(m)}, nil
+	}
 	if d <= 0 {
 		return command.Claim{}, command.Unresolved("minutes", "no length")
 	}
@@ -292,4 +345,26 @@ func haTimer(m command.Match) (command.Claim, error) {
 		args["name"] = n
 	}
 	return command.Claim{Arguments: args}, nil
+}
+
+// noTime reports whether words are a length of no time at all, all of
+// them: "0 minutes", "zero seconds".
+func noTime(words []string) bool {
+	v, n, ok := utterance.Number(words)
+	if !ok || v != 0 || n >= len(words) {
+		return false
+	}
+	one := append([]string{"1"}, words[n:]...)
+	_, took, ok := utterance.Duration(one)
+	return ok && took == len(one)
+}
+
+// named is a timer's name as a match says it, as arguments: none when it
+// names none.
+func named(m command.Match) map[string]any {
+	args := map[string]any{}
+	if n := timerName(m.Lang, m.String("name")); n != "" {
+		args["name"] = n
+	}
+	return args
 }

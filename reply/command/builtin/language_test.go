@@ -287,6 +287,7 @@ func TestNoonAndMidnight(t *testing.T) {
 	}{
 		locale.English: {
 			{"wake me at half past midnight", "Mon 00:30"},
+			{"wake me up at 6.30", "Mon 06:30"}, // as whisper writes it
 			{"wake me at quarter past noon", "Sun 12:15"},
 			{"wake me at quarter to midnight", "Sun 23:45"},
 		},
@@ -364,6 +365,8 @@ func TestClockPhrasings(t *testing.T) {
 			{"weck mich um ein Uhr mittags", "Sun 13:00"},
 			{"stell einen Wecker auf zehn nach sieben", "Mon 07:10"},
 			{"erinnere mich um zwanzig vor neun an die Wäsche", "Sun 20:40"},
+			{"weck mich um 6.30 Uhr", "Mon 06:30"}, // as whisper writes it
+			{"weck mich morgen um 6.30", "Mon 06:30"},
 		},
 		locale.Spanish: {
 			{"despiértame a las doce del mediodía", "Sun 12:00"},
@@ -376,6 +379,7 @@ func TestClockPhrasings(t *testing.T) {
 			{"set an alarm for midnight fifteen", "Mon 00:15"},
 			{"wake me at noon thirty", "Sun 12:30"},
 			{"wake me at half past midnight", "Mon 00:30"},
+			{"wake me up at 6.30", "Mon 06:30"}, // as whisper writes it
 		},
 	} {
 		for _, c := range cases {
@@ -564,15 +568,19 @@ func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
 		{locale.English, "what's the cube root of 27", "The cube root of 27 is 3."},
 		{locale.English, "what is the square root of minus 4", "A negative number has no square root."},
 		{locale.English, "what is 15 percent of 80", "15 percent of 80 is 12."},
+		{locale.English, "what is 20% of 150", "20 percent of 150 is 30."},
+		{locale.English, "20 % of 150", "20 percent of 150 is 30."},
 		{locale.English, "what is 2 to the power of 10", "2 to the power of 10 is 1024."},
 		{locale.German, "was ist die Wurzel aus 16", "Die Wurzel aus 16 ist 4."},
 		{locale.German, "Quadratwurzel von 81", "Die Wurzel aus 81 ist 9."},
 		{locale.German, "was ist die dritte Wurzel aus 27", "Die dritte Wurzel aus 27 ist 3."},
 		{locale.German, "was sind 15 Prozent von 80", "15 Prozent von 80 sind 12."},
+		{locale.German, "was sind 20% von 150", "20 Prozent von 150 sind 30."},
 		{locale.German, "was ist 2 hoch 10", "2 hoch 10 ist 1024."},
 		{locale.Spanish, "cuál es la raíz cuadrada de 16", "La raíz cuadrada de 16 es 4."},
 		{locale.Spanish, "raíz cúbica de 27", "La raíz cúbica de 27 es 3."},
 		{locale.Spanish, "cuánto es el 15 por ciento de 80", "El 15 por ciento de 80 es 12."},
+		{locale.Spanish, "cuánto es el 20% de 150", "El 20 por ciento de 150 es 30."},
 		{locale.Spanish, "cuánto es 2 elevado a 10", "2 elevado a 10 es 1024."},
 		{locale.French, "c'est quoi la racine carrée de 16", "La racine carrée de 16, c'est 4."},
 		{locale.French, "racine carrée de 16", "La racine carrée de 16, c'est 4."},
@@ -580,6 +588,7 @@ func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
 		{locale.French, "quelle est la racine cubique de 27", "La racine cubique de 27, c'est 3."},
 		{locale.French, "racine cubique de 27", "La racine cubique de 27, c'est 3."},
 		{locale.French, "combien font 15 pour cent de 80", "15 pour cent de 80, ça fait 12."},
+		{locale.French, "combien font 20% de 150", "20 pour cent de 150, ça fait 30."},
 		{locale.French, "combien font 2 puissance 10", "2 puissance 10 égale 1024."},
 	} {
 		u := f.reg.Understand(t.Context(), tt.l, tt.say)

@@ -143,6 +143,9 @@ var offline = []struct {
 	{"tell me the time please", "get_current_time", map[string]any{"detail": "time"}},
 	{"What time is it? Thank you very much.", "get_current_time", map[string]any{"detail": "time"}},
 	{"What time is it? Thanks a lot.", "get_current_time", map[string]any{"detail": "time"}},
+	{"Um, what's the time?", "get_current_time", map[string]any{"detail": "time"}}, // a filler said first
+	{"Uh, what day is it today?", "get_current_time", map[string]any{"detail": "day"}},
+	{"Hmm, set a timer for, erm, 5 minutes", "set_timer", map[string]any{"duration": 5 * time.Minute}},
 	{"what's the date today", "get_current_time", map[string]any{"detail": "date"}},
 	{"what is today's date", "get_current_time", map[string]any{"detail": "date"}},
 	{"what day is it", "get_current_time", map[string]any{"detail": "day"}},
@@ -294,6 +297,8 @@ func TestOfflineLeavesTheRestToTheModel(t *testing.T) {
 		// so none is set once with "every day" in its message.
 		"remind me every day at 8 to take my pills", "remind me to water the plants every Sunday at 10",
 		"remind me daily at 9 pm to lock the door",
+		// Two requests: a length of time joined by "and" is one, these are two.
+		"remind me in 10 minutes to call mom and set a timer for 5 minutes",
 	} {
 		if u := f.reg.Understand(t.Context(), locale.English, q); u.OK {
 			t.Errorf("%q was claimed by %s %v", q, u.Route.Command.Name, u.Route.Claim.Arguments)
@@ -326,6 +331,7 @@ func TestOfflineAnswers(t *testing.T) {
 		{"set an alarm for 8", "Alarm set for 8:00 AM tomorrow."}, // 5 to 11 unsaid: a wake-up
 		{"set an alarm for 3", "Alarm set for 3:00 PM today."},    // else the sooner
 		{"wake me up at 6:30 on weekdays", "Alarm set for 6:30 AM on weekdays."},
+		{"Wake me up at 6.30 on Saturday.", "Alarm set for 6:30 AM on Saturday."}, // as whisper writes it
 		{"remind me to call my mom at 5 pm", "OK, I'll remind you to call your mom at 5:00 PM today."},
 		{"remind me in 20 minutes to check the oven", "OK, I'll remind you to check the oven in 20 minutes."},
 		{"what are my reminders", "You have 2 reminders: check the oven at 10:35 AM today and call your mom at 5:00 PM today."},

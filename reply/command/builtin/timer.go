@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -114,13 +113,9 @@ func SetTimer(s Schedule) *command.Command {
 		Description: "Start a countdown timer, optionally named.",
 		Keywords:    []string{"timer", "countdown", "minutes"},
 		Parameters: []command.Parameter{
-			{Name: "duration", Type: "timedelta", Required: true, Refinable: true, Description: "ISO 8601, e.g. PT5M", Ask: locale.Key("For how long?"),
-				Check: func(v any) error {
-					if v.(time.Duration) > schedule.MaxTimer {
-						return errors.New("timers go up to 24 hours")
-					}
-					return nil
-				}},
+			// Up to schedule.MaxTimer, which Run tells: the length is not
+			// asked again when it is too long.
+			{Name: "duration", Type: "timedelta", Required: true, Refinable: true, Description: "ISO 8601, e.g. PT5M", Ask: locale.Key("For how long?")},
 			{Name: "name", Type: "string", Description: "e.g. pasta"},
 		},
 		Examples: []command.Example{{Utterance: "set a pasta timer for 8 minutes", Arguments: map[string]any{"duration": "PT8M", "name": "pasta"}}},
@@ -133,6 +128,9 @@ func SetTimer(s Schedule) *command.Command {
 		},
 		Run: func(ctx context.Context, c command.Call) (command.Response, error) {
 			d, name := c.Args.Duration("duration"), c.Args.String("name")
+			if d > schedule.MaxTimer {
+				return command.Failed(lang(c).T("A timer can run for up to %s.", maxTimer(lang(c)))), nil
+			}
 			if id, ok := c.Refines["timer_id"].(string); ok {
 				it, err := s.ChangeTimer(ctx, id, d)
 				if err == nil {
@@ -309,4 +307,10 @@ func readSetTimer(text string) (command.Claim, bool) {
 		args["name"] = name
 	}
 	return claim(args)
+}
+
+// maxTimer says the longest a timer runs in hours, as a timer is thought
+// of: "24 hours", not "1 day".
+func maxTimer(l locale.Lang) string {
+	return l.T("%d hours", int(schedule.MaxTimer/time.Hour))
 }

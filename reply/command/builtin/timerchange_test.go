@@ -95,6 +95,18 @@ func TestAskingBack(t *testing.T) {
 			"OK, I'll remind you to water the plants at 6:00 PM today.", storage.Reminder},
 		{locale.English, "remind me to water the plants", "When should I remind you?", "in an hour",
 			"OK, I'll remind you to water the plants in 1 hour.", storage.Reminder},
+		{locale.English, "remind me at 6 pm", "What should I remind you of?", "to water the plants",
+			"OK, I'll remind you to water the plants at 6:00 PM today.", storage.Reminder},
+		{locale.English, "remind me in 20 minutes", "What should I remind you of?", "call Mom",
+			"OK, I'll remind you to call Mom in 20 minutes.", storage.Reminder},
+		{locale.English, "remind me tomorrow", "What should I remind you of?", "about the dentist",
+			"OK, I'll remind you about the dentist at 9:00 AM tomorrow.", storage.Reminder},
+		{locale.German, "erinnere mich morgen um 18 Uhr", "Woran soll ich dich erinnern?", "den Müll rauszubringen",
+			"OK, ich erinnere dich morgen um 18 Uhr daran, den Müll rauszubringen.", storage.Reminder},
+		{locale.Spanish, "recuérdame mañana a las 6 de la tarde", "¿Qué quieres que te recuerde?", "sacar la basura",
+			"Vale, te lo recordaré mañana a las 6 de la tarde: sacar la basura.", storage.Reminder},
+		{locale.French, "rappelle-moi demain à 18 heures", "Qu'est-ce que je dois te rappeler ?", "de sortir les poubelles",
+			"D'accord, je te rappellerai demain à 18 heures : sortir les poubelles.", storage.Reminder},
 	} {
 		t.Run(string(tt.l)+" "+tt.say+" "+tt.answer, func(t *testing.T) {
 			f := newFixture(t)
@@ -134,6 +146,21 @@ func TestNamingTheTimerChanged(t *testing.T) {
 	} {
 		if r := f.run(t, tt.l, tt.say); r.Spoken != tt.want {
 			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
+		}
+	}
+}
+
+// TestNothingToRemindOf: a no to "What should I remind you of?" sets no
+// reminder.
+func TestNothingToRemindOf(t *testing.T) {
+	for _, no := range []string{"never mind", "nothing", "stop"} {
+		f := newFixture(t)
+		if r := f.run(t, locale.English, "remind me at 6 pm"); r.Kind != command.FollowUp {
+			t.Fatalf("remind me at 6 pm: said %q (kind %v), want a question", r.Spoken, r.Kind)
+		}
+		f.now = f.now.Add(5 * time.Second)
+		if u := f.reg.Understand(t.Context(), locale.English, no); u.OK && u.Route.Command.Name == "set_reminder" {
+			t.Errorf("%q after the question: read as a reminder %v", no, u.Route.Claim.Arguments)
 		}
 	}
 }

@@ -136,13 +136,29 @@ func timerName(l locale.Lang, said string) string {
 }
 
 // pick narrows timers to those named, of the length started with, set in
-// the room.
+// the room. A name is the timer's as said, else the timer's in the
+// singular or the plural ("the eggs timer" is the egg timer) when no timer
+// has the name as said.
 func pick(timers []storage.Item, c command.Call) []storage.Item {
 	name, started, area := c.Args.String("name"), c.Args.Duration("started"), c.Args.String("area")
-	return slices.DeleteFunc(timers, func(it storage.Item) bool {
+	picked := slices.DeleteFunc(slices.Clone(timers), func(it storage.Item) bool {
 		return name != "" && !strings.EqualFold(it.Name, name) || started > 0 && it.Duration != started ||
 			area != "" && !strings.EqualFold(it.Area, area)
 	})
+	if len(picked) > 0 || name == "" {
+		return picked
+	}
+	return slices.DeleteFunc(timers, func(it storage.Item) bool {
+		return !pluralOf(it.Name, name) && !pluralOf(name, it.Name) || started > 0 && it.Duration != started ||
+			area != "" && !strings.EqualFold(it.Area, area)
+	})
+}
+
+// pluralOf reports whether many is one with a plural ending, "s" or "es"
+// ("eggs", "tomatoes", "huevos", "pâtes"), whatever the case.
+func pluralOf(one, many string) bool {
+	one, many = strings.ToLower(one), strings.ToLower(many)
+	return one != "" && (many == one+"s" || many == one+"es")
 }
 
 // describeTimer names a timer for a question: its name, or its length.
@@ -285,7 +301,7 @@ func AdjustTimer(s Schedule) *command.Command {
 				case errors.Is(err, schedule.ErrTooMuch):
 					return command.Failed(l.T("The timer has less time left than that.")), nil
 				case errors.Is(err, schedule.ErrInvalid):
-					return command.Failed(l.T("A timer can run for up to %s.", l.Duration(schedule.MaxTimer))), nil
+					return command.Failed(l.T("A timer can run for up to %s.", maxTimer(l))), nil
 				case err != nil:
 					return command.Response{}, err
 				}
