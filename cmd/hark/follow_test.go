@@ -94,3 +94,31 @@ func TestAskContinueKeepsTheConversationsLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A number said alone answers "For how long?" of a timer in minutes, in
+// each language; a length with its unit still counts in that unit.
+func TestAskContinueTakesABareNumberAsMinutes(t *testing.T) {
+	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + deadPort(t), "HOME": t.TempDir()})
+	for _, c := range []struct {
+		ask, answer, want string
+	}{
+		{"set a timer", "ten", "Timer set for 10 minutes.\n"},
+		{"set a timer", "10", "Timer set for 10 minutes.\n"},
+		{"set a timer", "5 minutes", "Timer set for 5 minutes.\n"},
+		{"set a timer", "30 seconds", "Timer set for 30 seconds.\n"},
+		{"stell einen Timer", "zehn", "Timer für 10 Minuten gestellt.\n"},
+		{"pon un temporizador", "diez", "Temporizador programado para 10 minutos.\n"},
+		{"mets un minuteur", "dix", "Minuteur réglé sur 10 minutes.\n"},
+	} {
+		dir := t.TempDir()
+		code, asked, errOut := ask(t, getenv, "ask", "--data", dir, c.ask)
+		if code != 0 {
+			t.Errorf("hark ask %q: code %d, stdout %q (stderr %q)", c.ask, code, asked, errOut)
+			continue
+		}
+		code, out, errOut := ask(t, getenv, "ask", "--data", dir, "--continue", c.answer)
+		if code != 0 || out != c.want {
+			t.Errorf("hark ask --continue %q after %q (asked %q): code %d, stdout %q (stderr %q); want %q", c.answer, c.ask, asked, code, out, errOut, c.want)
+		}
+	}
+}
