@@ -108,6 +108,9 @@ func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) U
 	o := r.matchOptions(ctx)
 	all := lang.RecognizeAll(text, o)
 	if len(all) == 0 {
+		if rt, ok := r.placeAnswer(ctx, l, text); ok {
+			return Understood{Route: rt, OK: true, Intent: "refine"}
+		}
 		return Understood{Reason: NoMatch}
 	}
 	if part := r.compoundPart(lang, l, all[0], o); part != "" {
@@ -440,9 +443,10 @@ func hasFreeText(res intent.Result) bool {
 // model often hears a short German question as English. Under a guessed
 // language, a follow-up whose words tell no language ("und in Paris?":
 // "in" is English too) is in the conversation's: the language of the
-// call it follows, ctx's client's last within the refine window. A
-// language the household set is never overruled, so a box set to German
-// answers what it hears in German.
+// call it follows, ctx's client's last within the refine window, as is
+// the answer to a question that call asked ("in Berlin" to "Für welche
+// Stadt?"). A language the household set is never overruled, so a box
+// set to German answers what it hears in German.
 func (r *Registry) Decide(ctx context.Context, heard, text string, fallback locale.Lang, guessed bool) string {
 	if r == nil {
 		return locale.Decide(heard, text, fallback)
@@ -451,13 +455,26 @@ func (r *Registry) Decide(ctx context.Context, heard, text string, fallback loca
 		if l, ok := r.onlyMatch(ctx, text); ok {
 			return string(l)
 		}
-		if _, told := locale.Detect(text); guessed && !told {
-			if code := r.conversing(ClientOf(ctx).ID); code != "" {
+		if _, told := locale.Detect(text); guessed {
+			// An answer to the question the last call asked ("in
+			// Berlin" to "Für welche Stadt?") is in the question's
+			// language though its words may tell another.
+			if code := r.conversing(ClientOf(ctx).ID); code != "" && (!told || r.answers(ctx, locale.Lang(code), text)) {
 				return code
 			}
 		}
 	}
 	return locale.Decide(heard, text, fallback)
+}
+
+// answers reports whether text, in l, answers the place the client's last
+// call awaits.
+func (r *Registry) answers(ctx context.Context, l locale.Lang, text string) bool {
+	if _, ok := r.placeAnswer(ctx, l, text); !ok {
+		return false
+	}
+	lang, err := intent.Load(string(l))
+	return err == nil && len(lang.RecognizeAll(text, r.matchOptions(ctx))) == 0
 }
 
 // conversing is the language of client's conversation: that of its last
