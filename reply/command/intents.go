@@ -369,13 +369,43 @@ func (r *Registry) Intents(ctx context.Context, l locale.Lang, text string) []st
 	if err != nil {
 		return nil
 	}
+	o := r.matchOptions(ctx)
 	var out []string
-	for _, res := range r.best(ctx, l, text, lang.RecognizeAll(text, r.matchOptions(ctx))) {
-		if !slices.Contains(out, res.Intent) {
+	for _, res := range r.best(ctx, l, text, lang.RecognizeAll(text, o)) {
+		if !slices.Contains(out, res.Intent) && !elsewhere(res, o.Lists) {
 			out = append(out, res.Intent)
 		}
 	}
 	return out
+}
+
+// placeSlot is the slot Home Assistant's templates fill with a place said
+// as free text, a zone ("who is [in] [the] {zone:state}").
+const placeSlot = "state"
+
+// elsewhere reports a match whose place, said as free text, is none the
+// house's lists name: no zone, room or floor ("who is the president of
+// France" is no question about who is where). Such a match tells nothing
+// of the request.
+func elsewhere(res intent.Result, lists map[string]*intent.List) bool {
+	s, ok := res.Slots[placeSlot]
+	if !ok || !s.Wildcard {
+		return false
+	}
+	find := func(list string) (intent.Value, bool) {
+		if lists[list] == nil {
+			return intent.Value{}, false
+		}
+		return lists[list].Find(s.Text)
+	}
+	if _, ok := find("area"); ok {
+		return false
+	}
+	if _, ok := find("floor"); ok {
+		return false
+	}
+	v, ok := find("name")
+	return !ok || v.Context["domain"] != "zone"
 }
 
 // best are the matches as good as the first of all (matches best first),
