@@ -275,7 +275,7 @@ func TestDiaryEntryGivesWayToATurn(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no diary call after the first conversation ended")
 	}
-	res, said, err := f.ask(t, "and tomorrow")
+	res, said, err := f.ask(t, "and what about Clara") // the model's to answer
 	if err != nil || len(said) != 1 || res.Timings.Queued > time.Second {
 		t.Errorf("said %q, err %v, after %v in the queue: want the answer without waiting for the diary", said, err, res.Timings.Queued)
 	}
@@ -393,7 +393,7 @@ func TestDiaristGivesWayToANodesTurn(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no diary call after the node's turn")
 	}
-	res := askNode(t, f, hall, "and tomorrow")
+	res := askNode(t, f, hall, "and what about Clara") // the model's to answer
 	if len(res.Sentences) != 1 || res.Timings.Queued > time.Second {
 		t.Errorf("said %q after %v in the queue: want the answer without waiting for the diary", res.Sentences, res.Timings.Queued)
 	}

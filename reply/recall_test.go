@@ -262,6 +262,14 @@ func TestKeywordRouterLeavesGeneralKnowledgeToTheModel(t *testing.T) {
 		{locale.French, "quelle est la racine carrée de 16", false},
 		{locale.Spanish, "dónde nació Napoleón", false},
 		{locale.Spanish, "cuál es la capital de Francia", false},
+		// "who is [in] [the] {zone}" of a place the house has no zone,
+		// room or floor called.
+		{locale.English, "who is the president of France", false},
+		{locale.German, "wer ist der Präsident von Frankreich", false},
+		{locale.French, "qui est le président de la France", false},
+		{locale.Spanish, "quién es el presidente de Francia", false},
+		{locale.English, "who is in the Praxdun", true},
+		{locale.German, "wer ist in Praxdun", true},
 		// A measure of a kind of thing, not of the house's own.
 		{locale.English, "what is the speed of light", false},
 		{locale.French, "quelle est la vitesse de la lumière", false},

@@ -94,3 +94,84 @@ func TestAskContinueKeepsTheConversationsLanguage(t *testing.T) {
 		}
 	}
 }
+
+// fakeWeather serves Open-Meteo's search and forecast for any place, and
+// is the path of a configuration that asks it.
+func fakeWeather(t *testing.T) string {
+	t.Helper()
+	wx := http.NewServeMux()
+	wx.HandleFunc("GET /v1/search", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"results": []any{map[string]any{"name": r.URL.Query().Get("name"), "latitude": 52.5, "longitude": 13.4, "country_code": "DE", "timezone": "UTC"}}})
+	})
+	wx.HandleFunc("GET /v1/forecast", func(w http.ResponseWriter, r *http.Request) {
+		today := time.Now().UTC()
+		days := []string{today.Format(time.DateOnly), today.AddDate(0, 0, 1).Format(time.DateOnly)}
+		json.NewEncoder(w).Encode(map[string]any{"timezone": "UTC",
+			"current": map[string]any{"time": today.Format("2006-01-02T15:04"), "temperature_2m": 7.4, "weather_code": 3},
+			"daily":   map[string]any{"time": days, "weather_code": []int{3, 61}, "temperature_2m_max": []float64{9, 8}, "temperature_2m_min": []float64{3, 5}, "precipitation_probability_max": []int{10, 80}}})
+	})
+	srv := httptest.NewServer(wx)
+	t.Cleanup(srv.Close)
+	cfg := filepath.Join(t.TempDir(), "hark.toml")
+	if err := os.WriteFile(cfg, []byte("[weather]\nforecast_url = \""+srv.URL+"/v1/forecast\"\ngeocode_url = \""+srv.URL+"/v1/search\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// The weather asked with no home set asks back for the city, in the
+// conversation's language, and the next hark ask --continue takes the
+// city said alone or after its preposition as the answer.
+func TestAskContinueAnswersForWhichCity(t *testing.T) {
+	cfg := fakeWeather(t)
+	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + deadPort(t), "HOME": t.TempDir()})
+	for _, c := range []struct {
+		ask, asked, answer, want string // want: the answer begins so
+	}{
+		{"what's the weather", "For which city?", "Paris", "In Paris it's 7 degrees"},
+		{"what's the weather", "For which city?", "in Paris", "In Paris it's 7 degrees"},
+		{"wie ist das Wetter", "Für welche Stadt?", "Paris", "In Paris sind es 7 Grad"},
+		{"wie ist das Wetter", "Für welche Stadt?", "in Berlin", "In Berlin sind es 7 Grad"},
+		{"qué tiempo hace", "¿Para qué ciudad?", "en París", "En París"},
+		{"quel temps fait-il", "Pour quelle ville ?", "Paris", "À Paris"},
+	} {
+		dir := t.TempDir()
+		code, out, errOut := ask(t, getenv, "--config", cfg, "ask", "--data", dir, c.ask)
+		if code != 0 || !strings.HasPrefix(out, c.asked) {
+			t.Errorf("hark ask %q: code %d, stdout %q (stderr %q); want the question %q", c.ask, code, out, errOut, c.asked)
+			continue
+		}
+		code, out, errOut = ask(t, getenv, "--config", cfg, "ask", "--data", dir, "--continue", c.answer)
+		if code != 0 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("hark ask --continue %q after %q: code %d, stdout %q (stderr %q); want it to begin %q", c.answer, c.ask, code, out, errOut, c.want)
+		}
+	}
+}
+
+// A number said alone answers "For how long?" of a timer in minutes, in
+// each language; a length with its unit still counts in that unit.
+func TestAskContinueTakesABareNumberAsMinutes(t *testing.T) {
+	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + deadPort(t), "HOME": t.TempDir()})
+	for _, c := range []struct {
+		ask, answer, want string
+	}{
+		{"set a timer", "ten", "Timer set for 10 minutes.\n"},
+		{"set a timer", "10", "Timer set for 10 minutes.\n"},
+		{"set a timer", "5 minutes", "Timer set for 5 minutes.\n"},
+		{"set a timer", "30 seconds", "Timer set for 30 seconds.\n"},
+		{"stell einen Timer", "zehn", "Timer für 10 Minuten gestellt.\n"},
+		{"pon un temporizador", "diez", "Temporizador programado para 10 minutos.\n"},
+		{"mets un minuteur", "dix", "Minuteur réglé sur 10 minutes.\n"},
+	} {
+		dir := t.TempDir()
+		code, asked, errOut := ask(t, getenv, "ask", "--data", dir, c.ask)
+		if code != 0 {
+			t.Errorf("hark ask %q: code %d, stdout %q (stderr %q)", c.ask, code, asked, errOut)
+			continue
+		}
+		code, out, errOut := ask(t, getenv, "ask", "--data", dir, "--continue", c.answer)
+		if code != 0 || out != c.want {
+			t.Errorf("hark ask --continue %q after %q (asked %q): code %d, stdout %q (stderr %q); want %q", c.answer, c.ask, asked, code, out, errOut, c.want)
+		}
+	}
+}

@@ -125,6 +125,32 @@ func (r *Registry) andFollowUp(ctx context.Context, l locale.Lang, said string) 
 	return Route{Command: last.cmd, Claim: Claim{Arguments: args}, Refine: true}, true
 }
 
+// placeAnswer reads a short text that matches no request, said within the
+// refine window while the client's last call awaits a place ("For which
+// city?"), as that place: "Paris", "in Berlin", "en París".
+func (r *Registry) placeAnswer(ctx context.Context, l locale.Lang, said string) (Route, bool) {
+	r.mu.Lock()
+	last := r.last[ClientOf(ctx).ID]
+	r.mu.Unlock()
+	if last == nil || r.o.Now().Sub(last.at) > r.o.RefineWindow {
+		return Route{}, false
+	}
+	awaiting, _ := last.data["awaiting"].(string)
+	i := slices.IndexFunc(last.cmd.Parameters, func(p Parameter) bool { return p.Name == awaiting && p.Follow == Place })
+	if awaiting == "" || i < 0 {
+		return Route{}, false
+	}
+	words := strings.Fields(utterance.Normalize(said))
+	if len(words) > 1 && slices.Contains(l.FollowUp().Place, words[0]) {
+		words = words[1:]
+	}
+	whole := strings.Join(words, " ")
+	if len(words) == 0 || len(words) > 3 || hasDigit(words) || slices.Contains(wholeWords[l], whole) || slices.Contains(wholeWords[locale.English], whole) {
+		return Route{}, false // "no", "thanks": no city
+	}
+	return Route{Command: last.cmd, Claim: Claim{Arguments: merge(last.args, Args{awaiting: Titled(strings.Join(words, " "))})}, Refine: true}, true
+}
+
 func hasDigit(words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return strings.ContainsFunc(w, unicode.IsDigit) })
 }

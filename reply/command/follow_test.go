@@ -174,3 +174,45 @@ func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
 		t.Errorf("past the window: Decide = %q, want en", got)
 	}
 }
+
+// A call awaiting its place takes the place said next, alone or after its
+// preposition, in each language; a word that answers or controls, a
+// number, or a long sentence is no place.
+func TestPlaceAnswersTheQuestion(t *testing.T) {
+	now := clock
+	r := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
+	asked := func(context.Context, Call) (Response, error) {
+		return Response{Kind: Invalid, Spoken: "For which city?", Problems: []Problem{{Param: "location", Message: "no home"}}}, nil
+	}
+	r.Register(&Command{Name: "get_weather", Description: "d", Run: asked, Parameters: []Parameter{
+		{Name: "location", Type: "string", Follow: Place, Ask: "For which city?"}, {Name: "day", Type: "string", Default: "today", Follow: Day}}})
+	ctx := WithClient(t.Context(), Client{ID: "kitchen"})
+	weather, _ := r.Lookup("get_weather")
+	for _, c := range []struct {
+		lang locale.Lang
+		said string
+		want string // the location; "" for not taken
+	}{
+		{locale.English, "Paris", "Paris"},
+		{locale.English, "in new york", "New York"},
+		{locale.German, "in Berlin", "Berlin"},
+		{locale.Spanish, "en París", "París"},
+		{locale.French, "à Lyon", "Lyon"},
+		{locale.English, "no", ""},
+		{locale.German, "danke", ""},
+		{locale.English, "in 10", ""},
+		{locale.English, "i would rather not say that", ""},
+	} {
+		if resp := r.RunRoute(ctx, Route{Command: weather, Claim: Claim{Arguments: map[string]any{}}}, "weather"); resp.Kind != FollowUp {
+			t.Fatalf("asked %+v, want the question", resp)
+		}
+		rt, ok := r.placeAnswer(ctx, c.lang, c.said)
+		if got, _ := rt.Claim.Arguments["location"].(string); ok != (c.want != "") || got != c.want {
+			t.Errorf("%s %q: %v %q, want %q", c.lang, c.said, ok, got, c.want)
+		}
+	}
+	now = now.Add(time.Hour)
+	if _, ok := r.placeAnswer(ctx, locale.English, "Paris"); ok {
+		t.Errorf("Paris an hour after the question taken")
+	}
+}

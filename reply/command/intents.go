@@ -109,6 +109,9 @@ func (r *Registry) Understand(ctx context.Context, l locale.Lang, text string) U
 	o := r.matchOptions(ctx)
 	all := lang.RecognizeAll(text, o)
 	if len(all) == 0 {
+		if rt, ok := r.placeAnswer(ctx, l, text); ok {
+			return Understood{Route: rt, OK: true, Intent: "refine"}
+		}
 		return Understood{Reason: NoMatch}
 	}
 	if part := r.compoundPart(lang, l, all[0], o); part != "" {
@@ -385,13 +388,43 @@ func (r *Registry) Intents(ctx context.Context, l locale.Lang, text string) []st
 	if err != nil {
 		return nil
 	}
+	o := r.matchOptions(ctx)
 	var out []string
-	for _, res := range r.best(ctx, l, text, lang.RecognizeAll(text, r.matchOptions(ctx))) {
-		if !slices.Contains(out, res.Intent) {
+	for _, res := range r.best(ctx, l, text, lang.RecognizeAll(text, o)) {
+		if !slices.Contains(out, res.Intent) && !elsewhere(res, o.Lists) {
 			out = append(out, res.Intent)
 		}
 	}
 	return out
+}
+
+// placeSlot is the slot Home Assistant's templates fill with a place said
+// as free text, a zone ("who is [in] [the] {zone:state}").
+const placeSlot = "state"
+
+// elsewhere reports a match whose place, said as free text, is none the
+// house's lists name: no zone, room or floor ("who is the president of
+// France" is no question about who is where). Such a match tells nothing
+// of the request.
+func elsewhere(res intent.Result, lists map[string]*intent.List) bool {
+	s, ok := res.Slots[placeSlot]
+	if !ok || !s.Wildcard {
+		return false
+	}
+	find := func(list string) (intent.Value, bool) {
+		if lists[list] == nil {
+			return intent.Value{}, false
+		}
+		return lists[list].Find(s.Text)
+	}
+	if _, ok := find("area"); ok {
+		return false
+	}
+	if _, ok := find("floor"); ok {
+		return false
+	}
+	v, ok := find("name")
+	return !ok || v.Context["domain"] != "zone"
 }
 
 // best are the matches as good as the first of all (matches best first),
@@ -459,9 +492,10 @@ func hasFreeText(res intent.Result) bool {
 // model often hears a short German question as English. Under a guessed
 // language, a follow-up whose words tell no language ("und in Paris?":
 // "in" is English too) is in the conversation's: the language of the
-// call it follows, ctx's client's last within the refine window. A
-// language the household set is never overruled, so a box set to German
-// answers what it hears in German.
+// call it follows, ctx's client's last within the refine window, as is
+// the answer to a question that call asked ("in Berlin" to "Für welche
+// Stadt?"). A language the household set is never overruled, so a box
+// set to German answers what it hears in German.
 func (r *Registry) Decide(ctx context.Context, heard, text string, fallback locale.Lang, guessed bool) string {
 	if r == nil {
 		return locale.Decide(heard, text, fallback)
@@ -470,13 +504,26 @@ func (r *Registry) Decide(ctx context.Context, heard, text string, fallback loca
 		if l, ok := r.onlyMatch(ctx, text); ok {
 			return string(l)
 		}
-		if _, told := locale.Detect(text); guessed && !told {
-			if code := r.conversing(ClientOf(ctx).ID); code != "" {
+		if _, told := locale.Detect(text); guessed {
+			// An answer to the question the last call asked ("in
+			// Berlin" to "Für welche Stadt?") is in the question's
+			// language though its words may tell another.
+			if code := r.conversing(ClientOf(ctx).ID); code != "" && (!told || r.answers(ctx, locale.Lang(code), text)) {
 				return code
 			}
 		}
 	}
 	return locale.Decide(heard, text, fallback)
+}
+
+// answers reports whether text, in l, answers the place the client's last
+// call awaits.
+func (r *Registry) answers(ctx context.Context, l locale.Lang, text string) bool {
+	if _, ok := r.placeAnswer(ctx, l, text); !ok {
+		return false
+	}
+	lang, err := intent.Load(string(l))
+	return err == nil && len(lang.RecognizeAll(text, r.matchOptions(ctx))) == 0
 }
 
 // conversing is the language of client's conversation: that of its last

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/intent"
 )
 
 // TestFreeTextNotReadIsNoMatch: a match whose wildcard took words its
@@ -59,6 +60,41 @@ func TestFreeTextNotReadIsNoMatch(t *testing.T) {
 		}
 		if got := r.Intents(t.Context(), locale.English, tt.said); !slices.Equal(got, want) {
 			t.Errorf("%q: intents %q, want %q", tt.said, got, want)
+		}
+	}
+}
+
+type zoneHouse struct{}
+
+func (zoneHouse) Lists(context.Context) (map[string]*intent.List, error) {
+	return map[string]*intent.List{
+		"name": intent.NewList([]intent.Value{{Text: "Office", Out: "Office", Context: map[string]any{"domain": "zone"}},
+			{Text: "Lamp", Out: "Lamp", Context: map[string]any{"domain": "light"}}}),
+		"area": intent.NewList([]intent.Value{{Text: "Kitchen", Out: "Kitchen"}}),
+	}, nil
+}
+
+// A place said as free text ("who is [in] [the] {zone}") tells the
+// house's questions only when the house has a zone, room or floor of that
+// name: "who is the president of France" is no question of the house.
+func TestIntentsTakeOnlyTheHousesPlaces(t *testing.T) {
+	for _, c := range []struct {
+		lists Lister
+		lang  locale.Lang
+		say   string
+		want  bool // HassGetState among the intents
+	}{
+		{zoneHouse{}, locale.English, "who is in the office", true},
+		{zoneHouse{}, locale.English, "who is in the kitchen", true},
+		{zoneHouse{}, locale.German, "wer ist in der Küche", false},
+		{zoneHouse{}, locale.English, "who is the president of France", false},
+		{zoneHouse{}, locale.English, "who is in the lamp", false},
+		{zoneHouse{}, locale.German, "wer ist der Präsident von Frankreich", false},
+		{nil, locale.English, "who is in the office", false},
+	} {
+		r := NewRegistry(Options{Lists: c.lists})
+		if got := slices.Contains(r.Intents(t.Context(), c.lang, c.say), "HassGetState"); got != c.want {
+			t.Errorf("%s %q (lists %v): HassGetState %v, want %v", c.lang, c.say, c.lists != nil, got, c.want)
 		}
 	}
 }

@@ -56,6 +56,10 @@ func (r *Registry) refinement(client string, l locale.Lang, said string) (Route,
 				v = d
 			} else if f, n, ok := utterance.Number(words); ok && cued && n == len(words) && f > 0 {
 				v = inUnitOf(f, last.args.Duration(p.Name)) // "no, 15"
+			} else if ok && n == len(words) && f > 0 && last.data["awaiting"] == p.Name {
+				// "ten" answering "For how long?": minutes, the unit a
+				// length said alone is mostly meant in.
+				v = time.Duration(f * float64(time.Minute))
 			}
 		case Integer, Float:
 			if f, at, n, ok := utterance.FindNumber(words); ok && (cued || at == 0 && n == len(words)) {

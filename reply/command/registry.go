@@ -270,6 +270,13 @@ func (r *Registry) call(ctx context.Context, c *Command, raw map[string]any, tex
 	}
 	unset := r.o.Synced != nil && !r.o.Synced()
 	resp, err := c.Run(ctx, Call{Args: args, Utterance: text, Language: locale.LanguageOf(ctx), Now: r.Now(), ClockUnset: unset, Refines: refines})
+	if err == nil && resp.Kind == Invalid && len(resp.Problems) > 0 && !fromModel {
+		// What only the run finds missing ("For which city?" with no
+		// home set) is asked back as a missing argument is.
+		if asked, ok := r.askBack(ctx, c, args, resp.Problems[0]); ok {
+			return asked
+		}
+	}
 	if err != nil {
 		r.log.Warn("command failed", "command", c.Name, "err", err)
 		l := locale.Speaking(ctx)
@@ -328,18 +335,27 @@ func (r *Registry) checkSecrets(ctx context.Context, c *Command) (Response, bool
 // that instead and keeps the call for the answer to refine.
 func (r *Registry) invalid(ctx context.Context, c *Command, args Args, problems []Problem, fromModel bool) Response {
 	if !fromModel {
-		for _, p := range c.Parameters {
-			if p.Name != problems[0].Param || p.Ask == "" {
-				continue
-			}
-			data := map[string]any{"awaiting": p.Name}
-			r.mu.Lock()
-			r.last[ClientOf(ctx).ID] = &lastCall{cmd: c, args: args, data: data, at: r.o.Now(), lang: locale.LanguageOf(ctx)}
-			r.mu.Unlock()
-			return Response{Kind: FollowUp, Spoken: locale.Speaking(ctx).T(p.Ask), Data: data}
+		if asked, ok := r.askBack(ctx, c, args, problems[0]); ok {
+			return asked
 		}
 	}
 	return invalid(ctx, c, problems)
+}
+
+// askBack asks the question of the parameter problem is about, when it
+// has one, and keeps the call as the client's last, awaiting the answer.
+func (r *Registry) askBack(ctx context.Context, c *Command, args Args, problem Problem) (Response, bool) {
+	for _, p := range c.Parameters {
+		if p.Name != problem.Param || p.Ask == "" {
+			continue
+		}
+		data := map[string]any{"awaiting": p.Name}
+		r.mu.Lock()
+		r.last[ClientOf(ctx).ID] = &lastCall{cmd: c, args: args, data: data, at: r.o.Now(), lang: locale.LanguageOf(ctx)}
+		r.mu.Unlock()
+		return Response{Kind: FollowUp, Spoken: locale.Speaking(ctx).T(p.Ask), Data: data}, true
+	}
+	return Response{}, false
 }
 
 func invalid(ctx context.Context, c *Command, problems []Problem) Response {

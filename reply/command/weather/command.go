@@ -19,6 +19,10 @@ type Home interface {
 	SetHome(ctx context.Context, p Place) error
 }
 
+// askCity is asked when no place is said and no home is set; the city
+// said next answers it.
+var askCity = locale.Key("For which city? You can also set your home with: hark commands setup get_weather.")
+
 // Command is get_weather.
 func Command(c *Client, home Home) *command.Command {
 	return &command.Command{
@@ -26,7 +30,7 @@ func Command(c *Client, home Home) *command.Command {
 		Description: "Current weather or the forecast for up to a week, at home or a named place.",
 		Keywords:    []string{"weather", "rain", "temperature", "forecast", "cold", "hot"},
 		Parameters: []command.Parameter{
-			{Name: "location", Type: "string", Description: "city; omit for home", Follow: command.Place},
+			{Name: "location", Type: "string", Description: "city; omit for home", Follow: command.Place, Ask: askCity},
 			{Name: "day", Type: "string", Default: "today", Refinable: true, Follow: command.Day, Description: "today, tomorrow, a weekday or YYYY-MM-DD"},
 		},
 		Examples: []command.Example{{Utterance: "will it rain tomorrow in Paris", Arguments: map[string]any{"location": "Paris", "day": "tomorrow"}}},
@@ -60,7 +64,7 @@ func Command(c *Client, home Home) *command.Command {
 				if p, ok, err = home.Home(ctx); err != nil {
 					return failure(ctx, err, ""), nil
 				} else if !ok {
-					return command.Response{Kind: command.Invalid, Spoken: locale.Speaking(ctx).T("For which city? You can also set your home with: hark commands setup get_weather."),
+					return command.Response{Kind: command.Invalid, Spoken: locale.Speaking(ctx).T(askCity),
 						Problems: []command.Problem{{Param: "location", Message: "no location said and no home set"}}}, nil
 				}
 			}

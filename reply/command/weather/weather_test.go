@@ -144,8 +144,16 @@ func TestWeatherTemplatesLeaveOtherQuestions(t *testing.T) {
 func TestWeatherWithoutHomeAsksWhere(t *testing.T) {
 	om := newOpenMeteo(t)
 	r := registry(t, New(Options{ForecastURL: om.URL + "/v1/forecast", GeocodeURL: om.URL + "/v1/search"}), &home{})
-	if resp := ask(t, r, "what's the weather"); resp.Kind != command.Invalid || !strings.Contains(resp.Spoken, "For which city?") {
-		t.Errorf("resp %+v", resp)
+	if resp := ask(t, r, "what's the weather"); resp.Kind != command.FollowUp || !strings.Contains(resp.Spoken, "For which city?") {
+		t.Fatalf("resp %+v, want the question", resp)
+	}
+	// The city said next answers it.
+	if resp := ask(t, r, "Paris"); resp.Kind != command.Success || !strings.HasPrefix(resp.Spoken, "In Paris it's") {
+		t.Errorf("Paris after the question: %+v", resp)
+	}
+	// The model's call is told what is missing, and asks itself.
+	if resp := r.Call(t.Context(), "get_weather", map[string]any{}, "what's the weather"); resp.Kind != command.Invalid || !strings.Contains(resp.Spoken, "For which city?") {
+		t.Errorf("the model's call: %+v", resp)
 	}
 }
 
