@@ -33,6 +33,18 @@ func ParseHost(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("llm: host %q: scheme %q is not http or https", s, scheme)
 	}
 	hostport, path, _ := strings.Cut(hostport, "/")
+	if at := strings.LastIndex(hostport, "@"); at >= 0 {
+		shown := hostport[at+1:]
+		if user, _, secret := strings.Cut(hostport[:at], ":"); secret {
+			shown = user + ":…@" + shown
+		} else {
+			shown = user + "@" + shown
+		}
+		if explicit {
+			shown = scheme + "://" + shown
+		}
+		return nil, fmt.Errorf("llm: host %q: a user name or password in the address is not supported (Ollama reads none): give the server's address alone", shown)
+	}
 	host, p, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = "127.0.0.1"

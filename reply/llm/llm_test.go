@@ -342,3 +342,20 @@ func TestShowReadsTheModelsBound(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHostHidesAPassword: Ollama reads no user or password in its
+// address, and neither does Hark; an address written with them is refused
+// with an error that says so and never repeats the password, since the
+// error reaches the log, the status and the page.
+func TestParseHostHidesAPassword(t *testing.T) {
+	for _, in := range []string{"http://admin:hunter2@box.lan:11434", "admin:hunter2@box.lan", "https://admin:hunter2@box.lan/ollama", "http://admin@box.lan"} {
+		_, err := ParseHost(in)
+		if err == nil {
+			t.Errorf("ParseHost(%q): no error; want one saying a user and password are not read", in)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "hunter2") || !strings.Contains(msg, "box.lan") || !strings.Contains(msg, "user name") {
+			t.Errorf("ParseHost(%q) = %q: want the address named without its password, and the user info said to be the problem", in, msg)
+		}
+	}
+}
