@@ -181,6 +181,7 @@ var offline = []struct {
 	{"set an alarm at 8 every monday and wednesday", "set_alarm", map[string]any{"time": "8", "repeat": "monday wednesday"}},
 	{"wake me up at half past six in the morning", "set_alarm", map[string]any{"time": "half past six in the morning"}},
 	{"set an alarm for noon on saturday", "set_alarm", map[string]any{"time": "noon", "day": "saturday"}},
+	{"wake me up next monday at 8", "set_alarm", map[string]any{"time": "8", "day": "monday"}},
 	{"remind me to call mom at 5 pm", "set_reminder", map[string]any{"message": "call mom", "at": "5 pm"}},
 	{"remind me in 20 minutes to check the oven", "set_reminder", map[string]any{"message": "check the oven", "in": 20 * time.Minute}},
 	{"remind me tomorrow at 9 to water the plants", "set_reminder", map[string]any{"message": "water the plants", "at": "9", "day": "tomorrow"}},
