@@ -325,7 +325,7 @@ func reminder(rest string, links []string) string {
 }
 
 // whenLen is how many words at the start of words say when: "in 10
-// minutes", "tomorrow at 9 am", "on friday", "tonight".
+// minutes", "tomorrow at 9 am", "on friday", "next friday", "tonight".
 func whenLen(words []string) int {
 	n := 0
 	for n < len(words) {
@@ -342,8 +342,10 @@ func whenLen(words []string) int {
 			if n < len(words) && (words[n] == "am" || words[n] == "pm") {
 				n++
 			}
-		case w == "on" && n+1 < len(words) && isDay(words[n+1]):
+		case (w == "on" || w == "next") && n+1 < len(words) && isDay(words[n+1]):
 			n += 2
+		case w == "on" && n+2 < len(words) && words[n+1] == "next" && isDay(words[n+2]):
+			n += 3
 		default:
 			return n
 		}
