@@ -633,6 +633,8 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 			if i > 1 && words[i-1] == "next" && words[i-2] == "on" {
 				used[i-2] = true
 			}
+		case i+1 < len(words) && words[i+1] == "at" && used[i+1] && isWeekday(w) && !strings.HasSuffix(w, "s"): // "monday at 9", not "mondays"
+			args["day"], used[i] = w, true
 		}
 	}
 	return args, used

@@ -187,6 +187,8 @@ var offline = []struct {
 	{"remind me tomorrow at 9 to water the plants", "set_reminder", map[string]any{"message": "water the plants", "at": "9", "day": "tomorrow"}},
 	{"remind me next monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
 	{"remind me on friday at 10 to buy bread", "set_reminder", map[string]any{"message": "buy bread", "at": "10", "day": "friday"}},
+	{"remind me monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
+	{"remind me to buy monday's paper", "set_reminder", map[string]any{"message": "buy monday's paper"}},
 	{"remind me to take out the trash tonight", "set_reminder", map[string]any{"message": "take out the trash", "day": "tonight", "at": "20:00"}},
 	{"set a reminder to buy milk in an hour", "set_reminder", map[string]any{"message": "buy milk", "in": time.Hour}},
 	{"what are my reminders", "list_reminders", map[string]any{"kind": "reminders"}},
