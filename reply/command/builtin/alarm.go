@@ -562,7 +562,9 @@ func readReminder(text string) (command.Claim, bool) {
 		return noClaim, false
 	}
 	words := tonightAfter(utterance.Words(rest))
-	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(repeatWords, w) }) {
+	if slices.ContainsFunc(words, func(w string) bool {
+		return slices.Contains(repeatWords, w) || isWeekday(w) && strings.HasSuffix(w, "s") // "on mondays"
+	}) {
 		return noClaim, false // the schedule keeps one-off reminders: the model says so
 	}
 	args, used := readWhen(words)
