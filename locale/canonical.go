@@ -311,21 +311,21 @@ func reminder(rest string, links []string) string {
 		if slices.Contains(links, msg[0]) && len(msg) > 1 {
 			msg = msg[1:]
 		}
-		return "remind me " + strings.Join(words[:n], " ") + " to " + strings.Join(msg, " ")
+		return "remind me " + onDays(words[:n]) + " to " + strings.Join(msg, " ")
 	}
 	if len(words) > 0 && slices.Contains(links, words[0]) {
 		words = words[1:]
 	}
 	for i := 1; i < len(words); i++ { // the message first, then the time
 		if whenLen(words[i:]) == len(words)-i {
-			return "remind me " + strings.Join(words[i:], " ") + " to " + strings.Join(words[:i], " ")
+			return "remind me " + onDays(words[i:]) + " to " + strings.Join(words[:i], " ")
 		}
 	}
 	return ""
 }
 
 // whenLen is how many words at the start of words say when: "in 10
-// minutes", "tomorrow at 9 am", "on friday", "tonight".
+// minutes", "tomorrow at 9 am", "on friday", "next friday", "tonight".
 func whenLen(words []string) int {
 	n := 0
 	for n < len(words) {
@@ -342,13 +342,30 @@ func whenLen(words []string) int {
 			if n < len(words) && (words[n] == "am" || words[n] == "pm") {
 				n++
 			}
-		case w == "on" && n+1 < len(words) && isDay(words[n+1]):
+		case (w == "on" || w == "next") && n+1 < len(words) && isDay(words[n+1]):
 			n += 2
+		case w == "on" && n+2 < len(words) && words[n+1] == "next" && isDay(words[n+2]):
+			n += 3
+		case isDay(w) && n+1 < len(words) && words[n+1] == "at": // "lundi à 9 heures", said without "le"
+			n++
 		default:
 			return n
 		}
 	}
 	return n
+}
+
+// onDays joins the words of a time, with "on" before a day said bare
+// ("monday at 9" is "on monday at 9"), as the English reader takes it.
+func onDays(when []string) string {
+	var out []string
+	for i, w := range when {
+		if isDay(w) && (i == 0 || when[i-1] != "on" && when[i-1] != "next") {
+			out = append(out, "on")
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }
 
 func isDay(w string) bool {

@@ -65,6 +65,8 @@ func init() {
 			phrase(`(?:de )?(?:entre semana|los días laborables|días de semana)|de lunes a viernes`, "on weekdays"),
 			phrase(`todos los días|cada día|diario|diariamente`, "every day"),
 			phrase(`(?:todos los|cada) (lunes|martes|miércoles|jueves|viernes|sábados?|domingos?)`, "every $1"),
+			phrase(`(?:el )?(?:próximo|proximo) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "next $1"),
+			phrase(`(?:el )?(lunes|martes|miércoles|jueves|viernes|sábado|domingo) (?:que viene|próximo|proximo)`, "next $1"),
 			phrase(`el (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "on $1"),
 			phrase(`(?:del|de los) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)s?`, "on $1"), // "la alarma de los lunes"
 			phrase(`(?:en|dentro de) (\d+(?:\.\d+)?) (segundos?|minutos?|horas?|días?)`, "in $1 $2"),

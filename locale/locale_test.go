@@ -196,6 +196,36 @@ func TestAtNight(t *testing.T) {
 	}
 }
 
+// TestNextWeekday: the words that name a weekday to come ("nächsten
+// Montag", "el próximo lunes", "lundi prochain") read as English "next
+// monday", as DaySaid reads them; a weekday said without them is "on
+// monday" still.
+func TestNextWeekday(t *testing.T) {
+	for l, cases := range map[Lang][]struct{ said, want string }{
+		German: {
+			{"nächsten Montag um 8", "next monday at 8"}, {"für nächsten Montag um 8 Uhr", "für next monday at 8"},
+			{"am nächsten Freitag", "next friday"}, {"kommenden Sonntag", "next sunday"}, {"diesen Mittwoch", "next wednesday"},
+			{"am Montag um 8", "on monday at 8"}, {"montags", "mondays"}, {"die nächste Woche", "die nächste woche"},
+		},
+		Spanish: {
+			{"el próximo lunes a las 8", "next monday at 8"}, {"el proximo martes", "next tuesday"},
+			{"el lunes que viene a las 7", "next monday at 7"}, {"el viernes próximo", "next friday"},
+			{"el lunes a las 8", "on monday at 8"}, {"todos los lunes", "every monday"}, {"la próxima semana", "la próxima semana"},
+		},
+		French: {
+			{"lundi prochain à 8 heures", "next monday at 8"}, {"le vendredi qui vient", "next friday"},
+			{"ce samedi", "next saturday"}, {"lundi à 8 heures", "monday at 8"}, {"du lundi", "on monday"},
+			{"la semaine prochaine", "la semaine prochaine"},
+		},
+	} {
+		for _, c := range cases {
+			if got := l.Quantities(c.said); got != c.want {
+				t.Errorf("%s %q = %q, want %q", l, c.said, got, c.want)
+			}
+		}
+	}
+}
+
 // TestNoonAndMidnight: a time said from noon or midnight, a quarter, a
 // half or some minutes after or before it, reads as the English clock
 // reads it without doubt: "minuit et demie" is 0:30, "midi moins le

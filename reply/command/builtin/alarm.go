@@ -562,7 +562,9 @@ func readReminder(text string) (command.Claim, bool) {
 		return noClaim, false
 	}
 	words := tonightAfter(utterance.Words(rest))
-	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(repeatWords, w) }) {
+	if slices.ContainsFunc(words, func(w string) bool {
+		return slices.Contains(repeatWords, w) || isWeekday(w) && strings.HasSuffix(w, "s") // "on mondays"
+	}) {
 		return noClaim, false // the schedule keeps one-off reminders: the model says so
 	}
 	args, used := readWhen(words)
@@ -597,7 +599,8 @@ var noAnswers = []string{"no", "nothing", "never mind", "nevermind", "stop", "ca
 var repeatWords = []string{"every", "everyday", "daily", "weekly", "nightly", "hourly"}
 
 // readWhen reads when a reminder is due from its words: after a while ("in
-// 20 minutes"), at a time of day, on a day. used marks the words it took.
+// 20 minutes"), at a time of day, on a day ("tomorrow", "on friday", "next
+// friday"). used marks the words it took.
 func readWhen(words []string) (args map[string]any, used []bool) {
 	used = make([]bool, len(words))
 	args = map[string]any{}
@@ -627,8 +630,13 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 			if w == "tonight" && !args2has(args, "at") {
 				args["at"] = "20:00"
 			}
-		case i > 0 && words[i-1] == "on" && isWeekday(w):
+		case i > 0 && (words[i-1] == "on" || words[i-1] == "next") && isWeekday(w): // "next monday" is the coming one
 			args["day"], used[i], used[i-1] = w, true, true
+			if i > 1 && words[i-1] == "next" && words[i-2] == "on" {
+				used[i-2] = true
+			}
+		case i+1 < len(words) && words[i+1] == "at" && used[i+1] && isWeekday(w) && !strings.HasSuffix(w, "s"): // "monday at 9", not "mondays"
+			args["day"], used[i] = w, true
 		}
 	}
 	return args, used

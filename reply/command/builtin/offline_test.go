@@ -181,9 +181,14 @@ var offline = []struct {
 	{"set an alarm at 8 every monday and wednesday", "set_alarm", map[string]any{"time": "8", "repeat": "monday wednesday"}},
 	{"wake me up at half past six in the morning", "set_alarm", map[string]any{"time": "half past six in the morning"}},
 	{"set an alarm for noon on saturday", "set_alarm", map[string]any{"time": "noon", "day": "saturday"}},
+	{"wake me up next monday at 8", "set_alarm", map[string]any{"time": "8", "day": "monday"}},
 	{"remind me to call mom at 5 pm", "set_reminder", map[string]any{"message": "call mom", "at": "5 pm"}},
 	{"remind me in 20 minutes to check the oven", "set_reminder", map[string]any{"message": "check the oven", "in": 20 * time.Minute}},
 	{"remind me tomorrow at 9 to water the plants", "set_reminder", map[string]any{"message": "water the plants", "at": "9", "day": "tomorrow"}},
+	{"remind me next monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
+	{"remind me on friday at 10 to buy bread", "set_reminder", map[string]any{"message": "buy bread", "at": "10", "day": "friday"}},
+	{"remind me monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
+	{"remind me to buy monday's paper", "set_reminder", map[string]any{"message": "buy monday's paper"}},
 	{"remind me to take out the trash tonight", "set_reminder", map[string]any{"message": "take out the trash", "day": "tonight", "at": "20:00"}},
 	{"set a reminder to buy milk in an hour", "set_reminder", map[string]any{"message": "buy milk", "in": time.Hour}},
 	{"what are my reminders", "list_reminders", map[string]any{"kind": "reminders"}},
@@ -297,6 +302,7 @@ func TestOfflineLeavesTheRestToTheModel(t *testing.T) {
 		// so none is set once with "every day" in its message.
 		"remind me every day at 8 to take my pills", "remind me to water the plants every Sunday at 10",
 		"remind me daily at 9 pm to lock the door",
+		"remind me mondays at 9 to call the doctor", "remind me on fridays at 10 to buy bread",
 		// Two requests: a length of time joined by "and" is one, these are two.
 		"remind me in 10 minutes to call mom and set a timer for 5 minutes",
 	} {
