@@ -31,7 +31,10 @@ import (
 // record is deleted once the reply's answer is out to the node (its
 // exchange is in the conversation's history by then), so that a center
 // stopping as it answers leaves it for the request asked again; one whose
-// answer never went out lapses after turnLifetime.
+// answer never went out lapses after turnLifetime. The record is kept in
+// clear: a result that reveals a secret the household asked for (a
+// password recalled from the sealed memory) is never written to it; such
+// a call only reads, and runs again when the request is asked again.
 
 // turnPrefix is where the records of the replies under way are kept, by
 // node: center/turn/NODE/HASH.
@@ -214,7 +217,7 @@ func recorded(c *command.Command) *command.Command {
 		}
 		tr.begun() // a tool acts: the reply stopped from now on is cut short
 		r, err := do(ctx, call)
-		if err == nil {
+		if err == nil && len(r.Reveal) == 0 {
 			tr.led.ran(ctx, k.Name, args, r)
 		}
 		return r, err

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -404,3 +406,130 @@ func (f *frozen) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// TestLedgerKeepsNoSecretItRevealed: a household asks for its Wi-Fi
+// password, kept sealed in the center's memory, and the center loses its
+// power as it answers. The record of the reply's tools, in clear on the
+// card until the request is asked again or lapses, must not hold the
+// secret the recall revealed: asked again, the recall (which changes
+// nothing) runs again instead, while the note the same reply kept is
+// still answered from the record, not kept twice.
+func TestLedgerKeepsNoSecretItRevealed(t *testing.T) {
+	const secret = "hunter2-Tango-42"
+	mem := &sealedWatch{memSettings: newMemSettings()}
+	keys := NewKeys(mem)
+	cred, err := keys.Add(t.Context(), "kitchen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var noted, recalled atomic.Int32
+	note := &command.Command{Name: "note", Description: "Keeps a fact.",
+		Parameters: []command.Parameter{{Name: "fact", Type: "string", Required: true}},
+		Run: func(context.Context, command.Call) (command.Response, error) {
+			noted.Add(1)
+			return command.Said("Noted.", nil), nil
+		}}
+	recall := &command.Command{Name: "note", Description: "Recalls a fact.",
+		Parameters: []command.Parameter{{Name: "fact", Type: "string", Required: true}},
+		Run: func(context.Context, command.Call) (command.Response, error) {
+			recalled.Add(1)
+			r := command.Said("Your wifi password is "+secret+".", map[string]any{"facts": []string{"my wifi password is " + secret}})
+			r.Reveal = []string{secret}
+			return r, nil
+		}}
+	recall.Name = "recall"
+	center := func() *Server {
+		srv, err := NewServer(Options{Keys: keys, ServerTools: func(*time.Location) []*command.Command { return []*command.Command{note, recall} },
+			Engine: func(Conversation) (*reply.Engine, error) { return nil, errors.New("unused") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.engines = func(c Conversation) (engine, error) { return recalling{c.Commands}, nil }
+		return srv
+	}
+	const body = `{"voice_command": "note that I asked, and what is my wifi password", "conversation_id": "kitchen-1"}`
+	ask := func(srv *Server, w http.ResponseWriter) {
+		req := httptest.NewRequest(http.MethodPost, PathCommand, strings.NewReader(body))
+		req.Header.Set("X-API-Key", cred)
+		srv.Handler().ServeHTTP(w, req)
+	}
+
+	first := center()
+	lost := &frozen{header: http.Header{}, reached: make(chan struct{}), thaw: make(chan struct{})}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		ask(first, lost)
+	}()
+	<-lost.reached // the power goes as the answer is written
+	if keys, _ := mem.Keys(t.Context(), turnPrefix); len(keys) != 1 {
+		t.Fatalf("records of replies as the power goes: %q; want the one of this reply", keys)
+	}
+
+	again := center()
+	rec := httptest.NewRecorder()
+	ask(again, rec)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), secret) {
+		t.Errorf("the request asked again: %d %s; want the answer with the password", rec.Code, rec.Body)
+	}
+	if n := noted.Load(); n != 1 {
+		t.Errorf("the note was kept %d times; want once", n)
+	}
+	if n := recalled.Load(); n != 2 {
+		t.Errorf("the recall ran %d times; want twice (its result is not kept)", n)
+	}
+	close(lost.thaw)
+	<-answered
+	for _, srv := range []*Server{first, again} {
+		if err := srv.Close(t.Context()); err != nil {
+			t.Error(err)
+		}
+	}
+	for key, b := range mem.everWritten() {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("the store was written %s holding the revealed secret: %s", key, b)
+		}
+	}
+}
+
+// sealedWatch is a store that remembers every value ever written to it,
+// deleted or not: what a card may still hold.
+type sealedWatch struct {
+	*memSettings
+	mu  sync.Mutex
+	all map[string][]byte
+}
+
+func (s *sealedWatch) Set(ctx context.Context, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.all == nil {
+		s.all = map[string][]byte{}
+	}
+	s.all[key+"#"+strconv.Itoa(len(s.all))] = b
+	s.mu.Unlock()
+	return s.memSettings.Set(ctx, key, v)
+}
+
+func (s *sealedWatch) everWritten() map[string][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.all)
+}
+
+// recalling is a conversation's engine whose reply notes what it heard
+// with the center's tool note, then recalls a secret with recall, and
+// says what recall said.
+type recalling struct{ reg *command.Registry }
+
+func (e recalling) Reply(ctx context.Context, q reply.Query, say func(string)) (reply.Result, error) {
+	e.reg.Call(ctx, "note", map[string]any{"fact": q.Text}, q.Text)
+	r := e.reg.Call(ctx, "recall", map[string]any{"fact": "wifi password"}, q.Text)
+	say(r.Spoken)
+	return reply.Result{Sentences: []string{r.Spoken}, Text: r.Spoken}, nil
+}
+
+func (recalling) Close() {}
