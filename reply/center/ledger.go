@@ -41,9 +41,12 @@ import (
 const turnPrefix = "center/turn/"
 
 // turnLifetime bounds how long a request is taken for the same one asked
-// again: longer than a node keeps a conversation going without a word (a
-// Hark node's lapse, minutes; a Jarvis node's single question).
-const turnLifetime = time.Hour
+// again, and so how long the record of what its tools did stays on the
+// card after a reply cut short: a node asks again at once, a household
+// within minutes of the center coming back, and a quarter of an hour
+// covers both; the record is not kept longer than a private speaker
+// needs it.
+const turnLifetime = 15 * time.Minute
 
 // turnKey is where the record of the reply to text, in conversation of
 // node, is kept. Case and spacing do not make another request.

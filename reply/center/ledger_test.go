@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/harkbox/hark/reply"
@@ -533,3 +534,50 @@ func (e recalling) Reply(ctx context.Context, q reply.Query, say func(string)) (
 }
 
 func (recalling) Close() {}
+
+// TestRecordLeftByAPowerCutLapsesSoon: the center comes back after a
+// power cut that left the record of a reply's tools, a minute old. It is
+// kept while the household may still ask again (a node at once, a person
+// within minutes), and gone a quarter of an hour later: the card does
+// not keep what the tools did for an hour or two after nobody needs it.
+func TestRecordLeftByAPowerCutLapsesSoon(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := newMemSettings()
+		srv, err := NewServer(Options{Keys: NewKeys(mem),
+			Engine: func(Conversation) (*reply.Engine, error) { return nil, errors.New("unused") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := turnKey("kitchen", "kitchen-1", "what is on the shopping list")
+		rec := turnRecord{Node: "kitchen", Conversation: "kitchen-1", At: time.Now().Add(-time.Minute),
+			Calls: []made{{Name: "shopping_list", Done: true, Result: command.Said("Eggs and milk.", nil)}}}
+		if err := mem.Set(t.Context(), key, rec); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		expired := make(chan struct{})
+		go func() {
+			defer close(expired)
+			srv.Expire(ctx)
+		}()
+		left := func() int {
+			keys, err := mem.Keys(t.Context(), turnPrefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(keys)
+		}
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		if n := left(); n != 1 {
+			t.Errorf("five minutes after the restart: %d records; want the one, for the request asked again", n)
+		}
+		time.Sleep(15 * time.Minute)
+		synctest.Wait()
+		if n := left(); n != 0 {
+			t.Errorf("twenty minutes after the restart: %d records; want none", n)
+		}
+		cancel()
+		<-expired
+	})
+}

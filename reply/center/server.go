@@ -462,9 +462,11 @@ func (sess *session) current() *run {
 	return sess.turn
 }
 
-// Expire ends conversations unused for the lapse, and deletes the
-// records of whose each conversation is once they guard nothing (at its
-// first look, then hourly), until ctx is done; Close ends the others.
+// Expire ends conversations unused for the lapse, deletes the records of
+// replies past turnLifetime at each look (every quarter of the lapse),
+// and deletes the records of whose each conversation is once they guard
+// nothing (at its first look, then hourly), until ctx is done; Close
+// ends the others.
 func (s *Server) Expire(ctx context.Context) {
 	t := time.NewTicker(max(s.o.Lapse/4, time.Second))
 	defer t.Stop()
@@ -480,6 +482,8 @@ func (s *Server) Expire(ctx context.Context) {
 		if now.Sub(swept) >= sweepEvery {
 			s.sweep(ctx, now)
 			swept = now
+		} else {
+			s.lapseTurns(ctx, now)
 		}
 	}
 }
@@ -489,7 +493,8 @@ func (s *Server) Expire(ctx context.Context) {
 const sweepEvery = time.Hour
 
 // sweep deletes the records kept for conversations that guard nothing as
-// of now (see Keys.lapse); an open conversation's are kept.
+// of now (see Keys.lapse), an open conversation's kept, and those of
+// replies past turnLifetime.
 func (s *Server) sweep(ctx context.Context, now time.Time) {
 	s.mu.Lock()
 	open := make(map[string]bool, len(s.sessions))
@@ -504,9 +509,14 @@ func (s *Server) sweep(ctx context.Context, now time.Time) {
 	if n > 0 {
 		s.log.Info("records of conversations lapsed", "deleted", n)
 	}
-	n, err = lapseTurns(ctx, s.o.Keys.s, now)
+	s.lapseTurns(ctx, now)
+}
+
+// lapseTurns deletes the records of replies past turnLifetime as of now.
+func (s *Server) lapseTurns(ctx context.Context, now time.Time) {
+	n, err := lapseTurns(ctx, s.o.Keys.s, now)
 	if err != nil && ctx.Err() == nil {
-		s.log.Warn("lapsing the records of replies failed; the next sweep tries again", "err", err)
+		s.log.Warn("lapsing the records of replies failed; the next look tries again", "err", err)
 	}
 	if n > 0 {
 		s.log.Info("records of replies that never ended lapsed", "deleted", n)
