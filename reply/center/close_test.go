@@ -367,3 +367,79 @@ func noteTool() *command.Command {
 			return command.Said("Noted.", nil), nil
 		}}
 }
+
+// TestANodeHoldsABoundedNumberOfConversations: a node (or whoever stole
+// its key) starts conversation after conversation, each with its engine
+// and client tools in the center's memory, faster than they lapse. It
+// holds PerNode at once: a new one ends the node's conversation used
+// least recently that has no reply under way (its history stays in the
+// store), and while every one of them answers, a new one is refused
+// (429). Another node's conversations are not touched.
+func TestANodeHoldsABoundedNumberOfConversations(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, cred, engines := lingeringCenter(t)
+		srv.o.PerNode = 3
+		other, err := srv.o.Keys.Add(t.Context(), "hall")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := srv.Handler()
+		start := func(cred, conv string) int {
+			code, _ := post(h, cred, PathStart, `{"conversation_id": "`+conv+`"}`)
+			return code
+		}
+		codes := make(chan int, 3)
+		ask := func(conv string) {
+			go func() {
+				code, _ := post(h, cred, PathCommand, `{"voice_command": "how long do eggs take", "conversation_id": "`+conv+`"}`)
+				codes <- code
+			}()
+			synctest.Wait()
+		}
+		closed := func() (ids []string) {
+			for _, e := range engines() {
+				e.mu.Lock()
+				if e.closed {
+					ids = append(ids, e.conv)
+				}
+				e.mu.Unlock()
+			}
+			return ids
+		}
+		if code := start(other, "hall-1"); code != http.StatusOK {
+			t.Fatalf("the hall's start: %d", code)
+		}
+		for _, conv := range []string{"kitchen-1", "kitchen-2", "kitchen-3"} {
+			if code := start(cred, conv); code != http.StatusOK {
+				t.Fatalf("start %s: %d", conv, code)
+			}
+			time.Sleep(time.Second)
+		}
+		ask("kitchen-1") // the oldest answers: it stays
+		if code := start(cred, "kitchen-4"); code != http.StatusOK {
+			t.Fatalf("start kitchen-4: %d", code)
+		}
+		synctest.Wait()
+		if got, want := closed(), []string{"kitchen-2"}; !slices.Equal(got, want) {
+			t.Errorf("conversations ended by the fourth: %q; want %q, the least recently used without a reply under way", got, want)
+		}
+		if n := srv.Conversations(); n != 4 {
+			t.Errorf("%d conversations open; want the kitchen's 3 and the hall's", n)
+		}
+		ask("kitchen-3")
+		ask("kitchen-4")
+		if code := start(cred, "kitchen-5"); code != http.StatusTooManyRequests {
+			t.Errorf("a start while the node's every conversation answers: %d; want 429", code)
+		}
+		if n := srv.Conversations(); n != 4 {
+			t.Errorf("%d conversations open after the refused start; want 4", n)
+		}
+		if err := srv.Close(t.Context()); err != nil {
+			t.Error(err)
+		}
+		for range 3 {
+			<-codes
+		}
+		checkEngines(t, engines())
+	})
+}

@@ -62,6 +62,10 @@ type Options struct {
 	// Rate and Burst limit each node's requests; defaults 5/s and 20.
 	Rate  float64
 	Burst int
+	// PerNode bounds the conversations a node holds open at once, each
+	// with its engine and client tools in memory; default 16. A new one
+	// ends the node's least recently used that has no reply under way.
+	PerNode int
 	// Media is what the center does for nodes too small to do it
 	// themselves; each part may be nil, and its endpoints then answer 503.
 	Media Media
@@ -122,6 +126,9 @@ func NewServer(o Options) (*Server, error) {
 	}
 	if o.Burst == 0 {
 		o.Burst = 20
+	}
+	if o.PerNode == 0 {
+		o.PerNode = 16
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -347,8 +354,19 @@ func (s *Server) session(ctx context.Context, id string, node NodeInfo, nc NodeC
 		}
 		return cur, 0, ""
 	}
+	room, full := s.room(node.ID, id)
+	if full {
+		s.mu.Unlock()
+		sess.end()
+		s.log.Warn("a node's every conversation is answering: another is refused", "conversation", id, "node", node.ID, "open", s.o.PerNode)
+		return nil, http.StatusTooManyRequests, fmt.Sprintf("node %s has %d conversations answering; let one end first", node.ID, s.o.PerNode)
+	}
 	s.sessions[id] = sess
 	s.mu.Unlock()
+	if room != nil {
+		room.end()
+		s.log.Info("conversation ended for the node's newer one", "conversation", room.id, "node", node.ID, "open", s.o.PerNode)
+	}
 	if old != nil {
 		old.end()
 		s.log.Info("conversation started again: its tools are replaced", "conversation", id, "node", node.ID, "client_tools", len(tools))
@@ -356,6 +374,43 @@ func (s *Server) session(ctx context.Context, id string, node NodeInfo, nc NodeC
 		s.log.Info("conversation started", "conversation", id, "node", node.ID, "client_tools", len(tools))
 	}
 	return sess, 0, ""
+}
+
+// room makes room for conversation id of node among the node's open
+// conversations: when they are PerNode already (id aside), it takes the
+// one used least recently with no reply under way (one waiting for the
+// answer to its question last) out of the server's, for the caller to end
+// once s.mu is released; full reports that every one has a reply under
+// way. The caller holds s.mu.
+func (s *Server) room(node, id string) (out *session, full bool) {
+	n := 0
+	var pick *session
+	var pickAsked bool
+	var pickUsed time.Time
+	for cid, sess := range s.sessions {
+		if sess.node != node || cid == id {
+			continue
+		}
+		n++
+		sess.mu.Lock()
+		busy := sess.turn != nil || sess.held != nil
+		asked, used := sess.asked != "", sess.used
+		sess.mu.Unlock()
+		if busy {
+			continue
+		}
+		if pick == nil || !asked && pickAsked || asked == pickAsked && used.Before(pickUsed) {
+			pick, pickAsked, pickUsed = sess, asked, used
+		}
+	}
+	switch {
+	case n < s.o.PerNode:
+		return nil, false
+	case pick == nil:
+		return nil, true
+	}
+	delete(s.sessions, pick.id)
+	return pick, false
 }
 
 // open makes a conversation's session: its zone, its room, its tools and
