@@ -2,7 +2,10 @@ package center
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -21,20 +24,46 @@ const toolsPrefix = "center/tools/"
 // registered is a node's last conversation start's client tools, as kept.
 type registered struct {
 	Tools []Tool    `json:"tools"`
-	At    time.Time `json:"at"` // when the node registered them
+	At    time.Time `json:"at"` // when the node first registered them
 }
 
-// keepTools keeps tools as the ones node last registered; failing, the
-// conversation goes on, and only one made anew after a restart would find
-// fewer tools.
+// keptTools are the digests of the tools the server kept for each node,
+// so that the same tools sent again (a Jarvis node sends them with every
+// request, up to StartLimit) are not written again.
+type keptTools struct {
+	mu   sync.Mutex // held across a write, so that the digest is the store's
+	sums map[string][sha256.Size]byte
+}
+
+// keepTools keeps tools as the ones node last registered, unless they are
+// those it kept last; failing, the conversation goes on, and only one
+// made anew after a restart would find fewer tools.
 func (s *Server) keepTools(ctx context.Context, node string, tools []Tool) {
 	rec := registered{Tools: tools, At: time.Now()}
 	if rec.Tools == nil {
 		rec.Tools = []Tool{}
 	}
-	if err := s.o.Keys.s.Set(context.WithoutCancel(ctx), toolsPrefix+node, rec); err != nil {
+	b, err := json.Marshal(rec.Tools)
+	if err != nil {
 		s.log.Warn("keeping the node's client tools failed; a conversation made anew after a restart has none", "node", node, "err", err)
+		return
 	}
+	sum := sha256.Sum256(b)
+	k := &s.keptTools
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if last, ok := k.sums[node]; ok && last == sum {
+		return
+	}
+	if err := s.o.Keys.s.Set(context.WithoutCancel(ctx), toolsPrefix+node, rec); err != nil {
+		delete(k.sums, node)
+		s.log.Warn("keeping the node's client tools failed; a conversation made anew after a restart has none", "node", node, "err", err)
+		return
+	}
+	if k.sums == nil {
+		k.sums = map[string][sha256.Size]byte{}
+	}
+	k.sums[node] = sum
 }
 
 // lastTools are the client tools node last registered, or none.

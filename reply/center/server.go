@@ -83,11 +83,12 @@ type Server struct {
 	// engines builds a conversation's engine: Options.Engine's.
 	engines func(Conversation) (engine, error)
 
-	mu       sync.Mutex
-	sessions map[string]*session
-	expired  map[string]time.Time // conversation ids that lapsed, and when
-	limits   map[string]*rate.Limiter
-	guesses  guesses // wrong keys, by source address
+	mu        sync.Mutex
+	sessions  map[string]*session
+	expired   map[string]time.Time // conversation ids that lapsed, and when
+	limits    map[string]*rate.Limiter
+	guesses   guesses // wrong keys, by source address
+	keptTools keptTools
 
 	zonesWarned warnedZones // time zones a node sent that the center cannot read
 	greeted     atomic.Uint64
