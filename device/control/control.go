@@ -176,6 +176,13 @@ type Update struct {
 	Percent int  `json:"percent"`
 }
 
+// socketIdle is how long the socket keeps a connection idle after its
+// request, and socketHeader bounds a request's headers: the hark commands
+// send a few hundred bytes.
+var socketIdle = 2 * time.Minute
+
+const socketHeader = 16 << 10
+
 // Serve listens on the unix socket at path (replacing a stale one) and
 // serves h until ctx is done. The socket file is readable and writable by
 // the owner and group only, and every connection carries its peer's
@@ -197,7 +204,7 @@ func Serve(ctx context.Context, path string, h http.Handler, log *slog.Logger) e
 		ln.Close()
 		return fmt.Errorf("control: socket %s: %w", path, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ConnContext: peerIdentity,
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: socketIdle, MaxHeaderBytes: socketHeader, ConnContext: peerIdentity,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go func() {
 		<-ctx.Done()

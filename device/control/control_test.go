@@ -1,9 +1,14 @@
 package control
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -143,5 +148,47 @@ func TestCanAnswer(t *testing.T) {
 		if a.Can != "yes" && a.Todo == "" {
 			t.Errorf("%s: no word on what to do", tc.name)
 		}
+	}
+}
+
+// TestSocketBoundsHeadersAndIdleConnections: a program of the daemon's
+// group is a client like any other; the socket's server bounds what one
+// connection holds: a request's headers (a few KiB, not Go's default MiB)
+// and a connection left idle after its request.
+func TestSocketBoundsHeadersAndIdleConnections(t *testing.T) {
+	was := socketIdle
+	socketIdle = 300 * time.Millisecond
+	defer func() { socketIdle = was }()
+	path := serve(t, &fakeBox{})
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-Pad: %s\r\n\r\n", strings.Repeat("p", 64<<10))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a request with 64 KiB of headers: %d; want 431", resp.StatusCode)
+	}
+
+	idle, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	br := bufio.NewReader(idle)
+	fmt.Fprint(idle, "GET /api/v1/status HTTP/1.1\r\nHost: x\r\n\r\n")
+	if resp, err = http.ReadResponse(br, nil); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Errorf("a connection idle after its request: %v; want it closed by the server (EOF)", err)
 	}
 }
