@@ -238,7 +238,14 @@ func (c *Client) send(ctx context.Context, method, path, ctype string, body []by
 		return &StatusError{Code: resp.StatusCode, Message: e.Error}
 	}
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), NDJSON) {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+		switch {
+		case err != nil:
+			return fmt.Errorf("center: %s: %w", path, err)
+		case len(raw) > maxAnswer:
+			return fmt.Errorf("center: %s: the answer is over %d bytes", path, maxAnswer)
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
 			return fmt.Errorf("center: %s: %w", path, err)
 		}
 		return nil
@@ -246,7 +253,10 @@ func (c *Client) send(ctx context.Context, method, path, ctype string, body []by
 	// A stream: sentences, then the final object.
 	br := bufio.NewReaderSize(resp.Body, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br, maxAnswer)
+		if errors.Is(err, errLongLine) {
+			return fmt.Errorf("center: %s: a streamed line is over %d bytes", path, maxAnswer)
+		}
 		if err != nil {
 			// A line cut short is a broken stream, whatever its bytes.
 			if errors.Is(err, io.EOF) && len(line) == 0 {
@@ -277,6 +287,29 @@ func (c *Client) send(ctx context.Context, method, path, ctype string, body []by
 			onSentence(l.Sentence)
 		case l.Waiting:
 			onSentence("") // no words: the center is alive, waiting for its model
+		}
+	}
+}
+
+// maxAnswer bounds an answer of the center, and each line of a streamed
+// one: a real one is a few KiB. What answers at the center's address on
+// a plain HTTP LAN may be another machine, answering without end.
+const maxAnswer = 1 << 20
+
+var errLongLine = errors.New("center: line too long")
+
+// readLine reads a line of br, its newline included, of at most limit
+// bytes (errLongLine past them), as bufio.Reader.ReadBytes does otherwise.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		if len(line)+len(part) > limit {
+			return nil, errLongLine
+		}
+		line = append(line, part...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
 		}
 	}
 }
