@@ -232,3 +232,37 @@ func TestAsideInOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestCertificateCoversFewClaimedNames: a machine on the LAN answers for
+// every name mDNS claims once it is claimed, and the box steps on to
+// hark-2, hark-3, ... for as long as it keeps doing so. The page's
+// certificate covers the box's own names and the last few claimed, not
+// every name ever claimed: it does not grow on the card and in every
+// handshake with each one.
+func TestCertificateCoversFewClaimedNames(t *testing.T) {
+	dir := t.TempDir()
+	ps := pageServing{cfg: config.Web{Listen: ":0", TLS: "on", MDNS: true}, dataDir: dir, log: slog.New(slog.DiscardHandler)}
+	cert, _, err := ps.certificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const claimed = 40
+	for i := 2; i <= claimed; i++ {
+		if _, _, err := cert.cover("hark-" + strconv.Itoa(i) + ".local"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leaf, err := x509.ParseCertificate(cert.cur.Load().Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	for _, name := range []string{host, host + ".local", "hark-" + strconv.Itoa(claimed) + ".local"} {
+		if err := leaf.VerifyHostname(name); err != nil {
+			t.Errorf("the certificate after %d names claimed does not cover %s: %v", claimed-1, name, err)
+		}
+	}
+	if n := len(leaf.DNSNames); n > 3+maxClaimedNames {
+		t.Errorf("the certificate covers %d names after %d claimed: %q; want its own and the last %d claimed", n, claimed-1, leaf.DNSNames, maxClaimedNames)
+	}
+}

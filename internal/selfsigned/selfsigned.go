@@ -43,6 +43,9 @@ type Spec struct {
 	// longer trust the new one, so a certificate that is pinned (the
 	// center's) is not widened.
 	Widen bool
+	// Only, with Widen, issues the certificate again for Hosts alone,
+	// dropping the names of the one kept that Hosts no longer has.
+	Only bool
 }
 
 // Load returns the certificate, making it the first time, and its
@@ -64,10 +67,12 @@ func Load(s Spec) (tls.Certificate, string, error) {
 		if !ok {
 			return tls.Certificate{}, "", fmt.Errorf("selfsigned: widen %s: its key is not ECDSA", crt)
 		}
-		for _, ip := range c.Leaf.IPAddresses {
-			s.Hosts = append(s.Hosts, ip.String())
+		if !s.Only {
+			for _, ip := range c.Leaf.IPAddresses {
+				s.Hosts = append(s.Hosts, ip.String())
+			}
+			s.Hosts = append(s.Hosts, c.Leaf.DNSNames...)
 		}
-		s.Hosts = append(s.Hosts, c.Leaf.DNSNames...)
 		if err := s.make(crt, key, k); err != nil {
 			return tls.Certificate{}, "", err
 		}
