@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,15 +84,21 @@ func (n *names) refresh() {
 	}
 }
 
-// add makes name one of the page's from now on.
+// maxAdded bounds the names given by add that the page answers to: the
+// last ones mDNS claimed.
+const maxAdded = 8
+
+// add makes name one of the page's from now on, in place of the one
+// added first once maxAdded are.
 func (n *names) add(name string) {
 	name = strings.ToLower(strings.TrimSuffix(name, "."))
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.added = append(n.added, name)
-	if n.own != nil {
-		n.own[name] = true
+	n.added = append(slices.DeleteFunc(n.added, func(a string) bool { return a == name }), name)
+	if len(n.added) > maxAdded {
+		n.added = slices.Delete(n.added, 0, len(n.added)-maxAdded)
 	}
+	n.own = nil // read again, without the names dropped
 }
 
 // sameOrigin reports whether a form came from this page: its Origin, when
