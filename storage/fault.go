@@ -82,12 +82,18 @@ func describe(err error) string {
 	switch {
 	case err == nil:
 		return "unknown"
-	case errors.Is(err, syscall.EROFS), strings.Contains(err.Error(), "read-only file system"):
+	case readOnlyFS(err):
 		return "the data partition is read-only (" + err.Error() + ")"
 	case errors.Is(err, syscall.EIO), strings.Contains(err.Error(), "input/output error"):
 		return "the card cannot be read or written (" + err.Error() + ")"
 	}
 	return err.Error()
+}
+
+// readOnlyFS reports whether err says the filesystem is read-only (Badger
+// gives some errors as text only).
+func readOnlyFS(err error) bool {
+	return errors.Is(err, syscall.EROFS) || strings.Contains(err.Error(), "read-only file system")
 }
 
 // dataFault reports whether err is the card's or the filesystem's doing

@@ -120,7 +120,74 @@ type version struct {
 // (tables, write-ahead logs, and the value log for large values) and
 // writes the newest version of each key into a fresh store in dir.
 func rebuild(dir, from string, o Options) (records, unreadable int, err error) {
-	latest := map[string]version{}
+	latest, unreadable := salvage(from, nil)
+	opts, err := badgerOptions(dir, o)
+	if err != nil {
+		return 0, unreadable, err
+	}
+	bdb, err := badger.Open(opts)
+	if err != nil {
+		return 0, unreadable, fmt.Errorf("storage: rebuild in %s: %w", dir, err)
+	}
+	records, err = fill(bdb, latest)
+	if err != nil {
+		bdb.Close()
+		return 0, unreadable, fmt.Errorf("storage: rebuild: %w", err)
+	}
+	return records, unreadable, bdb.Close()
+}
+
+// copyToMemory reads what the Badger files in dir hold, as a recovery
+// does (see rebuild) but only from the tables its MANIFEST names, into a
+// store in memory. It is for a card that takes no writes and on which
+// Badger's own read-only open fails: Badger syncs the directory as it
+// opens, which a filesystem the kernel turned read-only on an error
+// refuses.
+func copyToMemory(dir string, o Options) (*badger.DB, error) {
+	named, err := manifestTables(dir)
+	if err != nil {
+		return nil, err
+	}
+	latest, _ := salvage(dir, func(id uint64) bool { return named[id] })
+	opts, err := badgerOptions("", o)
+	if err != nil {
+		return nil, err
+	}
+	bdb, err := badger.Open(opts.WithInMemory(true))
+	if err != nil {
+		return nil, fmt.Errorf("storage: a copy in memory of %s: %w", dir, err)
+	}
+	if _, err := fill(bdb, latest); err != nil {
+		bdb.Close()
+		return nil, fmt.Errorf("storage: a copy in memory of %s: %w", dir, err)
+	}
+	return bdb, nil
+}
+
+// manifestTables are the ids of the tables the MANIFEST in dir names.
+func manifestTables(dir string) (map[uint64]bool, error) {
+	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
+	}
+	defer f.Close()
+	m, _, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir).WithLogger(nil))
+	if err != nil {
+		return nil, fmt.Errorf("storage: %s: the MANIFEST is damaged: %w", dir, err)
+	}
+	named := make(map[uint64]bool, len(m.Tables))
+	for id := range m.Tables {
+		named[id] = true
+	}
+	return named, nil
+}
+
+// salvage reads the newest version of every key the files in from hold:
+// the tables (those table keeps, by id; all when table is nil), the
+// write-ahead logs, and the value log for large values. It counts what
+// it could not read.
+func salvage(from string, table func(id uint64) bool) (latest map[string]version, unreadable int) {
+	latest = map[string]version{}
 	note := func(key []byte, meta byte, value []byte) {
 		user, ts := string(y.ParseKey(key)), y.ParseTs(key)
 		if strings.HasPrefix(user, "!badger!") {
@@ -140,6 +207,10 @@ func rebuild(dir, from string, o Options) (records, unreadable int, err error) {
 	}
 	names, _ := filepath.Glob(filepath.Join(from, "*.sst"))
 	for _, path := range names {
+		id, err := strconv.ParseUint(strings.TrimSuffix(filepath.Base(path), ".sst"), 10, 64)
+		if table != nil && (err != nil || !table(id)) {
+			continue
+		}
 		if err := readTable(path, note); err != nil {
 			unreadable++
 		}
@@ -153,31 +224,27 @@ func rebuild(dir, from string, o Options) (records, unreadable int, err error) {
 		}
 		logEntries(b, func(e logEntry) { note(e.key, e.meta, e.value) })
 	}
-	opts, err := badgerOptions(dir, o)
-	if err != nil {
-		return 0, unreadable, err
-	}
-	bdb, err := badger.Open(opts)
-	if err != nil {
-		return 0, unreadable, fmt.Errorf("storage: rebuild in %s: %w", dir, err)
-	}
+	return latest, unreadable
+}
+
+// fill writes the versions in latest that are not deletions into bdb,
+// and returns how many.
+func fill(bdb *badger.DB, latest map[string]version) (records int, err error) {
 	wb := bdb.NewWriteBatch()
+	defer wb.Cancel()
 	for k, v := range latest {
 		if v.deleted {
 			continue
 		}
 		if err := wb.Set([]byte(k), v.value); err != nil {
-			wb.Cancel()
-			bdb.Close()
-			return 0, unreadable, fmt.Errorf("storage: rebuild: %w", err)
+			return 0, err
 		}
 		records++
 	}
 	if err := wb.Flush(); err != nil {
-		bdb.Close()
-		return 0, unreadable, fmt.Errorf("storage: rebuild: %w", err)
+		return 0, err
 	}
-	return records, unreadable, bdb.Close()
+	return records, nil
 }
 
 // readTable calls note with every entry of the table file at path,

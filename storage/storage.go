@@ -270,6 +270,18 @@ func (db *DB) open(late func(*badger.DB)) error {
 				return serr
 			}
 			db.bdb, db.readOnly, db.fsID = bdb, true, fsID(dir)
+		} else if readOnlyFS(err) {
+			// A card the kernel turned read-only on an error: Badger
+			// cannot open it even to read, and a copy in memory is read.
+			var mem *badger.DB
+			if merr := db.bounded(func() (err error) { mem, err = copyToMemory(dir, o); return err }); merr == nil {
+				if serr := checkSchema(mem, dir, false); serr != nil {
+					mem.Close()
+					return serr
+				}
+				db.log.Warn("the card cannot be opened even to read: what it holds is read from a copy in memory", "dir", dir, "err", rerr)
+				db.bdb, db.readOnly, db.fsID = mem, true, fsID(dir)
+			}
 		}
 		return werr
 	}
