@@ -95,6 +95,12 @@ func TestDamagedFilesAreSetAsideAndReadBack(t *testing.T) {
 			b[len(b)-1] ^= 0xff
 			os.WriteFile(path, b, 0o644)
 		}, "MANIFEST is damaged", false},
+		// The registry of encryption keys (the store has none) damaged:
+		// Badger refuses to open, and nothing stored would be read again.
+		{"KEYREGISTRY empty", func(t *testing.T, dir string) { os.WriteFile(filepath.Join(dir, "KEYREGISTRY"), nil, 0o644) }, "KEYREGISTRY is damaged", false},
+		{"KEYREGISTRY garbage", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "KEYREGISTRY"), []byte("twenty-eight bytes, garbage."), 0o644)
+		}, "KEYREGISTRY is damaged", false},
 		{"table missing", func(t *testing.T, dir string) { removeTables(t, dir, func(string) error { return nil }) }, "is missing", true},
 		{"table empty", func(t *testing.T, dir string) {
 			removeTables(t, dir, func(path string) error { return os.WriteFile(path, nil, 0o644) })
