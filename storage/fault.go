@@ -77,6 +77,15 @@ func (h Health) String() string {
 	return strings.Join(parts, "; ")
 }
 
+// Why is why the store cannot save, as a person reads it: the cause
+// first; "" while it saves.
+func (h Health) Why() string {
+	if h.Condition != Holding {
+		return ""
+	}
+	return describe(h.Err)
+}
+
 // describe is an error as a person reads it: the cause first.
 func describe(err error) string {
 	switch {

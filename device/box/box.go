@@ -237,7 +237,27 @@ func (b *Box) Close() error {
 	b.mcp.stop()
 	b.answerer.close()
 	b.brain.close()
-	return b.db.Close()
+	lost := b.notSaved()
+	return errors.Join(lost, b.db.Close())
+}
+
+// ErrNotSaved reports, from Close, changes the store never took: held in
+// memory while it could not save, they are lost with the process.
+var ErrNotSaved = errors.New("box: not saved")
+
+// notSaved says what Close loses: the changes the store holds in memory
+// and the timers, alarms and reminders it refused; nil for none.
+func (b *Box) notSaved() error {
+	h := b.db.Health()
+	n := h.Held + len(b.alerts.Unsaved())
+	if n == 0 {
+		return nil
+	}
+	why := h.Why()
+	if why == "" {
+		why = "the store refused them"
+	}
+	return fmt.Errorf("%w: %d change(s) made now are lost: %s", ErrNotSaved, n, why)
 }
 
 // clockStatus is the box's clock as the status shows it.
