@@ -53,7 +53,7 @@ func connectBox(ctx context.Context, e env, g *globals, floor slog.Level) (*cont
 		if err := storeThere(g.data); err != nil {
 			return nil, nil, nil, err
 		}
-		b, err = box.Open(cfg, res, box.Options{Version: version, Log: newLogger(e.stderr, cfg.Log.Level, floor)})
+		b, err = box.Open(cfg, res, box.Options{Version: version, Log: newLogger(e.stderr, cfg.Log.Level, floor), Once: true})
 		if err == nil {
 			break
 		}

@@ -52,6 +52,11 @@ type Options struct {
 	// record was written on: the same boot.
 	ClockContinues bool
 	Log            *slog.Logger
+	// Once says the box answers one command and closes (a command run
+	// without the daemon): its store reads every table whole as it opens
+	// (storage.Options.CheckAll), as the re-read a minute later that a
+	// running box makes never comes.
+	Once bool
 }
 
 // Box is a speaker or a node: the store and everything that answers,
@@ -94,7 +99,7 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	db, err := openStore(cfg, o.Log)
+	db, err := openStoreFor(cfg, o.Log, o.Once)
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +118,12 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 
 // openStore opens the data directory's store.
 func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
+	return openStoreFor(cfg, log, false)
+}
+
+// openStoreFor opens the data directory's store; once, for one command
+// (see Options.Once).
+func openStoreFor(cfg *config.Loaded, log *slog.Logger, once bool) (*storage.DB, error) {
 	if err := dataDir(cfg.DataDir); errors.Is(err, owner.ErrNotPrivate) {
 		return nil, err
 	} else if err != nil {
@@ -121,7 +132,7 @@ func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
 	}
 	reserve := int64(cfg.Storage.ReserveMiB) << 20
 	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve,
-		Mount: cfg.Storage.Mount})
+		Mount: cfg.Storage.Mount, CheckAll: once})
 	if errors.Is(err, storage.ErrLocked) {
 		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
 	}
