@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/fb"
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
@@ -272,8 +273,24 @@ func readTable(path string, note func(key []byte, meta byte, value []byte)) erro
 		defer t.DecrRef()
 		it := t.NewIterator(table.NOCACHE)
 		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			out = append(out, entry{bytes.Clone(it.Key()), it.ValueCopy()})
+		bases := blockKeys(data)
+		if len(bases) == 0 {
+			bases = [][]byte{nil} // from the first key on, as far as it reads
+		}
+		// Block by block: reading on stops at a damaged block, and the
+		// blocks after it are read from their first keys.
+		for i, base := range bases {
+			if base == nil {
+				it.Rewind()
+			} else {
+				it.Seek(base)
+			}
+			for ; it.Valid(); it.Next() {
+				if i+1 < len(bases) && y.CompareKeys(it.Key(), bases[i+1]) >= 0 {
+					break
+				}
+				out = append(out, entry{bytes.Clone(it.Key()), it.ValueCopy()})
+			}
 		}
 		if uint32(len(out)) != t.KeyCount() {
 			return out, fmt.Errorf("storage: table %s: read %d of %d keys", path, len(out), t.KeyCount())
@@ -298,6 +315,38 @@ func readTable(path string, note func(key []byte, meta byte, value []byte)) erro
 		return fmt.Errorf("storage: table %s cannot be read", path)
 	}
 	return nil
+}
+
+// blockKeys are the first keys of the blocks of the table in data, from
+// its index as Badger lays it out (the index, its length, its checksum,
+// the checksum's length, at the end); nil when it cannot be read.
+func blockKeys(data []byte) (keys [][]byte) {
+	defer func() {
+		if recover() != nil { // bytes that are not an index
+			keys = nil
+		}
+	}()
+	n := len(data)
+	if n < 8 {
+		return nil
+	}
+	end := n - 4 - int(binary.BigEndian.Uint32(data[n-4:])) - 4
+	if end < 0 || end > n-8 {
+		return nil
+	}
+	start := end - int(binary.BigEndian.Uint32(data[end:end+4]))
+	if start < 0 {
+		return nil
+	}
+	index := fb.GetRootAsTableIndex(data[start:end], 0)
+	var ko fb.BlockOffset
+	for i := range index.OffsetsLength() {
+		if !index.Offsets(&ko, i) {
+			return nil
+		}
+		keys = append(keys, bytes.Clone(ko.KeyBytes()))
+	}
+	return keys
 }
 
 // pointed reads a large value from the value log a pointer (file id,
