@@ -94,3 +94,20 @@ func TestOneShotChecksEveryTableAtOpen(t *testing.T) {
 		t.Errorf("hark memory after a table rotted: code %d, stdout %q, stderr %q; want the table set aside under recovered-*", code, out, errOut)
 	}
 }
+
+// A command while another process holds the data directory (here: a
+// store this test keeps open, as a hark command still running does) is
+// told that another hark holds it, not only that `hark run` might.
+func TestOneShotWhileAnotherHoldsTheStore(t *testing.T) {
+	dir := t.TempDir()
+	held, err := storage.Open(dir, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + deadPort(t), "HOME": t.TempDir()})
+	code, out, errOut := ask(t, getenv, "memory", "--data", dir)
+	if code != 1 || !strings.Contains(errOut, "a hark command still running") || !strings.Contains(errOut, dir) {
+		t.Errorf("hark memory while another holds the store: code %d, stdout %q, stderr %q; want code 1 and a message naming the directory and a command still running", code, out, errOut)
+	}
+}

@@ -134,7 +134,7 @@ func openStoreFor(cfg *config.Loaded, log *slog.Logger, once bool) (*storage.DB,
 	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve,
 		Mount: cfg.Storage.Mount, CheckAll: once})
 	if errors.Is(err, storage.ErrLocked) {
-		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
+		return nil, fmt.Errorf("%w (%s is held by `hark run`, or by a hark command still running: stop it, wait for it to end, or pass another --data)", err, cfg.DataDir)
 	}
 	return db, err
 }
