@@ -62,6 +62,10 @@ func connectBox(ctx context.Context, e env, g *globals, floor slog.Level) (*cont
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if r := b.Recovered(); r != nil {
+		// Said whatever the log level: once, by the command that found it.
+		fmt.Fprintf(e.stderr, "hark: warning: the store was damaged: %s\n", r)
+	}
 	lc := control.Local(control.Handler(b.API()))
 	return lc, b, func() {
 		lc.Close()

@@ -95,6 +95,24 @@ func TestOneShotChecksEveryTableAtOpen(t *testing.T) {
 	}
 }
 
+// A command without the daemon whose store found damaged files as it
+// opened says so in a line of its own, whatever its log level: hark ask
+// logs only errors, and the recovery is a warning.
+func TestOneShotSaysTheStoreWasRecovered(t *testing.T) {
+	dir := t.TempDir()
+	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + deadPort(t), "HOME": t.TempDir()})
+	if code, out, errOut := ask(t, getenv, "ask", "--data", dir, "remember that the spare key is under the blue pot"); code != 0 {
+		t.Fatalf("remember: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if err := os.Remove(filepath.Join(dir, "MANIFEST")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := ask(t, getenv, "ask", "--data", dir, "what time is it")
+	if !strings.Contains(errOut, "hark: warning: ") || !strings.Contains(errOut, "MANIFEST is missing") || !strings.Contains(errOut, "recovered-") {
+		t.Errorf("hark ask after the MANIFEST was lost: code %d, stdout %q, stderr %q; want a warning saying what was found and where it was moved", code, out, errOut)
+	}
+}
+
 // A command while another process holds the data directory (here: a
 // store this test keeps open, as a hark command still running does) is
 // told that another hark holds it, not only that `hark run` might.

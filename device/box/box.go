@@ -252,6 +252,10 @@ func (b *Box) Close() error {
 	return errors.Join(lost, b.db.Close())
 }
 
+// Recovered is what the store found damaged and set aside as it opened;
+// nil when nothing was.
+func (b *Box) Recovered() *storage.Recovery { return b.db.Health().Recovered }
+
 // ErrNotSaved reports, from Close, changes the store never took: held in
 // memory while it could not save, they are lost with the process.
 var ErrNotSaved = errors.New("box: not saved")
