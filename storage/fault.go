@@ -77,17 +77,32 @@ func (h Health) String() string {
 	return strings.Join(parts, "; ")
 }
 
+// Why is why the store cannot save, as a person reads it: the cause
+// first; "" while it saves.
+func (h Health) Why() string {
+	if h.Condition != Holding {
+		return ""
+	}
+	return describe(h.Err)
+}
+
 // describe is an error as a person reads it: the cause first.
 func describe(err error) string {
 	switch {
 	case err == nil:
 		return "unknown"
-	case errors.Is(err, syscall.EROFS), strings.Contains(err.Error(), "read-only file system"):
+	case readOnlyFS(err):
 		return "the data partition is read-only (" + err.Error() + ")"
 	case errors.Is(err, syscall.EIO), strings.Contains(err.Error(), "input/output error"):
 		return "the card cannot be read or written (" + err.Error() + ")"
 	}
 	return err.Error()
+}
+
+// readOnlyFS reports whether err says the filesystem is read-only (Badger
+// gives some errors as text only).
+func readOnlyFS(err error) bool {
+	return errors.Is(err, syscall.EROFS) || strings.Contains(err.Error(), "read-only file system")
 }
 
 // dataFault reports whether err is the card's or the filesystem's doing

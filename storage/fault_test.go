@@ -300,3 +300,45 @@ func TestNotMountedUnderABindOntoItself(t *testing.T) {
 		t.Errorf("the store wrote below the missing partition: %v", entries)
 	}
 }
+
+// A store opened after the kernel turned the card read-only on an error
+// (errors=remount-ro, its journal aborted) still reads what was stored:
+// Badger's own read-only open fails there, as it syncs the directory.
+func TestOpenOnACardTheKernelTurnedReadOnly(t *testing.T) {
+	if !ext4test.InNamespace(t) {
+		return
+	}
+	fs := ext4test.Mount(t, ext4test.Make(t, 64<<20), filepath.Join(t.TempDir(), "data"))
+	dir := filepath.Join(fs.Dir, "hark")
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := db.Schedule().Put(ctx, Item{ID: "t1", Kind: Timer, State: Pending, Due: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Facts().Add(ctx, "the spare key is under the blue pot", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	fs.Break(t)
+
+	db, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("Open on a card turned read-only = %v; want a store that holds", err)
+	}
+	defer db.Close()
+	if h := db.Health(); h.Condition != Holding || !h.Reading || !h.Data {
+		t.Errorf("health on a card turned read-only: %+v; want holding, reading, a data fault", h)
+	}
+	if items, err := db.Schedule().List(ctx); err != nil || len(items) != 1 || items[0].ID != "t1" {
+		t.Errorf("List on a card turned read-only: %+v %v; want the stored timer", items, err)
+	}
+	if facts, err := db.Facts().All(ctx); err != nil || len(facts) != 1 || facts[0].Text != "the spare key is under the blue pot" {
+		t.Errorf("facts on a card turned read-only: %+v %v; want the stored fact", facts, err)
+	}
+	if err := db.Schedule().Put(ctx, Item{ID: "t2", Kind: Timer}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Put on a card turned read-only = %v, want ErrUnavailable", err)
+	}
+}

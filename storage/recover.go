@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -150,6 +151,9 @@ func inspect(dir string, trusted map[uint64]stamp) (why string, orphans []string
 		return "the MANIFEST is damaged: " + err.Error(), nil, nil, nil, nil
 	}
 	var problems []string
+	if bad := keyRegistryDamaged(filepath.Join(dir, "KEYREGISTRY")); bad != "" {
+		problems = append(problems, "KEYREGISTRY is damaged: "+bad)
+	}
 	for id := range m.Tables {
 		st, ok := tables[id]
 		switch {
@@ -188,6 +192,31 @@ func inspect(dir string, trusted map[uint64]stamp) (why string, orphans []string
 	slices.Sort(orphans)
 	return strings.Join(problems, "; "), orphans, sound, skipped, nil
 }
+
+// keyRegistryDamaged says what is wrong with the KEYREGISTRY file at
+// path, "" for nothing or no file (Badger makes one). The store encrypts
+// nothing, so Badger's registry is only its header: an IV and the plain
+// text it checks the (empty) key against. Damaged, Badger refuses to
+// open, and nothing stored would be read again.
+func keyRegistryDamaged(path string) string {
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ""
+	case err != nil:
+		return err.Error()
+	case len(b) != keyRegistrySize || !bytes.HasSuffix(b, []byte(keyRegistryText)):
+		return fmt.Sprintf("%d bytes that are not the header of a registry without keys", len(b))
+	}
+	return ""
+}
+
+// The KEYREGISTRY of a store without encryption: a 16-byte IV, then this
+// text.
+const (
+	keyRegistryText = "Hello Badger"
+	keyRegistrySize = 16 + len(keyRegistryText)
+)
 
 // tableFile is a table file the MANIFEST names.
 type tableFile struct {

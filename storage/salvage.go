@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/fb"
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
@@ -120,7 +121,74 @@ type version struct {
 // (tables, write-ahead logs, and the value log for large values) and
 // writes the newest version of each key into a fresh store in dir.
 func rebuild(dir, from string, o Options) (records, unreadable int, err error) {
-	latest := map[string]version{}
+	latest, unreadable := salvage(from, nil)
+	opts, err := badgerOptions(dir, o)
+	if err != nil {
+		return 0, unreadable, err
+	}
+	bdb, err := badger.Open(opts)
+	if err != nil {
+		return 0, unreadable, fmt.Errorf("storage: rebuild in %s: %w", dir, err)
+	}
+	records, err = fill(bdb, latest)
+	if err != nil {
+		bdb.Close()
+		return 0, unreadable, fmt.Errorf("storage: rebuild: %w", err)
+	}
+	return records, unreadable, bdb.Close()
+}
+
+// copyToMemory reads what the Badger files in dir hold, as a recovery
+// does (see rebuild) but only from the tables its MANIFEST names, into a
+// store in memory. It is for a card that takes no writes and on which
+// Badger's own read-only open fails: Badger syncs the directory as it
+// opens, which a filesystem the kernel turned read-only on an error
+// refuses.
+func copyToMemory(dir string, o Options) (*badger.DB, error) {
+	named, err := manifestTables(dir)
+	if err != nil {
+		return nil, err
+	}
+	latest, _ := salvage(dir, func(id uint64) bool { return named[id] })
+	opts, err := badgerOptions("", o)
+	if err != nil {
+		return nil, err
+	}
+	bdb, err := badger.Open(opts.WithInMemory(true))
+	if err != nil {
+		return nil, fmt.Errorf("storage: a copy in memory of %s: %w", dir, err)
+	}
+	if _, err := fill(bdb, latest); err != nil {
+		bdb.Close()
+		return nil, fmt.Errorf("storage: a copy in memory of %s: %w", dir, err)
+	}
+	return bdb, nil
+}
+
+// manifestTables are the ids of the tables the MANIFEST in dir names.
+func manifestTables(dir string) (map[uint64]bool, error) {
+	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
+	}
+	defer f.Close()
+	m, _, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir).WithLogger(nil))
+	if err != nil {
+		return nil, fmt.Errorf("storage: %s: the MANIFEST is damaged: %w", dir, err)
+	}
+	named := make(map[uint64]bool, len(m.Tables))
+	for id := range m.Tables {
+		named[id] = true
+	}
+	return named, nil
+}
+
+// salvage reads the newest version of every key the files in from hold:
+// the tables (those table keeps, by id; all when table is nil), the
+// write-ahead logs, and the value log for large values. It counts what
+// it could not read.
+func salvage(from string, table func(id uint64) bool) (latest map[string]version, unreadable int) {
+	latest = map[string]version{}
 	note := func(key []byte, meta byte, value []byte) {
 		user, ts := string(y.ParseKey(key)), y.ParseTs(key)
 		if strings.HasPrefix(user, "!badger!") {
@@ -140,6 +208,10 @@ func rebuild(dir, from string, o Options) (records, unreadable int, err error) {
 	}
 	names, _ := filepath.Glob(filepath.Join(from, "*.sst"))
 	for _, path := range names {
+		id, err := strconv.ParseUint(strings.TrimSuffix(filepath.Base(path), ".sst"), 10, 64)
+		if table != nil && (err != nil || !table(id)) {
+			continue
+		}
 		if err := readTable(path, note); err != nil {
 			unreadable++
 		}
@@ -153,31 +225,27 @@ func rebuild(dir, from string, o Options) (records, unreadable int, err error) {
 		}
 		logEntries(b, func(e logEntry) { note(e.key, e.meta, e.value) })
 	}
-	opts, err := badgerOptions(dir, o)
-	if err != nil {
-		return 0, unreadable, err
-	}
-	bdb, err := badger.Open(opts)
-	if err != nil {
-		return 0, unreadable, fmt.Errorf("storage: rebuild in %s: %w", dir, err)
-	}
+	return latest, unreadable
+}
+
+// fill writes the versions in latest that are not deletions into bdb,
+// and returns how many.
+func fill(bdb *badger.DB, latest map[string]version) (records int, err error) {
 	wb := bdb.NewWriteBatch()
+	defer wb.Cancel()
 	for k, v := range latest {
 		if v.deleted {
 			continue
 		}
 		if err := wb.Set([]byte(k), v.value); err != nil {
-			wb.Cancel()
-			bdb.Close()
-			return 0, unreadable, fmt.Errorf("storage: rebuild: %w", err)
+			return 0, err
 		}
 		records++
 	}
 	if err := wb.Flush(); err != nil {
-		bdb.Close()
-		return 0, unreadable, fmt.Errorf("storage: rebuild: %w", err)
+		return 0, err
 	}
-	return records, unreadable, bdb.Close()
+	return records, nil
 }
 
 // readTable calls note with every entry of the table file at path,
@@ -205,8 +273,24 @@ func readTable(path string, note func(key []byte, meta byte, value []byte)) erro
 		defer t.DecrRef()
 		it := t.NewIterator(table.NOCACHE)
 		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			out = append(out, entry{bytes.Clone(it.Key()), it.ValueCopy()})
+		bases := blockKeys(data)
+		if len(bases) == 0 {
+			bases = [][]byte{nil} // from the first key on, as far as it reads
+		}
+		// Block by block: reading on stops at a damaged block, and the
+		// blocks after it are read from their first keys.
+		for i, base := range bases {
+			if base == nil {
+				it.Rewind()
+			} else {
+				it.Seek(base)
+			}
+			for ; it.Valid(); it.Next() {
+				if i+1 < len(bases) && y.CompareKeys(it.Key(), bases[i+1]) >= 0 {
+					break
+				}
+				out = append(out, entry{bytes.Clone(it.Key()), it.ValueCopy()})
+			}
 		}
 		if uint32(len(out)) != t.KeyCount() {
 			return out, fmt.Errorf("storage: table %s: read %d of %d keys", path, len(out), t.KeyCount())
@@ -231,6 +315,38 @@ func readTable(path string, note func(key []byte, meta byte, value []byte)) erro
 		return fmt.Errorf("storage: table %s cannot be read", path)
 	}
 	return nil
+}
+
+// blockKeys are the first keys of the blocks of the table in data, from
+// its index as Badger lays it out (the index, its length, its checksum,
+// the checksum's length, at the end); nil when it cannot be read.
+func blockKeys(data []byte) (keys [][]byte) {
+	defer func() {
+		if recover() != nil { // bytes that are not an index
+			keys = nil
+		}
+	}()
+	n := len(data)
+	if n < 8 {
+		return nil
+	}
+	end := n - 4 - int(binary.BigEndian.Uint32(data[n-4:])) - 4
+	if end < 0 || end > n-8 {
+		return nil
+	}
+	start := end - int(binary.BigEndian.Uint32(data[end:end+4]))
+	if start < 0 {
+		return nil
+	}
+	index := fb.GetRootAsTableIndex(data[start:end], 0)
+	var ko fb.BlockOffset
+	for i := range index.OffsetsLength() {
+		if !index.Offsets(&ko, i) {
+			return nil
+		}
+		keys = append(keys, bytes.Clone(ko.KeyBytes()))
+	}
+	return keys
 }
 
 // pointed reads a large value from the value log a pointer (file id,

@@ -132,4 +132,19 @@ func TestExists(t *testing.T) {
 	if !Exists(dir) {
 		t.Error("the directory Open made a store in holds none")
 	}
+	// A store whose MANIFEST was lost is still one: Open sets its files
+	// aside and reads them back.
+	if err := os.Remove(filepath.Join(dir, "MANIFEST")); err != nil {
+		t.Fatal(err)
+	}
+	if !Exists(dir) {
+		t.Error("a store without its MANIFEST is taken for no store")
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if Exists(other) || Exists(filepath.Join(other, "missing")) {
+		t.Error("a directory of other files, or a missing one, holds a store")
+	}
 }

@@ -22,7 +22,9 @@ const startingDaemon = 3 * time.Second
 // connect returns a client of the running daemon's API, or, when no daemon
 // runs, of this process's own box over the data directory; close releases
 // it (and the store it opened). Without a daemon, only log lines at floor
-// or above reach standard error.
+// or above reach standard error, and what the command changed that the
+// store could not keep (a read-only card) fails the command as it ends
+// (globals.notSaved).
 func connect(ctx context.Context, e env, g *globals, floor slog.Level) (*control.Client, func(), error) {
 	c, _, done, err := connectBox(ctx, e, g, floor)
 	return c, done, err
@@ -51,7 +53,7 @@ func connectBox(ctx context.Context, e env, g *globals, floor slog.Level) (*cont
 		if err := storeThere(g.data); err != nil {
 			return nil, nil, nil, err
 		}
-		b, err = box.Open(cfg, res, box.Options{Version: version, Log: newLogger(e.stderr, cfg.Log.Level, floor)})
+		b, err = box.Open(cfg, res, box.Options{Version: version, Log: newLogger(e.stderr, cfg.Log.Level, floor), Once: true})
 		if err == nil {
 			break
 		}
@@ -60,8 +62,17 @@ func connectBox(ctx context.Context, e env, g *globals, floor slog.Level) (*cont
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if r := b.Recovered(); r != nil {
+		// Said whatever the log level: once, by the command that found it.
+		fmt.Fprintf(e.stderr, "hark: warning: the store was damaged: %s\n", r)
+	}
 	lc := control.Local(control.Handler(b.API()))
-	return lc, b, func() { lc.Close(); b.Close() }, nil
+	return lc, b, func() {
+		lc.Close()
+		if err := b.Close(); errors.Is(err, box.ErrNotSaved) {
+			g.notSaved = err
+		}
+	}, nil
 }
 
 // storeThere refuses a --data that names a directory without Hark's

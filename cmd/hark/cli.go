@@ -29,6 +29,9 @@ type globals struct {
 	data   string
 	// warned is set once the settings that did not load were said.
 	warned bool
+	// notSaved is what the command changed and its own store, with no
+	// daemon running, could not keep: the command fails with it.
+	notSaved error
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -137,6 +140,9 @@ func run(ctx context.Context, args []string, e env) int {
 		return 2
 	}
 	err = cmd.run(ctx, e, &g, args[1:])
+	if err == nil && g.notSaved != nil {
+		err = g.notSaved
+	}
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return 0

@@ -52,6 +52,11 @@ type Options struct {
 	// record was written on: the same boot.
 	ClockContinues bool
 	Log            *slog.Logger
+	// Once says the box answers one command and closes (a command run
+	// without the daemon): its store reads every table whole as it opens
+	// (storage.Options.CheckAll), as the re-read a minute later that a
+	// running box makes never comes.
+	Once bool
 }
 
 // Box is a speaker or a node: the store and everything that answers,
@@ -94,7 +99,7 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	db, err := openStore(cfg, o.Log)
+	db, err := openStoreFor(cfg, o.Log, o.Once)
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +118,12 @@ func Open(cfg *config.Loaded, res config.Resolved, o Options) (*Box, error) {
 
 // openStore opens the data directory's store.
 func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
+	return openStoreFor(cfg, log, false)
+}
+
+// openStoreFor opens the data directory's store; once, for one command
+// (see Options.Once).
+func openStoreFor(cfg *config.Loaded, log *slog.Logger, once bool) (*storage.DB, error) {
 	if err := dataDir(cfg.DataDir); errors.Is(err, owner.ErrNotPrivate) {
 		return nil, err
 	} else if err != nil {
@@ -121,9 +132,9 @@ func openStore(cfg *config.Loaded, log *slog.Logger) (*storage.DB, error) {
 	}
 	reserve := int64(cfg.Storage.ReserveMiB) << 20
 	db, err := storage.Open(cfg.DataDir, storage.Options{Profile: storage.Profile(cfg.Storage.Profile), Log: log, Floor: reserve, Ballast: 2 * reserve,
-		Mount: cfg.Storage.Mount})
+		Mount: cfg.Storage.Mount, CheckAll: once})
 	if errors.Is(err, storage.ErrLocked) {
-		return nil, fmt.Errorf("%w (is `hark run` using %s? stop it or pass another --data)", err, cfg.DataDir)
+		return nil, fmt.Errorf("%w (%s is held by `hark run`, or by a hark command still running: stop it, wait for it to end, or pass another --data)", err, cfg.DataDir)
 	}
 	return db, err
 }
@@ -237,7 +248,31 @@ func (b *Box) Close() error {
 	b.mcp.stop()
 	b.answerer.close()
 	b.brain.close()
-	return b.db.Close()
+	lost := b.notSaved()
+	return errors.Join(lost, b.db.Close())
+}
+
+// Recovered is what the store found damaged and set aside as it opened;
+// nil when nothing was.
+func (b *Box) Recovered() *storage.Recovery { return b.db.Health().Recovered }
+
+// ErrNotSaved reports, from Close, changes the store never took: held in
+// memory while it could not save, they are lost with the process.
+var ErrNotSaved = errors.New("box: not saved")
+
+// notSaved says what Close loses: the changes the store holds in memory
+// and the timers, alarms and reminders it refused; nil for none.
+func (b *Box) notSaved() error {
+	h := b.db.Health()
+	n := h.Held + len(b.alerts.Unsaved())
+	if n == 0 {
+		return nil
+	}
+	why := h.Why()
+	if why == "" {
+		why = "the store refused them"
+	}
+	return fmt.Errorf("%w: %d change(s) made now are lost: %s", ErrNotSaved, n, why)
 }
 
 // clockStatus is the box's clock as the status shows it.
