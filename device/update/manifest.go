@@ -73,13 +73,17 @@ func FetchManifest(ctx context.Context, c *http.Client, manifestURL string) (Man
 	return m, nil
 }
 
-// shown is an address as an error quotes it: its password, if it has
-// one, replaced by "xxxxx" (url.URL.Redacted), even when it does not
-// parse. Errors are logged, and shown in the update status and on the
-// page.
+// shown is an address as an error or the record of an install quotes
+// it: its password, if it has one, replaced by "xxxxx" (as
+// url.URL.Redacted writes it), even when it does not parse; anything else,
+// a file's path among them, as it is. Errors are logged, and shown in the
+// update status and on the page.
 func shown(address string) string {
 	if u, err := url.Parse(address); err == nil {
-		return u.Redacted()
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+		return address
 	}
 	start := 0
 	if i := strings.Index(address, "://"); i >= 0 {
