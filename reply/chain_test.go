@@ -200,3 +200,59 @@ func TestLoadingModelIsNotTakenForHung(t *testing.T) {
 		t.Errorf("status %+v: a loaded model that says nothing is a hung server", st)
 	}
 }
+
+// TestInlineReasoningMarksOneModel: the mark that a model reasons in its
+// answer's text, and so is not bounded, is its server's and model's: the
+// backup's other model, answering while the first server is down, is
+// bounded; the first, back, is not. A model changed in the settings
+// applies with a restart, a new engine, which starts with no mark.
+func TestInlineReasoningMarksOneModel(t *testing.T) {
+	backup := ollamatest.New(textModel)
+	t.Cleanup(backup.Close)
+	var chain *llm.Chain
+	f := newFixtureHooked(t, smallModel, Options{PlannerOff: true, AnswerTokens: 20}, nil, func(o *Options, first *llm.Client) {
+		bu, _ := url.Parse(backup.URL)
+		second, _ := llm.New(llm.Options{Host: bu, Model: textModel.Name})
+		chain, _ = llm.NewChain(llm.ChainOptions{Endpoints: []*llm.Client{first, second}})
+		o.Model, o.Info = chain, chain
+	})
+	backup.Respond(func(ollamatest.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "Dogs bark."} })
+	down := false
+	f.srv.Respond(func(r ollamatest.ChatRequest) ollamatest.Reply {
+		if down {
+			return ollamatest.Reply{Fault: ollamatest.ServerError, Error: "llama runner process has terminated"}
+		}
+		return ollamatest.Reply{Content: "<think> hmm </think> Dogs wag."}
+	})
+	predict := func(srv *ollamatest.Server) any {
+		t.Helper()
+		chats := srv.Chats()
+		for i := len(chats) - 1; i >= 0; i-- {
+			if kindOf(chats[i]) == kindChat {
+				return chats[i].Options["num_predict"]
+			}
+		}
+		t.Fatal("no chat call")
+		return nil
+	}
+	for _, step := range []struct {
+		q    string
+		down bool
+		srv  *ollamatest.Server
+		want any
+	}{
+		{"tell me about dogs", false, f.srv, float64(20)}, // not known yet: bounded
+		{"and their tails", false, f.srv, nil},            // seen reasoning: unbounded
+		{"and their ears", true, backup, float64(20)},     // another model: bounded
+		{"and their paws", false, f.srv, nil},             // the first again: unbounded
+	} {
+		down = step.down
+		chain.CheckNow(t.Context())
+		if _, said, err := f.ask(t, step.q); err != nil || len(said) == 0 {
+			t.Fatalf("%q: said %q, err %v", step.q, said, err)
+		}
+		if got := predict(step.srv); got != step.want {
+			t.Errorf("%q: num_predict %v, want %v", step.q, got, step.want)
+		}
+	}
+}

@@ -151,6 +151,12 @@ func (e *Engine) textTools() bool {
 
 // reasonsInline notes that the model that gave resp reasons in its
 // answer's text: that endpoint's answers are not bounded from now on.
+// The mark is that server's and model's only, as what the engine learns
+// of a model's size is: another model (a fallback's, or one set in the
+// settings, which a restart applies with a new engine) starts unmarked.
+// It is not forgotten while the engine lives: a model that reasons only
+// at times would otherwise lose its answer, cut inside its reasoning,
+// the next time it does.
 func (e *Engine) reasonsInline(resp llm.Response) {
 	key := e.answered(resp)
 	e.mu.Lock()

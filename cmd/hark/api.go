@@ -12,6 +12,7 @@ import (
 
 	"github.com/harkbox/hark/device/box"
 	"github.com/harkbox/hark/device/control"
+	"github.com/harkbox/hark/reply/redact"
 	"github.com/harkbox/hark/storage"
 )
 
@@ -95,11 +96,11 @@ func storeThere(dir string) error {
 }
 
 // newLogger writes text logs to w at the configured level, or at least at
-// floor when that is higher.
+// floor when that is higher, without the passwords of addresses.
 func newLogger(w io.Writer, level string, floor slog.Level) *slog.Logger {
 	var l slog.Level
 	l.UnmarshalText([]byte(level)) // checked by config.Resolve
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(l, floor)}))
+	return slog.New(redact.NewLogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(l, floor)})))
 }
 
 // boxZone is the household's time zone ([assistant] time_zone), in which

@@ -103,7 +103,7 @@ func updateCheck(ctx context.Context, e env, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "running  %s\noffered  %s (%s, %s)\n", c.Current, c.Available.Version, update.MB(c.Available.Size), c.Available.URL)
+	fmt.Fprintf(e.stdout, "running  %s\noffered  %s (%s, %s)\n", c.Current, c.Available.Version, update.MB(c.Available.Size), update.Shown(c.Available.URL))
 	if !c.Newer {
 		fmt.Fprintln(e.stdout, "the box is up to date")
 		if *install {

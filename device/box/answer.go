@@ -13,6 +13,7 @@ import (
 	"github.com/harkbox/hark/reply/center"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/llm"
+	"github.com/harkbox/hark/reply/redact"
 )
 
 // answerer answers a turn whose language is decided and in ctx
@@ -42,7 +43,7 @@ func (e engineAnswerer) close()                                { e.engine.Close(
 // alarms and volume.
 type nodeAnswerer struct {
 	node  *center.Node
-	url   string
+	url   string // the center's address, without its password
 	brain *brain
 }
 
@@ -58,7 +59,9 @@ func (b *Box) nodeAnswerer() (answerer, error) {
 	}
 	node := center.NewNode(center.NodeOptions{Client: client, Commands: b.commands, Tools: catalogue.names(forCenter),
 		Room: c.Room, Timezone: b.res.Location.String(), Lapse: b.cfg.Assistant.ConversationLapse.Duration, Log: b.log})
-	return nodeAnswerer{node: node, url: c.URL, brain: b.brain}, nil
+	// The center as the status and the answers name it: without the
+	// password its address may carry (a proxy's in front of it).
+	return nodeAnswerer{node: node, url: redact.Addresses(c.URL), brain: b.brain}, nil
 }
 
 // nodeResult is what `hark ask --json` shows of a reply from the center.
@@ -83,7 +86,9 @@ func (n nodeAnswerer) links(ctx context.Context) []control.Check {
 	if n.brain.chain != nil {
 		out = n.brain.links(ctx)
 	}
-	return append(out, health.CenterLink(n.url, n.node.Link()))
+	link := health.CenterLink(n.url, n.node.Link())
+	link.Detail = redact.Addresses(link.Detail) // and the error's
+	return append(out, link)
 }
 
 func (n nodeAnswerer) close() { n.node.Close() }

@@ -22,6 +22,7 @@ import (
 	"github.com/harkbox/hark/pipeline"
 	"github.com/harkbox/hark/pipeline/voice"
 	"github.com/harkbox/hark/reply"
+	"github.com/harkbox/hark/reply/redact"
 )
 
 // RunOptions are the daemon's terminal and how it reads its configuration.
@@ -285,11 +286,13 @@ func logTime(c clock.Source, zone *atomic.Pointer[time.Location]) func([]string,
 // daemonLogger is the daemon's log. On a board it goes to standard error
 // (the journal). In simulation the terminal is the box's screen, so the log
 // goes to hark.log in the data directory and reaches the terminal only
-// with --verbose. Either way its last lines are kept for the API.
+// with --verbose. Either way its last lines are kept for the API. No line
+// keeps the password of an address (redact.LogHandler): a configured URL
+// with one, quoted by an error, is no one's to read in the log.
 func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *control.LogTail, level *slog.LevelVar, stamp func(groups []string, a slog.Attr) slog.Attr) (*slog.Logger, func() error, error) {
 	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: stamp}
 	if cfg.Board != "sim" {
-		return slog.New(slog.NewTextHandler(io.MultiWriter(o.Stderr, tail), opts)), func() error { return nil }, nil
+		return hidingLogger(io.MultiWriter(o.Stderr, tail), opts), func() error { return nil }, nil
 	}
 	path := filepath.Join(cfg.DataDir, "hark.log")
 	err := dataDir(cfg.DataDir)
@@ -304,7 +307,7 @@ func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *co
 		// The data directory on a card that cannot be written: the box
 		// runs on, its log on the screen.
 		screen.Println("log: " + path + " cannot be written (" + err.Error() + "); the log goes here")
-		return slog.New(slog.NewTextHandler(io.MultiWriter(tail, screen), opts)), func() error { return nil }, nil
+		return hidingLogger(io.MultiWriter(tail, screen), opts), func() error { return nil }, nil
 	}
 	w := io.Writer(io.MultiWriter(f, tail))
 	if o.Verbose {
@@ -312,5 +315,10 @@ func daemonLogger(cfg *config.Loaded, o RunOptions, screen *sim.Screen, tail *co
 	} else {
 		screen.Println("log: " + path + " (--verbose shows it here)")
 	}
-	return slog.New(slog.NewTextHandler(w, opts)), f.Close, nil
+	return hidingLogger(w, opts), f.Close, nil
+}
+
+// hidingLogger writes text lines to w without the passwords of addresses.
+func hidingLogger(w io.Writer, opts *slog.HandlerOptions) *slog.Logger {
+	return slog.New(redact.NewLogHandler(slog.NewTextHandler(w, opts)))
 }

@@ -2,8 +2,16 @@ package box
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +19,7 @@ import (
 	"github.com/harkbox/hark/device/box/config"
 	"github.com/harkbox/hark/device/control"
 	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/device/sim"
 	"github.com/harkbox/hark/device/web"
 	"github.com/harkbox/hark/storage"
 )
@@ -81,5 +90,47 @@ func TestServerComplaintsDoNotFloodTheLog(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if got := logged.count() - before; got > 2 || got == 0 {
 		t.Errorf("200 broken handshakes wrote %d lines to the log; want one or two", got)
+	}
+}
+
+// TestDaemonLogHidesAddressPasswords: an error that quotes an address
+// with its password (url.Parse's, for one typed with a space in its host;
+// one that names the server that answered 404) reaches neither the log
+// file, nor the lines kept for the API and the page, nor the journal of a
+// board.
+func TestDaemonLogHidesAddressPasswords(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	manifest := strings.Replace(srv.URL, "://", "://hark:pw-of-the-updates@", 1) + "/manifest.json"
+	resp, err := srv.Client().Get(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	answered := fmt.Errorf("%s answered %s", manifest, resp.Status)
+	_, parsed := url.Parse(strings.Replace(manifest, "127.0.0.1", "127.0.0 .1", 1))
+	if parsed == nil || !strings.Contains(parsed.Error(), "pw-of-the-updates") {
+		t.Fatalf("url.Parse: %v, want an error that quotes the address", parsed)
+	}
+	for _, board := range []string{"sim", "usb"} {
+		cfg, _ := configure(t, "", map[string]string{"OLLAMA_HOST": "http://127.0.0.1:9"})
+		cfg.Board = board
+		var stderr strings.Builder
+		tail := control.NewLogTail(10)
+		log, closeLog, err := daemonLogger(cfg, RunOptions{Stderr: &stderr}, sim.NewScreen(io.Discard, false), tail, new(slog.LevelVar), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log.Warn("update check failed", "err", answered, "parse", parsed, "manifest", manifest)
+		closeLog()
+		file, _ := os.ReadFile(filepath.Join(cfg.DataDir, "hark.log"))
+		for where, text := range map[string]string{"file": string(file), "tail": strings.Join(tail.Tail(10), "\n"), "stderr": stderr.String()} {
+			if strings.Contains(text, "pw-of-the-updates") {
+				t.Errorf("%s: the %s shows the password:\n%s", board, where, text)
+			}
+		}
+		if got := strings.Join(tail.Tail(10), "\n"); !strings.Contains(got, "hark:[SECRET_1]@127.0.0.1") || !strings.Contains(got, "404 Not Found") {
+			t.Errorf("%s: the log lost what went wrong:\n%s", board, got)
+		}
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkbox/hark/device/health"
+	"github.com/harkbox/hark/reply"
 	"github.com/harkbox/hark/reply/llm"
 )
 
@@ -43,4 +45,33 @@ func deadPort(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	return addr
+}
+
+// TestCenterAddressWithoutPassword: a node whose center's address carries
+// a password (a proxy's, in front of the center) names the center without
+// it, in the status's links and in what hark ask --json shows.
+func TestCenterAddressWithoutPassword(t *testing.T) {
+	cfg, res := configure(t, "[center]\nurl = \"http://node:pw-of-the-center@"+deadPort(t)+"\"\nkey = \"n1:k1\"\ninsecure_http = true\n[reply]\nplanner = false\n",
+		map[string]string{"OLLAMA_HOST": "http://127.0.0.1:9"})
+	b, err := Open(cfg, res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s := health.New(health.Options{Storage: func(context.Context) error { return nil }, State: "idle", Ready: true, Links: b.links}).Status(t.Context())
+	var center string
+	for _, l := range s.Links {
+		if l.Name == "center" {
+			center = l.Detail
+		}
+	}
+	if center == "" || strings.Contains(center, "pw-of-the-center") || !strings.Contains(center, "node:") {
+		t.Errorf("the center's link %q: want its address without the password", center)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	got, _, _ := b.answerer.answer(ctx, reply.Query{Text: "hello"}, func(string) {})
+	if r, ok := got.(nodeResult); !ok || strings.Contains(r.Center, "pw-of-the-center") || !strings.Contains(r.Center, "node:") {
+		t.Errorf("the answer %+v: want the center named without the password", got)
+	}
 }

@@ -114,7 +114,7 @@ func (d *Downloader) Fetch(ctx context.Context, m Manifest, progress func(Progre
 			break
 		}
 		if i == attempts-1 {
-			return "", fmt.Errorf("download %s: gave up after %d attempts: %w", m.URL, attempts, last)
+			return "", fmt.Errorf("download %s: gave up after %d attempts: %w", Shown(m.URL), attempts, last)
 		}
 	}
 	sum, err := fileSHA256(part)
@@ -123,7 +123,7 @@ func (d *Downloader) Fetch(ctx context.Context, m Manifest, progress func(Progre
 	}
 	if m.SHA256 != "" && sum != m.SHA256 {
 		os.Remove(part)
-		return "", fmt.Errorf("download %s: sha256 %s, the manifest says %s: %w", m.URL, sum, m.SHA256, ErrChecksum)
+		return "", fmt.Errorf("download %s: sha256 %s, the manifest says %s: %w", Shown(m.URL), sum, m.SHA256, ErrChecksum)
 	}
 	if err := os.Rename(part, final); err != nil {
 		return "", fmt.Errorf("download: %w", err)
@@ -190,7 +190,7 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 	quiet := time.AfterFunc(idle, func() { cancel(errStalled) })
 	defer quiet.Stop()
 	stalled := func(at, of int64) error {
-		return fmt.Errorf("download %s: %w for %s, at %d of %d bytes", m.URL, errStalled, idle, at, of)
+		return fmt.Errorf("download %s: %w for %s, at %d of %d bytes", Shown(m.URL), errStalled, idle, at, of)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL, nil)
 	if err != nil {
@@ -208,7 +208,7 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 		if errors.Is(context.Cause(ctx), errStalled) {
 			return have, stalled(have, m.Size)
 		}
-		return have, fmt.Errorf("download %s: %w", m.URL, err)
+		return have, fmt.Errorf("download %s: %w", Shown(m.URL), err)
 	}
 	defer resp.Body.Close()
 	switch {
@@ -229,9 +229,9 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 		if err := f.Truncate(0); err != nil {
 			return have, &fileError{err}
 		}
-		return 0, &httpError{m.URL, 503, resp.Status + " (starting again)"}
+		return 0, &httpError{Shown(m.URL), 503, resp.Status + " (starting again)"}
 	default:
-		return have, &httpError{m.URL, resp.StatusCode, resp.Status}
+		return have, &httpError{Shown(m.URL), resp.StatusCode, resp.Status}
 	}
 	if known && resp.ContentLength >= 0 && have+resp.ContentLength != m.Size {
 		return have, d.mismatch(part, m, fmt.Sprintf("the server offers %d bytes, the manifest says %d", have+resp.ContentLength, m.Size))
@@ -253,11 +253,11 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 	case err != nil && errors.Is(context.Cause(ctx), errStalled):
 		return w.n, stalled(w.n, total)
 	case err != nil:
-		return w.n, fmt.Errorf("download %s: connection lost at %d of %d bytes: %w", m.URL, w.n, total, err)
+		return w.n, fmt.Errorf("download %s: connection lost at %d of %d bytes: %w", Shown(m.URL), w.n, total, err)
 	}
 	if !known {
 		if total > 0 && w.n != total {
-			return w.n, fmt.Errorf("download %s: connection closed at %d of %d bytes", m.URL, w.n, total)
+			return w.n, fmt.Errorf("download %s: connection closed at %d of %d bytes", Shown(m.URL), w.n, total)
 		}
 		return w.n, syncFile(f)
 	}
@@ -265,7 +265,7 @@ func (d *Downloader) once(ctx context.Context, m Manifest, part string, progress
 		return w.n, d.mismatch(part, m, fmt.Sprintf("more than the %d bytes the manifest says", m.Size))
 	}
 	if w.n < m.Size {
-		return w.n, fmt.Errorf("download %s: connection closed at %d of %d bytes", m.URL, w.n, m.Size)
+		return w.n, fmt.Errorf("download %s: connection closed at %d of %d bytes", Shown(m.URL), w.n, m.Size)
 	}
 	return w.n, syncFile(f)
 }
@@ -295,7 +295,7 @@ func (l *lively) Read(p []byte) (int, error) {
 
 func (d *Downloader) mismatch(part string, m Manifest, what string) error {
 	os.Remove(part)
-	return fmt.Errorf("download %s: %s: %w", m.URL, what, ErrChecksum)
+	return fmt.Errorf("download %s: %s: %w", Shown(m.URL), what, ErrChecksum)
 }
 
 // counter reports download progress at each whole percent, and keeps

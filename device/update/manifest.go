@@ -36,7 +36,7 @@ const maxManifest = 64 << 10
 func FetchManifest(ctx context.Context, c *http.Client, manifestURL string) (Manifest, error) {
 	base, err := url.Parse(manifestURL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") {
-		return Manifest{}, fmt.Errorf("update manifest: %q is not an http(s) URL", manifestURL)
+		return Manifest{}, fmt.Errorf("update manifest: %q is not an http(s) URL", Shown(manifestURL))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, manifestURL, nil)
 	if err != nil {
@@ -47,6 +47,7 @@ func FetchManifest(ctx context.Context, c *http.Client, manifestURL string) (Man
 		return Manifest{}, fmt.Errorf("update manifest: the update server cannot be reached: %w", err)
 	}
 	defer resp.Body.Close()
+	manifestURL = Shown(manifestURL) // as the errors below quote it
 	if resp.StatusCode != http.StatusOK {
 		return Manifest{}, fmt.Errorf("update manifest: %s answered %s", manifestURL, resp.Status)
 	}
@@ -63,10 +64,45 @@ func FetchManifest(ctx context.Context, c *http.Client, manifestURL string) (Man
 	}
 	ref, err := url.Parse(m.URL)
 	if err != nil {
-		return Manifest{}, fmt.Errorf("update manifest %s: bundle url %q: %w", manifestURL, m.URL, err)
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err // without the address, which it quotes whole
+		}
+		return Manifest{}, fmt.Errorf("update manifest %s: bundle url %q: %w", manifestURL, Shown(m.URL), err)
 	}
 	m.URL = base.ResolveReference(ref).String()
 	return m, nil
+}
+
+// Shown is an address as an error, the record of an install, or hark
+// update's offer quotes it: its password, if it has one, replaced by "xxxxx" (as
+// url.URL.Redacted writes it), even when it does not parse; anything else,
+// a file's path among them, as it is. Errors are logged, and shown in the
+// update status and on the page.
+func Shown(address string) string {
+	if u, err := url.Parse(address); err == nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+		return address
+	}
+	start := 0
+	if i := strings.Index(address, "://"); i >= 0 {
+		start = i + 3
+	}
+	end := len(address)
+	if i := strings.IndexAny(address[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	at := strings.LastIndexByte(address[start:end], '@')
+	if at < 0 {
+		return address
+	}
+	at += start
+	colon := strings.IndexByte(address[start:at], ':')
+	if colon < 0 {
+		return address
+	}
+	return address[:start+colon+1] + "xxxxx" + address[at:]
 }
 
 // ParseManifest decodes a manifest and checks every field.

@@ -257,7 +257,7 @@ func (s *Service) install(ctx context.Context, src string, progress func(Progres
 	if source == "" {
 		source = s.agent.Manifest
 	}
-	rec := Record{Time: time.Now().UTC(), Source: source, Version: res.Version}
+	rec := Record{Time: time.Now().UTC(), Source: Shown(source), Version: res.Version} // read on the page
 	s.mu.Lock()
 	s.job.Running = false
 	if err != nil {

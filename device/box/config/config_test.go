@@ -371,3 +371,25 @@ func TestWyomingVoice(t *testing.T) {
 		}
 	}
 }
+
+// A value refused from the configuration file is quoted in the error the
+// daemon logs at its start: the password of an address in it is not, and
+// the rest of the address is, so the household sees which one is wrong.
+func TestBadValuesHideAddressPasswords(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[center]\nurl = \"http://node:centerpw1@center.lan:8443\"\nkey = \"n1:k\"\n", `"http://node:[SECRET_1]@center.lan:8443" is plain HTTP`},
+		{"[update]\nmanifest = \"ftp://u:manifestpw2@x.lan/m.json\"\n", `update.manifest: "ftp://u:[SECRET_1]@x.lan/m.json" is not an http or https URL`},
+		{"[lookup]\nsearxng = \"ftp://bob:searxpw3@search.lan\"\n", `lookup.searxng: "ftp://bob:[SECRET_1]@search.lan"`},
+		{"[weather]\nforecast_url = \"ftp://w:weatherpw4@wx.lan\"\n", `weather.forecast_url: "ftp://w:[SECRET_1]@wx.lan"`},
+	} {
+		_, _, err := load(t, tc.text, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.text, err, tc.want)
+		}
+		for _, pw := range []string{"centerpw1", "manifestpw2", "searxpw3", "weatherpw4"} {
+			if err != nil && strings.Contains(err.Error(), pw) {
+				t.Errorf("%q: error %v shows the password", tc.text, err)
+			}
+		}
+	}
+}

@@ -76,8 +76,10 @@ type checker struct {
 	problems []string
 }
 
+// bad adds a problem of key. The value it quotes keeps no password or
+// token: the problems of the configuration are logged at the start.
 func (ck *checker) bad(key, format string, a ...any) {
-	ck.problems = append(ck.problems, fmt.Sprintf("config %s: %s: %s", ck.l.where(key), key, fmt.Sprintf(format, a...)))
+	ck.problems = append(ck.problems, fmt.Sprintf("config %s: %s: %s", ck.l.where(key), key, hideSecrets(fmt.Sprintf(format, a...))))
 }
 
 func (ck *checker) oneOf(key, v string, allowed []string) {

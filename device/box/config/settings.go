@@ -178,18 +178,21 @@ func (l *Loaded) SaveSetting(path, key, value string, env Env) (aside string, er
 	if s := l.Sources[key]; strings.HasPrefix(s, "env ") || strings.HasPrefix(s, "flag ") {
 		return "", fmt.Errorf("%w: %s is set by %s, which wins over this page", ErrSetting, key, s)
 	}
+	// A refusal quotes the value, which helps with a typo; the passwords
+	// and tokens in it are hidden, as the refusal is shown and may be
+	// logged.
 	c := &Loaded{Config: l.Config, File: l.File, Sources: maps.Clone(l.Sources)}
 	if err := c.Override(key, value, "the page"); err != nil {
 		_, msg, _ := strings.Cut(err.Error(), key+": ")
-		return "", fmt.Errorf("%w: %s", ErrSetting, msg)
+		return "", fmt.Errorf("%w: %s", ErrSetting, hideSecrets(msg))
 	}
 	if _, err := c.Resolve(env); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			if _, msg, ok := strings.Cut(line, key+": "); ok {
-				return "", fmt.Errorf("%w: %s", ErrSetting, msg)
+				return "", fmt.Errorf("%w: %s", ErrSetting, hideSecrets(msg))
 			}
 		}
-		return "", fmt.Errorf("%w: %v", ErrSetting, err)
+		return "", fmt.Errorf("%w: %s", ErrSetting, hideSecrets(err.Error()))
 	}
 	// The file as far as it loads: an entry that does not is left out,
 	// and the file as it was is kept aside, once, for whoever wrote it.

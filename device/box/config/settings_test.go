@@ -1,11 +1,13 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -358,6 +360,43 @@ func TestSettingsProblemsHideAddressPasswordsAsRedactDoes(t *testing.T) {
 	for _, want := range []string{"http://admin:[SECRET_1]@bad host:11434", "at 10:30@home"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+}
+
+// A value the page may not keep is refused with what is wrong with it,
+// shown by its field: a password or a token in it is not echoed (the
+// error may reach a log), and a plain typo still is, which helps whoever
+// typed it.
+func TestSaveSettingRefusalHidesSecrets(t *testing.T) {
+	vars := env(map[string]string{"HOME": "/home/u"})
+	l, _, err := load(t, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), SettingsFile)
+	secrets := []string{"hunter2secret", "s3cr3tpassw0rd", "pw4manifest", "ghp_abcdef", "sk-abcdef"}
+	for _, tc := range []struct{ key, value, want string }{
+		{"ollama.host", "http://admin:hunter2secret@bad host:11434", "password in the address is not supported"},
+		{"lookup.searxng", "ftp://bob:s3cr3tpassw0rd@search.lan", "ftp://bob:[SECRET_1]@search.lan"},
+		{"update.manifest", "gopher://u:pw4manifest@x.lan/m.json?token=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "not an http or https URL"},
+		{"log.level", "sk-abcdef0123456789abcdef0123456789", "not one of"},
+		{"audio.volume", "sk-abcdef0123456789abcdef0123456789", "not a whole number"},
+	} {
+		_, err := l.SaveSetting(path, tc.key, tc.value, vars)
+		if !errors.Is(err, ErrSetting) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s = %s: %v, want %q", tc.key, tc.value, err, tc.want)
+			continue
+		}
+		for _, s := range secrets {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("%s: refused with %q, which shows %q", tc.key, err, s)
+			}
+		}
+	}
+	for _, tc := range []struct{ key, value string }{{"audio.volume", "4o"}, {"listen.mode", "shout"}, {"lookup.searxng", "searx.lan:8888"}} {
+		if _, err := l.SaveSetting(path, tc.key, tc.value, vars); err == nil || !strings.Contains(err.Error(), strconv.Quote(tc.value)) {
+			t.Errorf("%s = %s: %v, want the value named", tc.key, tc.value, err)
 		}
 	}
 }
