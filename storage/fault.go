@@ -47,6 +47,10 @@ type Health struct {
 	Reading bool
 	// Held is how many changes wait in memory.
 	Held int
+	// Told is how many of Held are what the household told or set
+	// (facts, secrets, settings, the schedule): Held less the record of
+	// the talk itself (the dialogue and the diary).
+	Told int
 	// Data is set when the fault is the data partition's (read-only, an
 	// I/O error, damaged or missing files, not mounted): a card to repair
 	// or replace, which a system update neither causes nor cures.

@@ -20,6 +20,7 @@ func (db *DB) Health() Health {
 	defer db.mu.Unlock()
 	h := db.health
 	h.Held = db.held.len()
+	h.Told = h.Held - len(db.held.under(dialoguePrefix)) - len(db.held.under(diaryPrefix))
 	return h
 }
 

@@ -70,8 +70,11 @@ func connectBox(ctx context.Context, e env, g *globals, floor slog.Level) (*cont
 	lc := control.Local(control.Handler(b.API()))
 	return lc, b, func() {
 		lc.Close()
-		if err := b.Close(); errors.Is(err, box.ErrNotSaved) {
+		switch err := b.Close(); {
+		case errors.Is(err, box.ErrNotSaved):
 			g.notSaved = err
+		case errors.Is(err, box.ErrTalkNotKept):
+			fmt.Fprintf(e.stderr, "hark: warning: %v\n", err)
 		}
 	}, nil
 }

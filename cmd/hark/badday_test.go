@@ -36,6 +36,11 @@ func TestOneShotOnAReadOnlyCardSaysWhatIsLost(t *testing.T) {
 			t.Errorf("ask %q on a read-only card: code %d, stdout %q, stderr %q; want code 1 and stderr saying it was not saved, the card being read-only", said, code, out, errOut)
 		}
 	}
+	// A question changes nothing the household told: only the record of
+	// the talk is lost, which the command says without failing.
+	if code, out, errOut := ask(t, getenv, "ask", "--data", dir, "what time is it"); code != 0 || out == "" || !strings.Contains(errOut, "not kept") {
+		t.Errorf("a question on a read-only card: code %d, stdout %q, stderr %q; want code 0, the answer, and stderr saying the conversation was not kept", code, out, errOut)
+	}
 	code, out, errOut := ask(t, getenv, "memory", "--data", dir)
 	if code != 0 || !strings.Contains(out, "the spare key is under the blue pot") {
 		t.Errorf("hark memory on the read-only card: code %d, stdout %q, stderr %q; want the fact stored before", code, out, errOut)

@@ -260,20 +260,30 @@ func (b *Box) Recovered() *storage.Recovery { return b.db.Health().Recovered }
 // memory while it could not save, they are lost with the process.
 var ErrNotSaved = errors.New("box: not saved")
 
-// notSaved says what Close loses: the changes the store holds in memory
-// and the timers, alarms and reminders it refused; nil for none.
+// notSaved says what Close loses of what the household told or set: the
+// facts, secrets and settings the store holds in memory and the timers,
+// alarms and reminders it refused; nil for none. The record of the talk
+// alone (a question asked) is ErrTalkNotKept.
 func (b *Box) notSaved() error {
 	h := b.db.Health()
-	n := h.Held + len(b.alerts.Unsaved())
-	if n == 0 {
-		return nil
-	}
 	why := h.Why()
 	if why == "" {
 		why = "the store refused them"
 	}
-	return fmt.Errorf("%w: %d change(s) made now are lost: %s", ErrNotSaved, n, why)
+	n := h.Told + len(b.alerts.Unsaved())
+	switch {
+	case n > 0:
+		return fmt.Errorf("%w: %d change(s) made now are lost: %s", ErrNotSaved, n, why)
+	case h.Held > 0:
+		return fmt.Errorf("%w: %s", ErrTalkNotKept, why)
+	}
+	return nil
 }
+
+// ErrTalkNotKept reports, from Close, that only the record of the talk
+// (the conversation, the diary) could not be saved: nothing the
+// household told or set is lost, so a command warns and does not fail.
+var ErrTalkNotKept = errors.New("box: the conversation is not kept")
 
 // clockStatus is the box's clock as the status shows it.
 func (b *Box) clockStatus() control.Clock {
