@@ -1,0 +1,72 @@
+package builtin
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/harkbox/hark/locale"
+)
+
+// TestACorrectionReplacesTheFact: told again where a thing is, the box
+// keeps the new place instead of the old one, says which it forgot, and
+// reads back the new place alone, in every language. Told again a secret
+// of the same name (the wifi password changed), it keeps the new secret
+// alone and says neither.
+func TestACorrectionReplacesTheFact(t *testing.T) {
+	for _, tt := range []struct {
+		l                       locale.Lang
+		before, after, ask      string
+		wantAfter, wantAnswered string
+	}{
+		{locale.English, "remember that my keys are in the blue bowl", "remember that my keys are in the drawer now", "what do you remember about my keys",
+			"OK, I'll remember that, and I've forgotten the old one: your keys are in the blue bowl.", "You told me: your keys are in the drawer now."},
+		{locale.German, "merk dir, dass meine Schlüssel in der blauen Schale sind", "merk dir, dass meine Schlüssel in der Schublade sind", "was weißt du über meine Schlüssel",
+			"OK, ich merke es mir und habe das Alte vergessen: deine Schlüssel sind in der blauen Schale.", "Du hast mir gesagt: deine Schlüssel sind in der Schublade."},
+		{locale.Spanish, "recuerda que mis llaves están en el cajón", "recuerda que mis llaves están en la mesa", "qué sabes de mis llaves",
+			"Vale, lo recordaré, y he olvidado lo anterior: tus llaves están en el cajón.", "Me dijiste: tus llaves están en la mesa."},
+		{locale.French, "souviens-toi que mes clés sont dans le tiroir", "retiens que mes clés sont sur la table", "que sais-tu de mes clés",
+			"D'accord, je m'en souviendrai, et j'ai oublié l'ancienne : tes clés sont dans le tiroir.", "Tu m'as dit : tes clés sont sur la table."},
+		{locale.English, "remember that the wifi password is Tulip-Harbor-77", "remember that the wifi password is Sunflower-Field-42", "what do you remember about the wifi password",
+			"OK, I'll remember that, and keep it secret. I've forgotten the old one.", "You told me: the wifi password is Sunflower-Field-42."},
+	} {
+		f := newSealedFixture(t)
+		f.sayIn(t, tt.l, tt.before)
+		if r := f.sayIn(t, tt.l, tt.after); r.Spoken != tt.wantAfter {
+			t.Errorf("%s %q after %q: said %q, want %q", tt.l, tt.after, tt.before, r.Spoken, tt.wantAfter)
+		}
+		if r := f.sayIn(t, tt.l, tt.ask); r.Spoken != tt.wantAnswered {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.ask, r.Spoken, tt.wantAnswered)
+		}
+	}
+}
+
+// TestNotEveryNewFactIsACorrection: a fact about another thing (the car
+// keys beside the keys), or saying another thing of the same one (what
+// the sister does beside her name), is kept beside the old one.
+func TestNotEveryNewFactIsACorrection(t *testing.T) {
+	for _, tt := range []struct {
+		tell []string
+		ask  string
+		want []string
+	}{
+		{[]string{"remember that my keys are in the drawer", "remember that my car keys are in the car"}, "what do you remember about my keys",
+			[]string{"your keys are in the drawer"}},
+		{[]string{"remember that my sister is called Eva", "remember that my sister is a nurse"}, "what do you remember about my sister",
+			[]string{"your sister is called Eva", "your sister is a nurse"}},
+		{[]string{"remember that the kids are at school until three", "remember that the dog is in the garden"}, "what do you remember about the kids",
+			[]string{"the kids are at school until three"}},
+	} {
+		f := newFixture(t)
+		for _, s := range tt.tell {
+			if said, _ := f.say(t, s); said != "OK, I'll remember that." {
+				t.Errorf("%q after %q: said %q, want it remembered alone", s, tt.tell, said)
+			}
+		}
+		said, _ := f.say(t, tt.ask)
+		for _, w := range tt.want {
+			if !strings.Contains(said, w) {
+				t.Errorf("%q after %q: said %q, want it to hold %q", tt.ask, tt.tell, said, w)
+			}
+		}
+	}
+}
