@@ -11,8 +11,9 @@ import (
 // down, search_memory keeping the whole match, forget). A word of the
 // question is held when the fact has it, or another form of it: the same
 // stem once an ending of inflection is taken off (en -ed, -ing and the
-// -es of a plural; de -en, -es, -e; es the participle, infinitive,
-// gerund and the -es of a plural; fr -é, -ée, -er, -ez). A stem keeps
+// -es of a plural, whose -ies is a -y; de -en, -es, -e; es the
+// participle, infinitive, gerund and the -es of a plural; fr -é, -ée,
+// -er, -ez). A stem keeps
 // four letters or more, so that short words ("bed", "casa", "gare") stay
 // themselves; no ending of derivation is taken off ("university" is not
 // "universe"), nor one that mostly ends other words (English -e: "plane"
@@ -159,6 +160,10 @@ func forms(w, lang string) []string {
 		// The -es of a plural after a hissing sound (ContentWords took its s).
 		if stem, ok := strings.CutSuffix(w, "e"); ok && hasAnySuffix(stem, "s", "x", "z", "ch", "sh") {
 			add(stem, 3)
+		}
+		// The -ies of a plural of a word in -y (ContentWords took its s).
+		if stem, ok := strings.CutSuffix(w, "ie"); ok && utf8.RuneCountInString(stem) >= 3 {
+			out = append(out, stem+"y")
 		}
 	case "de":
 		add(cutFirst(w, "en", "es", "e"), 4)
