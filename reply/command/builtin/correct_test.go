@@ -70,3 +70,62 @@ func TestNotEveryNewFactIsACorrection(t *testing.T) {
 		}
 	}
 }
+
+// TestMyThingsBeforeOthers: asked about "my keys", the box reads back the
+// household's own keys, not Tom's and Anna's beside them; asked about
+// Tom's, Tom's; asked about keys, all of them.
+func TestMyThingsBeforeOthers(t *testing.T) {
+	for _, tt := range []struct {
+		l                locale.Lang
+		tell             []string
+		ask, want        string
+		askOther, wantOf string
+	}{
+		{locale.English, []string{"remember that my keys are in the drawer", "remember that Tom's keys are in his bag", "remember that Anna's keys are on the hook"},
+			"what did I tell you about my keys", "You told me: your keys are in the drawer.",
+			"what did I tell you about Tom's keys", "You told me: tom's keys are in his bag."},
+		{locale.Spanish, []string{"recuerda que mis llaves están en el cajón", "recuerda que las llaves de Tomás están en su bolso"},
+			"qué sabes de mis llaves", "Me dijiste: tus llaves están en el cajón.",
+			"qué sabes de las llaves de Tomás", "Me dijiste: las llaves de Tomás están en su bolso."},
+		{locale.French, []string{"souviens-toi que mes clés sont dans le tiroir", "souviens-toi que les clés de Thomas sont dans son sac"},
+			"que sais-tu de mes clés", "Tu m'as dit : tes clés sont dans le tiroir.",
+			"que sais-tu des clés de Thomas", "Tu m'as dit : les clés de Thomas sont dans son sac."},
+	} {
+		f := newFixture(t)
+		for _, s := range tt.tell {
+			f.sayIn(t, tt.l, s)
+		}
+		if r := f.sayIn(t, tt.l, tt.ask); r.Spoken != tt.want {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.ask, r.Spoken, tt.want)
+		}
+		if r := f.sayIn(t, tt.l, tt.askOther); r.Spoken != tt.wantOf {
+			t.Errorf("%s %q: said %q, want %q", tt.l, tt.askOther, r.Spoken, tt.wantOf)
+		}
+	}
+}
+
+// TestPlaced: a fact saying where a thing is splits into the thing and
+// its place, the verb in the middle or, in a German clause left in the
+// order of "dass", at the end.
+func TestPlaced(t *testing.T) {
+	for _, tt := range []struct {
+		l                  locale.Lang
+		fact, thing, place string
+		ok                 bool
+	}{
+		{locale.English, "my keys are in the drawer now", "my keys", "in the drawer now", true},
+		{locale.English, "my keys are now in the drawer", "my keys", "in the drawer", true},
+		{locale.English, "my sister is a nurse", "", "", false},
+		{locale.German, "meine Schlüssel sind in der Schublade", "meine Schlüssel", "in der Schublade", true},
+		{locale.German, "meine Schlüssel in der Schublade liegen", "meine Schlüssel", "in der Schublade", true},
+		{locale.German, "meine Schlüssel jetzt in der Schublade liegen", "meine Schlüssel", "in der Schublade", true},
+		{locale.German, "meine Schwester Ärztin ist", "", "", false},
+		{locale.Spanish, "mis llaves están ahora en la mesa", "mis llaves", "en la mesa", true},
+		{locale.French, "mes clés sont sur la table", "mes clés", "sur la table", true},
+	} {
+		thing, place, ok := placed(tt.l, tt.fact)
+		if thing != tt.thing || place != tt.place || ok != tt.ok {
+			t.Errorf("placed(%s, %q) = %q, %q, %v; want %q, %q, %v", tt.l, tt.fact, thing, place, ok, tt.thing, tt.place, tt.ok)
+		}
+	}
+}

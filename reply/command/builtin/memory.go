@@ -172,7 +172,8 @@ func oldPlaces(ctx context.Context, m Memory, l locale.Lang, lang, fact string) 
 // placed splits a fact that says where a thing is ("my keys are in the
 // drawer") into the thing and its place, in language l: at the first
 // verb of being or lying, followed (a word such as "now" aside) by a
-// preposition of place. ok is false for a fact of another kind.
+// preposition of place, or in German ending the clause (verbLast). ok is
+// false for a fact of another kind.
 func placed(l locale.Lang, fact string) (thing, place string, ok bool) {
 	words := strings.Fields(fact)
 	lower := func(w string) string { return strings.ToLower(strings.Trim(w, ".,;:!?")) }
@@ -185,12 +186,36 @@ func placed(l locale.Lang, fact string) (thing, place string, ok bool) {
 			rest = rest[1:]
 		}
 		if len(rest) == 0 {
-			return "", "", false
+			return verbLast(l, words[:i])
 		}
 		if !placeWords[l][lower(rest[0])] {
 			return "", "", false
 		}
 		return strings.Join(words[:i], " "), strings.Join(rest, " "), true
+	}
+	return "", "", false
+}
+
+// verbLast splits the words before a verb of being that ends a German
+// clause still in the order it had after "dass" ("meine Schlüssel jetzt
+// in der Schublade liegen") into the thing and its place.
+func verbLast(l locale.Lang, words []string) (thing, place string, ok bool) {
+	if l != locale.German {
+		return "", "", false
+	}
+	lower := func(w string) string { return strings.ToLower(strings.Trim(w, ".,;:!?")) }
+	for j, w := range words {
+		if !placeWords[l][lower(w)] {
+			continue
+		}
+		k := j
+		for k > 0 && stillWords[l][lower(words[k-1])] {
+			k--
+		}
+		if k == 0 {
+			return "", "", false
+		}
+		return strings.Join(words[:k], " "), strings.Join(words[j:], " "), true
 	}
 	return "", "", false
 }
@@ -354,6 +379,9 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 				hits = hits[:min(3, len(hits))]
 			} else {
 				hits = whole(hits, q, c.Language)
+				if ours(q+" "+c.Utterance, lang(c)) {
+					hits = mineFirst(hits, lang(c))
+				}
 			}
 			// A secret is said only when the request names one ("what is my
 			// wifi password"), never on "what do you know about me".
@@ -442,6 +470,36 @@ var selfWords = map[locale.Lang][]string{
 	locale.Spanish: {"yo", "mi", "mis", "me", "mío", "mía", "míos", "mías",
 		"nosotros", "nosotras", "nuestro", "nuestra", "nuestros", "nuestras", "nos"},
 	locale.French: {"je", "j", "mon", "ma", "mes", "moi", "me", "m", "nous", "notre", "nos"},
+}
+
+// possessives are the words with which a household says a thing is its
+// own, in each language.
+var possessives = map[locale.Lang][]string{
+	locale.English: {"my", "our", "mine", "ours"},
+	locale.German:  {"mein", "meine", "meinen", "meinem", "meiner", "meines", "unser", "unsere", "unseren", "unserem", "unserer", "unseres"},
+	locale.Spanish: {"mi", "mis", "nuestro", "nuestra", "nuestros", "nuestras"},
+	locale.French:  {"mon", "ma", "mes", "notre", "nos"},
+}
+
+// ours reports whether said, in language l, names a thing the household's
+// own ("my keys", "mis llaves").
+func ours(said string, l locale.Lang) bool {
+	own := possessives[l]
+	if own == nil {
+		own = possessives[locale.English]
+	}
+	words := strings.FieldsFunc(strings.ToLower(said), func(r rune) bool { return !unicode.IsLetter(r) })
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(own, w) })
+}
+
+// mineFirst keeps, of facts that answer a question about the household's
+// own thing, those the household told about itself, when one did: asked
+// about "my keys", Tom's keys are not the answer.
+func mineFirst(facts []storage.Fact, l locale.Lang) []storage.Fact {
+	if mine := aboutUser(facts, l); len(mine) > 0 {
+		return mine
+	}
+	return facts
 }
 
 // aboutUser keeps facts the household stated about itself, in language l.
