@@ -129,3 +129,27 @@ func TestPlaced(t *testing.T) {
 		}
 	}
 }
+
+// TestRememberWithoutThat: "remember my bike is in the shed" is a fact
+// told as one says it, without "that", and kept with its "my"; "remember
+// the password for the wifi" states nothing and is not taken for a fact.
+func TestRememberWithoutThat(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct{ say, want string }{
+		{"remember my bike is in the shed", "OK, I'll remember that."},
+		{"what do you remember about my bike", "You told me: your bike is in the shed."},
+		{"remember the bins are collected on Tuesday", "OK, I'll remember that."},
+		{"please remember our door is painted green", "OK, I'll remember that."},
+		{"what do you remember about our door", "You told me: your door is painted green."},
+		{"what do you remember about the bins", "You told me: the bins are collected on Tuesday."},
+	} {
+		if r := f.sayIn(t, locale.English, c.say); r.Spoken != c.want {
+			t.Errorf("%q: said %q, want %q", c.say, r.Spoken, c.want)
+		}
+	}
+	for _, s := range []string{"remember the password for the wifi", "remember my birthday", "please remember my keys"} {
+		if u := f.reg.Understand(t.Context(), locale.English, s); u.OK && u.Intent == "remember" {
+			t.Errorf("%q was taken for a fact to remember", s)
+		}
+	}
+}

@@ -264,8 +264,23 @@ func wordSet(words string) map[string]bool {
 // rememberFromIntent takes a fact of two words or more: one word alone
 // ("remember that password") names a thing, with "that" pointing at it,
 // and is no fact to store.
+//
+// A fact told without "that" ("remember my bike is in the shed") is kept
+// with the word that opened it, and only when it states something with a
+// verb of being: "remember the password for the wifi" asks for a thing,
+// it tells none.
 func rememberFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
 	fact := m.String("fact")
+	if m.Has("bare") {
+		_, after, ok := strings.Cut(strings.ToLower(m.Said), "remember ")
+		if !ok {
+			return command.Claim{}, command.Unresolved("fact", "no fact: "+m.Said)
+		}
+		fact = strings.Trim(after, " ,.!?")
+		if !slices.ContainsFunc(strings.Fields(strings.ToLower(fact)), func(w string) bool { return beings[locale.English][strings.Trim(w, ".,!?")] }) {
+			return command.Claim{}, command.Unresolved("fact", "states nothing: "+fact)
+		}
+	}
 	if len(strings.Fields(fact)) < 2 {
 		return command.Claim{}, command.Unresolved("fact", "one word is no fact: "+fact)
 	}
