@@ -73,6 +73,8 @@ var de = map[string]string{
 	"My language model took too long to answer.":                          "Mein Sprachmodell hat zu lange für die Antwort gebraucht.",
 	"My storage is full, so I can't remember anything new. Timers already set will still ring.": "Mein Speicher ist voll, deshalb kann ich mir nichts Neues merken. Gestellte Timer klingeln trotzdem.",
 	"My storage is full, so I couldn't save that.":                                              "Mein Speicher ist voll, deshalb konnte ich das nicht speichern.",
+	"OK, I'll remember that, and I've forgotten the old one: %s.":                               "OK, ich merke es mir und habe das Alte vergessen: %s.",
+	"OK, I'll remember that, and keep it secret. I've forgotten the old one.":                   "OK, ich merke es mir und behalte es für mich. Das Alte habe ich vergessen.",
 	"OK, I'll remember that, and keep it secret.":                                               "OK, ich merke es mir und behalte es für mich.",
 	"OK, I'll remember that.":                                                                   "OK, ich merke es mir.",
 	"OK, I'll remind you to %s %s.":                                                             "OK, ich erinnere dich %[2]s: %[1]s.",

@@ -73,6 +73,8 @@ var es = map[string]string{
 	"My language model took too long to answer.":                          "Mi modelo de lenguaje ha tardado demasiado en responder.",
 	"My storage is full, so I can't remember anything new. Timers already set will still ring.": "Mi almacenamiento está lleno, así que no puedo recordar nada nuevo. Los temporizadores ya puestos sonarán igualmente.",
 	"My storage is full, so I couldn't save that.":                                              "Mi almacenamiento está lleno, así que no he podido guardarlo.",
+	"OK, I'll remember that, and I've forgotten the old one: %s.":                               "Vale, lo recordaré, y he olvidado lo anterior: %s.",
+	"OK, I'll remember that, and keep it secret. I've forgotten the old one.":                   "Vale, lo recordaré y lo guardaré en secreto. He olvidado lo anterior.",
 	"OK, I'll remember that, and keep it secret.":                                               "Vale, lo recordaré y lo guardaré en secreto.",
 	"OK, I'll remember that.":                                                                   "Vale, lo recordaré.",
 	"OK, I'll remind you to %s %s.":                                                             "Vale, te lo recordaré %[2]s: %[1]s.",

@@ -73,6 +73,8 @@ var fr = map[string]string{
 	"My language model took too long to answer.":                          "Mon modèle de langage a mis trop de temps à répondre.",
 	"My storage is full, so I can't remember anything new. Timers already set will still ring.": "Mon espace de stockage est plein, je ne peux plus rien retenir de nouveau. Les minuteurs déjà réglés sonneront quand même.",
 	"My storage is full, so I couldn't save that.":                                              "Mon espace de stockage est plein, je n'ai pas pu l'enregistrer.",
+	"OK, I'll remember that, and I've forgotten the old one: %s.":                               "D'accord, je m'en souviendrai, et j'ai oublié l'ancienne : %s.",
+	"OK, I'll remember that, and keep it secret. I've forgotten the old one.":                   "D'accord, je m'en souviendrai, et je le garderai secret. J'ai oublié l'ancien.",
 	"OK, I'll remember that, and keep it secret.":                                               "D'accord, je m'en souviendrai, et je le garderai secret.",
 	"OK, I'll remember that.":                                                                   "D'accord, je m'en souviendrai.",
 	"OK, I'll remind you to %s %s.":                                                             "D'accord, je te rappellerai %[2]s : %[1]s.",

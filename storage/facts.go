@@ -151,38 +151,66 @@ func (f *Facts) All(ctx context.Context) ([]Fact, error) {
 	return out, err
 }
 
-// Search returns up to limit facts sharing the most words (of three letters
-// or more) with query, as said or in another form in any language
-// HoldsAll knows (those as said first), best first, newest first among
-// equals. A query with no such words returns the newest facts.
+// Search returns up to limit facts holding the most of what query is
+// about, best first, newest first among equals. A word of query is held
+// by a fact that has it as said or in another form in any language
+// HoldsAll knows; among facts holding as much, those holding more words
+// as said come first. What a question is about are its content words
+// that are function words of no language (FunctionWord); a function word
+// of another language than English ("car", "die") weighs less, as the
+// search knows no language, and an English function word, which a
+// household mixes into every language, not at all: a fact sharing only
+// those is not found. A query without content words returns the newest
+// facts.
 func (f *Facts) Search(ctx context.Context, query string, limit int) ([]Fact, error) {
 	all, err := f.All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	all = once(all)
-	want := ContentWords(query)
+	want := map[string]int{}
+	for w := range ContentWords(query) {
+		if weight := aboutness(w); weight > 0 {
+			want[w] = weight
+		}
+	}
 	if len(want) == 0 {
 		slices.Reverse(all)
 		return all[:min(limit, len(all))], nil
 	}
 	var hits []hit[Fact]
 	for _, fact := range all {
-		// A word found as asked counts twice, in another form once.
-		n := 0
+		held, asSaid := 0, 0
 		have := ContentWords(fact.Text)
 		stems := anyForms(have)
-		for w := range want {
+		for w, weight := range want {
 			switch {
 			case have[w]:
-				n += 2
+				held += weight
+				asSaid++
 			case sharesAny(anyForms(map[string]bool{w: true}), stems):
-				n++
+				held += weight
 			}
 		}
-		if n > 0 {
-			hits = append(hits, hit[Fact]{fact, n, fact.At})
+		if held > 0 {
+			hits = append(hits, hit[Fact]{fact, held<<8 + asSaid, fact.At})
 		}
 	}
 	return best(hits, limit), nil
+}
+
+// aboutness is how much a word (as ContentWords gives it) says of what a
+// question in an unknown language is about: 0 for an English function
+// word, which a household mixes into every language; 1 for a function
+// word of another language, which may be a word of its own in English
+// ("car"); 4 for any other word, so that one such word held outweighs
+// the few function words of another language a question has.
+func aboutness(w string) int {
+	switch {
+	case FunctionWord(w, "en"):
+		return 0
+	case slices.ContainsFunc(languages, func(lang string) bool { return FunctionWord(w, lang) }):
+		return 1
+	}
+	return 4
 }

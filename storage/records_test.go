@@ -225,3 +225,41 @@ func TestFactsKeptTwiceFoundOnce(t *testing.T) {
 		t.Errorf("found %+v, %v; want the spare key's newest once, then the car keys", got, err)
 	}
 }
+
+// The search ranks by what a question is about, not by its function
+// words: the fact about the keys comes first though a newer one shares as
+// many of the question's words ("the", "are", "with"; "die", "ist"), and
+// one that shares only English function words is not found. A word that is a function word in another
+// language ("car") still finds its fact, below a fact with a word of no
+// language's function words.
+func TestFactsSearchRanksByContentWords(t *testing.T) {
+	db := open(t, t.TempDir())
+	defer db.Close()
+	f := db.Facts()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, text := range []string{"my keys are in the drawer", "the car is in the garage", "the boxes are in the attic", "the bikes are with the neighbours",
+		"die Brillen liegen im Flur", "die Katze ist im Garten"} {
+		if _, err := f.Add(t.Context(), text, base.Add(time.Duration(i)*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"where are the keys", []string{"my keys are in the drawer"}},
+		{"are the keys with the boxes", []string{"the boxes are in the attic", "my keys are in the drawer"}},
+		{"car", []string{"the car is in the garage"}},
+		{"the car keys", []string{"my keys are in the drawer", "the car is in the garage"}},
+		{"wo ist die Brille", []string{"die Brillen liegen im Flur", "die Katze ist im Garten"}},
+	} {
+		got, err := f.Search(t.Context(), c.query, 5)
+		var texts []string
+		for _, g := range got {
+			texts = append(texts, g.Text)
+		}
+		if err != nil || !slices.Equal(texts, c.want) {
+			t.Errorf("Search(%q) = %q, %v; want %q", c.query, texts, err, c.want)
+		}
+	}
+}

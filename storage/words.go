@@ -11,8 +11,9 @@ import (
 // down, search_memory keeping the whole match, forget). A word of the
 // question is held when the fact has it, or another form of it: the same
 // stem once an ending of inflection is taken off (en -ed, -ing and the
-// -es of a plural; de -en, -es, -e; es the participle, infinitive,
-// gerund and the -es of a plural; fr -é, -ée, -er, -ez). A stem keeps
+// -es of a plural, whose -ies is a -y; de -en, -es, -e; es the
+// participle, infinitive, gerund and the -es of a plural; fr -é, -ée,
+// -er, -ez). A stem keeps
 // four letters or more, so that short words ("bed", "casa", "gare") stay
 // themselves; no ending of derivation is taken off ("university" is not
 // "universe"), nor one that mostly ends other words (English -e: "plane"
@@ -96,17 +97,18 @@ var functionWords = map[string]map[string]bool{
 	"en": ContentWords(`the and but nor for with from into onto about than then that this these those there here
 		its his her hers him she they them their theirs you your yours our ours mine myself yourself ourselves
 		are was were been being has have had having does did doing will would shall should can could may might must
-		what who whom whose which when where why how not also just`),
+		what who whom whose which when where why how not also just all any some anything something everything`),
 	"de": ContentWords(`der die das den dem des ein eine einen einem einer eines und oder aber auch also noch schon doch denn
-		dass wenn weil als wie was wer wen wem ist sind war waren bin bist seid sein wird werden wurde wurden
+		dass wenn weil als wie was wer wen wem wann warum welche welcher welches woher wohin hier dort kein keine ist sind war waren bin bist seid sein wird werden wurde wurden
 		hat habe hast haben hatte hatten ich mich mir mein meine meinen meinem meiner meines dich dir dein deine deinen deinem deiner deines
 		sie ihr ihre ihren ihrem ihrer ihres ihn ihm wir uns unser unsere unseren unserem unserer unseres euch euer eure man
 		mit von für auf aus bei nach zum zur beim vom ins nicht dies diese dieser dieses diesem diesen`),
-	"es": ContentWords(`los las uno una unos unas del que pero porque como cuando donde qué cómo cuándo dónde
+	"es": ContentWords(`los las uno una unos unas del que pero porque como cuando donde qué cómo cuándo dónde adónde
+		cual cuál cuales cuáles quien quién quienes quiénes cuánto cuánta cuántos cuántas mío mía tuyo tuya
 		muy más también son era eran fue está están estaba estaban esta este esto estos estas eso esa ese esos esas
 		hay han has hemos tiene tienen tengo mis tus sus nuestro nuestra nuestros nuestras vuestro vuestra vuestros vuestras
 		ella ellos ellas nosotros nosotras vosotros vosotras usted ustedes les con sin por para`),
-	"fr": ContentWords(`les une des aux mais donc car que qui quoi dont est sont était étaient été être
+	"fr": ContentWords(`les une des aux mais donc car que qui quoi dont quand comment pourquoi quel quelle quels quelles combien est sont était étaient été être
 		suis sommes êtes ont avons avez avait mon mes ton tes son ses notre nos votre vos leur leurs
 		elle ils elles nous vous moi toi lui eux cet cette ces cela avec pour par dans chez pas plus très aussi`),
 }
@@ -158,6 +160,10 @@ func forms(w, lang string) []string {
 		// The -es of a plural after a hissing sound (ContentWords took its s).
 		if stem, ok := strings.CutSuffix(w, "e"); ok && hasAnySuffix(stem, "s", "x", "z", "ch", "sh") {
 			add(stem, 3)
+		}
+		// The -ies of a plural of a word in -y (ContentWords took its s).
+		if stem, ok := strings.CutSuffix(w, "ie"); ok && utf8.RuneCountInString(stem) >= 3 {
+			out = append(out, stem+"y")
 		}
 	case "de":
 		add(cutFirst(w, "en", "es", "e"), 4)

@@ -208,11 +208,12 @@ func Cued(query string) bool {
 }
 
 // Terms are the search terms of a request without a model: its content
-// words, with the plan's topic.
+// words, with the plan's topic, without function words
+// (storage.FunctionWord) and English's words of asking.
 func Terms(query, topic string) Params {
 	var p Params
 	for w := range storage.ContentWords(query + " " + topic) {
-		if !stopWords[w] {
+		if !storage.FunctionWord(w, "en") && !asking["en"][w] {
 			p.Keywords = append(p.Keywords, w)
 		}
 	}
@@ -222,12 +223,13 @@ func Terms(query, topic string) Params {
 
 // Keywords are the words of a question in language lang (an ISO 639-1
 // code) that say what it is about: its content words without the
-// language's words of asking ("where", "wo", "dónde"), articles and
-// pronouns, nor English's, which a household mixes in.
+// function words of the language (storage.FunctionWord) and its words of
+// asking about what was said ("tell", "gesagt", "dime"), nor English's,
+// which a household mixes in.
 func Keywords(question, lang string) []string {
 	var out []string
 	for w := range storage.ContentWords(question) {
-		if !stopWords[w] && !asking[lang][w] {
+		if !storage.FunctionWord(w, lang) && !asking["en"][w] && !asking[lang][w] {
 			out = append(out, w)
 		}
 	}
@@ -235,38 +237,17 @@ func Keywords(question, lang string) []string {
 	return out
 }
 
-// asking are, for the languages besides English, the words of asking:
-// question words, articles, pronouns, and the verbs of being and saying
-// (three letters or more: ContentWords keeps no shorter word).
+// asking are, by language, the words with which a household asks about
+// what it said, that are no function words (storage.FunctionWord keeps
+// those): the verbs of saying, knowing, remembering and of where a thing
+// lies, the words of earlier times and of politeness, and the
+// prepositions that mean "about" (which also say where a thing is, so
+// are content words of a fact).
 var asking = map[string]map[string]bool{
-	"de": set(`der die das den dem des ein eine einen einem einer eines ist sind war waren wie was wer wen wem wann warum welche welcher welches
-		liegt liegen steht stehen gibt habe hast hat haben ich mir mich mein meine meinen meinem meiner meines dein deine deinen deinem
-		uns unser unsere ihr ihre sie und oder aber mit von für auf aus bei nach über unter noch schon denn doch mal bitte sag sage sagen
-		weißt weiß gesagt erzählt erinnerst erinnere erinnern kannst kann nicht kein keine dass hier dort wohin woher`),
-	"es": set(`el la los las uno una unos unas del que qué cual cuál cuales cuáles dónde donde adónde cómo como cuándo cuando quién quien
-		quiénes cuánto cuánta por para con sin mis tus sus mío mía tuyo tuya nuestro nuestra está están esta este esto eso ese esa son era fue
-		hay tengo tiene tienes dije dijiste recuerdas recuerda acuerdas sabes sobre pero muy dime decir`),
-	"fr": set(`les des une est sont était étaient quoi quel quelle quels quelles qui que quand comment pourquoi combien mon mes ton tes son ses
-		notre nos votre vos leur leurs avec pour dans sur sous par pas plus avons avez ont dit sais rappelles souviens trouve trouvent`),
-}
-
-func set(words string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		out[w] = true
-	}
-	return out
-}
-
-// stopWords say nothing about what to search for.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`the and but for with about what when where who whom which how why did does doe was were are have has had
-		that this these those there their they them you your yours can could would should will shall may might must
-		not any some all tell told say said remember recall again before earlier last time yesterday week month
-		from into onto over under then than just also very really please thank thanks know think want like
-		its it's i'm i've i'd we've let let's` + " " + "me my mine our ours") {
-		stopWords[w] = true
-	}
+	"en": storage.ContentWords(`again before earlier last time yesterday week month tell told say said remember recall
+		know think want like let please thank thanks very really`),
+	"de": storage.ContentWords(`über liegt liegen steht stehen gibt lautet lauten heißt kann kannst mal bitte sag sage sagen
+		weißt weiß gesagt erzählt erinnerst erinnere erinnern`),
+	"es": storage.ContentWords(`sobre dije dijiste recuerdas recuerda acuerdas sabes dime decir`),
+	"fr": storage.ContentWords(`sur dit sais rappelles souviens trouve trouvent`),
 }

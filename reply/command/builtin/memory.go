@@ -55,27 +55,232 @@ func Remember(m Memory) *command.Command {
 			// A fact that holds a secret (a password, a code, a card) is
 			// kept sealed: shown and searched with a placeholder, said back
 			// only when asked for.
+			l := lang(c)
 			if shown, kinds := redact.New().Redact(fact); len(kinds) > 0 {
+				old, err := oldSecrets(ctx, m, shown, fact)
+				if err != nil {
+					return command.Response{}, err
+				}
 				f, err := m.AddSecret(ctx, shown, fact, c.Now)
 				if err != nil {
 					return command.Response{}, err
 				}
-				return command.Said(lang(c).T("OK, I'll remember that, and keep it secret."), map[string]any{"fact_id": f.ID, "secret": true}), nil
+				if err := forgetOld(ctx, m, old, f); err != nil {
+					return command.Response{}, err
+				}
+				data := map[string]any{"fact_id": f.ID, "secret": true}
+				if len(old) > 0 {
+					data["replaced"] = texts(old)
+					return command.Said(l.T("OK, I'll remember that, and keep it secret. I've forgotten the old one."), data), nil
+				}
+				return command.Said(l.T("OK, I'll remember that, and keep it secret."), data), nil
+			}
+			old, err := oldPlaces(ctx, m, l, c.Language, fact)
+			if err != nil {
+				return command.Response{}, err
 			}
 			f, err := m.Add(ctx, fact, c.Now)
 			if err != nil {
 				return command.Response{}, err
 			}
-			return command.Said(lang(c).T("OK, I'll remember that."), map[string]any{"fact_id": f.ID}), nil
+			if err := forgetOld(ctx, m, old, f); err != nil {
+				return command.Response{}, err
+			}
+			if len(old) > 0 {
+				return command.Said(l.T("OK, I'll remember that, and I've forgotten the old one: %s.", l.And(spoken(l, old))),
+					map[string]any{"fact_id": f.ID, "replaced": texts(old)}), nil
+			}
+			return command.Said(l.T("OK, I'll remember that."), map[string]any{"fact_id": f.ID}), nil
 		},
 	}
+}
+
+// A fact told again with a new value corrects the one kept: the keys are
+// in the drawer now, not in the blue bowl; the wifi password changed. The
+// new fact is kept first and the old one forgotten after, so that a power
+// cut between the two loses neither. Only two kinds of fact are taken for
+// corrections, as a household must never lose a fact it did not mean to:
+// where a thing is (the same thing, said to be at another place), and a
+// secret of the same name. What else is said of a thing ("my sister is a
+// nurse" beside "my sister is called Eva") is kept beside.
+
+// forgetOld forgets the facts old, which kept replaces; kept itself is
+// not forgotten when the store returned it as one of them.
+func forgetOld(ctx context.Context, m Memory, old []storage.Fact, kept storage.Fact) error {
+	for _, o := range old {
+		if o.ID == kept.ID {
+			continue
+		}
+		if err := m.Delete(ctx, o.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// oldSecrets are the facts holding a secret that said, shown as shown,
+// replaces: those shown in the same words with another secret.
+func oldSecrets(ctx context.Context, m Memory, shown, said string) ([]storage.Fact, error) {
+	hits, err := m.Search(ctx, shown, forgetLimit)
+	if err != nil {
+		return nil, err
+	}
+	var out []storage.Fact
+	for _, h := range hits {
+		if len(h.Sealed) == 0 || !sameFact(h.Text, shown) {
+			continue
+		}
+		was, err := m.Reveal(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		if !sameFact(was, said) {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// oldPlaces are the facts, without a secret, that say the thing fact
+// places is at another place, in language l (code lang).
+func oldPlaces(ctx context.Context, m Memory, l locale.Lang, lang, fact string) ([]storage.Fact, error) {
+	thing, at, ok := placed(l, fact)
+	if !ok {
+		return nil, nil
+	}
+	about := topic(thing, lang)
+	if about == "" {
+		return nil, nil
+	}
+	hits, err := m.Search(ctx, about, forgetLimit)
+	if err != nil {
+		return nil, err
+	}
+	var out []storage.Fact
+	for _, h := range hits {
+		was, wasAt, ok := placed(l, h.Text)
+		if len(h.Sealed) > 0 || !ok || sameFact(wasAt, at) || topic(was, lang) == "" {
+			continue
+		}
+		if storage.HoldsAll(was, thing, lang) && storage.HoldsAll(thing, was, lang) {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// placed splits a fact that says where a thing is ("my keys are in the
+// drawer") into the thing and its place, in language l: at the first
+// verb of being or lying, followed (a word such as "now" aside) by a
+// preposition of place, or in German ending the clause (verbLast). ok is
+// false for a fact of another kind.
+func placed(l locale.Lang, fact string) (thing, place string, ok bool) {
+	words := strings.Fields(fact)
+	lower := func(w string) string { return strings.ToLower(strings.Trim(w, ".,;:!?")) }
+	for i, w := range words {
+		if !beings[l][lower(w)] {
+			continue
+		}
+		rest := words[i+1:]
+		for len(rest) > 0 && stillWords[l][lower(rest[0])] {
+			rest = rest[1:]
+		}
+		if len(rest) == 0 {
+			return verbLast(l, words[:i])
+		}
+		if !placeWords[l][lower(rest[0])] {
+			return "", "", false
+		}
+		return strings.Join(words[:i], " "), strings.Join(rest, " "), true
+	}
+	return "", "", false
+}
+
+// verbLast splits the words before a verb of being that ends a German
+// clause still in the order it had after "dass" ("meine Schlüssel jetzt
+// in der Schublade liegen") into the thing and its place.
+func verbLast(l locale.Lang, words []string) (thing, place string, ok bool) {
+	if l != locale.German {
+		return "", "", false
+	}
+	lower := func(w string) string { return strings.ToLower(strings.Trim(w, ".,;:!?")) }
+	for j, w := range words {
+		if !placeWords[l][lower(w)] {
+			continue
+		}
+		k := j
+		for k > 0 && stillWords[l][lower(words[k-1])] {
+			k--
+		}
+		if k == 0 {
+			return "", "", false
+		}
+		return strings.Join(words[:k], " "), strings.Join(words[j:], " "), true
+	}
+	return "", "", false
+}
+
+// sameFact reports whether a and b say the same words, case, spacing and
+// a closing stop aside.
+func sameFact(a, b string) bool {
+	norm := func(s string) string {
+		return strings.Join(strings.Fields(strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".!"))), " ")
+	}
+	return norm(a) == norm(b)
+}
+
+// beings are, by language, the verbs that say where a thing is.
+var beings = map[locale.Lang]map[string]bool{
+	locale.English: wordSet("is are was were"),
+	locale.German:  wordSet("ist sind liegt liegen steht stehen hängt hängen"),
+	locale.Spanish: wordSet("está están esta estan"),
+	locale.French:  wordSet("est sont"),
+}
+
+// stillWords may stand between the verb and the place: "are now in".
+var stillWords = map[locale.Lang]map[string]bool{
+	locale.English: wordSet("now still actually"),
+	locale.German:  wordSet("jetzt nun noch immer"),
+	locale.Spanish: wordSet("ahora todavía"),
+	locale.French:  wordSet("maintenant toujours désormais"),
+}
+
+// placeWords are, by language, the prepositions of place.
+var placeWords = map[locale.Lang]map[string]bool{
+	locale.English: wordSet("in on under at behind beside next inside near by above below with upstairs downstairs outside"),
+	locale.German:  wordSet("in im auf unter hinter neben bei beim am an vor über zwischen oben unten draußen"),
+	locale.Spanish: wordSet("en sobre debajo encima detrás junto al con cerca dentro fuera"),
+	locale.French:  wordSet("dans sur sous derrière à au aux chez près devant avec en"),
+}
+
+func wordSet(words string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		out[w] = true
+	}
+	return out
 }
 
 // rememberFromIntent takes a fact of two words or more: one word alone
 // ("remember that password") names a thing, with "that" pointing at it,
 // and is no fact to store.
+//
+// A fact told without "that" ("remember my bike is in the shed") is kept
+// with the word that opened it, and only when it states something with a
+// verb of being: "remember the password for the wifi" asks for a thing,
+// it tells none.
 func rememberFromIntent(ctx context.Context, m command.Match) (command.Claim, error) {
 	fact := m.String("fact")
+	if m.Has("bare") {
+		_, after, ok := strings.Cut(strings.ToLower(m.Said), "remember ")
+		if !ok {
+			return command.Claim{}, command.Unresolved("fact", "no fact: "+m.Said)
+		}
+		fact = strings.Trim(after, " ,.!?")
+		if !slices.ContainsFunc(strings.Fields(strings.ToLower(fact)), func(w string) bool { return beings[locale.English][strings.Trim(w, ".,!?")] }) {
+			return command.Claim{}, command.Unresolved("fact", "states nothing: "+fact)
+		}
+	}
 	if len(strings.Fields(fact)) < 2 {
 		return command.Claim{}, command.Unresolved("fact", "one word is no fact: "+fact)
 	}
@@ -189,6 +394,9 @@ func SearchMemory(m Memory, diary Diary) *command.Command {
 				hits = hits[:min(3, len(hits))]
 			} else {
 				hits = whole(hits, q, c.Language)
+				if ours(q+" "+c.Utterance, lang(c)) {
+					hits = mineFirst(hits, lang(c))
+				}
 			}
 			// A secret is said only when the request names one ("what is my
 			// wifi password"), never on "what do you know about me".
@@ -277,6 +485,36 @@ var selfWords = map[locale.Lang][]string{
 	locale.Spanish: {"yo", "mi", "mis", "me", "mío", "mía", "míos", "mías",
 		"nosotros", "nosotras", "nuestro", "nuestra", "nuestros", "nuestras", "nos"},
 	locale.French: {"je", "j", "mon", "ma", "mes", "moi", "me", "m", "nous", "notre", "nos"},
+}
+
+// possessives are the words with which a household says a thing is its
+// own, in each language.
+var possessives = map[locale.Lang][]string{
+	locale.English: {"my", "our", "mine", "ours"},
+	locale.German:  {"mein", "meine", "meinen", "meinem", "meiner", "meines", "unser", "unsere", "unseren", "unserem", "unserer", "unseres"},
+	locale.Spanish: {"mi", "mis", "nuestro", "nuestra", "nuestros", "nuestras"},
+	locale.French:  {"mon", "ma", "mes", "notre", "nos"},
+}
+
+// ours reports whether said, in language l, names a thing the household's
+// own ("my keys", "mis llaves").
+func ours(said string, l locale.Lang) bool {
+	own := possessives[l]
+	if own == nil {
+		own = possessives[locale.English]
+	}
+	words := strings.FieldsFunc(strings.ToLower(said), func(r rune) bool { return !unicode.IsLetter(r) })
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(own, w) })
+}
+
+// mineFirst keeps, of facts that answer a question about the household's
+// own thing, those the household told about itself, when one did: asked
+// about "my keys", Tom's keys are not the answer.
+func mineFirst(facts []storage.Fact, l locale.Lang) []storage.Fact {
+	if mine := aboutUser(facts, l); len(mine) > 0 {
+		return mine
+	}
+	return facts
 }
 
 // aboutUser keeps facts the household stated about itself, in language l.
