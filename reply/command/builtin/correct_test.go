@@ -55,6 +55,14 @@ func TestNotEveryNewFactIsACorrection(t *testing.T) {
 			[]string{"your sister is called Eva", "your sister is a nurse"}},
 		{[]string{"remember that the kids are at school until three", "remember that the dog is in the garden"}, "what do you remember about the kids",
 			[]string{"the kids are at school until three"}},
+		// A place said with a time or a day is when as much as where: a
+		// party on Saturday is still on Saturday when it is at Tom's.
+		{[]string{"remember that the party is on Saturday", "remember that the party is at Tom's house"}, "what do you remember about the party",
+			[]string{"the party is on Saturday", "the party is at Tom's house"}},
+		{[]string{"remember that the kids are at school until three", "remember that the kids are at football on Tuesdays"}, "what do you remember about the kids",
+			[]string{"the kids are at school until three", "the kids are at football on Tuesdays"}},
+		{[]string{"remember that the meeting is at 3", "remember that the meeting is in the big room"}, "what do you remember about the meeting",
+			[]string{"the meeting is at 3", "the meeting is in the big room"}},
 	} {
 		f := newFixture(t)
 		for _, s := range tt.tell {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/harkbox/hark/locale"
+	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
 	"github.com/harkbox/hark/reply/redact"
 	"github.com/harkbox/hark/storage"
@@ -145,7 +146,7 @@ func oldSecrets(ctx context.Context, m Memory, shown, said string) ([]storage.Fa
 // places is at another place, in language l (code lang).
 func oldPlaces(ctx context.Context, m Memory, l locale.Lang, lang, fact string) ([]storage.Fact, error) {
 	thing, at, ok := placed(l, fact)
-	if !ok {
+	if !ok || when(l, at) {
 		return nil, nil
 	}
 	about := topic(thing, lang)
@@ -159,7 +160,7 @@ func oldPlaces(ctx context.Context, m Memory, l locale.Lang, lang, fact string) 
 	var out []storage.Fact
 	for _, h := range hits {
 		was, wasAt, ok := placed(l, h.Text)
-		if len(h.Sealed) > 0 || !ok || sameFact(wasAt, at) || topic(was, lang) == "" {
+		if len(h.Sealed) > 0 || !ok || sameFact(wasAt, at) || when(l, wasAt) || topic(was, lang) == "" {
 			continue
 		}
 		if storage.HoldsAll(was, thing, lang) && storage.HoldsAll(thing, was, lang) {
@@ -219,6 +220,27 @@ func verbLast(l locale.Lang, words []string) (thing, place string, ok bool) {
 	}
 	return "", "", false
 }
+
+// when reports whether a place said in l also says a time or a day ("at
+// 3", "on Saturday", "at school until three"): such a fact tells when as
+// much as where, and another place told later is another fact beside it
+// (the party on Saturday is at Tom's), never its correction.
+func when(l locale.Lang, place string) bool {
+	if strings.ContainsAny(place, "0123456789") {
+		return true
+	}
+	words := strings.Fields(l.DaySaid(place))
+	if utterance.FindDays(words).Found {
+		return true
+	}
+	if _, _, _, ok := utterance.FindClock(words, "at", "until", "till", "by", "from"); ok {
+		return true
+	}
+	return slices.ContainsFunc(words, func(w string) bool { return untilWords[w] })
+}
+
+// untilWords bound a time in the four languages.
+var untilWords = wordSet("until till bis hasta jusqu jusqu'à jusqu'au")
 
 // sameFact reports whether a and b say the same words, case, spacing and
 // a closing stop aside.
