@@ -2,6 +2,7 @@ package weather
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +59,46 @@ func TestAnswerInTheLanguage(t *testing.T) {
 	}
 	if resp, _ := answer(locale.German, f, "", now); resp.Spoken != "In Berlin sind es 7 Grad, bedeckt. Heute höchstens 9 und mindestens 2." {
 		t.Errorf("German today: %q", resp.Spoken)
+	}
+}
+
+// TestAnswerSaysTheCountrysPreposition: a country asked about is said
+// after the preposition its name takes in each language, named as the
+// geocoder names it in that language.
+func TestAnswerSaysTheCountrysPreposition(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	days := []Day{{Date: now, Code: 0, Max: 20, Min: 10}, {Date: now.AddDate(0, 0, 1), Code: 0, Max: 20, Min: 10}}
+	for _, c := range []struct {
+		l          locale.Lang
+		place      Place
+		day, begin string
+	}{
+		{locale.French, Place{Name: "Espagne", CountryCode: "ES", FeatureCode: "PCLI"}, "", "En Espagne, il fait"},
+		{locale.French, Place{Name: "Portugal", CountryCode: "PT", FeatureCode: "PCLI"}, "tomorrow", "Demain au Portugal :"},
+		{locale.French, Place{Name: "États-Unis", CountryCode: "US", FeatureCode: "PCLI"}, "", "Aux États-Unis, il fait"},
+		{locale.French, Place{Name: "Madrid", CountryCode: "ES", FeatureCode: "PPLC"}, "", "À Madrid, il fait"},
+		{locale.German, Place{Name: "Schweiz", CountryCode: "CH", FeatureCode: "PCLI"}, "", "In der Schweiz sind es"},
+		{locale.German, Place{Name: "Vereinigte Staaten", CountryCode: "US", FeatureCode: "PCLI"}, "tomorrow", "Morgen in den Vereinigten Staaten:"},
+		{locale.Spanish, Place{Name: "Francia", CountryCode: "FR", FeatureCode: "PCLI"}, "", "En Francia hace"},
+		{locale.English, Place{Name: "United States", CountryCode: "US", FeatureCode: "PCLI"}, "", "In the United States it's"},
+	} {
+		f := Forecast{Place: c.place, Temperature: 15, TemperatureUnit: "degrees", Days: days}
+		resp, err := answer(c.l, f, c.day, now)
+		if err != nil || !strings.HasPrefix(resp.Spoken, c.begin) {
+			t.Errorf("%s %s %q: %q, want it to begin %q", c.l, c.place.Name, c.day, resp.Spoken, c.begin)
+		}
+	}
+}
+
+// TestGeocodeInTheTurnsLanguage: the place is looked up in the language
+// of the turn, so that it is named back in that language.
+func TestGeocodeInTheTurnsLanguage(t *testing.T) {
+	om := newOpenMeteo(t)
+	c := New(Options{ForecastURL: om.URL + "/v1/forecast", GeocodeURL: om.URL + "/v1/search"})
+	if _, err := c.Geocode(locale.WithLanguage(t.Context(), "fr"), "Espagne"); err != nil {
+		t.Fatal(err)
+	}
+	if got := om.queries[0].Get("language"); got != "fr" {
+		t.Errorf("geocoding language %q, want fr", got)
 	}
 }

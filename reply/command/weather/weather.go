@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harkbox/hark/locale"
@@ -29,7 +30,8 @@ type Options struct {
 	ForecastURL, GeocodeURL string
 	// Units is "metric" (°C, km/h; the default) or "imperial" (°F, mph).
 	Units string
-	// Language for place names; default "en".
+	// Language for place names; default the turn's language
+	// (locale.LanguageOf), else "en".
 	Language   string
 	HTTPClient *http.Client
 	// Timeout bounds each request; default 8 s.
@@ -50,9 +52,6 @@ func New(o Options) *Client {
 	if o.Units == "" {
 		o.Units = "metric"
 	}
-	if o.Language == "" {
-		o.Language = "en"
-	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient
 	}
@@ -64,12 +63,29 @@ func New(o Options) *Client {
 
 // Place is a located place.
 type Place struct {
-	Name      string  `json:"name"`
-	Admin1    string  `json:"admin1,omitempty"`
-	Country   string  `json:"country,omitempty"`
-	Latitude  float64 `json:"latitude"`
-	Longitude float64 `json:"longitude"`
-	TimeZone  string  `json:"timezone,omitempty"`
+	Name    string `json:"name"`
+	Admin1  string `json:"admin1,omitempty"`
+	Country string `json:"country,omitempty"`
+	// CountryCode is the ISO 3166-1 code of the country the place is in.
+	CountryCode string `json:"country_code,omitempty"`
+	// FeatureCode is the GeoNames kind of place: "PPL…" a town, "PCL…"
+	// a country.
+	FeatureCode string  `json:"feature_code,omitempty"`
+	Latitude    float64 `json:"latitude"`
+	Longitude   float64 `json:"longitude"`
+	TimeZone    string  `json:"timezone,omitempty"`
+}
+
+// IsCountry reports whether the place is a country itself.
+func (p Place) IsCountry() bool { return strings.HasPrefix(p.FeatureCode, "PCL") }
+
+// in says the place after its preposition in l: "in Paris", "en Espagne".
+func (p Place) in(l locale.Lang) string {
+	country := ""
+	if p.IsCountry() {
+		country = p.CountryCode
+	}
+	return l.In(p.Name, country)
 }
 
 // ErrNoPlace reports a place name the geocoder does not know.
@@ -113,7 +129,14 @@ func (c *Client) Geocode(ctx context.Context, name string) (Place, error) {
 	var r struct {
 		Results []Place `json:"results"`
 	}
-	q := url.Values{"name": {name}, "count": {"1"}, "language": {c.o.Language}, "format": {"json"}}
+	lang := c.o.Language
+	if lang == "" {
+		lang = locale.LanguageOf(ctx)
+	}
+	if lang == "" {
+		lang = "en"
+	}
+	q := url.Values{"name": {name}, "count": {"1"}, "language": {lang}, "format": {"json"}}
 	if err := c.get(ctx, c.o.GeocodeURL, q, &r); err != nil {
 		return Place{}, err
 	}
