@@ -112,10 +112,11 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	}
 }
 
-// A follow-up whose own words do not tell its language ("und in Paris?":
-// "und" is German, "in" English too) is in the conversation's: the
-// language of the last call it follows, kept with it across processes. A
-// language the household set stands, and words that tell win.
+// A follow-up whose own words do not tell its language ("in Paris?": "in"
+// is German and English) is in the conversation's: the language of the
+// last call it follows, kept with it across processes. A language the
+// household set stands, and words that tell win ("und in Paris?" is
+// German, as the conversation is, whatever recognition guessed).
 func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
 	now := clock
 	r := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
@@ -132,13 +133,15 @@ func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
 		guessed     bool
 		want        string
 	}{
-		{kitchen, "", "und in Paris?", true, "de"},
-		{kitchen, "en", "und in Paris?", true, "de"}, // recognition guessed
+		{kitchen, "", "in Paris?", true, "de"},
+		{kitchen, "en", "in Paris?", true, "de"}, // recognition guessed
 		{kitchen, "", "Paris", true, "de"},
-		{kitchen, "", "and in Paris?", true, "en"},                                     // its words tell
-		{kitchen, "", "und in Paris?", false, "en"},                                    // the language set stands
-		{kitchen, "en", "und in Paris?", false, "en"},                                  // the same, heard
-		{WithClient(t.Context(), Client{ID: "hall"}), "", "und in Paris?", true, "en"}, // another's conversation
+		{kitchen, "", "und in Paris?", true, "de"},
+		{kitchen, "en", "und in Paris?", true, "de"},                               // its words tell the conversation's
+		{kitchen, "", "and in Paris?", true, "en"},                                 // its words tell another
+		{kitchen, "", "in Paris?", false, "en"},                                    // the language set stands
+		{kitchen, "en", "und in Paris?", false, "en"},                              // the same, heard
+		{WithClient(t.Context(), Client{ID: "hall"}), "", "in Paris?", true, "en"}, // another's conversation
 	} {
 		if got := r.Decide(c.ctx, c.heard, c.text, locale.English, c.guessed); got != c.want {
 			t.Errorf("Decide(%s, %q, %q, guessed %v) = %q, want %q", ClientOf(c.ctx).ID, c.heard, c.text, c.guessed, got, c.want)
@@ -164,13 +167,13 @@ func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
 	later := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
 	later.Register(weather)
 	later.Resume("kitchen", back)
-	if got := later.Decide(kitchen, "", "und in Paris?", locale.English, true); got != "de" {
+	if got := later.Decide(kitchen, "", "in Paris?", locale.English, true); got != "de" {
 		t.Errorf("after Resume: Decide = %q, want de", got)
 	}
 
 	// Past the refine window the conversation's language is let go.
 	now = now.Add(time.Minute)
-	if got := r.Decide(kitchen, "", "und in Paris?", locale.English, true); got != "en" {
+	if got := r.Decide(kitchen, "", "in Paris?", locale.English, true); got != "en" {
 		t.Errorf("past the window: Decide = %q, want en", got)
 	}
 }
