@@ -134,6 +134,9 @@ func TestAskContinueAnswersForWhichCity(t *testing.T) {
 		{"wie ist das Wetter", "Für welche Stadt?", "in Berlin", "In Berlin sind es 7 Grad"},
 		{"qué tiempo hace", "¿Para qué ciudad?", "en París", "En París"},
 		{"quel temps fait-il", "Pour quelle ville ?", "Paris", "À Paris"},
+		{"quel temps fait-il", "Pour quelle ville ?", "Saint-Jean-de-Luz", "À Saint-Jean-de-Luz,"},
+		{"qué tiempo hace", "¿Para qué ciudad?", "San Sebastián de los Reyes", "En San Sebastián de los Reyes hace"},
+		{"wie ist das Wetter", "Für welche Stadt?", "frankfurt am main", "In Frankfurt am Main sind es"},
 	} {
 		dir := t.TempDir()
 		code, out, errOut := ask(t, getenv, "--config", cfg, "ask", "--data", dir, c.ask)

@@ -205,6 +205,23 @@ func TestPlaceAnswersTheQuestion(t *testing.T) {
 		{locale.German, "danke", ""},
 		{locale.English, "in 10", ""},
 		{locale.English, "i would rather not say that", ""},
+		// A place of many words or with its particles is a place; a new
+		// request of as many words is none.
+		{locale.English, "New York City", "New York City"},
+		{locale.French, "Saint-Jean-de-Luz", "Saint-Jean-de-Luz"},
+		{locale.German, "Frankfurt am Main", "Frankfurt am Main"},
+		{locale.German, "in frankfurt am main", "Frankfurt am Main"},
+		{locale.Spanish, "San Sebastián de los Reyes", "San Sebastián de los Reyes"},
+		{locale.Spanish, "en Las Palmas de Gran Canaria", "Las Palmas de Gran Canaria"},
+		{locale.English, "Stratford upon Avon", "Stratford upon Avon"},
+		{locale.English, "The Hague", "The Hague"},
+		{locale.English, "tell me a joke", ""},
+		{locale.English, "what about you", ""},
+		{locale.English, "who are you", ""},
+		{locale.English, "forget it", ""},
+		{locale.German, "erzähl mir einen Witz", ""},
+		{locale.French, "raconte-moi une blague", ""},
+		{locale.Spanish, "cuéntame un chiste", ""},
 	} {
 		if resp := r.RunRoute(ctx, Route{Command: weather, Claim: Claim{Arguments: map[string]any{}}}, "weather"); resp.Kind != FollowUp {
 			t.Fatalf("asked %+v, want the question", resp)
