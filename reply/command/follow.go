@@ -194,6 +194,16 @@ func placeName(words []string) bool {
 	return true
 }
 
+// NameLike reports whether text may be the name of a place or a thing as
+// a household says it ("the kitchen light", "Frankfurt am Main"): no
+// digits, and no word a request is built of in any language but the
+// particles of names, nor one of those last. Free text taken where a name
+// was expected and not NameLike ("a joke", "3 plus 4") is no name.
+func NameLike(text string) bool {
+	words := placeWords(text)
+	return len(words) > 0 && !hasDigit(words) && placeName(words)
+}
+
 // particles are the articles, prepositions and conjunctions place names
 // hold, in the languages whose names a household may say: "Frankfurt am
 // Main", "Rio de Janeiro", "Stratford upon Avon", "The Hague".
