@@ -1,7 +1,11 @@
 package weather
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +29,6 @@ func TestLanguagesAskTheWeather(t *testing.T) {
 		{locale.German, "erzähl mir was über das Wetter", ""},
 		{locale.French, "quel temps fera-t-il demain", "map[day:tomorrow]"},
 		{locale.Spanish, "qué tiempo hace en Madrid", "map[location:Madrid]"},
-		{locale.Spanish, "va a llover mañana", "map[day:tomorrow]"},
 	} {
 		u := r.Understand(t.Context(), c.l, c.say)
 		got := ""
@@ -100,5 +103,31 @@ func TestGeocodeInTheTurnsLanguage(t *testing.T) {
 	}
 	if got := om.queries[0].Get("language"); got != "fr" {
 		t.Errorf("geocoding language %q, want fr", got)
+	}
+}
+
+// TestGeocodeWithoutTheArticle: a country said with its article ("in der
+// Schweiz", "in the United States") is found without it when the
+// geocoder knows no place of the words as said; a place whose name holds
+// its article ("Los Angeles") is found as said.
+func TestGeocodeWithoutTheArticle(t *testing.T) {
+	known := map[string]string{"Schweiz": "CH", "United States": "US", "Los Angeles": "US"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.Query().Get("name")
+		if code, ok := known[name]; ok {
+			json.NewEncoder(w).Encode(map[string]any{"results": []any{map[string]any{"name": name, "country_code": code}}})
+			return
+		}
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	c := New(Options{GeocodeURL: srv.URL})
+	for said, want := range map[string]string{"Der Schweiz": "Schweiz", "The United States": "United States", "Los Angeles": "Los Angeles"} {
+		if p, err := c.Geocode(t.Context(), said); err != nil || p.Name != want {
+			t.Errorf("Geocode(%q) = %q, %v; want %q", said, p.Name, err, want)
+		}
+	}
+	if _, err := c.Geocode(t.Context(), "The Atlantis"); !errors.Is(err, ErrNoPlace) {
+		t.Errorf("Geocode(The Atlantis): %v, want ErrNoPlace", err)
 	}
 }

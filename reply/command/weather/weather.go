@@ -124,8 +124,26 @@ func (c *Client) get(ctx context.Context, base string, q url.Values, v any) erro
 	return nil
 }
 
-// Geocode finds the place best matching name.
+// Geocode finds the place best matching name. A name the geocoder knows
+// no place of that begins with an article ("der Schweiz", "the United
+// States", said after "in") is looked up again without it; "Los
+// Angeles" is found as said.
 func (c *Client) Geocode(ctx context.Context, name string) (Place, error) {
+	p, err := c.geocode(ctx, name)
+	if first, rest, ok := strings.Cut(strings.TrimSpace(name), " "); ok && errors.Is(err, ErrNoPlace) && articles[strings.ToLower(first)] {
+		if q, err2 := c.geocode(ctx, rest); err2 == nil {
+			return q, nil
+		}
+	}
+	return p, err
+}
+
+// articles are the definite articles a place may be said with in the
+// languages Hark speaks.
+var articles = map[string]bool{"the": true, "der": true, "die": true, "das": true, "den": true, "dem": true,
+	"le": true, "la": true, "les": true, "el": true, "los": true, "las": true}
+
+func (c *Client) geocode(ctx context.Context, name string) (Place, error) {
 	var r struct {
 		Results []Place `json:"results"`
 	}
