@@ -378,14 +378,22 @@ func fromArgs(a command.Args) []serviceCall {
 // question.
 func named(m command.Match, question bool) error {
 	said := " " + utterance.Normalize(m.Said) + " "
+	rest, free := said, ""
 	for _, slot := range []string{"name", "area", "floor"} {
 		s, ok := m.Slots[slot]
 		if !ok || !s.Wildcard {
 			continue
 		}
-		if question || !command.NameLike(s.Text) || !strings.Contains(said, " "+utterance.Normalize(s.Text)+" ") {
+		text := " " + utterance.Normalize(s.Text) + " "
+		if question || !command.NameLike(s.Text) || !strings.Contains(said, text) {
 			return command.Unresolved(slot, fmt.Sprintf("%q names nothing of the house", s.Text))
 		}
+		rest, free = strings.Replace(rest, text, " ", 1), slot
+	}
+	if free != "" && strings.TrimSpace(rest) == "" {
+		// Names alone ("{name} {area}"): any words would do, in any
+		// language.
+		return command.Unresolved(free, "no words besides the names")
 	}
 	return nil
 }

@@ -712,6 +712,13 @@ func TestHouseBackBeforeTheCall(t *testing.T) {
 				t.Errorf("%q with Home Assistant out of reach: taken as %s %v, want no match", c.said, u.Route.Command.Name, u.Route.Claim.Arguments)
 			}
 		}
+		// Nor is a sentence another language's templates take whole as
+		// names ("{name} {area}"): it tells no language.
+		for said, want := range map[string]string{"öffne das Garagentor": "de", "schalte das Licht in der Küche ein": "de", "abre la puerta del garaje": "es"} {
+			if got := reg.Decide(t.Context(), "", said, locale.English, true); got != want {
+				t.Errorf("Decide(%q) with Home Assistant out of reach = %q, want %q", said, got, want)
+			}
+		}
 	}
 
 	ha := house(t)
@@ -804,6 +811,13 @@ func TestQuestionsSayWhyTheHouseCannotBeRead(t *testing.T) {
 		}{{locale.English, "tell me a joke"}, {locale.English, "what is 3 plus 4"}, {locale.English, "what is the meaning of life"}, {locale.German, "was ist ein Witz"}} {
 			if u := reg.Understand(t.Context(), c.lang, c.said); u.OK {
 				t.Errorf("%q with Home Assistant out of reach: taken as %s %v, want no match", c.said, u.Route.Command.Name, u.Route.Claim.Arguments)
+			}
+		}
+		// Nor is a sentence another language's templates take whole as
+		// names ("{name} {area}"): it tells no language.
+		for said, want := range map[string]string{"öffne das Garagentor": "de", "schalte das Licht in der Küche ein": "de", "abre la puerta del garaje": "es"} {
+			if got := reg.Decide(t.Context(), "", said, locale.English, true); got != want {
+				t.Errorf("Decide(%q) with Home Assistant out of reach = %q, want %q", said, got, want)
 			}
 		}
 	}
