@@ -29,6 +29,18 @@ func TestLanguagesAskTheWeather(t *testing.T) {
 		{locale.German, "erzähl mir was über das Wetter", ""},
 		{locale.French, "quel temps fera-t-il demain", "map[day:tomorrow]"},
 		{locale.Spanish, "qué tiempo hace en Madrid", "map[location:Madrid]"},
+		// A country after the preposition French gives it.
+		{locale.French, "quel temps fait-il en Espagne", "map[location:Espagne]"},
+		{locale.French, "quel temps fait-il au Canada", "map[location:Canada]"},
+		{locale.French, "la météo aux États-Unis", "map[location:États-Unis]"},
+		{locale.French, "quelle est la météo au Portugal demain", "map[day:tomorrow location:Portugal]"},
+		{locale.French, "météo de demain à Nice", "map[day:tomorrow location:Nice]"},
+		{locale.English, "do I need an umbrella tomorrow in Dublin", "map[day:tomorrow location:Dublin]"},
+		{locale.English, "what will the weather be on monday in Rome", "map[day:monday location:Rome]"},
+		{locale.German, "Wettervorhersage für Dresden", "map[location:Dresden]"},
+		{locale.German, "wird es am Samstag in Köln schneien", "map[day:saturday location:Köln]"},
+		{locale.Spanish, "cuál es el pronóstico para el lunes en Valencia", "map[day:monday location:Valencia]"},
+		{locale.Spanish, "va a llover mañana", "map[day:tomorrow]"},
 	} {
 		u := r.Understand(t.Context(), c.l, c.say)
 		got := ""
