@@ -79,7 +79,11 @@ func (r *Registry) andFollowUp(ctx context.Context, l locale.Lang, said string) 
 	case len(q) == 1 && slices.Contains(days, q[0]) && param(Day) != "":
 		changed[param(Day)] = q[0]
 	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(follow.Place, rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
-		changed[param(Place)] = Titled(strings.Join(rest[1:], " "))
+		place := rest[1:]
+		if pw := placeWords(said); len(pw) > 2 && strings.EqualFold(pw[0], words[0]) && strings.EqualFold(pw[1], rest[0]) {
+			place = pw[2:] // as written: "États-Unis"
+		}
+		changed[param(Place)] = Titled(strings.Join(place, " "))
 	case len(rest) >= 2 && slices.Contains(follow.Place, rest[0]) && param(Target) != "":
 		if u, ok := l.UnitName(strings.Join(rest[1:], " ")); ok {
 			changed[param(Target)] = u

@@ -55,6 +55,8 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 		{locale.German, "get_weather", weather, "und in Paris?", "map[day:today location:Paris]"},
 		{locale.Spanish, "get_weather", weather, "¿y en París?", "map[day:today location:París]"},
 		{locale.French, "get_weather", weather, "et à Paris ?", "map[day:today location:Paris]"},
+		{locale.French, "get_weather", weather, "et aux États-Unis ?", "map[day:today location:États-Unis]"},
+		{locale.French, "get_weather", weather, "et au Portugal ?", "map[day:today location:Portugal]"},
 		{locale.English, "get_weather", weather, "and tomorrow?", "map[day:tomorrow location:Berlin]"},
 		{locale.German, "get_weather", weather, "und morgen?", "map[day:tomorrow location:Berlin]"},
 		{locale.Spanish, "get_weather", weather, "¿y mañana?", "map[day:tomorrow location:Berlin]"},
