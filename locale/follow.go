@@ -28,6 +28,6 @@ var followUps = map[Lang]FollowUp{
 		{"plus", "add"}, {"minus", "subtract"}, {"mal", "multiply"}, {"geteilt durch", "divide"}, {"durch", "divide"}}},
 	Spanish: {And: []string{"y", "e"}, Place: []string{"en"}, Operations: []Operation{
 		{"más", "add"}, {"mas", "add"}, {"menos", "subtract"}, {"por", "multiply"}, {"dividido entre", "divide"}, {"dividido por", "divide"}, {"entre", "divide"}}},
-	French: {And: []string{"et"}, Place: []string{"à", "a", "en", "au"}, Operations: []Operation{
+	French: {And: []string{"et"}, Place: []string{"à", "a", "en", "au", "aux"}, Operations: []Operation{
 		{"plus", "add"}, {"moins", "subtract"}, {"fois", "multiply"}, {"multiplié par", "multiply"}, {"divisé par", "divide"}}},
 }

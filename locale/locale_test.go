@@ -48,12 +48,28 @@ func TestDetect(t *testing.T) {
 		"und plus 5": German,
 		"et plus 5":  French,
 		"and plus 5": English,
+		// "in" is German as much as English: the other words tell, and
+		// the weather's and the house's own words count.
+		"und in Berlin?":               German,
+		"Wetter in Berlin":             German,
+		"regnet es in Berlin":          German,
+		"das Wetter in Paris":          German,
+		"wird es warm":                 German,
+		"Licht an":                     German,
+		"va a llover":                  Spanish,
+		"tiempo en Sevilla":            Spanish,
+		"enciende la luz de la cocina": Spanish,
+		"apaga la luz":                 Spanish,
+		"la météo":                     French,
+		"weather in Berlin":            English,
+		"turn on the kitchen light":    English,
+		"and in Berlin?":               English,
 	} {
 		if l, ok := Detect(text); !ok || l != want {
 			t.Errorf("Detect(%q) = %s, %v; want %s", text, l, ok, want)
 		}
 	}
-	for _, text := range []string{"", "ok", "Paris", "42"} {
+	for _, text := range []string{"", "ok", "Paris", "42", "in Berlin", "in New York", "Frankfurt am Main"} {
 		if l, ok := Detect(text); ok {
 			t.Errorf("Detect(%q) = %s; want unsure", text, l)
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,45 +57,6 @@ func TestAskContinueFollowsUpOffline(t *testing.T) {
 	}
 }
 
-// A follow-up whose words tell no language is in the conversation's:
-// "und in Paris?" after a German weather question (typed, the box's
-// language left to "auto") is answered in German about Paris, by the
-// next hark ask that continues it.
-func TestAskContinueKeepsTheConversationsLanguage(t *testing.T) {
-	wx := http.NewServeMux()
-	wx.HandleFunc("GET /v1/search", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"results": []any{map[string]any{"name": r.URL.Query().Get("name"), "latitude": 52.5, "longitude": 13.4, "country_code": "DE", "timezone": "UTC"}}})
-	})
-	wx.HandleFunc("GET /v1/forecast", func(w http.ResponseWriter, r *http.Request) {
-		today := time.Now().UTC()
-		days := []string{today.Format(time.DateOnly), today.AddDate(0, 0, 1).Format(time.DateOnly)}
-		json.NewEncoder(w).Encode(map[string]any{"timezone": "UTC",
-			"current": map[string]any{"time": today.Format("2006-01-02T15:04"), "temperature_2m": 7.4, "weather_code": 3},
-			"daily":   map[string]any{"time": days, "weather_code": []int{3, 61}, "temperature_2m_max": []float64{9, 8}, "temperature_2m_min": []float64{3, 5}, "precipitation_probability_max": []int{10, 80}}})
-	})
-	srv := httptest.NewServer(wx)
-	t.Cleanup(srv.Close)
-	cfg := filepath.Join(t.TempDir(), "hark.toml")
-	if err := os.WriteFile(cfg, []byte("[weather]\nforecast_url = \""+srv.URL+"/v1/forecast\"\ngeocode_url = \""+srv.URL+"/v1/search\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + deadPort(t), "HOME": t.TempDir()})
-	for _, c := range []struct {
-		args []string
-		want string // the answer begins so
-	}{
-		{[]string{"wie ist das Wetter in Berlin"}, "In Berlin sind es 7 Grad"},
-		{[]string{"--continue", "und in Paris?"}, "In Paris sind es 7 Grad"},
-		{[]string{"--continue", "und morgen?"}, "Morgen in Paris"},
-	} {
-		code, out, errOut := ask(t, getenv, append([]string{"--config", cfg, "ask", "--data", dir}, c.args...)...)
-		if code != 0 || !strings.HasPrefix(out, c.want) {
-			t.Errorf("hark ask %q: code %d, stdout %q (stderr %q); want it to begin %q", c.args, code, out, errOut, c.want)
-		}
-	}
-}
-
 // fakeWeather serves Open-Meteo's search and forecast for any place, and
 // is the path of a configuration that asks it.
 func fakeWeather(t *testing.T) string {
@@ -119,31 +81,39 @@ func fakeWeather(t *testing.T) string {
 	return cfg
 }
 
-// The weather asked with no home set asks back for the city, in the
-// conversation's language, and the next hark ask --continue takes the
-// city said alone or after its preposition as the answer.
-func TestAskContinueAnswersForWhichCity(t *testing.T) {
+// A weather conversation goes on by hark ask --continue, with no model
+// server, in the conversation's language: a follow-up whose words tell no
+// language ("und in Paris?" after a German question, typed, the box's
+// language left to "auto") is answered in German about Paris; the
+// weather asked with no home set asks back for the city, and the city
+// said alone or after its preposition answers it.
+func TestAskContinueWeather(t *testing.T) {
 	cfg := fakeWeather(t)
 	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + deadPort(t), "HOME": t.TempDir()})
-	for _, c := range []struct {
-		ask, asked, answer, want string // want: the answer begins so
-	}{
-		{"what's the weather", "For which city?", "Paris", "In Paris it's 7 degrees"},
-		{"what's the weather", "For which city?", "in Paris", "In Paris it's 7 degrees"},
-		{"wie ist das Wetter", "Für welche Stadt?", "Paris", "In Paris sind es 7 Grad"},
-		{"wie ist das Wetter", "Für welche Stadt?", "in Berlin", "In Berlin sind es 7 Grad"},
-		{"qué tiempo hace", "¿Para qué ciudad?", "en París", "En París"},
-		{"quel temps fait-il", "Pour quelle ville ?", "Paris", "À Paris"},
+	type turn struct{ said, want string } // want: the answer begins so
+	for _, conversation := range [][]turn{
+		{{"wie ist das Wetter in Berlin", "In Berlin sind es 7 Grad"}, {"und in Paris?", "In Paris sind es 7 Grad"}, {"und morgen?", "Morgen in Paris"}},
+		{{"what's the weather", "For which city?"}, {"Paris", "In Paris it's 7 degrees"}},
+		{{"what's the weather", "For which city?"}, {"in Paris", "In Paris it's 7 degrees"}},
+		{{"wie ist das Wetter", "Für welche Stadt?"}, {"Paris", "In Paris sind es 7 Grad"}},
+		{{"wie ist das Wetter", "Für welche Stadt?"}, {"in Berlin", "In Berlin sind es 7 Grad"}},
+		{{"qué tiempo hace", "¿Para qué ciudad?"}, {"en París", "En París"}},
+		{{"quel temps fait-il", "Pour quelle ville ?"}, {"Paris", "À Paris"}},
+		{{"quel temps fait-il", "Pour quelle ville ?"}, {"Saint-Jean-de-Luz", "À Saint-Jean-de-Luz,"}},
+		{{"qué tiempo hace", "¿Para qué ciudad?"}, {"San Sebastián de los Reyes", "En San Sebastián de los Reyes hace"}},
+		{{"wie ist das Wetter", "Für welche Stadt?"}, {"frankfurt am main", "In Frankfurt am Main sind es"}},
 	} {
 		dir := t.TempDir()
-		code, out, errOut := ask(t, getenv, "--config", cfg, "ask", "--data", dir, c.ask)
-		if code != 0 || !strings.HasPrefix(out, c.asked) {
-			t.Errorf("hark ask %q: code %d, stdout %q (stderr %q); want the question %q", c.ask, code, out, errOut, c.asked)
-			continue
-		}
-		code, out, errOut = ask(t, getenv, "--config", cfg, "ask", "--data", dir, "--continue", c.answer)
-		if code != 0 || !strings.HasPrefix(out, c.want) {
-			t.Errorf("hark ask --continue %q after %q: code %d, stdout %q (stderr %q); want it to begin %q", c.answer, c.ask, code, out, errOut, c.want)
+		for i, c := range conversation {
+			args := []string{"--config", cfg, "ask", "--data", dir, c.said}
+			if i > 0 {
+				args = slices.Insert(args, len(args)-1, "--continue")
+			}
+			code, out, errOut := ask(t, getenv, args...)
+			if code != 0 || !strings.HasPrefix(out, c.want) {
+				t.Errorf("hark ask %q (turn %d of %q): code %d, stdout %q (stderr %q); want it to begin %q", c.said, i+1, conversation[0].said, code, out, errOut, c.want)
+				break
+			}
 		}
 	}
 }

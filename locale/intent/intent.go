@@ -196,6 +196,11 @@ func NewList(values []Value) *List {
 	return l
 }
 
+// Wildcard returns a list that takes any words, as a template's wildcard
+// list does: a list of the house's names while they cannot be read, so
+// that what names a device is still matched as the house's.
+func Wildcard() *List { return &List{wildcard: true} }
+
 // Find returns the value said by text (in any case), if the list has one
 // written plainly.
 func (l *List) Find(text string) (Value, bool) {

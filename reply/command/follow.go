@@ -79,7 +79,11 @@ func (r *Registry) andFollowUp(ctx context.Context, l locale.Lang, said string) 
 	case len(q) == 1 && slices.Contains(days, q[0]) && param(Day) != "":
 		changed[param(Day)] = q[0]
 	case len(rest) >= 2 && len(rest) <= 4 && slices.Contains(follow.Place, rest[0]) && param(Place) != "" && !hasDigit(rest[1:]):
-		changed[param(Place)] = Titled(strings.Join(rest[1:], " "))
+		place := rest[1:]
+		if pw := placeWords(said); len(pw) > 2 && strings.EqualFold(pw[0], words[0]) && strings.EqualFold(pw[1], rest[0]) {
+			place = pw[2:] // as written: "États-Unis"
+		}
+		changed[param(Place)] = Titled(strings.Join(place, " "))
 	case len(rest) >= 2 && slices.Contains(follow.Place, rest[0]) && param(Target) != "":
 		if u, ok := l.UnitName(strings.Join(rest[1:], " ")); ok {
 			changed[param(Target)] = u
@@ -127,7 +131,11 @@ func (r *Registry) andFollowUp(ctx context.Context, l locale.Lang, said string) 
 
 // placeAnswer reads a short text that matches no request, said within the
 // refine window while the client's last call awaits a place ("For which
-// city?"), as that place: "Paris", "in Berlin", "en París".
+// city?"), as that place: "Paris", "in Berlin", "en París", "Frankfurt am
+// Main", "San Sebastián de los Reyes". A place of several words holds no
+// word a request is built of (see locale.Lang.FrameWord) but the
+// particles of place names, and ends on none: "tell me a joke", "who are
+// you", "forget it" are no places.
 func (r *Registry) placeAnswer(ctx context.Context, l locale.Lang, said string) (Route, bool) {
 	r.mu.Lock()
 	last := r.last[ClientOf(ctx).ID]
@@ -140,27 +148,96 @@ func (r *Registry) placeAnswer(ctx context.Context, l locale.Lang, said string) 
 	if awaiting == "" || i < 0 {
 		return Route{}, false
 	}
-	words := strings.Fields(utterance.Normalize(said))
-	if len(words) > 1 && slices.Contains(l.FollowUp().Place, words[0]) {
+	words := placeWords(said)
+	if len(words) > 1 && slices.Contains(l.FollowUp().Place, strings.ToLower(words[0])) {
 		words = words[1:]
 	}
-	whole := strings.Join(words, " ")
-	if len(words) == 0 || len(words) > 3 || hasDigit(words) || slices.Contains(wholeWords[l], whole) || slices.Contains(wholeWords[locale.English], whole) {
+	whole := utterance.Normalize(strings.Join(words, " "))
+	if len(words) == 0 || len(words) > 6 || hasDigit(words) || slices.Contains(wholeWords[l], whole) || slices.Contains(wholeWords[locale.English], whole) {
 		return Route{}, false // "no", "thanks": no city
 	}
+	if len(words) > 1 && !placeName(words) {
+		return Route{}, false
+	}
 	return Route{Command: last.cmd, Claim: Claim{Arguments: merge(last.args, Args{awaiting: Titled(strings.Join(words, " "))})}, Refine: true}, true
+}
+
+// placeWords are the words of said with the punctuation around them
+// dropped, and the hyphens and apostrophes within kept:
+// "Saint-Jean-de-Luz".
+func placeWords(said string) []string {
+	var out []string
+	for _, w := range strings.Fields(said) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// placeName reports whether words may be a place's name: no word, nor
+// part of a hyphenated word, is one a request is built of in any language
+// unless it is a particle of names, and the last is no particle.
+func placeName(words []string) bool {
+	for i, w := range words {
+		for _, part := range strings.Split(strings.ToLower(w), "-") {
+			if particles[part] {
+				if i == len(words)-1 && !strings.Contains(w, "-") {
+					return false
+				}
+				continue
+			}
+			for _, l := range locale.All {
+				if l.FrameWord(part) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// NameLike reports whether text may be the name of a place or a thing as
+// a household says it ("the kitchen light", "Frankfurt am Main"): no
+// digits, and no word a request is built of in any language but the
+// particles of names, nor one of those last. Free text taken where a name
+// was expected and not NameLike ("a joke", "3 plus 4") is no name.
+func NameLike(text string) bool {
+	words := placeWords(text)
+	return len(words) > 0 && !hasDigit(words) && placeName(words)
+}
+
+// particles are the articles, prepositions and conjunctions place names
+// hold, in the languages whose names a household may say: "Frankfurt am
+// Main", "Rio de Janeiro", "Stratford upon Avon", "The Hague".
+var particles = map[string]bool{
+	"the": true, "of": true, "on": true, "upon": true, "and": true,
+	"am": true, "an": true, "der": true, "den": true, "im": true, "und": true, "von": true, "zu": true, "bei": true,
+	"de": true, "du": true, "des": true, "d": true, "la": true, "le": true, "les": true, "sur": true, "en": true, "et": true, "lès": true,
+	"del": true, "los": true, "las": true, "el": true, "y": true, "da": true, "do": true, "dos": true, "das": true, "di": true,
 }
 
 func hasDigit(words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return strings.ContainsFunc(w, unicode.IsDigit) })
 }
 
-// Titled is a place's name as said with capitals: "new york" is "New York".
+// Titled is a place's name as said with capitals: "new york" is "New
+// York", "frankfurt am main" "Frankfurt am Main", "saint-jean-de-luz"
+// "Saint-Jean-de-Luz": each word and each part of a hyphenated word but
+// the particles after the first.
 func Titled(s string) string {
 	words := strings.Fields(s)
 	for i, w := range words {
-		r, n := utf8.DecodeRuneInString(w)
-		words[i] = string(unicode.ToUpper(r)) + w[n:]
+		parts := strings.Split(w, "-")
+		for j, p := range parts {
+			if (i > 0 || j > 0) && particles[strings.ToLower(p)] {
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(p)
+			parts[j] = string(unicode.ToUpper(r)) + p[n:]
+		}
+		words[i] = strings.Join(parts, "-")
 	}
 	return strings.Join(words, " ")
 }

@@ -55,6 +55,8 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 		{locale.German, "get_weather", weather, "und in Paris?", "map[day:today location:Paris]"},
 		{locale.Spanish, "get_weather", weather, "¿y en París?", "map[day:today location:París]"},
 		{locale.French, "get_weather", weather, "et à Paris ?", "map[day:today location:Paris]"},
+		{locale.French, "get_weather", weather, "et aux États-Unis ?", "map[day:today location:États-Unis]"},
+		{locale.French, "get_weather", weather, "et au Portugal ?", "map[day:today location:Portugal]"},
 		{locale.English, "get_weather", weather, "and tomorrow?", "map[day:tomorrow location:Berlin]"},
 		{locale.German, "get_weather", weather, "und morgen?", "map[day:tomorrow location:Berlin]"},
 		{locale.Spanish, "get_weather", weather, "¿y mañana?", "map[day:tomorrow location:Berlin]"},
@@ -112,10 +114,11 @@ func TestAndFollowUpFillsOneArgument(t *testing.T) {
 	}
 }
 
-// A follow-up whose own words do not tell its language ("und in Paris?":
-// "und" is German, "in" English too) is in the conversation's: the
-// language of the last call it follows, kept with it across processes. A
-// language the household set stands, and words that tell win.
+// A follow-up whose own words do not tell its language ("in Paris?": "in"
+// is German and English) is in the conversation's: the language of the
+// last call it follows, kept with it across processes. A language the
+// household set stands, and words that tell win ("und in Paris?" is
+// German, as the conversation is, whatever recognition guessed).
 func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
 	now := clock
 	r := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
@@ -132,13 +135,15 @@ func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
 		guessed     bool
 		want        string
 	}{
-		{kitchen, "", "und in Paris?", true, "de"},
-		{kitchen, "en", "und in Paris?", true, "de"}, // recognition guessed
+		{kitchen, "", "in Paris?", true, "de"},
+		{kitchen, "en", "in Paris?", true, "de"}, // recognition guessed
 		{kitchen, "", "Paris", true, "de"},
-		{kitchen, "", "and in Paris?", true, "en"},                                     // its words tell
-		{kitchen, "", "und in Paris?", false, "en"},                                    // the language set stands
-		{kitchen, "en", "und in Paris?", false, "en"},                                  // the same, heard
-		{WithClient(t.Context(), Client{ID: "hall"}), "", "und in Paris?", true, "en"}, // another's conversation
+		{kitchen, "", "und in Paris?", true, "de"},
+		{kitchen, "en", "und in Paris?", true, "de"},                               // its words tell the conversation's
+		{kitchen, "", "and in Paris?", true, "en"},                                 // its words tell another
+		{kitchen, "", "in Paris?", false, "en"},                                    // the language set stands
+		{kitchen, "en", "und in Paris?", false, "en"},                              // the same, heard
+		{WithClient(t.Context(), Client{ID: "hall"}), "", "in Paris?", true, "en"}, // another's conversation
 	} {
 		if got := r.Decide(c.ctx, c.heard, c.text, locale.English, c.guessed); got != c.want {
 			t.Errorf("Decide(%s, %q, %q, guessed %v) = %q, want %q", ClientOf(c.ctx).ID, c.heard, c.text, c.guessed, got, c.want)
@@ -164,13 +169,13 @@ func TestFollowUpTakesTheConversationsLanguage(t *testing.T) {
 	later := NewRegistry(Options{Now: func() time.Time { return now }, Location: time.UTC})
 	later.Register(weather)
 	later.Resume("kitchen", back)
-	if got := later.Decide(kitchen, "", "und in Paris?", locale.English, true); got != "de" {
+	if got := later.Decide(kitchen, "", "in Paris?", locale.English, true); got != "de" {
 		t.Errorf("after Resume: Decide = %q, want de", got)
 	}
 
 	// Past the refine window the conversation's language is let go.
 	now = now.Add(time.Minute)
-	if got := r.Decide(kitchen, "", "und in Paris?", locale.English, true); got != "en" {
+	if got := r.Decide(kitchen, "", "in Paris?", locale.English, true); got != "en" {
 		t.Errorf("past the window: Decide = %q, want en", got)
 	}
 }
@@ -202,6 +207,23 @@ func TestPlaceAnswersTheQuestion(t *testing.T) {
 		{locale.German, "danke", ""},
 		{locale.English, "in 10", ""},
 		{locale.English, "i would rather not say that", ""},
+		// A place of many words or with its particles is a place; a new
+		// request of as many words is none.
+		{locale.English, "New York City", "New York City"},
+		{locale.French, "Saint-Jean-de-Luz", "Saint-Jean-de-Luz"},
+		{locale.German, "Frankfurt am Main", "Frankfurt am Main"},
+		{locale.German, "in frankfurt am main", "Frankfurt am Main"},
+		{locale.Spanish, "San Sebastián de los Reyes", "San Sebastián de los Reyes"},
+		{locale.Spanish, "en Las Palmas de Gran Canaria", "Las Palmas de Gran Canaria"},
+		{locale.English, "Stratford upon Avon", "Stratford upon Avon"},
+		{locale.English, "The Hague", "The Hague"},
+		{locale.English, "tell me a joke", ""},
+		{locale.English, "what about you", ""},
+		{locale.English, "who are you", ""},
+		{locale.English, "forget it", ""},
+		{locale.German, "erzähl mir einen Witz", ""},
+		{locale.French, "raconte-moi une blague", ""},
+		{locale.Spanish, "cuéntame un chiste", ""},
 	} {
 		if resp := r.RunRoute(ctx, Route{Command: weather, Claim: Claim{Arguments: map[string]any{}}}, "weather"); resp.Kind != FollowUp {
 			t.Fatalf("asked %+v, want the question", resp)

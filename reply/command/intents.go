@@ -504,11 +504,13 @@ func (r *Registry) Decide(ctx context.Context, heard, text string, fallback loca
 		if l, ok := r.onlyMatch(ctx, text); ok {
 			return string(l)
 		}
-		if _, told := locale.Detect(text); guessed {
+		if said, told := locale.Detect(text); guessed {
 			// An answer to the question the last call asked ("in
 			// Berlin" to "Für welche Stadt?") is in the question's
-			// language though its words may tell another.
-			if code := r.conversing(ClientOf(ctx).ID); code != "" && (!told || r.answers(ctx, locale.Lang(code), text)) {
+			// language though its words may tell another; a
+			// follow-up whose words tell the conversation's language
+			// ("und in Paris?") is in it whatever recognition guessed.
+			if code := r.conversing(ClientOf(ctx).ID); code != "" && (!told || string(said) == code || r.answers(ctx, locale.Lang(code), text)) {
 				return code
 			}
 		}

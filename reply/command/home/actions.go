@@ -246,6 +246,9 @@ func Service(c *Client) *command.Command {
 				// Home Assistant not set up, refusing or out of reach: what
 				// was asked is the house's, and the answer is why it cannot
 				// be done ("add milk to the shopping list").
+				if err := named(m, false); err != nil {
+					return command.Claim{}, err
+				}
 				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "calls": []any{}, "unread": err.Error()}}, nil
 			}
 			cs, err := plans[m.Intent](h, m)

@@ -2,6 +2,7 @@ package home
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/intent"
+	"github.com/harkbox/hark/locale/utterance"
 	"github.com/harkbox/hark/reply/command"
 )
 
@@ -19,7 +21,13 @@ import (
 func (c *Client) Lists(ctx context.Context) (map[string]*intent.List, error) {
 	h, err := c.House(ctx)
 	if err != nil && len(h.Entities) == 0 {
-		return nil, err
+		if errors.Is(err, ErrNotSetUp) {
+			return nil, err
+		}
+		// Out of reach: any words may name a device, a room or a
+		// floor, so that a request naming one is matched as the
+		// house's and answered with why it cannot be done.
+		return map[string]*intent.List{"name": intent.Wildcard(), "area": intent.Wildcard(), "floor": intent.Wildcard()}, err
 	}
 	c.listMu.Lock()
 	defer c.listMu.Unlock()
@@ -360,4 +368,32 @@ func fromArgs(a command.Args) []serviceCall {
 		}
 	}
 	return out
+}
+
+// named is nil when the house's names a request took as free text (its
+// lists are wildcards while the house cannot be read) may be names, and
+// else the error that leaves the match to other commands: "tell me a
+// joke" or "what is 3 plus 4" names no device. A question is the house's
+// only by the house's own names: "what is {name}" would take any
+// question.
+func named(m command.Match, question bool) error {
+	said := " " + utterance.Normalize(m.Said) + " "
+	rest, free := said, ""
+	for _, slot := range []string{"name", "area", "floor"} {
+		s, ok := m.Slots[slot]
+		if !ok || !s.Wildcard {
+			continue
+		}
+		text := " " + utterance.Normalize(s.Text) + " "
+		if question || !command.NameLike(s.Text) || !strings.Contains(said, text) {
+			return command.Unresolved(slot, fmt.Sprintf("%q names nothing of the house", s.Text))
+		}
+		rest, free = strings.Replace(rest, text, " ", 1), slot
+	}
+	if free != "" && strings.TrimSpace(rest) == "" {
+		// Names alone ("{name} {area}"): any words would do, in any
+		// language.
+		return command.Unresolved(free, "no words besides the names")
+	}
+	return nil
 }

@@ -693,6 +693,34 @@ func TestShoppingListWithoutTheHouse(t *testing.T) {
 // words were matched and is back when they are carried out: nothing is
 // done on a guess, and the user is asked to say it again.
 func TestHouseBackBeforeTheCall(t *testing.T) {
+	// Out of reach, the house's names are any words; words that name no
+	// device, room or floor ("a joke", "3 plus 4") are still no house's.
+	{
+		ha := house(t)
+		keys := secretsOf(ha.Secrets())
+		keys[home.URLSecret] = "http://127.0.0.1:1"
+		c := home.NewClient(keys)
+		reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c})
+		if err := reg.Register(home.Control(c), home.State(c), home.Service(c), home.Query(c)); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			lang locale.Lang
+			said string
+		}{{locale.English, "tell me a joke"}, {locale.English, "what is 3 plus 4"}, {locale.English, "what is the meaning of life"}, {locale.German, "was ist ein Witz"}} {
+			if u := reg.Understand(t.Context(), c.lang, c.said); u.OK {
+				t.Errorf("%q with Home Assistant out of reach: taken as %s %v, want no match", c.said, u.Route.Command.Name, u.Route.Claim.Arguments)
+			}
+		}
+		// Nor is a sentence another language's templates take whole as
+		// names ("{name} {area}"): it tells no language.
+		for said, want := range map[string]string{"öffne das Garagentor": "de", "schalte das Licht in der Küche ein": "de", "abre la puerta del garaje": "es"} {
+			if got := reg.Decide(t.Context(), "", said, locale.English, true); got != want {
+				t.Errorf("Decide(%q) with Home Assistant out of reach = %q, want %q", said, got, want)
+			}
+		}
+	}
+
 	ha := house(t)
 	keys := secretsOf(ha.Secrets())
 	url := keys[home.URLSecret]
@@ -736,6 +764,14 @@ func TestQuestionsSayWhyTheHouseCannotBeRead(t *testing.T) {
 		{"out of reach, in German", locale.German, "welche Lichter sind an", down, locale.German.T("I can't reach Home Assistant right now.")},
 		{"token refused", locale.English, "is anyone home", revoked, "Home Assistant isn't set up yet. Set HA_URL and HA_TOKEN with hark secrets set."},
 		{"token refused, in Spanish", locale.Spanish, "qué luces están encendidas", revoked, locale.Spanish.T("Home Assistant isn't set up yet. Set HA_URL and HA_TOKEN with hark secrets set.")},
+		// A request naming a device, a room or a floor, which the house's
+		// lists would have matched, is the house's too.
+		{"out of reach, a device", locale.English, "turn on the kitchen light", down, "I can't reach Home Assistant right now."},
+		{"out of reach, a device", locale.English, "lock the front door", down, "I can't reach Home Assistant right now."},
+		{"out of reach, a room", locale.English, "turn off the lights in the living room", down, "I can't reach Home Assistant right now."},
+		{"out of reach, in German", locale.German, "schalte das Licht in der Küche ein", down, locale.German.T("I can't reach Home Assistant right now.")},
+		{"out of reach, in French", locale.French, "allume la lumière de la cuisine", down, locale.French.T("I can't reach Home Assistant right now.")},
+		{"out of reach, in Spanish", locale.Spanish, "apaga la luz del salón", down, locale.Spanish.T("I can't reach Home Assistant right now.")},
 	} {
 		ha := house(t)
 		keys := secretsOf(ha.Secrets())
@@ -755,6 +791,34 @@ func TestQuestionsSayWhyTheHouseCannotBeRead(t *testing.T) {
 		resp := reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.lang)), u.Route, tt.said)
 		if resp.Kind != command.Failure || resp.Spoken != tt.want {
 			t.Errorf("%s %q: %v %q; want %q", tt.name, tt.said, resp.Kind, resp.Spoken, tt.want)
+		}
+	}
+
+	// Out of reach, the house's names are any words; words that name no
+	// device, room or floor ("a joke", "3 plus 4") are still no house's.
+	{
+		ha := house(t)
+		keys := secretsOf(ha.Secrets())
+		keys[home.URLSecret] = "http://127.0.0.1:1"
+		c := home.NewClient(keys)
+		reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c})
+		if err := reg.Register(home.Control(c), home.State(c), home.Service(c), home.Query(c)); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			lang locale.Lang
+			said string
+		}{{locale.English, "tell me a joke"}, {locale.English, "what is 3 plus 4"}, {locale.English, "what is the meaning of life"}, {locale.German, "was ist ein Witz"}} {
+			if u := reg.Understand(t.Context(), c.lang, c.said); u.OK {
+				t.Errorf("%q with Home Assistant out of reach: taken as %s %v, want no match", c.said, u.Route.Command.Name, u.Route.Claim.Arguments)
+			}
+		}
+		// Nor is a sentence another language's templates take whole as
+		// names ("{name} {area}"): it tells no language.
+		for said, want := range map[string]string{"öffne das Garagentor": "de", "schalte das Licht in der Küche ein": "de", "abre la puerta del garaje": "es"} {
+			if got := reg.Decide(t.Context(), "", said, locale.English, true); got != want {
+				t.Errorf("Decide(%q) with Home Assistant out of reach = %q, want %q", said, got, want)
+			}
 		}
 	}
 

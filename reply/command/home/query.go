@@ -40,6 +40,9 @@ func Query(c *Client) *command.Command {
 				// Home Assistant not set up, refusing or out of reach: the
 				// question is the house's, and the answer is why it cannot
 				// be read, as home_control says it.
+				if err := named(m, true); err != nil {
+					return command.Claim{}, err
+				}
 				return command.Claim{Arguments: map[string]any{"intent": m.Intent, "entity_id": []any{}, "unread": err.Error()}}, nil
 			}
 			able := func(e Entity) bool { return true }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/harkbox/hark/locale"
 	"github.com/harkbox/hark/locale/utterance"
@@ -142,14 +144,14 @@ func answer(l locale.Lang, f Forecast, day string, now time.Time) (command.Respo
 	var s string
 	if target.Equal(now) {
 		data["now_temperature"], data["now_conditions"], data["wind"] = f.Temperature, Describe(f.Code), f.Wind
-		s = l.T("In %s it's %s %s and %s. Today's high is %s and the low %s%s.", f.Place.Name,
+		s = l.T("%s it's %s %s and %s. Today's high is %s and the low %s%s.", capital(f.Place.in(l)),
 			l.Number(round(f.Temperature)), l.T(f.TemperatureUnit), l.T(Describe(f.Code)), l.Number(round(fd.Max)), l.Number(round(fd.Min)), rain)
 	} else {
 		when := l.T("Tomorrow")
 		if target.Sub(now) > 36*time.Hour {
 			when = l.T("On %s", l.Weekday(target.Weekday()))
 		}
-		s = l.T("%s in %s: %s, a high of %s %s and a low of %s%s.", when, f.Place.Name,
+		s = l.T("%s %s: %s, a high of %s %s and a low of %s%s.", when, f.Place.in(l),
 			l.T(Describe(fd.Code)), l.Number(round(fd.Max)), l.T(f.TemperatureUnit), l.Number(round(fd.Min)), rain)
 	}
 	return command.Said(s, data), nil
@@ -161,4 +163,10 @@ func article(n int) string {
 		return "an"
 	}
 	return "a"
+}
+
+// capital is s with its first letter a capital, to begin a sentence.
+func capital(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harkbox/hark/locale"
@@ -29,7 +30,8 @@ type Options struct {
 	ForecastURL, GeocodeURL string
 	// Units is "metric" (°C, km/h; the default) or "imperial" (°F, mph).
 	Units string
-	// Language for place names; default "en".
+	// Language for place names; default the turn's language
+	// (locale.LanguageOf), else "en".
 	Language   string
 	HTTPClient *http.Client
 	// Timeout bounds each request; default 8 s.
@@ -50,9 +52,6 @@ func New(o Options) *Client {
 	if o.Units == "" {
 		o.Units = "metric"
 	}
-	if o.Language == "" {
-		o.Language = "en"
-	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient
 	}
@@ -64,12 +63,29 @@ func New(o Options) *Client {
 
 // Place is a located place.
 type Place struct {
-	Name      string  `json:"name"`
-	Admin1    string  `json:"admin1,omitempty"`
-	Country   string  `json:"country,omitempty"`
-	Latitude  float64 `json:"latitude"`
-	Longitude float64 `json:"longitude"`
-	TimeZone  string  `json:"timezone,omitempty"`
+	Name    string `json:"name"`
+	Admin1  string `json:"admin1,omitempty"`
+	Country string `json:"country,omitempty"`
+	// CountryCode is the ISO 3166-1 code of the country the place is in.
+	CountryCode string `json:"country_code,omitempty"`
+	// FeatureCode is the GeoNames kind of place: "PPL…" a town, "PCL…"
+	// a country.
+	FeatureCode string  `json:"feature_code,omitempty"`
+	Latitude    float64 `json:"latitude"`
+	Longitude   float64 `json:"longitude"`
+	TimeZone    string  `json:"timezone,omitempty"`
+}
+
+// IsCountry reports whether the place is a country itself.
+func (p Place) IsCountry() bool { return strings.HasPrefix(p.FeatureCode, "PCL") }
+
+// in says the place after its preposition in l: "in Paris", "en Espagne".
+func (p Place) in(l locale.Lang) string {
+	country := ""
+	if p.IsCountry() {
+		country = p.CountryCode
+	}
+	return l.In(p.Name, country)
 }
 
 // ErrNoPlace reports a place name the geocoder does not know.
@@ -108,12 +124,37 @@ func (c *Client) get(ctx context.Context, base string, q url.Values, v any) erro
 	return nil
 }
 
-// Geocode finds the place best matching name.
+// Geocode finds the place best matching name. A name the geocoder knows
+// no place of that begins with an article ("der Schweiz", "the United
+// States", said after "in") is looked up again without it; "Los
+// Angeles" is found as said.
 func (c *Client) Geocode(ctx context.Context, name string) (Place, error) {
+	p, err := c.geocode(ctx, name)
+	if first, rest, ok := strings.Cut(strings.TrimSpace(name), " "); ok && errors.Is(err, ErrNoPlace) && articles[strings.ToLower(first)] {
+		if q, err2 := c.geocode(ctx, rest); err2 == nil {
+			return q, nil
+		}
+	}
+	return p, err
+}
+
+// articles are the definite articles a place may be said with in the
+// languages Hark speaks.
+var articles = map[string]bool{"the": true, "der": true, "die": true, "das": true, "den": true, "dem": true,
+	"le": true, "la": true, "les": true, "el": true, "los": true, "las": true}
+
+func (c *Client) geocode(ctx context.Context, name string) (Place, error) {
 	var r struct {
 		Results []Place `json:"results"`
 	}
-	q := url.Values{"name": {name}, "count": {"1"}, "language": {c.o.Language}, "format": {"json"}}
+	lang := c.o.Language
+	if lang == "" {
+		lang = locale.LanguageOf(ctx)
+	}
+	if lang == "" {
+		lang = "en"
+	}
+	q := url.Values{"name": {name}, "count": {"1"}, "language": {lang}, "format": {"json"}}
 	if err := c.get(ctx, c.o.GeocodeURL, q, &r); err != nil {
 		return Place{}, err
 	}
