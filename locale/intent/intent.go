@@ -106,6 +106,8 @@ type List struct {
 	values   []listValue
 	rng      *numberRange
 	wildcard bool
+	// standIn marks a Wildcard standing in for a list not read.
+	standIn bool
 	// byFirst indexes the plain values by their first byte; templates
 	// lists the values written as templates, tried at any byte.
 	byFirst   map[byte][]int
@@ -199,7 +201,9 @@ func NewList(values []Value) *List {
 // Wildcard returns a list that takes any words, as a template's wildcard
 // list does: a list of the house's names while they cannot be read, so
 // that what names a device is still matched as the house's.
-func Wildcard() *List { return &List{wildcard: true} }
+//
+// What it takes is marked Slot.StandIn.
+func Wildcard() *List { return &List{wildcard: true, standIn: true} }
 
 // Find returns the value said by text (in any case), if the list has one
 // written plainly.

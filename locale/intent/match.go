@@ -27,6 +27,9 @@ type Slot struct {
 	Text string `json:"text,omitempty"`
 	// Wildcard is set on free text taken by a wildcard list.
 	Wildcard bool `json:"wildcard,omitempty"`
+	// StandIn is set on free text taken by a list standing in for one
+	// that could not be read (Wildcard): a guess at a name, not one.
+	StandIn bool `json:"stand_in,omitempty"`
 	// FromContext is set on a slot copied from the context (the
 	// speaker's area for "turn on the lights"), not said.
 	FromContext bool `json:"from_context,omitempty"`
@@ -397,7 +400,7 @@ func (r *run) list(n *node, pos int, start bool, k cont) bool {
 	}
 	switch {
 	case l.wildcard:
-		return r.wildcard(n, pos, k)
+		return r.wildcard(n, pos, l.standIn, k)
 	case l.rng != nil:
 		return r.number(n, l.rng, pos, start, k)
 	}
@@ -461,7 +464,7 @@ func (r *run) value(n *node, v *listValue, from, end int, start bool, k cont) bo
 // wildcard takes any words, at least one character of them, up to where
 // the rest of the template matches; it ends where a word ends unless its
 // template writes it against the next word.
-func (r *run) wildcard(n *node, pos int, k cont) bool {
+func (r *run) wildcard(n *node, pos int, standIn bool, k cont) bool {
 	pos = skipSpaces(r.in, pos)
 	follow := r.follow
 	r.follow = nil
@@ -476,7 +479,7 @@ func (r *run) wildcard(n *node, pos int, k cont) bool {
 		if said == "" {
 			continue
 		}
-		r.slots = append(r.slots, namedSlot{n.slot, Slot{Value: said, Text: said, Wildcard: true}})
+		r.slots = append(r.slots, namedSlot{n.slot, Slot{Value: said, Text: said, Wildcard: true, StandIn: standIn}})
 		stop := k(e, true)
 		r.slots = r.slots[:len(r.slots)-1]
 		if stop {

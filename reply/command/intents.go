@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -450,11 +451,25 @@ func (r *Registry) best(ctx context.Context, l locale.Lang, text string, all []i
 			out = append(out, res)
 		}
 		if len(out) > 0 {
-			return out
+			return named(out)
 		}
 		all = all[n:]
 	}
 	return nil
+}
+
+// named are the matches of out that take no guess at a name (a list
+// standing in for the house's names while they cannot be read: see
+// intent.Wildcard), when there are any: "stop the pasta timer" is the
+// timer's, not a device the house may have called "pasta".
+func named(out []intent.Result) []intent.Result {
+	sure := slices.DeleteFunc(slices.Clone(out), func(res intent.Result) bool {
+		return slices.ContainsFunc(slices.Collect(maps.Values(res.Slots)), func(s intent.Slot) bool { return s.StandIn })
+	})
+	if len(sure) == 0 {
+		return out
+	}
+	return sure
 }
 
 // ToolsFor are the commands the model uses for an intent: those that

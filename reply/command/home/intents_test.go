@@ -841,3 +841,36 @@ func TestQuestionsSayWhyTheHouseCannotBeRead(t *testing.T) {
 		t.Errorf("Home Assistant back: %v %q; want to be asked again", resp.Kind, resp.Spoken)
 	}
 }
+
+// TestOutOfReachNamesLoseToTheBoxsOwn: while Home Assistant is out of
+// reach its names are any words, which must not take what the box's own
+// commands understand: "stop the pasta timer" is the timer's to stop,
+// not a device named "pasta timer" to turn off (the two tied, and the
+// request fell to the model).
+func TestOutOfReachNamesLoseToTheBoxsOwn(t *testing.T) {
+	ha := house(t)
+	keys := secretsOf(ha.Secrets())
+	keys[home.URLSecret] = "http://127.0.0.1:1"
+	c := home.NewClient(keys)
+	reg := command.NewRegistry(command.Options{Secrets: keys, Lists: c})
+	cmds := builtin.All(builtin.Deps{})
+	cmds = append(cmds[:len(cmds)-1:len(cmds)-1], home.Control(c), home.State(c), home.Service(c), home.Query(c), cmds[len(cmds)-1])
+	if err := reg.Register(cmds...); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		lang       locale.Lang
+		said, want string
+	}{
+		{locale.English, "stop the pasta timer", "cancel_timer"},
+		{locale.English, "cancel the pasta timer", "cancel_timer"},
+		{locale.English, "turn off the kitchen light", "home_service"}, // which says the trouble
+	} {
+		u := reg.Understand(t.Context(), tt.lang, tt.said)
+		if !u.OK {
+			t.Errorf("%q with Home Assistant out of reach: not understood: %s (%s), want %s", tt.said, u.Reason, u.Detail, tt.want)
+		} else if u.Route.Command.Name != tt.want {
+			t.Errorf("%q with Home Assistant out of reach: taken by %s, want %s", tt.said, u.Route.Command.Name, tt.want)
+		}
+	}
+}
