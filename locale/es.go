@@ -55,6 +55,7 @@ func init() {
 			phraseFn(`(a )?(?:las |la )(\d+) menos (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 60-atoi(g[3])) }),
 			phraseFn(`(a )?(?:las |la )(\d+) y (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
 			phraseFn(`(a )?(?:las |la )(\d+):(\d+)`, func(g []string) string { return at(g[1]) + g[2] + ":" + g[3] }),
+			phraseFn(`(a )?(?:las |la )(\d+)\.(\d{2})`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }), // "a las 6.30", as whisper writes it
 			phraseFn(`(a )?(?:las |la )(\d+)(?: en punto)?`, func(g []string) string { return at(g[1]) + g[2] }),
 			phraseFn(`(\d+(?::\d{2})?) (?:de la noche|por la noche)`, func(g []string) string { return night(g[1]) }),
 			phrase(`de la mañana|por la mañana|de la madrugada`, "am"),

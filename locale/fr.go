@@ -51,6 +51,7 @@ func init() {
 			phraseFn(`(à )?(\d+) (?:heures?|h) (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
 			phraseFn(`(à )?(\d+)h(\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
 			phraseFn(`(à )?(\d+):(\d+)`, func(g []string) string { return at(g[1]) + g[2] + ":" + g[3] }),
+			phraseFn(`(à |pour |vers )(\d+)\.(\d{2})(?: (?:heures?|h))?`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }), // "à 6.30", as whisper writes it
 			phraseFn(`à (\d+) (?:heures?|h)|à (\d+)h`, func(g []string) string { return "at " + g[1] + g[2] }),
 			phraseFn(`(à |pour |vers )?(midi|minuit) (et quart|et demie?|moins le quart|moins (\d+)|(\d+))`, frenchNoon),
 			phrase(`à midi`, "at noon"),

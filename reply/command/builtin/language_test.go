@@ -389,6 +389,14 @@ func TestClockPhrasings(t *testing.T) {
 			{"despiértame a las doce y media del mediodía", "Sun 12:30"},
 			{"despiértame a la una del mediodía", "Sun 13:00"},
 			{"pon una alarma a las doce del mediodía", "Sun 12:00"},
+			{"despiértame a las 6.30", "Mon 06:30"}, // as whisper writes it
+			{"despiértame mañana a las 6.30", "Mon 06:30"},
+			{"recuérdame a las 8.45 sacar la basura", "Sun 20:45"},
+		},
+		locale.French: {
+			{"réveille-moi à 6.30", "Mon 06:30"}, // as whisper writes it
+			{"réveille-moi demain à 6.30", "Mon 06:30"},
+			{"rappelle-moi à 8.45 de sortir les poubelles", "Sun 20:45"},
 		},
 		locale.English: {
 			{"wake me at midnight thirty", "Mon 00:30"},
