@@ -348,6 +348,10 @@ func whenLen(words []string) int {
 			n += 3
 		case isDay(w) && n+1 < len(words) && words[n+1] == "at": // "lundi à 9 heures", said without "le"
 			n++
+		case isDay(w) && n+2 < len(words) && words[n+1] == "next" && words[n+2] == "week":
+			n++
+		case w == "next" && n > 0 && isDay(words[n-1]) && n+1 < len(words) && words[n+1] == "week": // "monday next week"
+			n += 2
 		default:
 			return n
 		}

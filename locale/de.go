@@ -84,6 +84,7 @@ func init() {
 			phrase(`am wochenende|an wochenenden|jedes wochenende|fürs wochenende|für das wochenende|übers wochenende|vom wochenende`, "on weekends"),
 			phrase(`an werktagen|an wochentagen|unter der woche|montags bis freitags|von montag bis freitag`, "on weekdays"),
 			phrase(`jeden tag|alle tage`, "every day"),
+			phrase(`(?:in der )?(?:nächsten|nächste|kommenden|kommende) woche (?:am )?(montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)|(?:am )?(montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag) (?:der |in der )?(?:nächsten|nächster|kommenden|kommender) woche`, "$1$2 next week"),
 			phrase(`(?:am |den )?(?:nächsten|nächster|nächste|kommenden|kommender|diesen|dieser) (montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)`, "next $1"),
 			phrase(`am (montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)`, "on $1"),
 			phrase(`in (\d+(?:\.\d+)?) (sekunden|sekunde|minuten|minute|stunden|stunde|tagen|tag)`, "in $1 $2"),

@@ -66,7 +66,8 @@ func init() {
 			phrase(`(?:de )?(?:entre semana|los días laborables|días de semana)|de lunes a viernes`, "on weekdays"),
 			phrase(`todos los días|cada día|diario|diariamente`, "every day"),
 			phrase(`(?:todos los|cada) (lunes|martes|miércoles|jueves|viernes|sábados?|domingos?)`, "every $1"),
-			phrase(`(?:el )?(?:próximo|proximo) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "next $1"),
+			phrase(`(?:el )?(lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo) de la (?:semana que viene|próxima semana|proxima semana|semana próxima|semana proxima)|(?:la )?(?:semana que viene|próxima semana|proxima semana) el (lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo)`, "$1$2 next week"),
+			phrase(`(?:el )?(?:próximo|proximo|este) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "next $1"),
 			phrase(`(?:el )?(lunes|martes|miércoles|jueves|viernes|sábado|domingo) (?:que viene|próximo|proximo)`, "next $1"),
 			phrase(`el (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "on $1"),
 			phrase(`(?:del|de los) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)s?`, "on $1"), // "la alarma de los lunes"

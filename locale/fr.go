@@ -65,6 +65,7 @@ func init() {
 			phrase(`du soir|de le après midi|le après midi|le soir`, "pm"),
 			phrase(`le week end|les week ends|le weekend|chaque week end|du week end|du weekend|des week ends`, "on weekends"),
 			phrase(`en semaine|les jours de semaine|du lundi au vendredi`, "on weekdays"),
+			phrase(`(?:le )?(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) (?:de )?la semaine prochaine|la semaine prochaine (?:le )?(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)`, "$1$2 next week"),
 			phrase(`(?:le |ce )?(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) (?:prochain|qui vient)|ce (lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)`, "next $1$2"),
 			phrase(`du (lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)`, "on $1"), // "le réveil du lundi"
 			phrase(`tous les jours|chaque jour`, "every day"),

@@ -82,6 +82,9 @@ func parseDay(s string, now time.Time) (time.Time, error) {
 	case "tomorrow":
 		return now.AddDate(0, 0, 1), nil
 	}
+	if wd, ok := strings.CutSuffix(s, " next week"); ok && isWeekday(wd) && !strings.HasSuffix(wd, "s") {
+		return dayOfNextWeek(utterance.FindDays([]string{wd}).Days[0], now), nil
+	}
 	if d := utterance.FindDays([]string{s}); len(d.Days) == 1 {
 		for i := 1; i <= 7; i++ {
 			if t := now.AddDate(0, 0, i); t.Weekday() == d.Days[0] {
@@ -197,6 +200,14 @@ func dayNames(days []time.Weekday) string {
 }
 
 // SetReminder is set_reminder.
+// dayOfNextWeek is the day wd of the week after now's, weeks starting on
+// Monday: "wednesday next week" said on a Monday is nine days on, said on
+// the Sunday before it three.
+func dayOfNextWeek(wd time.Weekday, now time.Time) time.Time {
+	fromMonday := func(d time.Weekday) int { return (int(d) + 6) % 7 }
+	return now.AddDate(0, 0, 7-fromMonday(now.Weekday())+fromMonday(wd))
+}
+
 func SetReminder(s Schedule) *command.Command {
 	return &command.Command{
 		Name:        "set_reminder",
@@ -521,6 +532,8 @@ func readAlarm(text string) (command.Claim, bool) {
 	args := map[string]any{"time": strings.Join(words[at:at+n], " ")}
 	rest := append(slices.Clone(words[:at]), words[at+n:]...)
 	switch d := utterance.FindDays(rest); {
+	case nextWeek(rest) != "":
+		args["day"] = nextWeek(rest)
 	case d.Repeat:
 		args["repeat"] = dayNames(d.Days)
 	case d.Offset == 1:
@@ -531,6 +544,16 @@ func readAlarm(text string) (command.Claim, bool) {
 		args["day"] = strings.ToLower(d.Days[0].String())
 	}
 	return claim(args)
+}
+
+// nextWeek is the day of next week words name ("monday next week"), or "".
+func nextWeek(words []string) string {
+	for i := 0; i+2 < len(words); i++ {
+		if words[i+1] == "next" && words[i+2] == "week" && isWeekday(words[i]) && !strings.HasSuffix(words[i], "s") {
+			return words[i] + " next week"
+		}
+	}
+	return ""
 }
 
 // tonightAfter moves "tonight" said before a time without morning or
@@ -629,6 +652,11 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 			args["day"], used[i] = w, true
 			if w == "tonight" && !args2has(args, "at") {
 				args["at"] = "20:00"
+			}
+		case i+2 < len(words) && words[i+1] == "next" && words[i+2] == "week" && isWeekday(w) && !strings.HasSuffix(w, "s"): // "monday next week"
+			args["day"], used[i], used[i+1], used[i+2] = w+" next week", true, true, true
+			if i > 0 && words[i-1] == "on" {
+				used[i-1] = true
 			}
 		case i > 0 && (words[i-1] == "on" || words[i-1] == "next") && isWeekday(w): // "next monday" is the coming one
 			args["day"], used[i], used[i-1] = w, true, true

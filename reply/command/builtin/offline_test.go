@@ -186,6 +186,8 @@ var offline = []struct {
 	{"remind me in 20 minutes to check the oven", "set_reminder", map[string]any{"message": "check the oven", "in": 20 * time.Minute}},
 	{"remind me tomorrow at 9 to water the plants", "set_reminder", map[string]any{"message": "water the plants", "at": "9", "day": "tomorrow"}},
 	{"remind me next monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
+	{"remind me on wednesday next week at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "wednesday next week"}},
+	{"wake me up tuesday next week at 7", "set_alarm", map[string]any{"time": "7", "day": "tuesday next week"}},
 	{"remind me on friday at 10 to buy bread", "set_reminder", map[string]any{"message": "buy bread", "at": "10", "day": "friday"}},
 	{"remind me monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
 	{"remind me to buy monday's paper", "set_reminder", map[string]any{"message": "buy monday's paper"}},
