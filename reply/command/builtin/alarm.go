@@ -665,10 +665,16 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 			}
 		case i+1 < len(words) && words[i+1] == "at" && used[i+1] && isWeekday(w) && !strings.HasSuffix(w, "s"): // "monday at 9", not "mondays"
 			args["day"], used[i] = w, true
+		case i > 1 && i == len(words)-1 && isWeekday(w) && !strings.HasSuffix(w, "s") && !slices.Contains(dayOwners, words[i-1]): // "to call the doctor monday", not "for sunday"
+			args["day"], used[i] = w, true
 		}
 	}
 	return args, used
 }
+
+// dayOwners are the words before a day that make it the message's, not
+// when it is due: "flowers for sunday".
+var dayOwners = []string{"for", "until", "till", "before", "after", "by", "since", "from", "of", "about", "on", "next", "last", "this"}
 
 // timeWords hint at a time the reminder readers do not read ("next week",
 // "later"): a reminder that says one is left to the model, not asked when.

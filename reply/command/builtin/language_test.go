@@ -56,6 +56,7 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"erinnere mich morgen um 9 Uhr daran, den Müll rauszubringen", "set_reminder", "map[at:9 day:tomorrow message:den Müll rauszubringen]"},
 		{"erinnere mich nächsten Montag um 9 Uhr an den Arzttermin", "set_reminder", "map[at:9 day:monday message:den Arzttermin]"},
 		{"erinnere mich am Montag um 9 Uhr an den Arzttermin", "set_reminder", "map[at:9 day:monday message:den Arzttermin]"},
+		{"erinnere mich Montag an den Arzttermin", "set_reminder", "map[day:monday message:den Arzttermin]"},
 		{"erinnere mich nächste Woche Montag um 9 Uhr an den Arzttermin", "set_reminder", "map[at:9 day:monday next week message:den Arzttermin]"},
 		{"erinnere mich am Mittwoch nächster Woche um 9 an den Arzttermin", "set_reminder", "map[at:9 day:wednesday next week message:den Arzttermin]"},
 		{"weck mich nächste Woche Dienstag um 7", "set_alarm", "map[day:tuesday next week time:7]"},
@@ -115,6 +116,8 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"rappelle-moi demain à 9 heures d'appeler maman", "set_reminder", "map[at:9 day:tomorrow message:appeler maman]"},
 		{"rappelle-moi lundi prochain à 9 heures d'appeler le médecin", "set_reminder", "map[at:9 day:monday message:appeler le médecin]"},
 		{"rappelle-moi ce lundi à 9 heures d'appeler le médecin", "set_reminder", "map[at:9 day:monday message:appeler le médecin]"},
+		{"rappelle-moi d'appeler le médecin lundi", "set_reminder", "map[day:monday message:appeler le médecin]"},
+		{"rappelle-moi lundi d'appeler le médecin", "set_reminder", "map[day:monday message:appeler le médecin]"},
 		{"rappelle-moi mercredi de la semaine prochaine à 9 heures d'appeler le médecin", "set_reminder", "map[at:9 day:wednesday next week message:appeler le médecin]"},
 		{"rappelle-moi lundi à 9 heures d'appeler le médecin", "set_reminder", "map[at:9 day:monday message:appeler le médecin]"},
 		{"plus fort", "control_volume", "map[action:up]"},
@@ -180,6 +183,7 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"recuérdame el viernes a las 10 de la mañana comprar pan", "set_reminder", "map[at:10 am day:friday message:comprar pan]"},
 		{"recuérdame el próximo viernes a las 10 comprar pan", "set_reminder", "map[at:10 day:friday message:comprar pan]"},
 		{"recuérdame este lunes a las 9 llamar al médico", "set_reminder", "map[at:9 day:monday message:llamar al médico]"},
+		{"recuérdame llamar al médico lunes", "set_reminder", "map[day:monday message:llamar al médico]"},
 		{"despiértame este lunes a las 7", "set_alarm", "map[day:monday time:7]"},
 		{"recuérdame el miércoles de la semana que viene a las 9 llamar al médico", "set_reminder", "map[at:9 day:wednesday next week message:llamar al médico]"},
 		{"sube el volumen", "control_volume", "map[action:up]"},
@@ -225,8 +229,8 @@ func TestOfflineLanguagesLeaveTheRest(t *testing.T) {
 	f := newFixture(t)
 	for l, says := range map[locale.Lang][]string{
 		locale.German:  {"erzähl mir einen Witz", "wer hat den Timer erfunden", "eine Frage zu Paris", "was ist die Hauptstadt von Frankreich"},
-		locale.French:  {"raconte-moi une blague", "qui a inventé le minuteur", "quelle est la capitale de l'Espagne"},
-		locale.Spanish: {"cuéntame un chiste", "quién inventó el temporizador", "cuál es la capital de Italia"},
+		locale.French:  {"raconte-moi une blague", "qui a inventé le minuteur", "quelle est la capitale de l'Espagne", "rappelle-moi d'acheter des fleurs pour dimanche"},
+		locale.Spanish: {"cuéntame un chiste", "quién inventó el temporizador", "cuál es la capital de Italia", "recuérdame comprar flores para el domingo"},
 	} {
 		for _, s := range says {
 			if u := f.reg.Understand(t.Context(), l, s); u.OK {

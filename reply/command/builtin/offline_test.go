@@ -187,6 +187,7 @@ var offline = []struct {
 	{"remind me tomorrow at 9 to water the plants", "set_reminder", map[string]any{"message": "water the plants", "at": "9", "day": "tomorrow"}},
 	{"remind me next monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
 	{"remind me on wednesday next week at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "wednesday next week"}},
+	{"remind me to call the doctor monday", "set_reminder", map[string]any{"message": "call the doctor", "day": "monday"}},
 	{"wake me up tuesday next week at 7", "set_alarm", map[string]any{"time": "7", "day": "tuesday next week"}},
 	{"remind me on friday at 10 to buy bread", "set_reminder", map[string]any{"message": "buy bread", "at": "10", "day": "friday"}},
 	{"remind me monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
@@ -304,6 +305,7 @@ func TestOfflineLeavesTheRestToTheModel(t *testing.T) {
 		// so none is set once with "every day" in its message.
 		"remind me every day at 8 to take my pills", "remind me to water the plants every Sunday at 10",
 		"remind me daily at 9 pm to lock the door",
+		"remind me to buy flowers for sunday", // the day is the flowers', not when: asked by the model
 		"remind me mondays at 9 to call the doctor", "remind me on fridays at 10 to buy bread",
 		// Two requests: a length of time joined by "and" is one, these are two.
 		"remind me in 10 minutes to call mom and set a timer for 5 minutes",
