@@ -333,7 +333,7 @@ func TestOfflineAnswers(t *testing.T) {
 		{"9 divided by 4", "9 divided by 4 is 2.25."},
 		{"set a timer for 5 minutes", "Timer set for 5 minutes."},
 		{"set a pasta timer for 8 minutes", "Pasta timer set for 8 minutes."},
-		{"what timers do I have", "You have 2 timers: one with 5 minutes left and pasta with 8 minutes left."},
+		{"what timers do I have", "You have 2 timers: one with 5 minutes left and the pasta timer with 8 minutes left."},
 		{"cancel the timer", "You have 2 timers. Which one: the timer for 5 minutes or pasta, or all of them?"},
 		{"cancel the pasta timer", "Cancelled the pasta timer."},
 		{"how much time is left", "Your timer has 5 minutes left."},
