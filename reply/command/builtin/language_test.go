@@ -348,6 +348,29 @@ func TestNoonAndMidnight(t *testing.T) {
 	}
 }
 
+// spokenCase is an utterance in one language and what the offline path
+// says to it.
+type spokenCase struct {
+	l         locale.Lang
+	say, want string
+}
+
+// answersOffline checks that each case, understood offline on f and run,
+// is answered as it wants.
+func answersOffline(t *testing.T, f *fixture, cases []spokenCase) {
+	t.Helper()
+	for _, c := range cases {
+		u := f.reg.Understand(t.Context(), c.l, c.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", c.l, c.say, u.Reason, u.Detail)
+			continue
+		}
+		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(c.l)), u.Route, c.say); r.Spoken != c.want {
+			t.Errorf("%s %q: said %q, want %q", c.l, c.say, r.Spoken, c.want)
+		}
+	}
+}
+
 // ringsAt checks that say, understood offline in l and run on a fresh
 // fixture, sets one alarm or reminder, due at due ("Mon 15:04", Berlin).
 func ringsAt(t *testing.T, l locale.Lang, say, due string) {
@@ -557,10 +580,7 @@ func TestRoundedAnswersInEachLanguage(t *testing.T) {
 // Pfund", "una libra", "une livre"), and answered in that language.
 func TestConversionsInEachLanguage(t *testing.T) {
 	f := newFixture(t)
-	for _, tt := range []struct {
-		l         locale.Lang
-		say, want string
-	}{
+	answersOffline(t, f, []spokenCase{
 		{locale.German, "wie viele Gramm sind ein Pfund", "1 Pfund sind ungefähr 454 Gramm."},
 		{locale.German, "wie viele Tassen sind ein Liter", "1 Liter sind ungefähr 4,23 Tassen."},
 		{locale.German, "wie viele Zentimeter hat ein Zoll", "1 Zoll sind 2,54 Zentimeter."},
@@ -578,16 +598,7 @@ func TestConversionsInEachLanguage(t *testing.T) {
 		{locale.French, "combien de cuillères à café dans une cuillère à soupe", "1 cuillère à soupe, ça fait 3 cuillères à café."},
 		{locale.French, "convertis 10 nœuds en kilomètres par heure", "10 nœuds, ça fait 18,52 kilomètres par heure."},
 		{locale.French, "combien de degrés fahrenheit font 20 degrés celsius", "20 degrés Celsius, ça fait 68 degrés Fahrenheit."},
-	} {
-		u := f.reg.Understand(t.Context(), tt.l, tt.say)
-		if !u.OK {
-			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
-			continue
-		}
-		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
-			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
-		}
-	}
+	})
 }
 
 // TestRootsPercentsAndPowersInEachLanguage: a square or cube root, a
@@ -595,10 +606,7 @@ func TestConversionsInEachLanguage(t *testing.T) {
 // said as a person says them.
 func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
 	f := newFixture(t)
-	for _, tt := range []struct {
-		l         locale.Lang
-		say, want string
-	}{
+	answersOffline(t, f, []spokenCase{
 		{locale.English, "what is the square root of 16", "The square root of 16 is 4."},
 		{locale.English, "square root of 2", "The square root of 2 is about 1.41."},
 		{locale.English, "what's the cube root of 27", "The cube root of 27 is 3."},
@@ -626,16 +634,7 @@ func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
 		{locale.French, "combien font 15 pour cent de 80", "15 pour cent de 80, ça fait 12."},
 		{locale.French, "combien font 20% de 150", "20 pour cent de 150, ça fait 30."},
 		{locale.French, "combien font 2 puissance 10", "2 puissance 10 égale 1024."},
-	} {
-		u := f.reg.Understand(t.Context(), tt.l, tt.say)
-		if !u.OK {
-			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
-			continue
-		}
-		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
-			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
-		}
-	}
+	})
 }
 
 // TestHelloAndWhoAreYou: a greeting is answered with one, and "who are
