@@ -669,7 +669,27 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 			args["day"], used[i] = w, true
 		}
 	}
+	for i := 1; i < len(words); i++ { // "monday morning", "tomorrow afternoon"
+		part, ok := partsOfDay[words[i]]
+		if !ok || used[i] || !used[i-1] || words[i-1] != "tomorrow" && !isWeekday(words[i-1]) {
+			continue
+		}
+		used[i] = true
+		switch at, _ := args["at"].(string); {
+		case at == "":
+			args["at"] = part.at
+		case !strings.HasSuffix(at, "am") && !strings.HasSuffix(at, "pm"):
+			args["at"] = at + " " + part.half
+		}
+	}
 	return args, used
+}
+
+// partsOfDay are the parts of a day said after it ("monday morning"):
+// when a reminder is due in one said without a time, and the half of the
+// day of a time said with one.
+var partsOfDay = map[string]struct{ at, half string }{
+	"morning": {"9 am", "am"}, "afternoon": {"3 pm", "pm"}, "evening": {"7 pm", "pm"}, "night": {"9 pm", "pm"},
 }
 
 // dayOwners are the words before a day that make it the message's, not
