@@ -340,6 +340,8 @@ func whenLen(words []string) int {
 		switch {
 		case w == "tomorrow" || w == "today" || w == "tonight":
 			n++
+		case w == "the" && n+3 < len(words) && words[n+1] == "day" && words[n+2] == "after" && words[n+3] == "tomorrow":
+			n += 4
 		case w == "in" && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
 			n += 3
 		case w == "and" && n > 0 && isUnit(words[n-1]) && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):

@@ -78,6 +78,7 @@ func init() {
 			phraseFn(`(\d+(?::\d{2})?) (?:nachts|in der nacht)`, func(g []string) string { return night(g[1]) }),
 			phraseFn(`(?:nachts|in der nacht|heute nacht) (?:at )?(\d+(?::\d{2})?)`, func(g []string) string { return "at " + night(g[1]) }),
 			phrase(`heute nacht`, "tonight"),
+			phrase(`übermorgen`, "the day after tomorrow"),
 			phrase(`(?:um )?mittag|mittags`, "at noon"),
 			phrase(`morgens|früh|am morgen|in der früh|vormittags|am vormittag`, "am"),
 			phrase(`abends|am abend|nachmittags|am nachmittag|nachts|in der nacht`, "pm"),

@@ -43,6 +43,7 @@ func init() {
 			phrase(`(?:trois|3) quarts de heure`, "45 minutes"),
 			phrase(`(\d+) pour 100`, "$1%"),
 			phrase(`ce soir`, "tonight"),
+			phrase(`après demain|apres demain`, "the day after tomorrow"),
 			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et quart`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
 			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et demie?`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 30) }),
 			phraseFn(`(à |pour |vers )?(\d+) (?:heures?|h) moins le quart`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),

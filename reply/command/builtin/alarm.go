@@ -75,12 +75,14 @@ func alarmAfter(s string) (time.Duration, bool) {
 // parseDay reads "today", "tomorrow", a weekday ("friday": the next one) or
 // a date "2026-11-23", relative to now.
 func parseDay(s string, now time.Time) (time.Time, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "the ")
 	switch s {
 	case "today", "tonight":
 		return now, nil
 	case "tomorrow":
 		return now.AddDate(0, 0, 1), nil
+	case "day after tomorrow":
+		return now.AddDate(0, 0, 2), nil
 	}
 	if wd, ok := strings.CutSuffix(s, " next week"); ok && isWeekday(wd) && !strings.HasSuffix(wd, "s") {
 		return dayOfNextWeek(utterance.FindDays([]string{wd}).Days[0], now), nil
@@ -531,7 +533,10 @@ func readAlarm(text string) (command.Claim, bool) {
 	}
 	args := map[string]any{"time": strings.Join(words[at:at+n], " ")}
 	rest := append(slices.Clone(words[:at]), words[at+n:]...)
+	_, after := dayAfterTomorrow(rest)
 	switch d := utterance.FindDays(rest); {
+	case after > 0:
+		args["day"] = "day after tomorrow"
 	case nextWeek(rest) != "":
 		args["day"] = nextWeek(rest)
 	case d.Repeat:
@@ -544,6 +549,25 @@ func readAlarm(text string) (command.Claim, bool) {
 		args["day"] = strings.ToLower(d.Days[0].String())
 	}
 	return claim(args)
+}
+
+// dayAfterTomorrow finds "the day after tomorrow" in words, with "on" or
+// "the" before it or not: where it starts and how many words it is.
+func dayAfterTomorrow(words []string) (at, n int) {
+	for i := 0; i+3 <= len(words); i++ {
+		if words[i] != "day" || words[i+1] != "after" || words[i+2] != "tomorrow" {
+			continue
+		}
+		at, n = i, 3
+		if at > 0 && words[at-1] == "the" {
+			at, n = at-1, n+1
+		}
+		if at > 0 && words[at-1] == "on" {
+			at, n = at-1, n+1
+		}
+		return at, n
+	}
+	return 0, 0
 }
 
 // nextWeek is the day of next week words name ("monday next week"), or "".
@@ -642,6 +666,12 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 	if _, at, n, ok := utterance.FindClock(words, "at", "by"); ok {
 		args["at"] = strings.Join(words[at:at+n], " ")
 		for j := at - 1; j < at+n; j++ {
+			used[j] = true
+		}
+	}
+	if at, n := dayAfterTomorrow(words); n > 0 {
+		args["day"] = "day after tomorrow"
+		for j := at; j < at+n; j++ {
 			used[j] = true
 		}
 	}

@@ -215,3 +215,13 @@ func TestDayOfNextWeek(t *testing.T) {
 		}
 	}
 }
+
+// TestDayAfterTomorrow: "the day after tomorrow" is two days on.
+func TestDayAfterTomorrow(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, s := range []string{"day after tomorrow", "the day after tomorrow"} {
+		if got, err := parseDay(s, now); err != nil || got.Format("2006-01-02") != "2026-12-02" {
+			t.Errorf("%q: %v %v, want 2026-12-02", s, got, err)
+		}
+	}
+}

@@ -60,8 +60,9 @@ func onlyWhen(text string) bool {
 	if !ok {
 		return false
 	}
+	after, afterN := dayAfterTomorrow(words)
 	for i, w := range words {
-		if i >= at && i < at+n {
+		if i >= at && i < at+n || i >= after && i < after+afterN {
 			continue
 		}
 		if !slices.Contains(whenWords, w) && !isWeekday(w) && !isWeekday(strings.TrimSuffix(w, "s")) {

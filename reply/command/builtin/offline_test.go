@@ -188,6 +188,8 @@ var offline = []struct {
 	{"remind me next monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
 	{"remind me on wednesday next week at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "wednesday next week"}},
 	{"remind me to call the doctor monday", "set_reminder", map[string]any{"message": "call the doctor", "day": "monday"}},
+	{"remind me the day after tomorrow at 9 to pay the taxes", "set_reminder", map[string]any{"message": "pay the taxes", "day": "day after tomorrow", "at": "9"}},
+	{"wake me up the day after tomorrow at 6", "set_alarm", map[string]any{"time": "6", "day": "day after tomorrow"}},
 	{"remind me to call the doctor on monday morning", "set_reminder", map[string]any{"message": "call the doctor", "day": "monday", "at": "9 am"}},
 	{"remind me tomorrow afternoon to water the plants", "set_reminder", map[string]any{"message": "water the plants", "day": "tomorrow", "at": "3 pm"}},
 	{"remind me on friday evening at 7 to call dad", "set_reminder", map[string]any{"message": "call dad", "day": "friday", "at": "7 pm"}},
