@@ -340,6 +340,8 @@ func whenLen(words []string) int {
 		switch {
 		case w == "tomorrow" || w == "today" || w == "tonight":
 			n++
+		case (w == "morning" || w == "afternoon" || w == "evening") && n > 0 && (words[n-1] == "tomorrow" || isDay(words[n-1])): // "tomorrow morning"
+			n++
 		case w == "the" && n+3 < len(words) && words[n+1] == "day" && words[n+2] == "after" && words[n+3] == "tomorrow":
 			n += 4
 		case w == "in" && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
@@ -355,7 +357,7 @@ func whenLen(words []string) int {
 			n += 2
 		case w == "on" && n+2 < len(words) && words[n+1] == "next" && isDay(words[n+2]):
 			n += 3
-		case isDay(w) && (n+1 < len(words) && words[n+1] == "at" || n+1 == len(words)): // "lundi à 9 heures", "… lundi", said without "le"
+		case isDay(w) && (n+1 < len(words) && slices.Contains([]string{"at", "morning", "afternoon", "evening"}, words[n+1]) || n+1 == len(words)): // "lundi à 9 heures", "lundi soir", "… lundi", said without "le"
 			n++
 		case isDay(w) && n+2 < len(words) && words[n+1] == "next" && words[n+2] == "week":
 			n++

@@ -80,6 +80,9 @@ func init() {
 			phrase(`heute nacht`, "tonight"),
 			phrase(`übermorgen`, "the day after tomorrow"),
 			phrase(`(?:um )?mittag|mittags`, "at noon"),
+			phrase(`(morgen|heute|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag) (?:früh|morgen|vormittag)`, "$1 morning"), // "morgen früh": a part of a day named
+			phrase(`(morgen|heute|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag) nachmittag`, "$1 afternoon"),
+			phrase(`(morgen|heute|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag) abend`, "$1 evening"),
 			phrase(`morgens|früh|am morgen|in der früh|vormittags|am vormittag`, "am"),
 			phrase(`abends|am abend|nachmittags|am nachmittag|nachts|in der nacht`, "pm"),
 			phrase(`am wochenende|an wochenenden|jedes wochenende|fürs wochenende|für das wochenende|übers wochenende|vom wochenende`, "on weekends"),

@@ -58,6 +58,9 @@ func init() {
 			phraseFn(`(a )?(?:las |la )(\d+)\.(\d{2})`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }), // "a las 6.30", as whisper writes it
 			phraseFn(`(a )?(?:las |la )(\d+)(?: en punto)?`, func(g []string) string { return at(g[1]) + g[2] }),
 			phraseFn(`(\d+(?::\d{2})?) (?:de la noche|por la noche)`, func(g []string) string { return night(g[1]) }),
+			phrase(`(mañana|lunes|martes|miércoles|jueves|viernes|sábado|domingo) por la mañana`, "$1 morning"), // "mañana por la mañana": a part of a day named
+			phrase(`(mañana|lunes|martes|miércoles|jueves|viernes|sábado|domingo) por la tarde`, "$1 afternoon"),
+			phrase(`(mañana|lunes|martes|miércoles|jueves|viernes|sábado|domingo) por la noche`, "$1 evening"),
 			phrase(`de la mañana|por la mañana|de la madrugada`, "am"),
 			phrase(`de la tarde|por la tarde|de la noche|por la noche`, "pm"),
 			phrase(`pasado mañana`, "the day after tomorrow"),

@@ -43,6 +43,9 @@ func init() {
 			phrase(`(?:trois|3) quarts de heure`, "45 minutes"),
 			phrase(`(\d+) pour 100`, "$1%"),
 			phrase(`ce soir`, "tonight"),
+			phrase(`(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) matin`, "$1 morning"), // "demain matin": a part of a day named
+			phrase(`(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) après midi|(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) apres midi`, "$1$2 afternoon"),
+			phrase(`(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) soir`, "$1 evening"),
 			phrase(`après demain|apres demain`, "the day after tomorrow"),
 			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et quart`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
 			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et demie?`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 30) }),
