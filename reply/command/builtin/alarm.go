@@ -97,6 +97,9 @@ func parseDay(s string, now time.Time) (time.Time, error) {
 	if t, err := time.ParseInLocation("2006-01-02", s, now.Location()); err == nil {
 		return t, nil
 	}
+	if d, ok := utterance.ParseDay(s); ok && isDate(d) { // "december 5": the next that has it
+		return d.On(now), nil
+	}
 	return time.Time{}, fmt.Errorf("%q is not a day", s)
 }
 
@@ -551,6 +554,38 @@ func readAlarm(text string) (command.Claim, bool) {
 	return claim(args)
 }
 
+// isDate reports whether d is a date of the calendar ("december 5"),
+// not a day counted from today or a weekday.
+func isDate(d utterance.Day) bool {
+	f := strings.Fields(d.String())
+	return len(f) > 1 && slices.Contains(calendarMonths, f[0])
+}
+
+var calendarMonths = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september",
+	"october", "november", "december"}
+
+// findDate finds a date of the calendar in words ("on the 5th of
+// december", "january 12"), with "on" before it or not: the date as
+// parseDay reads it, where it starts and how many words it is. The
+// longest from the first place one starts wins.
+func findDate(words []string) (day string, at, n int) {
+	for i := range words {
+		for j := min(len(words), i+5); j > i+1; j-- {
+			if !slices.ContainsFunc(words[i:j], func(w string) bool { return slices.Contains(calendarMonths, w) }) {
+				continue
+			}
+			if d, ok := utterance.ReadDay(words[i:j]); ok && isDate(d) {
+				at, n = i, j-i
+				if at > 0 && words[at-1] == "on" {
+					at, n = at-1, n+1
+				}
+				return d.String(), at, n
+			}
+		}
+	}
+	return "", 0, 0
+}
+
 // dayAfterTomorrow finds "the day after tomorrow" in words, with "on" or
 // "the" before it or not: where it starts and how many words it is.
 func dayAfterTomorrow(words []string) (at, n int) {
@@ -666,6 +701,12 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 	if _, at, n, ok := utterance.FindClock(words, "at", "by"); ok {
 		args["at"] = strings.Join(words[at:at+n], " ")
 		for j := at - 1; j < at+n; j++ {
+			used[j] = true
+		}
+	}
+	if d, at, n := findDate(words); n > 0 {
+		args["day"] = d
+		for j := at; j < at+n; j++ {
 			used[j] = true
 		}
 	}

@@ -225,3 +225,14 @@ func TestDayAfterTomorrow(t *testing.T) {
 		}
 	}
 }
+
+// TestDayOfTheCalendar: a date said without a year is the next that has
+// it.
+func TestDayOfTheCalendar(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for s, want := range map[string]string{"december 5": "2026-12-05", "january 12": "2027-01-12"} {
+		if got, err := parseDay(s, now); err != nil || got.Format("2006-01-02") != want {
+			t.Errorf("%q: %v %v, want %s", s, got, err, want)
+		}
+	}
+}
