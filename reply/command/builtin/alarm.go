@@ -540,6 +540,8 @@ func readAlarm(text string) (command.Claim, bool) {
 	switch d := utterance.FindDays(rest); {
 	case after > 0:
 		args["day"] = "day after tomorrow"
+	case len(d.Days) > 1 && !d.Repeat: // "on saturday and sunday": once on each, or every weekend?
+		return noClaim, false
 	case nextWeek(rest) != "":
 		args["day"] = nextWeek(rest)
 	case d.Repeat:

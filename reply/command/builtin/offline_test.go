@@ -312,7 +312,8 @@ func TestOfflineLeavesTheRestToTheModel(t *testing.T) {
 		// so none is set once with "every day" in its message.
 		"remind me every day at 8 to take my pills", "remind me to water the plants every Sunday at 10",
 		"remind me daily at 9 pm to lock the door",
-		"remind me to buy flowers for sunday", // the day is the flowers', not when: asked by the model
+		"remind me to buy flowers for sunday",    // the day is the flowers', not when: asked by the model
+		"wake me up at 7 on saturday and sunday", // once on each, or every weekend: the model asks
 		"remind me mondays at 9 to call the doctor", "remind me on fridays at 10 to buy bread",
 		// Two requests: a length of time joined by "and" is one, these are two.
 		"remind me in 10 minutes to call mom and set a timer for 5 minutes",
