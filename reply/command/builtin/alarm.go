@@ -744,7 +744,10 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 	}
 	for i := 1; i < len(words); i++ { // "monday morning", "tomorrow afternoon"
 		part, ok := partsOfDay[words[i]]
-		if !ok || used[i] || !used[i-1] || words[i-1] != "tomorrow" && !isWeekday(words[i-1]) {
+		if ok && !used[i] && !used[i-1] && words[i-1] == "this" && !args2has(args, "day") { // "this evening"
+			args["day"], used[i-1] = "today", true
+		}
+		if !ok || used[i] || !used[i-1] || words[i-1] != "tomorrow" && words[i-1] != "this" && !isWeekday(words[i-1]) {
 			continue
 		}
 		used[i] = true

@@ -190,6 +190,7 @@ var offline = []struct {
 	{"remind me to call the doctor monday", "set_reminder", map[string]any{"message": "call the doctor", "day": "monday"}},
 	{"remind me on the 5th of december at 10 to pay rent", "set_reminder", map[string]any{"message": "pay rent", "day": "december 5", "at": "10"}},
 	{"remind me to renew the passport on january 12", "set_reminder", map[string]any{"message": "renew the passport", "day": "january 12"}},
+	{"remind me this evening to water the plants", "set_reminder", map[string]any{"message": "water the plants", "day": "today", "at": "7 pm"}},
 	{"remind me the day after tomorrow at 9 to pay the taxes", "set_reminder", map[string]any{"message": "pay the taxes", "day": "day after tomorrow", "at": "9"}},
 	{"wake me up the day after tomorrow at 6", "set_alarm", map[string]any{"time": "6", "day": "day after tomorrow"}},
 	{"remind me to call the doctor on monday morning", "set_reminder", map[string]any{"message": "call the doctor", "day": "monday", "at": "9 am"}},
