@@ -306,6 +306,9 @@ func reminder(rest string, links []string) string {
 	if n := whenLen(words); n > 0 && n == len(words) { // the time alone: what of is asked
 		return "remind me " + rest
 	}
+	if n := whenLen(words); n == 0 && len(words) > 2 && isDay(words[0]) && slices.Contains(links, words[1]) {
+		return "remind me on " + words[0] + " to " + strings.Join(words[2:], " ") // "lundi d'appeler", "Montag an den Arzt"
+	}
 	if n := whenLen(words); n > 0 && n < len(words) { // the time first
 		msg := words[n:]
 		if slices.Contains(links, msg[0]) && len(msg) > 1 {
@@ -317,12 +320,16 @@ func reminder(rest string, links []string) string {
 		words = words[1:]
 	}
 	for i := 1; i < len(words); i++ { // the message first, then the time
-		if whenLen(words[i:]) == len(words)-i {
+		if whenLen(words[i:]) == len(words)-i && !slices.Contains(dayOwners, words[i-1]) && words[i-1] != "on" && words[i-1] != "next" {
 			return "remind me " + onDays(words[i:]) + " to " + strings.Join(words[:i], " ")
 		}
 	}
 	return ""
 }
+
+// dayOwners are the words before a day that make it the message's, not
+// when it is due: "für Sonntag", "pour dimanche", "para el domingo".
+var dayOwners = []string{"für", "bis", "vor", "pour", "jusqu'à", "avant", "para", "hasta", "antes", "for", "until", "before", "by"}
 
 // whenLen is how many words at the start of words say when: "in 10
 // minutes", "tomorrow at 9 am", "on friday", "next friday", "tonight".
@@ -333,6 +340,10 @@ func whenLen(words []string) int {
 		switch {
 		case w == "tomorrow" || w == "today" || w == "tonight":
 			n++
+		case (w == "morning" || w == "afternoon" || w == "evening") && n > 0 && (words[n-1] == "tomorrow" || isDay(words[n-1])): // "tomorrow morning"
+			n++
+		case w == "the" && n+3 < len(words) && words[n+1] == "day" && words[n+2] == "after" && words[n+3] == "tomorrow":
+			n += 4
 		case w == "in" && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
 			n += 3
 		case w == "and" && n > 0 && isUnit(words[n-1]) && n+2 < len(words) && isNumber(words[n+1]) && isUnit(words[n+2]):
@@ -346,8 +357,12 @@ func whenLen(words []string) int {
 			n += 2
 		case w == "on" && n+2 < len(words) && words[n+1] == "next" && isDay(words[n+2]):
 			n += 3
-		case isDay(w) && n+1 < len(words) && words[n+1] == "at": // "lundi à 9 heures", said without "le"
+		case isDay(w) && (n+1 < len(words) && slices.Contains([]string{"at", "morning", "afternoon", "evening"}, words[n+1]) || n+1 == len(words)): // "lundi à 9 heures", "lundi soir", "… lundi", said without "le"
 			n++
+		case isDay(w) && n+2 < len(words) && words[n+1] == "next" && words[n+2] == "week":
+			n++
+		case w == "next" && n > 0 && isDay(words[n-1]) && n+1 < len(words) && words[n+1] == "week": // "monday next week"
+			n += 2
 		default:
 			return n
 		}

@@ -33,7 +33,7 @@ var es = map[string]string{
 	"%s timer set for %s.":         "Temporizador de %s programado para %s.",
 	"%s times %s is %s.":           "%s por %s son %s.",
 	"%s to the power of %s is %s.": "%s elevado a %s es %s.",
-	"%s with %s left":              "el de %s, que termina en %s",
+	"the %s timer with %s left":    "el de %s, que termina en %s",
 	". And ":                       ". Y ",
 	"1 alarm: %s":                  "una alarma: %s",
 	"1 reminder: %s":               "un recordatorio: %s",

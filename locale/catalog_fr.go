@@ -33,7 +33,7 @@ var fr = map[string]string{
 	"%s timer set for %s.":         "Minuteur %s réglé sur %s.",
 	"%s times %s is %s.":           "%s fois %s égale %s.",
 	"%s to the power of %s is %s.": "%s puissance %s égale %s.",
-	"%s with %s left":              "le minuteur %s, qui sonne dans %s",
+	"the %s timer with %s left":    "le minuteur %s, qui sonne dans %s",
 	". And ":                       ". Et ",
 	"1 alarm: %s":                  "une alarme : %s",
 	"1 reminder: %s":               "un rappel : %s",

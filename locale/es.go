@@ -55,8 +55,12 @@ func init() {
 			phraseFn(`(a )?(?:las |la )(\d+) menos (\d+)`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 60-atoi(g[3])) }),
 			phraseFn(`(a )?(?:las |la )(\d+) y (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
 			phraseFn(`(a )?(?:las |la )(\d+):(\d+)`, func(g []string) string { return at(g[1]) + g[2] + ":" + g[3] }),
+			phraseFn(`(a )?(?:las |la )(\d+)\.(\d{2})`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }), // "a las 6.30", as whisper writes it
 			phraseFn(`(a )?(?:las |la )(\d+)(?: en punto)?`, func(g []string) string { return at(g[1]) + g[2] }),
 			phraseFn(`(\d+(?::\d{2})?) (?:de la noche|por la noche)`, func(g []string) string { return night(g[1]) }),
+			phrase(`(mañana|lunes|martes|miércoles|jueves|viernes|sábado|domingo) por la mañana`, "$1 morning"), // "mañana por la mañana": a part of a day named
+			phrase(`(mañana|lunes|martes|miércoles|jueves|viernes|sábado|domingo) por la tarde`, "$1 afternoon"),
+			phrase(`(mañana|lunes|martes|miércoles|jueves|viernes|sábado|domingo) por la noche`, "$1 evening"),
 			phrase(`de la mañana|por la mañana|de la madrugada`, "am"),
 			phrase(`de la tarde|por la tarde|de la noche|por la noche`, "pm"),
 			phrase(`pasado mañana`, "the day after tomorrow"),
@@ -65,7 +69,8 @@ func init() {
 			phrase(`(?:de )?(?:entre semana|los días laborables|días de semana)|de lunes a viernes`, "on weekdays"),
 			phrase(`todos los días|cada día|diario|diariamente`, "every day"),
 			phrase(`(?:todos los|cada) (lunes|martes|miércoles|jueves|viernes|sábados?|domingos?)`, "every $1"),
-			phrase(`(?:el )?(?:próximo|proximo) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "next $1"),
+			phrase(`(?:el )?(lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo) de la (?:semana que viene|próxima semana|proxima semana|semana próxima|semana proxima)|(?:la )?(?:semana que viene|próxima semana|proxima semana) el (lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo)`, "$1$2 next week"),
+			phrase(`(?:el )?(?:próximo|proximo|este) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "next $1"),
 			phrase(`(?:el )?(lunes|martes|miércoles|jueves|viernes|sábado|domingo) (?:que viene|próximo|proximo)`, "next $1"),
 			phrase(`el (lunes|martes|miércoles|jueves|viernes|sábado|domingo)`, "on $1"),
 			phrase(`(?:del|de los) (lunes|martes|miércoles|jueves|viernes|sábado|domingo)s?`, "on $1"), // "la alarma de los lunes"

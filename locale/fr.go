@@ -43,6 +43,10 @@ func init() {
 			phrase(`(?:trois|3) quarts de heure`, "45 minutes"),
 			phrase(`(\d+) pour 100`, "$1%"),
 			phrase(`ce soir`, "tonight"),
+			phrase(`(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) matin`, "$1 morning"), // "demain matin": a part of a day named
+			phrase(`(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) après midi|(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) apres midi`, "$1$2 afternoon"),
+			phrase(`(demain|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) soir`, "$1 evening"),
+			phrase(`après demain|apres demain`, "the day after tomorrow"),
 			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et quart`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 15) }),
 			phraseFn(`(à |pour |vers )(\d+) (?:heures?|h) et demie?`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), 30) }),
 			phraseFn(`(à |pour |vers )?(\d+) (?:heures?|h) moins le quart`, func(g []string) string { return at(g[1]) + clockAt(before(atoi(g[2])), 45) }),
@@ -51,6 +55,7 @@ func init() {
 			phraseFn(`(à )?(\d+) (?:heures?|h) (\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
 			phraseFn(`(à )?(\d+)h(\d+)`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }),
 			phraseFn(`(à )?(\d+):(\d+)`, func(g []string) string { return at(g[1]) + g[2] + ":" + g[3] }),
+			phraseFn(`(à |pour |vers )(\d+)\.(\d{2})(?: (?:heures?|h))?`, func(g []string) string { return at(g[1]) + clockAt(atoi(g[2]), atoi(g[3])) }), // "à 6.30", as whisper writes it
 			phraseFn(`à (\d+) (?:heures?|h)|à (\d+)h`, func(g []string) string { return "at " + g[1] + g[2] }),
 			phraseFn(`(à |pour |vers )?(midi|minuit) (et quart|et demie?|moins le quart|moins (\d+)|(\d+))`, frenchNoon),
 			phrase(`à midi`, "at noon"),
@@ -64,6 +69,7 @@ func init() {
 			phrase(`du soir|de le après midi|le après midi|le soir`, "pm"),
 			phrase(`le week end|les week ends|le weekend|chaque week end|du week end|du weekend|des week ends`, "on weekends"),
 			phrase(`en semaine|les jours de semaine|du lundi au vendredi`, "on weekdays"),
+			phrase(`(?:le )?(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) (?:de )?la semaine prochaine|la semaine prochaine (?:le )?(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)`, "$1$2 next week"),
 			phrase(`(?:le |ce )?(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) (?:prochain|qui vient)|ce (lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)`, "next $1$2"),
 			phrase(`du (lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)`, "on $1"), // "le réveil du lundi"
 			phrase(`tous les jours|chaque jour`, "every day"),

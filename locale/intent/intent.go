@@ -42,6 +42,7 @@ type Language struct {
 	lists   map[string]*List
 	rules   map[string]*node
 	skip    [][]string // skip words, as words, longest first
+	lead    [][]string // lead words, as words, longest first
 	// literals are the distinct words that some template needs; a
 	// sentence is tried only when its clauses of them hold.
 	literals []string
@@ -346,6 +347,12 @@ func Compile(s Source) (*Language, error) {
 		}
 	}
 	sort.SliceStable(l.skip, func(i, j int) bool { return len(strings.Join(l.skip[i], " ")) > len(strings.Join(l.skip[j], " ")) })
+	for _, w := range s.LeadWords {
+		if ws := strings.Fields(normText(w)); len(ws) > 0 {
+			l.lead = append(l.lead, ws)
+		}
+	}
+	sort.SliceStable(l.lead, func(i, j int) bool { return len(l.lead[i]) > len(l.lead[j]) })
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range s.Intents {
 			if !yield(n) {

@@ -62,7 +62,8 @@ func (l *Language) normalizeSkipping(said string, skip bool) (lower, cased strin
 }
 
 // kept returns the indexes of the words that are not skip words: every
-// skip word, longest first, is dropped where it stands as whole words.
+// skip word, longest first, is dropped where it stands as whole words,
+// and a lead word before the first word kept.
 func (l *Language) kept(words []string) []int {
 	out := make([]int, 0, len(words))
 	for i := 0; i < len(words); {
@@ -70,6 +71,12 @@ func (l *Language) kept(words []string) []int {
 		for _, sw := range l.skip {
 			if len(sw) <= len(words)-i && equalWords(words[i:i+len(sw)], sw) {
 				n = len(sw)
+				break
+			}
+		}
+		for _, lw := range l.lead {
+			if n == 0 && len(out) == 0 && len(lw) <= len(words)-i && equalWords(words[i:i+len(lw)], lw) {
+				n = len(lw)
 				break
 			}
 		}

@@ -29,6 +29,10 @@ type Source struct {
 	MoreRules map[string]string `json:"more_expansion_rules,omitempty"`
 	// SkipWords are removed from what was said before matching.
 	SkipWords []string `json:"skip_words,omitempty"`
+	// LeadWords are removed from the start of what was said before
+	// matching, with the skip words around them, and kept elsewhere:
+	// "so", "well", "also", which may be part of a message.
+	LeadWords []string `json:"lead_words,omitempty"`
 	// IgnoreWhitespace is HassIL's setting for languages written without
 	// spaces; Hark's matcher does not support it.
 	IgnoreWhitespace bool `json:"ignore_whitespace,omitempty"`
@@ -125,6 +129,11 @@ func (s *Source) Merge(o Source) {
 	for _, w := range o.SkipWords {
 		if !slices.Contains(s.SkipWords, w) {
 			s.SkipWords = append(s.SkipWords, w)
+		}
+	}
+	for _, w := range o.LeadWords {
+		if !slices.Contains(s.LeadWords, w) {
+			s.LeadWords = append(s.LeadWords, w)
 		}
 	}
 	s.IgnoreWhitespace = s.IgnoreWhitespace || o.IgnoreWhitespace

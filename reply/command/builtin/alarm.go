@@ -75,12 +75,17 @@ func alarmAfter(s string) (time.Duration, bool) {
 // parseDay reads "today", "tomorrow", a weekday ("friday": the next one) or
 // a date "2026-11-23", relative to now.
 func parseDay(s string, now time.Time) (time.Time, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "the ")
 	switch s {
 	case "today", "tonight":
 		return now, nil
 	case "tomorrow":
 		return now.AddDate(0, 0, 1), nil
+	case "day after tomorrow":
+		return now.AddDate(0, 0, 2), nil
+	}
+	if wd, ok := strings.CutSuffix(s, " next week"); ok && isWeekday(wd) && !strings.HasSuffix(wd, "s") {
+		return dayOfNextWeek(utterance.FindDays([]string{wd}).Days[0], now), nil
 	}
 	if d := utterance.FindDays([]string{s}); len(d.Days) == 1 {
 		for i := 1; i <= 7; i++ {
@@ -91,6 +96,9 @@ func parseDay(s string, now time.Time) (time.Time, error) {
 	}
 	if t, err := time.ParseInLocation("2006-01-02", s, now.Location()); err == nil {
 		return t, nil
+	}
+	if d, ok := utterance.ParseDay(s); ok && isDate(d) { // "december 5": the next that has it
+		return d.On(now), nil
 	}
 	return time.Time{}, fmt.Errorf("%q is not a day", s)
 }
@@ -197,6 +205,14 @@ func dayNames(days []time.Weekday) string {
 }
 
 // SetReminder is set_reminder.
+// dayOfNextWeek is the day wd of the week after now's, weeks starting on
+// Monday: "wednesday next week" said on a Monday is nine days on, said on
+// the Sunday before it three.
+func dayOfNextWeek(wd time.Weekday, now time.Time) time.Time {
+	fromMonday := func(d time.Weekday) int { return (int(d) + 6) % 7 }
+	return now.AddDate(0, 0, 7-fromMonday(now.Weekday())+fromMonday(wd))
+}
+
 func SetReminder(s Schedule) *command.Command {
 	return &command.Command{
 		Name:        "set_reminder",
@@ -520,7 +536,14 @@ func readAlarm(text string) (command.Claim, bool) {
 	}
 	args := map[string]any{"time": strings.Join(words[at:at+n], " ")}
 	rest := append(slices.Clone(words[:at]), words[at+n:]...)
+	_, after := dayAfterTomorrow(rest)
 	switch d := utterance.FindDays(rest); {
+	case after > 0:
+		args["day"] = "day after tomorrow"
+	case len(d.Days) > 1 && !d.Repeat: // "on saturday and sunday": once on each, or every weekend?
+		return noClaim, false
+	case nextWeek(rest) != "":
+		args["day"] = nextWeek(rest)
 	case d.Repeat:
 		args["repeat"] = dayNames(d.Days)
 	case d.Offset == 1:
@@ -531,6 +554,67 @@ func readAlarm(text string) (command.Claim, bool) {
 		args["day"] = strings.ToLower(d.Days[0].String())
 	}
 	return claim(args)
+}
+
+// isDate reports whether d is a date of the calendar ("december 5"),
+// not a day counted from today or a weekday.
+func isDate(d utterance.Day) bool {
+	f := strings.Fields(d.String())
+	return len(f) > 1 && slices.Contains(calendarMonths, f[0])
+}
+
+var calendarMonths = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september",
+	"october", "november", "december"}
+
+// findDate finds a date of the calendar in words ("on the 5th of
+// december", "january 12"), with "on" before it or not: the date as
+// parseDay reads it, where it starts and how many words it is. The
+// longest from the first place one starts wins.
+func findDate(words []string) (day string, at, n int) {
+	for i := range words {
+		for j := min(len(words), i+5); j > i+1; j-- {
+			if !slices.ContainsFunc(words[i:j], func(w string) bool { return slices.Contains(calendarMonths, w) }) {
+				continue
+			}
+			if d, ok := utterance.ReadDay(words[i:j]); ok && isDate(d) {
+				at, n = i, j-i
+				if at > 0 && words[at-1] == "on" {
+					at, n = at-1, n+1
+				}
+				return d.String(), at, n
+			}
+		}
+	}
+	return "", 0, 0
+}
+
+// dayAfterTomorrow finds "the day after tomorrow" in words, with "on" or
+// "the" before it or not: where it starts and how many words it is.
+func dayAfterTomorrow(words []string) (at, n int) {
+	for i := 0; i+3 <= len(words); i++ {
+		if words[i] != "day" || words[i+1] != "after" || words[i+2] != "tomorrow" {
+			continue
+		}
+		at, n = i, 3
+		if at > 0 && words[at-1] == "the" {
+			at, n = at-1, n+1
+		}
+		if at > 0 && words[at-1] == "on" {
+			at, n = at-1, n+1
+		}
+		return at, n
+	}
+	return 0, 0
+}
+
+// nextWeek is the day of next week words name ("monday next week"), or "".
+func nextWeek(words []string) string {
+	for i := 0; i+2 < len(words); i++ {
+		if words[i+1] == "next" && words[i+2] == "week" && isWeekday(words[i]) && !strings.HasSuffix(words[i], "s") {
+			return words[i] + " next week"
+		}
+	}
+	return ""
 }
 
 // tonightAfter moves "tonight" said before a time without morning or
@@ -622,6 +706,18 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 			used[j] = true
 		}
 	}
+	if d, at, n := findDate(words); n > 0 {
+		args["day"] = d
+		for j := at; j < at+n; j++ {
+			used[j] = true
+		}
+	}
+	if at, n := dayAfterTomorrow(words); n > 0 {
+		args["day"] = "day after tomorrow"
+		for j := at; j < at+n; j++ {
+			used[j] = true
+		}
+	}
 	for i, w := range words {
 		switch {
 		case used[i]: // "tonight" of "at 12 tonight" is the clock's
@@ -630,6 +726,11 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 			if w == "tonight" && !args2has(args, "at") {
 				args["at"] = "20:00"
 			}
+		case i+2 < len(words) && words[i+1] == "next" && words[i+2] == "week" && isWeekday(w) && !strings.HasSuffix(w, "s"): // "monday next week"
+			args["day"], used[i], used[i+1], used[i+2] = w+" next week", true, true, true
+			if i > 0 && words[i-1] == "on" {
+				used[i-1] = true
+			}
 		case i > 0 && (words[i-1] == "on" || words[i-1] == "next") && isWeekday(w): // "next monday" is the coming one
 			args["day"], used[i], used[i-1] = w, true, true
 			if i > 1 && words[i-1] == "next" && words[i-2] == "on" {
@@ -637,10 +738,39 @@ func readWhen(words []string) (args map[string]any, used []bool) {
 			}
 		case i+1 < len(words) && words[i+1] == "at" && used[i+1] && isWeekday(w) && !strings.HasSuffix(w, "s"): // "monday at 9", not "mondays"
 			args["day"], used[i] = w, true
+		case i > 1 && i == len(words)-1 && isWeekday(w) && !strings.HasSuffix(w, "s") && !slices.Contains(dayOwners, words[i-1]): // "to call the doctor monday", not "for sunday"
+			args["day"], used[i] = w, true
+		}
+	}
+	for i := 1; i < len(words); i++ { // "monday morning", "tomorrow afternoon"
+		part, ok := partsOfDay[words[i]]
+		if ok && !used[i] && !used[i-1] && words[i-1] == "this" && !args2has(args, "day") { // "this evening"
+			args["day"], used[i-1] = "today", true
+		}
+		if !ok || used[i] || !used[i-1] || words[i-1] != "tomorrow" && words[i-1] != "this" && !isWeekday(words[i-1]) {
+			continue
+		}
+		used[i] = true
+		switch at, _ := args["at"].(string); {
+		case at == "":
+			args["at"] = part.at
+		case !strings.HasSuffix(at, "am") && !strings.HasSuffix(at, "pm"):
+			args["at"] = at + " " + part.half
 		}
 	}
 	return args, used
 }
+
+// partsOfDay are the parts of a day said after it ("monday morning"):
+// when a reminder is due in one said without a time, and the half of the
+// day of a time said with one.
+var partsOfDay = map[string]struct{ at, half string }{
+	"morning": {"9 am", "am"}, "afternoon": {"3 pm", "pm"}, "evening": {"7 pm", "pm"}, "night": {"9 pm", "pm"},
+}
+
+// dayOwners are the words before a day that make it the message's, not
+// when it is due: "flowers for sunday".
+var dayOwners = []string{"for", "until", "till", "before", "after", "by", "since", "from", "of", "about", "on", "next", "last", "this"}
 
 // timeWords hint at a time the reminder readers do not read ("next week",
 // "later"): a reminder that says one is left to the model, not asked when.

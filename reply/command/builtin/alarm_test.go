@@ -190,3 +190,49 @@ func TestCancelOneOfSeveralAlarms(t *testing.T) {
 		}
 	}
 }
+
+// TestDayOfNextWeek: "wednesday next week" is the Wednesday of the week
+// after this one, weeks starting on Monday: nine days on from a Monday,
+// three from the Sunday before it.
+func TestDayOfNextWeek(t *testing.T) {
+	monday := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		day  string
+		now  time.Time
+		want string
+	}{
+		{"wednesday next week", monday, "2026-12-09"},
+		{"monday next week", monday, "2026-12-07"},
+		{"sunday next week", monday, "2026-12-13"},
+		{"wednesday next week", monday.AddDate(0, 0, -1), "2026-12-02"},
+		{"monday next week", monday.AddDate(0, 0, -1), "2026-11-30"},
+	} {
+		got, err := parseDay(tt.day, tt.now)
+		if err != nil {
+			t.Errorf("%q on %s: %v", tt.day, tt.now.Weekday(), err)
+		} else if got.Format("2006-01-02") != tt.want {
+			t.Errorf("%q on %s: %s, want %s", tt.day, tt.now.Weekday(), got.Format("2006-01-02"), tt.want)
+		}
+	}
+}
+
+// TestDayAfterTomorrow: "the day after tomorrow" is two days on.
+func TestDayAfterTomorrow(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, s := range []string{"day after tomorrow", "the day after tomorrow"} {
+		if got, err := parseDay(s, now); err != nil || got.Format("2006-01-02") != "2026-12-02" {
+			t.Errorf("%q: %v %v, want 2026-12-02", s, got, err)
+		}
+	}
+}
+
+// TestDayOfTheCalendar: a date said without a year is the next that has
+// it.
+func TestDayOfTheCalendar(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for s, want := range map[string]string{"december 5": "2026-12-05", "january 12": "2027-01-12"} {
+		if got, err := parseDay(s, now); err != nil || got.Format("2006-01-02") != want {
+			t.Errorf("%q: %v %v, want %s", s, got, err, want)
+		}
+	}
+}

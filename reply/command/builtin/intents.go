@@ -60,8 +60,9 @@ func onlyWhen(text string) bool {
 	if !ok {
 		return false
 	}
+	after, afterN := dayAfterTomorrow(words)
 	for i, w := range words {
-		if i >= at && i < at+n {
+		if i >= at && i < at+n || i >= after && i < after+afterN {
 			continue
 		}
 		if !slices.Contains(whenWords, w) && !isWeekday(w) && !isWeekday(strings.TrimSuffix(w, "s")) {
@@ -296,6 +297,9 @@ func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, er
 		if d, rest := leadingDuration(m.Lang, name); d > 0 { // "einen 5 Minuten Eier Timer"
 			args["duration"], name = d, rest
 		}
+		if slices.ContainsFunc(utterance.Words(m.Lang.Quantities(name)), isTimeUnit) { // "add a minute to the pasta timer" adds to it
+			return command.Claim{}, command.Unresolved("name", "a length, not a name: "+name)
+		}
 		if name != "" {
 			args["name"] = name
 		}
@@ -323,6 +327,16 @@ func setTimerFromIntent(ctx context.Context, m command.Match) (command.Claim, er
 		c.Arguments["name"] = timerName(m.Lang, m.String("name"))
 	}
 	return c, nil
+}
+
+// isTimeUnit reports whether w, an English word, is a unit of a timer's
+// length.
+func isTimeUnit(w string) bool {
+	switch w {
+	case "second", "seconds", "minute", "minutes", "hour", "hours":
+		return true
+	}
+	return false
 }
 
 func haTimer(m command.Match) (command.Claim, error) {

@@ -25,6 +25,8 @@ func TestNeverTheWrongAction(t *testing.T) {
 		{locale.English, "decrease my timer by 5 minutes", "adjust_timer map[by:5m0s subtract:true]"},
 		{locale.English, "add 5 minutes to my timer", "adjust_timer map[by:5m0s]"},
 		{locale.English, "add 5 minutes to pizza timer", "adjust_timer map[by:5m0s name:pizza]"},
+		{locale.English, "add a minute to the pasta timer", "adjust_timer map[by:1m0s name:pasta]"},
+		{locale.English, "add an hour to the roast timer", "adjust_timer map[by:1h0m0s name:roast]"},
 		{locale.English, "pause 1 hour timer", "pause_timer map[started:1h0m0s]"},
 		{locale.English, "resume the timer", "pause_timer map[resume:true]"},
 		{locale.English, "stop my timer for pizza", "cancel_timer map[name:pizza]"},

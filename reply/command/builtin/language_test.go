@@ -56,6 +56,14 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"erinnere mich morgen um 9 Uhr daran, den Müll rauszubringen", "set_reminder", "map[at:9 day:tomorrow message:den Müll rauszubringen]"},
 		{"erinnere mich nächsten Montag um 9 Uhr an den Arzttermin", "set_reminder", "map[at:9 day:monday message:den Arzttermin]"},
 		{"erinnere mich am Montag um 9 Uhr an den Arzttermin", "set_reminder", "map[at:9 day:monday message:den Arzttermin]"},
+		{"erinnere mich Montag an den Arzttermin", "set_reminder", "map[day:monday message:den Arzttermin]"},
+		{"erinnere mich übermorgen um 9 an die Steuer", "set_reminder", "map[at:9 day:day after tomorrow message:die Steuer]"},
+		{"erinnere mich morgen früh an den Klempner", "set_reminder", "map[at:9 am day:tomorrow message:den Klempner]"},
+		{"erinnere mich morgen Abend daran, die Blumen zu gießen", "set_reminder", "map[at:7 pm day:tomorrow message:die Blumen zu gießen]"},
+		{"weck mich übermorgen um 6", "set_alarm", "map[day:day after tomorrow time:6]"},
+		{"erinnere mich nächste Woche Montag um 9 Uhr an den Arzttermin", "set_reminder", "map[at:9 day:monday next week message:den Arzttermin]"},
+		{"erinnere mich am Mittwoch nächster Woche um 9 an den Arzttermin", "set_reminder", "map[at:9 day:wednesday next week message:den Arzttermin]"},
+		{"weck mich nächste Woche Dienstag um 7", "set_alarm", "map[day:tuesday next week time:7]"},
 		{"erinnere mich Montag um 9 Uhr an den Arzttermin", "set_reminder", "map[at:9 day:monday message:den Arzttermin]"},
 		{"erinnere mich an den Arzttermin in einer Stunde", "set_reminder", "map[in:1h0m0s message:den Arzttermin]"},
 		{"lauter", "control_volume", "map[action:up]"},
@@ -111,6 +119,13 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"rappelle-moi dans dix minutes de sortir le linge", "set_reminder", "map[in:10m0s message:sortir le linge]"},
 		{"rappelle-moi demain à 9 heures d'appeler maman", "set_reminder", "map[at:9 day:tomorrow message:appeler maman]"},
 		{"rappelle-moi lundi prochain à 9 heures d'appeler le médecin", "set_reminder", "map[at:9 day:monday message:appeler le médecin]"},
+		{"rappelle-moi ce lundi à 9 heures d'appeler le médecin", "set_reminder", "map[at:9 day:monday message:appeler le médecin]"},
+		{"rappelle-moi d'appeler le médecin lundi", "set_reminder", "map[day:monday message:appeler le médecin]"},
+		{"rappelle-moi après-demain à 9 heures de payer les impôts", "set_reminder", "map[at:9 day:day after tomorrow message:payer les impôts]"},
+		{"rappelle-moi demain matin d'appeler le plombier", "set_reminder", "map[at:9 am day:tomorrow message:appeler le plombier]"},
+		{"rappelle-moi lundi soir d'arroser les plantes", "set_reminder", "map[at:7 pm day:monday message:arroser les plantes]"},
+		{"rappelle-moi lundi d'appeler le médecin", "set_reminder", "map[day:monday message:appeler le médecin]"},
+		{"rappelle-moi mercredi de la semaine prochaine à 9 heures d'appeler le médecin", "set_reminder", "map[at:9 day:wednesday next week message:appeler le médecin]"},
 		{"rappelle-moi lundi à 9 heures d'appeler le médecin", "set_reminder", "map[at:9 day:monday message:appeler le médecin]"},
 		{"plus fort", "control_volume", "map[action:up]"},
 		{"moins fort", "control_volume", "map[action:down]"},
@@ -174,6 +189,13 @@ var offlineCases = map[locale.Lang][]offlineCase{
 		{"recuérdame que llame a mamá en una hora", "set_reminder", "map[in:1h0m0s message:llame a mamá]"},
 		{"recuérdame el viernes a las 10 de la mañana comprar pan", "set_reminder", "map[at:10 am day:friday message:comprar pan]"},
 		{"recuérdame el próximo viernes a las 10 comprar pan", "set_reminder", "map[at:10 day:friday message:comprar pan]"},
+		{"recuérdame este lunes a las 9 llamar al médico", "set_reminder", "map[at:9 day:monday message:llamar al médico]"},
+		{"recuérdame llamar al médico lunes", "set_reminder", "map[day:monday message:llamar al médico]"},
+		{"recuérdame pasado mañana a las 9 pagar los impuestos", "set_reminder", "map[at:9 day:day after tomorrow message:pagar los impuestos]"},
+		{"recuérdame mañana por la mañana llamar al fontanero", "set_reminder", "map[at:9 am day:tomorrow message:llamar al fontanero]"},
+		{"recuérdame mañana por la tarde regar las plantas", "set_reminder", "map[at:3 pm day:tomorrow message:regar las plantas]"},
+		{"despiértame este lunes a las 7", "set_alarm", "map[day:monday time:7]"},
+		{"recuérdame el miércoles de la semana que viene a las 9 llamar al médico", "set_reminder", "map[at:9 day:wednesday next week message:llamar al médico]"},
 		{"sube el volumen", "control_volume", "map[action:up]"},
 		{"baja el volumen", "control_volume", "map[action:down]"},
 		{"pon el volumen al 40", "control_volume", "map[action:set level:40]"},
@@ -217,8 +239,8 @@ func TestOfflineLanguagesLeaveTheRest(t *testing.T) {
 	f := newFixture(t)
 	for l, says := range map[locale.Lang][]string{
 		locale.German:  {"erzähl mir einen Witz", "wer hat den Timer erfunden", "eine Frage zu Paris", "was ist die Hauptstadt von Frankreich"},
-		locale.French:  {"raconte-moi une blague", "qui a inventé le minuteur", "quelle est la capitale de l'Espagne"},
-		locale.Spanish: {"cuéntame un chiste", "quién inventó el temporizador", "cuál es la capital de Italia"},
+		locale.French:  {"raconte-moi une blague", "qui a inventé le minuteur", "quelle est la capitale de l'Espagne", "rappelle-moi d'acheter des fleurs pour dimanche"},
+		locale.Spanish: {"cuéntame un chiste", "quién inventó el temporizador", "cuál es la capital de Italia", "recuérdame comprar flores para el domingo"},
 	} {
 		for _, s := range says {
 			if u := f.reg.Understand(t.Context(), l, s); u.OK {
@@ -336,6 +358,29 @@ func TestNoonAndMidnight(t *testing.T) {
 	}
 }
 
+// spokenCase is an utterance in one language and what the offline path
+// says to it.
+type spokenCase struct {
+	l         locale.Lang
+	say, want string
+}
+
+// answersOffline checks that each case, understood offline on f and run,
+// is answered as it wants.
+func answersOffline(t *testing.T, f *fixture, cases []spokenCase) {
+	t.Helper()
+	for _, c := range cases {
+		u := f.reg.Understand(t.Context(), c.l, c.say)
+		if !u.OK {
+			t.Errorf("%s %q: not understood (%s %s)", c.l, c.say, u.Reason, u.Detail)
+			continue
+		}
+		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(c.l)), u.Route, c.say); r.Spoken != c.want {
+			t.Errorf("%s %q: said %q, want %q", c.l, c.say, r.Spoken, c.want)
+		}
+	}
+}
+
 // ringsAt checks that say, understood offline in l and run on a fresh
 // fixture, sets one alarm or reminder, due at due ("Mon 15:04", Berlin).
 func ringsAt(t *testing.T, l locale.Lang, say, due string) {
@@ -389,6 +434,14 @@ func TestClockPhrasings(t *testing.T) {
 			{"despiértame a las doce y media del mediodía", "Sun 12:30"},
 			{"despiértame a la una del mediodía", "Sun 13:00"},
 			{"pon una alarma a las doce del mediodía", "Sun 12:00"},
+			{"despiértame a las 6.30", "Mon 06:30"}, // as whisper writes it
+			{"despiértame mañana a las 6.30", "Mon 06:30"},
+			{"recuérdame a las 8.45 sacar la basura", "Sun 20:45"},
+		},
+		locale.French: {
+			{"réveille-moi à 6.30", "Mon 06:30"}, // as whisper writes it
+			{"réveille-moi demain à 6.30", "Mon 06:30"},
+			{"rappelle-moi à 8.45 de sortir les poubelles", "Sun 20:45"},
 		},
 		locale.English: {
 			{"wake me at midnight thirty", "Mon 00:30"},
@@ -537,10 +590,7 @@ func TestRoundedAnswersInEachLanguage(t *testing.T) {
 // Pfund", "una libra", "une livre"), and answered in that language.
 func TestConversionsInEachLanguage(t *testing.T) {
 	f := newFixture(t)
-	for _, tt := range []struct {
-		l         locale.Lang
-		say, want string
-	}{
+	answersOffline(t, f, []spokenCase{
 		{locale.German, "wie viele Gramm sind ein Pfund", "1 Pfund sind ungefähr 454 Gramm."},
 		{locale.German, "wie viele Tassen sind ein Liter", "1 Liter sind ungefähr 4,23 Tassen."},
 		{locale.German, "wie viele Zentimeter hat ein Zoll", "1 Zoll sind 2,54 Zentimeter."},
@@ -558,16 +608,7 @@ func TestConversionsInEachLanguage(t *testing.T) {
 		{locale.French, "combien de cuillères à café dans une cuillère à soupe", "1 cuillère à soupe, ça fait 3 cuillères à café."},
 		{locale.French, "convertis 10 nœuds en kilomètres par heure", "10 nœuds, ça fait 18,52 kilomètres par heure."},
 		{locale.French, "combien de degrés fahrenheit font 20 degrés celsius", "20 degrés Celsius, ça fait 68 degrés Fahrenheit."},
-	} {
-		u := f.reg.Understand(t.Context(), tt.l, tt.say)
-		if !u.OK {
-			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
-			continue
-		}
-		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
-			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
-		}
-	}
+	})
 }
 
 // TestRootsPercentsAndPowersInEachLanguage: a square or cube root, a
@@ -575,10 +616,7 @@ func TestConversionsInEachLanguage(t *testing.T) {
 // said as a person says them.
 func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
 	f := newFixture(t)
-	for _, tt := range []struct {
-		l         locale.Lang
-		say, want string
-	}{
+	answersOffline(t, f, []spokenCase{
 		{locale.English, "what is the square root of 16", "The square root of 16 is 4."},
 		{locale.English, "square root of 2", "The square root of 2 is about 1.41."},
 		{locale.English, "what's the cube root of 27", "The cube root of 27 is 3."},
@@ -606,16 +644,7 @@ func TestRootsPercentsAndPowersInEachLanguage(t *testing.T) {
 		{locale.French, "combien font 15 pour cent de 80", "15 pour cent de 80, ça fait 12."},
 		{locale.French, "combien font 20% de 150", "20 pour cent de 150, ça fait 30."},
 		{locale.French, "combien font 2 puissance 10", "2 puissance 10 égale 1024."},
-	} {
-		u := f.reg.Understand(t.Context(), tt.l, tt.say)
-		if !u.OK {
-			t.Errorf("%s %q: not understood (%s %s)", tt.l, tt.say, u.Reason, u.Detail)
-			continue
-		}
-		if r := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, tt.say); r.Spoken != tt.want {
-			t.Errorf("%s %q: said %q, want %q", tt.l, tt.say, r.Spoken, tt.want)
-		}
-	}
+	})
 }
 
 // TestHelloAndWhoAreYou: a greeting is answered with one, and "who are

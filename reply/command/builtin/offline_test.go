@@ -186,6 +186,17 @@ var offline = []struct {
 	{"remind me in 20 minutes to check the oven", "set_reminder", map[string]any{"message": "check the oven", "in": 20 * time.Minute}},
 	{"remind me tomorrow at 9 to water the plants", "set_reminder", map[string]any{"message": "water the plants", "at": "9", "day": "tomorrow"}},
 	{"remind me next monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
+	{"remind me on wednesday next week at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "wednesday next week"}},
+	{"remind me to call the doctor monday", "set_reminder", map[string]any{"message": "call the doctor", "day": "monday"}},
+	{"remind me on the 5th of december at 10 to pay rent", "set_reminder", map[string]any{"message": "pay rent", "day": "december 5", "at": "10"}},
+	{"remind me to renew the passport on january 12", "set_reminder", map[string]any{"message": "renew the passport", "day": "january 12"}},
+	{"remind me this evening to water the plants", "set_reminder", map[string]any{"message": "water the plants", "day": "today", "at": "7 pm"}},
+	{"remind me the day after tomorrow at 9 to pay the taxes", "set_reminder", map[string]any{"message": "pay the taxes", "day": "day after tomorrow", "at": "9"}},
+	{"wake me up the day after tomorrow at 6", "set_alarm", map[string]any{"time": "6", "day": "day after tomorrow"}},
+	{"remind me to call the doctor on monday morning", "set_reminder", map[string]any{"message": "call the doctor", "day": "monday", "at": "9 am"}},
+	{"remind me tomorrow afternoon to water the plants", "set_reminder", map[string]any{"message": "water the plants", "day": "tomorrow", "at": "3 pm"}},
+	{"remind me on friday evening at 7 to call dad", "set_reminder", map[string]any{"message": "call dad", "day": "friday", "at": "7 pm"}},
+	{"wake me up tuesday next week at 7", "set_alarm", map[string]any{"time": "7", "day": "tuesday next week"}},
 	{"remind me on friday at 10 to buy bread", "set_reminder", map[string]any{"message": "buy bread", "at": "10", "day": "friday"}},
 	{"remind me monday at 9 to call the doctor", "set_reminder", map[string]any{"message": "call the doctor", "at": "9", "day": "monday"}},
 	{"remind me to buy monday's paper", "set_reminder", map[string]any{"message": "buy monday's paper"}},
@@ -302,6 +313,8 @@ func TestOfflineLeavesTheRestToTheModel(t *testing.T) {
 		// so none is set once with "every day" in its message.
 		"remind me every day at 8 to take my pills", "remind me to water the plants every Sunday at 10",
 		"remind me daily at 9 pm to lock the door",
+		"remind me to buy flowers for sunday",    // the day is the flowers', not when: asked by the model
+		"wake me up at 7 on saturday and sunday", // once on each, or every weekend: the model asks
 		"remind me mondays at 9 to call the doctor", "remind me on fridays at 10 to buy bread",
 		// Two requests: a length of time joined by "and" is one, these are two.
 		"remind me in 10 minutes to call mom and set a timer for 5 minutes",
@@ -329,7 +342,7 @@ func TestOfflineAnswers(t *testing.T) {
 		{"9 divided by 4", "9 divided by 4 is 2.25."},
 		{"set a timer for 5 minutes", "Timer set for 5 minutes."},
 		{"set a pasta timer for 8 minutes", "Pasta timer set for 8 minutes."},
-		{"what timers do I have", "You have 2 timers: one with 5 minutes left and pasta with 8 minutes left."},
+		{"what timers do I have", "You have 2 timers: one with 5 minutes left and the pasta timer with 8 minutes left."},
 		{"cancel the timer", "You have 2 timers. Which one: the timer for 5 minutes or pasta, or all of them?"},
 		{"cancel the pasta timer", "Cancelled the pasta timer."},
 		{"how much time is left", "Your timer has 5 minutes left."},

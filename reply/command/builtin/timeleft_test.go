@@ -113,3 +113,38 @@ func TestTimerLengthsAsSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestTimerListNamesInEachLanguage: the list of timers says a named one
+// as a timer of that name, grammatically in each language ("der
+// Eier-Timer läuft noch …", not "Eier läuft noch …").
+func TestTimerListNamesInEachLanguage(t *testing.T) {
+	for _, tt := range []struct {
+		l               locale.Lang
+		set             []string
+		list, want, one string
+		wantOne         string
+	}{
+		{locale.German, []string{"stell einen Timer für 5 Minuten", "stell einen Eier Timer auf 8 Minuten"}, "welche Timer laufen",
+			"Du hast 2 Timer: einer läuft noch 5 Minuten und der Eier-Timer läuft noch 8 Minuten.",
+			"wie lange läuft der Eier Timer noch", "Dein Eier-Timer läuft noch 8 Minuten."},
+		{locale.English, []string{"set a timer for 5 minutes", "set a pasta timer for 8 minutes"}, "what timers do I have",
+			"You have 2 timers: one with 5 minutes left and the pasta timer with 8 minutes left.",
+			"how much time is left on the pasta timer", "Your pasta timer has 8 minutes left."},
+	} {
+		f := newFixture(t)
+		for _, s := range append(tt.set, tt.list, tt.one) {
+			u := f.reg.Understand(t.Context(), tt.l, s)
+			if !u.OK {
+				t.Errorf("%s %q: not understood (%s %s)", tt.l, s, u.Reason, u.Detail)
+				continue
+			}
+			got := f.reg.RunRoute(locale.WithLanguage(t.Context(), string(tt.l)), u.Route, s).Spoken
+			if s == tt.list && got != tt.want {
+				t.Errorf("%s %q: said %q, want %q", tt.l, s, got, tt.want)
+			}
+			if s == tt.one && got != tt.wantOne {
+				t.Errorf("%s %q: said %q, want %q", tt.l, s, got, tt.wantOne)
+			}
+		}
+	}
+}

@@ -203,7 +203,7 @@ func CheckTimers(s Schedule) *command.Command {
 				}
 				list = append(list, map[string]any{"name": it.Name, "remaining": togo.Round(time.Second).String(), "paused": it.Paused})
 				if it.Name != "" {
-					parts = append(parts, l.T("%s with %s left", it.Name, left))
+					parts = append(parts, l.T("the %s timer with %s left", it.Name, left))
 				} else {
 					parts = append(parts, l.T("one with %s left", left))
 				}

@@ -27,6 +27,9 @@ func read(m map[string]any) (intent.Source, error) {
 	if s.SkipWords, err = strs(m["skip_words"], "skip_words"); err != nil {
 		return s, err
 	}
+	if s.LeadWords, err = strs(m["lead_words"], "lead_words"); err != nil {
+		return s, err
+	}
 	intents, _ := m["intents"].(map[string]any)
 	s.Intents = map[string]intent.SourceIntent{}
 	for name, v := range intents {
