@@ -13,15 +13,29 @@ import (
 type memoryResource struct {
 	facts    *storage.Facts
 	dialogue *storage.Dialogue
+	health   func() storage.Health
 }
 
 var _ control.Memory = memoryResource{}
 
 func newMemoryResource(db *storage.DB) memoryResource {
-	return memoryResource{facts: db.Facts(), dialogue: db.Dialogue()}
+	return memoryResource{facts: db.Facts(), dialogue: db.Dialogue(), health: db.Health}
+}
+
+// readable is nil unless nothing stored could be opened (an I/O error,
+// no card): then what is listed would be only what was told since, and
+// an empty list would say the box remembers nothing.
+func (m memoryResource) readable() error {
+	if h := m.health(); h.Condition == storage.Holding && !h.Reading {
+		return fmt.Errorf("%w: nothing stored can be read now: %s", control.ErrUnavailable, h.Why())
+	}
+	return nil
 }
 
 func (m memoryResource) Facts(ctx context.Context) ([]control.Fact, error) {
+	if err := m.readable(); err != nil {
+		return nil, err
+	}
 	facts, err := m.facts.All(ctx)
 	if err != nil {
 		return nil, apiError(err)
@@ -34,6 +48,9 @@ func (m memoryResource) Facts(ctx context.Context) ([]control.Fact, error) {
 }
 
 func (m memoryResource) Forget(ctx context.Context, id string) error {
+	if err := m.readable(); err != nil {
+		return err
+	}
 	facts, err := m.facts.All(ctx)
 	if err != nil {
 		return apiError(err)
@@ -47,6 +64,9 @@ func (m memoryResource) Forget(ctx context.Context, id string) error {
 }
 
 func (m memoryResource) Conversations(ctx context.Context) ([]control.Conversation, error) {
+	if err := m.readable(); err != nil {
+		return nil, err
+	}
 	convs, err := m.dialogue.Conversations(ctx)
 	if err != nil {
 		return nil, apiError(err)
@@ -63,6 +83,9 @@ func (m memoryResource) Conversations(ctx context.Context) ([]control.Conversati
 }
 
 func (m memoryResource) DeleteConversation(ctx context.Context, id string) error {
+	if err := m.readable(); err != nil {
+		return err
+	}
 	n, err := m.dialogue.DeleteConversation(ctx, id)
 	if err != nil {
 		return apiError(err)
