@@ -131,3 +131,74 @@ func authorityByte(c byte) bool {
 // hostStart reports whether c may start a host: a letter, a digit, an
 // IPv6 address's bracket, a byte of a name that is not ASCII.
 func hostStart(c byte) bool { return isLetter(c) || isDigit(c) || c == '[' || c >= 0x80 }
+
+// queries puts placeholders for the credentials in the queries of the
+// addresses in s ("?api_key=[SECRET_1]&v=2"): the values of the
+// parameters queryCredential names, and adds their kinds to kinds: an address's query is where
+// a token travels when there is no password. The other parameters stay.
+// With nothing replaced it returns s itself.
+func (r *Redactor) queries(s string, kinds []Kind) (string, []Kind) {
+	if strings.IndexByte(s, '?') < 0 || !strings.Contains(s, "://") {
+		return s, kinds
+	}
+	var b strings.Builder
+	last := 0
+	for i := 3; i <= len(s); i++ {
+		if s[i-3:i] != "://" || !schemeBefore(s, i-3) {
+			continue
+		}
+		end := i
+		for end < len(s) && urlByte(s[end]) {
+			end++
+		}
+		q := strings.IndexByte(s[i:end], '?')
+		for p := i + q + 1; q >= 0 && p < end; {
+			n := strings.IndexByte(s[p:end], '&')
+			if n < 0 {
+				n = end - p
+			}
+			key, value, _ := strings.Cut(s[p:p+n], "=")
+			if at := p + len(key) + 1; value != "" && queryCredential(key) && placeholderAt(s, at) != len(value) {
+				if b.Len() == 0 {
+					b.Grow(len(s))
+				}
+				b.WriteString(s[last:at])
+				b.WriteString(r.placeholder(Secret, value))
+				kinds = append(kinds, Secret)
+				last = p + n
+			}
+			p += n + 1
+		}
+		i = end
+	}
+	if b.Len() == 0 {
+		return s, kinds
+	}
+	b.WriteString(s[last:])
+	return b.String(), kinds
+}
+
+// urlByte reports whether c may be in an address as written in text: not
+// a space or a control, a quote, a backslash (a JSON escape) or an angle
+// bracket.
+func urlByte(c byte) bool {
+	switch c {
+	case '"', '\'', '\\', '<', '>', '`', 0x7f:
+		return false
+	}
+	return c > ' '
+}
+
+// queryCredential reports whether a query parameter's key names a
+// credential: "api_key", "access_token", "X-Amz-Signature", "password",
+// case, "-" and "_" aside.
+func queryCredential(key string) bool {
+	k := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(key))
+	switch k {
+	case "password", "passwd", "pwd", "pass", "secret", "clientsecret", "key", "apikey", "token", "accesstoken",
+		"apitoken", "authtoken", "refreshtoken", "idtoken", "auth", "authorization", "sig", "signature",
+		"xamzsignature", "xamzsecuritytoken", "xamzcredential", "session", "sessionid", "sid", "code":
+		return true
+	}
+	return false
+}

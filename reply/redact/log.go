@@ -14,13 +14,14 @@ import (
 // which an e-mail address or a long number is no secret. With no password
 // in s it returns s itself.
 func Addresses(s string) string {
-	if strings.IndexByte(s, '@') < 0 {
+	if strings.IndexByte(s, '@') < 0 && strings.IndexByte(s, '?') < 0 {
 		return s
 	}
 	r := New()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out, _ := r.addresses(s, nil)
+	out, _ = r.queries(out, nil)
 	return out
 }
 
@@ -73,7 +74,7 @@ func hideAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		if s := v.String(); strings.IndexByte(s, '@') >= 0 {
+		if s := v.String(); strings.ContainsAny(s, "@?") {
 			v = slog.StringValue(Addresses(s))
 		}
 	case slog.KindGroup:
@@ -84,7 +85,7 @@ func hideAttr(a slog.Attr) slog.Attr {
 		}
 		v = slog.GroupValue(hidden...)
 	case slog.KindAny:
-		if s := text(v.Any()); strings.IndexByte(s, '@') >= 0 {
+		if s := text(v.Any()); strings.ContainsAny(s, "@?") {
 			if h := Addresses(s); h != s {
 				v = slog.StringValue(h)
 			}

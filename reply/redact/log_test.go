@@ -20,6 +20,11 @@ func TestAddressesHidesOnlyPasswords(t *testing.T) {
 		{"mail bob@example.com, call +49 30 1234567", "mail bob@example.com, call +49 30 1234567"},
 		{"sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
 		{"http://ollama@host:11434 at 10:30@home", "http://ollama@host:11434 at 10:30@home"},
+		// A credential in an address's query is its password too; the
+		// query's other parameters, and a search's words, stay.
+		{`GET "http://mcp.lan/sse?api_key=f00ba7&v=2": EOF`, `GET "http://mcp.lan/sse?api_key=[SECRET_1]&v=2": EOF`},
+		{"https://u.lan/m.json?v=2&password=hunter2 answered 404", "https://u.lan/m.json?v=2&password=[SECRET_1] answered 404"},
+		{"https://search.lan/search?q=weather+in+paris&format=json", "https://search.lan/search?q=weather+in+paris&format=json"},
 	} {
 		if got := Addresses(tt.in); got != tt.want {
 			t.Errorf("Addresses(%q) = %q, want %q", tt.in, got, tt.want)
@@ -60,9 +65,10 @@ func TestLogHandlerHidesAddressPasswords(t *testing.T) {
 
 	log.With("center", "https://node:pw5-with@center.lan").WithGroup("mcp").Warn("reaching http://u:pw6-message@x.lan failed",
 		"err", answered, "parse", parsed, "client", refused, "url", u, "addr", addr("mqtt://u:pw7-valuer@broker"),
-		slog.Group("home", "base", "http://ha:pw8-group@ha.lan:8123"), "mail", "bob@example.com", "n", 3)
+		slog.Group("home", "base", "http://ha:pw8-group@ha.lan:8123"), "mail", "bob@example.com", "n", 3,
+		"query", fmt.Errorf("get %s: EOF", "https://mcp.lan/sse?access_token=pw9-query&v=2"))
 	got := out.String()
-	for i := 1; i <= 8; i++ {
+	for i := 1; i <= 9; i++ {
 		if strings.Contains(got, fmt.Sprintf("pw%d-", i)) {
 			t.Errorf("password %d logged:\n%s", i, got)
 		}
