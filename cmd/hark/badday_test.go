@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,5 +134,21 @@ func TestOneShotWhileAnotherHoldsTheStore(t *testing.T) {
 	code, out, errOut := ask(t, getenv, "memory", "--data", dir)
 	if code != 1 || !strings.Contains(errOut, "a hark command still running") || !strings.Contains(errOut, dir) {
 		t.Errorf("hark memory while another holds the store: code %d, stdout %q, stderr %q; want code 1 and a message naming the directory and a command still running", code, out, errOut)
+	}
+}
+
+// An interrupt (Ctrl-C) while a command waits on a silent model server
+// says the command was interrupted, not the inner call it cut short
+// ("control: POST /api/v1/ask: Post \"http://hark/api/v1/ask\": interrupt
+// signal received").
+func TestInterruptedCommandSaysSo(t *testing.T) {
+	getenv := vars(map[string]string{"OLLAMA_HOST": "http://" + silentHost(t), "HOME": t.TempDir()})
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	time.AfterFunc(500*time.Millisecond, func() { cancel(errors.New("interrupt signal received")) })
+	var out, errOut output
+	code := run(ctx, []string{"ask", "--data", t.TempDir(), "tell me a long story about a dragon"}, env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: getenv})
+	if code != 1 || errOut.String() != "hark ask: interrupted\n" {
+		t.Errorf("ask interrupted: code %d, stdout %q, stderr %q; want code 1 and \"hark ask: interrupted\"", code, out.String(), errOut.String())
 	}
 }

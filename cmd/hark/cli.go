@@ -150,6 +150,11 @@ func run(ctx context.Context, args []string, e env) int {
 		return 2
 	case errors.Is(err, errReported):
 		return 1
+	case ctx.Err() != nil:
+		// Interrupted (Ctrl-C, SIGTERM): what failed is only the call it
+		// cut short.
+		fmt.Fprintf(e.stderr, "hark %s: interrupted\n", name)
+		return 1
 	}
 	fmt.Fprintf(e.stderr, "hark %s: %v\n", name, err)
 	return 1
