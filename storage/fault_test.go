@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -235,8 +236,10 @@ func TestOpenWhenNothingOpens(t *testing.T) {
 		t.Errorf("held setting = %v %d, want 3", ok, v)
 	}
 	// Nothing read is not an empty schedule: the scheduler must try again.
-	if items, err := db.Schedule().List(t.Context()); !errors.Is(err, ErrUnavailable) {
-		t.Errorf("List = %v %v, want ErrUnavailable", items, err)
+	// Said as a read that failed, with why, not as a save.
+	if items, err := db.Schedule().List(t.Context()); !errors.Is(err, ErrUnavailable) || !strings.Contains(fmt.Sprint(err), "nothing stored can be read") ||
+		!strings.Contains(fmt.Sprint(err), "not a directory") || strings.Contains(fmt.Sprint(err), "save") {
+		t.Errorf("List = %v %v, want ErrUnavailable saying nothing stored can be read, and why", items, err)
 	}
 	if !strings.Contains(h.String(), "nothing stored can be read") {
 		t.Errorf("health line %q does not say nothing reads", h.String())

@@ -327,10 +327,24 @@ func (db *DB) readable(op string) error {
 	case db.closed:
 		return fmt.Errorf("storage: %s: %w", op, ErrClosed)
 	case db.bdb == nil:
-		return fmt.Errorf("storage: %s: %w: nothing is open", op, ErrUnavailable)
+		why := "nothing is open yet"
+		if db.health.Err != nil {
+			why = describe(db.health.Err)
+		}
+		return unreadable{op: op, why: why}
 	}
 	return nil
 }
+
+// unreadable is a read of a store of which nothing could be opened: it is
+// ErrUnavailable, said as the read it is rather than as a save.
+type unreadable struct{ op, why string }
+
+func (e unreadable) Error() string {
+	return "storage: " + e.op + ": nothing stored can be read now: " + e.why
+}
+
+func (e unreadable) Is(target error) bool { return target == ErrUnavailable }
 
 func (db *DB) isClosed() bool {
 	db.mu.Lock()
